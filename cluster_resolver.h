@@ -1,0 +1,2672 @@
+/* cluster_resolver.h - v0.1.0 - who are the members of this distributed job, at which
+   addresses, and which one am I? - MIT or public domain (Unlicense), see end of file
+
+   Do this:
+      #define CLUSTER_RESOLVER_IMPLEMENTATION
+   before you include this file in *one* C or C++ file to create the implementation.
+
+      #include ...
+      #define CLUSTER_RESOLVER_IMPLEMENTATION
+      #include "cluster_resolver.h"
+
+   Other files include it without the define. The implementation needs the jsmn JSON
+   tokenizer as a system header (<jsmn.h>, Debian package libjsmn-dev); the declarations
+   need nothing but <stddef.h>.
+
+   CONTENTS
+      1. TL;DR
+      2. Configuration macros
+      3. Concepts: cluster specs, resolvers, task, master
+      4. API: results and errors, memory, strings written by the library
+      5. API: cluster specs
+      6. API: resolvers (common calls, writing your own backend)
+      7. Backends: simple, union, tfconfig, local, auto
+      8. Launcher output: TF_CONFIG, torchrun, JAX, hostfiles
+      9. Limits
+     10. Thread safety
+     11. Differences from TensorFlow
+
+   1. TL;DR ------------------------------------------------------------------------------
+
+      cres_resolver *r; cres_cluster_spec *spec; cres_error err;
+      char master[256];
+      if (cres_auto_resolver_create(NULL, &r, &err) != CRES_OK) { puts(err.message); return 1; }
+      if (cres_resolve(r, &spec, &err) == CRES_OK) {
+          printf("%zu jobs; I am %s/%d\n", cres_spec_jobs_count(spec),
+                 cres_task_type(r), cres_task_id(r));
+          cres_master(r, NULL, -1, NULL, master, sizeof master, NULL, &err);
+          cres_spec_free(spec);
+      }
+      cres_resolver_free(r);
+
+   2. CONFIGURATION MACROS ---------------------------------------------------------------
+      Define before including, in every file (E) or only in the implementation file (I):
+      CLUSTER_RESOLVER_IMPLEMENTATION  (I) create the implementation here.
+      CLUSTER_RESOLVER_STATIC          (E) make every function static (private to one file).
+      CRES_API                         (E) decoration of public functions; default extern.
+      CRES_MALLOC(sz), CRES_REALLOC(p,sz), CRES_FREE(p)
+                                       (I) the default allocator; define all three or none.
+      CRES_MAX_JSON_TOKENS             (I) most tokens in one JSON document (1000000).
+      CRES_MAX_JSON_DEPTH              (I) deepest nesting of JSON arrays/objects (128).
+      CRES_MAX_DOCUMENT_BYTES          (I) largest JSON document that is not an HTTP body,
+                                           such as TF_CONFIG (16 MiB).
+      CRES_MAX_NAME_LENGTH             (I) longest job name in bytes (255).
+      CRES_MAX_ADDRESS_LENGTH          (I) longest task address in bytes (1023).
+
+   3. CONCEPTS ---------------------------------------------------------------------------
+      A cluster spec maps job names ("worker", "ps", "chief") to tasks: task index ->
+      address ("10.0.0.7:8470"). Jobs are kept sorted by name, tasks by index; a job may be
+      dense (indices 0..n-1) or sparse ({0: a, 3: b}), and may have no tasks at all.
+      A resolver finds the spec of the running job from some source (an environment
+      variable, a launcher, a cloud API) and knows this process's own task (task type =
+      job name, task id = index) when the source tells it. Each cres_resolve() asks the
+      source again and returns a fresh spec that the caller frees.
+      The master of a task is its address, prefixed with "<rpc_layer>://" when an RPC layer
+      such as "grpc" is set. The empty string means "local / in-process", as in TensorFlow.
+
+   4. RESULTS, ERRORS, MEMORY, STRINGS ---------------------------------------------------
+      Every call that can fail returns a cres_result (CRES_OK = 0) and takes an optional
+      cres_error *err (NULL allowed). On failure err->message names the thing that failed,
+      e.g. `TF_CONFIG: "task.index" must be an integer, not "x"`; err->http_status holds
+      the HTTP status when there was one. cres_result_string() gives a fixed text per code.
+      Memory: every object records the allocator it was made with (cres_config.allocator;
+      zero = CRES_MALLOC/CRES_FREE) and frees with it. Objects returned to you are freed by
+      cres_spec_free() / cres_resolver_free(); both accept NULL. On failure nothing is
+      returned and nothing is left allocated.
+      Strings the library produces are written snprintf-style into your buffer: at most
+      `cap` bytes including the NUL; the full length (without the NUL) goes to *out_len when
+      out_len is not NULL; buf = NULL with cap = 0 asks for the length and returns CRES_OK;
+      a short buffer gets a truncated, NUL-terminated string and CRES_ERR_BUFFER_TOO_SMALL.
+
+   5. CLUSTER SPECS ----------------------------------------------------------------------
+      cres_spec_create(alloc, &spec, err)     an empty spec (alloc NULL = default).
+      cres_spec_free(spec)
+      cres_spec_add_task(spec, job, index, address, err)
+                                     adds one task; creates the job when needed. index 0 to
+                                     INT_MAX; a second task with the same index is
+                                     CRES_ERR_CONFLICT. Job names are 1..255 bytes without
+                                     control characters; addresses 1..1023 bytes without
+                                     spaces or control characters. Strings are copied.
+      cres_spec_add_job(spec, job, addresses, count, err)
+                                     adds tasks 0..count-1 (count 0 makes an empty job).
+      cres_spec_jobs_count, cres_spec_job_at(spec, i), cres_spec_job(spec, name)
+                                     read jobs (sorted by name); the cres_job points into
+                                     the spec and lives until the spec changes or is freed.
+      cres_spec_task_address(spec, job, index)   NULL when absent.
+      cres_spec_num_tasks(spec, job)             defined tasks (not max index + 1).
+      cres_spec_equal(a, b)          same jobs with the same tasks; a dense job equals a
+                                     sparse one with the same indices; an empty job is not
+                                     a missing job.
+      cres_spec_clone(spec, alloc, &copy, err)
+      cres_spec_merge(dst, src, err) adds src's jobs to dst with TensorFlow's Union rules:
+                                     two dense jobs concatenate (src's tasks renumbered
+                                     after dst's); otherwise indices are kept (a dense job
+                                     counts from 0) and an index in both is
+                                     CRES_ERR_CONFLICT naming job and index. dst is left
+                                     unchanged on failure.
+      cres_spec_from_json(json, len, alloc, &spec, err)
+                                     TF_CONFIG's "cluster" object:
+                                     {"worker": ["a:1", "b:2"], "ps": {"3": "c:3"}}.
+      cres_spec_to_json(spec, buf, cap, &len, err)
+                                     the same form: dense jobs as lists, sparse jobs as
+                                     objects with string keys, empty jobs as [].
+
+   6. RESOLVERS --------------------------------------------------------------------------
+      Every backend's create function takes an options struct whose all-zero value means
+      "defaults" and whose first member is `const cres_config *config` (NULL = defaults):
+      allocator, getenv hook (the library never calls setenv and, with the hook set, never
+      reads the process environment), logger (tokens are never logged), HTTP transport and
+      limits. Options strings are copied; config's callbacks and user pointers are borrowed
+      and must outlive the resolver.
+      Common options fields: task_type (NULL = what the backend finds), task_id (used only
+      when task_type is set), rpc_layer (NULL = the backend's default).
+      cres_resolve(r, &spec, err)    a fresh spec; free it with cres_spec_free().
+      cres_master(r, task_type, task_id, rpc_layer, buf, cap, &len, err)
+                                     task_type NULL = own, task_id -1 = own, rpc_layer NULL
+                                     = own ("" = none). With a task known: its address,
+                                     prefixed "<rpc>://" when the rpc layer is not empty; a
+                                     task missing from the spec is CRES_ERR_NOT_FOUND. With
+                                     no task: the backend's rule (see each backend; by
+                                     default "").
+      cres_num_accelerators(r, task_type, task_id, &acc, err)
+                                     accelerators per task, e.g. {"GPU", 4}; count 0 = none.
+      cres_task_type(r), cres_task_id(r), cres_rpc_layer(r), cres_environment(r),
+      cres_resolver_name(r)          getters; NULL / -1 / NULL / "" when unknown.
+      cres_set_task(r, task_type, task_id, err)
+                                     override the own task (NULL = keep the type, -1 = keep
+                                     the id); an override, "" and 0 included, always wins
+                                     over what the backend finds later.
+      cres_set_rpc_layer(r, rpc_layer, err)      NULL or "" = none.
+      cres_resolver_free(r)
+      Writing a backend: fill a cres_resolver_vtable (name, resolve, and optionally master,
+      num_accelerators, destroy), then cres_resolver_new(sizeof(my_struct), &vtable,
+      config, &r, err) gives a zeroed block whose first member is the cres_resolver; your
+      resolve() builds a spec with cres_spec_create(cres_resolver_allocator(r), ...) and
+      may report the own task with cres_set_detected_task(). See examples/custom_backend.c.
+
+   7. BACKENDS ---------------------------------------------------------------------------
+      simple   (cres_simple_options)  a spec you give (copied), an optional master string,
+               environment and accelerator counts. master() with no task: options.master
+               when set, else the own task's address, else "".
+      union    (cres_union_options)   merges the specs of several resolvers with
+               cres_spec_merge(), asking each child once per resolve. Own task, rpc layer and
+               environment: the union's overrides, else the first child's. master() with no
+               task asks the first child. Children are borrowed unless owns_resolvers is set.
+      tfconfig (cres_tfconfig_options) the TF_CONFIG environment variable (or options.json):
+               {"cluster": {...}, "task": {"type": "worker", "index": 1},
+                "rpc_layer": "grpc", "session_master": "...", "environment": "cloud"}.
+               Read and checked once, at create: malformed JSON, wrong types, a task index
+               that is negative, not an integer or past INT_MAX, a task type that is not a
+               job of a non-empty cluster (except "evaluator", which runs outside the
+               cluster), and a task index missing from its job are CRES_ERR_ENVIRONMENT
+               with the field named. Unset or empty TF_CONFIG is an empty cluster. task.type
+               may be a string or an integer; task.index an integer or a decimal string.
+               "sparseCluster" is read when "cluster" is absent. master() with no task:
+               session_master when set; "" for an empty cluster or one job with one task;
+               else CRES_ERR_NOT_FOUND.
+      local    (cres_local_options)   one task on this host: job "worker" (job_name),
+               address "localhost:8470" (host, port). Own task = that task.
+      auto     (cres_auto_options)    picks a backend from the environment, in this order:
+               TF_CONFIG set and not empty -> tfconfig; else local (one task on this host,
+               so a program runs unchanged on a laptop). options.backend forces one by name
+               ("tfconfig", "local"); cres_resolver_name() tells which was chosen.
+
+   8. LAUNCHER OUTPUT --------------------------------------------------------------------
+      Global ranks order all tasks: the job "chief" first, then the other jobs by name, each
+      by task index. Rank 0 is the master (the coordinator for torchrun and JAX).
+      cres_spec_launch_info(spec, task_type, task_id, &info, err)
+               world size, rank, local rank and local world size (tasks on the same host),
+               master host and port (IPv6 without brackets in master_host).
+      cres_spec_to_hostfile(spec, buf, cap, &len, err)
+               "host slots=N" lines, one per host, in rank order (Open MPI, DeepSpeed).
+      cres_tf_config_json(spec, task_type, task_id, rpc_layer, environment, buf, cap,
+                          &len, err)
+               {"cluster": ..., "task": {"type": T, "index": N}, "rpc_layer": R,
+                "environment": E}; task is left out when task_type is NULL.
+
+   9. LIMITS -----------------------------------------------------------------------------
+      Input that is too large gets CRES_ERR_LIMIT with a message, never a crash: JSON
+      documents over CRES_MAX_DOCUMENT_BYTES, with more than CRES_MAX_JSON_TOKENS tokens or
+      nested deeper than CRES_MAX_JSON_DEPTH; job names and addresses longer than
+      CRES_MAX_NAME_LENGTH / CRES_MAX_ADDRESS_LENGTH. JSON must be strict RFC 8259 text in
+      UTF-8 with no NUL character (\u0000 included) in strings.
+
+  10. THREAD SAFETY ----------------------------------------------------------------------
+      The library has no global mutable state; every function is reentrant. One resolver or
+      spec must not be used by two threads at once without a lock; different objects may be
+      used concurrently. Callbacks (allocator, getenv, logger, transport) may be called from
+      any thread that calls into the library and must be reentrant to that extent. The
+      default getenv hook calls getenv(), which races with setenv() in other threads.
+
+  11. DIFFERENCES FROM TENSORFLOW (on purpose; README has the full table)
+      Union asks each child once (TF: twice); overrides of "" and 0 count; an empty job does
+      not force "dict mode"; TF_CONFIG errors are reported at create with the field named;
+      master() for an empty simple master with an rpc layer is "" (TF: "grpc://").
+
+   LICENSE: see end of file.
+*/
+
+#ifndef CLUSTER_RESOLVER_H
+#define CLUSTER_RESOLVER_H
+
+#define CLUSTER_RESOLVER_VERSION_MAJOR 0
+#define CLUSTER_RESOLVER_VERSION_MINOR 1
+#define CLUSTER_RESOLVER_VERSION_PATCH 0
+#define CRES__STR2(x) #x
+#define CRES__STR(x) CRES__STR2(x)
+#define CLUSTER_RESOLVER_VERSION_STRING             \
+    CRES__STR(CLUSTER_RESOLVER_VERSION_MAJOR) "."    \
+    CRES__STR(CLUSTER_RESOLVER_VERSION_MINOR) "."    \
+    CRES__STR(CLUSTER_RESOLVER_VERSION_PATCH)
+#define CLUSTER_RESOLVER_VERSION_NUM                                          \
+    ((CLUSTER_RESOLVER_VERSION_MAJOR << 16) | (CLUSTER_RESOLVER_VERSION_MINOR << 8) | \
+     CLUSTER_RESOLVER_VERSION_PATCH)
+
+#include <stddef.h>
+
+#ifndef CRES_API
+#  ifdef CLUSTER_RESOLVER_STATIC
+#    if defined(__GNUC__) || defined(__clang__)
+#      define CRES_API static __attribute__((unused))
+#    else
+#      define CRES_API static
+#    endif
+#  else
+#    define CRES_API extern
+#  endif
+#endif
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* ////////////////////////////////////////////////////////////////////////////////////////
+   Results and errors                                                             >>results */
+
+/* One list makes both the enum and cres_result_string(). */
+#define CRES__RESULTS(X)                                                                    \
+    X(CRES_OK, "success")                                                                   \
+    X(CRES_ERR_INVALID_ARGUMENT, "invalid argument")                                        \
+    X(CRES_ERR_OUT_OF_MEMORY, "out of memory")                                              \
+    X(CRES_ERR_NO_TRANSPORT, "no HTTP transport: define CLUSTER_RESOLVER_USE_CURL or set "  \
+                             "config.transport")                                            \
+    X(CRES_ERR_TRANSPORT, "HTTP request failed (connection, TLS or I/O error)")             \
+    X(CRES_ERR_TIMEOUT, "timed out")                                                        \
+    X(CRES_ERR_HTTP_STATUS, "the server answered with an error status")                     \
+    X(CRES_ERR_INVALID_JSON, "invalid JSON, or JSON of the wrong shape")                    \
+    X(CRES_ERR_UNEXPECTED_RESPONSE, "the server's answer does not have the expected shape") \
+    X(CRES_ERR_ENVIRONMENT, "an environment variable or file is missing or malformed")      \
+    X(CRES_ERR_NOT_FOUND, "not found")                                                      \
+    X(CRES_ERR_NOT_READY, "the cluster is not ready")                                       \
+    X(CRES_ERR_LIMIT, "a size or count limit was exceeded")                                 \
+    X(CRES_ERR_BUFFER_TOO_SMALL, "the output buffer is too small")                          \
+    X(CRES_ERR_UNSUPPORTED, "not supported")                                                \
+    X(CRES_ERR_CONFLICT, "conflicting definitions (the same task defined twice)")
+
+#define CRES__ENUM_ITEM(name, text) name,
+typedef enum cres_result { CRES__RESULTS(CRES__ENUM_ITEM) CRES_RESULT_COUNT } cres_result;
+#undef CRES__ENUM_ITEM
+
+#define CRES_ERROR_MESSAGE_SIZE 256
+typedef struct cres_error {
+    cres_result result;                      /* the code the call returned */
+    int http_status;                         /* HTTP status when one caused it, else 0 */
+    char message[CRES_ERROR_MESSAGE_SIZE];   /* names what failed; always NUL-terminated */
+} cres_error;
+
+CRES_API const char *cres_result_string(cres_result result); /* never NULL */
+CRES_API const char *cres_version_string(void);              /* "0.1.0" */
+
+/* ////////////////////////////////////////////////////////////////////////////////////////
+   Configuration shared by all backends                                            >>config */
+
+/* All zero = CRES_MALLOC / CRES_FREE. Set both functions or neither. */
+typedef struct cres_allocator {
+    void *(*alloc)(size_t size, void *user);
+    void (*free)(void *ptr, void *user);
+    void *user;
+} cres_allocator;
+
+typedef enum cres_log_level {
+    CRES_LOG_DEBUG, CRES_LOG_INFO, CRES_LOG_WARN, CRES_LOG_ERROR
+} cres_log_level;
+
+/* The message is valid only during the call. Secrets are never passed to it. */
+typedef void (*cres_log_fn)(void *user, cres_log_level level, const char *message);
+/* Returns the variable's value or NULL; the string must stay valid until the next call. */
+typedef const char *(*cres_getenv_fn)(const char *name, void *user);
+
+typedef struct cres_http_header {
+    const char *name, *value;
+} cres_http_header;
+
+/* One HTTP request; every field is borrowed for the duration of perform(). */
+typedef struct cres_http_request {
+    const char *method;                  /* "GET", "POST" */
+    const char *url;
+    const cres_http_header *headers;
+    size_t headers_count;
+    const char *body;                    /* NULL when none */
+    size_t body_len;
+    int timeout_ms;                      /* whole request */
+    const char *ca_file;                 /* NULL = the system's CA store */
+    size_t max_response_bytes;           /* fail past this many body bytes */
+} cres_http_request;
+
+/* perform() fills it; body is allocated with the allocator it is handed, NUL-terminated. */
+typedef struct cres_http_response {
+    int status;
+    char *body;
+    size_t body_len;
+} cres_http_response;
+
+typedef struct cres_transport {
+    cres_result (*perform)(void *user, const cres_http_request *req, cres_http_response *resp,
+                           const cres_allocator *alloc, cres_error *err);
+    void *user;
+} cres_transport;
+
+typedef struct cres_config {
+    cres_allocator allocator;   /* zero = CRES_MALLOC / CRES_FREE */
+    cres_transport transport;   /* zero = bundled curl if compiled in, else NO_TRANSPORT */
+    cres_getenv_fn getenv;      /* zero = getenv() */
+    void *getenv_user;
+    cres_log_fn log;            /* zero = silent */
+    void *log_user;
+    int timeout_ms;             /* per HTTP request; 0 = 10000 */
+    int max_retries;            /* on connect errors, 429 and 5xx; 0 = 3, -1 = none */
+    size_t max_response_bytes;  /* 0 = 64 MiB */
+} cres_config;
+
+/* ////////////////////////////////////////////////////////////////////////////////////////
+   Cluster specs                                                                     >>spec */
+
+typedef struct cres_task {
+    int index;               /* task index within its job, 0..INT_MAX */
+    const char *address;     /* "host:port" */
+} cres_task;
+
+typedef struct cres_job {
+    const char *name;
+    const cres_task *tasks;  /* sorted by index */
+    size_t tasks_count;
+} cres_job;
+
+typedef struct cres_cluster_spec cres_cluster_spec;
+
+CRES_API cres_result cres_spec_create(const cres_allocator *alloc, cres_cluster_spec **out,
+                                      cres_error *err);
+CRES_API void cres_spec_free(cres_cluster_spec *spec);
+CRES_API cres_result cres_spec_add_task(cres_cluster_spec *spec, const char *job, int index,
+                                        const char *address, cres_error *err);
+CRES_API cres_result cres_spec_add_job(cres_cluster_spec *spec, const char *job,
+                                       const char *const *addresses, size_t count,
+                                       cres_error *err);
+CRES_API size_t cres_spec_jobs_count(const cres_cluster_spec *spec);
+CRES_API const cres_job *cres_spec_job_at(const cres_cluster_spec *spec, size_t i);
+CRES_API const cres_job *cres_spec_job(const cres_cluster_spec *spec, const char *job);
+CRES_API const char *cres_spec_task_address(const cres_cluster_spec *spec, const char *job,
+                                            int index);
+CRES_API size_t cres_spec_num_tasks(const cres_cluster_spec *spec, const char *job);
+CRES_API int cres_spec_equal(const cres_cluster_spec *a, const cres_cluster_spec *b);
+CRES_API cres_result cres_spec_clone(const cres_cluster_spec *spec, const cres_allocator *alloc,
+                                     cres_cluster_spec **out, cres_error *err);
+CRES_API cres_result cres_spec_merge(cres_cluster_spec *dst, const cres_cluster_spec *src,
+                                     cres_error *err);
+CRES_API cres_result cres_spec_from_json(const char *json, size_t len,
+                                         const cres_allocator *alloc, cres_cluster_spec **out,
+                                         cres_error *err);
+CRES_API cres_result cres_spec_to_json(const cres_cluster_spec *spec, char *buf, size_t cap,
+                                       size_t *out_len, cres_error *err);
+
+/* ////////////////////////////////////////////////////////////////////////////////////////
+   Resolvers                                                                     >>resolver */
+
+typedef struct cres_accelerator {
+    char type[16];   /* "GPU", "TPU" */
+    int count;       /* per task */
+} cres_accelerator;
+
+typedef struct cres_accelerators {
+    cres_accelerator items[8];
+    size_t count;
+} cres_accelerators;
+
+typedef struct cres_resolver cres_resolver;
+
+typedef struct cres_resolver_vtable {
+    const char *name; /* "tfconfig" */
+    /* Required: a fresh spec built with cres_resolver_allocator(self). */
+    cres_result (*resolve)(cres_resolver *self, cres_cluster_spec **out, cres_error *err);
+    /* Optional: NULL = the default rule (own or given task's address, else ""). Arguments
+       arrive as the caller gave them (NULL / -1 = own). */
+    cres_result (*master)(cres_resolver *self, const char *task_type, int task_id,
+                          const char *rpc_layer, char *buf, size_t cap, size_t *out_len,
+                          cres_error *err);
+    /* Optional: NULL = no accelerators. */
+    cres_result (*num_accelerators)(cres_resolver *self, const char *task_type, int task_id,
+                                    cres_accelerators *out, cres_error *err);
+    /* Optional: release what the backend added; the block itself is freed for you. */
+    void (*destroy)(cres_resolver *self);
+} cres_resolver_vtable;
+
+/* Public so that a backend can embed it as its first member; read it through the getters. */
+struct cres_resolver {
+    const cres_resolver_vtable *vtable;
+    cres_config config;      /* a copy; callbacks and user pointers borrowed */
+    char *task_type;         /* NULL = unknown */
+    int task_id;             /* -1 = unknown */
+    int task_overridden;     /* set by cres_set_task(): backends leave the task alone */
+    char *rpc_layer;         /* NULL = none */
+    char *environment;       /* never NULL */
+};
+
+CRES_API cres_result cres_resolve(cres_resolver *r, cres_cluster_spec **out_spec,
+                                  cres_error *err);
+CRES_API cres_result cres_master(cres_resolver *r, const char *task_type, int task_id,
+                                 const char *rpc_layer, char *buf, size_t cap, size_t *out_len,
+                                 cres_error *err);
+CRES_API cres_result cres_num_accelerators(cres_resolver *r, const char *task_type,
+                                           int task_id, cres_accelerators *out,
+                                           cres_error *err);
+CRES_API const char *cres_resolver_name(const cres_resolver *r);
+CRES_API const char *cres_task_type(const cres_resolver *r);
+CRES_API int cres_task_id(const cres_resolver *r);
+CRES_API const char *cres_rpc_layer(const cres_resolver *r);
+CRES_API const char *cres_environment(const cres_resolver *r);
+CRES_API cres_result cres_set_task(cres_resolver *r, const char *task_type, int task_id,
+                                   cres_error *err);
+CRES_API cres_result cres_set_rpc_layer(cres_resolver *r, const char *rpc_layer,
+                                        cres_error *err);
+CRES_API void cres_resolver_free(cres_resolver *r);
+
+/* For backends written outside the library. */
+CRES_API cres_result cres_resolver_new(size_t size, const cres_resolver_vtable *vtable,
+                                       const cres_config *config, cres_resolver **out,
+                                       cres_error *err);
+CRES_API const cres_allocator *cres_resolver_allocator(const cres_resolver *r);
+CRES_API const char *cres_resolver_getenv(const cres_resolver *r, const char *name);
+CRES_API cres_result cres_set_detected_task(cres_resolver *r, const char *task_type,
+                                            int task_id, cres_error *err);
+CRES_API cres_result cres_set_environment(cres_resolver *r, const char *environment,
+                                          cres_error *err);
+
+/* ////////////////////////////////////////////////////////////////////////////////////////
+   Backends                                                                      >>backends */
+
+typedef struct cres_simple_options {
+    const cres_config *config;
+    const cres_cluster_spec *spec;            /* required; copied */
+    const char *master;                       /* NULL = none */
+    const char *task_type;                    /* NULL = unknown */
+    int task_id;                              /* used when task_type is set */
+    const char *rpc_layer;                    /* NULL = none */
+    const char *environment;                  /* NULL = "" */
+    const cres_accelerators *accelerators;    /* NULL = none; copied */
+} cres_simple_options;
+
+typedef struct cres_union_options {
+    const cres_config *config;
+    cres_resolver *const *resolvers;          /* at least one */
+    size_t resolvers_count;
+    int owns_resolvers;                       /* non-zero: freed with the union (also when
+                                                 create fails) */
+    const char *task_type;                    /* NULL = the first child's */
+    int task_id;                              /* used when task_type is set */
+    const char *rpc_layer;                    /* NULL = the first child's */
+} cres_union_options;
+
+typedef struct cres_tfconfig_options {
+    const cres_config *config;
+    const char *json;                         /* NULL = read $TF_CONFIG through config */
+    const char *task_type;                    /* NULL = TF_CONFIG's task.type */
+    int task_id;                              /* used when task_type is set */
+    const char *rpc_layer;                    /* NULL = TF_CONFIG's rpc_layer */
+    const char *environment;                  /* NULL = TF_CONFIG's environment, else "" */
+} cres_tfconfig_options;
+
+typedef struct cres_local_options {
+    const cres_config *config;
+    const char *job_name;                     /* NULL = "worker" */
+    const char *host;                         /* NULL = "localhost" */
+    int port;                                 /* 0 = 8470 */
+    const char *rpc_layer;                    /* NULL = none */
+} cres_local_options;
+
+typedef struct cres_auto_options {
+    const cres_config *config;
+    const char *backend;                      /* NULL or "auto" = detect; else force one */
+    const char *task_type;                    /* NULL = what the backend finds */
+    int task_id;                              /* used when task_type is set */
+    const char *rpc_layer;                    /* NULL = the backend's default */
+    int port;                                 /* for backends that make addresses; 0 =
+                                                 their default */
+} cres_auto_options;
+
+CRES_API cres_result cres_simple_resolver_create(const cres_simple_options *options,
+                                                 cres_resolver **out, cres_error *err);
+CRES_API cres_result cres_union_resolver_create(const cres_union_options *options,
+                                                cres_resolver **out, cres_error *err);
+CRES_API cres_result cres_tfconfig_resolver_create(const cres_tfconfig_options *options,
+                                                   cres_resolver **out, cres_error *err);
+CRES_API cres_result cres_local_resolver_create(const cres_local_options *options,
+                                                cres_resolver **out, cres_error *err);
+CRES_API cres_result cres_auto_resolver_create(const cres_auto_options *options,
+                                               cres_resolver **out, cres_error *err);
+
+/* ////////////////////////////////////////////////////////////////////////////////////////
+   Launcher output                                                                 >>launch */
+
+typedef struct cres_launch_info {
+    int world_size;          /* all tasks */
+    int rank;                /* global rank of the task, see the manual's section 8 */
+    int local_rank;          /* among tasks on the same host */
+    int local_world_size;
+    char master_host[256];   /* rank 0's host; IPv6 without brackets */
+    int master_port;         /* rank 0's port; -1 when its address has none */
+    char master_address[1024]; /* rank 0's address as in the spec */
+} cres_launch_info;
+
+CRES_API cres_result cres_spec_launch_info(const cres_cluster_spec *spec, const char *task_type,
+                                           int task_id, cres_launch_info *out, cres_error *err);
+CRES_API cres_result cres_spec_to_hostfile(const cres_cluster_spec *spec, char *buf, size_t cap,
+                                           size_t *out_len, cres_error *err);
+CRES_API cres_result cres_tf_config_json(const cres_cluster_spec *spec, const char *task_type,
+                                         int task_id, const char *rpc_layer,
+                                         const char *environment, char *buf, size_t cap,
+                                         size_t *out_len, cres_error *err);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* CLUSTER_RESOLVER_H */
+
+/* Stop now if you only need the API. The implementation follows. */
+
+#if defined(__INTELLISENSE__) || defined(__JETBRAINS_IDE__)
+#  define CLUSTER_RESOLVER_IMPLEMENTATION
+#endif
+
+#if defined(CLUSTER_RESOLVER_IMPLEMENTATION) && !defined(CLUSTER_RESOLVER_IMPLEMENTATION_ONCE)
+#define CLUSTER_RESOLVER_IMPLEMENTATION_ONCE
+
+/* ////////////////////////////////////////////////////////////////////////////////////////
+   Implementation: configuration                                                   >>impl */
+
+#include <limits.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* jsmn is included once per program file; ours must have parent links (linear closing of
+   brackets: without them a 40 MB pod list takes seconds) and strict primitives. */
+#if defined(JSMN_H) && (!defined(JSMN_PARENT_LINKS) || !defined(JSMN_STRICT))
+#  error "cluster_resolver.h: include <jsmn.h> after the implementation, or define JSMN_PARENT_LINKS and JSMN_STRICT before including it"
+#endif
+#ifndef JSMN_STATIC
+#  define JSMN_STATIC
+#endif
+#ifndef JSMN_PARENT_LINKS
+#  define JSMN_PARENT_LINKS
+#endif
+#ifndef JSMN_STRICT
+#  define JSMN_STRICT
+#endif
+#include <jsmn.h>
+
+#if defined(CRES_MALLOC) || defined(CRES_REALLOC) || defined(CRES_FREE)
+#  if !defined(CRES_MALLOC) || !defined(CRES_REALLOC) || !defined(CRES_FREE)
+#    error "cluster_resolver.h: define all of CRES_MALLOC, CRES_REALLOC and CRES_FREE, or none"
+#  endif
+#else
+#  define CRES_MALLOC(sz) malloc(sz)
+#  define CRES_REALLOC(p, sz) realloc(p, sz)
+#  define CRES_FREE(p) free(p)
+#endif
+
+/* Limits on untrusted input; each stops a hostile or broken source from costing unbounded
+   memory or time. */
+#ifndef CRES_MAX_JSON_TOKENS
+#  define CRES_MAX_JSON_TOKENS 1000000
+#endif
+#ifndef CRES_MAX_JSON_DEPTH
+#  define CRES_MAX_JSON_DEPTH 128
+#endif
+#ifndef CRES_MAX_DOCUMENT_BYTES
+#  define CRES_MAX_DOCUMENT_BYTES (16u * 1024u * 1024u)
+#endif
+#ifndef CRES_MAX_NAME_LENGTH
+#  define CRES_MAX_NAME_LENGTH 255
+#endif
+#ifndef CRES_MAX_ADDRESS_LENGTH
+#  define CRES_MAX_ADDRESS_LENGTH 1023
+#endif
+
+#if defined(__GNUC__) || defined(__clang__)
+#  define CRES__PRIVATE static __attribute__((unused))
+#  define CRES__PRINTF(f, a) __attribute__((format(printf, f, a)))
+#else
+#  define CRES__PRIVATE static
+#  define CRES__PRINTF(f, a)
+#endif
+
+#define CRES__DEFAULT_PORT 8470
+
+/* ////////////////////////////////////////////////////////////////////////////////////////
+   Memory                                                                           >>alloc */
+
+CRES__PRIVATE void *cres__alloc(const cres_allocator *a, size_t size) {
+    if (size == 0) size = 1;
+    return a->alloc ? a->alloc(size, a->user) : CRES_MALLOC(size);
+}
+
+CRES__PRIVATE void cres__free(const cres_allocator *a, const void *p) {
+    void *q = (void *)(size_t)p; /* we own it; the const is for the reader's API */
+    if (!q) return;
+    if (a->free) a->free(q, a->user);
+    else CRES_FREE(q);
+}
+
+/* Makes room for `need` elements; the runtime allocator has no realloc, so it copies. */
+CRES__PRIVATE int cres__grow(const cres_allocator *a, void **items, size_t *cap, size_t elem,
+                            size_t need) {
+    size_t new_cap;
+    void *p;
+    if (need <= *cap) return 1;
+    new_cap = *cap ? *cap * 2 : 4;
+    if (new_cap < need) new_cap = need;
+    if (new_cap > (size_t)-1 / elem) return 0;
+    if (a->alloc) {
+        p = a->alloc(new_cap * elem, a->user);
+        if (!p) return 0;
+        if (*items) memcpy(p, *items, *cap * elem);
+        cres__free(a, *items);
+    } else {
+        p = CRES_REALLOC(*items, new_cap * elem);
+        if (!p) return 0;
+    }
+    *items = p;
+    *cap = new_cap;
+    return 1;
+}
+
+CRES__PRIVATE char *cres__strndup(const cres_allocator *a, const char *s, size_t n) {
+    char *p = (char *)cres__alloc(a, n + 1);
+    if (p) {
+        memcpy(p, s, n);
+        p[n] = '\0';
+    }
+    return p;
+}
+
+CRES__PRIVATE char *cres__strdup(const cres_allocator *a, const char *s) {
+    return cres__strndup(a, s, strlen(s));
+}
+
+static const cres_allocator cres__default_allocator = {0, 0, 0};
+
+CRES__PRIVATE const cres_allocator *cres__pick_allocator(const cres_allocator *a) {
+    return a ? a : &cres__default_allocator;
+}
+
+/* ////////////////////////////////////////////////////////////////////////////////////////
+   Errors                                                                          >>errors */
+
+#define CRES__STRING_ITEM(name, text) text,
+static const char *const cres__result_texts[] = {CRES__RESULTS(CRES__STRING_ITEM)};
+#undef CRES__STRING_ITEM
+
+CRES_API const char *cres_result_string(cres_result result) {
+    if ((int)result < 0 || (int)result >= (int)CRES_RESULT_COUNT) return "unknown result";
+    return cres__result_texts[result];
+}
+
+CRES_API const char *cres_version_string(void) { return CLUSTER_RESOLVER_VERSION_STRING; }
+
+CRES__PRIVATE void cres__clear(cres_error *err) {
+    if (!err) return;
+    err->result = CRES_OK;
+    err->http_status = 0;
+    err->message[0] = '\0';
+}
+
+CRES__PRIVATE CRES__PRINTF(3, 4) cres_result cres__fail(cres_error *err, cres_result result,
+                                                        const char *fmt, ...) {
+    va_list ap;
+    if (!err) return result;
+    err->result = result;
+    va_start(ap, fmt);
+    vsnprintf(err->message, sizeof err->message, fmt, ap);
+    va_end(ap);
+    return result;
+}
+
+CRES__PRIVATE cres_result cres__oom(cres_error *err, const char *what) {
+    return cres__fail(err, CRES_ERR_OUT_OF_MEMORY, "%s: out of memory", what);
+}
+
+/* Puts `prefix` before the message of a failure from a lower layer, and turns its code into
+   `code` unless it is one that must stay (out of memory, limits). */
+CRES__PRIVATE cres_result cres__wrap(cres_error *err, cres_result inner, cres_result code,
+                                    const char *prefix) {
+    cres_result r = inner;
+    if (code != CRES_OK && inner != CRES_ERR_OUT_OF_MEMORY && inner != CRES_ERR_LIMIT) r = code;
+    if (err) {
+        char old[CRES_ERROR_MESSAGE_SIZE];
+        memcpy(old, err->message, sizeof old);
+        snprintf(err->message, sizeof err->message, "%s%s", prefix, old);
+        err->result = r;
+    }
+    return r;
+}
+
+/* Quotes untrusted text for a message: printable, escaped, cut to about 48 bytes. */
+CRES__PRIVATE const char *cres__quote(char *dst, size_t cap, const char *s, size_t n) {
+    size_t o = 0, i;
+    const size_t keep = 48;
+    dst[o++] = '"';
+    for (i = 0; i < n && o + 8 < cap; i++) {
+        unsigned char c = (unsigned char)s[i];
+        if (i == keep && n > keep + 3) {
+            memcpy(dst + o, "...", 3);
+            o += 3;
+            break;
+        }
+        if (c == '"' || c == '\\') {
+            dst[o++] = '\\';
+            dst[o++] = (char)c;
+        } else if (c < 0x20 || c == 0x7f) {
+            o += (size_t)snprintf(dst + o, cap - o, "\\x%02x", c);
+        } else {
+            dst[o++] = (char)c;
+        }
+    }
+    dst[o++] = '"';
+    dst[o] = '\0';
+    return dst;
+}
+#define CRES__QUOTE_SIZE 80
+
+/* ////////////////////////////////////////////////////////////////////////////////////////
+   Text output into the caller's buffer                                            >>writer */
+
+typedef struct cres__writer {
+    char *buf;
+    size_t cap;
+    size_t len; /* as if the buffer were large enough */
+} cres__writer;
+
+CRES__PRIVATE void cres__put(cres__writer *w, const char *s, size_t n) {
+    if (w->len < w->cap) {
+        size_t room = w->cap - w->len;
+        memcpy(w->buf + w->len, s, n < room ? n : room);
+    }
+    w->len += n;
+}
+
+CRES__PRIVATE void cres__puts(cres__writer *w, const char *s) { cres__put(w, s, strlen(s)); }
+
+CRES__PRIVATE void cres__put_int(cres__writer *w, long long v) {
+    char tmp[32];
+    int n = snprintf(tmp, sizeof tmp, "%lld", v);
+    cres__put(w, tmp, (size_t)n);
+}
+
+CRES__PRIVATE void cres__put_json_string(cres__writer *w, const char *s) {
+    const char *run = s;
+    cres__put(w, "\"", 1);
+    for (; *s; s++) {
+        unsigned char c = (unsigned char)*s;
+        if (c >= 0x20 && c != '"' && c != '\\') continue;
+        cres__put(w, run, (size_t)(s - run));
+        if (c == '"' || c == '\\') {
+            char esc[2] = {'\\', (char)c};
+            cres__put(w, esc, 2);
+        } else {
+            char esc[8];
+            snprintf(esc, sizeof esc, "\\u%04x", c);
+            cres__put(w, esc, 6);
+        }
+        run = s + 1;
+    }
+    cres__put(w, run, (size_t)(s - run));
+    cres__put(w, "\"", 1);
+}
+
+/* Ends the text: NUL-terminates (cutting if needed) and applies the snprintf contract. */
+CRES__PRIVATE cres_result cres__finish(cres__writer *w, size_t *out_len, cres_error *err) {
+    if (out_len) *out_len = w->len;
+    if (!w->buf) return CRES_OK; /* a length query */
+    if (w->len < w->cap) {
+        w->buf[w->len] = '\0';
+        return CRES_OK;
+    }
+    if (w->cap) w->buf[w->cap - 1] = '\0';
+    return cres__fail(err, CRES_ERR_BUFFER_TOO_SMALL, "the text needs %zu bytes, the buffer has %zu",
+                      w->len + 1, w->cap);
+}
+
+CRES__PRIVATE cres_result cres__start(cres__writer *w, char *buf, size_t cap, cres_error *err) {
+    w->buf = buf;
+    w->cap = buf ? cap : 0;
+    w->len = 0;
+    if (!buf && cap) return cres__fail(err, CRES_ERR_INVALID_ARGUMENT, "buf is NULL but cap is %zu", cap);
+    return CRES_OK;
+}
+
+/* ////////////////////////////////////////////////////////////////////////////////////////
+   Numbers and names                                                               >>text */
+
+/* Parses exactly `-?[0-9]+`; 1 = ok, 0 = not that shape, -1 = too large for long long. */
+CRES__PRIVATE int cres__parse_decimal(const char *s, size_t n, long long *out) {
+    size_t i = 0;
+    int neg = 0;
+    unsigned long long v = 0;
+    if (n > 0 && s[0] == '-') {
+        neg = 1;
+        i = 1;
+    }
+    if (i == n) return 0;
+    for (; i < n; i++) {
+        if (s[i] < '0' || s[i] > '9') return 0;
+        if (v > (unsigned long long)LLONG_MAX / 10) return -1;
+        v = v * 10 + (unsigned long long)(s[i] - '0');
+        if (v > (unsigned long long)LLONG_MAX) return -1;
+    }
+    *out = neg ? -(long long)v : (long long)v;
+    return 1;
+}
+
+CRES__PRIVATE int cres__has_control(const char *s, int reject_space) {
+    for (; *s; s++) {
+        unsigned char c = (unsigned char)*s;
+        if (c < 0x20 || c == 0x7f || (reject_space && c == ' ')) return 1;
+    }
+    return 0;
+}
+
+CRES__PRIVATE cres_result cres__check_job_name(const char *job, cres_error *err) {
+    char q[CRES__QUOTE_SIZE];
+    size_t n;
+    if (!job) return cres__fail(err, CRES_ERR_INVALID_ARGUMENT, "job name is NULL");
+    n = strlen(job);
+    if (n == 0) return cres__fail(err, CRES_ERR_INVALID_ARGUMENT, "job name is empty");
+    if (n > CRES_MAX_NAME_LENGTH)
+        return cres__fail(err, CRES_ERR_LIMIT, "job name %s is %zu bytes, more than the limit of %d",
+                          cres__quote(q, sizeof q, job, n), n, CRES_MAX_NAME_LENGTH);
+    if (cres__has_control(job, 0))
+        return cres__fail(err, CRES_ERR_INVALID_ARGUMENT, "job name %s contains a control character",
+                          cres__quote(q, sizeof q, job, n));
+    return CRES_OK;
+}
+
+CRES__PRIVATE cres_result cres__check_address(const char *job, int index, const char *address,
+                                             cres_error *err) {
+    char qj[CRES__QUOTE_SIZE], qa[CRES__QUOTE_SIZE];
+    size_t n;
+    cres__quote(qj, sizeof qj, job, strlen(job));
+    if (!address)
+        return cres__fail(err, CRES_ERR_INVALID_ARGUMENT, "job %s task %d: address is NULL", qj, index);
+    n = strlen(address);
+    if (n == 0)
+        return cres__fail(err, CRES_ERR_INVALID_ARGUMENT, "job %s task %d: address is empty", qj, index);
+    if (n > CRES_MAX_ADDRESS_LENGTH)
+        return cres__fail(err, CRES_ERR_LIMIT, "job %s task %d: address is %zu bytes, more than the limit of %d",
+                          qj, index, n, CRES_MAX_ADDRESS_LENGTH);
+    if (cres__has_control(address, 1))
+        return cres__fail(err, CRES_ERR_INVALID_ARGUMENT,
+                          "job %s task %d: address %s contains a space or control character", qj, index,
+                          cres__quote(qa, sizeof qa, address, n));
+    return CRES_OK;
+}
+
+/* Splits "host:port", "[v6]:port" or "host". host points into addr; port is -1 when absent.
+   An address with several colons and no brackets is a bare IPv6 host without a port. */
+CRES__PRIVATE int cres__split_address(const char *addr, const char **host, size_t *host_len,
+                                     int *port) {
+    const char *colon, *end = addr + strlen(addr);
+    long long p;
+    *port = -1;
+    if (addr[0] == '[') {
+        const char *close = strchr(addr, ']');
+        if (!close) return 0;
+        *host = addr + 1;
+        *host_len = (size_t)(close - addr - 1);
+        colon = close[1] == ':' ? close + 1 : NULL;
+        if (!colon && close[1] != '\0') return 0;
+    } else {
+        colon = strrchr(addr, ':');
+        if (colon && memchr(addr, ':', (size_t)(colon - addr))) colon = NULL; /* bare IPv6 */
+        *host = addr;
+        *host_len = colon ? (size_t)(colon - addr) : (size_t)(end - addr);
+    }
+    if (colon) {
+        if (cres__parse_decimal(colon + 1, (size_t)(end - colon - 1), &p) != 1 || p < 0 || p > 65535)
+            return 0;
+        *port = (int)p;
+    }
+    return 1;
+}
+
+/* ////////////////////////////////////////////////////////////////////////////////////////
+   JSON: a strict validating pass, then jsmn's tokens                                >>json */
+
+typedef struct cres__json {
+    const char *s;
+    size_t len;
+    jsmntok_t *t;   /* count tokens plus one JSMN_UNDEFINED sentinel */
+    int count;
+    const cres_allocator *a;
+} cres__json;
+
+typedef struct cres__scan {
+    const char *s;
+    size_t n, pos;
+    const char *why;
+} cres__scan;
+
+CRES__PRIVATE void cres__skip_ws(cres__scan *c) {
+    while (c->pos < c->n) {
+        char ch = c->s[c->pos];
+        if (ch != ' ' && ch != '\t' && ch != '\n' && ch != '\r') break;
+        c->pos++;
+    }
+}
+
+CRES__PRIVATE int cres__hex(char ch) {
+    if (ch >= '0' && ch <= '9') return ch - '0';
+    if (ch >= 'a' && ch <= 'f') return ch - 'a' + 10;
+    if (ch >= 'A' && ch <= 'F') return ch - 'A' + 10;
+    return -1;
+}
+
+/* Length of the UTF-8 sequence at p (RFC 3629: no overlongs, surrogates or > U+10FFFF),
+   or 0 when it is not valid. */
+CRES__PRIVATE size_t cres__utf8_len(const unsigned char *p, size_t avail) {
+    unsigned c = p[0];
+    size_t n, i;
+    unsigned lo = 0x80, hi = 0xbf;
+    if (c < 0x80) return 1;
+    if (c >= 0xc2 && c <= 0xdf) n = 2;
+    else if (c >= 0xe0 && c <= 0xef) {
+        n = 3;
+        if (c == 0xe0) lo = 0xa0;
+        if (c == 0xed) hi = 0x9f;
+    } else if (c >= 0xf0 && c <= 0xf4) {
+        n = 4;
+        if (c == 0xf0) lo = 0x90;
+        if (c == 0xf4) hi = 0x8f;
+    } else return 0;
+    if (avail < n) return 0;
+    if (p[1] < lo || p[1] > hi) return 0;
+    for (i = 2; i < n; i++)
+        if (p[i] < 0x80 || p[i] > 0xbf) return 0;
+    return n;
+}
+
+CRES__PRIVATE int cres__scan_string(cres__scan *c) {
+    c->pos++; /* opening quote */
+    while (c->pos < c->n) {
+        unsigned char ch = (unsigned char)c->s[c->pos];
+        if (ch == '"') {
+            c->pos++;
+            return 1;
+        }
+        if (ch < 0x20) {
+            c->why = ch ? "control character in a string" : "NUL byte in a string";
+            return 0;
+        }
+        if (ch == '\\') {
+            char e;
+            if (c->pos + 1 >= c->n) break;
+            e = c->s[c->pos + 1];
+            if (e == 'u') {
+                int i;
+                for (i = 2; i < 6; i++)
+                    if (c->pos + (size_t)i >= c->n || cres__hex(c->s[c->pos + (size_t)i]) < 0) {
+                        c->why = "bad \\u escape";
+                        return 0;
+                    }
+                c->pos += 6;
+            } else if (strchr("\"\\/bfnrt", e) && e) {
+                c->pos += 2;
+            } else {
+                c->why = "bad escape in a string";
+                return 0;
+            }
+        } else if (ch < 0x80) {
+            c->pos++;
+        } else {
+            size_t k = cres__utf8_len((const unsigned char *)c->s + c->pos, c->n - c->pos);
+            if (!k) {
+                c->why = "invalid UTF-8 in a string";
+                return 0;
+            }
+            c->pos += k;
+        }
+    }
+    c->why = "unterminated string";
+    return 0;
+}
+
+CRES__PRIVATE int cres__scan_digits(cres__scan *c) {
+    size_t start = c->pos;
+    while (c->pos < c->n && c->s[c->pos] >= '0' && c->s[c->pos] <= '9') c->pos++;
+    return c->pos > start;
+}
+
+CRES__PRIVATE int cres__scan_number(cres__scan *c) {
+    c->why = "bad number";
+    if (c->s[c->pos] == '-') c->pos++;
+    if (c->pos < c->n && c->s[c->pos] == '0') c->pos++;
+    else if (!cres__scan_digits(c)) return 0;
+    if (c->pos < c->n && c->s[c->pos] == '.') {
+        c->pos++;
+        if (!cres__scan_digits(c)) return 0;
+    }
+    if (c->pos < c->n && (c->s[c->pos] == 'e' || c->s[c->pos] == 'E')) {
+        c->pos++;
+        if (c->pos < c->n && (c->s[c->pos] == '+' || c->s[c->pos] == '-')) c->pos++;
+        if (!cres__scan_digits(c)) return 0;
+    }
+    return 1;
+}
+
+CRES__PRIVATE int cres__scan_literal(cres__scan *c) {
+    static const char *const words[] = {"true", "false", "null"};
+    size_t i;
+    for (i = 0; i < 3; i++) {
+        size_t k = strlen(words[i]);
+        if (c->n - c->pos >= k && memcmp(c->s + c->pos, words[i], k) == 0) {
+            c->pos += k;
+            return 1;
+        }
+    }
+    c->why = "expected a value";
+    return 0;
+}
+
+/* Checks RFC 8259 syntax in one pass and counts the tokens jsmn will make.
+   Returns CRES_OK, CRES_ERR_LIMIT or CRES_ERR_INVALID_JSON, with c->why and c->pos. */
+CRES__PRIVATE cres_result cres__json_check(cres__scan *c, size_t *out_tokens) {
+    char stack[CRES_MAX_JSON_DEPTH];
+    int depth = 0;
+    size_t tokens = 0;
+    enum { VALUE, KEY, AFTER } state = VALUE;
+    for (;;) {
+        cres__skip_ws(c);
+        if (state == AFTER && depth == 0) {
+            if (c->pos != c->n) {
+                c->why = "unexpected text after the document";
+                return CRES_ERR_INVALID_JSON;
+            }
+            *out_tokens = tokens;
+            return CRES_OK;
+        }
+        if (c->pos >= c->n) {
+            c->why = "unexpected end of the document";
+            return CRES_ERR_INVALID_JSON;
+        }
+        if (state != AFTER && ++tokens > (size_t)CRES_MAX_JSON_TOKENS) {
+            c->why = "more tokens than the limit of " CRES__STR(CRES_MAX_JSON_TOKENS);
+            return CRES_ERR_LIMIT;
+        }
+        if (state == KEY) {
+            if (c->s[c->pos] != '"') {
+                c->why = "expected a string key";
+                return CRES_ERR_INVALID_JSON;
+            }
+            if (!cres__scan_string(c)) return CRES_ERR_INVALID_JSON;
+            cres__skip_ws(c);
+            if (c->pos >= c->n || c->s[c->pos] != ':') {
+                c->why = "expected ':' after a key";
+                return CRES_ERR_INVALID_JSON;
+            }
+            c->pos++;
+            state = VALUE;
+        } else if (state == VALUE) {
+            char ch = c->s[c->pos];
+            state = AFTER;
+            if (ch == '{' || ch == '[') {
+                if (depth == CRES_MAX_JSON_DEPTH) {
+                    c->why = "nested deeper than the limit of " CRES__STR(CRES_MAX_JSON_DEPTH);
+                    return CRES_ERR_LIMIT;
+                }
+                stack[depth++] = ch;
+                c->pos++;
+                cres__skip_ws(c);
+                if (c->pos < c->n && c->s[c->pos] == (ch == '{' ? '}' : ']')) {
+                    c->pos++;
+                    depth--;
+                } else {
+                    state = ch == '{' ? KEY : VALUE;
+                }
+            } else if (ch == '"') {
+                if (!cres__scan_string(c)) return CRES_ERR_INVALID_JSON;
+            } else if (ch == '-' || (ch >= '0' && ch <= '9')) {
+                if (!cres__scan_number(c)) return CRES_ERR_INVALID_JSON;
+            } else if (!cres__scan_literal(c)) {
+                return CRES_ERR_INVALID_JSON;
+            }
+        } else {
+            char ch = c->s[c->pos], open = stack[depth - 1];
+            if (ch == ',') {
+                c->pos++;
+                state = open == '{' ? KEY : VALUE;
+            } else if ((ch == '}' && open == '{') || (ch == ']' && open == '[')) {
+                c->pos++;
+                depth--;
+            } else {
+                c->why = open == '{' ? "expected ',' or '}'" : "expected ',' or ']'";
+                return CRES_ERR_INVALID_JSON;
+            }
+        }
+    }
+}
+
+/* Parses a whole document. `what` starts messages ("TF_CONFIG"); syntax errors get `bad`. */
+CRES__PRIVATE cres_result cres__json_parse(cres__json *d, const char *s, size_t len,
+                                          const cres_allocator *a, const char *what,
+                                          cres_result bad, cres_error *err) {
+    cres__scan c;
+    size_t tokens = 0;
+    cres_result r;
+    jsmn_parser p;
+    int n;
+    memset(d, 0, sizeof *d);
+    d->s = s;
+    d->len = len;
+    d->a = a;
+    if (len > (size_t)INT_MAX / 2)
+        return cres__fail(err, CRES_ERR_LIMIT, "%s: %zu bytes is too large to parse", what, len);
+    c.s = s;
+    c.n = len;
+    c.pos = 0;
+    c.why = "";
+    r = cres__json_check(&c, &tokens);
+    if (r == CRES_ERR_LIMIT) return cres__fail(err, r, "%s: JSON has %s", what, c.why);
+    if (r != CRES_OK)
+        return cres__fail(err, bad, "%s: invalid JSON at offset %zu: %s", what, c.pos, c.why);
+    d->t = (jsmntok_t *)cres__alloc(a, (tokens + 1) * sizeof *d->t);
+    if (!d->t) return cres__oom(err, what);
+    jsmn_init(&p);
+    n = jsmn_parse(&p, s, len, d->t, (unsigned)tokens + 1);
+    if (n < 0 || (size_t)n != tokens) {
+        /* Only a document that is a bare number or literal gets here: jsmn wants a container. */
+        cres__free(a, d->t);
+        d->t = NULL;
+        return cres__fail(err, bad, "%s: expected a JSON object", what);
+    }
+    d->count = n;
+    memset(&d->t[n], 0, sizeof d->t[n]);
+    d->t[n].parent = -1;
+    return CRES_OK;
+}
+
+CRES__PRIVATE void cres__json_free(cres__json *d) {
+    if (d->t) cres__free(d->a, d->t);
+    d->t = NULL;
+}
+
+CRES__PRIVATE int cres__json_is(const cres__json *d, int i, jsmntype_t type) {
+    return i >= 0 && i < d->count && d->t[i].type == type;
+}
+
+/* The index just past token i and everything inside it. */
+CRES__PRIVATE int cres__json_next(const cres__json *d, int i) {
+    int end = i + 1, pending = d->t[i].size;
+    while (pending > 0 && end < d->count) {
+        pending += d->t[end].size - 1;
+        end++;
+    }
+    return end;
+}
+
+CRES__PRIVATE int cres__json_is_null(const cres__json *d, int i) {
+    return cres__json_is(d, i, JSMN_PRIMITIVE) && d->s[d->t[i].start] == 'n';
+}
+
+/* Decodes a checked JSON string body into dst (the length never grows). Returns the length,
+   or -1 for \u0000 or a lone surrogate, which a C string cannot carry faithfully. */
+CRES__PRIVATE long cres__json_unescape(const char *s, size_t n, char *dst) {
+    size_t i = 0, o = 0;
+    while (i < n) {
+        unsigned long cp;
+        if (s[i] != '\\') {
+            dst[o++] = s[i++];
+            continue;
+        }
+        switch (s[i + 1]) {
+        case 'b': dst[o++] = '\b'; i += 2; continue;
+        case 'f': dst[o++] = '\f'; i += 2; continue;
+        case 'n': dst[o++] = '\n'; i += 2; continue;
+        case 'r': dst[o++] = '\r'; i += 2; continue;
+        case 't': dst[o++] = '\t'; i += 2; continue;
+        case 'u': break;
+        default: dst[o++] = s[i + 1]; i += 2; continue;
+        }
+        cp = (unsigned long)((cres__hex(s[i + 2]) << 12) | (cres__hex(s[i + 3]) << 8) |
+                             (cres__hex(s[i + 4]) << 4) | cres__hex(s[i + 5]));
+        i += 6;
+        if (cp == 0 || (cp >= 0xdc00 && cp <= 0xdfff)) return -1;
+        if (cp >= 0xd800 && cp <= 0xdbff) {
+            unsigned long lo;
+            if (i + 6 > n || s[i] != '\\' || s[i + 1] != 'u') return -1;
+            lo = (unsigned long)((cres__hex(s[i + 2]) << 12) | (cres__hex(s[i + 3]) << 8) |
+                                 (cres__hex(s[i + 4]) << 4) | cres__hex(s[i + 5]));
+            if (lo < 0xdc00 || lo > 0xdfff) return -1;
+            cp = 0x10000 + ((cp - 0xd800) << 10) + (lo - 0xdc00);
+            i += 6;
+        }
+        if (cp < 0x80) {
+            dst[o++] = (char)cp;
+        } else if (cp < 0x800) {
+            dst[o++] = (char)(0xc0 | (cp >> 6));
+            dst[o++] = (char)(0x80 | (cp & 0x3f));
+        } else if (cp < 0x10000) {
+            dst[o++] = (char)(0xe0 | (cp >> 12));
+            dst[o++] = (char)(0x80 | ((cp >> 6) & 0x3f));
+            dst[o++] = (char)(0x80 | (cp & 0x3f));
+        } else {
+            dst[o++] = (char)(0xf0 | (cp >> 18));
+            dst[o++] = (char)(0x80 | ((cp >> 12) & 0x3f));
+            dst[o++] = (char)(0x80 | ((cp >> 6) & 0x3f));
+            dst[o++] = (char)(0x80 | (cp & 0x3f));
+        }
+    }
+    return (long)o;
+}
+
+/* A newly allocated copy of string token i. 1 = ok, 0 = out of memory, -1 = contains NUL. */
+CRES__PRIVATE int cres__json_strdup(const cres__json *d, int i, char **out) {
+    const jsmntok_t *t = &d->t[i];
+    size_t n = (size_t)(t->end - t->start);
+    long k;
+    char *p = (char *)cres__alloc(d->a, n + 1);
+    *out = NULL;
+    if (!p) return 0;
+    k = cres__json_unescape(d->s + t->start, n, p);
+    if (k < 0) {
+        cres__free(d->a, p);
+        return -1;
+    }
+    p[k] = '\0';
+    *out = p;
+    return 1;
+}
+
+/* Does string token i equal `lit`? Escapes in the token are decoded first. */
+CRES__PRIVATE int cres__json_eq(const cres__json *d, int i, const char *lit) {
+    const jsmntok_t *t = &d->t[i];
+    const char *s = d->s + t->start;
+    size_t n = (size_t)(t->end - t->start), k = strlen(lit);
+    char tmp[64];
+    long m;
+    if (t->type != JSMN_STRING) return 0;
+    if (!memchr(s, '\\', n)) return n == k && memcmp(s, lit, n) == 0;
+    if (n >= sizeof tmp) return 0; /* our keys are short */
+    m = cres__json_unescape(s, n, tmp);
+    return m == (long)k && memcmp(tmp, lit, k) == 0;
+}
+
+/* Finds key in object token obj. Returns CRES_OK with *out = value index or -1 when absent;
+   a key given twice is an error. */
+CRES__PRIVATE cres_result cres__json_member(const cres__json *d, int obj, const char *key,
+                                           int *out, const char *what, cres_result bad,
+                                           cres_error *err) {
+    int k = obj + 1, n;
+    *out = -1;
+    for (n = 0; n < d->t[obj].size; n++) {
+        if (cres__json_eq(d, k, key)) {
+            if (*out >= 0) return cres__fail(err, bad, "%s: key \"%s\" appears twice", what, key);
+            *out = k + 1;
+        }
+        k = cres__json_next(d, k + 1);
+    }
+    return CRES_OK;
+}
+
+/* Text of token i quoted for a message. */
+CRES__PRIVATE const char *cres__json_quote(const cres__json *d, int i, char *dst, size_t cap) {
+    const jsmntok_t *t = &d->t[i];
+    if (t->type == JSMN_OBJECT) return "an object";
+    if (t->type == JSMN_ARRAY) return "a list";
+    if (t->type == JSMN_PRIMITIVE) {
+        size_t n = (size_t)(t->end - t->start);
+        if (n > 40) n = 40;
+        snprintf(dst, cap, "%.*s", (int)n, d->s + t->start);
+        return dst;
+    }
+    return cres__quote(dst, cap, d->s + t->start, (size_t)(t->end - t->start));
+}
+
+/* Reads token i as a task index (a JSON integer, or a decimal string when strings_ok).
+   On failure writes "must be ..." into why. */
+CRES__PRIVATE int cres__json_index(const cres__json *d, int i, int strings_ok, int *out,
+                                  char *why, size_t cap) {
+    const jsmntok_t *t = &d->t[i];
+    const char *s = d->s + t->start;
+    size_t n = (size_t)(t->end - t->start);
+    char q[CRES__QUOTE_SIZE];
+    long long v = 0;
+    int ok;
+    int is_number = t->type == JSMN_PRIMITIVE && (s[0] == '-' || (s[0] >= '0' && s[0] <= '9'));
+    if (!is_number && !(strings_ok && t->type == JSMN_STRING)) {
+        snprintf(why, cap, "must be an integer, not %s", cres__json_quote(d, i, q, sizeof q));
+        return 0;
+    }
+    ok = cres__parse_decimal(s, n, &v);
+    if (ok == 0) {
+        snprintf(why, cap, "must be an integer, not %s", cres__json_quote(d, i, q, sizeof q));
+        return 0;
+    }
+    if (ok < 0 || v > INT_MAX) {
+        snprintf(why, cap, "is out of range (0 to %d): %s", INT_MAX, cres__json_quote(d, i, q, sizeof q));
+        return 0;
+    }
+    if (v < 0) {
+        snprintf(why, cap, "must not be negative: %s", cres__json_quote(d, i, q, sizeof q));
+        return 0;
+    }
+    *out = (int)v;
+    return 1;
+}
+
+/* ////////////////////////////////////////////////////////////////////////////////////////
+   Cluster specs                                                                     >>spec */
+
+typedef struct cres__job {
+    cres_job pub;   /* name and tasks are owned; tasks is really mutable */
+    size_t cap;
+} cres__job;
+
+struct cres_cluster_spec {
+    cres_allocator alloc;
+    cres__job *jobs; /* sorted by name */
+    size_t count, cap;
+};
+
+CRES__PRIVATE cres_task *cres__tasks(cres__job *j) { return (cres_task *)(size_t)j->pub.tasks; }
+
+CRES__PRIVATE cres_result cres__check_allocator(const cres_allocator *a, cres_error *err) {
+    if (a && (!a->alloc) != (!a->free))
+        return cres__fail(err, CRES_ERR_INVALID_ARGUMENT, "allocator: set both alloc and free, or neither");
+    return CRES_OK;
+}
+
+CRES_API cres_result cres_spec_create(const cres_allocator *alloc, cres_cluster_spec **out,
+                                      cres_error *err) {
+    cres_cluster_spec *s;
+    cres_result r;
+    cres__clear(err);
+    if (!out) return cres__fail(err, CRES_ERR_INVALID_ARGUMENT, "spec: out is NULL");
+    *out = NULL;
+    if ((r = cres__check_allocator(alloc, err)) != CRES_OK) return r;
+    alloc = cres__pick_allocator(alloc);
+    s = (cres_cluster_spec *)cres__alloc(alloc, sizeof *s);
+    if (!s) return cres__oom(err, "spec");
+    memset(s, 0, sizeof *s);
+    s->alloc = *alloc;
+    *out = s;
+    return CRES_OK;
+}
+
+CRES_API void cres_spec_free(cres_cluster_spec *s) {
+    size_t i, k;
+    if (!s) return;
+    for (i = 0; i < s->count; i++) {
+        cres__job *j = &s->jobs[i];
+        for (k = 0; k < j->pub.tasks_count; k++) cres__free(&s->alloc, j->pub.tasks[k].address);
+        cres__free(&s->alloc, j->pub.tasks);
+        cres__free(&s->alloc, j->pub.name);
+    }
+    cres__free(&s->alloc, s->jobs);
+    {
+        cres_allocator a = s->alloc;
+        cres__free(&a, s);
+    }
+}
+
+/* Binary search: the job's position, or where it would go (*found = 0). */
+CRES__PRIVATE size_t cres__find_job(const cres_cluster_spec *s, const char *name, int *found) {
+    size_t lo = 0, hi = s->count;
+    *found = 0;
+    while (lo < hi) {
+        size_t mid = lo + (hi - lo) / 2;
+        int c = strcmp(s->jobs[mid].pub.name, name);
+        if (c == 0) {
+            *found = 1;
+            return mid;
+        }
+        if (c < 0) lo = mid + 1;
+        else hi = mid;
+    }
+    return lo;
+}
+
+CRES__PRIVATE size_t cres__find_task(const cres_job *j, int index, int *found) {
+    size_t lo = 0, hi = j->tasks_count;
+    *found = 0;
+    if (hi && j->tasks[hi - 1].index < index) return hi; /* appending in order: O(1) */
+    while (lo < hi) {
+        size_t mid = lo + (hi - lo) / 2;
+        if (j->tasks[mid].index == index) {
+            *found = 1;
+            return mid;
+        }
+        if (j->tasks[mid].index < index) lo = mid + 1;
+        else hi = mid;
+    }
+    return lo;
+}
+
+/* The job named `name`, created empty when missing. */
+CRES__PRIVATE cres_result cres__spec_job(cres_cluster_spec *s, const char *name, cres__job **out,
+                                        cres_error *err) {
+    int found;
+    size_t at = cres__find_job(s, name, &found);
+    char *copy;
+    if (found) {
+        *out = &s->jobs[at];
+        return CRES_OK;
+    }
+    if (!cres__grow(&s->alloc, (void **)&s->jobs, &s->cap, sizeof *s->jobs, s->count + 1))
+        return cres__oom(err, "spec");
+    copy = cres__strdup(&s->alloc, name);
+    if (!copy) return cres__oom(err, "spec");
+    memmove(&s->jobs[at + 1], &s->jobs[at], (s->count - at) * sizeof *s->jobs);
+    memset(&s->jobs[at], 0, sizeof *s->jobs);
+    s->jobs[at].pub.name = copy;
+    s->count++;
+    *out = &s->jobs[at];
+    return CRES_OK;
+}
+
+/* Adds a task whose job exists; inputs already checked. */
+CRES__PRIVATE cres_result cres__job_add(cres_cluster_spec *s, cres__job *j, int index,
+                                       const char *address, cres_error *err) {
+    int found;
+    size_t at = cres__find_task(&j->pub, index, &found);
+    cres_task *tasks;
+    char *copy;
+    if (found) {
+        char q[CRES__QUOTE_SIZE];
+        return cres__fail(err, CRES_ERR_CONFLICT, "job %s has task %d twice",
+                          cres__quote(q, sizeof q, j->pub.name, strlen(j->pub.name)), index);
+    }
+    tasks = cres__tasks(j);
+    if (!cres__grow(&s->alloc, (void **)&tasks, &j->cap, sizeof *tasks, j->pub.tasks_count + 1))
+        return cres__oom(err, "spec");
+    j->pub.tasks = tasks;
+    copy = cres__strdup(&s->alloc, address);
+    if (!copy) return cres__oom(err, "spec");
+    memmove(&tasks[at + 1], &tasks[at], (j->pub.tasks_count - at) * sizeof *tasks);
+    tasks[at].index = index;
+    tasks[at].address = copy;
+    j->pub.tasks_count++;
+    return CRES_OK;
+}
+
+CRES_API cres_result cres_spec_add_task(cres_cluster_spec *s, const char *job, int index,
+                                        const char *address, cres_error *err) {
+    cres__job *j;
+    cres_result r;
+    cres__clear(err);
+    if (!s) return cres__fail(err, CRES_ERR_INVALID_ARGUMENT, "spec is NULL");
+    if ((r = cres__check_job_name(job, err)) != CRES_OK) return r;
+    if (index < 0) {
+        char q[CRES__QUOTE_SIZE];
+        return cres__fail(err, CRES_ERR_INVALID_ARGUMENT, "job %s: task index %d is negative",
+                          cres__quote(q, sizeof q, job, strlen(job)), index);
+    }
+    if ((r = cres__check_address(job, index, address, err)) != CRES_OK) return r;
+    if ((r = cres__spec_job(s, job, &j, err)) != CRES_OK) return r;
+    return cres__job_add(s, j, index, address, err);
+}
+
+CRES_API cres_result cres_spec_add_job(cres_cluster_spec *s, const char *job,
+                                       const char *const *addresses, size_t count,
+                                       cres_error *err) {
+    cres__job *j;
+    cres_result r;
+    size_t i;
+    cres__clear(err);
+    if (!s) return cres__fail(err, CRES_ERR_INVALID_ARGUMENT, "spec is NULL");
+    if ((r = cres__check_job_name(job, err)) != CRES_OK) return r;
+    if (count && !addresses) return cres__fail(err, CRES_ERR_INVALID_ARGUMENT, "addresses is NULL");
+    if (count > (size_t)INT_MAX) return cres__fail(err, CRES_ERR_LIMIT, "more than %d tasks", INT_MAX);
+    for (i = 0; i < count; i++)
+        if ((r = cres__check_address(job, (int)i, addresses[i], err)) != CRES_OK) return r;
+    if ((r = cres__spec_job(s, job, &j, err)) != CRES_OK) return r;
+    for (i = 0; i < count; i++)
+        if ((r = cres__job_add(s, j, (int)i, addresses[i], err)) != CRES_OK) return r;
+    return CRES_OK;
+}
+
+CRES_API size_t cres_spec_jobs_count(const cres_cluster_spec *s) { return s ? s->count : 0; }
+
+CRES_API const cres_job *cres_spec_job_at(const cres_cluster_spec *s, size_t i) {
+    return s && i < s->count ? &s->jobs[i].pub : NULL;
+}
+
+CRES_API const cres_job *cres_spec_job(const cres_cluster_spec *s, const char *job) {
+    int found;
+    size_t at;
+    if (!s || !job) return NULL;
+    at = cres__find_job(s, job, &found);
+    return found ? &s->jobs[at].pub : NULL;
+}
+
+CRES_API const char *cres_spec_task_address(const cres_cluster_spec *s, const char *job,
+                                            int index) {
+    const cres_job *j = cres_spec_job(s, job);
+    int found;
+    size_t at;
+    if (!j) return NULL;
+    at = cres__find_task(j, index, &found);
+    return found ? j->tasks[at].address : NULL;
+}
+
+CRES_API size_t cres_spec_num_tasks(const cres_cluster_spec *s, const char *job) {
+    const cres_job *j = cres_spec_job(s, job);
+    return j ? j->tasks_count : 0;
+}
+
+CRES_API int cres_spec_equal(const cres_cluster_spec *a, const cres_cluster_spec *b) {
+    size_t i, k;
+    if (!a || !b) return a == b;
+    if (a->count != b->count) return 0;
+    for (i = 0; i < a->count; i++) {
+        const cres_job *x = &a->jobs[i].pub, *y = &b->jobs[i].pub;
+        if (strcmp(x->name, y->name) != 0 || x->tasks_count != y->tasks_count) return 0;
+        for (k = 0; k < x->tasks_count; k++)
+            if (x->tasks[k].index != y->tasks[k].index ||
+                strcmp(x->tasks[k].address, y->tasks[k].address) != 0)
+                return 0;
+    }
+    return 1;
+}
+
+/* Adds every task of `job` to s, index shifted by `offset`. */
+CRES__PRIVATE cres_result cres__spec_add_tasks(cres_cluster_spec *s, const cres_job *job,
+                                              int offset, cres_error *err) {
+    cres__job *j;
+    cres_result r;
+    size_t k;
+    if ((r = cres__spec_job(s, job->name, &j, err)) != CRES_OK) return r;
+    for (k = 0; k < job->tasks_count; k++) {
+        if (job->tasks[k].index > INT_MAX - offset)
+            return cres__fail(err, CRES_ERR_LIMIT, "merge: task index past %d", INT_MAX);
+        if ((r = cres__job_add(s, j, job->tasks[k].index + offset, job->tasks[k].address, err)) != CRES_OK)
+            return r;
+    }
+    return CRES_OK;
+}
+
+CRES_API cres_result cres_spec_clone(const cres_cluster_spec *spec, const cres_allocator *alloc,
+                                     cres_cluster_spec **out, cres_error *err) {
+    cres_cluster_spec *c;
+    cres_result r;
+    size_t i;
+    cres__clear(err);
+    if (!out) return cres__fail(err, CRES_ERR_INVALID_ARGUMENT, "spec: out is NULL");
+    *out = NULL;
+    if (!spec) return cres__fail(err, CRES_ERR_INVALID_ARGUMENT, "spec is NULL");
+    if ((r = cres_spec_create(alloc, &c, err)) != CRES_OK) return r;
+    if (spec->count && !cres__grow(&c->alloc, (void **)&c->jobs, &c->cap, sizeof *c->jobs, spec->count)) {
+        cres_spec_free(c);
+        return cres__oom(err, "spec");
+    }
+    for (i = 0; i < spec->count; i++) {
+        if ((r = cres__spec_add_tasks(c, &spec->jobs[i].pub, 0, err)) != CRES_OK) {
+            cres_spec_free(c);
+            return r;
+        }
+    }
+    *out = c;
+    return CRES_OK;
+}
+
+CRES__PRIVATE int cres__job_is_dense(const cres_job *j) {
+    return j->tasks_count == 0 || j->tasks[j->tasks_count - 1].index == (int)j->tasks_count - 1;
+}
+
+CRES_API cres_result cres_spec_merge(cres_cluster_spec *dst, const cres_cluster_spec *src,
+                                     cres_error *err) {
+    cres_cluster_spec *work, swap;
+    cres_result r = CRES_OK;
+    size_t i;
+    cres__clear(err);
+    if (!dst || !src) return cres__fail(err, CRES_ERR_INVALID_ARGUMENT, "merge: spec is NULL");
+    /* Work on a copy so that dst is untouched when a conflict or allocation fails. */
+    if ((r = cres_spec_clone(dst, &dst->alloc, &work, err)) != CRES_OK) return r;
+    for (i = 0; i < src->count && r == CRES_OK; i++) {
+        const cres_job *add = &src->jobs[i].pub;
+        const cres_job *have = cres_spec_job(work, add->name);
+        int offset = 0;
+        if (have && cres__job_is_dense(have) && cres__job_is_dense(add)) offset = (int)have->tasks_count;
+        r = cres__spec_add_tasks(work, add, offset, err);
+    }
+    if (r != CRES_OK) {
+        cres_spec_free(work);
+        return r == CRES_ERR_CONFLICT ? cres__wrap(err, r, CRES_OK, "merge: ") : r;
+    }
+    swap = *dst;
+    *dst = *work;
+    *work = swap;
+    cres_spec_free(work);
+    return CRES_OK;
+}
+
+/* Fills spec from a TF_CONFIG "cluster" object at token obj. Messages start with `what`. */
+CRES__PRIVATE cres_result cres__spec_read_json(cres_cluster_spec *spec, const cres__json *d,
+                                              int obj, const char *what, cres_result bad,
+                                              cres_error *err) {
+    int k = obj + 1, n;
+    char q[CRES__QUOTE_SIZE], why[160], prefix[CRES__QUOTE_SIZE + 64];
+    if (!cres__json_is(d, obj, JSMN_OBJECT))
+        return cres__fail(err, bad, "%s must be an object of jobs, not %s", what, cres__json_quote(d, obj, q, sizeof q));
+    for (n = 0; n < d->t[obj].size; n++, k = cres__json_next(d, k + 1)) {
+        int v = k + 1, e, i, ok;
+        char *name;
+        cres__job *j;
+        cres_result r;
+        ok = cres__json_strdup(d, k, &name);
+        if (ok == 0) return cres__oom(err, what);
+        if (ok < 0) return cres__fail(err, bad, "%s: a job name contains a NUL character or a lone surrogate", what);
+        cres__quote(q, sizeof q, name, strlen(name));
+        snprintf(prefix, sizeof prefix, "%s: ", what);
+        r = cres__check_job_name(name, err);
+        if (r == CRES_OK && cres_spec_job(spec, name))
+            r = cres__fail(err, bad, "job %s appears twice", q);
+        if (r == CRES_OK) r = cres__spec_job(spec, name, &j, err);
+        cres__free(d->a, name);
+        if (r != CRES_OK) return cres__wrap(err, r, bad, prefix);
+        if (d->t[v].type == JSMN_ARRAY) {
+            for (i = 0, e = v + 1; i < d->t[v].size; i++, e = cres__json_next(d, e)) {
+                char *addr;
+                if (d->t[e].type != JSMN_STRING)
+                    return cres__fail(err, bad, "%s: job %s task %d must be a string address, not %s", what, q, i,
+                                      cres__json_quote(d, e, why, sizeof why));
+                ok = cres__json_strdup(d, e, &addr);
+                if (ok == 0) return cres__oom(err, what);
+                if (ok < 0) return cres__fail(err, bad, "%s: job %s task %d: address contains a NUL character", what, q, i);
+                r = cres__check_address(j->pub.name, i, addr, err);
+                if (r == CRES_OK) r = cres__job_add(spec, j, i, addr, err);
+                cres__free(d->a, addr);
+                if (r != CRES_OK) return cres__wrap(err, r, bad, prefix);
+            }
+        } else if (d->t[v].type == JSMN_OBJECT) {
+            for (i = 0, e = v + 1; i < d->t[v].size; i++, e = cres__json_next(d, e + 1)) {
+                int index;
+                char *addr;
+                if (!cres__json_index(d, e, 1, &index, why, sizeof why))
+                    return cres__fail(err, bad, "%s: job %s: task key %s", what, q, why);
+                if (d->t[e + 1].type != JSMN_STRING)
+                    return cres__fail(err, bad, "%s: job %s task %d must be a string address, not %s", what, q,
+                                      index, cres__json_quote(d, e + 1, why, sizeof why));
+                ok = cres__json_strdup(d, e + 1, &addr);
+                if (ok == 0) return cres__oom(err, what);
+                if (ok < 0) return cres__fail(err, bad, "%s: job %s task %d: address contains a NUL character", what, q, index);
+                r = cres__check_address(j->pub.name, index, addr, err);
+                if (r == CRES_OK) r = cres__job_add(spec, j, index, addr, err);
+                cres__free(d->a, addr);
+                if (r != CRES_OK) return cres__wrap(err, r, bad, prefix);
+            }
+        } else {
+            return cres__fail(err, bad, "%s: job %s must be a list or an object of addresses, not %s", what, q,
+                              cres__json_quote(d, v, why, sizeof why));
+        }
+    }
+    return CRES_OK;
+}
+
+CRES_API cres_result cres_spec_from_json(const char *json, size_t len, const cres_allocator *alloc,
+                                         cres_cluster_spec **out, cres_error *err) {
+    cres__json d;
+    cres_cluster_spec *spec;
+    cres_result r;
+    cres__clear(err);
+    if (!out) return cres__fail(err, CRES_ERR_INVALID_ARGUMENT, "spec: out is NULL");
+    *out = NULL;
+    if (!json) return cres__fail(err, CRES_ERR_INVALID_ARGUMENT, "cluster JSON is NULL");
+    if (len > CRES_MAX_DOCUMENT_BYTES)
+        return cres__fail(err, CRES_ERR_LIMIT, "cluster JSON: %zu bytes is more than the limit of %u", len,
+                          (unsigned)CRES_MAX_DOCUMENT_BYTES);
+    if ((r = cres_spec_create(alloc, &spec, err)) != CRES_OK) return r;
+    r = cres__json_parse(&d, json, len, &spec->alloc, "cluster JSON", CRES_ERR_INVALID_JSON, err);
+    if (r == CRES_OK) {
+        r = cres__spec_read_json(spec, &d, 0, "cluster JSON", CRES_ERR_INVALID_JSON, err);
+        cres__json_free(&d);
+    }
+    if (r != CRES_OK) {
+        cres_spec_free(spec);
+        return r;
+    }
+    *out = spec;
+    return CRES_OK;
+}
+
+CRES__PRIVATE void cres__spec_write_json(const cres_cluster_spec *s, cres__writer *w) {
+    size_t i, k;
+    cres__puts(w, "{");
+    for (i = 0; i < s->count; i++) {
+        const cres_job *j = &s->jobs[i].pub;
+        int dense = cres__job_is_dense(j);
+        if (i) cres__puts(w, ", ");
+        cres__put_json_string(w, j->name);
+        cres__puts(w, dense ? ": [" : ": {");
+        for (k = 0; k < j->tasks_count; k++) {
+            if (k) cres__puts(w, ", ");
+            if (!dense) {
+                cres__puts(w, "\"");
+                cres__put_int(w, j->tasks[k].index);
+                cres__puts(w, "\": ");
+            }
+            cres__put_json_string(w, j->tasks[k].address);
+        }
+        cres__puts(w, dense ? "]" : "}");
+    }
+    cres__puts(w, "}");
+}
+
+CRES_API cres_result cres_spec_to_json(const cres_cluster_spec *spec, char *buf, size_t cap,
+                                       size_t *out_len, cres_error *err) {
+    cres__writer w;
+    cres_result r;
+    cres__clear(err);
+    if (!spec) return cres__fail(err, CRES_ERR_INVALID_ARGUMENT, "spec is NULL");
+    if ((r = cres__start(&w, buf, cap, err)) != CRES_OK) return r;
+    cres__spec_write_json(spec, &w);
+    return cres__finish(&w, out_len, err);
+}
+
+/* ////////////////////////////////////////////////////////////////////////////////////////
+   Resolvers: the common part                                                  >>resolver */
+
+#define CRES__TYPE_OVERRIDDEN 1
+#define CRES__ID_OVERRIDDEN 2
+
+CRES__PRIVATE CRES__PRINTF(3, 4) void cres__log(const cres_resolver *r, cres_log_level level,
+                                                const char *fmt, ...) {
+    char msg[512];
+    va_list ap;
+    if (!r->config.log) return;
+    va_start(ap, fmt);
+    vsnprintf(msg, sizeof msg, fmt, ap);
+    va_end(ap);
+    r->config.log(r->config.log_user, level, msg);
+}
+
+CRES__PRIVATE const char *cres__system_getenv(const char *name, void *user) {
+    (void)user;
+    return getenv(name);
+}
+
+CRES_API const char *cres_resolver_getenv(const cres_resolver *r, const char *name) {
+    if (!r || !name) return NULL;
+    return r->config.getenv ? r->config.getenv(name, r->config.getenv_user)
+                            : cres__system_getenv(name, NULL);
+}
+
+CRES_API const cres_allocator *cres_resolver_allocator(const cres_resolver *r) {
+    return r ? &r->config.allocator : &cres__default_allocator;
+}
+
+CRES_API cres_result cres_resolver_new(size_t size, const cres_resolver_vtable *vtable,
+                                       const cres_config *config, cres_resolver **out,
+                                       cres_error *err) {
+    cres_resolver *r;
+    cres_config cfg;
+    cres_result res;
+    cres__clear(err);
+    if (!out) return cres__fail(err, CRES_ERR_INVALID_ARGUMENT, "resolver: out is NULL");
+    *out = NULL;
+    if (!vtable || !vtable->resolve || !vtable->name)
+        return cres__fail(err, CRES_ERR_INVALID_ARGUMENT, "resolver: the vtable needs a name and resolve()");
+    if (size < sizeof(cres_resolver))
+        return cres__fail(err, CRES_ERR_INVALID_ARGUMENT, "resolver: size %zu is smaller than cres_resolver", size);
+    if (config) cfg = *config;
+    else memset(&cfg, 0, sizeof cfg);
+    if ((res = cres__check_allocator(&cfg.allocator, err)) != CRES_OK) return res;
+    if (cfg.timeout_ms < 0 || cfg.max_retries < -1)
+        return cres__fail(err, CRES_ERR_INVALID_ARGUMENT, "config: timeout_ms and max_retries must not be negative");
+    r = (cres_resolver *)cres__alloc(&cfg.allocator, size);
+    if (!r) return cres__oom(err, vtable->name);
+    memset(r, 0, size);
+    r->vtable = vtable;
+    r->config = cfg;
+    r->task_id = -1;
+    *out = r;
+    return CRES_OK;
+}
+
+CRES_API void cres_resolver_free(cres_resolver *r) {
+    cres_allocator a;
+    if (!r) return;
+    if (r->vtable->destroy) r->vtable->destroy(r);
+    a = r->config.allocator;
+    cres__free(&a, r->task_type);
+    cres__free(&a, r->rpc_layer);
+    cres__free(&a, r->environment);
+    cres__free(&a, r);
+}
+
+/* Replaces an owned string field; NULL clears it. */
+CRES__PRIVATE cres_result cres__set_string(cres_resolver *r, char **field, const char *value,
+                                          cres_error *err) {
+    char *copy = NULL;
+    if (value && !(copy = cres__strdup(&r->config.allocator, value))) return cres__oom(err, r->vtable->name);
+    cres__free(&r->config.allocator, *field);
+    *field = copy;
+    return CRES_OK;
+}
+
+CRES__PRIVATE cres_result cres__set_task_fields(cres_resolver *r, const char *task_type,
+                                               int task_id, int mark, cres_error *err) {
+    cres_result res;
+    if (task_id < -1) return cres__fail(err, CRES_ERR_INVALID_ARGUMENT, "task id %d is negative", task_id);
+    if (task_type && !(mark == 0 && (r->task_overridden & CRES__TYPE_OVERRIDDEN))) {
+        if ((res = cres__set_string(r, &r->task_type, task_type, err)) != CRES_OK) return res;
+        if (mark) r->task_overridden |= CRES__TYPE_OVERRIDDEN;
+    }
+    if (task_id >= 0 && !(mark == 0 && (r->task_overridden & CRES__ID_OVERRIDDEN))) {
+        r->task_id = task_id;
+        if (mark) r->task_overridden |= CRES__ID_OVERRIDDEN;
+    }
+    return CRES_OK;
+}
+
+CRES_API cres_result cres_set_task(cres_resolver *r, const char *task_type, int task_id,
+                                   cres_error *err) {
+    cres__clear(err);
+    if (!r) return cres__fail(err, CRES_ERR_INVALID_ARGUMENT, "resolver is NULL");
+    return cres__set_task_fields(r, task_type, task_id, 1, err);
+}
+
+CRES_API cres_result cres_set_detected_task(cres_resolver *r, const char *task_type, int task_id,
+                                            cres_error *err) {
+    cres__clear(err);
+    if (!r) return cres__fail(err, CRES_ERR_INVALID_ARGUMENT, "resolver is NULL");
+    return cres__set_task_fields(r, task_type, task_id, 0, err);
+}
+
+CRES_API cres_result cres_set_rpc_layer(cres_resolver *r, const char *rpc_layer, cres_error *err) {
+    cres__clear(err);
+    if (!r) return cres__fail(err, CRES_ERR_INVALID_ARGUMENT, "resolver is NULL");
+    return cres__set_string(r, &r->rpc_layer, rpc_layer && *rpc_layer ? rpc_layer : NULL, err);
+}
+
+CRES_API cres_result cres_set_environment(cres_resolver *r, const char *environment,
+                                          cres_error *err) {
+    cres__clear(err);
+    if (!r) return cres__fail(err, CRES_ERR_INVALID_ARGUMENT, "resolver is NULL");
+    return cres__set_string(r, &r->environment, environment && *environment ? environment : NULL, err);
+}
+
+CRES_API const char *cres_resolver_name(const cres_resolver *r) { return r ? r->vtable->name : NULL; }
+CRES_API const char *cres_task_type(const cres_resolver *r) { return r ? r->task_type : NULL; }
+CRES_API int cres_task_id(const cres_resolver *r) { return r ? r->task_id : -1; }
+CRES_API const char *cres_rpc_layer(const cres_resolver *r) { return r ? r->rpc_layer : NULL; }
+CRES_API const char *cres_environment(const cres_resolver *r) {
+    return r && r->environment ? r->environment : "";
+}
+
+/* Applies the task and rpc fields every options struct has. */
+CRES__PRIVATE cres_result cres__apply_options(cres_resolver *r, const char *task_type, int task_id,
+                                             const char *rpc_layer, cres_error *err) {
+    cres_result res = CRES_OK;
+    if (task_type) res = cres_set_task(r, task_type, task_id < 0 ? -1 : task_id, err);
+    if (res == CRES_OK && rpc_layer) res = cres_set_rpc_layer(r, rpc_layer, err);
+    return res;
+}
+
+CRES_API cres_result cres_resolve(cres_resolver *r, cres_cluster_spec **out, cres_error *err) {
+    cres_result res;
+    cres__clear(err);
+    if (!out) return cres__fail(err, CRES_ERR_INVALID_ARGUMENT, "resolve: out is NULL");
+    *out = NULL;
+    if (!r) return cres__fail(err, CRES_ERR_INVALID_ARGUMENT, "resolver is NULL");
+    res = r->vtable->resolve(r, out, err);
+    if (res != CRES_OK && *out) {
+        cres_spec_free(*out); /* a backend that fails must not hand out a spec */
+        *out = NULL;
+    }
+    if (res == CRES_OK && !*out) return cres__fail(err, CRES_ERR_UNEXPECTED_RESPONSE, "%s: resolve gave no spec", r->vtable->name);
+    return res;
+}
+
+/* "<rpc>://<address>", or the address alone when rpc is NULL or empty or address is "". */
+CRES__PRIVATE cres_result cres__write_master(const char *address, const char *rpc, char *buf,
+                                            size_t cap, size_t *out_len, cres_error *err) {
+    cres__writer w;
+    cres_result res;
+    if ((res = cres__start(&w, buf, cap, err)) != CRES_OK) return res;
+    if (rpc && *rpc && *address) {
+        cres__puts(&w, rpc);
+        cres__puts(&w, "://");
+    }
+    cres__puts(&w, address);
+    return cres__finish(&w, out_len, err);
+}
+
+/* The address of a task from a fresh resolve. */
+CRES__PRIVATE cres_result cres__master_of_task(cres_resolver *r, const char *type, int id,
+                                              const char *rpc, char *buf, size_t cap,
+                                              size_t *out_len, cres_error *err) {
+    cres_cluster_spec *spec;
+    const char *address;
+    char q[CRES__QUOTE_SIZE];
+    cres_result res = cres_resolve(r, &spec, err);
+    if (res != CRES_OK) return res;
+    address = cres_spec_task_address(spec, type, id);
+    if (!address) {
+        cres__quote(q, sizeof q, type, strlen(type));
+        res = cres_spec_job(spec, type)
+                  ? cres__fail(err, CRES_ERR_NOT_FOUND, "%s: job %s has no task %d", r->vtable->name, q, id)
+                  : cres__fail(err, CRES_ERR_NOT_FOUND, "%s: no job %s in the cluster", r->vtable->name, q);
+    } else {
+        res = cres__write_master(address, rpc, buf, cap, out_len, err);
+    }
+    cres_spec_free(spec);
+    return res;
+}
+
+CRES_API cres_result cres_master(cres_resolver *r, const char *task_type, int task_id,
+                                 const char *rpc_layer, char *buf, size_t cap, size_t *out_len,
+                                 cres_error *err) {
+    const char *type, *rpc;
+    int id;
+    cres__clear(err);
+    if (!r) return cres__fail(err, CRES_ERR_INVALID_ARGUMENT, "resolver is NULL");
+    if (task_id < -1) return cres__fail(err, CRES_ERR_INVALID_ARGUMENT, "task id %d is negative", task_id);
+    if (r->vtable->master)
+        return r->vtable->master(r, task_type, task_id, rpc_layer, buf, cap, out_len, err);
+    type = task_type ? task_type : r->task_type;
+    id = task_id >= 0 ? task_id : r->task_id;
+    rpc = rpc_layer ? rpc_layer : r->rpc_layer;
+    if (type && id >= 0) return cres__master_of_task(r, type, id, rpc, buf, cap, out_len, err);
+    return cres__write_master("", rpc, buf, cap, out_len, err);
+}
+
+CRES_API cres_result cres_num_accelerators(cres_resolver *r, const char *task_type, int task_id,
+                                           cres_accelerators *out, cres_error *err) {
+    cres__clear(err);
+    if (!r || !out) return cres__fail(err, CRES_ERR_INVALID_ARGUMENT, "num_accelerators: resolver or out is NULL");
+    memset(out, 0, sizeof *out);
+    if (!r->vtable->num_accelerators) return CRES_OK;
+    return r->vtable->num_accelerators(r, task_type, task_id, out, err);
+}
+
+/* ////////////////////////////////////////////////////////////////////////////////////////
+   Simple: a spec the caller gives                                                 >>simple */
+
+typedef struct cres__simple {
+    cres_resolver base;
+    cres_cluster_spec *spec;
+    char *master;
+    cres_accelerators accelerators;
+} cres__simple;
+
+CRES__PRIVATE cres_result cres__simple_resolve(cres_resolver *r, cres_cluster_spec **out,
+                                              cres_error *err) {
+    return cres_spec_clone(((cres__simple *)r)->spec, &r->config.allocator, out, err);
+}
+
+CRES__PRIVATE cres_result cres__simple_master(cres_resolver *r, const char *task_type, int task_id,
+                                             const char *rpc_layer, char *buf, size_t cap,
+                                             size_t *out_len, cres_error *err) {
+    cres__simple *s = (cres__simple *)r;
+    const char *type = task_type ? task_type : r->task_type;
+    int id = task_id >= 0 ? task_id : r->task_id;
+    const char *rpc = rpc_layer ? rpc_layer : r->rpc_layer;
+    if (s->master && !(task_type && task_id >= 0)) return cres__write_master(s->master, rpc, buf, cap, out_len, err);
+    if (type && id >= 0) return cres__master_of_task(r, type, id, rpc, buf, cap, out_len, err);
+    return cres__write_master("", rpc, buf, cap, out_len, err);
+}
+
+CRES__PRIVATE cres_result cres__simple_accelerators(cres_resolver *r, const char *task_type,
+                                                   int task_id, cres_accelerators *out,
+                                                   cres_error *err) {
+    (void)task_type;
+    (void)task_id;
+    (void)err;
+    *out = ((cres__simple *)r)->accelerators;
+    return CRES_OK;
+}
+
+CRES__PRIVATE void cres__simple_destroy(cres_resolver *r) {
+    cres__simple *s = (cres__simple *)r;
+    cres_spec_free(s->spec);
+    cres__free(&r->config.allocator, s->master);
+}
+
+static const cres_resolver_vtable cres__simple_vtable = {
+    "simple", cres__simple_resolve, cres__simple_master, cres__simple_accelerators, cres__simple_destroy};
+
+CRES_API cres_result cres_simple_resolver_create(const cres_simple_options *o, cres_resolver **out,
+                                                 cres_error *err) {
+    cres_resolver *r;
+    cres__simple *s;
+    cres_result res;
+    if (out) *out = NULL;
+    if (!o || !o->spec) {
+        cres__clear(err);
+        return cres__fail(err, CRES_ERR_INVALID_ARGUMENT, "simple: options.spec is required");
+    }
+    if (o->accelerators && o->accelerators->count > 8)
+        return cres__fail(err, CRES_ERR_INVALID_ARGUMENT, "simple: more than 8 accelerator kinds");
+    if ((res = cres_resolver_new(sizeof *s, &cres__simple_vtable, o->config, &r, err)) != CRES_OK) return res;
+    s = (cres__simple *)r;
+    if (o->accelerators) s->accelerators = *o->accelerators;
+    res = cres_spec_clone(o->spec, &r->config.allocator, &s->spec, err);
+    if (res == CRES_OK && o->master) res = cres__set_string(r, &s->master, o->master, err);
+    if (res == CRES_OK) res = cres_set_environment(r, o->environment, err);
+    if (res == CRES_OK) res = cres__apply_options(r, o->task_type, o->task_id, o->rpc_layer, err);
+    if (res != CRES_OK) {
+        cres_resolver_free(r);
+        return res;
+    }
+    *out = r;
+    return CRES_OK;
+}
+
+/* ////////////////////////////////////////////////////////////////////////////////////////
+   Union: several resolvers merged                                                  >>union */
+
+typedef struct cres__union {
+    cres_resolver base;
+    cres_resolver **children;
+    size_t count;
+    int owns;
+} cres__union;
+
+/* The first child's task fills what the union's own overrides leave open. */
+CRES__PRIVATE cres_result cres__union_inherit(cres__union *u, cres_error *err) {
+    cres_resolver *first = u->children[0];
+    return cres_set_detected_task(&u->base, first->task_type, first->task_id, err);
+}
+
+CRES__PRIVATE cres_result cres__union_resolve(cres_resolver *r, cres_cluster_spec **out,
+                                             cres_error *err) {
+    cres__union *u = (cres__union *)r;
+    cres_cluster_spec *merged, *part;
+    cres_result res;
+    size_t i;
+    if ((res = cres_spec_create(&r->config.allocator, &merged, err)) != CRES_OK) return res;
+    for (i = 0; i < u->count && res == CRES_OK; i++) {
+        char prefix[64];
+        snprintf(prefix, sizeof prefix, "union: resolver %zu (%s): ", i, u->children[i]->vtable->name);
+        res = cres_resolve(u->children[i], &part, err);
+        if (res == CRES_OK) {
+            res = cres_spec_merge(merged, part, err);
+            cres_spec_free(part);
+        }
+        if (res != CRES_OK) res = cres__wrap(err, res, CRES_OK, prefix);
+    }
+    if (res == CRES_OK) res = cres__union_inherit(u, err);
+    if (res != CRES_OK) {
+        cres_spec_free(merged);
+        return res;
+    }
+    *out = merged;
+    return CRES_OK;
+}
+
+CRES__PRIVATE cres_result cres__union_master(cres_resolver *r, const char *task_type, int task_id,
+                                            const char *rpc_layer, char *buf, size_t cap,
+                                            size_t *out_len, cres_error *err) {
+    cres__union *u = (cres__union *)r;
+    const char *type = task_type ? task_type : r->task_type;
+    int id = task_id >= 0 ? task_id : r->task_id;
+    if (type && id >= 0)
+        return cres__master_of_task(r, type, id, rpc_layer ? rpc_layer : r->rpc_layer, buf, cap, out_len, err);
+    return cres_master(u->children[0], NULL, -1, rpc_layer, buf, cap, out_len, err);
+}
+
+CRES__PRIVATE cres_result cres__union_accelerators(cres_resolver *r, const char *task_type,
+                                                  int task_id, cres_accelerators *out,
+                                                  cres_error *err) {
+    return cres_num_accelerators(((cres__union *)r)->children[0], task_type, task_id, out, err);
+}
+
+CRES__PRIVATE void cres__union_destroy(cres_resolver *r) {
+    cres__union *u = (cres__union *)r;
+    size_t i;
+    if (u->owns)
+        for (i = 0; i < u->count; i++) cres_resolver_free(u->children[i]);
+    cres__free(&r->config.allocator, u->children);
+}
+
+static const cres_resolver_vtable cres__union_vtable = {
+    "union", cres__union_resolve, cres__union_master, cres__union_accelerators, cres__union_destroy};
+
+CRES_API cres_result cres_union_resolver_create(const cres_union_options *o, cres_resolver **out,
+                                                cres_error *err) {
+    cres_resolver *r = NULL;
+    cres__union *u;
+    cres_result res = CRES_OK;
+    size_t i;
+    cres__clear(err);
+    if (out) *out = NULL;
+    if (!o || !o->resolvers || o->resolvers_count == 0)
+        return cres__fail(err, CRES_ERR_INVALID_ARGUMENT, "union: at least one resolver is required");
+    for (i = 0; i < o->resolvers_count && res == CRES_OK; i++)
+        if (!o->resolvers[i]) res = cres__fail(err, CRES_ERR_INVALID_ARGUMENT, "union: resolvers[%zu] is NULL", i);
+    if (res == CRES_OK) res = cres_resolver_new(sizeof *u, &cres__union_vtable, o->config, &r, err);
+    if (res != CRES_OK) {
+        if (o->owns_resolvers)
+            for (i = 0; i < o->resolvers_count; i++) cres_resolver_free(o->resolvers[i]);
+        return res;
+    }
+    u = (cres__union *)r;
+    u->owns = o->owns_resolvers;
+    u->children = (cres_resolver **)cres__alloc(&r->config.allocator, o->resolvers_count * sizeof *u->children);
+    if (!u->children) {
+        res = cres__oom(err, "union");
+        if (o->owns_resolvers) /* the union cannot free them without the array */
+            for (i = 0; i < o->resolvers_count; i++) cres_resolver_free(o->resolvers[i]);
+    } else {
+        memcpy(u->children, o->resolvers, o->resolvers_count * sizeof *u->children);
+        u->count = o->resolvers_count;
+        res = cres__union_inherit(u, err);
+    }
+    if (res == CRES_OK) res = cres__set_string(r, &r->rpc_layer, u->children[0]->rpc_layer, err);
+    if (res == CRES_OK) res = cres_set_environment(r, cres_environment(u->children[0]), err);
+    if (res == CRES_OK) res = cres__apply_options(r, o->task_type, o->task_id, o->rpc_layer, err);
+    if (res != CRES_OK) {
+        cres_resolver_free(r);
+        return res;
+    }
+    *out = r;
+    return CRES_OK;
+}
+
+/* ////////////////////////////////////////////////////////////////////////////////////////
+   TF_CONFIG                                                                     >>tfconfig */
+
+typedef struct cres__tfconfig {
+    cres_resolver base;
+    cres_cluster_spec *spec;
+    char *session_master;
+} cres__tfconfig;
+
+CRES__PRIVATE cres_result cres__tfconfig_resolve(cres_resolver *r, cres_cluster_spec **out,
+                                                cres_error *err) {
+    return cres_spec_clone(((cres__tfconfig *)r)->spec, &r->config.allocator, out, err);
+}
+
+/* TF's rule: a spec with no jobs, or one job holding only task 0, has the local master "". */
+CRES__PRIVATE int cres__spec_is_local(const cres_cluster_spec *s) {
+    return s->count == 0 ||
+           (s->count == 1 && s->jobs[0].pub.tasks_count == 1 && s->jobs[0].pub.tasks[0].index == 0);
+}
+
+CRES__PRIVATE cres_result cres__tfconfig_master(cres_resolver *r, const char *task_type, int task_id,
+                                               const char *rpc_layer, char *buf, size_t cap,
+                                               size_t *out_len, cres_error *err) {
+    cres__tfconfig *t = (cres__tfconfig *)r;
+    const char *type = task_type ? task_type : r->task_type;
+    int id = task_id >= 0 ? task_id : r->task_id;
+    const char *rpc = rpc_layer ? rpc_layer : r->rpc_layer;
+    if (t->session_master) return cres__write_master(t->session_master, NULL, buf, cap, out_len, err);
+    if (!task_type && task_id < 0 && cres__spec_is_local(t->spec))
+        return cres__write_master("", rpc, buf, cap, out_len, err);
+    if (!type || id < 0)
+        return cres__fail(err, CRES_ERR_NOT_FOUND,
+                          "tfconfig: no task to find the master of: TF_CONFIG has no \"task\"; pass task_type and task_id");
+    return cres__master_of_task(r, type, id, rpc, buf, cap, out_len, err);
+}
+
+CRES__PRIVATE void cres__tfconfig_destroy(cres_resolver *r) {
+    cres__tfconfig *t = (cres__tfconfig *)r;
+    cres_spec_free(t->spec);
+    cres__free(&r->config.allocator, t->session_master);
+}
+
+static const cres_resolver_vtable cres__tfconfig_vtable = {
+    "tfconfig", cres__tfconfig_resolve, cres__tfconfig_master, NULL, cres__tfconfig_destroy};
+
+/* Reads an optional string member; null counts as absent. */
+CRES__PRIVATE cres_result cres__tf_string(const cres__json *d, int obj, const char *key,
+                                         char **out, cres_error *err) {
+    int v, ok;
+    char q[CRES__QUOTE_SIZE];
+    cres_result res = cres__json_member(d, obj, key, &v, "TF_CONFIG", CRES_ERR_ENVIRONMENT, err);
+    *out = NULL;
+    if (res != CRES_OK || v < 0 || cres__json_is_null(d, v)) return res;
+    if (d->t[v].type != JSMN_STRING)
+        return cres__fail(err, CRES_ERR_ENVIRONMENT, "TF_CONFIG: \"%s\" must be a string, not %s", key,
+                          cres__json_quote(d, v, q, sizeof q));
+    ok = cres__json_strdup(d, v, out);
+    if (ok == 0) return cres__oom(err, "TF_CONFIG");
+    if (ok < 0) return cres__fail(err, CRES_ERR_ENVIRONMENT, "TF_CONFIG: \"%s\" contains a NUL character", key);
+    return CRES_OK;
+}
+
+/* What TF_CONFIG says about the own task and the rest, before it is put in the resolver. */
+typedef struct cres__tf_fields {
+    char *task_type, *rpc_layer, *environment;
+    int task_id;
+} cres__tf_fields;
+
+CRES__PRIVATE cres_result cres__tf_read_task(const cres__json *d, int task, cres__tf_fields *f,
+                                            const cres_allocator *a, cres_error *err) {
+    int type, index;
+    char q[CRES__QUOTE_SIZE], why[160];
+    cres_result res;
+    if (!cres__json_is(d, task, JSMN_OBJECT))
+        return cres__fail(err, CRES_ERR_ENVIRONMENT, "TF_CONFIG: \"task\" must be an object, not %s",
+                          cres__json_quote(d, task, q, sizeof q));
+    if ((res = cres__json_member(d, task, "type", &type, "TF_CONFIG: \"task\"", CRES_ERR_ENVIRONMENT, err)) != CRES_OK ||
+        (res = cres__json_member(d, task, "index", &index, "TF_CONFIG: \"task\"", CRES_ERR_ENVIRONMENT, err)) != CRES_OK)
+        return res;
+    if (type >= 0 && !cres__json_is_null(d, type)) {
+        const jsmntok_t *t = &d->t[type];
+        long long ignored;
+        int ok = 1;
+        if (t->type == JSMN_STRING) {
+            ok = cres__json_strdup(d, type, &f->task_type);
+        } else if (t->type == JSMN_PRIMITIVE &&
+                   cres__parse_decimal(d->s + t->start, (size_t)(t->end - t->start), &ignored) == 1) {
+            f->task_type = cres__strndup(a, d->s + t->start, (size_t)(t->end - t->start)); /* 123 -> "123" */
+            ok = f->task_type != NULL;
+        } else {
+            return cres__fail(err, CRES_ERR_ENVIRONMENT, "TF_CONFIG: \"task.type\" must be a string, not %s",
+                              cres__json_quote(d, type, q, sizeof q));
+        }
+        if (ok == 0) return cres__oom(err, "TF_CONFIG");
+        if (ok < 0) return cres__fail(err, CRES_ERR_ENVIRONMENT, "TF_CONFIG: \"task.type\" contains a NUL character");
+        if ((res = cres__check_job_name(f->task_type, err)) != CRES_OK)
+            return cres__wrap(err, res, CRES_ERR_ENVIRONMENT, "TF_CONFIG: \"task.type\": ");
+    }
+    if (index >= 0 && !cres__json_is_null(d, index) && !cres__json_index(d, index, 1, &f->task_id, why, sizeof why))
+        return cres__fail(err, CRES_ERR_ENVIRONMENT, "TF_CONFIG: \"task.index\" %s", why);
+    return CRES_OK;
+}
+
+/* The own task must be a task of the cluster, except for "evaluator", which TensorFlow runs
+   outside it. An empty cluster cannot be checked. */
+CRES__PRIVATE cres_result cres__tf_check_task(const cres_cluster_spec *spec, const cres__tf_fields *f,
+                                             cres_error *err) {
+    const cres_job *job;
+    char q[CRES__QUOTE_SIZE];
+    if (!f->task_type || spec->count == 0 || strcmp(f->task_type, "evaluator") == 0) return CRES_OK;
+    cres__quote(q, sizeof q, f->task_type, strlen(f->task_type));
+    job = cres_spec_job(spec, f->task_type);
+    if (!job) {
+        char jobs[96] = "";
+        size_t i, n = 0;
+        for (i = 0; i < spec->count && n + 4 < sizeof jobs; i++)
+            n += (size_t)snprintf(jobs + n, sizeof jobs - n, "%s%s", i ? ", " : "", spec->jobs[i].pub.name);
+        return cres__fail(err, CRES_ERR_ENVIRONMENT,
+                          "TF_CONFIG: \"task.type\" %s is not a job of \"cluster\" (its jobs: %s)", q, jobs);
+    }
+    if (f->task_id >= 0 && !cres_spec_task_address(spec, f->task_type, f->task_id))
+        return cres__fail(err, CRES_ERR_ENVIRONMENT,
+                          "TF_CONFIG: \"task.index\" %d is not a task of job %s (it has %zu)", f->task_id, q,
+                          job->tasks_count);
+    return CRES_OK;
+}
+
+CRES__PRIVATE int cres__is_blank(const char *s) {
+    for (; *s; s++)
+        if (*s != ' ' && *s != '\t' && *s != '\n' && *s != '\r') return 0;
+    return 1;
+}
+
+/* Parses TF_CONFIG text into t->spec, t->session_master and f. */
+CRES__PRIVATE cres_result cres__tf_parse(cres__tfconfig *t, const char *text, cres__tf_fields *f,
+                                        cres_error *err) {
+    const cres_allocator *a = &t->base.config.allocator;
+    size_t len = strlen(text);
+    cres__json d;
+    int cluster = -1, task = -1;
+    cres_result res;
+    char q[CRES__QUOTE_SIZE];
+    if (cres__is_blank(text)) return CRES_OK;
+    if (len > CRES_MAX_DOCUMENT_BYTES)
+        return cres__fail(err, CRES_ERR_LIMIT, "TF_CONFIG: %zu bytes is more than the limit of %u", len,
+                          (unsigned)CRES_MAX_DOCUMENT_BYTES);
+    if ((res = cres__json_parse(&d, text, len, a, "TF_CONFIG", CRES_ERR_ENVIRONMENT, err)) != CRES_OK) return res;
+    if (d.t[0].type != JSMN_OBJECT)
+        res = cres__fail(err, CRES_ERR_ENVIRONMENT, "TF_CONFIG: must be a JSON object, not %s",
+                         cres__json_quote(&d, 0, q, sizeof q));
+    if (res == CRES_OK) res = cres__json_member(&d, 0, "cluster", &cluster, "TF_CONFIG", CRES_ERR_ENVIRONMENT, err);
+    if (res == CRES_OK && (cluster < 0 || cres__json_is_null(&d, cluster)))
+        res = cres__json_member(&d, 0, "sparseCluster", &cluster, "TF_CONFIG", CRES_ERR_ENVIRONMENT, err);
+    if (res == CRES_OK && cluster >= 0 && !cres__json_is_null(&d, cluster))
+        res = cres__spec_read_json(t->spec, &d, cluster, "TF_CONFIG: \"cluster\"", CRES_ERR_ENVIRONMENT, err);
+    if (res == CRES_OK) res = cres__json_member(&d, 0, "task", &task, "TF_CONFIG", CRES_ERR_ENVIRONMENT, err);
+    if (res == CRES_OK && task >= 0 && !cres__json_is_null(&d, task)) res = cres__tf_read_task(&d, task, f, a, err);
+    if (res == CRES_OK) res = cres__tf_string(&d, 0, "rpc_layer", &f->rpc_layer, err);
+    if (res == CRES_OK) res = cres__tf_string(&d, 0, "environment", &f->environment, err);
+    if (res == CRES_OK) res = cres__tf_string(&d, 0, "session_master", &t->session_master, err);
+    if (res == CRES_OK) res = cres__tf_check_task(t->spec, f, err);
+    cres__json_free(&d);
+    return res;
+}
+
+CRES_API cres_result cres_tfconfig_resolver_create(const cres_tfconfig_options *o, cres_resolver **out,
+                                                   cres_error *err) {
+    cres_tfconfig_options none;
+    cres_resolver *r;
+    cres__tfconfig *t;
+    cres__tf_fields f;
+    const char *text;
+    cres_result res;
+    if (!o) {
+        memset(&none, 0, sizeof none);
+        o = &none;
+    }
+    if (out) *out = NULL;
+    if ((res = cres_resolver_new(sizeof *t, &cres__tfconfig_vtable, o->config, &r, err)) != CRES_OK) return res;
+    t = (cres__tfconfig *)r;
+    memset(&f, 0, sizeof f);
+    f.task_id = -1;
+    text = o->json ? o->json : cres_resolver_getenv(r, "TF_CONFIG");
+    cres__log(r, CRES_LOG_DEBUG, "tfconfig: reading %s (%zu bytes)", o->json ? "options.json" : "TF_CONFIG",
+              text ? strlen(text) : (size_t)0);
+    res = cres_spec_create(&r->config.allocator, &t->spec, err);
+    if (res == CRES_OK && text) res = cres__tf_parse(t, text, &f, err);
+    if (res == CRES_OK) res = cres_set_detected_task(r, f.task_type, f.task_id, err);
+    if (res == CRES_OK) res = cres_set_rpc_layer(r, f.rpc_layer, err);
+    if (res == CRES_OK) res = cres_set_environment(r, o->environment ? o->environment : f.environment, err);
+    if (res == CRES_OK) res = cres__apply_options(r, o->task_type, o->task_id, o->rpc_layer, err);
+    cres__free(&r->config.allocator, f.task_type);
+    cres__free(&r->config.allocator, f.rpc_layer);
+    cres__free(&r->config.allocator, f.environment);
+    if (res != CRES_OK) {
+        cres_resolver_free(r);
+        return res;
+    }
+    *out = r;
+    return CRES_OK;
+}
+
+/* ////////////////////////////////////////////////////////////////////////////////////////
+   Local: one task on this host                                                     >>local */
+
+typedef struct cres__local {
+    cres_resolver base;
+    char *job;
+    char *address;
+} cres__local;
+
+CRES__PRIVATE cres_result cres__local_resolve(cres_resolver *r, cres_cluster_spec **out,
+                                             cres_error *err) {
+    cres__local *l = (cres__local *)r;
+    cres_result res = cres_spec_create(&r->config.allocator, out, err);
+    if (res == CRES_OK) res = cres_spec_add_task(*out, l->job, 0, l->address, err);
+    return res;
+}
+
+CRES__PRIVATE void cres__local_destroy(cres_resolver *r) {
+    cres__local *l = (cres__local *)r;
+    cres__free(&r->config.allocator, l->job);
+    cres__free(&r->config.allocator, l->address);
+}
+
+static const cres_resolver_vtable cres__local_vtable = {"local", cres__local_resolve, NULL, NULL,
+                                                        cres__local_destroy};
+
+/* "host:port", with brackets around an IPv6 literal. */
+CRES__PRIVATE char *cres__join_host_port(const cres_allocator *a, const char *host, int port) {
+    int v6 = strchr(host, ':') != NULL && host[0] != '[';
+    size_t n = strlen(host) + 16;
+    char *s = (char *)cres__alloc(a, n);
+    if (s) snprintf(s, n, v6 ? "[%s]:%d" : "%s:%d", host, port);
+    return s;
+}
+
+CRES_API cres_result cres_local_resolver_create(const cres_local_options *o, cres_resolver **out,
+                                                cres_error *err) {
+    cres_local_options none;
+    cres_resolver *r;
+    cres__local *l;
+    cres_result res;
+    if (!o) {
+        memset(&none, 0, sizeof none);
+        o = &none;
+    }
+    if (out) *out = NULL;
+    cres__clear(err);
+    if (o->port < 0 || o->port > 65535)
+        return cres__fail(err, CRES_ERR_INVALID_ARGUMENT, "local: port %d is not 1 to 65535", o->port);
+    if ((res = cres_resolver_new(sizeof *l, &cres__local_vtable, o->config, &r, err)) != CRES_OK) return res;
+    l = (cres__local *)r;
+    l->job = cres__strdup(&r->config.allocator, o->job_name ? o->job_name : "worker");
+    l->address = cres__join_host_port(&r->config.allocator, o->host ? o->host : "localhost",
+                                      o->port ? o->port : CRES__DEFAULT_PORT);
+    res = l->job && l->address ? CRES_OK : cres__oom(err, "local");
+    if (res == CRES_OK) res = cres__check_job_name(l->job, err);
+    if (res == CRES_OK) res = cres__check_address(l->job, 0, l->address, err);
+    if (res == CRES_OK) res = cres_set_detected_task(r, l->job, 0, err);
+    if (res == CRES_OK && o->rpc_layer) res = cres_set_rpc_layer(r, o->rpc_layer, err);
+    if (res != CRES_OK) {
+        cres_resolver_free(r);
+        return cres__wrap(err, res, CRES_OK, res == CRES_ERR_OUT_OF_MEMORY ? "" : "local: ");
+    }
+    *out = r;
+    return CRES_OK;
+}
+
+/* ////////////////////////////////////////////////////////////////////////////////////////
+   Auto-detection                                                                    >>auto */
+
+CRES_API cres_result cres_auto_resolver_create(const cres_auto_options *o, cres_resolver **out,
+                                               cres_error *err) {
+    cres_auto_options none;
+    const char *backend, *why = "forced by options.backend";
+    cres_resolver *r = NULL;
+    cres_result res;
+    if (!o) {
+        memset(&none, 0, sizeof none);
+        o = &none;
+    }
+    cres__clear(err);
+    if (out) *out = NULL;
+    if (!out) return cres__fail(err, CRES_ERR_INVALID_ARGUMENT, "auto: out is NULL");
+    backend = o->backend;
+    if (!backend || strcmp(backend, "auto") == 0) {
+        cres_resolver probe; /* only to read the environment through the config's hook */
+        const char *tf;
+        memset(&probe, 0, sizeof probe);
+        if (o->config) probe.config = *o->config;
+        tf = cres_resolver_getenv(&probe, "TF_CONFIG");
+        if (tf && !cres__is_blank(tf)) {
+            backend = "tfconfig";
+            why = "TF_CONFIG is set";
+        } else {
+            backend = "local";
+            why = "no cluster environment found";
+        }
+    }
+    if (strcmp(backend, "tfconfig") == 0) {
+        cres_tfconfig_options t;
+        memset(&t, 0, sizeof t);
+        t.config = o->config;
+        res = cres_tfconfig_resolver_create(&t, &r, err);
+    } else if (strcmp(backend, "local") == 0) {
+        cres_local_options l;
+        memset(&l, 0, sizeof l);
+        l.config = o->config;
+        l.port = o->port;
+        res = cres_local_resolver_create(&l, &r, err);
+    } else {
+        char q[CRES__QUOTE_SIZE];
+        return cres__fail(err, CRES_ERR_UNSUPPORTED, "auto: unknown backend %s (known: tfconfig, local)",
+                          cres__quote(q, sizeof q, backend, strlen(backend)));
+    }
+    if (res == CRES_OK) res = cres__apply_options(r, o->task_type, o->task_id, o->rpc_layer, err);
+    if (res != CRES_OK) {
+        cres_resolver_free(r);
+        return res;
+    }
+    cres__log(r, CRES_LOG_INFO, "auto: using the %s backend: %s", backend, why);
+    *out = r;
+    return CRES_OK;
+}
+
+/* ////////////////////////////////////////////////////////////////////////////////////////
+   Launcher output                                                                 >>launch */
+
+/* Job order for global ranks: "chief" first, then the rest by name. */
+CRES__PRIVATE size_t cres__rank_job(const cres_cluster_spec *s, size_t i) {
+    int found;
+    size_t chief = cres__find_job(s, "chief", &found);
+    if (!found) return i;
+    if (i == 0) return chief;
+    return i <= chief ? i - 1 : i;
+}
+
+CRES_API cres_result cres_spec_launch_info(const cres_cluster_spec *s, const char *task_type,
+                                           int task_id, cres_launch_info *out, cres_error *err) {
+    size_t i, k;
+    int rank = 0;
+    const char *own = NULL, *host, *own_host = NULL, *master = NULL;
+    size_t host_len, own_len = 0;
+    int port;
+    char q[CRES__QUOTE_SIZE];
+    cres__clear(err);
+    if (!s || !out) return cres__fail(err, CRES_ERR_INVALID_ARGUMENT, "launch info: spec or out is NULL");
+    memset(out, 0, sizeof *out);
+    out->rank = out->local_rank = out->local_world_size = -1;
+    out->master_port = -1;
+    if (task_type) {
+        own = cres_spec_task_address(s, task_type, task_id);
+        if (!own)
+            return cres__fail(err, CRES_ERR_NOT_FOUND, "launch info: task %s %d is not in the cluster",
+                              cres__quote(q, sizeof q, task_type, strlen(task_type)), task_id);
+        if (!cres__split_address(own, &own_host, &own_len, &port))
+            return cres__fail(err, CRES_ERR_INVALID_ARGUMENT, "launch info: cannot read address %s",
+                              cres__quote(q, sizeof q, own, strlen(own)));
+        out->local_rank = 0;
+        out->local_world_size = 0;
+    }
+    for (i = 0; i < s->count; i++) {
+        const cres_job *j = &s->jobs[cres__rank_job(s, i)].pub;
+        for (k = 0; k < j->tasks_count; k++, rank++) {
+            const cres_task *t = &j->tasks[k];
+            if (rank == INT_MAX) return cres__fail(err, CRES_ERR_LIMIT, "launch info: more than %d tasks", INT_MAX);
+            if (!master) master = t->address;
+            if (own && t->address == own) out->rank = rank;
+            if (!own) continue;
+            if (!cres__split_address(t->address, &host, &host_len, &port))
+                return cres__fail(err, CRES_ERR_INVALID_ARGUMENT, "launch info: cannot read address %s",
+                                  cres__quote(q, sizeof q, t->address, strlen(t->address)));
+            if (host_len == own_len && memcmp(host, own_host, host_len) == 0) {
+                if (out->rank < 0) out->local_rank++;
+                out->local_world_size++;
+            }
+        }
+    }
+    out->world_size = rank;
+    if (master) {
+        if (!cres__split_address(master, &host, &host_len, &out->master_port) || host_len >= sizeof out->master_host ||
+            strlen(master) >= sizeof out->master_address)
+            return cres__fail(err, CRES_ERR_INVALID_ARGUMENT, "launch info: cannot read the master's address %s",
+                              cres__quote(q, sizeof q, master, strlen(master)));
+        memcpy(out->master_host, host, host_len);
+        out->master_host[host_len] = '\0';
+        strcpy(out->master_address, master);
+    }
+    return CRES_OK;
+}
+
+typedef struct cres__host_slot {
+    const char *host;
+    size_t len;
+    size_t first; /* rank of its first task */
+    size_t slots;
+} cres__host_slot;
+
+CRES__PRIVATE int cres__cmp_host(const void *a, const void *b) {
+    const cres__host_slot *x = (const cres__host_slot *)a, *y = (const cres__host_slot *)b;
+    size_t n = x->len < y->len ? x->len : y->len;
+    int c = memcmp(x->host, y->host, n);
+    if (c) return c;
+    if (x->len != y->len) return x->len < y->len ? -1 : 1;
+    return x->first < y->first ? -1 : x->first > y->first;
+}
+
+CRES__PRIVATE int cres__cmp_first(const void *a, const void *b) {
+    const cres__host_slot *x = (const cres__host_slot *)a, *y = (const cres__host_slot *)b;
+    return x->first < y->first ? -1 : x->first > y->first;
+}
+
+CRES_API cres_result cres_spec_to_hostfile(const cres_cluster_spec *s, char *buf, size_t cap,
+                                           size_t *out_len, cres_error *err) {
+    cres__host_slot *hosts;
+    size_t i, k, n = 0, total = 0, groups = 0;
+    cres__writer w;
+    cres_result res;
+    int port;
+    char q[CRES__QUOTE_SIZE];
+    cres__clear(err);
+    if (!s) return cres__fail(err, CRES_ERR_INVALID_ARGUMENT, "hostfile: spec is NULL");
+    if ((res = cres__start(&w, buf, cap, err)) != CRES_OK) return res;
+    for (i = 0; i < s->count; i++) total += s->jobs[i].pub.tasks_count;
+    hosts = (cres__host_slot *)cres__alloc(&s->alloc, total * sizeof *hosts);
+    if (!hosts) return cres__oom(err, "hostfile");
+    for (i = 0; i < s->count; i++) {
+        const cres_job *j = &s->jobs[cres__rank_job(s, i)].pub;
+        for (k = 0; k < j->tasks_count; k++, n++) {
+            hosts[n].first = n;
+            hosts[n].slots = 1;
+            if (!cres__split_address(j->tasks[k].address, &hosts[n].host, &hosts[n].len, &port)) {
+                cres__free(&s->alloc, hosts);
+                return cres__fail(err, CRES_ERR_INVALID_ARGUMENT, "hostfile: cannot read address %s",
+                                  cres__quote(q, sizeof q, j->tasks[k].address, strlen(j->tasks[k].address)));
+            }
+        }
+    }
+    /* Group equal hosts (sorted by name, then first rank), then restore rank order. */
+    qsort(hosts, n, sizeof *hosts, cres__cmp_host);
+    for (i = 0; i < n; i++) {
+        if (groups && hosts[groups - 1].len == hosts[i].len &&
+            memcmp(hosts[groups - 1].host, hosts[i].host, hosts[i].len) == 0) {
+            hosts[groups - 1].slots++;
+        } else {
+            hosts[groups++] = hosts[i];
+        }
+    }
+    qsort(hosts, groups, sizeof *hosts, cres__cmp_first);
+    for (i = 0; i < groups; i++) {
+        cres__put(&w, hosts[i].host, hosts[i].len);
+        cres__puts(&w, " slots=");
+        cres__put_int(&w, (long long)hosts[i].slots);
+        cres__puts(&w, "\n");
+    }
+    cres__free(&s->alloc, hosts);
+    return cres__finish(&w, out_len, err);
+}
+
+CRES_API cres_result cres_tf_config_json(const cres_cluster_spec *s, const char *task_type, int task_id,
+                                         const char *rpc_layer, const char *environment, char *buf,
+                                         size_t cap, size_t *out_len, cres_error *err) {
+    cres__writer w;
+    cres_result res;
+    cres__clear(err);
+    if (!s) return cres__fail(err, CRES_ERR_INVALID_ARGUMENT, "TF_CONFIG output: spec is NULL");
+    if (task_type && task_id < 0)
+        return cres__fail(err, CRES_ERR_INVALID_ARGUMENT, "TF_CONFIG output: task id %d is negative", task_id);
+    if ((res = cres__start(&w, buf, cap, err)) != CRES_OK) return res;
+    cres__puts(&w, "{\"cluster\": ");
+    cres__spec_write_json(s, &w);
+    if (task_type) {
+        cres__puts(&w, ", \"task\": {\"type\": ");
+        cres__put_json_string(&w, task_type);
+        cres__puts(&w, ", \"index\": ");
+        cres__put_int(&w, task_id);
+        cres__puts(&w, "}");
+    }
+    cres__puts(&w, ", \"rpc_layer\": ");
+    cres__put_json_string(&w, rpc_layer ? rpc_layer : "");
+    cres__puts(&w, ", \"environment\": ");
+    cres__put_json_string(&w, environment ? environment : "");
+    cres__puts(&w, "}");
+    return cres__finish(&w, out_len, err);
+}
+
+#endif /* CLUSTER_RESOLVER_IMPLEMENTATION */
+
+/*
+------------------------------------------------------------------------------------------
+This software is available under 2 licenses -- choose whichever you prefer.
+------------------------------------------------------------------------------------------
+ALTERNATIVE A - MIT License
+Copyright (c) 2026 the cluster_resolver.h authors
+Permission is hereby granted, free of charge, to any person obtaining a copy of this
+software and associated documentation files (the "Software"), to deal in the Software
+without restriction, including without limitation the rights to use, copy, modify, merge,
+publish, distribute, sublicense, and/or sell copies of the Software, and to permit persons
+to whom the Software is furnished to do so, subject to the following conditions:
+The above copyright notice and this permission notice shall be included in all copies or
+substantial portions of the Software.
+THE SOFTWARE IS PROVIDED "AS IS", WITHOUT WARRANTY OF ANY KIND, EXPRESS OR IMPLIED,
+INCLUDING BUT NOT LIMITED TO THE WARRANTIES OF MERCHANTABILITY, FITNESS FOR A PARTICULAR
+PURPOSE AND NONINFRINGEMENT. IN NO EVENT SHALL THE AUTHORS OR COPYRIGHT HOLDERS BE LIABLE
+FOR ANY CLAIM, DAMAGES OR OTHER LIABILITY, WHETHER IN AN ACTION OF CONTRACT, TORT OR
+OTHERWISE, ARISING FROM, OUT OF OR IN CONNECTION WITH THE SOFTWARE OR THE USE OR OTHER
+DEALINGS IN THE SOFTWARE.
+------------------------------------------------------------------------------------------
+ALTERNATIVE B - Public Domain (www.unlicense.org)
+This is free and unencumbered software released into the public domain.
+Anyone is free to copy, modify, publish, use, compile, sell, or distribute this software,
+either in source code form or as a compiled binary, for any purpose, commercial or
+non-commercial, and by any means.
+In jurisdictions that recognize copyright laws, the author or authors of this software
+dedicate any and all copyright interest in the software to the public domain. We make this
+dedication for the benefit of the public at large and to the detriment of our heirs and
+successors. We intend this dedication to be an overt act of relinquishment in perpetuity
+of all present and future rights to this software under copyright law.
+THE SOFTWARE IS PROVIDED "AS IS", WITHOUT WARRANTY OF ANY KIND, EXPRESS OR IMPLIED,
+INCLUDING BUT NOT LIMITED TO THE WARRANTIES OF MERCHANTABILITY, FITNESS FOR A PARTICULAR
+PURPOSE AND NONINFRINGEMENT. IN NO EVENT SHALL THE AUTHORS BE LIABLE FOR ANY CLAIM, DAMAGES
+OR OTHER LIABILITY, WHETHER IN AN ACTION OF CONTRACT, TORT OR OTHERWISE, ARISING FROM, OUT
+OF OR IN CONNECTION WITH THE SOFTWARE OR THE USE OR OTHER DEALINGS IN THE SOFTWARE.
+------------------------------------------------------------------------------------------
+*/
