@@ -713,10 +713,17 @@ CRES__PRIVATE cres_result cres__wrap(cres_error *err, cres_result inner, cres_re
                                     const char *prefix) {
     cres_result r = inner;
     if (code != CRES_OK && inner != CRES_ERR_OUT_OF_MEMORY && inner != CRES_ERR_LIMIT) r = code;
-    if (err) {
+    if (err) { /* prefix + old message, cut to fit */
         char old[CRES_ERROR_MESSAGE_SIZE];
+        size_t room = sizeof err->message - 1, p = strlen(prefix), o;
         memcpy(old, err->message, sizeof old);
-        snprintf(err->message, sizeof err->message, "%s%s", prefix, old);
+        old[sizeof old - 1] = '\0';
+        if (p > room) p = room;
+        o = strlen(old);
+        if (o > room - p) o = room - p;
+        memcpy(err->message, prefix, p);
+        memcpy(err->message + p, old, o);
+        err->message[p + o] = '\0';
         err->result = r;
     }
     return r;
@@ -1818,6 +1825,7 @@ CRES_API void cres_resolver_free(cres_resolver *r) {
 CRES__PRIVATE cres_result cres__set_string(cres_resolver *r, char **field, const char *value,
                                           cres_error *err) {
     char *copy = NULL;
+    if (value && *field && strcmp(value, *field) == 0) return CRES_OK; /* no churn */
     if (value && !(copy = cres__strdup(&r->config.allocator, value))) return cres__oom(err, r->vtable->name);
     cres__free(&r->config.allocator, *field);
     *field = copy;
@@ -1912,15 +1920,30 @@ CRES__PRIVATE cres_result cres__write_master(const char *address, const char *rp
     return cres__finish(&w, out_len, err);
 }
 
-/* The address of a task from a fresh resolve. */
-CRES__PRIVATE cres_result cres__master_of_task(cres_resolver *r, const char *type, int id,
-                                              const char *rpc, char *buf, size_t cap,
-                                              size_t *out_len, cres_error *err) {
+/* Resolves, then writes the master of the given task, or of the own task as known after the
+   resolve (a backend may find it there). With no task: `no_task` ("" or a master string), or
+   CRES_ERR_NOT_FOUND when no_task is NULL. */
+CRES__PRIVATE cres_result cres__master_of_task(cres_resolver *r, const char *task_type, int task_id,
+                                              const char *rpc_layer, const char *no_task,
+                                              char *buf, size_t cap, size_t *out_len,
+                                              cres_error *err) {
     cres_cluster_spec *spec;
-    const char *address;
+    const char *address, *type, *rpc;
+    int id;
     char q[CRES__QUOTE_SIZE];
     cres_result res = cres_resolve(r, &spec, err);
     if (res != CRES_OK) return res;
+    type = task_type ? task_type : r->task_type;
+    id = task_id >= 0 ? task_id : r->task_id;
+    rpc = rpc_layer ? rpc_layer : r->rpc_layer;
+    if (!type || id < 0) {
+        res = no_task ? cres__write_master(no_task, rpc, buf, cap, out_len, err)
+                      : cres__fail(err, CRES_ERR_NOT_FOUND,
+                                   "%s: no task to give the master of: the backend found none; pass task_type and task_id",
+                                   r->vtable->name);
+        cres_spec_free(spec);
+        return res;
+    }
     address = cres_spec_task_address(spec, type, id);
     if (!address) {
         cres__quote(q, sizeof q, type, strlen(type));
@@ -1937,18 +1960,12 @@ CRES__PRIVATE cres_result cres__master_of_task(cres_resolver *r, const char *typ
 CRES_API cres_result cres_master(cres_resolver *r, const char *task_type, int task_id,
                                  const char *rpc_layer, char *buf, size_t cap, size_t *out_len,
                                  cres_error *err) {
-    const char *type, *rpc;
-    int id;
     cres__clear(err);
     if (!r) return cres__fail(err, CRES_ERR_INVALID_ARGUMENT, "resolver is NULL");
     if (task_id < -1) return cres__fail(err, CRES_ERR_INVALID_ARGUMENT, "task id %d is negative", task_id);
     if (r->vtable->master)
         return r->vtable->master(r, task_type, task_id, rpc_layer, buf, cap, out_len, err);
-    type = task_type ? task_type : r->task_type;
-    id = task_id >= 0 ? task_id : r->task_id;
-    rpc = rpc_layer ? rpc_layer : r->rpc_layer;
-    if (type && id >= 0) return cres__master_of_task(r, type, id, rpc, buf, cap, out_len, err);
-    return cres__write_master("", rpc, buf, cap, out_len, err);
+    return cres__master_of_task(r, task_type, task_id, rpc_layer, "", buf, cap, out_len, err);
 }
 
 CRES_API cres_result cres_num_accelerators(cres_resolver *r, const char *task_type, int task_id,
@@ -1979,12 +1996,9 @@ CRES__PRIVATE cres_result cres__simple_master(cres_resolver *r, const char *task
                                              const char *rpc_layer, char *buf, size_t cap,
                                              size_t *out_len, cres_error *err) {
     cres__simple *s = (cres__simple *)r;
-    const char *type = task_type ? task_type : r->task_type;
-    int id = task_id >= 0 ? task_id : r->task_id;
-    const char *rpc = rpc_layer ? rpc_layer : r->rpc_layer;
-    if (s->master && !(task_type && task_id >= 0)) return cres__write_master(s->master, rpc, buf, cap, out_len, err);
-    if (type && id >= 0) return cres__master_of_task(r, type, id, rpc, buf, cap, out_len, err);
-    return cres__write_master("", rpc, buf, cap, out_len, err);
+    if (s->master && !(task_type && task_id >= 0))
+        return cres__write_master(s->master, rpc_layer ? rpc_layer : r->rpc_layer, buf, cap, out_len, err);
+    return cres__master_of_task(r, task_type, task_id, rpc_layer, "", buf, cap, out_len, err);
 }
 
 CRES__PRIVATE cres_result cres__simple_accelerators(cres_resolver *r, const char *task_type,
@@ -2079,10 +2093,8 @@ CRES__PRIVATE cres_result cres__union_master(cres_resolver *r, const char *task_
                                             const char *rpc_layer, char *buf, size_t cap,
                                             size_t *out_len, cres_error *err) {
     cres__union *u = (cres__union *)r;
-    const char *type = task_type ? task_type : r->task_type;
-    int id = task_id >= 0 ? task_id : r->task_id;
-    if (type && id >= 0)
-        return cres__master_of_task(r, type, id, rpc_layer ? rpc_layer : r->rpc_layer, buf, cap, out_len, err);
+    if ((task_type || r->task_type) && (task_id >= 0 || r->task_id >= 0))
+        return cres__master_of_task(r, task_type, task_id, rpc_layer, NULL, buf, cap, out_len, err);
     return cres_master(u->children[0], NULL, -1, rpc_layer, buf, cap, out_len, err);
 }
 
@@ -2168,16 +2180,10 @@ CRES__PRIVATE cres_result cres__tfconfig_master(cres_resolver *r, const char *ta
                                                const char *rpc_layer, char *buf, size_t cap,
                                                size_t *out_len, cres_error *err) {
     cres__tfconfig *t = (cres__tfconfig *)r;
-    const char *type = task_type ? task_type : r->task_type;
-    int id = task_id >= 0 ? task_id : r->task_id;
-    const char *rpc = rpc_layer ? rpc_layer : r->rpc_layer;
     if (t->session_master) return cres__write_master(t->session_master, NULL, buf, cap, out_len, err);
     if (!task_type && task_id < 0 && cres__spec_is_local(t->spec))
-        return cres__write_master("", rpc, buf, cap, out_len, err);
-    if (!type || id < 0)
-        return cres__fail(err, CRES_ERR_NOT_FOUND,
-                          "tfconfig: no task to find the master of: TF_CONFIG has no \"task\"; pass task_type and task_id");
-    return cres__master_of_task(r, type, id, rpc, buf, cap, out_len, err);
+        return cres__write_master("", NULL, buf, cap, out_len, err);
+    return cres__master_of_task(r, task_type, task_id, rpc_layer, NULL, buf, cap, out_len, err);
 }
 
 CRES__PRIVATE void cres__tfconfig_destroy(cres_resolver *r) {

@@ -1,0 +1,470 @@
+/* cluster-resolve: print (or export, then exec) who the members of this job are.
+
+   cluster-resolve [BACKEND] [OPTIONS] [--exec -- CMD ARGS...]
+
+   Exit codes: 0 success, 1 internal (out of memory), 2 usage, 3 environment or
+   configuration, 4 network or HTTP, 5 cluster not ready, 126/127 --exec could not run CMD.
+   Backends plug in through the table `backends` below: a name, the options it accepts and
+   a function that creates its resolver from the parsed command line. */
+
+#define _POSIX_C_SOURCE 200809L
+#define CLUSTER_RESOLVER_IMPLEMENTATION
+#include "../cluster_resolver.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#define EXIT_USAGE 2
+
+/* ---- the command line ------------------------------------------------------------- */
+
+typedef struct option_value {
+    const char *name;   /* "--spec" */
+    const char *value;
+} option_value;
+
+typedef struct cli {
+    const char *backend;
+    const char *format;
+    const char *task_type;
+    int task_id;            /* -1 = not given */
+    const char *rpc_layer;
+    int verbose;
+    char **exec_argv;       /* NULL = print instead */
+    option_value opts[64];  /* backend options, in order; repeatable ones appear again */
+    size_t opts_count;
+} cli;
+
+/* The value of a backend option (the last one given), or NULL. */
+static const char *cli_option(const cli *c, const char *name) {
+    const char *v = NULL;
+    size_t i;
+    for (i = 0; i < c->opts_count; i++)
+        if (strcmp(c->opts[i].name, name) == 0) v = c->opts[i].value;
+    return v;
+}
+
+static int parse_int(const char *s, int lo, int hi, int *out) {
+    char *end;
+    long v;
+    errno = 0;
+    v = strtol(s, &end, 10);
+    if (errno || end == s || *end || v < lo || v > hi) return 0;
+    *out = (int)v;
+    return 1;
+}
+
+/* ---- backends ---------------------------------------------------------------------- */
+
+typedef cres_result (*create_fn)(const cli *c, const cres_config *cfg, cres_resolver **out,
+                                 cres_error *err);
+
+static cres_result port_option(const cli *c, int *port, cres_error *err) {
+    const char *p = cli_option(c, "--port");
+    *port = 0;
+    if (p && !parse_int(p, 1, 65535, port)) {
+        err->result = CRES_ERR_INVALID_ARGUMENT;
+        snprintf(err->message, sizeof err->message, "--port %s is not 1 to 65535", p);
+        return CRES_ERR_INVALID_ARGUMENT;
+    }
+    return CRES_OK;
+}
+
+static cres_result create_auto(const cli *c, const cres_config *cfg, cres_resolver **out,
+                               cres_error *err) {
+    cres_auto_options o;
+    cres_result r;
+    memset(&o, 0, sizeof o);
+    o.config = cfg;
+    if ((r = port_option(c, &o.port, err)) != CRES_OK) return r;
+    return cres_auto_resolver_create(&o, out, err);
+}
+
+static cres_result create_local(const cli *c, const cres_config *cfg, cres_resolver **out,
+                                cres_error *err) {
+    cres_local_options o;
+    cres_result r;
+    memset(&o, 0, sizeof o);
+    o.config = cfg;
+    o.host = cli_option(c, "--host");
+    if ((r = port_option(c, &o.port, err)) != CRES_OK) return r;
+    return cres_local_resolver_create(&o, out, err);
+}
+
+static cres_result create_tfconfig(const cli *c, const cres_config *cfg, cres_resolver **out,
+                                   cres_error *err) {
+    cres_tfconfig_options o;
+    (void)c;
+    memset(&o, 0, sizeof o);
+    o.config = cfg;
+    return cres_tfconfig_resolver_create(&o, out, err);
+}
+
+static cres_result create_simple(const cli *c, const cres_config *cfg, cres_resolver **out,
+                                 cres_error *err) {
+    cres_simple_options o;
+    cres_cluster_spec *spec;
+    const char *json = cli_option(c, "--spec");
+    cres_result r;
+    if (!json) {
+        err->result = CRES_ERR_INVALID_ARGUMENT;
+        snprintf(err->message, sizeof err->message, "simple: --spec JSON is required");
+        return CRES_ERR_INVALID_ARGUMENT;
+    }
+    if ((r = cres_spec_from_json(json, strlen(json), &cfg->allocator, &spec, err)) != CRES_OK) return r;
+    memset(&o, 0, sizeof o);
+    o.config = cfg;
+    o.spec = spec;
+    r = cres_simple_resolver_create(&o, out, err);
+    cres_spec_free(spec);
+    return r;
+}
+
+static const char *const auto_options[] = {"--port", NULL};
+static const char *const local_options[] = {"--port", "--host", NULL};
+static const char *const simple_options[] = {"--spec", NULL};
+static const char *const no_options[] = {NULL};
+
+static const struct backend {
+    const char *name;
+    const char *const *options;
+    create_fn create;
+} backends[] = {
+    {"auto", auto_options, create_auto},
+    {"simple", simple_options, create_simple},
+    {"tfconfig", no_options, create_tfconfig},
+    {"local", local_options, create_local},
+};
+#define BACKENDS_COUNT (sizeof backends / sizeof backends[0])
+
+static const struct backend *find_backend(const char *name) {
+    size_t i;
+    for (i = 0; i < BACKENDS_COUNT; i++)
+        if (strcmp(backends[i].name, name) == 0) return &backends[i];
+    return NULL;
+}
+
+static int takes_option(const char *name) {
+    size_t i, k;
+    for (i = 0; i < BACKENDS_COUNT; i++)
+        for (k = 0; backends[i].options[k]; k++)
+            if (strcmp(backends[i].options[k], name) == 0) return 1;
+    return 0;
+}
+
+static int backend_takes(const struct backend *b, const char *name) {
+    size_t k;
+    for (k = 0; b->options[k]; k++)
+        if (strcmp(b->options[k], name) == 0) return 1;
+    return 0;
+}
+
+/* ---- usage ------------------------------------------------------------------------- */
+
+static void usage(FILE *f) {
+    fputs("usage: cluster-resolve [BACKEND] [OPTIONS] [--exec -- CMD ARGS...]\n"
+          "  BACKEND    auto (default) | simple | tfconfig | local\n"
+          "  --format F tfconfig (default) | spec | master | torchrun | jax | hostfile\n"
+          "  --task-type T --task-id N   this process's task (overrides what the backend finds)\n"
+          "  --rpc-layer R               e.g. grpc: master becomes R://address\n"
+          "  --exec -- CMD ARGS...       export the format's variables (tfconfig: TF_CONFIG;\n"
+          "                              torchrun: MASTER_ADDR...; jax: JAX_...) and run CMD\n"
+          "  --verbose                   log what the backend does to stderr\n"
+          "  auto, local: --port N (default 8470)   local: --host H (default localhost)\n"
+          "  simple:      --spec JSON    e.g. '{\"worker\": [\"a:1\", \"b:1\"]}'\n"
+          "exit: 0 ok, 2 usage, 3 environment/config, 4 network/HTTP, 5 not ready, 1 other\n",
+          f);
+}
+
+static int usage_error(const char *fmt, const char *arg) {
+    fputs("cluster-resolve: ", stderr);
+    fprintf(stderr, fmt, arg);
+    fputs(" (see --help)\n", stderr);
+    return EXIT_USAGE;
+}
+
+static const char *const formats[] = {"tfconfig", "spec", "master", "torchrun", "jax", "hostfile", NULL};
+
+static int parse_args(int argc, char **argv, cli *c) {
+    int i = 1;
+    size_t k;
+    memset(c, 0, sizeof *c);
+    c->backend = "auto";
+    c->format = "tfconfig";
+    c->task_id = -1;
+    if (i < argc && argv[i][0] != '-') c->backend = argv[i++];
+    if (!find_backend(c->backend)) return usage_error("unknown backend \"%s\"", c->backend);
+    for (; i < argc; i++) {
+        const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
+        if (strcmp(a, "--help") == 0 || strcmp(a, "-h") == 0) {
+            usage(stdout);
+            exit(0);
+        } else if (strcmp(a, "--version") == 0) {
+            printf("cluster-resolve %s\n", cres_version_string());
+            exit(0);
+        } else if (strcmp(a, "--verbose") == 0) {
+            c->verbose = 1;
+        } else if (strcmp(a, "--exec") == 0) {
+            if (v && strcmp(v, "--") == 0) i++;
+            if (i + 1 >= argc) return usage_error("%s needs a command", a);
+            c->exec_argv = argv + i + 1;
+            break;
+        } else if (!v) {
+            return usage_error("%s needs a value", a);
+        } else if (strcmp(a, "--format") == 0) {
+            for (k = 0; formats[k] && strcmp(formats[k], v) != 0; k++) {}
+            if (!formats[k]) return usage_error("unknown format \"%s\"", v);
+            c->format = v;
+            i++;
+        } else if (strcmp(a, "--task-type") == 0) {
+            c->task_type = v;
+            i++;
+        } else if (strcmp(a, "--task-id") == 0) {
+            if (!parse_int(v, 0, 2147483647, &c->task_id)) return usage_error("--task-id %s is not a task index", v);
+            i++;
+        } else if (strcmp(a, "--rpc-layer") == 0) {
+            c->rpc_layer = v;
+            i++;
+        } else if (takes_option(a)) {
+            if (!backend_takes(find_backend(c->backend), a))
+                return usage_error("%s does not apply to this backend", a);
+            if (c->opts_count == sizeof c->opts / sizeof c->opts[0]) return usage_error("too many %s options", a);
+            c->opts[c->opts_count].name = a;
+            c->opts[c->opts_count++].value = v;
+            i++;
+        } else {
+            return usage_error("unknown option %s", a);
+        }
+    }
+    if (c->task_id >= 0 && !c->task_type) return usage_error("%s needs --task-type too", "--task-id");
+    return 0;
+}
+
+/* ---- output ------------------------------------------------------------------------ */
+
+static int exit_code(cres_result r) {
+    switch (r) {
+    case CRES_OK: return 0;
+    case CRES_ERR_INVALID_ARGUMENT: case CRES_ERR_ENVIRONMENT: case CRES_ERR_INVALID_JSON:
+    case CRES_ERR_NOT_FOUND: case CRES_ERR_CONFLICT: case CRES_ERR_LIMIT: case CRES_ERR_UNSUPPORTED:
+    case CRES_ERR_NO_TRANSPORT:
+        return 3;
+    case CRES_ERR_TRANSPORT: case CRES_ERR_TIMEOUT: case CRES_ERR_HTTP_STATUS:
+    case CRES_ERR_UNEXPECTED_RESPONSE:
+        return 4;
+    case CRES_ERR_NOT_READY: return 5;
+    default: return 1;
+    }
+}
+
+static int fail(const cres_error *err) {
+    fprintf(stderr, "cluster-resolve: %s\n", err->message[0] ? err->message : cres_result_string(err->result));
+    return exit_code(err->result);
+}
+
+/* A growing text buffer for the library's snprintf-style writers. */
+typedef struct text {
+    char *buf;
+    size_t len, cap;
+} text;
+
+static int text_reserve(text *t, size_t need) {
+    char *p;
+    if (need <= t->cap - t->len) return 1;
+    p = (char *)realloc(t->buf, t->len + need);
+    if (!p) return 0;
+    t->buf = p;
+    t->cap = t->len + need;
+    return 1;
+}
+
+
+typedef struct render_ctx {
+    cres_resolver *r;
+    const cres_cluster_spec *spec;
+    const char *format;
+} render_ctx;
+
+/* One writer call for the formats that map straight onto a library function. */
+static cres_result write_format(const render_ctx *x, char *buf, size_t cap, size_t *len, cres_error *err) {
+    const char *type = cres_task_id(x->r) >= 0 ? cres_task_type(x->r) : NULL;
+    if (strcmp(x->format, "tfconfig") == 0)
+        return cres_tf_config_json(x->spec, type, cres_task_id(x->r), cres_rpc_layer(x->r),
+                                   cres_environment(x->r), buf, cap, len, err);
+    if (strcmp(x->format, "spec") == 0) return cres_spec_to_json(x->spec, buf, cap, len, err);
+    if (strcmp(x->format, "master") == 0) return cres_master(x->r, NULL, -1, NULL, buf, cap, len, err);
+    return cres_spec_to_hostfile(x->spec, buf, cap, len, err);
+}
+
+static cres_result render_simple(const render_ctx *x, text *out, cres_error *err) {
+    size_t len = 0;
+    cres_result r = write_format(x, NULL, 0, &len, err);
+    if (r != CRES_OK) return r;
+    if (!text_reserve(out, len + 2)) return CRES_ERR_OUT_OF_MEMORY;
+    r = write_format(x, out->buf + out->len, len + 1, &len, err);
+    if (r != CRES_OK) return r;
+    out->len += len;
+    if (strcmp(x->format, "hostfile") != 0) out->buf[out->len++] = '\n';
+    out->buf[out->len] = '\0';
+    return CRES_OK;
+}
+
+/* A value a POSIX shell reads back unchanged after `eval`. */
+static int shell_safe(const char *s) {
+    if (!*s) return 0;
+    for (; *s; s++)
+        if (!strchr("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_.:/@%+,=-", *s)) return 0;
+    return 1;
+}
+
+static void text_printf(text *t, const char *name, const char *value) {
+    size_t need = strlen(name) + 4 * strlen(value) + 16;
+    const char *s;
+    if (!text_reserve(t, need)) return;
+    t->len += (size_t)sprintf(t->buf + t->len, "export %s=", name);
+    if (shell_safe(value)) {
+        t->len += (size_t)sprintf(t->buf + t->len, "%s", value);
+    } else {
+        t->buf[t->len++] = '\'';
+        for (s = value; *s; s++) {
+            if (*s == '\'') {
+                memcpy(t->buf + t->len, "'\\''", 4);
+                t->len += 4;
+            } else {
+                t->buf[t->len++] = *s;
+            }
+        }
+        t->buf[t->len++] = '\'';
+    }
+    t->buf[t->len++] = '\n';
+    t->buf[t->len] = '\0';
+}
+
+/* name=value pairs for the torchrun and jax formats; values live in `store`. */
+typedef struct env_vars {
+    const char *names[6];
+    char store[6][1100];
+    size_t count;
+} env_vars;
+
+static void env_add(env_vars *v, const char *name, const char *value) {
+    v->names[v->count] = name;
+    snprintf(v->store[v->count], sizeof v->store[0], "%s", value);
+    v->count++;
+}
+
+static void env_add_int(env_vars *v, const char *name, int value) {
+    char tmp[24];
+    snprintf(tmp, sizeof tmp, "%d", value);
+    env_add(v, name, tmp);
+}
+
+static cres_result launcher_vars(const render_ctx *x, env_vars *v, cres_error *err) {
+    cres_launch_info info;
+    cres_result r;
+    const char *type = cres_task_type(x->r);
+    if (!type || cres_task_id(x->r) < 0) {
+        err->result = CRES_ERR_NOT_FOUND;
+        snprintf(err->message, sizeof err->message,
+                 "--format %s needs this process's task: the backend did not find it; pass --task-type and --task-id",
+                 x->format);
+        return CRES_ERR_NOT_FOUND;
+    }
+    if ((r = cres_spec_launch_info(x->spec, type, cres_task_id(x->r), &info, err)) != CRES_OK) return r;
+    memset(v, 0, sizeof *v);
+    if (strcmp(x->format, "jax") == 0) {
+        env_add(v, "JAX_COORDINATOR_ADDRESS", info.master_address);
+        env_add_int(v, "JAX_NUM_PROCESSES", info.world_size);
+        env_add_int(v, "JAX_PROCESS_ID", info.rank);
+        return CRES_OK;
+    }
+    if (info.master_port < 0) {
+        err->result = CRES_ERR_INVALID_ARGUMENT;
+        snprintf(err->message, sizeof err->message, "--format torchrun: the master's address \"%.200s\" has no port",
+                 info.master_address);
+        return CRES_ERR_INVALID_ARGUMENT;
+    }
+    env_add(v, "MASTER_ADDR", info.master_host);
+    env_add_int(v, "MASTER_PORT", info.master_port);
+    env_add_int(v, "WORLD_SIZE", info.world_size);
+    env_add_int(v, "RANK", info.rank);
+    env_add_int(v, "LOCAL_RANK", info.local_rank);
+    env_add_int(v, "LOCAL_WORLD_SIZE", info.local_world_size);
+    return CRES_OK;
+}
+
+static int run_exec(const cli *c, const render_ctx *x, cres_error *err) {
+    cres_result r;
+    if (strcmp(c->format, "tfconfig") == 0) {
+        text t = {NULL, 0, 0};
+        if ((r = render_simple(x, &t, err)) != CRES_OK) return fail(err);
+        t.buf[t.len - 1] = '\0'; /* no newline in the variable */
+        setenv("TF_CONFIG", t.buf, 1);
+        free(t.buf);
+    } else if (strcmp(c->format, "torchrun") == 0 || strcmp(c->format, "jax") == 0) {
+        env_vars v;
+        size_t i;
+        if ((r = launcher_vars(x, &v, err)) != CRES_OK) return fail(err);
+        for (i = 0; i < v.count; i++) setenv(v.names[i], v.store[i], 1);
+    } else {
+        return usage_error("--exec needs --format tfconfig, torchrun or jax, not %s", c->format);
+    }
+    fflush(NULL);
+    execvp(c->exec_argv[0], c->exec_argv);
+    fprintf(stderr, "cluster-resolve: cannot run %s: %s\n", c->exec_argv[0], strerror(errno));
+    return errno == ENOENT ? 127 : 126;
+}
+
+static int print_output(const render_ctx *x, cres_error *err) {
+    text t = {NULL, 0, 0};
+    cres_result r = CRES_OK;
+    if (strcmp(x->format, "torchrun") == 0 || strcmp(x->format, "jax") == 0) {
+        env_vars v;
+        size_t i;
+        r = launcher_vars(x, &v, err);
+        for (i = 0; r == CRES_OK && i < v.count; i++) text_printf(&t, v.names[i], v.store[i]);
+    } else {
+        r = render_simple(x, &t, err);
+    }
+    if (r == CRES_OK && t.buf) fputs(t.buf, stdout);
+    free(t.buf);
+    if (r == CRES_ERR_OUT_OF_MEMORY && !err->message[0]) snprintf(err->message, sizeof err->message, "out of memory");
+    return r == CRES_OK ? 0 : fail(err);
+}
+
+static void log_stderr(void *user, cres_log_level level, const char *message) {
+    static const char *const names[] = {"debug", "info", "warn", "error"};
+    (void)user;
+    fprintf(stderr, "cluster-resolve: %s: %s\n", names[level], message);
+}
+
+int main(int argc, char **argv) {
+    cli c;
+    cres_config cfg;
+    cres_error err;
+    cres_resolver *r;
+    cres_cluster_spec *spec;
+    render_ctx x;
+    int rc;
+    if ((rc = parse_args(argc, argv, &c)) != 0) return rc;
+    memset(&cfg, 0, sizeof cfg);
+    memset(&err, 0, sizeof err);
+    if (c.verbose) cfg.log = log_stderr;
+    if (find_backend(c.backend)->create(&c, &cfg, &r, &err) != CRES_OK) return fail(&err);
+    if ((c.task_type && cres_set_task(r, c.task_type, c.task_id, &err) != CRES_OK) ||
+        (c.rpc_layer && cres_set_rpc_layer(r, c.rpc_layer, &err) != CRES_OK) ||
+        cres_resolve(r, &spec, &err) != CRES_OK) {
+        cres_resolver_free(r);
+        return fail(&err);
+    }
+    x.r = r;
+    x.spec = spec;
+    x.format = c.format;
+    rc = c.exec_argv ? run_exec(&c, &x, &err) : print_output(&x, &err);
+    cres_spec_free(spec);
+    cres_resolver_free(r);
+    return rc;
+}
