@@ -155,6 +155,14 @@ static int takes_option(const char *name) {
     return 0;
 }
 
+static int takes_value(const char *name) {
+    static const char *const common[] = {"--format", "--task-type", "--task-id", "--rpc-layer", NULL};
+    size_t k;
+    for (k = 0; common[k]; k++)
+        if (strcmp(common[k], name) == 0) return 1;
+    return takes_option(name);
+}
+
 static int backend_takes(const struct backend *b, const char *name) {
     size_t k;
     for (k = 0; b->options[k]; k++)
@@ -212,6 +220,8 @@ static int parse_args(int argc, char **argv, cli *c) {
             if (i + 1 >= argc) return usage_error("%s needs a command", a);
             c->exec_argv = argv + i + 1;
             break;
+        } else if (!takes_value(a)) {
+            return usage_error("unknown option %s", a);
         } else if (!v) {
             return usage_error("%s needs a value", a);
         } else if (strcmp(a, "--format") == 0) {
@@ -228,15 +238,13 @@ static int parse_args(int argc, char **argv, cli *c) {
         } else if (strcmp(a, "--rpc-layer") == 0) {
             c->rpc_layer = v;
             i++;
-        } else if (takes_option(a)) {
+        } else {
             if (!backend_takes(find_backend(c->backend), a))
                 return usage_error("%s does not apply to this backend", a);
             if (c->opts_count == sizeof c->opts / sizeof c->opts[0]) return usage_error("too many %s options", a);
             c->opts[c->opts_count].name = a;
             c->opts[c->opts_count++].value = v;
             i++;
-        } else {
-            return usage_error("unknown option %s", a);
         }
     }
     if (c->task_id >= 0 && !c->task_type) return usage_error("%s needs --task-type too", "--task-id");

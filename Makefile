@@ -1,0 +1,105 @@
+SHELL := /bin/bash
+# cluster_resolver.h -- `make run` resolves this machine, `make test` runs every test.
+# Both install missing Debian packages first when run as root (tests/deps.sh).
+
+PREFIX ?= /usr/local
+BUILD := build
+WARN := -Wall -Wextra -Wpedantic -Werror
+SAN := -g -O1 -fsanitize=address,undefined -fno-sanitize-recover=undefined
+FUZZ_SECONDS ?= 600
+FUZZ_SMOKE_SECONDS ?= 15
+VERSION := $(shell sed -n 's/^\#define CLUSTER_RESOLVER_VERSION_\(MAJOR\|MINOR\|PATCH\) //p' cluster_resolver.h | paste -sd.)
+
+UNIT := $(filter-out tests/test_malloc_macros.c,$(wildcard tests/test_*.c))
+UNIT_BINS := $(UNIT:tests/%.c=$(BUILD)/%)
+UNIT_SAN_BINS := $(UNIT:tests/%.c=$(BUILD)/san/%)
+FUZZ_BINS := $(patsubst tests/fuzz/%.c,$(BUILD)/%,$(wildcard tests/fuzz/fuzz_*.c))
+EXAMPLES := $(BUILD)/cluster-resolve $(BUILD)/custom_backend
+
+.PHONY: all run test unit unit-san cli-test readme-test install-test check fuzz fuzz-smoke \
+        install uninstall clean deps-build deps-test
+
+all: $(EXAMPLES)
+
+run: $(BUILD)/cluster-resolve
+	./$(BUILD)/cluster-resolve
+
+test: deps-test unit unit-san cli-test readme-test install-test check fuzz-smoke
+	@echo "make test: every test passed"
+
+deps-build:
+	@bash tests/deps.sh build
+deps-test:
+	@bash tests/deps.sh test
+
+$(BUILD) $(BUILD)/san:
+	mkdir -p $@
+
+$(BUILD)/%: examples/%.c cluster_resolver.h | deps-build $(BUILD)
+	$(CC) -std=c99 -O2 $(WARN) $< -o $@
+
+$(BUILD)/san/%: examples/%.c cluster_resolver.h | $(BUILD)/san
+	clang -std=c99 $(SAN) $(WARN) $< -o $@
+
+$(BUILD)/test_%: tests/test_%.c tests/impl.c cluster_resolver.h | $(BUILD)
+	gcc -std=c99 -O2 $(WARN) $< tests/impl.c -lcmocka -o $@
+
+$(BUILD)/san/test_%: tests/test_%.c tests/impl.c cluster_resolver.h | $(BUILD)/san
+	clang -std=c99 $(SAN) $(WARN) $< tests/impl.c -lcmocka -o $@
+
+# Defines CRES_MALLOC/REALLOC/FREE and the implementation itself, so it links alone.
+$(BUILD)/san/test_malloc_macros: tests/test_malloc_macros.c cluster_resolver.h | $(BUILD)/san
+	clang -std=c99 $(SAN) $(WARN) $< -lcmocka -o $@
+
+unit: $(UNIT_BINS)
+	@set -e; for t in $(UNIT_BINS); do echo "== $$t"; ./$$t; done
+
+unit-san: $(UNIT_SAN_BINS) $(BUILD)/san/test_malloc_macros
+	@set -e; for t in $^; do echo "== $$t (ASan+UBSan)"; ./$$t; done
+
+cli-test: $(BUILD)/san/cluster-resolve $(BUILD)/san/custom_backend
+	python3 tests/test_cli.py $(BUILD)/san
+
+readme-test: | $(BUILD)
+	bash tests/readme_example.sh
+
+install-test: | $(BUILD)
+	rm -rf $(BUILD)/prefix
+	$(MAKE) --no-print-directory install PREFIX=$(CURDIR)/$(BUILD)/prefix
+	PKG_CONFIG_PATH=$(CURDIR)/$(BUILD)/prefix/share/pkgconfig bash tests/readme_example.sh pkg-config
+
+check:
+	bash tests/check.sh
+
+$(BUILD)/fuzz_%: tests/fuzz/fuzz_%.c cluster_resolver.h | $(BUILD)
+	clang -g -O1 -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=undefined $< -o $@
+
+# Each target runs on a scratch copy of its seed corpus, so the repository stays as it is.
+define run_fuzzers
+	@set -e; for f in $(FUZZ_BINS); do name=$${f#$(BUILD)/fuzz_}; \
+	  rm -rf $(BUILD)/corpus-$$name; mkdir -p $(BUILD)/corpus-$$name; \
+	  cp tests/fuzz/corpus/$$name/* $(BUILD)/corpus-$$name/; \
+	  echo "== $$f for $(1) s"; \
+	  ./$$f -max_total_time=$(1) -print_final_stats=1 -artifact_prefix=$(BUILD)/ $(BUILD)/corpus-$$name \
+	    2>&1 | grep -E '^(Done|stat::number_of_executed_units|stat::peak_rss_mb)|ERROR|SUMMARY'; \
+	  test $${PIPESTATUS[0]} -eq 0; done
+endef
+
+fuzz-smoke: $(FUZZ_BINS)
+	$(call run_fuzzers,$(FUZZ_SMOKE_SECONDS))
+
+fuzz: $(FUZZ_BINS)
+	$(call run_fuzzers,$(FUZZ_SECONDS))
+
+install:
+	install -d $(DESTDIR)$(PREFIX)/include $(DESTDIR)$(PREFIX)/share/pkgconfig
+	install -m 644 cluster_resolver.h $(DESTDIR)$(PREFIX)/include/cluster_resolver.h
+	printf 'prefix=%s\nincludedir=$${prefix}/include\n\nName: cluster_resolver\nDescription: %s\nVersion: %s\nCflags: -I$${includedir}\n' \
+	  '$(PREFIX)' 'Single-header cluster resolver (needs jsmn.h from libjsmn-dev)' '$(VERSION)' \
+	  > $(DESTDIR)$(PREFIX)/share/pkgconfig/cluster_resolver.pc
+
+uninstall:
+	rm -f $(DESTDIR)$(PREFIX)/include/cluster_resolver.h $(DESTDIR)$(PREFIX)/share/pkgconfig/cluster_resolver.pc
+
+clean:
+	rm -rf $(BUILD)

@@ -1,0 +1,39 @@
+#!/usr/bin/env bash
+# Installs what the build ("build") or the tests ("test") need on Debian when run as root;
+# otherwise names the packages to install.
+set -u
+mode=${1:-test}
+missing=()
+need() { # need PACKAGE CHECK-COMMAND...
+    local pkg=$1; shift
+    "$@" >/dev/null 2>&1 || missing+=("$pkg")
+}
+has() { command -v "$1"; }
+fuzzer_links() {
+    printf 'int LLVMFuzzerTestOneInput(const char *d, unsigned long n){(void)d;(void)n;return 0;}\n' |
+        clang -fsanitize=fuzzer,address,undefined -x c - -o /tmp/cres-fuzz-probe.$$ && rm -f /tmp/cres-fuzz-probe.$$
+}
+
+need make has make
+need gcc has gcc
+need libjsmn-dev test -f /usr/include/jsmn.h
+if [ "$mode" = test ]; then
+    need g++ has g++
+    need clang has clang
+    need pkg-config has pkg-config
+    need python3 has python3
+    need libcmocka-dev test -f /usr/include/cmocka.h
+    if has clang >/dev/null 2>&1; then need libclang-rt-14-dev fuzzer_links; else missing+=(libclang-rt-14-dev); fi
+fi
+
+[ ${#missing[@]} -eq 0 ] && exit 0
+if [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then
+    echo "deps: installing ${missing[*]}"
+    export DEBIAN_FRONTEND=noninteractive
+    apt-get update -qq && apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null || {
+        echo "deps: apt-get install ${missing[*]} failed" >&2; exit 1; }
+    exit 0
+fi
+echo "deps: missing packages: ${missing[*]}" >&2
+echo "deps: install them with: sudo apt-get install ${missing[*]}" >&2
+exit 1
