@@ -1980,10 +1980,11 @@ CRES_API cres_result cres_num_accelerators(cres_resolver *r, const char *task_ty
 /* ////////////////////////////////////////////////////////////////////////////////////////
    Simple: a spec the caller gives                                                 >>simple */
 
+/* Also the TF_CONFIG resolver's state: a spec read once, and a master string. */
 typedef struct cres__simple {
     cres_resolver base;
     cres_cluster_spec *spec;
-    char *master;
+    char *master;       /* simple: options.master; tfconfig: session_master */
     cres_accelerators accelerators;
 } cres__simple;
 
@@ -2159,16 +2160,7 @@ CRES_API cres_result cres_union_resolver_create(const cres_union_options *o, cre
 /* ////////////////////////////////////////////////////////////////////////////////////////
    TF_CONFIG                                                                     >>tfconfig */
 
-typedef struct cres__tfconfig {
-    cres_resolver base;
-    cres_cluster_spec *spec;
-    char *session_master;
-} cres__tfconfig;
-
-CRES__PRIVATE cres_result cres__tfconfig_resolve(cres_resolver *r, cres_cluster_spec **out,
-                                                cres_error *err) {
-    return cres_spec_clone(((cres__tfconfig *)r)->spec, &r->config.allocator, out, err);
-}
+typedef cres__simple cres__tfconfig; /* master holds session_master */
 
 /* TF's rule: a spec with no jobs, or one job holding only task 0, has the local master "". */
 CRES__PRIVATE int cres__spec_is_local(const cres_cluster_spec *s) {
@@ -2180,20 +2172,14 @@ CRES__PRIVATE cres_result cres__tfconfig_master(cres_resolver *r, const char *ta
                                                const char *rpc_layer, char *buf, size_t cap,
                                                size_t *out_len, cres_error *err) {
     cres__tfconfig *t = (cres__tfconfig *)r;
-    if (t->session_master) return cres__write_master(t->session_master, NULL, buf, cap, out_len, err);
+    if (t->master) return cres__write_master(t->master, NULL, buf, cap, out_len, err);
     if (!task_type && task_id < 0 && cres__spec_is_local(t->spec))
         return cres__write_master("", NULL, buf, cap, out_len, err);
     return cres__master_of_task(r, task_type, task_id, rpc_layer, NULL, buf, cap, out_len, err);
 }
 
-CRES__PRIVATE void cres__tfconfig_destroy(cres_resolver *r) {
-    cres__tfconfig *t = (cres__tfconfig *)r;
-    cres_spec_free(t->spec);
-    cres__free(&r->config.allocator, t->session_master);
-}
-
 static const cres_resolver_vtable cres__tfconfig_vtable = {
-    "tfconfig", cres__tfconfig_resolve, cres__tfconfig_master, NULL, cres__tfconfig_destroy};
+    "tfconfig", cres__simple_resolve, cres__tfconfig_master, NULL, cres__simple_destroy};
 
 /* Reads an optional string member; null counts as absent. */
 CRES__PRIVATE cres_result cres__tf_string(const cres__json *d, int obj, const char *key,
@@ -2283,7 +2269,7 @@ CRES__PRIVATE int cres__is_blank(const char *s) {
     return 1;
 }
 
-/* Parses TF_CONFIG text into t->spec, t->session_master and f. */
+/* Parses TF_CONFIG text into t->spec, t->master (session_master) and f. */
 CRES__PRIVATE cres_result cres__tf_parse(cres__tfconfig *t, const char *text, cres__tf_fields *f,
                                         cres_error *err) {
     const cres_allocator *a = &t->base.config.allocator;
@@ -2309,7 +2295,7 @@ CRES__PRIVATE cres_result cres__tf_parse(cres__tfconfig *t, const char *text, cr
     if (res == CRES_OK && task >= 0 && !cres__json_is_null(&d, task)) res = cres__tf_read_task(&d, task, f, a, err);
     if (res == CRES_OK) res = cres__tf_string(&d, 0, "rpc_layer", &f->rpc_layer, err);
     if (res == CRES_OK) res = cres__tf_string(&d, 0, "environment", &f->environment, err);
-    if (res == CRES_OK) res = cres__tf_string(&d, 0, "session_master", &t->session_master, err);
+    if (res == CRES_OK) res = cres__tf_string(&d, 0, "session_master", &t->master, err);
     if (res == CRES_OK) res = cres__tf_check_task(t->spec, f, err);
     cres__json_free(&d);
     return res;
