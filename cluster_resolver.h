@@ -84,9 +84,10 @@
       cres_spec_add_task(spec, job, index, address, err)
                                      adds one task; creates the job when needed. index 0 to
                                      INT_MAX; a second task with the same index is
-                                     CRES_ERR_CONFLICT. Job names are 1..255 bytes without
-                                     control characters; addresses 1..1023 bytes without
-                                     spaces or control characters. Strings are copied.
+                                     CRES_ERR_CONFLICT. Job names are 1..255 bytes of UTF-8
+                                     without control characters; addresses 1..1023 bytes
+                                     without spaces either. Strings are copied. A call that
+                                     fails leaves the spec as it was.
       cres_spec_add_job(spec, job, addresses, count, err)
                                      adds tasks 0..count-1 (count 0 makes an empty job).
       cres_spec_jobs_count, cres_spec_job_at(spec, i), cres_spec_job(spec, name)
@@ -162,8 +163,8 @@
                with the field named. Unset or empty TF_CONFIG is an empty cluster. task.type
                may be a string or an integer; task.index an integer or a decimal string.
                "sparseCluster" is read when "cluster" is absent. master() with no task:
-               session_master when set; "" for an empty cluster or one job with one task;
-               else CRES_ERR_NOT_FOUND.
+               session_master when set (whatever the task, as in TF); "" for an empty
+               cluster or one job holding only task 0; else CRES_ERR_NOT_FOUND.
       local    (cres_local_options)   one task on this host: job "worker" (job_name),
                address "localhost:8470" (host, port). Own task = that task.
       auto     (cres_auto_options)    picks a backend from the environment, in this order:
@@ -846,10 +847,17 @@ CRES__PRIVATE int cres__parse_decimal(const char *s, size_t n, long long *out) {
     return 1;
 }
 
-CRES__PRIVATE int cres__has_control(const char *s, int reject_space) {
-    for (; *s; s++) {
-        unsigned char c = (unsigned char)*s;
+CRES__PRIVATE size_t cres__utf8_len(const unsigned char *p, size_t avail);
+
+/* Non-zero when s has a control character (or a space, if asked) or is not valid UTF-8:
+   such a name could not be written back as JSON or read safely in a message. */
+CRES__PRIVATE int cres__bad_text(const char *s, int reject_space) {
+    size_t n = strlen(s), i = 0, k;
+    while (i < n) {
+        unsigned char c = (unsigned char)s[i];
         if (c < 0x20 || c == 0x7f || (reject_space && c == ' ')) return 1;
+        if (!(k = cres__utf8_len((const unsigned char *)s + i, n - i))) return 1;
+        i += k;
     }
     return 0;
 }
@@ -863,8 +871,8 @@ CRES__PRIVATE cres_result cres__check_job_name(const char *job, cres_error *err)
     if (n > CRES_MAX_NAME_LENGTH)
         return cres__fail(err, CRES_ERR_LIMIT, "job name %s is %zu bytes, more than the limit of %d",
                           cres__quote(q, sizeof q, job, n), n, CRES_MAX_NAME_LENGTH);
-    if (cres__has_control(job, 0))
-        return cres__fail(err, CRES_ERR_INVALID_ARGUMENT, "job name %s contains a control character",
+    if (cres__bad_text(job, 0))
+        return cres__fail(err, CRES_ERR_INVALID_ARGUMENT, "job name %s contains a control character or invalid UTF-8",
                           cres__quote(q, sizeof q, job, n));
     return CRES_OK;
 }
@@ -882,9 +890,9 @@ CRES__PRIVATE cres_result cres__check_address(const char *job, int index, const 
     if (n > CRES_MAX_ADDRESS_LENGTH)
         return cres__fail(err, CRES_ERR_LIMIT, "job %s task %d: address is %zu bytes, more than the limit of %d",
                           qj, index, n, CRES_MAX_ADDRESS_LENGTH);
-    if (cres__has_control(address, 1))
+    if (cres__bad_text(address, 1))
         return cres__fail(err, CRES_ERR_INVALID_ARGUMENT,
-                          "job %s task %d: address %s contains a space or control character", qj, index,
+                          "job %s task %d: address %s contains a space, a control character or invalid UTF-8", qj, index,
                           cres__quote(qa, sizeof qa, address, n));
     return CRES_OK;
 }
@@ -973,6 +981,39 @@ CRES__PRIVATE size_t cres__utf8_len(const unsigned char *p, size_t avail) {
     return n;
 }
 
+/* The code unit of the \uXXXX escape at c->pos, or -1 when it is not one. */
+CRES__PRIVATE long cres__escape_unit(const cres__scan *c, size_t at) {
+    long v = 0;
+    size_t i;
+    if (at + 6 > c->n || c->s[at] != '\\' || c->s[at + 1] != 'u') return -1;
+    for (i = 2; i < 6; i++) {
+        int h = cres__hex(c->s[at + i]);
+        if (h < 0) return -1;
+        v = v * 16 + h;
+    }
+    return v;
+}
+
+/* A \uXXXX escape, or a surrogate pair of two. NUL and unpaired surrogates are refused:
+   a C string cannot carry them faithfully. */
+CRES__PRIVATE int cres__scan_unicode_escape(cres__scan *c) {
+    long unit = cres__escape_unit(c, c->pos), low;
+    c->why = "bad \\u escape";
+    if (unit < 0) return 0;
+    if (unit == 0) {
+        c->why = "\\u0000 (NUL) in a string";
+        return 0;
+    }
+    c->pos += 6;
+    if (unit < 0xd800 || unit > 0xdfff) return 1;
+    c->why = "unpaired UTF-16 surrogate in a \\u escape";
+    if (unit > 0xdbff) return 0;
+    low = cres__escape_unit(c, c->pos);
+    if (low < 0xdc00 || low > 0xdfff) return 0;
+    c->pos += 6;
+    return 1;
+}
+
 CRES__PRIVATE int cres__scan_string(cres__scan *c) {
     c->pos++; /* opening quote */
     while (c->pos < c->n) {
@@ -990,13 +1031,7 @@ CRES__PRIVATE int cres__scan_string(cres__scan *c) {
             if (c->pos + 1 >= c->n) break;
             e = c->s[c->pos + 1];
             if (e == 'u') {
-                int i;
-                for (i = 2; i < 6; i++)
-                    if (c->pos + (size_t)i >= c->n || cres__hex(c->s[c->pos + (size_t)i]) < 0) {
-                        c->why = "bad \\u escape";
-                        return 0;
-                    }
-                c->pos += 6;
+                if (!cres__scan_unicode_escape(c)) return 0;
             } else if (strchr("\"\\/bfnrt", e) && e) {
                 c->pos += 2;
             } else {
@@ -1429,12 +1464,13 @@ CRES__PRIVATE size_t cres__find_task(const cres_job *j, int index, int *found) {
     return lo;
 }
 
-/* The job named `name`, created empty when missing. */
-CRES__PRIVATE cres_result cres__spec_job(cres_cluster_spec *s, const char *name, cres__job **out,
-                                        cres_error *err) {
+/* The job named `name`, created empty when missing (then *created = 1, if asked). */
+CRES__PRIVATE cres_result cres__spec_job_created(cres_cluster_spec *s, const char *name,
+                                                cres__job **out, int *created, cres_error *err) {
     int found;
     size_t at = cres__find_job(s, name, &found);
     char *copy;
+    if (created) *created = !found;
     if (found) {
         *out = &s->jobs[at];
         return CRES_OK;
@@ -1449,6 +1485,30 @@ CRES__PRIVATE cres_result cres__spec_job(cres_cluster_spec *s, const char *name,
     s->count++;
     *out = &s->jobs[at];
     return CRES_OK;
+}
+
+CRES__PRIVATE cres_result cres__spec_job(cres_cluster_spec *s, const char *name, cres__job **out,
+                                        cres_error *err) {
+    return cres__spec_job_created(s, name, out, NULL, err);
+}
+
+/* Undoes a failed call: drops tasks 0..count-1 of job j, and the job itself if the call
+   created it, so that a failed add leaves the spec as it was. */
+CRES__PRIVATE void cres__spec_undo(cres_cluster_spec *s, cres__job *j, int count, int created) {
+    cres_task *tasks = cres__tasks(j);
+    size_t k, kept = 0;
+    for (k = 0; k < j->pub.tasks_count; k++) {
+        if (tasks[k].index < count) cres__free(&s->alloc, tasks[k].address);
+        else tasks[kept++] = tasks[k];
+    }
+    j->pub.tasks_count = kept;
+    if (created) {
+        size_t at = (size_t)(j - s->jobs);
+        cres__free(&s->alloc, j->pub.tasks);
+        cres__free(&s->alloc, j->pub.name);
+        memmove(&s->jobs[at], &s->jobs[at + 1], (s->count - at - 1) * sizeof *s->jobs);
+        s->count--;
+    }
 }
 
 /* Adds a task whose job exists; inputs already checked. */
@@ -1480,6 +1540,7 @@ CRES_API cres_result cres_spec_add_task(cres_cluster_spec *s, const char *job, i
                                         const char *address, cres_error *err) {
     cres__job *j;
     cres_result r;
+    int created;
     cres__clear(err);
     if (!s) return cres__fail(err, CRES_ERR_INVALID_ARGUMENT, "spec is NULL");
     if ((r = cres__check_job_name(job, err)) != CRES_OK) return r;
@@ -1489,16 +1550,20 @@ CRES_API cres_result cres_spec_add_task(cres_cluster_spec *s, const char *job, i
                           cres__quote(q, sizeof q, job, strlen(job)), index);
     }
     if ((r = cres__check_address(job, index, address, err)) != CRES_OK) return r;
-    if ((r = cres__spec_job(s, job, &j, err)) != CRES_OK) return r;
-    return cres__job_add(s, j, index, address, err);
+    if ((r = cres__spec_job_created(s, job, &j, &created, err)) != CRES_OK) return r;
+    r = cres__job_add(s, j, index, address, err);
+    if (r != CRES_OK && created) cres__spec_undo(s, j, 0, created);
+    return r;
 }
 
 CRES_API cres_result cres_spec_add_job(cres_cluster_spec *s, const char *job,
                                        const char *const *addresses, size_t count,
                                        cres_error *err) {
     cres__job *j;
-    cres_result r;
+    const cres_job *have;
+    cres_result r = CRES_OK;
     size_t i;
+    int created;
     cres__clear(err);
     if (!s) return cres__fail(err, CRES_ERR_INVALID_ARGUMENT, "spec is NULL");
     if ((r = cres__check_job_name(job, err)) != CRES_OK) return r;
@@ -1506,10 +1571,16 @@ CRES_API cres_result cres_spec_add_job(cres_cluster_spec *s, const char *job,
     if (count > (size_t)INT_MAX) return cres__fail(err, CRES_ERR_LIMIT, "more than %d tasks", INT_MAX);
     for (i = 0; i < count; i++)
         if ((r = cres__check_address(job, (int)i, addresses[i], err)) != CRES_OK) return r;
-    if ((r = cres__spec_job(s, job, &j, err)) != CRES_OK) return r;
-    for (i = 0; i < count; i++)
-        if ((r = cres__job_add(s, j, (int)i, addresses[i], err)) != CRES_OK) return r;
-    return CRES_OK;
+    have = cres_spec_job(s, job); /* conflicts first, so that undo only meets our tasks */
+    if (have && count && have->tasks[0].index < (int)count && have->tasks_count) {
+        char q[CRES__QUOTE_SIZE];
+        return cres__fail(err, CRES_ERR_CONFLICT, "job %s has task %d twice", cres__quote(q, sizeof q, job, strlen(job)),
+                          have->tasks[0].index);
+    }
+    if ((r = cres__spec_job_created(s, job, &j, &created, err)) != CRES_OK) return r;
+    for (i = 0; i < count && r == CRES_OK; i++) r = cres__job_add(s, j, (int)i, addresses[i], err);
+    if (r != CRES_OK) cres__spec_undo(s, j, (int)count, created);
+    return r;
 }
 
 CRES_API size_t cres_spec_jobs_count(const cres_cluster_spec *s) { return s ? s->count : 0; }
