@@ -1,0 +1,2 @@
+#define CLUSTER_RESOLVER_IMPLEMENTATION
+#include "../cluster_resolver.h"
