@@ -1572,7 +1572,7 @@ CRES_API cres_result cres_spec_add_job(cres_cluster_spec *s, const char *job,
     for (i = 0; i < count; i++)
         if ((r = cres__check_address(job, (int)i, addresses[i], err)) != CRES_OK) return r;
     have = cres_spec_job(s, job); /* conflicts first, so that undo only meets our tasks */
-    if (have && count && have->tasks[0].index < (int)count && have->tasks_count) {
+    if (have && count && have->tasks_count && have->tasks[0].index < (int)count) {
         char q[CRES__QUOTE_SIZE];
         return cres__fail(err, CRES_ERR_CONFLICT, "job %s has task %d twice", cres__quote(q, sizeof q, job, strlen(job)),
                           have->tasks[0].index);
