@@ -1,0 +1,262 @@
+/* libFuzzer target: the input is TF_CONFIG text given through cres_tfconfig_options.json.
+   Bytes after an embedded NUL are not seen (TF_CONFIG is a C string).
+
+   A rejected document must be CRES_ERR_ENVIRONMENT or CRES_ERR_LIMIT with a message. An
+   accepted one goes through every reader: resolve, master, spec_to_json, tf_config_json,
+   launch info and hostfile, each checked against the snprintf contract and against what the
+   spec says; the spec and the TF_CONFIG the library writes must read back to the same thing.
+
+   clang -g -O1 -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=undefined \
+         tests/fuzz/fuzz_tfconfig.c -o build/fuzz_tfconfig */
+
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define CLUSTER_RESOLVER_IMPLEMENTATION
+#include "../../cluster_resolver.h"
+
+#define CHECK(cond)                                                                           \
+    do {                                                                                      \
+        if (!(cond)) {                                                                        \
+            fprintf(stderr, "fuzz_tfconfig.c:%d: check failed: %s\n", __LINE__, #cond);      \
+            abort();                                                                          \
+        }                                                                                     \
+    } while (0)
+
+static const char *no_environment(const char *name, void *user) {
+    (void)name;
+    (void)user;
+    return NULL;
+}
+
+static void check_error(cres_result r, const cres_error *err) {
+    CHECK(err->result == r);
+    CHECK(memchr(err->message, '\0', sizeof err->message) != NULL);
+    if (r != CRES_OK) CHECK(err->message[0] != '\0');
+}
+
+/* The snprintf contract of a text written into buf[cap] with full length len. */
+static void check_text(cres_result r, const char *buf, size_t cap, size_t len) {
+    if (r == CRES_OK) {
+        CHECK(len < cap);
+        CHECK(strlen(buf) == len);
+    } else if (r == CRES_ERR_BUFFER_TOO_SMALL) {
+        CHECK(len >= cap);
+        CHECK(strlen(buf) == cap - 1);
+    }
+}
+
+static size_t total_tasks(const cres_cluster_spec *s) {
+    size_t i, n = 0;
+    for (i = 0; i < cres_spec_jobs_count(s); i++) n += cres_spec_job_at(s, i)->tasks_count;
+    return n;
+}
+
+/* Rank 0 of section 8: the first task of "chief", else of the first job by name. */
+static const char *rank0_address(const cres_cluster_spec *s) {
+    const cres_job *chief = cres_spec_job(s, "chief");
+    size_t i;
+    if (chief && chief->tasks_count) return chief->tasks[0].address;
+    for (i = 0; i < cres_spec_jobs_count(s); i++) {
+        const cres_job *j = cres_spec_job_at(s, i);
+        if (j != chief && j->tasks_count) return j->tasks[0].address;
+    }
+    return NULL;
+}
+
+static char *spec_json(const cres_cluster_spec *s) {
+    char small[24];
+    size_t len = 0, len2 = 0;
+    cres_error err;
+    char *text;
+    cres_result r = cres_spec_to_json(s, small, sizeof small, &len2, &err);
+    check_error(r, &err);
+    check_text(r, small, sizeof small, len2);
+    CHECK(cres_spec_to_json(s, NULL, 0, &len, &err) == CRES_OK);
+    CHECK(len == len2);
+    text = (char *)malloc(len + 1);
+    CHECK(text != NULL);
+    CHECK(cres_spec_to_json(s, text, len + 1, &len2, &err) == CRES_OK);
+    CHECK(len2 == len && strlen(text) == len);
+    if (len < sizeof small) CHECK(strcmp(small, text) == 0);
+    else CHECK(memcmp(small, text, sizeof small - 1) == 0);
+    return text;
+}
+
+/* The spec's JSON reads back to the same spec. */
+static void check_spec_round_trip(const cres_cluster_spec *s) {
+    char *text = spec_json(s);
+    cres_cluster_spec *again = NULL;
+    cres_error err;
+    cres_result r = cres_spec_from_json(text, strlen(text), NULL, &again, &err);
+    check_error(r, &err);
+    if (!(r == CRES_ERR_LIMIT && strlen(text) > CRES_MAX_DOCUMENT_BYTES)) {
+        CHECK(r == CRES_OK);
+        CHECK(cres_spec_equal(s, again));
+    }
+    cres_spec_free(again);
+    free(text);
+}
+
+static void check_master(cres_resolver *res, const cres_cluster_spec *s) {
+    char small[16];
+    size_t len = 0, len2 = 0;
+    cres_error err;
+    cres_result r = cres_master(res, NULL, -1, NULL, small, sizeof small, &len, &err);
+    check_error(r, &err);
+    CHECK(r == CRES_OK || r == CRES_ERR_BUFFER_TOO_SMALL || r == CRES_ERR_NOT_FOUND);
+    check_text(r, small, sizeof small, len);
+    if (r != CRES_ERR_NOT_FOUND) {
+        CHECK(cres_master(res, NULL, -1, NULL, NULL, 0, &len2, &err) == CRES_OK);
+        CHECK(len2 == len);
+    }
+    /* An explicit task that the spec has always has a master. */
+    if (total_tasks(s)) {
+        const cres_job *j = cres_spec_job_at(s, 0);
+        size_t i = 0;
+        while (j->tasks_count == 0) j = cres_spec_job_at(s, ++i);
+        r = cres_master(res, j->name, j->tasks[0].index, "", NULL, 0, &len, &err);
+        check_error(r, &err);
+        CHECK(r == CRES_OK);
+    }
+}
+
+/* The TF_CONFIG the library writes for this resolver reads back to the same resolver. */
+static void check_tf_config_round_trip(cres_resolver *res, const cres_cluster_spec *s) {
+    const char *type = cres_task_id(res) >= 0 ? cres_task_type(res) : NULL;
+    cres_tfconfig_options o;
+    cres_config config;
+    cres_resolver *again = NULL;
+    cres_cluster_spec *s2 = NULL;
+    cres_error err;
+    size_t len = 0;
+    char *text;
+    cres_result r = cres_tf_config_json(s, type, cres_task_id(res), cres_rpc_layer(res), cres_environment(res),
+                                        NULL, 0, &len, &err);
+    check_error(r, &err);
+    CHECK(r == CRES_OK);
+    text = (char *)malloc(len + 1);
+    CHECK(text != NULL);
+    CHECK(cres_tf_config_json(s, type, cres_task_id(res), cres_rpc_layer(res), cres_environment(res), text,
+                              len + 1, NULL, &err) == CRES_OK);
+    memset(&config, 0, sizeof config);
+    config.getenv = no_environment;
+    memset(&o, 0, sizeof o);
+    o.config = &config;
+    o.json = text;
+    r = cres_tfconfig_resolver_create(&o, &again, &err);
+    check_error(r, &err);
+    if (!(r == CRES_ERR_LIMIT && len > CRES_MAX_DOCUMENT_BYTES)) {
+        CHECK(r == CRES_OK);
+        CHECK(cres_resolve(again, &s2, &err) == CRES_OK);
+        CHECK(cres_spec_equal(s, s2));
+        if (type) {
+            CHECK(cres_task_type(again) && strcmp(cres_task_type(again), type) == 0);
+            CHECK(cres_task_id(again) == cres_task_id(res));
+        }
+        CHECK((cres_rpc_layer(again) == NULL) == (cres_rpc_layer(res) == NULL));
+        if (cres_rpc_layer(res)) CHECK(strcmp(cres_rpc_layer(again), cres_rpc_layer(res)) == 0);
+        CHECK(strcmp(cres_environment(again), cres_environment(res)) == 0);
+    }
+    cres_spec_free(s2);
+    cres_resolver_free(again);
+    free(text);
+}
+
+static void check_launch_info(const cres_resolver *res, const cres_cluster_spec *s) {
+    cres_launch_info info;
+    cres_error err;
+    const char *master;
+    cres_result r;
+    if (!cres_task_type(res) || cres_task_id(res) < 0) return;
+    r = cres_spec_launch_info(s, cres_task_type(res), cres_task_id(res), &info, &err);
+    check_error(r, &err);
+    CHECK(r == CRES_OK || r == CRES_ERR_NOT_FOUND || r == CRES_ERR_INVALID_ARGUMENT || r == CRES_ERR_LIMIT);
+    if (r != CRES_OK) return;
+    CHECK((size_t)info.world_size == total_tasks(s));
+    CHECK(info.rank >= 0 && info.rank < info.world_size);
+    CHECK(info.local_rank >= 0 && info.local_rank < info.local_world_size);
+    CHECK(info.local_world_size <= info.world_size);
+    master = rank0_address(s);
+    CHECK(master != NULL && strcmp(info.master_address, master) == 0);
+    CHECK(info.master_port >= -1 && info.master_port <= 65535);
+    CHECK(strlen(info.master_host) < sizeof info.master_host);
+}
+
+/* "host slots=N" lines whose slots add up to the number of tasks. */
+static void check_hostfile(const cres_cluster_spec *s) {
+    size_t len = 0, slots = 0, lines = 0;
+    cres_error err;
+    char *text, *line;
+    cres_result r = cres_spec_to_hostfile(s, NULL, 0, &len, &err);
+    check_error(r, &err);
+    CHECK(r == CRES_OK || r == CRES_ERR_INVALID_ARGUMENT);
+    if (r != CRES_OK) return;
+    text = (char *)malloc(len + 1);
+    CHECK(text != NULL);
+    CHECK(cres_spec_to_hostfile(s, text, len + 1, NULL, &err) == CRES_OK);
+    CHECK(strlen(text) == len);
+    for (line = text; *line; lines++) {
+        char *end = strchr(line, '\n'), *sep;
+        CHECK(end != NULL);
+        *end = '\0';
+        sep = strrchr(line, ' ');
+        CHECK(sep != NULL && strncmp(sep, " slots=", 7) == 0);
+        slots += (size_t)strtoul(sep + 7, NULL, 10);
+        line = end + 1;
+    }
+    CHECK(slots == total_tasks(s));
+    CHECK(lines <= total_tasks(s));
+    free(text);
+}
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
+    cres_tfconfig_options o;
+    cres_config config;
+    cres_resolver *res = NULL;
+    cres_cluster_spec *spec = NULL, *spec2 = NULL;
+    cres_accelerators acc;
+    cres_error err;
+    cres_result r;
+    char *text = (char *)malloc(size + 1);
+    if (!text) return 0;
+    memcpy(text, data, size);
+    text[size] = '\0';
+
+    memset(&config, 0, sizeof config);
+    config.getenv = no_environment;
+    memset(&o, 0, sizeof o);
+    o.config = &config;
+    o.json = text;
+    r = cres_tfconfig_resolver_create(&o, &res, &err);
+    check_error(r, &err);
+    if (r != CRES_OK) {
+        CHECK(r == CRES_ERR_ENVIRONMENT || r == CRES_ERR_LIMIT);
+        CHECK(res == NULL);
+        free(text);
+        return 0;
+    }
+    CHECK(res != NULL);
+    CHECK(strcmp(cres_resolver_name(res), "tfconfig") == 0);
+
+    r = cres_resolve(res, &spec, &err);
+    check_error(r, &err);
+    CHECK(r == CRES_OK);
+    CHECK(cres_resolve(res, &spec2, &err) == CRES_OK);
+    CHECK(cres_spec_equal(spec, spec2));
+    CHECK(cres_num_accelerators(res, NULL, -1, &acc, &err) == CRES_OK);
+
+    check_master(res, spec);
+    check_spec_round_trip(spec);
+    check_tf_config_round_trip(res, spec);
+    check_launch_info(res, spec);
+    check_hostfile(spec);
+
+    cres_spec_free(spec2);
+    cres_spec_free(spec);
+    cres_resolver_free(res);
+    free(text);
+    return 0;
+}
