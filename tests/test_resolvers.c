@@ -1,65 +1,13 @@
-#include "../cluster_resolver.h"
-
 /* Unit tests for the generic resolver API and the simple, union, local and auto backends of
    cluster_resolver.h. Cases named Un mirror TensorFlow's cluster_resolver_test.py as listed in
    reference/tf-resolvers.md section 4.2; where our documented behaviour differs from TF on
    purpose (header section 11, reference section 5) the comment says so. The environment is
    only ever read through the cres_config.getenv hook: these tests never call setenv. */
 
-#include <stdarg.h>
-#include <stddef.h>
-#include <stdint.h>
-#include <setjmp.h>
-#include <stdio.h>
-#include <stdlib.h>
-#include <string.h>
-#include <cmocka.h>
+#include "test_util.h"
 
 /* ---------------------------------------------------------------------------------------
-   Helpers. Every test keeps its error in a local `cres_error err`. */
-
-#define EXPECT(call, want)                                                                 \
-    do {                                                                                   \
-        cres_result got_ = (call);                                                         \
-        if (got_ != (want))                                                                \
-            fail_msg("%s\n  returned %s, want %s\n  message: %s", #call,                   \
-                     cres_result_string(got_), cres_result_string(want), err.message);     \
-    } while (0)
-#define OK(call) EXPECT(call, CRES_OK)
-
-#define HAS(text, sub)                                                                     \
-    do {                                                                                   \
-        const char *t_ = (text), *s_ = (sub);                                              \
-        if (!strstr(t_, s_)) fail_msg("\"%s\" does not contain \"%s\"", t_, s_);           \
-    } while (0)
-
-/* JSON written with single quotes for readability, turned into real JSON. */
-static const char *dq(const char *s) {
-    static char ring[4][2048];
-    static int next;
-    char *out = ring[next++ % 4];
-    size_t i;
-    for (i = 0; s[i] && i + 1 < sizeof ring[0]; i++) out[i] = s[i] == '\'' ? '"' : s[i];
-    out[i] = '\0';
-    return out;
-}
-
-static cres_cluster_spec *parse(const char *sq_json) {
-    cres_cluster_spec *s = NULL;
-    cres_error err;
-    const char *json = dq(sq_json);
-    OK(cres_spec_from_json(json, strlen(json), NULL, &s, &err));
-    return s;
-}
-
-static const char *json_of(const cres_cluster_spec *s) {
-    static char buf[2][2048];
-    static int next;
-    char *out = buf[next++ % 2];
-    cres_error err;
-    OK(cres_spec_to_json(s, out, sizeof buf[0], NULL, &err));
-    return out;
-}
+   Helpers of this file (the shared ones are in test_util.h). */
 
 /* The JSON of a fresh resolve. */
 static const char *resolved_json(cres_resolver *r) {

@@ -1,5 +1,3 @@
-#include "../cluster_resolver.h"
-
 /* Unit tests for the TF_CONFIG resolver of cluster_resolver.h. Cases named Tn mirror
    TensorFlow's tfconfig_cluster_resolver_test.py as listed in reference/tf-resolvers.md
    section 4.3. T13 and T14 are not here: they count accelerators from a TF device list,
@@ -8,44 +6,10 @@
    tests never call setenv. Unlike TF, which re-reads TF_CONFIG on every access and raises
    late, we read and check it once, at create, and report errors with the field named. */
 
-#include <stdarg.h>
-#include <stddef.h>
-#include <stdint.h>
-#include <setjmp.h>
-#include <stdio.h>
-#include <stdlib.h>
-#include <string.h>
-#include <time.h>
-#include <cmocka.h>
+#include "test_util.h"
 
 /* ---------------------------------------------------------------------------------------
-   Helpers. Every test keeps its error in a local `cres_error err`. */
-
-#define EXPECT(call, want)                                                                 \
-    do {                                                                                   \
-        cres_result got_ = (call);                                                         \
-        if (got_ != (want))                                                                \
-            fail_msg("%s\n  returned %s, want %s\n  message: %s", #call,                   \
-                     cres_result_string(got_), cres_result_string(want), err.message);     \
-    } while (0)
-#define OK(call) EXPECT(call, CRES_OK)
-
-#define HAS(text, sub)                                                                     \
-    do {                                                                                   \
-        const char *t_ = (text), *s_ = (sub);                                              \
-        if (!strstr(t_, s_)) fail_msg("\"%s\" does not contain \"%s\"", t_, s_);           \
-    } while (0)
-
-/* JSON written with single quotes for readability, turned into real JSON. */
-static const char *dq(const char *s) {
-    static char ring[4][4096];
-    static int next;
-    char *out = ring[next++ % 4];
-    size_t i;
-    for (i = 0; s[i] && i + 1 < sizeof ring[0]; i++) out[i] = s[i] == '\'' ? '"' : s[i];
-    out[i] = '\0';
-    return out;
-}
+   Helpers of this file (the shared ones are in test_util.h). */
 
 /* The process environment as the library sees it: a small table behind the getenv hook. */
 typedef struct env_table {
