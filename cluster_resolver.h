@@ -142,8 +142,10 @@
       Writing a backend: fill a cres_resolver_vtable (name, resolve, and optionally master,
       num_accelerators, destroy), then cres_resolver_new(sizeof(my_struct), &vtable,
       config, &r, err) gives a zeroed block whose first member is the cres_resolver; your
-      resolve() builds a spec with cres_spec_create(cres_resolver_allocator(r), ...) and
-      may report the own task with cres_set_detected_task(). See examples/custom_backend.c.
+      resolve() builds a spec with cres_spec_create(cres_resolver_allocator(r), ...), reads
+      the environment with cres_resolver_getenv(r, name) (the config's hook), may report the
+      own task with cres_set_detected_task() (an override from cres_set_task() wins) and
+      the environment with cres_set_environment(). See examples/custom_backend.c.
 
    7. BACKENDS ---------------------------------------------------------------------------
       simple   (cres_simple_options)  a spec you give (copied), an optional master string,
