@@ -314,20 +314,31 @@ typedef struct cres_http_request {
     int timeout_ms;                      /* whole request */
     const char *ca_file;                 /* NULL = the system's CA store */
     size_t max_response_bytes;           /* fail past this many body bytes */
+    void **session;                      /* where a transport may keep a connection between
+                                            the requests of one resolve; *session starts NULL
+                                            and close_session() gets it at the end */
 } cres_http_request;
 
-/* perform() fills it; body is allocated with the allocator it is handed, NUL-terminated. */
+/* perform() fills it; body is allocated with the allocator it is handed, NUL-terminated.
+   perform() returns CRES_OK for any HTTP status; it fails only when there is no answer
+   (CRES_ERR_TRANSPORT, CRES_ERR_TIMEOUT, CRES_ERR_LIMIT past max_response_bytes,
+   CRES_ERR_OUT_OF_MEMORY), and then leaves no body allocated. */
 typedef struct cres_http_response {
     int status;
     char *body;
     size_t body_len;
+    int retry_after_s;    /* a Retry-After header in seconds, 0 when absent */
 } cres_http_response;
 
+/* One request per perform() call: retries, backoff, paging and limits are the library's. */
 typedef struct cres_transport {
     cres_result (*perform)(void *user, const cres_http_request *req, cres_http_response *resp,
                            const cres_allocator *alloc, cres_error *err);
     void *user;
+    void (*close_session)(void *user, void *session); /* optional */
 } cres_transport;
+
+typedef void (*cres_sleep_fn)(void *user, int milliseconds);
 
 typedef struct cres_config {
     cres_allocator allocator;   /* zero = CRES_MALLOC / CRES_FREE */
@@ -339,7 +350,15 @@ typedef struct cres_config {
     int timeout_ms;             /* per HTTP request; 0 = 10000 */
     int max_retries;            /* on connect errors, 429 and 5xx; 0 = 3, -1 = none */
     size_t max_response_bytes;  /* 0 = 64 MiB */
+    cres_sleep_fn sleep;        /* waits between retries and polls; zero = the system's */
+    void *sleep_user;
 } cres_config;
+
+#ifdef CLUSTER_RESOLVER_USE_CURL
+/* The bundled libcurl transport (define CLUSTER_RESOLVER_USE_CURL where the implementation
+   is, link with -lcurl). TLS verification on; no redirects; one connection per resolve. */
+CRES_API cres_transport cres_curl_transport(void);
+#endif
 
 /* ////////////////////////////////////////////////////////////////////////////////////////
    Cluster specs                                                                     >>spec */
@@ -496,6 +515,45 @@ typedef struct cres_local_options {
     const char *rpc_layer;                    /* NULL = none */
 } cres_local_options;
 
+/* One job fed by one label selector; give a job several entries for several selectors. */
+typedef struct cres_k8s_job_selector {
+    const char *job;                          /* "worker" */
+    const char *selector;                     /* "job-name=trainer" (as kubectl -l) */
+} cres_k8s_job_selector;
+
+typedef enum cres_k8s_address {
+    CRES_K8S_POD_IP = 0,                      /* status.podIP (default) */
+    CRES_K8S_HOST_IP,                         /* status.hostIP, the node (TF's choice) */
+    CRES_K8S_DNS                              /* hostname.subdomain.ns.svc.<domain> when the
+                                                 pod has both, else its pod IP */
+} cres_k8s_address;
+
+typedef struct cres_k8s_options {
+    const cres_config *config;
+    const cres_k8s_job_selector *jobs;        /* NULL = {"worker", "job-name=tensorflow"} */
+    size_t jobs_count;
+    const char *server;                       /* NULL = in cluster: https://$KUBERNETES_SERVICE_
+                                                 HOST:$KUBERNETES_SERVICE_PORT */
+    const char *token;                        /* NULL = read token_file at every resolve */
+    const char *token_file;                   /* NULL = the service account's in a cluster,
+                                                 none with options.server */
+    const char *ca_file;                      /* NULL = the service account's ca.crt in a
+                                                 cluster, the system store with server */
+    const char *namespace_name;               /* NULL = namespace_file, else "default" */
+    const char *namespace_file;               /* NULL = the service account's in a cluster */
+    int all_namespaces;                       /* non-zero: list pods of every namespace */
+    int port;                                 /* task port; 0 = 8470 */
+    cres_k8s_address address;
+    const char *cluster_domain;               /* NULL = "cluster.local" */
+    int page_size;                            /* pods per request; 0 = 500 */
+    int wait_ms;                              /* 0 = a pod not Running is CRES_ERR_NOT_READY;
+                                                 else poll until this many ms have passed */
+    const char *hostname;                     /* own pod; NULL = $HOSTNAME */
+    const char *task_type;                    /* NULL = the job of the pod named hostname */
+    int task_id;                              /* used when task_type is set */
+    const char *rpc_layer;                    /* NULL = "grpc" */
+} cres_k8s_options;
+
 typedef struct cres_auto_options {
     const cres_config *config;
     const char *backend;                      /* NULL or "auto" = detect; else force one */
@@ -514,6 +572,8 @@ CRES_API cres_result cres_tfconfig_resolver_create(const cres_tfconfig_options *
                                                    cres_resolver **out, cres_error *err);
 CRES_API cres_result cres_local_resolver_create(const cres_local_options *options,
                                                 cres_resolver **out, cres_error *err);
+CRES_API cres_result cres_k8s_resolver_create(const cres_k8s_options *options,
+                                              cres_resolver **out, cres_error *err);
 CRES_API cres_result cres_auto_resolver_create(const cres_auto_options *options,
                                                cres_resolver **out, cres_error *err);
 
@@ -1218,14 +1278,25 @@ CRES__PRIVATE int cres__json_is(const cres__json *d, int i, jsmntype_t type) {
     return i >= 0 && i < d->count && d->t[i].type == type;
 }
 
-/* The index just past token i and everything inside it. */
+/* The index just past token i and everything inside it. Tokens come in document order, so
+   a container's end is found by binary search on the start offsets: skipping a pod's
+   managedFields costs a few comparisons, not a walk. */
 CRES__PRIVATE int cres__json_next(const cres__json *d, int i) {
-    int end = i + 1, pending = d->t[i].size;
-    while (pending > 0 && end < d->count) {
-        pending += d->t[end].size - 1;
-        end++;
+    const jsmntok_t *t = d->t;
+    int lo = i + 1, hi = d->count, pending = t[i].size;
+    if (t[i].type == JSMN_OBJECT || t[i].type == JSMN_ARRAY) {
+        while (lo < hi) {
+            int mid = lo + (hi - lo) / 2;
+            if (t[mid].start < t[i].end) lo = mid + 1;
+            else hi = mid;
+        }
+        return lo;
     }
-    return end;
+    while (pending > 0 && lo < d->count) { /* a key: it and its value */
+        pending += t[lo].size - 1;
+        lo++;
+    }
+    return lo;
 }
 
 CRES__PRIVATE int cres__json_is_null(const cres__json *d, int i) {
@@ -2051,6 +2122,332 @@ CRES_API cres_result cres_num_accelerators(cres_resolver *r, const char *task_ty
 }
 
 /* ////////////////////////////////////////////////////////////////////////////////////////
+   HTTP above the transport: retries, backoff, limits                                >>http */
+
+#ifndef CRES_MAX_RETRY_AFTER_MS
+#  define CRES_MAX_RETRY_AFTER_MS 10000 /* a server's Retry-After is honoured up to this */
+#endif
+#define CRES__DEFAULT_TIMEOUT_MS 10000
+#define CRES__DEFAULT_RETRIES 3
+#define CRES__DEFAULT_MAX_RESPONSE (64u * 1024u * 1024u)
+
+#if defined(_WIN32)
+#  include <windows.h>
+CRES__PRIVATE void cres__system_sleep(void *user, int ms) {
+    (void)user;
+    Sleep((DWORD)ms);
+}
+CRES__PRIVATE long long cres__now_ms(void) { return (long long)GetTickCount64(); }
+#else
+#  include <sys/select.h>
+#  include <sys/time.h>
+CRES__PRIVATE void cres__system_sleep(void *user, int ms) {
+    struct timeval tv;
+    (void)user;
+    tv.tv_sec = ms / 1000;
+    tv.tv_usec = (ms % 1000) * 1000;
+    select(0, NULL, NULL, NULL, &tv);
+}
+CRES__PRIVATE long long cres__now_ms(void) {
+    struct timeval tv;
+    gettimeofday(&tv, NULL);
+    return (long long)tv.tv_sec * 1000 + tv.tv_usec / 1000;
+}
+#endif
+
+CRES__PRIVATE void cres__sleep(const cres_resolver *r, int ms) {
+    if (r->config.sleep) r->config.sleep(r->config.sleep_user, ms);
+    else cres__system_sleep(NULL, ms);
+}
+
+#ifdef CLUSTER_RESOLVER_USE_CURL
+static cres_transport cres__curl_transport_value(void);
+#endif
+
+/* The requests of one resolve: one transport session, counted. */
+typedef struct cres__http {
+    cres_resolver *r;
+    cres_transport transport;
+    void *session;
+    int requests;
+} cres__http;
+
+CRES__PRIVATE cres_result cres__http_begin(cres__http *h, cres_resolver *r, cres_error *err) {
+    memset(h, 0, sizeof *h);
+    h->r = r;
+    h->transport = r->config.transport;
+    if (h->transport.perform) return CRES_OK;
+#ifdef CLUSTER_RESOLVER_USE_CURL
+    (void)err;
+    h->transport = cres__curl_transport_value();
+    return CRES_OK;
+#else
+    return cres__fail(err, CRES_ERR_NO_TRANSPORT, "%s: %s", r->vtable->name, cres_result_string(CRES_ERR_NO_TRANSPORT));
+#endif
+}
+
+CRES__PRIVATE void cres__http_end(cres__http *h) {
+    if (h->session && h->transport.close_session) h->transport.close_session(h->transport.user, h->session);
+    h->session = NULL;
+}
+
+CRES__PRIVATE void cres__response_free(const cres_resolver *r, cres_http_response *resp) {
+    cres__free(&r->config.allocator, resp->body);
+    resp->body = NULL;
+    resp->body_len = 0;
+}
+
+CRES__PRIVATE int cres__retryable(cres_result res, int status) {
+    return res == CRES_ERR_TRANSPORT || (res == CRES_OK && (status == 429 || status >= 500));
+}
+
+/* One request with retries on connection errors, 429 and 5xx (Retry-After honoured up to
+   CRES_MAX_RETRY_AFTER_MS, else 250 ms doubling). Any HTTP status comes back as CRES_OK:
+   the caller judges it with the body at hand. `what` starts messages ("kubernetes"). */
+CRES__PRIVATE cres_result cres__http_request(cres__http *h, const char *method, const char *url,
+                                            const cres_http_header *headers, size_t headers_count,
+                                            const char *body, const char *ca_file,
+                                            cres_http_response *resp, cres_error *err) {
+    const cres_config *c = &h->r->config;
+    int retries = c->max_retries == 0 ? CRES__DEFAULT_RETRIES : c->max_retries < 0 ? 0 : c->max_retries;
+    int attempt, wait_ms = 250;
+    cres_http_request req;
+    cres_result res;
+    memset(&req, 0, sizeof req);
+    req.method = method;
+    req.url = url;
+    req.headers = headers;
+    req.headers_count = headers_count;
+    req.body = body;
+    req.body_len = body ? strlen(body) : 0;
+    req.timeout_ms = c->timeout_ms ? c->timeout_ms : CRES__DEFAULT_TIMEOUT_MS;
+    req.ca_file = ca_file;
+    req.max_response_bytes = c->max_response_bytes ? c->max_response_bytes : CRES__DEFAULT_MAX_RESPONSE;
+    req.session = &h->session;
+    for (attempt = 0;; attempt++) {
+        int pause;
+        memset(resp, 0, sizeof *resp);
+        cres__log(h->r, CRES_LOG_DEBUG, "%s: %s %s", h->r->vtable->name, method, url);
+        res = h->transport.perform(h->transport.user, &req, resp, &c->allocator, err);
+        h->requests++;
+        if (res != CRES_OK) resp->body = NULL; /* a failed perform owns nothing */
+        if (res == CRES_OK && resp->body_len > req.max_response_bytes) {
+            cres__response_free(h->r, resp);
+            res = cres__fail(err, CRES_ERR_LIMIT, "response larger than the limit of %zu bytes", req.max_response_bytes);
+        }
+        if (res == CRES_OK && !resp->body) {
+            resp->body = cres__strdup(&c->allocator, ""); /* a transport may send no body */
+            if (!resp->body) res = cres__oom(err, h->r->vtable->name);
+        }
+        if (!cres__retryable(res, resp->status) || attempt >= retries) break;
+        pause = resp->retry_after_s > 0 ? resp->retry_after_s * 1000 : wait_ms;
+        if (pause > CRES_MAX_RETRY_AFTER_MS) pause = CRES_MAX_RETRY_AFTER_MS;
+        cres__log(h->r, CRES_LOG_WARN, "%s: %s %s: %s; retrying in %d ms (retry %d of %d)", h->r->vtable->name,
+                  method, url, res == CRES_OK ? "server busy or failing" : (err ? err->message : "no answer"), pause,
+                  attempt + 1, retries);
+        if (res == CRES_OK) cres__response_free(h->r, resp);
+        cres__sleep(h->r, pause);
+        wait_ms *= 2;
+    }
+    if (res != CRES_OK) {
+        char prefix[256];
+        snprintf(prefix, sizeof prefix, "%s: %s %.160s: ", h->r->vtable->name, method, url);
+        return cres__wrap(err, res, CRES_OK, prefix);
+    }
+    return CRES_OK;
+}
+
+/* Appends s to w with every byte outside RFC 3986's unreserved set percent-encoded. */
+CRES__PRIVATE void cres__put_url_encoded(cres__writer *w, const char *s) {
+    static const char hex[] = "0123456789ABCDEF";
+    for (; *s; s++) {
+        unsigned char c = (unsigned char)*s;
+        if ((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || strchr("-._~", c)) {
+            cres__put(w, s, 1);
+        } else {
+            char e[3] = {'%', hex[c >> 4], hex[c & 15]};
+            cres__put(w, e, 3);
+        }
+    }
+}
+
+/* Reads a small file (a token, a namespace) into a new string without trailing whitespace.
+   Missing file: CRES_ERR_ENVIRONMENT; larger than max: CRES_ERR_LIMIT. */
+CRES__PRIVATE cres_result cres__read_small_file(const cres_resolver *r, const char *path, size_t max,
+                                               char **out, cres_error *err) {
+    FILE *f;
+    char *buf;
+    size_t n;
+    char q[CRES__QUOTE_SIZE];
+    *out = NULL;
+    f = fopen(path, "rb");
+    if (!f)
+        return cres__fail(err, CRES_ERR_ENVIRONMENT, "%s: cannot open %s", r->vtable->name,
+                          cres__quote(q, sizeof q, path, strlen(path)));
+    buf = (char *)cres__alloc(&r->config.allocator, max + 1);
+    if (!buf) {
+        fclose(f);
+        return cres__oom(err, r->vtable->name);
+    }
+    n = fread(buf, 1, max + 1, f);
+    fclose(f);
+    if (n > max) {
+        cres__free(&r->config.allocator, buf);
+        return cres__fail(err, CRES_ERR_LIMIT, "%s: %s is larger than %zu bytes", r->vtable->name,
+                          cres__quote(q, sizeof q, path, strlen(path)), max);
+    }
+    while (n && (buf[n - 1] == '\n' || buf[n - 1] == '\r' || buf[n - 1] == ' ' || buf[n - 1] == '\t')) n--;
+    buf[n] = '\0';
+    if (strlen(buf) != n) {
+        cres__free(&r->config.allocator, buf);
+        return cres__fail(err, CRES_ERR_ENVIRONMENT, "%s: %s contains a NUL byte", r->vtable->name,
+                          cres__quote(q, sizeof q, path, strlen(path)));
+    }
+    *out = buf;
+    return CRES_OK;
+}
+
+/* ////////////////////////////////////////////////////////////////////////////////////////
+   The bundled libcurl transport                                                     >>curl */
+
+#ifdef CLUSTER_RESOLVER_USE_CURL
+#include <curl/curl.h>
+
+typedef struct cres__curl_sink {
+    const cres_allocator *a;
+    char *data;
+    size_t len, cap, max;
+    int too_big, oom;
+    int retry_after_s;
+} cres__curl_sink;
+
+static size_t cres__curl_write(char *ptr, size_t size, size_t nmemb, void *user) {
+    cres__curl_sink *s = (cres__curl_sink *)user;
+    size_t n = size * nmemb;
+    if (n > s->max - s->len) {
+        s->too_big = 1;
+        return 0; /* aborts the transfer */
+    }
+    if (!cres__grow(s->a, (void **)&s->data, &s->cap, 1, s->len + n + 1)) {
+        s->oom = 1;
+        return 0;
+    }
+    memcpy(s->data + s->len, ptr, n);
+    s->len += n;
+    return n;
+}
+
+static size_t cres__curl_header(char *line, size_t size, size_t nmemb, void *user) {
+    cres__curl_sink *s = (cres__curl_sink *)user;
+    size_t n = size * nmemb;
+    static const char name[] = "retry-after:";
+    size_t k = sizeof name - 1, i;
+    long long secs;
+    if (n > k) {
+        for (i = 0; i < k; i++)
+            if ((line[i] | 0x20) != name[i]) return n;
+        while (k < n && (line[k] == ' ' || line[k] == '\t')) k++;
+        i = k;
+        while (i < n && line[i] >= '0' && line[i] <= '9') i++;
+        if (cres__parse_decimal(line + k, i - k, &secs) == 1 && secs >= 0)
+            s->retry_after_s = secs > 3600 ? 3600 : (int)secs; /* HTTP dates count as absent */
+    }
+    return n;
+}
+
+static cres_result cres__curl_result(CURLcode rc, const cres__curl_sink *sink, const char *detail,
+                                     const cres_http_request *req, cres_error *err) {
+    const char *text = detail[0] ? detail : curl_easy_strerror(rc);
+    if (sink->oom || rc == CURLE_OUT_OF_MEMORY) return cres__fail(err, CRES_ERR_OUT_OF_MEMORY, "out of memory");
+    if (sink->too_big || rc == CURLE_FILESIZE_EXCEEDED)
+        return cres__fail(err, CRES_ERR_LIMIT, "response larger than the limit of %zu bytes", req->max_response_bytes);
+    if (rc == CURLE_OPERATION_TIMEDOUT)
+        return cres__fail(err, CRES_ERR_TIMEOUT, "no complete answer within %d ms (%s)", req->timeout_ms, text);
+    return cres__fail(err, CRES_ERR_TRANSPORT, "%s", text);
+}
+
+static void cres__curl_close(void *user, void *session) {
+    (void)user;
+    curl_easy_cleanup((CURL *)session);
+}
+
+static cres_result cres__curl_perform(void *user, const cres_http_request *req, cres_http_response *resp,
+                                      const cres_allocator *alloc, cres_error *err) {
+    CURL *c = req->session && *req->session ? (CURL *)*req->session : curl_easy_init();
+    struct curl_slist *headers = NULL, *more;
+    cres__curl_sink sink;
+    char detail[CURL_ERROR_SIZE];
+    char line[1024];
+    CURLcode rc = CURLE_OK;
+    long status = 0;
+    size_t i;
+    (void)user;
+    if (!c) return cres__fail(err, CRES_ERR_OUT_OF_MEMORY, "curl_easy_init failed");
+    if (req->session) *req->session = c;
+    curl_easy_reset(c); /* options go; the connection cache stays */
+    memset(&sink, 0, sizeof sink);
+    sink.a = alloc;
+    sink.max = req->max_response_bytes;
+    detail[0] = '\0';
+    for (i = 0; i < req->headers_count && rc == CURLE_OK; i++) {
+        snprintf(line, sizeof line, "%s: %s", req->headers[i].name, req->headers[i].value);
+        more = curl_slist_append(headers, line);
+        if (!more) rc = CURLE_OUT_OF_MEMORY;
+        else headers = more;
+    }
+    if (rc == CURLE_OK) {
+        curl_easy_setopt(c, CURLOPT_URL, req->url);
+        curl_easy_setopt(c, CURLOPT_HTTPHEADER, headers);
+        curl_easy_setopt(c, CURLOPT_ERRORBUFFER, detail);
+        curl_easy_setopt(c, CURLOPT_NOSIGNAL, 1L);           /* safe in threads */
+        curl_easy_setopt(c, CURLOPT_FOLLOWLOCATION, 0L);     /* a token never follows a redirect */
+        curl_easy_setopt(c, CURLOPT_SSL_VERIFYPEER, 1L);
+        curl_easy_setopt(c, CURLOPT_SSL_VERIFYHOST, 2L);
+        if (req->ca_file) curl_easy_setopt(c, CURLOPT_CAINFO, req->ca_file);
+        curl_easy_setopt(c, CURLOPT_TIMEOUT_MS, (long)req->timeout_ms);
+        curl_easy_setopt(c, CURLOPT_CONNECTTIMEOUT_MS, (long)(req->timeout_ms < 5000 ? req->timeout_ms : 5000));
+        curl_easy_setopt(c, CURLOPT_MAXFILESIZE_LARGE, (curl_off_t)req->max_response_bytes);
+        curl_easy_setopt(c, CURLOPT_WRITEFUNCTION, cres__curl_write);
+        curl_easy_setopt(c, CURLOPT_WRITEDATA, &sink);
+        curl_easy_setopt(c, CURLOPT_HEADERFUNCTION, cres__curl_header);
+        curl_easy_setopt(c, CURLOPT_HEADERDATA, &sink);
+        if (req->body) {
+            curl_easy_setopt(c, CURLOPT_POSTFIELDS, req->body);
+            curl_easy_setopt(c, CURLOPT_POSTFIELDSIZE_LARGE, (curl_off_t)req->body_len);
+        }
+        if (req->method && strcmp(req->method, req->body ? "POST" : "GET") != 0)
+            curl_easy_setopt(c, CURLOPT_CUSTOMREQUEST, req->method);
+        rc = curl_easy_perform(c);
+    }
+    curl_slist_free_all(headers);
+    if (rc == CURLE_OK) curl_easy_getinfo(c, CURLINFO_RESPONSE_CODE, &status);
+    if (!req->session) curl_easy_cleanup(c);
+    if (rc != CURLE_OK) {
+        cres__free(alloc, sink.data);
+        return cres__curl_result(rc, &sink, detail, req, err);
+    }
+    if (!sink.data && !(sink.data = (char *)cres__alloc(alloc, 1)))
+        return cres__fail(err, CRES_ERR_OUT_OF_MEMORY, "out of memory");
+    sink.data[sink.len] = '\0';
+    resp->status = (int)status;
+    resp->body = sink.data;
+    resp->body_len = sink.len;
+    resp->retry_after_s = sink.retry_after_s;
+    return CRES_OK;
+}
+
+static cres_transport cres__curl_transport_value(void) {
+    cres_transport t;
+    t.perform = cres__curl_perform;
+    t.user = NULL;
+    t.close_session = cres__curl_close;
+    return t;
+}
+
+CRES_API cres_transport cres_curl_transport(void) { return cres__curl_transport_value(); }
+#endif /* CLUSTER_RESOLVER_USE_CURL */
+
+/* ////////////////////////////////////////////////////////////////////////////////////////
    Simple: a spec the caller gives                                                 >>simple */
 
 /* Also the TF_CONFIG resolver's state: a spec read once, and a master string. */
@@ -2473,6 +2870,570 @@ CRES_API cres_result cres_local_resolver_create(const cres_local_options *o, cre
     if (res != CRES_OK) {
         cres_resolver_free(r);
         return cres__wrap(err, res, CRES_OK, res == CRES_ERR_OUT_OF_MEMORY ? "" : "local: ");
+    }
+    *out = r;
+    return CRES_OK;
+}
+
+/* ////////////////////////////////////////////////////////////////////////////////////////
+   Kubernetes: pods selected by labels                                                >>k8s */
+
+#ifndef CRES_MAX_K8S_PAGES
+#  define CRES_MAX_K8S_PAGES 1000 /* pages per selector: a continue loop cannot run on */
+#endif
+#ifndef CRES_MAX_K8S_PODS
+#  define CRES_MAX_K8S_PODS 100000 /* pods per job */
+#endif
+#define CRES__K8S_SA_DIR "/var/run/secrets/kubernetes.io/serviceaccount/"
+#define CRES__K8S_INDEX_KEY "batch.kubernetes.io/job-completion-index"
+
+/* What we keep of a pod: a few strings, so memory grows with pods, not with page bytes. */
+typedef struct cres__pod {
+    char *name, *ns, *ip, *host_ip, *hostname, *subdomain, *phase;
+    int index;       /* Indexed Job completion index, -1 when none */
+    int terminating; /* metadata.deletionTimestamp is set */
+} cres__pod;
+
+typedef struct cres__pods {
+    cres__pod *items;
+    size_t count, cap;
+} cres__pods;
+
+typedef struct cres__k8s {
+    cres_resolver base;
+    cres_k8s_job_selector *jobs; /* owned copies */
+    size_t jobs_count;
+    char *server, *token, *token_file, *ca_file, *ns, *hostname, *cluster_domain;
+    int all_namespaces, port, page_size, wait_ms;
+    cres_k8s_address address;
+} cres__k8s;
+
+CRES__PRIVATE void cres__pod_free(const cres_allocator *a, cres__pod *p) {
+    cres__free(a, p->name);
+    cres__free(a, p->ns);
+    cres__free(a, p->ip);
+    cres__free(a, p->host_ip);
+    cres__free(a, p->hostname);
+    cres__free(a, p->subdomain);
+    cres__free(a, p->phase);
+}
+
+CRES__PRIVATE void cres__pods_truncate(const cres_allocator *a, cres__pods *pods, size_t keep) {
+    while (pods->count > keep) cres__pod_free(a, &pods->items[--pods->count]);
+}
+
+/* Finds several keys of object obj in one pass: out[i] = value token or -1. */
+CRES__PRIVATE void cres__json_pick(const cres__json *d, int obj, const char *const *keys, int *out, int n) {
+    int k = obj + 1, m, i;
+    for (i = 0; i < n; i++) out[i] = -1;
+    if (!cres__json_is(d, obj, JSMN_OBJECT)) return;
+    for (m = 0; m < d->t[obj].size; m++) {
+        for (i = 0; i < n; i++)
+            if (out[i] < 0 && cres__json_eq(d, k, keys[i])) out[i] = k + 1;
+        k = cres__json_next(d, k + 1);
+    }
+}
+
+/* Copies an optional string field (absent or null: NULL). */
+CRES__PRIVATE cres_result cres__k8s_string(const cres__json *d, int v, const char *field, const char *pod,
+                                          char **out, cres_error *err) {
+    char q[CRES__QUOTE_SIZE];
+    int ok;
+    *out = NULL;
+    if (v < 0 || cres__json_is_null(d, v)) return CRES_OK;
+    if (d->t[v].type != JSMN_STRING)
+        return cres__fail(err, CRES_ERR_UNEXPECTED_RESPONSE, "kubernetes: pod %s: \"%s\" is not a string",
+                          cres__quote(q, sizeof q, pod, strlen(pod)), field);
+    ok = cres__json_strdup(d, v, out);
+    if (ok == 0) return cres__oom(err, "kubernetes");
+    return CRES_OK; /* ok < 0 cannot happen: the document was checked */
+}
+
+/* The Indexed Job completion index from an annotation or label object, -1 when absent. */
+CRES__PRIVATE int cres__k8s_index(const cres__json *d, int map) {
+    static const char *const key[] = {CRES__K8S_INDEX_KEY};
+    int v, index;
+    char why[8];
+    cres__json_pick(d, map, key, &v, 1);
+    if (v < 0 || !cres__json_index(d, v, 1, &index, why, sizeof why)) return -1;
+    return index;
+}
+
+CRES__PRIVATE cres_result cres__k8s_read_pod(const cres__json *d, int item, cres__pod *p,
+                                            const cres_allocator *a, cres_error *err) {
+    static const char *const top[] = {"metadata", "spec", "status"};
+    static const char *const meta[] = {"name", "namespace", "deletionTimestamp", "annotations", "labels"};
+    static const char *const spec[] = {"hostname", "subdomain"};
+    static const char *const status[] = {"phase", "podIP", "hostIP"};
+    int t[3], m[5], s[2], st[3];
+    cres_result res;
+    cres__json_pick(d, item, top, t, 3);
+    cres__json_pick(d, t[0], meta, m, 5);
+    cres__json_pick(d, t[1], spec, s, 2);
+    cres__json_pick(d, t[2], status, st, 3);
+    memset(p, 0, sizeof *p);
+    if (m[0] < 0 || d->t[m[0]].type != JSMN_STRING)
+        return cres__fail(err, CRES_ERR_UNEXPECTED_RESPONSE, "kubernetes: a pod in the list has no \"metadata.name\"");
+    if (cres__json_strdup(d, m[0], &p->name) == 0) return cres__oom(err, "kubernetes");
+    p->terminating = m[2] >= 0 && !cres__json_is_null(d, m[2]);
+    p->index = cres__k8s_index(d, m[3]);
+    if (p->index < 0) p->index = cres__k8s_index(d, m[4]);
+    if ((res = cres__k8s_string(d, m[1], "metadata.namespace", p->name, &p->ns, err)) != CRES_OK ||
+        (res = cres__k8s_string(d, s[0], "spec.hostname", p->name, &p->hostname, err)) != CRES_OK ||
+        (res = cres__k8s_string(d, s[1], "spec.subdomain", p->name, &p->subdomain, err)) != CRES_OK ||
+        (res = cres__k8s_string(d, st[0], "status.phase", p->name, &p->phase, err)) != CRES_OK ||
+        (res = cres__k8s_string(d, st[1], "status.podIP", p->name, &p->ip, err)) != CRES_OK ||
+        (res = cres__k8s_string(d, st[2], "status.hostIP", p->name, &p->host_ip, err)) != CRES_OK)
+        return res;
+    if (!p->ns && !(p->ns = cres__strdup(a, ""))) return cres__oom(err, "kubernetes");
+    return CRES_OK;
+}
+
+/* Appends the pods of one PodList page; *next gets metadata.continue (NULL when last). */
+CRES__PRIVATE cres_result cres__k8s_read_page(cres__k8s *k, const char *body, size_t len, cres__pods *pods,
+                                             char **next, cres_error *err) {
+    static const char *const top[] = {"items", "metadata"};
+    static const char *const meta[] = {"continue"};
+    const cres_allocator *a = &k->base.config.allocator;
+    cres__json d;
+    int t[2], m, i, item;
+    cres_result res;
+    *next = NULL;
+    res = cres__json_parse(&d, body, len, a, "kubernetes: pod list", CRES_ERR_UNEXPECTED_RESPONSE, err);
+    if (res != CRES_OK) return res;
+    if (d.t[0].type != JSMN_OBJECT) res = cres__fail(err, CRES_ERR_UNEXPECTED_RESPONSE, "kubernetes: pod list is not an object");
+    cres__json_pick(&d, 0, top, t, 2);
+    if (res == CRES_OK && t[0] >= 0 && !cres__json_is_null(&d, t[0]) && d.t[t[0]].type != JSMN_ARRAY)
+        res = cres__fail(err, CRES_ERR_UNEXPECTED_RESPONSE, "kubernetes: pod list \"items\" is not a list");
+    for (i = 0, item = t[0] + 1; res == CRES_OK && t[0] >= 0 && i < d.t[t[0]].size; i++, item = cres__json_next(&d, item)) {
+        if (d.t[item].type != JSMN_OBJECT) {
+            res = cres__fail(err, CRES_ERR_UNEXPECTED_RESPONSE, "kubernetes: pod list item %d is not an object", i);
+        } else if (pods->count >= CRES_MAX_K8S_PODS) {
+            res = cres__fail(err, CRES_ERR_LIMIT, "kubernetes: more than %d pods for one job", CRES_MAX_K8S_PODS);
+        } else if (!cres__grow(a, (void **)&pods->items, &pods->cap, sizeof *pods->items, pods->count + 1)) {
+            res = cres__oom(err, "kubernetes");
+        } else {
+            res = cres__k8s_read_pod(&d, item, &pods->items[pods->count], a, err);
+            if (res == CRES_OK) pods->count++;
+            else cres__pod_free(a, &pods->items[pods->count]);
+        }
+    }
+    cres__json_pick(&d, t[1], meta, &m, 1);
+    if (res == CRES_OK && m >= 0 && d.t[m].type == JSMN_STRING && d.t[m].end > d.t[m].start &&
+        cres__json_strdup(&d, m, next) == 0)
+        res = cres__oom(err, "kubernetes");
+    cres__json_free(&d);
+    return res;
+}
+
+/* A failed HTTP status as an error, with the API's own Status message and what to do. */
+CRES__PRIVATE cres_result cres__k8s_status_error(cres__k8s *k, const cres_http_response *resp, cres_error *err) {
+    static const char *const key[] = {"message"};
+    char message[160] = "";
+    cres__json d;
+    int m;
+    cres_error ignored;
+    if (cres__json_parse(&d, resp->body, resp->body_len, &k->base.config.allocator, "", CRES_ERR_UNEXPECTED_RESPONSE,
+                         &ignored) == CRES_OK) {
+        cres__json_pick(&d, 0, key, &m, 1);
+        if (m >= 0 && d.t[m].type == JSMN_STRING)
+            snprintf(message, sizeof message, ": %.*s", d.t[m].end - d.t[m].start, d.s + d.t[m].start);
+        cres__json_free(&d);
+    }
+    if (resp->status == 401)
+        cres__fail(err, CRES_ERR_HTTP_STATUS,
+                   "kubernetes: 401 Unauthorized%s; the bearer token was refused (check the service account token)",
+                   message);
+    else if (resp->status == 403)
+        cres__fail(err, CRES_ERR_HTTP_STATUS,
+                   "kubernetes: 403 Forbidden%s; give the service account a Role (a ClusterRole for all "
+                   "namespaces) with apiGroups [\"\"], resources [\"pods\"], verbs [\"list\"]",
+                   message);
+    else
+        cres__fail(err, CRES_ERR_HTTP_STATUS, "kubernetes: HTTP %d listing pods%s", resp->status, message);
+    if (err) err->http_status = resp->status;
+    return CRES_ERR_HTTP_STATUS;
+}
+
+/* The pod-list URL for one page. */
+CRES__PRIVATE char *cres__k8s_url(cres__k8s *k, const char *selector, const char *token) {
+    cres__writer w;
+    char *url = NULL;
+    size_t need = 0;
+    int pass;
+    for (pass = 0; pass < 2; pass++) { /* measure, then write */
+        cres__start(&w, url, need, NULL);
+        cres__puts(&w, k->server);
+        if (k->all_namespaces) {
+            cres__puts(&w, "/api/v1/pods");
+        } else {
+            cres__puts(&w, "/api/v1/namespaces/");
+            cres__put_url_encoded(&w, k->ns);
+            cres__puts(&w, "/pods");
+        }
+        cres__puts(&w, "?labelSelector=");
+        cres__put_url_encoded(&w, selector);
+        cres__puts(&w, "&limit=");
+        cres__put_int(&w, k->page_size);
+        if (token) {
+            cres__puts(&w, "&continue=");
+            cres__put_url_encoded(&w, token);
+        }
+        need = w.len + 1;
+        if (!url && !(url = (char *)cres__alloc(&k->base.config.allocator, need))) return NULL;
+    }
+    url[w.len] = '\0';
+    return url;
+}
+
+/* Lists every page of one selector into pods; a 410 Gone (an expired continue token)
+   starts the list again, up to three times. */
+CRES__PRIVATE cres_result cres__k8s_list(cres__k8s *k, cres__http *h, const cres_http_header *headers, size_t nh,
+                                        const char *selector, cres__pods *pods, cres_error *err) {
+    const cres_allocator *a = &k->base.config.allocator;
+    size_t first = pods->count;
+    char *token = NULL, *url, *next;
+    int pages = 0, restarts = 0;
+    cres_http_response resp;
+    cres_result res;
+    char q[CRES__QUOTE_SIZE];
+    for (;;) {
+        if (!(url = cres__k8s_url(k, selector, token))) {
+            res = cres__oom(err, "kubernetes");
+            break;
+        }
+        res = cres__http_request(h, "GET", url, headers, nh, NULL, k->ca_file, &resp, err);
+        cres__free(a, url);
+        if (res != CRES_OK) break;
+        if (resp.status == 410 && token && restarts < 3) {
+            cres__log(&k->base, CRES_LOG_INFO, "kubernetes: continue token expired (410 Gone); listing again");
+            cres__response_free(&k->base, &resp);
+            cres__pods_truncate(a, pods, first);
+            cres__free(a, token);
+            token = NULL;
+            restarts++;
+            continue;
+        }
+        if (resp.status != 200) {
+            res = cres__k8s_status_error(k, &resp, err);
+            cres__response_free(&k->base, &resp);
+            break;
+        }
+        res = cres__k8s_read_page(k, resp.body, resp.body_len, pods, &next, err);
+        cres__response_free(&k->base, &resp);
+        if (res == CRES_OK && next && token && strcmp(next, token) == 0)
+            res = cres__fail(err, CRES_ERR_UNEXPECTED_RESPONSE, "kubernetes: the server sent the same continue token twice");
+        if (res == CRES_OK && next && ++pages >= CRES_MAX_K8S_PAGES)
+            res = cres__fail(err, CRES_ERR_LIMIT, "kubernetes: more than %d pages for selector %s", CRES_MAX_K8S_PAGES,
+                             cres__quote(q, sizeof q, selector, strlen(selector)));
+        cres__free(a, token);
+        token = next;
+        if (res != CRES_OK || !token) break;
+    }
+    cres__free(a, token);
+    return res;
+}
+
+/* Natural order: digit runs compare as numbers, so worker-2 comes before worker-10. */
+CRES__PRIVATE int cres__natural_cmp(const char *a, const char *b) {
+    while (*a && *b) {
+        if (*a >= '0' && *a <= '9' && *b >= '0' && *b <= '9') {
+            const char *x = a, *y = b;
+            size_t nx, ny;
+            while (*x == '0') x++;
+            while (*y == '0') y++;
+            for (a = x; *a >= '0' && *a <= '9'; a++) {}
+            for (b = y; *b >= '0' && *b <= '9'; b++) {}
+            nx = (size_t)(a - x);
+            ny = (size_t)(b - y);
+            if (nx != ny) return nx < ny ? -1 : 1;
+            if (nx && memcmp(x, y, nx) != 0) return memcmp(x, y, nx) < 0 ? -1 : 1;
+        } else {
+            if (*a != *b) return (unsigned char)*a < (unsigned char)*b ? -1 : 1;
+            a++;
+            b++;
+        }
+    }
+    return *a ? 1 : *b ? -1 : 0;
+}
+
+CRES__PRIVATE int cres__cmp_pod_key(const void *x, const void *y) {
+    const cres__pod *p = (const cres__pod *)x, *q = (const cres__pod *)y;
+    int c = strcmp(p->ns, q->ns);
+    return c ? c : strcmp(p->name, q->name);
+}
+
+CRES__PRIVATE int cres__cmp_pod_name(const void *x, const void *y) {
+    const cres__pod *p = (const cres__pod *)x, *q = (const cres__pod *)y;
+    int c = cres__natural_cmp(p->name, q->name);
+    return c ? c : strcmp(p->ns, q->ns);
+}
+
+CRES__PRIVATE int cres__cmp_pod_index(const void *x, const void *y) {
+    const cres__pod *p = (const cres__pod *)x, *q = (const cres__pod *)y;
+    if (p->index != q->index) return p->index < q->index ? -1 : 1;
+    return cres__cmp_pod_name(x, y);
+}
+
+/* Drops pods listed twice (matched by two selectors) and terminating pods, then orders them:
+   by completion index when every pod has one, else by name, naturally. */
+CRES__PRIVATE void cres__k8s_order(const cres_allocator *a, cres__pods *pods) {
+    size_t i, kept = 0;
+    int indexed = 1;
+    qsort(pods->items, pods->count, sizeof *pods->items, cres__cmp_pod_key);
+    for (i = 0; i < pods->count; i++) {
+        cres__pod *p = &pods->items[i];
+        if (p->terminating || (kept && cres__cmp_pod_key(p, &pods->items[kept - 1]) == 0)) {
+            cres__pod_free(a, p);
+            continue;
+        }
+        if (p->index < 0) indexed = 0;
+        pods->items[kept++] = *p;
+    }
+    pods->count = kept;
+    qsort(pods->items, pods->count, sizeof *pods->items, indexed ? cres__cmp_pod_index : cres__cmp_pod_name);
+}
+
+/* "host:port" of a pod by the chosen address kind; NULL with *res set when it has none. */
+CRES__PRIVATE char *cres__k8s_address(cres__k8s *k, const cres__pod *p, cres_result *res, cres_error *err) {
+    const cres_allocator *a = &k->base.config.allocator;
+    char q[CRES__QUOTE_SIZE];
+    const char *host = k->address == CRES_K8S_HOST_IP ? p->host_ip : p->ip;
+    char *s;
+    if (k->address == CRES_K8S_DNS && p->hostname && p->subdomain && *p->hostname && *p->subdomain) {
+        size_t n = strlen(p->hostname) + strlen(p->subdomain) + strlen(p->ns) + strlen(k->cluster_domain) + 32;
+        if ((s = (char *)cres__alloc(a, n)) != NULL)
+            snprintf(s, n, "%s.%s.%s.svc.%s:%d", p->hostname, p->subdomain, p->ns, k->cluster_domain, k->port);
+        else *res = cres__oom(err, "kubernetes");
+        return s;
+    }
+    if (!host || !*host) {
+        *res = cres__fail(err, CRES_ERR_NOT_READY, "kubernetes: pod %s is Running but has no %s yet",
+                          cres__quote(q, sizeof q, p->name, strlen(p->name)),
+                          k->address == CRES_K8S_HOST_IP ? "status.hostIP" : "status.podIP");
+        return NULL;
+    }
+    if (!(s = cres__join_host_port(a, host, k->port))) *res = cres__oom(err, "kubernetes");
+    return s;
+}
+
+/* Adds a job's pods as tasks 0..n-1 and notes the own task (the pod named like this host). */
+CRES__PRIVATE cres_result cres__k8s_add_job(cres__k8s *k, cres_cluster_spec *spec, const char *job, cres__pods *pods,
+                                           cres_error *err) {
+    size_t i;
+    cres_result res = CRES_OK;
+    char q[CRES__QUOTE_SIZE];
+    cres__job *j;
+    if ((res = cres__spec_job(spec, job, &j, err)) != CRES_OK) return res; /* an empty job too */
+    for (i = 0; i < pods->count && res == CRES_OK; i++) {
+        const cres__pod *p = &pods->items[i];
+        char *address;
+        if (!p->phase || strcmp(p->phase, "Running") != 0)
+            return cres__fail(err, CRES_ERR_NOT_READY, "kubernetes: pod %s (namespace %s) is %s, not Running",
+                              cres__quote(q, sizeof q, p->name, strlen(p->name)), p->ns, p->phase ? p->phase : "without a phase");
+        if (!(address = cres__k8s_address(k, p, &res, err))) return res;
+        res = cres_spec_add_task(spec, job, (int)i, address, err);
+        cres__free(&k->base.config.allocator, address);
+        if (res != CRES_OK) return cres__wrap(err, res, CRES_ERR_UNEXPECTED_RESPONSE, "kubernetes: ");
+        if (k->hostname && (strcmp(p->name, k->hostname) == 0 || (p->hostname && strcmp(p->hostname, k->hostname) == 0)))
+            res = cres_set_detected_task(&k->base, job, (int)i, err);
+    }
+    return res;
+}
+
+CRES__PRIVATE cres_result cres__k8s_resolve_once(cres__k8s *k, cres_cluster_spec **out, cres_error *err) {
+    const cres_allocator *a = &k->base.config.allocator;
+    cres_http_header headers[2];
+    char *token = NULL, *bearer = NULL;
+    cres__pods pods;
+    cres__http h;
+    size_t i, s, nh = 1;
+    cres_result res;
+    memset(&pods, 0, sizeof pods);
+    if ((res = cres__http_begin(&h, &k->base, err)) != CRES_OK) return res;
+    headers[0].name = "Accept";
+    headers[0].value = "application/json";
+    if (k->token_file) res = cres__read_small_file(&k->base, k->token_file, 64 * 1024, &token, err);
+    if (res == CRES_OK && (k->token || token)) { /* re-read each time: bound tokens rotate */
+        const char *t = k->token ? k->token : token;
+        size_t n = strlen(t) + 8;
+        if ((bearer = (char *)cres__alloc(a, n)) == NULL) res = cres__oom(err, "kubernetes");
+        else snprintf(bearer, n, "Bearer %s", t);
+        headers[1].name = "Authorization";
+        headers[1].value = bearer;
+        nh = 2;
+    }
+    if (res == CRES_OK) res = cres_spec_create(a, out, err);
+    for (i = 0; i < k->jobs_count && res == CRES_OK; i++) {
+        const char *job = k->jobs[i].job;
+        for (s = 0; s < i && strcmp(k->jobs[s].job, job) != 0; s++) {}
+        if (s < i) continue; /* this job's selectors were listed with its first entry */
+        for (s = i; s < k->jobs_count && res == CRES_OK; s++)
+            if (strcmp(k->jobs[s].job, job) == 0) res = cres__k8s_list(k, &h, headers, nh, k->jobs[s].selector, &pods, err);
+        if (res == CRES_OK) {
+            cres__k8s_order(a, &pods);
+            res = cres__k8s_add_job(k, *out, job, &pods, err);
+        }
+        cres__pods_truncate(a, &pods, 0);
+    }
+    cres__log(&k->base, CRES_LOG_DEBUG, "kubernetes: %d requests", h.requests);
+    cres__http_end(&h);
+    cres__free(a, pods.items);
+    cres__free(a, bearer);
+    cres__free(a, token);
+    return res;
+}
+
+CRES__PRIVATE cres_result cres__k8s_resolve(cres_resolver *r, cres_cluster_spec **out, cres_error *err) {
+    cres__k8s *k = (cres__k8s *)r;
+    long long deadline = cres__now_ms() + k->wait_ms;
+    int pause = 500;
+    for (;;) {
+        cres_result res = cres__k8s_resolve_once(k, out, err);
+        if (res == CRES_OK || res != CRES_ERR_NOT_READY || k->wait_ms <= 0) return res;
+        cres_spec_free(*out);
+        *out = NULL;
+        if (cres__now_ms() + pause > deadline) return cres__wrap(err, res, CRES_OK, "after waiting: ");
+        cres__log(r, CRES_LOG_INFO, "%s; waiting %d ms", err ? err->message : "kubernetes: not ready", pause);
+        cres__sleep(r, pause);
+        if (pause < 5000) pause *= 2;
+    }
+}
+
+CRES__PRIVATE void cres__k8s_destroy(cres_resolver *r) {
+    cres__k8s *k = (cres__k8s *)r;
+    const cres_allocator *a = &r->config.allocator;
+    size_t i;
+    for (i = 0; i < k->jobs_count; i++) {
+        cres__free(a, k->jobs[i].job);
+        cres__free(a, k->jobs[i].selector);
+    }
+    cres__free(a, k->jobs);
+    cres__free(a, k->server);
+    cres__free(a, k->token);
+    cres__free(a, k->token_file);
+    cres__free(a, k->ca_file);
+    cres__free(a, k->ns);
+    cres__free(a, k->hostname);
+    cres__free(a, k->cluster_domain);
+}
+
+static const cres_resolver_vtable cres__k8s_vtable = {"kubernetes", cres__k8s_resolve, NULL, NULL, cres__k8s_destroy};
+
+/* Copies an optional string option; 0 on out of memory. */
+CRES__PRIVATE int cres__opt_copy(const cres_allocator *a, char **field, const char *value) {
+    if (!value) return 1;
+    *field = cres__strdup(a, value);
+    return *field != NULL;
+}
+
+CRES__PRIVATE cres_result cres__k8s_copy_jobs(cres__k8s *k, const cres_k8s_options *o, cres_error *err) {
+    static const cres_k8s_job_selector tf_default = {"worker", "job-name=tensorflow"};
+    const cres_k8s_job_selector *jobs = o->jobs_count ? o->jobs : &tf_default;
+    size_t i, n = o->jobs_count ? o->jobs_count : 1;
+    const cres_allocator *a = &k->base.config.allocator;
+    cres_result res;
+    if (o->jobs_count && !o->jobs) return cres__fail(err, CRES_ERR_INVALID_ARGUMENT, "kubernetes: options.jobs is NULL");
+    k->jobs = (cres_k8s_job_selector *)cres__alloc(a, n * sizeof *k->jobs);
+    if (!k->jobs) return cres__oom(err, "kubernetes");
+    memset(k->jobs, 0, n * sizeof *k->jobs);
+    k->jobs_count = n;
+    for (i = 0; i < n; i++) {
+        if ((res = cres__check_job_name(jobs[i].job, err)) != CRES_OK) return cres__wrap(err, res, CRES_OK, "kubernetes: ");
+        if (!jobs[i].selector)
+            return cres__fail(err, CRES_ERR_INVALID_ARGUMENT, "kubernetes: job \"%s\" has a NULL selector", jobs[i].job);
+        if (!cres__opt_copy(a, (char **)&k->jobs[i].job, jobs[i].job) ||
+            !cres__opt_copy(a, (char **)&k->jobs[i].selector, jobs[i].selector))
+            return cres__oom(err, "kubernetes");
+    }
+    return CRES_OK;
+}
+
+/* Where the API server is: options.server, else the in-cluster service variables. */
+CRES__PRIVATE cres_result cres__k8s_server(cres__k8s *k, const cres_k8s_options *o, cres_error *err) {
+    const cres_allocator *a = &k->base.config.allocator;
+    const char *host, *port;
+    size_t n;
+    if (o->server) {
+        if (strncmp(o->server, "http://", 7) != 0 && strncmp(o->server, "https://", 8) != 0)
+            return cres__fail(err, CRES_ERR_INVALID_ARGUMENT, "kubernetes: server must start with http:// or https://");
+        if (!cres__opt_copy(a, &k->server, o->server)) return cres__oom(err, "kubernetes");
+        n = strlen(k->server);
+        while (n && k->server[n - 1] == '/') k->server[--n] = '\0';
+        return CRES_OK;
+    }
+    host = cres_resolver_getenv(&k->base, "KUBERNETES_SERVICE_HOST");
+    port = cres_resolver_getenv(&k->base, "KUBERNETES_SERVICE_PORT");
+    if (!host || !*host || !port || !*port)
+        return cres__fail(err, CRES_ERR_ENVIRONMENT,
+                          "kubernetes: not inside a cluster: KUBERNETES_SERVICE_HOST and KUBERNETES_SERVICE_PORT are "
+                          "not set; pass options.server (e.g. http://127.0.0.1:8001 for kubectl proxy)");
+    if (strlen(host) > 256 || strlen(port) > 5 || cres__bad_text(host, 1) || strspn(port, "0123456789") != strlen(port))
+        return cres__fail(err, CRES_ERR_ENVIRONMENT, "kubernetes: KUBERNETES_SERVICE_HOST or _PORT is malformed");
+    n = strlen(host) + strlen(port) + 16;
+    if (!(k->server = (char *)cres__alloc(a, n))) return cres__oom(err, "kubernetes");
+    snprintf(k->server, n, strchr(host, ':') ? "https://[%s]:%s" : "https://%s:%s", host, port);
+    if (!o->token && !o->token_file && !cres__opt_copy(a, &k->token_file, CRES__K8S_SA_DIR "token"))
+        return cres__oom(err, "kubernetes");
+    if (!o->ca_file && !cres__opt_copy(a, &k->ca_file, CRES__K8S_SA_DIR "ca.crt")) return cres__oom(err, "kubernetes");
+    return CRES_OK;
+}
+
+/* The namespace: options, else the service account's namespace file in a cluster, else
+   "default". */
+CRES__PRIVATE cres_result cres__k8s_namespace(cres__k8s *k, const cres_k8s_options *o, cres_error *err) {
+    const cres_allocator *a = &k->base.config.allocator;
+    const char *file = o->namespace_file ? o->namespace_file : o->server ? NULL : CRES__K8S_SA_DIR "namespace";
+    if (o->namespace_name) return cres__opt_copy(a, &k->ns, o->namespace_name) ? CRES_OK : cres__oom(err, "kubernetes");
+    if (file) {
+        cres_result res = cres__read_small_file(&k->base, file, 253, &k->ns, err);
+        if (res == CRES_ERR_OUT_OF_MEMORY || (res != CRES_OK && o->namespace_file)) return res;
+        if (res == CRES_OK && *k->ns) return CRES_OK;
+        cres__free(a, k->ns);
+        k->ns = NULL;
+    }
+    return cres__opt_copy(a, &k->ns, "default") ? CRES_OK : cres__oom(err, "kubernetes");
+}
+
+CRES_API cres_result cres_k8s_resolver_create(const cres_k8s_options *o, cres_resolver **out, cres_error *err) {
+    cres_k8s_options none;
+    cres_resolver *r;
+    cres__k8s *k;
+    const cres_allocator *a;
+    const char *host;
+    cres_result res;
+    if (!o) {
+        memset(&none, 0, sizeof none);
+        o = &none;
+    }
+    cres__clear(err);
+    if (out) *out = NULL;
+    if (o->token && o->token_file)
+        return cres__fail(err, CRES_ERR_INVALID_ARGUMENT, "kubernetes: set token or token_file, not both");
+    if (o->port < 0 || o->port > 65535 || o->page_size < 0 || o->wait_ms < 0 ||
+        (unsigned)o->address > (unsigned)CRES_K8S_DNS)
+        return cres__fail(err, CRES_ERR_INVALID_ARGUMENT, "kubernetes: port, page_size, wait_ms or address out of range");
+    if ((res = cres_resolver_new(sizeof *k, &cres__k8s_vtable, o->config, &r, err)) != CRES_OK) return res;
+    k = (cres__k8s *)r;
+    a = &r->config.allocator;
+    k->all_namespaces = o->all_namespaces;
+    k->port = o->port ? o->port : CRES__DEFAULT_PORT;
+    k->page_size = o->page_size ? o->page_size : 500;
+    k->wait_ms = o->wait_ms;
+    k->address = o->address;
+    host = o->hostname ? o->hostname : cres_resolver_getenv(r, "HOSTNAME");
+    res = cres__k8s_copy_jobs(k, o, err);
+    if (res == CRES_OK) res = cres__k8s_server(k, o, err);
+    if (res == CRES_OK && !(cres__opt_copy(a, &k->token, o->token) && cres__opt_copy(a, &k->token_file, o->token_file) &&
+                            cres__opt_copy(a, &k->ca_file, o->ca_file) && cres__opt_copy(a, &k->hostname, host) &&
+                            cres__opt_copy(a, &k->cluster_domain, o->cluster_domain ? o->cluster_domain : "cluster.local")))
+        res = cres__oom(err, "kubernetes");
+    if (res == CRES_OK) res = cres__k8s_namespace(k, o, err);
+    if (res == CRES_OK) res = cres_set_rpc_layer(r, "grpc", err);
+    if (res == CRES_OK) res = cres__apply_options(r, o->task_type, o->task_id, o->rpc_layer, err);
+    if (res != CRES_OK) {
+        cres_resolver_free(r);
+        return res;
     }
     *out = r;
     return CRES_OK;
