@@ -35,11 +35,14 @@ deps-test:
 $(BUILD) $(BUILD)/san:
 	mkdir -p $@
 
+# The CLI uses the bundled libcurl transport; the other examples need no library.
+LIBS_cluster-resolve := -lcurl
+
 $(BUILD)/%: examples/%.c cluster_resolver.h | deps-build $(BUILD)
-	$(CC) -std=c99 -O2 $(WARN) $< -o $@
+	$(CC) -std=c99 -O2 $(WARN) $< -o $@ $(LIBS_$*)
 
 $(BUILD)/san/%: examples/%.c cluster_resolver.h | $(BUILD)/san
-	clang -std=c99 $(SAN) $(WARN) $< -o $@
+	clang -std=c99 $(SAN) $(WARN) $< -o $@ $(LIBS_$*)
 
 $(BUILD)/test_%: tests/test_%.c tests/impl.c tests/test_util.h cluster_resolver.h | $(BUILD)
 	gcc -std=c99 -O2 $(WARN) $< tests/impl.c -lcmocka -o $@

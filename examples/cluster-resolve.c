@@ -9,6 +9,7 @@
 
 #define _POSIX_C_SOURCE 200809L
 #define CLUSTER_RESOLVER_IMPLEMENTATION
+#define CLUSTER_RESOLVER_USE_CURL /* link with -lcurl */
 #include "../cluster_resolver.h"
 
 #include <errno.h>
@@ -38,7 +39,7 @@ typedef struct cli {
     size_t opts_count;
 } cli;
 
-/* The value of a backend option (the last one given), or NULL. */
+/* The value of a backend option (the last one given), or NULL. Flags have the value "1". */
 static const char *cli_option(const cli *c, const char *name) {
     const char *v = NULL;
     size_t i;
@@ -123,10 +124,71 @@ static cres_result create_simple(const cli *c, const cres_config *cfg, cres_reso
     return r;
 }
 
+static cres_result usage_fail(cres_error *err, const char *fmt, const char *arg) {
+    err->result = CRES_ERR_INVALID_ARGUMENT;
+    snprintf(err->message, sizeof err->message, fmt, arg);
+    return CRES_ERR_INVALID_ARGUMENT;
+}
+
+/* --job JOB=SELECTOR, repeatable, in order. */
+static cres_result k8s_jobs(const cli *c, cres_k8s_job_selector *jobs, size_t *count, char *store,
+                            size_t store_cap, cres_error *err) {
+    size_t i, used = 0;
+    *count = 0;
+    for (i = 0; i < c->opts_count; i++) {
+        const char *v = c->opts[i].value, *eq;
+        size_t n = strlen(v) + 1;
+        if (strcmp(c->opts[i].name, "--job") != 0) continue;
+        if (!(eq = strchr(v, '=')) || eq == v) return usage_fail(err, "--job %s is not JOB=SELECTOR", v);
+        if (used + n > store_cap) return usage_fail(err, "%s: too many --job options", v);
+        memcpy(store + used, v, n);
+        store[used + (size_t)(eq - v)] = '\0';
+        jobs[*count].job = store + used;
+        jobs[*count].selector = store + used + (size_t)(eq - v) + 1;
+        used += n;
+        (*count)++;
+    }
+    return CRES_OK;
+}
+
+static cres_result create_k8s(const cli *c, const cres_config *cfg, cres_resolver **out, cres_error *err) {
+    static char store[8192];
+    cres_k8s_job_selector jobs[64];
+    cres_k8s_options o;
+    const char *address = cli_option(c, "--address"), *wait = cli_option(c, "--wait");
+    const char *page = cli_option(c, "--page-size");
+    int seconds = 0;
+    cres_result r;
+    memset(&o, 0, sizeof o);
+    o.config = cfg;
+    o.server = cli_option(c, "--server");
+    o.token_file = cli_option(c, "--token-file");
+    o.ca_file = cli_option(c, "--ca-file");
+    o.namespace_name = cli_option(c, "--namespace");
+    o.all_namespaces = cli_option(c, "--all-namespaces") != NULL;
+    o.cluster_domain = cli_option(c, "--cluster-domain");
+    if ((r = port_option(c, &o.port, err)) != CRES_OK || (r = k8s_jobs(c, jobs, &o.jobs_count, store, sizeof store, err)) != CRES_OK)
+        return r;
+    o.jobs = jobs;
+    if (address && strcmp(address, "pod-ip") == 0) o.address = CRES_K8S_POD_IP;
+    else if (address && strcmp(address, "host-ip") == 0) o.address = CRES_K8S_HOST_IP;
+    else if (address && strcmp(address, "dns") == 0) o.address = CRES_K8S_DNS;
+    else if (address) return usage_fail(err, "--address %s is not pod-ip, host-ip or dns", address);
+    if (wait && !parse_int(wait, 0, 86400, &seconds)) return usage_fail(err, "--wait %s is not 0 to 86400 seconds", wait);
+    o.wait_ms = seconds * 1000;
+    if (page && !parse_int(page, 1, 100000, &o.page_size)) return usage_fail(err, "--page-size %s is not 1 to 100000", page);
+    return cres_k8s_resolver_create(&o, out, err);
+}
+
 static const char *const auto_options[] = {"--port", NULL};
 static const char *const local_options[] = {"--port", "--host", NULL};
 static const char *const simple_options[] = {"--spec", NULL};
 static const char *const no_options[] = {NULL};
+static const char *const k8s_options[] = {"--server", "--token-file", "--ca-file", "--namespace", "--all-namespaces",
+                                          "--job", "--address", "--wait", "--port", "--page-size", "--cluster-domain",
+                                          NULL};
+/* Backend options that take no value. */
+static const char *const flag_options[] = {"--all-namespaces", NULL};
 
 static const struct backend {
     const char *name;
@@ -137,6 +199,7 @@ static const struct backend {
     {"simple", simple_options, create_simple},
     {"tfconfig", no_options, create_tfconfig},
     {"local", local_options, create_local},
+    {"k8s", k8s_options, create_k8s},
 };
 #define BACKENDS_COUNT (sizeof backends / sizeof backends[0])
 
@@ -147,34 +210,32 @@ static const struct backend *find_backend(const char *name) {
     return NULL;
 }
 
+static int in_list(const char *const *list, const char *name) {
+    size_t k;
+    for (k = 0; list[k]; k++)
+        if (strcmp(list[k], name) == 0) return 1;
+    return 0;
+}
+
 static int takes_option(const char *name) {
-    size_t i, k;
+    size_t i;
     for (i = 0; i < BACKENDS_COUNT; i++)
-        for (k = 0; backends[i].options[k]; k++)
-            if (strcmp(backends[i].options[k], name) == 0) return 1;
+        if (in_list(backends[i].options, name)) return 1;
     return 0;
 }
 
 static int takes_value(const char *name) {
     static const char *const common[] = {"--format", "--task-type", "--task-id", "--rpc-layer", NULL};
-    size_t k;
-    for (k = 0; common[k]; k++)
-        if (strcmp(common[k], name) == 0) return 1;
-    return takes_option(name);
+    return in_list(common, name) || (takes_option(name) && !in_list(flag_options, name));
 }
 
-static int backend_takes(const struct backend *b, const char *name) {
-    size_t k;
-    for (k = 0; b->options[k]; k++)
-        if (strcmp(b->options[k], name) == 0) return 1;
-    return 0;
-}
+static int backend_takes(const struct backend *b, const char *name) { return in_list(b->options, name); }
 
 /* ---- usage ------------------------------------------------------------------------- */
 
 static void usage(FILE *f) {
     fputs("usage: cluster-resolve [BACKEND] [OPTIONS] [--exec -- CMD ARGS...]\n"
-          "  BACKEND    auto (default) | simple | tfconfig | local\n"
+          "  BACKEND    auto (default) | simple | tfconfig | local | k8s\n"
           "  --format F tfconfig (default) | spec | master | torchrun | jax | hostfile\n"
           "  --task-type T --task-id N   this process's task (overrides what the backend finds)\n"
           "  --rpc-layer R               e.g. grpc: master becomes R://address\n"
@@ -183,6 +244,10 @@ static void usage(FILE *f) {
           "  --verbose                   log what the backend does to stderr\n"
           "  auto, local: --port N (default 8470)   local: --host H (default localhost)\n"
           "  simple:      --spec JSON    e.g. '{\"worker\": [\"a:1\", \"b:1\"]}'\n"
+          "  k8s:         --server URL --token-file F --ca-file F (default: in-cluster service account)\n"
+          "               --namespace NS | --all-namespaces   --job JOB=SELECTOR (repeatable;\n"
+          "               default worker=job-name=tensorflow)   --address pod-ip|host-ip|dns\n"
+          "               --wait SECONDS   --port N (8470)   --page-size N (500)   --cluster-domain D\n"
           "exit: 0 ok, 2 usage, 3 environment/config, 4 network/HTTP, 5 not ready, 1 other\n",
           f);
 }
@@ -220,6 +285,11 @@ static int parse_args(int argc, char **argv, cli *c) {
             if (i + 1 >= argc) return usage_error("%s needs a command", a);
             c->exec_argv = argv + i + 1;
             break;
+        } else if (in_list(flag_options, a)) {
+            if (!backend_takes(find_backend(c->backend), a)) return usage_error("%s does not apply to this backend", a);
+            if (c->opts_count == sizeof c->opts / sizeof c->opts[0]) return usage_error("too many %s options", a);
+            c->opts[c->opts_count].name = a;
+            c->opts[c->opts_count++].value = "1";
         } else if (!takes_value(a)) {
             return usage_error("unknown option %s", a);
         } else if (!v) {

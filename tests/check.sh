@@ -17,9 +17,8 @@ build_and_run() { # compiler std lang opt
     for f in static twice; do
         "$cc" -std="$std" $opt $warn -x "$lang" "tests/compile/$f.c" -o "$out/$f-$tag" && "$out/$f-$tag"
     done
-    for f in cluster-resolve custom_backend; do
-        "$cc" -std="$std" $opt $warn -x "$lang" "examples/$f.c" -o "$out/$f-$tag"
-    done
+    "$cc" -std="$std" $opt $warn -x "$lang" examples/cluster-resolve.c -x none -lcurl -o "$out/cli-$tag"
+    "$cc" -std="$std" $opt $warn -x "$lang" examples/custom_backend.c -o "$out/custom-$tag"
     n=$((n + 1))
 }
 for opt in -O0 -O2; do

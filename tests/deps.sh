@@ -17,6 +17,7 @@ fuzzer_links() {
 need make has make
 need gcc has gcc
 need libjsmn-dev test -f /usr/include/jsmn.h
+need libcurl4-openssl-dev test -f /usr/include/x86_64-linux-gnu/curl/curl.h -o -f /usr/include/curl/curl.h
 if [ "$mode" = test ]; then
     need g++ has g++
     need clang has clang
