@@ -14,7 +14,7 @@ UNIT := $(filter-out tests/test_malloc_macros.c,$(wildcard tests/test_*.c))
 UNIT_BINS := $(UNIT:tests/%.c=$(BUILD)/%)
 UNIT_SAN_BINS := $(UNIT:tests/%.c=$(BUILD)/san/%)
 FUZZ_BINS := $(patsubst tests/fuzz/%.c,$(BUILD)/%,$(wildcard tests/fuzz/fuzz_*.c))
-EXAMPLES := $(BUILD)/cluster-resolve $(BUILD)/custom_backend
+EXAMPLES := $(BUILD)/cluster-resolve $(BUILD)/custom_backend $(BUILD)/custom_transport
 
 .PHONY: all run test unit unit-san cli-test readme-test install-test check fuzz fuzz-smoke \
         install uninstall clean deps-build deps-test
@@ -60,7 +60,7 @@ unit: $(UNIT_BINS)
 unit-san: $(UNIT_SAN_BINS) $(BUILD)/san/test_malloc_macros
 	@set -e; for t in $^; do echo "== $$t (ASan+UBSan)"; ./$$t; done
 
-cli-test: $(BUILD)/san/cluster-resolve $(BUILD)/san/custom_backend
+cli-test: $(BUILD)/san/cluster-resolve $(BUILD)/san/custom_backend $(BUILD)/san/custom_transport
 	python3 tests/test_cli.py $(BUILD)/san
 
 readme-test: | $(BUILD)

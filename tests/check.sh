@@ -19,6 +19,7 @@ build_and_run() { # compiler std lang opt
     done
     "$cc" -std="$std" $opt $warn -x "$lang" examples/cluster-resolve.c -x none -lcurl -o "$out/cli-$tag"
     "$cc" -std="$std" $opt $warn -x "$lang" examples/custom_backend.c -o "$out/custom-$tag"
+    "$cc" -std="$std" $opt $warn -x "$lang" examples/custom_transport.c -o "$out/transport-$tag"
     n=$((n + 1))
 }
 for opt in -O0 -O2; do

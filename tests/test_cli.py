@@ -251,6 +251,23 @@ def test_custom_backend_example():
         os.unlink(f.name)
 
 
+def test_custom_transport_example():
+    pods = {"kind": "PodList", "apiVersion": "v1", "metadata": {"resourceVersion": "7"}, "items": [
+        {"metadata": {"name": f"trainer-{i}", "namespace": "default", "labels": {"job-name": "trainer"}},
+         "spec": {"containers": [{"name": "main", "image": "trainer:1"}]},
+         "status": {"phase": "Running", "podIP": f"10.4.0.{10 + i}", "hostIP": "192.168.0.1"}}
+        for i in (10, 2, 1)]}
+    with tempfile.NamedTemporaryFile("w", suffix=".json", delete=False) as f:
+        json.dump(pods, f)
+    try:
+        p = subprocess.run([os.path.join(BIN_DIR, "custom_transport"), f.name, "trainer=job-name=trainer"],
+                           capture_output=True, text=True)
+        assert p.returncode == 0, p.stderr
+        assert json.loads(p.stdout) == {"trainer": ["10.4.0.11:8470", "10.4.0.12:8470", "10.4.0.20:8470"]}, p.stdout
+    finally:
+        os.unlink(f.name)
+
+
 def main():
     tests = [(n, f) for n, f in sorted(globals().items()) if n.startswith("test_") and callable(f)]
     failed = 0
