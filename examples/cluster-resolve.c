@@ -34,6 +34,8 @@ typedef struct cli {
     int task_id;            /* -1 = not given */
     const char *rpc_layer;
     int verbose;
+    int timeout_ms, retries;    /* 0 = the library's defaults; retries -1 = none */
+    long long max_response_bytes;
     char **exec_argv;       /* NULL = print instead */
     option_value opts[64];  /* backend options, in order; repeatable ones appear again */
     size_t opts_count;
@@ -225,7 +227,8 @@ static int takes_option(const char *name) {
 }
 
 static int takes_value(const char *name) {
-    static const char *const common[] = {"--format", "--task-type", "--task-id", "--rpc-layer", NULL};
+    static const char *const common[] = {"--format", "--task-type", "--task-id", "--rpc-layer", "--timeout-ms",
+                                         "--retries", "--max-response-bytes", NULL};
     return in_list(common, name) || (takes_option(name) && !in_list(flag_options, name));
 }
 
@@ -242,6 +245,8 @@ static void usage(FILE *f) {
           "  --exec -- CMD ARGS...       export the format's variables (tfconfig: TF_CONFIG;\n"
           "                              torchrun: MASTER_ADDR...; jax: JAX_...) and run CMD\n"
           "  --verbose                   log what the backend does to stderr\n"
+          "  HTTP backends: --timeout-ms N (10000 per request)  --retries N (3; 0 = none)\n"
+          "                 --max-response-bytes N (64 MiB)\n"
           "  auto, local: --port N (default 8470)   local: --host H (default localhost)\n"
           "  simple:      --spec JSON    e.g. '{\"worker\": [\"a:1\", \"b:1\"]}'\n"
           "  k8s:         --server URL --token-file F --ca-file F (default: in-cluster service account)\n"
@@ -307,6 +312,18 @@ static int parse_args(int argc, char **argv, cli *c) {
             i++;
         } else if (strcmp(a, "--rpc-layer") == 0) {
             c->rpc_layer = v;
+            i++;
+        } else if (strcmp(a, "--timeout-ms") == 0) {
+            if (!parse_int(v, 1, 3600000, &c->timeout_ms)) return usage_error("--timeout-ms %s is not 1 to 3600000", v);
+            i++;
+        } else if (strcmp(a, "--retries") == 0) {
+            if (!parse_int(v, 0, 10, &c->retries)) return usage_error("--retries %s is not 0 to 10", v);
+            if (c->retries == 0) c->retries = -1;
+            i++;
+        } else if (strcmp(a, "--max-response-bytes") == 0) {
+            int mib;
+            if (!parse_int(v, 1, 1 << 30, &mib)) return usage_error("--max-response-bytes %s is not 1 to 2^30", v);
+            c->max_response_bytes = mib;
             i++;
         } else {
             if (!backend_takes(find_backend(c->backend), a))
@@ -531,6 +548,9 @@ int main(int argc, char **argv) {
     memset(&cfg, 0, sizeof cfg);
     memset(&err, 0, sizeof err);
     if (c.verbose) cfg.log = log_stderr;
+    cfg.timeout_ms = c.timeout_ms;
+    cfg.max_retries = c.retries;
+    cfg.max_response_bytes = (size_t)c.max_response_bytes;
     if (find_backend(c.backend)->create(&c, &cfg, &r, &err) != CRES_OK) return fail(&err);
     if ((c.task_type && cres_set_task(r, c.task_type, c.task_id, &err) != CRES_OK) ||
         (c.rpc_layer && cres_set_rpc_layer(r, c.rpc_layer, &err) != CRES_OK) ||
