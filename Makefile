@@ -16,7 +16,7 @@ UNIT_SAN_BINS := $(UNIT:tests/%.c=$(BUILD)/san/%)
 FUZZ_BINS := $(patsubst tests/fuzz/%.c,$(BUILD)/%,$(wildcard tests/fuzz/fuzz_*.c))
 EXAMPLES := $(BUILD)/cluster-resolve $(BUILD)/custom_backend $(BUILD)/custom_transport
 
-.PHONY: all run test unit unit-san cli-test readme-test install-test check fuzz fuzz-smoke \
+.PHONY: all run test unit unit-san cli-test k8s-test readme-test install-test check fuzz fuzz-smoke \
         install uninstall clean deps-build deps-test
 
 all: $(EXAMPLES)
@@ -24,7 +24,7 @@ all: $(EXAMPLES)
 run: $(BUILD)/cluster-resolve
 	./$(BUILD)/cluster-resolve
 
-test: deps-test unit unit-san cli-test readme-test install-test check fuzz-smoke
+test: deps-test unit unit-san cli-test k8s-test readme-test install-test check fuzz-smoke
 	@echo "make test: every test passed"
 
 deps-build:
@@ -62,6 +62,11 @@ unit-san: $(UNIT_SAN_BINS) $(BUILD)/san/test_malloc_macros
 
 cli-test: $(BUILD)/san/cluster-resolve $(BUILD)/san/custom_backend $(BUILD)/san/custom_transport
 	python3 tests/test_cli.py $(BUILD)/san
+
+# The fake API server against python3-kubernetes, then our CLI (curl) against the fake.
+k8s-test: $(BUILD)/san/cluster-resolve
+	/usr/bin/python3 tests/k8s/test_fake_api.py
+	python3 tests/k8s/test_k8s_integration.py $(BUILD)/san
 
 readme-test: | $(BUILD)
 	bash tests/readme_example.sh

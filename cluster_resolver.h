@@ -3029,15 +3029,20 @@ CRES__PRIVATE cres_result cres__k8s_read_page(cres__k8s *k, const char *body, si
 /* A failed HTTP status as an error, with the API's own Status message and what to do. */
 CRES__PRIVATE cres_result cres__k8s_status_error(cres__k8s *k, const cres_http_response *resp, cres_error *err) {
     static const char *const key[] = {"message"};
-    char message[160] = "";
+    char message[128] = "";
     cres__json d;
     int m;
     cres_error ignored;
     if (cres__json_parse(&d, resp->body, resp->body_len, &k->base.config.allocator, "", CRES_ERR_UNEXPECTED_RESPONSE,
                          &ignored) == CRES_OK) {
         cres__json_pick(&d, 0, key, &m, 1);
-        if (m >= 0 && d.t[m].type == JSMN_STRING)
-            snprintf(message, sizeof message, ": %.*s", d.t[m].end - d.t[m].start, d.s + d.t[m].start);
+        if (m >= 0 && d.t[m].type == JSMN_STRING) {
+            char *text;
+            if (cres__json_strdup(&d, m, &text) == 1) { /* the Status message, cut to fit */
+                snprintf(message, sizeof message, ": %.110s%s", text, strlen(text) > 110 ? "..." : "");
+                cres__free(d.a, text);
+            }
+        }
         cres__json_free(&d);
     }
     if (resp->status == 401)
@@ -3046,8 +3051,8 @@ CRES__PRIVATE cres_result cres__k8s_status_error(cres__k8s *k, const cres_http_r
                    message);
     else if (resp->status == 403)
         cres__fail(err, CRES_ERR_HTTP_STATUS,
-                   "kubernetes: 403 Forbidden%s; give the service account a Role (a ClusterRole for all "
-                   "namespaces) with apiGroups [\"\"], resources [\"pods\"], verbs [\"list\"]",
+                   "kubernetes: 403 Forbidden%s; the service account needs verbs [\"list\"] on resources "
+                   "[\"pods\"] (a Role, or a ClusterRole for all namespaces)",
                    message);
     else
         cres__fail(err, CRES_ERR_HTTP_STATUS, "kubernetes: HTTP %d listing pods%s", resp->status, message);
@@ -3180,6 +3185,7 @@ CRES__PRIVATE int cres__cmp_pod_index(const void *x, const void *y) {
 CRES__PRIVATE void cres__k8s_order(const cres_allocator *a, cres__pods *pods) {
     size_t i, kept = 0;
     int indexed = 1;
+    if (pods->count == 0) return; /* qsort wants a non-NULL array */
     qsort(pods->items, pods->count, sizeof *pods->items, cres__cmp_pod_key);
     for (i = 0; i < pods->count; i++) {
         cres__pod *p = &pods->items[i];
@@ -3610,7 +3616,7 @@ CRES_API cres_result cres_spec_to_hostfile(const cres_cluster_spec *s, char *buf
         }
     }
     /* Group equal hosts (sorted by name, then first rank), then restore rank order. */
-    qsort(hosts, n, sizeof *hosts, cres__cmp_host);
+    if (n) qsort(hosts, n, sizeof *hosts, cres__cmp_host);
     for (i = 0; i < n; i++) {
         if (groups && hosts[groups - 1].len == hosts[i].len &&
             memcmp(hosts[groups - 1].host, hosts[i].host, hosts[i].len) == 0) {
@@ -3619,7 +3625,7 @@ CRES_API cres_result cres_spec_to_hostfile(const cres_cluster_spec *s, char *buf
             hosts[groups++] = hosts[i];
         }
     }
-    qsort(hosts, groups, sizeof *hosts, cres__cmp_first);
+    if (groups) qsort(hosts, groups, sizeof *hosts, cres__cmp_first);
     for (i = 0; i < groups; i++) {
         cres__put(&w, hosts[i].host, hosts[i].len);
         cres__puts(&w, " slots=");

@@ -24,6 +24,8 @@ if [ "$mode" = test ]; then
     need pkg-config has pkg-config
     need python3 has python3
     need libcmocka-dev test -f /usr/include/cmocka.h
+    need openssl has openssl
+    need python3-kubernetes /usr/bin/python3 -c 'import kubernetes'
     if has clang >/dev/null 2>&1; then need libclang-rt-14-dev fuzzer_links; else missing+=(libclang-rt-14-dev); fi
 fi
 

@@ -1,0 +1,943 @@
+#!/usr/bin/env python3
+"""Fake JSON API server for the integration tests: static routes, a Kubernetes pod API that
+pages like the real one, bearer-token auth, and injectable faults. Standard library only; runs
+under the pyenv `python3` and Debian's `/usr/bin/python3`. Binds 127.0.0.1 only, port 0.
+
+usage: fake_api.py --port-file F [options]
+  --port-file F          write the chosen port to F (atomically) once listening [required]
+  --cert PEM --key PEM   serve HTTPS (the handshake runs in the handler thread)
+  --bearer TOKEN         require "Authorization: Bearer TOKEN" (scheme case-insensitive);
+                         missing or wrong -> 401 Status
+  --forbid-token TOKEN   this token authenticates but is not authorized -> 403 Status with an
+                         RBAC-style message ("pods is forbidden: User ... cannot list ...")
+  --require-header 'Name: value'   repeatable; missing or different -> 400 Status
+  --routes ROUTES.json   {"[METHOD ]/path[?query]": BODY | {"status": N, "body": BODY,
+                         "headers": {...}}}; a key ending in * is a prefix route. A string BODY
+                         is sent as text/plain, anything else as JSON.
+  --pods PODS.json       a JSON list of Pods or a PodList: serves GET /api/v1/pods,
+                         /api/v1/namespaces/NS/pods and /api/v1/namespaces/NS/pods/NAME with
+                         labelSelector, fieldSelector, limit and continue (see PodStore)
+  --pods-resource-version-expire N
+                         a continue token whose list began more than N list pages ago (pages
+                         served to anyone) -> 410 Gone, reason Expired, as after etcd compaction
+  --faults FAULTS.json   a list of faults (below)
+  --log LOG.jsonl        one JSON line per request, written before the response is sent:
+                         time, method, path, query (dict of lists), headers (lower-case names),
+                         status (null when no response is sent), fault (when one was applied),
+                         body (the request body's first 4 KiB, when there is one)
+  --log-secrets          log the Authorization value as sent (default "<scheme> <redacted>")
+  --chunked              send bodies over 2 KiB with Transfer-Encoding: chunked (Go's habit)
+  --gzip                 gzip bodies over 128 KiB when the client accepts gzip (kube-apiserver)
+  --max-seconds N        exit by itself after N seconds (default 600)
+Order of checks per request: fault, auth (401/403), required headers (400), routes, pods, 404.
+Unknown paths get a 404 Status. SIGTERM/SIGINT stop the server with exit status 0.
+
+Faults: [{"path": "/api/v1/", "query": "continue=", "method": "GET", "times": 1, ACTION...}]
+  "path" is a prefix; "query" (optional) a substring of the raw or URL-decoded query; "method"
+  optional; "times" how often it fires (default: always). The first fault that matches and has
+  uses left applies. Actions ("delay" combines with any other):
+    {"status": 503, "body": ..., "headers": {"Retry-After": "1"}}  answer with that status
+                                   (default body: a Status with the real reason for the code)
+    {"delay": 1.5}                 sleep, then answer normally
+    {"truncate": n}                Content-Length of the full body, send n bytes, close
+    {"lie_length": n}              Content-Length n bytes larger than the body, send it, close
+    {"oversize": bytes}            200 with a valid JSON PodList of exactly that size, streamed
+                                   (add "chunked": true to omit the Content-Length)
+    {"drip": bytes_per_second}     send the normal response slowly
+    {"drop": true}                 close the connection without a response ("reset": RST)
+    {"hang": true}                 never answer; return when the client goes away
+    {"continue_forever": true}     pod lists always carry a continue token to the same page
+"""
+import argparse
+import base64
+import binascii
+import bisect
+import gzip
+import json
+import os
+import re
+import select
+import signal
+import socket
+import socketserver
+import ssl
+import struct
+import sys
+import threading
+import time
+import uuid
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from urllib.parse import parse_qs, unquote_plus, urlsplit
+
+USER = "system:serviceaccount:default:default"
+CHUNKED_ABOVE = 2048           # Go's net/http switches to chunked after this much output
+GZIP_ABOVE = 128 * 1024        # kube-apiserver's compression threshold
+HANDSHAKE_SECONDS = 10
+IDLE_SECONDS = 120             # an idle keep-alive connection is closed after this long
+CONTINUE_VERSION = "meta.k8s.io/v1"
+EXPIRED_MESSAGE = (
+    "The provided continue parameter is too old to display a consistent list result. You can "
+    "start a new list without the continue parameter, or use the continue token in this "
+    "response to retrieve the remainder of the results. Continuing with the provided token "
+    "results in an inconsistent list - objects that were created, modified, or deleted between "
+    "the time the first chunk was returned and now may show up in the list.")
+REASONS = {400: "BadRequest", 401: "Unauthorized", 403: "Forbidden", 404: "NotFound",
+           405: "MethodNotAllowed", 409: "Conflict", 410: "Expired", 429: "TooManyRequests",
+           500: "InternalError", 503: "ServiceUnavailable", 504: "Timeout"}
+MESSAGES = {401: "Unauthorized", 404: "the server could not find the requested resource",
+            410: EXPIRED_MESSAGE, 429: "Too many requests, please try again later.",
+            500: "Internal error occurred: fake fault",
+            503: "the server is currently unable to handle the request",
+            504: "Timeout: request did not complete within the allotted timeout"}
+
+
+def dumps(obj):
+    """Compact JSON, as the API server writes it."""
+    return json.dumps(obj, separators=(",", ":"))
+
+
+class Reply:
+    """One HTTP response: status, headers and a body in bytes."""
+
+    def __init__(self, status, body=b"", headers=None, content_type="application/json"):
+        self.status = status
+        self.body = body
+        self.headers = dict(headers or {})
+        if content_type:
+            self.headers.setdefault("Content-Type", content_type)
+
+    @classmethod
+    def of(cls, status, body, headers=None):
+        """A str body is text/plain; anything else is encoded as JSON."""
+        if isinstance(body, str):
+            return cls(status, body.encode(), headers, "text/plain; charset=utf-8")
+        return cls(status, dumps(body).encode(), headers)
+
+
+class ReplyError(Exception):
+    """Carries an error Reply out of nested code."""
+
+    def __init__(self, reply):
+        super().__init__(reply.status)
+        self.reply = reply
+
+
+def status_reply(code, message=None, reason=None, details=None, metadata=None, headers=None):
+    """A Kubernetes `Status` object (what every API error carries)."""
+    body = {"kind": "Status", "apiVersion": "v1", "metadata": metadata or {},
+            "status": "Failure", "message": message or MESSAGES.get(code, "fake error"),
+            "reason": reason or REASONS.get(code, "Unknown")}
+    if details:
+        body["details"] = details
+    body["code"] = code
+    return Reply.of(code, body, headers)
+
+
+# ---------------------------------------------------------------- selectors
+
+SELECTOR_TOKEN = re.compile(r"\s*(==|!=|=|!|\(|\)|,|<|>|[^\s=!(),<>]+)")
+LABEL_NAME = re.compile(r"[A-Za-z0-9]([-A-Za-z0-9_.]*[A-Za-z0-9])?")
+LABEL_PREFIX = re.compile(r"[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*")
+
+
+class SelectorError(ValueError):
+    pass
+
+
+def _tokens(text):
+    out, pos = [], 0
+    text = text.strip()
+    while pos < len(text):
+        m = SELECTOR_TOKEN.match(text, pos)
+        if not m:
+            raise SelectorError("unexpected character at %d" % pos)
+        out.append(m.group(1))
+        pos = m.end()
+    return out
+
+
+def _check_key(key):
+    prefix, _, name = key.rpartition("/")
+    if not (LABEL_NAME.fullmatch(name) and len(name) <= 63):
+        raise SelectorError('invalid label key "%s"' % key)
+    if prefix and not (LABEL_PREFIX.fullmatch(prefix) and len(prefix) <= 253):
+        raise SelectorError('invalid label key "%s": bad prefix' % key)
+    return key
+
+
+def _check_value(value):
+    if value and not (LABEL_NAME.fullmatch(value) and len(value) <= 63):
+        raise SelectorError('invalid label value: "%s"' % value)
+    return value
+
+
+class _TokenStream:
+    def __init__(self, tokens):
+        self.tokens, self.pos = tokens, 0
+
+    def peek(self):
+        return self.tokens[self.pos] if self.pos < len(self.tokens) else None
+
+    def take(self, expected=None):
+        tok = self.peek()
+        if tok is None or (expected and tok != expected):
+            raise SelectorError("found '%s', expected: %s" % (tok or "", expected or "identifier"))
+        self.pos += 1
+        return tok
+
+    def value(self):
+        """A label value, which may be empty ("k=" and "k in (a,)")."""
+        if self.peek() in (None, ",", ")"):
+            return ""
+        return _check_value(self.take())
+
+
+def _requirement(ts):
+    """One requirement: (key, op, values). op: exists, !, =, !=, in, notin, <, >."""
+    if ts.peek() == "!":
+        ts.take()
+        return _check_key(ts.take()), "!", ()
+    key = _check_key(ts.take())
+    op = ts.peek()
+    if op in (None, ","):
+        return key, "exists", ()
+    ts.take()
+    if op in ("=", "==", "!="):
+        return key, "!=" if op == "!=" else "=", (ts.value(),)
+    if op in ("<", ">"):
+        num = ts.take()
+        if not num.isdigit():
+            raise SelectorError("for '%s', '%s' is not a valid integer" % (op, num))
+        return key, op, (int(num),)
+    if op in ("in", "notin"):
+        ts.take("(")
+        values = [ts.value()]
+        while ts.peek() == ",":
+            ts.take()
+            values.append(ts.value())
+        ts.take(")")
+        return key, op, tuple(values)
+    raise SelectorError("found '%s', expected: in, notin, =, ==, !=, gt, lt" % op)
+
+
+def parse_label_selector(text):
+    """Kubernetes label selector syntax -> list of requirements (AND)."""
+    ts = _TokenStream(_tokens(text or ""))
+    reqs = []
+    while ts.peek() is not None:
+        reqs.append(_requirement(ts))
+        if ts.peek() is not None:
+            ts.take(",")
+            if ts.peek() is None:
+                raise SelectorError("found '', expected: identifier after ','")
+    return reqs
+
+
+def labels_match(reqs, labels):
+    for key, op, values in reqs:
+        has, value = key in labels, labels.get(key)
+        if op == "exists":
+            ok = has
+        elif op == "!":
+            ok = not has
+        elif op in ("=", "in"):
+            ok = has and value in values
+        elif op in ("!=", "notin"):
+            ok = not has or value not in values
+        else:
+            ok = has and value.isdigit() and (int(value) < values[0] if op == "<"
+                                              else int(value) > values[0])
+        if not ok:
+            return False
+    return True
+
+
+def _get(obj, *path):
+    for p in path:
+        obj = obj.get(p) if isinstance(obj, dict) else None
+    return obj
+
+
+# the fields the real API server lets you select pods by
+POD_FIELDS = {
+    "metadata.name": lambda p: _get(p, "metadata", "name"),
+    "metadata.namespace": lambda p: _get(p, "metadata", "namespace"),
+    "spec.nodeName": lambda p: _get(p, "spec", "nodeName"),
+    "spec.restartPolicy": lambda p: _get(p, "spec", "restartPolicy"),
+    "spec.schedulerName": lambda p: _get(p, "spec", "schedulerName"),
+    "spec.serviceAccountName": lambda p: _get(p, "spec", "serviceAccountName"),
+    "spec.hostNetwork": lambda p: "true" if _get(p, "spec", "hostNetwork") else "false",
+    "status.phase": lambda p: _get(p, "status", "phase"),
+    "status.podIP": lambda p: _get(p, "status", "podIP"),
+    "status.nominatedNodeName": lambda p: _get(p, "status", "nominatedNodeName"),
+}
+
+
+def parse_field_selector(text):
+    """"a=b,c!=d" -> [(field, op, value)]; only the fields in POD_FIELDS."""
+    reqs = []
+    for term in filter(None, (text or "").split(",")):
+        m = re.fullmatch(r"\s*([^=!\s]+)\s*(==|=|!=)\s*(.*?)\s*", term)
+        if not m:
+            raise SelectorError("invalid selector: '%s'; can't understand '%s'" % (text, term))
+        field, op, value = m.groups()
+        if field not in POD_FIELDS:
+            raise SelectorError('field label not supported: %s' % field)
+        reqs.append((field, "!=" if op == "!=" else "=", value))
+    return reqs
+
+
+def fields_match(reqs, pod):
+    for field, op, value in reqs:
+        actual = POD_FIELDS[field](pod) or ""
+        if (actual == value) != (op == "="):
+            return False
+    return True
+
+
+# ---------------------------------------------------------------- pods
+
+class ContinueError(ValueError):
+    pass
+
+
+def encode_continue(rv, start):
+    """The apiserver's token: base64url (no padding) of {"v", "rv", "start"}."""
+    raw = dumps({"v": CONTINUE_VERSION, "rv": rv, "start": start}).encode()
+    return base64.urlsafe_b64encode(raw).rstrip(b"=").decode()
+
+
+def decode_continue(token):
+    try:
+        raw = base64.urlsafe_b64decode(token + "=" * (-len(token) % 4))
+        data = json.loads(raw)
+    except (binascii.Error, ValueError) as e:
+        raise ContinueError("continue key is not valid: %s" % e)
+    if not isinstance(data, dict) or data.get("v") != CONTINUE_VERSION:
+        raise ContinueError("continue key is not valid: server does not recognize this "
+                            "encoded version")
+    rv, start = data.get("rv"), data.get("start")
+    if not isinstance(rv, int) or rv == 0:
+        raise ContinueError("continue key is not valid: incorrect encoded start "
+                            "resourceVersion (version %s)" % CONTINUE_VERSION)
+    if not isinstance(start, str) or not start:
+        raise ContinueError("continue key is not valid: encoded start key empty")
+    if start.startswith("/") or ".." in start.split("/"):
+        raise ContinueError("continue key is not valid: invalid start key")
+    return rv, start
+
+
+def _load_pods(path):
+    """(pods, list resourceVersion) from a JSON list of Pods or a PodList."""
+    with open(path) as f:
+        data = json.load(f)
+    items = data.get("items") if isinstance(data, dict) else data
+    if not isinstance(items, list):
+        raise ValueError("%s: want a list of Pods or a PodList" % path)
+    for n, pod in enumerate(items):
+        if not (_get(pod, "metadata", "name") and _get(pod, "metadata", "namespace")):
+            raise ValueError("%s: pod #%d has no metadata.name and metadata.namespace" % (path, n))
+    list_rv = _get(data, "metadata", "resourceVersion") if isinstance(data, dict) else None
+    return items, int(list_rv or 0)
+
+
+class PodStore:
+    """Pods kept in etcd key order ("<namespace>/<name>"), listed in pages the way
+    kube-apiserver's etcd3 storage does: a page is full (limit matching items) before it gets
+    a continue token, and it gets one when any key (matching or not) follows its last item, so
+    a filtered list may end with an empty page. Every list page served counts as one write to
+    the cluster (the resourceVersion moves on), which is what --pods-resource-version-expire
+    measures a token's age in."""
+
+    def __init__(self, pods, list_rv=0, expire_pages=None):
+        rows = []
+        for pod in pods:
+            pod = {k: v for k, v in pod.items() if k not in ("kind", "apiVersion")}
+            meta = pod["metadata"]
+            rows.append((meta["namespace"] + "/" + meta["name"], pod, dumps(pod).encode()))
+        rows.sort(key=lambda r: r[0])
+        self.keys = [r[0] for r in rows]
+        self.pods = [r[1] for r in rows]
+        self.encoded = [r[2] for r in rows]
+        item_rvs = [int(_get(p, "metadata", "resourceVersion") or 0) for p in self.pods]
+        self.base_rv = max(item_rvs + [list_rv, 1000])
+        self.expire_pages = expire_pages
+        self.pages_served = 0
+        self.lock = threading.Lock()
+
+    def _scope(self, namespace):
+        """[lo, hi) of the keys under /<namespace>/ (or all keys) and the key prefix."""
+        if namespace is None:
+            return 0, len(self.keys), ""
+        prefix = namespace + "/"
+        return (bisect.bisect_left(self.keys, prefix),
+                bisect.bisect_left(self.keys, namespace + "0"), prefix)  # "0" follows "/"
+
+    def _snapshot(self, token, prefix):
+        """(resourceVersion to report, first key) for a request; raises ReplyError (400, 410)."""
+        with self.lock:
+            current = self.base_rv + self.pages_served
+            self.pages_served += 1
+        if not token:
+            return current, prefix
+        try:
+            rv, start = decode_continue(token)
+        except ContinueError as e:
+            raise ReplyError(status_reply(400, str(e)))
+        if rv == -1:  # the "inconsistent" token handed out with a 410
+            return current, prefix + start
+        if self.expire_pages is not None and current - rv > self.expire_pages:
+            retry = encode_continue(-1, start)
+            raise ReplyError(status_reply(410, metadata={"continue": retry}))
+        return rv, prefix + start
+
+    def list(self, namespace, query, forever=False):
+        """A PodList Reply for GET /api/v1[/namespaces/NS]/pods."""
+        labels = parse_label_selector(_param(query, "labelSelector"))
+        fields = parse_field_selector(_param(query, "fieldSelector"))
+        limit = _int_param(query, "limit")
+        lo, hi, prefix = self._scope(namespace)
+        rv, start_key = self._snapshot(_param(query, "continue"), prefix)
+        first = max(lo, bisect.bisect_left(self.keys, start_key))
+        picked, i = [], first
+        while i < hi and not (limit and len(picked) >= limit):
+            if labels_match(labels, _get(self.pods[i], "metadata", "labels") or {}) \
+                    and fields_match(fields, self.pods[i]):
+                picked.append(i)
+            i += 1
+        meta = {"resourceVersion": str(rv)}
+        more = limit and len(picked) >= limit and picked[-1] + 1 < hi
+        if forever:
+            start = self.keys[first][len(prefix):] if first < hi else "\x00"
+            meta["continue"] = encode_continue(rv, start)
+        elif more:
+            meta["continue"] = encode_continue(rv, self.keys[picked[-1]][len(prefix):] + "\x00")
+            if not labels and not fields:
+                meta["remainingItemCount"] = hi - picked[-1] - 1
+        return self._page(meta, picked)
+
+    def _page(self, meta, picked):
+        head = '{"kind":"PodList","apiVersion":"v1","metadata":%s,"items":[' % dumps(meta)
+        body = b"".join([head.encode(), b",".join(self.encoded[i] for i in picked), b"]}"])
+        return Reply(200, body)
+
+    def get(self, namespace, name):
+        key = namespace + "/" + name
+        i = bisect.bisect_left(self.keys, key)
+        if i == len(self.keys) or self.keys[i] != key:
+            return status_reply(404, 'pods "%s" not found' % name,
+                                details={"name": name, "kind": "pods"})
+        return Reply.of(200, dict({"kind": "Pod", "apiVersion": "v1"}, **self.pods[i]))
+
+
+def _param(query, name):
+    values = query.get(name)
+    return values[0] if values else ""
+
+
+def _int_param(query, name):
+    text = _param(query, name)
+    if not text:
+        return 0
+    try:
+        return max(0, int(text))
+    except ValueError:
+        raise ReplyError(status_reply(400, 'invalid value for "%s": %s' % (name, text)))
+
+
+POD_PATH = re.compile(r"/api/v1/(?:namespaces/([^/]+)/)?pods(?:/([^/]+))?")
+
+
+def pods_reply(store, method, path, query, forever):
+    """The pod endpoints, or None when the path is not one of them."""
+    m = POD_PATH.fullmatch(path)
+    if not m:
+        return None
+    namespace, name = m.groups()
+    if name is not None and namespace is None:
+        return None
+    if method != "GET":
+        return status_reply(405, "the server does not allow this method on the requested "
+                                 "resource", details={"kind": "pods"})
+    if name is not None:
+        return store.get(namespace, name)
+    try:
+        return store.list(namespace, query, forever)
+    except SelectorError as e:
+        return status_reply(400, "unable to parse requirement: %s" % e)
+
+
+# ---------------------------------------------------------------- routes, auth, faults
+
+def _split_route_key(key):
+    method, sep, rest = key.partition(" ")
+    return (method.upper(), rest) if sep and rest.startswith("/") else (None, key)
+
+
+class Routes:
+    """Static routes: exact "METHOD /p?q", "/p?q", "METHOD /p", "/p", then the longest prefix."""
+
+    def __init__(self, table):
+        if not isinstance(table, dict):
+            raise ValueError("routes: want a JSON object")
+        self.exact, self.prefixes = {}, []
+        for key, value in table.items():
+            method, target = _split_route_key(key)
+            if target.endswith("*"):
+                self.prefixes.append((len(target), method, target[:-1], value))
+            else:
+                self.exact[(method, target)] = value
+        self.prefixes.sort(key=lambda p: -p[0])
+
+    def lookup(self, method, path, raw_query):
+        full = path + "?" + raw_query if raw_query else path
+        for key in ((method, full), (None, full), (method, path), (None, path)):
+            if key in self.exact:
+                return route_reply(self.exact[key])
+        for _, m, prefix, value in self.prefixes:
+            if m in (None, method) and full.startswith(prefix):
+                return route_reply(value)
+        return None
+
+
+def route_reply(value):
+    keys = set(value) if isinstance(value, dict) else set()
+    if keys and keys <= {"status", "body", "headers"} and isinstance(value.get("status"), int):
+        return Reply.of(value["status"], value.get("body", ""), value.get("headers"))
+    return Reply.of(200, value)
+
+
+RESOURCE_PATH = re.compile(
+    r"/(?:api/[^/]+|apis/([^/]+)/[^/]+)(?:/namespaces/([^/]+))?/([^/]+)(?:/([^/]+))?")
+
+
+def forbidden_reply(method, path):
+    """403 worded like the RBAC authorizer's."""
+    m = RESOURCE_PATH.fullmatch(path)
+    verb = {"GET": "get", "POST": "create", "PUT": "update", "PATCH": "patch",
+            "DELETE": "delete"}.get(method, method.lower())
+    if not m:
+        return status_reply(403, 'forbidden: User "%s" cannot %s path "%s"' % (USER, verb, path))
+    group, namespace, resource, name = m.groups()
+    if name is None:
+        verb = {"get": "list", "delete": "deletecollection"}.get(verb, verb)
+    scope = ('in the namespace "%s"' % namespace) if namespace else "at the cluster scope"
+    what = '%s "%s"' % (resource, name) if name else resource
+    message = '%s is forbidden: User "%s" cannot %s resource "%s" in API group "%s" %s' % (
+        what, USER, verb, resource, group or "", scope)
+    details = {"name": name, "kind": resource} if name else {"kind": resource}
+    return status_reply(403, message, details=details)
+
+
+def auth_reply(opts, headers, method, path):
+    """401/403 for a bad or forbidden token, else None."""
+    scheme, _, token = (headers.get("Authorization") or "").strip().partition(" ")
+    token = token.strip() if scheme.lower() == "bearer" else None
+    if opts.forbid_token and token == opts.forbid_token:
+        return forbidden_reply(method, path)
+    if opts.bearer and token != opts.bearer:
+        return status_reply(401)
+    return None
+
+
+def header_reply(required, headers):
+    for name, value in required:
+        if headers.get(name) != value:
+            return status_reply(400, 'missing or wrong header "%s" (want "%s")' % (name, value))
+    return None
+
+
+ACTIONS = ("status", "truncate", "lie_length", "oversize", "drip", "drop", "hang",
+           "continue_forever", "delay")
+FAULT_KEYS = set(ACTIONS) | {"path", "query", "method", "times", "body", "headers", "chunked"}
+
+
+class Faults:
+    def __init__(self, specs):
+        self.specs, self.left = [], []
+        if not isinstance(specs, list) or not all(isinstance(s, dict) for s in specs):
+            raise ValueError("faults: want a JSON list of objects")
+        for spec in specs:
+            unknown = set(spec) - FAULT_KEYS
+            if unknown or "path" not in spec or not set(spec) & set(ACTIONS):
+                raise ValueError("bad fault %s (unknown keys %s)" % (dumps(spec), sorted(unknown)))
+            self.specs.append(spec)
+            self.left.append(spec.get("times"))
+        self.lock = threading.Lock()
+
+    def take(self, method, path, raw_query):
+        """The first matching fault with uses left (one use is consumed), or None."""
+        with self.lock:
+            for i, spec in enumerate(self.specs):
+                if self.left[i] == 0 or not path.startswith(spec["path"]):
+                    continue
+                if spec.get("method") and spec["method"].upper() != method:
+                    continue
+                want = spec.get("query")
+                if want and want not in raw_query and want not in unquote_plus(raw_query):
+                    continue
+                if self.left[i] is not None:
+                    self.left[i] -= 1
+                return spec
+        return None
+
+
+def fault_name(fault):
+    return next((a for a in ACTIONS if a in fault and a != "delay"), "delay")
+
+
+# ---------------------------------------------------------------- request log
+
+class RequestLog:
+    def __init__(self, path, secrets):
+        self.file = open(path, "a", buffering=1) if path else None
+        self.secrets = secrets
+        self.lock = threading.Lock()
+
+    def _headers(self, headers):
+        out = {}
+        for name, value in headers.items():
+            name = name.lower()
+            if name == "authorization" and not self.secrets:
+                value = value.strip().partition(" ")[0] + " <redacted>"
+            out[name] = value
+        return out
+
+    def write(self, handler, status, fault=None):
+        if not self.file:
+            return
+        rec = {"time": round(handler.started, 6), "method": handler.command,
+               "path": handler.url.path,
+               "query": parse_qs(handler.url.query, keep_blank_values=True),
+               "headers": self._headers(handler.headers), "status": status}
+        if fault:
+            rec["fault"] = fault_name(fault)
+        if handler.request_body:
+            rec["body"] = handler.request_body[:4096].decode("utf-8", "replace")
+        with self.lock:
+            if self.file:  # None once the server is stopping
+                self.file.write(json.dumps(rec) + "\n")
+
+    def close(self):
+        with self.lock:
+            if self.file:
+                self.file.close()
+                self.file = None
+
+
+# ---------------------------------------------------------------- HTTP
+
+# client disconnects, resets, timeouts and failed TLS handshakes (ssl.SSLError is an OSError)
+QUIET_ERRORS = (OSError, EOFError)
+
+
+class Handler(BaseHTTPRequestHandler):
+    protocol_version = "HTTP/1.1"
+    timeout = IDLE_SECONDS
+
+    def log_message(self, fmt, *args):  # the JSON log replaces the stderr log
+        pass
+
+    def send_response(self, code, message=None):
+        """Status line and Date, but no Server header (kube-apiserver sends none)."""
+        self.send_response_only(code, message)
+        self.send_header("Date", self.date_time_string())
+
+    def handle_one_request(self):
+        try:
+            super().handle_one_request()
+        except QUIET_ERRORS:  # the client went away; nothing to report
+            self.close_connection = True
+
+    def _dispatch(self):
+        self.started = time.time()
+        self.url = urlsplit(self.path)
+        self.request_body = self._read_body()
+        srv = self.server
+        fault = srv.faults.take(self.command, self.url.path, self.url.query)
+        if fault and fault.get("delay"):
+            time.sleep(float(fault["delay"]))
+        if fault and self._special_fault(fault):
+            return
+        if fault and "status" in fault:
+            reply = fault_reply(fault)
+        else:
+            reply = self._normal_reply(bool(fault and fault.get("continue_forever")))
+        srv.log.write(self, reply.status, fault)
+        self._send(reply, fault or {})
+
+    do_GET = do_POST = do_PUT = do_PATCH = do_DELETE = do_HEAD = _dispatch
+
+    def _read_body(self):
+        try:
+            length = int(self.headers.get("Content-Length") or 0)
+        except ValueError:
+            length = 0
+            self.close_connection = True
+        return self.rfile.read(length) if length > 0 else b""
+
+    def _normal_reply(self, forever):
+        try:
+            reply = self._route(forever)
+        except ReplyError as e:
+            reply = e.reply
+        reply.headers.setdefault("Audit-Id", str(uuid.uuid4()))
+        reply.headers.setdefault("Cache-Control", "no-cache, private")
+        return reply
+
+    def _route(self, forever):
+        """auth, required headers, static routes, the pod API, else 404."""
+        srv, method, path = self.server, self.command, self.url.path
+        reply = auth_reply(srv.opts, self.headers, method, path) or \
+            header_reply(srv.required, self.headers)
+        if reply is None and srv.routes:
+            reply = srv.routes.lookup(method, path, self.url.query)
+        if reply is None and srv.pods:
+            query = parse_qs(self.url.query, keep_blank_values=True)
+            reply = pods_reply(srv.pods, method, path, query, forever)
+        return reply or status_reply(404, details={"causes": [
+            {"reason": "UnexpectedServerResponse", "message": "404 page not found"}]})
+
+    # -- faults that replace the response entirely
+
+    def _special_fault(self, fault):
+        if fault.get("drop"):
+            self.server.log.write(self, None, fault)
+            self._drop(fault["drop"] == "reset")
+        elif fault.get("hang"):
+            self.server.log.write(self, None, fault)
+            self._hang()
+        elif "oversize" in fault:
+            self.server.log.write(self, 200, fault)
+            self._oversize(int(fault["oversize"]), bool(fault.get("chunked")))
+        else:
+            return False
+        self.close_connection = True
+        return True
+
+    def _drop(self, reset):
+        if reset:
+            self.connection.setsockopt(socket.SOL_SOCKET, socket.SO_LINGER,
+                                       struct.pack("ii", 1, 0))  # close sends RST
+        self.connection.close()
+
+    def _hang(self):
+        """Answer nothing until the client hangs up or the server stops."""
+        sock = self.connection
+        sock.settimeout(0.2)
+        while not self.server.stopping.is_set():
+            readable, _, _ = select.select([sock], [], [], 0.2)
+            if not readable:
+                continue
+            try:
+                if not sock.recv(4096):
+                    return
+            except (socket.timeout, ssl.SSLWantReadError):
+                continue
+            except QUIET_ERRORS:
+                return
+
+    def _oversize(self, size, chunked):
+        self.send_response(200)
+        self.send_header("Content-Type", "application/json")
+        if chunked:
+            self.send_header("Transfer-Encoding", "chunked")
+        else:
+            self.send_header("Content-Length", str(size))
+        self.end_headers()
+        for piece in oversize_body(size):
+            self._write(piece, chunked)
+        if chunked:
+            self.wfile.write(b"0\r\n\r\n")
+
+    # -- sending a reply, honestly or not
+
+    def _send(self, reply, fault):
+        body, headers = reply.body, dict(reply.headers)
+        chunked = False
+        if self.server.opts.gzip and len(body) > GZIP_ABOVE and \
+                "gzip" in (self.headers.get("Accept-Encoding") or ""):
+            body = gzip.compress(body, 1)
+            headers["Content-Encoding"] = "gzip"
+        length = len(body)
+        if "truncate" in fault:
+            body = body[:int(fault["truncate"])]
+        elif "lie_length" in fault:
+            length += int(fault["lie_length"])
+        elif self.server.opts.chunked and len(body) > CHUNKED_ABOVE and "drip" not in fault:
+            chunked = True
+        self.send_response(reply.status)
+        for name, value in headers.items():
+            self.send_header(name, value)
+        self.send_header("Transfer-Encoding" if chunked else "Content-Length",
+                         "chunked" if chunked else str(length))
+        self.end_headers()
+        if self.command == "HEAD":
+            return
+        if "drip" in fault:
+            self._drip(body, float(fault["drip"]))
+        else:
+            self._write(body, chunked)
+        if chunked:
+            self.wfile.write(b"0\r\n\r\n")
+        if "truncate" in fault or "lie_length" in fault:
+            self.wfile.flush()
+            self.close_connection = True
+
+    def _write(self, data, chunked, piece=64 * 1024):
+        for at in range(0, len(data), piece):
+            part = data[at:at + piece]
+            if chunked:
+                self.wfile.write(b"%x\r\n%s\r\n" % (len(part), part))
+            else:
+                self.wfile.write(part)
+
+    def _drip(self, body, rate):
+        step = max(1, int(rate / 20))
+        for at in range(0, len(body), step):
+            self.wfile.write(body[at:at + step])
+            self.wfile.flush()
+            time.sleep(step / rate)
+
+
+def fault_reply(fault):
+    code = int(fault["status"])
+    if "body" in fault:
+        return Reply.of(code, fault["body"], fault.get("headers"))
+    return status_reply(code, headers=fault.get("headers"))
+
+
+def oversize_body(size, piece=64 * 1024):
+    """Yields exactly `size` bytes of a valid PodList whose items are small filler pods."""
+    head = b'{"kind":"PodList","apiVersion":"v1","metadata":{"resourceVersion":"1"},"items":['
+    tail = b"]}"
+    if size < len(head) + len(tail):
+        yield (b"{" + b" " * (size - 2) + b"}") if size >= 2 else b" " * size
+        return
+    item = b'{"metadata":{"name":"filler-%09d","namespace":"default"}}'
+    item_len = len(item % 0) + 1  # with the comma
+    room = size - len(head) - len(tail)
+    count = (room + 1) // item_len
+    yield head
+    per_piece = max(1, piece // item_len)
+    for start in range(0, count, per_piece):
+        stop = min(count, start + per_piece)
+        yield b",".join(item % n for n in range(start, stop)) + (b"," if stop < count else b"")
+    yield b" " * (room - (count * item_len - 1 if count else 0)) + tail
+
+
+class Server(ThreadingHTTPServer):
+    daemon_threads = True
+    request_queue_size = 128
+
+    def server_bind(self):  # HTTPServer's version does a reverse DNS lookup; not needed
+        socketserver.TCPServer.server_bind(self)
+        self.server_name, self.server_port = self.server_address[:2]
+
+    def finish_request(self, request, client_address):
+        """Runs in the handler thread, so a TLS handshake never blocks accept()."""
+        if not self.tls:
+            return super().finish_request(request, client_address)
+        request.settimeout(HANDSHAKE_SECONDS)
+        with self.tls.wrap_socket(request, server_side=True) as conn:
+            conn.settimeout(None)
+            self.RequestHandlerClass(conn, client_address, self)
+
+    def handle_error(self, request, client_address):
+        if isinstance(sys.exc_info()[1], QUIET_ERRORS) or self.stopping.is_set():
+            return  # a client went away, or a request was cut short by the shutdown
+        super().handle_error(request, client_address)
+
+
+# ---------------------------------------------------------------- main
+
+def parse_args(argv):
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap.add_argument("--port-file", required=True)
+    ap.add_argument("--cert")
+    ap.add_argument("--key")
+    ap.add_argument("--bearer")
+    ap.add_argument("--forbid-token")
+    ap.add_argument("--require-header", action="append", default=[])
+    ap.add_argument("--routes")
+    ap.add_argument("--pods")
+    ap.add_argument("--pods-resource-version-expire", type=int)
+    ap.add_argument("--faults")
+    ap.add_argument("--log")
+    ap.add_argument("--log-secrets", action="store_true")
+    ap.add_argument("--chunked", action="store_true")
+    ap.add_argument("--gzip", action="store_true")
+    ap.add_argument("--max-seconds", type=float, default=600)
+    opts = ap.parse_args(argv)
+    if bool(opts.cert) != bool(opts.key):
+        ap.error("--cert and --key go together")
+    for h in opts.require_header:
+        if ":" not in h:
+            ap.error("--require-header wants 'Name: value', got %r" % h)
+    return opts
+
+
+def load_json(path, default):
+    if not path:
+        return default
+    with open(path) as f:
+        try:
+            return json.load(f)
+        except ValueError as e:
+            raise ValueError("%s: %s" % (path, e))
+
+
+def build_server(opts):
+    srv = Server(("127.0.0.1", 0), Handler)
+    srv.opts = opts
+    srv.stopping = threading.Event()
+    srv.required = [tuple(s.strip() for s in h.split(":", 1)) for h in opts.require_header]
+    srv.routes = Routes(load_json(opts.routes, {})) if opts.routes else None
+    srv.pods = None
+    if opts.pods:
+        items, list_rv = _load_pods(opts.pods)
+        srv.pods = PodStore(items, list_rv, opts.pods_resource_version_expire)
+    srv.faults = Faults(load_json(opts.faults, []))
+    srv.log = RequestLog(opts.log, opts.log_secrets)
+    srv.tls = None
+    if opts.cert:
+        srv.tls = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
+        srv.tls.load_cert_chain(opts.cert, opts.key)
+    return srv
+
+
+def write_port(path, port):
+    tmp = "%s.%d.tmp" % (path, os.getpid())
+    with open(tmp, "w") as f:
+        f.write("%d\n" % port)
+    os.replace(tmp, path)
+
+
+def _stop(signum, frame):
+    raise SystemExit(0)
+
+
+def main(argv=None):
+    opts = parse_args(argv)
+    try:
+        srv = build_server(opts)
+    except (OSError, ValueError, KeyError) as e:
+        print("fake_api: %s" % e, file=sys.stderr)
+        return 2
+    signal.signal(signal.SIGTERM, _stop)
+    signal.signal(signal.SIGINT, _stop)
+    timer = threading.Timer(opts.max_seconds, srv.shutdown)
+    timer.daemon = True
+    timer.start()
+    write_port(opts.port_file, srv.server_address[1])
+    try:
+        srv.serve_forever(poll_interval=0.1)
+    finally:
+        srv.stopping.set()
+        srv.server_close()
+        srv.log.close()
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

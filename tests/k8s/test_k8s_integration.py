@@ -1,0 +1,293 @@
+#!/usr/bin/env python3
+"""End-to-end tests of the Kubernetes backend: the built cluster-resolve (bundled libcurl
+transport) against tests/fake_api.py over HTTP and HTTPS, with real-shaped Pod objects, request
+logs, auth and scripted faults; and Debian's python3-kubernetes client listing the same pods,
+which must agree with us.
+
+usage: test_k8s_integration.py BUILD_DIR      (holding cluster-resolve)
+"""
+import json
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+import time
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+ROOT = os.path.dirname(os.path.dirname(HERE))
+CLI = os.path.join(sys.argv[1] if len(sys.argv) > 1 else "build", "cluster-resolve")
+FAKE = os.path.join(ROOT, "tests", "fake_api.py")
+PODS = os.path.join(HERE, "fixtures", "pods_small.json")
+TMP = tempfile.mkdtemp(prefix="k8s-it-")
+TOKEN = "s3cr3t-token-value"
+
+
+class Fake:
+    """One fake API server; stop() ends it and returns the logged requests."""
+
+    def __init__(self, *args, tls=False):
+        self.dir = tempfile.mkdtemp(dir=TMP)
+        self.port_file = os.path.join(self.dir, "port")
+        self.log = os.path.join(self.dir, "log.jsonl")
+        cmd = [sys.executable, FAKE, "--port-file", self.port_file, "--log", self.log, "--max-seconds", "120"]
+        if tls:
+            cmd += ["--cert", os.path.join(TMP, "certs", "server.pem"), "--key", os.path.join(TMP, "certs", "server.key")]
+        self.proc = subprocess.Popen(cmd + [str(a) for a in args], stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+        deadline = time.time() + 10
+        while not os.path.exists(self.port_file):
+            assert self.proc.poll() is None, self.proc.stderr.read().decode()
+            assert time.time() < deadline, "fake_api did not start"
+            time.sleep(0.01)
+        with open(self.port_file) as f:
+            self.port = int(f.read())
+        self.url = f"{'https' if tls else 'http'}://127.0.0.1:{self.port}"
+
+    def stop(self):
+        self.proc.terminate()
+        _, err = self.proc.communicate(timeout=10)
+        assert self.proc.returncode == 0 and not err, err.decode()
+        with open(self.log) as f:
+            return [json.loads(line) for line in f]
+
+
+def write(name, content):
+    path = os.path.join(TMP, name)
+    with open(path, "w") as f:
+        f.write(content if isinstance(content, str) else json.dumps(content))
+    return path
+
+
+def cli(args, env=None):
+    e = {"PATH": os.environ.get("PATH", "/usr/bin:/bin")}
+    e.update(env or {})
+    start = time.time()
+    p = subprocess.run([CLI] + [str(a) for a in args], env=e, capture_output=True, text=True, timeout=120)
+    return p.returncode, p.stdout, p.stderr, time.time() - start
+
+
+def resolve(fake, *args, env=None):
+    """Runs the k8s backend against fake; returns the spec JSON (must succeed)."""
+    code, out, err, _ = cli(["k8s", "--server", fake.url, "--format", "spec"] + list(args), env)
+    assert code == 0, f"exit {code}: {err}"
+    assert err == "", err
+    return json.loads(out)
+
+
+def fails(fake, code, words, *args, env=None, server=None):
+    got, out, err, took = cli(["k8s", "--server", server or fake.url] + list(args), env)
+    assert got == code, f"exit {got}, want {code}: {err}"
+    assert out == "" and err.count("\n") == 1, (out, err)
+    for w in words:
+        assert w in err, f"{w!r} not in {err!r}"
+    return err, took
+
+
+TRAINER = ["10.4.0.10:8470", "10.4.0.11:8470", "10.4.0.12:8470"]
+
+
+# ---- listing ------------------------------------------------------------------------------
+
+def test_lists_one_namespace_over_http():
+    f = Fake("--pods", PODS)
+    assert resolve(f, "--job", "worker=job-name=trainer") == {"worker": TRAINER}
+    log = f.stop()
+    assert len(log) == 1
+    assert log[0]["path"] == "/api/v1/namespaces/default/pods"
+    assert log[0]["query"] == {"labelSelector": ["job-name=trainer"], "limit": ["500"]}
+    assert log[0]["headers"]["accept"] == "application/json" and "authorization" not in log[0]["headers"]
+
+
+def test_agrees_with_python_kubernetes():
+    """Debian's python3-kubernetes lists the same pods from the fake: the Running, not
+    terminating ones in completion-index order are exactly our tasks."""
+    f = Fake("--pods", PODS)
+    code = (
+        "import json, sys\n"
+        "from kubernetes import client\n"
+        "c = client.Configuration(); c.host = sys.argv[1]\n"
+        "api = client.CoreV1Api(client.ApiClient(c))\n"
+        "pods = api.list_namespaced_pod('default', label_selector='job-name=trainer').items\n"
+        "live = [p for p in pods if p.status.phase == 'Running' and not p.metadata.deletion_timestamp]\n"
+        "live.sort(key=lambda p: int(p.metadata.annotations['batch.kubernetes.io/job-completion-index']))\n"
+        "print(json.dumps([p.status.pod_ip + ':8470' for p in live]))\n")
+    p = subprocess.run(["/usr/bin/python3", "-c", code, f.url], capture_output=True, text=True, timeout=60)
+    assert p.returncode == 0, p.stderr
+    theirs = json.loads(p.stdout)
+    ours = resolve(f, "--job", "worker=job-name=trainer")
+    f.stop()
+    assert ours == {"worker": theirs} and len(theirs) == 3, (ours, theirs)
+
+
+def test_pages_with_limit_and_continue():
+    f = Fake("--pods", PODS)
+    assert resolve(f, "--job", "worker=job-name=trainer", "--page-size", "1") == {"worker": TRAINER}
+    log = f.stop()
+    assert all(r["query"]["limit"] == ["1"] for r in log)
+    assert "continue" not in log[0]["query"] and all("continue" in r["query"] for r in log[1:])
+    assert len(log) >= 4, len(log)  # 4 pods of job trainer in namespace default, one per page
+
+
+def test_restarts_after_410_gone():
+    faults = write("gone.json", [{"path": "/api/v1/", "query": "continue=", "times": 1, "status": 410}])
+    f = Fake("--pods", PODS, "--faults", faults)
+    assert resolve(f, "--job", "worker=job-name=trainer", "--page-size", "2") == {"worker": TRAINER}
+    log = f.stop()
+    assert [r["status"] for r in log] == [200, 410, 200, 200], [r["status"] for r in log]
+
+
+def test_several_selectors_and_jobs_with_own_task():
+    f = Fake("--pods", PODS)
+    spec = resolve(f, "--job", "worker=job-name=trainer", "--job", "worker=job-name in (trainer)",
+                   "--job", "ps=job-name=ps")
+    assert spec == {"ps": ["10.4.1.11:8470", "10.4.1.10:8470"], "worker": TRAINER}, spec
+    code, out, err, _ = cli(["k8s", "--server", f.url, "--job", "worker=job-name=trainer", "--job", "ps=job-name=ps"],
+                            {"HOSTNAME": "trainer-1"})  # an Indexed Job pod's hostname, not its name
+    assert code == 0, err
+    doc = json.loads(out)
+    assert doc["task"] == {"type": "worker", "index": 1} and doc["rpc_layer"] == "grpc", doc
+    code, out, err, _ = cli(["k8s", "--server", f.url, "--job", "ps=job-name=ps", "--format", "master"],
+                            {"HOSTNAME": "ps-mbn89"})
+    assert (code, out) == (0, "grpc://10.4.1.10:8470\n"), (code, out, err)
+    f.stop()
+
+
+def test_all_namespaces_and_address_kinds():
+    f = Fake("--pods", PODS)
+    spec = resolve(f, "--job", "worker=job-name=trainer", "--all-namespaces")
+    assert sorted(spec["worker"]) == sorted(TRAINER + ["10.4.2.10:8470"]), spec
+    assert resolve(f, "--job", "ps=job-name=ps", "--address", "host-ip") == {"ps": ["10.128.0.11:8470", "10.128.0.10:8470"]}
+    dns = resolve(f, "--job", "w=job-name=trainer", "--address", "dns", "--cluster-domain", "corp.example", "--port", "2222")
+    assert dns == {"w": [f"trainer-{i}.trainer.default.svc.corp.example:2222" for i in range(3)]}, dns
+    assert resolve(f, "--job", "none=job-name=nobody") == {"none": []}
+    log = f.stop()
+    assert log[0]["path"] == "/api/v1/pods"
+
+
+# ---- HTTPS, in-cluster configuration, auth -------------------------------------------------
+
+def incluster_env(f):
+    return {"KUBERNETES_SERVICE_HOST": "127.0.0.1", "KUBERNETES_SERVICE_PORT": str(f.port)}
+
+
+def test_in_cluster_https_with_token_and_ca():
+    f = Fake("--pods", PODS, "--bearer", TOKEN, tls=True)
+    token = write("token", TOKEN + "\n")
+    ca = os.path.join(TMP, "certs", "ca.pem")
+    code, out, err, _ = cli(["k8s", "--token-file", token, "--ca-file", ca, "--job", "worker=job-name=trainer",
+                             "--format", "spec", "--verbose"], incluster_env(f))
+    assert code == 0, err
+    assert json.loads(out) == {"worker": TRAINER}
+    assert TOKEN not in err and TOKEN not in out  # never logged
+    log = f.stop()
+    assert log[0]["headers"]["authorization"] == "Bearer <redacted>"
+
+
+def test_tls_is_verified():
+    f = Fake("--pods", PODS, tls=True)
+    other = os.path.join(TMP, "certs", "other-ca.pem")
+    fails(f, 4, ["certificate"], "--ca-file", other, "--retries", "0")
+    fails(f, 4, ["certificate"], "--retries", "0")  # the system store does not know the test CA
+    f.stop()
+
+
+def test_wrong_token_is_401_with_advice():
+    f = Fake("--pods", PODS, "--bearer", TOKEN, tls=True)
+    token = write("bad-token", "not-the-token")
+    err, _ = fails(None, 4, ["401 Unauthorized", "token"], "--token-file", token, "--ca-file",
+                   os.path.join(TMP, "certs", "ca.pem"), server=f.url)
+    assert "not-the-token" not in err
+    f.stop()
+
+
+def test_forbidden_is_403_with_rbac_hint():
+    f = Fake("--pods", PODS, "--forbid-token", TOKEN, tls=True)
+    fails(None, 4, ["403 Forbidden", "pods is forbidden", 'verbs ["list"]'], "--token-file", write("tok", TOKEN),
+          "--ca-file", os.path.join(TMP, "certs", "ca.pem"), server=f.url)
+    f.stop()
+
+
+def test_not_found_is_reported():
+    f = Fake("--pods", PODS)
+    fails(None, 4, ["HTTP 404"], server=f.url + "/no/such/prefix")
+    f.stop()
+
+
+# ---- readiness ------------------------------------------------------------------------------
+
+def test_pending_pod_is_not_ready():
+    f = Fake("--pods", PODS)
+    fails(f, 5, ['pod "eval-8cgnq" (namespace default) is Pending, not Running'], "--job", "e=job-name=eval")
+    err, took = fails(f, 5, ["after waiting", "Pending"], "--job", "e=job-name=eval", "--wait", "2")
+    assert 1.5 < took < 10, took
+    f.stop()
+
+
+# ---- faults -------------------------------------------------------------------------------
+
+def test_retries_503_honouring_retry_after():
+    faults = write("busy.json", [{"path": "/api/", "times": 1, "status": 503, "headers": {"Retry-After": "1"}}])
+    f = Fake("--pods", PODS, "--faults", faults)
+    start = time.time()
+    assert resolve(f, "--job", "worker=job-name=trainer") == {"worker": TRAINER}
+    assert time.time() - start >= 0.9
+    assert [r["status"] for r in f.stop()] == [503, 200]
+
+
+def test_gives_up_after_retries():
+    faults = write("down.json", [{"path": "/api/", "status": 500}])
+    f = Fake("--pods", PODS, "--faults", faults)
+    fails(f, 4, ["HTTP 500"], "--retries", "2")
+    assert len(f.stop()) == 3
+
+
+def test_broken_transfers_fail_cleanly():
+    for i, (fault, words) in enumerate([({"truncate": 100}, []), ({"lie_length": 50}, []), ({"drop": True}, []),
+                                        ({"status": 200, "body": "{\"items\": [tru"}, ["invalid JSON at offset"]),
+                                        ({"status": 200, "body": {"items": {"a": 1}}}, ['"items" is not a list'])]):
+        f = Fake("--pods", PODS, "--faults", write(f"fault{i}.json", [dict(path="/api/", **fault)]))
+        fails(f, 4, ["kubernetes"] + words, "--retries", "0", "--job", "worker=job-name=trainer")
+        f.stop()
+
+
+def test_oversized_body_stops_at_the_cap():
+    f = Fake("--pods", PODS, "--faults", write("big.json", [{"path": "/api/", "oversize": 3000000, "chunked": True}]))
+    fails(f, 3, ["larger than the limit of 1000000 bytes"], "--max-response-bytes", "1000000", "--retries", "0")
+    f.stop()
+
+
+def test_silent_server_is_bounded_by_the_timeout():
+    f = Fake("--pods", PODS, "--faults", write("hang.json", [{"path": "/api/", "hang": True}]))
+    err, took = fails(f, 4, ["no complete answer within 1000 ms"], "--timeout-ms", "1000", "--retries", "0")
+    assert took < 5, took
+    f.stop()
+
+
+def test_endless_continue_is_bounded():
+    f = Fake("--pods", PODS, "--faults", write("loop.json", [{"path": "/api/", "continue_forever": True}]))
+    fails(f, 4, ["continue token"], "--page-size", "1")
+    assert len(f.stop()) <= 1000
+
+
+def main():
+    subprocess.run(["bash", os.path.join(ROOT, "tests", "gen_certs.sh"), os.path.join(TMP, "certs")], check=True,
+                   stdout=subprocess.DEVNULL)
+    tests = [(n, fn) for n, fn in sorted(globals().items()) if n.startswith("test_") and callable(fn)]
+    failed = 0
+    try:
+        for name, fn in tests:
+            start = time.time()
+            try:
+                fn()
+                print(f"ok   {name} ({time.time() - start:.1f} s)")
+            except Exception as e:  # report each failure, then fail the run
+                failed += 1
+                print(f"FAIL {name}: {type(e).__name__}: {e}")
+    finally:
+        shutil.rmtree(TMP, ignore_errors=True)
+    print(f"{len(tests) - failed} passed, {failed} failed")
+    return 1 if failed else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
