@@ -20,11 +20,12 @@
       4. API: results and errors, memory, strings written by the library
       5. API: cluster specs
       6. API: resolvers (common calls, writing your own backend)
-      7. Backends: simple, union, tfconfig, local, auto
+      7. Backends: simple, union, tfconfig, local, auto, kubernetes
       8. Launcher output: TF_CONFIG, torchrun, JAX, hostfiles
       9. Limits
      10. Thread safety
      11. Differences from TensorFlow
+     12. HTTP transport (and the bundled libcurl one)
 
    1. TL;DR ------------------------------------------------------------------------------
 
@@ -52,6 +53,12 @@
                                            such as TF_CONFIG (16 MiB).
       CRES_MAX_NAME_LENGTH             (I) longest job name in bytes (255).
       CRES_MAX_ADDRESS_LENGTH          (I) longest task address in bytes (1023).
+      CRES_MAX_RETRY_AFTER_MS          (I) longest wait a server's Retry-After gets (10000).
+      CRES_MAX_K8S_PAGES               (I) pod-list pages per selector (1000).
+      CRES_MAX_K8S_PODS                (I) pods per Kubernetes job (100000).
+      CLUSTER_RESOLVER_USE_CURL        (I) compile the bundled libcurl transport (-lcurl);
+                                           declare it in other files too to see
+                                           cres_curl_transport().
 
    3. CONCEPTS ---------------------------------------------------------------------------
       A cluster spec maps job names ("worker", "ps", "chief") to tasks: task index ->
@@ -174,6 +181,25 @@
                so a program runs unchanged on a laptop). options.backend forces one by name
                ("tfconfig", "local"); cres_resolver_name() tells which was chosen.
 
+      kubernetes (cres_k8s_options)   pods chosen by label selectors, one job per selector
+               ({"worker", "job-name=trainer"}; repeat a job for several selectors; default
+               TF's {"worker", "job-name=tensorflow"}). Server: options.server (http:// for
+               `kubectl proxy`, https:// with token and CA), else in-cluster from
+               KUBERNETES_SERVICE_HOST/PORT with the service account's token (re-read at every
+               resolve: bound tokens rotate), ca.crt and namespace under
+               /var/run/secrets/kubernetes.io/serviceaccount/. Namespace: options, else the
+               pod's own, else "default"; all_namespaces lists them all. Pages of page_size
+               (500) with limit/continue; a 410 Gone restarts the list (three times at most);
+               the same continue token twice, or CRES_MAX_K8S_PAGES pages, is an error.
+               A pod matched by two selectors of a job counts once; terminating pods are not
+               members; a pod not Running is CRES_ERR_NOT_READY naming pod and phase, unless
+               wait_ms polls (0.5 s doubling to 5 s) until it is. Tasks 0..n-1 in Indexed Job
+               completion-index order when every pod has one, else natural name order.
+               Address: pod IP (default), host IP, or DNS name hostname.subdomain.namespace.
+               svc.cluster_domain; IPv6 in brackets; port 8470. Own task: the pod whose name or
+               spec.hostname is options.hostname ($HOSTNAME). rpc layer "grpc". 401 and 403
+               messages say what to fix (the token; the RBAC rule needed).
+
    8. LAUNCHER OUTPUT --------------------------------------------------------------------
       Global ranks order all tasks: the job "chief" first, then the other jobs by name, each
       by task index. Rank 0 is the master (the coordinator for torchrun and JAX).
@@ -191,8 +217,11 @@
       Input that is too large gets CRES_ERR_LIMIT with a message, never a crash: JSON
       documents over CRES_MAX_DOCUMENT_BYTES, with more than CRES_MAX_JSON_TOKENS tokens or
       nested deeper than CRES_MAX_JSON_DEPTH; job names and addresses longer than
-      CRES_MAX_NAME_LENGTH / CRES_MAX_ADDRESS_LENGTH. JSON must be strict RFC 8259 text in
-      UTF-8 with no NUL character (\u0000 included) in strings.
+      CRES_MAX_NAME_LENGTH / CRES_MAX_ADDRESS_LENGTH; HTTP bodies over
+      config.max_response_bytes (64 MiB); more than CRES_MAX_K8S_PAGES pages or
+      CRES_MAX_K8S_PODS pods. JSON must be strict RFC 8259 text in UTF-8 with no NUL
+      character (\u0000 included) in strings. Time: each request is bounded by
+      config.timeout_ms (10 s) and retried at most config.max_retries times (3).
 
   10. THREAD SAFETY ----------------------------------------------------------------------
       The library has no global mutable state; every function is reentrant. One resolver or
@@ -205,6 +234,28 @@
       Union asks each child once (TF: twice); overrides of "" and 0 count; an empty job does
       not force "dict mode"; TF_CONFIG errors are reported at create with the field named;
       master() for an empty simple master with an rpc layer is "" (TF: "grpc://").
+
+  12. HTTP TRANSPORT ---------------------------------------------------------------------
+      HTTP backends call config.transport.perform(user, request, response, allocator, err)
+      once per request. It sends the request (method, url, headers, body, timeout_ms,
+      ca_file), fills response->status (any status is CRES_OK), the body (allocated with
+      the allocator handed in, NUL-terminated, at most max_response_bytes: past that
+      CRES_ERR_LIMIT) and retry_after_s; it may keep a connection in *request->session,
+      which close_session() receives when the resolve ends. It fails only when there is
+      no answer: CRES_ERR_TRANSPORT (connect, TLS, I/O), CRES_ERR_TIMEOUT. Above it the
+      library retries connection errors, 429 and 5xx config.max_retries times (3), waiting
+      Retry-After (up to CRES_MAX_RETRY_AFTER_MS) or 250 ms doubling, through config.sleep
+      when set; timeouts are not retried, so a silent server costs one timeout_ms.
+      examples/custom_transport.c is a complete transport in 30 lines.
+      cres_curl_transport() (CLUSTER_RESOLVER_USE_CURL, -lcurl, Debian libcurl4-openssl-dev):
+      TLS peer and host verification always on (ca_file, else the system store), no
+      redirects (a bearer token never goes to another host), connect timeout min(timeout,
+      5 s), the response cap enforced while receiving, one connection reused for all the
+      requests of a resolve, curl's error text in err->message. libcurl honours the
+      http_proxy / https_proxy / no_proxy variables. libcurl needs curl_global_init() once
+      per process: call curl_global_init(CURL_GLOBAL_DEFAULT) before starting threads, or
+      libcurl makes the call itself on first use, which is thread-safe only from libcurl
+      7.84 on.
 
    LICENSE: see end of file.
 */
