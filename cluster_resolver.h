@@ -2406,13 +2406,13 @@ static size_t cres__curl_header(char *line, size_t size, size_t nmemb, void *use
     return n;
 }
 
-static cres_result cres__curl_result(CURLcode rc, const cres__curl_sink *sink, const char *detail,
+static cres_result cres__curl_result(CURLcode rc, int connected, const cres__curl_sink *sink, const char *detail,
                                      const cres_http_request *req, cres_error *err) {
     const char *text = detail[0] ? detail : curl_easy_strerror(rc);
     if (sink->oom || rc == CURLE_OUT_OF_MEMORY) return cres__fail(err, CRES_ERR_OUT_OF_MEMORY, "out of memory");
     if (sink->too_big || rc == CURLE_FILESIZE_EXCEEDED)
         return cres__fail(err, CRES_ERR_LIMIT, "response larger than the limit of %zu bytes", req->max_response_bytes);
-    if (rc == CURLE_OPERATION_TIMEDOUT)
+    if (rc == CURLE_OPERATION_TIMEDOUT && connected) /* a silent server: not retried */
         return cres__fail(err, CRES_ERR_TIMEOUT, "no complete answer within %d ms (%s)", req->timeout_ms, text);
     return cres__fail(err, CRES_ERR_TRANSPORT, "%s", text);
 }
@@ -2431,6 +2431,7 @@ static cres_result cres__curl_perform(void *user, const cres_http_request *req, 
     char line[1024];
     CURLcode rc = CURLE_OK;
     long status = 0;
+    double connect_time = 0;
     size_t i;
     (void)user;
     if (!c) return cres__fail(err, CRES_ERR_OUT_OF_MEMORY, "curl_easy_init failed");
@@ -2472,10 +2473,11 @@ static cres_result cres__curl_perform(void *user, const cres_http_request *req, 
     }
     curl_slist_free_all(headers);
     if (rc == CURLE_OK) curl_easy_getinfo(c, CURLINFO_RESPONSE_CODE, &status);
+    else curl_easy_getinfo(c, CURLINFO_CONNECT_TIME, &connect_time); /* 0: never connected */
     if (!req->session) curl_easy_cleanup(c);
     if (rc != CURLE_OK) {
         cres__free(alloc, sink.data);
-        return cres__curl_result(rc, &sink, detail, req, err);
+        return cres__curl_result(rc, connect_time > 0, &sink, detail, req, err);
     }
     if (!sink.data && !(sink.data = (char *)cres__alloc(alloc, 1)))
         return cres__fail(err, CRES_ERR_OUT_OF_MEMORY, "out of memory");
@@ -3274,6 +3276,24 @@ CRES__PRIVATE char *cres__k8s_address(cres__k8s *k, const cres__pod *p, cres_res
     return s;
 }
 
+/* In completion-index order, two pods of one namespace with one index mean the Job is
+   replacing a pod: not ready yet (task ids would not match the indices). */
+CRES__PRIVATE cres_result cres__k8s_check_indices(const cres__pods *pods, cres_error *err) {
+    size_t i, d;
+    char q1[CRES__QUOTE_SIZE], q2[CRES__QUOTE_SIZE];
+    for (i = 0; i < pods->count; i++)
+        if (pods->items[i].index < 0) return CRES_OK; /* ordered by name: indices unused */
+    for (i = 0; i < pods->count; i++) {
+        const cres__pod *p = &pods->items[i];
+        for (d = i; d-- > 0 && pods->items[d].index == p->index;)
+            if (strcmp(pods->items[d].ns, p->ns) == 0)
+                return cres__fail(err, CRES_ERR_NOT_READY, "kubernetes: pods %s and %s both have completion index %d",
+                                  cres__quote(q1, sizeof q1, pods->items[d].name, strlen(pods->items[d].name)),
+                                  cres__quote(q2, sizeof q2, p->name, strlen(p->name)), p->index);
+    }
+    return CRES_OK;
+}
+
 /* Adds a job's pods as tasks 0..n-1 and notes the own task (the pod named like this host). */
 CRES__PRIVATE cres_result cres__k8s_add_job(cres__k8s *k, cres_cluster_spec *spec, const char *job, cres__pods *pods,
                                            cres_error *err) {
@@ -3281,6 +3301,7 @@ CRES__PRIVATE cres_result cres__k8s_add_job(cres__k8s *k, cres_cluster_spec *spe
     cres_result res = CRES_OK;
     char q[CRES__QUOTE_SIZE];
     cres__job *j;
+    if ((res = cres__k8s_check_indices(pods, err)) != CRES_OK) return res;
     if ((res = cres__spec_job(spec, job, &j, err)) != CRES_OK) return res; /* an empty job too */
     for (i = 0; i < pods->count && res == CRES_OK; i++) {
         const cres__pod *p = &pods->items[i];
@@ -3314,7 +3335,10 @@ CRES__PRIVATE cres_result cres__k8s_resolve_once(cres__k8s *k, cres_cluster_spec
     if (res == CRES_OK && (k->token || token)) { /* re-read each time: bound tokens rotate */
         const char *t = k->token ? k->token : token;
         size_t n = strlen(t) + 8;
-        if ((bearer = (char *)cres__alloc(a, n)) == NULL) res = cres__oom(err, "kubernetes");
+        if (!*t || cres__bad_text(t, 1)) /* a CR or LF would smuggle in another header */
+            res = cres__fail(err, CRES_ERR_ENVIRONMENT, "kubernetes: the token is empty or has spaces, control "
+                                                        "characters or invalid UTF-8");
+        else if ((bearer = (char *)cres__alloc(a, n)) == NULL) res = cres__oom(err, "kubernetes");
         else snprintf(bearer, n, "Bearer %s", t);
         headers[1].name = "Authorization";
         headers[1].value = bearer;
