@@ -1,0 +1,204 @@
+/* libFuzzer target: arbitrary bytes as the pod-list pages a Kubernetes API server answers.
+
+   Input: byte 0 chooses the HTTP status of each of the first three answers, one base-6 digit
+   per answer among 200, 200, 200, 410, 500, 403 (so error paths are fuzzed too); byte 1
+   chooses options (bits 0-1: address kind pod IP / host IP / DNS, bit 2: all namespaces,
+   bit 3: two jobs, "worker" from two selectors and "ps" from one). The rest is split at
+   0xFF bytes into up to three bodies (the third keeps any later 0xFF). Requests past the
+   given answers get an empty list. No retries (config.max_retries = -1), a sleep hook that
+   returns at once, wait_ms 0, no environment.
+
+   A failed resolve must be one of the errors a bad answer can cause, with a message, and
+   http_status set exactly for CRES_ERR_HTTP_STATUS. A successful one must hold every
+   configured job, each dense (tasks 0..n-1), and round-trip through cres_spec_to_json /
+   cres_spec_from_json; resolving again on the same answers must give the same spec, and the
+   own task (hostname "worker-1"), when found, must be in it.
+
+   clang -g -O1 -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=undefined \
+         -I. tests/fuzz/fuzz_k8s_pods.c -o build/fuzz_k8s_pods */
+
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define CLUSTER_RESOLVER_IMPLEMENTATION
+#include "../../cluster_resolver.h"
+
+#define CHECK(cond)                                                                           \
+    do {                                                                                      \
+        if (!(cond)) {                                                                        \
+            fprintf(stderr, "fuzz_k8s_pods.c:%d: check failed: %s\n", __LINE__, #cond);      \
+            abort();                                                                          \
+        }                                                                                     \
+    } while (0)
+
+#define MAX_PAGES 3
+
+typedef struct fake_api {
+    const uint8_t *body[MAX_PAGES];
+    size_t len[MAX_PAGES];
+    int status[MAX_PAGES];
+    size_t pages, next;
+} fake_api;
+
+static const char empty_list[] = "{\"kind\": \"PodList\", \"apiVersion\": \"v1\", \"metadata\": {}, \"items\": []}";
+
+static cres_result fake_perform(void *user, const cres_http_request *req, cres_http_response *resp,
+                                const cres_allocator *alloc, cres_error *err) {
+    fake_api *api = (fake_api *)user;
+    const void *body = empty_list;
+    size_t len = sizeof empty_list - 1;
+    (void)req;
+    (void)err;
+    resp->status = 200;
+    if (api->next < api->pages) {
+        body = api->body[api->next];
+        len = api->len[api->next];
+        resp->status = api->status[api->next];
+    }
+    api->next++;
+    resp->body = (char *)(alloc->alloc ? alloc->alloc(len + 1, alloc->user) : malloc(len + 1));
+    if (!resp->body) return CRES_ERR_OUT_OF_MEMORY;
+    if (len) memcpy(resp->body, body, len);
+    resp->body[len] = '\0';
+    resp->body_len = len;
+    return CRES_OK;
+}
+
+static void no_sleep(void *user, int ms) {
+    (void)user;
+    (void)ms;
+}
+
+static const char *no_environment(const char *name, void *user) {
+    (void)name;
+    (void)user;
+    return NULL;
+}
+
+static void split_pages(fake_api *api, const uint8_t *data, size_t size) {
+    static const int statuses[6] = {200, 200, 200, 410, 500, 403};
+    unsigned digits = data[0];
+    size_t start = 2, i;
+    memset(api, 0, sizeof *api);
+    for (i = 0; i < MAX_PAGES; i++, digits /= 6) api->status[i] = statuses[digits % 6];
+    while (api->pages < MAX_PAGES && start <= size) {
+        const uint8_t *cut = api->pages + 1 < MAX_PAGES ? memchr(data + start, 0xFF, size - start) : NULL;
+        size_t end = cut ? (size_t)(cut - data) : size;
+        api->body[api->pages] = data + start;
+        api->len[api->pages] = end - start;
+        api->pages++;
+        if (!cut) break;
+        start = end + 1;
+    }
+}
+
+static void check_failure(cres_result r, const cres_error *err) {
+    CHECK(err->result == r);
+    CHECK(err->message[0] != '\0');
+    CHECK(memchr(err->message, '\0', sizeof err->message) != NULL);
+    CHECK(r == CRES_ERR_UNEXPECTED_RESPONSE || r == CRES_ERR_NOT_READY || r == CRES_ERR_HTTP_STATUS ||
+          r == CRES_ERR_LIMIT);
+    if (r == CRES_ERR_HTTP_STATUS) CHECK(err->http_status == 410 || err->http_status == 500 || err->http_status == 403);
+    else CHECK(err->http_status == 0);
+}
+
+static void check_round_trip(const cres_cluster_spec *spec) {
+    cres_cluster_spec *again = NULL;
+    cres_error err;
+    size_t len = 0;
+    char *text;
+    CHECK(cres_spec_to_json(spec, NULL, 0, &len, &err) == CRES_OK);
+    text = (char *)malloc(len + 1);
+    CHECK(text != NULL);
+    CHECK(cres_spec_to_json(spec, text, len + 1, NULL, &err) == CRES_OK);
+    CHECK(strlen(text) == len);
+    CHECK(cres_spec_from_json(text, len, NULL, &again, &err) == CRES_OK);
+    CHECK(cres_spec_equal(spec, again));
+    cres_spec_free(again);
+    free(text);
+}
+
+static void check_spec(const cres_cluster_spec *spec, const cres_k8s_job_selector *jobs, size_t jobs_count) {
+    size_t i, t, n = 0;
+    CHECK(spec != NULL);
+    for (i = 0; i < jobs_count; i++) CHECK(cres_spec_job(spec, jobs[i].job) != NULL);
+    for (i = 0; i < cres_spec_jobs_count(spec); i++) {
+        const cres_job *j = cres_spec_job_at(spec, i);
+        for (t = 0; t < j->tasks_count; t++) {
+            CHECK(j->tasks[t].index == (int)t);
+            CHECK(j->tasks[t].address != NULL && j->tasks[t].address[0] != '\0');
+        }
+        n++;
+    }
+    CHECK(n <= jobs_count); /* no job that was not asked for */
+    check_round_trip(spec);
+}
+
+/* The own task, when found, is a task of the spec, and master() gives its address. */
+static void check_own_task(cres_resolver *r, fake_api *api, const cres_cluster_spec *spec) {
+    const char *type = cres_task_type(r), *address;
+    char master[2048];
+    cres_error err;
+    cres_result res;
+    api->next = 0; /* master() resolves again: the same answers */
+    res = cres_master(r, NULL, -1, "", master, sizeof master, NULL, &err);
+    CHECK(res == CRES_OK);
+    if (!type) {
+        CHECK(cres_task_id(r) == -1);
+        CHECK(master[0] == '\0');
+        return;
+    }
+    address = cres_spec_task_address(spec, type, cres_task_id(r));
+    CHECK(address != NULL);
+    CHECK(strcmp(master, address) == 0);
+}
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
+    static const cres_k8s_job_selector two_jobs[] = {
+        {"worker", "job-name=worker"}, {"ps", "job-name=ps"}, {"worker", "app=tf,role=worker"}};
+    static const cres_k8s_job_selector one_job[] = {{"worker", "job-name=tensorflow"}};
+    fake_api api;
+    cres_config config;
+    cres_k8s_options o;
+    cres_resolver *r = NULL;
+    cres_cluster_spec *spec = NULL, *spec2 = NULL;
+    cres_error err;
+    cres_result res;
+    if (size < 2) return 0;
+    split_pages(&api, data, size);
+
+    memset(&config, 0, sizeof config);
+    config.transport.perform = fake_perform;
+    config.transport.user = &api;
+    config.max_retries = -1;
+    config.sleep = no_sleep;
+    config.getenv = no_environment;
+    memset(&o, 0, sizeof o);
+    o.config = &config;
+    o.server = "https://k8s.test:6443";
+    o.token = "fuzz-token";
+    o.address = (cres_k8s_address)((data[1] & 3) % 3);
+    o.all_namespaces = (data[1] & 4) != 0;
+    o.jobs = (data[1] & 8) ? two_jobs : one_job;
+    o.jobs_count = (data[1] & 8) ? 3 : 1;
+    o.hostname = "worker-1";
+    CHECK(cres_k8s_resolver_create(&o, &r, &err) == CRES_OK);
+
+    res = cres_resolve(r, &spec, &err);
+    if (res != CRES_OK) {
+        CHECK(spec == NULL);
+        check_failure(res, &err);
+    } else {
+        check_spec(spec, o.jobs, o.jobs_count);
+        api.next = 0;
+        CHECK(cres_resolve(r, &spec2, &err) == CRES_OK);
+        CHECK(cres_spec_equal(spec, spec2));
+        check_own_task(r, &api, spec);
+    }
+    cres_spec_free(spec2);
+    cres_spec_free(spec);
+    cres_resolver_free(r);
+    return 0;
+}

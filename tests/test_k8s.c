@@ -1,0 +1,2144 @@
+/* Unit tests for the Kubernetes resolver of cluster_resolver.h and the HTTP layer under it
+   (retries, backoff, Retry-After, size cap). Everything goes through an in-process fake
+   transport (config.transport) that serves scripted answers in order and records every
+   request, and a config.sleep hook that records the delays asked for instead of sleeping.
+   The environment is read only through the config.getenv hook: no setenv here.
+
+   Cases named "TF Kn" mirror TensorFlow's kubernetes_cluster_resolver_test.py as listed in
+   reference/tf-resolvers.md section 4.5. TF's resolver lists all namespaces and uses the
+   node's IP (status.hostIP); those tests set options.all_namespaces and
+   options.address = CRES_K8S_HOST_IP to reproduce that. Where we differ from TF on purpose
+   (pod IP by default, own namespace by default, natural name order over all of a job's
+   pods, de-duplication, terminating pods left out) the comment says so.
+
+   Build (without CLUSTER_RESOLVER_USE_CURL, so that "no transport" can be tested):
+   gcc -std=c99 -O2 -Wall -Wextra -Wpedantic -Werror tests/test_k8s.c tests/impl.c -lcmocka */
+
+#define _XOPEN_SOURCE 700 /* mkdtemp, unlink, rmdir, access */
+#include "test_util.h"
+
+#include <unistd.h>
+
+#define N(a) (sizeof(a) / sizeof *(a))
+#define SERVER "https://k8s.test:6443"
+#define NS_URL SERVER "/api/v1/namespaces/default/pods"
+#define SA_DIR "/var/run/secrets/kubernetes.io/serviceaccount/"
+
+/* ---------------------------------------------------------------------------------------
+   A growing text buffer, for building pod lists. */
+
+typedef struct text {
+    char *s;
+    size_t len, cap;
+} text;
+
+static void text_add(text *t, const char *fmt, ...) {
+    va_list ap;
+    int n;
+    for (;;) {
+        size_t room = t->cap - t->len;
+        va_start(ap, fmt);
+        n = vsnprintf(t->s ? t->s + t->len : NULL, t->s ? room : 0, fmt, ap);
+        va_end(ap);
+        assert_true(n >= 0);
+        if (t->s && (size_t)n < room) break;
+        t->cap = (t->cap + (size_t)n + 1) * 2;
+        t->s = (char *)realloc(t->s, t->cap);
+        assert_non_null(t->s);
+    }
+    t->len += (size_t)n;
+}
+
+/* ---------------------------------------------------------------------------------------
+   Realistic pods: what an API server returns, with the fields that could fool a careless
+   reader (managedFields naming "f:podIP", annotations holding JSON text with other "name",
+   "phase" and "podIP" keys, conditions with their own "status"). */
+
+enum { INDEX_BOTH, INDEX_ANNOTATION_ONLY, INDEX_LABEL_ONLY };
+
+typedef struct pod {
+    const char *name;
+    const char *ip;        /* status.podIP; NULL = absent */
+    const char *host_ip;   /* status.hostIP; NULL = absent */
+    const char *phase;     /* NULL = "Running"; "" = no phase field */
+    const char *ns;        /* NULL = "default" */
+    const char *hostname;  /* spec.hostname; NULL = absent */
+    const char *subdomain; /* spec.subdomain; NULL = absent */
+    const char *index;     /* Indexed Job completion index; NULL = none */
+    int index_where;       /* INDEX_BOTH, _ANNOTATION_ONLY, _LABEL_ONLY */
+    int terminating;       /* metadata.deletionTimestamp set */
+} pod;
+
+#define INDEX_KEY "batch.kubernetes.io/job-completion-index"
+
+static void pod_metadata(text *t, const pod *p) {
+    const char *ns = p->ns ? p->ns : "default";
+    text_add(t, "\"metadata\": {\"name\": \"%s\", \"generateName\": \"trainer-\", \"namespace\": \"%s\", "
+                "\"uid\": \"4662c9eb-09bd-4343-828e-386a6fd739a0\", \"resourceVersion\": \"48836087\", "
+                "\"creationTimestamp\": \"2026-01-15T09:30:00Z\", ",
+             p->name, ns);
+    if (p->terminating)
+        text_add(t, "\"deletionTimestamp\": \"2026-01-15T09:46:01Z\", \"deletionGracePeriodSeconds\": 30, ");
+    text_add(t, "\"labels\": {\"controller-uid\": \"a162bcbf-57fe-4f77-903f-4d523dfefde1\", \"job-name\": \"trainer\"");
+    if (p->index && p->index_where != INDEX_ANNOTATION_ONLY) text_add(t, ", \"" INDEX_KEY "\": \"%s\"", p->index);
+    text_add(t, "}, \"annotations\": {");
+    if (p->index && p->index_where != INDEX_LABEL_ONLY) text_add(t, "\"" INDEX_KEY "\": \"%s\", ", p->index);
+    text_add(t,
+             "\"k8s.v1.cni.cncf.io/network-status\": \"[\\n    {\\n        \\\"name\\\": \\\"k8s-pod-network\\\",\\n"
+             "        \\\"ips\\\": [\\\"%s\\\"],\\n        \\\"default\\\": true\\n    }\\n]\", "
+             "\"kubectl.kubernetes.io/last-applied-configuration\": \"{\\\"metadata\\\": {\\\"name\\\": \\\"decoy\\\", "
+             "\\\"namespace\\\": \\\"decoy\\\"}, \\\"status\\\": {\\\"phase\\\": \\\"Failed\\\", "
+             "\\\"podIP\\\": \\\"192.0.2.66\\\"}}\"}, ",
+             p->ip ? p->ip : "");
+    text_add(t, "\"ownerReferences\": [{\"apiVersion\": \"batch/v1\", \"kind\": \"Job\", \"name\": \"trainer\", "
+                "\"uid\": \"a162bcbf-57fe-4f77-903f-4d523dfefde1\", \"controller\": true, \"blockOwnerDeletion\": true}], "
+                "\"finalizers\": [\"batch.kubernetes.io/job-tracking\"], "
+                "\"managedFields\": [{\"manager\": \"kube-controller-manager\", \"operation\": \"Update\", "
+                "\"apiVersion\": \"v1\", \"time\": \"2026-01-15T09:30:00Z\", \"fieldsType\": \"FieldsV1\", "
+                "\"fieldsV1\": {\"f:metadata\": {\"f:labels\": {\".\": {}, \"f:job-name\": {}}, \"f:name\": {}}}}, "
+                "{\"manager\": \"kubelet\", \"operation\": \"Update\", \"apiVersion\": \"v1\", "
+                "\"time\": \"2026-01-15T09:30:15Z\", \"fieldsType\": \"FieldsV1\", \"fieldsV1\": {\"f:status\": "
+                "{\"f:conditions\": {\"k:{\\\"type\\\":\\\"Ready\\\"}\": {\".\": {}, \"f:status\": {}, \"f:type\": {}}}, "
+                "\"f:phase\": {}, \"f:podIP\": {}, \"f:podIPs\": {\".\": {}, \"k:{\\\"ip\\\":\\\"%s\\\"}\": "
+                "{\".\": {}, \"f:ip\": {}}}}}, \"subresource\": \"status\"}]}",
+             p->ip ? p->ip : "");
+}
+
+static void pod_spec(text *t, const pod *p) {
+    text_add(t, "\"spec\": {\"volumes\": [{\"name\": \"kube-api-access-lqjmn\", \"projected\": {\"sources\": "
+                "[{\"serviceAccountToken\": {\"expirationSeconds\": 3607, \"path\": \"token\"}}], \"defaultMode\": 420}}], "
+                "\"containers\": [{\"name\": \"tensorflow\", \"image\": \"tensorflow/tensorflow:2.15.0\", "
+                "\"ports\": [{\"name\": \"grpc\", \"containerPort\": 8470, \"protocol\": \"TCP\"}], "
+                "\"env\": [{\"name\": \"POD_IP\", \"valueFrom\": {\"fieldRef\": {\"apiVersion\": \"v1\", "
+                "\"fieldPath\": \"status.podIP\"}}}], \"resources\": {\"limits\": {\"nvidia.com/gpu\": \"1\"}}}], "
+                "\"restartPolicy\": \"Never\", \"nodeName\": \"gpu-pool-1-node-3\", \"priority\": 0");
+    if (p->hostname) text_add(t, ", \"hostname\": \"%s\"", p->hostname);
+    if (p->subdomain) text_add(t, ", \"subdomain\": \"%s\"", p->subdomain);
+    text_add(t, ", \"tolerations\": [{\"key\": \"node.kubernetes.io/not-ready\", \"operator\": \"Exists\", "
+                "\"effect\": \"NoExecute\", \"tolerationSeconds\": 300}]}");
+}
+
+static void pod_status(text *t, const pod *p) {
+    const char *phase = p->phase ? p->phase : "Running";
+    text_add(t, "\"status\": {\"conditions\": [{\"type\": \"Initialized\", \"status\": \"True\", "
+                "\"lastProbeTime\": null, \"lastTransitionTime\": \"2026-01-15T09:30:01Z\"}, "
+                "{\"type\": \"Ready\", \"status\": \"True\", \"lastProbeTime\": null, "
+                "\"lastTransitionTime\": \"2026-01-15T09:30:15Z\"}]");
+    if (*phase) text_add(t, ", \"phase\": \"%s\"", phase);
+    if (p->host_ip) text_add(t, ", \"hostIP\": \"%s\", \"hostIPs\": [{\"ip\": \"%s\"}]", p->host_ip, p->host_ip);
+    if (p->ip) text_add(t, ", \"podIP\": \"%s\", \"podIPs\": [{\"ip\": \"%s\"}]", p->ip, p->ip);
+    text_add(t, ", \"startTime\": \"2026-01-15T09:30:01Z\", \"containerStatuses\": [{\"name\": \"tensorflow\", "
+                "\"state\": {\"running\": {\"startedAt\": \"2026-01-15T09:30:14Z\"}}, \"lastState\": {}, "
+                "\"ready\": true, \"restartCount\": 0, \"image\": \"docker.io/tensorflow/tensorflow:2.15.0\", "
+                "\"containerID\": \"containerd://6f1c\", \"started\": true}], \"qosClass\": \"Guaranteed\"}");
+}
+
+/* A PodList page; `next` is metadata.continue (NULL = last page). Caller frees. */
+static char *pod_list(const pod *pods, size_t n, const char *next) {
+    text t = {NULL, 0, 0};
+    size_t i;
+    text_add(&t, "{\"kind\": \"PodList\", \"apiVersion\": \"v1\", \"metadata\": {\"resourceVersion\": \"48836087\"");
+    if (next) text_add(&t, ", \"continue\": \"%s\", \"remainingItemCount\": 7", next);
+    text_add(&t, "}, \"items\": [");
+    for (i = 0; i < n; i++) {
+        text_add(&t, "%s{", i ? ", " : "");
+        pod_metadata(&t, &pods[i]);
+        text_add(&t, ", ");
+        pod_spec(&t, &pods[i]);
+        text_add(&t, ", ");
+        pod_status(&t, &pods[i]);
+        text_add(&t, "}");
+    }
+    text_add(&t, "]}\n");
+    return t.s;
+}
+
+/* ---------------------------------------------------------------------------------------
+   The fake transport, sleep, getenv and log hooks: all state lives in C, reset per test. */
+
+#define MAX_REPLIES 32
+#define MAX_HEADERS 8
+
+typedef struct reply {
+    int status;
+    char *body;         /* owned; NULL = the transport sends no body */
+    int retry_after_s;
+    cres_result fail;   /* not CRES_OK: perform() fails with this, no answer */
+} reply;
+
+typedef struct request {
+    char method[8];
+    char url[2048];
+    char headers[MAX_HEADERS][512]; /* "Name: value" */
+    size_t headers_count;
+    char ca_file[256];
+    int has_ca_file;
+    int timeout_ms;
+    size_t max_response_bytes;
+    int has_body;
+} request;
+
+typedef struct test_ctx {
+    cres_config config;
+    reply replies[MAX_REPLIES];
+    size_t replies_count, next_reply;
+    request requests[MAX_REPLIES];
+    size_t requests_count;
+    int overrun; /* requests past the script */
+    int sleeps[64];
+    size_t sleeps_count;
+    const char *env_names[8], *env_values[8];
+    char logs[16384];
+    int session_marker, sessions_opened, sessions_closed, session_mismatch;
+    int endless;         /* past the script: pages that always continue, not recorded */
+    long endless_served;
+    cres_resolver *r;
+} test_ctx;
+
+static test_ctx C;
+
+static void *fake_alloc(const cres_allocator *a, size_t n) {
+    return a->alloc ? a->alloc(n, a->user) : malloc(n);
+}
+
+static void record(const cres_http_request *req) {
+    request *q = &C.requests[C.requests_count++];
+    size_t i;
+    snprintf(q->method, sizeof q->method, "%s", req->method);
+    snprintf(q->url, sizeof q->url, "%s", req->url);
+    q->headers_count = req->headers_count < MAX_HEADERS ? req->headers_count : MAX_HEADERS;
+    for (i = 0; i < q->headers_count; i++)
+        snprintf(q->headers[i], sizeof q->headers[i], "%s: %s", req->headers[i].name, req->headers[i].value);
+    q->has_ca_file = req->ca_file != NULL;
+    snprintf(q->ca_file, sizeof q->ca_file, "%s", req->ca_file ? req->ca_file : "");
+    q->timeout_ms = req->timeout_ms;
+    q->max_response_bytes = req->max_response_bytes;
+    q->has_body = req->body != NULL;
+}
+
+static cres_result fake_perform(void *user, const cres_http_request *req, cres_http_response *resp,
+                                const cres_allocator *alloc, cres_error *err) {
+    test_ctx *c = (test_ctx *)user;
+    const reply *rp;
+    if (c->endless && c->next_reply >= c->replies_count) { /* a server whose list never ends */
+        char body[96];
+        int n = snprintf(body, sizeof body, "{\"items\": [], \"metadata\": {\"continue\": \"t%ld\"}}", ++c->endless_served);
+        resp->status = 200;
+        resp->body = (char *)fake_alloc(alloc, (size_t)n + 1);
+        if (!resp->body) return CRES_ERR_OUT_OF_MEMORY;
+        memcpy(resp->body, body, (size_t)n + 1);
+        resp->body_len = (size_t)n;
+        return CRES_OK;
+    }
+    if (c->requests_count >= MAX_REPLIES || c->next_reply >= c->replies_count) {
+        c->overrun++;
+        if (err) snprintf(err->message, sizeof err->message, "fake: no scripted reply left");
+        return CRES_ERR_TRANSPORT;
+    }
+    record(req);
+    if (req->session && !*req->session) {
+        *req->session = &c->session_marker;
+        c->sessions_opened++;
+    }
+    rp = &c->replies[c->next_reply++];
+    if (rp->fail != CRES_OK) {
+        if (err) snprintf(err->message, sizeof err->message, "fake: connection refused");
+        return rp->fail;
+    }
+    resp->status = rp->status;
+    resp->retry_after_s = rp->retry_after_s;
+    if (rp->body) {
+        size_t n = strlen(rp->body);
+        resp->body = (char *)fake_alloc(alloc, n + 1);
+        if (!resp->body) return CRES_ERR_OUT_OF_MEMORY;
+        memcpy(resp->body, rp->body, n + 1);
+        resp->body_len = n;
+    }
+    return CRES_OK;
+}
+
+static void fake_close_session(void *user, void *session) {
+    test_ctx *c = (test_ctx *)user;
+    c->sessions_closed++;
+    if (session != &c->session_marker) c->session_mismatch++;
+}
+
+static void fake_sleep(void *user, int ms) {
+    test_ctx *c = (test_ctx *)user;
+    if (c->sleeps_count < N(c->sleeps)) c->sleeps[c->sleeps_count] = ms;
+    c->sleeps_count++;
+}
+
+static const char *fake_getenv(const char *name, void *user) {
+    test_ctx *c = (test_ctx *)user;
+    size_t i;
+    for (i = 0; i < N(c->env_names); i++)
+        if (c->env_names[i] && strcmp(c->env_names[i], name) == 0) return c->env_values[i];
+    return NULL;
+}
+
+static void fake_log(void *user, cres_log_level level, const char *message) {
+    test_ctx *c = (test_ctx *)user;
+    size_t len = strlen(c->logs);
+    (void)level;
+    snprintf(c->logs + len, sizeof c->logs - len, "%s\n", message);
+}
+
+static void env_set(const char *name, const char *value) {
+    size_t i;
+    for (i = 0; i < N(C.env_names) && C.env_names[i]; i++) {}
+    assert_true(i < N(C.env_names));
+    C.env_names[i] = name;
+    C.env_values[i] = value;
+}
+
+/* Scripting: answers are served in the order they are added. */
+static reply *script_next(void) {
+    reply *rp;
+    assert_true(C.replies_count < MAX_REPLIES);
+    rp = &C.replies[C.replies_count++];
+    memset(rp, 0, sizeof *rp);
+    return rp;
+}
+
+static void script(int status, const char *body) {
+    reply *rp = script_next();
+    rp->status = status;
+    if (body) {
+        rp->body = strdup(body);
+        assert_non_null(rp->body);
+    }
+}
+
+static void script_retry_after(int status, int seconds) {
+    reply *rp = script_next();
+    rp->status = status;
+    rp->retry_after_s = seconds;
+}
+
+static void script_fail(cres_result result) {
+    script_next()->fail = result;
+}
+
+static void script_page(const pod *pods, size_t n, const char *next) {
+    script_next()->status = 200;
+    C.replies[C.replies_count - 1].body = pod_list(pods, n, next);
+}
+
+static int setup(void **state) {
+    (void)state;
+    memset(&C, 0, sizeof C);
+    C.config.transport.perform = fake_perform;
+    C.config.transport.close_session = fake_close_session;
+    C.config.transport.user = &C;
+    C.config.sleep = fake_sleep;
+    C.config.sleep_user = &C;
+    C.config.getenv = fake_getenv;
+    C.config.getenv_user = &C;
+    C.config.log = fake_log;
+    C.config.log_user = &C;
+    return 0;
+}
+
+static int temp_remove_all(void);
+
+static int teardown(void **state) {
+    size_t i;
+    (void)state;
+    for (i = 0; i < C.replies_count; i++) free(C.replies[i].body);
+    cres_resolver_free(C.r);
+    C.r = NULL;
+    return temp_remove_all();
+}
+
+/* ---------------------------------------------------------------------------------------
+   Temporary files: made in a mkdtemp directory on first use and removed, directory and all,
+   by the teardown of the test that made them. */
+
+static char temp_dir[64];
+static char temp_files[8][128];
+static size_t temp_files_count;
+
+/* Writes `content` to the file `name` in the temporary directory; returns its path, valid
+   until the end of the test. */
+static const char *temp_file(const char *name, const char *content) {
+    char path[128];
+    FILE *f;
+    size_t i;
+    if (!temp_dir[0]) {
+        snprintf(temp_dir, sizeof temp_dir, "/tmp/test_k8s.XXXXXX");
+        assert_non_null(mkdtemp(temp_dir));
+    }
+    snprintf(path, sizeof path, "%s/%s", temp_dir, name);
+    f = fopen(path, "wb");
+    assert_non_null(f);
+    assert_int_equal(fwrite(content, 1, strlen(content), f), strlen(content));
+    assert_int_equal(fclose(f), 0);
+    for (i = 0; i < temp_files_count && strcmp(temp_files[i], path) != 0; i++) {}
+    if (i == temp_files_count) {
+        assert_true(temp_files_count < N(temp_files));
+        snprintf(temp_files[temp_files_count++], sizeof temp_files[0], "%s", path);
+    }
+    return temp_files[i];
+}
+
+/* A path in the temporary directory that does not exist. */
+static const char *temp_missing(const char *name) {
+    static char path[128];
+    temp_file("placeholder", "");
+    snprintf(path, sizeof path, "%s/%s", temp_dir, name);
+    return path;
+}
+
+static int temp_remove_all(void) {
+    size_t i;
+    int bad = 0;
+    for (i = 0; i < temp_files_count; i++) bad |= unlink(temp_files[i]);
+    temp_files_count = 0;
+    if (temp_dir[0]) bad |= rmdir(temp_dir);
+    temp_dir[0] = '\0';
+    return bad ? -1 : 0;
+}
+
+/* ---------------------------------------------------------------------------------------
+   Helpers */
+
+/* Options with our config and an explicit server; no own hostname unless a test sets one. */
+static cres_k8s_options options(void) {
+    cres_k8s_options o;
+    memset(&o, 0, sizeof o);
+    o.config = &C.config;
+    o.server = SERVER;
+    return o;
+}
+
+static cres_resolver *create(const cres_k8s_options *o) {
+    cres_error err;
+    cres_resolver_free(C.r); /* a test may make a second resolver */
+    C.r = NULL;
+    OK(cres_k8s_resolver_create(o, &C.r, &err));
+    assert_non_null(C.r);
+    assert_string_equal(cres_resolver_name(C.r), "kubernetes");
+    return C.r;
+}
+
+/* The spec JSON of one resolve, checking that every transport session was closed. */
+static const char *resolved(void) {
+    cres_cluster_spec *s = NULL;
+    const char *json;
+    int closed = C.sessions_closed;
+    cres_error err;
+    OK(cres_resolve(C.r, &s, &err));
+    json = json_of(s);
+    cres_spec_free(s);
+    assert_true(C.sessions_closed > closed);
+    assert_int_equal(C.sessions_closed, C.sessions_opened);
+    assert_int_equal(C.session_mismatch, 0);
+    return json;
+}
+
+/* A resolve that must fail with `want`; returns the error for further checks. */
+static cres_error resolve_fails(cres_result want) {
+    cres_cluster_spec *s = NULL;
+    cres_error err;
+    EXPECT(cres_resolve(C.r, &s, &err), want);
+    assert_null(s);
+    assert_int_equal(C.sessions_closed, C.sessions_opened);
+    assert_int_equal(err.result, want);
+    assert_true(err.message[0] != '\0');
+    return err;
+}
+
+static const char *master_of(const char *type, int id, const char *rpc) {
+    static char buf[512];
+    size_t len = 0;
+    cres_error err;
+    OK(cres_master(C.r, type, id, rpc, buf, sizeof buf, &len, &err));
+    assert_int_equal(len, strlen(buf));
+    return buf;
+}
+
+/* Every answer was asked for, and nothing more. */
+static void all_replies_used(void) {
+    assert_int_equal(C.overrun, 0);
+    assert_int_equal(C.next_reply, C.replies_count);
+}
+
+static void no_sleeps(void) {
+    assert_int_equal(C.sleeps_count, 0);
+}
+
+static void sleeps_were(const int *want, size_t n) {
+    size_t i;
+    assert_int_equal(C.sleeps_count, n);
+    for (i = 0; i < n; i++) assert_int_equal(C.sleeps[i], want[i]);
+}
+
+static const char *url(size_t i) {
+    assert_true(i < C.requests_count);
+    return C.requests[i].url;
+}
+
+/* The value of header `name` in request i, or NULL. */
+static const char *header(size_t i, const char *name) {
+    size_t h, n = strlen(name);
+    assert_true(i < C.requests_count);
+    for (h = 0; h < C.requests[i].headers_count; h++)
+        if (strncmp(C.requests[i].headers[h], name, n) == 0 && C.requests[i].headers[h][n] == ':')
+            return C.requests[i].headers[h] + n + 2;
+    return NULL;
+}
+
+static const pod three_workers[] = {
+    {.name = "worker-0", .ip = "10.4.0.10", .host_ip = "10.128.0.1"},
+    {.name = "worker-1", .ip = "10.4.0.11", .host_ip = "10.128.0.2"},
+    {.name = "worker-2", .ip = "10.4.0.12", .host_ip = "10.128.0.3"},
+};
+#define THREE_WORKERS "{'worker': ['10.4.0.10:8470', '10.4.0.11:8470', '10.4.0.12:8470']}"
+
+/* ---------------------------------------------------------------------------------------
+   TensorFlow's cases (reference section 4.5), in TF's setting: all namespaces, host IP */
+
+static cres_k8s_options tf_options(void) {
+    cres_k8s_options o = options();
+    o.all_namespaces = 1;
+    o.address = CRES_K8S_HOST_IP;
+    return o;
+}
+
+/* TF K1: one Running pod under the default selector job-name=tensorflow. */
+static void tf_k1_one_running_pod(void **state) {
+    static const pod pods[] = {{.name = "tensorflow-abc123", .ip = "10.4.0.7", .host_ip = "10.1.2.3"}};
+    cres_k8s_options o = tf_options();
+    (void)state;
+    script_page(pods, N(pods), NULL);
+    create(&o);
+    assert_string_equal(resolved(), dq("{'worker': ['10.1.2.3:8470']}"));
+    assert_int_equal(C.requests_count, 1);
+    assert_string_equal(C.requests[0].method, "GET");
+    assert_string_equal(url(0), SERVER "/api/v1/pods?labelSelector=job-name%3Dtensorflow&limit=500");
+    all_replies_used();
+}
+
+/* TF K4: pods ordered by name; "tensorflow-999999" sorts first in TF's string order and in our
+   natural order alike. */
+static void tf_k4_pods_sorted_by_name(void **state) {
+    static const pod pods[] = {
+        {.name = "tensorflow-abc123", .ip = "10.4.0.1", .host_ip = "10.1.2.3"},
+        {.name = "tensorflow-def456", .ip = "10.4.0.2", .host_ip = "10.1.2.4"},
+        {.name = "tensorflow-999999", .ip = "10.4.0.3", .host_ip = "10.1.2.5"},
+    };
+    cres_k8s_options o = tf_options();
+    (void)state;
+    script_page(pods, N(pods), NULL);
+    create(&o);
+    assert_string_equal(resolved(), dq("{'worker': ['10.1.2.5:8470', '10.1.2.3:8470', '10.1.2.4:8470']}"));
+}
+
+/* TF K5: task set by the caller; master() of the own task and of worker 2. */
+static void tf_k5_set_task_then_master(void **state) {
+    static const pod pods[] = {
+        {.name = "worker-0", .ip = "10.4.0.1", .host_ip = "10.1.2.3"},
+        {.name = "worker-1", .ip = "10.4.0.2", .host_ip = "10.1.2.4"},
+        {.name = "worker-2", .ip = "10.4.0.3", .host_ip = "10.1.2.5"},
+    };
+    cres_k8s_options o = tf_options();
+    cres_error err;
+    (void)state;
+    script_page(pods, N(pods), NULL);
+    script_page(pods, N(pods), NULL);
+    create(&o);
+    OK(cres_set_task(C.r, "worker", 0, &err));
+    assert_string_equal(cres_task_type(C.r), "worker");
+    assert_int_equal(cres_task_id(C.r), 0);
+    assert_string_equal(master_of(NULL, -1, NULL), "grpc://10.1.2.3:8470");
+    assert_string_equal(master_of("worker", 2, NULL), "grpc://10.1.2.5:8470");
+    all_replies_used();
+}
+
+/* TF K6: a Failed pod. TF raises RuntimeError 'Pod "tensorflow-abc123" is not running; phase:
+   "Failed"'; we return CRES_ERR_NOT_READY naming pod and phase. */
+static void tf_k6_failed_pod_is_not_ready(void **state) {
+    static const pod pods[] = {{.name = "tensorflow-abc123", .ip = "10.4.0.1", .host_ip = "10.1.2.3", .phase = "Failed"}};
+    cres_k8s_options o = tf_options();
+    cres_error err;
+    (void)state;
+    script_page(pods, N(pods), NULL);
+    create(&o);
+    err = resolve_fails(CRES_ERR_NOT_READY);
+    HAS(err.message, "\"tensorflow-abc123\"");
+    HAS(err.message, "Failed");
+    assert_int_equal(err.http_status, 0);
+}
+
+/* TF K7: two selectors for worker, one for ps. TF sorts each selector's pods and concatenates
+   (worker: 10.1.2.5, .3, .4, .8, .6, .7); we differ on purpose: all of a job's pods are
+   ordered together, naturally, so the order does not depend on how the selectors split them. */
+static void tf_k7_several_selectors_ordered_together(void **state) {
+    static const pod worker1[] = {
+        {.name = "tensorflow-abc123", .ip = "10.4.0.1", .host_ip = "10.1.2.3"},
+        {.name = "tensorflow-def456", .ip = "10.4.0.2", .host_ip = "10.1.2.4"},
+        {.name = "tensorflow-999999", .ip = "10.4.0.3", .host_ip = "10.1.2.5"},
+    };
+    static const pod worker2[] = {
+        {.name = "tensorflow-abc124", .ip = "10.4.0.4", .host_ip = "10.1.2.6"},
+        {.name = "tensorflow-def457", .ip = "10.4.0.5", .host_ip = "10.1.2.7"},
+        {.name = "tensorflow-999990", .ip = "10.4.0.6", .host_ip = "10.1.2.8"},
+    };
+    static const pod ps[] = {
+        {.name = "tensorflow-ps-1", .ip = "10.4.0.7", .host_ip = "10.1.2.1"},
+        {.name = "tensorflow-ps-2", .ip = "10.4.0.8", .host_ip = "10.1.2.2"},
+    };
+    static const cres_k8s_job_selector jobs[] = {
+        {"worker", "job-name=worker1"}, {"worker", "job-name=worker2"}, {"ps", "job-name=ps"}};
+    cres_k8s_options o = tf_options();
+    (void)state;
+    o.jobs = jobs;
+    o.jobs_count = N(jobs);
+    script_page(worker1, N(worker1), NULL);
+    script_page(worker2, N(worker2), NULL);
+    script_page(ps, N(ps), NULL);
+    create(&o);
+    assert_string_equal(resolved(), dq("{'ps': ['10.1.2.1:8470', '10.1.2.2:8470'], 'worker': ['10.1.2.8:8470', "
+                                       "'10.1.2.5:8470', '10.1.2.3:8470', '10.1.2.6:8470', '10.1.2.4:8470', "
+                                       "'10.1.2.7:8470']}"));
+    assert_int_equal(C.requests_count, 3);
+    assert_string_equal(url(0), SERVER "/api/v1/pods?labelSelector=job-name%3Dworker1&limit=500");
+    assert_string_equal(url(1), SERVER "/api/v1/pods?labelSelector=job-name%3Dworker2&limit=500");
+    assert_string_equal(url(2), SERVER "/api/v1/pods?labelSelector=job-name%3Dps&limit=500");
+}
+
+/* ---------------------------------------------------------------------------------------
+   Addresses */
+
+/* We differ from TF on purpose: the pod IP by default (TF: the node's IP). */
+static void pod_ip_is_the_default_address(void **state) {
+    cres_k8s_options o = options();
+    (void)state;
+    script_page(three_workers, N(three_workers), NULL);
+    create(&o);
+    assert_string_equal(resolved(), dq(THREE_WORKERS));
+}
+
+static void host_ip_address_option(void **state) {
+    cres_k8s_options o = options();
+    (void)state;
+    o.address = CRES_K8S_HOST_IP;
+    script_page(three_workers, N(three_workers), NULL);
+    create(&o);
+    assert_string_equal(resolved(), dq("{'worker': ['10.128.0.1:8470', '10.128.0.2:8470', '10.128.0.3:8470']}"));
+}
+
+static void port_option(void **state) {
+    cres_k8s_options o = options();
+    (void)state;
+    o.port = 2222;
+    script_page(three_workers, N(three_workers), NULL);
+    create(&o);
+    assert_string_equal(resolved(), dq("{'worker': ['10.4.0.10:2222', '10.4.0.11:2222', '10.4.0.12:2222']}"));
+}
+
+static const pod indexed_trainers[] = {
+    {.name = "trainer-0-pkwzt", .ip = "10.4.0.10", .host_ip = "10.128.0.1", .hostname = "trainer-0",
+     .subdomain = "trainer", .index = "0"},
+    {.name = "trainer-1-xp8x7", .ip = "10.4.0.11", .host_ip = "10.128.0.1", .hostname = "trainer-1",
+     .subdomain = "trainer", .index = "1"},
+};
+
+static void dns_address_from_hostname_and_subdomain(void **state) {
+    cres_k8s_options o = options();
+    (void)state;
+    o.address = CRES_K8S_DNS;
+    script_page(indexed_trainers, N(indexed_trainers), NULL);
+    create(&o);
+    assert_string_equal(resolved(), dq("{'worker': ['trainer-0.trainer.default.svc.cluster.local:8470', "
+                                       "'trainer-1.trainer.default.svc.cluster.local:8470']}"));
+}
+
+static void dns_address_uses_pod_namespace_and_cluster_domain(void **state) {
+    static const pod pods[] = {{.name = "trainer-0-abcde", .ns = "team-a", .ip = "10.4.0.10", .hostname = "trainer-0",
+                                .subdomain = "svc-x", .index = "0"}};
+    cres_k8s_options o = options();
+    (void)state;
+    o.address = CRES_K8S_DNS;
+    o.cluster_domain = "corp.internal";
+    o.namespace_name = "team-a";
+    o.port = 2222;
+    script_page(pods, N(pods), NULL);
+    create(&o);
+    assert_string_equal(resolved(), dq("{'worker': ['trainer-0.svc-x.team-a.svc.corp.internal:2222']}"));
+}
+
+/* A pod with a hostname but no subdomain (or neither) has no DNS name: its pod IP. */
+static void dns_address_without_subdomain_falls_back_to_pod_ip(void **state) {
+    static const pod pods[] = {
+        {.name = "worker-0", .ip = "10.4.0.10", .hostname = "worker-0"},
+        {.name = "worker-1", .ip = "10.4.0.11"},
+        {.name = "worker-2", .ip = "10.4.0.12", .subdomain = "workers"},
+    };
+    cres_k8s_options o = options();
+    (void)state;
+    o.address = CRES_K8S_DNS;
+    script_page(pods, N(pods), NULL);
+    create(&o);
+    assert_string_equal(resolved(), dq(THREE_WORKERS));
+}
+
+static void ipv6_addresses_are_bracketed(void **state) {
+    static const pod pods[] = {{.name = "worker-0", .ip = "fd00:10:4::a", .host_ip = "fd00:10:128::b"}};
+    cres_k8s_options o = options();
+    (void)state;
+    script_page(pods, N(pods), NULL);
+    script_page(pods, N(pods), NULL);
+    create(&o);
+    assert_string_equal(resolved(), dq("{'worker': ['[fd00:10:4::a]:8470']}"));
+    o.address = CRES_K8S_HOST_IP;
+    create(&o);
+    assert_string_equal(resolved(), dq("{'worker': ['[fd00:10:128::b]:8470']}"));
+}
+
+static void address_option_out_of_range_is_invalid(void **state) {
+    cres_k8s_options o = options();
+    cres_resolver *r = NULL;
+    cres_error err;
+    (void)state;
+    o.address = (cres_k8s_address)3;
+    EXPECT(cres_k8s_resolver_create(&o, &r, &err), CRES_ERR_INVALID_ARGUMENT);
+    assert_null(r);
+    o.address = CRES_K8S_POD_IP;
+    o.port = 65536;
+    EXPECT(cres_k8s_resolver_create(&o, &r, &err), CRES_ERR_INVALID_ARGUMENT);
+    o.port = 0;
+    o.page_size = -1;
+    EXPECT(cres_k8s_resolver_create(&o, &r, &err), CRES_ERR_INVALID_ARGUMENT);
+    assert_null(r);
+}
+
+/* ---------------------------------------------------------------------------------------
+   Paging: limit and continue */
+
+static void paging_three_pages_sends_each_continue_token(void **state) {
+    static const pod p1[] = {{.name = "worker-3", .ip = "10.4.0.13"}, {.name = "worker-0", .ip = "10.4.0.10"}};
+    static const pod p2[] = {{.name = "worker-1", .ip = "10.4.0.11"}, {.name = "worker-4", .ip = "10.4.0.14"}};
+    static const pod p3[] = {{.name = "worker-2", .ip = "10.4.0.12"}};
+    cres_k8s_options o = options();
+    (void)state;
+    script_page(p1, N(p1), "eyJ2IjoibWV0YS5rOHMuaW8vdjEiLCJydiI6NDg4MzYwODd9/a+b=");
+    script_page(p2, N(p2), "second-token");
+    script_page(p3, N(p3), NULL);
+    create(&o);
+    assert_string_equal(resolved(), dq("{'worker': ['10.4.0.10:8470', '10.4.0.11:8470', '10.4.0.12:8470', "
+                                       "'10.4.0.13:8470', '10.4.0.14:8470']}"));
+    assert_int_equal(C.requests_count, 3);
+    assert_string_equal(url(0), NS_URL "?labelSelector=job-name%3Dtensorflow&limit=500");
+    assert_string_equal(url(1), NS_URL "?labelSelector=job-name%3Dtensorflow&limit=500"
+                                       "&continue=eyJ2IjoibWV0YS5rOHMuaW8vdjEiLCJydiI6NDg4MzYwODd9%2Fa%2Bb%3D");
+    assert_string_equal(url(2), NS_URL "?labelSelector=job-name%3Dtensorflow&limit=500&continue=second-token");
+    all_replies_used();
+    no_sleeps();
+}
+
+static void page_size_option_sets_limit(void **state) {
+    cres_k8s_options o = options();
+    (void)state;
+    o.page_size = 2;
+    script_page(three_workers, 2, "t1");
+    script_page(three_workers + 2, 1, NULL);
+    create(&o);
+    assert_string_equal(resolved(), dq(THREE_WORKERS));
+    assert_string_equal(url(0), NS_URL "?labelSelector=job-name%3Dtensorflow&limit=2");
+    assert_string_equal(url(1), NS_URL "?labelSelector=job-name%3Dtensorflow&limit=2&continue=t1");
+}
+
+/* An empty metadata.continue means the last page, as the API server sends it. */
+static void empty_continue_ends_the_list(void **state) {
+    cres_k8s_options o = options();
+    (void)state;
+    script_page(three_workers, N(three_workers), "");
+    create(&o);
+    assert_string_equal(resolved(), dq(THREE_WORKERS));
+    assert_int_equal(C.requests_count, 1);
+}
+
+static const char gone_body[] =
+    "{\"kind\": \"Status\", \"apiVersion\": \"v1\", \"metadata\": {}, \"status\": \"Failure\", "
+    "\"message\": \"The provided continue parameter is too old to display a consistent list result. You can "
+    "start a new list without the continue parameter.\", \"reason\": \"Expired\", \"code\": 410}";
+
+/* A 410 Gone on page 2 (the continue token expired): the list starts again without the token
+   and the pods of the first attempt are not counted twice. */
+static void gone_410_mid_list_restarts_without_duplicates(void **state) {
+    static const pod p1[] = {{.name = "worker-0", .ip = "10.4.0.10"}, {.name = "worker-1", .ip = "10.4.0.11"}};
+    static const pod p2[] = {{.name = "worker-2", .ip = "10.4.0.12"}};
+    cres_k8s_options o = options();
+    (void)state;
+    o.page_size = 2;
+    script_page(p1, N(p1), "old");
+    script(410, gone_body);
+    script_page(p1, N(p1), "new");
+    script_page(p2, N(p2), NULL);
+    create(&o);
+    assert_string_equal(resolved(), dq(THREE_WORKERS));
+    assert_int_equal(C.requests_count, 4);
+    assert_string_equal(url(1), NS_URL "?labelSelector=job-name%3Dtensorflow&limit=2&continue=old");
+    assert_string_equal(url(2), NS_URL "?labelSelector=job-name%3Dtensorflow&limit=2");
+    assert_string_equal(url(3), NS_URL "?labelSelector=job-name%3Dtensorflow&limit=2&continue=new");
+    no_sleeps();
+    HAS(C.logs, "410 Gone");
+}
+
+/* The second selector of a job restarts alone: the first selector's pods stay. */
+static void gone_410_restarts_only_the_current_selector(void **state) {
+    static const pod a[] = {{.name = "worker-0", .ip = "10.4.0.10"}};
+    static const pod b1[] = {{.name = "worker-1", .ip = "10.4.0.11"}};
+    static const pod b2[] = {{.name = "worker-2", .ip = "10.4.0.12"}};
+    static const cres_k8s_job_selector jobs[] = {{"worker", "role=a"}, {"worker", "role=b"}};
+    cres_k8s_options o = options();
+    (void)state;
+    o.jobs = jobs;
+    o.jobs_count = N(jobs);
+    script_page(a, N(a), NULL);
+    script_page(b1, N(b1), "tok");
+    script(410, gone_body);
+    script_page(b1, N(b1), "tok2");
+    script_page(b2, N(b2), NULL);
+    create(&o);
+    assert_string_equal(resolved(), dq(THREE_WORKERS));
+    assert_string_equal(url(3), NS_URL "?labelSelector=role%3Db&limit=500");
+    all_replies_used();
+}
+
+static void gone_410_gives_up_after_three_restarts(void **state) {
+    static const pod p1[] = {{.name = "worker-0", .ip = "10.4.0.10"}};
+    cres_k8s_options o = options();
+    cres_error err;
+    int i;
+    (void)state;
+    for (i = 0; i < 4; i++) {
+        script_page(p1, N(p1), "tok");
+        script(410, gone_body);
+    }
+    create(&o);
+    err = resolve_fails(CRES_ERR_HTTP_STATUS);
+    assert_int_equal(err.http_status, 410);
+    HAS(err.message, "410");
+    HAS(err.message, "continue parameter is too old");
+    assert_int_equal(C.requests_count, 8);
+    all_replies_used();
+}
+
+/* Without a continue token a 410 cannot be an expired token: an error at once. */
+static void gone_410_on_first_page_is_an_error(void **state) {
+    cres_k8s_options o = options();
+    cres_error err;
+    (void)state;
+    script(410, gone_body);
+    create(&o);
+    err = resolve_fails(CRES_ERR_HTTP_STATUS);
+    assert_int_equal(err.http_status, 410);
+    assert_int_equal(C.requests_count, 1);
+}
+
+/* A server whose continue tokens never end: CRES_MAX_K8S_PAGES (1000) pages per selector. */
+static void endless_pages_stop_at_the_page_limit(void **state) {
+    cres_k8s_options o = options();
+    cres_error err;
+    (void)state;
+    C.endless = 1;
+    create(&o);
+    err = resolve_fails(CRES_ERR_LIMIT);
+    HAS(err.message, "1000 pages");
+    HAS(err.message, "job-name=tensorflow");
+    assert_int_equal(C.endless_served, 1000);
+}
+
+static void repeated_continue_token_is_an_error(void **state) {
+    static const pod p1[] = {{.name = "worker-0", .ip = "10.4.0.10"}};
+    cres_k8s_options o = options();
+    cres_error err;
+    (void)state;
+    script_page(p1, N(p1), "same");
+    script_page(p1, N(p1), "same");
+    create(&o);
+    err = resolve_fails(CRES_ERR_UNEXPECTED_RESPONSE);
+    HAS(err.message, "continue token");
+    assert_int_equal(C.requests_count, 2);
+}
+
+/* ---------------------------------------------------------------------------------------
+   Namespaces */
+
+/* We differ from TF on purpose: one namespace by default (TF lists every namespace). */
+static void namespace_default_with_server(void **state) {
+    cres_k8s_options o = options();
+    (void)state;
+    script_page(three_workers, N(three_workers), NULL);
+    create(&o);
+    resolved();
+    assert_string_equal(url(0), SERVER "/api/v1/namespaces/default/pods?labelSelector=job-name%3Dtensorflow&limit=500");
+}
+
+static void namespace_name_option(void **state) {
+    cres_k8s_options o = options();
+    (void)state;
+    o.namespace_name = "team-a";
+    o.namespace_file = temp_file("ns-ignored", "ignored\n"); /* the name wins over the file */
+    script_page(three_workers, N(three_workers), NULL);
+    create(&o);
+    resolved();
+    assert_string_equal(url(0), SERVER "/api/v1/namespaces/team-a/pods?labelSelector=job-name%3Dtensorflow&limit=500");
+}
+
+static void namespace_file_is_read_and_trimmed(void **state) {
+    cres_k8s_options o = options();
+    (void)state;
+    o.namespace_file = temp_file("namespace", "ml-team\n");
+    script_page(three_workers, N(three_workers), NULL);
+    create(&o);
+    resolved();
+    assert_string_equal(url(0), SERVER "/api/v1/namespaces/ml-team/pods?labelSelector=job-name%3Dtensorflow&limit=500");
+}
+
+static void namespace_file_missing_is_environment_error(void **state) {
+    cres_k8s_options o = options();
+    cres_resolver *r = NULL;
+    cres_error err;
+    (void)state;
+    o.namespace_file = temp_missing("no-such-namespace");
+    EXPECT(cres_k8s_resolver_create(&o, &r, &err), CRES_ERR_ENVIRONMENT);
+    assert_null(r);
+    HAS(err.message, "cannot open");
+}
+
+static void all_namespaces_url(void **state) {
+    cres_k8s_options o = options();
+    (void)state;
+    o.all_namespaces = 1;
+    o.namespace_name = "ignored";
+    script_page(three_workers, N(three_workers), NULL);
+    create(&o);
+    resolved();
+    assert_string_equal(url(0), SERVER "/api/v1/pods?labelSelector=job-name%3Dtensorflow&limit=500");
+}
+
+/* Two pods of the same name in two namespaces are two pods. */
+static void same_pod_name_in_two_namespaces_kept(void **state) {
+    static const pod pods[] = {{.name = "worker-0", .ns = "a", .ip = "10.4.0.10"},
+                               {.name = "worker-0", .ns = "b", .ip = "10.4.0.11"}};
+    cres_k8s_options o = options();
+    (void)state;
+    o.all_namespaces = 1;
+    script_page(pods, N(pods), NULL);
+    create(&o);
+    assert_string_equal(resolved(), dq("{'worker': ['10.4.0.10:8470', '10.4.0.11:8470']}"));
+}
+
+/* ---------------------------------------------------------------------------------------
+   In-cluster configuration: KUBERNETES_SERVICE_HOST/PORT through the getenv hook */
+
+static cres_k8s_options in_cluster_options(void) {
+    cres_k8s_options o = options();
+    o.server = NULL;
+    o.token_file = temp_file("token", "eyJhbGciOiJSUzI1NiJ9.in-cluster-token\n");
+    o.namespace_file = temp_file("namespace", "ml-team\n");
+    return o;
+}
+
+static void in_cluster_server_from_environment(void **state) {
+    cres_k8s_options o = in_cluster_options();
+    (void)state;
+    env_set("KUBERNETES_SERVICE_HOST", "10.96.0.1");
+    env_set("KUBERNETES_SERVICE_PORT", "443");
+    script_page(three_workers, N(three_workers), NULL);
+    create(&o);
+    assert_string_equal(resolved(), dq(THREE_WORKERS));
+    assert_string_equal(url(0), "https://10.96.0.1:443/api/v1/namespaces/ml-team/pods?labelSelector=job-name%3Dtensorflow&limit=500");
+    assert_string_equal(header(0, "Authorization"), "Bearer eyJhbGciOiJSUzI1NiJ9.in-cluster-token");
+    assert_true(C.requests[0].has_ca_file);
+    assert_string_equal(C.requests[0].ca_file, SA_DIR "ca.crt");
+}
+
+static void in_cluster_ipv6_host_is_bracketed(void **state) {
+    cres_k8s_options o = in_cluster_options();
+    (void)state;
+    env_set("KUBERNETES_SERVICE_HOST", "fd00:10:96::1");
+    env_set("KUBERNETES_SERVICE_PORT", "6443");
+    script_page(three_workers, N(three_workers), NULL);
+    create(&o);
+    resolved();
+    assert_string_equal(url(0), "https://[fd00:10:96::1]:6443/api/v1/namespaces/ml-team/pods"
+                                "?labelSelector=job-name%3Dtensorflow&limit=500");
+}
+
+static void in_cluster_ca_file_option_wins(void **state) {
+    cres_k8s_options o = in_cluster_options();
+    (void)state;
+    o.ca_file = "/etc/custom/ca.pem";
+    env_set("KUBERNETES_SERVICE_HOST", "10.96.0.1");
+    env_set("KUBERNETES_SERVICE_PORT", "443");
+    script_page(three_workers, N(three_workers), NULL);
+    create(&o);
+    resolved();
+    assert_string_equal(C.requests[0].ca_file, "/etc/custom/ca.pem");
+}
+
+static void expect_not_in_cluster(void) {
+    cres_k8s_options o = in_cluster_options();
+    cres_resolver *r = NULL;
+    cres_error err;
+    EXPECT(cres_k8s_resolver_create(&o, &r, &err), CRES_ERR_ENVIRONMENT);
+    assert_null(r);
+    HAS(err.message, "KUBERNETES_SERVICE_HOST");
+    HAS(err.message, "KUBERNETES_SERVICE_PORT");
+}
+
+static void in_cluster_without_variables_is_environment_error(void **state) {
+    (void)state;
+    expect_not_in_cluster();
+}
+
+static void in_cluster_without_port_is_environment_error(void **state) {
+    (void)state;
+    env_set("KUBERNETES_SERVICE_HOST", "10.96.0.1");
+    env_set("KUBERNETES_SERVICE_PORT", "");
+    expect_not_in_cluster();
+}
+
+static void in_cluster_malformed_port_is_environment_error(void **state) {
+    cres_k8s_options o = in_cluster_options();
+    cres_resolver *r = NULL;
+    cres_error err;
+    (void)state;
+    env_set("KUBERNETES_SERVICE_HOST", "10.96.0.1");
+    env_set("KUBERNETES_SERVICE_PORT", "443/x");
+    EXPECT(cres_k8s_resolver_create(&o, &r, &err), CRES_ERR_ENVIRONMENT);
+    assert_null(r);
+}
+
+/* Without options.token_file a pod reads the service account's token at resolve. */
+static void in_cluster_default_token_file_missing_is_environment_error(void **state) {
+    cres_k8s_options o = in_cluster_options();
+    cres_error err;
+    (void)state;
+    if (access(SA_DIR "token", F_OK) == 0) skip(); /* really inside a pod */
+    o.token_file = NULL;
+    env_set("KUBERNETES_SERVICE_HOST", "10.96.0.1");
+    env_set("KUBERNETES_SERVICE_PORT", "443");
+    create(&o);
+    err = resolve_fails(CRES_ERR_ENVIRONMENT);
+    HAS(err.message, "cannot open");
+    assert_int_equal(C.requests_count, 0);
+}
+
+/* Bound service-account tokens rotate: the file is read again at every resolve. */
+static void token_file_is_read_at_each_resolve(void **state) {
+    cres_k8s_options o = options();
+    (void)state;
+    o.token_file = temp_file("rotating-token", "token-one\n");
+    script_page(three_workers, N(three_workers), NULL);
+    script_page(three_workers, N(three_workers), NULL);
+    create(&o);
+    resolved();
+    temp_file("rotating-token", "token-two");
+    resolved();
+    assert_string_equal(header(0, "Authorization"), "Bearer token-one");
+    assert_string_equal(header(1, "Authorization"), "Bearer token-two");
+}
+
+static void token_file_missing_at_resolve_is_environment_error(void **state) {
+    cres_k8s_options o = options();
+    cres_error err;
+    (void)state;
+    o.token_file = temp_missing("no-such-token");
+    create(&o);
+    err = resolve_fails(CRES_ERR_ENVIRONMENT);
+    HAS(err.message, "no-such-token");
+    assert_int_equal(C.requests_count, 0);
+}
+
+/* A CR or LF in the token would let the file add headers of its own (header injection). */
+static void token_with_line_break_is_refused(void **state) {
+    static const char *const bad[] = {"token\r\nX-Injected: 1", "tok en", "tok\ten"};
+    size_t i;
+    (void)state;
+    for (i = 0; i < N(bad); i++) {
+        cres_k8s_options o = options();
+        cres_error err;
+        o.token_file = temp_file("bad-token", bad[i]);
+        create(&o);
+        err = resolve_fails(CRES_ERR_ENVIRONMENT);
+        HAS(err.message, "token");
+        assert_int_equal(C.requests_count, 0);
+    }
+}
+
+static void token_and_token_file_is_invalid(void **state) {
+    cres_k8s_options o = options();
+    cres_resolver *r = NULL;
+    cres_error err;
+    (void)state;
+    o.token = "abc";
+    o.token_file = temp_file("token", "def");
+    EXPECT(cres_k8s_resolver_create(&o, &r, &err), CRES_ERR_INVALID_ARGUMENT);
+    assert_null(r);
+    HAS(err.message, "token");
+}
+
+/* The token is in the Authorization header and nowhere else: not in the URL, not in another
+   header, not in a log message, not in an error message. */
+static void token_only_in_authorization_header(void **state) {
+    static const char token[] = "sekrit-7f3a9c";
+    cres_k8s_options o = options();
+    cres_error err;
+    size_t i, h;
+    (void)state;
+    o.token = token;
+    script_page(three_workers, 2, "next");
+    script(500, "{}");
+    script(500, "{}");
+    script(500, "{}");
+    script(500, "{}");
+    create(&o);
+    err = resolve_fails(CRES_ERR_HTTP_STATUS);
+    assert_int_equal(C.requests_count, 5);
+    for (i = 0; i < C.requests_count; i++) {
+        assert_string_equal(header(i, "Authorization"), "Bearer sekrit-7f3a9c");
+        assert_string_equal(header(i, "Accept"), "application/json");
+        assert_int_equal(C.requests[i].headers_count, 2);
+        assert_null(strstr(C.requests[i].url, token));
+        for (h = 0; h < C.requests[i].headers_count; h++)
+            if (strncmp(C.requests[i].headers[h], "Authorization:", 14) != 0)
+                assert_null(strstr(C.requests[i].headers[h], token));
+    }
+    assert_true(C.logs[0] != '\0'); /* something was logged: the check below means something */
+    assert_null(strstr(C.logs, token));
+    assert_null(strstr(err.message, token));
+}
+
+/* kubectl proxy: no token, so no Authorization header at all. */
+static void no_token_sends_no_authorization_header(void **state) {
+    cres_k8s_options o = options();
+    (void)state;
+    o.server = "http://127.0.0.1:8001/";
+    script_page(three_workers, N(three_workers), NULL);
+    create(&o);
+    resolved();
+    assert_int_equal(C.requests[0].headers_count, 1);
+    assert_string_equal(header(0, "Accept"), "application/json");
+    assert_null(header(0, "Authorization"));
+    assert_false(C.requests[0].has_ca_file);
+    /* the trailing slash of options.server is not doubled */
+    assert_string_equal(url(0), "http://127.0.0.1:8001/api/v1/namespaces/default/pods"
+                                "?labelSelector=job-name%3Dtensorflow&limit=500");
+}
+
+static void server_without_http_scheme_is_invalid(void **state) {
+    cres_k8s_options o = options();
+    cres_resolver *r = NULL;
+    cres_error err;
+    (void)state;
+    o.server = "k8s.test:6443";
+    EXPECT(cres_k8s_resolver_create(&o, &r, &err), CRES_ERR_INVALID_ARGUMENT);
+    assert_null(r);
+}
+
+/* ---------------------------------------------------------------------------------------
+   Selectors and membership */
+
+static void label_selector_is_url_encoded(void **state) {
+    static const cres_k8s_job_selector jobs[] = {{"worker", "app in (tf, jax),tier!=web,team/x=a&b"}};
+    cres_k8s_options o = options();
+    (void)state;
+    o.jobs = jobs;
+    o.jobs_count = 1;
+    script_page(three_workers, N(three_workers), NULL);
+    create(&o);
+    resolved();
+    assert_string_equal(url(0), NS_URL "?labelSelector=app%20in%20%28tf%2C%20jax%29%2Ctier%21%3Dweb%2Cteam%2Fx%3Da%26b"
+                                       "&limit=500");
+}
+
+/* We differ from TF on purpose: a pod matched by two selectors of one job is one task (TF
+   appends it twice). */
+static void pod_matched_by_two_selectors_counted_once(void **state) {
+    static const pod a[] = {{.name = "worker-0", .ip = "10.4.0.10"}, {.name = "worker-1", .ip = "10.4.0.11"}};
+    static const pod b[] = {{.name = "worker-1", .ip = "10.4.0.11"}, {.name = "worker-2", .ip = "10.4.0.12"}};
+    static const cres_k8s_job_selector jobs[] = {{"worker", "role=a"}, {"worker", "role=b"}};
+    cres_k8s_options o = options();
+    (void)state;
+    o.jobs = jobs;
+    o.jobs_count = N(jobs);
+    script_page(a, N(a), NULL);
+    script_page(b, N(b), NULL);
+    create(&o);
+    assert_string_equal(resolved(), dq(THREE_WORKERS));
+}
+
+/* Selector entries of one job need not be next to each other. */
+static void selectors_of_one_job_may_be_interleaved(void **state) {
+    static const pod w1[] = {{.name = "worker-0", .ip = "10.4.0.10"}};
+    static const pod w2[] = {{.name = "worker-1", .ip = "10.4.0.11"}};
+    static const pod ps[] = {{.name = "ps-0", .ip = "10.4.1.10"}};
+    static const cres_k8s_job_selector jobs[] = {{"worker", "r=w1"}, {"ps", "r=ps"}, {"worker", "r=w2"}};
+    cres_k8s_options o = options();
+    (void)state;
+    o.jobs = jobs;
+    o.jobs_count = N(jobs);
+    script_page(w1, N(w1), NULL);
+    script_page(w2, N(w2), NULL);
+    script_page(ps, N(ps), NULL);
+    create(&o);
+    assert_string_equal(resolved(), dq("{'ps': ['10.4.1.10:8470'], 'worker': ['10.4.0.10:8470', '10.4.0.11:8470']}"));
+    HAS(url(1), "labelSelector=r%3Dw2");
+    HAS(url(2), "labelSelector=r%3Dps");
+}
+
+static void empty_selector_result_gives_empty_job(void **state) {
+    static const cres_k8s_job_selector jobs[] = {{"worker", "r=w"}, {"ps", "r=ps"}};
+    cres_k8s_options o = options();
+    (void)state;
+    o.jobs = jobs;
+    o.jobs_count = N(jobs);
+    script_page(three_workers, N(three_workers), NULL);
+    script_page(NULL, 0, NULL);
+    create(&o);
+    assert_string_equal(resolved(), dq("{'ps': [], 'worker': ['10.4.0.10:8470', '10.4.0.11:8470', '10.4.0.12:8470']}"));
+}
+
+/* A selector that matches nothing yet (the Job's pods not created) is an empty job.
+   Regression: with no pod listed at all the resolver handed qsort() a NULL array (undefined
+   behaviour even for 0 elements; UBSan stopped the program here). */
+static void only_job_with_no_pods_is_an_empty_job(void **state) {
+    cres_k8s_options o = options();
+    (void)state;
+    script_page(NULL, 0, NULL);
+    create(&o);
+    assert_string_equal(resolved(), dq("{'worker': []}"));
+}
+
+/* "items": null is how some servers write an empty list. */
+static void null_items_is_an_empty_list(void **state) {
+    cres_k8s_options o = options();
+    (void)state;
+    script(200, "{\"kind\": \"PodList\", \"apiVersion\": \"v1\", \"metadata\": {}, \"items\": null}");
+    create(&o);
+    assert_string_equal(resolved(), dq("{'worker': []}"));
+}
+
+/* We differ from TF on purpose: pods being deleted are not members (TF counts them while
+   they are still Running). */
+static void terminating_pods_are_excluded(void **state) {
+    static const pod pods[] = {
+        {.name = "worker-0", .ip = "10.4.0.10"},
+        {.name = "worker-1-old", .ip = "10.4.0.99", .terminating = 1},
+        {.name = "worker-1", .ip = "10.4.0.11"},
+        {.name = "worker-2", .ip = "10.4.0.12"},
+        {.name = "worker-3", .phase = "Pending", .terminating = 1}, /* not an error either */
+    };
+    cres_k8s_options o = options();
+    (void)state;
+    script_page(pods, N(pods), NULL);
+    create(&o);
+    assert_string_equal(resolved(), dq(THREE_WORKERS));
+}
+
+static void pending_pod_is_not_ready_naming_pod_and_phase(void **state) {
+    static const pod pods[] = {
+        {.name = "worker-0", .ip = "10.4.0.10"},
+        {.name = "worker-1", .phase = "Pending"},
+        {.name = "worker-2", .ip = "10.4.0.12"},
+    };
+    cres_k8s_options o = options();
+    cres_error err;
+    (void)state;
+    script_page(pods, N(pods), NULL);
+    create(&o);
+    err = resolve_fails(CRES_ERR_NOT_READY);
+    HAS(err.message, "\"worker-1\"");
+    HAS(err.message, "Pending");
+    HAS(err.message, "default");
+    no_sleeps();
+}
+
+static void pod_without_phase_is_not_ready(void **state) {
+    static const pod pods[] = {{.name = "worker-0", .ip = "10.4.0.10", .phase = ""}};
+    cres_k8s_options o = options();
+    cres_error err;
+    (void)state;
+    script_page(pods, N(pods), NULL);
+    create(&o);
+    err = resolve_fails(CRES_ERR_NOT_READY);
+    HAS(err.message, "\"worker-0\"");
+}
+
+static void running_pod_without_pod_ip_is_not_ready(void **state) {
+    static const pod pods[] = {{.name = "worker-0", .ip = "10.4.0.10"}, {.name = "worker-1", .host_ip = "10.128.0.1"}};
+    cres_k8s_options o = options();
+    cres_error err;
+    (void)state;
+    script_page(pods, N(pods), NULL);
+    create(&o);
+    err = resolve_fails(CRES_ERR_NOT_READY);
+    HAS(err.message, "\"worker-1\"");
+    HAS(err.message, "status.podIP");
+}
+
+static void running_pod_without_host_ip_is_not_ready(void **state) {
+    static const pod pods[] = {{.name = "worker-0", .ip = "10.4.0.10"}};
+    cres_k8s_options o = options();
+    cres_error err;
+    (void)state;
+    o.address = CRES_K8S_HOST_IP;
+    script_page(pods, N(pods), NULL);
+    create(&o);
+    err = resolve_fails(CRES_ERR_NOT_READY);
+    HAS(err.message, "status.hostIP");
+}
+
+/* ---------------------------------------------------------------------------------------
+   Waiting for pods (wait_ms): the sleep hook records, the resolver measures wall time */
+
+static void wait_pending_then_running_succeeds(void **state) {
+    static const pod pending[] = {{.name = "worker-0", .ip = "10.4.0.10"}, {.name = "worker-1", .phase = "Pending"}};
+    static const pod running[] = {{.name = "worker-0", .ip = "10.4.0.10"}, {.name = "worker-1", .ip = "10.4.0.11"}};
+    static const int want[] = {500};
+    cres_k8s_options o = options();
+    (void)state;
+    o.wait_ms = 60000;
+    script_page(pending, N(pending), NULL);
+    script_page(running, N(running), NULL);
+    create(&o);
+    assert_string_equal(resolved(), dq("{'worker': ['10.4.0.10:8470', '10.4.0.11:8470']}"));
+    sleeps_were(want, N(want));
+    all_replies_used();
+    HAS(C.logs, "waiting 500 ms");
+}
+
+/* wait_ms 1600 with a sleep hook that returns at once: polls at 0, +500 (asked), +1000 (asked);
+   the next pause (2000) would pass the deadline, so it stops. Tolerates 600 ms of real time. */
+static void wait_that_times_out_is_not_ready(void **state) {
+    static const pod pending[] = {{.name = "worker-0", .phase = "Pending"}};
+    static const int want[] = {500, 1000};
+    cres_k8s_options o = options();
+    cres_error err;
+    (void)state;
+    o.wait_ms = 1600;
+    script_page(pending, N(pending), NULL);
+    script_page(pending, N(pending), NULL);
+    script_page(pending, N(pending), NULL);
+    create(&o);
+    err = resolve_fails(CRES_ERR_NOT_READY);
+    HAS(err.message, "after waiting");
+    HAS(err.message, "\"worker-0\"");
+    HAS(err.message, "Pending");
+    sleeps_were(want, N(want));
+    all_replies_used();
+}
+
+/* Waiting is for pods that are not ready, not for other failures. */
+static void wait_does_not_repeat_other_errors(void **state) {
+    cres_k8s_options o = options();
+    (void)state;
+    o.wait_ms = 60000;
+    script(200, "{\"items\": 5}");
+    create(&o);
+    resolve_fails(CRES_ERR_UNEXPECTED_RESPONSE);
+    no_sleeps();
+    assert_int_equal(C.requests_count, 1);
+}
+
+/* ---------------------------------------------------------------------------------------
+   Order: Indexed Job completion index, else natural name order */
+
+static void indexed_job_ordered_by_completion_index(void **state) {
+    static const pod pods[] = {
+        {.name = "trainer-a", .ip = "10.4.0.12", .index = "2"},
+        {.name = "trainer-b", .ip = "10.4.0.10", .index = "0"},
+        {.name = "trainer-c", .ip = "10.4.0.11", .index = "1"},
+    };
+    cres_k8s_options o = options();
+    (void)state;
+    script_page(pods, N(pods), NULL);
+    create(&o);
+    assert_string_equal(resolved(), dq(THREE_WORKERS));
+}
+
+/* The index is read from the annotation or, when that is missing, the label. */
+/* Two Running pods of one namespace holding one index: the Job is replacing a pod. */
+static void duplicate_completion_index_is_not_ready(void **state) {
+    static const pod replacing[] = {
+        {"trainer-0-aaaaa", "10.4.0.10", NULL, NULL, NULL, NULL, NULL, "0", INDEX_BOTH, 0},
+        {"trainer-1-bbbbb", "10.4.0.11", NULL, NULL, NULL, NULL, NULL, "1", INDEX_BOTH, 0},
+        {"trainer-1-ccccc", "10.4.0.12", NULL, NULL, NULL, NULL, NULL, "1", INDEX_BOTH, 0}};
+    static const pod other_namespace[] = {
+        {"trainer-0-aaaaa", "10.4.0.10", NULL, NULL, NULL, NULL, NULL, "0", INDEX_BOTH, 0},
+        {"trainer-0-ddddd", "10.4.1.10", NULL, NULL, "other", NULL, NULL, "0", INDEX_BOTH, 0}};
+    cres_k8s_options o = options();
+    cres_error err;
+    (void)state;
+    script_page(replacing, N(replacing), NULL);
+    create(&o);
+    err = resolve_fails(CRES_ERR_NOT_READY);
+    HAS(err.message, "\"trainer-1-bbbbb\" and \"trainer-1-ccccc\" both have completion index 1");
+    o.all_namespaces = 1; /* one index in two namespaces: two Jobs, both members */
+    script_page(other_namespace, N(other_namespace), NULL);
+    create(&o);
+    assert_string_equal(resolved(), dq("{'worker': ['10.4.0.10:8470', '10.4.1.10:8470']}"));
+}
+
+static void completion_index_from_annotation_or_label(void **state) {
+    static const pod pods[] = {
+        {.name = "trainer-a", .ip = "10.4.0.12", .index = "10", .index_where = INDEX_LABEL_ONLY},
+        {.name = "trainer-b", .ip = "10.4.0.10", .index = "2", .index_where = INDEX_ANNOTATION_ONLY},
+        {.name = "trainer-c", .ip = "10.4.0.11", .index = "3", .index_where = INDEX_LABEL_ONLY},
+    };
+    cres_k8s_options o = options();
+    (void)state;
+    script_page(pods, N(pods), NULL);
+    create(&o);
+    assert_string_equal(resolved(), dq(THREE_WORKERS));
+}
+
+/* One pod without an index: the whole job goes by name, naturally. */
+static void natural_name_order_when_a_pod_lacks_an_index(void **state) {
+    static const pod pods[] = {
+        {.name = "worker-10", .ip = "10.4.0.12", .index = "0"},
+        {.name = "worker-2", .ip = "10.4.0.11", .index = "1"},
+        {.name = "worker-1", .ip = "10.4.0.10"},
+    };
+    cres_k8s_options o = options();
+    (void)state;
+    script_page(pods, N(pods), NULL);
+    create(&o);
+    assert_string_equal(resolved(), dq(THREE_WORKERS));
+}
+
+/* We differ from TF on purpose: worker-2 before worker-10 (TF's string sort puts worker-10
+   first); leading zeros do not change a number. */
+static void natural_name_order(void **state) {
+    static const pod pods[] = {
+        {.name = "worker-10", .ip = "10.4.0.14"},
+        {.name = "worker-2", .ip = "10.4.0.12"},
+        {.name = "worker-1", .ip = "10.4.0.10"},
+        {.name = "worker-01b", .ip = "10.4.0.11"},
+        {.name = "worker-9", .ip = "10.4.0.13"},
+    };
+    cres_k8s_options o = options();
+    (void)state;
+    script_page(pods, N(pods), NULL);
+    create(&o);
+    assert_string_equal(resolved(), dq("{'worker': ['10.4.0.10:8470', '10.4.0.11:8470', '10.4.0.12:8470', "
+                                       "'10.4.0.13:8470', '10.4.0.14:8470']}"));
+}
+
+/* ---------------------------------------------------------------------------------------
+   The own task */
+
+static void own_task_from_pod_name(void **state) {
+    cres_k8s_options o = options();
+    (void)state;
+    o.hostname = "worker-1";
+    script_page(three_workers, N(three_workers), NULL);
+    script_page(three_workers, N(three_workers), NULL);
+    create(&o);
+    assert_null(cres_task_type(C.r));
+    assert_int_equal(cres_task_id(C.r), -1);
+    resolved();
+    assert_string_equal(cres_task_type(C.r), "worker");
+    assert_int_equal(cres_task_id(C.r), 1);
+    assert_string_equal(master_of(NULL, -1, NULL), "grpc://10.4.0.11:8470");
+}
+
+/* An Indexed Job pod's $HOSTNAME is its spec.hostname ("trainer-1"), not its name. */
+static void own_task_from_spec_hostname_of_indexed_job(void **state) {
+    static const pod pods[] = {
+        {.name = "trainer-1-xp8x7", .ip = "10.4.0.11", .hostname = "trainer-1", .subdomain = "trainer", .index = "1"},
+        {.name = "trainer-0-pkwzt", .ip = "10.4.0.10", .hostname = "trainer-0", .subdomain = "trainer", .index = "0"},
+    };
+    static const cres_k8s_job_selector jobs[] = {{"trainer", "job-name=trainer"}};
+    cres_k8s_options o = options();
+    (void)state;
+    o.jobs = jobs;
+    o.jobs_count = 1;
+    o.hostname = "trainer-1";
+    script_page(pods, N(pods), NULL);
+    create(&o);
+    assert_string_equal(master_of(NULL, -1, NULL), "grpc://10.4.0.11:8470");
+    assert_string_equal(cres_task_type(C.r), "trainer");
+    assert_int_equal(cres_task_id(C.r), 1);
+}
+
+/* options.hostname NULL: $HOSTNAME, read through the getenv hook. */
+static void own_task_from_hostname_variable(void **state) {
+    cres_k8s_options o = options();
+    (void)state;
+    env_set("HOSTNAME", "worker-2");
+    script_page(three_workers, N(three_workers), NULL);
+    create(&o);
+    resolved();
+    assert_string_equal(cres_task_type(C.r), "worker");
+    assert_int_equal(cres_task_id(C.r), 2);
+}
+
+/* No pod named like this host: no own task, and master() is "" as in TF. */
+static void no_own_task_gives_empty_master(void **state) {
+    cres_k8s_options o = options();
+    (void)state;
+    o.hostname = "laptop";
+    script_page(three_workers, N(three_workers), NULL);
+    create(&o);
+    assert_string_equal(master_of(NULL, -1, NULL), "");
+    assert_null(cres_task_type(C.r));
+    assert_int_equal(cres_task_id(C.r), -1);
+}
+
+static void set_task_override_wins_over_hostname(void **state) {
+    cres_k8s_options o = options();
+    cres_error err;
+    (void)state;
+    o.hostname = "worker-1";
+    script_page(three_workers, N(three_workers), NULL);
+    script_page(three_workers, N(three_workers), NULL);
+    create(&o);
+    OK(cres_set_task(C.r, "worker", 2, &err));
+    resolved();
+    assert_string_equal(cres_task_type(C.r), "worker");
+    assert_int_equal(cres_task_id(C.r), 2);
+    assert_string_equal(master_of(NULL, -1, NULL), "grpc://10.4.0.12:8470");
+}
+
+static void options_task_wins_over_hostname(void **state) {
+    cres_k8s_options o = options();
+    (void)state;
+    o.hostname = "worker-1";
+    o.task_type = "worker";
+    o.task_id = 0;
+    script_page(three_workers, N(three_workers), NULL);
+    create(&o);
+    resolved();
+    assert_string_equal(cres_task_type(C.r), "worker");
+    assert_int_equal(cres_task_id(C.r), 0);
+}
+
+static void rpc_layer_default_and_option(void **state) {
+    cres_k8s_options o = options();
+    (void)state;
+    o.hostname = "worker-0";
+    script_page(three_workers, N(three_workers), NULL);
+    script_page(three_workers, N(three_workers), NULL);
+    create(&o);
+    assert_string_equal(cres_rpc_layer(C.r), "grpc");
+    assert_string_equal(master_of(NULL, -1, ""), "10.4.0.10:8470");
+    o.rpc_layer = "";
+    create(&o);
+    assert_null(cres_rpc_layer(C.r));
+    assert_string_equal(master_of(NULL, -1, NULL), "10.4.0.10:8470");
+}
+
+/* ---------------------------------------------------------------------------------------
+   HTTP statuses, retries and backoff */
+
+static void unauthorized_401_mentions_the_token(void **state) {
+    cres_k8s_options o = options();
+    cres_error err;
+    (void)state;
+    o.token = "expired";
+    script(401, "{\"kind\": \"Status\", \"apiVersion\": \"v1\", \"metadata\": {}, \"status\": \"Failure\", "
+                "\"message\": \"Unauthorized\", \"reason\": \"Unauthorized\", \"code\": 401}");
+    create(&o);
+    err = resolve_fails(CRES_ERR_HTTP_STATUS);
+    assert_int_equal(err.http_status, 401);
+    HAS(err.message, "401");
+    HAS(err.message, "token");
+    assert_int_equal(C.requests_count, 1); /* not retried */
+    no_sleeps();
+}
+
+/* What a real API server says to a service account without RBAC rights: the Status message
+   and our hint (which resource and verb to grant) must both reach the user. */
+static void forbidden_403_gives_status_message_and_rbac_hint(void **state) {
+    cres_k8s_options o = options();
+    cres_error err;
+    (void)state;
+    script(403, "{\"kind\": \"Status\", \"apiVersion\": \"v1\", \"metadata\": {}, \"status\": \"Failure\", "
+                "\"message\": \"pods is forbidden: User \\\"system:serviceaccount:ml:default\\\" cannot list "
+                "resource \\\"pods\\\" in API group \\\"\\\" in the namespace \\\"ml\\\"\", "
+                "\"reason\": \"Forbidden\", \"details\": {\"kind\": \"pods\"}, \"code\": 403}");
+    create(&o);
+    err = resolve_fails(CRES_ERR_HTTP_STATUS);
+    assert_int_equal(err.http_status, 403);
+    HAS(err.message, "403");
+    HAS(err.message, "system:serviceaccount:ml:default");
+    HAS(err.message, "Role");
+    HAS(err.message, "resources [\"pods\"]");
+    HAS(err.message, "verbs [\"list\"]");
+    assert_int_equal(C.requests_count, 1);
+}
+
+/* The Status message is JSON text: the user must read its quotes, not JSON escapes. */
+static void forbidden_403_status_message_is_unescaped(void **state) {
+    cres_k8s_options o = options();
+    cres_error err;
+    (void)state;
+    script(403, "{\"kind\": \"Status\", \"message\": \"pods is forbidden: User \\\"system:anonymous\\\" cannot "
+                "list resource \\\"pods\\\"\", \"code\": 403}");
+    create(&o);
+    err = resolve_fails(CRES_ERR_HTTP_STATUS);
+    HAS(err.message, "User \"system:anonymous\" cannot list resource \"pods\"");
+}
+
+/* The hint alone, with a short Status message. */
+static void forbidden_403_short_message_has_rbac_hint(void **state) {
+    cres_k8s_options o = options();
+    cres_error err;
+    (void)state;
+    script(403, "{\"kind\": \"Status\", \"message\": \"forbidden\", \"code\": 403}");
+    create(&o);
+    err = resolve_fails(CRES_ERR_HTTP_STATUS);
+    HAS(err.message, "forbidden");
+    HAS(err.message, "\"pods\"");
+    HAS(err.message, "\"list\"");
+}
+
+static void not_found_404_is_http_status(void **state) {
+    cres_k8s_options o = options();
+    cres_error err;
+    (void)state;
+    script(404, "{\"kind\": \"Status\", \"message\": \"namespaces \\\"nope\\\" not found\", \"code\": 404}");
+    create(&o);
+    err = resolve_fails(CRES_ERR_HTTP_STATUS);
+    assert_int_equal(err.http_status, 404);
+    HAS(err.message, "404");
+    HAS(err.message, "not found");
+    assert_int_equal(C.requests_count, 1);
+    no_sleeps();
+}
+
+/* A 404 from something that is not the API (a proxy's HTML page) is still HTTP 404. */
+static void error_status_with_non_json_body(void **state) {
+    cres_k8s_options o = options();
+    cres_error err;
+    (void)state;
+    script(404, "<html><body>404 page not found</body></html>");
+    create(&o);
+    err = resolve_fails(CRES_ERR_HTTP_STATUS);
+    assert_int_equal(err.http_status, 404);
+}
+
+static void server_error_500_retried_then_succeeds(void **state) {
+    static const int want[] = {250, 500};
+    cres_k8s_options o = options();
+    (void)state;
+    script(500, "{\"kind\": \"Status\", \"message\": \"etcdserver: request timed out\", \"code\": 500}");
+    script(500, NULL); /* no body at all */
+    script_page(three_workers, N(three_workers), NULL);
+    create(&o);
+    assert_string_equal(resolved(), dq(THREE_WORKERS));
+    sleeps_were(want, N(want));
+    assert_int_equal(C.requests_count, 3);
+    assert_string_equal(url(2), url(0));
+}
+
+static void unavailable_503_honours_retry_after(void **state) {
+    static const int want[] = {2000};
+    cres_k8s_options o = options();
+    (void)state;
+    script_retry_after(503, 2);
+    script_page(three_workers, N(three_workers), NULL);
+    create(&o);
+    assert_string_equal(resolved(), dq(THREE_WORKERS));
+    sleeps_were(want, N(want));
+}
+
+/* A Retry-After of an hour is capped (CRES_MAX_RETRY_AFTER_MS, 10 s); backoff goes on doubling
+   underneath, so the next plain retry waits 500 ms. */
+static void retry_after_is_capped(void **state) {
+    static const int want[] = {10000, 500};
+    cres_k8s_options o = options();
+    (void)state;
+    script_retry_after(503, 3600);
+    script(502, "bad gateway");
+    script_page(three_workers, N(three_workers), NULL);
+    create(&o);
+    assert_string_equal(resolved(), dq(THREE_WORKERS));
+    sleeps_were(want, N(want));
+}
+
+static void too_many_requests_429_retried(void **state) {
+    static const int want[] = {1000};
+    cres_k8s_options o = options();
+    (void)state;
+    script_retry_after(429, 1);
+    script_page(three_workers, N(three_workers), NULL);
+    create(&o);
+    assert_string_equal(resolved(), dq(THREE_WORKERS));
+    sleeps_were(want, N(want));
+}
+
+static void retries_exhausted_gives_http_status(void **state) {
+    static const int want[] = {250, 500, 1000};
+    cres_k8s_options o = options();
+    cres_error err;
+    int i;
+    (void)state;
+    for (i = 0; i < 4; i++) script(500, "{\"kind\": \"Status\", \"message\": \"internal error\", \"code\": 500}");
+    create(&o);
+    err = resolve_fails(CRES_ERR_HTTP_STATUS);
+    assert_int_equal(err.http_status, 500);
+    HAS(err.message, "500");
+    HAS(err.message, "internal error");
+    sleeps_were(want, N(want));
+    assert_int_equal(C.requests_count, 4);
+    all_replies_used();
+}
+
+static void max_retries_minus_one_means_no_retry(void **state) {
+    cres_k8s_options o = options();
+    cres_error err;
+    (void)state;
+    C.config.max_retries = -1;
+    script_retry_after(503, 1);
+    create(&o);
+    err = resolve_fails(CRES_ERR_HTTP_STATUS);
+    assert_int_equal(err.http_status, 503);
+    assert_int_equal(C.requests_count, 1);
+    no_sleeps();
+}
+
+static void max_retries_option(void **state) {
+    static const int want[] = {250};
+    cres_k8s_options o = options();
+    (void)state;
+    C.config.max_retries = 1;
+    script(500, "{}");
+    script(500, "{}");
+    create(&o);
+    resolve_fails(CRES_ERR_HTTP_STATUS);
+    assert_int_equal(C.requests_count, 2);
+    sleeps_were(want, N(want));
+}
+
+static void transport_error_retried_then_succeeds(void **state) {
+    static const int want[] = {250, 500};
+    cres_k8s_options o = options();
+    (void)state;
+    script_fail(CRES_ERR_TRANSPORT);
+    script_fail(CRES_ERR_TRANSPORT);
+    script_page(three_workers, N(three_workers), NULL);
+    create(&o);
+    assert_string_equal(resolved(), dq(THREE_WORKERS));
+    sleeps_were(want, N(want));
+}
+
+static void transport_error_exhausted(void **state) {
+    cres_k8s_options o = options();
+    cres_error err;
+    int i;
+    (void)state;
+    for (i = 0; i < 4; i++) script_fail(CRES_ERR_TRANSPORT);
+    create(&o);
+    err = resolve_fails(CRES_ERR_TRANSPORT);
+    assert_int_equal(err.http_status, 0);
+    HAS(err.message, "kubernetes: GET " NS_URL);
+    HAS(err.message, "connection refused");
+    assert_int_equal(C.requests_count, 4);
+}
+
+/* The documented retry cases are connection errors, 429 and 5xx: a timeout is not retried. */
+static void timeout_is_not_retried(void **state) {
+    cres_k8s_options o = options();
+    (void)state;
+    script_fail(CRES_ERR_TIMEOUT);
+    create(&o);
+    resolve_fails(CRES_ERR_TIMEOUT);
+    assert_int_equal(C.requests_count, 1);
+    no_sleeps();
+}
+
+static void request_carries_config_limits(void **state) {
+    cres_k8s_options o = options();
+    (void)state;
+    script_page(three_workers, N(three_workers), NULL);
+    script_page(three_workers, N(three_workers), NULL);
+    create(&o);
+    resolved();
+    assert_int_equal(C.requests[0].timeout_ms, 10000);
+    assert_int_equal(C.requests[0].max_response_bytes, 64u * 1024u * 1024u);
+    assert_false(C.requests[0].has_body);
+    C.config.timeout_ms = 1234;
+    C.config.max_response_bytes = 1u << 20;
+    create(&o);
+    resolved();
+    assert_int_equal(C.requests[1].timeout_ms, 1234);
+    assert_int_equal(C.requests[1].max_response_bytes, 1u << 20);
+}
+
+/* One transport session per resolve, closed once, over all pages and selectors. */
+static void one_session_per_resolve(void **state) {
+    static const cres_k8s_job_selector jobs[] = {{"worker", "a=1"}, {"ps", "b=1"}};
+    cres_k8s_options o = options();
+    (void)state;
+    o.jobs = jobs;
+    o.jobs_count = N(jobs);
+    script_page(three_workers, 1, "t");
+    script_page(three_workers + 1, 2, NULL);
+    script_page(NULL, 0, NULL);
+    create(&o);
+    resolved(); /* checks: closed, with the session the transport made */
+    assert_int_equal(C.sessions_opened, 1);
+    assert_int_equal(C.sessions_closed, 1);
+}
+
+/* ---------------------------------------------------------------------------------------
+   Answers of the wrong shape */
+
+static void expect_unexpected(const char *body, const char *message_part) {
+    cres_k8s_options o = options();
+    cres_error err;
+    script(200, body);
+    create(&o);
+    err = resolve_fails(CRES_ERR_UNEXPECTED_RESPONSE);
+    HAS(err.message, "kubernetes");
+    if (message_part) HAS(err.message, message_part);
+    no_sleeps();
+    assert_int_equal(C.requests_count, 1);
+}
+
+static void malformed_json_body(void **state) {
+    (void)state;
+    expect_unexpected("{\"items\": [}", "invalid JSON");
+}
+
+static void truncated_json_body(void **state) {
+    char *page = pod_list(three_workers, N(three_workers), NULL);
+    (void)state;
+    page[strlen(page) / 2] = '\0';
+    expect_unexpected(page, "invalid JSON");
+    free(page);
+}
+
+static void empty_body(void **state) {
+    (void)state;
+    expect_unexpected("", NULL);
+}
+
+static void pod_list_not_an_object(void **state) {
+    (void)state;
+    expect_unexpected("[{\"metadata\": {\"name\": \"worker-0\"}}]", "not an object");
+}
+
+static void items_not_a_list(void **state) {
+    (void)state;
+    expect_unexpected("{\"items\": {\"metadata\": {\"name\": \"worker-0\"}}}", "\"items\" is not a list");
+}
+
+static void item_not_an_object(void **state) {
+    (void)state;
+    expect_unexpected("{\"items\": [\"worker-0\"]}", "item 0 is not an object");
+}
+
+static void pod_without_metadata_name(void **state) {
+    (void)state;
+    expect_unexpected("{\"items\": [{\"metadata\": {\"namespace\": \"default\"}, \"status\": {\"phase\": \"Running\", "
+                      "\"podIP\": \"10.4.0.10\"}}]}",
+                      "metadata.name");
+}
+
+static void pod_name_not_a_string(void **state) {
+    (void)state;
+    expect_unexpected("{\"items\": [{\"metadata\": {\"name\": 7}, \"status\": {\"phase\": \"Running\"}}]}",
+                      "metadata.name");
+}
+
+static void pod_ip_not_a_string(void **state) {
+    (void)state;
+    expect_unexpected("{\"items\": [{\"metadata\": {\"name\": \"worker-0\"}, \"status\": {\"phase\": \"Running\", "
+                      "\"podIP\": [\"10.4.0.10\"]}}]}",
+                      "status.podIP");
+}
+
+static void phase_not_a_string(void **state) {
+    (void)state;
+    expect_unexpected("{\"items\": [{\"metadata\": {\"name\": \"worker-0\"}, \"status\": {\"phase\": true}}]}",
+                      "status.phase");
+}
+
+/* A pod IP with a space cannot be an address. */
+static void pod_ip_with_a_space(void **state) {
+    (void)state;
+    expect_unexpected("{\"items\": [{\"metadata\": {\"name\": \"worker-0\"}, \"status\": {\"phase\": \"Running\", "
+                      "\"podIP\": \"10.4.0.10 evil\"}}]}",
+                      NULL);
+}
+
+/* A bad page 2 fails the resolve after page 1 was read. */
+static void malformed_second_page(void **state) {
+    cres_k8s_options o = options();
+    (void)state;
+    script_page(three_workers, 2, "t");
+    script(200, "{\"items\": [1]}");
+    create(&o);
+    resolve_fails(CRES_ERR_UNEXPECTED_RESPONSE);
+    assert_int_equal(C.requests_count, 2);
+}
+
+/* ---------------------------------------------------------------------------------------
+   Size cap and missing transport */
+
+static void body_over_max_response_bytes_is_limit(void **state) {
+    cres_k8s_options o = options();
+    cres_error err;
+    char body[101];
+    C.config.max_response_bytes = 100;
+    static const char pod[] =
+        "{\"items\": [{\"metadata\": {\"name\": \"w\"}, \"status\": {\"phase\": \"Running\", \"podIP\": \"10.0.0.1\"}}]}";
+    (void)state;
+    memset(body, ' ', sizeof body);
+    memcpy(body, pod, strlen(pod));
+    body[100] = '\0'; /* exactly 100 bytes: accepted */
+    script(200, body);
+    script(200, "{\"items\": [], \"padding\": \"......................................................"
+                "...................................................\"}");
+    create(&o);
+    assert_string_equal(resolved(), dq("{'worker': ['10.0.0.1:8470']}"));
+    err = resolve_fails(CRES_ERR_LIMIT);
+    HAS(err.message, "100 bytes");
+    assert_int_equal(C.requests_count, 2); /* a too large answer is not asked again */
+}
+
+/* A transport that enforces max_response_bytes itself answers CRES_ERR_LIMIT. */
+static void transport_limit_error_is_limit(void **state) {
+    cres_k8s_options o = options();
+    (void)state;
+    script_fail(CRES_ERR_LIMIT);
+    create(&o);
+    resolve_fails(CRES_ERR_LIMIT);
+    assert_int_equal(C.requests_count, 1);
+}
+
+static void no_transport_is_no_transport_error(void **state) {
+#ifdef CLUSTER_RESOLVER_USE_CURL
+    (void)state;
+    skip();
+#else
+    cres_k8s_options o = options();
+    cres_error err;
+    (void)state;
+    memset(&C.config.transport, 0, sizeof C.config.transport);
+    create(&o);
+    err = resolve_fails(CRES_ERR_NO_TRANSPORT);
+    HAS(err.message, "kubernetes");
+    assert_int_equal(C.requests_count, 0);
+    /* a NULL config too */
+    o.config = NULL;
+    create(&o);
+    resolve_fails(CRES_ERR_NO_TRANSPORT);
+#endif
+}
+
+/* ---------------------------------------------------------------------------------------
+   Realistic pods: the checked-in fixture (tests/k8s/fixtures/pods_small.json, made by
+   tests/k8s/make_pods.py: Indexed Job trainer 0..2 in default with a terminating replaced
+   pod of index 1, Job ps with 2 pods, trainer-0 in namespace other, a Pending pod eval). */
+
+static char *read_fixture(void) {
+    static const char *const paths[] = {"tests/k8s/fixtures/pods_small.json", "../tests/k8s/fixtures/pods_small.json",
+                                        "k8s/fixtures/pods_small.json"};
+    size_t i, n;
+    for (i = 0; i < N(paths); i++) {
+        FILE *f = fopen(paths[i], "rb");
+        char *s;
+        long size;
+        if (!f) continue;
+        assert_int_equal(fseek(f, 0, SEEK_END), 0);
+        size = ftell(f);
+        assert_true(size > 0);
+        rewind(f);
+        s = (char *)malloc((size_t)size + 1);
+        assert_non_null(s);
+        n = fread(s, 1, (size_t)size, f);
+        fclose(f);
+        assert_int_equal(n, (size_t)size);
+        s[n] = '\0';
+        return s;
+    }
+    return NULL;
+}
+
+static void fixture_pending_pod_is_reported(void **state) {
+    cres_k8s_options o = options();
+    char *body = read_fixture();
+    cres_error err;
+    (void)state;
+    if (!body) skip();
+    o.all_namespaces = 1;
+    script(200, body);
+    free(body);
+    create(&o);
+    err = resolve_fails(CRES_ERR_NOT_READY);
+    HAS(err.message, "\"eval-8cgnq\"");
+    HAS(err.message, "Pending");
+}
+
+/* The same list with the Pending pod made Running (same length text), by host IP since the
+   pod has no pod IP yet: the terminating pod is left out, trainer-0 of namespace "other"
+   is another pod, and names go in natural order since ps and eval have no index. */
+static void fixture_parses_into_the_expected_spec(void **state) {
+    cres_k8s_options o = options();
+    char *body = read_fixture(), *pending;
+    (void)state;
+    if (!body) skip();
+    pending = strstr(body, "\"phase\": \"Pending\"");
+    assert_non_null(pending);
+    memcpy(pending + 10, "Running", 7);
+    assert_null(strstr(body, "Pending"));
+    o.all_namespaces = 1;
+    o.address = CRES_K8S_HOST_IP;
+    o.hostname = "trainer-1";
+    script(200, body);
+    free(body);
+    create(&o);
+    assert_string_equal(resolved(), dq("{'worker': ['10.128.0.12:8470', '10.128.0.11:8470', '10.128.0.10:8470', "
+                                       "'10.128.0.10:8470', '10.128.0.11:8470', '10.128.0.13:8470', "
+                                       "'10.128.0.13:8470']}"));
+    assert_string_equal(cres_task_type(C.r), "worker");
+    assert_int_equal(cres_task_id(C.r), 5);
+}
+
+/* Our own realistic pods (managedFields, annotations with JSON text naming a decoy pod,
+   conditions with "status") in a two-job Indexed Job setting, by DNS name. */
+static void realistic_pods_parse(void **state) {
+    static const pod workers[] = {
+        {.name = "trainer-worker-1-k2x9z", .ip = "10.4.0.11", .host_ip = "10.128.0.2", .hostname = "trainer-worker-1",
+         .subdomain = "trainer", .index = "1"},
+        {.name = "trainer-worker-0-b7q4m", .ip = "10.4.0.10", .host_ip = "10.128.0.1", .hostname = "trainer-worker-0",
+         .subdomain = "trainer", .index = "0"},
+    };
+    static const pod chief[] = {{.name = "trainer-chief-0-zz9xq", .ip = "fd00::5", .host_ip = "10.128.0.3",
+                                 .hostname = "trainer-chief-0", .subdomain = "trainer", .index = "0"}};
+    static const cres_k8s_job_selector jobs[] = {{"worker", "job-name=trainer-worker"}, {"chief", "job-name=trainer-chief"}};
+    cres_k8s_options o = options();
+    (void)state;
+    o.jobs = jobs;
+    o.jobs_count = N(jobs);
+    o.port = 2222;
+    o.hostname = "trainer-worker-1";
+    script_page(workers, N(workers), NULL);
+    script_page(chief, N(chief), NULL);
+    create(&o);
+    assert_string_equal(resolved(), dq("{'chief': ['[fd00::5]:2222'], 'worker': ['10.4.0.10:2222', '10.4.0.11:2222']}"));
+    assert_string_equal(cres_task_type(C.r), "worker");
+    assert_int_equal(cres_task_id(C.r), 1);
+}
+
+int main(void) {
+    const struct CMUnitTest tests[] = {
+#define T(f) cmocka_unit_test_setup_teardown(f, setup, teardown)
+        T(tf_k1_one_running_pod),
+        T(tf_k4_pods_sorted_by_name),
+        T(tf_k5_set_task_then_master),
+        T(tf_k6_failed_pod_is_not_ready),
+        T(tf_k7_several_selectors_ordered_together),
+        T(pod_ip_is_the_default_address),
+        T(host_ip_address_option),
+        T(port_option),
+        T(dns_address_from_hostname_and_subdomain),
+        T(dns_address_uses_pod_namespace_and_cluster_domain),
+        T(dns_address_without_subdomain_falls_back_to_pod_ip),
+        T(ipv6_addresses_are_bracketed),
+        T(address_option_out_of_range_is_invalid),
+        T(paging_three_pages_sends_each_continue_token),
+        T(page_size_option_sets_limit),
+        T(empty_continue_ends_the_list),
+        T(gone_410_mid_list_restarts_without_duplicates),
+        T(gone_410_restarts_only_the_current_selector),
+        T(gone_410_gives_up_after_three_restarts),
+        T(gone_410_on_first_page_is_an_error),
+        T(repeated_continue_token_is_an_error),
+        T(endless_pages_stop_at_the_page_limit),
+        T(namespace_default_with_server),
+        T(namespace_name_option),
+        T(namespace_file_is_read_and_trimmed),
+        T(namespace_file_missing_is_environment_error),
+        T(all_namespaces_url),
+        T(same_pod_name_in_two_namespaces_kept),
+        T(in_cluster_server_from_environment),
+        T(in_cluster_ipv6_host_is_bracketed),
+        T(in_cluster_ca_file_option_wins),
+        T(in_cluster_without_variables_is_environment_error),
+        T(in_cluster_without_port_is_environment_error),
+        T(in_cluster_malformed_port_is_environment_error),
+        T(in_cluster_default_token_file_missing_is_environment_error),
+        T(token_file_is_read_at_each_resolve),
+        T(token_file_missing_at_resolve_is_environment_error),
+        T(token_and_token_file_is_invalid),
+        T(token_with_line_break_is_refused),
+        T(token_only_in_authorization_header),
+        T(no_token_sends_no_authorization_header),
+        T(server_without_http_scheme_is_invalid),
+        T(label_selector_is_url_encoded),
+        T(pod_matched_by_two_selectors_counted_once),
+        T(selectors_of_one_job_may_be_interleaved),
+        T(empty_selector_result_gives_empty_job),
+        T(only_job_with_no_pods_is_an_empty_job),
+        T(null_items_is_an_empty_list),
+        T(terminating_pods_are_excluded),
+        T(pending_pod_is_not_ready_naming_pod_and_phase),
+        T(pod_without_phase_is_not_ready),
+        T(running_pod_without_pod_ip_is_not_ready),
+        T(running_pod_without_host_ip_is_not_ready),
+        T(wait_pending_then_running_succeeds),
+        T(wait_that_times_out_is_not_ready),
+        T(wait_does_not_repeat_other_errors),
+        T(indexed_job_ordered_by_completion_index),
+        T(completion_index_from_annotation_or_label),
+        T(duplicate_completion_index_is_not_ready),
+        T(natural_name_order_when_a_pod_lacks_an_index),
+        T(natural_name_order),
+        T(own_task_from_pod_name),
+        T(own_task_from_spec_hostname_of_indexed_job),
+        T(own_task_from_hostname_variable),
+        T(no_own_task_gives_empty_master),
+        T(set_task_override_wins_over_hostname),
+        T(options_task_wins_over_hostname),
+        T(rpc_layer_default_and_option),
+        T(unauthorized_401_mentions_the_token),
+        T(forbidden_403_gives_status_message_and_rbac_hint),
+        T(forbidden_403_status_message_is_unescaped),
+        T(forbidden_403_short_message_has_rbac_hint),
+        T(not_found_404_is_http_status),
+        T(error_status_with_non_json_body),
+        T(server_error_500_retried_then_succeeds),
+        T(unavailable_503_honours_retry_after),
+        T(retry_after_is_capped),
+        T(too_many_requests_429_retried),
+        T(retries_exhausted_gives_http_status),
+        T(max_retries_minus_one_means_no_retry),
+        T(max_retries_option),
+        T(transport_error_retried_then_succeeds),
+        T(transport_error_exhausted),
+        T(timeout_is_not_retried),
+        T(request_carries_config_limits),
+        T(one_session_per_resolve),
+        T(malformed_json_body),
+        T(truncated_json_body),
+        T(empty_body),
+        T(pod_list_not_an_object),
+        T(items_not_a_list),
+        T(item_not_an_object),
+        T(pod_without_metadata_name),
+        T(pod_name_not_a_string),
+        T(pod_ip_not_a_string),
+        T(phase_not_a_string),
+        T(pod_ip_with_a_space),
+        T(malformed_second_page),
+        T(body_over_max_response_bytes_is_limit),
+        T(transport_limit_error_is_limit),
+        T(no_transport_is_no_transport_error),
+        T(fixture_pending_pod_is_reported),
+        T(fixture_parses_into_the_expected_spec),
+        T(realistic_pods_parse),
+#undef T
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
