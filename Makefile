@@ -16,7 +16,7 @@ UNIT_SAN_BINS := $(UNIT:tests/%.c=$(BUILD)/san/%)
 FUZZ_BINS := $(patsubst tests/fuzz/%.c,$(BUILD)/%,$(wildcard tests/fuzz/fuzz_*.c))
 EXAMPLES := $(BUILD)/cluster-resolve $(BUILD)/custom_backend $(BUILD)/custom_transport
 
-.PHONY: all run test unit unit-san cli-test k8s-test readme-test install-test check fuzz fuzz-smoke \
+.PHONY: all run test bench unit unit-san cli-test k8s-test readme-test install-test check fuzz fuzz-smoke \
         install uninstall clean deps-build deps-test
 
 all: $(EXAMPLES)
@@ -98,6 +98,10 @@ fuzz-smoke: $(FUZZ_BINS)
 
 fuzz: $(FUZZ_BINS)
 	$(call run_fuzzers,$(FUZZ_SECONDS))
+
+# Benchmarks against the peers, side by side in one run (not part of `make test`).
+bench: $(BUILD)/cluster-resolve
+	python3 bench/k8s/run.py
 
 install:
 	install -d $(DESTDIR)$(PREFIX)/include $(DESTDIR)$(PREFIX)/share/pkgconfig
