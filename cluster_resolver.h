@@ -1203,9 +1203,10 @@ CRES__PRIVATE int cres__scan_literal(cres__scan *c) {
     return 0;
 }
 
-/* Checks RFC 8259 syntax in one pass and counts the tokens jsmn will make.
-   Returns CRES_OK, CRES_ERR_LIMIT or CRES_ERR_INVALID_JSON, with c->why and c->pos. */
-CRES__PRIVATE cres_result cres__json_check(cres__scan *c, size_t *out_tokens) {
+/* Checks RFC 8259 syntax of the value at c->pos in one pass, moves past it and counts the
+   tokens jsmn will make for it; with `whole`, only white space may follow. Returns CRES_OK,
+   CRES_ERR_LIMIT or CRES_ERR_INVALID_JSON, with c->why and c->pos. */
+CRES__PRIVATE cres_result cres__json_check_value(cres__scan *c, int whole, size_t *out_tokens) {
     char stack[CRES_MAX_JSON_DEPTH];
     int depth = 0;
     size_t tokens = 0;
@@ -1213,7 +1214,7 @@ CRES__PRIVATE cres_result cres__json_check(cres__scan *c, size_t *out_tokens) {
     for (;;) {
         cres__skip_ws(c);
         if (state == AFTER && depth == 0) {
-            if (c->pos != c->n) {
+            if (whole && c->pos != c->n) {
                 c->why = "unexpected text after the document";
                 return CRES_ERR_INVALID_JSON;
             }
@@ -1281,18 +1282,41 @@ CRES__PRIVATE cres_result cres__json_check(cres__scan *c, size_t *out_tokens) {
     }
 }
 
+CRES__PRIVATE cres_result cres__json_syntax_error(const cres__scan *c, cres_result r, const char *what,
+                                                 cres_result bad, cres_error *err) {
+    if (r == CRES_ERR_LIMIT) return cres__fail(err, r, "%s: JSON has %s", what, c->why);
+    return cres__fail(err, bad, "%s: invalid JSON at offset %zu: %s", what, c->pos, c->why);
+}
+
+/* Runs jsmn over s[0..len), a value already checked to make `tokens` tokens, into *buf
+   (grown as needed, kept by the caller for reuse), and points d at the result. 1 = ok,
+   0 = out of memory, -1 = jsmn refused it (a bare number or literal). */
+CRES__PRIVATE int cres__json_tokenize(cres__json *d, const char *s, size_t len, size_t tokens, jsmntok_t **buf,
+                                     size_t *cap) {
+    jsmn_parser p;
+    int n;
+    if (!cres__grow(d->a, (void **)buf, cap, sizeof **buf, tokens + 1)) return 0;
+    d->s = s;
+    d->len = len;
+    d->t = *buf;
+    jsmn_init(&p);
+    n = jsmn_parse(&p, s, len, d->t, (unsigned)tokens + 1);
+    if (n < 0 || (size_t)n != tokens) return -1;
+    d->count = n;
+    memset(&d->t[n], 0, sizeof d->t[n]); /* a sentinel past the end */
+    d->t[n].parent = -1;
+    return 1;
+}
+
 /* Parses a whole document. `what` starts messages ("TF_CONFIG"); syntax errors get `bad`. */
 CRES__PRIVATE cres_result cres__json_parse(cres__json *d, const char *s, size_t len,
                                           const cres_allocator *a, const char *what,
                                           cres_result bad, cres_error *err) {
     cres__scan c;
-    size_t tokens = 0;
+    size_t tokens = 0, cap;
     cres_result r;
-    jsmn_parser p;
     int n;
     memset(d, 0, sizeof *d);
-    d->s = s;
-    d->len = len;
     d->a = a;
     if (len > (size_t)INT_MAX / 2)
         return cres__fail(err, CRES_ERR_LIMIT, "%s: %zu bytes is too large to parse", what, len);
@@ -1300,23 +1324,16 @@ CRES__PRIVATE cres_result cres__json_parse(cres__json *d, const char *s, size_t 
     c.n = len;
     c.pos = 0;
     c.why = "";
-    r = cres__json_check(&c, &tokens);
-    if (r == CRES_ERR_LIMIT) return cres__fail(err, r, "%s: JSON has %s", what, c.why);
-    if (r != CRES_OK)
-        return cres__fail(err, bad, "%s: invalid JSON at offset %zu: %s", what, c.pos, c.why);
-    d->t = (jsmntok_t *)cres__alloc(a, (tokens + 1) * sizeof *d->t);
-    if (!d->t) return cres__oom(err, what);
-    jsmn_init(&p);
-    n = jsmn_parse(&p, s, len, d->t, (unsigned)tokens + 1);
-    if (n < 0 || (size_t)n != tokens) {
-        /* Only a document that is a bare number or literal gets here: jsmn wants a container. */
+    r = cres__json_check_value(&c, 1, &tokens);
+    if (r != CRES_OK) return cres__json_syntax_error(&c, r, what, bad, err);
+    cap = 0;
+    n = cres__json_tokenize(d, s, len, tokens, &d->t, &cap);
+    if (n == 0) return cres__oom(err, what);
+    if (n < 0) { /* only a bare number or literal gets here: jsmn wants a container */
         cres__free(a, d->t);
         d->t = NULL;
         return cres__fail(err, bad, "%s: expected a JSON object", what);
     }
-    d->count = n;
-    memset(&d->t[n], 0, sizeof d->t[n]);
-    d->t[n].parent = -1;
     return CRES_OK;
 }
 
@@ -2365,6 +2382,7 @@ CRES__PRIVATE cres_result cres__read_small_file(const cres_resolver *r, const ch
 #include <curl/curl.h>
 
 typedef struct cres__curl_sink {
+    CURL *curl;
     const cres_allocator *a;
     char *data;
     size_t len, cap, max;
@@ -2375,9 +2393,18 @@ typedef struct cres__curl_sink {
 static size_t cres__curl_write(char *ptr, size_t size, size_t nmemb, void *user) {
     cres__curl_sink *s = (cres__curl_sink *)user;
     size_t n = size * nmemb;
+    curl_off_t announced = -1;
     if (n > s->max - s->len) {
         s->too_big = 1;
         return 0; /* aborts the transfer */
+    }
+    if (!s->cap && curl_easy_getinfo(s->curl, CURLINFO_CONTENT_LENGTH_DOWNLOAD_T, &announced) == CURLE_OK &&
+        announced > 0 && (curl_off_t)s->max >= announced) { /* one allocation of the right size */
+        if (!(s->data = (char *)cres__alloc(s->a, (size_t)announced + 1))) {
+            s->oom = 1;
+            return 0;
+        }
+        s->cap = (size_t)announced + 1;
     }
     if (!cres__grow(s->a, (void **)&s->data, &s->cap, 1, s->len + n + 1)) {
         s->oom = 1;
@@ -2438,6 +2465,7 @@ static cres_result cres__curl_perform(void *user, const cres_http_request *req, 
     if (req->session) *req->session = c;
     curl_easy_reset(c); /* options go; the connection cache stays */
     memset(&sink, 0, sizeof sink);
+    sink.curl = c;
     sink.a = alloc;
     sink.max = req->max_response_bytes;
     detail[0] = '\0';
@@ -2940,11 +2968,13 @@ CRES_API cres_result cres_local_resolver_create(const cres_local_options *o, cre
 #define CRES__K8S_SA_DIR "/var/run/secrets/kubernetes.io/serviceaccount/"
 #define CRES__K8S_INDEX_KEY "batch.kubernetes.io/job-completion-index"
 
-/* What we keep of a pod: a few strings, so memory grows with pods, not with page bytes. */
+/* What we keep of a pod: seven strings in one block, so memory grows with pods by about a
+   hundred bytes each, not with page bytes. */
 typedef struct cres__pod {
-    char *name, *ns, *ip, *host_ip, *hostname, *subdomain, *phase;
+    char *name, *ns, *ip, *host_ip, *hostname, *subdomain, *phase; /* NULL when absent */
     int index;       /* Indexed Job completion index, -1 when none */
     int terminating; /* metadata.deletionTimestamp is set */
+    char *block;     /* owns the strings */
 } cres__pod;
 
 typedef struct cres__pods {
@@ -2961,15 +2991,7 @@ typedef struct cres__k8s {
     cres_k8s_address address;
 } cres__k8s;
 
-CRES__PRIVATE void cres__pod_free(const cres_allocator *a, cres__pod *p) {
-    cres__free(a, p->name);
-    cres__free(a, p->ns);
-    cres__free(a, p->ip);
-    cres__free(a, p->host_ip);
-    cres__free(a, p->hostname);
-    cres__free(a, p->subdomain);
-    cres__free(a, p->phase);
-}
+CRES__PRIVATE void cres__pod_free(const cres_allocator *a, cres__pod *p) { cres__free(a, p->block); }
 
 CRES__PRIVATE void cres__pods_truncate(const cres_allocator *a, cres__pods *pods, size_t keep) {
     while (pods->count > keep) cres__pod_free(a, &pods->items[--pods->count]);
@@ -2985,21 +3007,6 @@ CRES__PRIVATE void cres__json_pick(const cres__json *d, int obj, const char *con
             if (out[i] < 0 && cres__json_eq(d, k, keys[i])) out[i] = k + 1;
         k = cres__json_next(d, k + 1);
     }
-}
-
-/* Copies an optional string field (absent or null: NULL). */
-CRES__PRIVATE cres_result cres__k8s_string(const cres__json *d, int v, const char *field, const char *pod,
-                                          char **out, cres_error *err) {
-    char q[CRES__QUOTE_SIZE];
-    int ok;
-    *out = NULL;
-    if (v < 0 || cres__json_is_null(d, v)) return CRES_OK;
-    if (d->t[v].type != JSMN_STRING)
-        return cres__fail(err, CRES_ERR_UNEXPECTED_RESPONSE, "kubernetes: pod %s: \"%s\" is not a string",
-                          cres__quote(q, sizeof q, pod, strlen(pod)), field);
-    ok = cres__json_strdup(d, v, out);
-    if (ok == 0) return cres__oom(err, "kubernetes");
-    return CRES_OK; /* ok < 0 cannot happen: the document was checked */
 }
 
 /* The Indexed Job completion index from an annotation or label object, -1 when absent. */
@@ -3018,64 +3025,213 @@ CRES__PRIVATE cres_result cres__k8s_read_pod(const cres__json *d, int item, cres
     static const char *const meta[] = {"name", "namespace", "deletionTimestamp", "annotations", "labels"};
     static const char *const spec[] = {"hostname", "subdomain"};
     static const char *const status[] = {"phase", "podIP", "hostIP"};
-    int t[3], m[5], s[2], st[3];
-    cres_result res;
+    static const char *const names[] = {"metadata.name", "metadata.namespace", "spec.hostname", "spec.subdomain",
+                                        "status.phase", "status.podIP", "status.hostIP"};
+    int t[3], m[5], sp[2], st[3], field[7], i;
+    char **slot[7];
+    size_t size = 1, used = 0;
     cres__json_pick(d, item, top, t, 3);
     cres__json_pick(d, t[0], meta, m, 5);
-    cres__json_pick(d, t[1], spec, s, 2);
+    cres__json_pick(d, t[1], spec, sp, 2);
     cres__json_pick(d, t[2], status, st, 3);
     memset(p, 0, sizeof *p);
+    field[0] = m[0], field[1] = m[1], field[2] = sp[0], field[3] = sp[1], field[4] = st[0], field[5] = st[1],
+    field[6] = st[2];
+    slot[0] = &p->name, slot[1] = &p->ns, slot[2] = &p->hostname, slot[3] = &p->subdomain, slot[4] = &p->phase,
+    slot[5] = &p->ip, slot[6] = &p->host_ip;
     if (m[0] < 0 || d->t[m[0]].type != JSMN_STRING)
         return cres__fail(err, CRES_ERR_UNEXPECTED_RESPONSE, "kubernetes: a pod in the list has no \"metadata.name\"");
-    if (cres__json_strdup(d, m[0], &p->name) == 0) return cres__oom(err, "kubernetes");
+    for (i = 0; i < 7; i++) { /* absent or null fields stay NULL; others must be strings */
+        if (field[i] >= 0 && cres__json_is_null(d, field[i])) field[i] = -1;
+        if (field[i] >= 0 && d->t[field[i]].type != JSMN_STRING) {
+            char q[CRES__QUOTE_SIZE];
+            return cres__fail(err, CRES_ERR_UNEXPECTED_RESPONSE, "kubernetes: pod %s: \"%s\" is not a string",
+                              cres__quote(q, sizeof q, d->s + d->t[m[0]].start, (size_t)(d->t[m[0]].end - d->t[m[0]].start)),
+                              names[i]);
+        }
+        if (field[i] >= 0) size += (size_t)(d->t[field[i]].end - d->t[field[i]].start) + 1;
+    }
+    if (!(p->block = (char *)cres__alloc(a, size))) return cres__oom(err, "kubernetes");
+    for (i = 0; i < 7; i++) {
+        const jsmntok_t *tok = &d->t[field[i] < 0 ? 0 : field[i]];
+        long n;
+        if (field[i] < 0) continue;
+        *slot[i] = p->block + used;
+        n = cres__json_unescape(d->s + tok->start, (size_t)(tok->end - tok->start), *slot[i]);
+        used += (size_t)(n < 0 ? 0 : n) + 1; /* n < 0 cannot happen: the text was checked */
+        (*slot[i])[n < 0 ? 0 : n] = '\0';
+    }
+    if (!p->ns) p->ns = p->block + used; /* "" */
+    p->block[used] = '\0';
     p->terminating = m[2] >= 0 && !cres__json_is_null(d, m[2]);
     p->index = cres__k8s_index(d, m[3]);
     if (p->index < 0) p->index = cres__k8s_index(d, m[4]);
-    if ((res = cres__k8s_string(d, m[1], "metadata.namespace", p->name, &p->ns, err)) != CRES_OK ||
-        (res = cres__k8s_string(d, s[0], "spec.hostname", p->name, &p->hostname, err)) != CRES_OK ||
-        (res = cres__k8s_string(d, s[1], "spec.subdomain", p->name, &p->subdomain, err)) != CRES_OK ||
-        (res = cres__k8s_string(d, st[0], "status.phase", p->name, &p->phase, err)) != CRES_OK ||
-        (res = cres__k8s_string(d, st[1], "status.podIP", p->name, &p->ip, err)) != CRES_OK ||
-        (res = cres__k8s_string(d, st[2], "status.hostIP", p->name, &p->host_ip, err)) != CRES_OK)
-        return res;
-    if (!p->ns && !(p->ns = cres__strdup(a, ""))) return cres__oom(err, "kubernetes");
     return CRES_OK;
+}
+
+/* A page is read without tokenizing it whole: the top level is walked here and each item
+   gets jsmn tokens of its own in a reused buffer, so memory follows the page's bytes and one
+   pod, not the page's token count (300,000 tokens, 6 MB, for 500 real pods). */
+typedef struct cres__page {
+    cres__k8s *k;
+    cres__scan c;
+    jsmntok_t *tokens; /* reused for every item */
+    size_t tokens_cap;
+    cres__pods *pods;
+    char *next;        /* metadata.continue */
+    cres_error *err;
+} cres__page;
+
+#define CRES__PAGE_WHAT "kubernetes: pod list"
+
+CRES__PRIVATE int cres__page_expect(cres__page *pg, char ch, const char *why) {
+    cres__skip_ws(&pg->c);
+    if (pg->c.pos < pg->c.n && pg->c.s[pg->c.pos] == ch) {
+        pg->c.pos++;
+        cres__skip_ws(&pg->c);
+        return 1;
+    }
+    pg->c.why = why;
+    return 0;
+}
+
+/* Checks the value at the scan position, moves past it, and tokenizes it into d. */
+CRES__PRIVATE cres_result cres__page_value(cres__page *pg, cres__json *d) {
+    size_t start = pg->c.pos, tokens = 0;
+    cres_result res = cres__json_check_value(&pg->c, 0, &tokens);
+    int ok;
+    if (res != CRES_OK) return cres__json_syntax_error(&pg->c, res, CRES__PAGE_WHAT, CRES_ERR_UNEXPECTED_RESPONSE, pg->err);
+    memset(d, 0, sizeof *d);
+    d->a = &pg->k->base.config.allocator;
+    ok = cres__json_tokenize(d, pg->c.s + start, pg->c.pos - start, tokens, &pg->tokens, &pg->tokens_cap);
+    if (ok == 0) return cres__oom(pg->err, "kubernetes");
+    if (ok < 0) d->count = 0; /* a bare number or literal: no container, nothing to read */
+    return CRES_OK;
+}
+
+CRES__PRIVATE cres_result cres__page_item(cres__page *pg, int i) {
+    const cres_allocator *a = &pg->k->base.config.allocator;
+    cres__pods *pods = pg->pods;
+    cres__json d;
+    cres_result res = cres__page_value(pg, &d);
+    if (res != CRES_OK) return res;
+    if (d.count == 0 || d.t[0].type != JSMN_OBJECT)
+        return cres__fail(pg->err, CRES_ERR_UNEXPECTED_RESPONSE, "kubernetes: pod list item %d is not an object", i);
+    if (pods->count >= CRES_MAX_K8S_PODS)
+        return cres__fail(pg->err, CRES_ERR_LIMIT, "kubernetes: more than %d pods for one job", CRES_MAX_K8S_PODS);
+    if (!cres__grow(a, (void **)&pods->items, &pods->cap, sizeof *pods->items, pods->count + 1))
+        return cres__oom(pg->err, "kubernetes");
+    res = cres__k8s_read_pod(&d, 0, &pods->items[pods->count], a, pg->err);
+    if (res == CRES_OK) pods->count++;
+    return res;
+}
+
+CRES__PRIVATE cres_result cres__page_items(cres__page *pg) {
+    int i;
+    cres_result res;
+    if (pg->c.s[pg->c.pos] == 'n') { /* "items": null */
+        cres__json ignored;
+        return cres__page_value(pg, &ignored);
+    }
+    if (pg->c.s[pg->c.pos] != '[')
+        return cres__fail(pg->err, CRES_ERR_UNEXPECTED_RESPONSE, "kubernetes: pod list \"items\" is not a list");
+    cres__page_expect(pg, '[', "");
+    if (pg->c.pos < pg->c.n && pg->c.s[pg->c.pos] == ']') {
+        pg->c.pos++;
+        return CRES_OK;
+    }
+    for (i = 0;; i++) {
+        if ((res = cres__page_item(pg, i)) != CRES_OK) return res;
+        if (cres__page_expect(pg, ']', "")) return CRES_OK;
+        if (!cres__page_expect(pg, ',', "expected ',' or ']'"))
+            return cres__json_syntax_error(&pg->c, CRES_ERR_INVALID_JSON, CRES__PAGE_WHAT, CRES_ERR_UNEXPECTED_RESPONSE, pg->err);
+    }
+}
+
+CRES__PRIVATE cres_result cres__page_metadata(cres__page *pg) {
+    static const char *const key[] = {"continue"};
+    cres__json d;
+    int m;
+    cres_result res = cres__page_value(pg, &d);
+    if (res != CRES_OK || d.count == 0) return res;
+    cres__json_pick(&d, 0, key, &m, 1);
+    cres__free(d.a, pg->next);
+    pg->next = NULL;
+    if (m >= 0 && d.t[m].type == JSMN_STRING && d.t[m].end > d.t[m].start && cres__json_strdup(&d, m, &pg->next) == 0)
+        return cres__oom(pg->err, "kubernetes");
+    return CRES_OK;
+}
+
+/* Does the string at the scan position (a key, checked) equal lit exactly? */
+CRES__PRIVATE int cres__page_key(cres__page *pg, const char *lit, size_t *end) {
+    size_t start = pg->c.pos + 1, k = strlen(lit);
+    cres__scan probe = pg->c;
+    if (!cres__scan_string(&probe)) return -1;
+    *end = probe.pos;
+    return probe.pos - 1 - start == k && memcmp(pg->c.s + start, lit, k) == 0;
 }
 
 /* Appends the pods of one PodList page; *next gets metadata.continue (NULL when last). */
 CRES__PRIVATE cres_result cres__k8s_read_page(cres__k8s *k, const char *body, size_t len, cres__pods *pods,
                                              char **next, cres_error *err) {
-    static const char *const top[] = {"items", "metadata"};
-    static const char *const meta[] = {"continue"};
-    const cres_allocator *a = &k->base.config.allocator;
-    cres__json d;
-    int t[2], m, i, item;
-    cres_result res;
+    cres__page pg;
+    cres_result res = CRES_OK;
+    memset(&pg, 0, sizeof pg);
+    pg.k = k;
+    pg.c.s = body;
+    pg.c.n = len;
+    pg.c.why = "";
+    pg.pods = pods;
+    pg.err = err;
     *next = NULL;
-    res = cres__json_parse(&d, body, len, a, "kubernetes: pod list", CRES_ERR_UNEXPECTED_RESPONSE, err);
-    if (res != CRES_OK) return res;
-    if (d.t[0].type != JSMN_OBJECT) res = cres__fail(err, CRES_ERR_UNEXPECTED_RESPONSE, "kubernetes: pod list is not an object");
-    cres__json_pick(&d, 0, top, t, 2);
-    if (res == CRES_OK && t[0] >= 0 && !cres__json_is_null(&d, t[0]) && d.t[t[0]].type != JSMN_ARRAY)
-        res = cres__fail(err, CRES_ERR_UNEXPECTED_RESPONSE, "kubernetes: pod list \"items\" is not a list");
-    for (i = 0, item = t[0] + 1; res == CRES_OK && t[0] >= 0 && i < d.t[t[0]].size; i++, item = cres__json_next(&d, item)) {
-        if (d.t[item].type != JSMN_OBJECT) {
-            res = cres__fail(err, CRES_ERR_UNEXPECTED_RESPONSE, "kubernetes: pod list item %d is not an object", i);
-        } else if (pods->count >= CRES_MAX_K8S_PODS) {
-            res = cres__fail(err, CRES_ERR_LIMIT, "kubernetes: more than %d pods for one job", CRES_MAX_K8S_PODS);
-        } else if (!cres__grow(a, (void **)&pods->items, &pods->cap, sizeof *pods->items, pods->count + 1)) {
-            res = cres__oom(err, "kubernetes");
-        } else {
-            res = cres__k8s_read_pod(&d, item, &pods->items[pods->count], a, err);
-            if (res == CRES_OK) pods->count++;
-            else cres__pod_free(a, &pods->items[pods->count]);
+    if (!cres__page_expect(&pg, '{', "")) {
+        cres__json whole; /* not an object: say why, as a syntax error or a wrong shape */
+        res = cres__json_parse(&whole, body, len, &k->base.config.allocator, CRES__PAGE_WHAT, CRES_ERR_UNEXPECTED_RESPONSE, err);
+        cres__json_free(&whole);
+        return res == CRES_OK ? cres__fail(err, CRES_ERR_UNEXPECTED_RESPONSE, "kubernetes: pod list is not an object") : res;
+    }
+    if (!cres__page_expect(&pg, '}', "")) {
+        for (;;) {
+            size_t end;
+            int items, meta;
+            if (pg.c.pos >= len || body[pg.c.pos] != '"' || (items = cres__page_key(&pg, "items", &end)) < 0) {
+                if (pg.c.pos >= len || body[pg.c.pos] != '"') pg.c.why = "expected a string key";
+                else cres__scan_string(&pg.c); /* says what is wrong with the key */
+                res = cres__json_syntax_error(&pg.c, CRES_ERR_INVALID_JSON, CRES__PAGE_WHAT, CRES_ERR_UNEXPECTED_RESPONSE, err);
+                break;
+            }
+            meta = cres__page_key(&pg, "metadata", &end);
+            pg.c.pos = end;
+            if (!cres__page_expect(&pg, ':', "expected ':' after a key")) {
+                res = cres__json_syntax_error(&pg.c, CRES_ERR_INVALID_JSON, CRES__PAGE_WHAT, CRES_ERR_UNEXPECTED_RESPONSE, err);
+                break;
+            }
+            if (pg.c.pos >= len) {
+                pg.c.why = "unexpected end of the document";
+                res = cres__json_syntax_error(&pg.c, CRES_ERR_INVALID_JSON, CRES__PAGE_WHAT, CRES_ERR_UNEXPECTED_RESPONSE, err);
+                break;
+            }
+            if (items) res = cres__page_items(&pg);
+            else if (meta) res = cres__page_metadata(&pg);
+            else {
+                size_t ignored;
+                res = cres__json_check_value(&pg.c, 0, &ignored);
+                if (res != CRES_OK) res = cres__json_syntax_error(&pg.c, res, CRES__PAGE_WHAT, CRES_ERR_UNEXPECTED_RESPONSE, err);
+            }
+            if (res != CRES_OK || cres__page_expect(&pg, '}', "")) break;
+            if (!cres__page_expect(&pg, ',', "expected ',' or '}'")) {
+                res = cres__json_syntax_error(&pg.c, CRES_ERR_INVALID_JSON, CRES__PAGE_WHAT, CRES_ERR_UNEXPECTED_RESPONSE, err);
+                break;
+            }
         }
     }
-    cres__json_pick(&d, t[1], meta, &m, 1);
-    if (res == CRES_OK && m >= 0 && d.t[m].type == JSMN_STRING && d.t[m].end > d.t[m].start &&
-        cres__json_strdup(&d, m, next) == 0)
-        res = cres__oom(err, "kubernetes");
-    cres__json_free(&d);
+    if (res == CRES_OK && pg.c.pos != len) {
+        pg.c.why = "unexpected text after the document";
+        res = cres__json_syntax_error(&pg.c, CRES_ERR_INVALID_JSON, CRES__PAGE_WHAT, CRES_ERR_UNEXPECTED_RESPONSE, err);
+    }
+    cres__free(&k->base.config.allocator, pg.tokens);
+    if (res == CRES_OK) *next = pg.next;
+    else cres__free(&k->base.config.allocator, pg.next);
     return res;
 }
 
