@@ -2094,6 +2094,16 @@ CRES_API const char *cres_environment(const cres_resolver *r) {
     return r && r->environment ? r->environment : "";
 }
 
+/* Hands a new resolver out, or frees it when its set-up failed. */
+CRES__PRIVATE cres_result cres__created(cres_resolver *r, cres_result res, cres_resolver **out) {
+    if (res != CRES_OK) {
+        cres_resolver_free(r);
+        return res;
+    }
+    *out = r;
+    return CRES_OK;
+}
+
 /* Applies the task and rpc fields every options struct has. */
 CRES__PRIVATE cres_result cres__apply_options(cres_resolver *r, const char *task_type, int task_id,
                                              const char *rpc_layer, cres_error *err) {
@@ -2591,12 +2601,7 @@ CRES_API cres_result cres_simple_resolver_create(const cres_simple_options *o, c
     if (res == CRES_OK && o->master) res = cres__set_string(r, &s->master, o->master, err);
     if (res == CRES_OK) res = cres_set_environment(r, o->environment, err);
     if (res == CRES_OK) res = cres__apply_options(r, o->task_type, o->task_id, o->rpc_layer, err);
-    if (res != CRES_OK) {
-        cres_resolver_free(r);
-        return res;
-    }
-    *out = r;
-    return CRES_OK;
+    return cres__created(r, res, out);
 }
 
 /* ////////////////////////////////////////////////////////////////////////////////////////
@@ -2700,12 +2705,7 @@ CRES_API cres_result cres_union_resolver_create(const cres_union_options *o, cre
     if (res == CRES_OK) res = cres__set_string(r, &r->rpc_layer, u->children[0]->rpc_layer, err);
     if (res == CRES_OK) res = cres_set_environment(r, cres_environment(u->children[0]), err);
     if (res == CRES_OK) res = cres__apply_options(r, o->task_type, o->task_id, o->rpc_layer, err);
-    if (res != CRES_OK) {
-        cres_resolver_free(r);
-        return res;
-    }
-    *out = r;
-    return CRES_OK;
+    return cres__created(r, res, out);
 }
 
 /* ////////////////////////////////////////////////////////////////////////////////////////
@@ -2881,12 +2881,7 @@ CRES_API cres_result cres_tfconfig_resolver_create(const cres_tfconfig_options *
     cres__free(&r->config.allocator, f.task_type);
     cres__free(&r->config.allocator, f.rpc_layer);
     cres__free(&r->config.allocator, f.environment);
-    if (res != CRES_OK) {
-        cres_resolver_free(r);
-        return res;
-    }
-    *out = r;
-    return CRES_OK;
+    return cres__created(r, res, out);
 }
 
 /* ////////////////////////////////////////////////////////////////////////////////////////
@@ -3668,12 +3663,7 @@ CRES_API cres_result cres_k8s_resolver_create(const cres_k8s_options *o, cres_re
     if (res == CRES_OK) res = cres__k8s_namespace(k, o, err);
     if (res == CRES_OK) res = cres_set_rpc_layer(r, "grpc", err);
     if (res == CRES_OK) res = cres__apply_options(r, o->task_type, o->task_id, o->rpc_layer, err);
-    if (res != CRES_OK) {
-        cres_resolver_free(r);
-        return res;
-    }
-    *out = r;
-    return CRES_OK;
+    return cres__created(r, res, out);
 }
 
 /* ////////////////////////////////////////////////////////////////////////////////////////
