@@ -25,6 +25,7 @@ if [ "$mode" = test ]; then
     need python3 has python3
     need libcmocka-dev test -f /usr/include/cmocka.h
     need openssl has openssl
+    need strace has strace
     need python3-kubernetes /usr/bin/python3 -c 'import kubernetes'
     if has clang >/dev/null 2>&1; then need libclang-rt-14-dev fuzzer_links; else missing+=(libclang-rt-14-dev); fi
 fi

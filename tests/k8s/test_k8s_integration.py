@@ -128,6 +128,18 @@ def test_pages_with_limit_and_continue():
     assert len(log) >= 4, len(log)  # 4 pods of job trainer in namespace default, one per page
 
 
+def test_one_connection_serves_every_page():
+    """The curl transport keeps its connection for all the requests of a resolve."""
+    f = Fake("--pods", PODS)
+    p = subprocess.run(["strace", "-f", "-e", "trace=connect", CLI, "k8s", "--server", f.url, "--job",
+                        "worker=job-name=trainer", "--page-size", "1", "--format", "spec"],
+                       capture_output=True, text=True, timeout=60,
+                       env=dict(os.environ, ASAN_OPTIONS="detect_leaks=0"))  # LeakSanitizer cannot run under ptrace
+    assert p.returncode == 0 and json.loads(p.stdout) == {"worker": TRAINER}, p.stderr
+    connects = [line for line in p.stderr.splitlines() if f"htons({f.port})" in line]
+    assert len(f.stop()) >= 4 and len(connects) == 1, connects
+
+
 def test_restarts_after_410_gone():
     faults = write("gone.json", [{"path": "/api/v1/", "query": "continue=", "times": 1, "status": 410}])
     f = Fake("--pods", PODS, "--faults", faults)
