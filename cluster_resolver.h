@@ -605,6 +605,48 @@ typedef struct cres_k8s_options {
     const char *rpc_layer;                    /* NULL = "grpc" */
 } cres_k8s_options;
 
+typedef struct cres_gce_options {
+    const cres_config *config;
+    const char *instance_group;               /* required */
+    const char *project;                      /* NULL = the metadata server's project */
+    const char *zone;                         /* a zonal group's zone; NULL = this instance's */
+    const char *region;                       /* set for a regional group */
+    int port;                                 /* task port; 0 = 8470 */
+    const char *job_name;                     /* NULL = "worker" */
+    const char *compute_url;                  /* NULL = https://compute.googleapis.com/compute/v1 */
+    const char *metadata_url;                 /* NULL = $GCE_METADATA_HOST, $GCE_METADATA_IP,
+                                                 else metadata.google.internal */
+    const char *token;                        /* OAuth access token; NULL = token_file, else
+                                                 the metadata server's (once per resolve) */
+    const char *token_file;
+    const char *instance_name;                /* own instance; NULL = metadata instance/name */
+    const char *task_type;                    /* NULL = the job of the own instance */
+    int task_id;                              /* used when task_type is set */
+    const char *rpc_layer;                    /* NULL = "grpc" */
+} cres_gce_options;
+
+typedef struct cres_tpu_options {
+    const cres_config *config;
+    const char *tpu;                          /* a TPU name, "grpc://host:port,..." endpoints,
+                                                 or "local"; NULL = $KUBE_GOOGLE_CLOUD_TPU_
+                                                 ENDPOINTS, $TPU_NAME, else $TPU_CONFIG */
+    const char *project;                      /* NULL = TPU_CONFIG's, else the metadata's */
+    const char *zone;
+    const char *api_version;                  /* "v2" (TPU VMs; default) or "v1" (TPU nodes) */
+    const char *tpu_url;                      /* NULL = https://tpu.googleapis.com */
+    const char *metadata_url;                 /* as for GCE */
+    const char *token;                        /* as for GCE */
+    const char *token_file;
+    const char *job_name;                     /* NULL = "worker" */
+    const char *coordinator_name;             /* an extra job of one task, e.g. "coordinator" */
+    const char *coordinator_address;          /* its "host:port"; required with the name */
+    int allow_unhealthy;                      /* non-zero: a READY node need not be HEALTHY */
+    int accelerators_per_host;                /* 0 = from the accelerator type (manual §7) */
+    const char *task_type;                    /* NULL = job_name, task $TPU_WORKER_ID or 0 */
+    int task_id;                              /* used when task_type is set */
+    const char *rpc_layer;                    /* NULL = "grpc" */
+} cres_tpu_options;
+
 typedef struct cres_auto_options {
     const cres_config *config;
     const char *backend;                      /* NULL or "auto" = detect; else force one */
@@ -624,6 +666,10 @@ CRES_API cres_result cres_tfconfig_resolver_create(const cres_tfconfig_options *
 CRES_API cres_result cres_local_resolver_create(const cres_local_options *options,
                                                 cres_resolver **out, cres_error *err);
 CRES_API cres_result cres_k8s_resolver_create(const cres_k8s_options *options,
+                                              cres_resolver **out, cres_error *err);
+CRES_API cres_result cres_gce_resolver_create(const cres_gce_options *options,
+                                              cres_resolver **out, cres_error *err);
+CRES_API cres_result cres_tpu_resolver_create(const cres_tpu_options *options,
                                               cres_resolver **out, cres_error *err);
 CRES_API cres_result cres_auto_resolver_create(const cres_auto_options *options,
                                                cres_resolver **out, cres_error *err);
@@ -2142,39 +2188,37 @@ CRES__PRIVATE cres_result cres__write_master(const char *address, const char *rp
     return cres__finish(&w, out_len, err);
 }
 
-/* Resolves, then writes the master of the given task, or of the own task as known after the
-   resolve (a backend may find it there). With no task: `no_task` ("" or a master string), or
-   CRES_ERR_NOT_FOUND when no_task is NULL. */
+/* The master of the given task, or of the own task as known after the resolve that made spec
+   (a backend may find it there). With no task: `no_task` ("" or a master string), or
+   CRES_ERR_NOT_FOUND when no_task is NULL. cres__master_of_task resolves first. */
+CRES__PRIVATE cres_result cres__master_in_spec(cres_resolver *r, const cres_cluster_spec *spec,
+                                              const char *task_type, int task_id, const char *rpc_layer,
+                                              const char *no_task, char *buf, size_t cap, size_t *out_len,
+                                              cres_error *err) {
+    const char *type = task_type ? task_type : r->task_type, *address;
+    const char *rpc = rpc_layer ? rpc_layer : r->rpc_layer;
+    int id = task_id >= 0 ? task_id : r->task_id;
+    char q[CRES__QUOTE_SIZE];
+    if (!type || id < 0)
+        return no_task ? cres__write_master(no_task, rpc, buf, cap, out_len, err)
+                       : cres__fail(err, CRES_ERR_NOT_FOUND,
+                                    "%s: no task to give the master of: the backend found none; pass task_type and task_id",
+                                    r->vtable->name);
+    if ((address = cres_spec_task_address(spec, type, id)) != NULL)
+        return cres__write_master(address, rpc, buf, cap, out_len, err);
+    cres__quote(q, sizeof q, type, strlen(type));
+    return cres_spec_job(spec, type) ? cres__fail(err, CRES_ERR_NOT_FOUND, "%s: job %s has no task %d", r->vtable->name, q, id)
+                                     : cres__fail(err, CRES_ERR_NOT_FOUND, "%s: no job %s in the cluster", r->vtable->name, q);
+}
+
 CRES__PRIVATE cres_result cres__master_of_task(cres_resolver *r, const char *task_type, int task_id,
                                               const char *rpc_layer, const char *no_task,
                                               char *buf, size_t cap, size_t *out_len,
                                               cres_error *err) {
     cres_cluster_spec *spec;
-    const char *address, *type, *rpc;
-    int id;
-    char q[CRES__QUOTE_SIZE];
     cres_result res = cres_resolve(r, &spec, err);
     if (res != CRES_OK) return res;
-    type = task_type ? task_type : r->task_type;
-    id = task_id >= 0 ? task_id : r->task_id;
-    rpc = rpc_layer ? rpc_layer : r->rpc_layer;
-    if (!type || id < 0) {
-        res = no_task ? cres__write_master(no_task, rpc, buf, cap, out_len, err)
-                      : cres__fail(err, CRES_ERR_NOT_FOUND,
-                                   "%s: no task to give the master of: the backend found none; pass task_type and task_id",
-                                   r->vtable->name);
-        cres_spec_free(spec);
-        return res;
-    }
-    address = cres_spec_task_address(spec, type, id);
-    if (!address) {
-        cres__quote(q, sizeof q, type, strlen(type));
-        res = cres_spec_job(spec, type)
-                  ? cres__fail(err, CRES_ERR_NOT_FOUND, "%s: job %s has no task %d", r->vtable->name, q, id)
-                  : cres__fail(err, CRES_ERR_NOT_FOUND, "%s: no job %s in the cluster", r->vtable->name, q);
-    } else {
-        res = cres__write_master(address, rpc, buf, cap, out_len, err);
-    }
+    res = cres__master_in_spec(r, spec, task_type, task_id, rpc_layer, no_task, buf, cap, out_len, err);
     cres_spec_free(spec);
     return res;
 }
@@ -3661,6 +3705,848 @@ CRES_API cres_result cres_k8s_resolver_create(const cres_k8s_options *o, cres_re
                             cres__opt_copy(a, &k->cluster_domain, o->cluster_domain ? o->cluster_domain : "cluster.local")))
         res = cres__oom(err, "kubernetes");
     if (res == CRES_OK) res = cres__k8s_namespace(k, o, err);
+    if (res == CRES_OK) res = cres_set_rpc_layer(r, "grpc", err);
+    if (res == CRES_OK) res = cres__apply_options(r, o->task_type, o->task_id, o->rpc_layer, err);
+    return cres__created(r, res, out);
+}
+
+/* ////////////////////////////////////////////////////////////////////////////////////////
+   Google Cloud: the metadata server and access tokens                             >>google */
+
+#define CRES__METADATA_TIMEOUT_MS 2000 /* off Google Cloud a lookup must fail fast */
+#ifndef CRES_MAX_GCP_PAGES
+#  define CRES_MAX_GCP_PAGES 1000 /* pages of one list: a pageToken cannot run on */
+#endif
+
+/* Where the metadata server is: options, $GCE_METADATA_HOST, $GCE_METADATA_IP, or
+   metadata.google.internal; "http://" is added to a bare host. */
+CRES__PRIVATE char *cres__metadata_base(cres_resolver *r, const char *option) {
+    const char *host = option;
+    size_t n;
+    char *s;
+    if (!host || !*host) host = cres_resolver_getenv(r, "GCE_METADATA_HOST");
+    if (!host || !*host) host = cres_resolver_getenv(r, "GCE_METADATA_IP");
+    if (!host || !*host) host = "metadata.google.internal";
+    n = strlen(host) + 8;
+    if (!(s = (char *)cres__alloc(&r->config.allocator, n))) return NULL;
+    snprintf(s, n, "%s%s", strstr(host, "://") ? "" : "http://", host);
+    while (n > 1 && s[strlen(s) - 1] == '/') s[strlen(s) - 1] = '\0';
+    return s;
+}
+
+/* Google's error body {"error": {"message": ...}} as ": <message>", cut to fit. */
+CRES__PRIVATE void cres__google_message(const cres_resolver *r, const cres_http_response *resp, char *out,
+                                       size_t cap) {
+    static const char *const top[] = {"error"};
+    static const char *const inner[] = {"message"};
+    cres__json d;
+    cres_error ignored;
+    int e, m;
+    char *text;
+    out[0] = '\0';
+    if (cres__json_parse(&d, resp->body, resp->body_len, &r->config.allocator, "", CRES_ERR_UNEXPECTED_RESPONSE,
+                         &ignored) != CRES_OK)
+        return;
+    cres__json_pick(&d, 0, top, &e, 1);
+    cres__json_pick(&d, e, inner, &m, 1);
+    if (m >= 0 && d.t[m].type == JSMN_STRING && cres__json_strdup(&d, m, &text) == 1) {
+        snprintf(out, cap, ": %.120s%s", text, strlen(text) > 120 ? "..." : "");
+        cres__free(d.a, text);
+    }
+    cres__json_free(&d);
+}
+
+/* An HTTP error status from a Google API, with its message and what to do. */
+CRES__PRIVATE cres_result cres__google_status_error(const cres_resolver *r, const cres_http_response *resp,
+                                                   const char *permission, cres_error *err) {
+    char message[136];
+    const char *name = r->vtable->name;
+    cres__google_message(r, resp, message, sizeof message);
+    if (resp->status == 401)
+        cres__fail(err, CRES_ERR_HTTP_STATUS, "%s: 401 Unauthorized%s; the access token was refused", name, message);
+    else if (resp->status == 403)
+        cres__fail(err, CRES_ERR_HTTP_STATUS, "%s: 403 Forbidden%s; the account needs %s and the cloud-platform scope",
+                   name, message, permission);
+    else if (resp->status == 404)
+        cres__fail(err, CRES_ERR_HTTP_STATUS, "%s: 404 Not Found%s", name, message);
+    else
+        cres__fail(err, CRES_ERR_HTTP_STATUS, "%s: HTTP %d%s", name, resp->status, message);
+    if (err) err->http_status = resp->status;
+    return CRES_ERR_HTTP_STATUS;
+}
+
+/* GET <base>/computeMetadata/v1/<path>: the text answer in *out, or NULL when the server
+   says 404 (not set). A server that does not answer means we are not on Google Cloud. */
+CRES__PRIVATE cres_result cres__metadata_get(cres__http *h, const char *base, const char *path, char **out,
+                                            cres_error *err) {
+    cres_resolver *r = h->r;
+    cres_http_header flavor;
+    cres_http_response resp;
+    char url[512];
+    cres_result res;
+    int timeout = r->config.timeout_ms, retries = r->config.max_retries;
+    *out = NULL;
+    snprintf(url, sizeof url, "%s/computeMetadata/v1/%s", base, path);
+    flavor.name = "Metadata-Flavor";
+    flavor.value = "Google";
+    /* Short and few: JAX users report six 60 s hangs off Google Cloud; we must not. */
+    r->config.timeout_ms = timeout && timeout < CRES__METADATA_TIMEOUT_MS ? timeout : CRES__METADATA_TIMEOUT_MS;
+    r->config.max_retries = retries < 0 ? -1 : 1;
+    res = cres__http_request(h, "GET", url, &flavor, 1, NULL, NULL, &resp, err);
+    r->config.timeout_ms = timeout;
+    r->config.max_retries = retries;
+    if (res == CRES_ERR_TRANSPORT || res == CRES_ERR_TIMEOUT)
+        return cres__fail(err, CRES_ERR_ENVIRONMENT,
+                          "%s: not on Google Cloud? the metadata server at %.100s did not answer; pass the project, "
+                          "zone and a token, or set GCE_METADATA_HOST",
+                          r->vtable->name, base);
+    if (res != CRES_OK) return res;
+    if (resp.status == 404) {
+        cres__response_free(r, &resp);
+        return CRES_OK;
+    }
+    if (resp.status != 200) {
+        res = cres__google_status_error(r, &resp, "access to the metadata server", err);
+        cres__response_free(r, &resp);
+        return res;
+    }
+    while (resp.body_len && (resp.body[resp.body_len - 1] == '\n' || resp.body[resp.body_len - 1] == '\r'))
+        resp.body[--resp.body_len] = '\0';
+    if (strlen(resp.body) != resp.body_len || cres__bad_text(resp.body, 0)) {
+        cres__response_free(r, &resp);
+        return cres__fail(err, CRES_ERR_UNEXPECTED_RESPONSE, "%s: metadata %s is not text", r->vtable->name, path);
+    }
+    *out = resp.body; /* allocated with the resolver's allocator */
+    return CRES_OK;
+}
+
+/* A metadata value that must be there. */
+CRES__PRIVATE cres_result cres__metadata_need(cres__http *h, const char *base, const char *path, char **out,
+                                             cres_error *err) {
+    cres_result res = cres__metadata_get(h, base, path, out, err);
+    if (res == CRES_OK && !*out)
+        return cres__fail(err, CRES_ERR_NOT_FOUND, "%s: the metadata server has no %s", h->r->vtable->name, path);
+    return res;
+}
+
+/* What GCE and Cloud TPU share: where things are, and how to get a token. */
+typedef struct cres__gcp {
+    char *project, *zone, *metadata, *token, *token_file;
+    int metadata_known; /* named by options or the environment: worth asking optional things */
+} cres__gcp;
+
+CRES__PRIVATE void cres__gcp_free(const cres_allocator *a, cres__gcp *g) {
+    cres__free(a, g->project);
+    cres__free(a, g->zone);
+    cres__free(a, g->metadata);
+    cres__free(a, g->token);
+    cres__free(a, g->token_file);
+}
+
+CRES__PRIVATE cres_result cres__gcp_init(cres_resolver *r, cres__gcp *g, const char *project, const char *zone,
+                                        const char *metadata_url, const char *token, const char *token_file,
+                                        cres_error *err) {
+    const cres_allocator *a = &r->config.allocator;
+    if (token && token_file)
+        return cres__fail(err, CRES_ERR_INVALID_ARGUMENT, "%s: set token or token_file, not both", r->vtable->name);
+    if (!cres__opt_copy(a, &g->project, project) || !cres__opt_copy(a, &g->zone, zone) ||
+        !cres__opt_copy(a, &g->token, token) || !cres__opt_copy(a, &g->token_file, token_file) ||
+        !(g->metadata = cres__metadata_base(r, metadata_url)))
+        return cres__oom(err, r->vtable->name);
+    g->metadata_known = (metadata_url && *metadata_url) || cres_resolver_getenv(r, "GCE_METADATA_HOST") ||
+                        cres_resolver_getenv(r, "GCE_METADATA_IP");
+    return CRES_OK;
+}
+
+/* Project (and zone, if asked) from the metadata server when the options left them out
+   (kept for the next resolve: they do not change under a running instance). */
+CRES__PRIVATE cres_result cres__gcp_locate(cres__http *h, cres__gcp *g, int need_zone, cres_error *err) {
+    cres_result res = CRES_OK;
+    char *zone;
+    if (!g->project) res = cres__metadata_need(h, g->metadata, "project/project-id", &g->project, err);
+    if (res == CRES_OK && need_zone && !g->zone && (res = cres__metadata_need(h, g->metadata, "instance/zone", &zone, err)) == CRES_OK) {
+        const char *last = strrchr(zone, '/'); /* projects/123/zones/us-east1-d */
+        g->zone = cres__strdup(&h->r->config.allocator, last ? last + 1 : zone);
+        cres__free(&h->r->config.allocator, zone);
+        if (!g->zone) res = cres__oom(err, h->r->vtable->name);
+    }
+    return res;
+}
+
+/* The "Bearer ..." header value: options.token, the token file (read at every resolve), or
+   the metadata server's token for the default service account. Never logged. */
+CRES__PRIVATE cres_result cres__gcp_bearer(cres__http *h, cres__gcp *g, char **out, cres_error *err) {
+    static const char *const key[] = {"access_token"};
+    const cres_allocator *a = &h->r->config.allocator;
+    char *token = NULL, *answer = NULL;
+    const char *t = g->token;
+    cres_result res = CRES_OK;
+    cres__json d;
+    int m;
+    size_t n;
+    *out = NULL;
+    if (!t && g->token_file) res = cres__read_small_file(h->r, g->token_file, 64 * 1024, &token, err);
+    if (!t && !g->token_file && (res = cres__metadata_need(h, g->metadata, "instance/service-accounts/default/token", &answer,
+                                                          err)) == CRES_OK) {
+        res = cres__json_parse(&d, answer, strlen(answer), a, "metadata token", CRES_ERR_UNEXPECTED_RESPONSE, err);
+        if (res == CRES_OK) {
+            cres__json_pick(&d, 0, key, &m, 1);
+            if (m < 0 || d.t[m].type != JSMN_STRING)
+                res = cres__fail(err, CRES_ERR_UNEXPECTED_RESPONSE, "%s: the metadata token has no access_token",
+                                 h->r->vtable->name);
+            else if (cres__json_strdup(&d, m, &token) == 0)
+                res = cres__oom(err, h->r->vtable->name);
+            cres__json_free(&d);
+        }
+    }
+    if (!t) t = token;
+    if (res == CRES_OK && (!t || !*t || cres__bad_text(t, 1)))
+        res = cres__fail(err, CRES_ERR_ENVIRONMENT, "%s: the access token is empty or has spaces or control characters",
+                         h->r->vtable->name);
+    if (res == CRES_OK) {
+        n = strlen(t) + 8;
+        if ((*out = (char *)cres__alloc(a, n)) == NULL) res = cres__oom(err, h->r->vtable->name);
+        else snprintf(*out, n, "Bearer %s", t);
+    }
+    cres__free(a, answer);
+    cres__free(a, token);
+    return res;
+}
+
+/* ////////////////////////////////////////////////////////////////////////////////////////
+   GCE: the RUNNING instances of an instance group                                    >>gce */
+
+typedef struct cres__gce_member {
+    char *name, *zone, *ip; /* ip NULL until the zone's list names it */
+} cres__gce_member;
+
+typedef struct cres__gce {
+    cres_resolver base;
+    cres__gcp gcp;
+    char *region, *group, *compute, *job, *instance_name;
+    int port;
+    cres__gce_member *members;
+    size_t count, cap;
+} cres__gce;
+
+CRES__PRIVATE void cres__gce_clear(cres__gce *g) {
+    const cres_allocator *a = &g->base.config.allocator;
+    size_t i;
+    for (i = 0; i < g->count; i++) {
+        cres__free(a, g->members[i].name);
+        cres__free(a, g->members[i].zone);
+        cres__free(a, g->members[i].ip);
+    }
+    g->count = 0;
+}
+
+/* One list call, following nextPageToken; each page goes to `read`. */
+typedef cres_result (*cres__gce_page_fn)(cres__gce *g, const cres__json *d, int items, cres_error *err);
+
+CRES__PRIVATE cres_result cres__gce_list(cres__gce *g, cres__http *h, const char *method, const char *url,
+                                        const char *body, const char *bearer, const char *permission,
+                                        cres__gce_page_fn read, cres_error *err) {
+    static const char *const top[] = {"items", "nextPageToken"};
+    const cres_allocator *a = &g->base.config.allocator;
+    cres_http_header headers[3];
+    char *token = NULL, *page_url;
+    int pages = 0, t[2];
+    cres_result res = CRES_OK;
+    headers[0].name = "Authorization";
+    headers[0].value = bearer;
+    headers[1].name = "Accept";
+    headers[1].value = "application/json";
+    headers[2].name = "Content-Type";
+    headers[2].value = "application/json";
+    for (;;) {
+        cres_http_response resp;
+        cres__json d;
+        size_t n = strlen(url) + (token ? strlen(token) * 3 : 0) + 16;
+        cres__writer w;
+        if (!(page_url = (char *)cres__alloc(a, n))) {
+            res = cres__oom(err, "gce");
+            break;
+        }
+        cres__start(&w, page_url, n, NULL);
+        cres__puts(&w, url);
+        if (token) {
+            cres__puts(&w, "&pageToken=");
+            cres__put_url_encoded(&w, token);
+        }
+        cres__finish(&w, NULL, NULL);
+        res = cres__http_request(h, method, page_url, headers, body ? 3 : 2, body, NULL, &resp, err);
+        cres__free(a, page_url);
+        cres__free(a, token);
+        token = NULL;
+        if (res != CRES_OK) break;
+        if (resp.status != 200) {
+            res = cres__google_status_error(&g->base, &resp, permission, err);
+            cres__response_free(&g->base, &resp);
+            break;
+        }
+        res = cres__json_parse(&d, resp.body, resp.body_len, a, "gce: list", CRES_ERR_UNEXPECTED_RESPONSE, err);
+        if (res == CRES_OK) {
+            cres__json_pick(&d, 0, top, t, 2);
+            if (d.t[0].type != JSMN_OBJECT || (t[0] >= 0 && !cres__json_is_null(&d, t[0]) && d.t[t[0]].type != JSMN_ARRAY))
+                res = cres__fail(err, CRES_ERR_UNEXPECTED_RESPONSE, "gce: a list answer without an \"items\" list");
+            if (res == CRES_OK && t[0] >= 0 && d.t[t[0]].type == JSMN_ARRAY) res = read(g, &d, t[0], err);
+            if (res == CRES_OK && t[1] >= 0 && d.t[t[1]].type == JSMN_STRING && d.t[t[1]].end > d.t[t[1]].start &&
+                cres__json_strdup(&d, t[1], &token) == 0)
+                res = cres__oom(err, "gce");
+            cres__json_free(&d);
+        }
+        cres__response_free(&g->base, &resp);
+        if (res == CRES_OK && token && ++pages >= CRES_MAX_GCP_PAGES)
+            res = cres__fail(err, CRES_ERR_LIMIT, "gce: more than %d pages in one list", CRES_MAX_GCP_PAGES);
+        if (res != CRES_OK || !token) break;
+    }
+    cres__free(a, token);
+    return res;
+}
+
+/* listInstances items: {"instance": ".../zones/<zone>/instances/<name>", "status": ...}. */
+CRES__PRIVATE cres_result cres__gce_read_members(cres__gce *g, const cres__json *d, int items, cres_error *err) {
+    static const char *const keys[] = {"instance"};
+    const cres_allocator *a = &g->base.config.allocator;
+    int i, e, v;
+    for (i = 0, e = items + 1; i < d->t[items].size; i++, e = cres__json_next(d, e)) {
+        char *url;
+        const char *zones, *inst;
+        cres__gce_member *m;
+        cres__json_pick(d, e, keys, &v, 1);
+        if (v < 0 || d->t[v].type != JSMN_STRING)
+            return cres__fail(err, CRES_ERR_UNEXPECTED_RESPONSE, "gce: a group member without an \"instance\" URL");
+        if (cres__json_strdup(d, v, &url) == 0) return cres__oom(err, "gce");
+        zones = strstr(url, "/zones/");
+        inst = strstr(url, "/instances/");
+        if (!zones || !inst || inst < zones || !inst[11] || strchr(inst + 11, '/')) {
+            char q[CRES__QUOTE_SIZE];
+            cres_result res = cres__fail(err, CRES_ERR_UNEXPECTED_RESPONSE, "gce: cannot read the instance URL %s",
+                                         cres__quote(q, sizeof q, url, strlen(url)));
+            cres__free(a, url);
+            return res;
+        }
+        if (!cres__grow(a, (void **)&g->members, &g->cap, sizeof *g->members, g->count + 1)) {
+            cres__free(a, url);
+            return cres__oom(err, "gce");
+        }
+        m = &g->members[g->count];
+        m->ip = NULL;
+        m->zone = cres__strndup(a, zones + 7, (size_t)(inst - zones - 7));
+        m->name = cres__strdup(a, inst + 11);
+        cres__free(a, url);
+        if (!m->zone || !m->name) {
+            cres__free(a, m->zone);
+            cres__free(a, m->name);
+            return cres__oom(err, "gce");
+        }
+        g->count++;
+    }
+    return CRES_OK;
+}
+
+CRES__PRIVATE int cres__cmp_member_name(const void *x, const void *y) {
+    return strcmp(((const cres__gce_member *)x)->name, ((const cres__gce_member *)y)->name);
+}
+
+CRES__PRIVATE int cres__cmp_member_natural(const void *x, const void *y) {
+    return cres__natural_cmp(((const cres__gce_member *)x)->name, ((const cres__gce_member *)y)->name);
+}
+
+/* Zone instance list items: {"name": ..., "networkInterfaces": [{"networkIP": ...}]}; the
+   members (sorted by name) get their addresses. */
+CRES__PRIVATE cres_result cres__gce_read_addresses(cres__gce *g, const cres__json *d, int items, cres_error *err) {
+    static const char *const keys[] = {"name", "networkInterfaces"};
+    static const char *const nic_keys[] = {"networkIP"};
+    int i, e, v[2], ip;
+    char name[256], q[CRES__QUOTE_SIZE];
+    for (i = 0, e = items + 1; i < d->t[items].size; i++, e = cres__json_next(d, e)) {
+        cres__gce_member key, *m;
+        long n;
+        cres__json_pick(d, e, keys, v, 2);
+        if (v[0] < 0 || d->t[v[0]].type != JSMN_STRING || d->t[v[0]].end - d->t[v[0]].start >= (int)sizeof name) continue;
+        n = cres__json_unescape(d->s + d->t[v[0]].start, (size_t)(d->t[v[0]].end - d->t[v[0]].start), name);
+        name[n < 0 ? 0 : n] = '\0';
+        key.name = name;
+        m = (cres__gce_member *)bsearch(&key, g->members, g->count, sizeof *g->members, cres__cmp_member_name);
+        if (!m) continue; /* an instance of the zone that is not in the group */
+        ip = -1;
+        if (v[1] >= 0 && d->t[v[1]].type == JSMN_ARRAY && d->t[v[1]].size > 0)
+            cres__json_pick(d, v[1] + 1, nic_keys, &ip, 1);
+        if (ip < 0 || d->t[ip].type != JSMN_STRING || d->t[ip].end == d->t[ip].start)
+            return cres__fail(err, CRES_ERR_UNEXPECTED_RESPONSE, "gce: instance %s has no networkInterfaces[0].networkIP",
+                              cres__quote(q, sizeof q, name, strlen(name)));
+        cres__free(&g->base.config.allocator, m->ip);
+        if (cres__json_strdup(d, ip, &m->ip) == 0) return cres__oom(err, "gce");
+    }
+    return CRES_OK;
+}
+
+/* The URL of a list call, from printf-style parts (paths hold only names we checked). */
+CRES__PRIVATE char *cres__gce_url(cres__gce *g, const char *fmt, const char *a1, const char *a2, const char *a3) {
+    size_t n = strlen(g->compute) + strlen(fmt) + strlen(a1) + strlen(a2) + (a3 ? strlen(a3) : 0) + 1;
+    char *s = (char *)cres__alloc(&g->base.config.allocator, n);
+    if (s) {
+        size_t k = (size_t)snprintf(s, n, "%s", g->compute);
+        snprintf(s + k, n - k, fmt, a1, a2, a3 ? a3 : "");
+    }
+    return s;
+}
+
+CRES__PRIVATE cres_result cres__gce_resolve(cres_resolver *r, cres_cluster_spec **out, cres_error *err) {
+    cres__gce *g = (cres__gce *)r;
+    const cres_allocator *a = &r->config.allocator;
+    char *bearer = NULL, *url = NULL, *own = NULL;
+    cres__http h;
+    size_t i;
+    cres_result res;
+    if ((res = cres__http_begin(&h, r, err)) != CRES_OK) return res;
+    cres__gce_clear(g);
+    res = cres__gcp_locate(&h, &g->gcp, !g->region, err);
+    if (res == CRES_OK) res = cres__gcp_bearer(&h, &g->gcp, &bearer, err);
+    if (res == CRES_OK) {
+        url = g->region ? cres__gce_url(g, "/projects/%s/regions/%s/instanceGroups/%s/listInstances?maxResults=500",
+                                        g->gcp.project, g->region, g->group)
+                        : cres__gce_url(g, "/projects/%s/zones/%s/instanceGroups/%s/listInstances?maxResults=500",
+                                        g->gcp.project, g->gcp.zone, g->group);
+        res = url ? cres__gce_list(g, &h, "POST", url, "{\"instanceState\": \"RUNNING\"}", bearer,
+                                   "compute.instanceGroups.list", cres__gce_read_members, err)
+                  : cres__oom(err, "gce");
+        cres__free(a, url);
+    }
+    if (res == CRES_OK && g->count) qsort(g->members, g->count, sizeof *g->members, cres__cmp_member_name);
+    for (i = 0; res == CRES_OK && i < g->count; i++) { /* each zone once, in name order */
+        size_t k;
+        for (k = 0; k < i && strcmp(g->members[k].zone, g->members[i].zone) != 0; k++) {}
+        if (k < i) continue;
+        url = cres__gce_url(g, "/projects/%s/zones/%s/instances?filter=status%%20%%3D%%20%%22RUNNING%%22&fields=items"
+                               "%%28name%%2CnetworkInterfaces%%28networkIP%%29%%29%%2CnextPageToken&maxResults=500%s",
+                            g->gcp.project, g->members[i].zone, NULL);
+        res = url ? cres__gce_list(g, &h, "GET", url, NULL, bearer, "compute.instances.list", cres__gce_read_addresses, err)
+                  : cres__oom(err, "gce");
+        cres__free(a, url);
+    }
+    /* The own instance, when the metadata server is known to be there (it gave the token, or
+       was named); off Google Cloud the own task stays unknown rather than costing a timeout. */
+    if (res == CRES_OK && !g->instance_name && (g->gcp.metadata_known || (!g->gcp.token && !g->gcp.token_file)) &&
+        cres__metadata_get(&h, g->gcp.metadata, "instance/name", &own, NULL) != CRES_OK)
+        own = NULL;
+    if (res == CRES_OK) res = cres_spec_create(a, out, err);
+    if (res == CRES_OK) res = cres_spec_add_job(*out, g->job, NULL, 0, err); /* an empty group: an empty job */
+    if (res == CRES_OK && g->count) qsort(g->members, g->count, sizeof *g->members, cres__cmp_member_natural);
+    for (i = 0; res == CRES_OK && i < g->count; i++) {
+        const cres__gce_member *m = &g->members[i];
+        const char *mine = g->instance_name ? g->instance_name : own;
+        char *address;
+        if (!m->ip) {
+            char q[CRES__QUOTE_SIZE];
+            res = cres__fail(err, CRES_ERR_NOT_READY, "gce: instance %s is in the group but not RUNNING in zone %s",
+                             cres__quote(q, sizeof q, m->name, strlen(m->name)), m->zone);
+            break;
+        }
+        if (!(address = cres__join_host_port(a, m->ip, g->port))) res = cres__oom(err, "gce");
+        if (res == CRES_OK) res = cres_spec_add_task(*out, g->job, (int)i, address, err);
+        cres__free(a, address);
+        if (res == CRES_OK && mine && strcmp(mine, m->name) == 0) res = cres_set_detected_task(r, g->job, (int)i, err);
+    }
+    cres__log(r, CRES_LOG_DEBUG, "gce: %zu instances in %d requests", g->count, h.requests);
+    cres__http_end(&h);
+    cres__gce_clear(g);
+    cres__free(a, own);
+    cres__free(a, bearer);
+    return res;
+}
+
+CRES__PRIVATE void cres__gce_destroy(cres_resolver *r) {
+    cres__gce *g = (cres__gce *)r;
+    const cres_allocator *a = &r->config.allocator;
+    cres__gce_clear(g);
+    cres__free(a, g->members);
+    cres__gcp_free(a, &g->gcp);
+    cres__free(a, g->region);
+    cres__free(a, g->group);
+    cres__free(a, g->compute);
+    cres__free(a, g->job);
+    cres__free(a, g->instance_name);
+}
+
+static const cres_resolver_vtable cres__gce_vtable = {"gce", cres__gce_resolve, NULL, NULL, cres__gce_destroy};
+
+/* A path segment we put in URLs: a Google resource name. */
+CRES__PRIVATE int cres__resource_name_ok(const char *s) {
+    return s && *s && strlen(s) <= 128 && strspn(s, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789-_.:") == strlen(s);
+}
+
+CRES_API cres_result cres_gce_resolver_create(const cres_gce_options *o, cres_resolver **out, cres_error *err) {
+    cres_gce_options none;
+    cres_resolver *r;
+    cres__gce *g;
+    const cres_allocator *a;
+    cres_result res;
+    if (!o) {
+        memset(&none, 0, sizeof none);
+        o = &none;
+    }
+    cres__clear(err);
+    if (out) *out = NULL;
+    if (!cres__resource_name_ok(o->instance_group))
+        return cres__fail(err, CRES_ERR_INVALID_ARGUMENT, "gce: options.instance_group is missing or not a resource name");
+    if ((o->project && !cres__resource_name_ok(o->project)) || (o->zone && !cres__resource_name_ok(o->zone)) ||
+        (o->region && !cres__resource_name_ok(o->region)) || o->port < 0 || o->port > 65535)
+        return cres__fail(err, CRES_ERR_INVALID_ARGUMENT, "gce: project, zone, region or port is malformed");
+    if ((res = cres_resolver_new(sizeof *g, &cres__gce_vtable, o->config, &r, err)) != CRES_OK) return res;
+    g = (cres__gce *)r;
+    a = &r->config.allocator;
+    g->port = o->port ? o->port : CRES__DEFAULT_PORT;
+    res = cres__gcp_init(r, &g->gcp, o->project, o->zone, o->metadata_url, o->token, o->token_file, err);
+    if (res == CRES_OK &&
+        !(cres__opt_copy(a, &g->region, o->region) && cres__opt_copy(a, &g->group, o->instance_group) &&
+          cres__opt_copy(a, &g->compute, o->compute_url ? o->compute_url : "https://compute.googleapis.com/compute/v1") &&
+          cres__opt_copy(a, &g->job, o->job_name ? o->job_name : "worker") &&
+          cres__opt_copy(a, &g->instance_name, o->instance_name)))
+        res = cres__oom(err, "gce");
+    if (res == CRES_OK) res = cres__check_job_name(g->job, err);
+    if (res == CRES_OK) res = cres_set_rpc_layer(r, "grpc", err);
+    if (res == CRES_OK) res = cres__apply_options(r, o->task_type, o->task_id, o->rpc_layer, err);
+    return cres__created(r, res, out);
+}
+
+/* ////////////////////////////////////////////////////////////////////////////////////////
+   Cloud TPU                                                                           >>tpu */
+
+typedef struct cres__tpu {
+    cres_resolver base;
+    cres__gcp gcp;
+    char *name;            /* a node name, "grpc://..." endpoints, or "local" */
+    char *api, *version, *job, *coordinator_name, *coordinator_address;
+    char *accelerator_type; /* from the node or the metadata, for num_accelerators */
+    int allow_unhealthy, per_host;
+} cres__tpu;
+
+/* Appends the endpoints "grpc://a:1,b,[v6]:2" as tasks of job (8470 when no port). */
+CRES__PRIVATE cres_result cres__tpu_endpoints(cres__tpu *t, cres_cluster_spec *spec, const char *list, cres_error *err) {
+    const cres_allocator *a = &t->base.config.allocator;
+    const char *p = list;
+    int index = 0;
+    cres_result res = CRES_OK;
+    while (res == CRES_OK && *p) {
+        size_t n = strcspn(p, ",");
+        char *item = cres__strndup(a, p, n), *address = NULL;
+        const char *at = item, *host;
+        size_t host_len;
+        int port;
+        if (!item) return cres__oom(err, "tpu");
+        if (strncmp(at, "grpc://", 7) == 0) at += 7;
+        if (!*at || !cres__split_address(at, &host, &host_len, &port)) {
+            char q[CRES__QUOTE_SIZE];
+            res = cres__fail(err, CRES_ERR_INVALID_ARGUMENT, "tpu: cannot read the endpoint %s", cres__quote(q, sizeof q, item, n));
+        } else if (port >= 0) {
+            address = cres__strdup(a, at);
+        } else {
+            char host_copy[256];
+            snprintf(host_copy, sizeof host_copy, "%.*s", (int)host_len, host);
+            address = cres__join_host_port(a, host_copy, CRES__DEFAULT_PORT);
+        }
+        if (res == CRES_OK && !address) res = cres__oom(err, "tpu");
+        if (res == CRES_OK) res = cres_spec_add_task(spec, t->job, index++, address, err);
+        cres__free(a, address);
+        cres__free(a, item);
+        p += n;
+        if (*p == ',') p++;
+    }
+    return res;
+}
+
+/* worker-network-endpoints: "ip1,ip2" or "name:uid:ip,..." -> "ip1,ip2" (in place). */
+CRES__PRIVATE void cres__tpu_endpoint_ips(char *s) {
+    char *out = s, *p = s;
+    while (*p) {
+        size_t n = strcspn(p, ",");
+        char *last = p + n;
+        char *colon = NULL, *q;
+        for (q = p; q < last; q++)
+            if (*q == ':') colon = q;
+        if (colon && memchr(p, ':', (size_t)(colon - p))) p = colon + 1; /* name:uid:ip */
+        if (out != s) *out++ = ',';
+        memmove(out, p, (size_t)(last - p));
+        out += last - p;
+        p = *last ? last + 1 : last;
+    }
+    *out = '\0';
+}
+
+/* On a TPU VM: workers from $TPU_WORKER_HOSTNAMES, else the metadata attributes. */
+CRES__PRIVATE cres_result cres__tpu_local(cres__tpu *t, cres__http *h, cres_cluster_spec *spec, cres_error *err) {
+    const cres_allocator *a = &t->base.config.allocator;
+    const char *hosts = cres_resolver_getenv(&t->base, "TPU_WORKER_HOSTNAMES");
+    const char *id = cres_resolver_getenv(&t->base, "TPU_WORKER_ID");
+    char *endpoints = NULL, *number = NULL, *type = NULL;
+    cres_result res = CRES_OK;
+    long long own = -1;
+    if (hosts && *hosts) {
+        if (id && cres__parse_decimal(id, strlen(id), &own) != 1)
+            return cres__fail(err, CRES_ERR_ENVIRONMENT, "tpu: TPU_WORKER_ID must be a worker index");
+        res = cres__tpu_endpoints(t, spec, hosts, err);
+    } else if (cres__metadata_get(h, t->gcp.metadata, "instance/attributes/worker-network-endpoints", &endpoints, NULL) ==
+                   CRES_OK && endpoints && *endpoints) {
+        cres__tpu_endpoint_ips(endpoints);
+        res = cres__tpu_endpoints(t, spec, endpoints, err);
+        if (res == CRES_OK && cres__metadata_get(h, t->gcp.metadata, "instance/attributes/agent-worker-number", &number,
+                                                 NULL) == CRES_OK && number &&
+            cres__parse_decimal(number, strlen(number), &own) != 1)
+            res = cres__fail(err, CRES_ERR_UNEXPECTED_RESPONSE, "tpu: metadata agent-worker-number is not a number");
+        if (res == CRES_OK && !t->accelerator_type &&
+            cres__metadata_get(h, t->gcp.metadata, "instance/attributes/accelerator-type", &type, NULL) == CRES_OK)
+            t->accelerator_type = type, type = NULL;
+    } /* else: TF's local TPU, an empty cluster */
+    if (res == CRES_OK && own >= 0) {
+        if (own >= (long long)cres_spec_num_tasks(spec, t->job))
+            res = cres__fail(err, CRES_ERR_ENVIRONMENT, "tpu: worker %lld is not one of the %zu workers", own,
+                             cres_spec_num_tasks(spec, t->job));
+        else res = cres_set_detected_task(&t->base, t->job, (int)own, err);
+    }
+    cres__free(a, endpoints);
+    cres__free(a, number);
+    cres__free(a, type);
+    return res;
+}
+
+/* The node from the Cloud TPU API: READY, HEALTHY (unless allowed), its endpoints. */
+CRES__PRIVATE cres_result cres__tpu_node(cres__tpu *t, const cres__json *d, cres_cluster_spec *spec, cres_error *err) {
+    static const char *const keys[] = {"state", "health", "networkEndpoints", "acceleratorType"};
+    static const char *const ep_keys[] = {"ipAddress", "port"};
+    const cres_allocator *a = &t->base.config.allocator;
+    char state[32] = "", health[32] = "", q[CRES__QUOTE_SIZE];
+    int v[4], i, e, ep[2];
+    cres_result res = CRES_OK;
+    cres__json_pick(d, 0, keys, v, 4);
+    if (v[0] >= 0 && d->t[v[0]].type == JSMN_STRING)
+        snprintf(state, sizeof state, "%.*s", d->t[v[0]].end - d->t[v[0]].start, d->s + d->t[v[0]].start);
+    if (v[1] >= 0 && d->t[v[1]].type == JSMN_STRING)
+        snprintf(health, sizeof health, "%.*s", d->t[v[1]].end - d->t[v[1]].start, d->s + d->t[v[1]].start);
+    cres__quote(q, sizeof q, t->name, strlen(t->name));
+    if (strcmp(state, "PREEMPTED") == 0 || strcmp(state, "TERMINATED") == 0)
+        return cres__fail(err, CRES_ERR_NOT_READY, "tpu: TPU %s is %s and will not recover: recreate it", q, state);
+    if (strcmp(state, "READY") != 0)
+        return cres__fail(err, CRES_ERR_NOT_READY, "tpu: TPU %s is not ready; state: %s", q, state[0] ? state : "(none)");
+    if (health[0] && strcmp(health, "HEALTHY") != 0 && !t->allow_unhealthy)
+        return cres__fail(err, CRES_ERR_NOT_READY, "tpu: TPU %s is %s, not HEALTHY", q, health);
+    if (v[3] >= 0 && d->t[v[3]].type == JSMN_STRING && !t->accelerator_type &&
+        cres__json_strdup(d, v[3], &t->accelerator_type) == 0)
+        return cres__oom(err, "tpu");
+    if (v[2] < 0 || d->t[v[2]].type != JSMN_ARRAY || d->t[v[2]].size == 0)
+        return cres__fail(err, CRES_ERR_UNEXPECTED_RESPONSE, "tpu: TPU %s has no networkEndpoints", q);
+    for (i = 0, e = v[2] + 1; res == CRES_OK && i < d->t[v[2]].size; i++, e = cres__json_next(d, e)) {
+        char ip[64], *address;
+        int port = CRES__DEFAULT_PORT;
+        cres__json_pick(d, e, ep_keys, ep, 2);
+        if (ep[0] < 0 || d->t[ep[0]].type != JSMN_STRING || d->t[ep[0]].end == d->t[ep[0]].start ||
+            d->t[ep[0]].end - d->t[ep[0]].start >= (int)sizeof ip)
+            return cres__fail(err, CRES_ERR_UNEXPECTED_RESPONSE, "tpu: TPU %s endpoint %d has no ipAddress", q, i);
+        snprintf(ip, sizeof ip, "%.*s", d->t[ep[0]].end - d->t[ep[0]].start, d->s + d->t[ep[0]].start);
+        if (ep[1] >= 0 && !cres__json_is_null(d, ep[1])) {
+            char why[96];
+            if (!cres__json_index(d, ep[1], 1, &port, why, sizeof why) || port < 1 || port > 65535)
+                return cres__fail(err, CRES_ERR_UNEXPECTED_RESPONSE, "tpu: TPU %s endpoint %d has a bad port", q, i);
+        }
+        if (cres__bad_text(ip, 1)) return cres__fail(err, CRES_ERR_UNEXPECTED_RESPONSE, "tpu: TPU %s endpoint %d: bad ipAddress", q, i);
+        if (!(address = cres__join_host_port(a, ip, port))) return cres__oom(err, "tpu");
+        res = cres_spec_add_task(spec, t->job, i, address, err);
+        cres__free(a, address);
+    }
+    return res;
+}
+
+CRES__PRIVATE cres_result cres__tpu_api(cres__tpu *t, cres__http *h, cres_cluster_spec *spec, cres_error *err) {
+    const cres_allocator *a = &t->base.config.allocator;
+    char *bearer = NULL, *url = NULL;
+    cres_http_header headers[2];
+    cres_http_response resp;
+    cres__json d;
+    size_t n;
+    cres_result res = cres__gcp_locate(h, &t->gcp, 1, err);
+    if (res == CRES_OK) res = cres__gcp_bearer(h, &t->gcp, &bearer, err);
+    if (res == CRES_OK) {
+        n = strlen(t->api) + strlen(t->version) + strlen(t->gcp.project) + strlen(t->gcp.zone) + strlen(t->name) + 48;
+        if ((url = (char *)cres__alloc(a, n)) == NULL) res = cres__oom(err, "tpu");
+        else snprintf(url, n, "%s/%s/projects/%s/locations/%s/nodes/%s", t->api, t->version, t->gcp.project, t->gcp.zone, t->name);
+    }
+    if (res == CRES_OK) {
+        headers[0].name = "Authorization";
+        headers[0].value = bearer;
+        headers[1].name = "Accept";
+        headers[1].value = "application/json";
+        res = cres__http_request(h, "GET", url, headers, 2, NULL, NULL, &resp, err);
+        if (res == CRES_OK && resp.status != 200) res = cres__google_status_error(&t->base, &resp, "tpu.nodes.get", err);
+        if (res == CRES_OK) {
+            res = cres__json_parse(&d, resp.body, resp.body_len, a, "tpu: node", CRES_ERR_UNEXPECTED_RESPONSE, err);
+            if (res == CRES_OK && d.t[0].type != JSMN_OBJECT)
+                res = cres__fail(err, CRES_ERR_UNEXPECTED_RESPONSE, "tpu: the node is not an object");
+            else if (res == CRES_OK) res = cres__tpu_node(t, &d, spec, err);
+            if (d.t) cres__json_free(&d);
+        }
+        if (resp.body) cres__response_free(&t->base, &resp);
+    }
+    cres__free(a, url);
+    cres__free(a, bearer);
+    return res;
+}
+
+CRES__PRIVATE cres_result cres__tpu_resolve(cres_resolver *r, cres_cluster_spec **out, cres_error *err) {
+    cres__tpu *t = (cres__tpu *)r;
+    cres__http h;
+    cres_result res = cres_spec_create(&r->config.allocator, out, err);
+    int local = strcmp(t->name, "local") == 0;
+    if (res != CRES_OK) return res;
+    if (!local && (strncmp(t->name, "grpc://", 7) == 0 || strchr(t->name, ':'))) {
+        res = cres__tpu_endpoints(t, *out, t->name, err); /* endpoints given: no API call */
+    } else if ((res = cres__http_begin(&h, r, err)) == CRES_OK) {
+        res = local ? cres__tpu_local(t, &h, *out, err) : cres__tpu_api(t, &h, *out, err);
+        cres__http_end(&h);
+    }
+    if (res == CRES_OK && t->coordinator_name && t->coordinator_address && !(local && cres_spec_jobs_count(*out) == 0))
+        res = cres_spec_add_task(*out, t->coordinator_name, 0, t->coordinator_address, err);
+    return res;
+}
+
+/* TPU devices one host sees, by accelerator type "<generation>-<size>": v2 and v3 hosts
+   have 8 cores; v4 and v5p hosts 4 chips (size counts TensorCores, two per chip); v5e
+   ("v5litepod") and v6e slices of up to 8 chips are one host, larger ones have 4 per host. */
+CRES__PRIVATE int cres__tpu_per_host(const char *type) {
+    const char *dash = type ? strrchr(type, '-') : NULL;
+    long long size;
+    if (!dash || cres__parse_decimal(dash + 1, strlen(dash + 1), &size) != 1 || size <= 0) return 0;
+    if (strncmp(type, "v2-", 3) == 0 || strncmp(type, "v3-", 3) == 0) return size < 8 ? (int)size : 8;
+    if (strncmp(type, "v4-", 3) == 0 || strncmp(type, "v5p-", 4) == 0) return size / 2 < 4 ? (int)(size / 2) : 4;
+    if (strncmp(type, "v5litepod-", 10) == 0 || strncmp(type, "v5e-", 4) == 0 || strncmp(type, "v6e-", 4) == 0)
+        return size <= 8 ? (int)size : 4;
+    return 0;
+}
+
+CRES__PRIVATE cres_result cres__tpu_accelerators(cres_resolver *r, const char *task_type, int task_id,
+                                                cres_accelerators *out, cres_error *err) {
+    cres__tpu *t = (cres__tpu *)r;
+    int n = t->per_host ? t->per_host : cres__tpu_per_host(t->accelerator_type);
+    (void)task_type;
+    (void)task_id;
+    if (!n) {
+        char q[CRES__QUOTE_SIZE];
+        const char *type = t->accelerator_type ? t->accelerator_type : "";
+        return cres__fail(err, CRES_ERR_UNSUPPORTED,
+                          "tpu: TPU cores per host unknown for accelerator type %s (resolve first, or set "
+                          "options.accelerators_per_host)",
+                          cres__quote(q, sizeof q, type, strlen(type)));
+    }
+    strcpy(out->items[0].type, "TPU");
+    out->items[0].count = n;
+    out->count = 1;
+    return CRES_OK;
+}
+
+CRES__PRIVATE cres_result cres__tpu_master(cres_resolver *r, const char *task_type, int task_id, const char *rpc_layer,
+                                          char *buf, size_t cap, size_t *out_len, cres_error *err) {
+    cres_cluster_spec *spec;
+    cres_result res = cres_resolve(r, &spec, err);
+    if (res != CRES_OK) return res;
+    if (cres_spec_jobs_count(spec) == 0 && !task_type && task_id < 0) /* TF's local TPU: "" */
+        res = cres__write_master("", NULL, buf, cap, out_len, err);
+    else
+        res = cres__master_in_spec(r, spec, task_type, task_id, rpc_layer, "", buf, cap, out_len, err);
+    cres_spec_free(spec);
+    return res;
+}
+
+CRES__PRIVATE void cres__tpu_destroy(cres_resolver *r) {
+    cres__tpu *t = (cres__tpu *)r;
+    const cres_allocator *a = &r->config.allocator;
+    cres__gcp_free(a, &t->gcp);
+    cres__free(a, t->name);
+    cres__free(a, t->api);
+    cres__free(a, t->version);
+    cres__free(a, t->job);
+    cres__free(a, t->coordinator_name);
+    cres__free(a, t->coordinator_address);
+    cres__free(a, t->accelerator_type);
+}
+
+static const cres_resolver_vtable cres__tpu_vtable = {"tpu", cres__tpu_resolve, cres__tpu_master, cres__tpu_accelerators,
+                                                      cres__tpu_destroy};
+
+/* The TPU's name: options, $KUBE_GOOGLE_CLOUD_TPU_ENDPOINTS, $TPU_NAME, or $TPU_CONFIG's
+   {"tpu_node_name", "project", "zone"} (which may also give project and zone). */
+CRES__PRIVATE cres_result cres__tpu_name(cres__tpu *t, const cres_tpu_options *o, cres_error *err) {
+    static const char *const keys[] = {"tpu_node_name", "project", "zone"};
+    const cres_allocator *a = &t->base.config.allocator;
+    const char *name = o->tpu, *config;
+    cres__json d;
+    int v[3], i;
+    char **slot[3];
+    cres_result res;
+    if (!name || !*name) name = cres_resolver_getenv(&t->base, "KUBE_GOOGLE_CLOUD_TPU_ENDPOINTS");
+    if (!name || !*name) name = cres_resolver_getenv(&t->base, "TPU_NAME");
+    if (name && *name) return cres__opt_copy(a, &t->name, name) ? CRES_OK : cres__oom(err, "tpu");
+    config = cres_resolver_getenv(&t->base, "TPU_CONFIG");
+    if (!config || cres__is_blank(config))
+        return cres__fail(err, CRES_ERR_ENVIRONMENT,
+                          "tpu: no TPU name: pass options.tpu (a name, grpc://host:port, or local) or set TPU_NAME");
+    if ((res = cres__json_parse(&d, config, strlen(config), a, "TPU_CONFIG", CRES_ERR_ENVIRONMENT, err)) != CRES_OK) return res;
+    cres__json_pick(&d, 0, keys, v, 3);
+    slot[0] = &t->name, slot[1] = &t->gcp.project, slot[2] = &t->gcp.zone;
+    for (i = 0; i < 3 && res == CRES_OK; i++) {
+        if (v[i] < 0 || cres__json_is_null(&d, v[i]) || *slot[i]) continue; /* options win */
+        if (d.t[v[i]].type != JSMN_STRING)
+            res = cres__fail(err, CRES_ERR_ENVIRONMENT, "TPU_CONFIG: \"%s\" must be a string", keys[i]);
+        else if (cres__json_strdup(&d, v[i], slot[i]) == 0)
+            res = cres__oom(err, "tpu");
+    }
+    cres__json_free(&d);
+    if (res == CRES_OK && !t->name)
+        res = cres__fail(err, CRES_ERR_ENVIRONMENT, "TPU_CONFIG: \"tpu_node_name\" is missing");
+    return res;
+}
+
+CRES_API cres_result cres_tpu_resolver_create(const cres_tpu_options *o, cres_resolver **out, cres_error *err) {
+    cres_tpu_options none;
+    cres_resolver *r;
+    cres__tpu *t;
+    const cres_allocator *a;
+    const char *worker;
+    long long id = 0;
+    cres_result res;
+    if (!o) {
+        memset(&none, 0, sizeof none);
+        o = &none;
+    }
+    cres__clear(err);
+    if (out) *out = NULL;
+    if (o->api_version && strcmp(o->api_version, "v1") != 0 && strcmp(o->api_version, "v2") != 0)
+        return cres__fail(err, CRES_ERR_INVALID_ARGUMENT, "tpu: api_version must be \"v1\" or \"v2\"");
+    if ((o->project && !cres__resource_name_ok(o->project)) || (o->zone && !cres__resource_name_ok(o->zone)) ||
+        o->accelerators_per_host < 0 || (o->coordinator_name && !o->coordinator_address))
+        return cres__fail(err, CRES_ERR_INVALID_ARGUMENT,
+                          "tpu: project or zone malformed, accelerators_per_host negative, or a coordinator without an address");
+    if ((res = cres_resolver_new(sizeof *t, &cres__tpu_vtable, o->config, &r, err)) != CRES_OK) return res;
+    t = (cres__tpu *)r;
+    a = &r->config.allocator;
+    t->allow_unhealthy = o->allow_unhealthy;
+    t->per_host = o->accelerators_per_host;
+    res = cres__gcp_init(r, &t->gcp, o->project, o->zone, o->metadata_url, o->token, o->token_file, err);
+    if (res == CRES_OK) res = cres__tpu_name(t, o, err);
+    if (res == CRES_OK && strcmp(t->name, "local") != 0 && strncmp(t->name, "grpc://", 7) != 0 && !strchr(t->name, ':') &&
+        !cres__resource_name_ok(t->name))
+        res = cres__fail(err, CRES_ERR_INVALID_ARGUMENT, "tpu: the TPU name is not a resource name");
+    if (res == CRES_OK &&
+        !(cres__opt_copy(a, &t->api, o->tpu_url ? o->tpu_url : "https://tpu.googleapis.com") &&
+          cres__opt_copy(a, &t->version, o->api_version ? o->api_version : "v2") &&
+          cres__opt_copy(a, &t->job, o->job_name ? o->job_name : "worker") &&
+          cres__opt_copy(a, &t->coordinator_name, o->coordinator_name) &&
+          cres__opt_copy(a, &t->coordinator_address, o->coordinator_address)))
+        res = cres__oom(err, "tpu");
+    if (res == CRES_OK) res = cres__check_job_name(t->job, err);
+    worker = cres_resolver_getenv(r, "TPU_WORKER_ID"); /* TF: worker 0 unless told */
+    if (res == CRES_OK && worker && *worker && (cres__parse_decimal(worker, strlen(worker), &id) != 1 || id < 0 || id > INT_MAX))
+        res = cres__fail(err, CRES_ERR_ENVIRONMENT, "tpu: TPU_WORKER_ID must be a worker index");
+    if (res == CRES_OK) res = cres_set_detected_task(r, t->job, (int)id, err);
     if (res == CRES_OK) res = cres_set_rpc_layer(r, "grpc", err);
     if (res == CRES_OK) res = cres__apply_options(r, o->task_type, o->task_id, o->rpc_layer, err);
     return cres__created(r, res, out);

@@ -182,6 +182,45 @@ static cres_result create_k8s(const cli *c, const cres_config *cfg, cres_resolve
     return cres_k8s_resolver_create(&o, out, err);
 }
 
+static cres_result create_gce(const cli *c, const cres_config *cfg, cres_resolver **out, cres_error *err) {
+    cres_gce_options o;
+    cres_result r;
+    memset(&o, 0, sizeof o);
+    o.config = cfg;
+    o.project = cli_option(c, "--project");
+    o.zone = cli_option(c, "--zone");
+    o.region = cli_option(c, "--region");
+    o.instance_group = cli_option(c, "--instance-group");
+    o.compute_url = cli_option(c, "--compute-url");
+    o.metadata_url = cli_option(c, "--metadata-url");
+    o.token_file = cli_option(c, "--token-file");
+    o.job_name = cli_option(c, "--job-name");
+    if ((r = port_option(c, &o.port, err)) != CRES_OK) return r;
+    if (!o.instance_group) return usage_fail(err, "gce: --instance-group is required%s", "");
+    return cres_gce_resolver_create(&o, out, err);
+}
+
+static cres_result create_tpu(const cli *c, const cres_config *cfg, cres_resolver **out, cres_error *err) {
+    cres_tpu_options o;
+    const char *per_host = cli_option(c, "--accelerators-per-host");
+    memset(&o, 0, sizeof o);
+    o.config = cfg;
+    o.tpu = cli_option(c, "--tpu");
+    o.project = cli_option(c, "--project");
+    o.zone = cli_option(c, "--zone");
+    o.tpu_url = cli_option(c, "--tpu-url");
+    o.metadata_url = cli_option(c, "--metadata-url");
+    o.token_file = cli_option(c, "--token-file");
+    o.api_version = cli_option(c, "--api-version");
+    o.job_name = cli_option(c, "--job-name");
+    o.coordinator_name = cli_option(c, "--coordinator-name");
+    o.coordinator_address = cli_option(c, "--coordinator-address");
+    o.allow_unhealthy = cli_option(c, "--allow-unhealthy") != NULL;
+    if (per_host && !parse_int(per_host, 1, 4096, &o.accelerators_per_host))
+        return usage_fail(err, "--accelerators-per-host %s is not 1 to 4096", per_host);
+    return cres_tpu_resolver_create(&o, out, err);
+}
+
 static const char *const auto_options[] = {"--port", NULL};
 static const char *const local_options[] = {"--port", "--host", NULL};
 static const char *const simple_options[] = {"--spec", NULL};
@@ -189,8 +228,13 @@ static const char *const no_options[] = {NULL};
 static const char *const k8s_options[] = {"--server", "--token-file", "--ca-file", "--namespace", "--all-namespaces",
                                           "--job", "--address", "--wait", "--port", "--page-size", "--cluster-domain",
                                           NULL};
+static const char *const gce_options[] = {"--project", "--zone", "--region", "--instance-group", "--compute-url",
+                                          "--metadata-url", "--token-file", "--port", "--job-name", NULL};
+static const char *const tpu_options[] = {"--tpu", "--project", "--zone", "--tpu-url", "--metadata-url", "--token-file",
+                                          "--api-version", "--job-name", "--coordinator-name", "--coordinator-address",
+                                          "--allow-unhealthy", "--accelerators-per-host", NULL};
 /* Backend options that take no value. */
-static const char *const flag_options[] = {"--all-namespaces", NULL};
+static const char *const flag_options[] = {"--all-namespaces", "--allow-unhealthy", NULL};
 
 static const struct backend {
     const char *name;
@@ -202,6 +246,8 @@ static const struct backend {
     {"tfconfig", no_options, create_tfconfig},
     {"local", local_options, create_local},
     {"k8s", k8s_options, create_k8s},
+    {"gce", gce_options, create_gce},
+    {"tpu", tpu_options, create_tpu},
 };
 #define BACKENDS_COUNT (sizeof backends / sizeof backends[0])
 
@@ -238,7 +284,7 @@ static int backend_takes(const struct backend *b, const char *name) { return in_
 
 static void usage(FILE *f) {
     fputs("usage: cluster-resolve [BACKEND] [OPTIONS] [--exec -- CMD ARGS...]\n"
-          "  BACKEND    auto (default) | simple | tfconfig | local | k8s\n"
+          "  BACKEND    auto (default) | simple | tfconfig | local | k8s | gce | tpu\n"
           "  --format F tfconfig (default) | spec | master | torchrun | jax | hostfile\n"
           "  --task-type T --task-id N   this process's task (overrides what the backend finds)\n"
           "  --rpc-layer R               e.g. grpc: master becomes R://address\n"
@@ -253,6 +299,13 @@ static void usage(FILE *f) {
           "               --namespace NS | --all-namespaces   --job JOB=SELECTOR (repeatable;\n"
           "               default worker=job-name=tensorflow)   --address pod-ip|host-ip|dns\n"
           "               --wait SECONDS   --port N (8470)   --page-size N (500)   --cluster-domain D\n"
+          "  gce:         --instance-group G  --project P --zone Z | --region R (default: this VM's)\n"
+          "               --port N (8470) --job-name J (worker) --token-file F (default: metadata)\n"
+          "               --compute-url URL --metadata-url URL\n"
+          "  tpu:         --tpu NAME|grpc://H:P,...|local (default: $TPU_NAME...) --project P --zone Z\n"
+          "               --api-version v2|v1 --job-name J --coordinator-name N --coordinator-address A\n"
+          "               --allow-unhealthy --accelerators-per-host N --tpu-url URL --metadata-url URL\n"
+          "               --token-file F\n"
           "exit: 0 ok, 2 usage, 3 environment/config, 4 network/HTTP, 5 not ready, 1 other\n",
           f);
 }
