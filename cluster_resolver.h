@@ -20,7 +20,7 @@
       4. API: results and errors, memory, strings written by the library
       5. API: cluster specs
       6. API: resolvers (common calls, writing your own backend)
-      7. Backends: simple, union, tfconfig, local, auto, kubernetes
+      7. Backends: simple, union, tfconfig, local, auto, kubernetes, gce, tpu
       8. Launcher output: TF_CONFIG, torchrun, JAX, hostfiles
       9. Limits
      10. Thread safety
@@ -56,6 +56,7 @@
       CRES_MAX_RETRY_AFTER_MS          (I) longest wait a server's Retry-After gets (10000).
       CRES_MAX_K8S_PAGES               (I) pod-list pages per selector (1000).
       CRES_MAX_K8S_PODS                (I) pods per Kubernetes job (100000).
+      CRES_MAX_GCP_PAGES               (I) pages of one Google Cloud list (1000).
       CLUSTER_RESOLVER_USE_CURL        (I) compile the bundled libcurl transport (-lcurl);
                                            declare it in other files too to see
                                            cres_curl_transport().
@@ -199,6 +200,39 @@
                svc.cluster_domain; IPv6 in brackets; port 8470. Own task: the pod whose name or
                spec.hostname is options.hostname ($HOSTNAME). rpc layer "grpc". 401 and 403
                messages say what to fix (the token; the RBAC rule needed).
+      Google Cloud (gce, tpu) share the metadata server: http://$GCE_METADATA_HOST (else
+               $GCE_METADATA_IP, else metadata.google.internal; or options.metadata_url)
+               /computeMetadata/v1/... with "Metadata-Flavor: Google", at most 2 s and one
+               retry per lookup: off Google Cloud it fails fast with CRES_ERR_ENVIRONMENT
+               saying so. Project and zone come from options, else the metadata server
+               (project/project-id, the last part of instance/zone). The OAuth access token:
+               options.token, options.token_file (read at every resolve), else the metadata
+               server's instance/service-accounts/default/token, once per resolve; never
+               logged. 401 and 403 quote Google's message and name the permission needed.
+      gce      (cres_gce_options)     the RUNNING instances of a zonal or regional (region)
+               instance group, job "worker" (job_name), port 8470. Requests per resolve do not
+               grow with the group: listInstances (paged), then one list of each members'
+               zone's RUNNING instances with a partial response (fields), joined by name;
+               never one request per instance. Address networkInterfaces[0].networkIP; order
+               by instance name, naturally; an empty group is an empty job; own task from the
+               metadata instance/name (or options.instance_name). rpc layer "grpc".
+      tpu      (cres_tpu_options)     a Cloud TPU: options.tpu, else $KUBE_GOOGLE_CLOUD_TPU_
+               ENDPOINTS, $TPU_NAME, $TPU_CONFIG ({"tpu_node_name", "project", "zone"}).
+               "grpc://h:p,grpc://h2:p" (or any name with a ':') is a list of endpoints used
+               as is, IPv6 in brackets, port 8470 when missing: no API call. A name goes to
+               the Cloud TPU API (api_version "v2", TPU VMs, or "v1", TPU nodes):
+               GET .../projects/P/locations/Z/nodes/NAME; state must be READY (PREEMPTED and
+               TERMINATED are reported as never recovering) and health HEALTHY unless
+               allow_unhealthy, else CRES_ERR_NOT_READY; tasks are networkEndpoints in API
+               order. "local" is the TPU attached to this VM: workers from
+               $TPU_WORKER_HOSTNAMES, else the metadata attributes worker-network-endpoints
+               ("ip,ip" or "name:uid:ip,...") and agent-worker-number; with neither, an empty
+               cluster and master "" (TF's local). Own task: job_name, $TPU_WORKER_ID or 0.
+               coordinator_name + coordinator_address add a one-task job. cres_master
+               honours the rpc layer ("grpc"). cres_num_accelerators: TPU devices per host
+               from the accelerator type: v2-N and v3-N: 8 (N if smaller); v4-N and v5p-N
+               (N counts TensorCores, two per chip): 4 (N/2 if smaller); v5litepod-N, v5e-N,
+               v6e-N: N up to 8, else 4; others: set accelerators_per_host.
 
    8. LAUNCHER OUTPUT --------------------------------------------------------------------
       Global ranks order all tasks: the job "chief" first, then the other jobs by name, each

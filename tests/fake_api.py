@@ -47,6 +47,9 @@ Faults: [{"path": "/api/v1/", "query": "continue=", "method": "GET", "times": 1,
     {"drop": true}                 close the connection without a response ("reset": RST)
     {"hang": true}                 never answer; return when the client goes away
     {"continue_forever": true}     pod lists always carry a continue token to the same page
+                                   (tests/gcp/fake_gcp.py: Google lists a nextPageToken)
+Subclass servers (tests/gcp/fake_gcp.py) reuse parse_args(extend=), build_server(handler=),
+serve() and Handler._route/_fault_reply.
 """
 import argparse
 import base64
@@ -660,7 +663,7 @@ class Handler(BaseHTTPRequestHandler):
         if fault and self._special_fault(fault):
             return
         if fault and "status" in fault:
-            reply = fault_reply(fault)
+            reply = self._fault_reply(fault)
         else:
             reply = self._normal_reply(bool(fault and fault.get("continue_forever")))
         srv.log.write(self, reply.status, fault)
@@ -675,6 +678,10 @@ class Handler(BaseHTTPRequestHandler):
             length = 0
             self.close_connection = True
         return self.rfile.read(length) if length > 0 else b""
+
+    def _fault_reply(self, fault):
+        """The reply of a "status" fault (a subclass may shape the default body)."""
+        return fault_reply(fault)
 
     def _normal_reply(self, forever):
         try:
@@ -851,8 +858,9 @@ class Server(ThreadingHTTPServer):
 
 # ---------------------------------------------------------------- main
 
-def parse_args(argv):
-    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+def parse_args(argv, extend=None, description=None):
+    """Options; `extend(parser)` adds a subclass server's own options."""
+    ap = argparse.ArgumentParser(description=description or __doc__.split("\n")[0])
     ap.add_argument("--port-file", required=True)
     ap.add_argument("--cert")
     ap.add_argument("--key")
@@ -868,6 +876,8 @@ def parse_args(argv):
     ap.add_argument("--chunked", action="store_true")
     ap.add_argument("--gzip", action="store_true")
     ap.add_argument("--max-seconds", type=float, default=600)
+    if extend:
+        extend(ap)
     opts = ap.parse_args(argv)
     if bool(opts.cert) != bool(opts.key):
         ap.error("--cert and --key go together")
@@ -887,8 +897,8 @@ def load_json(path, default):
             raise ValueError("%s: %s" % (path, e))
 
 
-def build_server(opts):
-    srv = Server(("127.0.0.1", 0), Handler)
+def build_server(opts, handler=None):
+    srv = Server(("127.0.0.1", 0), handler or Handler)
     srv.opts = opts
     srv.stopping = threading.Event()
     srv.required = [tuple(s.strip() for s in h.split(":", 1)) for h in opts.require_header]
@@ -924,6 +934,11 @@ def main(argv=None):
     except (OSError, ValueError, KeyError) as e:
         print("fake_api: %s" % e, file=sys.stderr)
         return 2
+    return serve(srv, opts)
+
+
+def serve(srv, opts):
+    """Writes the port file, serves until SIGTERM/SIGINT or --max-seconds; returns 0."""
     signal.signal(signal.SIGTERM, _stop)
     signal.signal(signal.SIGINT, _stop)
     timer = threading.Timer(opts.max_seconds, srv.shutdown)
