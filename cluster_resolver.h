@@ -3637,6 +3637,15 @@ CRES__PRIVATE int cres__opt_copy(const cres_allocator *a, char **field, const ch
     return *field != NULL;
 }
 
+/* Copies a base URL without its trailing slashes (paths are appended with their own). */
+CRES__PRIVATE int cres__url_copy(const cres_allocator *a, char **field, const char *value) {
+    size_t n;
+    if (!cres__opt_copy(a, field, value)) return 0;
+    n = strlen(*field);
+    while (n && (*field)[n - 1] == '/') (*field)[--n] = '\0';
+    return 1;
+}
+
 CRES__PRIVATE cres_result cres__k8s_copy_jobs(cres__k8s *k, const cres_k8s_options *o, cres_error *err) {
     static const cres_k8s_job_selector tf_default = {"worker", "job-name=tensorflow"};
     const cres_k8s_job_selector *jobs = o->jobs_count ? o->jobs : &tf_default;
@@ -3667,10 +3676,7 @@ CRES__PRIVATE cres_result cres__k8s_server(cres__k8s *k, const cres_k8s_options 
     if (o->server) {
         if (strncmp(o->server, "http://", 7) != 0 && strncmp(o->server, "https://", 8) != 0)
             return cres__fail(err, CRES_ERR_INVALID_ARGUMENT, "kubernetes: server must start with http:// or https://");
-        if (!cres__opt_copy(a, &k->server, o->server)) return cres__oom(err, "kubernetes");
-        n = strlen(k->server);
-        while (n && k->server[n - 1] == '/') k->server[--n] = '\0';
-        return CRES_OK;
+        return cres__url_copy(a, &k->server, o->server) ? CRES_OK : cres__oom(err, "kubernetes");
     }
     host = cres_resolver_getenv(&k->base, "KUBERNETES_SERVICE_HOST");
     port = cres_resolver_getenv(&k->base, "KUBERNETES_SERVICE_PORT");
@@ -3961,6 +3967,7 @@ typedef struct cres__gce {
     int port;
     cres__gce_member *members;
     size_t count, cap;
+    const char *listing_zone; /* the zone whose instance list is being read */
 } cres__gce;
 
 CRES__PRIVATE void cres__gce_clear(cres__gce *g) {
@@ -3983,7 +3990,7 @@ CRES__PRIVATE cres_result cres__gce_list(cres__gce *g, cres__http *h, const char
     static const char *const top[] = {"items", "nextPageToken"};
     const cres_allocator *a = &g->base.config.allocator;
     cres_http_header headers[3];
-    char *token = NULL, *page_url;
+    char *token = NULL, *page_url, *previous = NULL;
     int pages = 0, t[2];
     cres_result res = CRES_OK;
     headers[0].name = "Authorization";
@@ -4010,7 +4017,8 @@ CRES__PRIVATE cres_result cres__gce_list(cres__gce *g, cres__http *h, const char
         cres__finish(&w, NULL, NULL);
         res = cres__http_request(h, method, page_url, headers, body ? 3 : 2, body, NULL, &resp, err);
         cres__free(a, page_url);
-        cres__free(a, token);
+        cres__free(a, previous);
+        previous = token;
         token = NULL;
         if (res != CRES_OK) break;
         if (resp.status != 200) {
@@ -4030,11 +4038,14 @@ CRES__PRIVATE cres_result cres__gce_list(cres__gce *g, cres__http *h, const char
             cres__json_free(&d);
         }
         cres__response_free(&g->base, &resp);
+        if (res == CRES_OK && token && previous && strcmp(token, previous) == 0)
+            res = cres__fail(err, CRES_ERR_UNEXPECTED_RESPONSE, "gce: the server sent the same pageToken twice");
         if (res == CRES_OK && token && ++pages >= CRES_MAX_GCP_PAGES)
             res = cres__fail(err, CRES_ERR_LIMIT, "gce: more than %d pages in one list", CRES_MAX_GCP_PAGES);
         if (res != CRES_OK || !token) break;
     }
     cres__free(a, token);
+    cres__free(a, previous);
     return res;
 }
 
@@ -4079,12 +4090,17 @@ CRES__PRIVATE cres_result cres__gce_read_members(cres__gce *g, const cres__json 
     return CRES_OK;
 }
 
+/* Instance names are unique within a zone only: members are keyed by name and zone. */
 CRES__PRIVATE int cres__cmp_member_name(const void *x, const void *y) {
-    return strcmp(((const cres__gce_member *)x)->name, ((const cres__gce_member *)y)->name);
+    const cres__gce_member *a = (const cres__gce_member *)x, *b = (const cres__gce_member *)y;
+    int c = strcmp(a->name, b->name);
+    return c ? c : strcmp(a->zone, b->zone);
 }
 
 CRES__PRIVATE int cres__cmp_member_natural(const void *x, const void *y) {
-    return cres__natural_cmp(((const cres__gce_member *)x)->name, ((const cres__gce_member *)y)->name);
+    const cres__gce_member *a = (const cres__gce_member *)x, *b = (const cres__gce_member *)y;
+    int c = cres__natural_cmp(a->name, b->name);
+    return c ? c : strcmp(a->zone, b->zone);
 }
 
 /* Zone instance list items: {"name": ..., "networkInterfaces": [{"networkIP": ...}]}; the
@@ -4102,6 +4118,7 @@ CRES__PRIVATE cres_result cres__gce_read_addresses(cres__gce *g, const cres__jso
         n = cres__json_unescape(d->s + d->t[v[0]].start, (size_t)(d->t[v[0]].end - d->t[v[0]].start), name);
         name[n < 0 ? 0 : n] = '\0';
         key.name = name;
+        key.zone = (char *)(size_t)g->listing_zone;
         m = (cres__gce_member *)bsearch(&key, g->members, g->count, sizeof *g->members, cres__cmp_member_name);
         if (!m) continue; /* an instance of the zone that is not in the group */
         ip = -1;
@@ -4153,6 +4170,7 @@ CRES__PRIVATE cres_result cres__gce_resolve(cres_resolver *r, cres_cluster_spec 
         size_t k;
         for (k = 0; k < i && strcmp(g->members[k].zone, g->members[i].zone) != 0; k++) {}
         if (k < i) continue;
+        g->listing_zone = g->members[i].zone;
         url = cres__gce_url(g, "/projects/%s/zones/%s/instances?filter=status%%20%%3D%%20%%22RUNNING%%22&fields=items"
                                "%%28name%%2CnetworkInterfaces%%28networkIP%%29%%29%%2CnextPageToken&maxResults=500%s",
                             g->gcp.project, g->members[i].zone, NULL);
@@ -4235,7 +4253,7 @@ CRES_API cres_result cres_gce_resolver_create(const cres_gce_options *o, cres_re
     res = cres__gcp_init(r, &g->gcp, o->project, o->zone, o->metadata_url, o->token, o->token_file, err);
     if (res == CRES_OK &&
         !(cres__opt_copy(a, &g->region, o->region) && cres__opt_copy(a, &g->group, o->instance_group) &&
-          cres__opt_copy(a, &g->compute, o->compute_url ? o->compute_url : "https://compute.googleapis.com/compute/v1") &&
+          cres__url_copy(a, &g->compute, o->compute_url ? o->compute_url : "https://compute.googleapis.com/compute/v1") &&
           cres__opt_copy(a, &g->job, o->job_name ? o->job_name : "worker") &&
           cres__opt_copy(a, &g->instance_name, o->instance_name)))
         res = cres__oom(err, "gce");
@@ -4347,13 +4365,13 @@ CRES__PRIVATE cres_result cres__tpu_local(cres__tpu *t, cres__http *h, cres_clus
 
 /* The node from the Cloud TPU API: READY, HEALTHY (unless allowed), its endpoints. */
 CRES__PRIVATE cres_result cres__tpu_node(cres__tpu *t, const cres__json *d, cres_cluster_spec *spec, cres_error *err) {
-    static const char *const keys[] = {"state", "health", "networkEndpoints", "acceleratorType"};
+    static const char *const keys[] = {"state", "health", "networkEndpoints", "acceleratorType", "ipAddress"};
     static const char *const ep_keys[] = {"ipAddress", "port"};
     const cres_allocator *a = &t->base.config.allocator;
     char state[32] = "", health[32] = "", q[CRES__QUOTE_SIZE];
-    int v[4], i, e, ep[2];
+    int v[5], i, e, ep[2], count, old_style;
     cres_result res = CRES_OK;
-    cres__json_pick(d, 0, keys, v, 4);
+    cres__json_pick(d, 0, keys, v, 5);
     if (v[0] >= 0 && d->t[v[0]].type == JSMN_STRING)
         snprintf(state, sizeof state, "%.*s", d->t[v[0]].end - d->t[v[0]].start, d->s + d->t[v[0]].start);
     if (v[1] >= 0 && d->t[v[1]].type == JSMN_STRING)
@@ -4368,9 +4386,12 @@ CRES__PRIVATE cres_result cres__tpu_node(cres__tpu *t, const cres__json *d, cres
     if (v[3] >= 0 && d->t[v[3]].type == JSMN_STRING && !t->accelerator_type &&
         cres__json_strdup(d, v[3], &t->accelerator_type) == 0)
         return cres__oom(err, "tpu");
-    if (v[2] < 0 || d->t[v[2]].type != JSMN_ARRAY || d->t[v[2]].size == 0)
+    /* v1 nodes from before networkEndpoints have one deprecated top-level ipAddress and port */
+    old_style = (v[2] < 0 || d->t[v[2]].type != JSMN_ARRAY || d->t[v[2]].size == 0) && v[4] >= 0;
+    if (!old_style && (v[2] < 0 || d->t[v[2]].type != JSMN_ARRAY || d->t[v[2]].size == 0))
         return cres__fail(err, CRES_ERR_UNEXPECTED_RESPONSE, "tpu: TPU %s has no networkEndpoints", q);
-    for (i = 0, e = v[2] + 1; res == CRES_OK && i < d->t[v[2]].size; i++, e = cres__json_next(d, e)) {
+    count = old_style ? 1 : d->t[v[2]].size;
+    for (i = 0, e = old_style ? 0 : v[2] + 1; res == CRES_OK && i < count; i++, e = cres__json_next(d, e)) {
         char ip[64], *address;
         int port = CRES__DEFAULT_PORT;
         cres__json_pick(d, e, ep_keys, ep, 2);
@@ -4570,7 +4591,7 @@ CRES_API cres_result cres_tpu_resolver_create(const cres_tpu_options *o, cres_re
         !cres__resource_name_ok(t->name))
         res = cres__fail(err, CRES_ERR_INVALID_ARGUMENT, "tpu: the TPU name is not a resource name");
     if (res == CRES_OK &&
-        !(cres__opt_copy(a, &t->api, o->tpu_url ? o->tpu_url : "https://tpu.googleapis.com") &&
+        !(cres__url_copy(a, &t->api, o->tpu_url ? o->tpu_url : "https://tpu.googleapis.com") &&
           cres__opt_copy(a, &t->version, o->api_version ? o->api_version : "v2") &&
           cres__opt_copy(a, &t->job, o->job_name ? o->job_name : "worker") &&
           cres__opt_copy(a, &t->coordinator_name, o->coordinator_name) &&

@@ -443,7 +443,6 @@ static cres_result write_format(const render_ctx *x, char *buf, size_t cap, size
         return cres_tf_config_json(x->spec, type, cres_task_id(x->r), cres_rpc_layer(x->r),
                                    cres_environment(x->r), buf, cap, len, err);
     if (strcmp(x->format, "spec") == 0) return cres_spec_to_json(x->spec, buf, cap, len, err);
-    if (strcmp(x->format, "master") == 0) return cres_master(x->r, NULL, -1, NULL, buf, cap, len, err);
     return cres_spec_to_hostfile(x->spec, buf, cap, len, err);
 }
 
@@ -583,6 +582,19 @@ static int print_output(const render_ctx *x, cres_error *err) {
     return r == CRES_OK ? 0 : fail(err);
 }
 
+/* --format master: cres_master resolves by itself, so one call is one resolve (HTTP backends
+   would otherwise ask their API twice). */
+static int print_master(cres_resolver *r, cres_error *err) {
+    char small[2048], *buf = small;
+    size_t len = 0;
+    cres_result res = cres_master(r, NULL, -1, NULL, small, sizeof small, &len, err);
+    if (res == CRES_ERR_BUFFER_TOO_SMALL && (buf = (char *)malloc(len + 1)) != NULL)
+        res = cres_master(r, NULL, -1, NULL, buf, len + 1, &len, err);
+    if (res == CRES_OK) printf("%s\n", buf);
+    if (buf != small) free(buf);
+    return res == CRES_OK ? 0 : fail(err);
+}
+
 static void log_stderr(void *user, cres_log_level level, const char *message) {
     static const char *const names[] = {"debug", "info", "warn", "error"};
     (void)user;
@@ -606,8 +618,16 @@ int main(int argc, char **argv) {
     cfg.max_response_bytes = (size_t)c.max_response_bytes;
     if (find_backend(c.backend)->create(&c, &cfg, &r, &err) != CRES_OK) return fail(&err);
     if ((c.task_type && cres_set_task(r, c.task_type, c.task_id, &err) != CRES_OK) ||
-        (c.rpc_layer && cres_set_rpc_layer(r, c.rpc_layer, &err) != CRES_OK) ||
-        cres_resolve(r, &spec, &err) != CRES_OK) {
+        (c.rpc_layer && cres_set_rpc_layer(r, c.rpc_layer, &err) != CRES_OK)) {
+        cres_resolver_free(r);
+        return fail(&err);
+    }
+    if (strcmp(c.format, "master") == 0 && !c.exec_argv) {
+        rc = print_master(r, &err);
+        cres_resolver_free(r);
+        return rc;
+    }
+    if (cres_resolve(r, &spec, &err) != CRES_OK) {
         cres_resolver_free(r);
         return fail(&err);
     }
