@@ -2326,6 +2326,7 @@ typedef struct cres__http {
     cres_transport transport;
     void *session;
     int requests;
+    int metadata_answered; /* the metadata server answered during this resolve */
 } cres__http;
 
 CRES__PRIVATE cres_result cres__http_begin(cres__http *h, cres_resolver *r, cres_error *err) {
@@ -3758,6 +3759,11 @@ CRES_API cres_result cres_k8s_resolver_create(const cres_k8s_options *o, cres_re
 #  define CRES_MAX_GCP_PAGES 1000 /* pages of one list: a pageToken cannot run on */
 #endif
 
+/* A path segment we put in URLs: a Google resource name. */
+CRES__PRIVATE int cres__resource_name_ok(const char *s) {
+    return s && *s && strlen(s) <= 128 && strspn(s, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789-_.:") == strlen(s);
+}
+
 /* Where the metadata server is: options, $GCE_METADATA_HOST, $GCE_METADATA_IP, or
    metadata.google.internal; "http://" is added to a bare host. */
 CRES__PRIVATE char *cres__metadata_base(cres_resolver *r, const char *option) {
@@ -3841,6 +3847,7 @@ CRES__PRIVATE cres_result cres__metadata_get(cres__http *h, const char *base, co
                           "zone and a token, or set GCE_METADATA_HOST",
                           r->vtable->name, base);
     if (res != CRES_OK) return res;
+    h->metadata_answered = 1;
     if (resp.status == 404) {
         cres__response_free(r, &resp);
         return CRES_OK;
@@ -3857,6 +3864,17 @@ CRES__PRIVATE cres_result cres__metadata_get(cres__http *h, const char *base, co
         return cres__fail(err, CRES_ERR_UNEXPECTED_RESPONSE, "%s: metadata %s is not text", r->vtable->name, path);
     }
     *out = resp.body; /* allocated with the resolver's allocator */
+    return CRES_OK;
+}
+
+/* A metadata value we can do without: a server that is not there or says no gives NULL;
+   running out of memory is still a failure (a wrong answer must not pass for success). */
+CRES__PRIVATE cres_result cres__metadata_optional(cres__http *h, const char *base, const char *path, char **out,
+                                                 cres_error *err) {
+    cres_error local;
+    cres_result res = cres__metadata_get(h, base, path, out, &local);
+    if (res == CRES_ERR_OUT_OF_MEMORY) return cres__oom(err, h->r->vtable->name);
+    if (res != CRES_OK) *out = NULL;
     return CRES_OK;
 }
 
@@ -3904,11 +3922,17 @@ CRES__PRIVATE cres_result cres__gcp_locate(cres__http *h, cres__gcp *g, int need
     cres_result res = CRES_OK;
     char *zone;
     if (!g->project) res = cres__metadata_need(h, g->metadata, "project/project-id", &g->project, err);
+    if (res == CRES_OK && !cres__resource_name_ok(g->project))
+        res = cres__fail(err, CRES_ERR_UNEXPECTED_RESPONSE, "%s: the metadata project id is not a resource name",
+                         h->r->vtable->name);
     if (res == CRES_OK && need_zone && !g->zone && (res = cres__metadata_need(h, g->metadata, "instance/zone", &zone, err)) == CRES_OK) {
         const char *last = strrchr(zone, '/'); /* projects/123/zones/us-east1-d */
         g->zone = cres__strdup(&h->r->config.allocator, last ? last + 1 : zone);
         cres__free(&h->r->config.allocator, zone);
         if (!g->zone) res = cres__oom(err, h->r->vtable->name);
+        else if (!cres__resource_name_ok(g->zone))
+            res = cres__fail(err, CRES_ERR_UNEXPECTED_RESPONSE, "%s: the metadata zone is not a resource name",
+                             h->r->vtable->name);
     }
     return res;
 }
@@ -4062,9 +4086,18 @@ CRES__PRIVATE cres_result cres__gce_read_members(cres__gce *g, const cres__json 
         if (v < 0 || d->t[v].type != JSMN_STRING)
             return cres__fail(err, CRES_ERR_UNEXPECTED_RESPONSE, "gce: a group member without an \"instance\" URL");
         if (cres__json_strdup(d, v, &url) == 0) return cres__oom(err, "gce");
+        /* ".../zones/<zone>/instances/<name>": both go into URLs, so both must be names */
         zones = strstr(url, "/zones/");
-        inst = strstr(url, "/instances/");
-        if (!zones || !inst || inst < zones || !inst[11] || strchr(inst + 11, '/')) {
+        inst = zones ? strchr(zones + 7, '/') : NULL;
+        if (inst && strncmp(inst, "/instances/", 11) == 0) {
+            char zone[130];
+            size_t zn = (size_t)(inst - zones - 7);
+            snprintf(zone, sizeof zone, "%.*s", (int)(zn < 129 ? zn : 129), zones + 7);
+            if (zn > 128 || !cres__resource_name_ok(zone) || !cres__resource_name_ok(inst + 11)) inst = NULL;
+        } else {
+            inst = NULL;
+        }
+        if (!inst) {
             char q[CRES__QUOTE_SIZE];
             cres_result res = cres__fail(err, CRES_ERR_UNEXPECTED_RESPONSE, "gce: cannot read the instance URL %s",
                                          cres__quote(q, sizeof q, url, strlen(url)));
@@ -4129,6 +4162,9 @@ CRES__PRIVATE cres_result cres__gce_read_addresses(cres__gce *g, const cres__jso
                               cres__quote(q, sizeof q, name, strlen(name)));
         cres__free(&g->base.config.allocator, m->ip);
         if (cres__json_strdup(d, ip, &m->ip) == 0) return cres__oom(err, "gce");
+        if (strlen(m->ip) > 64 || cres__bad_text(m->ip, 1))
+            return cres__fail(err, CRES_ERR_UNEXPECTED_RESPONSE, "gce: instance %s has a malformed networkIP",
+                              cres__quote(q, sizeof q, name, strlen(name)));
     }
     return CRES_OK;
 }
@@ -4180,9 +4216,8 @@ CRES__PRIVATE cres_result cres__gce_resolve(cres_resolver *r, cres_cluster_spec 
     }
     /* The own instance, when the metadata server is known to be there (it gave the token, or
        was named); off Google Cloud the own task stays unknown rather than costing a timeout. */
-    if (res == CRES_OK && !g->instance_name && (g->gcp.metadata_known || (!g->gcp.token && !g->gcp.token_file)) &&
-        cres__metadata_get(&h, g->gcp.metadata, "instance/name", &own, NULL) != CRES_OK)
-        own = NULL;
+    if (res == CRES_OK && !g->instance_name && (g->gcp.metadata_known || h.metadata_answered))
+        res = cres__metadata_optional(&h, g->gcp.metadata, "instance/name", &own, err);
     if (res == CRES_OK) res = cres_spec_create(a, out, err);
     if (res == CRES_OK) res = cres_spec_add_job(*out, g->job, NULL, 0, err); /* an empty group: an empty job */
     if (res == CRES_OK && g->count) qsort(g->members, g->count, sizeof *g->members, cres__cmp_member_natural);
@@ -4197,7 +4232,8 @@ CRES__PRIVATE cres_result cres__gce_resolve(cres_resolver *r, cres_cluster_spec 
             break;
         }
         if (!(address = cres__join_host_port(a, m->ip, g->port))) res = cres__oom(err, "gce");
-        if (res == CRES_OK) res = cres_spec_add_task(*out, g->job, (int)i, address, err);
+        if (res == CRES_OK && (res = cres_spec_add_task(*out, g->job, (int)i, address, err)) != CRES_OK)
+            res = cres__wrap(err, res, CRES_ERR_UNEXPECTED_RESPONSE, "gce: ");
         cres__free(a, address);
         if (res == CRES_OK && mine && strcmp(mine, m->name) == 0) res = cres_set_detected_task(r, g->job, (int)i, err);
     }
@@ -4224,10 +4260,6 @@ CRES__PRIVATE void cres__gce_destroy(cres_resolver *r) {
 
 static const cres_resolver_vtable cres__gce_vtable = {"gce", cres__gce_resolve, NULL, NULL, cres__gce_destroy};
 
-/* A path segment we put in URLs: a Google resource name. */
-CRES__PRIVATE int cres__resource_name_ok(const char *s) {
-    return s && *s && strlen(s) <= 128 && strspn(s, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789-_.:") == strlen(s);
-}
 
 CRES_API cres_result cres_gce_resolver_create(const cres_gce_options *o, cres_resolver **out, cres_error *err) {
     cres_gce_options none;
@@ -4273,10 +4305,14 @@ typedef struct cres__tpu {
     char *api, *version, *job, *coordinator_name, *coordinator_address;
     char *accelerator_type; /* from the node or the metadata, for num_accelerators */
     int allow_unhealthy, per_host;
+    const char *name_from;  /* where the name came from, for messages */
+    cres_result name_fault; /* whose fault a malformed endpoint list is */
 } cres__tpu;
 
-/* Appends the endpoints "grpc://a:1,b,[v6]:2" as tasks of job (8470 when no port). */
-CRES__PRIVATE cres_result cres__tpu_endpoints(cres__tpu *t, cres_cluster_spec *spec, const char *list, cres_error *err) {
+/* Appends the endpoints "grpc://a:1,b,[v6]:2" as tasks of job (8470 when no port). A
+   malformed entry is the fault of `from` (an option, a variable, the metadata server). */
+CRES__PRIVATE cres_result cres__tpu_endpoints(cres__tpu *t, cres_cluster_spec *spec, const char *list, const char *from,
+                                             cres_result fault, cres_error *err) {
     const cres_allocator *a = &t->base.config.allocator;
     const char *p = list;
     int index = 0;
@@ -4289,9 +4325,9 @@ CRES__PRIVATE cres_result cres__tpu_endpoints(cres__tpu *t, cres_cluster_spec *s
         int port;
         if (!item) return cres__oom(err, "tpu");
         if (strncmp(at, "grpc://", 7) == 0) at += 7;
-        if (!*at || !cres__split_address(at, &host, &host_len, &port)) {
+        if (!*at || !cres__split_address(at, &host, &host_len, &port) || host_len == 0 || host_len >= 256) {
             char q[CRES__QUOTE_SIZE];
-            res = cres__fail(err, CRES_ERR_INVALID_ARGUMENT, "tpu: cannot read the endpoint %s", cres__quote(q, sizeof q, item, n));
+            res = cres__fail(err, fault, "tpu: %s: cannot read the endpoint %s", from, cres__quote(q, sizeof q, item, n));
         } else if (port >= 0) {
             address = cres__strdup(a, at);
         } else {
@@ -4300,25 +4336,32 @@ CRES__PRIVATE cres_result cres__tpu_endpoints(cres__tpu *t, cres_cluster_spec *s
             address = cres__join_host_port(a, host_copy, CRES__DEFAULT_PORT);
         }
         if (res == CRES_OK && !address) res = cres__oom(err, "tpu");
-        if (res == CRES_OK) res = cres_spec_add_task(spec, t->job, index++, address, err);
+        if (res == CRES_OK && (res = cres_spec_add_task(spec, t->job, index++, address, err)) != CRES_OK) {
+            char prefix[96];
+            snprintf(prefix, sizeof prefix, "tpu: %s: ", from);
+            res = cres__wrap(err, res, fault, prefix);
+        }
         cres__free(a, address);
         cres__free(a, item);
         p += n;
-        if (*p == ',') p++;
+        if (*p == ',' && *++p == '\0') /* a trailing comma leaves an empty entry */
+            res = res == CRES_OK ? cres__fail(err, fault, "tpu: %s: an empty endpoint", from) : res;
     }
     return res;
 }
 
-/* worker-network-endpoints: "ip1,ip2" or "name:uid:ip,..." -> "ip1,ip2" (in place). */
+/* worker-network-endpoints: "ip1,ip2" or "name:uid:ip,..." -> "ip1,ip2" (in place). An entry
+   made only of hex digits, dots and colons is an address (IPv6 included); otherwise the part
+   after its second colon is. */
 CRES__PRIVATE void cres__tpu_endpoint_ips(char *s) {
     char *out = s, *p = s;
     while (*p) {
         size_t n = strcspn(p, ",");
         char *last = p + n;
-        char *colon = NULL, *q;
-        for (q = p; q < last; q++)
-            if (*q == ':') colon = q;
-        if (colon && memchr(p, ':', (size_t)(colon - p))) p = colon + 1; /* name:uid:ip */
+        size_t lit = strspn(p, "0123456789abcdefABCDEF.:");
+        char *first = (char *)memchr(p, ':', n);
+        char *second = first ? (char *)memchr(first + 1, ':', (size_t)(last - first - 1)) : NULL;
+        if (lit < n && second) p = second + 1; /* name:uid:ip */
         if (out != s) *out++ = ',';
         memmove(out, p, (size_t)(last - p));
         out += last - p;
@@ -4332,23 +4375,25 @@ CRES__PRIVATE cres_result cres__tpu_local(cres__tpu *t, cres__http *h, cres_clus
     const cres_allocator *a = &t->base.config.allocator;
     const char *hosts = cres_resolver_getenv(&t->base, "TPU_WORKER_HOSTNAMES");
     const char *id = cres_resolver_getenv(&t->base, "TPU_WORKER_ID");
+    if (id && !*id) id = NULL; /* empty: as if unset */
     char *endpoints = NULL, *number = NULL, *type = NULL;
     cres_result res = CRES_OK;
     long long own = -1;
     if (hosts && *hosts) {
         if (id && cres__parse_decimal(id, strlen(id), &own) != 1)
             return cres__fail(err, CRES_ERR_ENVIRONMENT, "tpu: TPU_WORKER_ID must be a worker index");
-        res = cres__tpu_endpoints(t, spec, hosts, err);
-    } else if (cres__metadata_get(h, t->gcp.metadata, "instance/attributes/worker-network-endpoints", &endpoints, NULL) ==
-                   CRES_OK && endpoints && *endpoints) {
+        res = cres__tpu_endpoints(t, spec, hosts, "TPU_WORKER_HOSTNAMES", CRES_ERR_ENVIRONMENT, err);
+    } else if ((res = cres__metadata_optional(h, t->gcp.metadata, "instance/attributes/worker-network-endpoints",
+                                              &endpoints, err)) == CRES_OK && endpoints && *endpoints) {
         cres__tpu_endpoint_ips(endpoints);
-        res = cres__tpu_endpoints(t, spec, endpoints, err);
-        if (res == CRES_OK && cres__metadata_get(h, t->gcp.metadata, "instance/attributes/agent-worker-number", &number,
-                                                 NULL) == CRES_OK && number &&
-            cres__parse_decimal(number, strlen(number), &own) != 1)
+        res = cres__tpu_endpoints(t, spec, endpoints, "metadata worker-network-endpoints", CRES_ERR_UNEXPECTED_RESPONSE,
+                                  err);
+        if (res == CRES_OK)
+            res = cres__metadata_optional(h, t->gcp.metadata, "instance/attributes/agent-worker-number", &number, err);
+        if (res == CRES_OK && number && cres__parse_decimal(number, strlen(number), &own) != 1)
             res = cres__fail(err, CRES_ERR_UNEXPECTED_RESPONSE, "tpu: metadata agent-worker-number is not a number");
         if (res == CRES_OK && !t->accelerator_type &&
-            cres__metadata_get(h, t->gcp.metadata, "instance/attributes/accelerator-type", &type, NULL) == CRES_OK)
+            (res = cres__metadata_optional(h, t->gcp.metadata, "instance/attributes/accelerator-type", &type, err)) == CRES_OK)
             t->accelerator_type = type, type = NULL;
     } /* else: TF's local TPU, an empty cluster */
     if (res == CRES_OK && own >= 0) {
@@ -4454,7 +4499,7 @@ CRES__PRIVATE cres_result cres__tpu_resolve(cres_resolver *r, cres_cluster_spec 
     int local = strcmp(t->name, "local") == 0;
     if (res != CRES_OK) return res;
     if (!local && (strncmp(t->name, "grpc://", 7) == 0 || strchr(t->name, ':'))) {
-        res = cres__tpu_endpoints(t, *out, t->name, err); /* endpoints given: no API call */
+        res = cres__tpu_endpoints(t, *out, t->name, t->name_from, t->name_fault, err); /* no API call */
     } else if ((res = cres__http_begin(&h, r, err)) == CRES_OK) {
         res = local ? cres__tpu_local(t, &h, *out, err) : cres__tpu_api(t, &h, *out, err);
         cres__http_end(&h);
@@ -4532,14 +4577,21 @@ static const cres_resolver_vtable cres__tpu_vtable = {"tpu", cres__tpu_resolve, 
 CRES__PRIVATE cres_result cres__tpu_name(cres__tpu *t, const cres_tpu_options *o, cres_error *err) {
     static const char *const keys[] = {"tpu_node_name", "project", "zone"};
     const cres_allocator *a = &t->base.config.allocator;
+    static const char *const vars[] = {"KUBE_GOOGLE_CLOUD_TPU_ENDPOINTS", "TPU_NAME"};
     const char *name = o->tpu, *config;
     cres__json d;
     int v[3], i;
     char **slot[3];
     cres_result res;
-    if (!name || !*name) name = cres_resolver_getenv(&t->base, "KUBE_GOOGLE_CLOUD_TPU_ENDPOINTS");
-    if (!name || !*name) name = cres_resolver_getenv(&t->base, "TPU_NAME");
+    t->name_from = "options.tpu";
+    t->name_fault = CRES_ERR_INVALID_ARGUMENT;
+    for (i = 0; i < 2 && (!name || !*name); i++) {
+        name = cres_resolver_getenv(&t->base, vars[i]);
+        t->name_from = vars[i];
+        t->name_fault = CRES_ERR_ENVIRONMENT;
+    }
     if (name && *name) return cres__opt_copy(a, &t->name, name) ? CRES_OK : cres__oom(err, "tpu");
+    t->name_from = "TPU_CONFIG";
     config = cres_resolver_getenv(&t->base, "TPU_CONFIG");
     if (!config || cres__is_blank(config))
         return cres__fail(err, CRES_ERR_ENVIRONMENT,
@@ -4557,6 +4609,9 @@ CRES__PRIVATE cres_result cres__tpu_name(cres__tpu *t, const cres_tpu_options *o
     cres__json_free(&d);
     if (res == CRES_OK && !t->name)
         res = cres__fail(err, CRES_ERR_ENVIRONMENT, "TPU_CONFIG: \"tpu_node_name\" is missing");
+    if (res == CRES_OK && ((t->gcp.project && !cres__resource_name_ok(t->gcp.project)) ||
+                           (t->gcp.zone && !cres__resource_name_ok(t->gcp.zone))))
+        res = cres__fail(err, CRES_ERR_ENVIRONMENT, "TPU_CONFIG: \"project\" or \"zone\" is not a resource name");
     return res;
 }
 
@@ -4589,7 +4644,7 @@ CRES_API cres_result cres_tpu_resolver_create(const cres_tpu_options *o, cres_re
     if (res == CRES_OK) res = cres__tpu_name(t, o, err);
     if (res == CRES_OK && strcmp(t->name, "local") != 0 && strncmp(t->name, "grpc://", 7) != 0 && !strchr(t->name, ':') &&
         !cres__resource_name_ok(t->name))
-        res = cres__fail(err, CRES_ERR_INVALID_ARGUMENT, "tpu: the TPU name is not a resource name");
+        res = cres__fail(err, t->name_fault, "tpu: %s: the TPU name is not a resource name", t->name_from);
     if (res == CRES_OK &&
         !(cres__url_copy(a, &t->api, o->tpu_url ? o->tpu_url : "https://tpu.googleapis.com") &&
           cres__opt_copy(a, &t->version, o->api_version ? o->api_version : "v2") &&
@@ -4598,7 +4653,7 @@ CRES_API cres_result cres_tpu_resolver_create(const cres_tpu_options *o, cres_re
           cres__opt_copy(a, &t->coordinator_address, o->coordinator_address)))
         res = cres__oom(err, "tpu");
     if (res == CRES_OK) res = cres__check_job_name(t->job, err);
-    worker = cres_resolver_getenv(r, "TPU_WORKER_ID"); /* TF: worker 0 unless told */
+    worker = cres_resolver_getenv(r, "TPU_WORKER_ID"); /* TF: worker 0 unless told; "" = unset */
     if (res == CRES_OK && worker && *worker && (cres__parse_decimal(worker, strlen(worker), &id) != 1 || id < 0 || id > INT_MAX))
         res = cres__fail(err, CRES_ERR_ENVIRONMENT, "tpu: TPU_WORKER_ID must be a worker index");
     if (res == CRES_OK) res = cres_set_detected_task(r, t->job, (int)id, err);
