@@ -16,7 +16,7 @@ UNIT_SAN_BINS := $(UNIT:tests/%.c=$(BUILD)/san/%)
 FUZZ_BINS := $(patsubst tests/fuzz/%.c,$(BUILD)/%,$(wildcard tests/fuzz/fuzz_*.c))
 EXAMPLES := $(BUILD)/cluster-resolve $(BUILD)/custom_backend $(BUILD)/custom_transport
 
-.PHONY: all run test bench unit unit-san cli-test k8s-test readme-test install-test check fuzz fuzz-smoke \
+.PHONY: all run test bench unit unit-san cli-test k8s-test gcp-test readme-test install-test check fuzz fuzz-smoke \
         install uninstall clean deps-build deps-test
 
 all: $(EXAMPLES)
@@ -24,7 +24,7 @@ all: $(EXAMPLES)
 run: $(BUILD)/cluster-resolve
 	./$(BUILD)/cluster-resolve
 
-test: deps-test unit unit-san cli-test k8s-test readme-test install-test check fuzz-smoke
+test: deps-test unit unit-san cli-test k8s-test gcp-test readme-test install-test check fuzz-smoke
 	@echo "make test: every test passed"
 
 deps-build:
@@ -68,6 +68,11 @@ k8s-test: $(BUILD)/san/cluster-resolve
 	/usr/bin/python3 tests/k8s/test_fake_api.py
 	python3 tests/k8s/test_k8s_integration.py $(BUILD)/san
 
+# The fake metadata, Compute and Cloud TPU servers, then our CLI against them.
+gcp-test: $(BUILD)/san/cluster-resolve
+	python3 tests/gcp/test_fake_gcp.py
+	python3 tests/gcp/test_gcp_integration.py $(BUILD)/san
+
 readme-test: | $(BUILD)
 	bash tests/readme_example.sh
 
@@ -102,6 +107,7 @@ fuzz: $(FUZZ_BINS)
 # Benchmarks against the peers, side by side in one run (not part of `make test`).
 bench: $(BUILD)/cluster-resolve
 	python3 bench/k8s/run.py
+	python3 bench/gce/run.py
 
 install:
 	install -d $(DESTDIR)$(PREFIX)/include $(DESTDIR)$(PREFIX)/share/pkgconfig

@@ -1,0 +1,828 @@
+#!/usr/bin/env python3
+"""Fake Google Cloud endpoints for the GCE and Cloud TPU tests: a GCE metadata server, the
+Compute Engine API (instance groups and instances, paged like the real one) and the Cloud TPU
+API (v1 and v2 nodes). Built on tests/fake_api.py: every option of that server (port file,
+--bearer, --forbid-token, --require-header, --routes, --faults, --log, TLS, ...) works here
+too, with Google's error JSON instead of Kubernetes' Status on the Google routes. Standard
+library only; binds 127.0.0.1 only, port 0.
+
+usage: fake_gcp.py --port-file F [fake_api.py options] [--metadata META.json]
+                   [--compute COMPUTE.json] [--tpu-nodes NODES.json] [--page-cap N]
+                   [--ignore-fields]
+  --metadata META.json   {"<path>": TEXT | JSON, ...}, paths relative to /computeMetadata/v1/
+                         ("project/project-id", "instance/zone", "instance/name",
+                         "instance/service-accounts/default/token", "instance/attributes/X").
+                         GET /computeMetadata/v1/<path> needs "Metadata-Flavor: Google" (400
+                         otherwise; the real server says 403) and no X-Forwarded-For (403). TEXT
+                         is sent as is (no newline added), JSON as JSON; ?alt=json wraps TEXT as a
+                         JSON string. A directory without its "/" is a 301 to it; with it, the
+                         child names one a line (sub-directories end in "/"), or with
+                         ?recursive=true a JSON tree. Unknown paths: 404 (an HTML page, as the
+                         real server). The answers carry "Metadata-Flavor: Google".
+  --compute COMPUTE.json {"project": P, "instances": [Instance...], "instanceGroups":
+                         [InstanceGroup + "instances": [member...]]}. An instance's project, zone
+                         and name come from its selfLink (else "project", the "zone" URL and
+                         "name"); a member is an instance URL, ".../zones/Z/instances/N" or a
+                         bare name in the group's zone (or, regional, in one of the region's
+                         zones). tests/gcp/make_gcp.py writes these. Served under /compute/v1/:
+      POST projects/P/zones/Z/instanceGroups/G/listInstances      body {"instanceState":
+      POST projects/P/regions/R/instanceGroups/G/listInstances          "ALL" | "RUNNING"}
+           items [{"instance": selfLink, "status", "namedPorts"?}], absent when empty
+      GET  projects/P/zones/Z/instanceGroups/G, projects/P/regions/R/instanceGroups/G
+      GET  projects/P/zones/Z/instances              an InstanceList of full Instances
+      GET  projects/P/zones/Z/instances/NAME         one Instance
+      Lists take maxResults (0-500, default 500), pageToken (opaque; base64 with "+", "/" and
+      "=", so a client must URL-encode it; a token from another list is a 400), orderBy (name
+      or "creationTimestamp desc"), filter (`status = "RUNNING"`, `name != x`, `name eq re`,
+      `(a) (b)`, `(a) AND (b)`, `(a) OR (b)`; others are a 400); every GET and list takes
+      fields (partial response: `items(name,networkInterfaces(networkIP)),nextPageToken`).
+      Items are in name order (the API's default). An unknown project or group is a 404
+      "The resource '...' was not found"; an unknown path a 404 HTML page.
+  --tpu-nodes NODES.json {"projects/P/locations/Z/nodes/N": Node, ...} or a list of Nodes
+                         (full "name"). GET /{v1,v2,v1alpha1,v2alpha1}/projects/P/locations/Z/
+                         nodes/N answers the Node (the same one for every version), .../nodes the
+                         list {"nodes": [...]}; unknown: 404 NOT_FOUND with a ResourceInfo.
+  --page-cap N           at most N items a list page whatever maxResults says (the API may
+                         answer fewer than asked), so small fixtures page
+  --ignore-fields        answer full resources whatever fields asks (a client must cope)
+Auth (--bearer, --forbid-token) applies to the Compute and TPU routes, not to the metadata
+server: 401 UNAUTHENTICATED (WWW-Authenticate: Bearer ...), 403 PERMISSION_DENIED naming the
+permission ("Required 'compute.instanceGroups.list' permission for 'projects/p/zones/z/
+instanceGroups/g'", "Permission 'tpu.nodes.get' denied on resource '//tpu.googleapis.com/...'
+(or it may not exist)."). A "status" fault without a body answers Google's error JSON there.
+The fault {"continue_forever": true} makes Compute lists always carry a nextPageToken to the
+same page. Request log, faults and shutdown: as tests/fake_api.py. Sockets get TCP_NODELAY.
+
+As a module: `from fake_gcp import ComputeStore, TpuStore, MetadataStore, parse_fields,
+select_fields, parse_filter` (used by the tests of this fake).
+"""
+import base64
+import binascii
+import json
+import os
+import re
+import sys
+import zlib
+from urllib.parse import parse_qs
+
+sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+import fake_api as base  # noqa: E402
+
+COMPUTE_ROOT = "https://www.googleapis.com/compute/v1/"
+METADATA_PREFIX = "/computeMetadata/v1"
+MAX_RESULTS = 500
+TOKEN_MAGIC = b"\xfb\xff"   # base64 "+/...": a token a client must percent-encode
+GOOGLE_JSON = "application/json; charset=UTF-8"
+STATUS_NAMES = {400: "INVALID_ARGUMENT", 401: "UNAUTHENTICATED", 403: "PERMISSION_DENIED",
+                404: "NOT_FOUND", 405: "METHOD_NOT_ALLOWED", 409: "ABORTED",
+                429: "RESOURCE_EXHAUSTED", 500: "INTERNAL", 502: "UNAVAILABLE",
+                503: "UNAVAILABLE", 504: "DEADLINE_EXCEEDED"}
+COMPUTE_REASONS = {400: "invalid", 401: "authError", 403: "forbidden", 404: "notFound",
+                   405: "httpMethodNotAllowed", 409: "conflict", 429: "rateLimitExceeded",
+                   500: "backendError", 502: "badGateway", 503: "backendError",
+                   504: "backendError"}
+DEFAULT_MESSAGES = {400: "Bad Request", 401: "Request had invalid authentication credentials.",
+                    404: "Not Found", 429: "Quota exceeded, please try again later.",
+                    500: "Internal error encountered.", 502: "Bad Gateway",
+                    503: "The service is currently unavailable.",
+                    504: "The request timed out. Please try again."}
+AUTH_HELP = ("Expected OAuth 2 access token, login cookie or other valid authentication "
+             "credential. See https://developers.google.com/identity/sign-in/web/"
+             "devconsole-project.")
+HTML_404 = ("<!DOCTYPE html>\n<html lang=en>\n  <meta charset=utf-8>\n  <title>Error 404 (Not "
+            "Found)!!1</title>\n  <p><b>404.</b> <ins>That\u2019s an error.</ins>\n  <p>The "
+            "requested URL <code>%s</code> was not found on this server.  <ins>That\u2019s all "
+            "we know.</ins>\n")
+
+
+# ---------------------------------------------------------------- error bodies
+
+def compute_error(code, message=None, reason=None, headers=None, extra=None):
+    """Compute Engine's error body: {"error": {code, message, errors: [...], status}}."""
+    message = message or DEFAULT_MESSAGES.get(code, "Error")
+    item = {"message": message, "domain": "global",
+            "reason": reason or COMPUTE_REASONS.get(code, "error")}
+    item.update(extra or {})
+    body = {"error": {"code": code, "message": message, "errors": [item],
+                      "status": STATUS_NAMES.get(code, "UNKNOWN")}}
+    return base.Reply(code, base.dumps(body).encode(), headers, GOOGLE_JSON)
+
+
+def tpu_error(code, message=None, details=None, headers=None):
+    """A one-platform API's error body (tpu.googleapis.com): code, message, status, details."""
+    body = {"error": {"code": code, "message": message or DEFAULT_MESSAGES.get(code, "Error"),
+                      "status": STATUS_NAMES.get(code, "UNKNOWN")}}
+    if details:
+        body["error"]["details"] = details
+    return base.Reply(code, base.dumps(body).encode(), headers, GOOGLE_JSON)
+
+
+def google_json(obj, status=200):
+    return base.Reply(status, base.dumps(obj).encode(), None, GOOGLE_JSON)
+
+
+def html_404(path):
+    return base.Reply(404, (HTML_404 % path).encode(), None, "text/html; charset=UTF-8")
+
+
+def bad_request(field, value, why):
+    return base.ReplyError(compute_error(
+        400, "Invalid value for field '%s': '%s'. %s" % (field, value, why)))
+
+
+# ---------------------------------------------------------------- fields= (partial responses)
+
+FIELD_NAME = re.compile(r"[A-Za-z_*][A-Za-z0-9_*@.-]*")
+
+
+def _merge(tree, name, sub):
+    if name in tree and tree[name] is None or sub is None:
+        tree[name] = None
+    else:
+        tree.setdefault(name, {})
+        for k, v in sub.items():
+            _merge(tree[name], k, v)
+
+
+def parse_fields(text):
+    """"a,b/c,d(e,f(g))" -> {"a": None, "b": {"c": None}, "d": {"e": None, "f": {"g": None}}}
+    (None = the whole value). Raises ValueError on a syntax error."""
+    pos = 0
+
+    def selection():
+        nonlocal pos
+        tree = {}
+        while True:
+            path = []
+            while True:
+                m = FIELD_NAME.match(text, pos)
+                if not m:
+                    raise ValueError("Invalid field selection %s" % text)
+                path.append(m.group(0))
+                pos = m.end()
+                if pos < len(text) and text[pos] == "/":
+                    pos += 1
+                    continue
+                break
+            sub = None
+            if pos < len(text) and text[pos] == "(":
+                pos += 1
+                sub = selection()
+                if pos >= len(text) or text[pos] != ")":
+                    raise ValueError("Invalid field selection %s" % text)
+                pos += 1
+            for name in reversed(path[1:]):
+                sub = {name: sub}
+            _merge(tree, path[0], sub)
+            if pos < len(text) and text[pos] == ",":
+                pos += 1
+                continue
+            return tree
+
+    text = text.replace(" ", "")
+    tree = selection()
+    if pos != len(text):
+        raise ValueError("Invalid field selection %s" % text)
+    return tree
+
+
+def select_fields(obj, tree):
+    """The parts of obj the tree selects; lists are selected item by item."""
+    if tree is None:
+        return obj
+    if isinstance(obj, list):
+        return [select_fields(o, tree) for o in obj]
+    if not isinstance(obj, dict):
+        return obj
+    out = {}
+    for key, value in obj.items():
+        if key in tree:
+            out[key] = select_fields(value, tree[key])
+        elif "*" in tree:
+            out[key] = select_fields(value, tree["*"])
+    return out
+
+
+# ---------------------------------------------------------------- filter=
+
+COMPARISON = re.compile(
+    r"\s*([A-Za-z_][A-Za-z0-9_.]*)\s*(!=|=|:|<=|>=|<|>|\beq\b|\bne\b)\s*"
+    r"(\"(?:[^\"\\]|\\.)*\"|'[^']*'|[^\s()]+)\s*$")
+
+
+def _comparison(text):
+    m = COMPARISON.match(text)
+    if not m:
+        raise ValueError(text)
+    field, op, value = m.groups()
+    if value[:1] in "\"'" and value[-1:] == value[:1] and len(value) >= 2:
+        value = value[1:-1]
+        if m.group(3)[0] == '"':
+            value = re.sub(r"\\(.)", r"\1", value)
+    if op in ("eq", "ne"):
+        try:
+            re.compile(value)
+        except re.error:
+            raise ValueError(text)
+    return field, op, value
+
+
+def _split_groups(text):
+    """"(a) AND (b) (c)" -> ["a", "AND", "b", "c"]; a plain comparison -> [text]."""
+    text = text.strip()
+    if not text.startswith("("):
+        return [text]
+    out, pos = [], 0
+    while pos < len(text):
+        while pos < len(text) and text[pos].isspace():
+            pos += 1
+        if pos >= len(text):
+            break
+        if text[pos] == "(":
+            depth, start = 0, pos
+            while pos < len(text):
+                depth += {"(": 1, ")": -1}.get(text[pos], 0)
+                pos += 1
+                if depth == 0:
+                    break
+            if depth:
+                raise ValueError(text)
+            out.append(("group", text[start + 1:pos - 1]))
+        else:
+            m = re.match(r"(AND|OR)\b", text[pos:])
+            if not m:
+                raise ValueError(text)
+            out.append(m.group(1))
+            pos += m.end()
+    return out
+
+
+def parse_filter(text):
+    """Compute's list filter -> a predicate on a resource dict. Raises ValueError."""
+    if not text or not text.strip():
+        return lambda obj: True
+    parts = _split_groups(text)
+    if len(parts) == 1 and isinstance(parts[0], str):
+        field, op, value = _comparison(parts[0])
+        return lambda obj: _matches(obj, field, op, value)
+    # OR of ANDs; whitespace between groups is AND
+    alternatives, current, expect_group = [], [], True
+    for part in parts:
+        if isinstance(part, tuple):
+            current.append(parse_filter(part[1]))
+            expect_group = False
+        elif expect_group:
+            raise ValueError(text)
+        elif part == "OR":
+            alternatives.append(current)
+            current, expect_group = [], True
+        else:
+            expect_group = True
+    if expect_group:
+        raise ValueError(text)
+    alternatives.append(current)
+    return lambda obj: any(all(p(obj) for p in conj) for conj in alternatives)
+
+
+def _values(obj, field):
+    """Every value at a dotted path (lists fan out); scalars as the API prints them."""
+    found = [obj]
+    for part in field.split("."):
+        nxt = []
+        for o in found:
+            if isinstance(o, list):
+                o = [x.get(part) for x in o if isinstance(x, dict)]
+                nxt.extend(v for v in o if v is not None)
+            elif isinstance(o, dict) and part in o:
+                nxt.append(o[part])
+        found = [x for v in nxt for x in (v if isinstance(v, list) else [v])]
+    return ["true" if v is True else "false" if v is False else str(v) for v in found
+            if not isinstance(v, (dict, list))]
+
+
+def _matches(obj, field, op, value):
+    vals = _values(obj, field)
+    if op in ("=", ":"):
+        pattern = re.escape(value).replace(r"\*", ".*")
+        return any(re.fullmatch(pattern, v) for v in vals) if op == "=" or "*" in value \
+            else any(value in v for v in vals)
+    if op == "!=":
+        return not any(v == value for v in vals)
+    if op == "eq":
+        return any(re.fullmatch(value, v) for v in vals)
+    if op == "ne":
+        return not any(re.fullmatch(value, v) for v in vals)
+    key = (lambda v: (0, float(v), "")) if re.fullmatch(r"-?\d+(\.\d+)?", value) else \
+        (lambda v: (1, 0.0, v))
+    try:
+        return any({"<": key(v) < key(value), ">": key(v) > key(value),
+                    "<=": key(v) <= key(value), ">=": key(v) >= key(value)}[op] for v in vals)
+    except ValueError:
+        return False
+
+
+# ---------------------------------------------------------------- paging
+
+def encode_page_token(list_key, offset):
+    raw = TOKEN_MAGIC + base.dumps({"k": zlib.crc32(list_key.encode()), "o": offset}).encode()
+    return base64.b64encode(raw).decode()
+
+
+def decode_page_token(token, list_key):
+    try:
+        raw = base64.b64decode(token, validate=True)
+        if not raw.startswith(TOKEN_MAGIC):
+            raise ValueError("magic")
+        data = json.loads(raw[len(TOKEN_MAGIC):])
+        if data["k"] != zlib.crc32(list_key.encode()) or not isinstance(data["o"], int) \
+                or data["o"] < 0:
+            raise ValueError("another list")
+        return data["o"]
+    except (binascii.Error, ValueError, KeyError, TypeError):
+        raise bad_request("pageToken", token, "Invalid page token.")
+
+
+def _param(query, name, default=""):
+    values = query.get(name)
+    return values[-1] if values else default
+
+
+def page_of(items, query, list_key, page_cap, forever):
+    """(page items, nextPageToken or None) for maxResults/pageToken."""
+    text = _param(query, "maxResults")
+    try:
+        size = int(text) if text else MAX_RESULTS
+    except ValueError:
+        raise bad_request("maxResults", text, "Must be an integer.")
+    if size < 0:
+        raise bad_request("maxResults", text, "Must be greater than or equal to 0.")
+    if size > MAX_RESULTS:
+        raise bad_request("maxResults", text, "Must be less than or equal to %d." % MAX_RESULTS)
+    size = size or MAX_RESULTS
+    if page_cap:
+        size = min(size, page_cap)
+    token = _param(query, "pageToken")
+    start = decode_page_token(token, list_key) if token else 0
+    page = items[start:start + size]
+    if forever:
+        return page, encode_page_token(list_key, start)
+    more = start + size < len(items)
+    return page, encode_page_token(list_key, start + size) if more else None
+
+
+def ordered(items, query, name_of):
+    order = _param(query, "orderBy")
+    if order in ("", "name"):
+        return sorted(items, key=name_of)
+    if order == "creationTimestamp desc":
+        return sorted(items, key=lambda i: i.get("creationTimestamp", ""), reverse=True)
+    raise bad_request("orderBy", order, "Sorting by '%s' is not supported." % order)
+
+
+def filtered(items, query):
+    text = _param(query, "filter")
+    try:
+        keep = parse_filter(text)
+    except ValueError:
+        raise bad_request("filter", text, "Invalid list filter expression.")
+    return [i for i in items if keep(i)]
+
+
+def with_fields(obj, query, ignore):
+    text = _param(query, "fields")
+    if not text or ignore:
+        return obj
+    try:
+        return select_fields(obj, parse_fields(text))
+    except ValueError as e:
+        raise base.ReplyError(compute_error(400, str(e), "invalidParameter"))
+
+
+# ---------------------------------------------------------------- Compute Engine
+
+INSTANCE_REF = re.compile(r"(?:projects/([^/]+)/)?zones/([^/]+)/instances/([^/?#]+)$")
+ZONE_NAME = re.compile(r"[a-z]+-[a-z]+[0-9]+-[a-z]")
+COMPUTE_PATH = re.compile(
+    r"/compute/v1/projects/([^/]+)(?:/(zones|regions)/([^/]+)/"
+    r"(?:instanceGroups/([^/]+)(/listInstances)?|(instances)(?:/([^/]+))?))?")
+
+
+def last_segment(url):
+    return (url or "").rstrip("/").rsplit("/", 1)[-1]
+
+
+class ComputeStore:
+    """Instances and instance groups of one or more projects, listed like Compute Engine."""
+
+    def __init__(self, doc, page_cap=None, ignore_fields=False):
+        if not isinstance(doc, dict):
+            raise ValueError("compute: want a JSON object with instances and instanceGroups")
+        self.page_cap, self.ignore_fields = page_cap, ignore_fields
+        self.instances = {}     # (project, zone, name) -> Instance
+        self.by_zone = {}       # (project, zone) -> [Instance] in name order
+        self.groups = {}        # (project, "zones"|"regions", location, name) -> (group, keys)
+        default_project = doc.get("project")
+        for n, inst in enumerate(doc.get("instances") or []):
+            m = INSTANCE_REF.search(inst.get("selfLink") or "")
+            project, zone, name = m.groups() if m else (None, None, None)
+            project = project or default_project
+            zone = zone or last_segment(inst.get("zone"))
+            name = name or inst.get("name")
+            if not (project and zone and name):
+                raise ValueError("compute: instance #%d has no project, zone and name" % n)
+            self.instances[(project, zone, name)] = inst
+            self.by_zone.setdefault((project, zone), []).append(inst)
+        for zone_list in self.by_zone.values():
+            zone_list.sort(key=lambda i: i.get("name", ""))
+        for n, group in enumerate(doc.get("instanceGroups") or []):
+            self._add_group(n, group, default_project)
+        self.projects = {k[0] for k in self.instances} | {k[0] for k in self.groups}
+        if default_project:
+            self.projects.add(default_project)
+
+    def _add_group(self, n, group, default_project):
+        m = re.search(r"projects/([^/]+)/", group.get("selfLink") or "")
+        project = m.group(1) if m else group.get("project", default_project)
+        if group.get("zone"):
+            kind, location = "zones", last_segment(group["zone"])
+        elif group.get("region"):
+            kind, location = "regions", last_segment(group["region"])
+        else:
+            raise ValueError("compute: instance group #%d has neither zone nor region" % n)
+        keys = [self._member(project, kind, location, ref, group.get("name"))
+                for ref in group.get("instances") or []]
+        resource = {k: v for k, v in group.items() if k not in ("instances", "project")}
+        self.groups[(project, kind, location, group.get("name"))] = (resource, keys)
+
+    def _member(self, project, kind, location, ref, group_name):
+        m = INSTANCE_REF.search(ref)
+        if m:
+            key = (m.group(1) or project, m.group(2), m.group(3))
+            if key in self.instances:
+                return key
+        else:
+            zones = [location] if kind == "zones" else \
+                [z for (p, z) in self.by_zone if p == project and z.startswith(location + "-")]
+            found = [(project, z, ref) for z in zones if (project, z, ref) in self.instances]
+            if len(found) == 1:
+                return found[0]
+        raise ValueError("compute: group %s: member %s is not one of the instances" %
+                         (group_name, ref))
+
+    # -- routes
+
+    def reply(self, method, path, query, body, forever):
+        """The reply for a /compute/v1/ path (a 404 page for paths the API does not have)."""
+        m = COMPUTE_PATH.fullmatch(path)
+        if not m:
+            return html_404(path)
+        project, kind, location, group, list_instances, instances, name = m.groups()
+        if project not in self.projects:
+            return compute_error(404, "The resource 'projects/%s' was not found" % project)
+        if kind is None or (instances and kind != "zones"):
+            return html_404(path)
+        want = "POST" if list_instances else "GET"
+        if method != want:
+            return compute_error(405, "Method %s is not allowed on %s" % (method, path))
+        if kind == "zones" and not ZONE_NAME.fullmatch(location):
+            raise bad_request("zone", location, "Unknown zone.")
+        if group:
+            return self._group(project, kind, location, group, list_instances, query, body,
+                               forever)
+        if name:
+            inst = self.instances.get((project, location, name))
+            if inst is None:
+                return compute_error(404, "The resource 'projects/%s/zones/%s/instances/%s' "
+                                          "was not found" % (project, location, name))
+            return google_json(with_fields(inst, query, self.ignore_fields))
+        return self._zone_list(project, location, query, forever)
+
+    def _group(self, project, kind, location, name, list_instances, query, body, forever):
+        found = self.groups.get((project, kind, location, name))
+        resource_name = "projects/%s/%s/%s/instanceGroups/%s" % (project, kind, location, name)
+        if found is None:
+            return compute_error(404, "The resource '%s' was not found" % resource_name)
+        group, keys = found
+        if not list_instances:
+            return google_json(with_fields(group, query, self.ignore_fields))
+        state = self._instance_state(body)
+        items = []
+        for key in keys:
+            inst = self.instances[key]
+            if state == "RUNNING" and inst.get("status") != "RUNNING":
+                continue
+            item = {"instance": inst.get("selfLink") or
+                    "%sprojects/%s/zones/%s/instances/%s" % ((COMPUTE_ROOT,) + key),
+                    "status": inst.get("status")}
+            if group.get("namedPorts"):
+                item["namedPorts"] = group["namedPorts"]
+            items.append(item)
+        items = ordered(filtered(items, query), query, lambda i: last_segment(i["instance"]))
+        list_key = "%s %s %s %s" % (resource_name, state, _param(query, "filter"),
+                                    _param(query, "orderBy"))
+        page, token = page_of(items, query, list_key, self.page_cap, forever)
+        answer = {"kind": "compute#instanceGroupsListInstances",
+                  "id": resource_name, "items": page, "nextPageToken": token,
+                  "selfLink": COMPUTE_ROOT + resource_name + "/listInstances"}
+        return google_json(with_fields(_compact(answer), query, self.ignore_fields))
+
+    @staticmethod
+    def _instance_state(body):
+        try:
+            req = json.loads(body.decode("utf-8")) if body.strip() else {}
+        except (UnicodeDecodeError, ValueError) as e:
+            raise base.ReplyError(compute_error(400, "Invalid JSON payload received. %s" % e,
+                                                "parseError"))
+        if not isinstance(req, dict):
+            raise base.ReplyError(compute_error(400, "Invalid JSON payload received. Expected "
+                                                     "an object.", "parseError"))
+        state = req.get("instanceState", "ALL")
+        if state not in ("ALL", "RUNNING"):
+            raise bad_request("resource.instanceState", state,
+                              "Value must be one of [ALL, RUNNING].")
+        return state
+
+    def _zone_list(self, project, zone, query, forever):
+        items = ordered(filtered(self.by_zone.get((project, zone), []), query), query,
+                        lambda i: i.get("name", ""))
+        resource_name = "projects/%s/zones/%s/instances" % (project, zone)
+        list_key = "%s %s %s" % (resource_name, _param(query, "filter"), _param(query, "orderBy"))
+        page, token = page_of(items, query, list_key, self.page_cap, forever)
+        answer = {"kind": "compute#instanceList", "id": resource_name, "items": page,
+                  "nextPageToken": token, "selfLink": COMPUTE_ROOT + resource_name}
+        return google_json(with_fields(_compact(answer), query, self.ignore_fields))
+
+    @staticmethod
+    def permission(method, path):
+        """(permission, resource) a 403 names for this request."""
+        m = COMPUTE_PATH.fullmatch(path)
+        if not m:
+            return "compute.projects.get", path.replace("/compute/v1/", "", 1)
+        project, kind, location, group, list_instances, instances, name = m.groups()
+        if group:
+            verb = "list" if list_instances else "get"
+            return ("compute.instanceGroups." + verb,
+                    "projects/%s/%s/%s/instanceGroups/%s" % (project, kind, location, group))
+        if name:
+            return ("compute.instances.get",
+                    "projects/%s/zones/%s/instances/%s" % (project, location, name))
+        if instances:
+            return "compute.instances.list", "projects/%s" % project
+        return "compute.projects.get", "projects/%s" % project
+
+
+def _compact(answer):
+    """An empty list or a null token is left out, as the API does."""
+    return {k: v for k, v in answer.items() if v not in (None, [])}
+
+
+# ---------------------------------------------------------------- Cloud TPU
+
+TPU_PATH = re.compile(r"/(v1|v2|v1alpha1|v2alpha1)/projects/([^/]+)/locations/([^/]+)"
+                      r"/nodes(?:/([^/]+))?")
+TPU_GET = "google.cloud.tpu.%s.Tpu.GetNode"
+
+
+class TpuStore:
+    """Cloud TPU nodes by full name, the same Node for every API version."""
+
+    def __init__(self, doc):
+        if isinstance(doc, list):
+            doc = {node.get("name"): node for node in doc}
+        if not isinstance(doc, dict):
+            raise ValueError("tpu-nodes: want an object keyed by full node name, or a list")
+        self.nodes = {}
+        for name, node in doc.items():
+            if not (name and re.fullmatch(r"projects/[^/]+/locations/[^/]+/nodes/[^/]+", name)):
+                raise ValueError("tpu-nodes: %r is not projects/P/locations/Z/nodes/N" % name)
+            self.nodes[name] = node
+
+    def reply(self, method, path, query):
+        m = TPU_PATH.fullmatch(path)
+        if not m:
+            return html_404(path)
+        version, project, location, node = m.groups()
+        if method != "GET":
+            return tpu_error(405, "Method not allowed")
+        if node is None:
+            prefix = "projects/%s/locations/%s/nodes/" % (project, location)
+            nodes = [v for k, v in sorted(self.nodes.items()) if k.startswith(prefix)]
+            return google_json({"nodes": nodes} if nodes else {})
+        name = "projects/%s/locations/%s/nodes/%s" % (project, location, node)
+        found = self.nodes.get(name)
+        if found is None:
+            return tpu_error(404, "Resource '%s' was not found" % name, [
+                {"@type": "type.googleapis.com/google.rpc.ResourceInfo", "resourceName": name}])
+        return google_json(found)
+
+    @staticmethod
+    def permission(method, path):
+        m = TPU_PATH.fullmatch(path)
+        if not m:
+            return "tpu.nodes.get", path.lstrip("/")
+        version, project, location, node = m.groups()
+        if node is None:
+            return "tpu.nodes.list", "projects/%s/locations/%s" % (project, location)
+        return "tpu.nodes.get", "projects/%s/locations/%s/nodes/%s" % (project, location, node)
+
+
+# ---------------------------------------------------------------- metadata server
+
+METADATA_HEADERS = {"Metadata-Flavor": "Google", "Server": "Metadata Server for VM",
+                    "X-XSS-Protection": "0", "X-Frame-Options": "SAMEORIGIN"}
+
+
+class MetadataStore:
+    """Values by path below /computeMetadata/v1/."""
+
+    def __init__(self, doc):
+        if not isinstance(doc, dict):
+            raise ValueError("metadata: want a JSON object {path: value}")
+        self.values = {k.strip("/"): v for k, v in doc.items()}
+
+    def _children(self, directory):
+        prefix = directory + "/" if directory else ""
+        names = set()
+        for key in self.values:
+            if key.startswith(prefix):
+                head, sep, _ = key[len(prefix):].partition("/")
+                names.add(head + sep)
+        return sorted(names)
+
+    def _tree(self, directory):
+        prefix = directory + "/" if directory else ""
+        tree = {}
+        for key, value in self.values.items():
+            if key.startswith(prefix):
+                node, parts = tree, key[len(prefix):].split("/")
+                for part in parts[:-1]:
+                    node = node.setdefault(part, {})
+                node[parts[-1]] = value
+        return tree
+
+    def reply(self, path, query, headers):
+        if headers.get("Metadata-Flavor") != "Google":
+            return self._text(400, "Missing required header \"Metadata-Flavor\": \"Google\"\n")
+        if headers.get("X-Forwarded-For"):
+            return self._text(403, "Request with X-Forwarded-For header is not allowed\n")
+        if path != METADATA_PREFIX and not path.startswith(METADATA_PREFIX + "/"):
+            return self._html_404(path)
+        key = path[len(METADATA_PREFIX):].strip("/")
+        is_dir_path = path.endswith("/") or path == METADATA_PREFIX
+        if not is_dir_path and key in self.values:
+            value = self.values[key]
+            if isinstance(value, str) and _param(query, "alt") != "json":
+                return self._text(200, value)
+            return base.Reply(200, base.dumps(value).encode(), dict(METADATA_HEADERS),
+                              "application/json")
+        children = self._children(key)
+        if not children:
+            return self._html_404(path)
+        if not is_dir_path:
+            return base.Reply(301, b"", dict(METADATA_HEADERS, Location=path + "/"), None)
+        if _param(query, "recursive") == "true":
+            return base.Reply(200, base.dumps(self._tree(key)).encode(),
+                              dict(METADATA_HEADERS), "application/json")
+        return self._text(200, "".join(c + "\n" for c in children))
+
+    @staticmethod
+    def _text(status, text):
+        return base.Reply(status, text.encode(), dict(METADATA_HEADERS), "application/text")
+
+    @staticmethod
+    def _html_404(path):
+        reply = html_404(path)
+        reply.headers.update(METADATA_HEADERS)
+        return reply
+
+
+# ---------------------------------------------------------------- HTTP
+
+def google_auth_reply(opts, headers, api, method, path):
+    """401/403 worded like Google's for a missing, wrong or forbidden token; else None."""
+    scheme, _, token = (headers.get("Authorization") or "").strip().partition(" ")
+    token = token.strip() if scheme.lower() == "bearer" else None
+    service = "compute.googleapis.com" if api == "compute" else "tpu.googleapis.com"
+    if opts.forbid_token and token == opts.forbid_token:
+        if api == "compute":
+            perm, resource = ComputeStore.permission(method, path)
+            return compute_error(403, "Required '%s' permission for '%s'" % (perm, resource),
+                                 "forbidden")
+        perm, resource = TpuStore.permission(method, path)
+        return tpu_error(403, "Permission '%s' denied on resource '//%s/%s' (or it may not "
+                              "exist)." % (perm, service, resource), [
+            {"@type": "type.googleapis.com/google.rpc.ErrorInfo", "reason":
+             "IAM_PERMISSION_DENIED", "domain": "iam.googleapis.com",
+             "metadata": {"permission": perm, "resource": resource}}])
+    if opts.bearer and token != opts.bearer:
+        missing = not token
+        message = ("Request is missing required authentication credential. " if missing else
+                   "Request had invalid authentication credentials. ") + AUTH_HELP
+        challenge = 'Bearer realm="https://accounts.google.com/"' + \
+            ("" if missing else ', error="invalid_token"')
+        hdrs = {"WWW-Authenticate": challenge}
+        if api == "compute":
+            return compute_error(401, message, "required" if missing else "authError", hdrs,
+                                 {"message": "Login Required." if missing else
+                                  "Invalid Credentials", "location": "Authorization",
+                                  "locationType": "header"})
+        return tpu_error(401, message, [
+            {"@type": "type.googleapis.com/google.rpc.ErrorInfo",
+             "reason": "CREDENTIALS_MISSING" if missing else "ACCESS_TOKEN_EXPIRED",
+             "domain": "googleapis.com", "metadata": {"service": service}}], hdrs)
+    return None
+
+
+class GcpHandler(base.Handler):
+    """fake_api's handler with the metadata server, Compute and Cloud TPU in front. Its
+    sockets have TCP_NODELAY, as Google's front ends answer: with Nagle's algorithm on (Python's
+    default) a client waits for the kernel's delayed ACK (about 40 ms) on many answers."""
+
+    disable_nagle_algorithm = True
+
+    def _api(self):
+        """"metadata", "compute", "tpu" or None (fake_api's own routes) for this request."""
+        srv, path = self.server, self.url.path
+        if srv.metadata is not None and path.startswith("/computeMetadata/"):
+            return "metadata"
+        if srv.compute is not None and path.startswith("/compute/"):
+            return "compute"
+        if srv.tpu is not None and TPU_PATH.match(path):
+            return "tpu"
+        return None
+
+    def _route(self, forever):
+        api = self._api()
+        if api is None:
+            return super()._route(forever)
+        srv, method, path = self.server, self.command, self.url.path
+        query = parse_qs(self.url.query, keep_blank_values=True)
+        if api == "metadata":
+            reply = srv.routes.lookup(method, path, self.url.query) if srv.routes else None
+            return reply or srv.metadata.reply(path, query, self.headers)
+        reply = google_auth_reply(srv.opts, self.headers, api, method, path)
+        for name, value in srv.required if reply is None else ():
+            if self.headers.get(name) != value:
+                reply = compute_error(400, 'missing or wrong header "%s" (want "%s")'
+                                      % (name, value), "required")
+                break
+        if reply is None and srv.routes:
+            reply = srv.routes.lookup(method, path, self.url.query)
+        if reply is None and api == "compute":
+            reply = srv.compute.reply(method, path, query, self.request_body, forever)
+        if reply is None:
+            reply = srv.tpu.reply(method, path, query)
+        return reply
+
+    def _normal_reply(self, forever):
+        if self._api() is None:
+            return super()._normal_reply(forever)
+        try:
+            return self._route(forever)
+        except base.ReplyError as e:
+            return e.reply
+
+    def _fault_reply(self, fault):
+        api = self._api()
+        if api is None or "body" in fault:
+            return super()._fault_reply(fault)
+        code = int(fault["status"])
+        if api == "metadata":
+            reply = MetadataStore._text(code, "fake fault %d\n" % code)
+        elif api == "compute":
+            reply = compute_error(code)
+        else:
+            reply = tpu_error(code)
+        reply.headers.update(fault.get("headers") or {})
+        return reply
+
+
+def add_options(ap):
+    ap.add_argument("--metadata")
+    ap.add_argument("--compute")
+    ap.add_argument("--tpu-nodes")
+    ap.add_argument("--page-cap", type=int)
+    ap.add_argument("--ignore-fields", action="store_true")
+
+
+def build_server(opts):
+    srv = base.build_server(opts, GcpHandler)
+    srv.metadata = MetadataStore(base.load_json(opts.metadata, {})) if opts.metadata else None
+    srv.compute = ComputeStore(base.load_json(opts.compute, {}), opts.page_cap,
+                               opts.ignore_fields) if opts.compute else None
+    srv.tpu = TpuStore(base.load_json(opts.tpu_nodes, {})) if opts.tpu_nodes else None
+    return srv
+
+
+def main(argv=None):
+    opts = base.parse_args(argv, add_options, __doc__.split("\n")[0])
+    try:
+        srv = build_server(opts)
+    except (OSError, ValueError, KeyError) as e:
+        print("fake_gcp: %s" % e, file=sys.stderr)
+        return 2
+    return base.serve(srv, opts)
+
+
+if __name__ == "__main__":
+    sys.exit(main())

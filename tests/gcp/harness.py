@@ -1,0 +1,114 @@
+"""Shared pieces of the GCP tests: start and stop tests/gcp/fake_gcp.py, write fixture files,
+run a list of test functions printing "ok/FAIL name" and "N passed, N failed". Stdlib only."""
+import json
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+import time
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+ROOT = os.path.dirname(os.path.dirname(HERE))
+FAKE_GCP = os.path.join(HERE, "fake_gcp.py")
+TOKEN = "ya29.c.fake-access-token_0123456789"
+LIVE = []   # fakes not stopped yet: run_tests ends them after a failed test
+
+
+class Fake:
+    """One fake_gcp.py process (our child) with a request log; stop() ends it and returns the
+    logged requests. `args` are its options; dicts and lists among them are written to JSON
+    files first (so Fake(tmp, "--compute", doc) works)."""
+
+    def __init__(self, tmp, *args, secrets=True):
+        self.dir = tempfile.mkdtemp(dir=tmp)
+        self.port_file = os.path.join(self.dir, "port")
+        self.log = os.path.join(self.dir, "log.jsonl")
+        cmd = [sys.executable, FAKE_GCP, "--port-file", self.port_file, "--log", self.log,
+               "--max-seconds", "300"] + (["--log-secrets"] if secrets else [])
+        for n, a in enumerate(args):
+            if isinstance(a, (dict, list)):
+                path = os.path.join(self.dir, "arg%d.json" % n)
+                with open(path, "w") as f:
+                    json.dump(a, f)
+                a = path
+            cmd.append(str(a))
+        self.proc = subprocess.Popen(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
+                                     stdin=subprocess.DEVNULL)
+        LIVE.append(self)
+        deadline = time.time() + 20
+        while not os.path.exists(self.port_file):
+            if self.proc.poll() is not None:
+                raise AssertionError("fake_gcp exited: " + self.proc.stderr.read().decode())
+            if time.time() > deadline:
+                self.proc.kill()
+                raise AssertionError("fake_gcp did not start")
+            time.sleep(0.005)
+        with open(self.port_file) as f:
+            self.port = int(f.read())
+        self.url = "http://127.0.0.1:%d" % self.port
+        self.host = "127.0.0.1:%d" % self.port
+        self.compute_url = self.url + "/compute/v1"
+
+    def requests(self):
+        if not os.path.exists(self.log):
+            return []
+        with open(self.log) as f:
+            return [json.loads(line) for line in f if line.strip()]
+
+    def stop(self):
+        if self in LIVE:
+            LIVE.remove(self)
+        if self.proc.poll() is None:
+            self.proc.terminate()
+        try:
+            _, err = self.proc.communicate(timeout=20)
+        except subprocess.TimeoutExpired:
+            self.proc.kill()
+            _, err = self.proc.communicate()
+        assert self.proc.returncode == 0 and not err, "fake_gcp: rc %s: %s" % (
+            self.proc.returncode, err.decode())
+        return self.requests()
+
+
+def write(tmp, name, content):
+    path = os.path.join(tmp, name)
+    with open(path, "w") as f:
+        f.write(content if isinstance(content, str) else json.dumps(content))
+    return path
+
+
+def free_port():
+    """A loopback port nobody listens on (bound, then closed)."""
+    import socket
+    s = socket.socket()
+    s.bind(("127.0.0.1", 0))
+    port = s.getsockname()[1]
+    s.close()
+    return port
+
+
+def run_tests(tests, tmp, patterns=()):
+    """Runs each (name, fn) whose name contains one of the patterns (all when none); prints
+    one line each and the summary; removes tmp; returns the exit status."""
+    chosen = [(n, fn) for n, fn in tests if not patterns or any(p in n for p in patterns)]
+    failed = 0
+    started = time.time()
+    try:
+        for name, fn in chosen:
+            t = time.time()
+            try:
+                fn()
+                print("ok   %s (%.1f s)" % (name, time.time() - t), flush=True)
+            except Exception as e:  # report each failure, then fail the run
+                failed += 1
+                print("FAIL %s: %s: %s" % (name, type(e).__name__, e), flush=True)
+            while LIVE:  # the fakes a failed test left running (our children)
+                fake = LIVE.pop()
+                fake.proc.kill()
+                fake.proc.communicate()
+    finally:
+        shutil.rmtree(tmp, ignore_errors=True)
+    print("(%.1f s)" % (time.time() - started))
+    print("%d passed, %d failed" % (len(chosen) - failed, failed))
+    return 1 if failed else 0

@@ -1,0 +1,416 @@
+#!/usr/bin/env python3
+"""Proves tests/gcp/fake_gcp.py answers like the Google endpoints it stands in for (metadata
+server, Compute Engine instance groups and instances, Cloud TPU nodes: paths, paging, filters,
+partial responses, Google's error bodies, auth) and that tests/gcp/make_gcp.py is deterministic
+and realistic. Talks to the fake with http.client only; no cluster-resolve involved.
+
+usage: python3 tests/gcp/test_fake_gcp.py [NAME_SUBSTRING...]
+"""
+import base64
+import http.client
+import json
+import os
+import subprocess
+import sys
+import tempfile
+import time
+from urllib.parse import quote, urlencode
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, HERE)
+import harness  # noqa: E402
+from harness import TOKEN, Fake  # noqa: E402
+import make_gcp as mg  # noqa: E402
+import fake_gcp  # noqa: E402
+
+TMP = tempfile.mkdtemp(prefix="fake-gcp-test.")
+P, Z = "test-project", "us-east1-d"
+AUTH = {"Authorization": "Bearer " + TOKEN}
+FLAVOR = {"Metadata-Flavor": "Google"}
+RUNNING_FILTER = 'status = "RUNNING"'
+PARTIAL = "items(name,networkInterfaces(networkIP)),nextPageToken"
+
+
+def request(fake, method, path, headers=None, body=None):
+    """-> (status, headers dict (lower-case names), body bytes)."""
+    conn = http.client.HTTPConnection("127.0.0.1", fake.port, timeout=10)
+    try:
+        data = json.dumps(body).encode() if isinstance(body, (dict, list)) else body
+        hdrs = dict(headers or {})
+        if data is not None:
+            hdrs.setdefault("Content-Type", "application/json")
+        conn.request(method, path, body=data, headers=hdrs)
+        r = conn.getresponse()
+        return r.status, {k.lower(): v for k, v in r.getheaders()}, r.read()
+    finally:
+        conn.close()
+
+
+def call(fake, method, path, want=200, headers=None, body=None):
+    status, hdrs, data = request(fake, method, path, dict(AUTH, **(headers or {})), body)
+    assert status == want, "%s %s: %d, want %d: %s" % (method, path, status, want, data[:300])
+    return json.loads(data) if "json" in hdrs.get("content-type", "") else data.decode()
+
+
+def group_doc(count=7, names="w", zone=Z, statuses=None, extra=0, region=None):
+    insts = mg.make_instances(count, "workers", zone=None if region else zone, region=region,
+                              names=names, statuses=statuses)
+    others = mg.make_instances(extra, "other", zone=zone, start=500) if extra else []
+    group = mg.make_group("workers", insts, zone=None if region else zone, region=region,
+                          named_ports=[("grpc", 8470)])
+    return mg.compute_doc([group], insts + others), insts, others
+
+
+def list_path(group="workers", query=None, where="zones/" + Z):
+    q = {"maxResults": "500"}
+    q.update(query or {})
+    return "/compute/v1/projects/%s/%s/instanceGroups/%s/listInstances?%s" % (
+        P, where, group, urlencode(q, quote_via=quote))
+
+
+def zone_path(query=None, zone=Z):
+    return "/compute/v1/projects/%s/zones/%s/instances?%s" % (P, zone,
+                                                              urlencode(query or {},
+                                                                        quote_via=quote))
+
+
+def google_error(body, code, status=None, message=None):
+    err = body["error"]
+    assert err["code"] == code, body
+    if status:
+        assert err["status"] == status, body
+    if message:
+        assert message in err["message"], (message, body)
+    return err
+
+
+TESTS = []
+
+
+def test(fn):
+    TESTS.append((fn.__name__, fn))
+    return fn
+
+
+# ---- metadata server ----
+
+META = {"project/project-id": P, "project/numeric-project-id": "123456789012",
+        "instance/zone": "projects/123456789012/zones/" + Z, "instance/name": "w-3",
+        "instance/service-accounts/default/token": {"access_token": TOKEN, "expires_in": 3599,
+                                                    "token_type": "Bearer"},
+        "instance/attributes/agent-worker-number": "1",
+        "instance/attributes/worker-network-endpoints": "10.130.0.2,10.130.0.3"}
+
+
+@test
+def metadata_values_flavor_and_404():
+    f = Fake(TMP, "--metadata", META, "--bearer", TOKEN)
+    status, hdrs, body = request(f, "GET", "/computeMetadata/v1/project/project-id", FLAVOR)
+    assert (status, body) == (200, P.encode()), (status, body)  # no newline, no token needed
+    assert hdrs["metadata-flavor"] == "Google" and hdrs["content-type"] == "application/text"
+    status, hdrs, body = request(f, "GET", "/computeMetadata/v1/instance/service-accounts/"
+                                 "default/token", FLAVOR)
+    assert status == 200 and json.loads(body)["access_token"] == TOKEN
+    assert hdrs["content-type"] == "application/json"
+    assert request(f, "GET", "/computeMetadata/v1/project/project-id")[0] == 400
+    assert request(f, "GET", "/computeMetadata/v1/project/project-id",
+                   {"Metadata-Flavor": "google"})[0] == 400
+    assert request(f, "GET", "/computeMetadata/v1/project/project-id",
+                   dict(FLAVOR, **{"X-Forwarded-For": "1.2.3.4"}))[0] == 403
+    status, hdrs, body = request(f, "GET", "/computeMetadata/v1/instance/attributes/nope", FLAVOR)
+    assert status == 404 and b"Error 404" in body and hdrs["metadata-flavor"] == "Google"
+    status, hdrs, _ = request(f, "GET", "/computeMetadata/v1/instance/attributes", FLAVOR)
+    assert status == 301 and hdrs["location"] == "/computeMetadata/v1/instance/attributes/"
+    status, _, body = request(f, "GET", "/computeMetadata/v1/instance/attributes/", FLAVOR)
+    assert body == b"agent-worker-number\nworker-network-endpoints\n", body
+    status, _, body = request(f, "GET", "/computeMetadata/v1/instance/?recursive=true", FLAVOR)
+    tree = json.loads(body)
+    assert tree["attributes"]["agent-worker-number"] == "1" and tree["name"] == "w-3", tree
+    status, _, body = request(f, "GET", "/computeMetadata/v1/instance/name?alt=json", FLAVOR)
+    assert json.loads(body) == "w-3"
+    status, _, body = request(f, "GET", "/computeMetadata/v1/", FLAVOR)
+    assert body == b"instance/\nproject/\n", body
+    log = f.stop()
+    assert all(r["path"].startswith("/computeMetadata/") for r in log) and len(log) == 11
+
+
+# ---- Compute Engine ----
+
+@test
+def compute_list_instances_pages_and_state():
+    doc, insts, _ = group_doc(7, statuses={"w-4": "TERMINATED", "w-6": "STAGING"})
+    f = Fake(TMP, "--compute", doc, "--bearer", TOKEN, "--page-cap", "2")
+    seen, token, pages = [], None, 0
+    while True:
+        q = {"pageToken": token} if token else {}
+        page = call(f, "POST", list_path(query=q), body={"instanceState": "RUNNING"})
+        pages += 1
+        assert page["kind"] == "compute#instanceGroupsListInstances", page
+        assert page["selfLink"].startswith("https://www.googleapis.com/compute/v1/projects/")
+        for item in page["items"]:
+            assert item["status"] == "RUNNING" and item["namedPorts"] == [
+                {"name": "grpc", "port": 8470}], item
+            assert item["instance"].startswith("https://www.googleapis.com/compute/v1/projects/"
+                                               "test-project/zones/us-east1-d/instances/")
+            seen.append(item["instance"].rsplit("/", 1)[1])
+        token = page.get("nextPageToken")
+        if not token:
+            break
+        assert set("+/=") & set(token) or pages > 1, token  # a token that needs encoding
+    assert pages == 3 and seen == sorted(["w-1", "w-2", "w-3", "w-5", "w-7"]), (pages, seen)
+    everyone = call(f, "POST", list_path(query={"maxResults": "10"}), body={})
+    assert len(everyone["items"]) == 2  # --page-cap wins over maxResults
+    all_states = call(f, "POST", list_path(query={"maxResults": "0"}), body={"instanceState": "ALL"})
+    assert [i["status"] for i in all_states["items"]] == ["RUNNING", "RUNNING"]
+    f.stop()
+
+
+@test
+def compute_page_token_checks_and_errors():
+    doc, _, _ = group_doc(3)
+    f = Fake(TMP, "--compute", doc, "--bearer", TOKEN, "--page-cap", "1")
+    page = call(f, "POST", list_path(), body={"instanceState": "RUNNING"})
+    token = page["nextPageToken"]
+    raw = "/compute/v1/projects/%s/zones/%s/instanceGroups/workers/listInstances?pageToken=%s" % (
+        P, Z, token)  # not encoded: "+" reads as a space
+    if "+" in token:
+        err = call(f, "POST", raw, 400, body={"instanceState": "RUNNING"})
+        google_error(err, 400, "INVALID_ARGUMENT", "Invalid value for field 'pageToken'")
+    other = call(f, "GET", zone_path({"pageToken": token}), 400)   # another list's token
+    google_error(other, 400, message="Invalid page token")
+    changed = call(f, "POST", list_path(query={"pageToken": token}), 400, body={})  # ALL != RUNNING
+    google_error(changed, 400)
+    google_error(call(f, "POST", list_path(query={"maxResults": "501"}), 400, body={}), 400,
+                 message="Must be less than or equal to 500")
+    google_error(call(f, "POST", list_path(), 400, body={"instanceState": "FOO"}), 400,
+                 message="instanceState")
+    google_error(call(f, "POST", list_path(), 400, body=b"{nope"), 400,
+                 message="Invalid JSON payload")
+    google_error(call(f, "POST", list_path("nope"), 404, body={}), 404, "NOT_FOUND",
+                 "The resource 'projects/test-project/zones/us-east1-d/instanceGroups/nope' "
+                 "was not found")
+    google_error(call(f, "POST", list_path().replace(P, "other-project"), 404, body={}), 404,
+                 message="The resource 'projects/other-project' was not found")
+    google_error(call(f, "GET", list_path(), 405), 405)
+    group = call(f, "GET", "/compute/v1/projects/%s/zones/%s/instanceGroups/workers" % (P, Z))
+    assert group["kind"] == "compute#instanceGroup" and "instances" not in group, group
+    google_error(call(f, "GET", zone_path(zone="nowhere"), 400), 400, message="Unknown zone")
+    status, hdrs, body = request(f, "GET", "/compute/v1/projects/%s/global/nothing" % P, AUTH)
+    assert status == 404 and hdrs["content-type"].startswith("text/html"), (status, body)
+    f.stop()
+
+
+@test
+def compute_empty_group_and_regional():
+    empty = mg.compute_doc([mg.make_group("empty", [], zone=Z)], [])
+    doc, insts, _ = group_doc(6, region="us-east1")
+    doc["instanceGroups"] += empty["instanceGroups"]
+    f = Fake(TMP, "--compute", doc, "--bearer", TOKEN)
+    page = call(f, "POST", list_path("empty"), body={"instanceState": "RUNNING"})
+    assert "items" not in page and "nextPageToken" not in page, page
+    page = call(f, "POST", list_path(where="regions/us-east1"), body={"instanceState": "RUNNING"})
+    zones = sorted({i["instance"].split("/zones/")[1].split("/")[0] for i in page["items"]})
+    assert zones == ["us-east1-b", "us-east1-c", "us-east1-d"] and len(page["items"]) == 6
+    google_error(call(f, "POST", list_path(where="regions/us-west1"), 404, body={}), 404)
+    f.stop()
+
+
+@test
+def compute_zone_list_filter_fields_and_get():
+    doc, insts, others = group_doc(5, statuses={"w-2": "STOPPING"}, extra=3)
+    f = Fake(TMP, "--compute", doc, "--bearer", TOKEN, "--page-cap", "3")
+    names, token, pages = [], None, 0
+    while True:
+        q = {"filter": RUNNING_FILTER, "fields": PARTIAL, "maxResults": "500"}
+        if token:
+            q["pageToken"] = token
+        page = call(f, "GET", zone_path(q))
+        pages += 1
+        assert set(page) <= {"items", "nextPageToken"}, page
+        for item in page["items"]:
+            assert item == {"name": item["name"], "networkInterfaces": [
+                {"networkIP": item["networkInterfaces"][0]["networkIP"]}]}, item
+            names.append(item["name"])
+        token = page.get("nextPageToken")
+        if not token:
+            break
+    want = sorted(i["name"] for i in insts + others if i["status"] == "RUNNING")
+    assert names == want and pages == 3, (names, want, pages)
+    full = call(f, "GET", zone_path({"maxResults": "2"}))
+    assert full["kind"] == "compute#instanceList" and full["items"][0]["kind"] == "compute#instance"
+    assert full["id"] == "projects/test-project/zones/us-east1-d/instances" and "nextPageToken" in full
+    one = call(f, "GET", zone_path({"filter": 'name = "w-3"'}))
+    assert [i["name"] for i in one["items"]] == ["w-3"]
+    two = call(f, "GET", zone_path({"filter": '(status = "RUNNING") (name eq "w-[13]")'}))
+    assert [i["name"] for i in two["items"]] == ["w-1", "w-3"], two
+    three = call(f, "GET", zone_path({"filter": '(name = "w-1") OR (name = "w-5")'}))
+    assert [i["name"] for i in three["items"]] == ["w-1", "w-5"]
+    assert "items" not in call(f, "GET", zone_path({"filter": "status = PROVISIONING"}))
+    google_error(call(f, "GET", zone_path({"filter": "status === x"}), 400), 400,
+                 message="Invalid list filter expression")
+    google_error(call(f, "GET", zone_path({"fields": "items(name"}), 400), 400,
+                 message="Invalid field selection")
+    inst = call(f, "GET", "/compute/v1/projects/%s/zones/%s/instances/w-3" % (P, Z))
+    assert inst == next(i for i in insts if i["name"] == "w-3")
+    part = call(f, "GET", "/compute/v1/projects/%s/zones/%s/instances/w-3?fields=%s" % (
+        P, Z, quote("networkInterfaces/networkIP,name")))
+    assert set(part) == {"networkInterfaces", "name"}, part
+    google_error(call(f, "GET", "/compute/v1/projects/%s/zones/%s/instances/w-99" % (P, Z), 404),
+                 404, message="The resource 'projects/test-project/zones/us-east1-d/instances/"
+                              "w-99' was not found")
+    f.stop()
+    g = Fake(TMP, "--compute", doc, "--ignore-fields")
+    page = call(g, "GET", zone_path({"filter": RUNNING_FILTER, "fields": PARTIAL}))
+    assert page["items"][0]["kind"] == "compute#instance" and page["kind"] == "compute#instanceList"
+    g.stop()
+
+
+@test
+def google_auth_errors():
+    doc, _, _ = group_doc(2)
+    node = mg.make_tpu_node("t1", zone="us-central2-b")
+    f = Fake(TMP, "--compute", doc, "--tpu-nodes", mg.tpu_nodes_doc([node]), "--metadata", META,
+             "--bearer", TOKEN)
+    status, hdrs, body = request(f, "POST", list_path(), None, b"{}")
+    err = google_error(json.loads(body), 401, "UNAUTHENTICATED", "missing required authentication")
+    assert status == 401 and err["errors"][0]["reason"] == "required"
+    assert hdrs["www-authenticate"] == 'Bearer realm="https://accounts.google.com/"'
+    status, hdrs, body = request(f, "POST", list_path(), {"Authorization": "Bearer wrong"}, b"{}")
+    google_error(json.loads(body), 401, "UNAUTHENTICATED", "invalid authentication credentials")
+    assert 'error="invalid_token"' in hdrs["www-authenticate"]
+    tpu = "/v2/projects/test-project/locations/us-central2-b/nodes/t1"
+    status, _, body = request(f, "GET", tpu, {"Authorization": "Bearer wrong"})
+    assert status == 401 and json.loads(body)["error"]["status"] == "UNAUTHENTICATED"
+    assert request(f, "GET", "/computeMetadata/v1/instance/name", FLAVOR)[0] == 200
+    f.stop()
+    g = Fake(TMP, "--compute", doc, "--tpu-nodes", mg.tpu_nodes_doc([node]), "--forbid-token", TOKEN)
+    err = google_error(call(g, "POST", list_path(), 403, body={}), 403, "PERMISSION_DENIED")
+    assert err["message"] == ("Required 'compute.instanceGroups.list' permission for "
+                              "'projects/test-project/zones/us-east1-d/instanceGroups/workers'")
+    assert err["errors"][0] == {"message": err["message"], "domain": "global", "reason": "forbidden"}
+    err = google_error(call(g, "GET", zone_path(), 403), 403)
+    assert err["message"] == "Required 'compute.instances.list' permission for 'projects/test-project'"
+    err = google_error(call(g, "GET", tpu, 403), 403, "PERMISSION_DENIED")
+    assert "Permission 'tpu.nodes.get' denied on resource '//tpu.googleapis.com/projects/" \
+           "test-project/locations/us-central2-b/nodes/t1'" in err["message"], err
+    assert err["details"][0]["metadata"]["permission"] == "tpu.nodes.get"
+    g.stop()
+
+
+# ---- Cloud TPU ----
+
+@test
+def tpu_nodes_v1_v2_and_404():
+    v2 = mg.make_tpu_node("vm", zone="us-central2-b", endpoints=4)
+    v1 = mg.make_tpu_node("node", zone="us-central1-c", api="v1")
+    f = Fake(TMP, "--tpu-nodes", [v2, v1])
+    for version in ("v1", "v2", "v2alpha1"):
+        got = call(f, "GET", "/%s/projects/test-project/locations/us-central2-b/nodes/vm" % version)
+        assert got == v2 and len(got["networkEndpoints"]) == 4
+    got = call(f, "GET", "/v1/projects/test-project/locations/us-central1-c/nodes/node")
+    assert got["ipAddress"] == got["networkEndpoints"][0]["ipAddress"] and got["port"] == "8470"
+    err = call(f, "GET", "/v2/projects/test-project/locations/us-central1-c/nodes/nope", 404)
+    google_error(err, 404, "NOT_FOUND", "Resource 'projects/test-project/locations/us-central1-c/"
+                                        "nodes/nope' was not found")
+    assert err["error"]["details"][0]["resourceName"].endswith("/nodes/nope")
+    listed = call(f, "GET", "/v2/projects/test-project/locations/us-central2-b/nodes")
+    assert listed == {"nodes": [v2]}
+    f.stop()
+
+
+# ---- faults and the log ----
+
+@test
+def faults_and_log_on_google_routes():
+    doc, _, _ = group_doc(3)
+    faults = [{"path": "/compute/", "method": "POST", "times": 1, "status": 503},
+              {"path": "/compute/v1/projects/test-project/zones/us-east1-d/instances",
+               "continue_forever": True},
+              {"path": "/computeMetadata/", "times": 1, "delay": 0.2}]
+    f = Fake(TMP, "--compute", doc, "--metadata", META, "--faults", faults, "--page-cap", "2")
+    google_error(call(f, "POST", list_path(), 503, body={"instanceState": "RUNNING"}), 503,
+                 "UNAVAILABLE")
+    call(f, "POST", list_path(), body={"instanceState": "RUNNING"})
+    first = call(f, "GET", zone_path({"maxResults": "2"}))
+    second = call(f, "GET", zone_path({"maxResults": "2", "pageToken": first["nextPageToken"]}))
+    assert first["items"] == second["items"] and second["nextPageToken"] == first["nextPageToken"]
+    t = time.time()
+    assert request(f, "GET", "/computeMetadata/v1/instance/name", FLAVOR)[0] == 200
+    assert time.time() - t >= 0.19
+    log = f.stop()
+    assert [r["status"] for r in log] == [503, 200, 200, 200, 200], log
+    assert log[0]["fault"] == "status" and log[1]["body"] == '{"instanceState": "RUNNING"}'
+    assert log[1]["headers"]["authorization"] == "Bearer " + TOKEN  # --log-secrets in harness
+    assert log[1]["query"] == {"maxResults": ["500"]}
+
+
+# ---- make_gcp ----
+
+@test
+def make_gcp_is_deterministic_and_realistic():
+    a = mg.make_instances(20, "tf", region="us-east1")
+    b = mg.make_instances(20, "tf", region="us-east1")
+    assert a == b and len({i["name"] for i in a}) == 20
+    assert all(len(i["name"]) == len("tf-") + 4 for i in a)
+    ips = [i["networkInterfaces"][0]["networkIP"] for i in a]
+    assert len(set(ips)) == 20 and all(ip.startswith("10.142.0.") for ip in ips)
+    assert {i["zone"].rsplit("/", 1)[1] for i in a} == {"us-east1-b", "us-east1-c", "us-east1-d"}
+    inst = a[0]
+    for key in ("id", "creationTimestamp", "machineType", "status", "networkInterfaces", "disks",
+                "metadata", "serviceAccounts", "scheduling", "labels", "fingerprint", "selfLink"):
+        assert key in inst, key
+    assert inst["selfLink"] == "%s/instances/%s" % (inst["zone"], inst["name"])
+    assert 2500 < len(json.dumps(inst)) < 5000
+    w = mg.make_instances(12, "w", zone=Z, names="w")
+    assert [i["name"] for i in w][:3] == ["w-1", "w-2", "w-3"]
+    assert sorted(["w-10", "w-2", "w-1"], key=mg.natural_key) == ["w-1", "w-2", "w-10"]
+    assert mg.expected_addresses(w)[0] == w[0]["networkInterfaces"][0]["networkIP"] + ":8470"
+    node = mg.make_tpu_node("big", endpoints=64)
+    assert node["acceleratorType"] == "v4-512" and len(node["networkEndpoints"]) == 64
+    assert len({e["ipAddress"] for e in node["networkEndpoints"]}) == 64
+    six = mg.make_tpu_node("v6", ipv6=True, endpoints=2)
+    assert all(":" in e["ipAddress"] for e in six["networkEndpoints"])
+    assert "health" not in mg.make_tpu_node("h", health=None)
+    out = subprocess.run([sys.executable, os.path.join(HERE, "make_gcp.py"), "group", "--name", "g",
+                          "--count", "3", "--zone", Z, "--names", "w", "--status", "w-2=TERMINATED",
+                          "--compact"], capture_output=True, text=True, check=True).stdout
+    doc = json.loads(out)
+    assert [i["status"] for i in doc["instances"]] == ["RUNNING", "TERMINATED", "RUNNING"]
+    assert doc["instanceGroups"][0]["instances"] == [i["selfLink"] for i in doc["instances"]]
+    fake_gcp.ComputeStore(doc)  # loads
+    out = subprocess.run([sys.executable, os.path.join(HERE, "make_gcp.py"), "tpu", "--name", "n",
+                          "--api", "v1", "--endpoints", "4"], capture_output=True, text=True,
+                         check=True).stdout
+    assert list(json.loads(out)) == ["projects/test-project/locations/us-central2-b/nodes/n"]
+
+
+@test
+def fields_and_filter_parsers():
+    tree = fake_gcp.parse_fields("items(name,networkInterfaces(networkIP)),nextPageToken")
+    assert tree == {"items": {"name": None, "networkInterfaces": {"networkIP": None}},
+                    "nextPageToken": None}, tree
+    assert fake_gcp.parse_fields("a/b/c,a/d") == {"a": {"b": {"c": None}, "d": None}}
+    for bad in ("items(", "a,,b", "a)", ""):
+        try:
+            fake_gcp.parse_fields(bad)
+            raise AssertionError("accepted %r" % bad)
+        except ValueError:
+            pass
+    obj = {"items": [{"name": "a", "x": 1, "networkInterfaces": [{"networkIP": "1", "y": 2}]}],
+           "kind": "k"}
+    assert fake_gcp.select_fields(obj, tree) == {
+        "items": [{"name": "a", "networkInterfaces": [{"networkIP": "1"}]}]}
+    running = fake_gcp.parse_filter('status = "RUNNING"')
+    assert running({"status": "RUNNING"}) and not running({"status": "STOPPED"})
+    assert fake_gcp.parse_filter("labels.role = worker")({"labels": {"role": "worker"}})
+    assert fake_gcp.parse_filter("scheduling.preemptible = false")(
+        {"scheduling": {"preemptible": False}})
+    assert fake_gcp.parse_filter("name != w-1")({"name": "w-2"})
+    assert fake_gcp.parse_filter("name = w-*")({"name": "w-2"})
+    assert fake_gcp.parse_filter("networkInterfaces.networkIP = 10.0.0.1")(
+        {"networkInterfaces": [{"networkIP": "10.0.0.1"}]})
+    assert base64.b64decode(fake_gcp.encode_page_token("k", 5))[:2] == fake_gcp.TOKEN_MAGIC
+
+
+if __name__ == "__main__":
+    sys.exit(harness.run_tests(TESTS, TMP, sys.argv[1:]))
