@@ -4377,10 +4377,11 @@ CRES__PRIVATE cres_result cres__tpu_local(cres__tpu *t, cres__http *h, cres_clus
     const char *id = cres_resolver_getenv(&t->base, "TPU_WORKER_ID");
     if (id && !*id) id = NULL; /* empty: as if unset */
     char *endpoints = NULL, *number = NULL, *type = NULL;
-    cres_result res = CRES_OK;
+    cres_result res = CRES_OK, fault = CRES_ERR_ENVIRONMENT;
+    const char *own_from = "TPU_WORKER_ID";
     long long own = -1;
     if (hosts && *hosts) {
-        if (id && cres__parse_decimal(id, strlen(id), &own) != 1)
+        if (id && (cres__parse_decimal(id, strlen(id), &own) != 1 || own < 0))
             return cres__fail(err, CRES_ERR_ENVIRONMENT, "tpu: TPU_WORKER_ID must be a worker index");
         res = cres__tpu_endpoints(t, spec, hosts, "TPU_WORKER_HOSTNAMES", CRES_ERR_ENVIRONMENT, err);
     } else if ((res = cres__metadata_optional(h, t->gcp.metadata, "instance/attributes/worker-network-endpoints",
@@ -4390,15 +4391,17 @@ CRES__PRIVATE cres_result cres__tpu_local(cres__tpu *t, cres__http *h, cres_clus
                                   err);
         if (res == CRES_OK)
             res = cres__metadata_optional(h, t->gcp.metadata, "instance/attributes/agent-worker-number", &number, err);
-        if (res == CRES_OK && number && cres__parse_decimal(number, strlen(number), &own) != 1)
-            res = cres__fail(err, CRES_ERR_UNEXPECTED_RESPONSE, "tpu: metadata agent-worker-number is not a number");
+        own_from = "metadata agent-worker-number";
+        fault = CRES_ERR_UNEXPECTED_RESPONSE;
+        if (res == CRES_OK && number && (cres__parse_decimal(number, strlen(number), &own) != 1 || own < 0))
+            res = cres__fail(err, fault, "tpu: metadata agent-worker-number is not a worker index");
         if (res == CRES_OK && !t->accelerator_type &&
             (res = cres__metadata_optional(h, t->gcp.metadata, "instance/attributes/accelerator-type", &type, err)) == CRES_OK)
             t->accelerator_type = type, type = NULL;
     } /* else: TF's local TPU, an empty cluster */
     if (res == CRES_OK && own >= 0) {
         if (own >= (long long)cres_spec_num_tasks(spec, t->job))
-            res = cres__fail(err, CRES_ERR_ENVIRONMENT, "tpu: worker %lld is not one of the %zu workers", own,
+            res = cres__fail(err, fault, "tpu: %s: worker %lld is not one of the %zu workers", own_from, own,
                              cres_spec_num_tasks(spec, t->job));
         else res = cres_set_detected_task(&t->base, t->job, (int)own, err);
     }
