@@ -1,0 +1,2634 @@
+/* Unit tests for the Google Cloud resolvers of cluster_resolver.h: the metadata server and
+   access tokens (>>google), GCE instance groups (>>gce) and Cloud TPU (>>tpu).
+
+   Everything goes through an in-process fake transport (config.transport) that answers by
+   URL: each test registers routes (method + exact URL -> status and body; a route may answer
+   a fixed number of times and then step aside for the next one with the same URL) and the
+   fake records every request: method, URL, headers, body, timeout. The sleep hook records
+   the delays asked for; the environment is read only through the getenv hook (no setenv).
+
+   Cases named "TF Gn", "TF Pn" and "TF Cn" mirror TensorFlow's gce_cluster_resolver_test.py,
+   tpu_cluster_resolver_test.py and client_test.py as listed in reference/tf-resolvers.md
+   sections 4.4, 4.8 and 4.9. TF's mocks stand in for googleapiclient; ours stand in for the
+   REST calls the library makes. Where we differ from TF on purpose the comment says so.
+
+   Build: gcc -std=c99 -O2 -Wall -Wextra -Wpedantic -Werror tests/test_gcp.c tests/impl.c -lcmocka */
+
+#define _XOPEN_SOURCE 700 /* mkdtemp, unlink, rmdir, fork, waitpid */
+#include "test_util.h"
+
+#include <sys/types.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#define N(a) (sizeof(a) / sizeof *(a))
+
+/* ---------------------------------------------------------------------------------------
+   Where things are */
+
+#define PROJECT "test-project"
+#define ZONE "us-east1-d"
+#define GROUP "test-instance-group"
+#define COMPUTE "https://compute.googleapis.com/compute/v1"
+#define METADATA "http://metadata.google.internal/computeMetadata/v1/"
+#define GROUP_URL_IN(project, zone, group) \
+    COMPUTE "/projects/" project "/zones/" zone "/instanceGroups/" group "/listInstances?maxResults=500"
+#define GROUP_URL GROUP_URL_IN(PROJECT, ZONE, GROUP)
+#define REGION_GROUP_URL(region) \
+    COMPUTE "/projects/" PROJECT "/regions/" region "/instanceGroups/" GROUP "/listInstances?maxResults=500"
+/* filter=status = "RUNNING", fields=items(name,networkInterfaces(networkIP)),nextPageToken */
+#define ZONE_QUERY                                                                                     \
+    "?filter=status%20%3D%20%22RUNNING%22&fields=items%28name%2CnetworkInterfaces%28networkIP%29%29" \
+    "%2CnextPageToken&maxResults=500"
+#define ZONE_URL_IN(project, zone) COMPUTE "/projects/" project "/zones/" zone "/instances" ZONE_QUERY
+#define ZONE_URL(zone) ZONE_URL_IN(PROJECT, zone)
+#define GROUP_BODY "{\"instanceState\": \"RUNNING\"}"
+
+#define TPU_API "https://tpu.googleapis.com"
+#define TPU_ZONE "us-central1-c"
+#define NODE_URL_IN(version, project, zone, name) \
+    TPU_API "/" version "/projects/" project "/locations/" zone "/nodes/" name
+#define NODE_URL(name) NODE_URL_IN("v2", PROJECT, TPU_ZONE, name)
+
+#define META_TOKEN "ya29.metadata-token"
+#define META_TOKEN_JSON "{\"access_token\":\"" META_TOKEN "\",\"expires_in\":3599,\"token_type\":\"Bearer\"}"
+
+/* ---------------------------------------------------------------------------------------
+   A growing text buffer, for building lists */
+
+typedef struct text {
+    char *s;
+    size_t len, cap;
+} text;
+
+static void text_add(text *t, const char *fmt, ...) {
+    va_list ap;
+    int n;
+    for (;;) {
+        size_t room = t->cap - t->len;
+        va_start(ap, fmt);
+        n = vsnprintf(t->s ? t->s + t->len : NULL, t->s ? room : 0, fmt, ap);
+        va_end(ap);
+        assert_true(n >= 0);
+        if (t->s && (size_t)n < room) break;
+        t->cap = (t->cap + (size_t)n + 1) * 2;
+        t->s = (char *)realloc(t->s, t->cap);
+        assert_non_null(t->s);
+    }
+    t->len += (size_t)n;
+}
+
+/* ---------------------------------------------------------------------------------------
+   The fake transport, sleep and getenv hooks: all state lives in C, reset per test */
+
+#define MAX_ROUTES 64
+#define MAX_RECORDED 64
+#define MAX_HEADERS 8
+
+typedef struct route {
+    const char *method;   /* NULL = any */
+    char url[1024];       /* exact; a prefix for an endless list */
+    int status;
+    char *body;           /* owned; NULL = no body */
+    int retry_after_s;
+    cres_result fail;     /* not CRES_OK: perform() fails with this, no answer */
+    int times;            /* answers this many requests, then steps aside; 0 = every one */
+    int endless;          /* a list that never ends: nextPageToken "p<n>" (or "same" when 2) */
+    int used;
+} route;
+
+typedef struct request {
+    char method[8];
+    char url[2048];
+    char headers[MAX_HEADERS][512]; /* "Name: value" */
+    size_t headers_count;
+    char body[256];
+    int has_body;
+    int timeout_ms;
+} request;
+
+typedef struct test_ctx {
+    cres_config config;
+    route routes[MAX_ROUTES];
+    size_t routes_count;
+    request requests[MAX_RECORDED]; /* the first MAX_RECORDED requests */
+    size_t requests_count;          /* all requests */
+    char last_url[2048];
+    int unrouted;                   /* requests no route answered */
+    int metadata_404;               /* unrouted metadata requests get 404 (a real metadata server) */
+    int sleeps[64];
+    size_t sleeps_count;
+    const char *env_names[12], *env_values[12];
+    int sessions_opened, sessions_closed, session_marker;
+    cres_resolver *r;
+} test_ctx;
+
+static test_ctx C;
+
+static void record(const cres_http_request *req) {
+    request *q;
+    size_t i;
+    snprintf(C.last_url, sizeof C.last_url, "%s", req->url);
+    if (C.requests_count++ >= MAX_RECORDED) return;
+    q = &C.requests[C.requests_count - 1];
+    snprintf(q->method, sizeof q->method, "%s", req->method);
+    snprintf(q->url, sizeof q->url, "%s", req->url);
+    q->headers_count = req->headers_count < MAX_HEADERS ? req->headers_count : MAX_HEADERS;
+    for (i = 0; i < q->headers_count; i++)
+        snprintf(q->headers[i], sizeof q->headers[i], "%s: %s", req->headers[i].name, req->headers[i].value);
+    q->has_body = req->body != NULL;
+    snprintf(q->body, sizeof q->body, "%.*s", (int)req->body_len, req->body ? req->body : "");
+    q->timeout_ms = req->timeout_ms;
+}
+
+static route *find_route(const cres_http_request *req) {
+    size_t i;
+    for (i = 0; i < C.routes_count; i++) {
+        route *rt = &C.routes[i];
+        if (rt->method && strcmp(rt->method, req->method) != 0) continue;
+        if (rt->endless ? strncmp(rt->url, req->url, strlen(rt->url)) != 0 : strcmp(rt->url, req->url) != 0) continue;
+        if (rt->times && rt->used >= rt->times) continue;
+        return rt;
+    }
+    return NULL;
+}
+
+static cres_result answer(cres_http_response *resp, const cres_allocator *alloc, int status, const char *body) {
+    size_t n = strlen(body);
+    resp->status = status;
+    resp->body = (char *)(alloc->alloc ? alloc->alloc(n + 1, alloc->user) : malloc(n + 1));
+    if (!resp->body) return CRES_ERR_OUT_OF_MEMORY;
+    memcpy(resp->body, body, n + 1);
+    resp->body_len = n;
+    return CRES_OK;
+}
+
+static cres_result fake_perform(void *user, const cres_http_request *req, cres_http_response *resp,
+                                const cres_allocator *alloc, cres_error *err) {
+    test_ctx *c = (test_ctx *)user;
+    route *rt;
+    record(req);
+    if (req->session && !*req->session) {
+        *req->session = &c->session_marker;
+        c->sessions_opened++;
+    }
+    rt = find_route(req);
+    if (!rt) {
+        if (c->metadata_404 && strncmp(req->url, METADATA, strlen(METADATA)) == 0)
+            return answer(resp, alloc, 404, "Not Found\n");
+        c->unrouted++;
+        if (err) snprintf(err->message, sizeof err->message, "fake: nothing at %s", req->url);
+        return CRES_ERR_TRANSPORT;
+    }
+    rt->used++;
+    if (rt->fail != CRES_OK) {
+        if (err) snprintf(err->message, sizeof err->message, "fake: connection refused");
+        return rt->fail;
+    }
+    resp->retry_after_s = rt->retry_after_s;
+    if (rt->endless) {
+        char body[96];
+        if (rt->endless == 2) snprintf(body, sizeof body, "{\"items\": [], \"nextPageToken\": \"same\"}");
+        else snprintf(body, sizeof body, "{\"items\": [], \"nextPageToken\": \"p%d\"}", rt->used);
+        return answer(resp, alloc, rt->status, body);
+    }
+    if (!rt->body) {
+        resp->status = rt->status;
+        return CRES_OK;
+    }
+    return answer(resp, alloc, rt->status, rt->body);
+}
+
+static void fake_close_session(void *user, void *session) {
+    test_ctx *c = (test_ctx *)user;
+    (void)session;
+    c->sessions_closed++;
+}
+
+static void fake_sleep(void *user, int ms) {
+    test_ctx *c = (test_ctx *)user;
+    if (c->sleeps_count < N(c->sleeps)) c->sleeps[c->sleeps_count] = ms;
+    c->sleeps_count++;
+}
+
+static const char *fake_getenv(const char *name, void *user) {
+    test_ctx *c = (test_ctx *)user;
+    size_t i;
+    for (i = 0; i < N(c->env_names); i++)
+        if (c->env_names[i] && strcmp(c->env_names[i], name) == 0) return c->env_values[i];
+    return NULL;
+}
+
+static void env_set(const char *name, const char *value) {
+    size_t i;
+    for (i = 0; i < N(C.env_names) && C.env_names[i]; i++) {}
+    assert_true(i < N(C.env_names));
+    C.env_names[i] = name;
+    C.env_values[i] = value;
+}
+
+/* Routes: `on` answers every matching request; set ->times to answer only that many. */
+static route *on(const char *method, const char *url, int status, const char *body) {
+    route *rt;
+    assert_true(C.routes_count < MAX_ROUTES);
+    rt = &C.routes[C.routes_count++];
+    memset(rt, 0, sizeof *rt);
+    rt->method = method;
+    assert_true(strlen(url) < sizeof rt->url);
+    snprintf(rt->url, sizeof rt->url, "%s", url);
+    rt->status = status;
+    if (body) {
+        rt->body = strdup(body);
+        assert_non_null(rt->body);
+    }
+    return rt;
+}
+
+/* Takes a malloc'd body. */
+static route *on_owned(const char *method, const char *url, int status, char *body) {
+    route *rt = on(method, url, status, NULL);
+    rt->body = body;
+    return rt;
+}
+
+static route *on_fail(const char *method, const char *url, cres_result fail) {
+    route *rt = on(method, url, 0, NULL);
+    rt->fail = fail;
+    return rt;
+}
+
+/* A metadata value, as the metadata server answers it (text, often without a newline). */
+static route *meta(const char *path, const char *value) {
+    char url[512];
+    snprintf(url, sizeof url, METADATA "%s", path);
+    return on("GET", url, 200, value);
+}
+
+static void meta_project(void) { meta("project/project-id", PROJECT); }
+static void meta_zone(void) { meta("instance/zone", "projects/123456789012/zones/" ZONE); }
+static void meta_token(void) { meta("instance/service-accounts/default/token", META_TOKEN_JSON); }
+static void meta_name(const char *name) { meta("instance/name", name); }
+
+static int setup(void **state) {
+    (void)state;
+    memset(&C, 0, sizeof C);
+    C.config.transport.perform = fake_perform;
+    C.config.transport.close_session = fake_close_session;
+    C.config.transport.user = &C;
+    C.config.sleep = fake_sleep;
+    C.config.sleep_user = &C;
+    C.config.getenv = fake_getenv;
+    C.config.getenv_user = &C;
+    return 0;
+}
+
+static int temp_remove_all(void);
+
+static int teardown(void **state) {
+    size_t i;
+    (void)state;
+    for (i = 0; i < C.routes_count; i++) free(C.routes[i].body);
+    cres_resolver_free(C.r);
+    C.r = NULL;
+    return temp_remove_all();
+}
+
+/* ---------------------------------------------------------------------------------------
+   Temporary files (token files), removed by the teardown of the test that made them */
+
+static char temp_dir[64];
+static char temp_path[128];
+static int temp_made;
+
+static const char *temp_file(const char *content) {
+    FILE *f;
+    if (!temp_dir[0]) {
+        snprintf(temp_dir, sizeof temp_dir, "/tmp/test_gcp.XXXXXX");
+        assert_non_null(mkdtemp(temp_dir));
+    }
+    snprintf(temp_path, sizeof temp_path, "%s/token", temp_dir);
+    f = fopen(temp_path, "wb");
+    assert_non_null(f);
+    assert_int_equal(fwrite(content, 1, strlen(content), f), strlen(content));
+    assert_int_equal(fclose(f), 0);
+    temp_made = 1;
+    return temp_path;
+}
+
+static int temp_remove_all(void) {
+    int bad = 0;
+    if (temp_made) bad |= unlink(temp_path);
+    temp_made = 0;
+    if (temp_dir[0]) bad |= rmdir(temp_dir);
+    temp_dir[0] = '\0';
+    return bad ? -1 : 0;
+}
+
+/* ---------------------------------------------------------------------------------------
+   Requests */
+
+static const request *req(size_t i) {
+    assert_true(i < C.requests_count && i < MAX_RECORDED);
+    return &C.requests[i];
+}
+
+static const char *url(size_t i) { return req(i)->url; }
+
+/* The value of header `name` in request i, or NULL. */
+static const char *header(size_t i, const char *name) {
+    size_t h, n = strlen(name);
+    const request *q = req(i);
+    for (h = 0; h < q->headers_count; h++)
+        if (strncmp(q->headers[h], name, n) == 0 && q->headers[h][n] == ':') return q->headers[h] + n + 2;
+    return NULL;
+}
+
+static int is_metadata(size_t i) { return strncmp(url(i), METADATA, strlen(METADATA)) == 0; }
+
+/* How many requests went to this exact URL. */
+static int requests_to(const char *u) {
+    size_t i;
+    int n = 0;
+    for (i = 0; i < C.requests_count && i < MAX_RECORDED; i++) n += strcmp(C.requests[i].url, u) == 0;
+    return n;
+}
+
+static int metadata_requests(void) {
+    size_t i;
+    int n = 0;
+    for (i = 0; i < C.requests_count && i < MAX_RECORDED; i++) n += is_metadata(i);
+    return n;
+}
+
+static void no_sleeps(void) { assert_int_equal(C.sleeps_count, 0); }
+
+/* ---------------------------------------------------------------------------------------
+   Resolving */
+
+static cres_resolver *keep(cres_resolver *r) {
+    cres_resolver_free(C.r); /* a test may make a second resolver */
+    C.r = r;
+    return r;
+}
+
+static const char *resolved(void) {
+    cres_cluster_spec *s = NULL;
+    const char *json;
+    cres_error err;
+    OK(cres_resolve(C.r, &s, &err));
+    json = json_of(s);
+    cres_spec_free(s);
+    assert_int_equal(C.unrouted, 0);
+    assert_int_equal(C.sessions_closed, C.sessions_opened);
+    return json;
+}
+
+static cres_error resolve_fails(cres_result want) {
+    cres_cluster_spec *s = NULL;
+    cres_error err;
+    EXPECT(cres_resolve(C.r, &s, &err), want);
+    assert_null(s);
+    assert_int_equal(err.result, want);
+    assert_true(err.message[0] != '\0');
+    assert_int_equal(C.sessions_closed, C.sessions_opened);
+    return err;
+}
+
+static const char *master_of(const char *type, int id, const char *rpc) {
+    static char buf[512];
+    size_t len = 0;
+    cres_error err;
+    OK(cres_master(C.r, type, id, rpc, buf, sizeof buf, &len, &err));
+    assert_int_equal(len, strlen(buf));
+    return buf;
+}
+
+/* ---------------------------------------------------------------------------------------
+   GCE: instance groups and zone lists */
+
+typedef struct vm {
+    const char *name, *zone, *ip;
+} vm;
+
+/* A listInstances page: what instanceGroups.listInstances answers. */
+static char *group_page(const vm *vms, size_t n, const char *next) {
+    text t = {NULL, 0, 0};
+    size_t i;
+    text_add(&t, "{\"kind\": \"compute#instanceGroupsListInstances\", \"id\": \"projects/" PROJECT "/zones/" ZONE
+                 "/instanceGroups/" GROUP "/listInstances\"");
+    if (n) text_add(&t, ", \"items\": [");
+    for (i = 0; i < n; i++)
+        text_add(&t, "%s{\"instance\": \"https://www.googleapis.com/compute/v1/projects/" PROJECT
+                     "/zones/%s/instances/%s\", \"status\": \"RUNNING\"}",
+                 i ? ", " : "", vms[i].zone ? vms[i].zone : ZONE, vms[i].name);
+    if (n) text_add(&t, "]");
+    if (next) text_add(&t, ", \"nextPageToken\": \"%s\"", next);
+    text_add(&t, ", \"selfLink\": \"https://www.googleapis.com/compute/v1/projects/" PROJECT "/zones/" ZONE
+                 "/instanceGroups/" GROUP "\"}");
+    return t.s;
+}
+
+/* A zone's instance list as the `fields` partial response gives it. */
+static char *zone_page(const vm *vms, size_t n, const char *next) {
+    text t = {NULL, 0, 0};
+    size_t i;
+    text_add(&t, "{\"items\": [");
+    for (i = 0; i < n; i++)
+        text_add(&t, "%s{\"name\": \"%s\", \"networkInterfaces\": [{\"networkIP\": \"%s\"}]}", i ? ", " : "",
+                 vms[i].name, vms[i].ip);
+    text_add(&t, "]");
+    if (next) text_add(&t, ", \"nextPageToken\": \"%s\"", next);
+    text_add(&t, "}");
+    return t.s;
+}
+
+/* The group (one page) and the zone list of its zone (one page). */
+static void serve_group(const vm *vms, size_t n) {
+    on_owned("POST", GROUP_URL, 200, group_page(vms, n, NULL));
+    on_owned("GET", ZONE_URL(ZONE), 200, zone_page(vms, n, NULL));
+}
+
+static cres_gce_options gce_options(void) {
+    cres_gce_options o;
+    memset(&o, 0, sizeof o);
+    o.config = &C.config;
+    o.instance_group = GROUP;
+    o.project = PROJECT;
+    o.zone = ZONE;
+    o.token = "static-token";
+    return o;
+}
+
+static cres_resolver *gce(const cres_gce_options *o) {
+    cres_resolver *r = NULL;
+    cres_error err;
+    OK(cres_gce_resolver_create(o, &r, &err));
+    assert_non_null(r);
+    assert_string_equal(cres_resolver_name(r), "gce");
+    return keep(r);
+}
+
+/* A create that must fail; a resolver made by mistake is kept for the teardown to free. */
+static void gce_create_fails(const cres_gce_options *o, cres_result want) {
+    cres_resolver *r = NULL;
+    cres_error err;
+    cres_result got = cres_gce_resolver_create(o, &r, &err);
+    if (r) keep(r);
+    EXPECT(got, want);
+    assert_null(r);
+}
+
+static const vm one_vm[] = {{"gce-instance-1", NULL, "10.123.45.67"}};
+static const vm three_vms[] = {
+    {"instance1", NULL, "10.1.2.3"}, {"instance2", NULL, "10.2.3.4"}, {"instance3", NULL, "10.3.4.5"}};
+#define THREE_SPEC "{'worker': ['10.1.2.3:8470', '10.2.3.4:8470', '10.3.4.5:8470']}"
+
+/* TF G1: one instance, port 8470. TF's mock names the instance by a URL without a zone
+   (https://gce.example.com/res/gce-instance-1); ours are the API's full instance URLs, from
+   which we take the zone (we differ: one zone list per zone instead of one GET per instance). */
+static void tf_g1_one_instance(void **state) {
+    cres_gce_options o = gce_options();
+    (void)state;
+    o.port = 8470;
+    serve_group(one_vm, 1);
+    gce(&o);
+    assert_string_equal(resolved(), dq("{'worker': ['10.123.45.67:8470']}"));
+    assert_int_equal(C.requests_count, 2);
+    assert_string_equal(req(0)->method, "POST");
+    assert_string_equal(url(0), GROUP_URL);
+    assert_string_equal(req(0)->body, GROUP_BODY);
+    assert_string_equal(req(1)->method, "GET");
+    assert_string_equal(url(1), ZONE_URL(ZONE));
+    assert_false(req(1)->has_body);
+}
+
+/* TF G2: task_id 0 of the default task type: master() is grpc://<address>. */
+static void tf_g2_master_of_task_0(void **state) {
+    cres_gce_options o = gce_options();
+    (void)state;
+    o.task_type = "worker";
+    o.task_id = 0;
+    o.port = 8470;
+    serve_group(one_vm, 1);
+    gce(&o);
+    assert_string_equal(master_of(NULL, -1, NULL), "grpc://10.123.45.67:8470");
+}
+
+/* TF G3: master('worker', 2, 'test') with three instances. */
+static void tf_g3_master_with_rpc_layer_argument(void **state) {
+    cres_gce_options o = gce_options();
+    (void)state;
+    serve_group(three_vms, 3);
+    gce(&o);
+    assert_string_equal(master_of("worker", 2, "test"), "test://10.3.4.5:8470");
+}
+
+/* TF G4: task type "testworker" (in TF the job name is the task type; ours is job_name), then
+   task_id 1 and rpc_layer "test" set on the resolver. */
+static void tf_g4_set_task_id_and_rpc_layer(void **state) {
+    cres_gce_options o = gce_options();
+    cres_error err;
+    (void)state;
+    o.job_name = "testworker";
+    o.task_type = "testworker";
+    serve_group(three_vms, 3);
+    gce(&o);
+    OK(cres_set_task(C.r, NULL, 1, &err));
+    OK(cres_set_rpc_layer(C.r, "test", &err));
+    assert_string_equal(cres_task_type(C.r), "testworker");
+    assert_int_equal(cres_task_id(C.r), 1);
+    assert_string_equal(cres_rpc_layer(C.r), "test");
+    assert_string_equal(master_of(NULL, -1, NULL), "test://10.2.3.4:8470");
+}
+
+/* TF G5: TF accepts '' as a task type and job name. We differ on purpose: a job name is 1..255
+   bytes, so job_name "" is refused; the master of worker 0 is what TF's case checks. */
+static void tf_g5_empty_job_name_refused(void **state) {
+    cres_gce_options o = gce_options();
+    (void)state;
+    o.job_name = "";
+    gce_create_fails(&o, CRES_ERR_INVALID_ARGUMENT);
+    o.job_name = NULL;
+    o.task_id = 1;
+    serve_group(three_vms, 3);
+    gce(&o);
+    assert_string_equal(master_of("worker", 0, NULL), "grpc://10.1.2.3:8470");
+}
+
+/* TF G6: task type "custom" (our job_name) and port 2222. */
+static void tf_g6_custom_job_and_port(void **state) {
+    cres_gce_options o = gce_options();
+    (void)state;
+    o.job_name = "custom";
+    o.port = 2222;
+    serve_group(one_vm, 1);
+    gce(&o);
+    assert_string_equal(resolved(), dq("{'custom': ['10.123.45.67:2222']}"));
+}
+
+/* TF G7: three instances. */
+static void tf_g7_three_instances(void **state) {
+    cres_gce_options o = gce_options();
+    (void)state;
+    serve_group(three_vms, 3);
+    gce(&o);
+    assert_string_equal(resolved(), dq(THREE_SPEC));
+    assert_int_equal(C.requests_count, 2);
+}
+
+/* TF G8: a union of two worker groups and a ps group. Each group is listed once (TF: twice);
+   the zone list holds every instance of the zone and only the group's members are kept. */
+static void tf_g8_union_of_three_groups(void **state) {
+    static const vm group1[] = {{"instance1", NULL, "10.1.2.3"}, {"instance2", NULL, "10.2.3.4"},
+                                {"instance3", NULL, "10.3.4.5"}};
+    static const vm group2[] = {{"instance4", NULL, "10.4.5.6"}, {"instance5", NULL, "10.5.6.7"},
+                                {"instance6", NULL, "10.6.7.8"}};
+    static const vm ps[] = {{"ps1", NULL, "10.100.1.2"}, {"ps2", NULL, "10.100.2.3"}};
+    static const vm zone[] = {{"instance1", NULL, "10.1.2.3"}, {"instance2", NULL, "10.2.3.4"},
+                              {"instance3", NULL, "10.3.4.5"}, {"instance4", NULL, "10.4.5.6"},
+                              {"instance5", NULL, "10.5.6.7"}, {"instance6", NULL, "10.6.7.8"},
+                              {"ps1", NULL, "10.100.1.2"},     {"ps2", NULL, "10.100.2.3"}};
+    cres_gce_options o = gce_options();
+    cres_resolver *children[3] = {NULL, NULL, NULL};
+    cres_union_options u;
+    cres_resolver *r = NULL;
+    cres_error err;
+    (void)state;
+    on_owned("POST", GROUP_URL_IN(PROJECT, ZONE, "worker1"), 200, group_page(group1, 3, NULL));
+    on_owned("POST", GROUP_URL_IN(PROJECT, ZONE, "worker2"), 200, group_page(group2, 3, NULL));
+    on_owned("POST", GROUP_URL_IN(PROJECT, ZONE, "ps"), 200, group_page(ps, 2, NULL));
+    on_owned("GET", ZONE_URL(ZONE), 200, zone_page(zone, N(zone), NULL));
+    o.instance_group = "worker1";
+    OK(cres_gce_resolver_create(&o, &children[0], &err));
+    o.instance_group = "worker2";
+    OK(cres_gce_resolver_create(&o, &children[1], &err));
+    o.instance_group = "ps";
+    o.job_name = "ps";
+    o.port = 2222;
+    OK(cres_gce_resolver_create(&o, &children[2], &err));
+    memset(&u, 0, sizeof u);
+    u.config = &C.config;
+    u.resolvers = children;
+    u.resolvers_count = 3;
+    u.owns_resolvers = 1;
+    OK(cres_union_resolver_create(&u, &r, &err));
+    keep(r);
+    assert_string_equal(resolved(), dq("{'ps': ['10.100.1.2:2222', '10.100.2.3:2222'], 'worker': ['10.1.2.3:8470', "
+                                       "'10.2.3.4:8470', '10.3.4.5:8470', '10.4.5.6:8470', '10.5.6.7:8470', "
+                                       "'10.6.7.8:8470']}"));
+    assert_int_equal(C.requests_count, 6);
+}
+
+/* We differ from TF on purpose: TF sorts the "ip:port" strings (10.10.x before 10.9.x); we order
+   by instance name, naturally (vm-2 before vm-10). */
+static void order_is_instance_name_natural(void **state) {
+    static const vm vms[] = {{"vm-10", NULL, "10.0.0.2"}, {"vm-2", NULL, "10.0.0.10"}, {"vm-1", NULL, "10.10.0.1"},
+                             {"vm-9", NULL, "10.9.0.1"}};
+    cres_gce_options o = gce_options();
+    (void)state;
+    serve_group(vms, N(vms));
+    gce(&o);
+    assert_string_equal(resolved(),
+                        dq("{'worker': ['10.10.0.1:8470', '10.0.0.10:8470', '10.9.0.1:8470', '10.0.0.2:8470']}"));
+}
+
+/* The zone list's order does not matter either: it is joined to the members by name. */
+static void zone_list_order_does_not_matter(void **state) {
+    static const vm reversed[] = {{"instance3", NULL, "10.3.4.5"}, {"instance1", NULL, "10.1.2.3"},
+                                  {"instance2", NULL, "10.2.3.4"}};
+    cres_gce_options o = gce_options();
+    (void)state;
+    on_owned("POST", GROUP_URL, 200, group_page(three_vms, 3, NULL));
+    on_owned("GET", ZONE_URL(ZONE), 200, zone_page(reversed, 3, NULL));
+    gce(&o);
+    assert_string_equal(resolved(), dq(THREE_SPEC));
+}
+
+/* Many VMs: n instances named vm-0..vm-(n-1), all in ZONE. */
+static void serve_many(size_t n) {
+    text g = {NULL, 0, 0}, z = {NULL, 0, 0};
+    size_t i;
+    text_add(&g, "{\"kind\": \"compute#instanceGroupsListInstances\", \"items\": [");
+    text_add(&z, "{\"items\": [");
+    for (i = 0; i < n; i++) {
+        text_add(&g, "%s{\"instance\": \"https://www.googleapis.com/compute/v1/projects/" PROJECT "/zones/" ZONE
+                     "/instances/vm-%zu\", \"status\": \"RUNNING\"}",
+                 i ? ", " : "", i);
+        text_add(&z, "%s{\"name\": \"vm-%zu\", \"networkInterfaces\": [{\"networkIP\": \"10.0.%zu.%zu\"}]}",
+                 i ? ", " : "", i, i / 256, i % 256);
+    }
+    text_add(&g, "]}");
+    text_add(&z, "]}");
+    on_owned("POST", GROUP_URL, 200, g.s);
+    on_owned("GET", ZONE_URL(ZONE), 200, z.s);
+}
+
+/* Project, zone, token and own name from the metadata server; n instances in one zone. */
+static int requests_for_group_of(size_t n) {
+    cres_gce_options o = gce_options();
+    cres_cluster_spec *s = NULL;
+    cres_error err;
+    size_t i;
+    o.project = NULL;
+    o.zone = NULL;
+    o.token = NULL;
+    meta_project();
+    meta_zone();
+    meta_token();
+    meta_name("vm-7");
+    serve_many(n);
+    gce(&o);
+    OK(cres_resolve(C.r, &s, &err));
+    assert_int_equal(cres_spec_num_tasks(s, "worker"), n);
+    for (i = 0; i < n; i++) assert_non_null(cres_spec_task_address(s, "worker", (int)i));
+    cres_spec_free(s);
+    assert_int_equal(cres_task_id(C.r), 7);
+    assert_int_equal(metadata_requests(), 4);
+    return (int)C.requests_count;
+}
+
+/* The number of requests does not grow with the group (TF: 1 + N): 4 metadata + 2 lists. */
+static void request_count_constant_in_group_size(void **state) {
+    int small, large;
+    (void)state;
+    small = requests_for_group_of(10);
+    teardown(NULL);
+    setup(NULL);
+    large = requests_for_group_of(300);
+    assert_int_equal(small, 6);
+    assert_int_equal(large, 6);
+}
+
+/* Both lists follow nextPageToken, URL-encoded, with the same method and body on every page. */
+static void paging_of_both_lists(void **state) {
+    static const vm page1[] = {{"instance1", NULL, "10.1.2.3"}};
+    static const vm page2[] = {{"instance2", NULL, "10.2.3.4"}, {"instance3", NULL, "10.3.4.5"}};
+    cres_gce_options o = gce_options();
+    (void)state;
+    on_owned("POST", GROUP_URL, 200, group_page(page1, 1, "g/1+=?&x"));
+    on_owned("POST", GROUP_URL "&pageToken=g%2F1%2B%3D%3F%26x", 200, group_page(page2, 2, NULL));
+    on_owned("GET", ZONE_URL(ZONE), 200, zone_page(page2, 2, "z 2"));
+    on_owned("GET", ZONE_URL(ZONE) "&pageToken=z%202", 200, zone_page(page1, 1, NULL));
+    gce(&o);
+    assert_string_equal(resolved(), dq(THREE_SPEC));
+    assert_int_equal(C.requests_count, 4);
+    assert_string_equal(url(1), GROUP_URL "&pageToken=g%2F1%2B%3D%3F%26x");
+    assert_string_equal(req(1)->method, "POST");
+    assert_string_equal(req(1)->body, GROUP_BODY);
+    assert_string_equal(url(3), ZONE_URL(ZONE) "&pageToken=z%202");
+    assert_false(req(3)->has_body);
+}
+
+/* An empty nextPageToken ends the list like an absent one. */
+static void empty_page_token_ends_the_list(void **state) {
+    cres_gce_options o = gce_options();
+    (void)state;
+    on_owned("POST", GROUP_URL, 200, group_page(three_vms, 3, ""));
+    on_owned("GET", ZONE_URL(ZONE), 200, zone_page(three_vms, 3, NULL));
+    gce(&o);
+    assert_string_equal(resolved(), dq(THREE_SPEC));
+    assert_int_equal(C.requests_count, 2);
+}
+
+/* A regional group: its members' zones each get one zone list (region: no instance/zone). */
+static void regional_group_lists_each_zone_once(void **state) {
+    static const vm members[] = {{"trainer-b1", "us-central1-b", "10.0.2.1"}, {"trainer-a1", "us-central1-a", "10.0.1.1"},
+                                 {"trainer-c1", "us-central1-c", "10.0.3.1"}, {"trainer-a2", "us-central1-a", "10.0.1.2"},
+                                 {"trainer-b2", "us-central1-b", "10.0.2.2"}};
+    static const vm zone_a[] = {{"trainer-a2", NULL, "10.0.1.2"}, {"trainer-a1", NULL, "10.0.1.1"}};
+    static const vm zone_b[] = {{"trainer-b1", NULL, "10.0.2.1"}, {"trainer-b2", NULL, "10.0.2.2"}};
+    static const vm zone_c[] = {{"trainer-c1", NULL, "10.0.3.1"}};
+    cres_gce_options o = gce_options();
+    (void)state;
+    o.zone = NULL;
+    o.project = NULL;
+    o.region = "us-central1";
+    C.metadata_404 = 1; /* no instance/name: no own task */
+    meta_project();
+    on_owned("POST", REGION_GROUP_URL("us-central1"), 200, group_page(members, N(members), NULL));
+    on_owned("GET", ZONE_URL("us-central1-a"), 200, zone_page(zone_a, N(zone_a), NULL));
+    on_owned("GET", ZONE_URL("us-central1-b"), 200, zone_page(zone_b, N(zone_b), NULL));
+    on_owned("GET", ZONE_URL("us-central1-c"), 200, zone_page(zone_c, N(zone_c), NULL));
+    gce(&o);
+    assert_string_equal(resolved(), dq("{'worker': ['10.0.1.1:8470', '10.0.1.2:8470', '10.0.2.1:8470', "
+                                       "'10.0.2.2:8470', '10.0.3.1:8470']}"));
+    assert_int_equal(C.requests_count - (size_t)metadata_requests(), 4); /* 1 group + 3 zones */
+    assert_int_equal(requests_to(METADATA "project/project-id"), 1);
+    assert_int_equal(requests_to(METADATA "instance/zone"), 0);
+    assert_int_equal(requests_to(REGION_GROUP_URL("us-central1")), 1);
+    assert_int_equal(requests_to(ZONE_URL("us-central1-a")), 1);
+    assert_int_equal(requests_to(ZONE_URL("us-central1-b")), 1);
+    assert_int_equal(requests_to(ZONE_URL("us-central1-c")), 1);
+}
+
+/* Instance names are unique within a zone, not across zones: a regional group's member must get
+   the address from its own zone's list, not from another zone's instance of the same name. */
+static void regional_group_joins_by_zone_and_name(void **state) {
+    static const vm members[] = {{"trainer-0", "us-central1-a", "10.0.1.10"}, {"trainer-1", "us-central1-b", "10.0.2.11"}};
+    static const vm zone_a[] = {{"trainer-0", "us-central1-a", "10.0.1.10"}};
+    static const vm zone_b[] = {{"trainer-0", "us-central1-b", "10.0.2.99"}, /* not in the group */
+                                {"trainer-1", "us-central1-b", "10.0.2.11"}};
+    cres_gce_options o = gce_options();
+    (void)state;
+    o.zone = NULL;
+    o.region = "us-central1";
+    on_owned("POST", REGION_GROUP_URL("us-central1"), 200, group_page(members, 2, NULL));
+    on_owned("GET", ZONE_URL("us-central1-a"), 200, zone_page(zone_a, 1, NULL));
+    on_owned("GET", ZONE_URL("us-central1-b"), 200, zone_page(zone_b, 2, NULL));
+    gce(&o);
+    assert_string_equal(resolved(), dq("{'worker': ['10.0.1.10:8470', '10.0.2.11:8470']}"));
+}
+
+/* DESIGN: an empty group is an empty job, not a crash (TF: KeyError on the missing "items").
+   No zone is listed. */
+static void empty_group_is_an_empty_job(void **state) {
+    cres_gce_options o = gce_options();
+    (void)state;
+    on_owned("POST", GROUP_URL, 200, group_page(NULL, 0, NULL));
+    gce(&o);
+    assert_string_equal(resolved(), dq("{'worker': []}"));
+    assert_int_equal(C.requests_count, 1);
+    assert_string_equal(master_of(NULL, -1, NULL), "");
+}
+
+static void null_items_is_an_empty_group(void **state) {
+    cres_gce_options o = gce_options();
+    (void)state;
+    on("POST", GROUP_URL, 200, "{\"items\": null}");
+    gce(&o);
+    assert_string_equal(resolved(), dq("{'worker': []}"));
+}
+
+/* A member the zone list does not name (stopped between the two calls): not ready. */
+static void member_missing_from_zone_list_is_not_ready(void **state) {
+    cres_gce_options o = gce_options();
+    cres_error err;
+    (void)state;
+    on_owned("POST", GROUP_URL, 200, group_page(three_vms, 3, NULL));
+    on_owned("GET", ZONE_URL(ZONE), 200, zone_page(three_vms, 2, NULL));
+    gce(&o);
+    err = resolve_fails(CRES_ERR_NOT_READY);
+    HAS(err.message, "\"instance3\"");
+    HAS(err.message, ZONE);
+}
+
+static void instance_without_network_interfaces_is_unexpected(void **state) {
+    cres_gce_options o = gce_options();
+    cres_error err;
+    (void)state;
+    on_owned("POST", GROUP_URL, 200, group_page(one_vm, 1, NULL));
+    on("GET", ZONE_URL(ZONE), 200, "{\"items\": [{\"name\": \"gce-instance-1\"}]}");
+    gce(&o);
+    err = resolve_fails(CRES_ERR_UNEXPECTED_RESPONSE);
+    HAS(err.message, "gce-instance-1");
+    HAS(err.message, "networkIP");
+}
+
+static void empty_network_interfaces_is_unexpected(void **state) {
+    cres_gce_options o = gce_options();
+    (void)state;
+    on_owned("POST", GROUP_URL, 200, group_page(one_vm, 1, NULL));
+    on("GET", ZONE_URL(ZONE), 200, "{\"items\": [{\"name\": \"gce-instance-1\", \"networkInterfaces\": []}]}");
+    gce(&o);
+    resolve_fails(CRES_ERR_UNEXPECTED_RESPONSE);
+}
+
+/* A server that ignores `fields` sends whole Instance objects: other "name" and IP fields
+   (disks, access configs, a second interface) must not fool the reader. */
+static void full_instance_objects_are_read_right(void **state) {
+    cres_gce_options o = gce_options();
+    (void)state;
+    on_owned("POST", GROUP_URL, 200, group_page(one_vm, 1, NULL));
+    on("GET", ZONE_URL(ZONE), 200,
+       dq("{'kind': 'compute#instanceList', 'items': [{'kind': 'compute#instance', 'id': '123', "
+          "'disks': [{'deviceName': 'boot', 'source': 'x', 'name': 'decoy-disk'}], 'metadata': {'items': "
+          "[{'key': 'name', 'value': 'decoy'}]}, 'networkInterfaces': [{'network': 'n', 'name': 'nic0', "
+          "'networkIP': '10.123.45.67', 'accessConfigs': [{'name': 'External NAT', 'natIP': '34.1.2.3'}]}, "
+          "{'name': 'nic1', 'networkIP': '192.168.0.9'}], 'status': 'RUNNING', 'name': 'gce-instance-1'}, "
+          "{'name': 'not-a-member', 'networkInterfaces': [{'networkIP': '10.9.9.9'}]}]}"));
+    gce(&o);
+    assert_string_equal(resolved(), dq("{'worker': ['10.123.45.67:8470']}"));
+}
+
+/* A networkIP with a space is a bad answer (as a pod IP with a space is for Kubernetes). */
+static void network_ip_with_a_space_is_unexpected(void **state) {
+    cres_gce_options o = gce_options();
+    (void)state;
+    on_owned("POST", GROUP_URL, 200, group_page(one_vm, 1, NULL));
+    on("GET", ZONE_URL(ZONE), 200,
+       "{\"items\": [{\"name\": \"gce-instance-1\", \"networkInterfaces\": [{\"networkIP\": \"10.0.0.1 evil\"}]}]}");
+    gce(&o);
+    resolve_fails(CRES_ERR_UNEXPECTED_RESPONSE);
+}
+
+/* ---------------------------------------------------------------------------------------
+   GCE: project, zone, token and own task from the metadata server */
+
+static void project_and_zone_from_metadata(void **state) {
+    cres_gce_options o = gce_options();
+    (void)state;
+    o.project = NULL;
+    o.zone = NULL;
+    C.metadata_404 = 1;
+    meta_project();
+    meta_zone();
+    serve_group(three_vms, 3);
+    gce(&o);
+    assert_string_equal(resolved(), dq(THREE_SPEC));
+    assert_string_equal(url(0), METADATA "project/project-id");
+    assert_string_equal(url(1), METADATA "instance/zone");
+    assert_string_equal(url(2), GROUP_URL);
+    assert_string_equal(url(3), ZONE_URL(ZONE));
+}
+
+/* Project and zone do not change under a running instance: asked once, not at every resolve. */
+static void project_and_zone_asked_once(void **state) {
+    cres_gce_options o = gce_options();
+    (void)state;
+    o.project = NULL;
+    o.zone = NULL;
+    C.metadata_404 = 1;
+    meta_project();
+    meta_zone();
+    serve_group(three_vms, 3);
+    gce(&o);
+    resolved();
+    resolved();
+    assert_int_equal(requests_to(METADATA "project/project-id"), 1);
+    assert_int_equal(requests_to(METADATA "instance/zone"), 1);
+    assert_int_equal(requests_to(GROUP_URL), 2);
+}
+
+/* TF C13-like for GCE: given project, zone and token, the metadata server is not asked. */
+static void project_and_zone_not_fetched_when_given(void **state) {
+    cres_gce_options o = gce_options();
+    (void)state;
+    serve_group(three_vms, 3);
+    gce(&o);
+    resolved();
+    assert_int_equal(metadata_requests(), 0);
+}
+
+static void metadata_zone_without_slash_is_taken_whole(void **state) {
+    cres_gce_options o = gce_options();
+    (void)state;
+    o.zone = NULL;
+    C.metadata_404 = 1;
+    meta("instance/zone", ZONE "\n");
+    serve_group(one_vm, 1);
+    gce(&o);
+    assert_string_equal(resolved(), dq("{'worker': ['10.123.45.67:8470']}"));
+}
+
+static void metadata_without_project_is_not_found(void **state) {
+    cres_gce_options o = gce_options();
+    cres_error err;
+    (void)state;
+    o.project = NULL;
+    C.metadata_404 = 1;
+    gce(&o);
+    err = resolve_fails(CRES_ERR_NOT_FOUND);
+    HAS(err.message, "project/project-id");
+}
+
+static void metadata_value_with_control_character_is_unexpected(void **state) {
+    cres_gce_options o = gce_options();
+    (void)state;
+    o.project = NULL;
+    meta("project/project-id", "test\001project");
+    gce(&o);
+    resolve_fails(CRES_ERR_UNEXPECTED_RESPONSE);
+}
+
+/* The metadata server named by option, $GCE_METADATA_HOST or $GCE_METADATA_IP. */
+static void metadata_url_option_and_environment(void **state) {
+    cres_gce_options o = gce_options();
+    (void)state;
+    o.project = NULL;
+    o.metadata_url = "http://169.254.169.254/";
+    env_set("GCE_METADATA_HOST", "metadata.test:8080");
+    on("GET", "http://169.254.169.254/computeMetadata/v1/project/project-id", 200, PROJECT);
+    on("GET", "http://169.254.169.254/computeMetadata/v1/instance/name", 200, "instance2");
+    serve_group(three_vms, 3);
+    gce(&o);
+    resolved();
+    assert_string_equal(url(0), "http://169.254.169.254/computeMetadata/v1/project/project-id");
+}
+
+static void metadata_host_environment_before_ip(void **state) {
+    cres_gce_options o = gce_options();
+    (void)state;
+    o.project = NULL;
+    env_set("GCE_METADATA_IP", "10.0.0.254");
+    env_set("GCE_METADATA_HOST", "metadata.test:8080");
+    on("GET", "http://metadata.test:8080/computeMetadata/v1/project/project-id", 200, PROJECT);
+    on("GET", "http://metadata.test:8080/computeMetadata/v1/instance/name", 200, "instance2");
+    serve_group(three_vms, 3);
+    gce(&o);
+    resolved();
+    assert_string_equal(url(0), "http://metadata.test:8080/computeMetadata/v1/project/project-id");
+}
+
+static void metadata_ip_environment(void **state) {
+    cres_gce_options o = gce_options();
+    (void)state;
+    o.project = NULL;
+    env_set("GCE_METADATA_IP", "10.0.0.254");
+    on("GET", "http://10.0.0.254/computeMetadata/v1/project/project-id", 200, PROJECT);
+    on("GET", "http://10.0.0.254/computeMetadata/v1/instance/name", 200, "instance2");
+    serve_group(three_vms, 3);
+    gce(&o);
+    resolved();
+    assert_string_equal(url(0), "http://10.0.0.254/computeMetadata/v1/project/project-id");
+}
+
+/* Tokens: options.token, the token file, else the metadata server's. */
+
+static void check_bearer_everywhere(const char *bearer) {
+    size_t i;
+    for (i = 0; i < C.requests_count && i < MAX_RECORDED; i++) {
+        if (is_metadata(i)) {
+            assert_null(header(i, "Authorization"));
+            assert_string_equal(header(i, "Metadata-Flavor"), "Google");
+        } else {
+            assert_string_equal(header(i, "Authorization"), bearer);
+            assert_null(header(i, "Metadata-Flavor"));
+        }
+    }
+}
+
+static void token_option_is_the_bearer(void **state) {
+    cres_gce_options o = gce_options();
+    (void)state;
+    serve_group(three_vms, 3);
+    gce(&o);
+    resolved();
+    check_bearer_everywhere("Bearer static-token");
+    assert_string_equal(header(0, "Content-Type"), "application/json");
+    assert_string_equal(header(1, "Accept"), "application/json");
+}
+
+static void token_file_is_read_at_each_resolve(void **state) {
+    cres_gce_options o = gce_options();
+    (void)state;
+    o.token = NULL;
+    o.token_file = temp_file("ya29.file-one\n");
+    serve_group(three_vms, 3);
+    gce(&o);
+    resolved();
+    assert_string_equal(header(0, "Authorization"), "Bearer ya29.file-one");
+    temp_file("ya29.file-two");
+    resolved();
+    assert_string_equal(header(2, "Authorization"), "Bearer ya29.file-two");
+    assert_string_equal(header(3, "Authorization"), "Bearer ya29.file-two");
+    assert_int_equal(metadata_requests(), 0);
+}
+
+static void token_file_missing_is_environment_error(void **state) {
+    cres_gce_options o = gce_options();
+    (void)state;
+    o.token = NULL;
+    o.token_file = "/nonexistent/dir/token";
+    gce(&o);
+    resolve_fails(CRES_ERR_ENVIRONMENT);
+    assert_int_equal(C.requests_count, 0);
+}
+
+static void token_and_token_file_is_invalid(void **state) {
+    cres_gce_options o = gce_options();
+    (void)state;
+    o.token_file = "/tmp/token";
+    gce_create_fails(&o, CRES_ERR_INVALID_ARGUMENT);
+}
+
+/* The metadata token is fetched once per resolve, however many pages and zones follow; it goes
+   to every Compute call and never to the metadata server; every metadata call says
+   Metadata-Flavor: Google. */
+static void metadata_token_once_per_resolve_on_every_call(void **state) {
+    static const vm a[] = {{"vm-a", "us-east1-b", "10.0.1.1"}};
+    static const vm b[] = {{"vm-b", "us-east1-c", "10.0.2.1"}};
+    cres_gce_options o = gce_options();
+    (void)state;
+    o.token = NULL;
+    meta_token();
+    meta_name("vm-b");
+    on_owned("POST", GROUP_URL, 200, group_page(a, 1, "next"));
+    on_owned("POST", GROUP_URL "&pageToken=next", 200, group_page(b, 1, NULL));
+    on_owned("GET", ZONE_URL("us-east1-b"), 200, zone_page(a, 1, NULL));
+    on_owned("GET", ZONE_URL("us-east1-c"), 200, zone_page(b, 1, NULL));
+    gce(&o);
+    assert_string_equal(resolved(), dq("{'worker': ['10.0.1.1:8470', '10.0.2.1:8470']}"));
+    assert_int_equal(requests_to(METADATA "instance/service-accounts/default/token"), 1);
+    assert_int_equal(C.requests_count, 6);
+    check_bearer_everywhere("Bearer " META_TOKEN);
+    resolved();
+    assert_int_equal(requests_to(METADATA "instance/service-accounts/default/token"), 2);
+    check_bearer_everywhere("Bearer " META_TOKEN);
+}
+
+static void token_with_line_break_is_refused(void **state) {
+    cres_gce_options o = gce_options();
+    cres_error err;
+    (void)state;
+    o.token = "abc\r\nX-Injected: 1";
+    gce(&o);
+    err = resolve_fails(CRES_ERR_ENVIRONMENT);
+    assert_int_equal(C.requests_count, 0);
+    assert_null(strstr(err.message, "abc"));
+}
+
+static void token_file_with_inner_line_break_is_refused(void **state) {
+    cres_gce_options o = gce_options();
+    (void)state;
+    o.token = NULL;
+    o.token_file = temp_file("abc\nX-Injected: 1\n");
+    gce(&o);
+    resolve_fails(CRES_ERR_ENVIRONMENT);
+    assert_int_equal(C.requests_count, 0);
+}
+
+static void metadata_token_with_line_break_is_refused(void **state) {
+    cres_gce_options o = gce_options();
+    (void)state;
+    o.token = NULL;
+    meta("instance/service-accounts/default/token", "{\"access_token\": \"ya29\\r\\nX: 1\", \"expires_in\": 3599}");
+    gce(&o);
+    resolve_fails(CRES_ERR_ENVIRONMENT);
+    assert_int_equal(C.requests_count, 1);
+}
+
+static void metadata_token_not_json_is_unexpected(void **state) {
+    cres_gce_options o = gce_options();
+    (void)state;
+    o.token = NULL;
+    meta("instance/service-accounts/default/token", "{\"access_token\": \"ya29");
+    gce(&o);
+    resolve_fails(CRES_ERR_UNEXPECTED_RESPONSE);
+}
+
+static void metadata_token_without_access_token_is_unexpected(void **state) {
+    cres_gce_options o = gce_options();
+    cres_error err;
+    (void)state;
+    o.token = NULL;
+    meta("instance/service-accounts/default/token", "{\"expires_in\": 3599, \"token_type\": \"Bearer\"}");
+    gce(&o);
+    err = resolve_fails(CRES_ERR_UNEXPECTED_RESPONSE);
+    HAS(err.message, "access_token");
+}
+
+/* Off Google Cloud the metadata server does not answer: a fast, clear failure. */
+static void metadata_unreachable_is_not_on_google_cloud(void **state) {
+    cres_gce_options o = gce_options();
+    cres_error err;
+    (void)state;
+    o.project = NULL;
+    on_fail("GET", METADATA "project/project-id", CRES_ERR_TRANSPORT);
+    gce(&o);
+    err = resolve_fails(CRES_ERR_ENVIRONMENT);
+    HAS(err.message, "not on Google Cloud");
+    HAS(err.message, "metadata.google.internal");
+    assert_true(C.requests_count <= 2); /* retried at most once */
+    assert_true(C.sleeps_count <= 1);
+    assert_int_equal(requests_to(GROUP_URL), 0);
+}
+
+static void metadata_timeout_is_not_on_google_cloud(void **state) {
+    cres_gce_options o = gce_options();
+    cres_error err;
+    (void)state;
+    o.token = NULL;
+    on_fail("GET", METADATA "instance/service-accounts/default/token", CRES_ERR_TIMEOUT);
+    gce(&o);
+    err = resolve_fails(CRES_ERR_ENVIRONMENT);
+    HAS(err.message, "not on Google Cloud");
+    assert_int_equal(C.requests_count, 1); /* a timeout is not retried */
+}
+
+/* A metadata request waits at most 2 s and is retried at most once, whatever the config says;
+   the Compute calls keep the configured timeout. */
+static void metadata_timeout_budget(void **state) {
+    cres_gce_options o = gce_options();
+    (void)state;
+    C.config.max_retries = 5;
+    o.project = NULL;
+    on_fail("GET", METADATA "project/project-id", CRES_ERR_TRANSPORT);
+    gce(&o);
+    resolve_fails(CRES_ERR_ENVIRONMENT);
+    assert_int_equal(C.requests_count, 2);
+    assert_int_equal(req(0)->timeout_ms, 2000);
+    assert_int_equal(req(1)->timeout_ms, 2000);
+}
+
+static void metadata_timeout_shorter_config_wins(void **state) {
+    cres_gce_options o = gce_options();
+    (void)state;
+    C.config.timeout_ms = 700;
+    o.project = NULL;
+    C.metadata_404 = 1;
+    meta_project();
+    serve_group(one_vm, 1);
+    gce(&o);
+    resolved();
+    assert_int_equal(req(0)->timeout_ms, 700);
+    assert_int_equal(req(1)->timeout_ms, 700);
+}
+
+static void compute_calls_keep_the_configured_timeout(void **state) {
+    cres_gce_options o = gce_options();
+    size_t i;
+    (void)state;
+    o.project = NULL;
+    o.token = NULL;
+    meta_project();
+    meta_token();
+    meta_name("instance1");
+    serve_group(three_vms, 3);
+    gce(&o);
+    resolved();
+    for (i = 0; i < C.requests_count; i++) assert_int_equal(req(i)->timeout_ms, is_metadata(i) ? 2000 : 10000);
+}
+
+static void metadata_no_retry_when_retries_off(void **state) {
+    cres_gce_options o = gce_options();
+    (void)state;
+    C.config.max_retries = -1;
+    o.project = NULL;
+    on_fail("GET", METADATA "project/project-id", CRES_ERR_TRANSPORT);
+    gce(&o);
+    resolve_fails(CRES_ERR_ENVIRONMENT);
+    assert_int_equal(C.requests_count, 1);
+    no_sleeps();
+}
+
+/* A metadata server that answers 500: retried once, then the status is the error. */
+static void metadata_server_error_retried_once(void **state) {
+    cres_gce_options o = gce_options();
+    cres_error err;
+    (void)state;
+    o.project = NULL;
+    on("GET", METADATA "project/project-id", 500, "Internal Server Error");
+    gce(&o);
+    err = resolve_fails(CRES_ERR_HTTP_STATUS);
+    assert_int_equal(err.http_status, 500);
+    assert_int_equal(C.requests_count, 2);
+}
+
+/* Own task: the metadata instance/name, when the metadata server gave the token. */
+static void own_task_from_metadata_instance_name(void **state) {
+    cres_gce_options o = gce_options();
+    (void)state;
+    o.token = NULL;
+    meta_token();
+    meta_name("instance2");
+    serve_group(three_vms, 3);
+    gce(&o);
+    resolved();
+    assert_string_equal(cres_task_type(C.r), "worker");
+    assert_int_equal(cres_task_id(C.r), 1);
+    assert_string_equal(master_of(NULL, -1, NULL), "grpc://10.2.3.4:8470");
+    assert_int_equal(requests_to(METADATA "instance/name"), 2);
+}
+
+/* With a token given and no metadata server named, nothing says we are on Google Cloud: the own
+   task stays unknown rather than costing a metadata timeout. */
+static void own_task_not_asked_off_google_cloud(void **state) {
+    cres_gce_options o = gce_options();
+    (void)state;
+    serve_group(three_vms, 3);
+    gce(&o);
+    resolved();
+    assert_int_equal(C.requests_count, 2);
+    assert_null(cres_task_type(C.r));
+    assert_int_equal(cres_task_id(C.r), -1);
+    assert_string_equal(master_of(NULL, -1, NULL), "");
+}
+
+/* The metadata server just answered for the project: it is there, so it is asked for the own
+   instance too (the header: instance_name NULL = metadata instance/name). */
+static void own_task_asked_when_metadata_gave_the_project(void **state) {
+    cres_gce_options o = gce_options();
+    (void)state;
+    o.project = NULL;
+    meta_project();
+    meta_name("instance3");
+    serve_group(three_vms, 3);
+    gce(&o);
+    resolved();
+    assert_int_equal(requests_to(METADATA "instance/name"), 1);
+    assert_int_equal(cres_task_id(C.r), 2);
+}
+
+static void own_task_asked_when_metadata_is_named(void **state) {
+    cres_gce_options o = gce_options();
+    (void)state;
+    env_set("GCE_METADATA_HOST", "metadata.google.internal");
+    meta_name("instance3");
+    serve_group(three_vms, 3);
+    gce(&o);
+    resolved();
+    assert_string_equal(cres_task_type(C.r), "worker");
+    assert_int_equal(cres_task_id(C.r), 2);
+}
+
+static void own_instance_name_option(void **state) {
+    cres_gce_options o = gce_options();
+    (void)state;
+    o.token = NULL;
+    o.instance_name = "instance3";
+    meta_token();
+    serve_group(three_vms, 3);
+    gce(&o);
+    resolved();
+    assert_int_equal(cres_task_id(C.r), 2);
+    assert_int_equal(requests_to(METADATA "instance/name"), 0);
+}
+
+static void own_instance_not_in_group_leaves_task_unknown(void **state) {
+    cres_gce_options o = gce_options();
+    (void)state;
+    o.token = NULL;
+    meta_token();
+    meta_name("some-other-vm");
+    serve_group(three_vms, 3);
+    gce(&o);
+    resolved();
+    assert_null(cres_task_type(C.r));
+    assert_string_equal(master_of(NULL, -1, NULL), "");
+}
+
+static void own_instance_name_404_leaves_task_unknown(void **state) {
+    cres_gce_options o = gce_options();
+    (void)state;
+    o.token = NULL;
+    meta_token();
+    C.metadata_404 = 1;
+    serve_group(three_vms, 3);
+    gce(&o);
+    assert_string_equal(resolved(), dq(THREE_SPEC));
+    assert_null(cres_task_type(C.r));
+}
+
+static void options_task_wins_over_own_instance(void **state) {
+    cres_gce_options o = gce_options();
+    (void)state;
+    o.token = NULL;
+    o.task_type = "worker";
+    o.task_id = 0;
+    meta_token();
+    meta_name("instance3");
+    serve_group(three_vms, 3);
+    gce(&o);
+    resolved();
+    assert_int_equal(cres_task_id(C.r), 0);
+    assert_string_equal(master_of(NULL, -1, NULL), "grpc://10.1.2.3:8470");
+}
+
+static void rpc_layer_default_and_option(void **state) {
+    cres_gce_options o = gce_options();
+    (void)state;
+    assert_string_equal(cres_rpc_layer(gce(&o)), "grpc");
+    o.rpc_layer = "";
+    assert_null(cres_rpc_layer(gce(&o)));
+    o.rpc_layer = "test";
+    assert_string_equal(cres_rpc_layer(gce(&o)), "test");
+}
+
+static void compute_url_option(void **state) {
+    cres_gce_options o = gce_options();
+    (void)state;
+    o.compute_url = "http://127.0.0.1:9000/compute/v1";
+    on_owned("POST", "http://127.0.0.1:9000/compute/v1/projects/" PROJECT "/zones/" ZONE "/instanceGroups/" GROUP
+                     "/listInstances?maxResults=500",
+             200, group_page(one_vm, 1, NULL));
+    on_owned("GET", "http://127.0.0.1:9000/compute/v1/projects/" PROJECT "/zones/" ZONE "/instances" ZONE_QUERY, 200,
+             zone_page(one_vm, 1, NULL));
+    gce(&o);
+    assert_string_equal(resolved(), dq("{'worker': ['10.123.45.67:8470']}"));
+}
+
+/* The zone list asks only for running instances and only for the fields read. */
+static void zone_list_filter_and_fields(void **state) {
+    cres_gce_options o = gce_options();
+    const char *q;
+    (void)state;
+    serve_group(one_vm, 1);
+    gce(&o);
+    resolved();
+    q = strchr(url(1), '?');
+    assert_non_null(q);
+    HAS(q, "filter=status%20%3D%20%22RUNNING%22"); /* status = "RUNNING" */
+    HAS(q, "fields=items%28name%2CnetworkInterfaces%28networkIP%29%29%2CnextPageToken");
+}
+
+static void create_checks_names(void **state) {
+    static const char *const bad_groups[] = {NULL, "", "a/b", "g?x=1", "g#f", "with space"};
+    cres_gce_options o = gce_options();
+    size_t i;
+    (void)state;
+    for (i = 0; i < N(bad_groups); i++) {
+        o.instance_group = bad_groups[i];
+        gce_create_fails(&o, CRES_ERR_INVALID_ARGUMENT);
+    }
+    o.instance_group = GROUP;
+    o.project = "p/../other";
+    gce_create_fails(&o, CRES_ERR_INVALID_ARGUMENT);
+    o.project = PROJECT;
+    o.zone = "us-east1-d?x";
+    gce_create_fails(&o, CRES_ERR_INVALID_ARGUMENT);
+    o.zone = ZONE;
+    o.region = "us-central1/x";
+    gce_create_fails(&o, CRES_ERR_INVALID_ARGUMENT);
+    o.region = NULL;
+    o.port = 65536;
+    gce_create_fails(&o, CRES_ERR_INVALID_ARGUMENT);
+    o.port = -1;
+    gce_create_fails(&o, CRES_ERR_INVALID_ARGUMENT);
+}
+
+/* ---------------------------------------------------------------------------------------
+   GCE: errors from the API */
+
+#define GOOGLE_ERROR(code, message, status)                                                        \
+    "{\"error\": {\"code\": " #code ", \"message\": \"" message "\", \"errors\": [{\"message\": \"" \
+    message "\", \"domain\": \"global\", \"reason\": \"x\"}], \"status\": \"" status "\"}}"
+
+static void unauthorized_401_mentions_the_token(void **state) {
+    cres_gce_options o = gce_options();
+    cres_error err;
+    (void)state;
+    on("POST", GROUP_URL, 401,
+       GOOGLE_ERROR(401, "Request had invalid authentication credentials. Expected OAuth 2 access token",
+                    "UNAUTHENTICATED"));
+    gce(&o);
+    err = resolve_fails(CRES_ERR_HTTP_STATUS);
+    assert_int_equal(err.http_status, 401);
+    HAS(err.message, "401 Unauthorized: Request had invalid authentication credentials");
+    HAS(err.message, "access token");
+    assert_null(strstr(err.message, "static-token"));
+}
+
+static void forbidden_403_names_the_permission(void **state) {
+    cres_gce_options o = gce_options();
+    cres_error err;
+    (void)state;
+    on("POST", GROUP_URL, 403,
+       GOOGLE_ERROR(403, "Required 'compute.instanceGroups.list' permission for 'projects/test-project'",
+                    "PERMISSION_DENIED"));
+    gce(&o);
+    err = resolve_fails(CRES_ERR_HTTP_STATUS);
+    assert_int_equal(err.http_status, 403);
+    HAS(err.message, "gce: 403 Forbidden: Required 'compute.instanceGroups.list' permission");
+    HAS(err.message, "the account needs compute.instanceGroups.list");
+    assert_int_equal(C.requests_count, 1); /* a 403 is not retried */
+}
+
+/* A 403 without a Google body still names the permission the zone list needs. */
+static void forbidden_403_on_zone_list_names_its_permission(void **state) {
+    cres_gce_options o = gce_options();
+    cres_error err;
+    (void)state;
+    on_owned("POST", GROUP_URL, 200, group_page(one_vm, 1, NULL));
+    on("GET", ZONE_URL(ZONE), 403, "<html>Forbidden</html>");
+    gce(&o);
+    err = resolve_fails(CRES_ERR_HTTP_STATUS);
+    HAS(err.message, "compute.instances.list");
+}
+
+static void not_found_404_gives_the_message(void **state) {
+    cres_gce_options o = gce_options();
+    cres_error err;
+    (void)state;
+    on("POST", GROUP_URL, 404,
+       GOOGLE_ERROR(404, "The resource 'projects/test-project/zones/us-east1-d/instanceGroups/test-instance-group' "
+                         "was not found",
+                    "NOT_FOUND"));
+    gce(&o);
+    err = resolve_fails(CRES_ERR_HTTP_STATUS);
+    assert_int_equal(err.http_status, 404);
+    HAS(err.message, "404 Not Found: The resource 'projects/test-project/zones/us-east1-d/instanceGroups/test-inst");
+}
+
+static void server_error_500_retried_then_succeeds(void **state) {
+    cres_gce_options o = gce_options();
+    (void)state;
+    on("POST", GROUP_URL, 500, GOOGLE_ERROR(500, "Internal error", "INTERNAL"))->times = 2;
+    serve_group(three_vms, 3);
+    gce(&o);
+    assert_string_equal(resolved(), dq(THREE_SPEC));
+    assert_int_equal(C.requests_count, 4);
+    assert_int_equal(C.sleeps_count, 2);
+    assert_int_equal(C.sleeps[0], 250);
+    assert_int_equal(C.sleeps[1], 500);
+}
+
+static void server_error_500_exhausted(void **state) {
+    cres_gce_options o = gce_options();
+    cres_error err;
+    (void)state;
+    on("POST", GROUP_URL, 500, GOOGLE_ERROR(500, "Internal error", "INTERNAL"));
+    gce(&o);
+    err = resolve_fails(CRES_ERR_HTTP_STATUS);
+    assert_int_equal(err.http_status, 500);
+    HAS(err.message, "HTTP 500: Internal error");
+    assert_int_equal(C.requests_count, 4); /* 1 + 3 retries */
+}
+
+static void unavailable_503_honours_retry_after(void **state) {
+    cres_gce_options o = gce_options();
+    route *rt = on("GET", ZONE_URL(ZONE), 503, NULL);
+    rt->times = 1;
+    (void)state;
+    rt->retry_after_s = 3;
+    serve_group(three_vms, 3);
+    gce(&o);
+    assert_string_equal(resolved(), dq(THREE_SPEC));
+    assert_int_equal(C.sleeps_count, 1);
+    assert_int_equal(C.sleeps[0], 3000);
+}
+
+static void expect_unexpected_list(const char *group_body, const char *zone_body) {
+    cres_gce_options o = gce_options();
+    if (group_body) on("POST", GROUP_URL, 200, group_body);
+    else on_owned("POST", GROUP_URL, 200, group_page(three_vms, 3, NULL));
+    if (zone_body) on("GET", ZONE_URL(ZONE), 200, zone_body);
+    gce(&o);
+    resolve_fails(CRES_ERR_UNEXPECTED_RESPONSE);
+}
+
+static void malformed_group_list_json(void **state) {
+    (void)state;
+    expect_unexpected_list("{\"items\": [{\"instance\": }]}", NULL);
+}
+
+static void truncated_group_list_json(void **state) {
+    (void)state;
+    expect_unexpected_list("{\"items\": [{\"instance\": \"https://www.googleapis.com/compute/v1/projects/p/zo", NULL);
+}
+
+static void empty_group_list_body(void **state) {
+    (void)state;
+    expect_unexpected_list("", NULL);
+}
+
+static void group_list_not_an_object(void **state) {
+    (void)state;
+    expect_unexpected_list("[]", NULL);
+}
+
+static void group_items_not_a_list(void **state) {
+    (void)state;
+    expect_unexpected_list("{\"items\": {\"instance\": \"x\"}}", NULL);
+}
+
+static void group_member_without_instance_url(void **state) {
+    (void)state;
+    expect_unexpected_list("{\"items\": [{\"status\": \"RUNNING\"}]}", NULL);
+}
+
+static void group_member_url_without_zone(void **state) {
+    (void)state;
+    /* TF's mock URL shape: no /zones/ segment to list */
+    expect_unexpected_list("{\"items\": [{\"instance\": \"https://gce.example.com/res/gce-instance-1\"}]}", NULL);
+}
+
+/* The zone segment of an instance URL goes into the next request's path: it must be a name. */
+static void group_member_zone_not_a_resource_name(void **state) {
+    (void)state;
+    expect_unexpected_list("{\"items\": [{\"instance\": \"https://www.googleapis.com/compute/v1/projects/p/zones/"
+                           "us-east1-d?fields=x#/instances/vm-1\"}]}",
+                           NULL);
+    assert_int_equal(C.requests_count, 1);
+}
+
+static void malformed_zone_list_json(void **state) {
+    (void)state;
+    expect_unexpected_list(NULL, "{\"items\": [{\"name\": \"instance1\",}]}");
+}
+
+static void truncated_zone_list_json(void **state) {
+    (void)state;
+    expect_unexpected_list(NULL, "{\"items\": [{\"name\": \"instance1\", \"networkInterfaces\": [{\"netw");
+}
+
+/* A list that never ends stops at CRES_MAX_GCP_PAGES (1000) pages. */
+static void endless_page_tokens_stop_at_the_page_limit(void **state) {
+    cres_gce_options o = gce_options();
+    cres_error err;
+    (void)state;
+    on("POST", GROUP_URL, 200, NULL)->endless = 1;
+    gce(&o);
+    err = resolve_fails(CRES_ERR_LIMIT);
+    HAS(err.message, "1000 pages");
+    assert_int_equal(C.requests_count, 1000);
+    assert_string_equal(C.last_url, GROUP_URL "&pageToken=p999");
+    assert_int_equal(C.unrouted, 0);
+}
+
+/* A server that sends the same pageToken again would loop: stopped at once. */
+static void repeated_page_token_is_an_error(void **state) {
+    cres_gce_options o = gce_options();
+    cres_error err;
+    (void)state;
+    on("POST", GROUP_URL, 200, NULL)->endless = 2;
+    gce(&o);
+    err = resolve_fails(CRES_ERR_UNEXPECTED_RESPONSE);
+    HAS(err.message, "same pageToken");
+    assert_int_equal(C.requests_count, 2);
+    assert_string_equal(C.last_url, GROUP_URL "&pageToken=same");
+}
+
+static void endless_zone_list_stops_at_the_page_limit(void **state) {
+    cres_gce_options o = gce_options();
+    (void)state;
+    on_owned("POST", GROUP_URL, 200, group_page(one_vm, 1, NULL));
+    on("GET", ZONE_URL(ZONE), 200, NULL)->endless = 1;
+    gce(&o);
+    resolve_fails(CRES_ERR_LIMIT);
+    assert_int_equal(C.requests_count, 1001);
+    assert_int_equal(C.unrouted, 0);
+}
+
+static void no_transport_is_no_transport_error(void **state) {
+    cres_gce_options o = gce_options();
+    (void)state;
+    memset(&C.config.transport, 0, sizeof C.config.transport);
+    gce(&o);
+    resolve_fails(CRES_ERR_NO_TRANSPORT);
+}
+
+/* ---------------------------------------------------------------------------------------
+   Cloud TPU */
+
+static cres_tpu_options tpu_options(const char *name) {
+    cres_tpu_options o;
+    memset(&o, 0, sizeof o);
+    o.config = &C.config;
+    o.tpu = name;
+    o.project = PROJECT;
+    o.zone = TPU_ZONE;
+    o.token = "static-token";
+    return o;
+}
+
+static cres_resolver *tpu(const cres_tpu_options *o) {
+    cres_resolver *r = NULL;
+    cres_error err;
+    OK(cres_tpu_resolver_create(o, &r, &err));
+    assert_non_null(r);
+    assert_string_equal(cres_resolver_name(r), "tpu");
+    return keep(r);
+}
+
+/* A create that must fail; a resolver made by mistake is kept for the teardown to free. */
+static void tpu_create_fails(const cres_tpu_options *o, cres_result want, cres_error *out) {
+    cres_resolver *r = NULL;
+    cres_error err;
+    cres_result got = cres_tpu_resolver_create(o, &r, &err);
+    if (r) keep(r);
+    EXPECT(got, want);
+    assert_null(r);
+    if (out) *out = err;
+}
+
+/* A v2 node as the Cloud TPU API answers it, with `endpoints` the networkEndpoints list. */
+static char *node(const char *state, const char *health, const char *type, const char *endpoints) {
+    text t = {NULL, 0, 0};
+    text_add(&t, "{\"name\": \"projects/" PROJECT "/locations/" TPU_ZONE "/nodes/test-tpu-1\", ");
+    if (type) text_add(&t, "\"acceleratorType\": \"%s\", ", type);
+    if (state) text_add(&t, "\"state\": \"%s\", ", state);
+    if (health) text_add(&t, "\"health\": \"%s\", ", health);
+    text_add(&t, "\"runtimeVersion\": \"tpu-vm-tf-2.15.0\", \"cidrBlock\": \"10.2.0.0/29\", "
+                 "\"networkConfig\": {\"network\": \"projects/" PROJECT "/global/networks/default\", "
+                 "\"enableExternalIps\": true}, \"schedulingConfig\": {}, \"apiVersion\": \"V2\", "
+                 "\"symptoms\": [{\"createTime\": \"2024-01-01T00:00:00Z\", \"symptomType\": \"LOW_MEMORY\", "
+                 "\"details\": \"x\", \"workerId\": \"0\"}]");
+    if (endpoints) text_add(&t, ", \"networkEndpoints\": %s", endpoints);
+    text_add(&t, "}");
+    return t.s;
+}
+
+#define EP(ip) "{\"ipAddress\": \"" ip "\", \"port\": 8470, \"accessConfig\": {\"externalIp\": \"34.1.2.3\"}}"
+#define ONE_EP "[" EP("10.2.3.4") "]"
+#define FOUR_EPS "[" EP("10.2.3.4") ", " EP("10.2.3.5") ", " EP("10.2.3.6") ", " EP("10.2.3.7") "]"
+
+static void serve_node(const char *name_url, const char *state, const char *health, const char *type,
+                       const char *endpoints) {
+    on_owned("GET", name_url, 200, node(state, health, type, endpoints));
+}
+
+/* TF C2-C6: endpoint strings, parsed without the API. */
+static void expect_endpoints(const char *name, const char *want) {
+    cres_tpu_options o = tpu_options(name);
+    tpu(&o);
+    assert_string_equal(resolved(), dq(want));
+    assert_int_equal(C.requests_count, 0);
+}
+
+static void tf_c2_host_and_port(void **state) {
+    (void)state;
+    expect_endpoints("1.2.3.4:1234", "{'worker': ['1.2.3.4:1234']}");
+}
+
+static void tf_c3_grpc_prefix(void **state) {
+    (void)state;
+    expect_endpoints("grpc://1.2.3.4:2000", "{'worker': ['1.2.3.4:2000']}");
+}
+
+static void tf_c4_two_endpoints(void **state) {
+    (void)state;
+    expect_endpoints("1.2.3.4:2000,5.6.7.8:1234", "{'worker': ['1.2.3.4:2000', '5.6.7.8:1234']}");
+}
+
+static void tf_c5_two_grpc_endpoints(void **state) {
+    (void)state;
+    expect_endpoints("grpc://1.2.3.4:2000,grpc://5.6.7.8:1234", "{'worker': ['1.2.3.4:2000', '5.6.7.8:1234']}");
+}
+
+static void tf_c6_default_port(void **state) {
+    (void)state;
+    expect_endpoints("1.2.3.4:2000,grpc://5.6.7.8", "{'worker': ['1.2.3.4:2000', '5.6.7.8:8470']}");
+}
+
+/* TF §5.11: TF's parser splits on ':' and breaks IPv6; we keep brackets and add them. */
+static void ipv6_endpoints_bracketed(void **state) {
+    (void)state;
+    expect_endpoints("grpc://[fd00::1]:8470,[fd00::2],grpc://fd00::3",
+                     "{'worker': ['[fd00::1]:8470', '[fd00::2]:8470', '[fd00::3]:8470']}");
+}
+
+static void malformed_endpoint_is_invalid(void **state) {
+    cres_tpu_options o = tpu_options("grpc://1.2.3.4:99999");
+    (void)state;
+    tpu(&o);
+    resolve_fails(CRES_ERR_INVALID_ARGUMENT);
+}
+
+/* TF C7 / P1: no name anywhere. */
+static void tf_c7_no_name_is_environment_error(void **state) {
+    cres_tpu_options o = tpu_options(NULL);
+    cres_error err;
+    (void)state;
+    tpu_create_fails(&o, CRES_ERR_ENVIRONMENT, &err);
+    HAS(err.message, "no TPU name");
+    o.tpu = "";
+    tpu_create_fails(&o, CRES_ERR_ENVIRONMENT, NULL);
+}
+
+/* TF C10: the name from $TPU_NAME, project and zone from the metadata server (TF's mock zone
+   "projects/test-project/locations/us-central1-c": the last segment); the node with
+   networkEndpoints (see tf_p3_top_level_ip_address for TF's deprecated top-level form). */
+static void tf_c10_name_from_environment(void **state) {
+    cres_tpu_options o = tpu_options(NULL);
+    (void)state;
+    o.project = NULL;
+    o.zone = NULL;
+    env_set("TPU_NAME", "tpu_name");
+    meta_project();
+    meta("instance/zone", "projects/test-project/locations/" TPU_ZONE);
+    serve_node(NODE_URL("tpu_name"), "READY", "HEALTHY", "v3-8", "[{\"ipAddress\": \"10.1.2.3\", \"port\": \"8470\"}]");
+    tpu(&o);
+    assert_string_equal(resolved(), dq("{'worker': ['10.1.2.3:8470']}"));
+    assert_int_equal(C.requests_count, 3);
+    assert_string_equal(url(0), METADATA "project/project-id");
+    assert_string_equal(url(1), METADATA "instance/zone");
+    assert_string_equal(url(2), NODE_URL("tpu_name"));
+    assert_string_equal(header(2, "Authorization"), "Bearer static-token");
+}
+
+/* TF C11: the name as an argument. */
+static void tf_c11_name_argument(void **state) {
+    cres_tpu_options o = tpu_options("tpu_name");
+    (void)state;
+    serve_node(NODE_URL("tpu_name"), "READY", "HEALTHY", "v3-8", "[{\"ipAddress\": \"10.1.2.3\", \"port\": 8470}]");
+    tpu(&o);
+    assert_string_equal(resolved(), dq("{'worker': ['10.1.2.3:8470']}"));
+    assert_string_equal(req(0)->method, "GET");
+}
+
+/* TF C12: grpc:// bypasses the API: no metadata, no API call, even without project and zone. */
+static void tf_c12_grpc_name_needs_no_api(void **state) {
+    cres_tpu_options o = tpu_options("grpc://1.2.3.4:8470");
+    (void)state;
+    o.project = NULL;
+    o.zone = NULL;
+    o.token = NULL;
+    tpu(&o);
+    assert_string_equal(resolved(), dq("{'worker': ['1.2.3.4:8470']}"));
+    assert_string_equal(master_of(NULL, -1, NULL), "grpc://1.2.3.4:8470");
+    assert_int_equal(C.requests_count, 0);
+}
+
+/* TF C13: project and zone given: no metadata calls for them (the token too: none at all). */
+static void tf_c13_project_and_zone_given(void **state) {
+    cres_tpu_options o = tpu_options("tpu_name");
+    (void)state;
+    o.project = "project";
+    o.zone = "zone";
+    serve_node(NODE_URL_IN("v2", "project", "zone", "tpu_name"), "READY", "HEALTHY", "v3-8", ONE_EP);
+    tpu(&o);
+    resolved();
+    assert_int_equal(C.requests_count, 1);
+    assert_int_equal(metadata_requests(), 0);
+}
+
+/* The same without a token: only the token comes from the metadata server. */
+static void metadata_token_for_the_tpu_api(void **state) {
+    cres_tpu_options o = tpu_options("test-tpu-1");
+    (void)state;
+    o.token = NULL;
+    meta_token();
+    serve_node(NODE_URL("test-tpu-1"), "READY", "HEALTHY", "v3-8", ONE_EP);
+    tpu(&o);
+    resolved();
+    assert_int_equal(C.requests_count, 2);
+    check_bearer_everywhere("Bearer " META_TOKEN);
+    assert_string_equal(header(1, "Accept"), "application/json");
+}
+
+/* TF P3 with networkEndpoints. */
+static void tf_p3_ready_and_healthy(void **state) {
+    cres_tpu_options o = tpu_options("test-tpu-1");
+    (void)state;
+    serve_node(NODE_URL("test-tpu-1"), "READY", "HEALTHY", "v2-8", "[{\"ipAddress\": \"10.1.2.3\", \"port\": \"8470\"}]");
+    tpu(&o);
+    assert_string_equal(resolved(), dq("{'worker': ['10.1.2.3:8470']}"));
+    assert_string_equal(master_of(NULL, -1, NULL), "grpc://10.1.2.3:8470");
+}
+
+/* TF P4: CREATING: not ready, naming the state. */
+static void tf_p4_creating_is_not_ready(void **state) {
+    cres_tpu_options o = tpu_options("test-tpu-1");
+    cres_error err;
+    (void)state;
+    serve_node(NODE_URL("test-tpu-1"), "CREATING", NULL, "v2-8", NULL);
+    tpu(&o);
+    err = resolve_fails(CRES_ERR_NOT_READY);
+    HAS(err.message, "\"test-tpu-1\"");
+    HAS(err.message, "CREATING");
+}
+
+/* TF P5 / P7: a coordinator with its address. */
+static void tf_p5_p7_coordinator_job(void **state) {
+    cres_tpu_options o = tpu_options("test-tpu-1");
+    (void)state;
+    o.coordinator_name = "coordinator";
+    o.coordinator_address = "10.128.1.5:10203";
+    serve_node(NODE_URL("test-tpu-1"), "READY", "HEALTHY", "v2-8", ONE_EP);
+    tpu(&o);
+    assert_string_equal(resolved(), dq("{'coordinator': ['10.128.1.5:10203'], 'worker': ['10.2.3.4:8470']}"));
+    assert_string_equal(master_of(NULL, -1, NULL), "grpc://10.2.3.4:8470");
+}
+
+/* TF P2 / P8 start a local server for a coordinator without an address; we do not start
+   servers: the address is required. */
+static void coordinator_without_address_is_invalid(void **state) {
+    cres_tpu_options o = tpu_options("test-tpu-1");
+    (void)state;
+    o.coordinator_name = "coordinator";
+    tpu_create_fails(&o, CRES_ERR_INVALID_ARGUMENT, NULL);
+}
+
+/* TF P6: a node the API does not know. */
+static void tf_p6_nonexistent_tpu(void **state) {
+    cres_tpu_options o = tpu_options("nonexistent-tpu");
+    cres_error err;
+    (void)state;
+    on("GET", NODE_URL("nonexistent-tpu"), 404,
+       GOOGLE_ERROR(404, "Resource 'projects/test-project/locations/us-central1-c/nodes/nonexistent-tpu' was not found",
+                    "NOT_FOUND"));
+    tpu(&o);
+    err = resolve_fails(CRES_ERR_HTTP_STATUS);
+    assert_int_equal(err.http_status, 404);
+    HAS(err.message, "tpu: 404 Not Found: Resource 'projects/test-project/locations/us-central1-c/nodes/nonexis");
+}
+
+/* TF P8 / P9 / P15: four endpoints in API order; project and zone from the metadata server
+   (P8) or given (P9); master of worker 3 after set_task (P15). */
+static void tf_p8_p9_p15_four_endpoints(void **state) {
+    cres_tpu_options o = tpu_options("test-tpu-1");
+    cres_error err;
+    (void)state;
+    o.project = NULL;
+    o.zone = NULL;
+    meta_project();
+    meta("instance/zone", "projects/test-project/locations/" TPU_ZONE);
+    serve_node(NODE_URL("test-tpu-1"), "READY", "HEALTHY", "v2-32", FOUR_EPS);
+    tpu(&o);
+    assert_string_equal(resolved(),
+                        dq("{'worker': ['10.2.3.4:8470', '10.2.3.5:8470', '10.2.3.6:8470', '10.2.3.7:8470']}"));
+    assert_string_equal(master_of(NULL, -1, NULL), "grpc://10.2.3.4:8470");
+    OK(cres_set_task(C.r, "worker", 3, &err));
+    assert_string_equal(master_of(NULL, -1, NULL), "grpc://10.2.3.7:8470");
+}
+
+/* Endpoints keep the API's order (TF: not sorted). */
+static void endpoints_in_api_order(void **state) {
+    cres_tpu_options o = tpu_options("test-tpu-1");
+    (void)state;
+    serve_node(NODE_URL("test-tpu-1"), "READY", "HEALTHY", "v2-32",
+               "[" EP("10.2.3.9") ", " EP("10.2.3.10") ", " EP("10.2.3.1") "]");
+    tpu(&o);
+    assert_string_equal(resolved(), dq("{'worker': ['10.2.3.9:8470', '10.2.3.10:8470', '10.2.3.1:8470']}"));
+}
+
+/* TF P12: a grpc:// name. */
+static void tf_p12_grpc_name(void **state) {
+    cres_tpu_options o = tpu_options("grpc://10.1.2.3:8470");
+    (void)state;
+    tpu(&o);
+    assert_string_equal(master_of(NULL, -1, NULL), "grpc://10.1.2.3:8470");
+    assert_string_equal(resolved(), dq("{'worker': ['10.1.2.3:8470']}"));
+}
+
+/* TF P13: $KUBE_GOOGLE_CLOUD_TPU_ENDPOINTS. */
+static void tf_p13_kube_endpoints(void **state) {
+    cres_tpu_options o = tpu_options(NULL);
+    (void)state;
+    env_set("KUBE_GOOGLE_CLOUD_TPU_ENDPOINTS", "grpc://10.120.27.5:8470");
+    tpu(&o);
+    assert_string_equal(master_of(NULL, -1, NULL), "grpc://10.120.27.5:8470");
+    assert_string_equal(resolved(), dq("{'worker': ['10.120.27.5:8470']}"));
+    assert_int_equal(C.requests_count, 0);
+}
+
+/* TF P14: four endpoints; $KUBE_GOOGLE_CLOUD_TPU_ENDPOINTS wins over $TPU_NAME. */
+static void tf_p14_kube_endpoints_before_tpu_name(void **state) {
+    cres_tpu_options o = tpu_options(NULL);
+    (void)state;
+    env_set("TPU_NAME", "some-tpu");
+    env_set("KUBE_GOOGLE_CLOUD_TPU_ENDPOINTS", "grpc://10.120.27.5:8470,grpc://10.120.27.6:8470,"
+                                               "grpc://10.120.27.7:8470,grpc://10.120.27.8:8470");
+    tpu(&o);
+    assert_string_equal(master_of(NULL, -1, NULL), "grpc://10.120.27.5:8470");
+    assert_string_equal(resolved(), dq("{'worker': ['10.120.27.5:8470', '10.120.27.6:8470', '10.120.27.7:8470', "
+                                       "'10.120.27.8:8470']}"));
+    assert_int_equal(C.requests_count, 0);
+}
+
+/* TF §5.11: TF sends "10.0.0.1:8470" without grpc:// to the API as a TPU name; we read it as an
+   endpoint. The option wins over the environment. */
+static void endpoint_without_scheme_in_tpu_name(void **state) {
+    cres_tpu_options o = tpu_options(NULL);
+    (void)state;
+    env_set("TPU_NAME", "10.0.0.1:8470");
+    tpu(&o);
+    assert_string_equal(resolved(), dq("{'worker': ['10.0.0.1:8470']}"));
+    o.tpu = "grpc://10.0.0.9:8470";
+    tpu(&o);
+    assert_string_equal(resolved(), dq("{'worker': ['10.0.0.9:8470']}"));
+}
+
+/* TF C9 / P20: a node without a state is not ready (TF's message: state: "None"). */
+static void tf_c9_missing_state_is_not_ready(void **state) {
+    cres_tpu_options o = tpu_options("tpu_name");
+    cres_error err;
+    (void)state;
+    serve_node(NODE_URL("tpu_name"), NULL, NULL, "v2-8", ONE_EP);
+    tpu(&o);
+    err = resolve_fails(CRES_ERR_NOT_READY);
+    HAS(err.message, "not ready; state: (none)");
+}
+
+/* TF C17: PREEMPTED (and TERMINATED) will not recover. */
+static void tf_c17_preempted_will_not_recover(void **state) {
+    cres_tpu_options o = tpu_options("test-tpu-1");
+    cres_error err;
+    (void)state;
+    serve_node(NODE_URL("test-tpu-1"), "PREEMPTED", "HEALTHY", "v3-8", ONE_EP);
+    tpu(&o);
+    err = resolve_fails(CRES_ERR_NOT_READY);
+    HAS(err.message, "PREEMPTED");
+    HAS(err.message, "will not recover");
+}
+
+static void terminated_will_not_recover(void **state) {
+    cres_tpu_options o = tpu_options("test-tpu-1");
+    cres_error err;
+    (void)state;
+    serve_node(NODE_URL("test-tpu-1"), "TERMINATED", NULL, "v3-8", ONE_EP);
+    tpu(&o);
+    err = resolve_fails(CRES_ERR_NOT_READY);
+    HAS(err.message, "TERMINATED");
+    HAS(err.message, "will not recover");
+}
+
+/* Other states that are not READY, e.g. REPAIRING, are not ready and may recover. */
+static void repairing_is_not_ready(void **state) {
+    cres_tpu_options o = tpu_options("test-tpu-1");
+    cres_error err;
+    (void)state;
+    serve_node(NODE_URL("test-tpu-1"), "REPAIRING", "HEALTHY", "v3-8", ONE_EP);
+    tpu(&o);
+    err = resolve_fails(CRES_ERR_NOT_READY);
+    HAS(err.message, "REPAIRING");
+    assert_null(strstr(err.message, "will not recover"));
+}
+
+/* DESIGN: health must be HEALTHY, unless allow_unhealthy. */
+static void unhealthy_is_not_ready_unless_allowed(void **state) {
+    cres_tpu_options o = tpu_options("test-tpu-1");
+    cres_error err;
+    (void)state;
+    serve_node(NODE_URL("test-tpu-1"), "READY", "UNHEALTHY_MAINTENANCE", "v3-8", ONE_EP);
+    tpu(&o);
+    err = resolve_fails(CRES_ERR_NOT_READY);
+    HAS(err.message, "UNHEALTHY_MAINTENANCE");
+    o.allow_unhealthy = 1;
+    tpu(&o);
+    assert_string_equal(resolved(), dq("{'worker': ['10.2.3.4:8470']}"));
+}
+
+/* A READY node that reports no health at all (as TPU VMs often do) is usable. */
+static void ready_without_health_is_usable(void **state) {
+    cres_tpu_options o = tpu_options("test-tpu-1");
+    (void)state;
+    serve_node(NODE_URL("test-tpu-1"), "READY", NULL, "v3-8", ONE_EP);
+    tpu(&o);
+    assert_string_equal(resolved(), dq("{'worker': ['10.2.3.4:8470']}"));
+}
+
+/* TF C9-C11 / P2-P3 nodes: v1 nodes from before networkEndpoints have one deprecated top-level
+   ipAddress and port (TF: used when networkEndpoints is absent). */
+static void tf_p3_top_level_ip_address(void **state) {
+    cres_tpu_options o = tpu_options("test-tpu-1");
+    (void)state;
+    on("GET", NODE_URL("test-tpu-1"), 200,
+       "{\"ipAddress\": \"10.1.2.3\", \"port\": \"8470\", \"state\": \"READY\", \"health\": \"HEALTHY\"}");
+    tpu(&o);
+    assert_string_equal(resolved(), dq("{'worker': ['10.1.2.3:8470']}"));
+    assert_string_equal(master_of(NULL, -1, NULL), "grpc://10.1.2.3:8470");
+}
+
+static void node_without_any_endpoint_is_unexpected(void **state) {
+    cres_tpu_options o = tpu_options("test-tpu-1");
+    cres_error err;
+    (void)state;
+    on("GET", NODE_URL("test-tpu-1"), 200, "{\"state\": \"READY\", \"health\": \"HEALTHY\", \"networkEndpoints\": []}");
+    tpu(&o);
+    err = resolve_fails(CRES_ERR_UNEXPECTED_RESPONSE);
+    HAS(err.message, "networkEndpoints");
+}
+
+static void node_endpoint_errors_are_unexpected(void **state) {
+    static const char *const bodies[] = {
+        "{\"state\": \"READY\", \"networkEndpoints\": [{\"port\": 8470}]}",
+        "{\"state\": \"READY\", \"networkEndpoints\": [{\"ipAddress\": \"10.0.0.1\", \"port\": 0}]}",
+        "{\"state\": \"READY\", \"networkEndpoints\": [{\"ipAddress\": \"10.0.0.1\", \"port\": \"x\"}]}",
+        "{\"state\": \"READY\", \"networkEndpoints\": [{\"ipAddress\": \"10.0.0.1 x\"}]}",
+        "{\"state\": \"READY\", \"networkEndpoints\": {}}",
+        "{\"state\": \"READY\", \"networkEndpoints\": [{\"ipAddress\": \"10.0.0.1\"}",
+        "[]",
+    };
+    size_t i;
+    (void)state;
+    for (i = 0; i < N(bodies); i++) {
+        cres_tpu_options o = tpu_options("test-tpu-1");
+        route *rt = on("GET", NODE_URL("test-tpu-1"), 200, bodies[i]);
+        rt->times = 1;
+        tpu(&o);
+        resolve_fails(CRES_ERR_UNEXPECTED_RESPONSE);
+    }
+}
+
+/* An endpoint without a port gets 8470; IPv6 addresses are bracketed. */
+static void node_ipv6_endpoint_bracketed(void **state) {
+    cres_tpu_options o = tpu_options("test-tpu-1");
+    (void)state;
+    serve_node(NODE_URL("test-tpu-1"), "READY", "HEALTHY", "v4-8",
+               "[{\"ipAddress\": \"2001:db8::5\", \"port\": 8470}, {\"ipAddress\": \"2001:db8::6\"}]");
+    tpu(&o);
+    assert_string_equal(resolved(), dq("{'worker': ['[2001:db8::5]:8470', '[2001:db8::6]:8470']}"));
+    assert_string_equal(master_of(NULL, -1, NULL), "grpc://[2001:db8::5]:8470");
+}
+
+/* DESIGN: master() honours the rpc layer (TF always uses grpc://). */
+static void master_honours_rpc_layer(void **state) {
+    cres_tpu_options o = tpu_options("grpc://10.1.2.3:8470,10.1.2.4:8470");
+    (void)state;
+    o.rpc_layer = "test";
+    tpu(&o);
+    assert_string_equal(master_of(NULL, -1, NULL), "test://10.1.2.3:8470");
+    assert_string_equal(master_of("worker", 1, "grpc"), "grpc://10.1.2.4:8470");
+    assert_string_equal(master_of(NULL, -1, ""), "10.1.2.3:8470");
+}
+
+static void api_versions_v1_and_v2(void **state) {
+    cres_tpu_options o = tpu_options("test-tpu-1");
+    (void)state;
+    serve_node(NODE_URL_IN("v1", PROJECT, TPU_ZONE, "test-tpu-1"), "READY", "HEALTHY", "v2-8", ONE_EP);
+    serve_node(NODE_URL_IN("v2", PROJECT, TPU_ZONE, "test-tpu-1"), "READY", "HEALTHY", "v2-8", ONE_EP);
+    o.api_version = "v1";
+    tpu(&o);
+    resolved();
+    assert_string_equal(url(0), NODE_URL_IN("v1", PROJECT, TPU_ZONE, "test-tpu-1"));
+    o.api_version = NULL;
+    tpu(&o);
+    resolved();
+    assert_string_equal(url(1), NODE_URL_IN("v2", PROJECT, TPU_ZONE, "test-tpu-1"));
+    o.api_version = "v2";
+    tpu(&o);
+    resolved();
+    assert_string_equal(url(2), NODE_URL_IN("v2", PROJECT, TPU_ZONE, "test-tpu-1"));
+    o.api_version = "v2alpha1";
+    tpu_create_fails(&o, CRES_ERR_INVALID_ARGUMENT, NULL);
+}
+
+static void tpu_url_option(void **state) {
+    cres_tpu_options o = tpu_options("test-tpu-1");
+    (void)state;
+    o.tpu_url = "http://127.0.0.1:9001";
+    serve_node("http://127.0.0.1:9001/v2/projects/" PROJECT "/locations/" TPU_ZONE "/nodes/test-tpu-1", "READY",
+               "HEALTHY", "v2-8", ONE_EP);
+    tpu(&o);
+    assert_string_equal(resolved(), dq("{'worker': ['10.2.3.4:8470']}"));
+}
+
+static void tpu_name_not_a_resource_name_is_invalid(void **state) {
+    cres_tpu_options o = tpu_options("bad/name");
+    (void)state;
+    tpu_create_fails(&o, CRES_ERR_INVALID_ARGUMENT, NULL);
+    o.tpu = "name?x=1";
+    tpu_create_fails(&o, CRES_ERR_INVALID_ARGUMENT, NULL);
+}
+
+static void tpu_forbidden_403_names_the_permission(void **state) {
+    cres_tpu_options o = tpu_options("test-tpu-1");
+    cres_error err;
+    (void)state;
+    on("GET", NODE_URL("test-tpu-1"), 403,
+       GOOGLE_ERROR(403, "Permission 'tpu.nodes.get' denied on 'projects/test-project/locations/us-central1-c'",
+                    "PERMISSION_DENIED"));
+    tpu(&o);
+    err = resolve_fails(CRES_ERR_HTTP_STATUS);
+    assert_int_equal(err.http_status, 403);
+    HAS(err.message, "tpu: 403 Forbidden: Permission 'tpu.nodes.get' denied");
+    HAS(err.message, "the account needs tpu.nodes.get");
+}
+
+static void tpu_server_error_500_retried(void **state) {
+    cres_tpu_options o = tpu_options("test-tpu-1");
+    (void)state;
+    on("GET", NODE_URL("test-tpu-1"), 500, "{}")->times = 1;
+    serve_node(NODE_URL("test-tpu-1"), "READY", "HEALTHY", "v2-8", ONE_EP);
+    tpu(&o);
+    assert_string_equal(resolved(), dq("{'worker': ['10.2.3.4:8470']}"));
+    assert_int_equal(C.requests_count, 2);
+    assert_int_equal(C.sleeps_count, 1);
+}
+
+static void tpu_metadata_unreachable_is_not_on_google_cloud(void **state) {
+    cres_tpu_options o = tpu_options("test-tpu-1");
+    cres_error err;
+    (void)state;
+    o.zone = NULL;
+    on_fail("GET", METADATA "instance/zone", CRES_ERR_TRANSPORT);
+    tpu(&o);
+    err = resolve_fails(CRES_ERR_ENVIRONMENT);
+    HAS(err.message, "not on Google Cloud");
+    assert_true(C.requests_count <= 2);
+    assert_true(req(0)->timeout_ms <= 2000);
+}
+
+/* $TPU_CONFIG: {"tpu_node_name", "project", "zone"} (TF's keys); no metadata calls for them. */
+static void tpu_config_gives_name_project_and_zone(void **state) {
+    cres_tpu_options o = tpu_options(NULL);
+    (void)state;
+    o.project = NULL;
+    o.zone = NULL;
+    env_set("TPU_CONFIG", "{\"tpu_node_name\": \"cfg-tpu\", \"project\": \"cfg-project\", \"zone\": \"europe-west4-a\"}");
+    serve_node(NODE_URL_IN("v2", "cfg-project", "europe-west4-a", "cfg-tpu"), "READY", "HEALTHY", "v3-8", ONE_EP);
+    tpu(&o);
+    assert_string_equal(resolved(), dq("{'worker': ['10.2.3.4:8470']}"));
+    assert_int_equal(C.requests_count, 1);
+}
+
+/* Options win over TPU_CONFIG's project and zone (TF: project = project or cfg['project']). */
+static void tpu_config_options_win(void **state) {
+    cres_tpu_options o = tpu_options(NULL);
+    (void)state;
+    env_set("TPU_CONFIG", "{\"tpu_node_name\": \"cfg-tpu\", \"project\": \"cfg-project\", \"zone\": \"europe-west4-a\"}");
+    serve_node(NODE_URL("cfg-tpu"), "READY", "HEALTHY", "v3-8", ONE_EP);
+    tpu(&o);
+    resolved();
+    assert_string_equal(url(0), NODE_URL("cfg-tpu"));
+}
+
+/* $TPU_NAME wins over $TPU_CONFIG. */
+static void tpu_name_before_tpu_config(void **state) {
+    cres_tpu_options o = tpu_options(NULL);
+    (void)state;
+    env_set("TPU_CONFIG", "{\"tpu_node_name\": \"cfg-tpu\"}");
+    env_set("TPU_NAME", "env-tpu");
+    serve_node(NODE_URL("env-tpu"), "READY", "HEALTHY", "v3-8", ONE_EP);
+    tpu(&o);
+    resolved();
+    assert_string_equal(url(0), NODE_URL("env-tpu"));
+}
+
+static void tpu_config_malformed_is_environment_error(void **state) {
+    static const char *const configs[] = {
+        "{\"tpu_node_name\": \"cfg-tpu\"",       /* truncated */
+        "{\"tpu_node_name\": 42}",               /* not a string */
+        "{\"project\": \"p\", \"zone\": \"z\"}", /* no name (TF crashes later) */
+        "[\"cfg-tpu\"]",                         /* not an object */
+        "{'tpu_node_name': 'x'}",                /* not JSON */
+    };
+    size_t i;
+    (void)state;
+    for (i = 0; i < N(configs); i++) {
+        cres_tpu_options o = tpu_options(NULL);
+        cres_error err;
+        memset(C.env_names, 0, sizeof C.env_names);
+        env_set("TPU_CONFIG", configs[i]);
+        tpu_create_fails(&o, CRES_ERR_ENVIRONMENT, &err);
+        HAS(err.message, "TPU_CONFIG");
+    }
+}
+
+/* A name that is not a resource name is the fault of where it came from: the variable. */
+static void tpu_name_variables_not_a_resource_name(void **state) {
+    cres_tpu_options o = tpu_options(NULL);
+    cres_error err;
+    (void)state;
+    env_set("TPU_CONFIG", "{\"tpu_node_name\": \"a/b\"}");
+    tpu_create_fails(&o, CRES_ERR_ENVIRONMENT, &err);
+    HAS(err.message, "TPU_CONFIG");
+    env_set("TPU_NAME", "a?b");
+    tpu_create_fails(&o, CRES_ERR_ENVIRONMENT, &err);
+    HAS(err.message, "TPU_NAME");
+}
+
+/* TPU_CONFIG's project and zone go into the URL path (with the token): they must be resource
+   names, as options.project and options.zone must be. */
+static void tpu_config_project_not_a_resource_name(void **state) {
+    cres_tpu_options o = tpu_options(NULL);
+    cres_error err;
+    (void)state;
+    o.project = NULL;
+    C.metadata_404 = 1;
+    env_set("TPU_CONFIG", "{\"tpu_node_name\": \"cfg-tpu\", \"project\": \"p/../../other\"}");
+    tpu_create_fails(&o, CRES_ERR_ENVIRONMENT, &err);
+    HAS(err.message, "TPU_CONFIG");
+}
+
+/* The own task: worker $TPU_WORKER_ID, else worker 0 (TF: task_id 0). */
+static void own_task_worker_id_from_environment(void **state) {
+    cres_tpu_options o = tpu_options("grpc://10.0.0.1:8470,10.0.0.2:8470");
+    (void)state;
+    tpu(&o);
+    assert_string_equal(cres_task_type(C.r), "worker");
+    assert_int_equal(cres_task_id(C.r), 0);
+    env_set("TPU_WORKER_ID", "1");
+    tpu(&o);
+    assert_int_equal(cres_task_id(C.r), 1);
+    assert_string_equal(master_of(NULL, -1, NULL), "grpc://10.0.0.2:8470");
+}
+
+static void bad_worker_id_is_environment_error(void **state) {
+    cres_tpu_options o = tpu_options("grpc://10.0.0.1:8470");
+    (void)state;
+    env_set("TPU_WORKER_ID", "one");
+    tpu_create_fails(&o, CRES_ERR_ENVIRONMENT, NULL);
+    C.env_values[0] = "-1";
+    tpu_create_fails(&o, CRES_ERR_ENVIRONMENT, NULL);
+}
+
+/* ---------------------------------------------------------------------------------------
+   Cloud TPU: "local" (a TPU VM) */
+
+/* TPU VM variables: workers and own id, no request at all. */
+static void local_from_environment(void **state) {
+    cres_tpu_options o = tpu_options("local");
+    (void)state;
+    env_set("TPU_WORKER_HOSTNAMES", "t1v-n-0,t1v-n-1,t1v-n-2");
+    env_set("TPU_WORKER_ID", "2");
+    tpu(&o);
+    assert_string_equal(resolved(), dq("{'worker': ['t1v-n-0:8470', 't1v-n-1:8470', 't1v-n-2:8470']}"));
+    assert_int_equal(C.requests_count, 0);
+    assert_string_equal(cres_task_type(C.r), "worker");
+    assert_int_equal(cres_task_id(C.r), 2);
+    assert_string_equal(master_of(NULL, -1, NULL), "grpc://t1v-n-2:8470");
+}
+
+static void local_worker_id_past_the_workers_is_environment_error(void **state) {
+    cres_tpu_options o = tpu_options("local");
+    (void)state;
+    env_set("TPU_WORKER_HOSTNAMES", "t1v-n-0,t1v-n-1");
+    env_set("TPU_WORKER_ID", "2");
+    tpu(&o);
+    resolve_fails(CRES_ERR_ENVIRONMENT);
+}
+
+static void expect_local_from_metadata(const char *endpoints) {
+    cres_tpu_options o = tpu_options("local");
+    cres_accelerators acc;
+    cres_error err;
+    meta("instance/attributes/worker-network-endpoints", endpoints);
+    meta("instance/attributes/agent-worker-number", "1");
+    meta("instance/attributes/accelerator-type", "v4-16");
+    tpu(&o);
+    assert_string_equal(resolved(), dq("{'worker': ['10.0.0.2:8470', '10.0.0.3:8470']}"));
+    assert_int_equal(cres_task_id(C.r), 1);
+    assert_string_equal(master_of(NULL, -1, NULL), "grpc://10.0.0.3:8470");
+    OK(cres_num_accelerators(C.r, NULL, -1, &acc, &err));
+    assert_int_equal(acc.count, 1);
+    assert_string_equal(acc.items[0].type, "TPU");
+    assert_int_equal(acc.items[0].count, 4);
+    assert_string_equal(header(0, "Metadata-Flavor"), "Google");
+    assert_null(header(0, "Authorization"));
+}
+
+static void local_from_metadata_plain_endpoints(void **state) {
+    (void)state;
+    expect_local_from_metadata("10.0.0.2,10.0.0.3");
+}
+
+static void local_from_metadata_named_endpoints(void **state) {
+    (void)state;
+    expect_local_from_metadata("w0:uid0:10.0.0.2,w1:uid1:10.0.0.3");
+}
+
+/* IPv6 peers in worker-network-endpoints must survive, in both formats. */
+static void local_from_metadata_ipv6_endpoints(void **state) {
+    cres_tpu_options o = tpu_options("local");
+    (void)state;
+    meta("instance/attributes/worker-network-endpoints", "fd00::2,fd00::3")->times = 1;
+    meta("instance/attributes/worker-network-endpoints", "w0:uid0:fd00::2,w1:uid1:fd00::3");
+    C.metadata_404 = 1;
+    tpu(&o);
+    assert_string_equal(resolved(), dq("{'worker': ['[fd00::2]:8470', '[fd00::3]:8470']}"));
+    assert_string_equal(resolved(), dq("{'worker': ['[fd00::2]:8470', '[fd00::3]:8470']}"));
+}
+
+static void local_bad_agent_worker_number_is_unexpected(void **state) {
+    cres_tpu_options o = tpu_options("local");
+    (void)state;
+    meta("instance/attributes/worker-network-endpoints", "10.0.0.2,10.0.0.3");
+    meta("instance/attributes/agent-worker-number", "one");
+    C.metadata_404 = 1;
+    tpu(&o);
+    resolve_fails(CRES_ERR_UNEXPECTED_RESPONSE);
+}
+
+/* An agent-worker-number that names no worker is the metadata server's fault, like a
+   malformed one. */
+static void local_agent_worker_number_out_of_range_is_unexpected(void **state) {
+    cres_tpu_options o = tpu_options("local");
+    cres_error err;
+    (void)state;
+    meta("instance/attributes/worker-network-endpoints", "10.0.0.2,10.0.0.3");
+    meta("instance/attributes/agent-worker-number", "2")->times = 1;
+    meta("instance/attributes/agent-worker-number", "-1");
+    C.metadata_404 = 1;
+    tpu(&o);
+    err = resolve_fails(CRES_ERR_UNEXPECTED_RESPONSE);
+    HAS(err.message, "agent-worker-number");
+    resolve_fails(CRES_ERR_UNEXPECTED_RESPONSE);
+}
+
+/* create() takes an empty TPU_WORKER_ID as unset (worker 0); resolve must agree. */
+static void local_empty_worker_id_is_worker_0(void **state) {
+    cres_tpu_options o = tpu_options("local");
+    (void)state;
+    env_set("TPU_WORKER_HOSTNAMES", "t1v-n-0,t1v-n-1");
+    env_set("TPU_WORKER_ID", "");
+    tpu(&o);
+    assert_string_equal(resolved(), dq("{'worker': ['t1v-n-0:8470', 't1v-n-1:8470']}"));
+    assert_int_equal(cres_task_id(C.r), 0);
+}
+
+/* A malformed peer list is the fault of its source: the caller's option (invalid argument, see
+   malformed_endpoint_is_invalid), the environment variable (environment), or the metadata
+   server's answer (unexpected response). */
+static void malformed_endpoint_lists_blame_their_source(void **state) {
+    cres_tpu_options o = tpu_options(NULL);
+    cres_error err;
+    (void)state;
+    env_set("KUBE_GOOGLE_CLOUD_TPU_ENDPOINTS", "grpc://10.120.27.5:8470,grpc://10.120.27.6:84701");
+    tpu(&o);
+    err = resolve_fails(CRES_ERR_ENVIRONMENT);
+    HAS(err.message, "10.120.27.6:84701");
+    o.tpu = "local";
+    meta("instance/attributes/worker-network-endpoints", "10.0.0.2,,10.0.0.3");
+    C.metadata_404 = 1;
+    tpu(&o);
+    resolve_fails(CRES_ERR_UNEXPECTED_RESPONSE);
+}
+
+/* TF P21: local with nothing to go on: an empty cluster and master "" (TF's local TPU). */
+static void local_with_nothing_is_empty(void **state) {
+    cres_tpu_options o = tpu_options("local");
+    (void)state;
+    C.metadata_404 = 1;
+    tpu(&o);
+    assert_string_equal(resolved(), "{}");
+    assert_string_equal(master_of(NULL, -1, NULL), "");
+}
+
+static void local_off_google_cloud_is_empty(void **state) {
+    cres_tpu_options o = tpu_options("local");
+    cres_cluster_spec *s = NULL;
+    cres_error err;
+    (void)state;
+    on_fail("GET", METADATA "instance/attributes/worker-network-endpoints", CRES_ERR_TRANSPORT);
+    o.coordinator_name = "coordinator";
+    o.coordinator_address = "10.128.1.5:10203";
+    tpu(&o);
+    OK(cres_resolve(C.r, &s, &err));
+    assert_string_equal(json_of(s), "{}"); /* TF: local is {} even with a coordinator */
+    cres_spec_free(s);
+    assert_true(C.requests_count <= 2);
+    assert_string_equal(master_of(NULL, -1, NULL), "");
+}
+
+static void local_with_workers_gets_the_coordinator(void **state) {
+    cres_tpu_options o = tpu_options("local");
+    (void)state;
+    env_set("TPU_WORKER_HOSTNAMES", "10.0.0.2");
+    o.coordinator_name = "coordinator";
+    o.coordinator_address = "10.0.0.2:8476";
+    tpu(&o);
+    assert_string_equal(resolved(), dq("{'coordinator': ['10.0.0.2:8476'], 'worker': ['10.0.0.2:8470']}"));
+}
+
+/* ---------------------------------------------------------------------------------------
+   Cloud TPU: accelerators per host (the manual's table) */
+
+/* num_accelerators() after one resolve of a node of this type; -code when it fails. */
+static int per_host(const char *type, int override) {
+    cres_tpu_options o = tpu_options("test-tpu-1");
+    cres_accelerators acc;
+    cres_error err;
+    serve_node(NODE_URL("test-tpu-1"), "READY", "HEALTHY", type, ONE_EP);
+    C.routes[C.routes_count - 1].times = 1;
+    o.accelerators_per_host = override;
+    tpu(&o);
+    resolved();
+    memset(&acc, 0, sizeof acc);
+    if (cres_num_accelerators(C.r, NULL, -1, &acc, &err) != CRES_OK) return -(int)err.result;
+    assert_int_equal(acc.count, 1);
+    assert_string_equal(acc.items[0].type, "TPU");
+    return acc.items[0].count;
+}
+
+static void accelerators_per_host_by_type(void **state) {
+    (void)state;
+    assert_int_equal(per_host("v2-8", 0), 8);
+    assert_int_equal(per_host("v3-32", 0), 8);
+    assert_int_equal(per_host("v4-8", 0), 4);
+    assert_int_equal(per_host("v4-32", 0), 4);
+    assert_int_equal(per_host("v5litepod-4", 0), 4);
+    assert_int_equal(per_host("v5litepod-16", 0), 4);
+    assert_int_equal(per_host("v6e-8", 0), 8);
+}
+
+static void unknown_accelerator_type_is_unsupported(void **state) {
+    cres_tpu_options o = tpu_options("test-tpu-1");
+    cres_accelerators acc;
+    cres_error err;
+    (void)state;
+    assert_int_equal(per_host("v9-8", 0), -(int)CRES_ERR_UNSUPPORTED);
+    assert_int_equal(per_host("v3", 0), -(int)CRES_ERR_UNSUPPORTED);
+    tpu(&o); /* nothing resolved yet: the type is unknown */
+    EXPECT(cres_num_accelerators(C.r, NULL, -1, &acc, &err), CRES_ERR_UNSUPPORTED);
+    HAS(err.message, "accelerators_per_host");
+}
+
+static void accelerators_per_host_override(void **state) {
+    cres_tpu_options o = tpu_options("grpc://10.0.0.1:8470");
+    cres_accelerators acc;
+    cres_error err;
+    (void)state;
+    assert_int_equal(per_host("v2-8", 2), 2);
+    assert_int_equal(per_host("v9-8", 6), 6);
+    o.accelerators_per_host = 4; /* no API, no type: the override alone */
+    tpu(&o);
+    OK(cres_num_accelerators(C.r, NULL, -1, &acc, &err));
+    assert_int_equal(acc.items[0].count, 4);
+    o.accelerators_per_host = -1;
+    tpu_create_fails(&o, CRES_ERR_INVALID_ARGUMENT, NULL);
+}
+
+/* Found by fuzz_gce_lists (fixed in 2ce5b51): an instance URL whose "/zones/" and "/instances/"
+   overlap (an empty zone segment, ".../zones/instances/vm-1") must be refused, not read: the
+   zone's length came out as -1 and cres__strndup copied SIZE_MAX bytes. The resolve runs in a
+   child process so that a crash fails this test instead of ending the suite. */
+static void group_member_url_with_empty_zone_is_unexpected(void **state) {
+    cres_gce_options o = gce_options();
+    pid_t child;
+    int status = 0;
+    (void)state;
+    on("POST", GROUP_URL, 200,
+       "{\"items\": [{\"instance\": \"https://www.googleapis.com/compute/v1/projects/p/zones/instances/vm-1\"}]}");
+    gce(&o);
+    fflush(NULL);
+    child = fork();
+    assert_true(child >= 0);
+    if (child == 0) {
+        cres_cluster_spec *s = NULL;
+        cres_error err;
+        cres_result res = cres_resolve(C.r, &s, &err);
+        _exit(res == CRES_ERR_UNEXPECTED_RESPONSE && !s && C.requests_count == 1 ? 0 : 1);
+    }
+    assert_int_equal(waitpid(child, &status, 0), child);
+    if (WIFSIGNALED(status)) fail_msg("the resolve crashed with signal %d", WTERMSIG(status));
+    assert_true(WIFEXITED(status));
+    if (WEXITSTATUS(status) != 0) fail_msg("the resolve did not fail with CRES_ERR_UNEXPECTED_RESPONSE");
+}
+
+int main(void) {
+    const struct CMUnitTest tests[] = {
+#define T(f) cmocka_unit_test_setup_teardown(f, setup, teardown)
+        /* GCE */
+        T(tf_g1_one_instance),
+        T(tf_g2_master_of_task_0),
+        T(tf_g3_master_with_rpc_layer_argument),
+        T(tf_g4_set_task_id_and_rpc_layer),
+        T(tf_g5_empty_job_name_refused),
+        T(tf_g6_custom_job_and_port),
+        T(tf_g7_three_instances),
+        T(tf_g8_union_of_three_groups),
+        T(order_is_instance_name_natural),
+        T(zone_list_order_does_not_matter),
+        T(request_count_constant_in_group_size),
+        T(paging_of_both_lists),
+        T(empty_page_token_ends_the_list),
+        T(regional_group_lists_each_zone_once),
+        T(regional_group_joins_by_zone_and_name),
+        T(empty_group_is_an_empty_job),
+        T(null_items_is_an_empty_group),
+        T(member_missing_from_zone_list_is_not_ready),
+        T(instance_without_network_interfaces_is_unexpected),
+        T(empty_network_interfaces_is_unexpected),
+        T(full_instance_objects_are_read_right),
+        T(network_ip_with_a_space_is_unexpected),
+        T(project_and_zone_from_metadata),
+        T(project_and_zone_asked_once),
+        T(project_and_zone_not_fetched_when_given),
+        T(metadata_zone_without_slash_is_taken_whole),
+        T(metadata_without_project_is_not_found),
+        T(metadata_value_with_control_character_is_unexpected),
+        T(metadata_url_option_and_environment),
+        T(metadata_host_environment_before_ip),
+        T(metadata_ip_environment),
+        T(token_option_is_the_bearer),
+        T(token_file_is_read_at_each_resolve),
+        T(token_file_missing_is_environment_error),
+        T(token_and_token_file_is_invalid),
+        T(metadata_token_once_per_resolve_on_every_call),
+        T(token_with_line_break_is_refused),
+        T(token_file_with_inner_line_break_is_refused),
+        T(metadata_token_with_line_break_is_refused),
+        T(metadata_token_not_json_is_unexpected),
+        T(metadata_token_without_access_token_is_unexpected),
+        T(metadata_unreachable_is_not_on_google_cloud),
+        T(metadata_timeout_is_not_on_google_cloud),
+        T(metadata_timeout_budget),
+        T(metadata_timeout_shorter_config_wins),
+        T(compute_calls_keep_the_configured_timeout),
+        T(metadata_no_retry_when_retries_off),
+        T(metadata_server_error_retried_once),
+        T(own_task_from_metadata_instance_name),
+        T(own_task_not_asked_off_google_cloud),
+        T(own_task_asked_when_metadata_gave_the_project),
+        T(own_task_asked_when_metadata_is_named),
+        T(own_instance_name_option),
+        T(own_instance_not_in_group_leaves_task_unknown),
+        T(own_instance_name_404_leaves_task_unknown),
+        T(options_task_wins_over_own_instance),
+        T(rpc_layer_default_and_option),
+        T(compute_url_option),
+        T(zone_list_filter_and_fields),
+        T(create_checks_names),
+        T(unauthorized_401_mentions_the_token),
+        T(forbidden_403_names_the_permission),
+        T(forbidden_403_on_zone_list_names_its_permission),
+        T(not_found_404_gives_the_message),
+        T(server_error_500_retried_then_succeeds),
+        T(server_error_500_exhausted),
+        T(unavailable_503_honours_retry_after),
+        T(malformed_group_list_json),
+        T(truncated_group_list_json),
+        T(empty_group_list_body),
+        T(group_list_not_an_object),
+        T(group_items_not_a_list),
+        T(group_member_without_instance_url),
+        T(group_member_url_without_zone),
+        T(group_member_url_with_empty_zone_is_unexpected),
+        T(group_member_zone_not_a_resource_name),
+        T(malformed_zone_list_json),
+        T(truncated_zone_list_json),
+        T(endless_page_tokens_stop_at_the_page_limit),
+        T(repeated_page_token_is_an_error),
+        T(endless_zone_list_stops_at_the_page_limit),
+        T(no_transport_is_no_transport_error),
+        /* Cloud TPU */
+        T(tf_c2_host_and_port),
+        T(tf_c3_grpc_prefix),
+        T(tf_c4_two_endpoints),
+        T(tf_c5_two_grpc_endpoints),
+        T(tf_c6_default_port),
+        T(ipv6_endpoints_bracketed),
+        T(malformed_endpoint_is_invalid),
+        T(tf_c7_no_name_is_environment_error),
+        T(tf_c10_name_from_environment),
+        T(tf_c11_name_argument),
+        T(tf_c12_grpc_name_needs_no_api),
+        T(tf_c13_project_and_zone_given),
+        T(metadata_token_for_the_tpu_api),
+        T(tf_p3_ready_and_healthy),
+        T(tf_p4_creating_is_not_ready),
+        T(tf_p5_p7_coordinator_job),
+        T(coordinator_without_address_is_invalid),
+        T(tf_p6_nonexistent_tpu),
+        T(tf_p8_p9_p15_four_endpoints),
+        T(endpoints_in_api_order),
+        T(tf_p12_grpc_name),
+        T(tf_p13_kube_endpoints),
+        T(tf_p14_kube_endpoints_before_tpu_name),
+        T(endpoint_without_scheme_in_tpu_name),
+        T(tf_c9_missing_state_is_not_ready),
+        T(tf_c17_preempted_will_not_recover),
+        T(terminated_will_not_recover),
+        T(repairing_is_not_ready),
+        T(unhealthy_is_not_ready_unless_allowed),
+        T(ready_without_health_is_usable),
+        T(tf_p3_top_level_ip_address),
+        T(node_without_any_endpoint_is_unexpected),
+        T(node_endpoint_errors_are_unexpected),
+        T(node_ipv6_endpoint_bracketed),
+        T(master_honours_rpc_layer),
+        T(api_versions_v1_and_v2),
+        T(tpu_url_option),
+        T(tpu_name_not_a_resource_name_is_invalid),
+        T(tpu_forbidden_403_names_the_permission),
+        T(tpu_server_error_500_retried),
+        T(tpu_metadata_unreachable_is_not_on_google_cloud),
+        T(tpu_config_gives_name_project_and_zone),
+        T(tpu_config_options_win),
+        T(tpu_name_before_tpu_config),
+        T(tpu_config_malformed_is_environment_error),
+        T(tpu_name_variables_not_a_resource_name),
+        T(tpu_config_project_not_a_resource_name),
+        T(own_task_worker_id_from_environment),
+        T(bad_worker_id_is_environment_error),
+        T(local_from_environment),
+        T(local_worker_id_past_the_workers_is_environment_error),
+        T(local_from_metadata_plain_endpoints),
+        T(local_from_metadata_named_endpoints),
+        T(local_from_metadata_ipv6_endpoints),
+        T(local_bad_agent_worker_number_is_unexpected),
+        T(local_agent_worker_number_out_of_range_is_unexpected),
+        T(local_empty_worker_id_is_worker_0),
+        T(malformed_endpoint_lists_blame_their_source),
+        T(local_with_nothing_is_empty),
+        T(local_off_google_cloud_is_empty),
+        T(local_with_workers_gets_the_coordinator),
+        T(accelerators_per_host_by_type),
+        T(unknown_accelerator_type_is_unsupported),
+        T(accelerators_per_host_override),
+#undef T
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
