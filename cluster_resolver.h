@@ -57,6 +57,8 @@
       CRES_MAX_K8S_PAGES               (I) pod-list pages per selector (1000).
       CRES_MAX_K8S_PODS                (I) pods per Kubernetes job (100000).
       CRES_MAX_GCP_PAGES               (I) pages of one Google Cloud list (1000).
+      CRES_MAX_HOSTLIST_HOSTS          (I) hosts in one Slurm hostlist or tasks-per-node
+                                           list (1000000), checked before expanding.
       CLUSTER_RESOLVER_USE_CURL        (I) compile the bundled libcurl transport (-lcurl);
                                            declare it in other files too to see
                                            cres_curl_transport().
@@ -246,6 +248,14 @@
                           &len, err)
                {"cluster": ..., "task": {"type": T, "index": N}, "rpc_layer": R,
                 "environment": E}; task is left out when task_type is NULL.
+
+      cres_hostlist_expand(list, buf, cap, &len, &count, err)
+               a Slurm hostlist ("n[1-3,7],gpu[01-02]-ib", names separated by commas or white
+               space) as "host\n" lines in Slurm's order: several bracket groups in a name
+               expand as a product, leftmost slowest; a range keeps its lower bound's zero
+               padding (n[01-10]: n01..n10); duplicates stay; empty names are skipped.
+      cres_tasks_per_node_expand(text, counts, cap, &count, err)
+               Slurm's tasks-per-node form: "2(x3),1" is 2, 2, 2, 1.
 
    9. LIMITS -----------------------------------------------------------------------------
       Input that is too large gets CRES_ERR_LIMIT with a message, never a crash: JSON
@@ -729,6 +739,19 @@ CRES_API cres_result cres_tf_config_json(const cres_cluster_spec *spec, const ch
                                          int task_id, const char *rpc_layer,
                                          const char *environment, char *buf, size_t cap,
                                          size_t *out_len, cres_error *err);
+
+/* ////////////////////////////////////////////////////////////////////////////////////////
+   Slurm hostlists                                                               >>hostlist */
+
+/* Expands a Slurm hostlist ("n[1-3,7],gpu[01-02]-ib"; names separated by commas or white
+   space) into host names in Slurm's order, each followed by '\n', snprintf-style into buf;
+   *out_count (optional) gets the number of hosts. See the manual's section 9 for limits. */
+CRES_API cres_result cres_hostlist_expand(const char *hostlist, char *buf, size_t cap,
+                                          size_t *out_len, size_t *out_count, cres_error *err);
+/* Expands Slurm's tasks-per-node form ("2(x3),1" is 2,2,2,1) into counts[0..*out_count);
+   counts NULL and cap 0 ask for the count. */
+CRES_API cres_result cres_tasks_per_node_expand(const char *text, int *counts, size_t cap,
+                                                size_t *out_count, cres_error *err);
 
 #ifdef __cplusplus
 }
@@ -4663,6 +4686,230 @@ CRES_API cres_result cres_tpu_resolver_create(const cres_tpu_options *o, cres_re
     if (res == CRES_OK) res = cres_set_rpc_layer(r, "grpc", err);
     if (res == CRES_OK) res = cres__apply_options(r, o->task_type, o->task_id, o->rpc_layer, err);
     return cres__created(r, res, out);
+}
+
+/* ////////////////////////////////////////////////////////////////////////////////////////
+   Slurm hostlists and tasks-per-node                                             >>hostlist */
+
+#ifndef CRES_MAX_HOSTLIST_HOSTS
+#  define CRES_MAX_HOSTLIST_HOSTS 1000000 /* a hostlist bomb stops here, before expanding */
+#endif
+#define CRES__MAX_HOST_GROUPS 16         /* bracket groups in one name */
+
+/* One name of a hostlist: text, then up to 16 "[ranges]" groups each followed by text. */
+typedef struct cres__host_pattern {
+    const char *start, *end;                          /* the whole name */
+    const char *group[CRES__MAX_HOST_GROUPS];         /* just past each '[' */
+    const char *group_end[CRES__MAX_HOST_GROUPS];     /* at each ']' */
+    size_t groups;
+} cres__host_pattern;
+
+/* Reads the number at *p (at most 18 digits, so it cannot overflow); its width in *width.
+   0 when there is none or it is longer. */
+CRES__PRIVATE int cres__host_number(const char **p, const char *end, long long *value, int *width) {
+    const char *s = *p;
+    *value = 0;
+    while (s < end && *s >= '0' && *s <= '9' && s - *p < 18) *value = *value * 10 + (*s++ - '0');
+    *width = (int)(s - *p);
+    if (*width == 0 || (s < end && *s >= '0' && *s <= '9')) return 0;
+    *p = s;
+    return 1;
+}
+
+typedef struct cres__range {
+    long long lo, hi;
+    int width; /* of the lower bound as written: its zero padding */
+} cres__range;
+
+/* Reads the range at *p ("a" or "a-b") and the ',' after it; 0 when malformed (why says). */
+CRES__PRIVATE int cres__next_range(const char **p, const char *end, cres__range *r, const char **why) {
+    const char *s = *p;
+    int ignored;
+    *why = "a range needs numbers of at most 18 digits";
+    if (!cres__host_number(&s, end, &r->lo, &r->width)) return 0;
+    r->hi = r->lo;
+    if (s < end && *s == '-' && (++s, !cres__host_number(&s, end, &r->hi, &ignored))) return 0;
+    if (r->hi < r->lo) {
+        *why = "a range runs backwards";
+        return 0;
+    }
+    if (s < end && *s++ != ',') {
+        *why = "expected ',' or ']' after a range";
+        return 0;
+    }
+    if (s == end && s[-1] == ',') {
+        *why = "an empty range";
+        return 0;
+    }
+    *p = s;
+    return 1;
+}
+
+/* Hosts one group [p, end) stands for (stops counting past the limit); 0 when malformed. */
+CRES__PRIVATE unsigned long long cres__group_size(const char *p, const char *end, const char **why) {
+    unsigned long long total = 0;
+    cres__range r;
+    *why = "empty brackets";
+    if (p == end) return 0;
+    while (p < end && total <= (unsigned long long)CRES_MAX_HOSTLIST_HOSTS) {
+        if (!cres__next_range(&p, end, &r, why)) return 0;
+        total += (unsigned long long)(r.hi - r.lo) + 1;
+    }
+    return total;
+}
+
+/* Splits the next name off *p (names end at ',' or white space outside brackets). */
+CRES__PRIVATE int cres__host_pattern_next(const char **p, cres__host_pattern *hp, const char **why) {
+    const char *s = *p;
+    while (*s == ',' || *s == ' ' || *s == '\t' || *s == '\n' || *s == '\r') s++;
+    if (!*s) return 0;
+    hp->start = s;
+    hp->groups = 0;
+    *why = NULL;
+    for (; *s && *s != ',' && *s != ' ' && *s != '\t' && *s != '\n' && *s != '\r'; s++) {
+        if (*s == ']') {
+            *why = "a ']' without '['";
+            break;
+        }
+        if (*s != '[') continue;
+        if (hp->groups == CRES__MAX_HOST_GROUPS) {
+            *why = "more than 16 bracket groups in one name";
+            break;
+        }
+        hp->group[hp->groups] = ++s;
+        while (*s && *s != ']' && *s != '[') s++;
+        if (*s != ']') {
+            *why = *s == '[' ? "a bracket inside a bracket" : "missing ']'";
+            break;
+        }
+        hp->group_end[hp->groups++] = s;
+    }
+    hp->end = s;
+    *p = s;
+    return 1;
+}
+
+/* Writes every host of a checked pattern: an odometer over the groups, the last fastest,
+   each step O(1), so a group of a million single numbers stays linear. */
+CRES__PRIVATE void cres__host_write_all(cres__writer *w, const cres__host_pattern *hp) {
+    struct {
+        const char *next; /* the range after the current one */
+        cres__range r;
+        long long v;
+    } at[CRES__MAX_HOST_GROUPS];
+    const char *why;
+    size_t g;
+    for (g = 0; g < hp->groups; g++) {
+        at[g].next = hp->group[g];
+        cres__next_range(&at[g].next, hp->group_end[g], &at[g].r, &why);
+        at[g].v = at[g].r.lo;
+    }
+    for (;;) {
+        const char *text = hp->start;
+        for (g = 0; g < hp->groups; g++) {
+            char num[32];
+            cres__put(w, text, (size_t)(hp->group[g] - 1 - text));
+            snprintf(num, sizeof num, "%0*lld", at[g].r.width, at[g].v);
+            cres__puts(w, num);
+            text = hp->group_end[g] + 1;
+        }
+        cres__put(w, text, (size_t)(hp->end - text));
+        cres__put(w, "\n", 1);
+        for (g = hp->groups; g-- > 0;) { /* advance, carrying into the group before */
+            if (at[g].v < at[g].r.hi) {
+                at[g].v++;
+                break;
+            }
+            if (at[g].next < hp->group_end[g]) {
+                cres__next_range(&at[g].next, hp->group_end[g], &at[g].r, &why);
+                at[g].v = at[g].r.lo;
+                break;
+            }
+            at[g].next = hp->group[g]; /* wrapped: back to its first range */
+            cres__next_range(&at[g].next, hp->group_end[g], &at[g].r, &why);
+            at[g].v = at[g].r.lo;
+        }
+        if (g == (size_t)-1) return; /* every group wrapped (or there are none) */
+    }
+}
+
+CRES_API cres_result cres_hostlist_expand(const char *hostlist, char *buf, size_t cap, size_t *out_len,
+                                          size_t *out_count, cres_error *err) {
+    cres__writer w;
+    cres__host_pattern hp;
+    unsigned long long total = 0, sizes[CRES__MAX_HOST_GROUPS];
+    const char *p = hostlist, *why = NULL;
+    char q[CRES__QUOTE_SIZE];
+    cres_result res;
+    size_t g;
+    int pass;
+    cres__clear(err);
+    if (out_count) *out_count = 0;
+    if (!hostlist) return cres__fail(err, CRES_ERR_INVALID_ARGUMENT, "hostlist is NULL");
+    if ((res = cres__start(&w, buf, cap, err)) != CRES_OK) return res;
+    cres__quote(q, sizeof q, hostlist, strlen(hostlist));
+    for (pass = 0; pass < 2; pass++) { /* check and count everything, then write */
+        for (p = hostlist; cres__host_pattern_next(&p, &hp, &why);) {
+            unsigned long long n = 1;
+            if (why) return cres__fail(err, CRES_ERR_INVALID_ARGUMENT, "hostlist %s: %s", q, why);
+            for (g = 0; g < hp.groups; g++) {
+                sizes[g] = cres__group_size(hp.group[g], hp.group_end[g], &why);
+                if (!sizes[g]) return cres__fail(err, CRES_ERR_INVALID_ARGUMENT, "hostlist %s: %s", q, why);
+                if (sizes[g] > (unsigned long long)CRES_MAX_HOSTLIST_HOSTS || n * sizes[g] > (unsigned long long)CRES_MAX_HOSTLIST_HOSTS)
+                    n = (unsigned long long)CRES_MAX_HOSTLIST_HOSTS + 1;
+                else n *= sizes[g];
+            }
+            if (pass == 0) {
+                total += n;
+                if (total > (unsigned long long)CRES_MAX_HOSTLIST_HOSTS)
+                    return cres__fail(err, CRES_ERR_LIMIT, "hostlist %s: more than %d hosts", q, CRES_MAX_HOSTLIST_HOSTS);
+            } else {
+                cres__host_write_all(&w, &hp);
+            }
+        }
+    }
+    if (out_count) *out_count = (size_t)total;
+    return cres__finish(&w, out_len, err);
+}
+
+CRES_API cres_result cres_tasks_per_node_expand(const char *text, int *counts, size_t cap, size_t *out_count,
+                                                cres_error *err) {
+    const char *p = text;
+    char q[CRES__QUOTE_SIZE];
+    size_t n = 0;
+    cres__clear(err);
+    if (out_count) *out_count = 0;
+    if (!text) return cres__fail(err, CRES_ERR_INVALID_ARGUMENT, "tasks-per-node is NULL");
+    if (!counts && cap) return cres__fail(err, CRES_ERR_INVALID_ARGUMENT, "counts is NULL but cap is %zu", cap);
+    cres__quote(q, sizeof q, text, strlen(text));
+    while (*p) {
+        long long count, times = 1;
+        int width;
+        const char *end = p + strlen(p);
+        while (*p == ' ' || *p == '\t') p++;
+        if (!cres__host_number(&p, end, &count, &width) || count > 1000000)
+            return cres__fail(err, CRES_ERR_INVALID_ARGUMENT, "tasks-per-node %s: expected a count of 0 to 1000000", q);
+        if (strncmp(p, "(x", 2) == 0) {
+            p += 2;
+            if (!cres__host_number(&p, end, &times, &width) || *p != ')' || times < 1 || times > 1000000)
+                return cres__fail(err, CRES_ERR_INVALID_ARGUMENT, "tasks-per-node %s: expected N(xM) with M from 1 to 1000000",
+                                  q);
+            p++;
+        }
+        while (*p == ' ' || *p == '\t') p++;
+        if (*p && *p != ',')
+            return cres__fail(err, CRES_ERR_INVALID_ARGUMENT, "tasks-per-node %s: expected ',' between counts", q);
+        if (*p == ',' && !*++p) return cres__fail(err, CRES_ERR_INVALID_ARGUMENT, "tasks-per-node %s: ends with ','", q);
+        if ((unsigned long long)n + (unsigned long long)times > (unsigned long long)CRES_MAX_HOSTLIST_HOSTS)
+            return cres__fail(err, CRES_ERR_LIMIT, "tasks-per-node %s: more than %d nodes", q, CRES_MAX_HOSTLIST_HOSTS);
+        for (; times > 0; times--, n++)
+            if (n < cap) counts[n] = (int)count;
+    }
+    if (n == 0) return cres__fail(err, CRES_ERR_INVALID_ARGUMENT, "tasks-per-node %s: no counts", q);
+    if (out_count) *out_count = n;
+    if (counts && n > cap)
+        return cres__fail(err, CRES_ERR_BUFFER_TOO_SMALL, "tasks-per-node: %zu counts, the array has %zu", n, cap);
+    return CRES_OK;
 }
 
 /* ////////////////////////////////////////////////////////////////////////////////////////
