@@ -4874,18 +4874,18 @@ CRES_API cres_result cres_hostlist_expand(const char *hostlist, char *buf, size_
 
 CRES_API cres_result cres_tasks_per_node_expand(const char *text, int *counts, size_t cap, size_t *out_count,
                                                 cres_error *err) {
-    const char *p = text;
+    const char *p = text, *end;
     char q[CRES__QUOTE_SIZE];
     size_t n = 0;
     cres__clear(err);
     if (out_count) *out_count = 0;
     if (!text) return cres__fail(err, CRES_ERR_INVALID_ARGUMENT, "tasks-per-node is NULL");
+    end = text + strlen(text);
     if (!counts && cap) return cres__fail(err, CRES_ERR_INVALID_ARGUMENT, "counts is NULL but cap is %zu", cap);
     cres__quote(q, sizeof q, text, strlen(text));
     while (*p) {
         long long count, times = 1;
         int width;
-        const char *end = p + strlen(p);
         while (*p == ' ' || *p == '\t') p++;
         if (!cres__host_number(&p, end, &count, &width) || count > 1000000)
             return cres__fail(err, CRES_ERR_INVALID_ARGUMENT, "tasks-per-node %s: expected a count of 0 to 1000000", q);
