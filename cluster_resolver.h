@@ -251,9 +251,11 @@
 
       cres_hostlist_expand(list, buf, cap, &len, &count, err)
                a Slurm hostlist ("n[1-3,7],gpu[01-02]-ib", names separated by commas or white
-               space) as "host\n" lines in Slurm's order: several bracket groups in a name
-               expand as a product, leftmost slowest; a range keeps its lower bound's zero
-               padding (n[01-10]: n01..n10); duplicates stay; empty names are skipped.
+               space) as "host\n" lines in list order: several bracket groups in a name
+               expand as a product, leftmost slowest (Slurm's own order for one or two
+               groups; scontrol orders three or more differently); a range keeps its lower
+               bound's zero padding (n[01-10]: n01..n10); duplicates stay; empty names are
+               skipped. Text after a bracket (n[1-2]-ib) is accepted.
       cres_tasks_per_node_expand(text, counts, cap, &count, err)
                Slurm's tasks-per-node form: "2(x3),1" is 2, 2, 2, 1.
 
@@ -744,7 +746,7 @@ CRES_API cres_result cres_tf_config_json(const cres_cluster_spec *spec, const ch
    Slurm hostlists                                                               >>hostlist */
 
 /* Expands a Slurm hostlist ("n[1-3,7],gpu[01-02]-ib"; names separated by commas or white
-   space) into host names in Slurm's order, each followed by '\n', snprintf-style into buf;
+   space) into host names in list order, each followed by '\n', snprintf-style into buf;
    *out_count (optional) gets the number of hosts. See the manual's section 9 for limits. */
 CRES_API cres_result cres_hostlist_expand(const char *hostlist, char *buf, size_t cap,
                                           size_t *out_len, size_t *out_count, cres_error *err);
@@ -3782,9 +3784,13 @@ CRES_API cres_result cres_k8s_resolver_create(const cres_k8s_options *o, cres_re
 #  define CRES_MAX_GCP_PAGES 1000 /* pages of one list: a pageToken cannot run on */
 #endif
 
-/* A path segment we put in URLs: a Google resource name. */
+/* A path segment we put in URLs: a Google resource name (letters, digits, "-_.:", as in
+   the legacy "example.com:project"), starting with a letter or digit, so never "." or "..". */
 CRES__PRIVATE int cres__resource_name_ok(const char *s) {
-    return s && *s && strlen(s) <= 128 && strspn(s, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789-_.:") == strlen(s);
+    size_t n = s ? strlen(s) : 0;
+    if (n == 0 || n > 128 || !((s[0] >= 'a' && s[0] <= 'z') || (s[0] >= 'A' && s[0] <= 'Z') || (s[0] >= '0' && s[0] <= '9')))
+        return 0;
+    return strspn(s, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789-_.:") == n;
 }
 
 /* Where the metadata server is: options, $GCE_METADATA_HOST, $GCE_METADATA_IP, or

@@ -2201,6 +2201,24 @@ static void tpu_name_variables_not_a_resource_name(void **state) {
 
 /* TPU_CONFIG's project and zone go into the URL path (with the token): they must be resource
    names, as options.project and options.zone must be. */
+/* The metadata's zone goes into the URL path: "projects/1/zones/.." must not walk up it
+   (found by fuzz_tpu_node). */
+static void metadata_zone_dot_dot_is_refused(void **state) {
+    static const char *const zones[] = {"projects/123/zones/..", "projects/123/zones/.hidden"};
+    size_t i;
+    (void)state;
+    for (i = 0; i < sizeof zones / sizeof *zones; i++) {
+        cres_tpu_options o = tpu_options("test-tpu");
+        cres_error err;
+        o.zone = NULL;
+        C.metadata_404 = 1;
+        meta("instance/zone", zones[i]);
+        tpu(&o);
+        err = resolve_fails(CRES_ERR_UNEXPECTED_RESPONSE);
+        HAS(err.message, "zone is not a resource name");
+    }
+}
+
 static void tpu_config_project_not_a_resource_name(void **state) {
     cres_tpu_options o = tpu_options(NULL);
     cres_error err;
@@ -2611,6 +2629,7 @@ int main(void) {
         T(tpu_config_malformed_is_environment_error),
         T(tpu_name_variables_not_a_resource_name),
         T(tpu_config_project_not_a_resource_name),
+        T(metadata_zone_dot_dot_is_refused),
         T(own_task_worker_id_from_environment),
         T(bad_worker_id_is_environment_error),
         T(local_from_environment),
