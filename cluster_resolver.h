@@ -1576,6 +1576,18 @@ CRES__PRIVATE cres_result cres__json_member(const cres__json *d, int obj, const 
     return CRES_OK;
 }
 
+/* Finds several keys of object obj in one pass: out[i] = value token or -1. */
+CRES__PRIVATE void cres__json_pick(const cres__json *d, int obj, const char *const *keys, int *out, int n) {
+    int k = obj + 1, m, i;
+    for (i = 0; i < n; i++) out[i] = -1;
+    if (!cres__json_is(d, obj, JSMN_OBJECT)) return;
+    for (m = 0; m < d->t[obj].size; m++) {
+        for (i = 0; i < n; i++)
+            if (out[i] < 0 && cres__json_eq(d, k, keys[i])) out[i] = k + 1;
+        k = cres__json_next(d, k + 1);
+    }
+}
+
 /* Text of token i quoted for a message. */
 CRES__PRIVATE const char *cres__json_quote(const cres__json *d, int i, char *dst, size_t cap) {
     const jsmntok_t *t = &d->t[i];
@@ -2489,6 +2501,28 @@ CRES__PRIVATE cres_result cres__read_small_file(const cres_resolver *r, const ch
     return CRES_OK;
 }
 
+/* The "message" of an API's error body, as ": <message>" cut after `keep` bytes; "" when
+   there is none. Kubernetes puts it at the top (outer NULL), Google under "error". */
+CRES__PRIVATE void cres__error_message(const cres_resolver *r, const cres_http_response *resp, const char *outer,
+                                      int keep, char *out, size_t cap) {
+    static const char *const inner[] = {"message"};
+    cres__json d;
+    cres_error ignored;
+    int obj = 0, m;
+    char *text;
+    out[0] = '\0';
+    if (cres__json_parse(&d, resp->body, resp->body_len, &r->config.allocator, "", CRES_ERR_UNEXPECTED_RESPONSE,
+                         &ignored) != CRES_OK)
+        return;
+    if (outer) cres__json_pick(&d, 0, &outer, &obj, 1);
+    cres__json_pick(&d, obj, inner, &m, 1);
+    if (m >= 0 && d.t[m].type == JSMN_STRING && cres__json_strdup(&d, m, &text) == 1) {
+        snprintf(out, cap, ": %.*s%s", keep, text, strlen(text) > (size_t)keep ? "..." : "");
+        cres__free(d.a, text);
+    }
+    cres__json_free(&d);
+}
+
 /* ////////////////////////////////////////////////////////////////////////////////////////
    The bundled libcurl transport                                                     >>curl */
 
@@ -3096,18 +3130,6 @@ CRES__PRIVATE void cres__pods_truncate(const cres_allocator *a, cres__pods *pods
     while (pods->count > keep) cres__pod_free(a, &pods->items[--pods->count]);
 }
 
-/* Finds several keys of object obj in one pass: out[i] = value token or -1. */
-CRES__PRIVATE void cres__json_pick(const cres__json *d, int obj, const char *const *keys, int *out, int n) {
-    int k = obj + 1, m, i;
-    for (i = 0; i < n; i++) out[i] = -1;
-    if (!cres__json_is(d, obj, JSMN_OBJECT)) return;
-    for (m = 0; m < d->t[obj].size; m++) {
-        for (i = 0; i < n; i++)
-            if (out[i] < 0 && cres__json_eq(d, k, keys[i])) out[i] = k + 1;
-        k = cres__json_next(d, k + 1);
-    }
-}
-
 /* The Indexed Job completion index from an annotation or label object, -1 when absent. */
 CRES__PRIVATE int cres__k8s_index(const cres__json *d, int map) {
     static const char *const key[] = {CRES__K8S_INDEX_KEY};
@@ -3336,23 +3358,8 @@ CRES__PRIVATE cres_result cres__k8s_read_page(cres__k8s *k, const char *body, si
 
 /* A failed HTTP status as an error, with the API's own Status message and what to do. */
 CRES__PRIVATE cres_result cres__k8s_status_error(cres__k8s *k, const cres_http_response *resp, cres_error *err) {
-    static const char *const key[] = {"message"};
-    char message[128] = "";
-    cres__json d;
-    int m;
-    cres_error ignored;
-    if (cres__json_parse(&d, resp->body, resp->body_len, &k->base.config.allocator, "", CRES_ERR_UNEXPECTED_RESPONSE,
-                         &ignored) == CRES_OK) {
-        cres__json_pick(&d, 0, key, &m, 1);
-        if (m >= 0 && d.t[m].type == JSMN_STRING) {
-            char *text;
-            if (cres__json_strdup(&d, m, &text) == 1) { /* the Status message, cut to fit */
-                snprintf(message, sizeof message, ": %.110s%s", text, strlen(text) > 110 ? "..." : "");
-                cres__free(d.a, text);
-            }
-        }
-        cres__json_free(&d);
-    }
+    char message[128];
+    cres__error_message(&k->base, resp, NULL, 110, message, sizeof message); /* the Status's */
     if (resp->status == 401)
         cres__fail(err, CRES_ERR_HTTP_STATUS,
                    "kubernetes: 401 Unauthorized%s; the bearer token was refused (check the service account token)",
@@ -3809,34 +3816,12 @@ CRES__PRIVATE char *cres__metadata_base(cres_resolver *r, const char *option) {
     return s;
 }
 
-/* Google's error body {"error": {"message": ...}} as ": <message>", cut to fit. */
-CRES__PRIVATE void cres__google_message(const cres_resolver *r, const cres_http_response *resp, char *out,
-                                       size_t cap) {
-    static const char *const top[] = {"error"};
-    static const char *const inner[] = {"message"};
-    cres__json d;
-    cres_error ignored;
-    int e, m;
-    char *text;
-    out[0] = '\0';
-    if (cres__json_parse(&d, resp->body, resp->body_len, &r->config.allocator, "", CRES_ERR_UNEXPECTED_RESPONSE,
-                         &ignored) != CRES_OK)
-        return;
-    cres__json_pick(&d, 0, top, &e, 1);
-    cres__json_pick(&d, e, inner, &m, 1);
-    if (m >= 0 && d.t[m].type == JSMN_STRING && cres__json_strdup(&d, m, &text) == 1) {
-        snprintf(out, cap, ": %.120s%s", text, strlen(text) > 120 ? "..." : "");
-        cres__free(d.a, text);
-    }
-    cres__json_free(&d);
-}
-
 /* An HTTP error status from a Google API, with its message and what to do. */
 CRES__PRIVATE cres_result cres__google_status_error(const cres_resolver *r, const cres_http_response *resp,
                                                    const char *permission, cres_error *err) {
     char message[136];
     const char *name = r->vtable->name;
-    cres__google_message(r, resp, message, sizeof message);
+    cres__error_message(r, resp, "error", 120, message, sizeof message); /* Google's error body */
     if (resp->status == 401)
         cres__fail(err, CRES_ERR_HTTP_STATUS, "%s: 401 Unauthorized%s; the access token was refused", name, message);
     else if (resp->status == 403)
