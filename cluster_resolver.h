@@ -527,6 +527,10 @@ typedef struct cres_resolver_vtable {
                                     cres_accelerators *out, cres_error *err);
     /* Optional: release what the backend added; the block itself is freed for you. */
     void (*destroy)(cres_resolver *self);
+    /* Optional: NULL = no assignment. The devices of a task, written as for
+       cres_visible_devices(). */
+    cres_result (*visible_devices)(cres_resolver *self, const char *task_type, int task_id,
+                                   char *buf, size_t cap, size_t *out_len, cres_error *err);
 } cres_resolver_vtable;
 
 /* Public so that a backend can embed it as its first member; read it through the getters. */
@@ -548,6 +552,11 @@ CRES_API cres_result cres_master(cres_resolver *r, const char *task_type, int ta
 CRES_API cres_result cres_num_accelerators(cres_resolver *r, const char *task_type,
                                            int task_id, cres_accelerators *out,
                                            cres_error *err);
+/* The GPUs a task should see, as a CUDA_VISIBLE_DEVICES value ("2,3"); "" when the backend
+   assigns none. Nothing is written to the environment: that is the caller's choice. */
+CRES_API cres_result cres_visible_devices(cres_resolver *r, const char *task_type, int task_id,
+                                          char *buf, size_t cap, size_t *out_len,
+                                          cres_error *err);
 CRES_API const char *cres_resolver_name(const cres_resolver *r);
 CRES_API const char *cres_task_type(const cres_resolver *r);
 CRES_API int cres_task_id(const cres_resolver *r);
@@ -693,6 +702,61 @@ typedef struct cres_tpu_options {
     const char *rpc_layer;                    /* NULL = "grpc" */
 } cres_tpu_options;
 
+/* A job and how many tasks it takes, for backends that split ranks into jobs. */
+typedef struct cres_job_count {
+    const char *job;                          /* "worker" */
+    int count;                                /* >= 0 */
+} cres_job_count;
+
+#define CRES_NO_GPUS (-1)                     /* gpus_per_node: this job uses no GPU */
+
+typedef struct cres_slurm_options {
+    const cres_config *config;
+    const cres_job_count *jobs;               /* NULL = {"worker", every task}; the counts
+                                                 must add up to the step's tasks */
+    size_t jobs_count;
+    int port_base;                            /* a task's port = port_base + its index among
+                                                 the tasks on its host; 0 = 8888 */
+    int gpus_per_node;                        /* 0 = count $CUDA_VISIBLE_DEVICES (unset or
+                                                 empty: none); CRES_NO_GPUS = none */
+    int gpus_per_task;                        /* 0 = gpus_per_node / most tasks on a node */
+    const char *task_type;                    /* NULL = the job of $SLURM_PROCID */
+    int task_id;                              /* used when task_type is set */
+    const char *rpc_layer;                    /* NULL = "grpc" */
+} cres_slurm_options;
+
+typedef struct cres_mpi_options {
+    const cres_config *config;
+    const char *hostfile;                     /* Open MPI ("h slots=N") or MPICH ("h:N")
+                                                 hostfile; NULL = what the launcher's
+                                                 environment tells (manual section 7) */
+    const char *hostname;                     /* this host when every rank runs here; NULL =
+                                                 $PMIX_HOSTNAME, else "localhost" */
+    const cres_job_count *jobs;               /* as for Slurm */
+    size_t jobs_count;
+    int port_base;                            /* as for Slurm; 0 = 8888 */
+    int gpus_per_node;                        /* as for Slurm */
+    int gpus_per_task;
+    const char *task_type;                    /* NULL = the job of the MPI rank */
+    int task_id;                              /* used when task_type is set */
+    const char *rpc_layer;                    /* NULL = "grpc" */
+} cres_mpi_options;
+
+typedef struct cres_sagemaker_options {
+    const cres_config *config;
+    const char *hosts;                        /* JSON list; NULL = $SM_HOSTS, else
+                                                 resource_config's "hosts" */
+    const char *current_host;                 /* NULL = $SM_CURRENT_HOST, else
+                                                 resource_config's "current_host" */
+    const char *resource_config;              /* NULL = /opt/ml/input/config/
+                                                 resourceconfig.json */
+    int port;                                 /* 0 = 2223 */
+    const char *job_name;                     /* NULL = "worker" */
+    const char *task_type;                    /* NULL = job_name, the current host's index */
+    int task_id;                              /* used when task_type is set */
+    const char *rpc_layer;                    /* NULL = none (as TensorFlow) */
+} cres_sagemaker_options;
+
 typedef struct cres_auto_options {
     const cres_config *config;
     const char *backend;                      /* NULL or "auto" = detect; else force one */
@@ -717,6 +781,12 @@ CRES_API cres_result cres_gce_resolver_create(const cres_gce_options *options,
                                               cres_resolver **out, cres_error *err);
 CRES_API cres_result cres_tpu_resolver_create(const cres_tpu_options *options,
                                               cres_resolver **out, cres_error *err);
+CRES_API cres_result cres_slurm_resolver_create(const cres_slurm_options *options,
+                                                cres_resolver **out, cres_error *err);
+CRES_API cres_result cres_mpi_resolver_create(const cres_mpi_options *options,
+                                              cres_resolver **out, cres_error *err);
+CRES_API cres_result cres_sagemaker_resolver_create(const cres_sagemaker_options *options,
+                                                    cres_resolver **out, cres_error *err);
 CRES_API cres_result cres_auto_resolver_create(const cres_auto_options *options,
                                                cres_resolver **out, cres_error *err);
 
@@ -2305,6 +2375,19 @@ CRES_API cres_result cres_master(cres_resolver *r, const char *task_type, int ta
     return cres__master_of_task(r, task_type, task_id, rpc_layer, "", buf, cap, out_len, err);
 }
 
+CRES_API cres_result cres_visible_devices(cres_resolver *r, const char *task_type, int task_id,
+                                          char *buf, size_t cap, size_t *out_len, cres_error *err) {
+    cres__writer w;
+    cres_result res;
+    cres__clear(err);
+    if (!r) return cres__fail(err, CRES_ERR_INVALID_ARGUMENT, "resolver is NULL");
+    if (task_id < -1) return cres__fail(err, CRES_ERR_INVALID_ARGUMENT, "task id %d is negative", task_id);
+    if (r->vtable->visible_devices)
+        return r->vtable->visible_devices(r, task_type, task_id, buf, cap, out_len, err);
+    if ((res = cres__start(&w, buf, cap, err)) != CRES_OK) return res;
+    return cres__finish(&w, out_len, err);
+}
+
 CRES_API cres_result cres_num_accelerators(cres_resolver *r, const char *task_type, int task_id,
                                            cres_accelerators *out, cres_error *err) {
     cres__clear(err);
@@ -2718,7 +2801,7 @@ CRES__PRIVATE void cres__simple_destroy(cres_resolver *r) {
 }
 
 static const cres_resolver_vtable cres__simple_vtable = {
-    "simple", cres__simple_resolve, cres__simple_master, cres__simple_accelerators, cres__simple_destroy};
+    "simple", cres__simple_resolve, cres__simple_master, cres__simple_accelerators, cres__simple_destroy, NULL};
 
 CRES_API cres_result cres_simple_resolver_create(const cres_simple_options *o, cres_resolver **out,
                                                  cres_error *err) {
@@ -2808,7 +2891,7 @@ CRES__PRIVATE void cres__union_destroy(cres_resolver *r) {
 }
 
 static const cres_resolver_vtable cres__union_vtable = {
-    "union", cres__union_resolve, cres__union_master, cres__union_accelerators, cres__union_destroy};
+    "union", cres__union_resolve, cres__union_master, cres__union_accelerators, cres__union_destroy, NULL};
 
 CRES_API cres_result cres_union_resolver_create(const cres_union_options *o, cres_resolver **out,
                                                 cres_error *err) {
@@ -2868,7 +2951,7 @@ CRES__PRIVATE cres_result cres__tfconfig_master(cres_resolver *r, const char *ta
 }
 
 static const cres_resolver_vtable cres__tfconfig_vtable = {
-    "tfconfig", cres__simple_resolve, cres__tfconfig_master, NULL, cres__simple_destroy};
+    "tfconfig", cres__simple_resolve, cres__tfconfig_master, NULL, cres__simple_destroy, NULL};
 
 /* Reads an optional string member; null counts as absent. */
 CRES__PRIVATE cres_result cres__tf_string(const cres__json *d, int obj, const char *key,
@@ -3046,7 +3129,7 @@ CRES__PRIVATE void cres__local_destroy(cres_resolver *r) {
 }
 
 static const cres_resolver_vtable cres__local_vtable = {"local", cres__local_resolve, NULL, NULL,
-                                                        cres__local_destroy};
+                                                        cres__local_destroy, NULL};
 
 /* "host:port", with brackets around an IPv6 literal. */
 CRES__PRIVATE char *cres__join_host_port(const cres_allocator *a, const char *host, int port) {
@@ -3661,7 +3744,8 @@ CRES__PRIVATE void cres__k8s_destroy(cres_resolver *r) {
     cres__free(a, k->cluster_domain);
 }
 
-static const cres_resolver_vtable cres__k8s_vtable = {"kubernetes", cres__k8s_resolve, NULL, NULL, cres__k8s_destroy};
+static const cres_resolver_vtable cres__k8s_vtable = {"kubernetes", cres__k8s_resolve, NULL, NULL, cres__k8s_destroy,
+                                                       NULL};
 
 /* Copies an optional string option; 0 on out of memory. */
 CRES__PRIVATE int cres__opt_copy(const cres_allocator *a, char **field, const char *value) {
@@ -4272,7 +4356,7 @@ CRES__PRIVATE void cres__gce_destroy(cres_resolver *r) {
     cres__free(a, g->instance_name);
 }
 
-static const cres_resolver_vtable cres__gce_vtable = {"gce", cres__gce_resolve, NULL, NULL, cres__gce_destroy};
+static const cres_resolver_vtable cres__gce_vtable = {"gce", cres__gce_resolve, NULL, NULL, cres__gce_destroy, NULL};
 
 
 CRES_API cres_result cres_gce_resolver_create(const cres_gce_options *o, cres_resolver **out, cres_error *err) {
@@ -4587,7 +4671,7 @@ CRES__PRIVATE void cres__tpu_destroy(cres_resolver *r) {
 }
 
 static const cres_resolver_vtable cres__tpu_vtable = {"tpu", cres__tpu_resolve, cres__tpu_master, cres__tpu_accelerators,
-                                                      cres__tpu_destroy};
+                                                      cres__tpu_destroy, NULL};
 
 /* The TPU's name: options, $KUBE_GOOGLE_CLOUD_TPU_ENDPOINTS, $TPU_NAME, or $TPU_CONFIG's
    {"tpu_node_name", "project", "zone"} (which may also give project and zone). */
@@ -4904,13 +4988,1038 @@ CRES_API cres_result cres_tasks_per_node_expand(const char *text, int *counts, s
 }
 
 /* ////////////////////////////////////////////////////////////////////////////////////////
+   HPC launchers: where the ranks run (shared by Slurm and MPI)                       >>hpc */
+
+/* How a launcher deals ranks to nodes. Slurm names these in SLURM_DISTRIBUTION. */
+typedef enum cres__deal { CRES__DEAL_BLOCK, CRES__DEAL_CYCLIC, CRES__DEAL_PLANE } cres__deal;
+
+/* Nodes in launcher order with their task counts, and the own rank. */
+typedef struct cres__layout {
+    char *names;         /* the hosts' text, one per line (owned) */
+    const char **hosts;  /* per node, into names (owned array) */
+    int *tasks;          /* per node (owned) */
+    size_t nodes;
+    int ntasks;          /* sum of tasks */
+    int rank;            /* own global rank */
+    cres__deal deal;
+    int plane;           /* tasks per node and round for CRES__DEAL_PLANE */
+    int own_node;        /* what the launcher says of the own rank, -1 = not said: */
+    int own_local;       /*   its node, its index there, its node's task count */
+    int own_local_size;
+} cres__layout;
+
+CRES__PRIVATE void cres__layout_free(const cres_allocator *a, cres__layout *l) {
+    cres__free(a, l->names);
+    cres__free(a, (void *)l->hosts);
+    cres__free(a, l->tasks);
+    memset(l, 0, sizeof *l);
+}
+
+/* Allocates room for n nodes (names are filled by the caller). */
+CRES__PRIVATE cres_result cres__layout_reserve(const cres_allocator *a, cres__layout *l, size_t n,
+                                              const char *who, cres_error *err) {
+    l->hosts = (const char **)cres__alloc(a, (n ? n : 1) * sizeof *l->hosts);
+    l->tasks = (int *)cres__alloc(a, (n ? n : 1) * sizeof *l->tasks);
+    if (!l->hosts || !l->tasks) return cres__oom(err, who);
+    memset(l->tasks, 0, (n ? n : 1) * sizeof *l->tasks);
+    l->nodes = n;
+    return CRES_OK;
+}
+
+/* Splits text of "name\n" lines (owned by l->names) into l->hosts. */
+CRES__PRIVATE void cres__layout_split_names(cres__layout *l) {
+    char *p = l->names;
+    size_t i;
+    for (i = 0; i < l->nodes; i++) {
+        char *nl = strchr(p, '\n');
+        l->hosts[i] = p;
+        *nl = '\0';
+        p = nl + 1;
+    }
+}
+
+/* Expands a Slurm hostlist into l's nodes. */
+CRES__PRIVATE cres_result cres__layout_hostlist(const cres_allocator *a, cres__layout *l, const char *list,
+                                               const char *who, cres_error *err) {
+    size_t len, count;
+    cres_result res = cres_hostlist_expand(list, NULL, 0, &len, &count, err);
+    if (res != CRES_OK) return res;
+    if (count == 0) return cres__fail(err, CRES_ERR_ENVIRONMENT, "%s: the node list is empty", who);
+    if (!(l->names = (char *)cres__alloc(a, len + 1))) return cres__oom(err, who);
+    cres_hostlist_expand(list, l->names, len + 1, NULL, NULL, NULL);
+    if ((res = cres__layout_reserve(a, l, count, who, err)) != CRES_OK) return res;
+    cres__layout_split_names(l);
+    return CRES_OK;
+}
+
+typedef struct cres__name_at {
+    const char *name;
+    size_t at;
+} cres__name_at;
+
+CRES__PRIVATE int cres__cmp_name_at(const void *x, const void *y) {
+    const cres__name_at *a = (const cres__name_at *)x, *b = (const cres__name_at *)y;
+    int c = strcmp(a->name, b->name);
+    return c ? c : (a->at < b->at ? -1 : a->at > b->at);
+}
+
+/* A node listed twice would give two tasks one port: refuse it. */
+CRES__PRIVATE cres_result cres__layout_unique(const cres_allocator *a, const cres__layout *l, const char *who,
+                                             cres_error *err) {
+    cres__name_at *v;
+    size_t i;
+    cres_result res = CRES_OK;
+    if (l->nodes < 2) return CRES_OK;
+    if (!(v = (cres__name_at *)cres__alloc(a, l->nodes * sizeof *v))) return cres__oom(err, who);
+    for (i = 0; i < l->nodes; i++) {
+        v[i].name = l->hosts[i];
+        v[i].at = i;
+    }
+    qsort(v, l->nodes, sizeof *v, cres__cmp_name_at);
+    for (i = 1; i < l->nodes && res == CRES_OK; i++) {
+        if (strcmp(v[i - 1].name, v[i].name) == 0) {
+            char q[CRES__QUOTE_SIZE];
+            res = cres__fail(err, CRES_ERR_ENVIRONMENT, "%s: node %s is listed twice", who,
+                             cres__quote(q, sizeof q, v[i].name, strlen(v[i].name)));
+        }
+    }
+    cres__free(a, v);
+    return res;
+}
+
+/* Sums the task counts; more than CRES_MAX_HOSTLIST_HOSTS tasks is CRES_ERR_LIMIT. */
+CRES__PRIVATE cres_result cres__layout_total(cres__layout *l, const char *who, cres_error *err) {
+    size_t i;
+    long long total = 0;
+    for (i = 0; i < l->nodes; i++) {
+        total += l->tasks[i];
+        if (total > CRES_MAX_HOSTLIST_HOSTS)
+            return cres__fail(err, CRES_ERR_LIMIT, "%s: more than %d tasks", who, CRES_MAX_HOSTLIST_HOSTS);
+    }
+    l->ntasks = (int)total;
+    return CRES_OK;
+}
+
+/* Deals the ranks: node[r] and local[r] (the rank's index among its node's tasks). Cyclic
+   and plane deal rounds over the nodes that still have tasks, so the work is linear. */
+CRES__PRIVATE cres_result cres__layout_deal(const cres_allocator *a, const cres__layout *l, int *node, int *local,
+                                           const char *who, cres_error *err) {
+    size_t i, live, kept;
+    size_t *open;
+    int r = 0, round = 0, step = l->deal == CRES__DEAL_PLANE ? l->plane : 1;
+    if (l->deal == CRES__DEAL_BLOCK) {
+        for (i = 0; i < l->nodes; i++) {
+            int k;
+            for (k = 0; k < l->tasks[i]; k++, r++) {
+                node[r] = (int)i;
+                local[r] = k;
+            }
+        }
+        return CRES_OK;
+    }
+    if (!(open = (size_t *)cres__alloc(a, (l->nodes ? l->nodes : 1) * sizeof *open))) return cres__oom(err, who);
+    for (i = live = 0; i < l->nodes; i++)
+        if (l->tasks[i] > 0) open[live++] = i;
+    for (; live; round += step) {
+        for (i = kept = 0; i < live; i++) {
+            size_t n = open[i];
+            int k;
+            for (k = round; k < round + step && k < l->tasks[n]; k++, r++) {
+                node[r] = (int)n;
+                local[r] = k;
+            }
+            if (l->tasks[n] > round + step) open[kept++] = n;
+        }
+        live = kept;
+    }
+    cres__free(a, open);
+    return CRES_OK;
+}
+
+/* The launcher's word on the own rank must match the deal: a distribution we do not know,
+   or a hostfile that is not mpirun's, shows here instead of giving wrong addresses. */
+CRES__PRIVATE cres_result cres__layout_check(const cres__layout *l, const int *node, const int *local, const char *who,
+                                            cres_error *err) {
+    int r = l->rank, n = node[r];
+    if ((l->own_node < 0 || l->own_node == n) && (l->own_local < 0 || l->own_local == local[r]) &&
+        (l->own_local_size < 0 || l->own_local_size == l->tasks[n]))
+        return CRES_OK;
+    return cres__fail(err, CRES_ERR_ENVIRONMENT, "%s: rank %d should be task %d of %d on node %d (%.64s), but the launcher says "
+                      "task %d of %d on node %d", who, r, local[r], l->tasks[n], n, l->hosts[n], l->own_local,
+                      l->own_local_size, l->own_node);
+}
+
+/* The jobs that split the ranks, in rank order: "chief" first, then by name. */
+typedef struct cres__job_split {
+    const char *job;
+    int count;
+    int first; /* its first rank */
+} cres__job_split;
+
+CRES__PRIVATE int cres__cmp_job_split(const void *x, const void *y) {
+    const cres__job_split *a = (const cres__job_split *)x, *b = (const cres__job_split *)y;
+    int ca = strcmp(a->job, "chief") == 0, cb = strcmp(b->job, "chief") == 0;
+    if (ca != cb) return ca ? -1 : 1;
+    return strcmp(a->job, b->job);
+}
+
+/* The state both backends keep: the spec made at create, and per rank the local index (for
+   GPU assignment) and the device list the GPUs come from. */
+typedef struct cres__hpc {
+    cres_resolver base;
+    cres_cluster_spec *spec;
+    cres__job_split *jobs;
+    size_t jobs_count;
+    int *local;          /* per rank */
+    int ntasks;
+    int gpus_per_task;
+    char *devices;       /* the node's device ids, comma-separated ("" = 0..n-1 numbered) */
+} cres__hpc;
+
+typedef struct cres__hpc_want {
+    const cres_job_count *jobs;
+    size_t jobs_count;
+    int port_base;
+    int gpus_per_node;
+    int gpus_per_task;
+} cres__hpc_want;
+
+/* Checks the requested jobs and orders them; NULL jobs = one "worker" job of every task. */
+CRES__PRIVATE cres_result cres__hpc_jobs(cres__hpc *h, const cres__hpc_want *w, int ntasks, cres_error *err) {
+    const char *who = h->base.vtable->name;
+    const cres_allocator *a = &h->base.config.allocator;
+    size_t i, n = w->jobs ? w->jobs_count : 1;
+    long long sum = 0;
+    int first = 0;
+    if (w->jobs && !w->jobs_count) return cres__fail(err, CRES_ERR_INVALID_ARGUMENT, "%s: jobs is empty", who);
+    if (n > 1024) return cres__fail(err, CRES_ERR_LIMIT, "%s: more than 1024 jobs", who);
+    if (!(h->jobs = (cres__job_split *)cres__alloc(a, n * sizeof *h->jobs))) return cres__oom(err, who);
+    h->jobs_count = n;
+    for (i = 0; i < n; i++) {
+        h->jobs[i].job = w->jobs ? w->jobs[i].job : "worker";
+        h->jobs[i].count = w->jobs ? w->jobs[i].count : ntasks;
+        if (!h->jobs[i].job || h->jobs[i].count < 0)
+            return cres__fail(err, CRES_ERR_INVALID_ARGUMENT, "%s: job %zu needs a name and a count of 0 or more", who, i);
+        sum += h->jobs[i].count;
+    }
+    qsort(h->jobs, n, sizeof *h->jobs, cres__cmp_job_split);
+    for (i = 0; i < n; i++) {
+        char q[CRES__QUOTE_SIZE];
+        if (i && strcmp(h->jobs[i - 1].job, h->jobs[i].job) == 0)
+            return cres__fail(err, CRES_ERR_INVALID_ARGUMENT, "%s: job %s is given twice", who,
+                              cres__quote(q, sizeof q, h->jobs[i].job, strlen(h->jobs[i].job)));
+        h->jobs[i].first = first;
+        first += h->jobs[i].count;
+    }
+    if (sum != ntasks)
+        return cres__fail(err, CRES_ERR_ENVIRONMENT, "%s: the jobs ask for %lld tasks but the launcher started %d", who, sum,
+                          ntasks);
+    return CRES_OK;
+}
+
+/* The device ids of this node: $CUDA_VISIBLE_DEVICES when it is the source, else 0..n-1. */
+CRES__PRIVATE cres_result cres__hpc_gpus(cres__hpc *h, const cres__hpc_want *w, int max_tasks, cres_error *err) {
+    const char *who = h->base.vtable->name, *cuda = NULL;
+    int per_node = w->gpus_per_node;
+    if (per_node < CRES_NO_GPUS || w->gpus_per_task < 0)
+        return cres__fail(err, CRES_ERR_INVALID_ARGUMENT, "%s: gpus_per_node %d / gpus_per_task %d out of range", who,
+                          per_node, w->gpus_per_task);
+    if (per_node == 0) {
+        const char *p;
+        cuda = cres_resolver_getenv(&h->base, "CUDA_VISIBLE_DEVICES");
+        if (cuda && strlen(cuda) > 4096)
+            return cres__fail(err, CRES_ERR_LIMIT, "%s: CUDA_VISIBLE_DEVICES is longer than 4096 bytes", who);
+        if (cuda && cres__is_blank(cuda)) cuda = NULL;
+        for (p = cuda; p && *p; p++) {
+            if (*p == ',') per_node++;
+            if ((unsigned char)*p <= ' ' || (p[0] == ',' && (p[1] == ',' || !p[1])) || (p == cuda && *p == ','))
+                return cres__fail(err, CRES_ERR_ENVIRONMENT, "%s: CUDA_VISIBLE_DEVICES=\"%.64s\" is not a list of ids", who,
+                                  cuda);
+        }
+        if (cuda) per_node++;
+    }
+    if (per_node == CRES_NO_GPUS) per_node = 0;
+    h->gpus_per_task = w->gpus_per_task ? w->gpus_per_task : (max_tasks ? per_node / max_tasks : 0);
+    if ((long long)h->gpus_per_task * max_tasks > per_node)
+        return cres__fail(err, CRES_ERR_ENVIRONMENT, "%s: %d tasks on a node with %d GPUs each need %lld GPUs, the node has %d",
+                          who, max_tasks, h->gpus_per_task, (long long)h->gpus_per_task * max_tasks, per_node);
+    if (!(h->devices = cres__strdup(&h->base.config.allocator, cuda ? cuda : ""))) return cres__oom(err, who);
+    return CRES_OK;
+}
+
+/* Builds the spec (addresses host:port_base+local) and finds the own task. */
+CRES__PRIVATE cres_result cres__hpc_build(cres__hpc *h, const cres__layout *l, const cres__hpc_want *w, cres_error *err) {
+    const char *who = h->base.vtable->name;
+    const cres_allocator *a = &h->base.config.allocator;
+    int *node = NULL, max_tasks = 0, port_base = w->port_base ? w->port_base : 8888;
+    size_t i;
+    cres_result res;
+    if (port_base < 1 || port_base > 65535) return cres__fail(err, CRES_ERR_INVALID_ARGUMENT, "%s: port_base %d is not a port", who, port_base);
+    for (i = 0; i < l->nodes; i++)
+        if (l->tasks[i] > max_tasks) max_tasks = l->tasks[i];
+    if (port_base + max_tasks - 1 > 65535)
+        return cres__fail(err, CRES_ERR_INVALID_ARGUMENT, "%s: %d tasks on one node need ports past 65535 from %d", who,
+                          max_tasks, port_base);
+    if ((res = cres__hpc_jobs(h, w, l->ntasks, err)) != CRES_OK) return res;
+    if ((res = cres__hpc_gpus(h, w, max_tasks, err)) != CRES_OK) return res;
+    h->ntasks = l->ntasks;
+    node = (int *)cres__alloc(a, (l->ntasks ? (size_t)l->ntasks : 1) * sizeof *node);
+    h->local = (int *)cres__alloc(a, (l->ntasks ? (size_t)l->ntasks : 1) * sizeof *h->local);
+    if (!node || !h->local) res = cres__oom(err, who);
+    if (res == CRES_OK) res = cres__layout_deal(a, l, node, h->local, who, err);
+    if (res == CRES_OK) res = cres__layout_check(l, node, h->local, who, err);
+    if (res == CRES_OK) res = cres_spec_create(a, &h->spec, err);
+    for (i = 0; i < h->jobs_count && res == CRES_OK; i++) {
+        const cres__job_split *j = &h->jobs[i];
+        int k;
+        if (j->count == 0) res = cres_spec_add_job(h->spec, j->job, NULL, 0, err);
+        for (k = 0; k < j->count && res == CRES_OK; k++) {
+            char address[CRES_MAX_ADDRESS_LENGTH + 16];
+            int r = j->first + k;
+            cres__writer aw;
+            cres__start(&aw, address, sizeof address, NULL);
+            cres__puts(&aw, l->hosts[node[r]]);
+            cres__puts(&aw, ":");
+            cres__put_int(&aw, port_base + h->local[r]);
+            if ((res = cres__finish(&aw, NULL, NULL)) != CRES_OK)
+                res = cres__fail(err, CRES_ERR_LIMIT, "%s: host name longer than %d bytes", who, CRES_MAX_ADDRESS_LENGTH);
+            else res = cres_spec_add_task(h->spec, j->job, k, address, err);
+        }
+        if (res == CRES_OK && l->rank >= j->first && l->rank < j->first + j->count)
+            res = cres_set_detected_task(&h->base, j->job, l->rank - j->first, err);
+    }
+    cres__free(a, node);
+    return res;
+}
+
+CRES__PRIVATE cres_result cres__hpc_resolve(cres_resolver *r, cres_cluster_spec **out, cres_error *err) {
+    return cres_spec_clone(((cres__hpc *)r)->spec, &r->config.allocator, out, err);
+}
+
+/* The global rank of a task (NULL / -1 = own). */
+CRES__PRIVATE cres_result cres__hpc_rank(cres__hpc *h, const char *task_type, int task_id, int *rank, cres_error *err) {
+    const char *type = task_type ? task_type : h->base.task_type;
+    int id = task_id >= 0 ? task_id : h->base.task_id;
+    size_t i;
+    char q[CRES__QUOTE_SIZE];
+    if (!type || id < 0)
+        return cres__fail(err, CRES_ERR_NOT_FOUND, "%s: no task given and the own task is unknown", h->base.vtable->name);
+    for (i = 0; i < h->jobs_count; i++) {
+        if (strcmp(h->jobs[i].job, type) == 0 && id < h->jobs[i].count) {
+            *rank = h->jobs[i].first + id;
+            return CRES_OK;
+        }
+    }
+    return cres__fail(err, CRES_ERR_NOT_FOUND, "%s: no task %s %d", h->base.vtable->name,
+                      cres__quote(q, sizeof q, type, strlen(type)), id);
+}
+
+CRES__PRIVATE cres_result cres__hpc_accelerators(cres_resolver *r, const char *task_type, int task_id,
+                                                cres_accelerators *out, cres_error *err) {
+    cres__hpc *h = (cres__hpc *)r;
+    (void)task_type;
+    (void)task_id; /* every task of the job gets the same number */
+    if (h->gpus_per_task > 0) {
+        strcpy(out->items[0].type, "GPU");
+        out->items[0].count = h->gpus_per_task;
+        out->count = 1;
+    }
+    (void)err;
+    return CRES_OK;
+}
+
+/* Task k of a node sees devices k*g .. k*g+g-1 of the node's list. */
+CRES__PRIVATE cres_result cres__hpc_devices(cres_resolver *r, const char *task_type, int task_id, char *buf,
+                                           size_t cap, size_t *out_len, cres_error *err) {
+    cres__hpc *h = (cres__hpc *)r;
+    cres__writer w;
+    cres_result res = cres__start(&w, buf, cap, err);
+    int rank = 0, first, k;
+    if (res != CRES_OK) return res;
+    if (h->gpus_per_task > 0) {
+        if ((res = cres__hpc_rank(h, task_type, task_id, &rank, err)) != CRES_OK) return res;
+        first = h->local[rank] * h->gpus_per_task;
+        for (k = first; k < first + h->gpus_per_task; k++) {
+            if (k > first) cres__puts(&w, ",");
+            if (!*h->devices) {
+                cres__put_int(&w, k);
+            } else {
+                const char *p = h->devices;
+                int skip = k;
+                while (skip-- > 0) p = strchr(p, ',') + 1;
+                cres__put(&w, p, strchr(p, ',') ? (size_t)(strchr(p, ',') - p) : strlen(p));
+            }
+        }
+    }
+    return cres__finish(&w, out_len, err);
+}
+
+CRES__PRIVATE void cres__hpc_destroy(cres_resolver *r) {
+    cres__hpc *h = (cres__hpc *)r;
+    cres_spec_free(h->spec);
+    cres__free(&r->config.allocator, h->jobs);
+    cres__free(&r->config.allocator, h->local);
+    cres__free(&r->config.allocator, h->devices);
+}
+
+/* An environment variable that must hold an integer in [lo, hi]. */
+CRES__PRIVATE cres_result cres__env_int(const cres_resolver *r, const char *name, int required, long long lo, long long hi,
+                                       int *out, cres_error *err) {
+    const char *v = cres_resolver_getenv(r, name);
+    long long n;
+    char q[CRES__QUOTE_SIZE];
+    if (!v) {
+        if (!required) return CRES_OK;
+        return cres__fail(err, CRES_ERR_ENVIRONMENT, "%s: %s is not set", r->vtable->name, name);
+    }
+    if (cres__parse_decimal(v, strlen(v), &n) != 1 || n < lo || n > hi)
+        return cres__fail(err, CRES_ERR_ENVIRONMENT, "%s: %s=%s is not an integer from %lld to %lld", r->vtable->name, name,
+                          cres__quote(q, sizeof q, v, strlen(v)), lo, hi);
+    *out = (int)n;
+    return CRES_OK;
+}
+
+/* ////////////////////////////////////////////////////////////////////////////////////////
+   Slurm: the tasks of the job step                                                >>slurm */
+
+/* SLURM_DISTRIBUTION's first part says how ranks go to nodes ("cyclic:block" is cyclic). */
+CRES__PRIVATE cres_result cres__slurm_deal(const cres_resolver *r, cres__layout *l, cres_error *err) {
+    const char *d = cres_resolver_getenv(r, "SLURM_DISTRIBUTION");
+    size_t n = d ? strcspn(d, ":,") : 0;
+    char q[CRES__QUOTE_SIZE];
+    l->deal = CRES__DEAL_BLOCK;
+    if (!d || (n == 5 && memcmp(d, "block", 5) == 0)) return CRES_OK;
+    if (n == 6 && memcmp(d, "cyclic", 6) == 0) {
+        l->deal = CRES__DEAL_CYCLIC;
+        return CRES_OK;
+    }
+    if (n == 5 && memcmp(d, "plane", 5) == 0) {
+        l->deal = CRES__DEAL_PLANE;
+        return cres__env_int(r, "SLURM_DIST_PLANESIZE", 1, 1, CRES_MAX_HOSTLIST_HOSTS, &l->plane, err);
+    }
+    return cres__fail(err, CRES_ERR_UNSUPPORTED, "%s: SLURM_DISTRIBUTION=%s is not supported (block, cyclic, plane)",
+                      r->vtable->name, cres__quote(q, sizeof q, d, strlen(d)));
+}
+
+/* No step (an sbatch script, an salloc shell): only this process runs, so one task, on
+   $SLURMD_NODENAME (the batch script's node) or else this host. */
+CRES__PRIVATE cres_result cres__slurm_no_step(const cres_resolver *r, cres__layout *l, cres_error *err) {
+    const cres_allocator *a = &r->config.allocator;
+    const char *host = cres_resolver_getenv(r, "SLURMD_NODENAME");
+    cres_result res;
+    if (!cres_resolver_getenv(r, "SLURM_JOB_ID") && !cres_resolver_getenv(r, "SLURM_JOBID"))
+        return cres__fail(err, CRES_ERR_ENVIRONMENT, "%s: not in a Slurm job: SLURM_STEP_NODELIST and SLURM_JOB_ID are not set",
+                          r->vtable->name);
+    if (!host || !*host) host = "localhost";
+    cres__log(r, CRES_LOG_INFO, "%s: no job step, so one task on %s (only the batch script runs; start tasks with srun)",
+              r->vtable->name, host);
+    if ((res = cres__layout_reserve(a, l, 1, r->vtable->name, err)) != CRES_OK) return res;
+    if (!(l->names = cres__strdup(a, host))) return cres__oom(err, r->vtable->name);
+    l->hosts[0] = l->names;
+    l->tasks[0] = l->ntasks = 1;
+    return CRES_OK;
+}
+
+/* The step's nodes, tasks per node, distribution and this task's rank and place. */
+CRES__PRIVATE cres_result cres__slurm_layout(const cres_resolver *r, cres__layout *l, cres_error *err) {
+    const char *who = r->vtable->name, *nodes = cres_resolver_getenv(r, "SLURM_STEP_NODELIST");
+    const char *tpn = cres_resolver_getenv(r, "SLURM_STEP_TASKS_PER_NODE");
+    const cres_allocator *a = &r->config.allocator;
+    char prefix[64], q[CRES__QUOTE_SIZE];
+    size_t counts = 0;
+    int ntasks = 0;
+    cres_result res;
+    if (!nodes) return cres__slurm_no_step(r, l, err);
+    if ((res = cres__env_int(r, "SLURM_PROCID", 1, 0, CRES_MAX_HOSTLIST_HOSTS, &l->rank, err)) != CRES_OK ||
+        (res = cres__env_int(r, "SLURM_STEP_NUM_TASKS", 1, 1, CRES_MAX_HOSTLIST_HOSTS, &ntasks, err)) != CRES_OK)
+        return res;
+    if (!tpn) return cres__fail(err, CRES_ERR_ENVIRONMENT, "%s: SLURM_STEP_TASKS_PER_NODE is not set", who);
+    snprintf(prefix, sizeof prefix, "%s: SLURM_STEP_NODELIST: ", who);
+    if ((res = cres__layout_hostlist(a, l, nodes, who, err)) != CRES_OK) return cres__wrap(err, res, CRES_ERR_ENVIRONMENT, prefix);
+    if ((res = cres__layout_unique(a, l, who, err)) != CRES_OK) return res;
+    res = cres_tasks_per_node_expand(tpn, l->tasks, l->nodes, &counts, err);
+    if (res == CRES_ERR_BUFFER_TOO_SMALL || (res == CRES_OK && counts != l->nodes))
+        return cres__fail(err, CRES_ERR_ENVIRONMENT, "%s: SLURM_STEP_TASKS_PER_NODE=%s gives %zu counts for the %zu nodes of "
+                          "SLURM_STEP_NODELIST", who, cres__quote(q, sizeof q, tpn, strlen(tpn)), counts, l->nodes);
+    snprintf(prefix, sizeof prefix, "%s: SLURM_STEP_TASKS_PER_NODE: ", who);
+    if (res != CRES_OK) return cres__wrap(err, res, CRES_ERR_ENVIRONMENT, prefix);
+    if ((res = cres__layout_total(l, who, err)) != CRES_OK) return res;
+    if (l->ntasks != ntasks)
+        return cres__fail(err, CRES_ERR_ENVIRONMENT, "%s: SLURM_STEP_TASKS_PER_NODE adds up to %d tasks, SLURM_STEP_NUM_TASKS is %d",
+                          who, l->ntasks, ntasks);
+    if (l->rank >= ntasks)
+        return cres__fail(err, CRES_ERR_ENVIRONMENT, "%s: SLURM_PROCID %d is not below SLURM_STEP_NUM_TASKS %d", who, l->rank,
+                          ntasks);
+    if ((res = cres__env_int(r, "SLURM_NODEID", 0, 0, (long long)l->nodes - 1, &l->own_node, err)) != CRES_OK ||
+        (res = cres__env_int(r, "SLURM_LOCALID", 0, 0, CRES_MAX_HOSTLIST_HOSTS, &l->own_local, err)) != CRES_OK)
+        return res;
+    return cres__slurm_deal(r, l, err);
+}
+
+static const cres_resolver_vtable cres__slurm_vtable = {"slurm", cres__hpc_resolve, NULL, cres__hpc_accelerators,
+                                                        cres__hpc_destroy, cres__hpc_devices};
+
+/* The start and the end both backends share; in between each reads its layout. */
+CRES__PRIVATE cres_result cres__hpc_new(const cres_resolver_vtable *vtable, const cres_config *config, cres_resolver **r,
+                                       cres__layout *l, cres_error *err) {
+    memset(l, 0, sizeof *l);
+    l->own_node = l->own_local = l->own_local_size = -1;
+    return cres_resolver_new(sizeof(cres__hpc), vtable, config, r, err);
+}
+
+CRES__PRIVATE void cres__hpc_want_set(cres__hpc_want *w, const cres_job_count *jobs, size_t jobs_count, int port_base,
+                                     int gpus_per_node, int gpus_per_task) {
+    w->jobs = jobs;
+    w->jobs_count = jobs_count;
+    w->port_base = port_base;
+    w->gpus_per_node = gpus_per_node;
+    w->gpus_per_task = gpus_per_task;
+}
+
+CRES__PRIVATE cres_result cres__hpc_finish(cres_resolver *r, cres_result res, cres__layout *l, const cres__hpc_want *w,
+                                          const char *task_type, int task_id, const char *rpc_layer, cres_error *err) {
+    if (res == CRES_OK) res = cres_set_rpc_layer(r, "grpc", err);
+    if (res == CRES_OK) res = cres__hpc_build((cres__hpc *)r, l, w, err);
+    if (res == CRES_OK) res = cres__apply_options(r, task_type, task_id, rpc_layer, err);
+    cres__layout_free(&r->config.allocator, l);
+    return res;
+}
+
+CRES_API cres_result cres_slurm_resolver_create(const cres_slurm_options *o, cres_resolver **out, cres_error *err) {
+    cres_slurm_options none;
+    cres__hpc_want w;
+    cres__layout l;
+    cres_resolver *r;
+    cres_result res;
+    if (!o) {
+        memset(&none, 0, sizeof none);
+        o = &none;
+    }
+    if (out) *out = NULL;
+    if ((res = cres__hpc_new(&cres__slurm_vtable, o->config, &r, &l, err)) != CRES_OK) return res;
+    cres__hpc_want_set(&w, o->jobs, o->jobs_count, o->port_base, o->gpus_per_node, o->gpus_per_task);
+    res = cres__slurm_layout(r, &l, err);
+    return cres__created(r, cres__hpc_finish(r, res, &l, &w, o->task_type, o->task_id, o->rpc_layer, err), out);
+}
+
+/* ////////////////////////////////////////////////////////////////////////////////////////
+   MPI: ranks started by mpirun, mpiexec or srun                                     >>mpi */
+
+typedef struct cres__mpi_identity {
+    int rank, size;              /* size -1 = unknown */
+    int local_rank, local_size;  /* -1 = unknown */
+    const char *source;          /* "OMPI_COMM_WORLD" */
+} cres__mpi_identity;
+
+/* Rank and sizes from the first launcher family whose rank variable is set. */
+CRES__PRIVATE cres_result cres__mpi_identify(const cres_resolver *r, cres__mpi_identity *id, cres_error *err) {
+    static const char *const vars[][5] = {
+        /* rank, size, local rank, local size, family */
+        {"OMPI_COMM_WORLD_RANK", "OMPI_COMM_WORLD_SIZE", "OMPI_COMM_WORLD_LOCAL_RANK", "OMPI_COMM_WORLD_LOCAL_SIZE", "Open MPI"},
+        {"MV2_COMM_WORLD_RANK", "MV2_COMM_WORLD_SIZE", "MV2_COMM_WORLD_LOCAL_RANK", "MV2_COMM_WORLD_LOCAL_SIZE", "MVAPICH"},
+        {"PMI_RANK", "PMI_SIZE", "MPI_LOCALRANKID", "MPI_LOCALNRANKS", "MPICH"},
+        {"PMIX_RANK", NULL, NULL, NULL, "PMIx"},
+    };
+    size_t i;
+    cres_result res = CRES_OK;
+    const int max = CRES_MAX_HOSTLIST_HOSTS;
+    id->size = id->local_rank = id->local_size = -1;
+    for (i = 0; i < sizeof vars / sizeof vars[0]; i++) {
+        if (!cres_resolver_getenv(r, vars[i][0])) continue;
+        id->source = vars[i][4];
+        if (vars[i][1]) {
+            res = cres__env_int(r, vars[i][1], 1, 1, max, &id->size, err);
+            if (res == CRES_OK) res = cres__env_int(r, vars[i][0], 1, 0, id->size - 1, &id->rank, err);
+            if (res == CRES_OK) res = cres__env_int(r, vars[i][3], 0, 1, id->size, &id->local_size, err);
+            if (res == CRES_OK && id->local_size > 0)
+                res = cres__env_int(r, vars[i][2], 0, 0, id->local_size - 1, &id->local_rank, err);
+        } else {
+            res = cres__env_int(r, vars[i][0], 1, 0, max - 1, &id->rank, err);
+        }
+        return res;
+    }
+    return cres__fail(err, CRES_ERR_ENVIRONMENT, "%s: no MPI launcher found: OMPI_COMM_WORLD_RANK, MV2_COMM_WORLD_RANK, "
+                      "PMI_RANK and PMIX_RANK are not set", r->vtable->name);
+}
+
+/* Cuts the next blank-separated word off the line at *p; NULL at the end. */
+CRES__PRIVATE char *cres__next_word(char **p) {
+    char *s = *p, *w;
+    while (*s == ' ' || *s == '\t' || *s == '\r') s++;
+    if (!*s) return NULL;
+    for (w = s; *s && *s != ' ' && *s != '\t' && *s != '\r'; s++) {}
+    if (*s) *s++ = '\0';
+    *p = s;
+    return w;
+}
+
+/* "slots=N" and the like: 1 = it is `key`=N with N in 1..CRES_MAX_HOSTLIST_HOSTS. */
+CRES__PRIVATE int cres__hostfile_count(const char *word, const char *key, long long *n) {
+    size_t k = strlen(key);
+    if (strncmp(word, key, k) != 0 || (word[k] != '=' && word[k] != ':')) return 0;
+    return cres__parse_decimal(word + k + 1, strlen(word + k + 1), n) == 1 && *n >= 1 && *n <= CRES_MAX_HOSTLIST_HOSTS;
+}
+
+/* Reads one hostfile line: "host", "host slots=N [max_slots=M]" (Open MPI) or "host:N"
+   (MPICH); 0 slots = a blank or comment line. */
+CRES__PRIVATE cres_result cres__hostfile_line(char *line, size_t number, char **host, long long *slots, const char *who,
+                                             cres_error *err) {
+    char *word, *colon, q[CRES__QUOTE_SIZE];
+    long long ignored;
+    *slots = 0;
+    if (strchr(line, '#')) *strchr(line, '#') = '\0';
+    if (!(*host = cres__next_word(&line))) return CRES_OK;
+    *slots = 1;
+    colon = strchr(*host, ':');
+    if (colon && !strchr(colon + 1, ':')) { /* an IPv6 literal has several ':' */
+        if (cres__parse_decimal(colon + 1, strlen(colon + 1), slots) != 1 || *slots < 1 || *slots > CRES_MAX_HOSTLIST_HOSTS)
+            return cres__fail(err, CRES_ERR_ENVIRONMENT, "%s: hostfile line %zu: %s is not host:N with N from 1 to %d", who,
+                              number, cres__quote(q, sizeof q, *host, strlen(*host)), CRES_MAX_HOSTLIST_HOSTS);
+        *colon = '\0';
+    }
+    if (!**host || strlen(*host) > CRES_MAX_NAME_LENGTH || cres__bad_text(*host, 1))
+        return cres__fail(err, CRES_ERR_ENVIRONMENT, "%s: hostfile line %zu: %s is not a host name", who, number,
+                          cres__quote(q, sizeof q, *host, strlen(*host)));
+    while ((word = cres__next_word(&line)) != NULL) {
+        if (cres__hostfile_count(word, "slots", slots)) continue;
+        if (cres__hostfile_count(word, "max_slots", &ignored) || cres__hostfile_count(word, "max-slots", &ignored)) continue;
+        return cres__fail(err, CRES_ERR_ENVIRONMENT, "%s: hostfile line %zu: %s is not slots=N or max_slots=N", who, number,
+                          cres__quote(q, sizeof q, word, strlen(word)));
+    }
+    return CRES_OK;
+}
+
+/* Reads a hostfile into l (text becomes l->names): hosts in order of first mention, a
+   host named again adds its slots. */
+CRES__PRIVATE cres_result cres__hostfile_parse(const cres_allocator *a, char *text, cres__layout *l, const char *who,
+                                              cres_error *err) {
+    size_t lines = 1, number, i, n = 0;
+    cres__name_at *seen = NULL;
+    char *p;
+    cres_result res;
+    l->names = text;
+    for (p = text; *p; p++) lines += *p == '\n';
+    if (lines > (size_t)CRES_MAX_HOSTLIST_HOSTS)
+        return cres__fail(err, CRES_ERR_LIMIT, "%s: hostfile of more than %d lines", who, CRES_MAX_HOSTLIST_HOSTS);
+    if ((res = cres__layout_reserve(a, l, lines, who, err)) != CRES_OK) return res;
+    for (p = text, number = 1; p; number++) {
+        char *eol = strchr(p, '\n'), *host;
+        long long slots;
+        if (eol) *eol = '\0';
+        res = cres__hostfile_line(p, number, &host, &slots, who, err);
+        if (res != CRES_OK) return res;
+        p = eol ? eol + 1 : NULL;
+        if (!slots) continue;
+        l->hosts[n] = host;
+        l->tasks[n++] = (int)slots;
+    }
+    if (!n) return cres__fail(err, CRES_ERR_ENVIRONMENT, "%s: the hostfile names no host", who);
+    /* Merge repeated hosts into their first line. */
+    if (!(seen = (cres__name_at *)cres__alloc(a, n * sizeof *seen))) return cres__oom(err, who);
+    for (i = 0; i < n; i++) {
+        seen[i].name = l->hosts[i];
+        seen[i].at = i;
+    }
+    qsort(seen, n, sizeof *seen, cres__cmp_name_at);
+    for (i = 1; i < n; i++) {
+        if (strcmp(seen[i].name, seen[i - 1].name) != 0) continue;
+        l->tasks[seen[i - 1].at] += l->tasks[seen[i].at]; /* both <= 1e6 lines of <= 1e6: checked below */
+        if (l->tasks[seen[i - 1].at] > CRES_MAX_HOSTLIST_HOSTS) l->tasks[seen[i - 1].at] = CRES_MAX_HOSTLIST_HOSTS + 1;
+        l->tasks[seen[i].at] = 0;
+        seen[i].at = seen[i - 1].at;
+    }
+    cres__free(a, seen);
+    for (i = l->nodes = 0; i < n; i++) {
+        if (!l->tasks[i]) continue;
+        l->hosts[l->nodes] = l->hosts[i];
+        l->tasks[l->nodes++] = l->tasks[i];
+    }
+    return CRES_OK;
+}
+
+/* Ranks fill each host's slots in hostfile order (Open MPI's --map-by slot, MPICH's
+   default): more ranks than slots is an error, hosts left without a rank drop out. */
+CRES__PRIVATE cres_result cres__mpi_fill(cres__layout *l, int size, const char *who, cres_error *err) {
+    size_t i, kept = 0;
+    long long left = size, slots = 0;
+    for (i = 0; i < l->nodes; i++) {
+        int take = l->tasks[i] < left ? l->tasks[i] : (int)left;
+        slots += l->tasks[i];
+        left -= take;
+        if (!take) continue;
+        l->hosts[kept] = l->hosts[i];
+        l->tasks[kept++] = take;
+    }
+    if (left > 0)
+        return cres__fail(err, CRES_ERR_ENVIRONMENT, "%s: the hostfile has %lld slots for %d ranks", who, slots, size);
+    l->nodes = kept;
+    l->ntasks = size;
+    return CRES_OK;
+}
+
+CRES__PRIVATE cres_result cres__mpi_from_hostfile(const cres_resolver *r, const char *path, const cres__mpi_identity *id,
+                                                 cres__layout *l, cres_error *err) {
+    char *text;
+    cres_result res;
+    if (id->size < 0)
+        return cres__fail(err, CRES_ERR_ENVIRONMENT, "%s: %s gives no world size to place on the hostfile", r->vtable->name,
+                          id->source);
+    if ((res = cres__read_small_file(r, path, CRES_MAX_DOCUMENT_BYTES, &text, err)) != CRES_OK) return res;
+    res = cres__hostfile_parse(&r->config.allocator, text, l, r->vtable->name, err);
+    if (res == CRES_OK) res = cres__mpi_fill(l, id->size, r->vtable->name, err);
+    return res;
+}
+
+/* Every rank on this host: one node. */
+CRES__PRIVATE cres_result cres__mpi_one_host(const cres_resolver *r, const char *hostname, const cres__mpi_identity *id,
+                                            cres__layout *l, cres_error *err) {
+    const cres_allocator *a = &r->config.allocator;
+    const char *host = hostname ? hostname : cres_resolver_getenv(r, "PMIX_HOSTNAME");
+    cres_result res;
+    if (!host || !*host) host = "localhost";
+    if ((res = cres__layout_reserve(a, l, 1, r->vtable->name, err)) != CRES_OK) return res;
+    if (!(l->names = cres__strdup(a, host))) return cres__oom(err, r->vtable->name);
+    l->hosts[0] = l->names;
+    l->tasks[0] = l->ntasks = id->size;
+    return CRES_OK;
+}
+
+/* mpirun inside a Slurm allocation starts one daemon per node with srun, so the ranks see
+   that step: its nodes, and SLURM_NODEID for their own. Each node holds local_size ranks
+   in a block (Open MPI's default); the own rank's place checks that. */
+CRES__PRIVATE cres_result cres__mpi_in_allocation(const cres_resolver *r, const cres__mpi_identity *id, cres__layout *l,
+                                                 cres_error *err) {
+    const char *who = r->vtable->name, *nodes = cres_resolver_getenv(r, "SLURM_STEP_NODELIST");
+    char prefix[64];
+    size_t i;
+    cres_result res = cres__layout_hostlist(&r->config.allocator, l, nodes, who, err);
+    snprintf(prefix, sizeof prefix, "%s: SLURM_STEP_NODELIST: ", who);
+    if (res != CRES_OK) return cres__wrap(err, res, CRES_ERR_ENVIRONMENT, prefix);
+    if ((res = cres__layout_unique(&r->config.allocator, l, who, err)) != CRES_OK) return res;
+    if ((long long)l->nodes * id->local_size != id->size)
+        return cres__fail(err, CRES_ERR_ENVIRONMENT, "%s: %d ranks do not fill the %zu nodes of SLURM_STEP_NODELIST with %d each; "
+                          "pass a hostfile", who, id->size, l->nodes, id->local_size);
+    for (i = 0; i < l->nodes; i++) l->tasks[i] = id->local_size;
+    l->ntasks = id->size;
+    return cres__env_int(r, "SLURM_NODEID", 1, 0, (long long)l->nodes - 1, &l->own_node, err);
+}
+
+/* Where the ranks run, from the first source that knows (manual section 7). */
+CRES__PRIVATE cres_result cres__mpi_layout(const cres_resolver *r, const cres_mpi_options *o, cres__layout *l,
+                                          cres_error *err) {
+    cres__mpi_identity id;
+    int slurm_rank = -1, slurm_size = -1;
+    cres_result res = cres__mpi_identify(r, &id, err);
+    if (res != CRES_OK) return res;
+    cres__log(r, CRES_LOG_DEBUG, "%s: %s rank %d of %d", r->vtable->name, id.source, id.rank, id.size);
+    l->rank = id.rank;
+    l->own_local = id.local_rank;
+    l->own_local_size = id.local_size;
+    if (o->hostfile) return cres__mpi_from_hostfile(r, o->hostfile, &id, l, err);
+    if (cres_resolver_getenv(r, "SLURM_STEP_NODELIST")) {
+        /* srun started the ranks itself when its rank and size are MPI's: Slurm's view is whole. */
+        if (cres__env_int(r, "SLURM_PROCID", 0, 0, CRES_MAX_HOSTLIST_HOSTS, &slurm_rank, NULL) == CRES_OK &&
+            cres__env_int(r, "SLURM_STEP_NUM_TASKS", 0, 1, CRES_MAX_HOSTLIST_HOSTS, &slurm_size, NULL) == CRES_OK &&
+            slurm_rank == id.rank && (id.size < 0 || slurm_size == id.size)) {
+            cres__log(r, CRES_LOG_DEBUG, "%s: srun started the ranks: using the Slurm step", r->vtable->name);
+            return cres__slurm_layout(r, l, err);
+        }
+    }
+    if (id.size < 0)
+        return cres__fail(err, CRES_ERR_ENVIRONMENT, "%s: %s gives no world size; pass a hostfile", r->vtable->name, id.source);
+    if (id.size == 1 || id.local_size == id.size) return cres__mpi_one_host(r, o->hostname, &id, l, err);
+    if (id.local_size > 0 && cres_resolver_getenv(r, "SLURM_STEP_NODELIST")) return cres__mpi_in_allocation(r, &id, l, err);
+    return cres__fail(err, CRES_ERR_ENVIRONMENT, "%s: the %d ranks run on several hosts and the launcher does not say which; "
+                      "pass the hostfile given to mpirun", r->vtable->name, id.size);
+}
+
+static const cres_resolver_vtable cres__mpi_vtable = {"mpi", cres__hpc_resolve, NULL, cres__hpc_accelerators,
+                                                      cres__hpc_destroy, cres__hpc_devices};
+
+CRES_API cres_result cres_mpi_resolver_create(const cres_mpi_options *o, cres_resolver **out, cres_error *err) {
+    cres_mpi_options none;
+    cres__hpc_want w;
+    cres__layout l;
+    cres_resolver *r;
+    cres_result res;
+    if (!o) {
+        memset(&none, 0, sizeof none);
+        o = &none;
+    }
+    if (out) *out = NULL;
+    if ((res = cres__hpc_new(&cres__mpi_vtable, o->config, &r, &l, err)) != CRES_OK) return res;
+    cres__hpc_want_set(&w, o->jobs, o->jobs_count, o->port_base, o->gpus_per_node, o->gpus_per_task);
+    res = cres__mpi_layout(r, o, &l, err);
+    return cres__created(r, cres__hpc_finish(r, res, &l, &w, o->task_type, o->task_id, o->rpc_layer, err), out);
+}
+
+/* ////////////////////////////////////////////////////////////////////////////////////////
+   SageMaker: the hosts of a training job                                      >>sagemaker */
+
+#define CRES__SM_RESOURCE_CONFIG "/opt/ml/input/config/resourceconfig.json"
+
+typedef struct cres__sm_source {
+    cres__json doc;      /* the parsed text holding the hosts list */
+    int hosts;           /* its list token */
+    char *current;       /* the current host (owned) */
+    const char *hosts_what, *current_what;
+} cres__sm_source;
+
+/* Reads what the options and the environment leave out from the resource config file. */
+CRES__PRIVATE cres_result cres__sm_read(const cres_resolver *r, const cres_sagemaker_options *o, char **file,
+                                       cres__sm_source *src, cres_error *err) {
+    const cres_allocator *a = &r->config.allocator;
+    const char *hosts = o->hosts ? o->hosts : cres_resolver_getenv(r, "SM_HOSTS");
+    const char *current = o->current_host ? o->current_host : cres_resolver_getenv(r, "SM_CURRENT_HOST");
+    const char *path = o->resource_config ? o->resource_config : CRES__SM_RESOURCE_CONFIG;
+    const char *doc_text = hosts;
+    int picked[2] = {-1, -1}, ok;
+    cres_result res;
+    char q[CRES__QUOTE_SIZE];
+    src->hosts_what = o->hosts ? "options.hosts" : "SM_HOSTS";
+    src->current_what = o->current_host ? "options.current_host" : "SM_CURRENT_HOST";
+    if (!hosts || !current) {
+        static const char *const keys[2] = {"hosts", "current_host"};
+        if (cres__read_small_file(r, path, CRES_MAX_DOCUMENT_BYTES, file, NULL) != CRES_OK)
+            return cres__fail(err, CRES_ERR_ENVIRONMENT, "sagemaker: %s is not set and %s cannot be read: not a SageMaker "
+                              "training job", hosts ? "SM_CURRENT_HOST" : "SM_HOSTS", cres__quote(q, sizeof q, path, strlen(path)));
+        if ((res = cres__json_parse(&src->doc, *file, strlen(*file), a, path, CRES_ERR_ENVIRONMENT, err)) != CRES_OK) return res;
+        cres__json_pick(&src->doc, 0, keys, picked, 2);
+        if (!hosts) {
+            src->hosts = picked[0];
+            src->hosts_what = "resource config \"hosts\"";
+            doc_text = NULL;
+        }
+        if (!current) {
+            src->current_what = "resource config \"current_host\"";
+            if (!cres__json_is(&src->doc, picked[1], JSMN_STRING))
+                return cres__fail(err, CRES_ERR_ENVIRONMENT, "sagemaker: %s has no \"current_host\" string",
+                                  cres__quote(q, sizeof q, path, strlen(path)));
+            if ((ok = cres__json_strdup(&src->doc, picked[1], &src->current)) == 0) return cres__oom(err, "sagemaker");
+            if (ok < 0) return cres__fail(err, CRES_ERR_ENVIRONMENT, "sagemaker: \"current_host\" holds a NUL character");
+        }
+        if (doc_text) cres__json_free(&src->doc);
+    }
+    if (current && !(src->current = cres__strdup(a, current))) return cres__oom(err, "sagemaker");
+    if (doc_text) {
+        if (cres__is_blank(doc_text)) return cres__fail(err, CRES_ERR_ENVIRONMENT, "sagemaker: %s is empty", src->hosts_what);
+        if (strlen(doc_text) > CRES_MAX_DOCUMENT_BYTES)
+            return cres__fail(err, CRES_ERR_LIMIT, "sagemaker: %s is larger than %u bytes", src->hosts_what,
+                              (unsigned)CRES_MAX_DOCUMENT_BYTES);
+        res = cres__json_parse(&src->doc, doc_text, strlen(doc_text), a, src->hosts_what, CRES_ERR_ENVIRONMENT, err);
+        if (res != CRES_OK) return res;
+        src->hosts = 0;
+    }
+    if (!cres__json_is(&src->doc, src->hosts, JSMN_ARRAY))
+        return cres__fail(err, CRES_ERR_ENVIRONMENT, "sagemaker: %s must be a JSON list of host names", src->hosts_what);
+    return CRES_OK;
+}
+
+CRES__PRIVATE int cres__cmp_natural_ptr(const void *x, const void *y) {
+    return cres__natural_cmp(*(const char *const *)x, *(const char *const *)y);
+}
+
+/* The hosts in natural order ("algo-2" before "algo-10"), checked: names, no repeats. */
+CRES__PRIVATE cres_result cres__sm_hosts(const cres__sm_source *src, char **names, size_t n, cres_error *err) {
+    const cres__json *d = &src->doc;
+    size_t i;
+    int t = src->hosts + 1;
+    char q[CRES__QUOTE_SIZE];
+    for (i = 0; i < n; i++, t = cres__json_next(d, t)) {
+        int ok;
+        if (d->t[t].type != JSMN_STRING)
+            return cres__fail(err, CRES_ERR_ENVIRONMENT, "sagemaker: %s: item %zu is %s, not a host name", src->hosts_what, i,
+                              cres__json_quote(d, t, q, sizeof q));
+        if ((ok = cres__json_strdup(d, t, &names[i])) == 0) return cres__oom(err, "sagemaker");
+        if (ok < 0 || !*names[i] || strlen(names[i]) > CRES_MAX_NAME_LENGTH || cres__bad_text(names[i], 1))
+            return cres__fail(err, CRES_ERR_ENVIRONMENT, "sagemaker: %s: item %zu, %s, is not a host name", src->hosts_what, i,
+                              cres__json_quote(d, t, q, sizeof q));
+    }
+    if (n) qsort(names, n, sizeof *names, cres__cmp_natural_ptr);
+    for (i = 1; i < n; i++)
+        if (strcmp(names[i - 1], names[i]) == 0)
+            return cres__fail(err, CRES_ERR_ENVIRONMENT, "sagemaker: %s names %s twice", src->hosts_what,
+                              cres__quote(q, sizeof q, names[i], strlen(names[i])));
+    return CRES_OK;
+}
+
+/* Builds the spec from the source: one job, "host:port" per host; finds the own task. */
+CRES__PRIVATE cres_result cres__sm_build(cres__hpc *h, const cres__sm_source *src, const cres_sagemaker_options *o,
+                                        cres_error *err) {
+    const cres_allocator *a = &h->base.config.allocator;
+    const char *job = o->job_name ? o->job_name : "worker";
+    size_t i, n = (size_t)src->doc.t[src->hosts].size, own = n;
+    int port = o->port ? o->port : 2223;
+    char **names, q[CRES__QUOTE_SIZE];
+    cres_result res;
+    if (port < 1 || port > 65535) return cres__fail(err, CRES_ERR_INVALID_ARGUMENT, "sagemaker: port %d is not a port", port);
+    if (!(names = (char **)cres__alloc(a, (n ? n : 1) * sizeof *names))) return cres__oom(err, "sagemaker");
+    memset(names, 0, (n ? n : 1) * sizeof *names);
+    res = cres__sm_hosts(src, names, n, err);
+    if (res == CRES_OK) res = cres_spec_create(a, &h->spec, err);
+    if (res == CRES_OK && !n) res = cres_spec_add_job(h->spec, job, NULL, 0, err);
+    for (i = 0; i < n && res == CRES_OK; i++) {
+        char address[CRES_MAX_NAME_LENGTH + 8];
+        snprintf(address, sizeof address, "%s:%d", names[i], port);
+        res = cres_spec_add_task(h->spec, job, (int)i, address, err);
+        if (strcmp(names[i], src->current) == 0) own = i;
+    }
+    for (i = 0; i < n; i++) cres__free(a, names[i]);
+    cres__free(a, names);
+    if (res == CRES_OK && own == n)
+        return cres__fail(err, CRES_ERR_ENVIRONMENT, "sagemaker: %s %s is not one of the %zu hosts of %s", src->current_what,
+                          cres__quote(q, sizeof q, src->current, strlen(src->current)), n, src->hosts_what);
+    if (res == CRES_OK) res = cres_set_detected_task(&h->base, job, (int)own, err);
+    return res;
+}
+
+static const cres_resolver_vtable cres__sagemaker_vtable = {"sagemaker", cres__hpc_resolve, NULL, NULL, cres__hpc_destroy,
+                                                            NULL};
+
+CRES_API cres_result cres_sagemaker_resolver_create(const cres_sagemaker_options *o, cres_resolver **out,
+                                                    cres_error *err) {
+    cres_sagemaker_options none;
+    cres__sm_source src;
+    cres_resolver *r;
+    char *file = NULL;
+    cres_result res;
+    if (!o) {
+        memset(&none, 0, sizeof none);
+        o = &none;
+    }
+    if (out) *out = NULL;
+    if ((res = cres_resolver_new(sizeof(cres__hpc), &cres__sagemaker_vtable, o->config, &r, err)) != CRES_OK) return res;
+    memset(&src, 0, sizeof src);
+    src.hosts = -1;
+    res = cres__sm_read(r, o, &file, &src, err);
+    if (res == CRES_OK) res = cres__sm_build((cres__hpc *)r, &src, o, err);
+    if (res == CRES_OK) res = cres__apply_options(r, o->task_type, o->task_id, o->rpc_layer, err);
+    cres__json_free(&src.doc);
+    cres__free(&r->config.allocator, src.current);
+    cres__free(&r->config.allocator, file);
+    return cres__created(r, res, out);
+}
+
+/* ////////////////////////////////////////////////////////////////////////////////////////
    Auto-detection                                                                    >>auto */
+
+CRES__PRIVATE int cres__env_set(const cres_resolver *probe, const char *name) {
+    const char *v = cres_resolver_getenv(probe, name);
+    return v && !cres__is_blank(v);
+}
+
+/* The first of several variables that is set, or NULL. */
+CRES__PRIVATE const char *cres__env_any(const cres_resolver *probe, const char *const *names) {
+    for (; *names; names++)
+        if (cres__env_set(probe, *names)) return *names;
+    return NULL;
+}
+
+/* An Indexed Job's pod is named for its Job: hostname "<job>-<index>" gives the selector. */
+CRES__PRIVATE int cres__auto_indexed_job(const cres_resolver *probe, char *selector, size_t cap) {
+    const char *index = cres_resolver_getenv(probe, "JOB_COMPLETION_INDEX");
+    const char *host = cres_resolver_getenv(probe, "HOSTNAME");
+    size_t h, i;
+    if (!cres__env_set(probe, "KUBERNETES_SERVICE_HOST") || !index || !host) return 0;
+    h = strlen(host);
+    i = strlen(index);
+    if (!i || h < i + 2 || host[h - i - 1] != '-' || strcmp(host + h - i, index) != 0) return 0;
+    return snprintf(selector, cap, "job-name=%.*s", (int)(h - i - 1), host) < (int)cap;
+}
+
+/* Picks a backend in the documented order; *why says what decided. */
+CRES__PRIVATE const char *cres__auto_detect(const cres_resolver *probe, char *selector, size_t cap, const char **why) {
+    static const char *const mpi[] = {"OMPI_COMM_WORLD_SIZE", "MV2_COMM_WORLD_SIZE", "PMI_SIZE", "PMIX_RANK", NULL};
+    static const char *const sagemaker[] = {"SM_HOSTS", "SM_CURRENT_HOST", NULL};
+    static const char *const tpu[] = {"TPU_WORKER_HOSTNAMES", "TPU_WORKER_ID", "TPU_NAME", "KUBE_GOOGLE_CLOUD_TPU_ENDPOINTS",
+                                      "TPU_CONFIG", NULL};
+    FILE *f;
+    if (cres__env_set(probe, "TF_CONFIG")) return *why = "TF_CONFIG is set", "tfconfig";
+    if ((*why = cres__env_any(probe, mpi)) != NULL) return "mpi";
+    if ((*why = cres__env_set(probe, "SLURM_STEP_NODELIST") ? "SLURM_STEP_NODELIST" : NULL) != NULL) return "slurm";
+    if (cres__env_set(probe, "SLURM_JOB_ID") && cres__env_set(probe, "SLURM_PROCID"))
+        return *why = "SLURM_JOB_ID and SLURM_PROCID are set (a batch script)", "slurm";
+    if ((*why = cres__env_any(probe, sagemaker)) != NULL) return "sagemaker";
+    if ((f = fopen(CRES__SM_RESOURCE_CONFIG, "rb")) != NULL) {
+        fclose(f);
+        return *why = CRES__SM_RESOURCE_CONFIG " exists", "sagemaker";
+    }
+    if ((*why = cres__env_any(probe, tpu)) != NULL) return "tpu";
+    if (cres__auto_indexed_job(probe, selector, cap))
+        return *why = "KUBERNETES_SERVICE_HOST and JOB_COMPLETION_INDEX are set (an Indexed Job)", "kubernetes";
+    return *why = "no cluster environment found", "local";
+}
+
+/* Creates the named backend with the auto options' common fields. */
+CRES__PRIVATE cres_result cres__auto_create(const char *backend, const cres_auto_options *o, const char *selector,
+                                           const cres_resolver *probe, cres_resolver **r, cres_error *err) {
+    char q[CRES__QUOTE_SIZE];
+    if (strcmp(backend, "tfconfig") == 0) {
+        cres_tfconfig_options t;
+        memset(&t, 0, sizeof t);
+        t.config = o->config;
+        return cres_tfconfig_resolver_create(&t, r, err);
+    }
+    if (strcmp(backend, "local") == 0) {
+        cres_local_options l;
+        memset(&l, 0, sizeof l);
+        l.config = o->config;
+        l.port = o->port;
+        return cres_local_resolver_create(&l, r, err);
+    }
+    if (strcmp(backend, "slurm") == 0) {
+        cres_slurm_options s;
+        memset(&s, 0, sizeof s);
+        s.config = o->config;
+        s.port_base = o->port;
+        return cres_slurm_resolver_create(&s, r, err);
+    }
+    if (strcmp(backend, "mpi") == 0) {
+        cres_mpi_options m;
+        memset(&m, 0, sizeof m);
+        m.config = o->config;
+        m.port_base = o->port;
+        return cres_mpi_resolver_create(&m, r, err);
+    }
+    if (strcmp(backend, "sagemaker") == 0) {
+        cres_sagemaker_options s;
+        memset(&s, 0, sizeof s);
+        s.config = o->config;
+        s.port = o->port;
+        return cres_sagemaker_resolver_create(&s, r, err);
+    }
+    if (strcmp(backend, "tpu") == 0) {
+        static const char *const named[] = {"TPU_NAME", "KUBE_GOOGLE_CLOUD_TPU_ENDPOINTS", "TPU_CONFIG", NULL};
+        cres_tpu_options t;
+        memset(&t, 0, sizeof t);
+        t.config = o->config;
+        t.tpu = cres__env_any(probe, named) ? NULL : "local"; /* else the TPU VM we are on */
+        return cres_tpu_resolver_create(&t, r, err);
+    }
+    if (strcmp(backend, "kubernetes") == 0 || strcmp(backend, "k8s") == 0) {
+        cres_k8s_options k;
+        cres_k8s_job_selector job;
+        memset(&k, 0, sizeof k);
+        k.config = o->config;
+        k.port = o->port;
+        job.job = "worker";
+        job.selector = selector;
+        if (*selector) {
+            k.jobs = &job;
+            k.jobs_count = 1;
+        }
+        return cres_k8s_resolver_create(&k, r, err);
+    }
+    return cres__fail(err, CRES_ERR_UNSUPPORTED, "auto: unknown backend %s (known: tfconfig, mpi, slurm, sagemaker, tpu, "
+                      "kubernetes, local)", cres__quote(q, sizeof q, backend, strlen(backend)));
+}
 
 CRES_API cres_result cres_auto_resolver_create(const cres_auto_options *o, cres_resolver **out,
                                                cres_error *err) {
     cres_auto_options none;
+    cres_resolver probe, *r = NULL; /* probe only reads the environment through the config */
     const char *backend, *why = "forced by options.backend";
-    cres_resolver *r = NULL;
+    char selector[320] = "";
     cres_result res;
     if (!o) {
         memset(&none, 0, sizeof none);
@@ -4919,43 +6028,22 @@ CRES_API cres_result cres_auto_resolver_create(const cres_auto_options *o, cres_
     cres__clear(err);
     if (out) *out = NULL;
     if (!out) return cres__fail(err, CRES_ERR_INVALID_ARGUMENT, "auto: out is NULL");
+    memset(&probe, 0, sizeof probe);
+    if (o->config) probe.config = *o->config;
     backend = o->backend;
     if (!backend || strcmp(backend, "auto") == 0) {
-        cres_resolver probe; /* only to read the environment through the config's hook */
-        const char *tf;
-        memset(&probe, 0, sizeof probe);
-        if (o->config) probe.config = *o->config;
-        tf = cres_resolver_getenv(&probe, "TF_CONFIG");
-        if (tf && !cres__is_blank(tf)) {
-            backend = "tfconfig";
-            why = "TF_CONFIG is set";
-        } else {
-            backend = "local";
-            why = "no cluster environment found";
-        }
+        backend = cres_resolver_getenv(&probe, "CLUSTER_RESOLVER_BACKEND");
+        why = "forced by CLUSTER_RESOLVER_BACKEND";
+        if (backend && strcmp(backend, "off") == 0) backend = "local";
+        if (!backend || !*backend || strcmp(backend, "auto") == 0) backend = cres__auto_detect(&probe, selector, sizeof selector, &why);
     }
-    if (strcmp(backend, "tfconfig") == 0) {
-        cres_tfconfig_options t;
-        memset(&t, 0, sizeof t);
-        t.config = o->config;
-        res = cres_tfconfig_resolver_create(&t, &r, err);
-    } else if (strcmp(backend, "local") == 0) {
-        cres_local_options l;
-        memset(&l, 0, sizeof l);
-        l.config = o->config;
-        l.port = o->port;
-        res = cres_local_resolver_create(&l, &r, err);
-    } else {
-        char q[CRES__QUOTE_SIZE];
-        return cres__fail(err, CRES_ERR_UNSUPPORTED, "auto: unknown backend %s (known: tfconfig, local)",
-                          cres__quote(q, sizeof q, backend, strlen(backend)));
-    }
+    res = cres__auto_create(backend, o, selector, &probe, &r, err);
     if (res == CRES_OK) res = cres__apply_options(r, o->task_type, o->task_id, o->rpc_layer, err);
     if (res != CRES_OK) {
         cres_resolver_free(r);
         return res;
     }
-    cres__log(r, CRES_LOG_INFO, "auto: using the %s backend: %s", backend, why);
+    cres__log(r, CRES_LOG_INFO, "auto: using the %s backend: %s", r->vtable->name, why);
     *out = r;
     return CRES_OK;
 }

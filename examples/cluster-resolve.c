@@ -221,6 +221,79 @@ static cres_result create_tpu(const cli *c, const cres_config *cfg, cres_resolve
     return cres_tpu_resolver_create(&o, out, err);
 }
 
+/* --jobs worker=3,ps=1: how many tasks each job takes; names live in `store`. */
+static cres_result hpc_jobs(const cli *c, cres_job_count *jobs, size_t cap, size_t *count, char *store, size_t store_cap,
+                            cres_error *err) {
+    const char *v = cli_option(c, "--jobs");
+    char *item, *next;
+    *count = 0;
+    if (!v) return CRES_OK;
+    if (strlen(v) >= store_cap) return usage_fail(err, "--jobs %s is too long", v);
+    strcpy(store, v);
+    for (item = store; item; item = next) {
+        char *eq = strchr(item, '=');
+        if ((next = strchr(item, ',')) != NULL) *next++ = '\0';
+        if (!eq || eq == item || *count == cap || !parse_int(eq + 1, 0, 1000000, &jobs[*count].count))
+            return usage_fail(err, "--jobs %s is not JOB=N,JOB=N...", v);
+        *eq = '\0';
+        jobs[(*count)++].job = item;
+    }
+    return CRES_OK;
+}
+
+/* --port-base, --gpus-per-node (0 = none), --gpus-per-task of the Slurm and MPI backends. */
+static cres_result hpc_numbers(const cli *c, int *port_base, int *gpus_per_node, int *gpus_per_task, cres_error *err) {
+    const char *base = cli_option(c, "--port-base"), *node = cli_option(c, "--gpus-per-node");
+    const char *task = cli_option(c, "--gpus-per-task");
+    *port_base = *gpus_per_node = *gpus_per_task = 0;
+    if (base && !parse_int(base, 1, 65535, port_base)) return usage_fail(err, "--port-base %s is not 1 to 65535", base);
+    if (node && !parse_int(node, 0, 4096, gpus_per_node)) return usage_fail(err, "--gpus-per-node %s is not 0 to 4096", node);
+    if (node && *gpus_per_node == 0) *gpus_per_node = CRES_NO_GPUS;
+    if (task && !parse_int(task, 1, 4096, gpus_per_task)) return usage_fail(err, "--gpus-per-task %s is not 1 to 4096", task);
+    return CRES_OK;
+}
+
+static cres_result create_slurm(const cli *c, const cres_config *cfg, cres_resolver **out, cres_error *err) {
+    static char store[4096];
+    cres_job_count jobs[64];
+    cres_slurm_options o;
+    cres_result r;
+    memset(&o, 0, sizeof o);
+    o.config = cfg;
+    if ((r = hpc_jobs(c, jobs, 64, &o.jobs_count, store, sizeof store, err)) != CRES_OK ||
+        (r = hpc_numbers(c, &o.port_base, &o.gpus_per_node, &o.gpus_per_task, err)) != CRES_OK)
+        return r;
+    o.jobs = o.jobs_count ? jobs : NULL;
+    return cres_slurm_resolver_create(&o, out, err);
+}
+
+static cres_result create_mpi(const cli *c, const cres_config *cfg, cres_resolver **out, cres_error *err) {
+    static char store[4096];
+    cres_job_count jobs[64];
+    cres_mpi_options o;
+    cres_result r;
+    memset(&o, 0, sizeof o);
+    o.config = cfg;
+    o.hostfile = cli_option(c, "--hostfile");
+    o.hostname = cli_option(c, "--host");
+    if ((r = hpc_jobs(c, jobs, 64, &o.jobs_count, store, sizeof store, err)) != CRES_OK ||
+        (r = hpc_numbers(c, &o.port_base, &o.gpus_per_node, &o.gpus_per_task, err)) != CRES_OK)
+        return r;
+    o.jobs = o.jobs_count ? jobs : NULL;
+    return cres_mpi_resolver_create(&o, out, err);
+}
+
+static cres_result create_sagemaker(const cli *c, const cres_config *cfg, cres_resolver **out, cres_error *err) {
+    cres_sagemaker_options o;
+    cres_result r;
+    memset(&o, 0, sizeof o);
+    o.config = cfg;
+    o.resource_config = cli_option(c, "--resource-config");
+    o.job_name = cli_option(c, "--job-name");
+    if ((r = port_option(c, &o.port, err)) != CRES_OK) return r;
+    return cres_sagemaker_resolver_create(&o, out, err);
+}
+
 static const char *const auto_options[] = {"--port", NULL};
 static const char *const local_options[] = {"--port", "--host", NULL};
 static const char *const simple_options[] = {"--spec", NULL};
@@ -233,6 +306,10 @@ static const char *const gce_options[] = {"--project", "--zone", "--region", "--
 static const char *const tpu_options[] = {"--tpu", "--project", "--zone", "--tpu-url", "--metadata-url", "--token-file",
                                           "--api-version", "--job-name", "--coordinator-name", "--coordinator-address",
                                           "--allow-unhealthy", "--accelerators-per-host", NULL};
+static const char *const slurm_options[] = {"--jobs", "--port-base", "--gpus-per-node", "--gpus-per-task", NULL};
+static const char *const mpi_options[] = {"--hostfile", "--host", "--jobs", "--port-base", "--gpus-per-node",
+                                          "--gpus-per-task", NULL};
+static const char *const sagemaker_options[] = {"--port", "--resource-config", "--job-name", NULL};
 /* Backend options that take no value. */
 static const char *const flag_options[] = {"--all-namespaces", "--allow-unhealthy", NULL};
 
@@ -248,6 +325,9 @@ static const struct backend {
     {"k8s", k8s_options, create_k8s},
     {"gce", gce_options, create_gce},
     {"tpu", tpu_options, create_tpu},
+    {"slurm", slurm_options, create_slurm},
+    {"mpi", mpi_options, create_mpi},
+    {"sagemaker", sagemaker_options, create_sagemaker},
 };
 #define BACKENDS_COUNT (sizeof backends / sizeof backends[0])
 
@@ -284,7 +364,7 @@ static int backend_takes(const struct backend *b, const char *name) { return in_
 
 static void usage(FILE *f) {
     fputs("usage: cluster-resolve [BACKEND] [OPTIONS] [--exec -- CMD ARGS...]\n"
-          "  BACKEND    auto (default) | simple | tfconfig | local | k8s | gce | tpu\n"
+          "  BACKEND    auto (default) | simple | tfconfig | local | slurm | mpi | sagemaker | k8s | gce | tpu\n"
           "  --format F tfconfig (default) | spec | master | torchrun | jax | hostfile\n"
           "  --task-type T --task-id N   this process's task (overrides what the backend finds)\n"
           "  --rpc-layer R               e.g. grpc: master becomes R://address\n"
@@ -306,6 +386,14 @@ static void usage(FILE *f) {
           "               --api-version v2|v1 --job-name J --coordinator-name N --coordinator-address A\n"
           "               --allow-unhealthy --accelerators-per-host N --tpu-url URL --metadata-url URL\n"
           "               --token-file F\n"
+          "  slurm:       --jobs worker=3,ps=1 (default: worker=every task)  --port-base N (8888)\n"
+          "               --gpus-per-node N (default: count $CUDA_VISIBLE_DEVICES; 0 = none) --gpus-per-task N\n"
+          "  mpi:         --hostfile F (Open MPI or MPICH format)  --host H (single-host jobs)\n"
+          "               and the slurm options\n"
+          "  sagemaker:   --port N (2223) --job-name J (worker) --resource-config F\n"
+          "  torchrun, jax and --exec also export CUDA_VISIBLE_DEVICES when the backend assigns GPUs\n"
+          "  auto picks: TF_CONFIG > MPI > Slurm > SageMaker > TPU VM > Kubernetes Indexed Job > local;\n"
+          "  CLUSTER_RESOLVER_BACKEND=NAME forces one, =off means local\n"
           "exit: 0 ok, 2 usage, 3 environment/config, 4 network/HTTP, 5 not ready, 1 other\n",
           f);
 }
@@ -492,8 +580,8 @@ static void text_printf(text *t, const char *name, const char *value) {
 
 /* name=value pairs for the torchrun and jax formats; values live in `store`. */
 typedef struct env_vars {
-    const char *names[6];
-    char store[6][1100];
+    const char *names[8];
+    char store[8][4200];
     size_t count;
 } env_vars;
 
@@ -507,6 +595,16 @@ static void env_add_int(env_vars *v, const char *name, int value) {
     char tmp[24];
     snprintf(tmp, sizeof tmp, "%d", value);
     env_add(v, name, tmp);
+}
+
+/* CUDA_VISIBLE_DEVICES when the backend assigns this task GPUs. */
+static cres_result device_vars(const render_ctx *x, env_vars *v, cres_error *err) {
+    char devices[4200];
+    size_t len = 0;
+    cres_result r = cres_visible_devices(x->r, NULL, -1, devices, sizeof devices, &len, err);
+    if (r == CRES_ERR_NOT_FOUND) return CRES_OK; /* no own task: nothing to assign */
+    if (r == CRES_OK && len) env_add(v, "CUDA_VISIBLE_DEVICES", devices);
+    return r;
 }
 
 static cres_result launcher_vars(const render_ctx *x, env_vars *v, cres_error *err) {
@@ -526,7 +624,7 @@ static cres_result launcher_vars(const render_ctx *x, env_vars *v, cres_error *e
         env_add(v, "JAX_COORDINATOR_ADDRESS", info.master_address);
         env_add_int(v, "JAX_NUM_PROCESSES", info.world_size);
         env_add_int(v, "JAX_PROCESS_ID", info.rank);
-        return CRES_OK;
+        return device_vars(x, v, err);
     }
     if (info.master_port < 0) {
         err->result = CRES_ERR_INVALID_ARGUMENT;
@@ -540,7 +638,7 @@ static cres_result launcher_vars(const render_ctx *x, env_vars *v, cres_error *e
     env_add_int(v, "RANK", info.rank);
     env_add_int(v, "LOCAL_RANK", info.local_rank);
     env_add_int(v, "LOCAL_WORLD_SIZE", info.local_world_size);
-    return CRES_OK;
+    return device_vars(x, v, err);
 }
 
 static int run_exec(const cli *c, const render_ctx *x, cres_error *err) {
@@ -548,9 +646,13 @@ static int run_exec(const cli *c, const render_ctx *x, cres_error *err) {
     if (strcmp(c->format, "tfconfig") == 0) {
         text t = {NULL, 0, 0};
         if ((r = render_simple(x, &t, err)) != CRES_OK) return fail(err);
+        env_vars v;
         t.buf[t.len - 1] = '\0'; /* no newline in the variable */
         setenv("TF_CONFIG", t.buf, 1);
         free(t.buf);
+        memset(&v, 0, sizeof v);
+        if ((r = device_vars(x, &v, err)) != CRES_OK) return fail(err);
+        if (v.count) setenv(v.names[0], v.store[0], 1);
     } else if (strcmp(c->format, "torchrun") == 0 || strcmp(c->format, "jax") == 0) {
         env_vars v;
         size_t i;
