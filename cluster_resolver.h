@@ -20,7 +20,8 @@
       4. API: results and errors, memory, strings written by the library
       5. API: cluster specs
       6. API: resolvers (common calls, writing your own backend)
-      7. Backends: simple, union, tfconfig, local, auto, kubernetes, gce, tpu
+      7. Backends: simple, union, tfconfig, local, auto, slurm, mpi, sagemaker,
+         kubernetes, gce, tpu
       8. Launcher output: TF_CONFIG, torchrun, JAX, hostfiles
       9. Limits
      10. Thread safety
@@ -149,8 +150,12 @@
                                      over what the backend finds later.
       cres_set_rpc_layer(r, rpc_layer, err)      NULL or "" = none.
       cres_resolver_free(r)
+      cres_visible_devices(r, task_type, task_id, buf, cap, &len, err)
+                                     the GPUs a task (NULL / -1 = own) should see, as a
+                                     CUDA_VISIBLE_DEVICES value ("2,3"); "" when the backend
+                                     assigns none. Never written to the environment.
       Writing a backend: fill a cres_resolver_vtable (name, resolve, and optionally master,
-      num_accelerators, destroy), then cres_resolver_new(sizeof(my_struct), &vtable,
+      num_accelerators, destroy, visible_devices), then cres_resolver_new(sizeof(my_struct), &vtable,
       config, &r, err) gives a zeroed block whose first member is the cres_resolver; your
       resolve() builds a spec with cres_spec_create(cres_resolver_allocator(r), ...), reads
       the environment with cres_resolver_getenv(r, name) (the config's hook), may report the
@@ -179,10 +184,76 @@
                cluster or one job holding only task 0; else CRES_ERR_NOT_FOUND.
       local    (cres_local_options)   one task on this host: job "worker" (job_name),
                address "localhost:8470" (host, port). Own task = that task.
-      auto     (cres_auto_options)    picks a backend from the environment, in this order:
-               TF_CONFIG set and not empty -> tfconfig; else local (one task on this host,
-               so a program runs unchanged on a laptop). options.backend forces one by name
-               ("tfconfig", "local"); cres_resolver_name() tells which was chosen.
+      auto     (cres_auto_options)    picks a backend from the environment, without any
+               network call, taking the first that applies:
+                 1. tfconfig   TF_CONFIG is set and not blank
+                 2. mpi        OMPI_COMM_WORLD_SIZE, MV2_COMM_WORLD_SIZE, PMI_SIZE or
+                               PMIX_RANK is set (under mpirun in a Slurm allocation the
+                               Slurm variables describe mpirun's daemons: MPI wins)
+                 3. slurm      SLURM_STEP_NODELIST is set, or SLURM_JOB_ID and SLURM_PROCID
+                               (a batch script)
+                 4. sagemaker  SM_HOSTS or SM_CURRENT_HOST is set, or
+                               /opt/ml/input/config/resourceconfig.json exists
+                 5. tpu        TPU_WORKER_HOSTNAMES, TPU_WORKER_ID, TPU_NAME,
+                               KUBE_GOOGLE_CLOUD_TPU_ENDPOINTS or TPU_CONFIG is set (tpu
+                               "local" unless a TPU is named)
+                 6. kubernetes an Indexed Job's pod: KUBERNETES_SERVICE_HOST and
+                               JOB_COMPLETION_INDEX set and HOSTNAME "<job>-<index>"; its job
+                               "worker" is the selector job-name=<job>. A pod alone is not
+                               enough: every pod has KUBERNETES_SERVICE_HOST.
+                 7. local      one task on this host, so a program runs unchanged on a laptop.
+               Forcing: options.backend ("tfconfig", "mpi", "slurm", "sagemaker", "tpu",
+               "kubernetes", "local"), else the variable CLUSTER_RESOLVER_BACKEND (a name,
+               or "off" for local). options.port goes to the chosen backend (slurm and mpi:
+               port_base). cres_resolver_name() tells which was chosen; config.log hears why.
+
+      slurm    (cres_slurm_options)   the tasks of the Slurm job step this process is in,
+               read once at create from SLURM_PROCID, SLURM_STEP_NUM_TASKS,
+               SLURM_STEP_NODELIST (a hostlist, see section 8) and SLURM_STEP_TASKS_PER_NODE
+               ("2(x3),1"). Ranks go to nodes as SLURM_DISTRIBUTION says: block (default),
+               cyclic (round-robin over nodes with tasks left) or plane
+               (SLURM_DIST_PLANESIZE tasks per node per round); others (arbitrary) are
+               CRES_ERR_UNSUPPORTED. When SLURM_NODEID / SLURM_LOCALID are set they must
+               agree with that placement (CRES_ERR_ENVIRONMENT otherwise), so an unknown
+               layout never gives silently wrong addresses. Hosts keep Slurm's order. Task
+               with rank r: "<its node>:<port_base + its index among its node's tasks>",
+               port_base 8888. Jobs split the ranks in rank order: "chief" first, then by
+               name, each taking options.jobs[i].count ranks (default: one "worker" job of
+               every task), so for {worker 6, ps 2} ps is ranks 0-1 and worker 2-7; the
+               counts must add up to SLURM_STEP_NUM_TASKS. Own task: the job and index of
+               SLURM_PROCID. Without a step (SLURM_STEP_NODELIST unset, SLURM_JOB_ID set: an
+               sbatch script, an salloc shell) only this process runs: one task on
+               $SLURMD_NODENAME, else localhost. GPUs: gpus_per_node (0 = the number of ids
+               in $CUDA_VISIBLE_DEVICES, unset or empty meaning none; CRES_NO_GPUS = none),
+               gpus_per_task (0 = gpus_per_node / most tasks on one node); task k of a node
+               gets devices k*g .. k*g+g-1: ids from $CUDA_VISIBLE_DEVICES when that was the
+               source ("4,5,6,7" gives "4,5" and "6,7"), else numbers from 0. They are
+               returned by cres_visible_devices() and cres_num_accelerators() ("GPU": g);
+               nothing is written to the environment. rpc layer "grpc".
+      mpi      (cres_mpi_options)     ranks started by an MPI launcher. Rank and world size
+               from the first family set: Open MPI OMPI_COMM_WORLD_{RANK,SIZE,LOCAL_RANK,
+               LOCAL_SIZE}; MVAPICH MV2_COMM_WORLD_*; MPICH / Intel MPI PMI_RANK, PMI_SIZE
+               (MPI_LOCALRANKID, MPI_LOCALNRANKS); PMIx PMIX_RANK. Hosts from the first
+               source that knows: (1) options.hostfile, Open MPI ("host slots=N
+               max_slots=M", '#' comments, a host named again adds slots) or MPICH
+               ("host:N") lines, ranks filling each host's slots in file order (mpirun's
+               --map-by slot; more ranks than slots is an error); (2) srun started the ranks
+               (SLURM_PROCID and SLURM_STEP_NUM_TASKS equal the MPI rank and size): the
+               Slurm step, as the slurm backend reads it; (3) every rank on this host (local
+               size = world size): options.hostname, else $PMIX_HOSTNAME, else localhost;
+               (4) mpirun inside a Slurm allocation: the nodes of its daemons' step
+               (SLURM_STEP_NODELIST, own node SLURM_NODEID), local-size ranks each, in
+               blocks; else CRES_ERR_ENVIRONMENT asking for the hostfile. The launcher's
+               local rank and size must agree with the placement. Addresses, jobs, GPUs and
+               rpc layer as for slurm.
+      sagemaker (cres_sagemaker_options) the hosts of a SageMaker training job: a JSON list
+               from options.hosts, else $SM_HOSTS, else "hosts" of the resource config file
+               (options.resource_config, default /opt/ml/input/config/resourceconfig.json);
+               this host from options.current_host, else $SM_CURRENT_HOST, else the file's
+               "current_host". Hosts in natural order (algo-2 before algo-10), one job
+               "worker" (job_name) at port 2223; own task = the current host's index. An
+               empty list, a host named twice, or a current host not in the list is
+               CRES_ERR_ENVIRONMENT (TF gives an empty cluster). rpc layer none, as TF.
 
       kubernetes (cres_k8s_options)   pods chosen by label selectors, one job per selector
                ({"worker", "job-name=trainer"}; repeat a job for several selectors; default
@@ -265,7 +336,10 @@
       nested deeper than CRES_MAX_JSON_DEPTH; job names and addresses longer than
       CRES_MAX_NAME_LENGTH / CRES_MAX_ADDRESS_LENGTH; HTTP bodies over
       config.max_response_bytes (64 MiB); more than CRES_MAX_K8S_PAGES pages or
-      CRES_MAX_K8S_PODS pods. JSON must be strict RFC 8259 text in UTF-8 with no NUL
+      CRES_MAX_K8S_PODS pods; hostlists, tasks-per-node lists, Slurm and MPI jobs of more
+      than CRES_MAX_HOSTLIST_HOSTS hosts or tasks (counted before anything is expanded);
+      hostfiles and SageMaker documents over CRES_MAX_DOCUMENT_BYTES; more than 1024 jobs
+      in options.jobs; CUDA_VISIBLE_DEVICES over 4096 bytes. JSON must be strict RFC 8259 text in UTF-8 with no NUL
       character (\u0000 included) in strings. Time: each request is bounded by
       config.timeout_ms (10 s) and retried at most config.max_retries times (3).
 
@@ -280,6 +354,13 @@
       Union asks each child once (TF: twice); overrides of "" and 0 count; an empty job does
       not force "dict mode"; TF_CONFIG errors are reported at create with the field named;
       master() for an empty simple master with an rpc layer is "" (TF: "grpc://").
+      Slurm: hosts in Slurm's order (TF sorts names: n10 before n9) and ranks placed by the
+      step's distribution (TF assumes block); several bracket groups per name; counts that
+      do not match are errors (TF truncates); the GPU assignment is returned, never
+      written to CUDA_VISIBLE_DEVICES, an empty CUDA_VISIBLE_DEVICES means no GPU (TF: 1)
+      and CPU-only jobs work (TF cannot have zero GPUs); master() works before any
+      resolve. MPI: no mpi4py; hosts in launcher order (TF: a set). SageMaker: natural host
+      order (TF: algo-10 before algo-2); a missing current host is an error (TF: empty).
 
   12. HTTP TRANSPORT ---------------------------------------------------------------------
       HTTP backends call config.transport.perform(user, request, response, allocator, err)
