@@ -224,7 +224,8 @@
                SLURM_PROCID. Without a step (SLURM_STEP_NODELIST unset, SLURM_JOB_ID set: an
                sbatch script, an salloc shell) only this process runs: one task on
                $SLURMD_NODENAME, else localhost. GPUs: gpus_per_node (0 = the number of ids
-               in $CUDA_VISIBLE_DEVICES, unset or empty meaning none; CRES_NO_GPUS = none),
+               in $CUDA_VISIBLE_DEVICES; unset, empty, "NoDevFiles" or "-1" mean none;
+               CRES_NO_GPUS = none),
                gpus_per_task (0 = gpus_per_node / most tasks on one node); task k of a node
                gets devices k*g .. k*g+g-1: ids from $CUDA_VISIBLE_DEVICES when that was the
                source ("4,5,6,7" gives "4,5" and "6,7"), else numbers from 0. They are
@@ -2637,11 +2638,15 @@ CRES__PRIVATE cres_result cres__read_small_file(const cres_resolver *r, const ch
     char *buf;
     size_t n;
     char q[CRES__QUOTE_SIZE];
+    long size = -1;
+    size_t limit = max;
     *out = NULL;
     f = fopen(path, "rb");
     if (!f)
         return cres__fail(err, CRES_ERR_ENVIRONMENT, "%s: cannot open %s", r->vtable->name,
                           cres__quote(q, sizeof q, path, strlen(path)));
+    if (fseek(f, 0, SEEK_END) == 0 && (size = ftell(f)) >= 0 && fseek(f, 0, SEEK_SET) != 0) size = -1;
+    if (size >= 0 && (unsigned long)size < max) max = (size_t)size + 1; /* room to see growth */
     buf = (char *)cres__alloc(&r->config.allocator, max + 1);
     if (!buf) {
         fclose(f);
@@ -2651,8 +2656,11 @@ CRES__PRIVATE cres_result cres__read_small_file(const cres_resolver *r, const ch
     fclose(f);
     if (n > max) {
         cres__free(&r->config.allocator, buf);
+        if (max < limit)
+            return cres__fail(err, CRES_ERR_ENVIRONMENT, "%s: %s changed while it was read", r->vtable->name,
+                              cres__quote(q, sizeof q, path, strlen(path)));
         return cres__fail(err, CRES_ERR_LIMIT, "%s: %s is larger than %zu bytes", r->vtable->name,
-                          cres__quote(q, sizeof q, path, strlen(path)), max);
+                          cres__quote(q, sizeof q, path, strlen(path)), limit);
     }
     while (n && (buf[n - 1] == '\n' || buf[n - 1] == '\r' || buf[n - 1] == ' ' || buf[n - 1] == '\t')) n--;
     buf[n] = '\0';
@@ -5310,7 +5318,8 @@ CRES__PRIVATE cres_result cres__hpc_gpus(cres__hpc *h, const cres__hpc_want *w, 
         cuda = cres_resolver_getenv(&h->base, "CUDA_VISIBLE_DEVICES");
         if (cuda && strlen(cuda) > 4096)
             return cres__fail(err, CRES_ERR_LIMIT, "%s: CUDA_VISIBLE_DEVICES is longer than 4096 bytes", who);
-        if (cuda && cres__is_blank(cuda)) cuda = NULL;
+        if (cuda && (cres__is_blank(cuda) || strcmp(cuda, "NoDevFiles") == 0 || strcmp(cuda, "-1") == 0))
+            cuda = NULL; /* what Slurm and users write for "no GPU" */
         for (p = cuda; p && *p; p++) {
             if (*p == ',') per_node++;
             if ((unsigned char)*p <= ' ' || (p[0] == ',' && (p[1] == ',' || !p[1])) || (p == cuda && *p == ','))

@@ -27,6 +27,13 @@ if [ "$mode" = test ]; then
     need openssl has openssl
     need strace has strace
     need python3-kubernetes /usr/bin/python3 -c 'import kubernetes'
+    # make launcher-test: real Slurm (four simulated nodes), Open MPI and PyTorch's gloo
+    need slurmctld test -x /usr/sbin/slurmctld
+    need slurmd test -x /usr/sbin/slurmd
+    need slurm-client has srun
+    need munge test -x /usr/sbin/munged
+    need openmpi-bin has mpirun
+    need python3-torch test -f /usr/lib/python3/dist-packages/torch/__init__.py
     if has clang >/dev/null 2>&1; then need libclang-rt-14-dev fuzzer_links; else missing+=(libclang-rt-14-dev); fi
 fi
 
