@@ -268,6 +268,93 @@ def test_custom_transport_example():
         os.unlink(f.name)
 
 
+# ---- Slurm, MPI and SageMaker from their launchers' variables -------------------------------
+
+# rank 5 of `srun -N4 -n8 -m cyclic` as Slurm sets it (tasks per node 4,2,1,1)
+SLURM_CYCLIC = {"SLURM_JOB_ID": "7", "SLURM_STEP_ID": "0", "SLURM_PROCID": "5", "SLURM_STEP_NUM_TASKS": "8",
+                "SLURM_STEP_NODELIST": "node[1-4]", "SLURM_STEP_TASKS_PER_NODE": "4,2,1(x2)",
+                "SLURM_DISTRIBUTION": "cyclic", "SLURM_NODEID": "1", "SLURM_LOCALID": "1",
+                "SLURMD_NODENAME": "node2"}
+
+
+def test_slurm_cyclic_places_ranks_like_srun():
+    doc = json.loads(ok(["slurm"], env=SLURM_CYCLIC))
+    assert doc["cluster"] == {"worker": ["node1:8888", "node2:8888", "node3:8888", "node4:8888", "node1:8889",
+                                         "node2:8889", "node1:8890", "node1:8891"]}, doc
+    assert doc["task"] == {"type": "worker", "index": 5} and doc["rpc_layer"] == "grpc", doc
+    # auto picks slurm from the step variables
+    assert json.loads(ok([], env=SLURM_CYCLIC)) == doc
+
+
+def test_slurm_jobs_gpus_and_torchrun_exports():
+    env = dict(SLURM_CYCLIC, SLURM_DISTRIBUTION="block", SLURM_NODEID="0", SLURM_LOCALID="1", SLURM_PROCID="1",
+               CUDA_VISIBLE_DEVICES="4,5,6,7,8,9,10,11")
+    out = exports(ok(["slurm", "--jobs", "worker=6,ps=2", "--format", "torchrun"], env=env))
+    assert out == {"MASTER_ADDR": "node1", "MASTER_PORT": "8888", "WORLD_SIZE": "8", "RANK": "1",
+                   "LOCAL_RANK": "1", "LOCAL_WORLD_SIZE": "4", "CUDA_VISIBLE_DEVICES": "6,7"}, out
+    doc = json.loads(ok(["slurm", "--jobs", "worker=6,ps=2", "--gpus-per-node", "0"], env=env))
+    assert doc["task"] == {"type": "ps", "index": 1}, doc
+    code, _, err = run(["slurm", "--jobs", "worker=3"], env=env)
+    assert code == 3 and "3 tasks" in err and "8" in err, (code, err)
+
+
+def test_slurm_exec_sets_cuda_for_the_child_only():
+    env = dict(SLURM_CYCLIC, SLURM_DISTRIBUTION="block", SLURM_NODEID="0", SLURM_LOCALID="0", SLURM_PROCID="0",
+               CUDA_VISIBLE_DEVICES="0,1,2,3")
+    out = ok(["slurm", "--format", "jax", "--exec", "--", "sh", "-c",
+              'echo "$JAX_COORDINATOR_ADDRESS $JAX_NUM_PROCESSES $JAX_PROCESS_ID $CUDA_VISIBLE_DEVICES"'], env=env)
+    assert out == "node1:8888 8 0 0\n", out
+
+
+def test_slurm_batch_script_is_one_task():
+    env = {"SLURM_JOB_ID": "9", "SLURM_PROCID": "0", "SLURM_NTASKS": "3", "SLURM_JOB_NODELIST": "node[1-2]",
+           "SLURMD_NODENAME": "node1"}
+    assert json.loads(ok([], env=env))["cluster"] == {"worker": ["node1:8888"]}
+
+
+def test_mpi_wins_over_slurm_under_mpirun():
+    # rank 3 of `mpirun -np 4` in `sbatch -N2 --ntasks-per-node=2`: the Slurm variables are the daemon's
+    env = {"OMPI_COMM_WORLD_RANK": "3", "OMPI_COMM_WORLD_SIZE": "4", "OMPI_COMM_WORLD_LOCAL_RANK": "1",
+           "OMPI_COMM_WORLD_LOCAL_SIZE": "2", "SLURM_JOB_ID": "4", "SLURM_PROCID": "1", "SLURM_NODEID": "1",
+           "SLURM_STEP_NUM_TASKS": "2", "SLURM_STEP_NODELIST": "node[1-2]", "SLURM_STEP_TASKS_PER_NODE": "1(x2)"}
+    doc = json.loads(ok([], env=env))
+    assert doc["cluster"] == {"worker": ["node1:8888", "node1:8889", "node2:8888", "node2:8889"]}, doc
+    assert doc["task"] == {"type": "worker", "index": 3}, doc
+
+
+def test_mpi_hostfile_and_hostfile_format_round_trip():
+    with tempfile.NamedTemporaryFile("w", suffix=".hosts", delete=False) as f:
+        f.write("# two hosts\nfakenode1 slots=2\n\nfakenode2:2\n")
+    try:
+        env = {"OMPI_COMM_WORLD_RANK": "2", "OMPI_COMM_WORLD_SIZE": "4", "OMPI_COMM_WORLD_LOCAL_RANK": "0",
+               "OMPI_COMM_WORLD_LOCAL_SIZE": "2"}
+        doc = json.loads(ok(["mpi", "--hostfile", f.name], env=env))
+        assert doc["cluster"] == {"worker": ["fakenode1:8888", "fakenode1:8889", "fakenode2:8888",
+                                             "fakenode2:8889"]}, doc
+        assert ok(["mpi", "--hostfile", f.name, "--format", "hostfile"], env=env) == \
+            "fakenode1 slots=2\nfakenode2 slots=2\n"
+        code, _, err = run(["mpi"], env=env)
+        assert code == 3 and "hostfile" in err, (code, err)
+    finally:
+        os.unlink(f.name)
+
+
+def test_sagemaker_natural_order_and_errors():
+    env = {"SM_HOSTS": '["algo-10", "algo-2", "algo-1"]', "SM_CURRENT_HOST": "algo-10"}
+    doc = json.loads(ok([], env=env))
+    assert doc == {"cluster": {"worker": ["algo-1:2223", "algo-2:2223", "algo-10:2223"]},
+                   "task": {"type": "worker", "index": 2}, "rpc_layer": "", "environment": ""}, doc
+    code, _, err = run(["sagemaker"], env=dict(env, SM_CURRENT_HOST="algo-3"))
+    assert code == 3 and "algo-3" in err, (code, err)
+
+
+def test_backend_switch_forces_and_turns_off():
+    assert json.loads(ok([], env=dict(SLURM_CYCLIC, CLUSTER_RESOLVER_BACKEND="off")))["cluster"] == \
+        {"worker": ["localhost:8470"]}
+    code, _, err = run([], env={"CLUSTER_RESOLVER_BACKEND": "slurm"})
+    assert code == 3 and "SLURM" in err, (code, err)
+
+
 def main():
     tests = [(n, f) for n, f in sorted(globals().items()) if n.startswith("test_") and callable(f)]
     failed = 0
