@@ -3626,8 +3626,10 @@ CRES__PRIVATE cres_result cres__k8s_list(cres__k8s *k, cres__http *h, const cres
     return res;
 }
 
-/* Natural order: digit runs compare as numbers, so worker-2 comes before worker-10. */
+/* Natural order: digit runs compare as numbers, so worker-2 comes before worker-10; names
+   equal as numbers (n1, n01) fall back to strcmp, so the order is total. */
 CRES__PRIVATE int cres__natural_cmp(const char *a, const char *b) {
+    const char *a0 = a, *b0 = b;
     while (*a && *b) {
         if (*a >= '0' && *a <= '9' && *b >= '0' && *b <= '9') {
             const char *x = a, *y = b;
@@ -3646,7 +3648,8 @@ CRES__PRIVATE int cres__natural_cmp(const char *a, const char *b) {
             b++;
         }
     }
-    return *a ? 1 : *b ? -1 : 0;
+    if (*a || *b) return *a ? 1 : -1;
+    return strcmp(a0, b0) < 0 ? -1 : strcmp(a0, b0) > 0;
 }
 
 CRES__PRIVATE int cres__cmp_pod_key(const void *x, const void *y) {
@@ -5133,7 +5136,7 @@ CRES__PRIVATE cres_result cres__layout_hostlist(const cres_allocator *a, cres__l
     size_t len, count;
     cres_result res = cres_hostlist_expand(list, NULL, 0, &len, &count, err);
     if (res != CRES_OK) return res;
-    if (count == 0) return cres__fail(err, CRES_ERR_ENVIRONMENT, "%s: the node list is empty", who);
+    if (count == 0) return cres__fail(err, CRES_ERR_ENVIRONMENT, "names no host");
     if (!(l->names = (char *)cres__alloc(a, len + 1))) return cres__oom(err, who);
     cres_hostlist_expand(list, l->names, len + 1, NULL, NULL, NULL);
     if ((res = cres__layout_reserve(a, l, count, who, err)) != CRES_OK) return res;
@@ -5233,9 +5236,13 @@ CRES__PRIVATE cres_result cres__layout_check(const cres__layout *l, const int *n
     if ((l->own_node < 0 || l->own_node == n) && (l->own_local < 0 || l->own_local == local[r]) &&
         (l->own_local_size < 0 || l->own_local_size == l->tasks[n]))
         return CRES_OK;
-    return cres__fail(err, CRES_ERR_ENVIRONMENT, "%s: rank %d should be task %d of %d on node %d (%.64s), but the launcher says "
-                      "task %d of %d on node %d", who, r, local[r], l->tasks[n], n, l->hosts[n], l->own_local,
-                      l->own_local_size, l->own_node);
+    char said[96] = "";
+    size_t k = 0;
+    if (l->own_local >= 0) k += (size_t)snprintf(said + k, sizeof said - k, " task %d", l->own_local);
+    if (l->own_local_size >= 0) k += (size_t)snprintf(said + k, sizeof said - k, " of %d", l->own_local_size);
+    if (l->own_node >= 0) snprintf(said + k, sizeof said - k, " on node %d", l->own_node);
+    return cres__fail(err, CRES_ERR_ENVIRONMENT, "%s: rank %d should be task %d of %d on node %d (%.64s), but the launcher "
+                      "says%s", who, r, local[r], l->tasks[n], n, l->hosts[n], said);
 }
 
 /* The jobs that split the ranks, in rank order: "chief" first, then by name. */
@@ -5407,15 +5414,14 @@ CRES__PRIVATE cres_result cres__hpc_rank(cres__hpc *h, const char *task_type, in
 CRES__PRIVATE cres_result cres__hpc_accelerators(cres_resolver *r, const char *task_type, int task_id,
                                                 cres_accelerators *out, cres_error *err) {
     cres__hpc *h = (cres__hpc *)r;
-    (void)task_type;
-    (void)task_id; /* every task of the job gets the same number */
-    if (h->gpus_per_task > 0) {
+    int rank;
+    cres_result res = task_type ? cres__hpc_rank(h, task_type, task_id, &rank, err) : CRES_OK;
+    if (res == CRES_OK && h->gpus_per_task > 0) { /* every task of the job gets the same number */
         strcpy(out->items[0].type, "GPU");
         out->items[0].count = h->gpus_per_task;
         out->count = 1;
     }
-    (void)err;
-    return CRES_OK;
+    return res;
 }
 
 /* Task k of a node sees devices k*g .. k*g+g-1 of the node's list. */
@@ -5794,6 +5800,32 @@ CRES__PRIVATE cres_result cres__mpi_in_allocation(const cres_resolver *r, const 
     return cres__env_int(r, "SLURM_NODEID", 1, 0, (long long)l->nodes - 1, &l->own_node, err);
 }
 
+/* srun started the ranks itself when its step matches MPI's rank, size and local size: then
+   Slurm's view is whole (distribution included). CRES_ERR_NOT_FOUND when it does not match:
+   mpirun's daemons can be a step of the same size by chance. */
+CRES__PRIVATE cres_result cres__mpi_direct(const cres_resolver *r, const cres__mpi_identity *id, cres__layout *l,
+                                          cres_error *err) {
+    cres__layout step;
+    cres_result res;
+    memset(&step, 0, sizeof step);
+    step.own_node = step.own_local = step.own_local_size = -1;
+    res = cres__slurm_layout(r, &step, err);
+    if (res == CRES_OK && (step.own_node < 0 || (id->local_size >= 0 && step.tasks[step.own_node] != id->local_size) ||
+                           (id->local_rank >= 0 && step.own_local >= 0 && step.own_local != id->local_rank))) {
+        cres__layout_free(&r->config.allocator, &step);
+        return CRES_ERR_NOT_FOUND;
+    }
+    if (res != CRES_OK) {
+        cres__layout_free(&r->config.allocator, &step);
+        return res;
+    }
+    cres__log(r, CRES_LOG_DEBUG, "%s: srun started the ranks: using the Slurm step", r->vtable->name);
+    if (step.own_local < 0) step.own_local = id->local_rank;
+    step.own_local_size = id->local_size;
+    *l = step;
+    return CRES_OK;
+}
+
 /* Where the ranks run, from the first source that knows (manual section 7). */
 CRES__PRIVATE cres_result cres__mpi_layout(const cres_resolver *r, const cres_mpi_options *o, cres__layout *l,
                                           cres_error *err) {
@@ -5806,14 +5838,13 @@ CRES__PRIVATE cres_result cres__mpi_layout(const cres_resolver *r, const cres_mp
     l->own_local = id.local_rank;
     l->own_local_size = id.local_size;
     if (o->hostfile) return cres__mpi_from_hostfile(r, o->hostfile, &id, l, err);
-    if (cres_resolver_getenv(r, "SLURM_STEP_NODELIST")) {
-        /* srun started the ranks itself when its rank and size are MPI's: Slurm's view is whole. */
-        if (cres__env_int(r, "SLURM_PROCID", 0, 0, CRES_MAX_HOSTLIST_HOSTS, &slurm_rank, NULL) == CRES_OK &&
-            cres__env_int(r, "SLURM_STEP_NUM_TASKS", 0, 1, CRES_MAX_HOSTLIST_HOSTS, &slurm_size, NULL) == CRES_OK &&
-            slurm_rank == id.rank && (id.size < 0 || slurm_size == id.size)) {
-            cres__log(r, CRES_LOG_DEBUG, "%s: srun started the ranks: using the Slurm step", r->vtable->name);
-            return cres__slurm_layout(r, l, err);
-        }
+    if (cres_resolver_getenv(r, "SLURM_STEP_NODELIST") &&
+        cres__env_int(r, "SLURM_PROCID", 0, 0, CRES_MAX_HOSTLIST_HOSTS, &slurm_rank, NULL) == CRES_OK &&
+        cres__env_int(r, "SLURM_STEP_NUM_TASKS", 0, 1, CRES_MAX_HOSTLIST_HOSTS, &slurm_size, NULL) == CRES_OK &&
+        slurm_rank == id.rank && (id.size < 0 || slurm_size == id.size)) {
+        if ((res = cres__mpi_direct(r, &id, l, err)) != CRES_ERR_NOT_FOUND) return res;
+        l->own_local = id.local_rank; /* not srun's ranks after all: what MPI says stands */
+        l->own_local_size = id.local_size;
     }
     if (id.size < 0)
         return cres__fail(err, CRES_ERR_ENVIRONMENT, "%s: %s gives no world size; pass a hostfile", r->vtable->name, id.source);
@@ -5892,12 +5923,15 @@ CRES__PRIVATE cres_result cres__sm_read(const cres_resolver *r, const cres_sagem
     }
     if (current && !(src->current = cres__strdup(a, current))) return cres__oom(err, "sagemaker");
     if (doc_text) {
-        if (cres__is_blank(doc_text)) return cres__fail(err, CRES_ERR_ENVIRONMENT, "sagemaker: %s is empty", src->hosts_what);
+        const char *first = doc_text + strspn(doc_text, " \t\r\n");
+        if (!*first) return cres__fail(err, CRES_ERR_ENVIRONMENT, "sagemaker: %s is empty", src->hosts_what);
+        if (*first != '[')
+            return cres__fail(err, CRES_ERR_ENVIRONMENT, "sagemaker: %s must be a JSON list of host names", src->hosts_what);
         if (strlen(doc_text) > CRES_MAX_DOCUMENT_BYTES)
             return cres__fail(err, CRES_ERR_LIMIT, "sagemaker: %s is larger than %u bytes", src->hosts_what,
                               (unsigned)CRES_MAX_DOCUMENT_BYTES);
         res = cres__json_parse(&src->doc, doc_text, strlen(doc_text), a, src->hosts_what, CRES_ERR_ENVIRONMENT, err);
-        if (res != CRES_OK) return res;
+        if (res != CRES_OK) return cres__wrap(err, res, CRES_OK, "sagemaker: ");
         src->hosts = 0;
     }
     if (!cres__json_is(&src->doc, src->hosts, JSMN_ARRAY))
@@ -6120,7 +6154,7 @@ CRES_API cres_result cres_auto_resolver_create(const cres_auto_options *o, cres_
     if (!out) return cres__fail(err, CRES_ERR_INVALID_ARGUMENT, "auto: out is NULL");
     memset(&probe, 0, sizeof probe);
     if (o->config) probe.config = *o->config;
-    backend = o->backend;
+    backend = o->backend && strcmp(o->backend, "off") == 0 ? "local" : o->backend;
     if (!backend || strcmp(backend, "auto") == 0) {
         backend = cres_resolver_getenv(&probe, "CLUSTER_RESOLVER_BACKEND");
         why = "forced by CLUSTER_RESOLVER_BACKEND";

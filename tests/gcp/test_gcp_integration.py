@@ -4,7 +4,7 @@ transport) against tests/gcp/fake_gcp.py over HTTP (metadata server, Compute Eng
 with full Instance and Node resources from tests/gcp/make_gcp.py. Each test starts its fakes,
 runs the CLI, and checks the output, the exit code, the message and the fake's request log.
 
-TensorFlow's cases (shared/reference/tf-resolvers.md 4.4, 4.8, 4.9) are named G1..G9, P1..P21,
+TensorFlow's cases (from its gce, tpu and tpu client tests) are named G1..G9, P1..P21,
 C2..C13 where they apply. Differences from TF that these tests hold us to: tasks in natural
 instance-name order (TF sorts "ip:port" strings); an empty group is an empty job (TF: KeyError);
 one group list page + one zone list page per resolve (TF: one GET per instance); task_type may

@@ -1,0 +1,2317 @@
+/* Unit tests for the HPC and SageMaker backends of cluster_resolver.h: Slurm, MPI,
+   SageMaker, and the auto-detection order over every backend. Cases named Sn and Mn mirror
+   TensorFlow's slurm_cluster_resolver_test.py and sagemaker_cluster_resolver_test.py (S2
+   needs TF's tasks_per_node option, which we do not have: S4 is the same spec read from
+   SLURM_STEP_TASKS_PER_NODE). Where TF writes CUDA_VISIBLE_DEVICES into the process
+   environment we return the value through cres_visible_devices() and check the environment
+   did not change. Launcher environments are the ones captured under real srun, sbatch and
+   mpirun on a four-node test cluster. The environment is only ever given through the
+   cres_config.getenv hook: these tests never call setenv. Files (hostfiles, SageMaker's
+   resource config) are temporary files removed when the group ends. No test needs the
+   network. */
+
+#define _POSIX_C_SOURCE 200809L
+
+#include "test_util.h"
+
+#include <stdarg.h>
+#include <unistd.h>
+
+/* ---------------------------------------------------------------------------------------
+   Helpers of this file (the shared ones are in test_util.h). */
+
+/* The process environment as the library sees it: a table behind the getenv hook. Values
+   set with env_set() are borrowed (string literals); env_lines() and env_setf() copy into
+   the pool, which lives until env_reset(). */
+#define ENV_MAX 128
+typedef struct env_table {
+    const char *names[ENV_MAX];
+    const char *values[ENV_MAX];
+    size_t count;
+    char pool[16384];
+    size_t used;
+} env_table;
+
+static env_table env;
+
+static const char *table_getenv(const char *name, void *user) {
+    env_table *t = (env_table *)user;
+    size_t i;
+    for (i = 0; i < t->count; i++)
+        if (strcmp(t->names[i], name) == 0) return t->values[i];
+    return NULL;
+}
+
+static void env_reset(void) {
+    env.count = 0;
+    env.used = 0;
+}
+
+/* Sets (or, with value NULL, removes) a variable. */
+static void env_set(const char *name, const char *value) {
+    size_t i;
+    for (i = 0; i < env.count; i++) {
+        if (strcmp(env.names[i], name) != 0) continue;
+        if (value) {
+            env.values[i] = value;
+        } else {
+            env.count--;
+            env.names[i] = env.names[env.count];
+            env.values[i] = env.values[env.count];
+        }
+        return;
+    }
+    if (!value) return;
+    assert_true(env.count < ENV_MAX);
+    env.names[env.count] = name;
+    env.values[env.count++] = value;
+}
+
+static void env_unset(const char *name) { env_set(name, NULL); }
+
+static char *pool_copy(const char *s, size_t n) {
+    char *p = env.pool + env.used;
+    assert_true(env.used + n + 1 <= sizeof env.pool);
+    memcpy(p, s, n);
+    p[n] = '\0';
+    env.used += n + 1;
+    return p;
+}
+
+static void env_setf(const char *name, const char *fmt, ...) {
+    char buf[512];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(buf, sizeof buf, fmt, ap);
+    va_end(ap);
+    env_set(pool_copy(name, strlen(name)), pool_copy(buf, strlen(buf)));
+}
+
+/* "NAME=value" lines, as `env` prints them; blank lines are skipped. */
+static void env_lines(const char *text) {
+    while (*text) {
+        const char *eol = strchr(text, '\n'), *eq;
+        size_t n = eol ? (size_t)(eol - text) : strlen(text);
+        eq = (const char *)memchr(text, '=', n);
+        if (n) {
+            assert_non_null(eq);
+            env_set(pool_copy(text, (size_t)(eq - text)), pool_copy(eq + 1, n - (size_t)(eq - text) - 1));
+        }
+        text += n + (eol ? 1 : 0);
+    }
+}
+
+static cres_config cfg;
+
+static void setup_config(void) {
+    memset(&cfg, 0, sizeof cfg);
+    cfg.getenv = table_getenv;
+    cfg.getenv_user = &env;
+}
+
+/* Every test starts from an empty environment. */
+static int reset(void **state) {
+    (void)state;
+    env_reset();
+    setup_config();
+    return 0;
+}
+
+/* Temporary files of this group, removed at its end. */
+static char temp_paths[32][64];
+static size_t temp_count;
+
+static const char *temp_file(const char *content) {
+    char *path;
+    int fd;
+    size_t n = strlen(content);
+    assert_true(temp_count < sizeof temp_paths / sizeof temp_paths[0]);
+    path = temp_paths[temp_count];
+    snprintf(path, sizeof temp_paths[0], "/tmp/test_hpc_XXXXXX");
+    fd = mkstemp(path);
+    assert_true(fd >= 0);
+    temp_count++;
+    assert_int_equal(write(fd, content, n), (long)n);
+    close(fd);
+    return path;
+}
+
+static int remove_temp_files(void **state) {
+    size_t i;
+    (void)state;
+    for (i = 0; i < temp_count; i++) unlink(temp_paths[i]);
+    temp_count = 0;
+    return 0;
+}
+
+static const char *resolved_json(cres_resolver *r) {
+    static char buf[2][8192];
+    static int next;
+    char *out = buf[next++ % 2];
+    cres_cluster_spec *s = NULL;
+    cres_error err;
+    OK(cres_resolve(r, &s, &err));
+    OK(cres_spec_to_json(s, out, sizeof buf[0], NULL, &err));
+    cres_spec_free(s);
+    return out;
+}
+
+static const char *master_of(cres_resolver *r, const char *type, int id, const char *rpc) {
+    static char buf[2][512];
+    static int next;
+    char *out = buf[next++ % 2];
+    cres_error err;
+    OK(cres_master(r, type, id, rpc, out, sizeof buf[0], NULL, &err));
+    return out;
+}
+
+static const char *devices_of(cres_resolver *r, const char *type, int id) {
+    static char buf[2][512];
+    static int next;
+    char *out = buf[next++ % 2];
+    size_t len = 9999;
+    cres_error err;
+    OK(cres_visible_devices(r, type, id, out, sizeof buf[0], &len, &err));
+    assert_int_equal(len, strlen(out));
+    return out;
+}
+
+/* The GPU count per task: 0 when the resolver reports no accelerator. */
+static int gpus_of(cres_resolver *r) {
+    cres_accelerators acc;
+    cres_error err;
+    OK(cres_num_accelerators(r, NULL, -1, &acc, &err));
+    if (acc.count == 0) return 0;
+    assert_int_equal(acc.count, 1);
+    assert_string_equal(acc.items[0].type, "GPU");
+    assert_true(acc.items[0].count > 0);
+    return acc.items[0].count;
+}
+
+static void expect_task(cres_resolver *r, const char *type, int id) {
+    assert_non_null(cres_task_type(r));
+    assert_string_equal(cres_task_type(r), type);
+    assert_int_equal(cres_task_id(r), id);
+}
+
+/* The process environment's CUDA_VISIBLE_DEVICES, to check the library never changes it. */
+typedef struct cuda_snapshot {
+    int set;
+    char value[256];
+} cuda_snapshot;
+
+static cuda_snapshot cuda_now(void) {
+    cuda_snapshot s;
+    const char *v = getenv("CUDA_VISIBLE_DEVICES");
+    memset(&s, 0, sizeof s);
+    s.set = v != NULL;
+    if (v) snprintf(s.value, sizeof s.value, "%s", v);
+    return s;
+}
+
+static void expect_cuda_unchanged(const cuda_snapshot *before) {
+    cuda_snapshot after = cuda_now();
+    assert_int_equal(after.set, before->set);
+    assert_string_equal(after.value, before->value);
+}
+
+/* A create call that must fail with `want`, hand back no resolver and name sub1 and sub2
+   (NULL = not checked) in its message. */
+static void expect_failure(cres_result got, cres_resolver *r, const cres_error *err, cres_result want, const char *sub1,
+                           const char *sub2, int line) {
+    if (got == CRES_OK) cres_resolver_free(r); /* so that a failure here leaks nothing */
+    if (got != want)
+        fail_msg("line %d: got %s, want %s: %s", line, cres_result_string(got), cres_result_string(want), err->message);
+    if (r) fail_msg("line %d: a resolver came back on failure", line);
+    if (err->result != want) fail_msg("line %d: err.result is %d", line, (int)err->result);
+    if (sub1 && !strstr(err->message, sub1))
+        fail_msg("line %d: \"%s\" does not contain \"%s\"", line, err->message, sub1);
+    if (sub2 && !strstr(err->message, sub2))
+        fail_msg("line %d: \"%s\" does not contain \"%s\"", line, err->message, sub2);
+}
+
+#define FAILS_WITH(create_fn, opts, want, sub1, sub2)                                      \
+    do {                                                                                   \
+        static int sentinel_;                                                              \
+        cres_resolver *r_ = (cres_resolver *)(void *)&sentinel_;                           \
+        cres_error e_;                                                                     \
+        cres_result g_ = create_fn(&(opts), &r_, &e_);                                     \
+        expect_failure(g_, r_, &e_, (want), (sub1), (sub2), __LINE__);                    \
+    } while (0)
+
+/* ---------------------------------------------------------------------------------------
+   Slurm helpers */
+
+static cres_slurm_options slurm_options(void) {
+    cres_slurm_options o;
+    memset(&o, 0, sizeof o);
+    o.config = &cfg;
+    return o;
+}
+
+static cres_resolver *slurm_with(cres_slurm_options o) {
+    cres_resolver *r = NULL;
+    cres_error err;
+    OK(cres_slurm_resolver_create(&o, &r, &err));
+    assert_non_null(r);
+    assert_string_equal(cres_resolver_name(r), "slurm");
+    return r;
+}
+
+static cres_resolver *slurm(void) { return slurm_with(slurm_options()); }
+
+#define SLURM_FAILS(opts, want, sub1, sub2) FAILS_WITH(cres_slurm_resolver_create, opts, want, sub1, sub2)
+
+/* TF's step: NL = "t02n13,t02n41,t02n43". */
+static void tf_step(int procid, int ntasks, const char *tpn) {
+    env_setf("SLURM_PROCID", "%d", procid);
+    env_setf("SLURM_STEP_NUM_TASKS", "%d", ntasks);
+    env_set("SLURM_STEP_NODELIST", "t02n13,t02n41,t02n43");
+    env_set("SLURM_STEP_TASKS_PER_NODE", tpn);
+}
+
+/* A step of `nodes` (a hostlist) with `tpn` tasks per node; the own rank is `procid`. */
+static void step(const char *nodes, const char *tpn, int ntasks, int procid) {
+    env_set("SLURM_JOB_ID", "7");
+    env_set("SLURM_STEP_ID", "0");
+    env_set("SLURM_STEP_NODELIST", nodes);
+    env_set("SLURM_STEP_TASKS_PER_NODE", tpn);
+    env_setf("SLURM_STEP_NUM_TASKS", "%d", ntasks);
+    env_setf("SLURM_PROCID", "%d", procid);
+}
+
+/* Rank 5 of `srun -N4 -n8` on the four simulated nodes (envs/slurm/srun-N4-n8-env.rank5.txt). */
+static const char srun_n4_n8_rank5[] =
+    "SLURM_CLUSTER_NAME=testcluster\n"
+    "SLURM_CONF=/etc/slurm/slurm.conf\n"
+    "SLURM_CPUS_ON_NODE=2\n"
+    "SLURM_GTIDS=4,5\n"
+    "SLURM_JOBID=5\n"
+    "SLURM_JOB_CPUS_PER_NODE=4,2,1(x2)\n"
+    "SLURM_JOB_GID=0\n"
+    "SLURM_JOB_ID=5\n"
+    "SLURM_JOB_NAME=bash\n"
+    "SLURM_JOB_NODELIST=node[1-4]\n"
+    "SLURM_JOB_NUM_NODES=4\n"
+    "SLURM_JOB_PARTITION=debug\n"
+    "SLURM_JOB_UID=0\n"
+    "SLURM_JOB_USER=root\n"
+    "SLURM_LAUNCH_NODE_IPADDR=127.0.0.1\n"
+    "SLURM_LOCALID=1\n"
+    "SLURM_NNODES=4\n"
+    "SLURM_NODEID=1\n"
+    "SLURM_NODELIST=node[1-4]\n"
+    "SLURM_NPROCS=8\n"
+    "SLURM_NTASKS=8\n"
+    "SLURM_PRIO_PROCESS=0\n"
+    "SLURM_PROCID=5\n"
+    "SLURM_SRUN_COMM_HOST=127.0.0.1\n"
+    "SLURM_SRUN_COMM_PORT=45215\n"
+    "SLURM_STEPID=0\n"
+    "SLURM_STEP_ID=0\n"
+    "SLURM_STEP_LAUNCHER_PORT=45215\n"
+    "SLURM_STEP_NODELIST=node[1-4]\n"
+    "SLURM_STEP_NUM_NODES=4\n"
+    "SLURM_STEP_NUM_TASKS=8\n"
+    "SLURM_STEP_TASKS_PER_NODE=4,2,1(x2)\n"
+    "SLURM_SUBMIT_DIR=/home/user/job\n"
+    "SLURM_SUBMIT_HOST=vm\n"
+    "SLURM_TASKS_PER_NODE=4,2,1(x2)\n"
+    "SLURM_TASK_PID=5887\n"
+    "SLURM_TOPOLOGY_ADDR=node2\n"
+    "SLURM_TOPOLOGY_ADDR_PATTERN=node\n"
+    "SLURM_UMASK=0022\n"
+    "SLURM_WORKING_CLUSTER=testcluster:vm:6817:9728:109\n"
+    "SLURMD_NODENAME=node2\n";
+
+/* The batch script of `sbatch -N1 -n3` (envs/slurm/sbatch-4.out), plus SLURMD_NODENAME,
+   which the capture's `grep SLURM_` missed. */
+static const char sbatch_script[] =
+    "SLURM_CLUSTER_NAME=testcluster\n"
+    "SLURM_CONF=/etc/slurm/slurm.conf\n"
+    "SLURM_CPUS_ON_NODE=3\n"
+    "SLURM_GTIDS=0\n"
+    "SLURM_JOBID=4\n"
+    "SLURM_JOB_CPUS_PER_NODE=3\n"
+    "SLURM_JOB_GID=0\n"
+    "SLURM_JOB_ID=4\n"
+    "SLURM_JOB_NAME=envtest\n"
+    "SLURM_JOB_NODELIST=vm\n"
+    "SLURM_JOB_NUM_NODES=1\n"
+    "SLURM_JOB_PARTITION=debug\n"
+    "SLURM_JOB_UID=0\n"
+    "SLURM_JOB_USER=root\n"
+    "SLURM_LOCALID=0\n"
+    "SLURM_NNODES=1\n"
+    "SLURM_NODEID=0\n"
+    "SLURM_NODELIST=vm\n"
+    "SLURM_NODE_ALIASES=(null)\n"
+    "SLURM_NPROCS=3\n"
+    "SLURM_NTASKS=3\n"
+    "SLURM_PRIO_PROCESS=0\n"
+    "SLURM_PROCID=0\n"
+    "SLURM_SUBMIT_DIR=/home/user/job\n"
+    "SLURM_SUBMIT_HOST=vm\n"
+    "SLURM_TASKS_PER_NODE=3\n"
+    "SLURM_TASK_PID=5455\n"
+    "SLURM_TOPOLOGY_ADDR=vm\n"
+    "SLURM_TOPOLOGY_ADDR_PATTERN=node\n"
+    "SLURM_WORKING_CLUSTER=testcluster:vm:6817:9728:109\n"
+    "SLURMD_NODENAME=vm\n";
+
+/* srun -N4 -n8 (tasks per node 4,2,1,1) in Slurm's block order and in -m cyclic order. */
+#define N4N8_BLOCK                                                                         \
+    "{'worker': ['node1:8888', 'node1:8889', 'node1:8890', 'node1:8891', 'node2:8888', "   \
+    "'node2:8889', 'node3:8888', 'node4:8888']}"
+#define N4N8_CYCLIC                                                                        \
+    "{'worker': ['node1:8888', 'node2:8888', 'node3:8888', 'node4:8888', 'node1:8889', "   \
+    "'node2:8889', 'node1:8890', 'node1:8891']}"
+static const int n4n8_cyclic_node[8] = {0, 1, 2, 3, 0, 1, 0, 0};
+static const int n4n8_cyclic_local[8] = {0, 0, 0, 0, 1, 1, 2, 3};
+
+/* ---------------------------------------------------------------------------------------
+   Slurm: TensorFlow's cases (section 4.6) */
+
+/* TF S1 */
+static void s1_one_task_per_node_one_gpu(void **state) {
+    cuda_snapshot before = cuda_now();
+    cres_resolver *r;
+    (void)state;
+    tf_step(0, 3, "1(x3)");
+    env_set("CUDA_VISIBLE_DEVICES", "0");
+    r = slurm();
+    assert_string_equal(resolved_json(r), dq("{'worker': ['t02n13:8888', 't02n41:8888', 't02n43:8888']}"));
+    assert_string_equal(master_of(r, "worker", 0, "grpc"), "grpc://t02n13:8888");
+    assert_int_equal(gpus_of(r), 1);
+    /* TF: CUDA_VISIBLE_DEVICES == "0" afterwards; we return it for the own and any task */
+    assert_string_equal(devices_of(r, NULL, -1), "0");
+    assert_string_equal(devices_of(r, "worker", 2), "0");
+    expect_task(r, "worker", 0);
+    assert_string_equal(cres_environment(r), "");
+    expect_cuda_unchanged(&before);
+    cres_resolver_free(r);
+}
+
+/* TF S3 (S2's step and jobs, our tasks per node from SLURM_STEP_TASKS_PER_NODE) */
+static void s3_master_with_set_task_and_rpc_layers(void **state) {
+    cres_slurm_options o = slurm_options();
+    static const cres_job_count jobs[] = {{"ps", 1}, {"worker", 2}};
+    cres_resolver *r;
+    cres_error err;
+    (void)state;
+    tf_step(0, 3, "1(x3)");
+    o.jobs = jobs;
+    o.jobs_count = 2;
+    o.gpus_per_node = 1;
+    o.gpus_per_task = 1;
+    r = slurm_with(o);
+    expect_task(r, "ps", 0);
+    OK(cres_set_task(r, "worker", 1, &err));
+    assert_string_equal(master_of(r, NULL, -1, NULL), "grpc://t02n43:8888");
+    OK(cres_set_rpc_layer(r, "ab", &err));
+    assert_string_equal(master_of(r, "ps", 0, NULL), "ab://t02n13:8888");
+    assert_string_equal(master_of(r, "ps", 0, "test"), "test://t02n13:8888");
+    /* TF's cluster_spec() puts ps/0 back (section 5.6); an override here stays */
+    (void)resolved_json(r);
+    expect_task(r, "worker", 1);
+    assert_string_equal(cres_rpc_layer(r), "ab");
+    cres_resolver_free(r);
+}
+
+/* TF S4 (= S2's spec) */
+static void s4_jobs_split_from_step_tasks_per_node(void **state) {
+    cres_slurm_options o = slurm_options();
+    static const cres_job_count jobs[] = {{"ps", 1}, {"worker", 2}};
+    cres_resolver *r;
+    (void)state;
+    tf_step(0, 3, "1(x3)");
+    o.jobs = jobs;
+    o.jobs_count = 2;
+    o.gpus_per_node = 1;
+    o.gpus_per_task = 1;
+    r = slurm_with(o);
+    assert_string_equal(resolved_json(r), dq("{'ps': ['t02n13:8888'], 'worker': ['t02n41:8888', 't02n43:8888']}"));
+    expect_task(r, "ps", 0);
+    assert_string_equal(master_of(r, NULL, -1, NULL), "grpc://t02n13:8888");
+    cres_resolver_free(r);
+}
+
+#define S5_SPEC                                                                            \
+    "{'ps': ['t02n13:8888'], 'worker': ['t02n13:8889', 't02n41:8888', 't02n41:8889', "    \
+    "'t02n43:8888']}"
+
+/* TF S5 */
+static void s5_two_tasks_per_node_one_gpu_each(void **state) {
+    cuda_snapshot before = cuda_now();
+    cres_slurm_options o = slurm_options();
+    static const cres_job_count jobs[] = {{"ps", 1}, {"worker", 4}};
+    cres_resolver *r;
+    (void)state;
+    tf_step(1, 5, "2(x2),1");
+    env_set("CUDA_VISIBLE_DEVICES", "");
+    o.jobs = jobs;
+    o.jobs_count = 2;
+    o.gpus_per_node = 2;
+    o.gpus_per_task = 1;
+    r = slurm_with(o);
+    assert_string_equal(resolved_json(r), dq(S5_SPEC));
+    expect_task(r, "worker", 0);
+    assert_int_equal(gpus_of(r), 1);
+    assert_string_equal(devices_of(r, NULL, -1), "1"); /* TF: CUDA_VISIBLE_DEVICES == "1" */
+    assert_string_equal(devices_of(r, "ps", 0), "0");
+    assert_string_equal(devices_of(r, "worker", 1), "0");
+    assert_string_equal(devices_of(r, "worker", 2), "1");
+    assert_string_equal(devices_of(r, "worker", 3), "0");
+    expect_cuda_unchanged(&before);
+    cres_resolver_free(r);
+}
+
+/* TF S6 */
+static void s6_two_tasks_per_node_two_gpus_each(void **state) {
+    cuda_snapshot before = cuda_now();
+    cres_slurm_options o = slurm_options();
+    static const cres_job_count jobs[] = {{"ps", 1}, {"worker", 4}};
+    cres_resolver *r;
+    (void)state;
+    tf_step(1, 5, "2(x2),1");
+    env_set("CUDA_VISIBLE_DEVICES", "");
+    o.jobs = jobs;
+    o.jobs_count = 2;
+    o.gpus_per_node = 4;
+    o.gpus_per_task = 2;
+    r = slurm_with(o);
+    assert_string_equal(resolved_json(r), dq(S5_SPEC));
+    assert_int_equal(gpus_of(r), 2);
+    assert_string_equal(devices_of(r, NULL, -1), "2,3"); /* TF: CUDA_VISIBLE_DEVICES == "2,3" */
+    assert_string_equal(devices_of(r, "ps", 0), "0,1");
+    assert_string_equal(devices_of(r, "worker", 3), "0,1");
+    expect_cuda_unchanged(&before);
+    cres_resolver_free(r);
+}
+
+/* README_Slurm: 2 nodes x 2 tasks, 4 GPUs each, default arguments. */
+static void readme_two_nodes_four_gpus_defaults(void **state) {
+    cres_resolver *r;
+    (void)state;
+    step("t02n13,t02n41", "2(x2)", 4, 0);
+    env_set("CUDA_VISIBLE_DEVICES", "0,1,2,3");
+    r = slurm();
+    assert_string_equal(resolved_json(r),
+                        dq("{'worker': ['t02n13:8888', 't02n13:8889', 't02n41:8888', 't02n41:8889']}"));
+    assert_int_equal(gpus_of(r), 2);
+    assert_string_equal(devices_of(r, "worker", 0), "0,1");
+    assert_string_equal(devices_of(r, "worker", 1), "2,3");
+    assert_string_equal(devices_of(r, "worker", 2), "0,1");
+    assert_string_equal(devices_of(r, "worker", 3), "2,3");
+    cres_resolver_free(r);
+}
+
+/* README_Slurm: ({'ps':1,'worker':3}, port_base=1337, tasks_per_node=2, gpus_per_node=2,
+   gpus_per_task=1). */
+static void readme_ps_and_workers_port_1337(void **state) {
+    cres_slurm_options o = slurm_options();
+    static const cres_job_count jobs[] = {{"ps", 1}, {"worker", 3}};
+    cres_resolver *r;
+    (void)state;
+    step("t02n13,t02n41", "2(x2)", 4, 3);
+    o.jobs = jobs;
+    o.jobs_count = 2;
+    o.port_base = 1337;
+    o.gpus_per_node = 2;
+    o.gpus_per_task = 1;
+    r = slurm_with(o);
+    assert_string_equal(resolved_json(r),
+                        dq("{'ps': ['t02n13:1337'], 'worker': ['t02n13:1338', 't02n41:1337', 't02n41:1338']}"));
+    expect_task(r, "worker", 2);
+    assert_string_equal(devices_of(r, NULL, -1), "1");
+    cres_resolver_free(r);
+}
+
+/* ---------------------------------------------------------------------------------------
+   Slurm: order and distribution */
+
+static void hosts_in_slurm_order_not_string_order(void **state) {
+    cres_resolver *r;
+    (void)state;
+    step("n[9-10]", "1(x2)", 2, 1);
+    r = slurm();
+    assert_string_equal(resolved_json(r), dq("{'worker': ['n9:8888', 'n10:8888']}")); /* TF: n10 first */
+    expect_task(r, "worker", 1);
+    assert_string_equal(master_of(r, NULL, -1, NULL), "grpc://n10:8888");
+    cres_resolver_free(r);
+    /* the list's order is the ranks' order, whatever it is */
+    env_reset();
+    step("b2,a1", "1(x2)", 2, 0);
+    r = slurm();
+    assert_string_equal(resolved_json(r), dq("{'worker': ['b2:8888', 'a1:8888']}"));
+    expect_task(r, "worker", 0);
+    cres_resolver_free(r);
+}
+
+static void srun_block_real_capture(void **state) {
+    cres_resolver *r;
+    (void)state;
+    env_lines(srun_n4_n8_rank5);
+    r = slurm();
+    assert_string_equal(resolved_json(r), dq(N4N8_BLOCK));
+    expect_task(r, "worker", 5);
+    assert_string_equal(master_of(r, NULL, -1, NULL), "grpc://node2:8889");
+    assert_string_equal(cres_rpc_layer(r), "grpc");
+    cres_resolver_free(r);
+}
+
+static void srun_block_named_explicitly(void **state) {
+    cres_resolver *r;
+    (void)state;
+    env_lines(srun_n4_n8_rank5);
+    env_set("SLURM_DISTRIBUTION", "block");
+    r = slurm();
+    assert_string_equal(resolved_json(r), dq(N4N8_BLOCK));
+    cres_resolver_free(r);
+    env_set("SLURM_DISTRIBUTION", "block:cyclic"); /* the second part is about CPUs */
+    r = slurm();
+    assert_string_equal(resolved_json(r), dq(N4N8_BLOCK));
+    cres_resolver_free(r);
+}
+
+/* srun -N4 -n8 -m cyclic: 0->node1 1->node2 2->node3 3->node4 4->node1 5->node2 6,7->node1,
+   each rank with the SLURM_NODEID and SLURM_LOCALID Slurm gives it. */
+static void srun_cyclic_every_rank(void **state) {
+    int rank;
+    (void)state;
+    for (rank = 0; rank < 8; rank++) {
+        static const char *const addr[8] = {"node1:8888", "node2:8888", "node3:8888", "node4:8888",
+                                            "node1:8889", "node2:8889", "node1:8890", "node1:8891"};
+        char want[64];
+        cres_resolver *r;
+        env_reset();
+        env_lines(srun_n4_n8_rank5);
+        env_set("SLURM_DISTRIBUTION", "cyclic");
+        env_setf("SLURM_PROCID", "%d", rank);
+        env_setf("SLURM_NODEID", "%d", n4n8_cyclic_node[rank]);
+        env_setf("SLURM_LOCALID", "%d", n4n8_cyclic_local[rank]);
+        env_setf("SLURMD_NODENAME", "node%d", n4n8_cyclic_node[rank] + 1);
+        r = slurm();
+        assert_string_equal(resolved_json(r), dq(N4N8_CYCLIC));
+        expect_task(r, "worker", rank);
+        snprintf(want, sizeof want, "grpc://%s", addr[rank]);
+        assert_string_equal(master_of(r, NULL, -1, NULL), want);
+        cres_resolver_free(r);
+    }
+}
+
+static void srun_cyclic_block_is_cyclic(void **state) {
+    cres_resolver *r;
+    (void)state;
+    env_lines(srun_n4_n8_rank5);
+    env_set("SLURM_DISTRIBUTION", "cyclic:block");
+    env_set("SLURM_PROCID", "4");
+    env_set("SLURM_NODEID", "0");
+    env_set("SLURM_LOCALID", "1");
+    r = slurm();
+    assert_string_equal(resolved_json(r), dq(N4N8_CYCLIC));
+    expect_task(r, "worker", 4);
+    assert_string_equal(master_of(r, NULL, -1, ""), "node1:8889");
+    cres_resolver_free(r);
+}
+
+static void srun_plane(void **state) {
+    cres_resolver *r;
+    (void)state;
+    step("n[1-2]", "4(x2)", 8, 4);
+    env_set("SLURM_DISTRIBUTION", "plane");
+    env_set("SLURM_DIST_PLANESIZE", "2");
+    env_set("SLURM_NODEID", "0");
+    env_set("SLURM_LOCALID", "2");
+    r = slurm();
+    assert_string_equal(resolved_json(r), dq("{'worker': ['n1:8888', 'n1:8889', 'n2:8888', 'n2:8889', 'n1:8890', "
+                                             "'n1:8891', 'n2:8890', 'n2:8891']}"));
+    expect_task(r, "worker", 4);
+    cres_resolver_free(r);
+    /* uneven nodes: n2 runs out after one plane */
+    env_reset();
+    step("n[1-2]", "3,1", 4, 3);
+    env_set("SLURM_DISTRIBUTION", "plane");
+    env_set("SLURM_DIST_PLANESIZE", "2");
+    r = slurm();
+    assert_string_equal(resolved_json(r), dq("{'worker': ['n1:8888', 'n1:8889', 'n2:8888', 'n1:8890']}"));
+    cres_resolver_free(r);
+}
+
+static void plane_without_plane_size_is_an_error(void **state) {
+    cres_slurm_options o = slurm_options();
+    (void)state;
+    step("n[1-2]", "4(x2)", 8, 0);
+    env_set("SLURM_DISTRIBUTION", "plane");
+    SLURM_FAILS(o, CRES_ERR_ENVIRONMENT, "SLURM_DIST_PLANESIZE", "not set");
+    env_set("SLURM_DIST_PLANESIZE", "0");
+    SLURM_FAILS(o, CRES_ERR_ENVIRONMENT, "SLURM_DIST_PLANESIZE", "\"0\"");
+}
+
+static void unknown_distribution_is_unsupported(void **state) {
+    cres_slurm_options o = slurm_options();
+    (void)state;
+    env_lines(srun_n4_n8_rank5);
+    env_set("SLURM_DISTRIBUTION", "arbitrary");
+    SLURM_FAILS(o, CRES_ERR_UNSUPPORTED, "SLURM_DISTRIBUTION", "\"arbitrary\"");
+}
+
+/* Rank 4 of the cyclic run, as the resolver would see it without SLURM_DISTRIBUTION: block
+   puts rank 4 on node2 as its task 0, Slurm says node 0, task 1. */
+static void node_and_local_id_must_match_the_placement(void **state) {
+    cres_slurm_options o = slurm_options();
+    (void)state;
+    env_lines(srun_n4_n8_rank5);
+    env_set("SLURM_PROCID", "4");
+    env_set("SLURM_NODEID", "0");
+    env_set("SLURM_LOCALID", "1");
+    SLURM_FAILS(o, CRES_ERR_ENVIRONMENT, "rank 4", "node2");
+    /* either disagreeing alone is enough */
+    env_set("SLURM_NODEID", "1");
+    SLURM_FAILS(o, CRES_ERR_ENVIRONMENT, "rank 4", NULL);
+    env_set("SLURM_NODEID", "0");
+    env_set("SLURM_LOCALID", "0");
+    SLURM_FAILS(o, CRES_ERR_ENVIRONMENT, "rank 4", NULL);
+    /* a node id past the step's nodes */
+    env_set("SLURM_NODEID", "4");
+    SLURM_FAILS(o, CRES_ERR_ENVIRONMENT, "SLURM_NODEID", "\"4\"");
+    env_set("SLURM_NODEID", "one");
+    SLURM_FAILS(o, CRES_ERR_ENVIRONMENT, "SLURM_NODEID", "\"one\"");
+}
+
+/* ---------------------------------------------------------------------------------------
+   Slurm: jobs, nodes, the batch script */
+
+static void jobs_split_chief_first_then_by_name(void **state) {
+    cres_slurm_options o = slurm_options();
+    static const cres_job_count jobs[] = {{"worker", 2}, {"ps", 1}, {"chief", 1}};
+    cres_resolver *r;
+    int rank;
+    (void)state;
+    o.jobs = jobs;
+    o.jobs_count = 3;
+    for (rank = 0; rank < 4; rank++) {
+        static const char *const type[4] = {"chief", "ps", "worker", "worker"};
+        static const int id[4] = {0, 0, 0, 1};
+        env_reset();
+        step("n[1-4]", "1(x4)", 4, rank);
+        r = slurm_with(o);
+        assert_string_equal(resolved_json(r),
+                            dq("{'chief': ['n1:8888'], 'ps': ['n2:8888'], 'worker': ['n3:8888', 'n4:8888']}"));
+        expect_task(r, type[rank], id[rank]);
+        cres_resolver_free(r);
+    }
+}
+
+static void job_of_zero_tasks_is_an_empty_job(void **state) {
+    cres_slurm_options o = slurm_options();
+    static const cres_job_count jobs[] = {{"worker", 2}, {"ps", 0}};
+    cres_resolver *r;
+    (void)state;
+    step("n[1-2]", "1(x2)", 2, 1);
+    o.jobs = jobs;
+    o.jobs_count = 2;
+    r = slurm_with(o);
+    assert_string_equal(resolved_json(r), dq("{'ps': [], 'worker': ['n1:8888', 'n2:8888']}"));
+    expect_task(r, "worker", 1);
+    cres_resolver_free(r);
+}
+
+static void jobs_not_adding_up_name_both_counts(void **state) {
+    cres_slurm_options o = slurm_options();
+    static const cres_job_count fewer[] = {{"ps", 1}, {"worker", 2}};
+    static const cres_job_count more[] = {{"ps", 2}, {"worker", 4}};
+    (void)state;
+    step("n[1-4]", "1(x4)", 4, 0);
+    o.jobs = fewer;
+    o.jobs_count = 2;
+    SLURM_FAILS(o, CRES_ERR_ENVIRONMENT, "3 tasks", "started 4");
+    o.jobs = more;
+    SLURM_FAILS(o, CRES_ERR_ENVIRONMENT, "6 tasks", "started 4");
+}
+
+static void bad_jobs_options(void **state) {
+    cres_slurm_options o = slurm_options();
+    static const cres_job_count twice[] = {{"worker", 2}, {"worker", 2}};
+    static const cres_job_count negative[] = {{"worker", 5}, {"ps", -1}};
+    static const cres_job_count unnamed[] = {{NULL, 4}};
+    (void)state;
+    step("n[1-4]", "1(x4)", 4, 0);
+    o.jobs = twice;
+    o.jobs_count = 2;
+    SLURM_FAILS(o, CRES_ERR_INVALID_ARGUMENT, "\"worker\"", "twice");
+    o.jobs = negative;
+    SLURM_FAILS(o, CRES_ERR_INVALID_ARGUMENT, NULL, NULL);
+    o.jobs = unnamed;
+    o.jobs_count = 1;
+    SLURM_FAILS(o, CRES_ERR_INVALID_ARGUMENT, NULL, NULL);
+    o.jobs = twice;
+    o.jobs_count = 0;
+    SLURM_FAILS(o, CRES_ERR_INVALID_ARGUMENT, "jobs", NULL);
+}
+
+/* TF zips the lists and drops what does not pair (section 5.6): we refuse. */
+static void tasks_per_node_count_must_match_nodes(void **state) {
+    cres_slurm_options o = slurm_options();
+    (void)state;
+    step("n[1-3]", "2(x2)", 4, 0);
+    SLURM_FAILS(o, CRES_ERR_ENVIRONMENT, "2 counts for the 3 nodes", "SLURM_STEP_TASKS_PER_NODE");
+    step("n[1-3]", "1(x4)", 4, 0);
+    SLURM_FAILS(o, CRES_ERR_ENVIRONMENT, "4 counts for the 3 nodes", "SLURM_STEP_TASKS_PER_NODE");
+}
+
+static void node_listed_twice_is_an_error(void **state) {
+    cres_slurm_options o = slurm_options();
+    (void)state;
+    step("n1,n2,n1", "1(x3)", 3, 0);
+    SLURM_FAILS(o, CRES_ERR_ENVIRONMENT, "\"n1\"", "twice");
+    step("n[1-2],n[2-3]", "1(x4)", 4, 0);
+    SLURM_FAILS(o, CRES_ERR_ENVIRONMENT, "\"n2\"", "twice");
+}
+
+/* In an sbatch script only the script runs: one task on SLURMD_NODENAME, not SLURM_NTASKS. */
+static void batch_script_without_step_is_one_task(void **state) {
+    cres_resolver *r;
+    (void)state;
+    env_lines(sbatch_script);
+    env_set("SLURMD_NODENAME", "node3");
+    r = slurm();
+    assert_string_equal(resolved_json(r), dq("{'worker': ['node3:8888']}"));
+    expect_task(r, "worker", 0);
+    assert_string_equal(master_of(r, NULL, -1, NULL), "grpc://node3:8888");
+    cres_resolver_free(r);
+    /* the older SLURM_JOBID alone is enough; no SLURMD_NODENAME: this host */
+    env_reset();
+    env_set("SLURM_JOBID", "4");
+    r = slurm();
+    assert_string_equal(resolved_json(r), dq("{'worker': ['localhost:8888']}"));
+    cres_resolver_free(r);
+}
+
+static void batch_script_jobs_must_fit_one_task(void **state) {
+    cres_slurm_options o = slurm_options();
+    static const cres_job_count jobs[] = {{"worker", 3}};
+    (void)state;
+    env_lines(sbatch_script);
+    o.jobs = jobs;
+    o.jobs_count = 1;
+    SLURM_FAILS(o, CRES_ERR_ENVIRONMENT, "3 tasks", "started 1");
+}
+
+static void no_slurm_variables_is_environment_error(void **state) {
+    cres_slurm_options o = slurm_options();
+    (void)state;
+    SLURM_FAILS(o, CRES_ERR_ENVIRONMENT, "SLURM_STEP_NODELIST", "SLURM_JOB_ID");
+}
+
+static void each_missing_variable_is_named(void **state) {
+    static const char *const required[] = {"SLURM_PROCID", "SLURM_STEP_NUM_TASKS", "SLURM_STEP_TASKS_PER_NODE"};
+    cres_slurm_options o = slurm_options();
+    size_t i;
+    (void)state;
+    for (i = 0; i < sizeof required / sizeof required[0]; i++) {
+        env_reset();
+        step("n[1-2]", "2(x2)", 4, 1);
+        env_unset(required[i]);
+        SLURM_FAILS(o, CRES_ERR_ENVIRONMENT, required[i], "not set");
+    }
+}
+
+static void each_malformed_variable_is_named(void **state) {
+    static const struct {
+        const char *name, *value, *sub;
+    } bad[] = {
+        {"SLURM_PROCID", "abc", "\"abc\""},
+        {"SLURM_PROCID", "-1", "\"-1\""},
+        {"SLURM_PROCID", "1.5", "\"1.5\""},
+        {"SLURM_PROCID", "", "\"\""},
+        {"SLURM_PROCID", "4", "SLURM_STEP_NUM_TASKS"},     /* not below the step's tasks */
+        {"SLURM_STEP_NUM_TASKS", "x", "\"x\""},
+        {"SLURM_STEP_NUM_TASKS", "0", "\"0\""},
+        {"SLURM_STEP_NUM_TASKS", "5", "SLURM_STEP_TASKS_PER_NODE"}, /* tpn adds up to 4 */
+        {"SLURM_STEP_NODELIST", "n[1-", "SLURM_STEP_NODELIST"},
+        {"SLURM_STEP_NODELIST", "n[2-1]", "SLURM_STEP_NODELIST"},
+        {"SLURM_STEP_NODELIST", "", "SLURM_STEP_NODELIST"},
+        {"SLURM_STEP_TASKS_PER_NODE", "2(x", "SLURM_STEP_TASKS_PER_NODE"},
+        {"SLURM_STEP_TASKS_PER_NODE", "two", "SLURM_STEP_TASKS_PER_NODE"},
+        {"SLURM_STEP_TASKS_PER_NODE", "", "SLURM_STEP_TASKS_PER_NODE"},
+        {"SLURM_LOCALID", "x", "SLURM_LOCALID"},
+    };
+    cres_slurm_options o = slurm_options();
+    size_t i;
+    (void)state;
+    for (i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+        static int sentinel;
+        cres_resolver *r = (cres_resolver *)(void *)&sentinel;
+        cres_error err;
+        cres_result got;
+        env_reset();
+        step("n[1-2]", "2(x2)", 4, 1);
+        env_set(bad[i].name, bad[i].value);
+        got = cres_slurm_resolver_create(&o, &r, &err);
+        if (got == CRES_OK) cres_resolver_free(r);
+        if (got != CRES_ERR_ENVIRONMENT)
+            fail_msg("%s=\"%s\": got %s: %s", bad[i].name, bad[i].value, cres_result_string(got), err.message);
+        if (got != CRES_OK && r) fail_msg("%s=\"%s\": a resolver came back on failure", bad[i].name, bad[i].value);
+        if (!strstr(err.message, bad[i].name) || !strstr(err.message, bad[i].sub))
+            fail_msg("%s=\"%s\": \"%s\" does not name %s and %s", bad[i].name, bad[i].value, err.message, bad[i].name,
+                     bad[i].sub);
+    }
+}
+
+static void hostlist_bombs_are_limit(void **state) {
+    cres_slurm_options o = slurm_options();
+    (void)state;
+    step("n[1-999999999999999999]", "1", 1, 0);
+    SLURM_FAILS(o, CRES_ERR_LIMIT, "SLURM_STEP_NODELIST", "1000000");
+    step("a[1-100000]b[1-100000]", "1", 1, 0);
+    SLURM_FAILS(o, CRES_ERR_LIMIT, "SLURM_STEP_NODELIST", "1000000");
+    step("n[1-600000],m[1-600000]", "1", 1, 0);
+    SLURM_FAILS(o, CRES_ERR_LIMIT, "SLURM_STEP_NODELIST", "1000000");
+    /* tasks per node that expand past the limit, and tasks that add up past it */
+    step("n[1-2]", "1(x1000000),1", 2, 0);
+    SLURM_FAILS(o, CRES_ERR_LIMIT, "SLURM_STEP_TASKS_PER_NODE", "1000000");
+    step("n[1-2]", "1000000(x2)", 2, 0);
+    SLURM_FAILS(o, CRES_ERR_LIMIT, "1000000", NULL);
+}
+
+/* ---------------------------------------------------------------------------------------
+   Slurm: GPUs */
+
+static void cuda_visible_devices_empty_means_no_gpus(void **state) {
+    cuda_snapshot before = cuda_now();
+    cres_resolver *r;
+    (void)state;
+    step("n[1-2]", "2(x2)", 4, 1);
+    env_set("CUDA_VISIBLE_DEVICES", ""); /* TF counts this as 1 GPU (section 5.6) */
+    r = slurm();
+    assert_int_equal(gpus_of(r), 0);
+    assert_string_equal(devices_of(r, NULL, -1), "");
+    assert_string_equal(devices_of(r, "worker", 3), "");
+    expect_cuda_unchanged(&before);
+    cres_resolver_free(r);
+}
+
+static void cuda_visible_devices_unset_means_no_gpus(void **state) {
+    cres_resolver *r;
+    (void)state;
+    step("n[1-2]", "2(x2)", 4, 1);
+    r = slurm();
+    assert_int_equal(gpus_of(r), 0);
+    assert_string_equal(devices_of(r, NULL, -1), "");
+    assert_string_equal(resolved_json(r), dq("{'worker': ['n1:8888', 'n1:8889', 'n2:8888', 'n2:8889']}"));
+    cres_resolver_free(r);
+}
+
+/* The ids come from the list: "4,5,6,7" split over two tasks gives "4,5" and "6,7". */
+static void cuda_visible_devices_ids_are_taken_from_the_list(void **state) {
+    cuda_snapshot before = cuda_now();
+    cres_resolver *r;
+    (void)state;
+    step("n[1-2]", "2(x2)", 4, 1);
+    env_set("CUDA_VISIBLE_DEVICES", "4,5,6,7");
+    r = slurm();
+    assert_int_equal(gpus_of(r), 2);
+    assert_string_equal(devices_of(r, NULL, -1), "6,7");
+    assert_string_equal(devices_of(r, "worker", 0), "4,5");
+    assert_string_equal(devices_of(r, "worker", 2), "4,5");
+    assert_string_equal(devices_of(r, "worker", 3), "6,7");
+    expect_cuda_unchanged(&before);
+    cres_resolver_free(r);
+    /* UUIDs are ids too; an odd GPU stays unused */
+    env_set("CUDA_VISIBLE_DEVICES", "GPU-aa,GPU-bb,GPU-cc");
+    r = slurm();
+    assert_int_equal(gpus_of(r), 1);
+    assert_string_equal(devices_of(r, "worker", 0), "GPU-aa");
+    assert_string_equal(devices_of(r, "worker", 1), "GPU-bb");
+    cres_resolver_free(r);
+}
+
+static void gpus_on_nodes_with_fewer_tasks(void **state) {
+    cres_resolver *r;
+    (void)state;
+    step("n[1-2]", "2,1", 3, 2);
+    env_set("CUDA_VISIBLE_DEVICES", "0,1");
+    r = slurm();
+    assert_int_equal(gpus_of(r), 1);
+    assert_string_equal(devices_of(r, "worker", 0), "0");
+    assert_string_equal(devices_of(r, "worker", 1), "1");
+    assert_string_equal(devices_of(r, NULL, -1), "0"); /* n2's only task */
+    cres_resolver_free(r);
+}
+
+static void gpus_per_node_no_gpus_forces_none(void **state) {
+    cres_slurm_options o = slurm_options();
+    cres_resolver *r;
+    (void)state;
+    step("n[1-2]", "2(x2)", 4, 1);
+    env_set("CUDA_VISIBLE_DEVICES", "0,1,2,3");
+    o.gpus_per_node = CRES_NO_GPUS;
+    r = slurm_with(o);
+    assert_int_equal(gpus_of(r), 0);
+    assert_string_equal(devices_of(r, NULL, -1), "");
+    cres_resolver_free(r);
+    o.gpus_per_task = 1; /* no GPUs, but one asked for */
+    SLURM_FAILS(o, CRES_ERR_ENVIRONMENT, "GPU", NULL);
+}
+
+static void gpus_per_node_option_wins_over_cuda(void **state) {
+    cres_slurm_options o = slurm_options();
+    cres_resolver *r;
+    (void)state;
+    step("n[1-2]", "2(x2)", 4, 1);
+    env_set("CUDA_VISIBLE_DEVICES", "0");
+    o.gpus_per_node = 8;
+    r = slurm_with(o);
+    assert_int_equal(gpus_of(r), 4);
+    assert_string_equal(devices_of(r, NULL, -1), "4,5,6,7");
+    cres_resolver_free(r);
+}
+
+static void too_many_gpus_per_task_is_an_error(void **state) {
+    cres_slurm_options o = slurm_options();
+    (void)state;
+    step("n[1-2]", "2(x2)", 4, 1);
+    env_set("CUDA_VISIBLE_DEVICES", "0,1,2,3");
+    o.gpus_per_task = 3;
+    SLURM_FAILS(o, CRES_ERR_ENVIRONMENT, "6 GPUs", "has 4");
+    o.gpus_per_node = 1;
+    o.gpus_per_task = 1;
+    SLURM_FAILS(o, CRES_ERR_ENVIRONMENT, "2 GPUs", "has 1");
+}
+
+static void bad_gpu_settings(void **state) {
+    cres_slurm_options o = slurm_options();
+    (void)state;
+    step("n[1-2]", "2(x2)", 4, 1);
+    o.gpus_per_node = -2;
+    SLURM_FAILS(o, CRES_ERR_INVALID_ARGUMENT, "gpus_per_node", NULL);
+    o.gpus_per_node = 0;
+    o.gpus_per_task = -1;
+    SLURM_FAILS(o, CRES_ERR_INVALID_ARGUMENT, "gpus_per_task", NULL);
+    o.gpus_per_task = 0;
+    env_set("CUDA_VISIBLE_DEVICES", "0,,1");
+    SLURM_FAILS(o, CRES_ERR_ENVIRONMENT, "CUDA_VISIBLE_DEVICES", NULL);
+    env_set("CUDA_VISIBLE_DEVICES", "0,1,");
+    SLURM_FAILS(o, CRES_ERR_ENVIRONMENT, "CUDA_VISIBLE_DEVICES", NULL);
+    env_set("CUDA_VISIBLE_DEVICES", "0, 1");
+    SLURM_FAILS(o, CRES_ERR_ENVIRONMENT, "CUDA_VISIBLE_DEVICES", NULL);
+}
+
+static void visible_devices_of_unknown_task_is_not_found(void **state) {
+    char buf[64];
+    cres_error err;
+    cres_resolver *r;
+    (void)state;
+    step("n[1-2]", "2(x2)", 4, 1);
+    env_set("CUDA_VISIBLE_DEVICES", "0,1");
+    r = slurm();
+    EXPECT(cres_visible_devices(r, "worker", 4, buf, sizeof buf, NULL, &err), CRES_ERR_NOT_FOUND);
+    EXPECT(cres_visible_devices(r, "ps", 0, buf, sizeof buf, NULL, &err), CRES_ERR_NOT_FOUND);
+    /* a short buffer: snprintf-style */
+    EXPECT(cres_visible_devices(r, "worker", 1, buf, 1, NULL, &err), CRES_ERR_BUFFER_TOO_SMALL);
+    assert_string_equal(buf, "");
+    cres_resolver_free(r);
+}
+
+/* ---------------------------------------------------------------------------------------
+   Slurm: ports, rpc layer, master, overrides */
+
+static void port_base_option(void **state) {
+    cres_slurm_options o = slurm_options();
+    cres_resolver *r;
+    (void)state;
+    step("n[1-2]", "2,1", 3, 0);
+    o.port_base = 2222;
+    r = slurm_with(o);
+    assert_string_equal(resolved_json(r), dq("{'worker': ['n1:2222', 'n1:2223', 'n2:2222']}"));
+    cres_resolver_free(r);
+    o.port_base = 65534; /* two tasks on n1 fit exactly */
+    r = slurm_with(o);
+    assert_string_equal(resolved_json(r), dq("{'worker': ['n1:65534', 'n1:65535', 'n2:65534']}"));
+    cres_resolver_free(r);
+    o.port_base = 65535;
+    SLURM_FAILS(o, CRES_ERR_INVALID_ARGUMENT, "65535", NULL);
+    o.port_base = -1;
+    SLURM_FAILS(o, CRES_ERR_INVALID_ARGUMENT, "port_base", NULL);
+    o.port_base = 70000;
+    SLURM_FAILS(o, CRES_ERR_INVALID_ARGUMENT, "port_base", NULL);
+}
+
+static void rpc_layer_default_and_master(void **state) {
+    cres_slurm_options o = slurm_options();
+    cres_resolver *r;
+    (void)state;
+    step("n[1-2]", "2,1", 3, 1);
+    r = slurm();
+    assert_string_equal(cres_rpc_layer(r), "grpc");
+    assert_string_equal(master_of(r, NULL, -1, NULL), "grpc://n1:8889");
+    assert_string_equal(master_of(r, "worker", 2, NULL), "grpc://n2:8888");
+    assert_string_equal(master_of(r, "worker", 2, ""), "n2:8888");
+    assert_string_equal(master_of(r, NULL, 0, "ab"), "ab://n1:8888");
+    cres_resolver_free(r);
+    o.rpc_layer = "grpc+verbs";
+    r = slurm_with(o);
+    assert_string_equal(master_of(r, NULL, -1, NULL), "grpc+verbs://n1:8889");
+    cres_resolver_free(r);
+    o.rpc_layer = ""; /* none */
+    r = slurm_with(o);
+    assert_null(cres_rpc_layer(r));
+    assert_string_equal(master_of(r, NULL, -1, NULL), "n1:8889");
+    cres_resolver_free(r);
+}
+
+static void master_of_missing_task_is_not_found(void **state) {
+    char buf[64];
+    cres_error err;
+    cres_resolver *r;
+    (void)state;
+    step("n[1-2]", "2,1", 3, 1);
+    r = slurm();
+    EXPECT(cres_master(r, "worker", 3, NULL, buf, sizeof buf, NULL, &err), CRES_ERR_NOT_FOUND);
+    EXPECT(cres_master(r, "ps", 0, NULL, buf, sizeof buf, NULL, &err), CRES_ERR_NOT_FOUND);
+    HAS(err.message, "\"ps\"");
+    cres_resolver_free(r);
+}
+
+static void task_options_and_set_task_are_kept(void **state) {
+    cres_slurm_options o = slurm_options();
+    cres_resolver *r;
+    cres_error err;
+    (void)state;
+    step("n[1-2]", "2,1", 3, 2);
+    o.task_type = "worker";
+    o.task_id = 0;
+    r = slurm_with(o);
+    expect_task(r, "worker", 0);
+    (void)resolved_json(r);
+    expect_task(r, "worker", 0);
+    assert_string_equal(master_of(r, NULL, -1, NULL), "grpc://n1:8888");
+    assert_string_equal(devices_of(r, NULL, -1), "");
+    OK(cres_set_task(r, NULL, 1, &err)); /* keep the type */
+    (void)resolved_json(r);
+    expect_task(r, "worker", 1);
+    OK(cres_set_task(r, "evaluator", -1, &err)); /* keep the id; a job outside the cluster */
+    (void)resolved_json(r);
+    expect_task(r, "evaluator", 1);
+    cres_resolver_free(r);
+    /* task_id alone does nothing (it counts only with task_type) */
+    o.task_type = NULL;
+    o.task_id = 0;
+    r = slurm_with(o);
+    expect_task(r, "worker", 2);
+    cres_resolver_free(r);
+}
+
+static void resolve_gives_fresh_equal_specs(void **state) {
+    cres_cluster_spec *a = NULL, *b = NULL;
+    cres_error err;
+    cres_resolver *r;
+    (void)state;
+    step("n[1-2]", "2,1", 3, 2);
+    r = slurm();
+    OK(cres_resolve(r, &a, &err));
+    OK(cres_resolve(r, &b, &err));
+    assert_ptr_not_equal(a, b);
+    assert_true(cres_spec_equal(a, b));
+    cres_spec_free(a);
+    /* the spec outlives the resolver */
+    cres_resolver_free(r);
+    assert_string_equal(json_of(b), dq("{'worker': ['n1:8888', 'n1:8889', 'n2:8888']}"));
+    cres_spec_free(b);
+}
+
+static void null_options_read_the_process_environment(void **state) {
+    cres_resolver *r = NULL;
+    cres_error err;
+    cres_result got;
+    (void)state;
+    /* whatever this machine has: a result, no crash, nothing returned on failure */
+    got = cres_slurm_resolver_create(NULL, &r, &err);
+    if (got == CRES_OK) {
+        assert_non_null(r);
+        cres_resolver_free(r);
+    } else {
+        assert_null(r);
+        assert_int_equal(err.result, got);
+    }
+}
+
+/* ---------------------------------------------------------------------------------------
+   MPI */
+
+static cres_mpi_options mpi_options(void) {
+    cres_mpi_options o;
+    memset(&o, 0, sizeof o);
+    o.config = &cfg;
+    return o;
+}
+
+static cres_resolver *mpi_with(cres_mpi_options o) {
+    cres_resolver *r = NULL;
+    cres_error err;
+    OK(cres_mpi_resolver_create(&o, &r, &err));
+    assert_non_null(r);
+    assert_string_equal(cres_resolver_name(r), "mpi");
+    return r;
+}
+
+static cres_resolver *mpi(void) { return mpi_with(mpi_options()); }
+
+#define MPI_FAILS(opts, want, sub1, sub2) FAILS_WITH(cres_mpi_resolver_create, opts, want, sub1, sub2)
+
+/* Rank 0 of `mpirun -np 4` on one host (envs/openmpi/mpirun-np4-rank0-env.txt, in part). */
+static const char mpirun_np4_rank0[] =
+    "OMPI_APP_CTX_NUM_PROCS=4\n"
+    "OMPI_COMMAND=bash\n"
+    "OMPI_COMM_WORLD_LOCAL_RANK=0\n"
+    "OMPI_COMM_WORLD_LOCAL_SIZE=4\n"
+    "OMPI_COMM_WORLD_NODE_RANK=0\n"
+    "OMPI_COMM_WORLD_RANK=0\n"
+    "OMPI_COMM_WORLD_SIZE=4\n"
+    "OMPI_FIRST_RANKS=0\n"
+    "OMPI_MCA_ess_base_jobid=1308950529\n"
+    "OMPI_MCA_ess_base_vpid=0\n"
+    "OMPI_MCA_orte_ess_num_procs=4\n"
+    "OMPI_MCA_orte_hnp_uri=1308950528.0;tcp://127.0.0.1:35459\n"
+    "OMPI_MCA_orte_num_nodes=1\n"
+    "OMPI_NUM_APP_CTX=1\n"
+    "OMPI_UNIVERSE_SIZE=2\n"
+    "PMIX_HOSTNAME=vm\n"
+    "PMIX_ID=1308950529.0\n"
+    "PMIX_NAMESPACE=1308950529\n"
+    "PMIX_RANK=0\n"
+    "PMIX_SECURITY_MODE=native\n"
+    "PMIX_SERVER_URI4=1308950528.0;tcp4://127.0.0.1:42151\n"
+    "PMIX_VERSION=4.2.2rc2\n";
+
+static void ompi_rank(int rank, int size, int local, int local_size) {
+    env_setf("OMPI_COMM_WORLD_RANK", "%d", rank);
+    env_setf("OMPI_COMM_WORLD_SIZE", "%d", size);
+    env_setf("OMPI_COMM_WORLD_LOCAL_RANK", "%d", local);
+    env_setf("OMPI_COMM_WORLD_LOCAL_SIZE", "%d", local_size);
+    env_setf("OMPI_COMM_WORLD_NODE_RANK", "%d", local);
+    env_setf("PMIX_RANK", "%d", rank);
+}
+
+static void mpirun_np4_one_host(void **state) {
+    int rank;
+    (void)state;
+    for (rank = 0; rank < 4; rank++) {
+        char want[64];
+        cres_resolver *r;
+        env_reset();
+        env_lines(mpirun_np4_rank0);
+        ompi_rank(rank, 4, rank, 4);
+        r = mpi();
+        assert_string_equal(resolved_json(r), dq("{'worker': ['vm:8888', 'vm:8889', 'vm:8890', 'vm:8891']}"));
+        expect_task(r, "worker", rank);
+        snprintf(want, sizeof want, "grpc://vm:%d", 8888 + rank);
+        assert_string_equal(master_of(r, NULL, -1, NULL), want);
+        assert_string_equal(cres_rpc_layer(r), "grpc");
+        cres_resolver_free(r);
+    }
+}
+
+static void hostname_option_and_default(void **state) {
+    cres_mpi_options o = mpi_options();
+    cres_resolver *r;
+    (void)state;
+    env_lines(mpirun_np4_rank0);
+    o.hostname = "gpu7.example.org";
+    r = mpi_with(o);
+    assert_string_equal(resolved_json(r), dq("{'worker': ['gpu7.example.org:8888', 'gpu7.example.org:8889', "
+                                             "'gpu7.example.org:8890', 'gpu7.example.org:8891']}"));
+    cres_resolver_free(r);
+    env_unset("PMIX_HOSTNAME");
+    r = mpi();
+    assert_string_equal(resolved_json(r),
+                        dq("{'worker': ['localhost:8888', 'localhost:8889', 'localhost:8890', 'localhost:8891']}"));
+    cres_resolver_free(r);
+}
+
+static void one_rank_is_one_task(void **state) {
+    cres_resolver *r;
+    (void)state;
+    env_set("OMPI_COMM_WORLD_RANK", "0");
+    env_set("OMPI_COMM_WORLD_SIZE", "1");
+    r = mpi();
+    assert_string_equal(resolved_json(r), dq("{'worker': ['localhost:8888']}"));
+    expect_task(r, "worker", 0);
+    cres_resolver_free(r);
+}
+
+/* MPICH / Intel MPI (Hydra): PMI_RANK, PMI_SIZE, MPI_LOCALRANKID, MPI_LOCALNRANKS. */
+static void mpich_pmi_variables(void **state) {
+    cres_mpi_options o = mpi_options();
+    cres_resolver *r;
+    (void)state;
+    env_set("PMI_RANK", "2");
+    env_set("PMI_SIZE", "3");
+    env_set("MPI_LOCALRANKID", "2");
+    env_set("MPI_LOCALNRANKS", "3");
+    env_set("PMI_FD", "5");
+    o.hostname = "h1";
+    r = mpi_with(o);
+    assert_string_equal(resolved_json(r), dq("{'worker': ['h1:8888', 'h1:8889', 'h1:8890']}"));
+    expect_task(r, "worker", 2);
+    cres_resolver_free(r);
+    /* the local rank must agree with the one host's placement */
+    env_set("MPI_LOCALRANKID", "0");
+    MPI_FAILS(o, CRES_ERR_ENVIRONMENT, "rank 2", NULL);
+}
+
+/* MVAPICH: MV2_COMM_WORLD_*. */
+static void mvapich_variables(void **state) {
+    cres_mpi_options o = mpi_options();
+    cres_resolver *r;
+    (void)state;
+    env_set("MV2_COMM_WORLD_RANK", "1");
+    env_set("MV2_COMM_WORLD_SIZE", "2");
+    env_set("MV2_COMM_WORLD_LOCAL_RANK", "1");
+    env_set("MV2_COMM_WORLD_LOCAL_SIZE", "2");
+    o.hostname = "ib0";
+    o.port_base = 5000;
+    r = mpi_with(o);
+    assert_string_equal(resolved_json(r), dq("{'worker': ['ib0:5000', 'ib0:5001']}"));
+    expect_task(r, "worker", 1);
+    cres_resolver_free(r);
+}
+
+/* Open MPI sets PMIX_RANK too; OMPI_* decide. */
+static void open_mpi_wins_over_pmix(void **state) {
+    cres_resolver *r;
+    (void)state;
+    env_lines(mpirun_np4_rank0);
+    env_set("OMPI_COMM_WORLD_RANK", "3");
+    env_set("OMPI_COMM_WORLD_LOCAL_RANK", "3");
+    env_set("PMIX_RANK", "1"); /* would be wrong */
+    r = mpi();
+    expect_task(r, "worker", 3);
+    cres_resolver_free(r);
+}
+
+static void no_mpi_variables_is_environment_error(void **state) {
+    cres_mpi_options o = mpi_options();
+    (void)state;
+    MPI_FAILS(o, CRES_ERR_ENVIRONMENT, "OMPI_COMM_WORLD_RANK", "PMI_RANK");
+    /* Slurm variables alone are not MPI */
+    step("n[1-2]", "1(x2)", 2, 0);
+    MPI_FAILS(o, CRES_ERR_ENVIRONMENT, "no MPI launcher", NULL);
+}
+
+static void malformed_mpi_variables_are_named(void **state) {
+    cres_mpi_options o = mpi_options();
+    (void)state;
+    env_lines(mpirun_np4_rank0);
+    env_set("OMPI_COMM_WORLD_RANK", "4");
+    MPI_FAILS(o, CRES_ERR_ENVIRONMENT, "OMPI_COMM_WORLD_RANK", "\"4\"");
+    env_set("OMPI_COMM_WORLD_RANK", "0");
+    env_unset("OMPI_COMM_WORLD_SIZE");
+    MPI_FAILS(o, CRES_ERR_ENVIRONMENT, "OMPI_COMM_WORLD_SIZE", "not set");
+    env_set("OMPI_COMM_WORLD_SIZE", "four");
+    MPI_FAILS(o, CRES_ERR_ENVIRONMENT, "OMPI_COMM_WORLD_SIZE", "\"four\"");
+    env_set("OMPI_COMM_WORLD_SIZE", "4");
+    env_set("OMPI_COMM_WORLD_LOCAL_SIZE", "5");
+    MPI_FAILS(o, CRES_ERR_ENVIRONMENT, "OMPI_COMM_WORLD_LOCAL_SIZE", NULL);
+    env_set("OMPI_COMM_WORLD_LOCAL_SIZE", "4");
+    env_set("OMPI_COMM_WORLD_LOCAL_RANK", "4");
+    MPI_FAILS(o, CRES_ERR_ENVIRONMENT, "OMPI_COMM_WORLD_LOCAL_RANK", NULL);
+}
+
+/* srun --mpi=pmix: PMIX_RANK and the step's variables, no OMPI_* (as captured under Slurm 22.05). */
+static void pmix_under_srun_uses_the_slurm_step(void **state) {
+    cres_resolver *r;
+    (void)state;
+    env_lines(srun_n4_n8_rank5);
+    env_set("PMIX_RANK", "5");
+    env_set("PMIX_NAMESPACE", "slurm.pmix.5.0");
+    r = mpi();
+    assert_string_equal(resolved_json(r), dq(N4N8_BLOCK));
+    expect_task(r, "worker", 5);
+    cres_resolver_free(r);
+}
+
+static void pmix_under_srun_cyclic(void **state) {
+    cres_resolver *r;
+    (void)state;
+    env_lines(srun_n4_n8_rank5);
+    env_set("SLURM_DISTRIBUTION", "cyclic");
+    env_set("SLURM_PROCID", "6");
+    env_set("SLURM_NODEID", "0");
+    env_set("SLURM_LOCALID", "2");
+    env_set("PMIX_RANK", "6");
+    r = mpi();
+    assert_string_equal(resolved_json(r), dq(N4N8_CYCLIC));
+    expect_task(r, "worker", 6);
+    assert_string_equal(master_of(r, NULL, -1, NULL), "grpc://node1:8890");
+    cres_resolver_free(r);
+}
+
+/* srun --mpi=pmi2 sets PMI_RANK and PMI_SIZE, equal to Slurm's. */
+static void pmi2_under_srun_uses_the_slurm_step(void **state) {
+    cres_resolver *r;
+    (void)state;
+    env_lines(srun_n4_n8_rank5);
+    env_set("PMI_RANK", "5");
+    env_set("PMI_SIZE", "8");
+    env_set("PMI_FD", "7");
+    env_set("PMI_JOBID", "5.0");
+    r = mpi();
+    assert_string_equal(resolved_json(r), dq(N4N8_BLOCK));
+    expect_task(r, "worker", 5);
+    cres_resolver_free(r);
+}
+
+static void pmix_without_slurm_needs_a_hostfile(void **state) {
+    cres_mpi_options o = mpi_options();
+    (void)state;
+    env_set("PMIX_RANK", "1");
+    MPI_FAILS(o, CRES_ERR_ENVIRONMENT, "PMIx", "hostfile");
+    /* a Slurm step that is not the MPI job's (another rank) does not count */
+    env_lines(srun_n4_n8_rank5);
+    MPI_FAILS(o, CRES_ERR_ENVIRONMENT, "PMIx", "hostfile");
+}
+
+/* mpirun inside `sbatch -N2 --ntasks-per-node=2` (envs/openmpi/ompi-under-slurm-3.out):
+   each rank sees the orted step's Slurm variables; OMPI_* are right and win. */
+static void ompi_under_slurm_rank(int rank) {
+    static const int procid[4] = {0, 0, 1, 1};
+    ompi_rank(rank, 4, rank % 2, 2);
+    env_setf("SLURM_PROCID", "%d", procid[rank]);
+    env_set("SLURM_NTASKS", "2");
+    env_set("SLURM_STEP_NUM_TASKS", "2");
+    env_set("SLURM_LOCALID", "0");
+    env_setf("SLURM_NODEID", "%d", procid[rank]);
+    env_setf("SLURMD_NODENAME", "node%d", procid[rank] + 1);
+    env_set("SLURM_STEP_NODELIST", "node[1-2]");
+    env_set("SLURM_STEP_TASKS_PER_NODE", "1(x2)");
+    env_set("SLURM_JOB_NODELIST", "node[1-2]");
+    env_set("SLURM_JOB_ID", "3");
+    env_set("PMIX_HOSTNAME", "vm");
+}
+
+static void mpirun_inside_sbatch(void rank_env(int), int rank) {
+    cres_resolver *r;
+    env_reset();
+    rank_env(rank);
+    r = mpi();
+    assert_string_equal(resolved_json(r), dq("{'worker': ['node1:8888', 'node1:8889', 'node2:8888', 'node2:8889']}"));
+    expect_task(r, "worker", rank);
+    cres_resolver_free(r);
+}
+
+static void mpirun_inside_sbatch_mpi_wins(void **state) {
+    int rank;
+    (void)state;
+    for (rank = 0; rank < 4; rank++) mpirun_inside_sbatch(ompi_under_slurm_rank, rank);
+}
+
+static void mpirun_inside_sbatch_inconsistent(void **state) {
+    cres_mpi_options o = mpi_options();
+    (void)state;
+    /* 3 ranks over 2 nodes: not a whole number per node */
+    ompi_under_slurm_rank(2);
+    env_set("OMPI_COMM_WORLD_SIZE", "3");
+    env_set("OMPI_COMM_WORLD_LOCAL_SIZE", "1");
+    env_set("OMPI_COMM_WORLD_LOCAL_RANK", "0");
+    MPI_FAILS(o, CRES_ERR_ENVIRONMENT, "hostfile", NULL);
+    /* --map-by node: rank 1 on node2 as its task 0, where a block puts it on node1 */
+    env_reset();
+    ompi_under_slurm_rank(1);
+    env_set("SLURM_NODEID", "1");
+    env_set("OMPI_COMM_WORLD_LOCAL_RANK", "0");
+    MPI_FAILS(o, CRES_ERR_ENVIRONMENT, "rank 1", NULL);
+    /* no SLURM_NODEID to check against */
+    env_reset();
+    ompi_under_slurm_rank(1);
+    env_unset("SLURM_NODEID");
+    MPI_FAILS(o, CRES_ERR_ENVIRONMENT, "SLURM_NODEID", NULL);
+}
+
+/* mpirun -np 2 inside `sbatch -N2 --ntasks-per-node=2`: both ranks fill node1's two slots,
+   while Open MPI starts one orted per node of the allocation, so the orted step has two
+   tasks and rank 0's orted is Slurm task 0. Every rank must get the same answer: both
+   ranks on one host. */
+static void mpirun_np2_inside_two_node_allocation(void **state) {
+    int rank;
+    (void)state;
+    for (rank = 0; rank < 2; rank++) {
+        cres_resolver *r;
+        env_reset();
+        ompi_rank(rank, 2, rank, 2);
+        env_set("SLURM_PROCID", "0");
+        env_set("SLURM_NTASKS", "2");
+        env_set("SLURM_STEP_NUM_TASKS", "2");
+        env_set("SLURM_LOCALID", "0");
+        env_set("SLURM_NODEID", "0");
+        env_set("SLURMD_NODENAME", "node1");
+        env_set("SLURM_STEP_NODELIST", "node[1-2]");
+        env_set("SLURM_STEP_TASKS_PER_NODE", "1(x2)");
+        env_set("SLURM_JOB_ID", "3");
+        env_set("PMIX_HOSTNAME", "node1");
+        r = mpi();
+        assert_string_equal(resolved_json(r), dq("{'worker': ['node1:8888', 'node1:8889']}"));
+        expect_task(r, "worker", rank);
+        cres_resolver_free(r);
+    }
+}
+
+static void several_hosts_without_a_source_need_a_hostfile(void **state) {
+    cres_mpi_options o = mpi_options();
+    (void)state;
+    /* --host fakenode1:2,fakenode2:2 -np 4 (as captured under Open MPI 4.1): nothing says which hosts */
+    env_lines(mpirun_np4_rank0);
+    ompi_rank(2, 4, 0, 2);
+    MPI_FAILS(o, CRES_ERR_ENVIRONMENT, "several hosts", "hostfile");
+    /* no local size at all */
+    env_unset("OMPI_COMM_WORLD_LOCAL_SIZE");
+    env_unset("OMPI_COMM_WORLD_LOCAL_RANK");
+    MPI_FAILS(o, CRES_ERR_ENVIRONMENT, "hostfile", NULL);
+}
+
+static void mpi_jobs_gpus_and_ports(void **state) {
+    cres_mpi_options o = mpi_options();
+    static const cres_job_count jobs[] = {{"worker", 3}, {"chief", 1}};
+    cres_resolver *r;
+    (void)state;
+    env_lines(mpirun_np4_rank0);
+    ompi_rank(1, 4, 1, 4);
+    env_set("CUDA_VISIBLE_DEVICES", "0,1,2,3,4,5,6,7");
+    o.jobs = jobs;
+    o.jobs_count = 2;
+    o.port_base = 3000;
+    r = mpi_with(o);
+    assert_string_equal(resolved_json(r), dq("{'chief': ['vm:3000'], 'worker': ['vm:3001', 'vm:3002', 'vm:3003']}"));
+    expect_task(r, "worker", 0);
+    assert_int_equal(gpus_of(r), 2);
+    assert_string_equal(devices_of(r, NULL, -1), "2,3");
+    assert_string_equal(devices_of(r, "chief", 0), "0,1");
+    cres_resolver_free(r);
+    o.jobs_count = 1; /* worker 3 of 4 ranks */
+    MPI_FAILS(o, CRES_ERR_ENVIRONMENT, "3 tasks", "started 4");
+}
+
+/* ---------------------------------------------------------------------------------------
+   MPI hostfiles */
+
+static void hostfile_open_mpi_format(void **state) {
+    cres_mpi_options o = mpi_options();
+    cres_resolver *r;
+    (void)state;
+    o.hostfile = temp_file("# the job's nodes\n"
+                           "\n"
+                           "node1 slots=2 max_slots=4\n"
+                           "   node2   slots=1   # one GPU box\n"
+                           "node3\n"
+                           "\t\n"
+                           "node1 slots=1\n");
+    env_lines(mpirun_np4_rank0);
+    ompi_rank(2, 5, 2, 3);
+    r = mpi_with(o);
+    /* node1 has 2 + 1 slots, in its first line's place */
+    assert_string_equal(resolved_json(r),
+                        dq("{'worker': ['node1:8888', 'node1:8889', 'node1:8890', 'node2:8888', 'node3:8888']}"));
+    expect_task(r, "worker", 2);
+    assert_string_equal(master_of(r, NULL, -1, NULL), "grpc://node1:8890");
+    cres_resolver_free(r);
+}
+
+static void hostfile_mpich_format(void **state) {
+    cres_mpi_options o = mpi_options();
+    cres_resolver *r;
+    (void)state;
+    o.hostfile = temp_file("a1:2\r\na2:2\r\n");
+    env_set("PMI_RANK", "3");
+    env_set("PMI_SIZE", "4");
+    r = mpi_with(o);
+    assert_string_equal(resolved_json(r), dq("{'worker': ['a1:8888', 'a1:8889', 'a2:8888', 'a2:8889']}"));
+    expect_task(r, "worker", 3);
+    cres_resolver_free(r);
+}
+
+static void hostfile_wins_over_the_environment(void **state) {
+    cres_mpi_options o = mpi_options();
+    cres_resolver *r;
+    (void)state;
+    o.hostfile = temp_file("fakenode1 slots=2\nfakenode2 slots=2\n");
+    env_lines(mpirun_np4_rank0);
+    ompi_rank(3, 4, 1, 2);
+    r = mpi_with(o);
+    assert_string_equal(resolved_json(r),
+                        dq("{'worker': ['fakenode1:8888', 'fakenode1:8889', 'fakenode2:8888', 'fakenode2:8889']}"));
+    expect_task(r, "worker", 3);
+    cres_resolver_free(r);
+    /* also over a Slurm step */
+    env_reset();
+    ompi_under_slurm_rank(3);
+    r = mpi_with(o);
+    assert_string_equal(resolved_json(r),
+                        dq("{'worker': ['fakenode1:8888', 'fakenode1:8889', 'fakenode2:8888', 'fakenode2:8889']}"));
+    cres_resolver_free(r);
+}
+
+static void hostfile_more_ranks_than_slots_is_an_error(void **state) {
+    cres_mpi_options o = mpi_options();
+    (void)state;
+    o.hostfile = temp_file("h1 slots=2\nh2 slots=1\n");
+    env_lines(mpirun_np4_rank0);
+    ompi_rank(0, 4, 0, 2);
+    MPI_FAILS(o, CRES_ERR_ENVIRONMENT, "3 slots", "4 ranks");
+}
+
+static void hostfile_fewer_ranks_leave_later_hosts_out(void **state) {
+    cres_mpi_options o = mpi_options();
+    cres_resolver *r;
+    (void)state;
+    o.hostfile = temp_file("h1 slots=2\nh2 slots=2\nh3 slots=2\n");
+    env_lines(mpirun_np4_rank0);
+    ompi_rank(2, 3, 0, 1);
+    r = mpi_with(o);
+    assert_string_equal(resolved_json(r), dq("{'worker': ['h1:8888', 'h1:8889', 'h2:8888']}"));
+    expect_task(r, "worker", 2);
+    cres_resolver_free(r);
+}
+
+static void hostfile_bad_lines_name_the_line(void **state) {
+    static const struct {
+        const char *text, *sub1, *sub2;
+    } bad[] = {
+        {"h1 slots=2\nh2 slots=x\n", "line 2", "\"slots=x\""},
+        {"h1 slots=0\n", "line 1", "\"slots=0\""},
+        {"h1 slots=2\n\n# c\nh2 cpus=4\n", "line 4", "\"cpus=4\""},
+        {"h1:x\n", "line 1", "\"h1:x\""},
+        {"h1:0\n", "line 1", "\"h1:0\""},
+        {":4\n", "line 1", "host name"},
+        {"h1 max_slots=-1\n", "line 1", "max_slots"},
+        {"# nothing\n\n", "no host", NULL},
+        {"", "no host", NULL},
+    };
+    size_t i;
+    (void)state;
+    for (i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+        cres_mpi_options o = mpi_options();
+        static int sentinel;
+        cres_resolver *r = (cres_resolver *)(void *)&sentinel;
+        cres_error err;
+        cres_result got;
+        o.hostfile = temp_file(bad[i].text);
+        env_reset();
+        env_lines(mpirun_np4_rank0);
+        got = cres_mpi_resolver_create(&o, &r, &err);
+        if (got == CRES_OK) cres_resolver_free(r);
+        if (got != CRES_ERR_ENVIRONMENT)
+            fail_msg("hostfile %zu: got %s: %s", i, cres_result_string(got), err.message);
+        if (r) fail_msg("hostfile %zu: a resolver came back on failure", i);
+        if (!strstr(err.message, bad[i].sub1) || (bad[i].sub2 && !strstr(err.message, bad[i].sub2)))
+            fail_msg("hostfile %zu: \"%s\" does not contain \"%s\" and \"%s\"", i, err.message, bad[i].sub1,
+                     bad[i].sub2 ? bad[i].sub2 : "");
+    }
+}
+
+static void hostfile_missing_is_an_error(void **state) {
+    cres_mpi_options o = mpi_options();
+    (void)state;
+    o.hostfile = "/nonexistent/test_hpc/hostfile";
+    env_lines(mpirun_np4_rank0);
+    MPI_FAILS(o, CRES_ERR_ENVIRONMENT, "/nonexistent/test_hpc/hostfile", NULL);
+    /* PMIx alone gives no world size to place */
+    o.hostfile = temp_file("h1 slots=4\n");
+    env_reset();
+    env_set("PMIX_RANK", "0");
+    MPI_FAILS(o, CRES_ERR_ENVIRONMENT, "PMIx", NULL);
+}
+
+/* mpirun --map-by node over the two fake hosts: rank 1 runs on fakenode2 as its task 0,
+   where the hostfile's slot order puts it on fakenode1: refuse rather than mislead. */
+static void hostfile_local_rank_inconsistent_is_an_error(void **state) {
+    cres_mpi_options o = mpi_options();
+    (void)state;
+    o.hostfile = temp_file("fakenode1 slots=2\nfakenode2 slots=2\n");
+    env_lines(mpirun_np4_rank0);
+    ompi_rank(1, 4, 0, 2);
+    MPI_FAILS(o, CRES_ERR_ENVIRONMENT, "rank 1", NULL);
+    /* the local size disagrees: 3 ranks on a host given 2 slots */
+    ompi_rank(0, 4, 0, 3);
+    MPI_FAILS(o, CRES_ERR_ENVIRONMENT, "rank 0", NULL);
+}
+
+/* ---------------------------------------------------------------------------------------
+   SageMaker */
+
+static cres_sagemaker_options sm_options(void) {
+    cres_sagemaker_options o;
+    memset(&o, 0, sizeof o);
+    o.config = &cfg;
+    o.resource_config = "/nonexistent/test_hpc/resourceconfig.json";
+    return o;
+}
+
+static cres_resolver *sagemaker_with(cres_sagemaker_options o) {
+    cres_resolver *r = NULL;
+    cres_error err;
+    OK(cres_sagemaker_resolver_create(&o, &r, &err));
+    assert_non_null(r);
+    assert_string_equal(cres_resolver_name(r), "sagemaker");
+    return r;
+}
+
+#define SM_FAILS(opts, want, sub1, sub2) FAILS_WITH(cres_sagemaker_resolver_create, opts, want, sub1, sub2)
+
+static void sm_env(const char *hosts, const char *current) {
+    env_set("SM_HOSTS", hosts);
+    env_set("SM_CURRENT_HOST", current);
+}
+
+#define ALGO12 "[\"algo-1\",\"algo-2\"]"
+
+/* TF M1 */
+static void m1_cluster_spec(void **state) {
+    cres_resolver *r;
+    (void)state;
+    sm_env(ALGO12, "algo-2");
+    r = sagemaker_with(sm_options());
+    assert_string_equal(resolved_json(r), dq("{'worker': ['algo-1:2223', 'algo-2:2223']}"));
+    expect_task(r, "worker", 1);
+    assert_null(cres_rpc_layer(r)); /* TF: none */
+    assert_string_equal(cres_environment(r), "");
+    cres_resolver_free(r);
+}
+
+/* TF M2 */
+static void m2_master(void **state) {
+    cres_resolver *r;
+    (void)state;
+    sm_env(ALGO12, "algo-1");
+    r = sagemaker_with(sm_options());
+    assert_string_equal(master_of(r, NULL, -1, NULL), "algo-1:2223");
+    cres_resolver_free(r);
+}
+
+/* TF M3 */
+static void m3_master_of_given_task(void **state) {
+    cres_resolver *r;
+    (void)state;
+    sm_env(ALGO12, "algo-2");
+    r = sagemaker_with(sm_options());
+    assert_string_equal(master_of(r, "worker", 1, NULL), "algo-2:2223");
+    assert_string_equal(master_of(r, "worker", 0, NULL), "algo-1:2223");
+    cres_resolver_free(r);
+}
+
+/* TF M4 */
+static void m4_rpc_layer_option(void **state) {
+    cres_sagemaker_options o = sm_options();
+    cres_resolver *r;
+    (void)state;
+    sm_env(ALGO12, "algo-1");
+    o.rpc_layer = "grpc";
+    r = sagemaker_with(o);
+    assert_string_equal(master_of(r, NULL, -1, NULL), "grpc://algo-1:2223");
+    cres_resolver_free(r);
+}
+
+/* TF M5 */
+static void m5_task_options_and_setters(void **state) {
+    cres_sagemaker_options o = sm_options();
+    cres_resolver *r;
+    cres_error err;
+    (void)state;
+    sm_env(ALGO12, "algo-1");
+    o.task_type = "worker";
+    o.task_id = 0;
+    r = sagemaker_with(o);
+    assert_string_equal(master_of(r, NULL, -1, NULL), "algo-1:2223");
+    expect_task(r, "worker", 0);
+    OK(cres_set_task(r, "worker", 1, &err));
+    OK(cres_set_rpc_layer(r, "test", &err));
+    assert_string_equal(master_of(r, NULL, -1, NULL), "test://algo-2:2223");
+    expect_task(r, "worker", 1);
+    assert_string_equal(cres_rpc_layer(r), "test");
+    (void)resolved_json(r);
+    expect_task(r, "worker", 1);
+    cres_resolver_free(r);
+}
+
+/* TF M6 */
+static void m6_task_id(void **state) {
+    cres_sagemaker_options o = sm_options();
+    cres_resolver *r;
+    (void)state;
+    sm_env(ALGO12, "algo-2");
+    o.task_id = 1;
+    r = sagemaker_with(o);
+    assert_int_equal(cres_task_id(r), 1);
+    cres_resolver_free(r);
+}
+
+/* TF M7 gives master() == "": for us an empty SM_HOSTS is an error. */
+static void m7_empty_hosts_is_an_error(void **state) {
+    cres_sagemaker_options o = sm_options();
+    (void)state;
+    sm_env("", "");
+    SM_FAILS(o, CRES_ERR_ENVIRONMENT, "SM_HOSTS", "empty");
+    sm_env("  ", "algo-1");
+    SM_FAILS(o, CRES_ERR_ENVIRONMENT, "SM_HOSTS", "empty");
+}
+
+/* TF M8 gives an empty cluster: for us a current host not listed is an error. */
+static void m8_current_host_not_listed_is_an_error(void **state) {
+    cres_sagemaker_options o = sm_options();
+    (void)state;
+    sm_env("[\"algo-1\"]", "");
+    SM_FAILS(o, CRES_ERR_ENVIRONMENT, "SM_CURRENT_HOST", "SM_HOSTS");
+    sm_env(ALGO12, "algo-3");
+    SM_FAILS(o, CRES_ERR_ENVIRONMENT, "\"algo-3\"", "2 hosts");
+    sm_env("[]", "algo-1");
+    SM_FAILS(o, CRES_ERR_ENVIRONMENT, "\"algo-1\"", "0 hosts");
+}
+
+static void sm_natural_order(void **state) {
+    cres_resolver *r;
+    (void)state;
+    sm_env("[\"algo-10\",\"algo-2\",\"algo-1\"]", "algo-10");
+    r = sagemaker_with(sm_options());
+    /* TF sorts strings: algo-1, algo-10, algo-2 */
+    assert_string_equal(resolved_json(r), dq("{'worker': ['algo-1:2223', 'algo-2:2223', 'algo-10:2223']}"));
+    expect_task(r, "worker", 2);
+    cres_resolver_free(r);
+}
+
+static void sm_duplicate_hosts_are_an_error(void **state) {
+    cres_sagemaker_options o = sm_options();
+    (void)state;
+    sm_env("[\"algo-1\",\"algo-2\",\"algo-1\"]", "algo-1");
+    SM_FAILS(o, CRES_ERR_ENVIRONMENT, "\"algo-1\"", "twice");
+    /* a duplicate among names that sort as equals (natural order ignores leading zeros) */
+    sm_env("[\"algo-1\",\"algo-01\",\"algo-1\"]", "algo-1");
+    SM_FAILS(o, CRES_ERR_ENVIRONMENT, "\"algo-1\"", "twice");
+}
+
+static void sm_bad_items_and_json(void **state) {
+    cres_sagemaker_options o = sm_options();
+    (void)state;
+    sm_env("[\"algo-1\",2]", "algo-1");
+    SM_FAILS(o, CRES_ERR_ENVIRONMENT, "SM_HOSTS", "item 1");
+    sm_env("[null]", "algo-1");
+    SM_FAILS(o, CRES_ERR_ENVIRONMENT, "SM_HOSTS", "item 0");
+    sm_env("[[\"algo-1\"]]", "algo-1");
+    SM_FAILS(o, CRES_ERR_ENVIRONMENT, "SM_HOSTS", "item 0");
+    sm_env("[\"algo 1\"]", "algo 1");
+    SM_FAILS(o, CRES_ERR_ENVIRONMENT, "SM_HOSTS", "host name");
+    sm_env("[\"\"]", "");
+    SM_FAILS(o, CRES_ERR_ENVIRONMENT, "SM_HOSTS", "host name");
+    sm_env("[\"algo-1\"", "algo-1");
+    SM_FAILS(o, CRES_ERR_ENVIRONMENT, "SM_HOSTS", "invalid JSON");
+    sm_env("['algo-1']", "algo-1");
+    SM_FAILS(o, CRES_ERR_ENVIRONMENT, "SM_HOSTS", "invalid JSON");
+    sm_env("{\"hosts\": [\"algo-1\"]}", "algo-1");
+    SM_FAILS(o, CRES_ERR_ENVIRONMENT, "SM_HOSTS", "list");
+    sm_env("\"algo-1\"", "algo-1");
+    SM_FAILS(o, CRES_ERR_ENVIRONMENT, "SM_HOSTS", "list");
+    sm_env("5", "algo-1");
+    SM_FAILS(o, CRES_ERR_ENVIRONMENT, "SM_HOSTS", NULL);
+}
+
+#define RESOURCE_CONFIG                                                                    \
+    "{\"current_host\": \"algo-1\", \"current_instance_type\": \"ml.p3.16xlarge\", "      \
+    "\"current_group_name\": \"homogeneousCluster\", \"hosts\": [\"algo-1\", \"algo-2\"], " \
+    "\"instance_groups\": [{\"instance_group_name\": \"homogeneousCluster\", "             \
+    "\"instance_type\": \"ml.p3.16xlarge\", \"hosts\": [\"algo-2\", \"algo-1\"]}], "        \
+    "\"network_interface_name\": \"eth0\"}\n"
+
+static void sm_resource_config_file(void **state) {
+    cres_sagemaker_options o = sm_options();
+    cres_resolver *r;
+    (void)state;
+    o.resource_config = temp_file(RESOURCE_CONFIG);
+    r = sagemaker_with(o);
+    assert_string_equal(resolved_json(r), dq("{'worker': ['algo-1:2223', 'algo-2:2223']}"));
+    expect_task(r, "worker", 0);
+    cres_resolver_free(r);
+    /* the environment wins where it is set; the file fills in the rest */
+    env_set("SM_CURRENT_HOST", "algo-2");
+    r = sagemaker_with(o);
+    assert_string_equal(resolved_json(r), dq("{'worker': ['algo-1:2223', 'algo-2:2223']}"));
+    expect_task(r, "worker", 1);
+    cres_resolver_free(r);
+    env_reset();
+    env_set("SM_HOSTS", "[\"algo-1\",\"algo-2\",\"algo-3\"]");
+    r = sagemaker_with(o);
+    assert_string_equal(resolved_json(r), dq("{'worker': ['algo-1:2223', 'algo-2:2223', 'algo-3:2223']}"));
+    expect_task(r, "worker", 0);
+    cres_resolver_free(r);
+}
+
+static void sm_bad_resource_config(void **state) {
+    cres_sagemaker_options o = sm_options();
+    (void)state;
+    o.resource_config = temp_file("{\"hosts\": [\"algo-1\"]}");
+    SM_FAILS(o, CRES_ERR_ENVIRONMENT, "current_host", NULL);
+    o.resource_config = temp_file("{\"current_host\": \"algo-1\"}");
+    SM_FAILS(o, CRES_ERR_ENVIRONMENT, "hosts", "list");
+    o.resource_config = temp_file("{\"current_host\": \"algo-1\", \"hosts\": ");
+    SM_FAILS(o, CRES_ERR_ENVIRONMENT, "invalid JSON", NULL);
+}
+
+static void sm_nothing_set_names_variable_and_file(void **state) {
+    cres_sagemaker_options o = sm_options();
+    (void)state;
+    SM_FAILS(o, CRES_ERR_ENVIRONMENT, "SM_HOSTS", "/nonexistent/test_hpc/resourceconfig.json");
+    /* the default file: /opt/ml/input/config/resourceconfig.json (absent on this machine) */
+    o.resource_config = NULL;
+    SM_FAILS(o, CRES_ERR_ENVIRONMENT, "SM_HOSTS", "/opt/ml/input/config/resourceconfig.json");
+    env_set("SM_HOSTS", ALGO12);
+    SM_FAILS(o, CRES_ERR_ENVIRONMENT, "SM_CURRENT_HOST", "/opt/ml/input/config/resourceconfig.json");
+}
+
+static void sm_port_and_job_name_options(void **state) {
+    cres_sagemaker_options o = sm_options();
+    cres_resolver *r;
+    (void)state;
+    sm_env(ALGO12, "algo-2");
+    o.port = 9000;
+    o.job_name = "trainer";
+    r = sagemaker_with(o);
+    assert_string_equal(resolved_json(r), dq("{'trainer': ['algo-1:9000', 'algo-2:9000']}"));
+    expect_task(r, "trainer", 1);
+    assert_string_equal(master_of(r, NULL, -1, NULL), "algo-2:9000");
+    cres_resolver_free(r);
+    o.port = 65536;
+    SM_FAILS(o, CRES_ERR_INVALID_ARGUMENT, "port", NULL);
+    o.port = -1;
+    SM_FAILS(o, CRES_ERR_INVALID_ARGUMENT, "port", NULL);
+}
+
+static void sm_hosts_and_current_host_options(void **state) {
+    cres_sagemaker_options o = sm_options();
+    cres_resolver *r;
+    (void)state;
+    sm_env("[\"x\"]", "x"); /* the options win */
+    o.hosts = "[\"algo-2\", \"algo-1\"]";
+    o.current_host = "algo-2";
+    r = sagemaker_with(o);
+    assert_string_equal(resolved_json(r), dq("{'worker': ['algo-1:2223', 'algo-2:2223']}"));
+    expect_task(r, "worker", 1);
+    cres_resolver_free(r);
+    o.hosts = "[\"algo-1\"]";
+    SM_FAILS(o, CRES_ERR_ENVIRONMENT, "options.current_host", "options.hosts");
+}
+
+/* ---------------------------------------------------------------------------------------
+   Auto-detection */
+
+static cres_auto_options auto_options(void) {
+    cres_auto_options o;
+    memset(&o, 0, sizeof o);
+    o.config = &cfg;
+    return o;
+}
+
+static cres_resolver *auto_with(cres_auto_options o, const char *want_name) {
+    cres_resolver *r = NULL;
+    cres_error err;
+    OK(cres_auto_resolver_create(&o, &r, &err));
+    assert_non_null(r);
+    assert_string_equal(cres_resolver_name(r), want_name);
+    return r;
+}
+
+static void expect_auto(const char *want_name) {
+    cres_resolver_free(auto_with(auto_options(), want_name));
+}
+
+#define AUTO_FAILS(opts, want, sub1, sub2) FAILS_WITH(cres_auto_resolver_create, opts, want, sub1, sub2)
+
+/* Detection looks for SageMaker's resource config in the real file system (no hook): on a
+   machine that has one, the backends after SageMaker cannot be detected. */
+static void skip_on_sagemaker_machine(void) {
+    if (access("/opt/ml/input/config/resourceconfig.json", F_OK) == 0) skip();
+}
+
+#define TF_CONFIG_ONE "{\"cluster\": {\"worker\": [\"w0:2222\"]}, \"task\": {\"type\": \"worker\", \"index\": 0}}"
+
+/* One environment of each kind, added one after the other from the lowest priority up:
+   each new one must take over. */
+static void auto_detection_order(void **state) {
+    cres_resolver *r;
+    (void)state;
+    skip_on_sagemaker_machine();
+    r = auto_with(auto_options(), "local");
+    assert_string_equal(resolved_json(r), dq("{'worker': ['localhost:8470']}"));
+    expect_task(r, "worker", 0);
+    cres_resolver_free(r);
+    /* Kubernetes: an Indexed Job's pod */
+    env_set("KUBERNETES_SERVICE_HOST", "10.96.0.1");
+    env_set("KUBERNETES_SERVICE_PORT", "443");
+    env_set("JOB_COMPLETION_INDEX", "2");
+    env_set("HOSTNAME", "trainer-2");
+    expect_auto("kubernetes");
+    /* TPU VM */
+    env_set("TPU_WORKER_HOSTNAMES", "t0,t1");
+    env_set("TPU_WORKER_ID", "1");
+    expect_auto("tpu");
+    /* SageMaker */
+    sm_env(ALGO12, "algo-2");
+    expect_auto("sagemaker");
+    /* a Slurm batch script */
+    env_lines(sbatch_script);
+    expect_auto("slurm");
+    /* a Slurm step */
+    env_lines(srun_n4_n8_rank5);
+    expect_auto("slurm");
+    /* an MPI launcher (under srun: PMIx) */
+    env_set("PMIX_RANK", "5");
+    expect_auto("mpi");
+    /* TF_CONFIG */
+    env_set("TF_CONFIG", TF_CONFIG_ONE);
+    expect_auto("tfconfig");
+}
+
+static void auto_picks_each_backend_alone(void **state) {
+    cres_resolver *r;
+    (void)state;
+    env_lines(mpirun_np4_rank0);
+    r = auto_with(auto_options(), "mpi");
+    assert_string_equal(resolved_json(r), dq("{'worker': ['vm:8888', 'vm:8889', 'vm:8890', 'vm:8891']}"));
+    cres_resolver_free(r);
+    env_reset();
+    env_set("PMI_RANK", "0");
+    env_set("PMI_SIZE", "1");
+    expect_auto("mpi");
+    env_reset();
+    env_set("MV2_COMM_WORLD_RANK", "0");
+    env_set("MV2_COMM_WORLD_SIZE", "1");
+    expect_auto("mpi");
+    env_reset();
+    env_lines(srun_n4_n8_rank5);
+    r = auto_with(auto_options(), "slurm");
+    assert_string_equal(resolved_json(r), dq(N4N8_BLOCK));
+    expect_task(r, "worker", 5);
+    cres_resolver_free(r);
+    env_reset();
+    env_lines(sbatch_script);
+    r = auto_with(auto_options(), "slurm");
+    assert_string_equal(resolved_json(r), dq("{'worker': ['vm:8888']}"));
+    cres_resolver_free(r);
+    env_reset();
+    sm_env(ALGO12, "algo-1");
+    r = auto_with(auto_options(), "sagemaker");
+    assert_string_equal(resolved_json(r), dq("{'worker': ['algo-1:2223', 'algo-2:2223']}"));
+    cres_resolver_free(r);
+    env_reset();
+    env_set("TF_CONFIG", TF_CONFIG_ONE);
+    r = auto_with(auto_options(), "tfconfig");
+    assert_string_equal(resolved_json(r), dq("{'worker': ['w0:2222']}"));
+    cres_resolver_free(r);
+}
+
+/* mpirun inside an sbatch allocation: MPI wins over the orted step's Slurm variables. */
+static void auto_mpi_wins_over_slurm(void **state) {
+    cres_resolver *r;
+    (void)state;
+    ompi_under_slurm_rank(2);
+    r = auto_with(auto_options(), "mpi");
+    assert_string_equal(resolved_json(r), dq("{'worker': ['node1:8888', 'node1:8889', 'node2:8888', 'node2:8889']}"));
+    expect_task(r, "worker", 2);
+    cres_resolver_free(r);
+}
+
+/* Blank values do not count; Slurm job variables without SLURM_PROCID are not a script. */
+static void auto_blank_and_partial_variables(void **state) {
+    (void)state;
+    skip_on_sagemaker_machine();
+    env_set("TF_CONFIG", "  ");
+    env_set("SM_HOSTS", "");
+    env_set("OMPI_COMM_WORLD_SIZE", "");
+    env_set("SLURM_STEP_NODELIST", "");
+    env_set("TPU_NAME", "");
+    expect_auto("local");
+    env_reset();
+    env_set("SLURM_JOB_ID", "4"); /* salloc's shell on the login node */
+    expect_auto("local");
+}
+
+static void auto_tpu_variants(void **state) {
+    cres_auto_options o = auto_options();
+    cres_resolver *r;
+    (void)state;
+    skip_on_sagemaker_machine();
+    env_set("TPU_WORKER_HOSTNAMES", "t0,t1");
+    env_set("TPU_WORKER_ID", "1");
+    r = auto_with(o, "tpu");
+    expect_task(r, "worker", 1);
+    assert_string_equal(cres_rpc_layer(r), "grpc");
+    cres_resolver_free(r);
+    env_reset();
+    env_set("TPU_NAME", "my-tpu");
+    expect_auto("tpu");
+    env_reset();
+    env_set("KUBE_GOOGLE_CLOUD_TPU_ENDPOINTS", "grpc://10.0.0.2:8470,grpc://10.0.0.3:8470");
+    r = auto_with(o, "tpu");
+    /* endpoints are used as they are: no API call */
+    assert_string_equal(resolved_json(r), dq("{'worker': ['10.0.0.2:8470', '10.0.0.3:8470']}"));
+    cres_resolver_free(r);
+    /* TPU_CONFIG without a name: the tpu backend was picked, and says what is wrong */
+    env_reset();
+    env_set("TPU_CONFIG", "{\"project\": \"p\", \"zone\": \"z\"}");
+    AUTO_FAILS(o, CRES_ERR_ENVIRONMENT, "tpu_node_name", NULL);
+}
+
+static void auto_kubernetes_needs_an_indexed_job(void **state) {
+    cres_auto_options o = auto_options();
+    cres_resolver *r;
+    (void)state;
+    skip_on_sagemaker_machine();
+    /* KUBERNETES_SERVICE_HOST alone: any pod, not necessarily a training job */
+    env_set("KUBERNETES_SERVICE_HOST", "10.96.0.1");
+    env_set("KUBERNETES_SERVICE_PORT", "443");
+    env_set("HOSTNAME", "web-5d8f7-abcde");
+    expect_auto("local");
+    /* an index that is not the hostname's */
+    env_set("JOB_COMPLETION_INDEX", "2");
+    env_set("HOSTNAME", "trainer-3");
+    expect_auto("local");
+    env_set("HOSTNAME", "2");
+    expect_auto("local");
+    env_unset("HOSTNAME");
+    expect_auto("local");
+    /* an Indexed Job's pod */
+    env_set("HOSTNAME", "trainer-2");
+    r = auto_with(o, "kubernetes");
+    assert_string_equal(cres_rpc_layer(r), "grpc");
+    cres_resolver_free(r);
+    env_set("JOB_COMPLETION_INDEX", "12");
+    env_set("HOSTNAME", "my-job-12");
+    expect_auto("kubernetes");
+    /* no KUBERNETES_SERVICE_HOST: not in a cluster */
+    env_unset("KUBERNETES_SERVICE_HOST");
+    expect_auto("local");
+    /* picked, but the in-cluster configuration is incomplete */
+    env_set("KUBERNETES_SERVICE_HOST", "10.96.0.1");
+    env_unset("KUBERNETES_SERVICE_PORT");
+    AUTO_FAILS(o, CRES_ERR_ENVIRONMENT, "KUBERNETES_SERVICE_PORT", NULL);
+}
+
+static void auto_backend_option_forces(void **state) {
+    cres_auto_options o = auto_options();
+    cres_resolver *r;
+    (void)state;
+    env_set("TF_CONFIG", TF_CONFIG_ONE);
+    env_lines(srun_n4_n8_rank5);
+    o.backend = "slurm";
+    r = auto_with(o, "slurm");
+    assert_string_equal(resolved_json(r), dq(N4N8_BLOCK));
+    cres_resolver_free(r);
+    o.backend = "local";
+    expect_task(r = auto_with(o, "local"), "worker", 0);
+    cres_resolver_free(r);
+    o.backend = "auto";
+    cres_resolver_free(auto_with(o, "tfconfig"));
+    /* a forced backend without its environment says so */
+    env_reset();
+    o.backend = "slurm";
+    AUTO_FAILS(o, CRES_ERR_ENVIRONMENT, "slurm", "SLURM_JOB_ID");
+    o.backend = "mpi";
+    AUTO_FAILS(o, CRES_ERR_ENVIRONMENT, "OMPI_COMM_WORLD_RANK", NULL);
+    o.backend = "sagemaker";
+    AUTO_FAILS(o, CRES_ERR_ENVIRONMENT, "SM_HOSTS", NULL);
+    o.backend = "tfconfig"; /* TF_CONFIG unset: an empty cluster, as TF */
+    r = auto_with(o, "tfconfig");
+    assert_string_equal(resolved_json(r), "{}");
+    cres_resolver_free(r);
+    o.backend = "kubernetes";
+    AUTO_FAILS(o, CRES_ERR_ENVIRONMENT, "KUBERNETES_SERVICE_HOST", NULL);
+    o.backend = "k8s";
+    AUTO_FAILS(o, CRES_ERR_ENVIRONMENT, "KUBERNETES_SERVICE_HOST", NULL);
+    o.backend = "tpu"; /* no TPU variables: the TPU VM this runs on, found at resolve */
+    cres_resolver_free(auto_with(o, "tpu"));
+}
+
+static void auto_backend_variable_forces(void **state) {
+    cres_auto_options o = auto_options();
+    cres_resolver *r;
+    (void)state;
+    env_set("TF_CONFIG", TF_CONFIG_ONE);
+    env_lines(srun_n4_n8_rank5);
+    env_set("CLUSTER_RESOLVER_BACKEND", "slurm");
+    r = auto_with(o, "slurm");
+    expect_task(r, "worker", 5);
+    cres_resolver_free(r);
+    env_set("CLUSTER_RESOLVER_BACKEND", "off");
+    r = auto_with(o, "local");
+    assert_string_equal(resolved_json(r), dq("{'worker': ['localhost:8470']}"));
+    cres_resolver_free(r);
+    env_set("CLUSTER_RESOLVER_BACKEND", "auto");
+    expect_auto("tfconfig");
+    env_set("CLUSTER_RESOLVER_BACKEND", "");
+    expect_auto("tfconfig");
+    /* the option wins over the variable */
+    env_set("CLUSTER_RESOLVER_BACKEND", "slurm");
+    o.backend = "tfconfig";
+    cres_resolver_free(auto_with(o, "tfconfig"));
+    /* forced without its environment */
+    env_reset();
+    env_set("CLUSTER_RESOLVER_BACKEND", "slurm");
+    o.backend = NULL;
+    AUTO_FAILS(o, CRES_ERR_ENVIRONMENT, "SLURM_JOB_ID", NULL);
+}
+
+static void auto_unknown_backend_is_unsupported(void **state) {
+    cres_auto_options o = auto_options();
+    (void)state;
+    o.backend = "pbs";
+    AUTO_FAILS(o, CRES_ERR_UNSUPPORTED, "\"pbs\"", "slurm");
+    o.backend = "";
+    AUTO_FAILS(o, CRES_ERR_UNSUPPORTED, "\"\"", NULL);
+    o.backend = NULL;
+    env_set("CLUSTER_RESOLVER_BACKEND", "Slurm");
+    AUTO_FAILS(o, CRES_ERR_UNSUPPORTED, "\"Slurm\"", NULL);
+}
+
+static void auto_port_and_task_options_reach_the_backend(void **state) {
+    cres_auto_options o = auto_options();
+    cres_resolver *r;
+    (void)state;
+    skip_on_sagemaker_machine();
+    o.port = 9999;
+    r = auto_with(o, "local");
+    assert_string_equal(resolved_json(r), dq("{'worker': ['localhost:9999']}"));
+    cres_resolver_free(r);
+    step("n[1-2]", "2,1", 3, 2);
+    r = auto_with(o, "slurm");
+    assert_string_equal(resolved_json(r), dq("{'worker': ['n1:9999', 'n1:10000', 'n2:9999']}"));
+    cres_resolver_free(r);
+    env_reset();
+    env_lines(mpirun_np4_rank0);
+    r = auto_with(o, "mpi");
+    assert_string_equal(resolved_json(r), dq("{'worker': ['vm:9999', 'vm:10000', 'vm:10001', 'vm:10002']}"));
+    cres_resolver_free(r);
+    env_reset();
+    sm_env(ALGO12, "algo-1");
+    o.task_type = "worker";
+    o.task_id = 1;
+    o.rpc_layer = "grpc";
+    r = auto_with(o, "sagemaker");
+    assert_string_equal(resolved_json(r), dq("{'worker': ['algo-1:9999', 'algo-2:9999']}"));
+    expect_task(r, "worker", 1);
+    assert_string_equal(master_of(r, NULL, -1, NULL), "grpc://algo-2:9999");
+    cres_resolver_free(r);
+}
+
+static void auto_out_null_is_invalid(void **state) {
+    cres_auto_options o = auto_options();
+    cres_error err;
+    (void)state;
+    EXPECT(cres_auto_resolver_create(&o, NULL, &err), CRES_ERR_INVALID_ARGUMENT);
+}
+
+int main(void) {
+    const struct CMUnitTest tests[] = {
+        /* Slurm: TensorFlow's cases */
+        cmocka_unit_test_setup(s1_one_task_per_node_one_gpu, reset),
+        cmocka_unit_test_setup(s3_master_with_set_task_and_rpc_layers, reset),
+        cmocka_unit_test_setup(s4_jobs_split_from_step_tasks_per_node, reset),
+        cmocka_unit_test_setup(s5_two_tasks_per_node_one_gpu_each, reset),
+        cmocka_unit_test_setup(s6_two_tasks_per_node_two_gpus_each, reset),
+        cmocka_unit_test_setup(readme_two_nodes_four_gpus_defaults, reset),
+        cmocka_unit_test_setup(readme_ps_and_workers_port_1337, reset),
+        /* Slurm: order and distribution */
+        cmocka_unit_test_setup(hosts_in_slurm_order_not_string_order, reset),
+        cmocka_unit_test_setup(srun_block_real_capture, reset),
+        cmocka_unit_test_setup(srun_block_named_explicitly, reset),
+        cmocka_unit_test_setup(srun_cyclic_every_rank, reset),
+        cmocka_unit_test_setup(srun_cyclic_block_is_cyclic, reset),
+        cmocka_unit_test_setup(srun_plane, reset),
+        cmocka_unit_test_setup(plane_without_plane_size_is_an_error, reset),
+        cmocka_unit_test_setup(unknown_distribution_is_unsupported, reset),
+        cmocka_unit_test_setup(node_and_local_id_must_match_the_placement, reset),
+        /* Slurm: jobs, nodes, the batch script */
+        cmocka_unit_test_setup(jobs_split_chief_first_then_by_name, reset),
+        cmocka_unit_test_setup(job_of_zero_tasks_is_an_empty_job, reset),
+        cmocka_unit_test_setup(jobs_not_adding_up_name_both_counts, reset),
+        cmocka_unit_test_setup(bad_jobs_options, reset),
+        cmocka_unit_test_setup(tasks_per_node_count_must_match_nodes, reset),
+        cmocka_unit_test_setup(node_listed_twice_is_an_error, reset),
+        cmocka_unit_test_setup(batch_script_without_step_is_one_task, reset),
+        cmocka_unit_test_setup(batch_script_jobs_must_fit_one_task, reset),
+        cmocka_unit_test_setup(no_slurm_variables_is_environment_error, reset),
+        cmocka_unit_test_setup(each_missing_variable_is_named, reset),
+        cmocka_unit_test_setup(each_malformed_variable_is_named, reset),
+        cmocka_unit_test_setup(hostlist_bombs_are_limit, reset),
+        /* Slurm: GPUs */
+        cmocka_unit_test_setup(cuda_visible_devices_empty_means_no_gpus, reset),
+        cmocka_unit_test_setup(cuda_visible_devices_unset_means_no_gpus, reset),
+        cmocka_unit_test_setup(cuda_visible_devices_ids_are_taken_from_the_list, reset),
+        cmocka_unit_test_setup(gpus_on_nodes_with_fewer_tasks, reset),
+        cmocka_unit_test_setup(gpus_per_node_no_gpus_forces_none, reset),
+        cmocka_unit_test_setup(gpus_per_node_option_wins_over_cuda, reset),
+        cmocka_unit_test_setup(too_many_gpus_per_task_is_an_error, reset),
+        cmocka_unit_test_setup(bad_gpu_settings, reset),
+        cmocka_unit_test_setup(visible_devices_of_unknown_task_is_not_found, reset),
+        /* Slurm: ports, rpc layer, master, overrides */
+        cmocka_unit_test_setup(port_base_option, reset),
+        cmocka_unit_test_setup(rpc_layer_default_and_master, reset),
+        cmocka_unit_test_setup(master_of_missing_task_is_not_found, reset),
+        cmocka_unit_test_setup(task_options_and_set_task_are_kept, reset),
+        cmocka_unit_test_setup(resolve_gives_fresh_equal_specs, reset),
+        cmocka_unit_test_setup(null_options_read_the_process_environment, reset),
+        /* MPI */
+        cmocka_unit_test_setup(mpirun_np4_one_host, reset),
+        cmocka_unit_test_setup(hostname_option_and_default, reset),
+        cmocka_unit_test_setup(one_rank_is_one_task, reset),
+        cmocka_unit_test_setup(mpich_pmi_variables, reset),
+        cmocka_unit_test_setup(mvapich_variables, reset),
+        cmocka_unit_test_setup(open_mpi_wins_over_pmix, reset),
+        cmocka_unit_test_setup(no_mpi_variables_is_environment_error, reset),
+        cmocka_unit_test_setup(malformed_mpi_variables_are_named, reset),
+        cmocka_unit_test_setup(pmix_under_srun_uses_the_slurm_step, reset),
+        cmocka_unit_test_setup(pmix_under_srun_cyclic, reset),
+        cmocka_unit_test_setup(pmi2_under_srun_uses_the_slurm_step, reset),
+        cmocka_unit_test_setup(pmix_without_slurm_needs_a_hostfile, reset),
+        cmocka_unit_test_setup(mpirun_inside_sbatch_mpi_wins, reset),
+        cmocka_unit_test_setup(mpirun_inside_sbatch_inconsistent, reset),
+        cmocka_unit_test_setup(mpirun_np2_inside_two_node_allocation, reset),
+        cmocka_unit_test_setup(several_hosts_without_a_source_need_a_hostfile, reset),
+        cmocka_unit_test_setup(mpi_jobs_gpus_and_ports, reset),
+        /* MPI hostfiles */
+        cmocka_unit_test_setup(hostfile_open_mpi_format, reset),
+        cmocka_unit_test_setup(hostfile_mpich_format, reset),
+        cmocka_unit_test_setup(hostfile_wins_over_the_environment, reset),
+        cmocka_unit_test_setup(hostfile_more_ranks_than_slots_is_an_error, reset),
+        cmocka_unit_test_setup(hostfile_fewer_ranks_leave_later_hosts_out, reset),
+        cmocka_unit_test_setup(hostfile_bad_lines_name_the_line, reset),
+        cmocka_unit_test_setup(hostfile_missing_is_an_error, reset),
+        cmocka_unit_test_setup(hostfile_local_rank_inconsistent_is_an_error, reset),
+        /* SageMaker */
+        cmocka_unit_test_setup(m1_cluster_spec, reset),
+        cmocka_unit_test_setup(m2_master, reset),
+        cmocka_unit_test_setup(m3_master_of_given_task, reset),
+        cmocka_unit_test_setup(m4_rpc_layer_option, reset),
+        cmocka_unit_test_setup(m5_task_options_and_setters, reset),
+        cmocka_unit_test_setup(m6_task_id, reset),
+        cmocka_unit_test_setup(m7_empty_hosts_is_an_error, reset),
+        cmocka_unit_test_setup(m8_current_host_not_listed_is_an_error, reset),
+        cmocka_unit_test_setup(sm_natural_order, reset),
+        cmocka_unit_test_setup(sm_duplicate_hosts_are_an_error, reset),
+        cmocka_unit_test_setup(sm_bad_items_and_json, reset),
+        cmocka_unit_test_setup(sm_resource_config_file, reset),
+        cmocka_unit_test_setup(sm_bad_resource_config, reset),
+        cmocka_unit_test_setup(sm_nothing_set_names_variable_and_file, reset),
+        cmocka_unit_test_setup(sm_port_and_job_name_options, reset),
+        cmocka_unit_test_setup(sm_hosts_and_current_host_options, reset),
+        /* Auto */
+        cmocka_unit_test_setup(auto_detection_order, reset),
+        cmocka_unit_test_setup(auto_picks_each_backend_alone, reset),
+        cmocka_unit_test_setup(auto_mpi_wins_over_slurm, reset),
+        cmocka_unit_test_setup(auto_blank_and_partial_variables, reset),
+        cmocka_unit_test_setup(auto_tpu_variants, reset),
+        cmocka_unit_test_setup(auto_kubernetes_needs_an_indexed_job, reset),
+        cmocka_unit_test_setup(auto_backend_option_forces, reset),
+        cmocka_unit_test_setup(auto_backend_variable_forces, reset),
+        cmocka_unit_test_setup(auto_unknown_backend_is_unsupported, reset),
+        cmocka_unit_test_setup(auto_port_and_task_options_reach_the_backend, reset),
+        cmocka_unit_test_setup(auto_out_null_is_invalid, reset),
+    };
+    return cmocka_run_group_tests_name("hpc", tests, NULL, remove_temp_files);
+}
