@@ -1,0 +1,37 @@
+#!/usr/bin/python3
+"""Runs on every rank a launcher starts: runs each command given (a JSON list of argv lists),
+then writes one JSON file into DIR with what the launcher told this process (its Slurm,
+Open MPI, PMIx and PMI variables) and each command's exit code, stdout and stderr. (A file per
+rank, not stdout: srun cuts long lines from several ranks into pieces and interleaves them.)
+
+usage: rank_report.py DIR '[["build/cluster-resolve", "slurm"], ["build/cluster-resolve"]]'
+"""
+import json
+import os
+import socket
+import subprocess
+import sys
+
+PREFIXES = ("SLURM", "OMPI_COMM_WORLD_", "OMPI_UNIVERSE_SIZE", "PMIX_RANK", "PMIX_HOSTNAME",
+            "PMI_", "MV2_", "CRES_")
+
+
+def main():
+    runs = []
+    out_dir, commands = sys.argv[1], json.loads(sys.argv[2])
+    for argv in commands:
+        try:
+            p = subprocess.run(argv, capture_output=True, text=True, timeout=60)
+            runs.append({"argv": argv, "rc": p.returncode, "out": p.stdout, "err": p.stderr})
+        except (OSError, subprocess.TimeoutExpired) as e:
+            runs.append({"argv": argv, "rc": None, "out": "", "err": f"{type(e).__name__}: {e}"})
+    env = {k: v for k, v in os.environ.items() if k.startswith(PREFIXES)}
+    doc = {"env": env, "hostname": socket.gethostname(), "pid": os.getpid(), "runs": runs}
+    path = os.path.join(out_dir, f"rank-{os.getpid()}.json")
+    with open(path + ".tmp", "w") as f:
+        json.dump(doc, f)
+    os.rename(path + ".tmp", path)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,39 @@
+#!/usr/bin/python3
+"""One rank of a PyTorch gloo group started from the torchrun variables (MASTER_ADDR,
+MASTER_PORT, WORLD_SIZE, RANK, LOCAL_RANK, LOCAL_WORLD_SIZE) that `cluster-resolve --format
+torchrun --exec` sets: init_process_group("gloo", init_method="env://"), all_reduce of
+rank + 1, which must sum to WORLD_SIZE * (WORLD_SIZE + 1) / 2 on every rank. Prints one line
+`TORCH-REPORT {json}`; exits 1 when the sum is wrong. Run it with Debian's /usr/bin/python3
+(python3-torch)."""
+import datetime
+import json
+import os
+import sys
+import time
+
+import torch
+import torch.distributed as dist
+
+KEYS = ("MASTER_ADDR", "MASTER_PORT", "WORLD_SIZE", "RANK", "LOCAL_RANK", "LOCAL_WORLD_SIZE",
+        "SLURM_PROCID", "SLURM_LOCALID", "SLURMD_NODENAME", "OMPI_COMM_WORLD_RANK",
+        "OMPI_COMM_WORLD_LOCAL_RANK", "PMIX_HOSTNAME")
+
+
+def main():
+    t = time.time()
+    dist.init_process_group("gloo", init_method="env://", timeout=datetime.timedelta(seconds=60))
+    rank, size = dist.get_rank(), dist.get_world_size()
+    x = torch.tensor([rank + 1.0])
+    dist.all_reduce(x)
+    want = size * (size + 1) / 2
+    print("TORCH-REPORT " + json.dumps({
+        "rank": rank, "world_size": size, "sum": x.item(), "want": want,
+        "seconds": round(time.time() - t, 3),
+        "env": {k: os.environ[k] for k in KEYS if k in os.environ}}), flush=True)
+    dist.barrier()
+    dist.destroy_process_group()
+    return 0 if x.item() == want else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,256 @@
+#!/usr/bin/env python3
+"""The Slurm backend under real Slurm: srun and sbatch on the four-node cluster that
+tests/slurm/start-slurm.sh starts (SLURM_CONF must point at it; `make launcher-test` does all
+of this). Every rank runs build/cluster-resolve and reports what Slurm told it
+(tests/launchers/rank_report.py); the checks compare the two.
+
+usage: test_slurm.py [CLI] [-k WORD]      (CLI default build/cluster-resolve)
+"""
+import json
+import os
+import shlex
+import socket
+import sys
+import tempfile
+from collections import Counter
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "launchers"))
+import lab  # noqa: E402
+
+CLI = os.path.abspath(sys.argv[1]) if len(sys.argv) > 1 and not sys.argv[1].startswith("-") \
+    else os.path.join(lab.ROOT, "build", "cluster-resolve")
+TORCH_SCRIPT = os.path.join(lab.ROOT, "tests", "launchers", "torch_allreduce.py")
+SRUN = ["srun", "--time=2", "--kill-on-bad-exit=0"]
+
+
+def rank(rep):
+    return int(rep["env"]["SLURM_PROCID"])
+
+
+def node(rep):
+    return rep["env"]["SLURMD_NODENAME"]
+
+
+def localid(rep):
+    return int(rep["env"]["SLURM_LOCALID"])
+
+
+def srun(args, *commands, env=None):
+    """Runs rank_report.py with the commands on every rank of `srun ARGS`; returns the reports
+    sorted by SLURM_PROCID."""
+    rc, out, err, reps = lab.launch(SRUN + args, *commands, env=env)
+    assert rc == 0, f"srun {' '.join(args)} exited {rc}:\n{out}{err}"
+    return sorted(reps, key=rank)
+
+
+def slurm_layout(reps):
+    """What Slurm reports: [(rank, node, localid)] and the step's variables of rank 0."""
+    e = reps[0]["env"]
+    return ([(rank(r), node(r), localid(r)) for r in reps],
+            f"SLURM_STEP_NODELIST={e.get('SLURM_STEP_NODELIST')} "
+            f"SLURM_STEP_TASKS_PER_NODE={e.get('SLURM_STEP_TASKS_PER_NODE')} "
+            f"SLURM_DISTRIBUTION={e.get('SLURM_DISTRIBUTION', '')}")
+
+
+def check_formats(reps, first, n, port_base=8888):
+    """Runs first (tfconfig), first+1 (torchrun), first+2 (hostfile) against Slurm's layout."""
+    per_node = Counter(node(r) for r in reps)
+    r0 = next(r for r in reps if rank(r) == 0)
+    for rep in reps:
+        t = rep["runs"][first + 1]
+        assert t["rc"] == 0, f"rank {rank(rep)}: {t['argv']} exited {t['rc']}: {t['err']}"
+        got = lab.exports(t["out"])
+        want = {"MASTER_ADDR": node(r0), "MASTER_PORT": str(port_base + localid(r0)),
+                "WORLD_SIZE": str(n), "RANK": str(rank(rep)), "LOCAL_RANK": str(localid(rep)),
+                "LOCAL_WORLD_SIZE": str(per_node[node(rep)])}
+        assert got == want, f"rank {rank(rep)} on {node(rep)}: torchrun format\n  got  {got}\n  want {want}"
+        h = rep["runs"][first + 2]
+        assert h["rc"] == 0, f"rank {rank(rep)}: {h['argv']} exited {h['rc']}: {h['err']}"
+        order = []
+        for r in reps:
+            if node(r) not in order:
+                order.append(node(r))
+        want_hf = [(x, per_node[x]) for x in order]
+        assert lab.hostfile(h["out"]) == want_hf, f"rank {rank(rep)}: hostfile\n{h['out']}want {want_hf}"
+
+
+def scenario(args, n, jobs=None, auto=True):
+    """srun ARGS with every format, --port-base and the auto backend; checks them all."""
+    jobs_opt = ["--jobs", ",".join(f"{k}={v}" for k, v in jobs.items())] if jobs else []
+    cmds = [[CLI, "slurm", "--format", "tfconfig"] + jobs_opt,
+            [CLI, "slurm", "--format", "torchrun"] + jobs_opt,
+            [CLI, "slurm", "--format", "hostfile"] + jobs_opt,
+            [CLI, "slurm", "--port-base", "9000"] + jobs_opt]
+    if auto:   # auto picks slurm in a step; its --port is the slurm backend's --port-base
+        cmds += [[CLI, "--format", "tfconfig"], [CLI, "--port", "9000"]]
+    reps = srun(args, *cmds)
+    layout, step = slurm_layout(reps)
+    try:
+        assert len(reps) == n, f"{len(reps)} ranks reported, want {n}"
+        lab.check_cluster(reps, 0, n, rank, node, lambda r: 8888 + localid(r), jobs=jobs,
+                          rpc_layer="grpc")
+        lab.check_cluster(reps, 3, n, rank, node, lambda r: 9000 + localid(r), jobs=jobs)
+        check_formats(reps, 0, n)
+        if auto:
+            lab.same_output(reps, 0, 4)
+            lab.same_output(reps, 3, 5)
+    except AssertionError as e:
+        raise AssertionError(f"{e}\n  Slurm's layout (rank, node, localid): {layout}\n  {step}")
+    return reps
+
+
+# ---- scenarios ----------------------------------------------------------------------------
+
+def test_block_n8():
+    reps = scenario(["-N4", "-n8"], 8)
+    # The lab's nodes have 2 CPUs each, so Slurm has one way to place 8 tasks on 4 nodes.
+    assert reps[0]["env"]["SLURM_STEP_TASKS_PER_NODE"] == "2(x4)", reps[0]["env"]
+
+
+def test_cyclic_n8():
+    reps = scenario(["-N4", "-n8", "-m", "cyclic"], 8)
+    assert [node(r) for r in reps] == ["node1", "node2", "node3", "node4"] * 2, slurm_layout(reps)
+
+
+def test_cyclic_uneven_n6():
+    scenario(["-N4", "-n6", "-m", "cyclic"], 6)   # 2,2,1,1 tasks; ranks 4 and 5 wrap around
+
+
+def test_cyclic_block_sockets():
+    scenario(["-N2", "-n4", "-m", "cyclic:block"], 4)   # node level cyclic, socket level block
+
+
+def test_ntasks_per_node():
+    scenario(["-N3", "--ntasks-per-node=2"], 6)
+
+
+def test_uneven_block_n6():
+    scenario(["-N4", "-n6"], 6)   # 2(x2),1(x2)
+
+
+def test_node_subset():
+    reps = scenario(["-w", "node[1,3-4]", "-n5"], 5)
+    assert reps[0]["env"]["SLURM_STEP_NODELIST"] == "node[1,3-4]", reps[0]["env"]
+
+
+def test_two_jobs():
+    scenario(["-N4", "-n8"], 8, jobs={"worker": 6, "ps": 2}, auto=False)
+
+
+def test_two_jobs_cyclic():
+    scenario(["-N4", "-n8", "-m", "cyclic"], 8, jobs={"worker": 5, "ps": 3}, auto=False)
+
+
+def test_sbatch():
+    """In a batch script: run directly (one task: the script), then under srun, then a step on
+    a subset of the allocation (srun -N2 -n3 -r1: node2 and node3)."""
+    with tempfile.TemporaryDirectory(prefix="cres-sbatch-") as tmp:
+        os.chmod(tmp, 0o755)
+        dirs = {k: os.path.join(tmp, k) for k in ("direct", "step", "subset")}
+        for d in dirs.values():
+            os.mkdir(d)
+        direct = lab.report_cmd(dirs["direct"], [CLI, "slurm", "--format", "tfconfig"],
+                                [CLI, "--format", "tfconfig"], [CLI, "slurm", "--format", "torchrun"])
+        cmds = ([CLI, "slurm", "--format", "tfconfig"], [CLI, "--format", "tfconfig"])
+        q = lambda argv: " ".join(shlex.quote(a) for a in argv)  # noqa: E731
+        script = os.path.join(tmp, "job.sh")
+        with open(script, "w") as f:
+            f.write("#!/bin/bash\nset -e\n"
+                    f"{q(direct)}\n"
+                    f"srun {q(lab.report_cmd(dirs['step'], *cmds))}\n"
+                    f"srun -N2 -n3 -r1 {q(lab.report_cmd(dirs['subset'], *cmds))}\n")
+        out = os.path.join(tmp, "out")
+        lab.sbatch(["--time=2", "-N4", "--ntasks-per-node=2"], script, out)
+        (d,) = lab.reports(dirs["direct"], 1)
+        step = sorted(lab.reports(dirs["step"], 8), key=rank)
+        subset = sorted(lab.reports(dirs["subset"], 3), key=rank)
+
+    e = d["env"]
+    assert e.get("SLURM_NTASKS") == "8" and "SLURM_STEP_ID" not in e, (
+        f"the batch script's environment is not what the test expects: {e}")
+    # Only the script runs: whatever SLURM_NTASKS says, the cluster is this one process.
+    lab.check_cluster([d], 0, 1, lambda r: 0, node, lambda r: 8888)
+    lab.same_output([d], 0, 1)
+    t = d["runs"][2]
+    assert t["rc"] == 0, t
+    got = lab.exports(t["out"])
+    assert (got["WORLD_SIZE"], got["RANK"], got["MASTER_ADDR"]) == ("1", "0", node(d)), got
+
+    lab.check_cluster(step, 0, 8, rank, node, lambda r: 8888 + localid(r), rpc_layer="grpc")
+    lab.same_output(step, 0, 1)
+
+    e = subset[0]["env"]
+    assert e["SLURM_STEP_NODELIST"] == "node[2-3]" and e["SLURM_JOB_NODELIST"] == "node[1-4]", e
+    assert [node(r) for r in subset] == ["node2", "node2", "node3"], slurm_layout(subset)
+    lab.check_cluster(subset, 0, 3, rank, node, lambda r: 8888 + localid(r))
+    lab.same_output(subset, 0, 1)
+
+
+def test_jobs_do_not_add_up():
+    reps = srun(["-N4", "-n8"], [CLI, "slurm", "--jobs", "worker=3"],
+                [CLI, "slurm", "--jobs", "worker=6,ps=3"])
+    assert len(reps) == 8
+    for rep in reps:
+        lab.fails(rep["runs"][0], 3, r"\b3\b", r"\b8\b")
+        lab.fails(rep["runs"][1], 3, r"\b9\b", r"\b8\b")
+
+
+def test_outside_slurm():
+    rc, out, err = lab.run([CLI, "slurm"])
+    lab.fails({"argv": [CLI, "slurm"], "rc": rc, "out": out, "err": err}, 3, r"(?i)slurm")
+
+
+def test_other_distributions_right_or_refused():
+    """plane and arbitrary place tasks in ways the node list and tasks-per-node do not show:
+    the backend must get them right or refuse (exit 3), never print wrong addresses."""
+    with tempfile.TemporaryDirectory(prefix="cres-arb-") as tmp:
+        hf = os.path.join(tmp, "hosts")
+        with open(hf, "w") as f:
+            f.write("node2\nnode1\nnode2\nnode3\n")
+        cases = [(["-N2", "-n8", "--overcommit", "-m", "plane=2"], 8, None),
+                 (["-n4", "-m", "arbitrary"], 4, lab.clean_env(SLURM_HOSTFILE=hf))]
+        for args, n, env in cases:
+            reps = srun(args, [CLI, "slurm", "--format", "tfconfig"], env=env)
+            layout, step = slurm_layout(reps)
+            codes = {r["runs"][0]["rc"] for r in reps}
+            if codes == {3}:
+                continue
+            try:
+                lab.check_cluster(reps, 0, n, rank, node, lambda r: 8888 + localid(r))
+            except AssertionError as e:
+                raise AssertionError(f"srun {' '.join(args)}: {e}\n  Slurm's layout: {layout}\n  {step}")
+
+
+def test_torch_gloo_allreduce():
+    """torchrun's variables from the Slurm backend start a real PyTorch gloo group: 2 nodes,
+    2 ranks each; MASTER_ADDR is rank 0's node, which must resolve here."""
+    for n in ("node1", "node2", "node3", "node4"):
+        try:
+            socket.gethostbyname(n)
+        except OSError:
+            raise AssertionError(f"{n} does not resolve: tests/launchers/launcher-test.sh adds "
+                                 "the lab's node names to /etc/hosts while it runs")
+    port = lab.free_ports(2)
+    env = lab.clean_env(GLOO_SOCKET_IFNAME="lo")
+    argv = SRUN + ["-N2", "--ntasks-per-node=2", CLI, "slurm", "--format", "torchrun",
+                   "--port-base", str(port), "--exec", "--", lab.PY, TORCH_SCRIPT]
+    rc, out, err = lab.run(argv, env=env, timeout=120)
+    assert rc == 0, f"exit {rc}:\n{out}{err}"
+    got = [json.loads(l[len("TORCH-REPORT "):]) for l in out.splitlines() if l.startswith("TORCH-REPORT ")]
+    assert len(got) == 4, f"{len(got)} torch ranks reported, want 4:\n{out}{err}"
+    got.sort(key=lambda g: g["rank"])
+    assert [g["rank"] for g in got] == [0, 1, 2, 3], got
+    master = got[0]["env"]["SLURMD_NODENAME"]
+    assert len({g["env"]["SLURMD_NODENAME"] for g in got}) == 2, got
+    for g in got:
+        e = g["env"]
+        assert g["sum"] == 10.0 and g["world_size"] == 4, g
+        assert g["rank"] == int(e["SLURM_PROCID"]), f"torch rank {g['rank']} on SLURM_PROCID {e['SLURM_PROCID']}"
+        assert (e["MASTER_ADDR"], e["MASTER_PORT"]) == (master, str(port)), e
+        assert (e["LOCAL_RANK"], e["LOCAL_WORLD_SIZE"]) == (e["SLURM_LOCALID"], "2"), e
+
+
+if __name__ == "__main__":
+    assert os.environ.get("SLURM_CONF"), "SLURM_CONF must name the lab's slurm.conf (make launcher-test)"
+    lab.main("test_slurm", [(k[5:], v) for k, v in list(globals().items())
+                            if k.startswith("test_") and callable(v)])
