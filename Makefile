@@ -16,7 +16,7 @@ UNIT_SAN_BINS := $(UNIT:tests/%.c=$(BUILD)/san/%)
 FUZZ_BINS := $(patsubst tests/fuzz/%.c,$(BUILD)/%,$(wildcard tests/fuzz/fuzz_*.c))
 EXAMPLES := $(BUILD)/cluster-resolve $(BUILD)/custom_backend $(BUILD)/custom_transport
 
-.PHONY: all run test bench unit unit-san cli-test k8s-test gcp-test launcher-test readme-test install-test check fuzz fuzz-smoke \
+.PHONY: all run test bench unit unit-san cli-test k8s-test gcp-test launcher-test hostlist-oracle readme-test install-test check fuzz fuzz-smoke \
         install uninstall clean deps-build deps-test
 
 all: $(EXAMPLES)
@@ -24,7 +24,7 @@ all: $(EXAMPLES)
 run: $(BUILD)/cluster-resolve
 	./$(BUILD)/cluster-resolve
 
-test: deps-test unit unit-san cli-test k8s-test gcp-test launcher-test readme-test install-test check fuzz-smoke
+test: deps-test unit unit-san cli-test k8s-test gcp-test hostlist-oracle launcher-test readme-test install-test check fuzz-smoke
 	@echo "make test: every test passed"
 
 deps-build:
@@ -78,6 +78,13 @@ gcp-test: $(BUILD)/san/cluster-resolve
 launcher-test: deps-test $(BUILD)/cluster-resolve
 	bash tests/launchers/launcher-test.sh $(BUILD)/cluster-resolve
 
+$(BUILD)/san/expand_hostlist: tests/slurm/expand_hostlist.c cluster_resolver.h | $(BUILD)/san
+	clang -std=c99 $(SAN) $(WARN) -I. $< -o $@
+
+# Our hostlist expansion against Slurm's own `scontrol show hostnames` (slurm-client, no daemon).
+hostlist-oracle: deps-test $(BUILD)/san/expand_hostlist
+	python3 tests/slurm/hostlist_oracle.py $(BUILD)/san/expand_hostlist
+
 readme-test: | $(BUILD)
 	bash tests/readme_example.sh
 
@@ -115,6 +122,7 @@ fuzz: $(FUZZ_BINS)
 bench: $(BUILD)/cluster-resolve
 	python3 bench/k8s/run.py
 	python3 bench/gce/run.py
+	python3 bench/hostlist/run.py
 
 install:
 	install -d $(DESTDIR)$(PREFIX)/include $(DESTDIR)$(PREFIX)/share/pkgconfig

@@ -323,11 +323,15 @@
 
       cres_hostlist_expand(list, buf, cap, &len, &count, err)
                a Slurm hostlist ("n[1-3,7],gpu[01-02]-ib", names separated by commas or white
-               space) as "host\n" lines in list order: several bracket groups in a name
-               expand as a product, leftmost slowest (Slurm's own order for one or two
-               groups; scontrol orders three or more differently); a range keeps its lower
-               bound's zero padding (n[01-10]: n01..n10); duplicates stay; empty names are
-               skipped. Text after a bracket (n[1-2]-ib) is accepted.
+               space) as "host\n" lines in list order, as `scontrol show hostnames` gives
+               them: several bracket groups expand as a product in Slurm's order, the last
+               group fastest, then the first, the second, ..., the one before the last slowest
+               (a[1-2]b[1-2]c[1-2]: a1b1c1 a1b1c2 a2b1c1 a2b1c2 a1b2c1 ...); a range is N or
+               N-M, digits only, below 2^64-1, and keeps its lower bound's zero padding
+               (n[01-10]: n01..n10; n[1-010]: n1..n10); duplicates stay; empty names are
+               skipped; text after the last group (n[1-2]-ib) is appended, as Slurm 23.02.5
+               and later do. Stricter than Slurm: brackets inside names, blanks or signs in a
+               range, and more than 16 groups in a name are errors.
       cres_tasks_per_node_expand(text, counts, cap, &count, err)
                Slurm's tasks-per-node form: "2(x3),1" is 2, 2, 2, 1.
 
@@ -4872,7 +4876,7 @@ typedef struct cres__host_pattern {
 } cres__host_pattern;
 
 /* Reads the number at *p (at most 18 digits, so it cannot overflow); its width in *width.
-   0 when there is none or it is longer. */
+   0 when there is none or it is longer. Reads the tasks-per-node counts. */
 CRES__PRIVATE int cres__host_number(const char **p, const char *end, long long *value, int *width) {
     const char *s = *p;
     *value = 0;
@@ -4883,19 +4887,37 @@ CRES__PRIVATE int cres__host_number(const char **p, const char *end, long long *
     return 1;
 }
 
+/* Reads the bound of a range at *p: digits, any number of them zeros in front, of a value
+   below 2^64 - 1 (Slurm keeps 2^64 - 1 for "none": a range ending there gives one host, and
+   it turns larger numbers into 2^64 - 1). Its digit count, the zero padding, in *width. */
+CRES__PRIVATE int cres__host_bound(const char **p, const char *end, unsigned long long *value, size_t *width) {
+    const char *s = *p;
+    unsigned long long v = 0;
+    for (; s < end && *s >= '0' && *s <= '9'; s++) {
+        unsigned d = (unsigned)(*s - '0');
+        if (v > (ULLONG_MAX - 1 - d) / 10) return 0; /* v * 10 + d would pass 2^64 - 2 */
+        v = v * 10 + d;
+    }
+    if (s == *p) return 0;
+    *value = v;
+    *width = (size_t)(s - *p);
+    *p = s;
+    return 1;
+}
+
 typedef struct cres__range {
-    long long lo, hi;
-    int width; /* of the lower bound as written: its zero padding */
+    unsigned long long lo, hi;
+    size_t width; /* digits of the lower bound as written: its zero padding */
 } cres__range;
 
 /* Reads the range at *p ("a" or "a-b") and the ',' after it; 0 when malformed (why says). */
 CRES__PRIVATE int cres__next_range(const char **p, const char *end, cres__range *r, const char **why) {
     const char *s = *p;
-    int ignored;
-    *why = "a range needs numbers of at most 18 digits";
-    if (!cres__host_number(&s, end, &r->lo, &r->width)) return 0;
+    size_t ignored;
+    *why = "a range is N or N-M, numbers of digits only, below 18446744073709551615";
+    if (!cres__host_bound(&s, end, &r->lo, &r->width)) return 0;
     r->hi = r->lo;
-    if (s < end && *s == '-' && (++s, !cres__host_number(&s, end, &r->hi, &ignored))) return 0;
+    if (s < end && *s == '-' && (++s, !cres__host_bound(&s, end, &r->hi, &ignored))) return 0;
     if (r->hi < r->lo) {
         *why = "a range runs backwards";
         return 0;
@@ -4914,13 +4936,14 @@ CRES__PRIVATE int cres__next_range(const char **p, const char *end, cres__range 
 
 /* Hosts one group [p, end) stands for (stops counting past the limit); 0 when malformed. */
 CRES__PRIVATE unsigned long long cres__group_size(const char *p, const char *end, const char **why) {
+    const unsigned long long over = (unsigned long long)CRES_MAX_HOSTLIST_HOSTS + 1;
     unsigned long long total = 0;
     cres__range r;
     *why = "empty brackets";
     if (p == end) return 0;
-    while (p < end && total <= (unsigned long long)CRES_MAX_HOSTLIST_HOSTS) {
+    while (p < end && total < over) {
         if (!cres__next_range(&p, end, &r, why)) return 0;
-        total += (unsigned long long)(r.hi - r.lo) + 1;
+        total = r.hi - r.lo >= over ? over : total + (r.hi - r.lo) + 1; /* no wrap past 2^64 */
     }
     return total;
 }
@@ -4956,16 +4979,34 @@ CRES__PRIVATE int cres__host_pattern_next(const char **p, cres__host_pattern *hp
     return 1;
 }
 
-/* Writes every host of a checked pattern: an odometer over the groups, the last fastest,
-   each step O(1), so a group of a million single numbers stays linear. */
+/* Writes v in decimal, zeros in front up to width digits. */
+CRES__PRIVATE void cres__put_padded(cres__writer *w, unsigned long long v, size_t width) {
+    char digits[24];
+    size_t n = sizeof digits, len, pad;
+    do digits[--n] = (char)('0' + (int)(v % 10));
+    while ((v /= 10) != 0);
+    len = sizeof digits - n;
+    for (pad = width > len ? width - len : 0; pad > 0;) {
+        size_t z = pad < 16 ? pad : 16;
+        cres__put(w, "0000000000000000", z);
+        pad -= z;
+    }
+    cres__put(w, digits + n, len);
+}
+
+/* Writes every host of a checked pattern in Slurm's order: an odometer over the groups whose
+   fastest wheel is the last group, then the first, the second, ..., the one before the last
+   the slowest (a[1-2]b[1-2]c[1-2]: a1b1c1 a1b1c2 a2b1c1 a2b1c2 a1b2c1 ...; for one or two
+   groups simply the last fastest). Each step is O(1), so a group of a million single
+   numbers stays linear. */
 CRES__PRIVATE void cres__host_write_all(cres__writer *w, const cres__host_pattern *hp) {
     struct {
         const char *next; /* the range after the current one */
         cres__range r;
-        long long v;
+        unsigned long long v;
     } at[CRES__MAX_HOST_GROUPS];
     const char *why;
-    size_t g;
+    size_t g, i;
     for (g = 0; g < hp->groups; g++) {
         at[g].next = hp->group[g];
         cres__next_range(&at[g].next, hp->group_end[g], &at[g].r, &why);
@@ -4974,15 +5015,14 @@ CRES__PRIVATE void cres__host_write_all(cres__writer *w, const cres__host_patter
     for (;;) {
         const char *text = hp->start;
         for (g = 0; g < hp->groups; g++) {
-            char num[32];
             cres__put(w, text, (size_t)(hp->group[g] - 1 - text));
-            snprintf(num, sizeof num, "%0*lld", at[g].r.width, at[g].v);
-            cres__puts(w, num);
+            cres__put_padded(w, at[g].v, at[g].r.width);
             text = hp->group_end[g] + 1;
         }
         cres__put(w, text, (size_t)(hp->end - text));
         cres__put(w, "\n", 1);
-        for (g = hp->groups; g-- > 0;) { /* advance, carrying into the group before */
+        for (i = 0; i < hp->groups; i++) { /* advance, carrying into the next wheel */
+            g = i == 0 ? hp->groups - 1 : i - 1;
             if (at[g].v < at[g].r.hi) {
                 at[g].v++;
                 break;
@@ -4996,7 +5036,7 @@ CRES__PRIVATE void cres__host_write_all(cres__writer *w, const cres__host_patter
             cres__next_range(&at[g].next, hp->group_end[g], &at[g].r, &why);
             at[g].v = at[g].r.lo;
         }
-        if (g == (size_t)-1) return; /* every group wrapped (or there are none) */
+        if (i == hp->groups) return; /* every wheel wrapped (or there are none) */
     }
 }
 
@@ -5735,34 +5775,104 @@ CRES__PRIVATE cres_result cres__hostfile_parse(const cres_allocator *a, char *te
 
 /* Ranks fill each host's slots in hostfile order (Open MPI's --map-by slot, MPICH's
    default): more ranks than slots is an error, hosts left without a rank drop out. */
-CRES__PRIVATE cres_result cres__mpi_fill(cres__layout *l, int size, const char *who, cres_error *err) {
+/* Ranks placed when every node takes at most t of its slots. */
+CRES__PRIVATE long long cres__placed_below(const cres__layout *l, long long t) {
+    long long sum = 0;
+    size_t i;
+    for (i = 0; i < l->nodes; i++) sum += l->tasks[i] < t ? l->tasks[i] : t;
+    return sum;
+}
+
+/* Mapping by node (mpirun --map-by node) places one rank per node and round, skipping full
+   nodes: every node gets min(slots, t - 1) and the last round's rest goes to the first nodes
+   with room, t the first round that places enough (found by bisection, so it stays linear
+   in the nodes). */
+CRES__PRIVATE void cres__fill_by_node(cres__layout *l, long long size) {
+    long long lo = 1, hi = CRES_MAX_HOSTLIST_HOSTS + 1, rest;
+    size_t i;
+    while (lo < hi) {
+        long long mid = lo + (hi - lo) / 2;
+        if (cres__placed_below(l, mid) >= size) hi = mid;
+        else lo = mid + 1;
+    }
+    rest = size - cres__placed_below(l, lo - 1);
+    for (i = 0; i < l->nodes; i++) {
+        int full = l->tasks[i] >= lo;
+        if (l->tasks[i] > lo - 1) l->tasks[i] = (int)(lo - 1);
+        if (full && rest > 0) {
+            l->tasks[i]++;
+            rest--;
+        }
+    }
+}
+
+/* Ranks fill the hostfile's slots: in order, each host's slots first (mpirun's default,
+   MPICH's too), or round-robin over the hosts when mapping by node. More ranks than slots
+   is an error; hosts left without a rank drop out. */
+CRES__PRIVATE cres_result cres__mpi_fill(cres__layout *l, int size, int by_node, const char *who, cres_error *err) {
     size_t i, kept = 0;
-    long long left = size, slots = 0;
+    long long slots = cres__placed_below(l, CRES_MAX_HOSTLIST_HOSTS + 1), left = size;
+    if (slots < size)
+        return cres__fail(err, CRES_ERR_ENVIRONMENT, "%s: the hostfile has %lld slots for %d ranks", who, slots, size);
+    if (by_node) cres__fill_by_node(l, size);
     for (i = 0; i < l->nodes; i++) {
         int take = l->tasks[i] < left ? l->tasks[i] : (int)left;
-        slots += l->tasks[i];
         left -= take;
         if (!take) continue;
         l->hosts[kept] = l->hosts[i];
         l->tasks[kept++] = take;
     }
-    if (left > 0)
-        return cres__fail(err, CRES_ERR_ENVIRONMENT, "%s: the hostfile has %lld slots for %d ranks", who, slots, size);
     l->nodes = kept;
     l->ntasks = size;
+    return CRES_OK;
+}
+
+/* Open MPI tells its ranks how mpirun mapped (which node gets how many ranks) and ranked
+   (which of those ranks) them. Policies within a node (slot, core, socket...) place by
+   blocks; "node" deals round-robin; others (ppr, seq, rankfile) we cannot follow. */
+CRES__PRIVATE cres_result cres__mpi_policy(const cres_resolver *r, const char *name, const char *unset, const char **out,
+                                          cres_error *err) {
+    static const char *const known[] = {"node", "slot", "core", "hwthread", "socket", "package", "numa",
+                                        "board", "l1cache", "l2cache", "l3cache", NULL};
+    const char *v = cres_resolver_getenv(r, name);
+    size_t i, n;
+    char q[CRES__QUOTE_SIZE];
+    *out = unset;
+    if (!v || !*v) return CRES_OK;
+    n = strcspn(v, ":");
+    for (i = 0; known[i]; i++) {
+        if (strlen(known[i]) == n && strncmp(v, known[i], n) == 0) {
+            *out = known[i];
+            return CRES_OK;
+        }
+    }
+    return cres__fail(err, CRES_ERR_UNSUPPORTED, "%s: %s=%s is not supported (by slot, core, socket... or node); pass "
+                      "--map-by slot or node", r->vtable->name, name, cres__quote(q, sizeof q, v, strlen(v)));
+}
+
+/* Sets l's deal from the ranking policy; *by_node = mapping by node. */
+CRES__PRIVATE cres_result cres__mpi_policies(const cres_resolver *r, cres__layout *l, int *by_node, cres_error *err) {
+    const char *map, *rank;
+    cres_result res = cres__mpi_policy(r, "OMPI_MCA_rmaps_base_mapping_policy", "slot", &map, err);
+    if (res == CRES_OK) res = cres__mpi_policy(r, "OMPI_MCA_rmaps_base_ranking_policy", map, &rank, err);
+    if (res != CRES_OK) return res;
+    *by_node = strcmp(map, "node") == 0;
+    l->deal = strcmp(rank, "node") == 0 ? CRES__DEAL_CYCLIC : CRES__DEAL_BLOCK;
     return CRES_OK;
 }
 
 CRES__PRIVATE cres_result cres__mpi_from_hostfile(const cres_resolver *r, const char *path, const cres__mpi_identity *id,
                                                  cres__layout *l, cres_error *err) {
     char *text;
+    int by_node = 0;
     cres_result res;
     if (id->size < 0)
         return cres__fail(err, CRES_ERR_ENVIRONMENT, "%s: %s gives no world size to place on the hostfile", r->vtable->name,
                           id->source);
     if ((res = cres__read_small_file(r, path, CRES_MAX_DOCUMENT_BYTES, &text, err)) != CRES_OK) return res;
     res = cres__hostfile_parse(&r->config.allocator, text, l, r->vtable->name, err);
-    if (res == CRES_OK) res = cres__mpi_fill(l, id->size, r->vtable->name, err);
+    if (res == CRES_OK) res = cres__mpi_policies(r, l, &by_node, err);
+    if (res == CRES_OK) res = cres__mpi_fill(l, id->size, by_node, r->vtable->name, err);
     return res;
 }
 
@@ -5788,6 +5898,7 @@ CRES__PRIVATE cres_result cres__mpi_in_allocation(const cres_resolver *r, const 
     const char *who = r->vtable->name, *nodes = cres_resolver_getenv(r, "SLURM_STEP_NODELIST");
     char prefix[64];
     size_t i;
+    int by_node;
     cres_result res = cres__layout_hostlist(&r->config.allocator, l, nodes, who, err);
     snprintf(prefix, sizeof prefix, "%s: SLURM_STEP_NODELIST: ", who);
     if (res != CRES_OK) return cres__wrap(err, res, CRES_ERR_ENVIRONMENT, prefix);
@@ -5797,6 +5908,7 @@ CRES__PRIVATE cres_result cres__mpi_in_allocation(const cres_resolver *r, const 
                           "pass a hostfile", who, id->size, l->nodes, id->local_size);
     for (i = 0; i < l->nodes; i++) l->tasks[i] = id->local_size;
     l->ntasks = id->size;
+    if ((res = cres__mpi_policies(r, l, &by_node, err)) != CRES_OK) return res; /* equal counts: mapping is moot */
     return cres__env_int(r, "SLURM_NODEID", 1, 0, (long long)l->nodes - 1, &l->own_node, err);
 }
 
