@@ -228,7 +228,8 @@
                CRES_NO_GPUS = none),
                gpus_per_task (0 = gpus_per_node / most tasks on one node); task k of a node
                gets devices k*g .. k*g+g-1: ids from $CUDA_VISIBLE_DEVICES when that was the
-               source ("4,5,6,7" gives "4,5" and "6,7"), else numbers from 0. They are
+               source or lists at least gpus_per_node ids ("4,5,6,7" gives "4,5" and "6,7"),
+               else numbers from 0. They are
                returned by cres_visible_devices() and cres_num_accelerators() ("GPU": g);
                nothing is written to the environment. rpc layer "grpc".
       mpi      (cres_mpi_options)     ranks started by an MPI launcher. Rank and world size
@@ -238,7 +239,10 @@
                source that knows: (1) options.hostfile, Open MPI ("host slots=N
                max_slots=M", '#' comments, a host named again adds slots) or MPICH
                ("host:N") lines, ranks filling each host's slots in file order (mpirun's
-               --map-by slot; more ranks than slots is an error); (2) srun started the ranks
+               default; more ranks than slots is an error), or round-robin over the hosts
+               with room when Open MPI says it mapped or ranked by node
+               (OMPI_MCA_rmaps_base_mapping_policy / _ranking_policy "node"; policies within a
+               node count as slot; ppr, seq, rankfile and others are CRES_ERR_UNSUPPORTED); (2) srun started the ranks
                (SLURM_PROCID and SLURM_STEP_NUM_TASKS equal the MPI rank and size): the
                Slurm step, as the slurm backend reads it; (3) every rank on this host (local
                size = world size): options.hostname, else $PMIX_HOSTNAME, else localhost;
@@ -5353,29 +5357,46 @@ CRES__PRIVATE cres_result cres__hpc_jobs(cres__hpc *h, const cres__hpc_want *w, 
     return CRES_OK;
 }
 
-/* The device ids of this node: $CUDA_VISIBLE_DEVICES when it is the source, else 0..n-1. */
+/* The ids in $CUDA_VISIBLE_DEVICES: *list NULL and *count 0 when it says no GPU (unset,
+   blank, "NoDevFiles" as Slurm writes, "-1" as users do). */
+CRES__PRIVATE cres_result cres__cuda_devices(const cres_resolver *r, const char **list, int *count, cres_error *err) {
+    const char *cuda = cres_resolver_getenv(r, "CUDA_VISIBLE_DEVICES"), *p;
+    *list = NULL;
+    *count = 0;
+    if (!cuda || cres__is_blank(cuda) || strcmp(cuda, "NoDevFiles") == 0 || strcmp(cuda, "-1") == 0) return CRES_OK;
+    if (strlen(cuda) > 4096)
+        return cres__fail(err, CRES_ERR_LIMIT, "%s: CUDA_VISIBLE_DEVICES is longer than 4096 bytes", r->vtable->name);
+    for (p = cuda; *p; p++) {
+        if ((unsigned char)*p <= ' ' || (p[0] == ',' && (p[1] == ',' || !p[1])) || (p == cuda && *p == ','))
+            return cres__fail(err, CRES_ERR_ENVIRONMENT, "%s: CUDA_VISIBLE_DEVICES=\"%.64s\" is not a list of ids",
+                              r->vtable->name, cuda);
+        *count += *p == ',';
+    }
+    *list = cuda;
+    ++*count;
+    return CRES_OK;
+}
+
+/* GPUs per task, and the node's device ids they come from: $CUDA_VISIBLE_DEVICES when it
+   is the count's source or lists at least gpus_per_node ids, else numbers from 0. */
 CRES__PRIVATE cres_result cres__hpc_gpus(cres__hpc *h, const cres__hpc_want *w, int max_tasks, cres_error *err) {
-    const char *who = h->base.vtable->name, *cuda = NULL;
-    int per_node = w->gpus_per_node;
+    const char *who = h->base.vtable->name, *cuda;
+    int per_node = w->gpus_per_node, listed;
+    cres_result res;
     if (per_node < CRES_NO_GPUS || w->gpus_per_task < 0)
         return cres__fail(err, CRES_ERR_INVALID_ARGUMENT, "%s: gpus_per_node %d / gpus_per_task %d out of range", who,
                           per_node, w->gpus_per_task);
-    if (per_node == 0) {
-        const char *p;
-        cuda = cres_resolver_getenv(&h->base, "CUDA_VISIBLE_DEVICES");
-        if (cuda && strlen(cuda) > 4096)
-            return cres__fail(err, CRES_ERR_LIMIT, "%s: CUDA_VISIBLE_DEVICES is longer than 4096 bytes", who);
-        if (cuda && (cres__is_blank(cuda) || strcmp(cuda, "NoDevFiles") == 0 || strcmp(cuda, "-1") == 0))
-            cuda = NULL; /* what Slurm and users write for "no GPU" */
-        for (p = cuda; p && *p; p++) {
-            if (*p == ',') per_node++;
-            if ((unsigned char)*p <= ' ' || (p[0] == ',' && (p[1] == ',' || !p[1])) || (p == cuda && *p == ','))
-                return cres__fail(err, CRES_ERR_ENVIRONMENT, "%s: CUDA_VISIBLE_DEVICES=\"%.64s\" is not a list of ids", who,
-                                  cuda);
-        }
-        if (cuda) per_node++;
+    if (per_node == CRES_NO_GPUS) {
+        per_node = 0;
+        cuda = NULL;
+    } else if ((res = cres__cuda_devices(&h->base, &cuda, &listed, per_node == 0 ? err : NULL)) != CRES_OK) {
+        if (per_node == 0) return res;
+        cuda = NULL; /* an explicit count numbers from 0 whatever the variable holds */
+    } else if (per_node == 0) {
+        per_node = listed;
+    } else if (listed < per_node) {
+        cuda = NULL;
     }
-    if (per_node == CRES_NO_GPUS) per_node = 0;
     h->gpus_per_task = w->gpus_per_task ? w->gpus_per_task : (max_tasks ? per_node / max_tasks : 0);
     if ((long long)h->gpus_per_task * max_tasks > per_node)
         return cres__fail(err, CRES_ERR_ENVIRONMENT, "%s: %d tasks on a node with %d GPUs each need %lld GPUs, the node has %d",

@@ -1573,6 +1573,33 @@ static void hostfile_fewer_ranks_leave_later_hosts_out(void **state) {
     cres_resolver_free(r);
 }
 
+/* mpirun --map-by node (3 + 1 slots, 4 ranks): ranks go round-robin over the hosts that have
+   room, as Open MPI placed them: 0 h1, 1 h2, 2 h1, 3 h1. --rank-by node alone deals the
+   slot-mapped counts the same way; policies we cannot follow are refused. */
+static void hostfile_map_and_rank_by_node(void **state) {
+    cres_mpi_options o = mpi_options();
+    cres_resolver *r;
+    (void)state;
+    o.hostfile = temp_file("h1 slots=3\nh2 slots=1\n");
+    env_lines(mpirun_np4_rank0);
+    ompi_rank(1, 4, 0, 1);
+    env_set("OMPI_MCA_rmaps_base_mapping_policy", "node");
+    r = mpi_with(o);
+    assert_string_equal(resolved_json(r), dq("{'worker': ['h1:8888', 'h2:8888', 'h1:8889', 'h1:8890']}"));
+    expect_task(r, "worker", 1);
+    cres_resolver_free(r);
+    o.hostfile = temp_file("h1 slots=2\nh2 slots=2\n");
+    ompi_rank(2, 4, 1, 2);
+    env_set("OMPI_MCA_rmaps_base_mapping_policy", "core");
+    env_set("OMPI_MCA_rmaps_base_ranking_policy", "node");
+    r = mpi_with(o);
+    assert_string_equal(resolved_json(r), dq("{'worker': ['h1:8888', 'h2:8888', 'h1:8889', 'h2:8889']}"));
+    cres_resolver_free(r);
+    env_set("OMPI_MCA_rmaps_base_ranking_policy", NULL);
+    env_set("OMPI_MCA_rmaps_base_mapping_policy", "ppr:2:node");
+    MPI_FAILS(o, CRES_ERR_UNSUPPORTED, "OMPI_MCA_rmaps_base_mapping_policy", "ppr:2:node");
+}
+
 static void hostfile_bad_lines_name_the_line(void **state) {
     static const struct {
         const char *text, *sub1, *sub2;
@@ -2280,6 +2307,7 @@ int main(void) {
         cmocka_unit_test_setup(hostfile_wins_over_the_environment, reset),
         cmocka_unit_test_setup(hostfile_more_ranks_than_slots_is_an_error, reset),
         cmocka_unit_test_setup(hostfile_fewer_ranks_leave_later_hosts_out, reset),
+        cmocka_unit_test_setup(hostfile_map_and_rank_by_node, reset),
         cmocka_unit_test_setup(hostfile_bad_lines_name_the_line, reset),
         cmocka_unit_test_setup(hostfile_missing_is_an_error, reset),
         cmocka_unit_test_setup(hostfile_local_rank_inconsistent_is_an_error, reset),

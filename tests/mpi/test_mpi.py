@@ -182,10 +182,8 @@ def test_mpirun_inside_sbatch():
         raise AssertionError(f"{e}\n  {layout(reps, slurm_node)}, SLURM_PROCID {procids}")
 
 
-def right_or_refused(reps, host_of, what):
-    """Every rank printed the true cluster, or every rank exited 3."""
-    if all(r["runs"][0]["rc"] == 3 for r in reps):
-        return
+def right(reps, host_of, what):
+    """Every rank printed the true cluster (a refusal fails too)."""
     try:
         lab.check_cluster(reps, 0, len(reps), rank, host_of, lambda r: 8888 + local_rank(r))
     except AssertionError as e:
@@ -195,31 +193,35 @@ def right_or_refused(reps, host_of, what):
                              + "\n  ".join(f"rank {a}: exit {b}: {c}" for a, b, c in outcome))
 
 
-def test_map_by_node_right_or_refused():
+def test_map_by_node():
     """--map-by node and --rank-by node deal ranks round-robin over the hosts, not by slot as
     the hostfile (or Slurm's node list) has them; Open MPI says so only in
-    OMPI_MCA_rmaps_base_mapping_policy / _ranking_policy. Every rank must then print the true
-    cluster or refuse (exit 3): a rank that exits 0 with a wrong map starts its program
-    against the wrong peers. On the fake hosts with a hostfile, then inside sbatch."""
+    OMPI_MCA_rmaps_base_mapping_policy / _ranking_policy. Every rank must print the true
+    cluster: a rank with a wrong map would start its program against the wrong peers. On the
+    fake hosts with a hostfile (even and uneven slots), then inside sbatch; a policy the
+    backend cannot follow (ppr) is refused by every rank."""
     for how in (["--map-by", "node"], ["--rank-by", "node"]):
         reps, _ = fake_hosts([2, 2], 4, mpirun_args=how)
         assert [fake_host(r) for r in reps] == ["fakenode1", "fakenode2"] * 2, layout(reps, fake_host)
-        right_or_refused(reps, fake_host, "mpirun " + " ".join(how))
+        right(reps, fake_host, "mpirun " + " ".join(how))
+    reps, _ = fake_hosts([3, 1], 4, mpirun_args=["--map-by", "node"])
+    assert [fake_host(r) for r in reps] == ["fakenode1", "fakenode2", "fakenode1", "fakenode1"], layout(reps, fake_host)
+    right(reps, fake_host, "mpirun --map-by node on 3+1 slots")
+    reps, _ = fake_hosts([2, 2], 4, mpirun_args=["--map-by", "ppr:2:node"])
+    assert all(r["runs"][0]["rc"] == 3 for r in reps), layout(reps, fake_host)
     reps = mpirun_in_sbatch("--map-by", "node")
     assert [slurm_node(r) for r in reps] == ["node1", "node2"] * 2, layout(reps, slurm_node)
-    right_or_refused(reps, slurm_node, "mpirun --map-by node inside sbatch")
+    right(reps, slurm_node, "mpirun --map-by node inside sbatch")
 
 
-def test_srun_pmi2_right_or_refused():
+def test_srun_pmi2():
     """srun --mpi=pmi2 starts the ranks itself (PMI_RANK/PMI_SIZE, no OMPI_*): the mpi backend
-    must place them where Slurm did (block and cyclic) or refuse with exit 3."""
+    must place them where Slurm did (block and cyclic)."""
     for dist in ("block", "cyclic"):
         rc, out, err, reps = lab.launch(["srun", "--time=2", "--mpi=pmi2", "-N2", "-n4", "-m", dist],
                                         [CLI, "mpi", "--format", "tfconfig"], env=env())
         assert rc == 0, f"srun exited {rc}: {out}{err}"
         reps = sorted(reps, key=lambda r: int(r["env"]["PMI_RANK"]))
-        if {r["runs"][0]["rc"] for r in reps} == {3}:
-            continue
         pmi_rank = lambda r: int(r["env"]["PMI_RANK"])  # noqa: E731
         try:
             lab.check_cluster(reps, 0, 4, pmi_rank, slurm_node, lambda r: 8888 + int(r["env"]["SLURM_LOCALID"]))

@@ -200,20 +200,22 @@ def test_outside_slurm():
     lab.fails({"argv": [CLI, "slurm"], "rc": rc, "out": out, "err": err}, 3, r"(?i)slurm")
 
 
-def test_other_distributions_right_or_refused():
+def test_plane_right_arbitrary_refused():
     """plane and arbitrary place tasks in ways the node list and tasks-per-node do not show:
-    the backend must get them right or refuse (exit 3), never print wrong addresses."""
+    plane must come out right; arbitrary (the order is only in SLURM_HOSTFILE) is refused
+    with exit 3 by every rank, never printed with wrong addresses."""
     with tempfile.TemporaryDirectory(prefix="cres-arb-") as tmp:
         hf = os.path.join(tmp, "hosts")
         with open(hf, "w") as f:
             f.write("node2\nnode1\nnode2\nnode3\n")
-        cases = [(["-N2", "-n8", "--overcommit", "-m", "plane=2"], 8, None),
-                 (["-n4", "-m", "arbitrary"], 4, lab.clean_env(SLURM_HOSTFILE=hf))]
-        for args, n, env in cases:
+        cases = [(["-N2", "-n8", "--overcommit", "-m", "plane=2"], 8, None, False),
+                 (["-n4", "-m", "arbitrary"], 4, lab.clean_env(SLURM_HOSTFILE=hf), True)]
+        for args, n, env, refused in cases:
             reps = srun(args, [CLI, "slurm", "--format", "tfconfig"], env=env)
             layout, step = slurm_layout(reps)
             codes = {r["runs"][0]["rc"] for r in reps}
-            if codes == {3}:
+            if refused:
+                assert codes == {3}, f"srun {' '.join(args)}: exits {codes}, want 3 on every rank"
                 continue
             try:
                 lab.check_cluster(reps, 0, n, rank, node, lambda r: 8888 + localid(r))
