@@ -6034,7 +6034,9 @@ CRES__PRIVATE cres_result cres__sm_read(const cres_resolver *r, const cres_sagem
     src->current_what = o->current_host ? "options.current_host" : "SM_CURRENT_HOST";
     if (!hosts || !current) {
         static const char *const keys[2] = {"hosts", "current_host"};
-        if (cres__read_small_file(r, path, CRES_MAX_DOCUMENT_BYTES, file, NULL) != CRES_OK)
+        res = cres__read_small_file(r, path, CRES_MAX_DOCUMENT_BYTES, file, err);
+        if (res == CRES_ERR_OUT_OF_MEMORY || res == CRES_ERR_LIMIT) return res;
+        if (res != CRES_OK)
             return cres__fail(err, CRES_ERR_ENVIRONMENT, "sagemaker: %s is not set and %s cannot be read: not a SageMaker "
                               "training job", hosts ? "SM_CURRENT_HOST" : "SM_HOSTS", cres__quote(q, sizeof q, path, strlen(path)));
         if ((res = cres__json_parse(&src->doc, *file, strlen(*file), a, path, CRES_ERR_ENVIRONMENT, err)) != CRES_OK) return res;
