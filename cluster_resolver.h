@@ -224,7 +224,8 @@
                SLURM_PROCID. Without a step (SLURM_STEP_NODELIST unset, SLURM_JOB_ID set: an
                sbatch script, an salloc shell) only this process runs: one task on
                $SLURMD_NODENAME, else localhost. GPUs: gpus_per_node (0 = the number of ids
-               in $CUDA_VISIBLE_DEVICES; unset, empty, "NoDevFiles" or "-1" mean none;
+               in $CUDA_VISIBLE_DEVICES (ids, UUIDs or MIG names: letters, digits and -_:./);
+               unset, empty, "NoDevFiles" or "-1" mean none;
                CRES_NO_GPUS = none),
                gpus_per_task (0 = gpus_per_node / most tasks on one node); task k of a node
                gets devices k*g .. k*g+g-1: ids from $CUDA_VISIBLE_DEVICES when that was the
@@ -348,7 +349,11 @@
       CRES_MAX_K8S_PODS pods; hostlists, tasks-per-node lists, Slurm and MPI jobs of more
       than CRES_MAX_HOSTLIST_HOSTS hosts or tasks (counted before anything is expanded);
       hostfiles and SageMaker documents over CRES_MAX_DOCUMENT_BYTES; more than 1024 jobs
-      in options.jobs; CUDA_VISIBLE_DEVICES over 4096 bytes. JSON must be strict RFC 8259 text in UTF-8 with no NUL
+      in options.jobs; CUDA_VISIBLE_DEVICES over 4096 bytes; gpus_per_node and
+      gpus_per_task over 4096 (CRES_ERR_INVALID_ARGUMENT). Host names that an address
+      reader could not split back (':' outside an IPv6 literal, brackets, blanks, control
+      characters) are CRES_ERR_ENVIRONMENT; IPv6 literals (hex digits, '.' and at least two
+      ':') are bracketed: "[fd00::1]:8888". JSON must be strict RFC 8259 text in UTF-8 with no NUL
       character (\u0000 included) in strings. Time: each request is bounded by
       config.timeout_ms (10 s) and retried at most config.max_retries times (3).
 
@@ -5324,6 +5329,22 @@ typedef struct cres__hpc_want {
     int gpus_per_task;
 } cres__hpc_want;
 
+/* A host the launcher names, as an address: "name:port", or "[v6]:port" for an IPv6 literal
+   (hex digits, ':' and '.' only, two ':' at least). 0 for a name an address reader could not split back: one
+   with ':' that is not IPv6, brackets, blanks or control characters. */
+CRES__PRIVATE int cres__put_host_port(cres__writer *w, const char *host, int port) {
+    size_t n = strlen(host);
+    const char *colon = strchr(host, ':');
+    int v6 = colon != NULL;
+    if (!n || n > CRES_MAX_NAME_LENGTH || strpbrk(host, "[]") || cres__bad_text(host, 1)) return 0;
+    if (v6 && (strspn(host, "0123456789abcdefABCDEF:.") != n || !strchr(colon + 1, ':'))) return 0;
+    if (v6) cres__puts(w, "[");
+    cres__puts(w, host);
+    cres__puts(w, v6 ? "]:" : ":");
+    cres__put_int(w, port);
+    return 1;
+}
+
 /* Checks the requested jobs and orders them; NULL jobs = one "worker" job of every task. */
 CRES__PRIVATE cres_result cres__hpc_jobs(cres__hpc *h, const cres__hpc_want *w, int ntasks, cres_error *err) {
     const char *who = h->base.vtable->name;
@@ -5342,6 +5363,9 @@ CRES__PRIVATE cres_result cres__hpc_jobs(cres__hpc *h, const cres__hpc_want *w, 
             return cres__fail(err, CRES_ERR_INVALID_ARGUMENT, "%s: job %zu needs a name and a count of 0 or more", who, i);
         sum += h->jobs[i].count;
     }
+    if (sum != ntasks) /* before the ranks are counted out, so that they cannot overflow */
+        return cres__fail(err, CRES_ERR_ENVIRONMENT, "%s: the jobs ask for %lld tasks but the launcher started %d", who, sum,
+                          ntasks);
     qsort(h->jobs, n, sizeof *h->jobs, cres__cmp_job_split);
     for (i = 0; i < n; i++) {
         char q[CRES__QUOTE_SIZE];
@@ -5351,9 +5375,6 @@ CRES__PRIVATE cres_result cres__hpc_jobs(cres__hpc *h, const cres__hpc_want *w, 
         h->jobs[i].first = first;
         first += h->jobs[i].count;
     }
-    if (sum != ntasks)
-        return cres__fail(err, CRES_ERR_ENVIRONMENT, "%s: the jobs ask for %lld tasks but the launcher started %d", who, sum,
-                          ntasks);
     return CRES_OK;
 }
 
@@ -5367,7 +5388,8 @@ CRES__PRIVATE cres_result cres__cuda_devices(const cres_resolver *r, const char 
     if (strlen(cuda) > 4096)
         return cres__fail(err, CRES_ERR_LIMIT, "%s: CUDA_VISIBLE_DEVICES is longer than 4096 bytes", r->vtable->name);
     for (p = cuda; *p; p++) {
-        if ((unsigned char)*p <= ' ' || (p[0] == ',' && (p[1] == ',' || !p[1])) || (p == cuda && *p == ','))
+        if (!strchr("0123456789abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ-_:./,", *p) ||
+            (p[0] == ',' && (p[1] == ',' || !p[1])) || (p == cuda && *p == ','))
             return cres__fail(err, CRES_ERR_ENVIRONMENT, "%s: CUDA_VISIBLE_DEVICES=\"%.64s\" is not a list of ids",
                               r->vtable->name, cuda);
         *count += *p == ',';
@@ -5383,8 +5405,8 @@ CRES__PRIVATE cres_result cres__hpc_gpus(cres__hpc *h, const cres__hpc_want *w, 
     const char *who = h->base.vtable->name, *cuda;
     int per_node = w->gpus_per_node, listed;
     cres_result res;
-    if (per_node < CRES_NO_GPUS || w->gpus_per_task < 0)
-        return cres__fail(err, CRES_ERR_INVALID_ARGUMENT, "%s: gpus_per_node %d / gpus_per_task %d out of range", who,
+    if (per_node < CRES_NO_GPUS || per_node > 4096 || w->gpus_per_task < 0 || w->gpus_per_task > 4096)
+        return cres__fail(err, CRES_ERR_INVALID_ARGUMENT, "%s: gpus_per_node %d / gpus_per_task %d: not 0 to 4096", who,
                           per_node, w->gpus_per_task);
     if (per_node == CRES_NO_GPUS) {
         per_node = 0;
@@ -5416,7 +5438,7 @@ CRES__PRIVATE cres_result cres__hpc_build(cres__hpc *h, const cres__layout *l, c
     for (i = 0; i < l->nodes; i++)
         if (l->tasks[i] > max_tasks) max_tasks = l->tasks[i];
     if (port_base + max_tasks - 1 > 65535)
-        return cres__fail(err, CRES_ERR_INVALID_ARGUMENT, "%s: %d tasks on one node need ports past 65535 from %d", who,
+        return cres__fail(err, CRES_ERR_ENVIRONMENT, "%s: %d tasks on one node need ports past 65535 from %d", who,
                           max_tasks, port_base);
     if ((res = cres__hpc_jobs(h, w, l->ntasks, err)) != CRES_OK) return res;
     if ((res = cres__hpc_gpus(h, w, max_tasks, err)) != CRES_OK) return res;
@@ -5432,15 +5454,14 @@ CRES__PRIVATE cres_result cres__hpc_build(cres__hpc *h, const cres__layout *l, c
         int k;
         if (j->count == 0) res = cres_spec_add_job(h->spec, j->job, NULL, 0, err);
         for (k = 0; k < j->count && res == CRES_OK; k++) {
-            char address[CRES_MAX_ADDRESS_LENGTH + 16];
+            char address[CRES_MAX_NAME_LENGTH + 16], q[CRES__QUOTE_SIZE];
             int r = j->first + k;
+            const char *host = l->hosts[node[r]];
             cres__writer aw;
             cres__start(&aw, address, sizeof address, NULL);
-            cres__puts(&aw, l->hosts[node[r]]);
-            cres__puts(&aw, ":");
-            cres__put_int(&aw, port_base + h->local[r]);
-            if ((res = cres__finish(&aw, NULL, NULL)) != CRES_OK)
-                res = cres__fail(err, CRES_ERR_LIMIT, "%s: host name longer than %d bytes", who, CRES_MAX_ADDRESS_LENGTH);
+            if (!cres__put_host_port(&aw, host, port_base + h->local[r]) || cres__finish(&aw, NULL, NULL) != CRES_OK)
+                res = cres__fail(err, CRES_ERR_ENVIRONMENT, "%s: %s is not a host name or IPv6 address", who,
+                                 cres__quote(q, sizeof q, host, strlen(host)));
             else res = cres_spec_add_task(h->spec, j->job, k, address, err);
         }
         if (res == CRES_OK && l->rank >= j->first && l->rank < j->first + j->count)
@@ -5794,8 +5815,6 @@ CRES__PRIVATE cres_result cres__hostfile_parse(const cres_allocator *a, char *te
     return CRES_OK;
 }
 
-/* Ranks fill each host's slots in hostfile order (Open MPI's --map-by slot, MPICH's
-   default): more ranks than slots is an error, hosts left without a rank drop out. */
 /* Ranks placed when every node takes at most t of its slots. */
 CRES__PRIVATE long long cres__placed_below(const cres__layout *l, long long t) {
     long long sum = 0;
@@ -6118,9 +6137,13 @@ CRES__PRIVATE cres_result cres__sm_build(cres__hpc *h, const cres__sm_source *sr
     if (res == CRES_OK) res = cres_spec_create(a, &h->spec, err);
     if (res == CRES_OK && !n) res = cres_spec_add_job(h->spec, job, NULL, 0, err);
     for (i = 0; i < n && res == CRES_OK; i++) {
-        char address[CRES_MAX_NAME_LENGTH + 8];
-        snprintf(address, sizeof address, "%s:%d", names[i], port);
-        res = cres_spec_add_task(h->spec, job, (int)i, address, err);
+        char address[CRES_MAX_NAME_LENGTH + 16];
+        cres__writer aw;
+        cres__start(&aw, address, sizeof address, NULL);
+        if (!cres__put_host_port(&aw, names[i], port) || cres__finish(&aw, NULL, NULL) != CRES_OK)
+            res = cres__fail(err, CRES_ERR_ENVIRONMENT, "sagemaker: %s: %s is not a host name or IPv6 address",
+                             src->hosts_what, cres__quote(q, sizeof q, names[i], strlen(names[i])));
+        else res = cres_spec_add_task(h->spec, job, (int)i, address, err);
         if (strcmp(names[i], src->current) == 0) own = i;
     }
     for (i = 0; i < n; i++) cres__free(a, names[i]);

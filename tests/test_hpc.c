@@ -1030,8 +1030,8 @@ static void port_base_option(void **state) {
     r = slurm_with(o);
     assert_string_equal(resolved_json(r), dq("{'worker': ['n1:65534', 'n1:65535', 'n2:65534']}"));
     cres_resolver_free(r);
-    o.port_base = 65535;
-    SLURM_FAILS(o, CRES_ERR_INVALID_ARGUMENT, "65535", NULL);
+    o.port_base = 65535; /* the step has more tasks on a node than ports are left */
+    SLURM_FAILS(o, CRES_ERR_ENVIRONMENT, "65535", NULL);
     o.port_base = -1;
     SLURM_FAILS(o, CRES_ERR_INVALID_ARGUMENT, "port_base", NULL);
     o.port_base = 70000;
@@ -1598,6 +1598,49 @@ static void hostfile_map_and_rank_by_node(void **state) {
     env_set("OMPI_MCA_rmaps_base_ranking_policy", NULL);
     env_set("OMPI_MCA_rmaps_base_mapping_policy", "ppr:2:node");
     MPI_FAILS(o, CRES_ERR_UNSUPPORTED, "OMPI_MCA_rmaps_base_mapping_policy", "ppr:2:node");
+}
+
+/* IPv6 literals become "[v6]:port"; a name that an address reader could not split back
+   (':' outside IPv6, brackets) is refused, whichever source names it. */
+static void host_names_are_addresses(void **state) {
+    cres_mpi_options o = mpi_options();
+    cres_slurm_options so = slurm_options();
+    cres_sagemaker_options sm;
+    cres_resolver *r;
+    (void)state;
+    o.hostfile = temp_file("fd00::1 slots=2\n10.0.0.7 slots=1\n");
+    env_lines(mpirun_np4_rank0);
+    ompi_rank(1, 3, 1, 2);
+    r = mpi_with(o);
+    assert_string_equal(resolved_json(r), dq("{'worker': ['[fd00::1]:8888', '[fd00::1]:8889', '10.0.0.7:8888']}"));
+    cres_resolver_free(r);
+    o.hostfile = temp_file("h2::x slots=2\nh3\n");
+    MPI_FAILS(o, CRES_ERR_ENVIRONMENT, "h2::x", "IPv6");
+    o.hostfile = temp_file("[x slots=2\nh3\n");
+    MPI_FAILS(o, CRES_ERR_ENVIRONMENT, "[x", "host name");
+    env_reset();
+    step("a:b", "1", 1, 0);
+    SLURM_FAILS(so, CRES_ERR_ENVIRONMENT, "a:b", "host name");
+    env_reset();
+    memset(&sm, 0, sizeof sm);
+    sm.hosts = "[\"algo-1\", \"a:b\"]";
+    sm.current_host = "algo-1";
+    {
+        cres_error err;
+        EXPECT(cres_sagemaker_resolver_create(&sm, &r, &err), CRES_ERR_ENVIRONMENT);
+        assert_non_null(strstr(err.message, "a:b"));
+    }
+}
+
+/* Job counts near INT_MAX are checked against the step before ranks are counted out. */
+static void huge_job_counts_do_not_overflow(void **state) {
+    static const cres_job_count jobs[] = {{"a", 1}, {"b", 2147483647}};
+    cres_slurm_options o = slurm_options();
+    (void)state;
+    step("n[1-2]", "1(x2)", 2, 0);
+    o.jobs = jobs;
+    o.jobs_count = 2;
+    SLURM_FAILS(o, CRES_ERR_ENVIRONMENT, "2147483648", "2");
 }
 
 static void hostfile_bad_lines_name_the_line(void **state) {
@@ -2308,6 +2351,8 @@ int main(void) {
         cmocka_unit_test_setup(hostfile_more_ranks_than_slots_is_an_error, reset),
         cmocka_unit_test_setup(hostfile_fewer_ranks_leave_later_hosts_out, reset),
         cmocka_unit_test_setup(hostfile_map_and_rank_by_node, reset),
+        cmocka_unit_test_setup(host_names_are_addresses, reset),
+        cmocka_unit_test_setup(huge_job_counts_do_not_overflow, reset),
         cmocka_unit_test_setup(hostfile_bad_lines_name_the_line, reset),
         cmocka_unit_test_setup(hostfile_missing_is_an_error, reset),
         cmocka_unit_test_setup(hostfile_local_rank_inconsistent_is_an_error, reset),

@@ -1,0 +1,585 @@
+/* libFuzzer target: the Slurm resolver over a fuzzed environment, served through
+   cres_config.getenv (the process environment is never touched).
+
+   The input is up to 4096 bytes of '|'-separated fields, in this order:
+      0 SLURM_STEP_NODELIST        5 SLURM_DIST_PLANESIZE     10 options "P,G,T": port_base,
+      1 SLURM_STEP_TASKS_PER_NODE  6 SLURM_NODEID                gpus_per_node, gpus_per_task
+      2 SLURM_PROCID               7 SLURM_LOCALID            11 SLURM_JOB_ID
+      3 SLURM_STEP_NUM_TASKS       8 CUDA_VISIBLE_DEVICES     12 SLURMD_NODENAME
+      4 SLURM_DISTRIBUTION         9 jobs "name=count,..." (options.jobs)
+   A missing field, or one that is exactly "~", is an unset variable (jobs: NULL, the
+   default; an empty jobs field is a list of no jobs). Every other variable is unset.
+
+   A failed create is CRES_ERR_ENVIRONMENT, _LIMIT, _UNSUPPORTED or _INVALID_ARGUMENT (never
+   out of memory here) with a message and no resolver. A successful one is checked against a
+   model of the step written here from the manual (hosts from cres_hostlist_expand, counts
+   from cres_tasks_per_node_expand, ranks dealt block / cyclic / plane, jobs "chief" first
+   then by name): every task's address is "<its node>:<port_base + its index on the node>"
+   with a port in 1..65535 that the library's own address reader reads back; the task count
+   is SLURM_STEP_NUM_TASKS; the own task is SLURM_PROCID's and is in the spec, where
+   cres_spec_launch_info gives it rank SLURM_PROCID; SLURM_NODEID / SLURM_LOCALID, when set,
+   agree with the deal; cres_master, cres_visible_devices (length query, real buffer, short
+   buffer) and cres_num_accelerators agree with the model's GPU assignment.
+
+   Host names follow tests/fuzz/host_model.h (IPv6 literals bracketed, names with ':' refused);
+   job counts near INT_MAX must not overflow the rank sum (they did, before the total was
+   checked first).
+
+   Inputs whose hostlist expands past 200000 hosts or whose SLURM_STEP_NUM_TASKS is over
+   200000 are skipped (the library's million-host limit is exercised by fuzz_hostlist;
+   building a million-task spec per run would only make the fuzzer slow), so a run stays
+   well under libFuzzer's default -rss_limit_mb=2048.
+
+   clang -g -O1 -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=undefined \
+         tests/fuzz/fuzz_slurm_env.c -o build/fuzz_slurm_env
+   build/fuzz_slurm_env -max_len=4096 tests/fuzz/corpus/slurm_env */
+
+#include <limits.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "host_model.h"
+
+#define CLUSTER_RESOLVER_IMPLEMENTATION
+#include "../../cluster_resolver.h"
+
+#define CHECK(cond)                                                                           \
+    do {                                                                                      \
+        if (!(cond)) {                                                                        \
+            fprintf(stderr, "fuzz_slurm_env.c:%d: check failed: %s\n", __LINE__, #cond);     \
+            abort();                                                                          \
+        }                                                                                     \
+    } while (0)
+
+#define MAX_INPUT_BYTES 4096
+#define MAX_HOSTS 200000
+#define MAX_JOBS 2048
+#define MAX_GPUS 4096
+/* The model deals rank by rank over rounds of nodes; past this much work it is skipped. */
+#define MAX_MODEL_WORK 4000000LL
+
+enum { F_NODELIST, F_TPN, F_PROCID, F_NUM_TASKS, F_DIST, F_PLANE, F_NODEID, F_LOCALID, F_CUDA, F_JOBS, F_OPTIONS,
+       F_JOB_ID, F_NODENAME, FIELDS };
+
+static const char *const variables[FIELDS] = {
+    "SLURM_STEP_NODELIST", "SLURM_STEP_TASKS_PER_NODE", "SLURM_PROCID", "SLURM_STEP_NUM_TASKS", "SLURM_DISTRIBUTION",
+    "SLURM_DIST_PLANESIZE", "SLURM_NODEID", "SLURM_LOCALID", "CUDA_VISIBLE_DEVICES", NULL, NULL, "SLURM_JOB_ID",
+    "SLURMD_NODENAME"};
+
+typedef struct env {
+    const char *v[FIELDS]; /* NULL = unset */
+} env;
+
+static const char *fuzz_getenv(const char *name, void *user) {
+    const env *e = (const env *)user;
+    size_t i;
+    for (i = 0; i < FIELDS; i++)
+        if (variables[i] && strcmp(variables[i], name) == 0) return e->v[i];
+    return NULL;
+}
+
+/* ---------------------------------------------------------------------------------------
+   Reading the input */
+
+/* A decimal integer as the library reads one (-?[0-9]+ that fits), else 0 in *ok. */
+static long long decimal(const char *s, int *ok) {
+    long long v = 0;
+    *ok = cres__parse_decimal(s, strlen(s), &v) == 1;
+    return v;
+}
+
+/* strtol clamped to int: the options field may hold anything. */
+static int clamp_int(const char *s) {
+    long long v = strtoll(s, NULL, 10);
+    if (v > INT_MAX) return INT_MAX;
+    if (v < INT_MIN) return INT_MIN;
+    return (int)v;
+}
+
+typedef struct jobs {
+    cres_job_count items[MAX_JOBS];
+    size_t count;
+    int given;
+} jobs;
+
+/* "name=count,name=count"; an item without '=' has count -1. Names point into text. */
+static void parse_jobs(char *text, jobs *j) {
+    char *p = text;
+    j->count = 0;
+    j->given = 1;
+    if (!*p) return;
+    while (p && j->count < MAX_JOBS) {
+        char *comma = strchr(p, ','), *eq;
+        if (comma) *comma = '\0';
+        eq = strchr(p, '=');
+        j->items[j->count].job = p;
+        j->items[j->count].count = -1;
+        if (eq) {
+            *eq = '\0';
+            j->items[j->count].count = clamp_int(eq + 1);
+        }
+        j->count++;
+        p = comma ? comma + 1 : NULL;
+    }
+}
+
+/* ---------------------------------------------------------------------------------------
+   The model */
+
+typedef struct model {
+    char *names;        /* hostlist text, '\n' after each */
+    char **hosts;
+    int *tasks;
+    size_t nodes;
+    long long ntasks;
+    int rank;
+    int *node, *local;  /* per rank; NULL when the deal was too much work to model */
+    int max_tasks;
+    int port_base;
+    int gpus_per_task;
+    const char *devices; /* CUDA_VISIBLE_DEVICES when it is the source, else NULL */
+} model;
+
+static void model_free(model *m) {
+    free(m->names);
+    free(m->hosts);
+    free(m->tasks);
+    free(m->node);
+    free(m->local);
+}
+
+static int cmp_str_ptr(const void *x, const void *y) {
+    return strcmp(*(char *const *)x, *(char *const *)y);
+}
+
+static int cmp_job_count(const void *x, const void *y) {
+    const cres_job_count *a = (const cres_job_count *)x, *b = (const cres_job_count *)y;
+    int ca = strcmp(a->job, "chief") == 0, cb = strcmp(b->job, "chief") == 0;
+    if (ca != cb) return ca ? -1 : 1;
+    return strcmp(a->job, b->job);
+}
+
+/* The step as the manual describes it, for a create that succeeded. */
+static void model_build(model *m, const env *e) {
+    int ok;
+    size_t i, len = 0, count = 0;
+    cres_error err;
+    memset(m, 0, sizeof *m);
+    if (!e->v[F_NODELIST]) { /* no step: one task on SLURMD_NODENAME or localhost */
+        const char *h = e->v[F_NODENAME] && *e->v[F_NODENAME] ? e->v[F_NODENAME] : "localhost";
+        CHECK(e->v[F_JOB_ID] != NULL);
+        m->names = (char *)malloc(strlen(h) + 2);
+        CHECK(m->names != NULL);
+        sprintf(m->names, "%s\n", h);
+        m->nodes = 1;
+        m->ntasks = 1;
+        m->rank = 0;
+    } else {
+        CHECK(cres_hostlist_expand(e->v[F_NODELIST], NULL, 0, &len, &count, &err) == CRES_OK);
+        m->names = (char *)malloc(len + 1);
+        CHECK(m->names != NULL);
+        CHECK(cres_hostlist_expand(e->v[F_NODELIST], m->names, len + 1, NULL, NULL, &err) == CRES_OK);
+        m->nodes = count;
+        CHECK(e->v[F_PROCID] && e->v[F_NUM_TASKS] && e->v[F_TPN]);
+        m->rank = (int)decimal(e->v[F_PROCID], &ok);
+        CHECK(ok);
+        m->ntasks = decimal(e->v[F_NUM_TASKS], &ok);
+        CHECK(ok);
+    }
+    CHECK(m->nodes >= 1);
+    m->hosts = (char **)malloc(m->nodes * sizeof *m->hosts);
+    m->tasks = (int *)malloc(m->nodes * sizeof *m->tasks);
+    CHECK(m->hosts && m->tasks);
+    {
+        char *p = m->names;
+        for (i = 0; i < m->nodes; i++) {
+            char *nl = strchr(p, '\n');
+            CHECK(nl != NULL);
+            *nl = '\0';
+            m->hosts[i] = p;
+            p = nl + 1;
+        }
+    }
+    if (e->v[F_NODELIST]) {
+        size_t n = 0;
+        long long sum = 0;
+        CHECK(cres_tasks_per_node_expand(e->v[F_TPN], m->tasks, m->nodes, &n, &err) == CRES_OK);
+        CHECK(n == m->nodes); /* else SLURM_STEP_TASKS_PER_NODE does not fit the nodes */
+        for (i = 0; i < m->nodes; i++) sum += m->tasks[i];
+        CHECK(sum == m->ntasks); /* the library checks the counts add up */
+        /* nodes are unique */
+        {
+            char **sorted = (char **)malloc(m->nodes * sizeof *sorted);
+            CHECK(sorted != NULL);
+            memcpy(sorted, m->hosts, m->nodes * sizeof *sorted);
+            qsort(sorted, m->nodes, sizeof *sorted, cmp_str_ptr);
+            for (i = 1; i < m->nodes; i++) CHECK(strcmp(sorted[i - 1], sorted[i]) != 0);
+            free(sorted);
+        }
+    } else {
+        m->tasks[0] = 1;
+    }
+    CHECK(m->rank >= 0 && m->rank < m->ntasks);
+    for (i = 0; i < m->nodes; i++)
+        if (m->tasks[i] > m->max_tasks) m->max_tasks = m->tasks[i];
+}
+
+/* Deals the ranks: plane p over rounds of the nodes in order (block: p = every task,
+   cyclic: p = 1). Leaves node/local NULL when it would take too long. */
+static void model_deal(model *m, const env *e) {
+    long long step, rounds, r = 0, round;
+    const char *d = e->v[F_NODELIST] ? e->v[F_DIST] : NULL;
+    size_t n = d ? strcspn(d, ":,") : 0, i;
+    int ok;
+    step = m->max_tasks ? m->max_tasks : 1; /* block */
+    if (d && n == 6 && memcmp(d, "cyclic", 6) == 0) step = 1;
+    else if (d && n == 5 && memcmp(d, "plane", 5) == 0) {
+        CHECK(e->v[F_PLANE] != NULL);
+        step = decimal(e->v[F_PLANE], &ok);
+        CHECK(ok && step >= 1);
+    } else {
+        CHECK(!d || (n == 5 && memcmp(d, "block", 5) == 0)); /* others are unsupported */
+    }
+    rounds = (m->max_tasks + step - 1) / step;
+    if (rounds * (long long)m->nodes > MAX_MODEL_WORK) return;
+    m->node = (int *)malloc((size_t)(m->ntasks ? m->ntasks : 1) * sizeof *m->node);
+    m->local = (int *)malloc((size_t)(m->ntasks ? m->ntasks : 1) * sizeof *m->local);
+    CHECK(m->node && m->local);
+    for (round = 0; round < rounds; round++) {
+        for (i = 0; i < m->nodes; i++) {
+            long long k;
+            for (k = round * step; k < (round + 1) * step && k < m->tasks[i]; k++, r++) {
+                m->node[r] = (int)i;
+                m->local[r] = (int)k;
+            }
+        }
+    }
+    CHECK(r == m->ntasks);
+}
+
+/* The ids of CUDA_VISIBLE_DEVICES: -1 = not a list, 0 = none (unset, blank, "NoDevFiles",
+   "-1"), else how many. */
+static int cuda_ids(const char *cuda) {
+    int n = 1;
+    const char *p;
+    if (!cuda || cres__is_blank(cuda) || strcmp(cuda, "NoDevFiles") == 0 || strcmp(cuda, "-1") == 0) return 0;
+    if (strlen(cuda) > 4096) return -1;
+    for (p = cuda; *p; p++) {
+        if (!strchr("0123456789abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ-_:./,", *p)) return -1; /* ids, UUIDs, MIG */
+        if (*p == ',' && (p == cuda || p[1] == ',' || !p[1])) return -1;
+        n += *p == ',';
+    }
+    return n;
+}
+
+/* The GPUs per task and their source, as the manual says: gpus_per_node 0 counts the ids
+   of CUDA_VISIBLE_DEVICES and takes them; an explicit count takes them when the variable
+   lists at least that many, else numbers from 0. */
+static void model_gpus(model *m, const env *e, const cres_slurm_options *o) {
+    int per_node = o->gpus_per_node, listed = cuda_ids(e->v[F_CUDA]);
+    m->devices = NULL;
+    if (per_node == 0) {
+        CHECK(listed >= 0); /* else the create failed */
+        per_node = listed;
+        if (listed) m->devices = e->v[F_CUDA];
+    } else if (per_node > 0 && listed >= per_node) {
+        m->devices = e->v[F_CUDA];
+    }
+    if (per_node == CRES_NO_GPUS) per_node = 0;
+    m->gpus_per_task = o->gpus_per_task ? o->gpus_per_task : per_node / m->max_tasks; /* max_tasks >= 1 */
+    CHECK((long long)m->gpus_per_task * m->max_tasks <= per_node);
+}
+
+/* The device list of local index k: ids k*g .. k*g+g-1 of the node's list. */
+static void model_devices(const model *m, int local, char *out, size_t cap) {
+    int i;
+    size_t o = 0;
+    out[0] = '\0';
+    for (i = local * m->gpus_per_task; i < (local + 1) * m->gpus_per_task; i++) {
+        char number[32];
+        const char *item = number;
+        size_t n;
+        if (m->devices) {
+            int skip = i;
+            item = m->devices;
+            while (skip-- > 0) {
+                item = strchr(item, ',');
+                CHECK(item != NULL);
+                item++;
+            }
+            n = strcspn(item, ",");
+        } else {
+            n = (size_t)snprintf(number, sizeof number, "%d", i);
+        }
+        CHECK(o + n + 2 <= cap);
+        if (i > local * m->gpus_per_task) out[o++] = ',';
+        memcpy(out + o, item, n);
+        o += n;
+        out[o] = '\0';
+    }
+}
+
+/* ---------------------------------------------------------------------------------------
+   Checks */
+
+static void check_error(cres_result r, const cres_error *err) {
+    CHECK(err->result == r);
+    CHECK(memchr(err->message, '\0', sizeof err->message) != NULL);
+    if (r != CRES_OK) CHECK(err->message[0] != '\0');
+}
+
+/* host:port with port in 1..65535 as the model writes it, read back the same way by the
+   library's reader. */
+static void check_address(const char *address, const char *want_host, int want_port) {
+    const char *colon = strrchr(address, ':'), *host;
+    char want[300];
+    size_t host_len;
+    int port = -1, ok;
+    long long p;
+    CHECK(colon != NULL && colon > address);
+    p = decimal(colon + 1, &ok);
+    CHECK(ok && p >= 1 && p <= 65535);
+    if (want_host) {
+        CHECK(model_host_address(want_host, want_port, want, sizeof want)); /* accepted: the model must agree */
+        CHECK(strcmp(address, want) == 0);
+    }
+    CHECK(cres__split_address(address, &host, &host_len, &port));
+    CHECK(port == (int)p);
+}
+
+static void check_devices(cres_resolver *res, const char *type, int id, const char *want) {
+    size_t len = 0, len2 = 0;
+    char *buf, small[4];
+    cres_error err;
+    cres_result r = cres_visible_devices(res, type, id, NULL, 0, &len, &err);
+    check_error(r, &err);
+    CHECK(r == CRES_OK);
+    buf = (char *)malloc(len + 1);
+    CHECK(buf != NULL);
+    r = cres_visible_devices(res, type, id, buf, len + 1, &len2, &err);
+    check_error(r, &err);
+    CHECK(r == CRES_OK);
+    CHECK(len2 == len && strlen(buf) == len);
+    if (want) CHECK(strcmp(buf, want) == 0);
+    if (len > 0) {
+        size_t cap = len < sizeof small ? len : sizeof small;
+        r = cres_visible_devices(res, type, id, small, cap, &len2, &err);
+        check_error(r, &err);
+        CHECK(r == CRES_ERR_BUFFER_TOO_SMALL);
+        CHECK(len2 == len && strlen(small) == cap - 1 && memcmp(small, buf, cap - 1) == 0);
+    }
+    free(buf);
+}
+
+static void check_success(cres_resolver *res, const env *e, const cres_slurm_options *o, const jobs *j) {
+    cres_cluster_spec *spec = NULL, *spec2 = NULL;
+    cres_launch_info info;
+    cres_accelerators acc;
+    cres_error err;
+    model m;
+    cres_job_count order[MAX_JOBS], one = {"worker", 0};
+    size_t jobs_n, i, total = 0;
+    const char *own_type = cres_task_type(res), *own_address;
+    int own_id = cres_task_id(res), first = 0;
+    char master[2048], want[2048], *devices;
+    size_t devices_cap;
+    size_t len = 0;
+    cres_result r;
+
+    CHECK(strcmp(cres_resolver_name(res), "slurm") == 0);
+    CHECK(cres_rpc_layer(res) && strcmp(cres_rpc_layer(res), "grpc") == 0);
+    model_build(&m, e);
+    m.port_base = o->port_base ? o->port_base : 8888;
+    model_deal(&m, e);
+    model_gpus(&m, e, o);
+    /* at most MAX_GPUS ids per task, each at most 4096 bytes (the CUDA_VISIBLE_DEVICES cap) */
+    devices_cap = m.devices ? strlen(m.devices) + 2 : (size_t)m.gpus_per_task * 12 + 2;
+    devices = (char *)malloc(devices_cap);
+    CHECK(devices != NULL);
+
+    r = cres_resolve(res, &spec, &err);
+    check_error(r, &err);
+    CHECK(r == CRES_OK);
+    CHECK(cres_resolve(res, &spec2, &err) == CRES_OK);
+    CHECK(cres_spec_equal(spec, spec2));
+    cres_spec_free(spec2);
+
+    /* The jobs in rank order, as the manual says. */
+    if (j->given) {
+        jobs_n = j->count;
+        memcpy(order, j->items, jobs_n * sizeof *order);
+    } else {
+        jobs_n = 1;
+        one.count = (int)m.ntasks;
+        order[0] = one;
+    }
+    qsort(order, jobs_n, sizeof *order, cmp_job_count);
+    CHECK(cres_spec_jobs_count(spec) == jobs_n);
+    for (i = 0; i < jobs_n; i++) {
+        const cres_job *job = cres_spec_job(spec, order[i].job);
+        size_t k;
+        CHECK(job != NULL);
+        CHECK(job->tasks_count == (size_t)order[i].count);
+        for (k = 0; k < job->tasks_count; k++) {
+            int rank = first + (int)k;
+            CHECK(job->tasks[k].index == (int)k);
+            if (m.node) {
+                check_address(job->tasks[k].address, m.hosts[m.node[rank]], m.port_base + m.local[rank]);
+            } else {
+                check_address(job->tasks[k].address, NULL, 0);
+            }
+        }
+        total += job->tasks_count;
+        if (m.rank >= first && m.rank < first + order[i].count) {
+            CHECK(own_type && strcmp(own_type, order[i].job) == 0);
+            CHECK(own_id == m.rank - first);
+        }
+        first += order[i].count;
+    }
+    CHECK((long long)total == m.ntasks);
+
+    /* The own task is in the spec, at rank SLURM_PROCID, on the node Slurm says. */
+    CHECK(own_type != NULL && own_id >= 0);
+    own_address = cres_spec_task_address(spec, own_type, own_id);
+    CHECK(own_address != NULL);
+    r = cres_spec_launch_info(spec, own_type, own_id, &info, &err);
+    check_error(r, &err);
+    CHECK(r == CRES_OK);
+    if (r == CRES_OK) {
+        CHECK(info.rank == m.rank);
+        CHECK((long long)info.world_size == m.ntasks);
+        if (m.node) {
+            CHECK(info.local_rank == m.local[m.rank]);
+            CHECK(info.local_world_size == m.tasks[m.node[m.rank]]);
+        }
+    }
+    if (m.node) {
+        int ok;
+        if (e->v[F_NODELIST] && e->v[F_NODEID]) CHECK(decimal(e->v[F_NODEID], &ok) == m.node[m.rank] && ok);
+        if (e->v[F_NODELIST] && e->v[F_LOCALID]) CHECK(decimal(e->v[F_LOCALID], &ok) == m.local[m.rank] && ok);
+    }
+
+    /* master: the own address behind grpc://, the same by length query */
+    r = cres_master(res, NULL, -1, NULL, master, sizeof master, &len, &err);
+    check_error(r, &err);
+    CHECK(r == CRES_OK);
+    snprintf(want, sizeof want, "grpc://%s", own_address);
+    CHECK(strcmp(master, want) == 0);
+    CHECK(cres_master(res, NULL, -1, "", NULL, 0, &len, &err) == CRES_OK);
+    CHECK(len == strlen(own_address));
+    if (cres_spec_job(spec, order[0].job)->tasks_count) {
+        r = cres_master(res, order[0].job, 0, NULL, master, sizeof master, NULL, &err);
+        check_error(r, &err);
+        CHECK(r == CRES_OK);
+    }
+
+    /* GPUs: the own task's, and the first task of every job */
+    CHECK(cres_num_accelerators(res, NULL, -1, &acc, &err) == CRES_OK);
+    if (m.gpus_per_task > 0) CHECK(acc.count == 1 && strcmp(acc.items[0].type, "GPU") == 0 && acc.items[0].count == m.gpus_per_task);
+    else CHECK(acc.count == 0);
+    if (m.node) {
+        model_devices(&m, m.local[m.rank], devices, devices_cap);
+        check_devices(res, NULL, -1, devices);
+    } else {
+        check_devices(res, NULL, -1, NULL);
+    }
+    for (i = 0, first = 0; i < jobs_n; first += order[i].count, i++) {
+        if (!order[i].count) continue;
+        if (m.node) {
+            model_devices(&m, m.local[first], devices, devices_cap);
+            check_devices(res, order[i].job, 0, devices);
+        } else {
+            check_devices(res, order[i].job, 0, NULL);
+        }
+        /* past the job's last task */
+        r = cres_visible_devices(res, order[i].job, order[i].count, NULL, 0, &len, &err);
+        check_error(r, &err);
+        CHECK(r == (m.gpus_per_task > 0 ? CRES_ERR_NOT_FOUND : CRES_OK));
+    }
+
+    cres_spec_free(spec);
+    free(devices);
+    model_free(&m);
+}
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
+    static jobs j;
+    cres_slurm_options o;
+    cres_config config;
+    cres_resolver *res = NULL;
+    cres_error err;
+    cres_result r;
+    env e;
+    char *text, *p;
+    size_t i;
+    if (size > MAX_INPUT_BYTES) return 0;
+    text = (char *)malloc(size + 1);
+    if (!text) return 0;
+    memcpy(text, data, size);
+    text[size] = '\0';
+
+    memset(&e, 0, sizeof e);
+    for (i = 0, p = text; i < FIELDS && p; i++) {
+        char *bar = strchr(p, '|');
+        if (bar) *bar = '\0';
+        e.v[i] = strcmp(p, "~") == 0 ? NULL : p;
+        p = bar ? bar + 1 : NULL;
+    }
+    memset(&o, 0, sizeof o);
+    memset(&config, 0, sizeof config);
+    config.getenv = fuzz_getenv;
+    config.getenv_user = &e;
+    o.config = &config;
+    j.given = 0;
+    if (e.v[F_JOBS]) {
+        parse_jobs((char *)e.v[F_JOBS], &j);
+        o.jobs = j.count ? j.items : (const cres_job_count *)&j; /* non-NULL with count 0 */
+        o.jobs_count = j.count;
+    }
+    if (e.v[F_OPTIONS]) {
+        char *q = (char *)e.v[F_OPTIONS], *c1 = strchr(q, ','), *c2 = c1 ? strchr(c1 + 1, ',') : NULL;
+        o.port_base = clamp_int(q);
+        if (c1) o.gpus_per_node = clamp_int(c1 + 1);
+        if (c2) o.gpus_per_task = clamp_int(c2 + 1);
+        /* The library takes any GPU count the caller gives; a task of 2^31 GPUs would only
+           make a 20 GB device list. */
+        if (o.gpus_per_node > MAX_GPUS) o.gpus_per_node = MAX_GPUS;
+        if (o.gpus_per_task > MAX_GPUS) o.gpus_per_task = MAX_GPUS;
+    }
+    e.v[F_JOBS] = e.v[F_OPTIONS] = NULL; /* not variables */
+
+    /* Bounded work: skip steps too large to build quickly (see the top). */
+    if (e.v[F_NODELIST]) {
+        size_t count = 0;
+        int ok;
+        cres_error ignored;
+        if (cres_hostlist_expand(e.v[F_NODELIST], NULL, 0, NULL, &count, &ignored) == CRES_OK && count > MAX_HOSTS) {
+            free(text);
+            return 0;
+        }
+        if (e.v[F_NUM_TASKS] && decimal(e.v[F_NUM_TASKS], &ok) > MAX_HOSTS && ok) {
+            free(text);
+            return 0;
+        }
+    }
+
+    r = cres_slurm_resolver_create(&o, &res, &err);
+    check_error(r, &err);
+#ifdef FUZZ_DEBUG
+    fprintf(stderr, "create: %s: %s\n", cres_result_string(r), err.message);
+#endif
+    if (r != CRES_OK) {
+        CHECK(r == CRES_ERR_ENVIRONMENT || r == CRES_ERR_LIMIT || r == CRES_ERR_UNSUPPORTED ||
+              r == CRES_ERR_INVALID_ARGUMENT);
+        CHECK(res == NULL);
+        free(text);
+        return 0;
+    }
+    CHECK(res != NULL);
+    check_success(res, &e, &o, &j);
+    cres_resolver_free(res);
+    free(text);
+    return 0;
+}

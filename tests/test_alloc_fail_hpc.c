@@ -1,0 +1,723 @@
+/* Allocation-failure injection for the HPC backends (Slurm, MPI, SageMaker) and for
+   auto-detection of every backend, with the compact allocator of tests/test_alloc_fail_k8s.c.
+
+   A counting test allocator fails the n-th allocation (n = 0, 1, 2, ...) of a scenario and
+   counts the blocks still live. A scenario creates its resolver from an environment served
+   through cres_config.getenv (hostfiles and resource config files are temporary files),
+   then resolves, asks for the own task, master, visible devices (a length query and a real
+   buffer) and accelerators. For every n the scenario must end in its expected result or
+   CRES_ERR_OUT_OF_MEMORY, leave no block allocated and free every block through the
+   allocator that made it. The walk stops at the first n the scenario never reaches; that
+   undisturbed run must give the expected result and content. Each scenario is walked
+   twice: failing only allocation n, and failing n and every later one.
+
+   Build: gcc -std=c99 ... tests/test_alloc_fail_hpc.c tests/impl.c -lcmocka */
+
+#define _XOPEN_SOURCE 700 /* mkdtemp, unlink, rmdir */
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <setjmp.h>
+#include <cmocka.h>
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "../cluster_resolver.h"
+
+/* ---------------------------------------------------------------------------------------
+   The test allocator */
+
+typedef struct test_alloc {
+    long count;     /* allocations attempted */
+    long fail_at;   /* the allocation to fail; -1 = none */
+    int sticky;     /* also fail every allocation after fail_at */
+    int triggered;  /* an allocation was failed */
+    long live;      /* blocks handed out and not yet freed */
+    long bad_frees; /* frees of blocks this allocator did not make */
+} test_alloc;
+
+typedef union block_header {
+    struct {
+        unsigned long magic;
+        test_alloc *owner;
+    } h;
+    long double align_ld;
+    void *align_p;
+    long long align_ll;
+} block_header;
+
+#define BLOCK_MAGIC 0x48504321UL
+#define MAX_ALLOCATIONS_WALKED 100000L
+
+static void *test_alloc_fn(size_t size, void *user) {
+    test_alloc *t = (test_alloc *)user;
+    long n = t->count++;
+    block_header *b;
+    if (n == t->fail_at || (t->sticky && t->fail_at >= 0 && n > t->fail_at)) {
+        t->triggered = 1;
+        return NULL;
+    }
+    b = (block_header *)malloc(sizeof *b + size);
+    if (!b) return NULL;
+    b->h.magic = BLOCK_MAGIC;
+    b->h.owner = t;
+    t->live++;
+    return b + 1;
+}
+
+static void test_free_fn(void *ptr, void *user) {
+    test_alloc *t = (test_alloc *)user;
+    block_header *b;
+    if (!ptr) return;
+    b = (block_header *)ptr - 1;
+    if (b->h.magic != BLOCK_MAGIC || b->h.owner != t) {
+        t->bad_frees++;
+        return;
+    }
+    b->h.magic = 0;
+    t->live--;
+    free(b);
+}
+
+/* ---------------------------------------------------------------------------------------
+   The environment: name/value pairs ending in NULL */
+
+static const char *pairs_getenv(const char *name, void *user) {
+    const char *const *kv = (const char *const *)user;
+    for (; kv && *kv; kv += 2)
+        if (strcmp(kv[0], name) == 0) return kv[1];
+    return NULL;
+}
+
+/* ---------------------------------------------------------------------------------------
+   No network: every backend here must answer without a request, so the transport fails
+   (and counts) any it gets */
+
+static cres_result no_network(void *user, const cres_http_request *req, cres_http_response *resp,
+                              const cres_allocator *alloc, cres_error *err) {
+    (void)req;
+    (void)resp;
+    (void)alloc;
+    ++*(int *)user;
+    if (err) snprintf(err->message, sizeof err->message, "test: no network here");
+    return CRES_ERR_TRANSPORT;
+}
+
+/* ---------------------------------------------------------------------------------------
+   Temporary files */
+
+static const char openmpi_text[] =
+    "# Open MPI hostfile for a 4-node job\n"
+    "\n"
+    "node01 slots=4 max_slots=8\n"
+    "node02 slots=4\n"
+    "node03 slots=2   # the small one\n"
+    "node04\n";
+static const char mpich_text[] = "gpu-a:2\ngpu-b:2\n";
+static const char resource_config_text[] =
+    "{\n"
+    "    \"current_host\": \"algo-2\",\n"
+    "    \"current_instance_type\": \"ml.p3.16xlarge\",\n"
+    "    \"current_group_name\": \"homogeneousCluster\",\n"
+    "    \"hosts\": [\"algo-1\", \"algo-2\"],\n"
+    "    \"instance_groups\": [{\"instance_group_name\": \"homogeneousCluster\", \"instance_type\": \"ml.p3.16xlarge\",\n"
+    "                         \"hosts\": [\"algo-2\", \"algo-1\"]}],\n"
+    "    \"network_interface_name\": \"eth0\"\n"
+    "}\n";
+
+static char temp_dir[64], openmpi_path[128], mpich_path[128], resource_config_path[128];
+
+static void write_file(const char *path, const char *text) {
+    FILE *f = fopen(path, "wb");
+    assert_non_null(f);
+    assert_int_equal(fputs(text, f) >= 0, 1);
+    assert_int_equal(fclose(f), 0);
+}
+
+static int make_files(void **state) {
+    (void)state;
+    snprintf(temp_dir, sizeof temp_dir, "/tmp/test_alloc_fail_hpc.XXXXXX");
+    if (!mkdtemp(temp_dir)) return -1;
+    snprintf(openmpi_path, sizeof openmpi_path, "%s/openmpi_hostfile", temp_dir);
+    snprintf(mpich_path, sizeof mpich_path, "%s/mpich_hostfile", temp_dir);
+    snprintf(resource_config_path, sizeof resource_config_path, "%s/resourceconfig.json", temp_dir);
+    write_file(openmpi_path, openmpi_text);
+    write_file(mpich_path, mpich_text);
+    write_file(resource_config_path, resource_config_text);
+    return 0;
+}
+
+static int remove_files(void **state) {
+    (void)state;
+    unlink(openmpi_path);
+    unlink(mpich_path);
+    unlink(resource_config_path);
+    return rmdir(temp_dir);
+}
+
+/* ---------------------------------------------------------------------------------------
+   Scenarios */
+
+/* Not a library result: the scenario got a wrong answer. */
+#define WRONG_CONTENT CRES_RESULT_COUNT
+
+static cres_result mismatch(const char *what, const char *got) {
+    print_error("    wrong content: %s: %s\n", what, got);
+    return WRONG_CONTENT;
+}
+
+static char last_message[CRES_ERROR_MESSAGE_SIZE]; /* of the last failure, for the walk's report */
+
+static cres_result checked(cres_result r, const cres_error *err) {
+    if (r != CRES_OK) memcpy(last_message, err->message, sizeof last_message);
+    if (err->result != r) return mismatch("err->result differs from the returned code", err->message);
+    if (r != CRES_OK && err->message[0] == '\0') return mismatch("a failure without a message", "");
+    return r;
+}
+
+typedef enum backend { SLURM, MPI, SAGEMAKER, AUTO } backend;
+
+typedef struct scenario {
+    const char *name;
+    backend backend;
+    const char *const *env;           /* name, value, ..., NULL */
+    const cres_job_count *jobs;       /* slurm and mpi */
+    size_t jobs_count;
+    const char *hostfile;             /* mpi: options.hostfile */
+    const char *resource_config;      /* sagemaker: options.resource_config */
+    const char *force;                /* auto: options.backend */
+    int create_only;                  /* the backend needs the network to resolve */
+    cres_result expected;
+    const char *want_name;            /* cres_resolver_name */
+    const char *want_spec;            /* JSON, when expected is CRES_OK and not create_only */
+    const char *want_task;            /* "worker 5" */
+    const char *want_master;
+    const char *want_devices;         /* cres_visible_devices of the own task */
+    int want_gpus;                    /* cres_num_accelerators: GPUs per task */
+    const char *want_message;         /* part of the message when the undisturbed run fails */
+} scenario;
+
+static cres_result run_create(const scenario *sc, const cres_config *config, cres_resolver **r, const test_alloc *t) {
+    cres_error err;
+    cres_result res;
+    switch (sc->backend) {
+    case SLURM: {
+        cres_slurm_options o;
+        memset(&o, 0, sizeof o);
+        o.config = config;
+        o.jobs = sc->jobs;
+        o.jobs_count = sc->jobs_count;
+        res = cres_slurm_resolver_create(&o, r, &err);
+        break;
+    }
+    case MPI: {
+        cres_mpi_options o;
+        memset(&o, 0, sizeof o);
+        o.config = config;
+        o.jobs = sc->jobs;
+        o.jobs_count = sc->jobs_count;
+        o.hostfile = sc->hostfile;
+        res = cres_mpi_resolver_create(&o, r, &err);
+        break;
+    }
+    case SAGEMAKER: {
+        cres_sagemaker_options o;
+        memset(&o, 0, sizeof o);
+        o.config = config;
+        o.resource_config = sc->resource_config ? sc->resource_config : "/nonexistent/resourceconfig.json";
+        res = cres_sagemaker_resolver_create(&o, r, &err);
+        break;
+    }
+    default: {
+        cres_auto_options o;
+        memset(&o, 0, sizeof o);
+        o.config = config;
+        o.backend = sc->force;
+        res = cres_auto_resolver_create(&o, r, &err);
+        break;
+    }
+    }
+    res = checked(res, &err);
+    if (res != CRES_OK && *r) return mismatch("create failed but returned a resolver", err.message);
+    if (res == sc->expected && res != CRES_OK && !t->triggered && sc->want_message && !strstr(err.message, sc->want_message))
+        return mismatch("message", err.message);
+    if (res == CRES_OK && strcmp(cres_resolver_name(*r), sc->want_name) != 0)
+        return mismatch("resolver name", cres_resolver_name(*r));
+    return res;
+}
+
+static cres_result run_resolve(const scenario *sc, cres_resolver *r) {
+    cres_cluster_spec *spec = NULL;
+    cres_error err;
+    char json[2048], task[300];
+    cres_result res = checked(cres_resolve(r, &spec, &err), &err);
+    if (res != CRES_OK && spec) res = mismatch("resolve failed but returned a spec", err.message);
+    if (res == CRES_OK && cres_spec_to_json(spec, json, sizeof json, NULL, &err) != CRES_OK)
+        res = mismatch("to_json", err.message);
+    if (res == CRES_OK && strcmp(json, sc->want_spec) != 0) res = mismatch("spec", json);
+    cres_spec_free(spec);
+    snprintf(task, sizeof task, "%s %d", cres_task_type(r) ? cres_task_type(r) : "-", cres_task_id(r));
+    if (res == CRES_OK && strcmp(task, sc->want_task) != 0) res = mismatch("own task", task);
+    return res;
+}
+
+static cres_result run_master(const scenario *sc, cres_resolver *r) {
+    cres_error err;
+    char master[256];
+    cres_result res = checked(cres_master(r, NULL, -1, NULL, master, sizeof master, NULL, &err), &err);
+    if (res == CRES_OK && strcmp(master, sc->want_master) != 0) res = mismatch("master", master);
+    return res;
+}
+
+/* A length query, then a buffer of exactly that size; accelerators agree. */
+static cres_result run_devices(const scenario *sc, cres_resolver *r) {
+    cres_error err;
+    cres_accelerators acc;
+    char devices[64];
+    size_t len = 0, len2 = 0;
+    cres_result res = checked(cres_visible_devices(r, NULL, -1, NULL, 0, &len, &err), &err);
+    if (res != CRES_OK) return res;
+    if (len >= sizeof devices) return mismatch("visible devices length", "too long");
+    res = checked(cres_visible_devices(r, NULL, -1, devices, len + 1, &len2, &err), &err);
+    if (res != CRES_OK) return res;
+    if (len2 != len || strcmp(devices, sc->want_devices) != 0) return mismatch("visible devices", devices);
+    res = checked(cres_num_accelerators(r, NULL, -1, &acc, &err), &err);
+    if (res != CRES_OK) return res;
+    if (sc->want_gpus ? acc.count != 1 || strcmp(acc.items[0].type, "GPU") != 0 || acc.items[0].count != sc->want_gpus
+                      : acc.count != 0)
+        return mismatch("accelerators", acc.count ? acc.items[0].type : "none");
+    return CRES_OK;
+}
+
+static const scenario *current;
+
+static cres_result run_scenario(test_alloc *t) {
+    const scenario *sc = current;
+    cres_config config;
+    cres_resolver *r = NULL;
+    cres_result res;
+    int requests = 0;
+    memset(&config, 0, sizeof config);
+    config.transport.perform = no_network;
+    config.transport.user = &requests;
+    config.max_retries = -1;
+    config.allocator.alloc = test_alloc_fn;
+    config.allocator.free = test_free_fn;
+    config.allocator.user = t;
+    config.getenv = pairs_getenv;
+    config.getenv_user = (void *)sc->env;
+    res = run_create(sc, &config, &r, t);
+    if (res == CRES_OK && !sc->create_only) res = run_resolve(sc, r);
+    if (res == CRES_OK && !sc->create_only) res = run_master(sc, r);
+    if (res == CRES_OK && sc->want_devices) res = run_devices(sc, r);
+    if (requests) res = mismatch("an HTTP request was made", sc->name);
+    cres_resolver_free(r);
+    return res;
+}
+
+/* ---------------------------------------------------------------------------------------
+   The walk */
+
+static const char *result_name(cres_result r) {
+    return r == WRONG_CONTENT ? "wrong content" : cres_result_string(r);
+}
+
+static long walk_mode(const scenario *sc, int sticky) {
+    long n;
+    current = sc;
+    for (n = 0; n < MAX_ALLOCATIONS_WALKED; n++) {
+        test_alloc t;
+        cres_result r;
+        memset(&t, 0, sizeof t);
+        t.fail_at = n;
+        t.sticky = sticky;
+        last_message[0] = '\0';
+        r = run_scenario(&t);
+        if (r != sc->expected && r != CRES_ERR_OUT_OF_MEMORY)
+            fail_msg("%s: failing allocation %ld%s: %s (%s), want %s or out of memory", sc->name, n,
+                     sticky ? " and later" : "", result_name(r), last_message, cres_result_string(sc->expected));
+        if (r == CRES_ERR_OUT_OF_MEMORY && !t.triggered)
+            fail_msg("%s: failing allocation %ld: out of memory although no allocation failed", sc->name, n);
+        if (t.live != 0)
+            fail_msg("%s: failing allocation %ld%s: %ld block(s) leaked (result: %s)", sc->name, n,
+                     sticky ? " and later" : "", t.live, result_name(r));
+        if (t.bad_frees != 0)
+            fail_msg("%s: failing allocation %ld: %ld block(s) freed through the wrong allocator", sc->name, n,
+                     t.bad_frees);
+        if (!t.triggered) {
+            if (r != sc->expected)
+                fail_msg("%s: undisturbed run (%ld allocations): %s, want %s", sc->name, t.count, result_name(r),
+                         cres_result_string(sc->expected));
+            return t.count;
+        }
+    }
+    fail_msg("%s: still allocating after %ld allocations", sc->name, MAX_ALLOCATIONS_WALKED);
+    return -1;
+}
+
+static void walk(const scenario *sc) {
+    long total = walk_mode(sc, 0);
+    assert_int_equal(walk_mode(sc, 1), total);
+    print_message("    %s: %ld allocations walked\n", sc->name, total);
+}
+
+#define N(a) (sizeof(a) / sizeof *(a))
+
+/* ---------------------------------------------------------------------------------------
+   Slurm: the environment of `srun -N4 -n8` on node[1-4], 4+2+1+1 tasks */
+
+#define SRUN_N4_N8 "SLURM_JOB_ID", "4242", "SLURM_STEP_NODELIST", "node[1-4]", "SLURM_STEP_TASKS_PER_NODE", "4,2,1(x2)", \
+                   "SLURM_STEP_NUM_TASKS", "8"
+
+static void slurm_block(void **state) {
+    static const char *const env[] = {SRUN_N4_N8, "SLURM_PROCID", "5", "SLURM_NODEID", "1", "SLURM_LOCALID", "1",
+                                      "SLURM_DISTRIBUTION", "block", "CUDA_VISIBLE_DEVICES", "0,1,2,3", NULL};
+    static const scenario sc = {
+        "slurm block", SLURM, env, NULL, 0, NULL, NULL, NULL, 0, CRES_OK, "slurm",
+        "{\"worker\": [\"node1:8888\", \"node1:8889\", \"node1:8890\", \"node1:8891\", \"node2:8888\", \"node2:8889\", "
+        "\"node3:8888\", \"node4:8888\"]}",
+        "worker 5", "grpc://node2:8889", "1", 1, NULL};
+    (void)state;
+    walk(&sc);
+}
+
+static void slurm_cyclic(void **state) {
+    static const char *const env[] = {SRUN_N4_N8, "SLURM_PROCID", "6", "SLURM_NODEID", "0", "SLURM_LOCALID", "2",
+                                      "SLURM_DISTRIBUTION", "cyclic", "CUDA_VISIBLE_DEVICES", "0,1,2,3", NULL};
+    static const scenario sc = {
+        "slurm cyclic", SLURM, env, NULL, 0, NULL, NULL, NULL, 0, CRES_OK, "slurm",
+        "{\"worker\": [\"node1:8888\", \"node2:8888\", \"node3:8888\", \"node4:8888\", \"node1:8889\", \"node2:8889\", "
+        "\"node1:8890\", \"node1:8891\"]}",
+        "worker 6", "grpc://node1:8890", "2", 1, NULL};
+    (void)state;
+    walk(&sc);
+}
+
+static void slurm_plane(void **state) {
+    static const char *const env[] = {SRUN_N4_N8, "SLURM_PROCID", "5", "SLURM_NODEID", "3", "SLURM_LOCALID", "0",
+                                      "SLURM_DISTRIBUTION", "plane", "SLURM_DIST_PLANESIZE", "2", NULL};
+    static const scenario sc = {
+        "slurm plane=2", SLURM, env, NULL, 0, NULL, NULL, NULL, 0, CRES_OK, "slurm",
+        "{\"worker\": [\"node1:8888\", \"node1:8889\", \"node2:8888\", \"node2:8889\", \"node3:8888\", \"node4:8888\", "
+        "\"node1:8890\", \"node1:8891\"]}",
+        "worker 5", "grpc://node4:8888", "", 0, NULL};
+    (void)state;
+    walk(&sc);
+}
+
+static const cres_job_count worker6_ps2[] = {{"worker", 6}, {"ps", 2}};
+
+static void slurm_two_jobs(void **state) {
+    static const char *const env[] = {"SLURM_JOB_ID", "7", "SLURM_STEP_NODELIST", "n[1-4]", "SLURM_STEP_TASKS_PER_NODE",
+                                      "2(x4)", "SLURM_STEP_NUM_TASKS", "8", "SLURM_PROCID", "1", NULL};
+    static const scenario sc = {
+        "slurm two jobs", SLURM, env, worker6_ps2, N(worker6_ps2), NULL, NULL, NULL, 0, CRES_OK, "slurm",
+        "{\"ps\": [\"n1:8888\", \"n1:8889\"], \"worker\": [\"n2:8888\", \"n2:8889\", \"n3:8888\", \"n3:8889\", "
+        "\"n4:8888\", \"n4:8889\"]}",
+        "ps 1", "grpc://n1:8889", "", 0, NULL};
+    (void)state;
+    walk(&sc);
+}
+
+/* Two GPUs per task from the node's CUDA_VISIBLE_DEVICES ids. */
+static void slurm_gpus(void **state) {
+    static const char *const env[] = {"SLURM_JOB_ID", "7", "SLURM_STEP_NODELIST", "gpu[01-02]", "SLURM_STEP_TASKS_PER_NODE",
+                                      "2(x2)", "SLURM_STEP_NUM_TASKS", "4", "SLURM_PROCID", "3", "SLURM_DISTRIBUTION",
+                                      "cyclic:block", "CUDA_VISIBLE_DEVICES", "4,5,6,7", NULL};
+    static const scenario sc = {"slurm GPUs", SLURM, env, NULL, 0, NULL, NULL, NULL, 0, CRES_OK, "slurm",
+                                "{\"worker\": [\"gpu01:8888\", \"gpu02:8888\", \"gpu01:8889\", \"gpu02:8889\"]}",
+                                "worker 3", "grpc://gpu02:8889", "6,7", 2, NULL};
+    (void)state;
+    walk(&sc);
+}
+
+/* An sbatch script: no step, one task on the batch node. */
+static void slurm_batch_script(void **state) {
+    static const char *const env[] = {"SLURM_JOB_ID", "123456", "SLURMD_NODENAME", "node17", "SLURM_PROCID", "0", NULL};
+    static const scenario sc = {"slurm batch script", SLURM, env, NULL, 0, NULL, NULL, NULL, 0, CRES_OK, "slurm",
+                                "{\"worker\": [\"node17:8888\"]}", "worker 0", "grpc://node17:8888", "", 0, NULL};
+    (void)state;
+    walk(&sc);
+}
+
+static void slurm_counts_mismatch(void **state) {
+    static const char *const env[] = {"SLURM_STEP_NODELIST", "n[1-3]", "SLURM_STEP_TASKS_PER_NODE", "2(x2)",
+                                      "SLURM_STEP_NUM_TASKS", "4", "SLURM_PROCID", "0", NULL};
+    static const scenario sc = {"slurm counts mismatch", SLURM, env, NULL, 0, NULL, NULL, NULL, 0, CRES_ERR_ENVIRONMENT,
+                                "slurm", NULL, NULL, NULL, NULL, 0, "gives 2 counts for the 3 nodes"};
+    (void)state;
+    walk(&sc);
+}
+
+/* ---------------------------------------------------------------------------------------
+   MPI */
+
+static void mpi_openmpi_hostfile(void **state) {
+    static const char *const env[] = {"OMPI_COMM_WORLD_RANK", "5", "OMPI_COMM_WORLD_SIZE", "11",
+                                      "OMPI_COMM_WORLD_LOCAL_RANK", "1", "OMPI_COMM_WORLD_LOCAL_SIZE", "4", NULL};
+    static const scenario sc = {
+        "mpi Open MPI hostfile", MPI, env, NULL, 0, openmpi_path, NULL, NULL, 0, CRES_OK, "mpi",
+        "{\"worker\": [\"node01:8888\", \"node01:8889\", \"node01:8890\", \"node01:8891\", \"node02:8888\", "
+        "\"node02:8889\", \"node02:8890\", \"node02:8891\", \"node03:8888\", \"node03:8889\", \"node04:8888\"]}",
+        "worker 5", "grpc://node02:8889", "", 0, NULL};
+    (void)state;
+    walk(&sc);
+}
+
+static void mpi_mpich_hostfile_gpus(void **state) {
+    static const char *const env[] = {"PMI_RANK", "2", "PMI_SIZE", "4", "CUDA_VISIBLE_DEVICES", "0,1", NULL};
+    static const scenario sc = {"mpi MPICH hostfile, GPUs", MPI, env, NULL, 0, mpich_path, NULL, NULL, 0, CRES_OK, "mpi",
+                                "{\"worker\": [\"gpu-a:8888\", \"gpu-a:8889\", \"gpu-b:8888\", \"gpu-b:8889\"]}",
+                                "worker 2", "grpc://gpu-b:8888", "0", 1, NULL};
+    (void)state;
+    walk(&sc);
+}
+
+static void mpi_hostfile_two_jobs(void **state) {
+    static const cres_job_count jobs[] = {{"worker", 9}, {"chief", 1}, {"ps", 1}};
+    static const char *const env[] = {"OMPI_COMM_WORLD_RANK", "0", "OMPI_COMM_WORLD_SIZE", "11", NULL};
+    static const scenario sc = {
+        "mpi hostfile, chief ps worker", MPI, env, jobs, N(jobs), openmpi_path, NULL, NULL, 0, CRES_OK, "mpi",
+        "{\"chief\": [\"node01:8888\"], \"ps\": [\"node01:8889\"], \"worker\": [\"node01:8890\", \"node01:8891\", "
+        "\"node02:8888\", \"node02:8889\", \"node02:8890\", \"node02:8891\", \"node03:8888\", \"node03:8889\", "
+        "\"node04:8888\"]}",
+        "chief 0", "grpc://node01:8888", "", 0, NULL};
+    (void)state;
+    walk(&sc);
+}
+
+static void mpi_single_host(void **state) {
+    static const char *const env[] = {"OMPI_COMM_WORLD_RANK", "1", "OMPI_COMM_WORLD_SIZE", "4",
+                                      "OMPI_COMM_WORLD_LOCAL_RANK", "1", "OMPI_COMM_WORLD_LOCAL_SIZE", "4",
+                                      "PMIX_HOSTNAME", "box1", NULL};
+    static const scenario sc = {"mpi single host", MPI, env, NULL, 0, NULL, NULL, NULL, 0, CRES_OK, "mpi",
+                                "{\"worker\": [\"box1:8888\", \"box1:8889\", \"box1:8890\", \"box1:8891\"]}",
+                                "worker 1", "grpc://box1:8889", "", 0, NULL};
+    (void)state;
+    walk(&sc);
+}
+
+/* mpirun inside a Slurm allocation: the step is mpirun's daemons, one per node. */
+static void mpi_mpirun_in_allocation(void **state) {
+    static const char *const env[] = {"OMPI_COMM_WORLD_RANK", "5", "OMPI_COMM_WORLD_SIZE", "8",
+                                      "OMPI_COMM_WORLD_LOCAL_RANK", "1", "OMPI_COMM_WORLD_LOCAL_SIZE", "4",
+                                      "SLURM_JOB_ID", "99", "SLURM_STEP_NODELIST", "c[1-2]", "SLURM_STEP_TASKS_PER_NODE",
+                                      "1(x2)", "SLURM_STEP_NUM_TASKS", "2", "SLURM_PROCID", "1", "SLURM_NODEID", "1", NULL};
+    static const scenario sc = {
+        "mpi mpirun in a Slurm allocation", MPI, env, NULL, 0, NULL, NULL, NULL, 0, CRES_OK, "mpi",
+        "{\"worker\": [\"c1:8888\", \"c1:8889\", \"c1:8890\", \"c1:8891\", \"c2:8888\", \"c2:8889\", \"c2:8890\", "
+        "\"c2:8891\"]}",
+        "worker 5", "grpc://c2:8889", "", 0, NULL};
+    (void)state;
+    walk(&sc);
+}
+
+/* srun started the MPI ranks itself: the Slurm step is the whole story. */
+static void mpi_srun_started(void **state) {
+    static const char *const env[] = {"PMI_RANK", "3", "PMI_SIZE", "4", "SLURM_JOB_ID", "99", "SLURM_STEP_NODELIST",
+                                      "n[1-2]", "SLURM_STEP_TASKS_PER_NODE", "2(x2)", "SLURM_STEP_NUM_TASKS", "4",
+                                      "SLURM_PROCID", "3", "SLURM_NODEID", "1", "SLURM_LOCALID", "1", NULL};
+    static const scenario sc = {"mpi srun-started ranks", MPI, env, NULL, 0, NULL, NULL, NULL, 0, CRES_OK, "mpi",
+                                "{\"worker\": [\"n1:8888\", \"n1:8889\", \"n2:8888\", \"n2:8889\"]}", "worker 3",
+                                "grpc://n2:8889", "", 0, NULL};
+    (void)state;
+    walk(&sc);
+}
+
+static void mpi_too_few_slots(void **state) {
+    static const char *const env[] = {"OMPI_COMM_WORLD_RANK", "0", "OMPI_COMM_WORLD_SIZE", "5", NULL};
+    static const scenario sc = {"mpi too few slots", MPI, env, NULL, 0, mpich_path, NULL, NULL, 0, CRES_ERR_ENVIRONMENT,
+                                "mpi", NULL, NULL, NULL, NULL, 0, "4 slots for 5 ranks"};
+    (void)state;
+    walk(&sc);
+}
+
+/* ---------------------------------------------------------------------------------------
+   SageMaker */
+
+static void sagemaker_env(void **state) {
+    static const char *const env[] = {"SM_HOSTS", "[\"algo-2\", \"algo-10\", \"algo-1\"]", "SM_CURRENT_HOST", "algo-2", NULL};
+    static const scenario sc = {"sagemaker SM_HOSTS", SAGEMAKER, env, NULL, 0, NULL, NULL, NULL, 0, CRES_OK, "sagemaker",
+                                "{\"worker\": [\"algo-1:2223\", \"algo-2:2223\", \"algo-10:2223\"]}", "worker 1",
+                                "algo-2:2223", "", 0, NULL};
+    (void)state;
+    walk(&sc);
+}
+
+static void sagemaker_resource_config(void **state) {
+    static const scenario sc = {"sagemaker resource config", SAGEMAKER, NULL, NULL, 0, NULL, resource_config_path, NULL,
+                                0, CRES_OK, "sagemaker", "{\"worker\": [\"algo-1:2223\", \"algo-2:2223\"]}", "worker 1",
+                                "algo-2:2223", "", 0, NULL};
+    (void)state;
+    walk(&sc);
+}
+
+/* SM_HOSTS from the environment, the current host from the file. */
+static void sagemaker_mixed(void **state) {
+    static const char *const env[] = {"SM_HOSTS", "[\"algo-1\", \"algo-2\", \"algo-3\"]", NULL};
+    static const scenario sc = {"sagemaker SM_HOSTS + file", SAGEMAKER, env, NULL, 0, NULL, resource_config_path, NULL, 0,
+                                CRES_OK, "sagemaker",
+                                "{\"worker\": [\"algo-1:2223\", \"algo-2:2223\", \"algo-3:2223\"]}", "worker 1",
+                                "algo-2:2223", "", 0, NULL};
+    (void)state;
+    walk(&sc);
+}
+
+static void sagemaker_not_listed(void **state) {
+    static const char *const env[] = {"SM_HOSTS", "[\"algo-1\", \"algo-2\"]", "SM_CURRENT_HOST", "algo-3", NULL};
+    static const scenario sc = {"sagemaker host not listed", SAGEMAKER, env, NULL, 0, NULL, NULL, NULL, 0,
+                                CRES_ERR_ENVIRONMENT, "sagemaker", NULL, NULL, NULL, NULL, 0,
+                                "\"algo-3\" is not one of the 2 hosts"};
+    (void)state;
+    walk(&sc);
+}
+
+/* ---------------------------------------------------------------------------------------
+   Auto-detection of each backend */
+
+static void auto_tfconfig(void **state) {
+    static const char *const env[] = {
+        "TF_CONFIG", "{\"cluster\": {\"worker\": [\"w0:2222\", \"w1:2222\"]}, \"task\": {\"type\": \"worker\", \"index\": 1}}",
+        "OMPI_COMM_WORLD_SIZE", "2", NULL};
+    static const scenario sc = {"auto: tfconfig", AUTO, env, NULL, 0, NULL, NULL, NULL, 0, CRES_OK, "tfconfig",
+                                "{\"worker\": [\"w0:2222\", \"w1:2222\"]}", "worker 1", "w1:2222", "", 0, NULL};
+    (void)state;
+    walk(&sc);
+}
+
+static void auto_mpi(void **state) {
+    static const char *const env[] = {"OMPI_COMM_WORLD_RANK", "1", "OMPI_COMM_WORLD_SIZE", "2",
+                                      "OMPI_COMM_WORLD_LOCAL_SIZE", "2", "SLURM_STEP_NODELIST", "n1", NULL};
+    static const scenario sc = {"auto: mpi", AUTO, env, NULL, 0, NULL, NULL, NULL, 0, CRES_OK, "mpi",
+                                "{\"worker\": [\"localhost:8888\", \"localhost:8889\"]}", "worker 1",
+                                "grpc://localhost:8889", "", 0, NULL};
+    (void)state;
+    walk(&sc);
+}
+
+static void auto_slurm_step(void **state) {
+    static const char *const env[] = {SRUN_N4_N8, "SLURM_PROCID", "0", "CUDA_VISIBLE_DEVICES", "0,1,2,3",
+                                      "SM_HOSTS", "[\"algo-1\"]", NULL};
+    static const scenario sc = {
+        "auto: slurm step", AUTO, env, NULL, 0, NULL, NULL, NULL, 0, CRES_OK, "slurm",
+        "{\"worker\": [\"node1:8888\", \"node1:8889\", \"node1:8890\", \"node1:8891\", \"node2:8888\", \"node2:8889\", "
+        "\"node3:8888\", \"node4:8888\"]}",
+        "worker 0", "grpc://node1:8888", "0", 1, NULL};
+    (void)state;
+    walk(&sc);
+}
+
+static void auto_slurm_batch(void **state) {
+    static const char *const env[] = {"SLURM_JOB_ID", "5", "SLURM_PROCID", "0", NULL};
+    static const scenario sc = {"auto: slurm batch script", AUTO, env, NULL, 0, NULL, NULL, NULL, 0, CRES_OK, "slurm",
+                                "{\"worker\": [\"localhost:8888\"]}", "worker 0", "grpc://localhost:8888", "", 0, NULL};
+    (void)state;
+    walk(&sc);
+}
+
+static void auto_sagemaker(void **state) {
+    static const char *const env[] = {"SM_HOSTS", "[\"algo-1\", \"algo-2\"]", "SM_CURRENT_HOST", "algo-1",
+                                      "TPU_NAME", "my-tpu", NULL};
+    static const scenario sc = {"auto: sagemaker", AUTO, env, NULL, 0, NULL, NULL, NULL, 0, CRES_OK, "sagemaker",
+                                "{\"worker\": [\"algo-1:2223\", \"algo-2:2223\"]}", "worker 0", "algo-1:2223", "", 0,
+                                NULL};
+    (void)state;
+    walk(&sc);
+}
+
+/* A TPU VM's own variables: no request made (the transport is still required). Devices
+   are not asked: TPU cores per host need the accelerator type. */
+static void auto_tpu(void **state) {
+    static const char *const env[] = {"TPU_WORKER_HOSTNAMES", "t1,t2", "TPU_WORKER_ID", "1", NULL};
+    static const scenario sc = {"auto: tpu", AUTO, env, NULL, 0, NULL, NULL, NULL, 0, CRES_OK, "tpu",
+                                "{\"worker\": [\"t1:8470\", \"t2:8470\"]}", "worker 1", "grpc://t2:8470", NULL, 0, NULL};
+    (void)state;
+    walk(&sc);
+}
+
+/* An Indexed Job's pod: create only (resolving lists pods over HTTP). */
+static void auto_kubernetes(void **state) {
+    static const char *const env[] = {"KUBERNETES_SERVICE_HOST", "10.96.0.1", "KUBERNETES_SERVICE_PORT", "443",
+                                      "JOB_COMPLETION_INDEX", "3", "HOSTNAME", "trainer-3", NULL};
+    static const scenario sc = {"auto: kubernetes", AUTO, env, NULL, 0, NULL, NULL, NULL, 1, CRES_OK, "kubernetes",
+                                NULL, NULL, NULL, NULL, 0, NULL};
+    (void)state;
+    walk(&sc);
+}
+
+static void auto_local(void **state) {
+    static const char *const env[] = {"KUBERNETES_SERVICE_HOST", "10.96.0.1", "HOSTNAME", "laptop", NULL};
+    static const scenario sc = {"auto: local", AUTO, env, NULL, 0, NULL, NULL, NULL, 0, CRES_OK, "local",
+                                "{\"worker\": [\"localhost:8470\"]}", "worker 0", "localhost:8470", "", 0, NULL};
+    (void)state;
+    walk(&sc);
+}
+
+static void auto_forced_by_variable(void **state) {
+    static const char *const env[] = {"CLUSTER_RESOLVER_BACKEND", "sagemaker", "SM_HOSTS", "[\"algo-1\"]",
+                                      "SM_CURRENT_HOST", "algo-1", "SLURM_STEP_NODELIST", "n1", NULL};
+    static const scenario sc = {"auto: CLUSTER_RESOLVER_BACKEND", AUTO, env, NULL, 0, NULL, NULL, NULL, 0, CRES_OK,
+                                "sagemaker", "{\"worker\": [\"algo-1:2223\"]}", "worker 0", "algo-1:2223", "", 0, NULL};
+    (void)state;
+    walk(&sc);
+}
+
+static void auto_forced_mpi_fails(void **state) {
+    static const scenario sc = {"auto: forced mpi without MPI", AUTO, NULL, NULL, 0, NULL, NULL, "mpi", 0,
+                                CRES_ERR_ENVIRONMENT, "mpi", NULL, NULL, NULL, NULL, 0, "no MPI launcher found"};
+    (void)state;
+    walk(&sc);
+}
+
+/* The allocator really fails: a run failing allocation 0 ends in out of memory, cleanly. */
+static void allocator_fails_the_first_allocation(void **state) {
+    static const char *const env[] = {"SLURM_JOB_ID", "5", NULL};
+    static const scenario sc = {"first allocation", SLURM, env, NULL, 0, NULL, NULL, NULL, 0, CRES_OK, "slurm",
+                                "{\"worker\": [\"localhost:8888\"]}", "worker 0", "grpc://localhost:8888", "", 0, NULL};
+    test_alloc t;
+    (void)state;
+    memset(&t, 0, sizeof t);
+    t.fail_at = 0;
+    current = &sc;
+    assert_int_equal(run_scenario(&t), CRES_ERR_OUT_OF_MEMORY);
+    assert_true(t.triggered);
+    assert_int_equal(t.live, 0);
+}
+
+int main(void) {
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(allocator_fails_the_first_allocation),
+        cmocka_unit_test(slurm_block),
+        cmocka_unit_test(slurm_cyclic),
+        cmocka_unit_test(slurm_plane),
+        cmocka_unit_test(slurm_two_jobs),
+        cmocka_unit_test(slurm_gpus),
+        cmocka_unit_test(slurm_batch_script),
+        cmocka_unit_test(slurm_counts_mismatch),
+        cmocka_unit_test(mpi_openmpi_hostfile),
+        cmocka_unit_test(mpi_mpich_hostfile_gpus),
+        cmocka_unit_test(mpi_hostfile_two_jobs),
+        cmocka_unit_test(mpi_single_host),
+        cmocka_unit_test(mpi_mpirun_in_allocation),
+        cmocka_unit_test(mpi_srun_started),
+        cmocka_unit_test(mpi_too_few_slots),
+        cmocka_unit_test(sagemaker_env),
+        cmocka_unit_test(sagemaker_resource_config),
+        cmocka_unit_test(sagemaker_mixed),
+        cmocka_unit_test(sagemaker_not_listed),
+        cmocka_unit_test(auto_tfconfig),
+        cmocka_unit_test(auto_mpi),
+        cmocka_unit_test(auto_slurm_step),
+        cmocka_unit_test(auto_slurm_batch),
+        cmocka_unit_test(auto_sagemaker),
+        cmocka_unit_test(auto_tpu),
+        cmocka_unit_test(auto_kubernetes),
+        cmocka_unit_test(auto_local),
+        cmocka_unit_test(auto_forced_by_variable),
+        cmocka_unit_test(auto_forced_mpi_fails),
+    };
+    return cmocka_run_group_tests(tests, make_files, remove_files);
+}
