@@ -4703,9 +4703,14 @@ CRES__PRIVATE cres_result cres__tpu_resolve(cres_resolver *r, cres_cluster_spec 
     cres__http h;
     cres_result res = cres_spec_create(&r->config.allocator, out, err);
     int local = strcmp(t->name, "local") == 0;
+    const char *workers = cres_resolver_getenv(r, "TPU_WORKER_HOSTNAMES");
     if (res != CRES_OK) return res;
     if (!local && (strncmp(t->name, "grpc://", 7) == 0 || strchr(t->name, ':'))) {
         res = cres__tpu_endpoints(t, *out, t->name, t->name_from, t->name_fault, err); /* no API call */
+    } else if (local && workers && *workers) { /* the environment names the workers: no transport needed */
+        memset(&h, 0, sizeof h);
+        h.r = r;
+        res = cres__tpu_local(t, &h, *out, err);
     } else if ((res = cres__http_begin(&h, r, err)) == CRES_OK) {
         res = local ? cres__tpu_local(t, &h, *out, err) : cres__tpu_api(t, &h, *out, err);
         cres__http_end(&h);

@@ -2038,6 +2038,19 @@ static void auto_detection_order(void **state) {
     expect_auto("tfconfig");
 }
 
+/* A TPU VM whose workers are in the environment resolves with no transport at all (the
+   implementation here has none compiled in). */
+static void auto_tpu_vm_from_environment_needs_no_transport(void **state) {
+    cres_resolver *r;
+    (void)state;
+    env_set("TPU_WORKER_HOSTNAMES", "t1,t2");
+    env_set("TPU_WORKER_ID", "1");
+    r = auto_with(auto_options(), "tpu");
+    assert_string_equal(resolved_json(r), dq("{'worker': ['t1:8470', 't2:8470']}"));
+    expect_task(r, "worker", 1);
+    cres_resolver_free(r);
+}
+
 static void auto_picks_each_backend_alone(void **state) {
     cres_resolver *r;
     (void)state;
@@ -2376,6 +2389,7 @@ int main(void) {
         /* Auto */
         cmocka_unit_test_setup(auto_detection_order, reset),
         cmocka_unit_test_setup(auto_picks_each_backend_alone, reset),
+        cmocka_unit_test_setup(auto_tpu_vm_from_environment_needs_no_transport, reset),
         cmocka_unit_test_setup(auto_mpi_wins_over_slurm, reset),
         cmocka_unit_test_setup(auto_blank_and_partial_variables, reset),
         cmocka_unit_test_setup(auto_tpu_variants, reset),
