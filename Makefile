@@ -44,10 +44,10 @@ $(BUILD)/%: examples/%.c cluster_resolver.h | deps-build $(BUILD)
 $(BUILD)/san/%: examples/%.c cluster_resolver.h | $(BUILD)/san
 	clang -std=c99 $(SAN) $(WARN) $< -o $@ $(LIBS_$*)
 
-$(BUILD)/test_%: tests/test_%.c tests/impl.c tests/test_util.h cluster_resolver.h | $(BUILD)
+$(BUILD)/test_%: tests/test_%.c tests/impl.c tests/test_util.h tests/alloc_walk.h cluster_resolver.h | $(BUILD)
 	gcc -std=c99 -O2 $(WARN) $< tests/impl.c -lcmocka -o $@
 
-$(BUILD)/san/test_%: tests/test_%.c tests/impl.c tests/test_util.h cluster_resolver.h | $(BUILD)/san
+$(BUILD)/san/test_%: tests/test_%.c tests/impl.c tests/test_util.h tests/alloc_walk.h cluster_resolver.h | $(BUILD)/san
 	clang -std=c99 $(SAN) $(WARN) $< tests/impl.c -lcmocka -o $@
 
 # Defines CRES_MALLOC/REALLOC/FREE and the implementation itself, so it links alone.

@@ -30,57 +30,7 @@
 /* ---------------------------------------------------------------------------------------
    The test allocator */
 
-typedef struct test_alloc {
-    long count;     /* allocations attempted */
-    long fail_at;   /* the allocation to fail; -1 = none */
-    int sticky;     /* also fail every allocation after fail_at */
-    int triggered;  /* an allocation was failed */
-    long live;      /* blocks handed out and not yet freed */
-    long bad_frees; /* frees of blocks this allocator did not make */
-} test_alloc;
-
-typedef union block_header {
-    struct {
-        unsigned long magic;
-        test_alloc *owner;
-    } h;
-    long double align_ld;
-    void *align_p;
-    long long align_ll;
-} block_header;
-
-#define BLOCK_MAGIC 0x48504321UL
-#define MAX_ALLOCATIONS_WALKED 100000L
-
-static void *test_alloc_fn(size_t size, void *user) {
-    test_alloc *t = (test_alloc *)user;
-    long n = t->count++;
-    block_header *b;
-    if (n == t->fail_at || (t->sticky && t->fail_at >= 0 && n > t->fail_at)) {
-        t->triggered = 1;
-        return NULL;
-    }
-    b = (block_header *)malloc(sizeof *b + size);
-    if (!b) return NULL;
-    b->h.magic = BLOCK_MAGIC;
-    b->h.owner = t;
-    t->live++;
-    return b + 1;
-}
-
-static void test_free_fn(void *ptr, void *user) {
-    test_alloc *t = (test_alloc *)user;
-    block_header *b;
-    if (!ptr) return;
-    b = (block_header *)ptr - 1;
-    if (b->h.magic != BLOCK_MAGIC || b->h.owner != t) {
-        t->bad_frees++;
-        return;
-    }
-    b->h.magic = 0;
-    t->live--;
-    free(b);
-}
+#include "alloc_walk.h"
 
 /* ---------------------------------------------------------------------------------------
    The environment: name/value pairs ending in NULL */
@@ -304,9 +254,7 @@ static cres_result run_scenario(test_alloc *t) {
     config.transport.perform = no_network;
     config.transport.user = &requests;
     config.max_retries = -1;
-    config.allocator.alloc = test_alloc_fn;
-    config.allocator.free = test_free_fn;
-    config.allocator.user = t;
+    test_alloc_use(&config.allocator, t);
     config.getenv = pairs_getenv;
     config.getenv_user = (void *)sc->env;
     res = run_create(sc, &config, &r, t);
