@@ -355,7 +355,8 @@
       characters) are CRES_ERR_ENVIRONMENT; IPv6 literals (hex digits, '.' and at least two
       ':') are bracketed: "[fd00::1]:8888". JSON must be strict RFC 8259 text in UTF-8 with no NUL
       character (\u0000 included) in strings. Time: each request is bounded by
-      config.timeout_ms (10 s) and retried at most config.max_retries times (3).
+      config.timeout_ms (10 s) and retried at most config.max_retries times (3); a whole
+      resolve by config.resolve_timeout_ms (60 s).
 
   10. THREAD SAFETY ----------------------------------------------------------------------
       The library has no global mutable state; every function is reentrant. One resolver or
@@ -386,7 +387,10 @@
       no answer: CRES_ERR_TRANSPORT (connect, TLS, I/O), CRES_ERR_TIMEOUT. Above it the
       library retries connection errors, 429 and 5xx config.max_retries times (3), waiting
       Retry-After (up to CRES_MAX_RETRY_AFTER_MS) or 250 ms doubling, through config.sleep
-      when set; timeouts are not retried, so a silent server costs one timeout_ms.
+      when set; timeouts are not retried, so a silent server costs one timeout_ms. A whole
+      resolve (every page, retry and wait) is bounded by config.resolve_timeout_ms (60 s):
+      each request gets at most the time left, none starts after it, and a slow server
+      whose answers each arrive in time still ends in CRES_ERR_TIMEOUT.
       examples/custom_transport.c is a complete transport in 30 lines.
       cres_curl_transport() (CLUSTER_RESOLVER_USE_CURL, -lcurl, Debian libcurl4-openssl-dev):
       TLS peer and host verification always on (ca_file, else the system store), no
@@ -544,6 +548,8 @@ typedef struct cres_config {
     size_t max_response_bytes;  /* 0 = 64 MiB */
     cres_sleep_fn sleep;        /* waits between retries and polls; zero = the system's */
     void *sleep_user;
+    int resolve_timeout_ms;     /* all HTTP requests and retry waits of one resolve;
+                                   0 = 60000, -1 = no bound beyond timeout_ms per request */
 } cres_config;
 
 #ifdef CLUSTER_RESOLVER_USE_CURL
@@ -2292,8 +2298,9 @@ CRES_API cres_result cres_resolver_new(size_t size, const cres_resolver_vtable *
     if (config) cfg = *config;
     else memset(&cfg, 0, sizeof cfg);
     if ((res = cres__check_allocator(&cfg.allocator, err)) != CRES_OK) return res;
-    if (cfg.timeout_ms < 0 || cfg.max_retries < -1)
-        return cres__fail(err, CRES_ERR_INVALID_ARGUMENT, "config: timeout_ms and max_retries must not be negative");
+    if (cfg.timeout_ms < 0 || cfg.max_retries < -1 || cfg.resolve_timeout_ms < -1)
+        return cres__fail(err, CRES_ERR_INVALID_ARGUMENT,
+                          "config: timeout_ms must not be negative, max_retries and resolve_timeout_ms not below -1");
     r = (cres_resolver *)cres__alloc(&cfg.allocator, size);
     if (!r) return cres__oom(err, vtable->name);
     memset(r, 0, size);
@@ -2542,11 +2549,16 @@ typedef struct cres__http {
     void *session;
     int requests;
     int metadata_answered; /* the metadata server answered during this resolve */
+    long long deadline;    /* cres__now_ms() past which no request starts; 0 = none */
 } cres__http;
 
+#define CRES__DEFAULT_RESOLVE_TIMEOUT_MS 60000
+
 CRES__PRIVATE cres_result cres__http_begin(cres__http *h, cres_resolver *r, cres_error *err) {
+    int total = r->config.resolve_timeout_ms ? r->config.resolve_timeout_ms : CRES__DEFAULT_RESOLVE_TIMEOUT_MS;
     memset(h, 0, sizeof *h);
     h->r = r;
+    if (total > 0) h->deadline = cres__now_ms() + total;
     h->transport = r->config.transport;
     if (h->transport.perform) return CRES_OK;
 #ifdef CLUSTER_RESOLVER_USE_CURL
@@ -2592,13 +2604,20 @@ CRES__PRIVATE cres_result cres__http_request(cres__http *h, const char *method, 
     req.headers_count = headers_count;
     req.body = body;
     req.body_len = body ? strlen(body) : 0;
-    req.timeout_ms = c->timeout_ms ? c->timeout_ms : CRES__DEFAULT_TIMEOUT_MS;
     req.ca_file = ca_file;
     req.max_response_bytes = c->max_response_bytes ? c->max_response_bytes : CRES__DEFAULT_MAX_RESPONSE;
     req.session = &h->session;
     for (attempt = 0;; attempt++) {
         int pause;
+        long long left = h->deadline ? h->deadline - cres__now_ms() : -1;
         memset(resp, 0, sizeof *resp);
+        if (h->deadline && left <= 0) { /* a slow drip of answers, each in time, adds up here */
+            res = cres__fail(err, CRES_ERR_TIMEOUT, "the resolve took longer than config.resolve_timeout_ms (%d ms)",
+                             c->resolve_timeout_ms ? c->resolve_timeout_ms : CRES__DEFAULT_RESOLVE_TIMEOUT_MS);
+            break;
+        }
+        req.timeout_ms = c->timeout_ms ? c->timeout_ms : CRES__DEFAULT_TIMEOUT_MS;
+        if (left >= 0 && left < req.timeout_ms) req.timeout_ms = (int)left;
         cres__log(h->r, CRES_LOG_DEBUG, "%s: %s %s", h->r->vtable->name, method, url);
         res = h->transport.perform(h->transport.user, &req, resp, &c->allocator, err);
         h->requests++;
@@ -2614,6 +2633,7 @@ CRES__PRIVATE cres_result cres__http_request(cres__http *h, const char *method, 
         if (!cres__retryable(res, resp->status) || attempt >= retries) break;
         pause = resp->retry_after_s > 0 ? resp->retry_after_s * 1000 : wait_ms;
         if (pause > CRES_MAX_RETRY_AFTER_MS) pause = CRES_MAX_RETRY_AFTER_MS;
+        if (h->deadline && cres__now_ms() + pause >= h->deadline) break; /* no time left to retry */
         cres__log(h->r, CRES_LOG_WARN, "%s: %s %s: %s; retrying in %d ms (retry %d of %d)", h->r->vtable->name,
                   method, url, res == CRES_OK ? "server busy or failing" : (err ? err->message : "no answer"), pause,
                   attempt + 1, retries);

@@ -35,6 +35,7 @@ typedef struct cli {
     const char *rpc_layer;
     int verbose;
     int timeout_ms, retries;    /* 0 = the library's defaults; retries -1 = none */
+    int resolve_timeout_ms;     /* 0 = the library's default */
     long long max_response_bytes;
     char **exec_argv;       /* NULL = print instead */
     option_value opts[64];  /* backend options, in order; repeatable ones appear again */
@@ -354,7 +355,7 @@ static int takes_option(const char *name) {
 
 static int takes_value(const char *name) {
     static const char *const common[] = {"--format", "--task-type", "--task-id", "--rpc-layer", "--timeout-ms",
-                                         "--retries", "--max-response-bytes", NULL};
+                                         "--resolve-timeout-ms", "--retries", "--max-response-bytes", NULL};
     return in_list(common, name) || (takes_option(name) && !in_list(flag_options, name));
 }
 
@@ -372,6 +373,7 @@ static void usage(FILE *f) {
           "                              torchrun: MASTER_ADDR...; jax: JAX_...) and run CMD\n"
           "  --verbose                   log what the backend does to stderr\n"
           "  HTTP backends: --timeout-ms N (10000 per request)  --retries N (3; 0 = none)\n"
+          "                 --resolve-timeout-ms N (60000 for a whole resolve)\n"
           "                 --max-response-bytes N (64 MiB)\n"
           "  auto, local: --port N (default 8470)   local: --host H (default localhost)\n"
           "  simple:      --spec JSON    e.g. '{\"worker\": [\"a:1\", \"b:1\"]}'\n"
@@ -456,6 +458,10 @@ static int parse_args(int argc, char **argv, cli *c) {
             i++;
         } else if (strcmp(a, "--timeout-ms") == 0) {
             if (!parse_int(v, 1, 3600000, &c->timeout_ms)) return usage_error("--timeout-ms %s is not 1 to 3600000", v);
+            i++;
+        } else if (strcmp(a, "--resolve-timeout-ms") == 0) {
+            if (!parse_int(v, 1, 86400000, &c->resolve_timeout_ms))
+                return usage_error("--resolve-timeout-ms %s is not 1 to 86400000", v);
             i++;
         } else if (strcmp(a, "--retries") == 0) {
             if (!parse_int(v, 0, 10, &c->retries)) return usage_error("--retries %s is not 0 to 10", v);
@@ -716,6 +722,7 @@ int main(int argc, char **argv) {
     memset(&err, 0, sizeof err);
     if (c.verbose) cfg.log = log_stderr;
     cfg.timeout_ms = c.timeout_ms;
+    cfg.resolve_timeout_ms = c.resolve_timeout_ms;
     cfg.max_retries = c.retries;
     cfg.max_response_bytes = (size_t)c.max_response_bytes;
     if (find_backend(c.backend)->create(&c, &cfg, &r, &err) != CRES_OK) return fail(&err);

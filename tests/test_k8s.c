@@ -18,6 +18,7 @@
 #include "test_util.h"
 
 #include <unistd.h>
+#include <time.h>
 
 #define N(a) (sizeof(a) / sizeof *(a))
 #define SERVER "https://k8s.test:6443"
@@ -192,6 +193,7 @@ typedef struct test_ctx {
     int session_marker, sessions_opened, sessions_closed, session_mismatch;
     int endless;         /* past the script: pages that always continue, not recorded */
     long endless_served;
+    int endless_delay_ms; /* each endless page takes this long: a slow drip */
     cres_resolver *r;
 } test_ctx;
 
@@ -223,6 +225,12 @@ static cres_result fake_perform(void *user, const cres_http_request *req, cres_h
     if (c->endless && c->next_reply >= c->replies_count) { /* a server whose list never ends */
         char body[96];
         int n = snprintf(body, sizeof body, "{\"items\": [], \"metadata\": {\"continue\": \"t%ld\"}}", ++c->endless_served);
+        if (c->endless_delay_ms) { /* real time: the resolve's bound reads the clock */
+            struct timespec ts;
+            ts.tv_sec = 0;
+            ts.tv_nsec = c->endless_delay_ms * 1000000L;
+            nanosleep(&ts, NULL);
+        }
         resp->status = 200;
         resp->body = (char *)fake_alloc(alloc, (size_t)n + 1);
         if (!resp->body) return CRES_ERR_OUT_OF_MEMORY;
@@ -850,6 +858,21 @@ static void endless_pages_stop_at_the_page_limit(void **state) {
     HAS(err.message, "1000 pages");
     HAS(err.message, "job-name=tensorflow");
     assert_int_equal(C.endless_served, 1000);
+}
+
+/* Pages that each come in 20 ms, well inside timeout_ms, still stop at resolve_timeout_ms:
+   the whole resolve is bounded, not only each request. */
+static void slow_drip_stops_at_the_resolve_timeout(void **state) {
+    cres_k8s_options o = options();
+    cres_error err;
+    (void)state;
+    C.endless = 1;
+    C.endless_delay_ms = 20;
+    C.config.resolve_timeout_ms = 300;
+    create(&o);
+    err = resolve_fails(CRES_ERR_TIMEOUT);
+    HAS(err.message, "resolve_timeout_ms");
+    assert_true(C.endless_served >= 2 && C.endless_served < 1000); /* stopped by time, not the page limit */
 }
 
 static void repeated_continue_token_is_an_error(void **state) {
@@ -2056,6 +2079,7 @@ int main(void) {
         T(gone_410_on_first_page_is_an_error),
         T(repeated_continue_token_is_an_error),
         T(endless_pages_stop_at_the_page_limit),
+        T(slow_drip_stops_at_the_resolve_timeout),
         T(namespace_default_with_server),
         T(namespace_name_option),
         T(namespace_file_is_read_and_trimmed),
