@@ -2621,6 +2621,14 @@ CRES__PRIVATE cres_result cres__http_request(cres__http *h, const char *method, 
         cres__log(h->r, CRES_LOG_DEBUG, "%s: %s %s", h->r->vtable->name, method, url);
         res = h->transport.perform(h->transport.user, &req, resp, &c->allocator, err);
         h->requests++;
+        if ((res == CRES_ERR_TIMEOUT || res == CRES_ERR_TRANSPORT) && left >= 0 && cres__now_ms() >= h->deadline &&
+            left < (c->timeout_ms ? c->timeout_ms : CRES__DEFAULT_TIMEOUT_MS)) {
+            char why[96]; /* cut short by the resolve's bound, not the request's */
+            snprintf(why, sizeof why, "the resolve took longer than config.resolve_timeout_ms (%d ms): ",
+                     c->resolve_timeout_ms ? c->resolve_timeout_ms : CRES__DEFAULT_RESOLVE_TIMEOUT_MS);
+            res = cres__wrap(err, res, CRES_ERR_TIMEOUT, why);
+            break;
+        }
         if (res != CRES_OK) resp->body = NULL; /* a failed perform owns nothing */
         if (res == CRES_OK && resp->body_len > req.max_response_bytes) {
             cres__response_free(h->r, resp);
@@ -2854,7 +2862,12 @@ static cres_result cres__curl_perform(void *user, const cres_http_request *req, 
     }
     curl_slist_free_all(headers);
     if (rc == CURLE_OK) curl_easy_getinfo(c, CURLINFO_RESPONSE_CODE, &status);
-    else curl_easy_getinfo(c, CURLINFO_CONNECT_TIME, &connect_time); /* 0: never connected */
+    else {
+        long fresh = 1; /* 0 new connections: the kept-alive one carried the request */
+        curl_easy_getinfo(c, CURLINFO_CONNECT_TIME, &connect_time); /* 0: never connected */
+        curl_easy_getinfo(c, CURLINFO_NUM_CONNECTS, &fresh);
+        if (fresh == 0) connect_time = 1;
+    }
     if (!req->session) curl_easy_cleanup(c);
     if (rc != CURLE_OK) {
         cres__free(alloc, sink.data);

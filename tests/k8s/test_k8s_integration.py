@@ -9,6 +9,7 @@ usage: test_k8s_integration.py BUILD_DIR      (holding cluster-resolve)
 import json
 import os
 import shutil
+import socket
 import subprocess
 import sys
 import tempfile
@@ -272,6 +273,35 @@ def test_silent_server_is_bounded_by_the_timeout():
     f = Fake("--pods", PODS, "--faults", write("hang.json", [{"path": "/api/", "hang": True}]))
     err, took = fails(f, 4, ["no complete answer within 1000 ms"], "--timeout-ms", "1000", "--retries", "0")
     assert took < 5, took
+    f.stop()
+
+
+def test_slow_drip_is_bounded_by_the_resolve_timeout():
+    # every page arrives well inside --timeout-ms, but pages of one pod add up past the resolve's bound
+    f = Fake("--pods", PODS, "--faults", write("slow.json", [{"path": "/api/", "delay": 0.4}]))
+    err, took = fails(f, 4, ["resolve_timeout_ms"], "--page-size", "1", "--timeout-ms", "2000",
+                      "--resolve-timeout-ms", "600", "--job", "worker=job-name=trainer")
+    assert took < 5, took
+    assert 1 <= len(f.stop()) <= 3
+
+
+def test_redirect_is_not_followed_with_the_token():
+    other = Fake("--pods", PODS)
+    f = Fake("--pods", PODS, "--bearer", TOKEN, "--faults", write("redirect.json", [
+        {"path": "/api/", "status": 302, "headers": {"Location": other.url + "/api/v1/namespaces/default/pods"}}]),
+        tls=True)
+    token = write("token-r", TOKEN)
+    fails(None, 4, ["302"], "--token-file", token, "--ca-file", os.path.join(TMP, "certs", "ca.pem"),
+          "--retries", "0", server=f.url)
+    f.stop()
+    assert other.stop() == [], "the redirect was followed"
+
+
+def test_tls_name_mismatch_is_refused():
+    # the certificate names localhost, 127.0.0.1 and ::1; "vm" reaches the same server under another name
+    f = Fake("--pods", PODS, tls=True)
+    fails(None, 4, ["kubernetes"], "--ca-file", os.path.join(TMP, "certs", "ca.pem"), "--retries", "0",
+          server=f.url.replace("127.0.0.1", socket.gethostname()))
     f.stop()
 
 
