@@ -88,10 +88,9 @@ hostlist-oracle: deps-test $(BUILD)/san/expand_hostlist
 readme-test: | $(BUILD)
 	bash tests/readme_example.sh
 
-install-test: | $(BUILD)
-	rm -rf $(BUILD)/prefix
-	$(MAKE) --no-print-directory install PREFIX=$(CURDIR)/$(BUILD)/prefix
-	PKG_CONFIG_PATH=$(CURDIR)/$(BUILD)/prefix/share/pkgconfig bash tests/readme_example.sh pkg-config
+# make install into a temporary prefix, then pkg-config, find_package and add_subdirectory users.
+install-test: deps-test | $(BUILD)
+	bash tests/install_test.sh
 
 check:
 	bash tests/check.sh
@@ -118,11 +117,11 @@ fuzz-smoke: $(FUZZ_BINS)
 fuzz: $(FUZZ_BINS)
 	$(call run_fuzzers,$(FUZZ_SECONDS))
 
-# Benchmarks against the peers, side by side in one run (not part of `make test`).
+# Benchmarks against the peers, side by side in one run (not part of `make test`), and the
+# footprint; their tables go to docs/benchmarks.md, the resolve-time plot to docs/resolve_time.png.
 bench: $(BUILD)/cluster-resolve
-	python3 bench/k8s/run.py
-	python3 bench/gce/run.py
-	python3 bench/hostlist/run.py
+	@bash tests/deps.sh bench
+	python3 bench/report.py --run
 
 install:
 	install -d $(DESTDIR)$(PREFIX)/include $(DESTDIR)$(PREFIX)/share/pkgconfig
@@ -130,9 +129,16 @@ install:
 	printf 'prefix=%s\nincludedir=$${prefix}/include\n\nName: cluster_resolver\nDescription: %s\nVersion: %s\nCflags: -I$${includedir}\n' \
 	  '$(PREFIX)' 'Single-header cluster resolver (needs jsmn.h from libjsmn-dev)' '$(VERSION)' \
 	  > $(DESTDIR)$(PREFIX)/share/pkgconfig/cluster_resolver.pc
+	install -d $(DESTDIR)$(PREFIX)/lib/cmake/cluster_resolver
+	install -m 644 cmake/cluster_resolverConfig.cmake $(DESTDIR)$(PREFIX)/lib/cmake/cluster_resolver/cluster_resolverConfig.cmake
+	sed 's/@VERSION@/$(VERSION)/' cmake/cluster_resolverConfigVersion.cmake.in \
+	  > $(DESTDIR)$(PREFIX)/lib/cmake/cluster_resolver/cluster_resolverConfigVersion.cmake
 
 uninstall:
-	rm -f $(DESTDIR)$(PREFIX)/include/cluster_resolver.h $(DESTDIR)$(PREFIX)/share/pkgconfig/cluster_resolver.pc
+	rm -f $(DESTDIR)$(PREFIX)/include/cluster_resolver.h $(DESTDIR)$(PREFIX)/share/pkgconfig/cluster_resolver.pc \
+	  $(DESTDIR)$(PREFIX)/lib/cmake/cluster_resolver/cluster_resolverConfig.cmake \
+	  $(DESTDIR)$(PREFIX)/lib/cmake/cluster_resolver/cluster_resolverConfigVersion.cmake
+	rmdir $(DESTDIR)$(PREFIX)/lib/cmake/cluster_resolver 2>/dev/null || true
 
 clean:
 	rm -rf $(BUILD)

@@ -996,7 +996,11 @@ CRES_API cres_result cres_tasks_per_node_expand(const char *text, int *counts, s
 
 #if defined(__GNUC__) || defined(__clang__)
 #  define CRES__PRIVATE static __attribute__((unused))
-#  define CRES__PRINTF(f, a) __attribute__((format(printf, f, a)))
+#  if defined(__MINGW32__) && defined(__MINGW_PRINTF_FORMAT) /* what mingw's vsnprintf implements */
+#    define CRES__PRINTF(f, a) __attribute__((format(__MINGW_PRINTF_FORMAT, f, a)))
+#  else
+#    define CRES__PRINTF(f, a) __attribute__((format(printf, f, a)))
+#  endif
 #else
 #  define CRES__PRIVATE static
 #  define CRES__PRINTF(f, a)
@@ -2510,6 +2514,9 @@ CRES_API cres_result cres_num_accelerators(cres_resolver *r, const char *task_ty
 #define CRES__DEFAULT_MAX_RESPONSE (64u * 1024u * 1024u)
 
 #if defined(_WIN32)
+#  ifdef CLUSTER_RESOLVER_USE_CURL
+#    include <winsock2.h> /* curl.h includes it, and it must come before windows.h */
+#  endif
 #  include <windows.h>
 CRES__PRIVATE void cres__system_sleep(void *user, int ms) {
     (void)user;

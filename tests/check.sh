@@ -2,7 +2,8 @@
 # The compile matrix: gcc and clang as C99 and C11, g++ and clang++ as C++11 and C++17, all
 # with -Wall -Wextra -Wpedantic -Werror at -O0 and -O2; the single-header mechanics
 # (implementation in its own file, declarations only, CLUSTER_RESOLVER_STATIC, the header
-# included twice) and the examples. Each program built is also run.
+# included twice) and the examples. Each program built is also run. Then 32-bit (gcc -m32,
+# built and run) and Windows (mingw-w64, compiled and linked only): see the end.
 set -eu
 cd "$(dirname "$0")/.."
 out=build/check
@@ -26,4 +27,30 @@ for opt in -O0 -O2; do
     for cc in gcc clang; do for std in c99 c11; do build_and_run "$cc" "$std" c "$opt"; done; done
     for cxx in g++ clang++; do for std in c++11 c++17; do build_and_run "$cxx" "$std" c++ "$opt"; done; done
 done
-echo "check: $n configurations built and ran cleanly"
+# Portability, C99 and C11 at -O2. 32-bit x86 (gcc -m32): tests/compile/tfconfig.c built and
+# run, the CLI compiled (no 32-bit libcurl to link; curl's headers are the same for every
+# architecture). Windows x86-64 (mingw-w64): tfconfig.c (the implementation without curl)
+# compiled and linked into an .exe, not run; the implementation with CLUSTER_RESOLVER_USE_CURL
+# compiled. jsmn.h and curl/ come from a directory holding only them, not all of /usr/include.
+inc=$out/include
+mkdir -p "$inc"
+ln -sfn /usr/include/jsmn.h "$inc/jsmn.h"
+ln -sfn "$(dirname "$(ls /usr/include/*/curl/curl.h /usr/include/curl/curl.h 2>/dev/null | head -n 1)")" "$inc/curl"
+tf='{"cluster": {"chief": ["c0:2222"], "worker": ["w0:2222", "w1:2222"]}, "task": {"type": "worker", "index": 1}}'
+want='worker 1 of {"chief": ["c0:2222"], "worker": ["w0:2222", "w1:2222"]} (56 bytes); master grpc://w1:2222
+{"cluster": {"chief": ["c0:2222"], "worker": ["w0:2222", "w1:2222"]}, "task": {"type": "worker", "index": 1}, "rpc_layer": "", "environment": ""}'
+(for std in c99 c11; do # Windows, beside 32-bit: both fit in the time of one
+    x86_64-w64-mingw32-gcc -std="$std" -O2 $warn -I"$inc" tests/compile/tfconfig.c -o "$out/tfconfig-mingw-$std.exe"
+    x86_64-w64-mingw32-gcc -std="$std" -O2 $warn -I"$inc" -DCLUSTER_RESOLVER_USE_CURL \
+        -c tests/compile/impl_only.c -o "$out/impl-curl-mingw-$std.o"
+done) &
+windows=$!
+for std in c99 c11; do
+    gcc -m32 -std="$std" -O2 $warn tests/compile/tfconfig.c -o "$out/tfconfig-m32-$std"
+    got=$(TF_CONFIG=$tf "$out/tfconfig-m32-$std")
+    [ "$got" = "$want" ] || { printf 'check: gcc -m32 -std=%s: tfconfig printed\n%s\nnot\n%s\n' "$std" "$got" "$want" >&2; exit 1; }
+    gcc -m32 -std="$std" -O2 $warn -I"$inc" -c examples/cluster-resolve.c -o "$out/cli-m32-$std.o"
+done
+wait "$windows"
+n=$((n + 4))
+echo "check: $n configurations built cleanly and ran (the last 4: gcc -m32, with a run; mingw-w64, not run)"

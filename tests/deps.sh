@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# Installs what the build ("build") or the tests ("test") need on Debian when run as root;
+# Installs what the build ("build"), the tests ("test") or `make bench` ("bench") need on Debian
+# when run as root;
 # otherwise names the packages to install.
 set -u
 mode=${1:-test}
@@ -13,6 +14,9 @@ fuzzer_links() {
     printf 'int LLVMFuzzerTestOneInput(const char *d, unsigned long n){(void)d;(void)n;return 0;}\n' |
         clang -fsanitize=fuzzer,address,undefined -x c - -o /tmp/cres-fuzz-probe.$$ && rm -f /tmp/cres-fuzz-probe.$$
 }
+m32_links() {
+    printf 'int main(void){return 0;}\n' | gcc -m32 -x c - -o /tmp/cres-m32-probe.$$ && rm -f /tmp/cres-m32-probe.$$
+}
 
 need make has make
 need gcc has gcc
@@ -22,8 +26,11 @@ if [ "$mode" = test ]; then
     need g++ has g++
     need clang has clang
     need pkg-config has pkg-config
+    need cmake has cmake  # make install-test: find_package, add_subdirectory, FetchContent
     need python3 has python3
     need libcmocka-dev test -f /usr/include/cmocka.h
+    need gcc-multilib m32_links                            # make check: gcc -m32, built and run
+    need gcc-mingw-w64-x86-64 has x86_64-w64-mingw32-gcc   # make check: Windows, compiled
     need openssl has openssl
     need strace has strace
     need python3-kubernetes /usr/bin/python3 -c 'import kubernetes'
@@ -35,6 +42,14 @@ if [ "$mode" = test ]; then
     need openmpi-bin has mpirun
     need python3-torch test -f /usr/lib/python3/dist-packages/torch/__init__.py
     if has clang >/dev/null 2>&1; then need libclang-rt-14-dev fuzzer_links; else missing+=(libclang-rt-14-dev); fi
+fi
+if [ "$mode" = bench ]; then # make bench: the peers (TF's Kubernetes client, scontrol), size, the plot
+    need python3 has python3
+    need curl has curl
+    need binutils has size
+    need python3-kubernetes /usr/bin/python3 -c 'import kubernetes'
+    need slurm-client has scontrol
+    need gnuplot-nox has gnuplot
 fi
 
 [ ${#missing[@]} -eq 0 ] && exit 0

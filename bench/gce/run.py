@@ -22,6 +22,7 @@ target (at 1,000 instances: at least 50x fewer requests and 50x less wall time) 
 
 usage: python3 bench/gce/run.py [--sizes 10,100,1000] [--repeat 3] [--delay 0.005]
                                 [--cli build/cluster-resolve] [--out build/bench/gce.md]
+                                [--json FILE]
 Standard library only. Runs `make build/cluster-resolve` first (unless --cli is given).
 """
 import argparse
@@ -202,6 +203,8 @@ def parse_args(argv):
     ap.add_argument("--delay", type=float, default=0.005, help="seconds added to every request")
     ap.add_argument("--cli")
     ap.add_argument("--out", default=os.path.join(ROOT, "build", "bench", "gce.md"))
+    ap.add_argument("--json", metavar="FILE",
+                    help="also write the results (medians, seconds) and the report as JSON")
     args = ap.parse_args(argv)
     try:
         args.sizes = [int(s) for s in args.sizes.split(",") if s.strip()]
@@ -242,6 +245,12 @@ def main(argv=None):
     with open(args.out, "w") as f:
         f.write(text)
     print("\nwritten to %s" % args.out, file=sys.stderr)
+    if args.json:
+        rows = [{"n": r["n"], "ours_s": med(r["ours"]), "ours_requests": r["ours"][0]["requests"],
+                 "tf_s": med(r["tf"]), "tf_requests": r["tf"][0]["requests"]} for r in results]
+        os.makedirs(os.path.dirname(os.path.abspath(args.json)), exist_ok=True)
+        with open(args.json, "w") as f:
+            json.dump({"bench": "gce", "delay_s": args.delay, "sizes": rows, "markdown": text}, f, indent=1)
     if verdict and (verdict[0] < TARGET_X or verdict[1] < TARGET_X):
         return 1
     return 0

@@ -15,7 +15,7 @@ checks that all three give the same hosts in the same order (where they accept t
 prints a Markdown table and writes it to build/bench/hostlist.md.
 
 usage: python3 bench/hostlist/run.py [--sizes 1000,10000,100000] [--repeat 5] [--seconds 0.3]
-                                     [--bench-bin PATH] [--out FILE]
+                                     [--bench-bin PATH] [--out FILE] [--json FILE]
 Needs gcc, libjsmn-dev and scontrol (Debian: slurm-client; no daemon, the script writes a
 two-line slurm.conf for it). Standard library only. Takes about 20 s.
 """
@@ -124,6 +124,8 @@ def main():
     ap.add_argument("--seconds", type=float, default=0.3, help="time spent on in-process repeats per list")
     ap.add_argument("--bench-bin", help="a built bench/hostlist/expand_bench.c (default: build it)")
     ap.add_argument("--out", default=os.path.join(ROOT, "build", "bench", "hostlist.md"))
+    ap.add_argument("--json", metavar="FILE",
+                    help="also write the results (seconds; null where a way cannot) and the report as JSON")
     args = ap.parse_args()
     started = time.perf_counter()
     sizes = [int(s) for s in args.sizes.split(",")]
@@ -187,6 +189,15 @@ def main():
     os.makedirs(os.path.dirname(args.out), exist_ok=True)
     with open(args.out, "w") as f:
         f.write(report)
+    if args.json:
+        import json
+        data = {"bench": "hostlist", "markdown": report,
+                "rows": [{"list": label, "n": n, "list_bytes": size, "ours_s": our_us / 1e6,
+                          "scontrol_s": sc_s, "tf_s": tf_s}
+                         for label, n, size, our_us, calls, sc_s, tf_s in rows]}
+        os.makedirs(os.path.dirname(os.path.abspath(args.json)), exist_ok=True)
+        with open(args.json, "w") as f:
+            json.dump(data, f, indent=1)
 
 
 if __name__ == "__main__":

@@ -21,6 +21,7 @@ order, TF's as a set). The table is printed and written to build/bench/k8s.md.
 
 usage: python3 bench/k8s/run.py [--sizes 100,1000,10000] [--repeat 3] [--tf-slow 10]
                                 [--nodelay] [--cli build/cluster-resolve] [--out build/bench/k8s.md]
+                                [--json FILE]
 Standard library only. Builds build/cluster-resolve with make when it is missing.
 """
 import argparse
@@ -412,6 +413,18 @@ def report(results, args, notes, elapsed, facts):
     return "\n".join(lines) + "\n"
 
 
+def write_json(path, results, text):
+    """--json: per size the median wall times (s), peak RSS (MiB) and requests, and the report."""
+    rows = [{"n": r["n"], "list_bytes": r["list_bytes"],
+             "ours_s": med(r["ours"]), "ours_rss_mib": peak(r["ours"]),
+             "ours_requests": r["ours"][0]["requests"], "ours_runs": len(r["ours"]),
+             "tf_s": med(r["tf"]), "tf_rss_mib": peak(r["tf"]), "tf_runs": len(r["tf"]),
+             "floor_s": med(r["floor"]), "paged_s": med(r["paged"])} for r in results]
+    os.makedirs(os.path.dirname(os.path.abspath(path)), exist_ok=True)
+    with open(path, "w") as f:
+        json.dump({"bench": "k8s", "sizes": rows, "markdown": text}, f, indent=1)
+
+
 # ---------------------------------------------------------------- main
 
 def parse_args(argv):
@@ -425,6 +438,8 @@ def parse_args(argv):
     ap.add_argument("--cli", default=os.path.join(ROOT, "build", "cluster-resolve"))
     ap.add_argument("--out", default=os.path.join(BENCH_DIR, "k8s.md"),
                     help="where the Markdown report goes (default build/bench/k8s.md)")
+    ap.add_argument("--json", metavar="FILE",
+                    help="also write the results (medians, seconds) and the report as JSON")
     ap.add_argument("--generate", nargs=2, metavar=("N", "PATH"), help=argparse.SUPPRESS)
     args = ap.parse_args(argv)
     try:
@@ -478,6 +493,8 @@ def main(argv=None):
     with open(args.out, "w") as f:
         f.write(text)
     print("\nwritten to %s" % args.out, file=sys.stderr)
+    if args.json:
+        write_json(args.json, results, text)
     return 0
 
 
