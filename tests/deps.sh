@@ -15,7 +15,8 @@ fuzzer_links() {
         clang -fsanitize=fuzzer,address,undefined -x c - -o /tmp/cres-fuzz-probe.$$ && rm -f /tmp/cres-fuzz-probe.$$
 }
 m32_links() {
-    printf 'int main(void){return 0;}\n' | gcc -m32 -x c - -o /tmp/cres-m32-probe.$$ && rm -f /tmp/cres-m32-probe.$$
+    printf '#include <errno.h>\n#include <stdio.h>\nint main(void){return EINTR == 0;}\n' |
+        gcc -m32 -x c - -o /tmp/cres-m32-probe.$$ && rm -f /tmp/cres-m32-probe.$$
 }
 
 need make has make
