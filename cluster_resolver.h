@@ -5511,6 +5511,7 @@ CRES__PRIVATE cres_result cres__hpc_build(cres__hpc *h, const cres__layout *l, c
         }
         if (res == CRES_OK && l->rank >= j->first && l->rank < j->first + j->count)
             res = cres_set_detected_task(&h->base, j->job, l->rank - j->first, err);
+        if (res == CRES_OK) h->jobs[i].job = cres_spec_job(h->spec, j->job)->name; /* the options' strings are borrowed */
     }
     cres__free(a, node);
     return res;
