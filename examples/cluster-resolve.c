@@ -254,33 +254,49 @@ static cres_result hpc_numbers(const cli *c, int *port_base, int *gpus_per_node,
     return CRES_OK;
 }
 
-static cres_result create_slurm(const cli *c, const cres_config *cfg, cres_resolver **out, cres_error *err) {
-    static char store[4096];
+/* What the Slurm and MPI backends share on the command line; names live in `store`. */
+typedef struct hpc_args {
     cres_job_count jobs[64];
+    size_t jobs_count;
+    int port_base, gpus_per_node, gpus_per_task;
+    char store[4096];
+} hpc_args;
+
+static cres_result hpc_args_read(const cli *c, hpc_args *h, cres_error *err) {
+    cres_result r = hpc_jobs(c, h->jobs, 64, &h->jobs_count, h->store, sizeof h->store, err);
+    if (r != CRES_OK) return r;
+    return hpc_numbers(c, &h->port_base, &h->gpus_per_node, &h->gpus_per_task, err);
+}
+
+static cres_result create_slurm(const cli *c, const cres_config *cfg, cres_resolver **out, cres_error *err) {
+    static hpc_args h;
     cres_slurm_options o;
     cres_result r;
+    if ((r = hpc_args_read(c, &h, err)) != CRES_OK) return r;
     memset(&o, 0, sizeof o);
     o.config = cfg;
-    if ((r = hpc_jobs(c, jobs, 64, &o.jobs_count, store, sizeof store, err)) != CRES_OK ||
-        (r = hpc_numbers(c, &o.port_base, &o.gpus_per_node, &o.gpus_per_task, err)) != CRES_OK)
-        return r;
-    o.jobs = o.jobs_count ? jobs : NULL;
+    o.jobs = h.jobs_count ? h.jobs : NULL;
+    o.jobs_count = h.jobs_count;
+    o.port_base = h.port_base;
+    o.gpus_per_node = h.gpus_per_node;
+    o.gpus_per_task = h.gpus_per_task;
     return cres_slurm_resolver_create(&o, out, err);
 }
 
 static cres_result create_mpi(const cli *c, const cres_config *cfg, cres_resolver **out, cres_error *err) {
-    static char store[4096];
-    cres_job_count jobs[64];
+    static hpc_args h;
     cres_mpi_options o;
     cres_result r;
+    if ((r = hpc_args_read(c, &h, err)) != CRES_OK) return r;
     memset(&o, 0, sizeof o);
     o.config = cfg;
     o.hostfile = cli_option(c, "--hostfile");
     o.hostname = cli_option(c, "--host");
-    if ((r = hpc_jobs(c, jobs, 64, &o.jobs_count, store, sizeof store, err)) != CRES_OK ||
-        (r = hpc_numbers(c, &o.port_base, &o.gpus_per_node, &o.gpus_per_task, err)) != CRES_OK)
-        return r;
-    o.jobs = o.jobs_count ? jobs : NULL;
+    o.jobs = h.jobs_count ? h.jobs : NULL;
+    o.jobs_count = h.jobs_count;
+    o.port_base = h.port_base;
+    o.gpus_per_node = h.gpus_per_node;
+    o.gpus_per_task = h.gpus_per_task;
     return cres_mpi_resolver_create(&o, out, err);
 }
 
