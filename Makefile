@@ -16,7 +16,7 @@ UNIT_SAN_BINS := $(UNIT:tests/%.c=$(BUILD)/san/%)
 FUZZ_BINS := $(patsubst tests/fuzz/%.c,$(BUILD)/%,$(wildcard tests/fuzz/fuzz_*.c))
 EXAMPLES := $(BUILD)/cluster-resolve $(BUILD)/custom_backend $(BUILD)/custom_transport
 
-.PHONY: all run test bench unit unit-san cli-test k8s-test gcp-test launcher-test hostlist-oracle readme-test install-test check fuzz fuzz-smoke \
+.PHONY: all run test bench unit unit-san cli-test k8s-test gcp-test hostile-test launcher-test hostlist-oracle readme-test install-test check fuzz fuzz-smoke \
         install uninstall clean deps-build deps-test
 
 all: $(EXAMPLES)
@@ -24,7 +24,7 @@ all: $(EXAMPLES)
 run: $(BUILD)/cluster-resolve
 	./$(BUILD)/cluster-resolve
 
-test: deps-test unit unit-san cli-test k8s-test gcp-test hostlist-oracle launcher-test readme-test install-test check fuzz-smoke
+test: deps-test unit unit-san cli-test k8s-test gcp-test hostile-test hostlist-oracle launcher-test readme-test install-test check fuzz-smoke
 	@echo "make test: every test passed"
 
 deps-build:
@@ -72,6 +72,11 @@ k8s-test: $(BUILD)/san/cluster-resolve
 gcp-test: $(BUILD)/san/cluster-resolve
 	python3 tests/gcp/test_fake_gcp.py
 	python3 tests/gcp/test_gcp_integration.py $(BUILD)/san
+
+# Every HTTP backend against hostile answers: redirects, certificates for another name, endless
+# and lying bodies, slow drips, deep nesting, numbers out of range, invalid UTF-8.
+hostile-test: $(BUILD)/san/cluster-resolve
+	python3 tests/test_hostile_http.py $(BUILD)/san
 
 # Real launchers on this machine (root): a four-node Slurm (srun, sbatch), Open MPI (mpirun here,
 # on fake hosts, inside sbatch) and PyTorch gloo from our torchrun variables; stops all it starts.

@@ -274,7 +274,8 @@
                A pod matched by two selectors of a job counts once; terminating pods are not
                members; a pod not Running is CRES_ERR_NOT_READY naming pod and phase, unless
                wait_ms polls (0.5 s doubling to 5 s) until it is. Tasks 0..n-1 in Indexed Job
-               completion-index order when every pod has one, else natural name order.
+               completion-index order when every pod has one, else natural name order; an
+               index that is there but not 0..INT_MAX is CRES_ERR_UNEXPECTED_RESPONSE.
                Address: pod IP (default), host IP, or DNS name hostname.subdomain.namespace.
                svc.cluster_domain; IPv6 in brackets; port 8470. Own task: the pod whose name or
                spec.hostname is options.hostname ($HOSTNAME). rpc layer "grpc". 401 and 403
@@ -288,6 +289,8 @@
                options.token, options.token_file (read at every resolve), else the metadata
                server's instance/service-accounts/default/token, once per resolve; never
                logged. 401 and 403 quote Google's message and name the permission needed.
+               The Compute and Cloud TPU APIs are HTTPS with the system's CA store, or
+               options.ca_file (for a compute_url / tpu_url behind a private CA).
       gce      (cres_gce_options)     the RUNNING instances of a zonal or regional (region)
                instance group, job "worker" (job_name), port 8470. Requests per resolve do not
                grow with the group: listInstances (paged), then one list of each members'
@@ -384,7 +387,8 @@
       the allocator handed in, NUL-terminated, at most max_response_bytes: past that
       CRES_ERR_LIMIT) and retry_after_s; it may keep a connection in *request->session,
       which close_session() receives when the resolve ends. It fails only when there is
-      no answer: CRES_ERR_TRANSPORT (connect, TLS, I/O), CRES_ERR_TIMEOUT. Above it the
+      no whole answer: CRES_ERR_TRANSPORT (connect, TLS, I/O), CRES_ERR_TIMEOUT; then
+      response->status is the status line's code if one arrived, else 0. Above it the
       library retries connection errors, 429 and 5xx config.max_retries times (3), waiting
       Retry-After (up to CRES_MAX_RETRY_AFTER_MS) or 250 ms doubling, through config.sleep
       when set; timeouts are not retried, so a silent server costs one timeout_ms. A whole
@@ -516,11 +520,11 @@ typedef struct cres_http_request {
 } cres_http_request;
 
 /* perform() fills it; body is allocated with the allocator it is handed, NUL-terminated.
-   perform() returns CRES_OK for any HTTP status; it fails only when there is no answer
+   perform() returns CRES_OK for any HTTP status; it fails only when there is no whole answer
    (CRES_ERR_TRANSPORT, CRES_ERR_TIMEOUT, CRES_ERR_LIMIT past max_response_bytes,
    CRES_ERR_OUT_OF_MEMORY), and then leaves no body allocated. */
 typedef struct cres_http_response {
-    int status;
+    int status;           /* on a failure: the status line's code if one arrived, else 0 */
     char *body;
     size_t body_len;
     int retry_after_s;    /* a Retry-After header in seconds, 0 when absent */
@@ -770,6 +774,7 @@ typedef struct cres_gce_options {
     int port;                                 /* task port; 0 = 8470 */
     const char *job_name;                     /* NULL = "worker" */
     const char *compute_url;                  /* NULL = https://compute.googleapis.com/compute/v1 */
+    const char *ca_file;                      /* CA bundle for compute_url; NULL = the system's */
     const char *metadata_url;                 /* NULL = $GCE_METADATA_HOST, $GCE_METADATA_IP,
                                                  else metadata.google.internal */
     const char *token;                        /* OAuth access token; NULL = token_file, else
@@ -790,6 +795,7 @@ typedef struct cres_tpu_options {
     const char *zone;
     const char *api_version;                  /* "v2" (TPU VMs; default) or "v1" (TPU nodes) */
     const char *tpu_url;                      /* NULL = https://tpu.googleapis.com */
+    const char *ca_file;                      /* CA bundle for tpu_url; NULL = the system's */
     const char *metadata_url;                 /* as for GCE */
     const char *token;                        /* as for GCE */
     const char *token_file;
@@ -1527,7 +1533,7 @@ CRES__PRIVATE cres_result cres__json_check_value(cres__scan *c, int whole, size_
             state = AFTER;
             if (ch == '{' || ch == '[') {
                 if (depth == CRES_MAX_JSON_DEPTH) {
-                    c->why = "nested deeper than the limit of " CRES__STR(CRES_MAX_JSON_DEPTH);
+                    c->why = "values nested deeper than the limit of " CRES__STR(CRES_MAX_JSON_DEPTH);
                     return CRES_ERR_LIMIT;
                 }
                 stack[depth++] = ch;
@@ -2588,6 +2594,9 @@ CRES__PRIVATE void cres__response_free(const cres_resolver *r, cres_http_respons
     resp->body_len = 0;
 }
 
+/* Past the resolve's bound (config.resolve_timeout_ms). */
+CRES__PRIVATE int cres__http_out_of_time(const cres__http *h) { return h->deadline && cres__now_ms() >= h->deadline; }
+
 CRES__PRIVATE int cres__retryable(cres_result res, int status) {
     return res == CRES_ERR_TRANSPORT || (res == CRES_OK && (status == 429 || status >= 500));
 }
@@ -2628,7 +2637,7 @@ CRES__PRIVATE cres_result cres__http_request(cres__http *h, const char *method, 
         cres__log(h->r, CRES_LOG_DEBUG, "%s: %s %s", h->r->vtable->name, method, url);
         res = h->transport.perform(h->transport.user, &req, resp, &c->allocator, err);
         h->requests++;
-        if ((res == CRES_ERR_TIMEOUT || res == CRES_ERR_TRANSPORT) && left >= 0 && cres__now_ms() >= h->deadline &&
+        if ((res == CRES_ERR_TIMEOUT || res == CRES_ERR_TRANSPORT) && left >= 0 && cres__http_out_of_time(h) &&
             left < (c->timeout_ms ? c->timeout_ms : CRES__DEFAULT_TIMEOUT_MS)) {
             char why[96]; /* cut short by the resolve's bound, not the request's */
             snprintf(why, sizeof why, "the resolve took longer than config.resolve_timeout_ms (%d ms): ",
@@ -2741,6 +2750,11 @@ CRES__PRIVATE void cres__error_message(const cres_resolver *r, const cres_http_r
         cres__free(d.a, text);
     }
     cres__json_free(&d);
+}
+
+/* What an error message adds to a 3xx status: we never follow one. */
+CRES__PRIVATE const char *cres__redirect_note(int status) {
+    return status >= 300 && status < 400 ? " (a redirect: not followed, so a token never reaches another host)" : "";
 }
 
 /* ////////////////////////////////////////////////////////////////////////////////////////
@@ -2868,8 +2882,9 @@ static cres_result cres__curl_perform(void *user, const cres_http_request *req, 
         rc = curl_easy_perform(c);
     }
     curl_slist_free_all(headers);
-    if (rc == CURLE_OK) curl_easy_getinfo(c, CURLINFO_RESPONSE_CODE, &status);
-    else {
+    curl_easy_getinfo(c, CURLINFO_RESPONSE_CODE, &status); /* 0 until a status line arrives */
+    resp->status = (int)status;
+    if (rc != CURLE_OK) {
         long fresh = 1; /* 0 new connections: the kept-alive one carried the request */
         curl_easy_getinfo(c, CURLINFO_CONNECT_TIME, &connect_time); /* 0: never connected */
         curl_easy_getinfo(c, CURLINFO_NUM_CONNECTS, &fresh);
@@ -2883,7 +2898,6 @@ static cres_result cres__curl_perform(void *user, const cres_http_request *req, 
     if (!sink.data && !(sink.data = (char *)cres__alloc(alloc, 1)))
         return cres__fail(err, CRES_ERR_OUT_OF_MEMORY, "out of memory");
     sink.data[sink.len] = '\0';
-    resp->status = (int)status;
     resp->body = sink.data;
     resp->body_len = sink.len;
     resp->retry_after_s = sink.retry_after_s;
@@ -3355,14 +3369,14 @@ CRES__PRIVATE void cres__pods_truncate(const cres_allocator *a, cres__pods *pods
     while (pods->count > keep) cres__pod_free(a, &pods->items[--pods->count]);
 }
 
-/* The Indexed Job completion index from an annotation or label object, -1 when absent. */
-CRES__PRIVATE int cres__k8s_index(const cres__json *d, int map) {
+/* The Indexed Job completion index from an annotation or label object: -1 when absent,
+   -2 (with why) when present but not an index, which the Job controller never writes. */
+CRES__PRIVATE int cres__k8s_index(const cres__json *d, int map, char *why, size_t cap) {
     static const char *const key[] = {CRES__K8S_INDEX_KEY};
     int v, index;
-    char why[8];
     cres__json_pick(d, map, key, &v, 1);
-    if (v < 0 || !cres__json_index(d, v, 1, &index, why, sizeof why)) return -1;
-    return index;
+    if (v < 0 || cres__json_is_null(d, v)) return -1;
+    return cres__json_index(d, v, 1, &index, why, cap) ? index : -2;
 }
 
 CRES__PRIVATE cres_result cres__k8s_read_pod(const cres__json *d, int item, cres__pod *p,
@@ -3374,7 +3388,7 @@ CRES__PRIVATE cres_result cres__k8s_read_pod(const cres__json *d, int item, cres
     static const char *const names[] = {"metadata.name", "metadata.namespace", "spec.hostname", "spec.subdomain",
                                         "status.phase", "status.podIP", "status.hostIP"};
     int t[3], m[5], sp[2], st[3], field[7], i;
-    char **slot[7];
+    char **slot[7], q[CRES__QUOTE_SIZE], why[96];
     size_t size = 1, used = 0;
     cres__json_pick(d, item, top, t, 3);
     cres__json_pick(d, t[0], meta, m, 5);
@@ -3389,12 +3403,10 @@ CRES__PRIVATE cres_result cres__k8s_read_pod(const cres__json *d, int item, cres
         return cres__fail(err, CRES_ERR_UNEXPECTED_RESPONSE, "kubernetes: a pod in the list has no \"metadata.name\"");
     for (i = 0; i < 7; i++) { /* absent or null fields stay NULL; others must be strings */
         if (field[i] >= 0 && cres__json_is_null(d, field[i])) field[i] = -1;
-        if (field[i] >= 0 && d->t[field[i]].type != JSMN_STRING) {
-            char q[CRES__QUOTE_SIZE];
+        if (field[i] >= 0 && d->t[field[i]].type != JSMN_STRING)
             return cres__fail(err, CRES_ERR_UNEXPECTED_RESPONSE, "kubernetes: pod %s: \"%s\" is not a string",
                               cres__quote(q, sizeof q, d->s + d->t[m[0]].start, (size_t)(d->t[m[0]].end - d->t[m[0]].start)),
                               names[i]);
-        }
         if (field[i] >= 0) size += (size_t)(d->t[field[i]].end - d->t[field[i]].start) + 1;
     }
     if (!(p->block = (char *)cres__alloc(a, size))) return cres__oom(err, "kubernetes");
@@ -3410,8 +3422,14 @@ CRES__PRIVATE cres_result cres__k8s_read_pod(const cres__json *d, int item, cres
     if (!p->ns) p->ns = p->block + used; /* "" */
     p->block[used] = '\0';
     p->terminating = m[2] >= 0 && !cres__json_is_null(d, m[2]);
-    p->index = cres__k8s_index(d, m[3]);
-    if (p->index < 0) p->index = cres__k8s_index(d, m[4]);
+    p->index = cres__k8s_index(d, m[3], why, sizeof why);
+    if (p->index == -1) p->index = cres__k8s_index(d, m[4], why, sizeof why);
+    if (p->index == -2) {
+        cres__fail(err, CRES_ERR_UNEXPECTED_RESPONSE, "kubernetes: pod %s: " CRES__K8S_INDEX_KEY " %s",
+                   cres__quote(q, sizeof q, p->name, strlen(p->name)), why);
+        cres__pod_free(a, p);
+        return CRES_ERR_UNEXPECTED_RESPONSE;
+    }
     return CRES_OK;
 }
 
@@ -3595,7 +3613,8 @@ CRES__PRIVATE cres_result cres__k8s_status_error(cres__k8s *k, const cres_http_r
                    "[\"pods\"] (a Role, or a ClusterRole for all namespaces)",
                    message);
     else
-        cres__fail(err, CRES_ERR_HTTP_STATUS, "kubernetes: HTTP %d listing pods%s", resp->status, message);
+        cres__fail(err, CRES_ERR_HTTP_STATUS, "kubernetes: HTTP %d listing pods%s%s", resp->status,
+                   cres__redirect_note(resp->status), message);
     if (err) err->http_status = resp->status;
     return CRES_ERR_HTTP_STATUS;
 }
@@ -4059,7 +4078,8 @@ CRES__PRIVATE cres_result cres__google_status_error(const cres_resolver *r, cons
     else if (resp->status == 404)
         cres__fail(err, CRES_ERR_HTTP_STATUS, "%s: 404 Not Found%s", name, message);
     else
-        cres__fail(err, CRES_ERR_HTTP_STATUS, "%s: HTTP %d%s", name, resp->status, message);
+        cres__fail(err, CRES_ERR_HTTP_STATUS, "%s: HTTP %d%s%s", name, resp->status, cres__redirect_note(resp->status),
+                   message);
     if (err) err->http_status = resp->status;
     return CRES_ERR_HTTP_STATUS;
 }
@@ -4084,7 +4104,8 @@ CRES__PRIVATE cres_result cres__metadata_get(cres__http *h, const char *base, co
     res = cres__http_request(h, "GET", url, &flavor, 1, NULL, NULL, &resp, err);
     r->config.timeout_ms = timeout;
     r->config.max_retries = retries;
-    if (res == CRES_ERR_TRANSPORT || res == CRES_ERR_TIMEOUT)
+    /* no status line, and not for want of time: nobody is there */
+    if ((res == CRES_ERR_TRANSPORT || res == CRES_ERR_TIMEOUT) && !resp.status && !cres__http_out_of_time(h))
         return cres__fail(err, CRES_ERR_ENVIRONMENT,
                           "%s: not on Google Cloud? the metadata server at %.100s did not answer; pass the project, "
                           "zone and a token, or set GCE_METADATA_HOST",
@@ -4095,16 +4116,19 @@ CRES__PRIVATE cres_result cres__metadata_get(cres__http *h, const char *base, co
         cres__response_free(r, &resp);
         return CRES_OK;
     }
-    if (resp.status != 200) {
-        res = cres__google_status_error(r, &resp, "access to the metadata server", err);
+    if (resp.status != 200) { /* its error bodies are HTML pages: the status says it all */
+        cres__fail(err, CRES_ERR_HTTP_STATUS, "%s: metadata %s: HTTP %d%s", r->vtable->name, path, resp.status,
+                   cres__redirect_note(resp.status));
+        if (err) err->http_status = resp.status;
         cres__response_free(r, &resp);
-        return res;
+        return CRES_ERR_HTTP_STATUS;
     }
     while (resp.body_len && (resp.body[resp.body_len - 1] == '\n' || resp.body[resp.body_len - 1] == '\r'))
         resp.body[--resp.body_len] = '\0';
     if (strlen(resp.body) != resp.body_len || cres__bad_text(resp.body, 0)) {
         cres__response_free(r, &resp);
-        return cres__fail(err, CRES_ERR_UNEXPECTED_RESPONSE, "%s: metadata %s is not text", r->vtable->name, path);
+        return cres__fail(err, CRES_ERR_UNEXPECTED_RESPONSE, "%s: metadata %s is not text: a NUL, a control character or invalid UTF-8",
+                          r->vtable->name, path);
     }
     *out = resp.body; /* allocated with the resolver's allocator */
     return CRES_OK;
@@ -4132,7 +4156,7 @@ CRES__PRIVATE cres_result cres__metadata_need(cres__http *h, const char *base, c
 
 /* What GCE and Cloud TPU share: where things are, and how to get a token. */
 typedef struct cres__gcp {
-    char *project, *zone, *metadata, *token, *token_file;
+    char *project, *zone, *metadata, *token, *token_file, *ca_file;
     int metadata_known; /* named by options or the environment: worth asking optional things */
 } cres__gcp;
 
@@ -4142,16 +4166,18 @@ CRES__PRIVATE void cres__gcp_free(const cres_allocator *a, cres__gcp *g) {
     cres__free(a, g->metadata);
     cres__free(a, g->token);
     cres__free(a, g->token_file);
+    cres__free(a, g->ca_file);
 }
 
 CRES__PRIVATE cres_result cres__gcp_init(cres_resolver *r, cres__gcp *g, const char *project, const char *zone,
                                         const char *metadata_url, const char *token, const char *token_file,
-                                        cres_error *err) {
+                                        const char *ca_file, cres_error *err) {
     const cres_allocator *a = &r->config.allocator;
     if (token && token_file)
         return cres__fail(err, CRES_ERR_INVALID_ARGUMENT, "%s: set token or token_file, not both", r->vtable->name);
     if (!cres__opt_copy(a, &g->project, project) || !cres__opt_copy(a, &g->zone, zone) ||
         !cres__opt_copy(a, &g->token, token) || !cres__opt_copy(a, &g->token_file, token_file) ||
+        !cres__opt_copy(a, &g->ca_file, ca_file) ||
         !(g->metadata = cres__metadata_base(r, metadata_url)))
         return cres__oom(err, r->vtable->name);
     g->metadata_known = (metadata_url && *metadata_url) || cres_resolver_getenv(r, "GCE_METADATA_HOST") ||
@@ -4195,7 +4221,9 @@ CRES__PRIVATE cres_result cres__gcp_bearer(cres__http *h, cres__gcp *g, char **o
     if (!t && g->token_file) res = cres__read_small_file(h->r, g->token_file, 64 * 1024, &token, err);
     if (!t && !g->token_file && (res = cres__metadata_need(h, g->metadata, "instance/service-accounts/default/token", &answer,
                                                           err)) == CRES_OK) {
-        res = cres__json_parse(&d, answer, strlen(answer), a, "metadata token", CRES_ERR_UNEXPECTED_RESPONSE, err);
+        char what[32];
+        snprintf(what, sizeof what, "%s: metadata token", h->r->vtable->name);
+        res = cres__json_parse(&d, answer, strlen(answer), a, what, CRES_ERR_UNEXPECTED_RESPONSE, err);
         if (res == CRES_OK) {
             cres__json_pick(&d, 0, key, &m, 1);
             if (m < 0 || d.t[m].type != JSMN_STRING)
@@ -4282,7 +4310,7 @@ CRES__PRIVATE cres_result cres__gce_list(cres__gce *g, cres__http *h, const char
             cres__put_url_encoded(&w, token);
         }
         cres__finish(&w, NULL, NULL);
-        res = cres__http_request(h, method, page_url, headers, body ? 3 : 2, body, NULL, &resp, err);
+        res = cres__http_request(h, method, page_url, headers, body ? 3 : 2, body, g->gcp.ca_file, &resp, err);
         cres__free(a, page_url);
         cres__free(a, previous);
         previous = token;
@@ -4525,7 +4553,7 @@ CRES_API cres_result cres_gce_resolver_create(const cres_gce_options *o, cres_re
     g = (cres__gce *)r;
     a = &r->config.allocator;
     g->port = o->port ? o->port : CRES__DEFAULT_PORT;
-    res = cres__gcp_init(r, &g->gcp, o->project, o->zone, o->metadata_url, o->token, o->token_file, err);
+    res = cres__gcp_init(r, &g->gcp, o->project, o->zone, o->metadata_url, o->token, o->token_file, o->ca_file, err);
     if (res == CRES_OK &&
         !(cres__opt_copy(a, &g->region, o->region) && cres__opt_copy(a, &g->group, o->instance_group) &&
           cres__url_copy(a, &g->compute, o->compute_url ? o->compute_url : "https://compute.googleapis.com/compute/v1") &&
@@ -4691,9 +4719,10 @@ CRES__PRIVATE cres_result cres__tpu_node(cres__tpu *t, const cres__json *d, cres
             return cres__fail(err, CRES_ERR_UNEXPECTED_RESPONSE, "tpu: TPU %s endpoint %d has no ipAddress", q, i);
         snprintf(ip, sizeof ip, "%.*s", d->t[ep[0]].end - d->t[ep[0]].start, d->s + d->t[ep[0]].start);
         if (ep[1] >= 0 && !cres__json_is_null(d, ep[1])) {
-            char why[96];
+            char why[96], qp[CRES__QUOTE_SIZE];
             if (!cres__json_index(d, ep[1], 1, &port, why, sizeof why) || port < 1 || port > 65535)
-                return cres__fail(err, CRES_ERR_UNEXPECTED_RESPONSE, "tpu: TPU %s endpoint %d has a bad port", q, i);
+                return cres__fail(err, CRES_ERR_UNEXPECTED_RESPONSE, "tpu: TPU %s endpoint %d: port %s is not 1 to 65535",
+                                  q, i, cres__json_quote(d, ep[1], qp, sizeof qp));
         }
         if (cres__bad_text(ip, 1)) return cres__fail(err, CRES_ERR_UNEXPECTED_RESPONSE, "tpu: TPU %s endpoint %d: bad ipAddress", q, i);
         if (!(address = cres__join_host_port(a, ip, port))) return cres__oom(err, "tpu");
@@ -4722,7 +4751,7 @@ CRES__PRIVATE cres_result cres__tpu_api(cres__tpu *t, cres__http *h, cres_cluste
         headers[0].value = bearer;
         headers[1].name = "Accept";
         headers[1].value = "application/json";
-        res = cres__http_request(h, "GET", url, headers, 2, NULL, NULL, &resp, err);
+        res = cres__http_request(h, "GET", url, headers, 2, NULL, t->gcp.ca_file, &resp, err);
         if (res == CRES_OK && resp.status != 200) res = cres__google_status_error(&t->base, &resp, "tpu.nodes.get", err);
         if (res == CRES_OK) {
             res = cres__json_parse(&d, resp.body, resp.body_len, a, "tpu: node", CRES_ERR_UNEXPECTED_RESPONSE, err);
@@ -4891,7 +4920,7 @@ CRES_API cres_result cres_tpu_resolver_create(const cres_tpu_options *o, cres_re
     a = &r->config.allocator;
     t->allow_unhealthy = o->allow_unhealthy;
     t->per_host = o->accelerators_per_host;
-    res = cres__gcp_init(r, &t->gcp, o->project, o->zone, o->metadata_url, o->token, o->token_file, err);
+    res = cres__gcp_init(r, &t->gcp, o->project, o->zone, o->metadata_url, o->token, o->token_file, o->ca_file, err);
     if (res == CRES_OK) res = cres__tpu_name(t, o, err);
     if (res == CRES_OK && strcmp(t->name, "local") != 0 && strncmp(t->name, "grpc://", 7) != 0 && !strchr(t->name, ':') &&
         !cres__resource_name_ok(t->name))

@@ -193,6 +193,7 @@ static cres_result create_gce(const cli *c, const cres_config *cfg, cres_resolve
     o.region = cli_option(c, "--region");
     o.instance_group = cli_option(c, "--instance-group");
     o.compute_url = cli_option(c, "--compute-url");
+    o.ca_file = cli_option(c, "--ca-file");
     o.metadata_url = cli_option(c, "--metadata-url");
     o.token_file = cli_option(c, "--token-file");
     o.job_name = cli_option(c, "--job-name");
@@ -210,6 +211,7 @@ static cres_result create_tpu(const cli *c, const cres_config *cfg, cres_resolve
     o.project = cli_option(c, "--project");
     o.zone = cli_option(c, "--zone");
     o.tpu_url = cli_option(c, "--tpu-url");
+    o.ca_file = cli_option(c, "--ca-file");
     o.metadata_url = cli_option(c, "--metadata-url");
     o.token_file = cli_option(c, "--token-file");
     o.api_version = cli_option(c, "--api-version");
@@ -319,8 +321,8 @@ static const char *const k8s_options[] = {"--server", "--token-file", "--ca-file
                                           "--job", "--address", "--wait", "--port", "--page-size", "--cluster-domain",
                                           NULL};
 static const char *const gce_options[] = {"--project", "--zone", "--region", "--instance-group", "--compute-url",
-                                          "--metadata-url", "--token-file", "--port", "--job-name", NULL};
-static const char *const tpu_options[] = {"--tpu", "--project", "--zone", "--tpu-url", "--metadata-url", "--token-file",
+                                          "--ca-file", "--metadata-url", "--token-file", "--port", "--job-name", NULL};
+static const char *const tpu_options[] = {"--tpu", "--project", "--zone", "--tpu-url", "--ca-file", "--metadata-url", "--token-file",
                                           "--api-version", "--job-name", "--coordinator-name", "--coordinator-address",
                                           "--allow-unhealthy", "--accelerators-per-host", NULL};
 static const char *const slurm_options[] = {"--jobs", "--port-base", "--gpus-per-node", "--gpus-per-task", NULL};
@@ -399,11 +401,11 @@ static void usage(FILE *f) {
           "               --wait SECONDS   --port N (8470)   --page-size N (500)   --cluster-domain D\n"
           "  gce:         --instance-group G  --project P --zone Z | --region R (default: this VM's)\n"
           "               --port N (8470) --job-name J (worker) --token-file F (default: metadata)\n"
-          "               --compute-url URL --metadata-url URL\n"
+          "               --compute-url URL --ca-file F (system CA store) --metadata-url URL\n"
           "  tpu:         --tpu NAME|grpc://H:P,...|local (default: $TPU_NAME...) --project P --zone Z\n"
           "               --api-version v2|v1 --job-name J --coordinator-name N --coordinator-address A\n"
           "               --allow-unhealthy --accelerators-per-host N --tpu-url URL --metadata-url URL\n"
-          "               --token-file F\n"
+          "               --token-file F --ca-file F (for --tpu-url; system CA store)\n"
           "  slurm:       --jobs worker=3,ps=1 (default: worker=every task)  --port-base N (8888)\n"
           "               --gpus-per-node N (default: count $CUDA_VISIBLE_DEVICES; 0 = none) --gpus-per-task N\n"
           "  mpi:         --hostfile F (Open MPI or MPICH format)  --host H (single-host jobs)\n"

@@ -38,6 +38,8 @@ Faults: [{"path": "/api/v1/", "query": "continue=", "method": "GET", "times": 1,
   uses left applies. Actions ("delay" combines with any other):
     {"status": 503, "body": ..., "headers": {"Retry-After": "1"}}  answer with that status
                                    (default body: a Status with the real reason for the code)
+    {"status": 200, "raw": "..."}  a body of bytes, not text: each character is one byte
+                                   (U+0000..U+00FF), so "\u00ff" sends 0xFF; JSON content type
     {"delay": 1.5}                 sleep, then answer normally
     {"truncate": n}                Content-Length of the full body, send n bytes, close
     {"lie_length": n}              Content-Length n bytes larger than the body, send it, close
@@ -552,7 +554,7 @@ def header_reply(required, headers):
 
 ACTIONS = ("status", "truncate", "lie_length", "oversize", "drip", "drop", "hang",
            "continue_forever", "delay")
-FAULT_KEYS = set(ACTIONS) | {"path", "query", "method", "times", "body", "headers", "chunked"}
+FAULT_KEYS = set(ACTIONS) | {"path", "query", "method", "times", "body", "raw", "headers", "chunked"}
 
 
 class Faults:
@@ -809,6 +811,8 @@ class Handler(BaseHTTPRequestHandler):
 
 def fault_reply(fault):
     code = int(fault["status"])
+    if "raw" in fault:
+        return Reply(code, fault["raw"].encode("latin-1"), fault.get("headers"))
     if "body" in fault:
         return Reply.of(code, fault["body"], fault.get("headers"))
     return status_reply(code, headers=fault.get("headers"))

@@ -2031,6 +2031,27 @@ static void node_endpoint_errors_are_unexpected(void **state) {
     }
 }
 
+/* Ports out of range are named in the message, whatever their size or sign. */
+static void node_endpoint_port_out_of_range_is_named(void **state) {
+    static const char *const ports[] = {"65536", "99999999999999999999", "-1", "1e3", "8470.0", "\"-0\""};
+    size_t i;
+    (void)state;
+    for (i = 0; i < N(ports); i++) {
+        cres_tpu_options o = tpu_options("test-tpu-1");
+        char body[256], want[96];
+        cres_error err;
+        route *rt;
+        snprintf(body, sizeof body,
+                 "{\"state\": \"READY\", \"networkEndpoints\": [{\"ipAddress\": \"10.0.0.1\", \"port\": %s}]}", ports[i]);
+        snprintf(want, sizeof want, "endpoint 0: port %s is not 1 to 65535", ports[i]);
+        rt = on("GET", NODE_URL("test-tpu-1"), 200, body);
+        rt->times = 1;
+        tpu(&o);
+        err = resolve_fails(CRES_ERR_UNEXPECTED_RESPONSE);
+        HAS(err.message, want);
+    }
+}
+
 /* An endpoint without a port gets 8470; IPv6 addresses are bracketed. */
 static void node_ipv6_endpoint_bracketed(void **state) {
     cres_tpu_options o = tpu_options("test-tpu-1");
@@ -2615,6 +2636,7 @@ int main(void) {
         T(tf_p3_top_level_ip_address),
         T(node_without_any_endpoint_is_unexpected),
         T(node_endpoint_errors_are_unexpected),
+        T(node_endpoint_port_out_of_range_is_named),
         T(node_ipv6_endpoint_bracketed),
         T(master_honours_rpc_layer),
         T(api_versions_v1_and_v2),

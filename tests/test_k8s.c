@@ -1436,6 +1436,27 @@ static void natural_name_order_when_a_pod_lacks_an_index(void **state) {
     assert_string_equal(resolved(), dq(THREE_WORKERS));
 }
 
+/* A completion index that is there but not an index is a corrupt answer, not "no index". */
+static void malformed_completion_index_is_unexpected(void **state) {
+    static const char *const bad[] = {"99999999999999999999", "-1", "x1", "2147483648"};
+    static const char *const why[] = {"is out of range (0 to 2147483647): \"99999999999999999999\"",
+                                      "must not be negative: \"-1\"", "must be an integer, not \"x1\"",
+                                      "is out of range (0 to 2147483647): \"2147483648\""};
+    size_t i;
+    for (i = 0; i < N(bad); i++) {
+        const pod pods[] = {{.name = "trainer-0", .ip = "10.4.0.10", .index = "0"},
+                            {.name = "trainer-1", .ip = "10.4.0.11", .index = bad[i]}};
+        cres_k8s_options o = options();
+        cres_error err;
+        script_page(pods, N(pods), NULL);
+        create(&o);
+        err = resolve_fails(CRES_ERR_UNEXPECTED_RESPONSE);
+        HAS(err.message, "pod \"trainer-1\": batch.kubernetes.io/job-completion-index");
+        HAS(err.message, why[i]);
+    }
+    (void)state;
+}
+
 /* We differ from TF on purpose: worker-2 before worker-10 (TF's string sort puts worker-10
    first); leading zeros do not change a number. */
 static void natural_name_order(void **state) {
@@ -2118,6 +2139,7 @@ int main(void) {
         T(completion_index_from_annotation_or_label),
         T(duplicate_completion_index_is_not_ready),
         T(natural_name_order_when_a_pod_lacks_an_index),
+        T(malformed_completion_index_is_unexpected),
         T(natural_name_order),
         T(own_task_from_pod_name),
         T(own_task_from_spec_hostname_of_indexed_job),

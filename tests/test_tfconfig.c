@@ -789,7 +789,7 @@ static void bad_nesting_10000_deep_is_limit(void **state) {
     for (i = 0; i < depth; i++) doc[n++] = '[';
     for (i = 0; i < depth; i++) doc[n++] = ']';
     n += (size_t)sprintf(doc + n, "}}");
-    expect_bad(doc, CRES_ERR_LIMIT, "TF_CONFIG: JSON has nested deeper than the limit", __LINE__);
+    expect_bad(doc, CRES_ERR_LIMIT, "TF_CONFIG: JSON has values nested deeper than the limit", __LINE__);
     free(doc);
 }
 

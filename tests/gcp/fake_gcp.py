@@ -784,7 +784,7 @@ class GcpHandler(base.Handler):
 
     def _fault_reply(self, fault):
         api = self._api()
-        if api is None or "body" in fault:
+        if api is None or "body" in fault or "raw" in fault:
             return super()._fault_reply(fault)
         code = int(fault["status"])
         if api == "metadata":

@@ -600,7 +600,8 @@ def sigterm_and_max_seconds():
 @test
 def fault_status_retry_after():
     faults = [{"path": "/api/v1/pods", "times": 1, "status": 503, "headers": {"Retry-After": "1"}},
-              {"path": "/x", "status": 500, "body": "plain text"}]
+              {"path": "/x", "status": 500, "body": "plain text"},
+              {"path": "/raw", "status": 200, "raw": '{"n": "\u00ff\u00c0"}'}]
     with Fake(faults=faults, pods=FIXTURE) as fake:
         status, headers, body = request(fake, "/api/v1/pods")
         equal((status, headers.get("retry-after")), (503, "1"), "503 with Retry-After")
@@ -608,7 +609,10 @@ def fault_status_retry_after():
         equal(request(fake, "/api/v1/pods")[0], 200, "times: 1 is used up")
         status, _, body = request(fake, "/x")
         equal((status, body), (500, b"plain text"), "custom body")
-        equal([r.get("fault") for r in fake.log()], ["status", None, "status"], "log")
+        status, headers, body = request(fake, "/raw")
+        equal((status, body, headers["content-type"]), (200, b'{"n": "\xff\xc0"}', "application/json"),
+              "raw bytes, not UTF-8")
+        equal([r.get("fault") for r in fake.log()], ["status", None, "status", "status"], "log")
 
 
 @test
@@ -848,12 +852,18 @@ def gen_certs_fast_and_idempotent():
     before = {f: os.stat(os.path.join(d, f)).st_mtime_ns for f in os.listdir(d)}
     subprocess.run(["bash", GEN_CERTS, d], check=True)
     equal({f: os.stat(os.path.join(d, f)).st_mtime_ns for f in os.listdir(d)}, before, "untouched")
-    equal(sorted(before), ["ca.key", "ca.pem", "other-ca.key", "other-ca.pem", "server.key",
-                           "server.pem"], "files")
-    san = subprocess.run(["openssl", "x509", "-in", os.path.join(d, "server.pem"), "-noout",
-                          "-ext", "subjectAltName"], capture_output=True, text=True, check=True)
-    for want in ("IP Address:127.0.0.1", "IP Address:0:0:0:0:0:0:0:1", "DNS:localhost"):
-        check(want in san.stdout, "SAN %s missing: %s" % (want, san.stdout))
+    equal(sorted(before), ["ca.key", "ca.pem", "elsewhere.key", "elsewhere.pem", "other-ca.key", "other-ca.pem",
+                           "server.key", "server.pem"], "files")
+    for name, wants in (("server", ("IP Address:127.0.0.1", "IP Address:0:0:0:0:0:0:0:1", "DNS:localhost")),
+                        ("elsewhere", ("DNS:elsewhere.invalid",))):
+        pem = os.path.join(d, name + ".pem")
+        san = subprocess.run(["openssl", "x509", "-in", pem, "-noout", "-ext", "subjectAltName"],
+                             capture_output=True, text=True, check=True)
+        for want in wants:
+            check(want in san.stdout, "%s: SAN %s missing: %s" % (name, want, san.stdout))
+        check(name != "elsewhere" or "127.0.0.1" not in san.stdout, "elsewhere.pem must not name 127.0.0.1")
+        good = subprocess.run(["openssl", "verify", "-CAfile", os.path.join(d, "ca.pem"), pem], capture_output=True)
+        check(good.returncode == 0, "%s.pem is signed by the test CA" % name)
     bad = subprocess.run(["openssl", "verify", "-CAfile", os.path.join(d, "other-ca.pem"),
                           os.path.join(d, "server.pem")], capture_output=True)
     check(bad.returncode != 0, "the unrelated CA must not verify the server certificate")

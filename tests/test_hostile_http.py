@@ -1,0 +1,273 @@
+#!/usr/bin/env python3
+"""Hostile HTTP answers against every HTTP backend: the built cluster-resolve (bundled libcurl
+transport) against tests/gcp/fake_gcp.py (which serves Kubernetes pods as well), one case per
+(backend endpoint, attack):
+
+  endpoints  the Kubernetes pod list, the GCE group list and zone instance list, the Cloud TPU
+             node, and the metadata server's access token (GCE without a token file)
+  attacks    a redirect to another host (nothing reaches it, the token least of all); a
+             trusted certificate for another name; a body that never ends (chunked, or with an
+             enormous Content-Length); a Content-Length that lies; a slow drip that keeps each
+             request inside --timeout-ms but the resolve past --resolve-timeout-ms; nesting
+             100,000 deep; numbers out of range where they are skipped (the answer stands) and
+             where they are read (named in the error); invalid UTF-8 in a member's name.
+
+The bodies of the byte-level attacks are the endpoint's real answer, fetched from the fake by
+replaying the request the CLI made on a clean run, then altered. The metadata server is plain
+HTTP by Google's design (a link-local address), so its certificate case does not apply and its
+redirect is sent over HTTP. Each case checks the exit code, the message (one line, naming the
+problem, never the token), the time taken, and what the servers saw.
+
+usage: test_hostile_http.py [BUILD_DIR] [NAME_SUBSTRING...]   (BUILD_DIR holds cluster-resolve;
+       default build/san). Prints "ok/FAIL name" lines, then "N passed, N failed".
+"""
+import json
+import os
+import subprocess
+import sys
+import tempfile
+import time
+import urllib.request
+from urllib.parse import urlencode
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, os.path.join(HERE, "gcp"))
+import harness  # noqa: E402
+from harness import ROOT, TOKEN, Fake  # noqa: E402
+import make_gcp as mg  # noqa: E402
+
+ARGS = sys.argv[1:]
+BUILD = ARGS.pop(0) if ARGS and os.path.isdir(ARGS[0]) else os.path.join(ROOT, "build", "san")
+CLI = os.path.join(BUILD, "cluster-resolve")
+TMP = tempfile.mkdtemp(prefix="hostile-")
+CERTS = os.path.join(TMP, "certs")
+CA = os.path.join(CERTS, "ca.pem")
+TOKEN_FILE = harness.write(TMP, "token", TOKEN + "\n")
+PODS = os.path.join(HERE, "k8s", "fixtures", "pods_small.json")
+P, Z, TPU_ZONE = "test-project", "us-east1-d", "us-central1-c"
+DEEP = 100000
+RESOLVE_MS = 700    # the slow-drip cases' bound on a whole resolve
+BIG_NUMBERS = '"big": 1e999999999, "huge": -123456789012345678901234567890, "tiny": 1e-999999999, '
+BAD_UTF8 = "\u00c0\u00af"   # sent as the bytes C0 AF: an overlong "/", invalid UTF-8
+
+
+# ---- the endpoints under attack ----
+
+class Endpoint:
+    """One answer a backend needs: the fake's arguments, the CLI's, the path the faults aim at,
+    a name inside the answer (to corrupt) and, when the backend reads a number there, the text
+    of that number, what to put instead and words of the error. `tls`: the server may be
+    HTTPS; `first`: this answer is the first request of its server's connection."""
+
+    def __init__(self, name, fake_args, cli_args, path, member, number=None, tls=True, first=True):
+        self.name, self.fake_args, self.cli_args = name, fake_args, cli_args
+        self.path, self.member, self.number, self.tls, self.first = path, member, number, tls, first
+
+    def fake(self, *more, tls=False, cert="server"):
+        certs = ["--cert", os.path.join(CERTS, cert + ".pem"), "--key", os.path.join(CERTS, cert + ".key")]
+        f = Fake(TMP, *(self.fake_args() + list(more) + (certs if tls else [])))
+        if tls:
+            f.url = f.url.replace("http://", "https://")
+        return f
+
+    def args(self, fake, tls=False):
+        return self.cli_args(fake.url) + (["--ca-file", CA] if tls else [])
+
+
+def k8s_endpoint():
+    return Endpoint("kubernetes pod list", lambda: ["--pods", PODS, "--bearer", TOKEN],
+                    lambda url: ["k8s", "--server", url, "--token-file", TOKEN_FILE, "--namespace", "default",
+                                 "--job", "worker=job-name=trainer"],
+                    "/api/v1/namespaces/default/pods", "trainer-0-pkwzt",
+                    number=('"batch.kubernetes.io/job-completion-index":"0"',
+                            '"batch.kubernetes.io/job-completion-index":"99999999999999999999"',
+                            "is out of range (0 to 2147483647)"))
+
+
+INSTANCES = mg.make_instances(3, "workers", zone=Z, names="w")
+COMPUTE = mg.compute_doc([mg.make_group("workers", INSTANCES, zone=Z)], INSTANCES)
+METADATA = {"project/project-id": P, "instance/zone": "projects/123456789012/zones/" + Z,
+            "instance/name": "w-2",
+            "instance/service-accounts/default/token": {"access_token": TOKEN, "expires_in": 3599,
+                                                        "token_type": "Bearer"}}
+
+
+def gce_fake_args():
+    return ["--compute", COMPUTE, "--metadata", METADATA, "--bearer", TOKEN]
+
+
+def gce_args(url, token=True, metadata=False):
+    a = ["gce", "--compute-url", url + "/compute/v1", "--instance-group", "workers", "--project", P, "--zone", Z]
+    return a + (["--token-file", TOKEN_FILE] if token else []) + (["--metadata-url", url] if metadata else [])
+
+
+def gce_endpoints():
+    zone = "/compute/v1/projects/%s/zones/%s/" % (P, Z)
+    return [Endpoint("gce group list", gce_fake_args, gce_args, zone + "instanceGroups/workers/listInstances", "w-1"),
+            Endpoint("gce instance list", gce_fake_args, gce_args, zone + "instances", "w-1", first=False),
+            Endpoint("metadata token", gce_fake_args, lambda url: gce_args(url, token=False, metadata=True),
+                     "/computeMetadata/v1/instance/service-accounts/default/token", TOKEN, tls=False)]
+
+
+NODE = mg.make_tpu_node("test-tpu-1", zone=TPU_ZONE, endpoints=4)
+
+
+def tpu_endpoint():
+    ip = NODE["networkEndpoints"][0]["ipAddress"]
+    return Endpoint("tpu node", lambda: ["--tpu-nodes", mg.tpu_nodes_doc([NODE]), "--bearer", TOKEN],
+                    lambda url: ["tpu", "--tpu-url", url, "--tpu", "test-tpu-1", "--project", P, "--zone", TPU_ZONE,
+                                 "--token-file", TOKEN_FILE],
+                    "/v2/projects/%s/locations/%s/nodes/test-tpu-1" % (P, TPU_ZONE), ip,
+                    number=('"port":8470', '"port":99999999999999999999', "port 99999999999999999999 is not 1 to 65535"))
+
+
+ENDPOINTS = [k8s_endpoint()] + gce_endpoints() + [tpu_endpoint()]
+
+
+# ---- running the CLI ----
+
+def run(args):
+    start = time.time()
+    p = subprocess.run([CLI] + [str(a) for a in args] + ["--format", "spec"], capture_output=True, text=True,
+                       errors="replace", timeout=120, env={"PATH": os.environ.get("PATH", "/usr/bin:/bin")})
+    return p.returncode, p.stdout, p.stderr, time.time() - start
+
+
+def fails(ep, args, code, words, within=10):  # noqa: C901
+    got, out, err, took = run(args)
+    assert got == code, "%s: exit %d, want %d: %s" % (ep.name, got, code, err.strip())
+    assert out == "" and err.count("\n") == 1, (out, err)
+    for w in words:
+        assert w.lower() in err.lower(), "%s: %r not in %r" % (ep.name, w, err)
+    assert TOKEN not in err, "the token leaked into the message"
+    assert took < within, "%s: took %.1f s" % (ep.name, took)
+    return err
+
+
+def hits(log, ep):
+    return [r for r in log if r["path"].startswith(ep.path)]
+
+
+# ---- the real answers, fetched once per endpoint ----
+
+BASELINE = {}
+
+
+def baseline(ep):
+    """(spec, body): the clean run's spec, and the endpoint's answer to the request it made."""
+    if ep.name not in BASELINE:
+        f = ep.fake()
+        code, out, err, _ = run(ep.args(f))
+        assert code == 0, "%s: the clean run failed: %s" % (ep.name, err)
+        request = hits(f.requests(), ep)[0]
+        url = f.url + request["path"] + ("?" + urlencode(request["query"], doseq=True) if request["query"] else "")
+        headers = {"Authorization": "Bearer " + TOKEN, "Metadata-Flavor": "Google", "Content-Type": "application/json"}
+        data = request["body"].encode() if request.get("body") else None
+        with urllib.request.urlopen(urllib.request.Request(url, data, headers, method=request["method"])) as r:
+            body = r.read().decode("latin-1")
+        f.stop()
+        BASELINE[ep.name] = (json.loads(out), body)
+    return BASELINE[ep.name]
+
+
+def raw_answer(ep, body):
+    """A fake whose endpoint answers these bytes (a str of code points below 256)."""
+    return ep.fake("--faults", [{"path": ep.path, "status": 200, "raw": body}])
+
+
+# ---- the attacks ----
+
+TESTS = []
+
+
+def attack(applies=lambda ep: True):
+    """Registers the test once for each endpoint it applies to."""
+    def register(fn):
+        for ep in filter(applies, ENDPOINTS):
+            TESTS.append(("%s: %s" % (fn.__name__, ep.name), lambda ep=ep: fn(ep)))
+        return fn
+    return register
+
+
+@attack()
+def redirect_to_another_host_is_not_followed(ep):
+    other = ep.fake(tls=ep.tls)
+    f = ep.fake("--faults", [{"path": ep.path, "status": 302, "headers": {"Location": other.url + ep.path}}],
+                tls=ep.tls)
+    fails(ep, ep.args(f, tls=ep.tls) + ["--retries", "0"], 4, ["302"])
+    assert len(hits(f.stop(), ep)) == 1
+    assert other.stop() == [], "%s: the redirect was followed" % ep.name
+
+
+@attack(lambda ep: ep.tls and ep.first)  # the handshake fails before any request
+def trusted_certificate_for_another_name_is_refused(ep):
+    f = ep.fake(tls=True, cert="elsewhere")
+    fails(ep, ep.args(f, tls=True) + ["--retries", "0"], 4, ["certificate", "127.0.0.1"])
+    assert f.stop() == [], "%s: a request went out over the mismatched connection" % ep.name
+
+
+@attack()
+def body_that_never_ends_stops_at_the_cap(ep):
+    for chunked in (True, False):   # no length, or a declared terabyte
+        f = ep.fake("--faults", [{"path": ep.path, "oversize": 1 << 40, "chunked": chunked}])
+        fails(ep, ep.args(f) + ["--max-response-bytes", "1000000", "--retries", "0"], 3,
+              ["larger than the limit of 1000000 bytes"])
+        f.stop()
+
+
+@attack()
+def content_length_that_lies_fails(ep):
+    f = ep.fake("--faults", [{"path": ep.path, "lie_length": 50}])
+    fails(ep, ep.args(f) + ["--retries", "0"], 4, ["50 bytes remaining"])
+    f.stop()
+
+
+@attack()
+def slow_drip_is_bounded_by_the_resolve_timeout(ep):
+    """Each answer starts after 0.3 s and comes at 100 bytes/s: inside --timeout-ms, but the
+    resolve's bound ends it (retries included)."""
+    f = ep.fake("--faults", [{"path": ep.path, "delay": 0.3, "drip": 100}])
+    fails(ep, ep.args(f) + ["--timeout-ms", "30000", "--resolve-timeout-ms", RESOLVE_MS], 4,
+          ["resolve_timeout_ms"], within=RESOLVE_MS / 1000 + 2)
+    assert 1 <= len(hits(f.stop(), ep)) <= 2
+
+
+@attack()
+def deep_nesting_is_refused(ep):
+    _, body = baseline(ep)
+    f = raw_answer(ep, '{"deep": ' + "[" * DEEP + "]" * DEEP + ", " + body.lstrip()[1:])
+    fails(ep, ep.args(f) + ["--retries", "0"], 3, ["nested deeper than the limit of 128"])
+    f.stop()
+
+
+@attack()
+def numbers_out_of_range_are_skipped_or_named(ep):
+    spec, body = baseline(ep)
+    f = raw_answer(ep, "{" + BIG_NUMBERS + body.lstrip()[1:])
+    code, out, err, _ = run(ep.args(f))
+    assert code == 0 and json.loads(out) == spec, "%s: numbers nobody reads changed the answer: %s" % (ep.name, err)
+    f.stop()
+    if ep.number:
+        old, new, words = ep.number
+        assert old in body, (ep.name, old)
+        f = raw_answer(ep, body.replace(old, new))
+        fails(ep, ep.args(f) + ["--retries", "0"], 4, [words])
+        f.stop()
+
+
+@attack()
+def invalid_utf8_in_a_name_is_refused(ep):
+    _, body = baseline(ep)
+    assert ep.member in body, (ep.name, ep.member)
+    f = raw_answer(ep, body.replace(ep.member, ep.member[:3] + BAD_UTF8 + ep.member[3:], 1))
+    fails(ep, ep.args(f) + ["--retries", "0"], 4, ["invalid UTF-8"])
+    f.stop()
+
+
+def main():
+    subprocess.run(["bash", os.path.join(ROOT, "tests", "gen_certs.sh"), CERTS], check=True, stdout=subprocess.DEVNULL)
+    return harness.run_tests(TESTS, TMP, ARGS)
+
+
+if __name__ == "__main__":
+    sys.exit(main())
