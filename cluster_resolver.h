@@ -2601,9 +2601,44 @@ CRES__PRIVATE int cres__retryable(cres_result res, int status) {
     return res == CRES_ERR_TRANSPORT || (res == CRES_OK && (status == 429 || status >= 500));
 }
 
+/* One perform(), given at most the time the resolve has left; its answer held to the cap. */
+CRES__PRIVATE cres_result cres__http_attempt(cres__http *h, cres_http_request *req, cres_http_response *resp,
+                                            cres_error *err) {
+    const cres_config *c = &h->r->config;
+    int resolve_ms = c->resolve_timeout_ms ? c->resolve_timeout_ms : CRES__DEFAULT_RESOLVE_TIMEOUT_MS;
+    int request_ms = c->timeout_ms ? c->timeout_ms : CRES__DEFAULT_TIMEOUT_MS;
+    long long left = h->deadline ? h->deadline - cres__now_ms() : -1;
+    cres_result res;
+    memset(resp, 0, sizeof *resp);
+    if (h->deadline && left <= 0) /* a slow drip of answers, each in time, adds up here */
+        return cres__fail(err, CRES_ERR_TIMEOUT, "the resolve took longer than config.resolve_timeout_ms (%d ms)",
+                          resolve_ms);
+    req->timeout_ms = left >= 0 && left < request_ms ? (int)left : request_ms;
+    cres__log(h->r, CRES_LOG_DEBUG, "%s: %s %s", h->r->vtable->name, req->method, req->url);
+    res = h->transport.perform(h->transport.user, req, resp, &c->allocator, err);
+    h->requests++;
+    if (res != CRES_OK) {
+        resp->body = NULL; /* a failed perform owns nothing */
+        if ((res == CRES_ERR_TIMEOUT || res == CRES_ERR_TRANSPORT) && left < request_ms && cres__http_out_of_time(h)) {
+            char why[96]; /* cut short by the resolve's bound, not the request's */
+            snprintf(why, sizeof why, "the resolve took longer than config.resolve_timeout_ms (%d ms): ", resolve_ms);
+            return cres__wrap(err, res, CRES_ERR_TIMEOUT, why);
+        }
+        return res;
+    }
+    if (resp->body_len > req->max_response_bytes) {
+        cres__response_free(h->r, resp);
+        return cres__fail(err, CRES_ERR_LIMIT, "response larger than the limit of %zu bytes", req->max_response_bytes);
+    }
+    if (!resp->body && !(resp->body = cres__strdup(&c->allocator, ""))) /* a transport may send no body */
+        return cres__oom(err, h->r->vtable->name);
+    return CRES_OK;
+}
+
 /* One request with retries on connection errors, 429 and 5xx (Retry-After honoured up to
-   CRES_MAX_RETRY_AFTER_MS, else 250 ms doubling). Any HTTP status comes back as CRES_OK:
-   the caller judges it with the body at hand. `what` starts messages ("kubernetes"). */
+   CRES_MAX_RETRY_AFTER_MS, else 250 ms doubling), none past the resolve's bound. Any HTTP
+   status comes back as CRES_OK: the caller judges it with the body at hand. Messages start
+   with the backend, the method and the URL. */
 CRES__PRIVATE cres_result cres__http_request(cres__http *h, const char *method, const char *url,
                                             const cres_http_header *headers, size_t headers_count,
                                             const char *body, const char *ca_file,
@@ -2613,6 +2648,7 @@ CRES__PRIVATE cres_result cres__http_request(cres__http *h, const char *method, 
     int attempt, wait_ms = 250;
     cres_http_request req;
     cres_result res;
+    char prefix[256];
     memset(&req, 0, sizeof req);
     req.method = method;
     req.url = url;
@@ -2623,37 +2659,9 @@ CRES__PRIVATE cres_result cres__http_request(cres__http *h, const char *method, 
     req.ca_file = ca_file;
     req.max_response_bytes = c->max_response_bytes ? c->max_response_bytes : CRES__DEFAULT_MAX_RESPONSE;
     req.session = &h->session;
-    for (attempt = 0;; attempt++) {
+    for (attempt = 0;; attempt++, wait_ms *= 2) {
         int pause;
-        long long left = h->deadline ? h->deadline - cres__now_ms() : -1;
-        memset(resp, 0, sizeof *resp);
-        if (h->deadline && left <= 0) { /* a slow drip of answers, each in time, adds up here */
-            res = cres__fail(err, CRES_ERR_TIMEOUT, "the resolve took longer than config.resolve_timeout_ms (%d ms)",
-                             c->resolve_timeout_ms ? c->resolve_timeout_ms : CRES__DEFAULT_RESOLVE_TIMEOUT_MS);
-            break;
-        }
-        req.timeout_ms = c->timeout_ms ? c->timeout_ms : CRES__DEFAULT_TIMEOUT_MS;
-        if (left >= 0 && left < req.timeout_ms) req.timeout_ms = (int)left;
-        cres__log(h->r, CRES_LOG_DEBUG, "%s: %s %s", h->r->vtable->name, method, url);
-        res = h->transport.perform(h->transport.user, &req, resp, &c->allocator, err);
-        h->requests++;
-        if ((res == CRES_ERR_TIMEOUT || res == CRES_ERR_TRANSPORT) && left >= 0 && cres__http_out_of_time(h) &&
-            left < (c->timeout_ms ? c->timeout_ms : CRES__DEFAULT_TIMEOUT_MS)) {
-            char why[96]; /* cut short by the resolve's bound, not the request's */
-            snprintf(why, sizeof why, "the resolve took longer than config.resolve_timeout_ms (%d ms): ",
-                     c->resolve_timeout_ms ? c->resolve_timeout_ms : CRES__DEFAULT_RESOLVE_TIMEOUT_MS);
-            res = cres__wrap(err, res, CRES_ERR_TIMEOUT, why);
-            break;
-        }
-        if (res != CRES_OK) resp->body = NULL; /* a failed perform owns nothing */
-        if (res == CRES_OK && resp->body_len > req.max_response_bytes) {
-            cres__response_free(h->r, resp);
-            res = cres__fail(err, CRES_ERR_LIMIT, "response larger than the limit of %zu bytes", req.max_response_bytes);
-        }
-        if (res == CRES_OK && !resp->body) {
-            resp->body = cres__strdup(&c->allocator, ""); /* a transport may send no body */
-            if (!resp->body) res = cres__oom(err, h->r->vtable->name);
-        }
+        res = cres__http_attempt(h, &req, resp, err);
         if (!cres__retryable(res, resp->status) || attempt >= retries) break;
         pause = resp->retry_after_s > 0 ? resp->retry_after_s * 1000 : wait_ms;
         if (pause > CRES_MAX_RETRY_AFTER_MS) pause = CRES_MAX_RETRY_AFTER_MS;
@@ -2663,14 +2671,10 @@ CRES__PRIVATE cres_result cres__http_request(cres__http *h, const char *method, 
                   attempt + 1, retries);
         if (res == CRES_OK) cres__response_free(h->r, resp);
         cres__sleep(h->r, pause);
-        wait_ms *= 2;
     }
-    if (res != CRES_OK) {
-        char prefix[256];
-        snprintf(prefix, sizeof prefix, "%s: %s %.160s: ", h->r->vtable->name, method, url);
-        return cres__wrap(err, res, CRES_OK, prefix);
-    }
-    return CRES_OK;
+    if (res == CRES_OK) return CRES_OK;
+    snprintf(prefix, sizeof prefix, "%s: %s %.160s: ", h->r->vtable->name, method, url);
+    return cres__wrap(err, res, CRES_OK, prefix);
 }
 
 /* Appends s to w with every byte outside RFC 3986's unreserved set percent-encoded. */
@@ -2831,17 +2835,59 @@ static void cres__curl_close(void *user, void *session) {
     curl_easy_cleanup((CURL *)session);
 }
 
+/* The request's headers as curl wants them; NULL with *ok = 0 when out of memory. */
+static struct curl_slist *cres__curl_headers(const cres_http_request *req, int *ok) {
+    struct curl_slist *list = NULL, *more;
+    char line[1024];
+    size_t i;
+    *ok = 1;
+    for (i = 0; i < req->headers_count; i++) {
+        snprintf(line, sizeof line, "%s: %s", req->headers[i].name, req->headers[i].value);
+        if (!(more = curl_slist_append(list, line))) {
+            curl_slist_free_all(list);
+            *ok = 0;
+            return NULL;
+        }
+        list = more;
+    }
+    return list;
+}
+
+static void cres__curl_options(CURL *c, const cres_http_request *req, struct curl_slist *headers,
+                               cres__curl_sink *sink, char *detail) {
+    curl_easy_setopt(c, CURLOPT_URL, req->url);
+    curl_easy_setopt(c, CURLOPT_HTTPHEADER, headers);
+    curl_easy_setopt(c, CURLOPT_ERRORBUFFER, detail);
+    curl_easy_setopt(c, CURLOPT_NOSIGNAL, 1L);       /* safe in threads */
+    curl_easy_setopt(c, CURLOPT_FOLLOWLOCATION, 0L); /* a token never follows a redirect */
+    curl_easy_setopt(c, CURLOPT_SSL_VERIFYPEER, 1L);
+    curl_easy_setopt(c, CURLOPT_SSL_VERIFYHOST, 2L);
+    if (req->ca_file) curl_easy_setopt(c, CURLOPT_CAINFO, req->ca_file);
+    curl_easy_setopt(c, CURLOPT_TIMEOUT_MS, (long)req->timeout_ms);
+    curl_easy_setopt(c, CURLOPT_CONNECTTIMEOUT_MS, (long)(req->timeout_ms < 5000 ? req->timeout_ms : 5000));
+    curl_easy_setopt(c, CURLOPT_MAXFILESIZE_LARGE, (curl_off_t)req->max_response_bytes);
+    curl_easy_setopt(c, CURLOPT_WRITEFUNCTION, cres__curl_write);
+    curl_easy_setopt(c, CURLOPT_WRITEDATA, sink);
+    curl_easy_setopt(c, CURLOPT_HEADERFUNCTION, cres__curl_header);
+    curl_easy_setopt(c, CURLOPT_HEADERDATA, sink);
+    if (req->body) {
+        curl_easy_setopt(c, CURLOPT_POSTFIELDS, req->body);
+        curl_easy_setopt(c, CURLOPT_POSTFIELDSIZE_LARGE, (curl_off_t)req->body_len);
+    }
+    if (req->method && strcmp(req->method, req->body ? "POST" : "GET") != 0)
+        curl_easy_setopt(c, CURLOPT_CUSTOMREQUEST, req->method);
+}
+
 static cres_result cres__curl_perform(void *user, const cres_http_request *req, cres_http_response *resp,
                                       const cres_allocator *alloc, cres_error *err) {
     CURL *c = req->session && *req->session ? (CURL *)*req->session : curl_easy_init();
-    struct curl_slist *headers = NULL, *more;
+    struct curl_slist *headers;
     cres__curl_sink sink;
     char detail[CURL_ERROR_SIZE];
-    char line[1024];
-    CURLcode rc = CURLE_OK;
+    CURLcode rc = CURLE_OUT_OF_MEMORY;
     long status = 0;
     double connect_time = 0;
-    size_t i;
+    int ok;
     (void)user;
     if (!c) return cres__fail(err, CRES_ERR_OUT_OF_MEMORY, "curl_easy_init failed");
     if (req->session) *req->session = c;
@@ -2851,34 +2897,9 @@ static cres_result cres__curl_perform(void *user, const cres_http_request *req, 
     sink.a = alloc;
     sink.max = req->max_response_bytes;
     detail[0] = '\0';
-    for (i = 0; i < req->headers_count && rc == CURLE_OK; i++) {
-        snprintf(line, sizeof line, "%s: %s", req->headers[i].name, req->headers[i].value);
-        more = curl_slist_append(headers, line);
-        if (!more) rc = CURLE_OUT_OF_MEMORY;
-        else headers = more;
-    }
-    if (rc == CURLE_OK) {
-        curl_easy_setopt(c, CURLOPT_URL, req->url);
-        curl_easy_setopt(c, CURLOPT_HTTPHEADER, headers);
-        curl_easy_setopt(c, CURLOPT_ERRORBUFFER, detail);
-        curl_easy_setopt(c, CURLOPT_NOSIGNAL, 1L);           /* safe in threads */
-        curl_easy_setopt(c, CURLOPT_FOLLOWLOCATION, 0L);     /* a token never follows a redirect */
-        curl_easy_setopt(c, CURLOPT_SSL_VERIFYPEER, 1L);
-        curl_easy_setopt(c, CURLOPT_SSL_VERIFYHOST, 2L);
-        if (req->ca_file) curl_easy_setopt(c, CURLOPT_CAINFO, req->ca_file);
-        curl_easy_setopt(c, CURLOPT_TIMEOUT_MS, (long)req->timeout_ms);
-        curl_easy_setopt(c, CURLOPT_CONNECTTIMEOUT_MS, (long)(req->timeout_ms < 5000 ? req->timeout_ms : 5000));
-        curl_easy_setopt(c, CURLOPT_MAXFILESIZE_LARGE, (curl_off_t)req->max_response_bytes);
-        curl_easy_setopt(c, CURLOPT_WRITEFUNCTION, cres__curl_write);
-        curl_easy_setopt(c, CURLOPT_WRITEDATA, &sink);
-        curl_easy_setopt(c, CURLOPT_HEADERFUNCTION, cres__curl_header);
-        curl_easy_setopt(c, CURLOPT_HEADERDATA, &sink);
-        if (req->body) {
-            curl_easy_setopt(c, CURLOPT_POSTFIELDS, req->body);
-            curl_easy_setopt(c, CURLOPT_POSTFIELDSIZE_LARGE, (curl_off_t)req->body_len);
-        }
-        if (req->method && strcmp(req->method, req->body ? "POST" : "GET") != 0)
-            curl_easy_setopt(c, CURLOPT_CUSTOMREQUEST, req->method);
+    headers = cres__curl_headers(req, &ok);
+    if (ok) {
+        cres__curl_options(c, req, headers, &sink, detail);
         rc = curl_easy_perform(c);
     }
     curl_slist_free_all(headers);
@@ -4279,14 +4300,52 @@ CRES__PRIVATE void cres__gce_clear(cres__gce *g) {
 /* One list call, following nextPageToken; each page goes to `read`. */
 typedef cres_result (*cres__gce_page_fn)(cres__gce *g, const cres__json *d, int items, cres_error *err);
 
+/* url, with "&pageToken=<token>" when there is one; NULL when out of memory. */
+CRES__PRIVATE char *cres__gce_page_url(const cres_allocator *a, const char *url, const char *token) {
+    size_t n = strlen(url) + (token ? strlen(token) * 3 : 0) + 16;
+    char *page_url = (char *)cres__alloc(a, n);
+    cres__writer w;
+    if (!page_url) return NULL;
+    cres__start(&w, page_url, n, NULL);
+    cres__puts(&w, url);
+    if (token) {
+        cres__puts(&w, "&pageToken=");
+        cres__put_url_encoded(&w, token);
+    }
+    cres__finish(&w, NULL, NULL);
+    return page_url;
+}
+
+/* One page's answer: its items go to `read`; *next gets its nextPageToken (NULL: the last). */
+CRES__PRIVATE cres_result cres__gce_page(cres__gce *g, const cres_http_response *resp, const char *permission,
+                                        cres__gce_page_fn read, char **next, cres_error *err) {
+    static const char *const top[] = {"items", "nextPageToken"};
+    cres__json d;
+    int t[2];
+    cres_result res;
+    *next = NULL;
+    if (resp->status != 200) return cres__google_status_error(&g->base, resp, permission, err);
+    res = cres__json_parse(&d, resp->body, resp->body_len, &g->base.config.allocator, "gce: list",
+                           CRES_ERR_UNEXPECTED_RESPONSE, err);
+    if (res != CRES_OK) return res;
+    cres__json_pick(&d, 0, top, t, 2);
+    if (d.t[0].type != JSMN_OBJECT || (t[0] >= 0 && !cres__json_is_null(&d, t[0]) && d.t[t[0]].type != JSMN_ARRAY))
+        res = cres__fail(err, CRES_ERR_UNEXPECTED_RESPONSE, "gce: a list answer without an \"items\" list");
+    if (res == CRES_OK && t[0] >= 0 && d.t[t[0]].type == JSMN_ARRAY) res = read(g, &d, t[0], err);
+    if (res == CRES_OK && t[1] >= 0 && d.t[t[1]].type == JSMN_STRING && d.t[t[1]].end > d.t[t[1]].start &&
+        cres__json_strdup(&d, t[1], next) == 0)
+        res = cres__oom(err, "gce");
+    cres__json_free(&d);
+    return res;
+}
+
 CRES__PRIVATE cres_result cres__gce_list(cres__gce *g, cres__http *h, const char *method, const char *url,
                                         const char *body, const char *bearer, const char *permission,
                                         cres__gce_page_fn read, cres_error *err) {
-    static const char *const top[] = {"items", "nextPageToken"};
     const cres_allocator *a = &g->base.config.allocator;
     cres_http_header headers[3];
     char *token = NULL, *page_url, *previous = NULL;
-    int pages = 0, t[2];
+    int pages = 0;
     cres_result res = CRES_OK;
     headers[0].name = "Authorization";
     headers[0].value = bearer;
@@ -4296,42 +4355,17 @@ CRES__PRIVATE cres_result cres__gce_list(cres__gce *g, cres__http *h, const char
     headers[2].value = "application/json";
     for (;;) {
         cres_http_response resp;
-        cres__json d;
-        size_t n = strlen(url) + (token ? strlen(token) * 3 : 0) + 16;
-        cres__writer w;
-        if (!(page_url = (char *)cres__alloc(a, n))) {
+        if (!(page_url = cres__gce_page_url(a, url, token))) {
             res = cres__oom(err, "gce");
             break;
         }
-        cres__start(&w, page_url, n, NULL);
-        cres__puts(&w, url);
-        if (token) {
-            cres__puts(&w, "&pageToken=");
-            cres__put_url_encoded(&w, token);
-        }
-        cres__finish(&w, NULL, NULL);
         res = cres__http_request(h, method, page_url, headers, body ? 3 : 2, body, g->gcp.ca_file, &resp, err);
         cres__free(a, page_url);
         cres__free(a, previous);
         previous = token;
         token = NULL;
         if (res != CRES_OK) break;
-        if (resp.status != 200) {
-            res = cres__google_status_error(&g->base, &resp, permission, err);
-            cres__response_free(&g->base, &resp);
-            break;
-        }
-        res = cres__json_parse(&d, resp.body, resp.body_len, a, "gce: list", CRES_ERR_UNEXPECTED_RESPONSE, err);
-        if (res == CRES_OK) {
-            cres__json_pick(&d, 0, top, t, 2);
-            if (d.t[0].type != JSMN_OBJECT || (t[0] >= 0 && !cres__json_is_null(&d, t[0]) && d.t[t[0]].type != JSMN_ARRAY))
-                res = cres__fail(err, CRES_ERR_UNEXPECTED_RESPONSE, "gce: a list answer without an \"items\" list");
-            if (res == CRES_OK && t[0] >= 0 && d.t[t[0]].type == JSMN_ARRAY) res = read(g, &d, t[0], err);
-            if (res == CRES_OK && t[1] >= 0 && d.t[t[1]].type == JSMN_STRING && d.t[t[1]].end > d.t[t[1]].start &&
-                cres__json_strdup(&d, t[1], &token) == 0)
-                res = cres__oom(err, "gce");
-            cres__json_free(&d);
-        }
+        res = cres__gce_page(g, &resp, permission, read, &token, err);
         cres__response_free(&g->base, &resp);
         if (res == CRES_OK && token && previous && strcmp(token, previous) == 0)
             res = cres__fail(err, CRES_ERR_UNEXPECTED_RESPONSE, "gce: the server sent the same pageToken twice");
@@ -4451,63 +4485,79 @@ CRES__PRIVATE char *cres__gce_url(cres__gce *g, const char *fmt, const char *a1,
     return s;
 }
 
-CRES__PRIVATE cres_result cres__gce_resolve(cres_resolver *r, cres_cluster_spec **out, cres_error *err) {
-    cres__gce *g = (cres__gce *)r;
-    const cres_allocator *a = &r->config.allocator;
-    char *bearer = NULL, *url = NULL, *own = NULL;
-    cres__http h;
-    size_t i;
-    cres_result res;
-    if ((res = cres__http_begin(&h, r, err)) != CRES_OK) return res;
-    cres__gce_clear(g);
-    res = cres__gcp_locate(&h, &g->gcp, !g->region, err);
-    if (res == CRES_OK) res = cres__gcp_bearer(&h, &g->gcp, &bearer, err);
-    if (res == CRES_OK) {
-        url = g->region ? cres__gce_url(g, "/projects/%s/regions/%s/instanceGroups/%s/listInstances?maxResults=500",
-                                        g->gcp.project, g->region, g->group)
-                        : cres__gce_url(g, "/projects/%s/zones/%s/instanceGroups/%s/listInstances?maxResults=500",
-                                        g->gcp.project, g->gcp.zone, g->group);
-        res = url ? cres__gce_list(g, &h, "POST", url, "{\"instanceState\": \"RUNNING\"}", bearer,
-                                   "compute.instanceGroups.list", cres__gce_read_members, err)
-                  : cres__oom(err, "gce");
-        cres__free(a, url);
-    }
-    if (res == CRES_OK && g->count) qsort(g->members, g->count, sizeof *g->members, cres__cmp_member_name);
+/* The group's RUNNING members (name and zone), from its listInstances pages. */
+CRES__PRIVATE cres_result cres__gce_list_group(cres__gce *g, cres__http *h, const char *bearer, cres_error *err) {
+    char *url = g->region ? cres__gce_url(g, "/projects/%s/regions/%s/instanceGroups/%s/listInstances?maxResults=500",
+                                          g->gcp.project, g->region, g->group)
+                          : cres__gce_url(g, "/projects/%s/zones/%s/instanceGroups/%s/listInstances?maxResults=500",
+                                          g->gcp.project, g->gcp.zone, g->group);
+    cres_result res = url ? cres__gce_list(g, h, "POST", url, "{\"instanceState\": \"RUNNING\"}", bearer,
+                                           "compute.instanceGroups.list", cres__gce_read_members, err)
+                          : cres__oom(err, "gce");
+    cres__free(&g->base.config.allocator, url);
+    return res;
+}
+
+/* The members' addresses: one list of RUNNING instances (names and IPs only) per zone. */
+CRES__PRIVATE cres_result cres__gce_list_zones(cres__gce *g, cres__http *h, const char *bearer, cres_error *err) {
+    cres_result res = CRES_OK;
+    size_t i, k;
+    if (g->count) qsort(g->members, g->count, sizeof *g->members, cres__cmp_member_name);
     for (i = 0; res == CRES_OK && i < g->count; i++) { /* each zone once, in name order */
-        size_t k;
+        char *url;
         for (k = 0; k < i && strcmp(g->members[k].zone, g->members[i].zone) != 0; k++) {}
         if (k < i) continue;
         g->listing_zone = g->members[i].zone;
         url = cres__gce_url(g, "/projects/%s/zones/%s/instances?filter=status%%20%%3D%%20%%22RUNNING%%22&fields=items"
                                "%%28name%%2CnetworkInterfaces%%28networkIP%%29%%29%%2CnextPageToken&maxResults=500%s",
                             g->gcp.project, g->members[i].zone, NULL);
-        res = url ? cres__gce_list(g, &h, "GET", url, NULL, bearer, "compute.instances.list", cres__gce_read_addresses, err)
+        res = url ? cres__gce_list(g, h, "GET", url, NULL, bearer, "compute.instances.list", cres__gce_read_addresses, err)
                   : cres__oom(err, "gce");
-        cres__free(a, url);
+        cres__free(&g->base.config.allocator, url);
     }
-    /* The own instance, when the metadata server is known to be there (it gave the token, or
-       was named); off Google Cloud the own task stays unknown rather than costing a timeout. */
-    if (res == CRES_OK && !g->instance_name && (g->gcp.metadata_known || h.metadata_answered))
-        res = cres__metadata_optional(&h, g->gcp.metadata, "instance/name", &own, err);
-    if (res == CRES_OK) res = cres_spec_create(a, out, err);
+    return res;
+}
+
+/* The job: members in natural name order; the own instance (`own`, else options) marked. */
+CRES__PRIVATE cres_result cres__gce_spec(cres__gce *g, const char *own, cres_cluster_spec **out, cres_error *err) {
+    const cres_allocator *a = &g->base.config.allocator;
+    const char *mine = g->instance_name ? g->instance_name : own;
+    cres_result res = cres_spec_create(a, out, err);
+    size_t i;
     if (res == CRES_OK) res = cres_spec_add_job(*out, g->job, NULL, 0, err); /* an empty group: an empty job */
     if (res == CRES_OK && g->count) qsort(g->members, g->count, sizeof *g->members, cres__cmp_member_natural);
     for (i = 0; res == CRES_OK && i < g->count; i++) {
         const cres__gce_member *m = &g->members[i];
-        const char *mine = g->instance_name ? g->instance_name : own;
-        char *address;
-        if (!m->ip) {
-            char q[CRES__QUOTE_SIZE];
-            res = cres__fail(err, CRES_ERR_NOT_READY, "gce: instance %s is in the group but not RUNNING in zone %s",
-                             cres__quote(q, sizeof q, m->name, strlen(m->name)), m->zone);
-            break;
-        }
-        if (!(address = cres__join_host_port(a, m->ip, g->port))) res = cres__oom(err, "gce");
-        if (res == CRES_OK && (res = cres_spec_add_task(*out, g->job, (int)i, address, err)) != CRES_OK)
+        char *address, q[CRES__QUOTE_SIZE];
+        if (!m->ip)
+            return cres__fail(err, CRES_ERR_NOT_READY, "gce: instance %s is in the group but not RUNNING in zone %s",
+                              cres__quote(q, sizeof q, m->name, strlen(m->name)), m->zone);
+        if (!(address = cres__join_host_port(a, m->ip, g->port))) return cres__oom(err, "gce");
+        if ((res = cres_spec_add_task(*out, g->job, (int)i, address, err)) != CRES_OK)
             res = cres__wrap(err, res, CRES_ERR_UNEXPECTED_RESPONSE, "gce: ");
         cres__free(a, address);
-        if (res == CRES_OK && mine && strcmp(mine, m->name) == 0) res = cres_set_detected_task(r, g->job, (int)i, err);
+        if (res == CRES_OK && mine && strcmp(mine, m->name) == 0) res = cres_set_detected_task(&g->base, g->job, (int)i, err);
     }
+    return res;
+}
+
+CRES__PRIVATE cres_result cres__gce_resolve(cres_resolver *r, cres_cluster_spec **out, cres_error *err) {
+    cres__gce *g = (cres__gce *)r;
+    const cres_allocator *a = &r->config.allocator;
+    char *bearer = NULL, *own = NULL;
+    cres__http h;
+    cres_result res;
+    if ((res = cres__http_begin(&h, r, err)) != CRES_OK) return res;
+    cres__gce_clear(g);
+    res = cres__gcp_locate(&h, &g->gcp, !g->region, err);
+    if (res == CRES_OK) res = cres__gcp_bearer(&h, &g->gcp, &bearer, err);
+    if (res == CRES_OK) res = cres__gce_list_group(g, &h, bearer, err);
+    if (res == CRES_OK) res = cres__gce_list_zones(g, &h, bearer, err);
+    /* The own instance, when the metadata server is known to be there (it gave the token, or
+       was named); off Google Cloud the own task stays unknown rather than costing a timeout. */
+    if (res == CRES_OK && !g->instance_name && (g->gcp.metadata_known || h.metadata_answered))
+        res = cres__metadata_optional(&h, g->gcp.metadata, "instance/name", &own, err);
+    if (res == CRES_OK) res = cres__gce_spec(g, own, out, err);
     cres__log(r, CRES_LOG_DEBUG, "gce: %zu instances in %d requests", g->count, h.requests);
     cres__http_end(&h);
     cres__gce_clear(g);
