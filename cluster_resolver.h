@@ -2138,19 +2138,61 @@ CRES_API cres_result cres_spec_merge(cres_cluster_spec *dst, const cres_cluster_
 }
 
 /* Fills spec from a TF_CONFIG "cluster" object at token obj. Messages start with `what`. */
+/* Task `index` of job j from the address at token a; q is the job's quoted name. */
+CRES__PRIVATE cres_result cres__spec_read_task(cres_cluster_spec *spec, const cres__json *d, cres__job *j, int index,
+                                              int a, const char *what, const char *q, cres_result bad,
+                                              cres_error *err) {
+    char why[160], *addr;
+    cres_result r;
+    int ok;
+    if (d->t[a].type != JSMN_STRING)
+        return cres__fail(err, bad, "%s: job %s task %d must be a string address, not %s", what, q, index,
+                          cres__json_quote(d, a, why, sizeof why));
+    ok = cres__json_strdup(d, a, &addr);
+    if (ok == 0) return cres__oom(err, what);
+    if (ok < 0) return cres__fail(err, bad, "%s: job %s task %d: address contains a NUL character", what, q, index);
+    r = cres__check_address(j->pub.name, index, addr, err);
+    if (r == CRES_OK) r = cres__job_add(spec, j, index, addr, err);
+    cres__free(d->a, addr);
+    if (r == CRES_OK) return CRES_OK;
+    snprintf(why, sizeof why, "%s: ", what);
+    return cres__wrap(err, r, bad, why);
+}
+
+/* A job's tasks at token v: a list of addresses (tasks 0..n-1) or an object {"index": address}. */
+CRES__PRIVATE cres_result cres__spec_read_tasks(cres_cluster_spec *spec, const cres__json *d, cres__job *j, int v,
+                                               const char *what, const char *q, cres_result bad, cres_error *err) {
+    int i, e, index;
+    char why[160];
+    cres_result r = CRES_OK;
+    if (d->t[v].type == JSMN_ARRAY) {
+        for (i = 0, e = v + 1; r == CRES_OK && i < d->t[v].size; i++, e = cres__json_next(d, e))
+            r = cres__spec_read_task(spec, d, j, i, e, what, q, bad, err);
+        return r;
+    }
+    if (d->t[v].type != JSMN_OBJECT)
+        return cres__fail(err, bad, "%s: job %s must be a list or an object of addresses, not %s", what, q,
+                          cres__json_quote(d, v, why, sizeof why));
+    for (i = 0, e = v + 1; r == CRES_OK && i < d->t[v].size; i++, e = cres__json_next(d, e + 1)) {
+        if (!cres__json_index(d, e, 1, &index, why, sizeof why))
+            return cres__fail(err, bad, "%s: job %s: task key %s", what, q, why);
+        r = cres__spec_read_task(spec, d, j, index, e + 1, what, q, bad, err);
+    }
+    return r;
+}
+
 CRES__PRIVATE cres_result cres__spec_read_json(cres_cluster_spec *spec, const cres__json *d,
                                               int obj, const char *what, cres_result bad,
                                               cres_error *err) {
     int k = obj + 1, n;
-    char q[CRES__QUOTE_SIZE], why[160], prefix[CRES__QUOTE_SIZE + 64];
+    char q[CRES__QUOTE_SIZE], prefix[CRES__QUOTE_SIZE + 64];
     if (!cres__json_is(d, obj, JSMN_OBJECT))
         return cres__fail(err, bad, "%s must be an object of jobs, not %s", what, cres__json_quote(d, obj, q, sizeof q));
     for (n = 0; n < d->t[obj].size; n++, k = cres__json_next(d, k + 1)) {
-        int v = k + 1, e, i, ok;
         char *name;
         cres__job *j;
         cres_result r;
-        ok = cres__json_strdup(d, k, &name);
+        int ok = cres__json_strdup(d, k, &name);
         if (ok == 0) return cres__oom(err, what);
         if (ok < 0) return cres__fail(err, bad, "%s: a job name contains a NUL character or a lone surrogate", what);
         cres__quote(q, sizeof q, name, strlen(name));
@@ -2161,41 +2203,7 @@ CRES__PRIVATE cres_result cres__spec_read_json(cres_cluster_spec *spec, const cr
         if (r == CRES_OK) r = cres__spec_job(spec, name, &j, err);
         cres__free(d->a, name);
         if (r != CRES_OK) return cres__wrap(err, r, bad, prefix);
-        if (d->t[v].type == JSMN_ARRAY) {
-            for (i = 0, e = v + 1; i < d->t[v].size; i++, e = cres__json_next(d, e)) {
-                char *addr;
-                if (d->t[e].type != JSMN_STRING)
-                    return cres__fail(err, bad, "%s: job %s task %d must be a string address, not %s", what, q, i,
-                                      cres__json_quote(d, e, why, sizeof why));
-                ok = cres__json_strdup(d, e, &addr);
-                if (ok == 0) return cres__oom(err, what);
-                if (ok < 0) return cres__fail(err, bad, "%s: job %s task %d: address contains a NUL character", what, q, i);
-                r = cres__check_address(j->pub.name, i, addr, err);
-                if (r == CRES_OK) r = cres__job_add(spec, j, i, addr, err);
-                cres__free(d->a, addr);
-                if (r != CRES_OK) return cres__wrap(err, r, bad, prefix);
-            }
-        } else if (d->t[v].type == JSMN_OBJECT) {
-            for (i = 0, e = v + 1; i < d->t[v].size; i++, e = cres__json_next(d, e + 1)) {
-                int index;
-                char *addr;
-                if (!cres__json_index(d, e, 1, &index, why, sizeof why))
-                    return cres__fail(err, bad, "%s: job %s: task key %s", what, q, why);
-                if (d->t[e + 1].type != JSMN_STRING)
-                    return cres__fail(err, bad, "%s: job %s task %d must be a string address, not %s", what, q,
-                                      index, cres__json_quote(d, e + 1, why, sizeof why));
-                ok = cres__json_strdup(d, e + 1, &addr);
-                if (ok == 0) return cres__oom(err, what);
-                if (ok < 0) return cres__fail(err, bad, "%s: job %s task %d: address contains a NUL character", what, q, index);
-                r = cres__check_address(j->pub.name, index, addr, err);
-                if (r == CRES_OK) r = cres__job_add(spec, j, index, addr, err);
-                cres__free(d->a, addr);
-                if (r != CRES_OK) return cres__wrap(err, r, bad, prefix);
-            }
-        } else {
-            return cres__fail(err, bad, "%s: job %s must be a list or an object of addresses, not %s", what, q,
-                              cres__json_quote(d, v, why, sizeof why));
-        }
+        if ((r = cres__spec_read_tasks(spec, d, j, k + 1, what, q, bad, err)) != CRES_OK) return r;
     }
     return CRES_OK;
 }
@@ -3557,6 +3565,32 @@ CRES__PRIVATE int cres__page_key(cres__page *pg, const char *lit, size_t *end) {
 }
 
 /* Appends the pods of one PodList page; *next gets metadata.continue (NULL when last). */
+/* A syntax error at the scan position, saying `why` (NULL: the reason already noted). */
+CRES__PRIVATE cres_result cres__page_bad(cres__page *pg, const char *why) {
+    if (why) pg->c.why = why;
+    return cres__json_syntax_error(&pg->c, CRES_ERR_INVALID_JSON, CRES__PAGE_WHAT, CRES_ERR_UNEXPECTED_RESPONSE, pg->err);
+}
+
+/* One member of the list object: "items" and "metadata" are read, others checked and skipped. */
+CRES__PRIVATE cres_result cres__page_member(cres__page *pg) {
+    size_t end, ignored;
+    int items, meta;
+    cres_result res;
+    if (pg->c.pos >= pg->c.n || pg->c.s[pg->c.pos] != '"') return cres__page_bad(pg, "expected a string key");
+    if ((items = cres__page_key(pg, "items", &end)) < 0) {
+        cres__scan_string(&pg->c); /* says what is wrong with the key */
+        return cres__page_bad(pg, NULL);
+    }
+    meta = cres__page_key(pg, "metadata", &end);
+    pg->c.pos = end;
+    if (!cres__page_expect(pg, ':', "expected ':' after a key")) return cres__page_bad(pg, NULL);
+    if (pg->c.pos >= pg->c.n) return cres__page_bad(pg, "unexpected end of the document");
+    if (items) return cres__page_items(pg);
+    if (meta) return cres__page_metadata(pg);
+    res = cres__json_check_value(&pg->c, 0, &ignored);
+    return res == CRES_OK ? CRES_OK : cres__json_syntax_error(&pg->c, res, CRES__PAGE_WHAT, CRES_ERR_UNEXPECTED_RESPONSE, pg->err);
+}
+
 CRES__PRIVATE cres_result cres__k8s_read_page(cres__k8s *k, const char *body, size_t len, cres__pods *pods,
                                              char **next, cres_error *err) {
     cres__page pg;
@@ -3576,44 +3610,14 @@ CRES__PRIVATE cres_result cres__k8s_read_page(cres__k8s *k, const char *body, si
         return res == CRES_OK ? cres__fail(err, CRES_ERR_UNEXPECTED_RESPONSE, "kubernetes: pod list is not an object") : res;
     }
     if (!cres__page_expect(&pg, '}', "")) {
-        for (;;) {
-            size_t end;
-            int items, meta;
-            if (pg.c.pos >= len || body[pg.c.pos] != '"' || (items = cres__page_key(&pg, "items", &end)) < 0) {
-                if (pg.c.pos >= len || body[pg.c.pos] != '"') pg.c.why = "expected a string key";
-                else cres__scan_string(&pg.c); /* says what is wrong with the key */
-                res = cres__json_syntax_error(&pg.c, CRES_ERR_INVALID_JSON, CRES__PAGE_WHAT, CRES_ERR_UNEXPECTED_RESPONSE, err);
-                break;
-            }
-            meta = cres__page_key(&pg, "metadata", &end);
-            pg.c.pos = end;
-            if (!cres__page_expect(&pg, ':', "expected ':' after a key")) {
-                res = cres__json_syntax_error(&pg.c, CRES_ERR_INVALID_JSON, CRES__PAGE_WHAT, CRES_ERR_UNEXPECTED_RESPONSE, err);
-                break;
-            }
-            if (pg.c.pos >= len) {
-                pg.c.why = "unexpected end of the document";
-                res = cres__json_syntax_error(&pg.c, CRES_ERR_INVALID_JSON, CRES__PAGE_WHAT, CRES_ERR_UNEXPECTED_RESPONSE, err);
-                break;
-            }
-            if (items) res = cres__page_items(&pg);
-            else if (meta) res = cres__page_metadata(&pg);
-            else {
-                size_t ignored;
-                res = cres__json_check_value(&pg.c, 0, &ignored);
-                if (res != CRES_OK) res = cres__json_syntax_error(&pg.c, res, CRES__PAGE_WHAT, CRES_ERR_UNEXPECTED_RESPONSE, err);
-            }
-            if (res != CRES_OK || cres__page_expect(&pg, '}', "")) break;
+        while ((res = cres__page_member(&pg)) == CRES_OK && !cres__page_expect(&pg, '}', "")) {
             if (!cres__page_expect(&pg, ',', "expected ',' or '}'")) {
-                res = cres__json_syntax_error(&pg.c, CRES_ERR_INVALID_JSON, CRES__PAGE_WHAT, CRES_ERR_UNEXPECTED_RESPONSE, err);
+                res = cres__page_bad(&pg, NULL);
                 break;
             }
         }
     }
-    if (res == CRES_OK && pg.c.pos != len) {
-        pg.c.why = "unexpected text after the document";
-        res = cres__json_syntax_error(&pg.c, CRES_ERR_INVALID_JSON, CRES__PAGE_WHAT, CRES_ERR_UNEXPECTED_RESPONSE, err);
-    }
+    if (res == CRES_OK && pg.c.pos != len) res = cres__page_bad(&pg, "unexpected text after the document");
     cres__free(&k->base.config.allocator, pg.tokens);
     if (res == CRES_OK) *next = pg.next;
     else cres__free(&k->base.config.allocator, pg.next);
