@@ -1623,6 +1623,18 @@ CRES__PRIVATE cres_result cres__json_parse(cres__json *d, const char *s, size_t 
     return CRES_OK;
 }
 
+/* cres__json_parse for a document that is not an HTTP body (environment, file, caller's text):
+   over CRES_MAX_DOCUMENT_BYTES is CRES_ERR_LIMIT before any parsing. */
+CRES__PRIVATE cres_result cres__json_parse_document(cres__json *d, const char *s, size_t len, const cres_allocator *a,
+                                                   const char *what, cres_result bad, cres_error *err) {
+    memset(d, 0, sizeof *d);
+    d->a = a;
+    if (len > CRES_MAX_DOCUMENT_BYTES)
+        return cres__fail(err, CRES_ERR_LIMIT, "%s: %zu bytes is more than the limit of %u", what, len,
+                          (unsigned)CRES_MAX_DOCUMENT_BYTES);
+    return cres__json_parse(d, s, len, a, what, bad, err);
+}
+
 CRES__PRIVATE void cres__json_free(cres__json *d) {
     if (d->t) cres__free(d->a, d->t);
     d->t = NULL;
@@ -2217,11 +2229,8 @@ CRES_API cres_result cres_spec_from_json(const char *json, size_t len, const cre
     if (!out) return cres__fail(err, CRES_ERR_INVALID_ARGUMENT, "spec: out is NULL");
     *out = NULL;
     if (!json) return cres__fail(err, CRES_ERR_INVALID_ARGUMENT, "cluster JSON is NULL");
-    if (len > CRES_MAX_DOCUMENT_BYTES)
-        return cres__fail(err, CRES_ERR_LIMIT, "cluster JSON: %zu bytes is more than the limit of %u", len,
-                          (unsigned)CRES_MAX_DOCUMENT_BYTES);
     if ((r = cres_spec_create(alloc, &spec, err)) != CRES_OK) return r;
-    r = cres__json_parse(&d, json, len, &spec->alloc, "cluster JSON", CRES_ERR_INVALID_JSON, err);
+    r = cres__json_parse_document(&d, json, len, &spec->alloc, "cluster JSON", CRES_ERR_INVALID_JSON, err);
     if (r == CRES_OK) {
         r = cres__spec_read_json(spec, &d, 0, "cluster JSON", CRES_ERR_INVALID_JSON, err);
         cres__json_free(&d);
@@ -2667,11 +2676,14 @@ CRES__PRIVATE cres_result cres__http_request(cres__http *h, const char *method, 
     req.ca_file = ca_file;
     req.max_response_bytes = c->max_response_bytes ? c->max_response_bytes : CRES__DEFAULT_MAX_RESPONSE;
     req.session = &h->session;
-    for (attempt = 0;; attempt++, wait_ms *= 2) {
+    for (attempt = 0;; attempt++, wait_ms = wait_ms <= CRES_MAX_RETRY_AFTER_MS / 2 ? wait_ms * 2 : CRES_MAX_RETRY_AFTER_MS) {
         int pause;
         res = cres__http_attempt(h, &req, resp, err);
         if (!cres__retryable(res, resp->status) || attempt >= retries) break;
-        pause = resp->retry_after_s > 0 ? resp->retry_after_s * 1000 : wait_ms;
+        pause = wait_ms;
+        if (resp->retry_after_s > 0) /* seconds, capped before they can overflow */
+            pause = resp->retry_after_s > CRES_MAX_RETRY_AFTER_MS / 1000 ? CRES_MAX_RETRY_AFTER_MS
+                                                                         : resp->retry_after_s * 1000;
         if (pause > CRES_MAX_RETRY_AFTER_MS) pause = CRES_MAX_RETRY_AFTER_MS;
         if (h->deadline && cres__now_ms() + pause >= h->deadline) break; /* no time left to retry */
         cres__log(h->r, CRES_LOG_WARN, "%s: %s %s: %s; retrying in %d ms (retry %d of %d)", h->r->vtable->name,
@@ -2843,15 +2855,21 @@ static void cres__curl_close(void *user, void *session) {
     curl_easy_cleanup((CURL *)session);
 }
 
-/* The request's headers as curl wants them; NULL with *ok = 0 when out of memory. */
-static struct curl_slist *cres__curl_headers(const cres_http_request *req, int *ok) {
-    struct curl_slist *list = NULL, *more;
-    char line[1024];
+/* The request's headers as curl wants them, whole whatever their length (a service account
+   token can pass 1 KB); NULL with *ok = 0 when out of memory. */
+static struct curl_slist *cres__curl_headers(const cres_http_request *req, const cres_allocator *a, int *ok) {
+    struct curl_slist *list = NULL, *more = NULL;
     size_t i;
     *ok = 1;
     for (i = 0; i < req->headers_count; i++) {
-        snprintf(line, sizeof line, "%s: %s", req->headers[i].name, req->headers[i].value);
-        if (!(more = curl_slist_append(list, line))) {
+        size_t n = strlen(req->headers[i].name) + strlen(req->headers[i].value) + 3;
+        char *line = (char *)cres__alloc(a, n);
+        if (line) {
+            snprintf(line, n, "%s: %s", req->headers[i].name, req->headers[i].value);
+            more = curl_slist_append(list, line); /* copies it */
+            cres__free(a, line);
+        }
+        if (!line || !more) {
             curl_slist_free_all(list);
             *ok = 0;
             return NULL;
@@ -2905,7 +2923,7 @@ static cres_result cres__curl_perform(void *user, const cres_http_request *req, 
     sink.a = alloc;
     sink.max = req->max_response_bytes;
     detail[0] = '\0';
-    headers = cres__curl_headers(req, &ok);
+    headers = cres__curl_headers(req, alloc, &ok);
     if (ok) {
         cres__curl_options(c, req, headers, &sink, detail);
         rc = curl_easy_perform(c);
@@ -2993,11 +3011,9 @@ CRES_API cres_result cres_simple_resolver_create(const cres_simple_options *o, c
     cres_resolver *r;
     cres__simple *s;
     cres_result res;
+    cres__clear(err);
     if (out) *out = NULL;
-    if (!o || !o->spec) {
-        cres__clear(err);
-        return cres__fail(err, CRES_ERR_INVALID_ARGUMENT, "simple: options.spec is required");
-    }
+    if (!o || !o->spec) return cres__fail(err, CRES_ERR_INVALID_ARGUMENT, "simple: options.spec is required");
     if (o->accelerators && o->accelerators->count > 8)
         return cres__fail(err, CRES_ERR_INVALID_ARGUMENT, "simple: more than 8 accelerator kinds");
     if ((res = cres_resolver_new(sizeof *s, &cres__simple_vtable, o->config, &r, err)) != CRES_OK) return res;
@@ -3067,6 +3083,11 @@ CRES__PRIVATE cres_result cres__union_accelerators(cres_resolver *r, const char 
     return cres_num_accelerators(((cres__union *)r)->children[0], task_type, task_id, out, err);
 }
 
+CRES__PRIVATE cres_result cres__union_devices(cres_resolver *r, const char *task_type, int task_id, char *buf,
+                                             size_t cap, size_t *out_len, cres_error *err) {
+    return cres_visible_devices(((cres__union *)r)->children[0], task_type, task_id, buf, cap, out_len, err);
+}
+
 CRES__PRIVATE void cres__union_destroy(cres_resolver *r) {
     cres__union *u = (cres__union *)r;
     size_t i;
@@ -3076,7 +3097,7 @@ CRES__PRIVATE void cres__union_destroy(cres_resolver *r) {
 }
 
 static const cres_resolver_vtable cres__union_vtable = {
-    "union", cres__union_resolve, cres__union_master, cres__union_accelerators, cres__union_destroy, NULL};
+    "union", cres__union_resolve, cres__union_master, cres__union_accelerators, cres__union_destroy, cres__union_devices};
 
 CRES_API cres_result cres_union_resolver_create(const cres_union_options *o, cres_resolver **out,
                                                 cres_error *err) {
@@ -3236,10 +3257,7 @@ CRES__PRIVATE cres_result cres__tf_parse(cres__tfconfig *t, const char *text, cr
     cres_result res;
     char q[CRES__QUOTE_SIZE];
     if (cres__is_blank(text)) return CRES_OK;
-    if (len > CRES_MAX_DOCUMENT_BYTES)
-        return cres__fail(err, CRES_ERR_LIMIT, "TF_CONFIG: %zu bytes is more than the limit of %u", len,
-                          (unsigned)CRES_MAX_DOCUMENT_BYTES);
-    if ((res = cres__json_parse(&d, text, len, a, "TF_CONFIG", CRES_ERR_ENVIRONMENT, err)) != CRES_OK) return res;
+    if ((res = cres__json_parse_document(&d, text, len, a, "TF_CONFIG", CRES_ERR_ENVIRONMENT, err)) != CRES_OK) return res;
     if (d.t[0].type != JSMN_OBJECT)
         res = cres__fail(err, CRES_ERR_ENVIRONMENT, "TF_CONFIG: must be a JSON object, not %s",
                          cres__json_quote(&d, 0, q, sizeof q));
@@ -3911,7 +3929,7 @@ CRES__PRIVATE cres_result cres__k8s_resolve(cres_resolver *r, cres_cluster_spec 
         if (cres__now_ms() + pause > deadline) return cres__wrap(err, res, CRES_OK, "after waiting: ");
         cres__log(r, CRES_LOG_INFO, "%s; waiting %d ms", err ? err->message : "kubernetes: not ready", pause);
         cres__sleep(r, pause);
-        if (pause < 5000) pause *= 2;
+        pause = pause < 2500 ? pause * 2 : 5000; /* 0.5, 1, 2, 4, 5, 5... s */
     }
 }
 
@@ -3990,7 +4008,8 @@ CRES__PRIVATE cres_result cres__k8s_server(cres__k8s *k, const cres_k8s_options 
         return cres__fail(err, CRES_ERR_ENVIRONMENT,
                           "kubernetes: not inside a cluster: KUBERNETES_SERVICE_HOST and KUBERNETES_SERVICE_PORT are "
                           "not set; pass options.server (e.g. http://127.0.0.1:8001 for kubectl proxy)");
-    if (strlen(host) > 256 || strlen(port) > 5 || cres__bad_text(host, 1) || strspn(port, "0123456789") != strlen(port))
+    if (strlen(host) > 256 || strlen(port) > 5 || cres__bad_text(host, 1) || strspn(port, "0123456789") != strlen(port) ||
+        atol(port) < 1 || atol(port) > 65535)
         return cres__fail(err, CRES_ERR_ENVIRONMENT, "kubernetes: KUBERNETES_SERVICE_HOST or _PORT is malformed");
     n = strlen(host) + strlen(port) + 16;
     if (!(k->server = (char *)cres__alloc(a, n))) return cres__oom(err, "kubernetes");
@@ -4116,17 +4135,20 @@ CRES__PRIVATE cres_result cres__metadata_get(cres__http *h, const char *base, co
     cres_resolver *r = h->r;
     cres_http_header flavor;
     cres_http_response resp;
-    char url[512];
+    size_t n = strlen(base) + strlen(path) + 24;
+    char *url = (char *)cres__alloc(&r->config.allocator, n);
     cres_result res;
     int timeout = r->config.timeout_ms, retries = r->config.max_retries;
     *out = NULL;
-    snprintf(url, sizeof url, "%s/computeMetadata/v1/%s", base, path);
+    if (!url) return cres__oom(err, r->vtable->name);
+    snprintf(url, n, "%s/computeMetadata/v1/%s", base, path);
     flavor.name = "Metadata-Flavor";
     flavor.value = "Google";
     /* Short and few: JAX users report six 60 s hangs off Google Cloud; we must not. */
     r->config.timeout_ms = timeout && timeout < CRES__METADATA_TIMEOUT_MS ? timeout : CRES__METADATA_TIMEOUT_MS;
     r->config.max_retries = retries < 0 ? -1 : 1;
     res = cres__http_request(h, "GET", url, &flavor, 1, NULL, NULL, &resp, err);
+    cres__free(&r->config.allocator, url);
     r->config.timeout_ms = timeout;
     r->config.max_retries = retries;
     /* no status line, and not for want of time: nobody is there */
@@ -4930,7 +4952,8 @@ CRES__PRIVATE cres_result cres__tpu_name(cres__tpu *t, const cres_tpu_options *o
     if (!config || cres__is_blank(config))
         return cres__fail(err, CRES_ERR_ENVIRONMENT,
                           "tpu: no TPU name: pass options.tpu (a name, grpc://host:port, or local) or set TPU_NAME");
-    if ((res = cres__json_parse(&d, config, strlen(config), a, "TPU_CONFIG", CRES_ERR_ENVIRONMENT, err)) != CRES_OK) return res;
+    if ((res = cres__json_parse_document(&d, config, strlen(config), a, "TPU_CONFIG", CRES_ERR_ENVIRONMENT, err)) != CRES_OK)
+        return res;
     cres__json_pick(&d, 0, keys, v, 3);
     slot[0] = &t->name, slot[1] = &t->gcp.project, slot[2] = &t->gcp.zone;
     for (i = 0; i < 3 && res == CRES_OK; i++) {
@@ -6210,10 +6233,8 @@ CRES__PRIVATE cres_result cres__sm_read(const cres_resolver *r, const cres_sagem
         if (!*first) return cres__fail(err, CRES_ERR_ENVIRONMENT, "sagemaker: %s is empty", src->hosts_what);
         if (*first != '[')
             return cres__fail(err, CRES_ERR_ENVIRONMENT, "sagemaker: %s must be a JSON list of host names", src->hosts_what);
-        if (strlen(doc_text) > CRES_MAX_DOCUMENT_BYTES)
-            return cres__fail(err, CRES_ERR_LIMIT, "sagemaker: %s is larger than %u bytes", src->hosts_what,
-                              (unsigned)CRES_MAX_DOCUMENT_BYTES);
-        res = cres__json_parse(&src->doc, doc_text, strlen(doc_text), a, src->hosts_what, CRES_ERR_ENVIRONMENT, err);
+        res = cres__json_parse_document(&src->doc, doc_text, strlen(doc_text), a, src->hosts_what, CRES_ERR_ENVIRONMENT,
+                                        err);
         if (res != CRES_OK) return cres__wrap(err, res, CRES_OK, "sagemaker: ");
         src->hosts = 0;
     }

@@ -2207,6 +2207,24 @@ static void tpu_config_malformed_is_environment_error(void **state) {
     }
 }
 
+/* TPU_CONFIG is a document like TF_CONFIG: over CRES_MAX_DOCUMENT_BYTES it is not parsed. */
+static void tpu_config_over_the_document_limit_is_refused(void **state) {
+    size_t n = 16u * 1024 * 1024 + 1; /* CRES_MAX_DOCUMENT_BYTES + 1 */
+    char *big = (char *)malloc(n + 1);
+    cres_tpu_options o = tpu_options(NULL);
+    cres_error err;
+    (void)state;
+    assert_non_null(big);
+    memset(big, ' ', n);
+    memcpy(big, "{\"tpu_node_name\": \"cfg-tpu\"}", 28);
+    big[n] = '\0';
+    memset(C.env_names, 0, sizeof C.env_names);
+    env_set("TPU_CONFIG", big);
+    tpu_create_fails(&o, CRES_ERR_LIMIT, &err);
+    HAS(err.message, "TPU_CONFIG: 16777217 bytes is more than the limit of 16777216");
+    free(big);
+}
+
 /* A name that is not a resource name is the fault of where it came from: the variable. */
 static void tpu_name_variables_not_a_resource_name(void **state) {
     cres_tpu_options o = tpu_options(NULL);
@@ -2649,6 +2667,7 @@ int main(void) {
         T(tpu_config_options_win),
         T(tpu_name_before_tpu_config),
         T(tpu_config_malformed_is_environment_error),
+        T(tpu_config_over_the_document_limit_is_refused),
         T(tpu_name_variables_not_a_resource_name),
         T(tpu_config_project_not_a_resource_name),
         T(metadata_zone_dot_dot_is_refused),

@@ -998,6 +998,27 @@ static void bad_gpu_settings(void **state) {
     SLURM_FAILS(o, CRES_ERR_ENVIRONMENT, "CUDA_VISIBLE_DEVICES", NULL);
 }
 
+/* A union answers GPU questions as its first child does, devices included. */
+static void union_over_slurm_gives_its_devices(void **state) {
+    cres_union_options uo;
+    cres_resolver *child, *u = NULL;
+    cres_error err;
+    (void)state;
+    step("n[1-2]", "2(x2)", 4, 1);
+    env_set("CUDA_VISIBLE_DEVICES", "4,5,6,7");
+    child = slurm();
+    memset(&uo, 0, sizeof uo);
+    uo.resolvers = &child;
+    uo.resolvers_count = 1;
+    uo.owns_resolvers = 1;
+    OK(cres_union_resolver_create(&uo, &u, &err));
+    assert_int_equal(gpus_of(u), 2);
+    assert_string_equal(devices_of(u, "worker", 0), "4,5");
+    assert_string_equal(devices_of(u, "worker", 3), "6,7");
+    assert_string_equal(devices_of(u, NULL, -1), devices_of(child, NULL, -1));
+    cres_resolver_free(u);
+}
+
 static void visible_devices_of_unknown_task_is_not_found(void **state) {
     char buf[64];
     cres_error err;
@@ -2331,6 +2352,7 @@ int main(void) {
         cmocka_unit_test_setup(gpus_per_node_option_wins_over_cuda, reset),
         cmocka_unit_test_setup(too_many_gpus_per_task_is_an_error, reset),
         cmocka_unit_test_setup(bad_gpu_settings, reset),
+        cmocka_unit_test_setup(union_over_slurm_gives_its_devices, reset),
         cmocka_unit_test_setup(visible_devices_of_unknown_task_is_not_found, reset),
         /* Slurm: ports, rpc layer, master, overrides */
         cmocka_unit_test_setup(port_base_option, reset),

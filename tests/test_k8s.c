@@ -1028,14 +1028,19 @@ static void in_cluster_without_port_is_environment_error(void **state) {
 }
 
 static void in_cluster_malformed_port_is_environment_error(void **state) {
+    static const char *const ports[] = {"443/x", "0", "65536", "99999", "123456", "-443"};
     cres_k8s_options o = in_cluster_options();
     cres_resolver *r = NULL;
     cres_error err;
+    size_t i;
     (void)state;
     env_set("KUBERNETES_SERVICE_HOST", "10.96.0.1");
-    env_set("KUBERNETES_SERVICE_PORT", "443/x");
-    EXPECT(cres_k8s_resolver_create(&o, &r, &err), CRES_ERR_ENVIRONMENT);
-    assert_null(r);
+    for (i = 0; i < N(ports); i++) {
+        env_set("KUBERNETES_SERVICE_PORT", ports[i]);
+        EXPECT(cres_k8s_resolver_create(&o, &r, &err), CRES_ERR_ENVIRONMENT);
+        HAS(err.message, "KUBERNETES_SERVICE_HOST or _PORT is malformed");
+        assert_null(r);
+    }
 }
 
 /* Without options.token_file a pod reads the service account's token at resolve. */
@@ -1354,6 +1359,23 @@ static void wait_that_times_out_is_not_ready(void **state) {
     HAS(err.message, "after waiting");
     HAS(err.message, "\"worker-0\"");
     HAS(err.message, "Pending");
+    sleeps_were(want, N(want));
+    all_replies_used();
+}
+
+/* Polls back off 0.5 s doubling, and stay at 5 s. */
+static void wait_backs_off_up_to_5_seconds(void **state) {
+    static const pod pending[] = {{.name = "worker-0", .phase = "Pending"}};
+    static const pod running[] = {{.name = "worker-0", .ip = "10.4.0.10"}};
+    static const int want[] = {500, 1000, 2000, 4000, 5000, 5000, 5000};
+    cres_k8s_options o = options();
+    size_t i;
+    (void)state;
+    o.wait_ms = 600000;
+    for (i = 0; i < N(want); i++) script_page(pending, N(pending), NULL);
+    script_page(running, N(running), NULL);
+    create(&o);
+    assert_string_equal(resolved(), dq("{'worker': ['10.4.0.10:8470']}"));
     sleeps_were(want, N(want));
     all_replies_used();
 }
@@ -2134,6 +2156,7 @@ int main(void) {
         T(running_pod_without_host_ip_is_not_ready),
         T(wait_pending_then_running_succeeds),
         T(wait_that_times_out_is_not_ready),
+        T(wait_backs_off_up_to_5_seconds),
         T(wait_does_not_repeat_other_errors),
         T(indexed_job_ordered_by_completion_index),
         T(completion_index_from_annotation_or_label),

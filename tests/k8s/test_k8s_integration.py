@@ -195,6 +195,15 @@ def test_in_cluster_https_with_token_and_ca():
     assert log[0]["headers"]["authorization"] == "Bearer <redacted>"
 
 
+def test_long_token_is_sent_whole():
+    # projected service-account tokens (JWTs) can pass 1 KB; the header carries all of it
+    long_token = "eyJhbGciOiJSUzI1NiJ9." + "x" * 3000 + ".sig"
+    f = Fake("--pods", PODS, "--bearer", long_token)
+    assert resolve(f, "--token-file", write("long-token", long_token), "--job", "worker=job-name=trainer") == \
+        {"worker": TRAINER}
+    f.stop()
+
+
 def test_tls_is_verified():
     f = Fake("--pods", PODS, tls=True)
     other = os.path.join(TMP, "certs", "other-ca.pem")
