@@ -103,13 +103,15 @@ check:
 $(BUILD)/fuzz_%: tests/fuzz/fuzz_%.c cluster_resolver.h | $(BUILD)
 	clang -g -O1 -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=undefined $< -o $@
 
-# Each target runs on a scratch copy of its seed corpus, so the repository stays as it is.
+# Each target runs on a scratch copy of its hand seeds (tests/fuzz/corpus/) and of the seeds
+# tests/fuzz/fixture_seeds.py derives from the test fixtures, so the repository stays as it is.
 # The smoke run in `make test` uses a fixed seed: CI replays a prefix of a run checked here,
 # so a red CI means a code change, not luck; `make fuzz` explores with fresh seeds.
 define run_fuzzers
 	@set -e; for f in $(FUZZ_BINS); do name=$${f#$(BUILD)/fuzz_}; \
 	  rm -rf $(BUILD)/corpus-$$name; mkdir -p $(BUILD)/corpus-$$name; \
 	  cp tests/fuzz/corpus/$$name/* $(BUILD)/corpus-$$name/; \
+	  python3 tests/fuzz/fixture_seeds.py $$name $(BUILD)/corpus-$$name; \
 	  echo "== $$f for $(1) s"; \
 	  ./$$f -max_total_time=$(1) $(2) -print_final_stats=1 -artifact_prefix=$(BUILD)/ $(BUILD)/corpus-$$name \
 	    2>&1 | grep -E '^(Done|stat::number_of_executed_units|stat::peak_rss_mb)|ERROR|SUMMARY'; \
