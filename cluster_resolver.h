@@ -9,9 +9,12 @@
       #define CLUSTER_RESOLVER_IMPLEMENTATION
       #include "cluster_resolver.h"
 
-   Other files include it without the define. The implementation needs the jsmn JSON
-   tokenizer as a system header (<jsmn.h>, Debian package libjsmn-dev); the declarations
-   need nothing but <stddef.h>.
+   Other files include it without the define. C99 or C++ (tested: C99, C11, C++11, C++17
+   with gcc and clang; 32-bit; mingw-w64). The implementation needs the jsmn JSON tokenizer
+   as a system header (<jsmn.h>, Debian package libjsmn-dev): it defines JSMN_STATIC,
+   JSMN_PARENT_LINKS and JSMN_STRICT before including it, so a file that includes <jsmn.h>
+   before the implementation must define the last two itself (#error otherwise). With
+   CLUSTER_RESOLVER_USE_CURL it includes <curl/curl.h>. The declarations need <stddef.h>.
 
    CONTENTS
       1. TL;DR
@@ -27,16 +30,21 @@
      10. Thread safety
      11. Differences from TensorFlow
      12. HTTP transport (and the bundled libcurl one)
+      Code map (search for ">>tag"): declarations >>results >>config >>spec >>resolver
+      >>backends >>launch >>hostlist; implementation >>impl >>alloc >>errors >>writer >>text
+      >>json >>spec >>resolver >>http >>curl >>simple >>union >>tfconfig >>local >>k8s
+      >>google >>gce >>tpu >>hostlist >>hpc >>slurm >>mpi >>sagemaker >>auto >>launch.
 
    1. TL;DR ------------------------------------------------------------------------------
 
       cres_resolver *r; cres_cluster_spec *spec; cres_error err;
-      char master[256];
       if (cres_auto_resolver_create(NULL, &r, &err) != CRES_OK) { puts(err.message); return 1; }
       if (cres_resolve(r, &spec, &err) == CRES_OK) {
           printf("%zu jobs; I am %s/%d\n", cres_spec_jobs_count(spec),
                  cres_task_type(r), cres_task_id(r));
-          cres_master(r, NULL, -1, NULL, master, sizeof master, NULL, &err);
+          const char *own = cres_task_type(r) ? cres_spec_task_address(spec, cres_task_type(r),
+                                                                       cres_task_id(r)) : NULL;
+          printf("my address: %s\n", own ? own : "(unknown)");
           cres_spec_free(spec);
       }
       cres_resolver_free(r);
@@ -47,7 +55,8 @@
       CLUSTER_RESOLVER_STATIC          (E) make every function static (private to one file).
       CRES_API                         (E) decoration of public functions; default extern.
       CRES_MALLOC(sz), CRES_REALLOC(p,sz), CRES_FREE(p)
-                                       (I) the default allocator; define all three or none.
+                                       (I) the default allocator (malloc, realloc, free);
+                                           define all three or none (#error otherwise).
       CRES_MAX_JSON_TOKENS             (I) most tokens in one JSON document (1000000).
       CRES_MAX_JSON_DEPTH              (I) deepest nesting of JSON arrays/objects (128).
       CRES_MAX_DOCUMENT_BYTES          (I) largest JSON document that is not an HTTP body,
@@ -63,6 +72,10 @@
       CLUSTER_RESOLVER_USE_CURL        (I) compile the bundled libcurl transport (-lcurl);
                                            declare it in other files too to see
                                            cres_curl_transport().
+      The CRES_MAX_* values are int constants; whatever they say, cres_launch_info keeps
+      master hosts of 255 bytes and addresses of 1023, and a hostlist name has at most 16
+      bracket groups. The version: CLUSTER_RESOLVER_VERSION_MAJOR/_MINOR/_PATCH, _STRING
+      ("0.1.0"), _NUM ((major << 16) | (minor << 8) | patch), and cres_version_string().
 
    3. CONCEPTS ---------------------------------------------------------------------------
       A cluster spec maps job names ("worker", "ps", "chief") to tasks: task index ->
@@ -70,8 +83,11 @@
       dense (indices 0..n-1) or sparse ({0: a, 3: b}), and may have no tasks at all.
       A resolver finds the spec of the running job from some source (an environment
       variable, a launcher, a cloud API) and knows this process's own task (task type =
-      job name, task id = index) when the source tells it. Each cres_resolve() asks the
-      source again and returns a fresh spec that the caller frees.
+      job name, task id = index) when the source tells it; kubernetes, gce, union and tpu
+      "local" learn it only at a resolve. Each cres_resolve() returns a fresh spec that the
+      caller frees. Backends whose source is the environment or a file (tfconfig, slurm,
+      mpi, sagemaker, simple, local) read it once, at create, and fail there; the HTTP
+      backends (kubernetes, gce, tpu) ask their API again at every resolve.
       The master of a task is its address, prefixed with "<rpc_layer>://" when an RPC layer
       such as "grpc" is set. The empty string means "local / in-process", as in TensorFlow.
 
@@ -79,7 +95,9 @@
       Every call that can fail returns a cres_result (CRES_OK = 0) and takes an optional
       cres_error *err (NULL allowed). On failure err->message names the thing that failed,
       e.g. `TF_CONFIG: "task.index" must be an integer, not "x"`; err->http_status holds
-      the HTTP status when there was one. cres_result_string() gives a fixed text per code.
+      the HTTP status when there was one, err->result the code returned; the message is at
+      most CRES_ERROR_MESSAGE_SIZE (256) bytes, cut when longer, always NUL-terminated. Every
+      call clears err first. cres_result_string() gives a fixed text per code.
       Memory: every object records the allocator it was made with (cres_config.allocator;
       zero = CRES_MALLOC/CRES_FREE) and frees with it. Objects returned to you are freed by
       cres_spec_free() / cres_resolver_free(); both accept NULL. On failure nothing is
@@ -87,7 +105,14 @@
       Strings the library produces are written snprintf-style into your buffer: at most
       `cap` bytes including the NUL; the full length (without the NUL) goes to *out_len when
       out_len is not NULL; buf = NULL with cap = 0 asks for the length and returns CRES_OK;
-      a short buffer gets a truncated, NUL-terminated string and CRES_ERR_BUFFER_TOO_SMALL.
+      a short buffer gets a truncated, NUL-terminated string and CRES_ERR_BUFFER_TOO_SMALL;
+      buf = NULL with cap > 0 is CRES_ERR_INVALID_ARGUMENT.
+      Codes beyond the obvious: CRES_ERR_ENVIRONMENT a variable or file is missing or wrong
+      (and "not on Google Cloud"); CRES_ERR_NOT_READY pods, instances or a TPU not ready yet;
+      CRES_ERR_UNSUPPORTED a Slurm distribution or Open MPI policy we cannot follow, an
+      unknown auto backend, TPU cores per host unknown; CRES_ERR_UNEXPECTED_RESPONSE an
+      answer of the wrong shape; CRES_ERR_NO_TRANSPORT an HTTP backend's resolve without a
+      transport (create succeeds); CRES_ERR_HTTP_STATUS with err->http_status.
 
    5. CLUSTER SPECS ----------------------------------------------------------------------
       cres_spec_create(alloc, &spec, err)     an empty spec (alloc NULL = default).
@@ -95,21 +120,29 @@
       cres_spec_add_task(spec, job, index, address, err)
                                      adds one task; creates the job when needed. index 0 to
                                      INT_MAX; a second task with the same index is
-                                     CRES_ERR_CONFLICT. Job names are 1..255 bytes of UTF-8
-                                     without control characters; addresses 1..1023 bytes
-                                     without spaces either. Strings are copied. A call that
-                                     fails leaves the spec as it was.
+                                     CRES_ERR_CONFLICT. Job names are 1..CRES_MAX_NAME_LENGTH
+                                     (255) bytes of UTF-8 without control characters,
+                                     addresses 1..CRES_MAX_ADDRESS_LENGTH (1023) bytes
+                                     without spaces either (too long: CRES_ERR_LIMIT, else
+                                     CRES_ERR_INVALID_ARGUMENT); addresses are not parsed
+                                     here. Strings are copied. A call that fails leaves
+                                     the spec as it was.
       cres_spec_add_job(spec, job, addresses, count, err)
-                                     adds tasks 0..count-1 (count 0 makes an empty job).
+                                     adds tasks 0..count-1 (count 0 makes an empty job); a
+                                     task of the job already below count is
+                                     CRES_ERR_CONFLICT.
       cres_spec_jobs_count, cres_spec_job_at(spec, i), cres_spec_job(spec, name)
                                      read jobs (sorted by name); the cres_job points into
                                      the spec and lives until the spec changes or is freed.
+                                     cres_spec_job_at() is NULL past the end.
       cres_spec_task_address(spec, job, index)   NULL when absent.
       cres_spec_num_tasks(spec, job)             defined tasks (not max index + 1).
       cres_spec_equal(a, b)          same jobs with the same tasks; a dense job equals a
                                      sparse one with the same indices; an empty job is not
-                                     a missing job.
+                                     a missing job; NULL equals only NULL.
       cres_spec_clone(spec, alloc, &copy, err)
+                                     a deep copy made with alloc (NULL = the default
+                                     allocator, not spec's).
       cres_spec_merge(dst, src, err) adds src's jobs to dst with TensorFlow's Union rules:
                                      two dense jobs concatenate (src's tasks renumbered
                                      after dst's); otherwise indices are kept (a dense job
@@ -118,49 +151,85 @@
                                      unchanged on failure.
       cres_spec_from_json(json, len, alloc, &spec, err)
                                      TF_CONFIG's "cluster" object:
-                                     {"worker": ["a:1", "b:2"], "ps": {"3": "c:3"}}.
+                                     {"worker": ["a:1", "b:2"], "ps": {"3": "c:3"}}; json is
+                                     len bytes (no NUL needed). Errors are
+                                     CRES_ERR_INVALID_JSON (a job or an index given twice
+                                     too); over CRES_MAX_DOCUMENT_BYTES CRES_ERR_LIMIT.
       cres_spec_to_json(spec, buf, cap, &len, err)
                                      the same form: dense jobs as lists, sparse jobs as
                                      objects with string keys, empty jobs as [].
 
    6. RESOLVERS --------------------------------------------------------------------------
-      Every backend's create function takes an options struct whose all-zero value means
-      "defaults" and whose first member is `const cres_config *config` (NULL = defaults):
-      allocator, getenv hook (the library never calls setenv and, with the hook set, never
-      reads the process environment), logger (tokens are never logged), HTTP transport and
-      limits. Options strings are copied; config's callbacks and user pointers are borrowed
-      and must outlive the resolver.
-      Common options fields: task_type (NULL = what the backend finds), task_id (used only
-      when task_type is set), rpc_layer (NULL = the backend's default).
-      cres_resolve(r, &spec, err)    a fresh spec; free it with cres_spec_free().
+      Each backend has cres_<name>_resolver_create(&options, &r, err): simple, union,
+      tfconfig, local, k8s (its cres_resolver_name() is "kubernetes"), gce, tpu, slurm, mpi,
+      sagemaker, auto. On failure *r is NULL. The options struct's all-zero value means
+      "defaults" (NULL options too, except for simple, union and gce, which need theirs)
+      and its first member is `const cres_config *config` (NULL = all defaults). Options
+      strings are copied; config's callbacks and user pointers are borrowed and must
+      outlive the resolver. Every create checks the config:
+        allocator        {alloc(size, user), free(ptr, user), user}: both functions or
+                         neither (zero = CRES_MALLOC / CRES_FREE). alloc never gets 0 bytes,
+                         free never gets NULL; there is no realloc (the library copies).
+        getenv           NULL = getenv(). The string it returns must stay valid until the
+                         library call that asked returns. Every variable the library reads
+                         goes through it; it never calls setenv(). (libcurl itself reads
+                         http_proxy and friends; auto also looks for SageMaker's file.)
+        log              NULL = silent. DEBUG: each request's method and URL; INFO: choices
+                         (auto's pick, 410 restarts, polls); WARN: retries. Messages are
+                         valid only during the call; access tokens are never logged.
+        transport        perform NULL = cres_curl_transport() when compiled in (section 12).
+        timeout_ms       each HTTP request: 0 = 10000; negative is CRES_ERR_INVALID_ARGUMENT.
+        max_retries      0 = 3, -1 = none; below -1 CRES_ERR_INVALID_ARGUMENT.
+        max_response_bytes  0 = 64 MiB.
+        resolve_timeout_ms  a whole resolve: 0 = 60000, -1 = no bound; below -1 invalid.
+        sleep            NULL = select() (Sleep() on Windows); used for retry waits and
+                         Kubernetes polls, so tests can make time pass at once.
+      Common options fields (all backends but local, which has cres_set_task()): task_type
+      (NULL = what the backend finds), task_id (used only when task_type is set), rpc_layer
+      (NULL = the backend's default).
+      cres_resolve(r, &spec, err)    a fresh spec; free it with cres_spec_free(). A spec a
+                                     backend leaves in *out on failure is freed for it.
       cres_master(r, task_type, task_id, rpc_layer, buf, cap, &len, err)
                                      task_type NULL = own, task_id -1 = own, rpc_layer NULL
                                      = own ("" = none). With a task known: its address,
                                      prefixed "<rpc>://" when the rpc layer is not empty; a
                                      task missing from the spec is CRES_ERR_NOT_FOUND. With
                                      no task: the backend's rule (see each backend; by
-                                     default "").
+                                     default ""). Backends without a rule of their own
+                                     resolve for each call (HTTP backends: requests): to
+                                     avoid that keep the spec and use
+                                     cres_spec_task_address(). task_id below -1 is
+                                     CRES_ERR_INVALID_ARGUMENT.
       cres_num_accelerators(r, task_type, task_id, &acc, err)
-                                     accelerators per task, e.g. {"GPU", 4}; count 0 = none.
+                                     accelerators per task, e.g. {"GPU", 4}: at most 8 kinds
+                                     {type (15 chars), count}; count 0 = none.
       cres_task_type(r), cres_task_id(r), cres_rpc_layer(r), cres_environment(r),
-      cres_resolver_name(r)          getters; NULL / -1 / NULL / "" when unknown.
+      cres_resolver_name(r)          getters: NULL, -1, NULL (none) and "" when unknown; the
+                                     name is the backend's (auto: the one it chose).
+                                     Returned strings belong to r and live until r is
+                                     freed or the next cres_set_*, cres_resolve or
+                                     cres_master on it.
       cres_set_task(r, task_type, task_id, err)
                                      override the own task (NULL = keep the type, -1 = keep
                                      the id); an override, "" and 0 included, always wins
-                                     over what the backend finds later.
+                                     over what the backend finds later. Strings are copied.
       cres_set_rpc_layer(r, rpc_layer, err)      NULL or "" = none.
       cres_resolver_free(r)
       cres_visible_devices(r, task_type, task_id, buf, cap, &len, err)
                                      the GPUs a task (NULL / -1 = own) should see, as a
                                      CUDA_VISIBLE_DEVICES value ("2,3"); "" when the backend
                                      assigns none. Never written to the environment.
-      Writing a backend: fill a cres_resolver_vtable (name, resolve, and optionally master,
-      num_accelerators, destroy, visible_devices), then cres_resolver_new(sizeof(my_struct), &vtable,
-      config, &r, err) gives a zeroed block whose first member is the cres_resolver; your
+      Writing a backend: fill a static cres_resolver_vtable (name, resolve, and optionally
+      master, num_accelerators, destroy, visible_devices; the library borrows it), then
+      cres_resolver_new(sizeof(my_struct), &vtable, config, &r, err) checks the config and
+      gives a zeroed block whose first member is the cres_resolver (task id -1); your
       resolve() builds a spec with cres_spec_create(cres_resolver_allocator(r), ...), reads
       the environment with cres_resolver_getenv(r, name) (the config's hook), may report the
       own task with cres_set_detected_task() (an override from cres_set_task() wins) and
-      the environment with cres_set_environment(). See examples/custom_backend.c.
+      the environment with cres_set_environment() (NULL or "" = ""). resolve() returning
+      CRES_OK without a spec is CRES_ERR_UNEXPECTED_RESPONSE. destroy() frees what the
+      backend owns, never the block. Read the cres_resolver fields through the getters.
+      See examples/custom_backend.c.
 
    7. BACKENDS ---------------------------------------------------------------------------
       simple   (cres_simple_options)  a spec you give (copied), an optional master string,
@@ -1071,6 +1140,22 @@ CRES__PRIVATE const cres_allocator *cres__pick_allocator(const cres_allocator *a
     return a ? a : &cres__default_allocator;
 }
 
+/* Copies an optional string option; 0 on out of memory. */
+CRES__PRIVATE int cres__opt_copy(const cres_allocator *a, char **field, const char *value) {
+    if (!value) return 1;
+    *field = cres__strdup(a, value);
+    return *field != NULL;
+}
+
+/* Copies a base URL without its trailing slashes (paths are appended with their own). */
+CRES__PRIVATE int cres__url_copy(const cres_allocator *a, char **field, const char *value) {
+    size_t n;
+    if (!cres__opt_copy(a, field, value)) return 0;
+    n = strlen(*field);
+    while (n && (*field)[n - 1] == '/') (*field)[--n] = '\0';
+    return 1;
+}
+
 /* ////////////////////////////////////////////////////////////////////////////////////////
    Errors                                                                          >>errors */
 
@@ -1322,6 +1407,47 @@ CRES__PRIVATE int cres__split_address(const char *addr, const char **host, size_
         *port = (int)p;
     }
     return 1;
+}
+
+CRES__PRIVATE int cres__is_blank(const char *s) {
+    for (; *s; s++)
+        if (*s != ' ' && *s != '\t' && *s != '\n' && *s != '\r') return 0;
+    return 1;
+}
+
+/* Natural order: digit runs compare as numbers, so worker-2 comes before worker-10; names
+   equal as numbers (n1, n01) fall back to strcmp, so the order is total. */
+CRES__PRIVATE int cres__natural_cmp(const char *a, const char *b) {
+    const char *a0 = a, *b0 = b;
+    while (*a && *b) {
+        if (*a >= '0' && *a <= '9' && *b >= '0' && *b <= '9') {
+            const char *x = a, *y = b;
+            size_t nx, ny;
+            while (*x == '0') x++;
+            while (*y == '0') y++;
+            for (a = x; *a >= '0' && *a <= '9'; a++) {}
+            for (b = y; *b >= '0' && *b <= '9'; b++) {}
+            nx = (size_t)(a - x);
+            ny = (size_t)(b - y);
+            if (nx != ny) return nx < ny ? -1 : 1;
+            if (nx && memcmp(x, y, nx) != 0) return memcmp(x, y, nx) < 0 ? -1 : 1;
+        } else {
+            if (*a != *b) return (unsigned char)*a < (unsigned char)*b ? -1 : 1;
+            a++;
+            b++;
+        }
+    }
+    if (*a || *b) return *a ? 1 : -1;
+    return strcmp(a0, b0) < 0 ? -1 : strcmp(a0, b0) > 0;
+}
+
+/* "host:port", with brackets around an IPv6 literal. */
+CRES__PRIVATE char *cres__join_host_port(const cres_allocator *a, const char *host, int port) {
+    int v6 = strchr(host, ':') != NULL && host[0] != '[';
+    size_t n = strlen(host) + 16;
+    char *s = (char *)cres__alloc(a, n);
+    if (s) snprintf(s, n, v6 ? "[%s]:%d" : "%s:%d", host, port);
+    return s;
 }
 
 /* ////////////////////////////////////////////////////////////////////////////////////////
@@ -3241,12 +3367,6 @@ CRES__PRIVATE cres_result cres__tf_check_task(const cres_cluster_spec *spec, con
     return CRES_OK;
 }
 
-CRES__PRIVATE int cres__is_blank(const char *s) {
-    for (; *s; s++)
-        if (*s != ' ' && *s != '\t' && *s != '\n' && *s != '\r') return 0;
-    return 1;
-}
-
 /* Parses TF_CONFIG text into t->spec, t->master (session_master) and f. */
 CRES__PRIVATE cres_result cres__tf_parse(cres__tfconfig *t, const char *text, cres__tf_fields *f,
                                         cres_error *err) {
@@ -3333,15 +3453,6 @@ CRES__PRIVATE void cres__local_destroy(cres_resolver *r) {
 
 static const cres_resolver_vtable cres__local_vtable = {"local", cres__local_resolve, NULL, NULL,
                                                         cres__local_destroy, NULL};
-
-/* "host:port", with brackets around an IPv6 literal. */
-CRES__PRIVATE char *cres__join_host_port(const cres_allocator *a, const char *host, int port) {
-    int v6 = strchr(host, ':') != NULL && host[0] != '[';
-    size_t n = strlen(host) + 16;
-    char *s = (char *)cres__alloc(a, n);
-    if (s) snprintf(s, n, v6 ? "[%s]:%d" : "%s:%d", host, port);
-    return s;
-}
 
 CRES_API cres_result cres_local_resolver_create(const cres_local_options *o, cres_resolver **out,
                                                 cres_error *err) {
@@ -3741,32 +3852,6 @@ CRES__PRIVATE cres_result cres__k8s_list(cres__k8s *k, cres__http *h, const cres
     return res;
 }
 
-/* Natural order: digit runs compare as numbers, so worker-2 comes before worker-10; names
-   equal as numbers (n1, n01) fall back to strcmp, so the order is total. */
-CRES__PRIVATE int cres__natural_cmp(const char *a, const char *b) {
-    const char *a0 = a, *b0 = b;
-    while (*a && *b) {
-        if (*a >= '0' && *a <= '9' && *b >= '0' && *b <= '9') {
-            const char *x = a, *y = b;
-            size_t nx, ny;
-            while (*x == '0') x++;
-            while (*y == '0') y++;
-            for (a = x; *a >= '0' && *a <= '9'; a++) {}
-            for (b = y; *b >= '0' && *b <= '9'; b++) {}
-            nx = (size_t)(a - x);
-            ny = (size_t)(b - y);
-            if (nx != ny) return nx < ny ? -1 : 1;
-            if (nx && memcmp(x, y, nx) != 0) return memcmp(x, y, nx) < 0 ? -1 : 1;
-        } else {
-            if (*a != *b) return (unsigned char)*a < (unsigned char)*b ? -1 : 1;
-            a++;
-            b++;
-        }
-    }
-    if (*a || *b) return *a ? 1 : -1;
-    return strcmp(a0, b0) < 0 ? -1 : strcmp(a0, b0) > 0;
-}
-
 CRES__PRIVATE int cres__cmp_pod_key(const void *x, const void *y) {
     const cres__pod *p = (const cres__pod *)x, *q = (const cres__pod *)y;
     int c = strcmp(p->ns, q->ns);
@@ -3953,22 +4038,6 @@ CRES__PRIVATE void cres__k8s_destroy(cres_resolver *r) {
 
 static const cres_resolver_vtable cres__k8s_vtable = {"kubernetes", cres__k8s_resolve, NULL, NULL, cres__k8s_destroy,
                                                        NULL};
-
-/* Copies an optional string option; 0 on out of memory. */
-CRES__PRIVATE int cres__opt_copy(const cres_allocator *a, char **field, const char *value) {
-    if (!value) return 1;
-    *field = cres__strdup(a, value);
-    return *field != NULL;
-}
-
-/* Copies a base URL without its trailing slashes (paths are appended with their own). */
-CRES__PRIVATE int cres__url_copy(const cres_allocator *a, char **field, const char *value) {
-    size_t n;
-    if (!cres__opt_copy(a, field, value)) return 0;
-    n = strlen(*field);
-    while (n && (*field)[n - 1] == '/') (*field)[--n] = '\0';
-    return 1;
-}
 
 CRES__PRIVATE cres_result cres__k8s_copy_jobs(cres__k8s *k, const cres_k8s_options *o, cres_error *err) {
     static const cres_k8s_job_selector tf_default = {"worker", "job-name=tensorflow"};
@@ -5280,7 +5349,7 @@ CRES_API cres_result cres_tasks_per_node_expand(const char *text, int *counts, s
 }
 
 /* ////////////////////////////////////////////////////////////////////////////////////////
-   HPC launchers: where the ranks run (shared by Slurm and MPI)                       >>hpc */
+   HPC launchers: where the ranks run (shared by Slurm, MPI and SageMaker)            >>hpc */
 
 /* How a launcher deals ranks to nodes. Slurm names these in SLURM_DISTRIBUTION. */
 typedef enum cres__deal { CRES__DEAL_BLOCK, CRES__DEAL_CYCLIC, CRES__DEAL_PLANE } cres__deal;
@@ -5709,6 +5778,32 @@ CRES__PRIVATE cres_result cres__env_int(const cres_resolver *r, const char *name
     return CRES_OK;
 }
 
+/* The start and the end both backends share; in between each reads its layout. */
+CRES__PRIVATE cres_result cres__hpc_new(const cres_resolver_vtable *vtable, const cres_config *config, cres_resolver **r,
+                                       cres__layout *l, cres_error *err) {
+    memset(l, 0, sizeof *l);
+    l->own_node = l->own_local = l->own_local_size = -1;
+    return cres_resolver_new(sizeof(cres__hpc), vtable, config, r, err);
+}
+
+CRES__PRIVATE void cres__hpc_want_set(cres__hpc_want *w, const cres_job_count *jobs, size_t jobs_count, int port_base,
+                                     int gpus_per_node, int gpus_per_task) {
+    w->jobs = jobs;
+    w->jobs_count = jobs_count;
+    w->port_base = port_base;
+    w->gpus_per_node = gpus_per_node;
+    w->gpus_per_task = gpus_per_task;
+}
+
+CRES__PRIVATE cres_result cres__hpc_finish(cres_resolver *r, cres_result res, cres__layout *l, const cres__hpc_want *w,
+                                          const char *task_type, int task_id, const char *rpc_layer, cres_error *err) {
+    if (res == CRES_OK) res = cres_set_rpc_layer(r, "grpc", err);
+    if (res == CRES_OK) res = cres__hpc_build((cres__hpc *)r, l, w, err);
+    if (res == CRES_OK) res = cres__apply_options(r, task_type, task_id, rpc_layer, err);
+    cres__layout_free(&r->config.allocator, l);
+    return res;
+}
+
 /* ////////////////////////////////////////////////////////////////////////////////////////
    Slurm: the tasks of the job step                                                >>slurm */
 
@@ -5788,32 +5883,6 @@ CRES__PRIVATE cres_result cres__slurm_layout(const cres_resolver *r, cres__layou
 
 static const cres_resolver_vtable cres__slurm_vtable = {"slurm", cres__hpc_resolve, NULL, cres__hpc_accelerators,
                                                         cres__hpc_destroy, cres__hpc_devices};
-
-/* The start and the end both backends share; in between each reads its layout. */
-CRES__PRIVATE cres_result cres__hpc_new(const cres_resolver_vtable *vtable, const cres_config *config, cres_resolver **r,
-                                       cres__layout *l, cres_error *err) {
-    memset(l, 0, sizeof *l);
-    l->own_node = l->own_local = l->own_local_size = -1;
-    return cres_resolver_new(sizeof(cres__hpc), vtable, config, r, err);
-}
-
-CRES__PRIVATE void cres__hpc_want_set(cres__hpc_want *w, const cres_job_count *jobs, size_t jobs_count, int port_base,
-                                     int gpus_per_node, int gpus_per_task) {
-    w->jobs = jobs;
-    w->jobs_count = jobs_count;
-    w->port_base = port_base;
-    w->gpus_per_node = gpus_per_node;
-    w->gpus_per_task = gpus_per_task;
-}
-
-CRES__PRIVATE cres_result cres__hpc_finish(cres_resolver *r, cres_result res, cres__layout *l, const cres__hpc_want *w,
-                                          const char *task_type, int task_id, const char *rpc_layer, cres_error *err) {
-    if (res == CRES_OK) res = cres_set_rpc_layer(r, "grpc", err);
-    if (res == CRES_OK) res = cres__hpc_build((cres__hpc *)r, l, w, err);
-    if (res == CRES_OK) res = cres__apply_options(r, task_type, task_id, rpc_layer, err);
-    cres__layout_free(&r->config.allocator, l);
-    return res;
-}
 
 CRES_API cres_result cres_slurm_resolver_create(const cres_slurm_options *o, cres_resolver **out, cres_error *err) {
     cres_slurm_options none;
