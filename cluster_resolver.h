@@ -1615,6 +1615,30 @@ CRES__PRIVATE int cres__scan_literal(cres__scan *c) {
     return 0;
 }
 
+/* An object key at c->pos and its ':', after which the value comes. */
+CRES__PRIVATE int cres__scan_key(cres__scan *c) {
+    if (c->s[c->pos] != '"') {
+        c->why = "expected a string key";
+        return 0;
+    }
+    if (!cres__scan_string(c)) return 0;
+    cres__skip_ws(c);
+    if (c->pos >= c->n || c->s[c->pos] != ':') {
+        c->why = "expected ':' after a key";
+        return 0;
+    }
+    c->pos++;
+    return 1;
+}
+
+/* A string, number or literal at c->pos. */
+CRES__PRIVATE int cres__scan_scalar(cres__scan *c) {
+    char ch = c->s[c->pos];
+    if (ch == '"') return cres__scan_string(c);
+    if (ch == '-' || (ch >= '0' && ch <= '9')) return cres__scan_number(c);
+    return cres__scan_literal(c);
+}
+
 /* Checks RFC 8259 syntax of the value at c->pos in one pass, moves past it and counts the
    tokens jsmn will make for it; with `whole`, only white space may follow. Returns CRES_OK,
    CRES_ERR_LIMIT or CRES_ERR_INVALID_JSON, with c->why and c->pos. */
@@ -1642,17 +1666,7 @@ CRES__PRIVATE cres_result cres__json_check_value(cres__scan *c, int whole, size_
             return CRES_ERR_LIMIT;
         }
         if (state == KEY) {
-            if (c->s[c->pos] != '"') {
-                c->why = "expected a string key";
-                return CRES_ERR_INVALID_JSON;
-            }
-            if (!cres__scan_string(c)) return CRES_ERR_INVALID_JSON;
-            cres__skip_ws(c);
-            if (c->pos >= c->n || c->s[c->pos] != ':') {
-                c->why = "expected ':' after a key";
-                return CRES_ERR_INVALID_JSON;
-            }
-            c->pos++;
+            if (!cres__scan_key(c)) return CRES_ERR_INVALID_JSON;
             state = VALUE;
         } else if (state == VALUE) {
             char ch = c->s[c->pos];
@@ -1671,11 +1685,7 @@ CRES__PRIVATE cres_result cres__json_check_value(cres__scan *c, int whole, size_
                 } else {
                     state = ch == '{' ? KEY : VALUE;
                 }
-            } else if (ch == '"') {
-                if (!cres__scan_string(c)) return CRES_ERR_INVALID_JSON;
-            } else if (ch == '-' || (ch >= '0' && ch <= '9')) {
-                if (!cres__scan_number(c)) return CRES_ERR_INVALID_JSON;
-            } else if (!cres__scan_literal(c)) {
+            } else if (!cres__scan_scalar(c)) {
                 return CRES_ERR_INVALID_JSON;
             }
         } else {
