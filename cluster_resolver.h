@@ -232,13 +232,17 @@
       See examples/custom_backend.c.
 
    7. BACKENDS ---------------------------------------------------------------------------
-      simple   (cres_simple_options)  a spec you give (copied), an optional master string,
-               environment and accelerator counts. master() with no task: options.master
-               when set, else the own task's address, else "".
+      simple   (cres_simple_options)  a spec you give (required, copied), an optional master
+               string, environment and accelerator counts (at most 8 kinds, the same for
+               every task); rpc layer none. master() with no task: options.master when set,
+               else the own task's address, else "".
       union    (cres_union_options)   merges the specs of several resolvers with
                cres_spec_merge(), asking each child once per resolve. Own task, rpc layer and
-               environment: the union's overrides, else the first child's. master() with no
-               task asks the first child. Children are borrowed unless owns_resolvers is set.
+               environment: the union's overrides, else the first child's (rpc layer and
+               environment as at create). master() with no task, cres_num_accelerators and
+               cres_visible_devices ask the first child. Children (at least one, none NULL)
+               are borrowed unless owns_resolvers is set: then they are freed with the union,
+               also when its create fails.
       tfconfig (cres_tfconfig_options) the TF_CONFIG environment variable (or options.json):
                {"cluster": {...}, "task": {"type": "worker", "index": 1},
                 "rpc_layer": "grpc", "session_master": "...", "environment": "cloud"}.
@@ -246,13 +250,17 @@
                that is negative, not an integer or past INT_MAX, a task type that is not a
                job of a non-empty cluster (except "evaluator", which runs outside the
                cluster), and a task index missing from its job are CRES_ERR_ENVIRONMENT
-               with the field named. Unset or empty TF_CONFIG is an empty cluster. task.type
+               with the field named. Unset, empty or blank TF_CONFIG is an empty cluster
+               (over CRES_MAX_DOCUMENT_BYTES: CRES_ERR_LIMIT); rpc layer none unless it says
+               one. task.type
                may be a string or an integer; task.index an integer or a decimal string.
                "sparseCluster" is read when "cluster" is absent. master() with no task:
                session_master when set (whatever the task, as in TF); "" for an empty
                cluster or one job holding only task 0; else CRES_ERR_NOT_FOUND.
       local    (cres_local_options)   one task on this host: job "worker" (job_name),
-               address "localhost:8470" (host, port). Own task = that task.
+               address "localhost:8470" (host, port 1..65535, 0 = 8470; a host with ':' is
+               bracketed). Own task = that task; rpc layer none (rpc_layer). Its options have
+               no task fields: use cres_set_task().
       auto     (cres_auto_options)    picks a backend from the environment, without any
                network call, taking the first that applies:
                  1. tfconfig   TF_CONFIG is set and not blank
@@ -271,10 +279,13 @@
                                "worker" is the selector job-name=<job>. A pod alone is not
                                enough: every pod has KUBERNETES_SERVICE_HOST.
                  7. local      one task on this host, so a program runs unchanged on a laptop.
-               Forcing: options.backend ("tfconfig", "mpi", "slurm", "sagemaker", "tpu",
-               "kubernetes", "local"), else the variable CLUSTER_RESOLVER_BACKEND (a name,
-               or "off" for local). options.port goes to the chosen backend (slurm and mpi:
-               port_base). cres_resolver_name() tells which was chosen; config.log hears why.
+               Forcing: options.backend, else $CLUSTER_RESOLVER_BACKEND: "tfconfig", "mpi",
+               "slurm", "sagemaker", "tpu", "kubernetes" (or "k8s"), "local"; "off" = local;
+               NULL, "" or "auto" = detect; another name is CRES_ERR_UNSUPPORTED. A forced
+               kubernetes outside an Indexed Job lists TF's job-name=tensorflow. options.port
+               goes to local, kubernetes, sagemaker (port), slurm and mpi (port_base); tfconfig
+               and tpu have their own. cres_resolver_name() tells which was chosen; config.log
+               hears why.
 
       slurm    (cres_slurm_options)   the tasks of the Slurm job step this process is in,
                read once at create from SLURM_PROCID, SLURM_STEP_NUM_TASKS,
@@ -290,13 +301,15 @@
                name, each taking options.jobs[i].count ranks (default: one "worker" job of
                every task), so for {worker 6, ps 2} ps is ranks 0-1 and worker 2-7; the
                counts must add up to SLURM_STEP_NUM_TASKS. Own task: the job and index of
-               SLURM_PROCID. Without a step (SLURM_STEP_NODELIST unset, SLURM_JOB_ID set: an
+               SLURM_PROCID. options.jobs: 1..1024 {job, count >= 0} with distinct names (count
+               0: an empty job); port_base 1..65535 (0 = 8888), and the highest port it gives
+               must be one too. Without a step (SLURM_STEP_NODELIST unset, SLURM_JOB_ID set: an
                sbatch script, an salloc shell) only this process runs: one task on
                $SLURMD_NODENAME, else localhost. GPUs: gpus_per_node (0 = the number of ids
                in $CUDA_VISIBLE_DEVICES (ids, UUIDs or MIG names: letters, digits and -_:./);
-               unset, empty, "NoDevFiles" or "-1" mean none;
-               CRES_NO_GPUS = none),
-               gpus_per_task (0 = gpus_per_node / most tasks on one node); task k of a node
+               unset, empty, "NoDevFiles" or "-1" mean none; CRES_NO_GPUS (-1) = none; at most
+               4096), gpus_per_task (0 = gpus_per_node / most tasks on one node; at most 4096;
+               more than a node has is CRES_ERR_ENVIRONMENT); task k of a node
                gets devices k*g .. k*g+g-1: ids from $CUDA_VISIBLE_DEVICES when that was the
                source or lists at least gpus_per_node ids ("4,5,6,7" gives "4,5" and "6,7"),
                else numbers from 0. They are
@@ -306,97 +319,124 @@
                from the first family set: Open MPI OMPI_COMM_WORLD_{RANK,SIZE,LOCAL_RANK,
                LOCAL_SIZE}; MVAPICH MV2_COMM_WORLD_*; MPICH / Intel MPI PMI_RANK, PMI_SIZE
                (MPI_LOCALRANKID, MPI_LOCALNRANKS); PMIx PMIX_RANK. Hosts from the first
-               source that knows: (1) options.hostfile, Open MPI ("host slots=N
-               max_slots=M", '#' comments, a host named again adds slots) or MPICH
-               ("host:N") lines, ranks filling each host's slots in file order (mpirun's
-               default; more ranks than slots is an error), or round-robin over the hosts
-               with room when Open MPI says it mapped or ranked by node
-               (OMPI_MCA_rmaps_base_mapping_policy / _ranking_policy "node"; policies within a
-               node count as slot; ppr, seq, rankfile and others are CRES_ERR_UNSUPPORTED); (2) srun started the ranks
-               (SLURM_PROCID and SLURM_STEP_NUM_TASKS equal the MPI rank and size): the
-               Slurm step, as the slurm backend reads it; (3) every rank on this host (local
-               size = world size): options.hostname, else $PMIX_HOSTNAME, else localhost;
-               (4) mpirun inside a Slurm allocation: the nodes of its daemons' step
-               (SLURM_STEP_NODELIST, own node SLURM_NODEID), local-size ranks each, in
-               blocks; else CRES_ERR_ENVIRONMENT asking for the hostfile. The launcher's
-               local rank and size must agree with the placement. Addresses, jobs, GPUs and
-               rpc layer as for slurm.
+               source that knows: (1) options.hostfile (read at create), Open MPI ("host
+               slots=N", max_slots accepted and ignored, '#' comments, a host named again
+               adds slots) or MPICH ("host:N") lines, ranks filling each host's slots in
+               file order (mpirun's default; more ranks than slots is an error), or
+               round-robin over the hosts with room when Open MPI says it mapped or ranked
+               by node (OMPI_MCA_rmaps_base_mapping_policy / _ranking_policy "node";
+               policies within a node count as slot; ppr, seq, rankfile and others are
+               CRES_ERR_UNSUPPORTED); (2) srun started the ranks (SLURM_PROCID and
+               SLURM_STEP_NUM_TASKS equal the MPI rank and size): the Slurm step, as the
+               slurm backend reads it; (3) every rank on this host (local size = world
+               size): options.hostname, else $PMIX_HOSTNAME, else localhost; (4) mpirun
+               inside a Slurm allocation: the nodes of its daemons' step
+               (SLURM_STEP_NODELIST, own node SLURM_NODEID), local-size ranks each, in the
+               order of Open MPI's ranking policy (blocks by default); else
+               CRES_ERR_ENVIRONMENT asking for the hostfile. The launcher's local rank and
+               size must agree with the placement. Addresses, jobs, GPUs and rpc layer as
+               for slurm.
       sagemaker (cres_sagemaker_options) the hosts of a SageMaker training job: a JSON list
                from options.hosts, else $SM_HOSTS, else "hosts" of the resource config file
                (options.resource_config, default /opt/ml/input/config/resourceconfig.json);
                this host from options.current_host, else $SM_CURRENT_HOST, else the file's
                "current_host". Hosts in natural order (algo-2 before algo-10), one job
-               "worker" (job_name) at port 2223; own task = the current host's index. An
-               empty list, a host named twice, or a current host not in the list is
+               "worker" (job_name) at port 2223 (1..65535); own task = the current host's
+               index. Read at create. An empty list, a host named twice or longer than
+               CRES_MAX_NAME_LENGTH, or a current host not in the list is
                CRES_ERR_ENVIRONMENT (TF gives an empty cluster). rpc layer none, as TF.
 
       kubernetes (cres_k8s_options)   pods chosen by label selectors, one job per selector
                ({"worker", "job-name=trainer"}; repeat a job for several selectors; default
                TF's {"worker", "job-name=tensorflow"}). Server: options.server (http:// for
                `kubectl proxy`, https:// with token and CA), else in-cluster from
-               KUBERNETES_SERVICE_HOST/PORT with the service account's token (re-read at every
-               resolve: bound tokens rotate), ca.crt and namespace under
-               /var/run/secrets/kubernetes.io/serviceaccount/. Namespace: options, else the
-               pod's own, else "default"; all_namespaces lists them all. Pages of page_size
-               (500) with limit/continue; a 410 Gone restarts the list (three times at most);
+               KUBERNETES_SERVICE_HOST and KUBERNETES_SERVICE_PORT (1..65535) with the service
+               account's token (re-read at every resolve: bound tokens rotate), ca.crt and
+               namespace under /var/run/secrets/kubernetes.io/serviceaccount/. token and
+               token_file exclude each other; token files up to 64 KiB, namespace files up to
+               253 bytes. Namespace: options, else the pod's own (none with options.server),
+               else "default"; all_namespaces lists them all. Pages of page_size (0 = 500)
+               with limit/continue; a 410 Gone restarts the list (three times at most);
                the same continue token twice, or CRES_MAX_K8S_PAGES pages, is an error.
                A pod matched by two selectors of a job counts once; terminating pods are not
-               members; a pod not Running is CRES_ERR_NOT_READY naming pod and phase, unless
-               wait_ms polls (0.5 s doubling to 5 s) until it is. Tasks 0..n-1 in Indexed Job
+               members; a pod not Running, a Running pod without the chosen IP, or two pods
+               with one completion index is CRES_ERR_NOT_READY naming them, unless wait_ms
+               (0 = no wait) polls (0.5, 1, 2, 4, then every 5 s) until it is; each poll is a
+               resolve of its own, bounded by resolve_timeout_ms. Tasks 0..n-1 in Indexed Job
                completion-index order when every pod has one, else natural name order; an
                index that is there but not 0..INT_MAX is CRES_ERR_UNEXPECTED_RESPONSE.
-               Address: pod IP (default), host IP, or DNS name hostname.subdomain.namespace.
-               svc.cluster_domain; IPv6 in brackets; port 8470. Own task: the pod whose name or
-               spec.hostname is options.hostname ($HOSTNAME). rpc layer "grpc". 401 and 403
+               Address (options.address): CRES_K8S_POD_IP (default), CRES_K8S_HOST_IP, or
+               CRES_K8S_DNS hostname.subdomain.namespace.svc.cluster_domain (the pod IP for a
+               pod without both); IPv6 in brackets; port 1..65535 (0 = 8470). Own task: the
+               pod whose name or spec.hostname is options.hostname ($HOSTNAME), known after a
+               resolve. rpc layer "grpc". 401 and 403
                messages say what to fix (the token; the RBAC rule needed).
       Google Cloud (gce, tpu) share the metadata server: http://$GCE_METADATA_HOST (else
                $GCE_METADATA_IP, else metadata.google.internal; or options.metadata_url)
-               /computeMetadata/v1/... with "Metadata-Flavor: Google", at most 2 s and one
-               retry per lookup: off Google Cloud it fails fast with CRES_ERR_ENVIRONMENT
-               saying so. Project and zone come from options, else the metadata server
-               (project/project-id, the last part of instance/zone). The OAuth access token:
-               options.token, options.token_file (read at every resolve), else the metadata
-               server's instance/service-accounts/default/token, once per resolve; never
-               logged. 401 and 403 quote Google's message and name the permission needed.
-               The Compute and Cloud TPU APIs are HTTPS with the system's CA store, or
-               options.ca_file (for a compute_url / tpu_url behind a private CA).
+               /computeMetadata/v1/... with "Metadata-Flavor: Google", at most 2 s (less if
+               timeout_ms is) and one retry (none with max_retries -1) per lookup: a server
+               that gives no status line means we are off Google Cloud, CRES_ERR_ENVIRONMENT
+               saying so, within seconds. Project and zone come from options, else the
+               metadata server (project/project-id, the last part of instance/zone). The
+               OAuth access token: options.token, options.token_file (read at every
+               resolve), else the metadata server's instance/service-accounts/default/token,
+               once per resolve; never logged. 401 and 403 quote Google's message and name
+               the permission needed. The Compute and Cloud TPU APIs are HTTPS with the
+               system's CA store, or options.ca_file (for a compute_url / tpu_url behind a
+               private CA). Project, zone, region, instance group and TPU names must be
+               Google resource names (1..128 of [A-Za-z0-9-_.:], starting with a letter or
+               digit): CRES_ERR_INVALID_ARGUMENT from options, CRES_ERR_ENVIRONMENT or
+               _UNEXPECTED_RESPONSE from elsewhere.
       gce      (cres_gce_options)     the RUNNING instances of a zonal or regional (region)
-               instance group, job "worker" (job_name), port 8470. Requests per resolve do not
-               grow with the group: listInstances (paged), then one list of each members'
-               zone's RUNNING instances with a partial response (fields), joined by name;
-               never one request per instance. Address networkInterfaces[0].networkIP; order
-               by instance name, naturally; an empty group is an empty job; own task from the
-               metadata instance/name (or options.instance_name). rpc layer "grpc".
-      tpu      (cres_tpu_options)     a Cloud TPU: options.tpu, else $KUBE_GOOGLE_CLOUD_TPU_
-               ENDPOINTS, $TPU_NAME, $TPU_CONFIG ({"tpu_node_name", "project", "zone"}).
-               "grpc://h:p,grpc://h2:p" (or any name with a ':') is a list of endpoints used
-               as is, IPv6 in brackets, port 8470 when missing: no API call. A name goes to
-               the Cloud TPU API (api_version "v2", TPU VMs, or "v1", TPU nodes):
-               GET .../projects/P/locations/Z/nodes/NAME; state must be READY (PREEMPTED and
-               TERMINATED are reported as never recovering) and health HEALTHY unless
-               allow_unhealthy, else CRES_ERR_NOT_READY; tasks are networkEndpoints in API
-               order. "local" is the TPU attached to this VM: workers from
-               $TPU_WORKER_HOSTNAMES, else the metadata attributes worker-network-endpoints
-               ("ip,ip" or "name:uid:ip,...") and agent-worker-number; with neither, an empty
-               cluster and master "" (TF's local). Own task: job_name, $TPU_WORKER_ID or 0.
-               coordinator_name + coordinator_address add a one-task job. cres_master
-               honours the rpc layer ("grpc"). cres_num_accelerators: TPU devices per host
-               from the accelerator type: v2-N and v3-N: 8 (N if smaller); v4-N and v5p-N
-               (N counts TensorCores, two per chip): 4 (N/2 if smaller); v5litepod-N, v5e-N,
-               v6e-N: N up to 8, else 4; others: set accelerators_per_host.
+               instance group, job "worker" (job_name), port 1..65535 (0 = 8470);
+               compute_url https://compute.googleapis.com/compute/v1. Requests per resolve
+               do not grow with the group: listInstances (paged), then one list of each
+               member zone's RUNNING instances with a partial response (fields), joined by
+               name; never one request per instance. Address networkInterfaces[0].networkIP;
+               order by instance name, naturally; an empty group is an empty job; a member
+               not RUNNING in its zone's list is CRES_ERR_NOT_READY. Own task:
+               options.instance_name, else the metadata instance/name when the metadata
+               server is known to be there (named, or it gave the token; else unknown,
+               rather than a timeout off Google Cloud). rpc layer "grpc".
+      tpu      (cres_tpu_options)     a Cloud TPU: options.tpu, else
+               $KUBE_GOOGLE_CLOUD_TPU_ENDPOINTS, $TPU_NAME, $TPU_CONFIG ({"tpu_node_name",
+               "project", "zone"}). "grpc://h:p,grpc://h2:p" (or any name with a ':') is a
+               list of endpoints used as is, IPv6 in brackets, port 8470 when missing: no
+               API call. A name goes to the Cloud TPU API (tpu_url
+               https://tpu.googleapis.com; api_version "v2", TPU VMs, or "v1", TPU nodes;
+               others CRES_ERR_INVALID_ARGUMENT): GET .../projects/P/locations/Z/nodes/NAME;
+               state must be READY (PREEMPTED and TERMINATED are reported as never
+               recovering) and health HEALTHY unless allow_unhealthy, else
+               CRES_ERR_NOT_READY; tasks are networkEndpoints in API order. "local" is the
+               TPU attached to this VM: workers from $TPU_WORKER_HOSTNAMES, else the
+               metadata attributes worker-network-endpoints ("ip,ip" or "name:uid:ip,...")
+               and agent-worker-number; with neither, an empty cluster and master "" (TF's
+               local). Own task: job_name, $TPU_WORKER_ID (0..INT_MAX, below the worker
+               count) or 0. coordinator_name needs coordinator_address; the two add a
+               one-task job. cres_master honours the rpc layer ("grpc").
+               cres_num_accelerators: TPU devices per host from the accelerator type: v2-N
+               and v3-N: 8 (N if smaller); v4-N and v5p-N (N counts TensorCores, two per
+               chip): 4 (N/2 if smaller); v5litepod-N, v5e-N, v6e-N: N up to 8, else 4;
+               others: set accelerators_per_host (0 = from the type), else
+               CRES_ERR_UNSUPPORTED until a resolve has seen a known type.
 
    8. LAUNCHER OUTPUT --------------------------------------------------------------------
       Global ranks order all tasks: the job "chief" first, then the other jobs by name, each
       by task index. Rank 0 is the master (the coordinator for torchrun and JAX).
       cres_spec_launch_info(spec, task_type, task_id, &info, err)
-               world size, rank, local rank and local world size (tasks on the same host),
-               master host and port (IPv6 without brackets in master_host).
+               world_size, and for the given task (task_type NULL: -1 each) rank, local_rank
+               and local_world_size (tasks whose host part is the same string); rank 0's
+               master_address (as in the spec), master_host (IPv6 without brackets) and
+               master_port (-1 without a port). A task not in the spec is CRES_ERR_NOT_FOUND;
+               an address it cannot split is CRES_ERR_INVALID_ARGUMENT.
       cres_spec_to_hostfile(spec, buf, cap, &len, err)
-               "host slots=N" lines, one per host, in rank order (Open MPI, DeepSpeed).
+               "host slots=N" lines, one per host, in the order of their first rank, IPv6
+               without brackets (Open MPI, DeepSpeed).
       cres_tf_config_json(spec, task_type, task_id, rpc_layer, environment, buf, cap,
                           &len, err)
                {"cluster": ..., "task": {"type": T, "index": N}, "rpc_layer": R,
-                "environment": E}; task is left out when task_type is NULL.
+                "environment": E}; task is left out when task_type is NULL; NULL rpc_layer
+               and environment are written as "".
 
       cres_hostlist_expand(list, buf, cap, &len, &count, err)
                a Slurm hostlist ("n[1-3,7],gpu[01-02]-ib", names separated by commas or white
@@ -409,8 +449,12 @@
                skipped; text after the last group (n[1-2]-ib) is appended, as Slurm 23.02.5
                and later do. Stricter than Slurm: brackets inside names, blanks or signs in a
                range, and more than 16 groups in a name are errors.
+               count is set whenever the list is valid, a short buffer too; "" is 0 hosts.
       cres_tasks_per_node_expand(text, counts, cap, &count, err)
-               Slurm's tasks-per-node form: "2(x3),1" is 2, 2, 2, 1.
+               Slurm's tasks-per-node form: "2(x3),1" is 2, 2, 2, 1. counts NULL with cap 0
+               asks for the number; a short array gets the first cap counts, the number in
+               count and CRES_ERR_BUFFER_TOO_SMALL. Counts 0..1000000 and repeats 1..1000000
+               (else CRES_ERR_INVALID_ARGUMENT).
 
    9. LIMITS -----------------------------------------------------------------------------
       Input that is too large gets CRES_ERR_LIMIT with a message, never a crash: JSON
@@ -418,24 +462,31 @@
       nested deeper than CRES_MAX_JSON_DEPTH; job names and addresses longer than
       CRES_MAX_NAME_LENGTH / CRES_MAX_ADDRESS_LENGTH; HTTP bodies over
       config.max_response_bytes (64 MiB); more than CRES_MAX_K8S_PAGES pages or
-      CRES_MAX_K8S_PODS pods; hostlists, tasks-per-node lists, Slurm and MPI jobs of more
+      CRES_MAX_K8S_PODS pods, or CRES_MAX_GCP_PAGES pages of one Google list; hostlists,
+      tasks-per-node lists, Slurm and MPI jobs of more
       than CRES_MAX_HOSTLIST_HOSTS hosts or tasks (counted before anything is expanded);
-      hostfiles and SageMaker documents over CRES_MAX_DOCUMENT_BYTES; more than 1024 jobs
-      in options.jobs; CUDA_VISIBLE_DEVICES over 4096 bytes; gpus_per_node and
+      hostfiles, TPU_CONFIG and SageMaker documents over CRES_MAX_DOCUMENT_BYTES; more
+      than 1024 jobs in slurm and mpi options.jobs; CUDA_VISIBLE_DEVICES over 4096 bytes;
+      token files over 64 KiB; gpus_per_node and
       gpus_per_task over 4096 (CRES_ERR_INVALID_ARGUMENT). Host names that an address
       reader could not split back (':' outside an IPv6 literal, brackets, blanks, control
-      characters) are CRES_ERR_ENVIRONMENT; IPv6 literals (hex digits, '.' and at least two
+      characters) or longer than CRES_MAX_NAME_LENGTH are CRES_ERR_ENVIRONMENT; IPv6
+      literals (hex digits, '.' and at least two
       ':') are bracketed: "[fd00::1]:8888". JSON must be strict RFC 8259 text in UTF-8 with no NUL
       character (\u0000 included) in strings. Time: each request is bounded by
       config.timeout_ms (10 s) and retried at most config.max_retries times (3); a whole
-      resolve by config.resolve_timeout_ms (60 s).
+      resolve by config.resolve_timeout_ms (60 s; with Kubernetes wait_ms, each poll).
 
   10. THREAD SAFETY ----------------------------------------------------------------------
-      The library has no global mutable state; every function is reentrant. One resolver or
-      spec must not be used by two threads at once without a lock; different objects may be
-      used concurrently. Callbacks (allocator, getenv, logger, transport) may be called from
-      any thread that calls into the library and must be reentrant to that extent. The
-      default getenv hook calls getenv(), which races with setenv() in other threads.
+      The library has no global mutable state and calls no non-reentrant libc function;
+      every function is reentrant. One resolver or spec must not be used by two threads at
+      once without a lock (a union and its children count as one object); different
+      objects may be used concurrently. Callbacks (allocator, getenv, logger, transport,
+      sleep) may be called from any thread that calls into the library and must be
+      reentrant to that extent. The default getenv hook calls getenv(), which races with
+      setenv() in other threads: set config.getenv to a snapshot of your own if your
+      program changes its environment while resolving. The bundled curl transport needs
+      curl_global_init() before threads start (section 12).
 
   11. DIFFERENCES FROM TENSORFLOW (on purpose; README has the full table)
       Union asks each child once (TF: twice); overrides of "" and 0 count; an empty job does
@@ -456,11 +507,14 @@
       the allocator handed in, NUL-terminated, at most max_response_bytes: past that
       CRES_ERR_LIMIT) and retry_after_s; it may keep a connection in *request->session,
       which close_session() receives when the resolve ends. It fails only when there is
-      no whole answer: CRES_ERR_TRANSPORT (connect, TLS, I/O), CRES_ERR_TIMEOUT; then
-      response->status is the status line's code if one arrived, else 0. Above it the
+      no whole answer: CRES_ERR_TRANSPORT (connect, TLS, I/O), CRES_ERR_TIMEOUT,
+      CRES_ERR_LIMIT or CRES_ERR_OUT_OF_MEMORY, frees what it allocated, and sets
+      response->status to the status line's code if one arrived, else 0. Above it the
       library retries connection errors, 429 and 5xx config.max_retries times (3), waiting
       Retry-After (up to CRES_MAX_RETRY_AFTER_MS) or 250 ms doubling, through config.sleep
-      when set; timeouts are not retried, so a silent server costs one timeout_ms. A whole
+      when set; a server that accepted the connection and stays silent costs one
+      timeout_ms (CRES_ERR_TIMEOUT is not retried; a connect timeout is a connection
+      error and is). A whole
       resolve (every page, retry and wait) is bounded by config.resolve_timeout_ms (60 s):
       each request gets at most the time left, none starts after it, and a slow server
       whose answers each arrive in time still ends in CRES_ERR_TIMEOUT.
@@ -565,7 +619,8 @@ typedef enum cres_log_level {
 
 /* The message is valid only during the call. Secrets are never passed to it. */
 typedef void (*cres_log_fn)(void *user, cres_log_level level, const char *message);
-/* Returns the variable's value or NULL; the string must stay valid until the next call. */
+/* Returns the variable's value or NULL; the string must stay valid until the library call
+   that asked returns (the library may ask for several variables before using them). */
 typedef const char *(*cres_getenv_fn)(const char *name, void *user);
 
 typedef struct cres_http_header {
@@ -993,7 +1048,7 @@ CRES_API cres_result cres_tf_config_json(const cres_cluster_spec *spec, const ch
 
 /* Expands a Slurm hostlist ("n[1-3,7],gpu[01-02]-ib"; names separated by commas or white
    space) into host names in list order, each followed by '\n', snprintf-style into buf;
-   *out_count (optional) gets the number of hosts. See the manual's section 9 for limits. */
+   *out_count (optional) gets the number of hosts. Syntax: manual section 8; limits: 9. */
 CRES_API cres_result cres_hostlist_expand(const char *hostlist, char *buf, size_t cap,
                                           size_t *out_len, size_t *out_count, cres_error *err);
 /* Expands Slurm's tasks-per-node form ("2(x3),1" is 2,2,2,1) into counts[0..*out_count);
