@@ -2747,10 +2747,19 @@ CRES__PRIVATE void cres__system_sleep(void *user, int ms) {
     tv.tv_usec = (ms % 1000) * 1000;
     select(0, NULL, NULL, NULL, &tv);
 }
+/* Deadlines want a clock that never steps: the monotonic one where <time.h> offers it (POSIX
+   feature macros, the default of gnu dialects), else the wall clock. */
+#  include <time.h>
 CRES__PRIVATE long long cres__now_ms(void) {
-    struct timeval tv;
-    gettimeofday(&tv, NULL);
-    return (long long)tv.tv_sec * 1000 + tv.tv_usec / 1000;
+#  if defined(CLOCK_MONOTONIC)
+    struct timespec ts;
+    if (clock_gettime(CLOCK_MONOTONIC, &ts) == 0) return (long long)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+#  endif
+    {
+        struct timeval tv;
+        gettimeofday(&tv, NULL);
+        return (long long)tv.tv_sec * 1000 + tv.tv_usec / 1000;
+    }
 }
 #endif
 
