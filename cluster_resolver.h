@@ -208,7 +208,7 @@
                                      name is the backend's (auto: the one it chose).
                                      Returned strings belong to r and live until r is
                                      freed or the next cres_set_*, cres_resolve or
-                                     cres_master on it.
+                                     cres_master on it changes their value.
       cres_set_task(r, task_type, task_id, err)
                                      override the own task (NULL = keep the type, -1 = keep
                                      the id); an override, "" and 0 included, always wins
@@ -368,8 +368,8 @@
                Address (options.address): CRES_K8S_POD_IP (default), CRES_K8S_HOST_IP, or
                CRES_K8S_DNS hostname.subdomain.namespace.svc.cluster_domain (the pod IP for a
                pod without both); IPv6 in brackets; port 1..65535 (0 = 8470). Own task: the
-               pod whose name or spec.hostname is options.hostname ($HOSTNAME), known after a
-               resolve. rpc layer "grpc". 401 and 403
+               pod whose name or spec.hostname is options.hostname ($HOSTNAME; a pod in two
+               jobs: the later job of options.jobs), known after a resolve. rpc layer "grpc". 401 and 403
                messages say what to fix (the token; the RBAC rule needed).
       Google Cloud (gce, tpu) share the metadata server: http://$GCE_METADATA_HOST (else
                $GCE_METADATA_IP, else metadata.google.internal; or options.metadata_url)
@@ -4005,9 +4005,10 @@ CRES__PRIVATE cres_result cres__k8s_check_indices(const cres__pods *pods, cres_e
     return CRES_OK;
 }
 
-/* Adds a job's pods as tasks 0..n-1 and notes the own task (the pod named like this host). */
+/* Adds a job's pods as tasks 0..n-1 and notes the own task (the pod named like this host)
+   in *own_job / *own_index, for the resolve to set once it has succeeded. */
 CRES__PRIVATE cres_result cres__k8s_add_job(cres__k8s *k, cres_cluster_spec *spec, const char *job, cres__pods *pods,
-                                           cres_error *err) {
+                                           const char **own_job, int *own_index, cres_error *err) {
     size_t i;
     cres_result res = CRES_OK;
     char q[CRES__QUOTE_SIZE];
@@ -4024,8 +4025,10 @@ CRES__PRIVATE cres_result cres__k8s_add_job(cres__k8s *k, cres_cluster_spec *spe
         res = cres_spec_add_task(spec, job, (int)i, address, err);
         cres__free(&k->base.config.allocator, address);
         if (res != CRES_OK) return cres__wrap(err, res, CRES_ERR_UNEXPECTED_RESPONSE, "kubernetes: ");
-        if (k->hostname && (strcmp(p->name, k->hostname) == 0 || (p->hostname && strcmp(p->hostname, k->hostname) == 0)))
-            res = cres_set_detected_task(&k->base, job, (int)i, err);
+        if (k->hostname && (strcmp(p->name, k->hostname) == 0 || (p->hostname && strcmp(p->hostname, k->hostname) == 0))) {
+            *own_job = job;
+            *own_index = (int)i;
+        }
     }
     return res;
 }
@@ -4034,6 +4037,8 @@ CRES__PRIVATE cres_result cres__k8s_resolve_once(cres__k8s *k, cres_cluster_spec
     const cres_allocator *a = &k->base.config.allocator;
     cres_http_header headers[2];
     char *token = NULL, *bearer = NULL;
+    const char *own_job = NULL; /* set once at the end: a pod in two jobs must not churn the getter's string */
+    int own_index = -1;
     cres__pods pods;
     cres__http h;
     size_t i, s, nh = 1;
@@ -4064,10 +4069,11 @@ CRES__PRIVATE cres_result cres__k8s_resolve_once(cres__k8s *k, cres_cluster_spec
             if (strcmp(k->jobs[s].job, job) == 0) res = cres__k8s_list(k, &h, headers, nh, k->jobs[s].selector, &pods, err);
         if (res == CRES_OK) {
             cres__k8s_order(a, &pods);
-            res = cres__k8s_add_job(k, *out, job, &pods, err);
+            res = cres__k8s_add_job(k, *out, job, &pods, &own_job, &own_index, err);
         }
         cres__pods_truncate(a, &pods, 0);
     }
+    if (res == CRES_OK && own_job) res = cres_set_detected_task(&k->base, own_job, own_index, err);
     cres__log(&k->base, CRES_LOG_DEBUG, "kubernetes: %d requests", h.requests);
     cres__http_end(&h);
     cres__free(a, pods.items);

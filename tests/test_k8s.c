@@ -1546,6 +1546,32 @@ static void own_task_from_hostname_variable(void **state) {
     assert_int_equal(cres_task_id(C.r), 2);
 }
 
+/* A pod that two jobs select: the last job (in options order) holds the own task, set once
+   per resolve, so resolving the same answers again keeps the getter's string (found by
+   fuzz_k8s_pods: it used to be freed and made again between the jobs). */
+static void own_task_in_two_jobs_is_stable_across_resolves(void **state) {
+    static const pod pods[] = {{.name = "worker-0", .ip = "10.4.0.10"}, {.name = "worker-1", .ip = "10.4.0.11"}};
+    static const cres_k8s_job_selector jobs[] = {{"worker", "job-name=tensorflow"}, {"ps", "app=tf"}};
+    cres_k8s_options o = options();
+    const char *type;
+    (void)state;
+    o.jobs = jobs;
+    o.jobs_count = N(jobs);
+    o.hostname = "worker-1";
+    script_page(pods, N(pods), NULL);
+    script_page(pods, N(pods), NULL);
+    script_page(pods, N(pods), NULL);
+    script_page(pods, N(pods), NULL);
+    create(&o);
+    resolved();
+    type = cres_task_type(C.r);
+    assert_string_equal(type, "ps");
+    assert_int_equal(cres_task_id(C.r), 1);
+    resolved();
+    assert_ptr_equal(cres_task_type(C.r), type);
+    assert_string_equal(type, "ps");
+}
+
 /* No pod named like this host: no own task, and master() is "" as in TF. */
 static void no_own_task_gives_empty_master(void **state) {
     cres_k8s_options o = options();
@@ -2167,6 +2193,7 @@ int main(void) {
         T(own_task_from_pod_name),
         T(own_task_from_spec_hostname_of_indexed_job),
         T(own_task_from_hostname_variable),
+        T(own_task_in_two_jobs_is_stable_across_resolves),
         T(no_own_task_gives_empty_master),
         T(set_task_override_wins_over_hostname),
         T(options_task_wins_over_hostname),

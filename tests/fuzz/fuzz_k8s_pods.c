@@ -14,6 +14,11 @@
    cres_spec_from_json; resolving again on the same answers must give the same spec, and the
    own task (hostname "worker-1"), when found, must be in it.
 
+   Found by this target and fixed (regression seed corpus/k8s_pods/regression_own_pod_in_two_jobs,
+   unit test own_task_in_two_jobs_is_stable_across_resolves): a pod selected by two jobs set
+   the own task once per job, so resolving the same answers again freed the string that
+   cres_task_type() had returned.
+
    clang -g -O1 -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=undefined \
          -I. tests/fuzz/fuzz_k8s_pods.c -o build/fuzz_k8s_pods */
 
