@@ -49,21 +49,6 @@ static void config_init(cres_config *c, const cres_allocator *a, const char *tf_
 /* ---------------------------------------------------------------------------------------
    Result checking inside scenarios */
 
-/* Not a library result: the scenario got a wrong answer (printed by mismatch()). */
-#define WRONG_CONTENT CRES_RESULT_COUNT
-
-static cres_result mismatch(const char *why) {
-    print_error("    wrong content: %s\n", why);
-    return WRONG_CONTENT;
-}
-
-/* The error struct must agree with the returned code, and a failure must say something. */
-static cres_result checked(cres_result r, const cres_error *err) {
-    if (err->result != r) return mismatch("err->result differs from the returned code");
-    if (r != CRES_OK && err->message[0] == '\0') return mismatch("a failure without a message");
-    return r;
-}
-
 static cres_result expect_text(const char *got, const char *want, const char *what) {
     if (strcmp(got, want) != 0) {
         print_error("    %s: got \"%s\", want \"%s\"\n", what, got, want);
@@ -98,46 +83,21 @@ static cres_result expect_spec(const cres_cluster_spec *got, const char *want_js
 
 typedef cres_result (*scenario_fn)(test_alloc *t, const cres_allocator *a);
 
-static const char *result_name(cres_result r) {
-    return r == WRONG_CONTENT ? "wrong content" : cres_result_string(r);
-}
+/* A scenario's run: the walk's ctx is the scenario function. */
+typedef struct plain_scenario {
+    scenario_fn fn;
+} plain_scenario;
 
-/* Returns how many allocations the undisturbed run made. */
-static long walk_mode(const char *name, scenario_fn run, cres_result expected, int sticky) {
-    long n;
-    for (n = 0; n < MAX_ALLOCATIONS_WALKED; n++) {
-        test_alloc t;
-        cres_allocator a;
-        cres_result r;
-        test_alloc_init(&t, &a, n, sticky);
-        r = run(&t, &a);
-        if (r != expected && r != CRES_ERR_OUT_OF_MEMORY)
-            fail_msg("%s: failing allocation %ld%s: result %d (%s), want %s or out of memory", name, n,
-                     sticky ? " and later" : "", (int)r, result_name(r), cres_result_string(expected));
-        if (r == CRES_ERR_OUT_OF_MEMORY && !t.triggered)
-            fail_msg("%s: failing allocation %ld: out of memory although no allocation failed", name, n);
-        if (t.live != 0)
-            fail_msg("%s: failing allocation %ld%s: %ld block(s) leaked (result: %s)", name, n,
-                     sticky ? " and later" : "", t.live, result_name(r));
-        if (t.bad_frees != 0)
-            fail_msg("%s: failing allocation %ld: %ld block(s) freed through the wrong allocator", name, n,
-                     t.bad_frees);
-        if (!t.triggered) {
-            if (r != expected)
-                fail_msg("%s: undisturbed run (%ld allocations): %s, want %s", name, t.count, result_name(r),
-                         cres_result_string(expected));
-            return t.count;
-        }
-    }
-    fail_msg("%s: still allocating after %ld allocations", name, MAX_ALLOCATIONS_WALKED);
-    return -1;
+static cres_result run_plain(test_alloc *t, const void *ctx) {
+    cres_allocator a;
+    test_alloc_use(&a, t);
+    return ((const plain_scenario *)ctx)->fn(t, &a);
 }
 
 static void walk_allocations(const char *name, scenario_fn run, cres_result expected) {
-    long total = walk_mode(name, run, expected, 0);
-    long again = walk_mode(name, run, expected, 1);
-    assert_int_equal(total, again);
-    print_message("    %s: %ld allocations walked\n", name, total);
+    plain_scenario sc;
+    sc.fn = run;
+    alloc_walk(name, run_plain, &sc, expected);
 }
 
 /* ---------------------------------------------------------------------------------------
@@ -192,14 +152,14 @@ static const char realistic_cluster[] =
     "}\n";
 
 static cres_result check_realistic_cluster(const cres_cluster_spec *s) {
-    if (cres_spec_jobs_count(s) != 5) return mismatch("realistic cluster: not 5 jobs");
-    if (cres_spec_num_tasks(s, "worker") != 6) return mismatch("realistic cluster: not 6 workers");
+    if (cres_spec_jobs_count(s) != 5) return mismatch("realistic cluster: not 5 jobs", "");
+    if (cres_spec_num_tasks(s, "worker") != 6) return mismatch("realistic cluster: not 6 workers", "");
     if (!cres_spec_task_address(s, "ps", 7) ||
         strcmp(cres_spec_task_address(s, "ps", 7), "[2001:db8::7]:2222") != 0)
-        return mismatch("realistic cluster: ps 7");
+        return mismatch("realistic cluster: ps 7", "");
     if (!cres_spec_task_address(s, "\xc3\xa9t\xc3\xa9", 1) ||
         strcmp(cres_spec_task_address(s, "\xc3\xa9t\xc3\xa9", 1), "caf\xc3\xa9.example:2222") != 0)
-        return mismatch("realistic cluster: unicode job");
+        return mismatch("realistic cluster: unicode job", "");
     return CRES_OK;
 }
 
@@ -209,7 +169,7 @@ static cres_result scenario_spec_from_json(test_alloc *t, const cres_allocator *
     cres_result r;
     (void)t;
     r = checked(cres_spec_from_json(realistic_cluster, strlen(realistic_cluster), a, &s, &err), &err);
-    if (r != CRES_OK && s) r = mismatch("from_json failed but returned a spec");
+    if (r != CRES_OK && s) r = mismatch("from_json failed but returned a spec", "");
     if (r == CRES_OK) r = check_realistic_cluster(s);
     cres_spec_free(s);
     return r;
@@ -221,8 +181,8 @@ static cres_result scenario_spec_clone(test_alloc *t, const cres_allocator *a) {
     cres_result r;
     (void)t;
     r = checked(cres_spec_clone(src, a, &copy, &err), &err);
-    if (r != CRES_OK && copy) r = mismatch("clone failed but returned a spec");
-    if (r == CRES_OK && !cres_spec_equal(src, copy)) r = mismatch("clone differs from its source");
+    if (r != CRES_OK && copy) r = mismatch("clone failed but returned a spec", "");
+    if (r == CRES_OK && !cres_spec_equal(src, copy)) r = mismatch("clone differs from its source", "");
     cres_spec_free(copy);
     cres_spec_free(src);
     return r;
@@ -245,9 +205,9 @@ static cres_result merge_and_check(test_alloc *t, const cres_allocator *a, const
     r = checked(cres_spec_merge(dst, src, &err), &err);
     if (r == CRES_OK) {
         if (want_json) r = expect_spec(dst, want_json);
-        else r = mismatch("a conflicting merge succeeded");
+        else r = mismatch("a conflicting merge succeeded", "");
     } else if (!cres_spec_equal(dst, before)) {
-        r = mismatch("a failed merge changed dst");
+        r = mismatch("a failed merge changed dst", "");
     }
     cres_spec_free(dst);
     cres_spec_free(src);
@@ -281,7 +241,7 @@ static cres_result scenario_spec_to_hostfile(test_alloc *t, const cres_allocator
                         &s);
     r = checked(cres_spec_to_hostfile(s, NULL, 0, &len, &err), &err);
     if (r == CRES_OK) r = checked(cres_spec_to_hostfile(s, text, sizeof text, &len2, &err), &err);
-    if (r == CRES_OK && len != len2) r = mismatch("hostfile: length query and output disagree");
+    if (r == CRES_OK && len != len2) r = mismatch("hostfile: length query and output disagree", "");
     if (r == CRES_OK) r = expect_text(text, "h0 slots=2\n::1 slots=1\nh1 slots=2\nh2 slots=1\n", "hostfile");
     cres_spec_free(s);
     return r;
@@ -311,9 +271,9 @@ static const char plain_tf_config[] =
 
 static cres_result check_own_task(const cres_resolver *res, const char *type, int id, const char *rpc,
                                   const char *environment) {
-    if (!cres_task_type(res) || strcmp(cres_task_type(res), type) != 0) return mismatch("task type");
-    if (cres_task_id(res) != id) return mismatch("task id");
-    if (!cres_rpc_layer(res) || strcmp(cres_rpc_layer(res), rpc) != 0) return mismatch("rpc layer");
+    if (!cres_task_type(res) || strcmp(cres_task_type(res), type) != 0) return mismatch("task type", "");
+    if (cres_task_id(res) != id) return mismatch("task id", "");
+    if (!cres_rpc_layer(res) || strcmp(cres_rpc_layer(res), rpc) != 0) return mismatch("rpc layer", "");
     return expect_text(cres_environment(res), environment, "environment");
 }
 
@@ -323,7 +283,7 @@ static cres_result resolve_and_master(cres_resolver *res, const char *want_spec,
     cres_error err;
     char master[128];
     cres_result r = checked(cres_resolve(res, &spec, &err), &err);
-    if (r != CRES_OK && spec) r = mismatch("resolve failed but returned a spec");
+    if (r != CRES_OK && spec) r = mismatch("resolve failed but returned a spec", "");
     if (r == CRES_OK) r = expect_spec(spec, want_spec);
     cres_spec_free(spec);
     if (r == CRES_OK) r = checked(cres_master(res, NULL, -1, NULL, master, sizeof master, NULL, &err), &err);
@@ -340,7 +300,7 @@ static cres_result tfconfig_run(const cres_allocator *a, const char *tf_config, 
     memset(&o, 0, sizeof o);
     o.config = &config;
     r = checked(cres_tfconfig_resolver_create(&o, out, &err), &err);
-    if (r != CRES_OK && *out) r = mismatch("create failed but returned a resolver");
+    if (r != CRES_OK && *out) r = mismatch("create failed but returned a resolver", "");
     return r;
 }
 
@@ -383,7 +343,7 @@ static cres_result scenario_tfconfig_malformed(test_alloc *t, const cres_allocat
     cres_resolver *res = NULL;
     cres_result r = tfconfig_run(a, malformed_tf_configs[malformed_current], &res);
     (void)t;
-    if (r == CRES_OK) r = mismatch("a malformed TF_CONFIG was accepted");
+    if (r == CRES_OK) r = mismatch("a malformed TF_CONFIG was accepted", "");
     cres_resolver_free(res);
     return r;
 }
@@ -415,7 +375,7 @@ static cres_result simple_create(const cres_config *config, const cres_cluster_s
     o.environment = "google";
     o.accelerators = &acc;
     r = checked(cres_simple_resolver_create(&o, out, &err), &err);
-    if (r != CRES_OK && *out) r = mismatch("create failed but returned a resolver");
+    if (r != CRES_OK && *out) r = mismatch("create failed but returned a resolver", "");
     return r;
 }
 
@@ -434,7 +394,7 @@ static cres_result scenario_simple(test_alloc *t, const cres_allocator *a) {
         r = resolve_and_master(res, "{\"worker\": [\"a0:2222\", \"a1:2222\"], \"ps\": {\"2\": \"pa:2222\"}}",
                                "grpc://a1:2222");
     if (r == CRES_OK) r = checked(cres_num_accelerators(res, NULL, -1, &acc, &err), &err);
-    if (r == CRES_OK && (acc.count != 1 || acc.items[0].count != 4)) r = mismatch("accelerators");
+    if (r == CRES_OK && (acc.count != 1 || acc.items[0].count != 4)) r = mismatch("accelerators", "");
     cres_resolver_free(res);
     cres_spec_free(spec);
     return r;
@@ -471,7 +431,7 @@ static cres_result union_create(const cres_config *config, cres_resolver *childr
     o.resolvers_count = 2;
     o.owns_resolvers = owns;
     r = checked(cres_union_resolver_create(&o, out, &err), &err);
-    if (r != CRES_OK && *out) r = mismatch("create failed but returned a resolver");
+    if (r != CRES_OK && *out) r = mismatch("create failed but returned a resolver", "");
     return r;
 }
 
@@ -518,7 +478,7 @@ static cres_result scenario_local(test_alloc *t, const cres_allocator *a) {
     o.port = 1234;
     o.rpc_layer = "grpc";
     r = checked(cres_local_resolver_create(&o, &res, &err), &err);
-    if (r != CRES_OK && res) r = mismatch("create failed but returned a resolver");
+    if (r != CRES_OK && res) r = mismatch("create failed but returned a resolver", "");
     if (r == CRES_OK) r = check_own_task(res, "trainer", 0, "grpc", "");
     if (r == CRES_OK) r = resolve_and_master(res, "{\"trainer\": [\"[::1]:1234\"]}", "grpc://[::1]:1234");
     cres_resolver_free(res);
@@ -538,7 +498,7 @@ static cres_result auto_scenario(const cres_allocator *a, const char *tf_config,
     o.task_type = "worker";
     o.task_id = 0;
     r = checked(cres_auto_resolver_create(&o, &res, &err), &err);
-    if (r != CRES_OK && res) r = mismatch("create failed but returned a resolver");
+    if (r != CRES_OK && res) r = mismatch("create failed but returned a resolver", "");
     if (r == CRES_OK) r = expect_text(cres_resolver_name(res), want_backend, "backend");
     if (r == CRES_OK) r = resolve_and_master(res, want_spec, want_master);
     cres_resolver_free(res);
@@ -571,7 +531,7 @@ static cres_result add_leaves_spec_unchanged(test_alloc *t, const cres_allocator
         char text[512] = "";
         cres_spec_to_json(s, text, sizeof text, NULL, NULL);
         print_error("    after a failed %s the spec is %s\n", whole_job ? "add_job" : "add_task", text);
-        r = mismatch("a failed add changed the spec");
+        r = mismatch("a failed add changed the spec", "");
     }
     cres_spec_free(s);
     cres_spec_free(before);
@@ -591,7 +551,7 @@ static cres_result scenario_add_job_beside_sparse_tasks(test_alloc *t, const cre
         r = expect_spec(s, "{\"worker\": [\"w0:1\"], \"ps\": {\"0\": \"n0:1\", \"1\": \"n1:1\", \"2\": \"n2:1\","
                            " \"5\": \"p5:1\"}}");
     else if (!cres_spec_equal(s, before))
-        r = mismatch("a failed add_job changed the spec");
+        r = mismatch("a failed add_job changed the spec", "");
     cres_spec_free(s);
     cres_spec_free(before);
     return r;
@@ -606,8 +566,8 @@ static cres_result scenario_add_job_conflict(test_alloc *t, const cres_allocator
     cres_result r;
     spec_with_allocator(t, a, start, &s);
     r = checked(cres_spec_add_job(s, "ps", addresses, 3, &err), &err);
-    if (r == CRES_OK) r = mismatch("add_job over an existing task succeeded");
-    else if (!cres_spec_equal(s, before)) r = mismatch("a failed add_job changed the spec");
+    if (r == CRES_OK) r = mismatch("add_job over an existing task succeeded", "");
+    else if (!cres_spec_equal(s, before)) r = mismatch("a failed add_job changed the spec", "");
     cres_spec_free(s);
     cres_spec_free(before);
     return r;
@@ -623,7 +583,7 @@ static cres_result scenario_add_job_to_empty_job(test_alloc *t, const cres_alloc
     r = checked(cres_spec_add_job(s, "eval", addresses, 2, &err), &err);
     if (r == CRES_OK) r = expect_spec(s, "{\"worker\": [\"w0:1\"], \"eval\": [\"e0:1\", \"e1:1\"]}");
     else if (cres_spec_num_tasks(s, "eval") != 0 || cres_spec_jobs_count(s) != 2)
-        r = mismatch("a failed add_job changed the spec");
+        r = mismatch("a failed add_job changed the spec", "");
     cres_spec_free(s);
     return r;
 }

@@ -160,20 +160,6 @@ static const route tpu_local_routes[] = {
 /* ---------------------------------------------------------------------------------------
    Scenarios */
 
-/* Not a library result: the scenario got a wrong answer. */
-#define WRONG_CONTENT CRES_RESULT_COUNT
-
-static cres_result mismatch(const char *what, const char *got) {
-    print_error("    wrong content: %s: %s\n", what, got);
-    return WRONG_CONTENT;
-}
-
-static cres_result checked(cres_result r, const cres_error *err) {
-    if (err->result != r) return mismatch("err->result differs from the returned code", err->message);
-    if (r != CRES_OK && err->message[0] == '\0') return mismatch("a failure without a message", "");
-    return r;
-}
-
 enum backend { GCE, TPU_CONFIG, TPU_LOCAL, TPU_GRPC };
 
 typedef struct scenario {
@@ -260,10 +246,8 @@ static cres_result run_accelerators(const scenario *sc, cres_resolver *r) {
     return CRES_OK;
 }
 
-static const scenario *current;
-
-static cres_result run_scenario(test_alloc *t) {
-    const scenario *sc = current;
+static cres_result run_scenario(test_alloc *t, const void *ctx) {
+    const scenario *sc = (const scenario *)ctx;
     fake_cloud cloud;
     cres_config config;
     cres_resolver *r = NULL;
@@ -289,47 +273,7 @@ static cres_result run_scenario(test_alloc *t) {
 /* ---------------------------------------------------------------------------------------
    The walk */
 
-static const char *result_name(cres_result r) {
-    return r == WRONG_CONTENT ? "wrong content" : cres_result_string(r);
-}
-
-static long walk_mode(const scenario *sc, int sticky) {
-    long n;
-    current = sc;
-    for (n = 0; n < MAX_ALLOCATIONS_WALKED; n++) {
-        test_alloc t;
-        cres_result r;
-        memset(&t, 0, sizeof t);
-        t.fail_at = n;
-        t.sticky = sticky;
-        r = run_scenario(&t);
-        if (r != sc->expected && r != CRES_ERR_OUT_OF_MEMORY)
-            fail_msg("%s: failing allocation %ld%s: %s, want %s or out of memory", sc->name, n, sticky ? " and later" : "",
-                     result_name(r), cres_result_string(sc->expected));
-        if (r == CRES_ERR_OUT_OF_MEMORY && !t.triggered)
-            fail_msg("%s: failing allocation %ld: out of memory although no allocation failed", sc->name, n);
-        if (t.live != 0)
-            fail_msg("%s: failing allocation %ld%s: %ld block(s) leaked (result: %s)", sc->name, n,
-                     sticky ? " and later" : "", t.live, result_name(r));
-        if (t.bad_frees != 0)
-            fail_msg("%s: failing allocation %ld: %ld block(s) freed through the wrong allocator", sc->name, n,
-                     t.bad_frees);
-        if (!t.triggered) {
-            if (r != sc->expected)
-                fail_msg("%s: undisturbed run (%ld allocations): %s, want %s", sc->name, t.count, result_name(r),
-                         cres_result_string(sc->expected));
-            return t.count;
-        }
-    }
-    fail_msg("%s: still allocating after %ld allocations", sc->name, MAX_ALLOCATIONS_WALKED);
-    return -1;
-}
-
-static void walk(const scenario *sc) {
-    long total = walk_mode(sc, 0);
-    assert_int_equal(walk_mode(sc, 1), total);
-    print_message("    %s: %ld allocations walked\n", sc->name, total);
-}
+static void walk(const scenario *sc) { alloc_walk(sc->name, run_scenario, sc, sc->expected); }
 
 /* ---------------------------------------------------------------------------------------
    Tests */
@@ -400,8 +344,7 @@ static void allocator_fails_the_first_allocation(void **state) {
     (void)state;
     memset(&t, 0, sizeof t);
     t.fail_at = 0;
-    current = &sc;
-    assert_int_equal(run_scenario(&t), CRES_ERR_OUT_OF_MEMORY);
+    assert_int_equal(run_scenario(&t, &sc), CRES_ERR_OUT_OF_MEMORY);
     assert_true(t.triggered);
     assert_int_equal(t.live, 0);
 }
