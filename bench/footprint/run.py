@@ -30,6 +30,8 @@ import time
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(os.path.dirname(HERE))
+sys.path.insert(0, os.path.dirname(HERE))
+from benchlib import first_line, parse_sizes  # noqa: E402
 HEADER = os.path.join(ROOT, "cluster_resolver.h")
 HEAP_SRC = os.path.join(HERE, "heap.c")
 KiB = 1024.0
@@ -49,15 +51,6 @@ SOURCES = {  # what each backend reads, for the report
 
 def fail(msg):
     raise SystemExit("bench/footprint: " + msg)
-
-
-def first_line(cmd):
-    try:
-        p = subprocess.run(cmd, capture_output=True, text=True, timeout=60)
-        return (p.stdout or p.stderr).strip().splitlines()[0]
-    except (OSError, IndexError, subprocess.SubprocessError):
-        return "unavailable"
-
 
 # ---------------------------------------------------------------- the compiled implementation
 
@@ -217,12 +210,9 @@ def main(argv=None):
     ap.add_argument("--out", default=os.path.join(ROOT, "build", "bench", "footprint.md"))
     ap.add_argument("--json", metavar="FILE", help="also write the numbers and the report as JSON")
     args = ap.parse_args(argv)
-    try:
-        args.sizes = [int(s) for s in args.sizes.split(",") if s.strip()]
-    except ValueError:
-        ap.error("--sizes wants numbers like 8,1000")
-    if not args.sizes or min(args.sizes) < 1 or args.compiles < 1:
-        ap.error("sizes and --compiles must be positive")
+    args.sizes = parse_sizes(ap, args.sizes, "8,1000")
+    if args.compiles < 1:
+        ap.error("--compiles must be positive")
     started = time.perf_counter()
     with tempfile.TemporaryDirectory(prefix="cres-bench-footprint-") as tmp:
         print("... heap per backend", file=sys.stderr, flush=True)

@@ -30,7 +30,6 @@ import json
 import os
 import platform
 import shutil
-import statistics
 import subprocess
 import sys
 import tempfile
@@ -38,6 +37,8 @@ import time
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(os.path.dirname(HERE))
+sys.path.insert(0, os.path.dirname(HERE))
+from benchlib import child_env, first_line, med, fmt_s, parse_sizes  # noqa: E402
 sys.path.insert(0, os.path.join(ROOT, "tests", "gcp"))
 import make_gcp  # noqa: E402
 from harness import Fake, TOKEN  # noqa: E402
@@ -50,23 +51,6 @@ TARGET_AT, TARGET_X = 1000, 50
 
 def fail(msg):
     raise SystemExit("bench/gce: " + msg)
-
-
-def child_env():
-    """No proxy between us and 127.0.0.1."""
-    env = {k: v for k, v in os.environ.items() if not k.lower().endswith("_proxy")}
-    env["NO_PROXY"] = env["no_proxy"] = "127.0.0.1,localhost"
-    return env
-
-
-def first_line(cmd):
-    try:
-        p = subprocess.run(cmd, capture_output=True, text=True, timeout=60)
-        return (p.stdout or p.stderr).strip().splitlines()[0]
-    except (OSError, IndexError, subprocess.SubprocessError):
-        return "unavailable"
-
-
 def timed(cmd, env):
     start = time.perf_counter()
     p = subprocess.run(cmd, capture_output=True, text=True, env=env, timeout=600)
@@ -129,16 +113,6 @@ def bench_size(n, args, tmp, env):
             fail("%s at %d instances: the request count changed between runs: %s" % (
                 side, n, [r["requests"] for r in res[side]]))
     return res
-
-
-def med(runs, key="wall"):
-    return statistics.median(r[key] for r in runs)
-
-
-def fmt_s(seconds):
-    return "%.3f s" % seconds if seconds < 10 else "%.1f s" % seconds
-
-
 def report(results, args, elapsed, facts):
     lines = ["# GCE resolve: cluster-resolve vs TensorFlow's way", ""] + facts + [""]
     lines += ["| instances | ours: requests | TF's way: requests | fewer requests "
@@ -206,12 +180,9 @@ def parse_args(argv):
     ap.add_argument("--json", metavar="FILE",
                     help="also write the results (medians, seconds) and the report as JSON")
     args = ap.parse_args(argv)
-    try:
-        args.sizes = [int(s) for s in args.sizes.split(",") if s.strip()]
-    except ValueError:
-        ap.error("--sizes wants numbers like 10,100")
-    if not args.sizes or min(args.sizes) < 1 or args.repeat < 1 or args.delay < 0:
-        ap.error("sizes and --repeat must be positive, --delay not negative")
+    args.sizes = parse_sizes(ap, args.sizes, "10,100")
+    if args.repeat < 1 or args.delay < 0:
+        ap.error("--repeat must be positive, --delay not negative")
     return args
 
 

@@ -31,7 +31,6 @@ import math
 import os
 import platform
 import shutil
-import statistics
 import subprocess
 import sys
 import tempfile
@@ -40,6 +39,8 @@ from urllib.parse import urlencode
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(os.path.dirname(HERE))
+sys.path.insert(0, os.path.dirname(HERE))
+from benchlib import child_env, first_line, med, fmt_s, parse_sizes  # noqa: E402
 MAKE_PODS = os.path.join(ROOT, "tests", "k8s", "make_pods.py")
 FAKE = os.path.join(ROOT, "tests", "fake_api.py")
 FAKE_NODELAY = os.path.join(HERE, "fake_nodelay.py")
@@ -55,23 +56,6 @@ MiB = 1024.0
 
 def fail(msg):
     raise SystemExit("bench/k8s: " + msg)
-
-
-def child_env():
-    """The environment for every child: no proxy between us and 127.0.0.1."""
-    env = {k: v for k, v in os.environ.items() if not k.lower().endswith("_proxy")}
-    env["NO_PROXY"] = env["no_proxy"] = "127.0.0.1,localhost"
-    return env
-
-
-def first_line(cmd):
-    try:
-        out = subprocess.run(cmd, capture_output=True, text=True, timeout=60)
-        return (out.stdout or out.stderr).strip().splitlines()[0]
-    except (OSError, IndexError, subprocess.SubprocessError):
-        return "unavailable"
-
-
 # ---------------------------------------------------------------- pods (generated in a child)
 
 def generate(n, path):
@@ -329,18 +313,8 @@ def bench_size(n, args, runner, tmp, notes):
 
 
 # ---------------------------------------------------------------- report
-
-def med(runs, key="wall"):
-    return statistics.median(r[key] for r in runs)
-
-
 def peak(runs):
     return max(r["rss_kib"] for r in runs) / MiB
-
-
-def fmt_s(seconds):
-    return "%.3f s" % seconds if seconds < 10 else "%.1f s" % seconds
-
 
 def fmt_runs(runs, repeat):
     return "" if len(runs) == repeat else " (%d run%s)" % (len(runs), "" if len(runs) == 1 else "s")
@@ -442,12 +416,9 @@ def parse_args(argv):
                     help="also write the results (medians, seconds) and the report as JSON")
     ap.add_argument("--generate", nargs=2, metavar=("N", "PATH"), help=argparse.SUPPRESS)
     args = ap.parse_args(argv)
-    try:
-        args.sizes = [int(s) for s in args.sizes.split(",") if s.strip()]
-    except ValueError:
-        ap.error("--sizes wants numbers like 100,1000")
-    if not args.sizes or min(args.sizes) < 1 or args.repeat < 1:
-        ap.error("sizes and --repeat must be positive")
+    args.sizes = parse_sizes(ap, args.sizes, "100,1000")
+    if args.repeat < 1:
+        ap.error("--repeat must be positive")
     args.cli = os.path.abspath(args.cli)
     return args
 
