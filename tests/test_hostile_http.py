@@ -133,7 +133,7 @@ def run(args):
     return p.returncode, p.stdout, p.stderr, time.time() - start
 
 
-def fails(ep, args, code, words, within=10):  # noqa: C901
+def fails(ep, args, code, words, within=10):
     got, out, err, took = run(args)
     assert got == code, "%s: exit %d, want %d: %s" % (ep.name, got, code, err.strip())
     assert out == "" and err.count("\n") == 1, (out, err)
