@@ -1,8 +1,10 @@
 """What the benchmark runners share: the environment for their children, tool versions,
-medians and time formatting, and the --sizes option. Standard library only."""
+medians and time formatting, the --sizes option, and writing the reports. Standard library only."""
+import json
 import os
 import statistics
 import subprocess
+import sys
 
 
 def child_env():
@@ -38,3 +40,23 @@ def parse_sizes(ap, text, example):
     if not sizes or min(sizes) < 1:
         ap.error("--sizes must be positive")
     return sizes
+
+
+def _make_parent(path):
+    os.makedirs(os.path.dirname(os.path.abspath(path)), exist_ok=True)
+
+
+def save_report(path, text):
+    """The Markdown report to stdout and to path (--out)."""
+    sys.stdout.write(text)
+    _make_parent(path)
+    with open(path, "w") as f:
+        f.write(text)
+    print("\nwritten to %s" % path, file=sys.stderr)
+
+
+def save_json(path, obj):
+    """--json: the numbers and the report, for bench/report.py."""
+    _make_parent(path)
+    with open(path, "w") as f:
+        json.dump(obj, f, indent=1)

@@ -31,7 +31,7 @@ import time
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(os.path.dirname(HERE))
 sys.path.insert(0, os.path.dirname(HERE))
-from benchlib import first_line, parse_sizes  # noqa: E402
+from benchlib import first_line, parse_sizes, save_json, save_report  # noqa: E402
 HEADER = os.path.join(ROOT, "cluster_resolver.h")
 HEAP_SRC = os.path.join(HERE, "heap.c")
 KiB = 1024.0
@@ -220,16 +220,9 @@ def main(argv=None):
         print("... compiled size and compile time", file=sys.stderr, flush=True)
         objects = measure_objects(args, tmp)
     text = report(objects, heap, args, time.perf_counter() - started)
-    sys.stdout.write(text)
-    os.makedirs(os.path.dirname(os.path.abspath(args.out)), exist_ok=True)
-    with open(args.out, "w") as f:
-        f.write(text)
-    print("\nwritten to %s" % args.out, file=sys.stderr)
+    save_report(args.out, text)
     if args.json:
-        os.makedirs(os.path.dirname(os.path.abspath(args.json)), exist_ok=True)
-        with open(args.json, "w") as f:
-            json.dump({"bench": "footprint", "objects": objects, "heap": heap, "markdown": text},
-                      f, indent=1)
+        save_json(args.json, {"bench": "footprint", "objects": objects, "heap": heap, "markdown": text})
     return 0
 
 

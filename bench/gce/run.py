@@ -38,7 +38,7 @@ import time
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(os.path.dirname(HERE))
 sys.path.insert(0, os.path.dirname(HERE))
-from benchlib import child_env, first_line, med, fmt_s, parse_sizes  # noqa: E402
+from benchlib import child_env, first_line, med, fmt_s, parse_sizes, save_json, save_report  # noqa: E402
 sys.path.insert(0, os.path.join(ROOT, "tests", "gcp"))
 import make_gcp  # noqa: E402
 from harness import Fake, TOKEN  # noqa: E402
@@ -211,17 +211,11 @@ def main(argv=None):
     finally:
         shutil.rmtree(tmp, ignore_errors=True)
     text, verdict = report(results, args, time.perf_counter() - started, facts)
-    sys.stdout.write(text)
-    os.makedirs(os.path.dirname(os.path.abspath(args.out)), exist_ok=True)
-    with open(args.out, "w") as f:
-        f.write(text)
-    print("\nwritten to %s" % args.out, file=sys.stderr)
+    save_report(args.out, text)
     if args.json:
         rows = [{"n": r["n"], "ours_s": med(r["ours"]), "ours_requests": r["ours"][0]["requests"],
                  "tf_s": med(r["tf"]), "tf_requests": r["tf"][0]["requests"]} for r in results]
-        os.makedirs(os.path.dirname(os.path.abspath(args.json)), exist_ok=True)
-        with open(args.json, "w") as f:
-            json.dump({"bench": "gce", "delay_s": args.delay, "sizes": rows, "markdown": text}, f, indent=1)
+        save_json(args.json, {"bench": "gce", "delay_s": args.delay, "sizes": rows, "markdown": text})
     if verdict and (verdict[0] < TARGET_X or verdict[1] < TARGET_X):
         return 1
     return 0

@@ -40,7 +40,7 @@ from urllib.parse import urlencode
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(os.path.dirname(HERE))
 sys.path.insert(0, os.path.dirname(HERE))
-from benchlib import child_env, first_line, med, fmt_s, parse_sizes  # noqa: E402
+from benchlib import child_env, first_line, med, fmt_s, parse_sizes, save_json, save_report  # noqa: E402
 MAKE_PODS = os.path.join(ROOT, "tests", "k8s", "make_pods.py")
 FAKE = os.path.join(ROOT, "tests", "fake_api.py")
 FAKE_NODELAY = os.path.join(HERE, "fake_nodelay.py")
@@ -394,9 +394,7 @@ def write_json(path, results, text):
              "ours_requests": r["ours"][0]["requests"], "ours_runs": len(r["ours"]),
              "tf_s": med(r["tf"]), "tf_rss_mib": peak(r["tf"]), "tf_runs": len(r["tf"]),
              "floor_s": med(r["floor"]), "paged_s": med(r["paged"])} for r in results]
-    os.makedirs(os.path.dirname(os.path.abspath(path)), exist_ok=True)
-    with open(path, "w") as f:
-        json.dump({"bench": "k8s", "sizes": rows, "markdown": text}, f, indent=1)
+    save_json(path, {"bench": "k8s", "sizes": rows, "markdown": text})
 
 
 # ---------------------------------------------------------------- main
@@ -459,11 +457,7 @@ def main(argv=None):
     finally:
         shutil.rmtree(tmp, ignore_errors=True)
     text = report(results, args, notes, time.perf_counter() - started, facts)
-    sys.stdout.write(text)
-    os.makedirs(os.path.dirname(os.path.abspath(args.out)), exist_ok=True)
-    with open(args.out, "w") as f:
-        f.write(text)
-    print("\nwritten to %s" % args.out, file=sys.stderr)
+    save_report(args.out, text)
     if args.json:
         write_json(args.json, results, text)
     return 0
