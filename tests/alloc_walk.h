@@ -74,6 +74,13 @@ static void test_alloc_use(cres_allocator *a, test_alloc *t) {
     a->user = t;
 }
 
+/* Helpers some walks use and others do not. */
+#if defined(__GNUC__) || defined(__clang__)
+#  define ALLOC_WALK_OPTIONAL __attribute__((unused))
+#else
+#  define ALLOC_WALK_OPTIONAL
+#endif
+
 /* Not a library result: the scenario got a wrong answer (printed by mismatch()). */
 #define WRONG_CONTENT CRES_RESULT_COUNT
 
@@ -91,6 +98,15 @@ static cres_result checked(cres_result r, const cres_error *err) {
     if (err->result != r) return mismatch("err->result differs from the returned code", err->message);
     if (r != CRES_OK && err->message[0] == '\0') return mismatch("a failure without a message", "");
     return r;
+}
+
+/* The own task's master must be `want`. */
+ALLOC_WALK_OPTIONAL static cres_result check_master(cres_resolver *r, const char *want) {
+    cres_error err;
+    char master[256];
+    cres_result res = checked(cres_master(r, NULL, -1, NULL, master, sizeof master, NULL, &err), &err);
+    if (res == CRES_OK && strcmp(master, want) != 0) res = mismatch("master", master);
+    return res;
 }
 
 static const char *result_name(cres_result r) {
@@ -142,6 +158,16 @@ static void alloc_walk(const char *name, alloc_walk_fn run, const void *ctx, cre
     long total = alloc_walk_mode(name, run, ctx, expected, 0);
     assert_int_equal(alloc_walk_mode(name, run, ctx, expected, 1), total);
     print_message("    %s: %ld allocations walked\n", name, total);
+}
+
+/* The allocator really fails: a run failing allocation 0 ends in out of memory, cleanly. */
+ALLOC_WALK_OPTIONAL static void alloc_walk_first_fails(alloc_walk_fn run, const void *ctx) {
+    test_alloc t;
+    memset(&t, 0, sizeof t);
+    t.fail_at = 0;
+    assert_int_equal(run(&t, ctx), CRES_ERR_OUT_OF_MEMORY);
+    assert_true(t.triggered);
+    assert_int_equal(t.live, 0);
 }
 
 #endif
