@@ -7,6 +7,7 @@
 #ifndef ALLOC_WALK_H
 #define ALLOC_WALK_H
 
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -158,6 +159,14 @@ static void alloc_walk(const char *name, alloc_walk_fn run, const void *ctx, cre
     long total = alloc_walk_mode(name, run, ctx, expected, 0);
     assert_int_equal(alloc_walk_mode(name, run, ctx, expected, 1), total);
     print_message("    %s: %ld allocations walked\n", name, total);
+}
+
+/* A file a scenario reads (written with the system allocator, outside any walk). */
+ALLOC_WALK_OPTIONAL static void write_file(const char *path, const char *text) {
+    FILE *f = fopen(path, "wb");
+    assert_non_null(f);
+    assert_int_equal(fputs(text, f) >= 0, 1);
+    assert_int_equal(fclose(f), 0);
 }
 
 /* The allocator really fails: a run failing allocation 0 ends in out of memory, cleanly. */

@@ -121,13 +121,6 @@ static const char page_truncated[] = "{\"kind\": \"PodList\", \"items\": [{\"met
 
 static char temp_dir[64], token_path[128], namespace_path[128];
 
-static void write_file(const char *path, const char *text) {
-    FILE *f = fopen(path, "wb");
-    assert_non_null(f);
-    assert_int_equal(fputs(text, f) >= 0, 1);
-    assert_int_equal(fclose(f), 0);
-}
-
 static int make_files(void **state) {
     (void)state;
     snprintf(temp_dir, sizeof temp_dir, "/tmp/test_alloc_fail_k8s.XXXXXX");
