@@ -2836,8 +2836,11 @@ CRES__PRIVATE cres_result cres__http_attempt(cres__http *h, cres_http_request *r
     h->requests++;
     if (res != CRES_OK) {
         resp->body = NULL; /* a failed perform owns nothing */
-        if ((res == CRES_ERR_TIMEOUT || res == CRES_ERR_TRANSPORT) && left < request_ms && cres__http_out_of_time(h)) {
-            char why[96]; /* cut short by the resolve's bound, not the request's */
+        /* cut short by the resolve's bound, not the request's: a timeout of the shortened
+           request (a transport's clock may fire a moment before ours), or any failure past it */
+        if (left >= 0 && left < request_ms &&
+            (res == CRES_ERR_TIMEOUT || (res == CRES_ERR_TRANSPORT && cres__http_out_of_time(h)))) {
+            char why[96];
             snprintf(why, sizeof why, "the resolve took longer than config.resolve_timeout_ms (%d ms): ", resolve_ms);
             return cres__wrap(err, res, CRES_ERR_TIMEOUT, why);
         }

@@ -194,6 +194,7 @@ typedef struct test_ctx {
     int endless;         /* past the script: pages that always continue, not recorded */
     long endless_served;
     int endless_delay_ms; /* each endless page takes this long: a slow drip */
+    int early_timeout;    /* a silent server whose transport times out a moment before our clock */
     cres_resolver *r;
 } test_ctx;
 
@@ -222,6 +223,10 @@ static cres_result fake_perform(void *user, const cres_http_request *req, cres_h
                                 const cres_allocator *alloc, cres_error *err) {
     test_ctx *c = (test_ctx *)user;
     const reply *rp;
+    if (c->early_timeout) {
+        if (err) snprintf(err->message, sizeof err->message, "fake: no answer within %d ms", req->timeout_ms);
+        return CRES_ERR_TIMEOUT;
+    }
     if (c->endless && c->next_reply >= c->replies_count) { /* a server whose list never ends */
         char body[96];
         int n = snprintf(body, sizeof body, "{\"items\": [], \"metadata\": {\"continue\": \"t%ld\"}}", ++c->endless_served);
@@ -873,6 +878,19 @@ static void slow_drip_stops_at_the_resolve_timeout(void **state) {
     err = resolve_fails(CRES_ERR_TIMEOUT);
     HAS(err.message, "resolve_timeout_ms");
     assert_true(C.endless_served >= 2 && C.endless_served < 1000); /* stopped by time, not the page limit */
+}
+
+/* The request was given only the time the resolve had left, and timed out: the resolve's
+   bound is what ran out, even when the transport's clock fired a moment before ours. */
+static void timeout_of_a_shortened_request_names_the_resolve_bound(void **state) {
+    cres_k8s_options o = options();
+    cres_error err;
+    (void)state;
+    C.early_timeout = 1;
+    C.config.resolve_timeout_ms = 5000; /* below timeout_ms (10 s): the request gets the 5 s left */
+    create(&o);
+    err = resolve_fails(CRES_ERR_TIMEOUT);
+    HAS(err.message, "resolve_timeout_ms (5000 ms)");
 }
 
 static void repeated_continue_token_is_an_error(void **state) {
@@ -2149,6 +2167,7 @@ int main(void) {
         T(repeated_continue_token_is_an_error),
         T(endless_pages_stop_at_the_page_limit),
         T(slow_drip_stops_at_the_resolve_timeout),
+        T(timeout_of_a_shortened_request_names_the_resolve_bound),
         T(namespace_default_with_server),
         T(namespace_name_option),
         T(namespace_file_is_read_and_trimmed),
