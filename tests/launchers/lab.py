@@ -74,6 +74,22 @@ def launch(prefix, *commands, env=None, timeout=60):
         return rc, out, err, reports(d)
 
 
+def torch_allreduce(argv, want, env, timeout=120):
+    """Runs ARGV + [DIR] (a launcher line ending in torch_allreduce.py) and returns the
+    reports its `want` ranks wrote into DIR, sorted by rank."""
+    with tempfile.TemporaryDirectory(prefix="cres-torch-") as d:
+        os.chmod(d, 0o777)
+        rc, out, err = run(list(argv) + [d], env=env, timeout=timeout)
+        assert rc == 0, f"exit {rc}:\n{out}{err}"
+        got = []
+        for name in sorted(os.listdir(d)):
+            if name.startswith("torch-") and name.endswith(".json"):
+                with open(os.path.join(d, name)) as f:
+                    got.append(json.load(f))
+    assert len(got) == want, f"{len(got)} torch ranks reported, want {want}:\n{out}{err}"
+    return sorted(got, key=lambda g: g["rank"])
+
+
 def sbatch(args, script, out, env=None, timeout=60):
     """Submits `sbatch ARGS -o OUT SCRIPT` and waits for the job by polling scontrol every
     0.1 s (`sbatch --wait` polls every 2, then 10 seconds). Returns (the job's exit code, its

@@ -2,9 +2,12 @@
 """One rank of a PyTorch gloo group started from the torchrun variables (MASTER_ADDR,
 MASTER_PORT, WORLD_SIZE, RANK, LOCAL_RANK, LOCAL_WORLD_SIZE) that `cluster-resolve --format
 torchrun --exec` sets: init_process_group("gloo", init_method="env://"), all_reduce of
-rank + 1, which must sum to WORLD_SIZE * (WORLD_SIZE + 1) / 2 on every rank. Prints one line
-`TORCH-REPORT {json}`; exits 1 when the sum is wrong. Run it with Debian's /usr/bin/python3
-(python3-torch)."""
+rank + 1, which must sum to WORLD_SIZE * (WORLD_SIZE + 1) / 2 on every rank. Writes its report
+to DIR/torch-<rank>.json (a file per rank: ranks under srun or mpirun share one stdout, where
+their lines can run into each other); exits 1 when the sum is wrong. Run it with Debian's
+/usr/bin/python3 (python3-torch).
+
+usage: torch_allreduce.py DIR"""
 import datetime
 import json
 import os
@@ -26,10 +29,13 @@ def main():
     x = torch.tensor([rank + 1.0])
     dist.all_reduce(x)
     want = size * (size + 1) / 2
-    print("TORCH-REPORT " + json.dumps({
-        "rank": rank, "world_size": size, "sum": x.item(), "want": want,
-        "seconds": round(time.time() - t, 3),
-        "env": {k: os.environ[k] for k in KEYS if k in os.environ}}), flush=True)
+    report = {"rank": rank, "world_size": size, "sum": x.item(), "want": want,
+              "seconds": round(time.time() - t, 3),
+              "env": {k: os.environ[k] for k in KEYS if k in os.environ}}
+    path = os.path.join(sys.argv[1], f"torch-{rank}.json")
+    with open(path + ".tmp", "w") as f:
+        json.dump(report, f)
+    os.rename(path + ".tmp", path)   # a reader never sees half a report
     dist.barrier()
     dist.destroy_process_group()
     return 0 if x.item() == want else 1

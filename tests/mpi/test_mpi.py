@@ -240,10 +240,7 @@ def test_torch_gloo_allreduce():
     port = lab.free_ports(2)
     argv = MPIRUN + ["-np", "2", CLI, "mpi", "--format", "torchrun", "--port-base", str(port),
                      "--exec", "--", lab.PY, TORCH_SCRIPT]
-    rc, out, err = lab.run(argv, env=env(GLOO_SOCKET_IFNAME="lo"), timeout=120)
-    assert rc == 0, f"exit {rc}:\n{out}{err}"
-    got = [json.loads(l[len("TORCH-REPORT "):]) for l in out.splitlines() if l.startswith("TORCH-REPORT ")]
-    assert len(got) == 2, f"{len(got)} torch ranks reported, want 2:\n{out}{err}"
+    got = lab.torch_allreduce(argv, 2, env(GLOO_SOCKET_IFNAME="lo"))
     for g in got:
         e = g["env"]
         assert g["sum"] == 3.0 and g["world_size"] == 2, g

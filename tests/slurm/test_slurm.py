@@ -6,7 +6,6 @@ of this). Every rank runs build/cluster-resolve and reports what Slurm told it
 
 usage: test_slurm.py [CLI] [-k WORD]      (CLI default build/cluster-resolve)
 """
-import json
 import os
 import shlex
 import socket
@@ -236,11 +235,7 @@ def test_torch_gloo_allreduce():
     env = lab.clean_env(GLOO_SOCKET_IFNAME="lo")
     argv = SRUN + ["-N2", "--ntasks-per-node=2", CLI, "slurm", "--format", "torchrun",
                    "--port-base", str(port), "--exec", "--", lab.PY, TORCH_SCRIPT]
-    rc, out, err = lab.run(argv, env=env, timeout=120)
-    assert rc == 0, f"exit {rc}:\n{out}{err}"
-    got = [json.loads(l[len("TORCH-REPORT "):]) for l in out.splitlines() if l.startswith("TORCH-REPORT ")]
-    assert len(got) == 4, f"{len(got)} torch ranks reported, want 4:\n{out}{err}"
-    got.sort(key=lambda g: g["rank"])
+    got = lab.torch_allreduce(argv, 4, env)
     assert [g["rank"] for g in got] == [0, 1, 2, 3], got
     master = got[0]["env"]["SLURMD_NODENAME"]
     assert len({g["env"]["SLURMD_NODENAME"] for g in got}) == 2, got
