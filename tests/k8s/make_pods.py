@@ -360,6 +360,10 @@ def dump(obj, path=None, compact=False):
     if path is None:
         sys.stdout.write(text)
         return
+    if os.path.exists(path) and not os.path.isfile(path):  # /dev/stdout, a pipe: never replace it
+        with open(path, "w") as f:
+            f.write(text)
+        return
     tmp = path + ".tmp"
     with open(tmp, "w") as f:
         f.write(text)
