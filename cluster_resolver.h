@@ -376,7 +376,8 @@
                /computeMetadata/v1/... with "Metadata-Flavor: Google", at most 2 s (less if
                timeout_ms is) and one retry (none with max_retries -1) per lookup: a server
                that gives no status line means we are off Google Cloud, CRES_ERR_ENVIRONMENT
-               saying so, within seconds. Project and zone come from options, else the
+               saying so, within seconds; once it has answered in a resolve, a lookup that
+               gets no answer is the network's fault (CRES_ERR_TRANSPORT or _TIMEOUT). Project and zone come from options, else the
                metadata server (project/project-id, the last part of instance/zone). The
                OAuth access token: options.token, options.token_file (read at every
                resolve), else the metadata server's instance/service-accounts/default/token,
@@ -397,7 +398,8 @@
                not RUNNING in its zone's list is CRES_ERR_NOT_READY. Own task:
                options.instance_name, else the metadata instance/name when the metadata
                server is known to be there (named, or it gave the token; else unknown,
-               rather than a timeout off Google Cloud). rpc layer "grpc".
+               rather than a timeout off Google Cloud; a 404 leaves it unknown, any other
+               failure of that lookup fails the resolve). rpc layer "grpc".
       tpu      (cres_tpu_options)     a Cloud TPU: options.tpu, else
                $KUBE_GOOGLE_CLOUD_TPU_ENDPOINTS, $TPU_NAME, $TPU_CONFIG ({"tpu_node_name",
                "project", "zone"}). "grpc://h:p,grpc://h2:p" (or any name with a ':') is a
@@ -2997,6 +2999,7 @@ typedef struct cres__curl_sink {
     size_t len, cap, max;
     int too_big, oom;
     int retry_after_s;
+    int reached;          /* a connection to the server carried this request */
 } cres__curl_sink;
 
 static size_t cres__curl_write(char *ptr, size_t size, size_t nmemb, void *user) {
@@ -3042,16 +3045,34 @@ static size_t cres__curl_header(char *line, size_t size, size_t nmemb, void *use
     return n;
 }
 
-static cres_result cres__curl_result(CURLcode rc, int connected, const cres__curl_sink *sink, const char *detail,
+static cres_result cres__curl_result(CURLcode rc, const cres__curl_sink *sink, const char *detail,
                                      const cres_http_request *req, cres_error *err) {
     const char *text = detail[0] ? detail : curl_easy_strerror(rc);
     if (sink->oom || rc == CURLE_OUT_OF_MEMORY) return cres__fail(err, CRES_ERR_OUT_OF_MEMORY, "out of memory");
     if (sink->too_big || rc == CURLE_FILESIZE_EXCEEDED)
         return cres__fail(err, CRES_ERR_LIMIT, "response larger than the limit of %zu bytes", req->max_response_bytes);
-    if (rc == CURLE_OPERATION_TIMEDOUT && connected) /* a silent server: not retried */
+    if (rc == CURLE_OPERATION_TIMEDOUT && sink->reached) /* a silent server: not retried */
         return cres__fail(err, CRES_ERR_TIMEOUT, "no complete answer within %d ms (%s)", req->timeout_ms, text);
-    return cres__fail(err, CRES_ERR_TRANSPORT, "%s", text);
+    return cres__fail(err, CRES_ERR_TRANSPORT, "%s", text); /* a connect timeout among them: retried */
 }
+
+#if LIBCURL_VERSION_NUM >= 0x075000 /* 7.80: CURLOPT_PREREQFUNCTION */
+/* Called once a connection, new or kept alive, is about to carry the request. */
+static int cres__curl_prereq(void *user, char *conn_primary_ip, char *conn_local_ip, int conn_primary_port,
+                             int conn_local_port) {
+    (void)conn_primary_ip, (void)conn_local_ip, (void)conn_primary_port, (void)conn_local_port;
+    ((cres__curl_sink *)user)->reached = 1;
+    return CURL_PREREQFUNC_OK;
+}
+
+/* Called for every new socket, before its connect: when a kept-alive connection turned out
+   dead, curl sends the request again on a new one, which has reached nobody yet. */
+static int cres__curl_new_socket(void *user, curl_socket_t fd, curlsocktype purpose) {
+    (void)fd, (void)purpose;
+    ((cres__curl_sink *)user)->reached = 0;
+    return CURL_SOCKOPT_OK;
+}
+#endif
 
 static void cres__curl_close(void *user, void *session) {
     (void)user;
@@ -3099,6 +3120,12 @@ static void cres__curl_options(CURL *c, const cres_http_request *req, struct cur
     curl_easy_setopt(c, CURLOPT_WRITEDATA, sink);
     curl_easy_setopt(c, CURLOPT_HEADERFUNCTION, cres__curl_header);
     curl_easy_setopt(c, CURLOPT_HEADERDATA, sink);
+#if LIBCURL_VERSION_NUM >= 0x075000
+    curl_easy_setopt(c, CURLOPT_PREREQFUNCTION, cres__curl_prereq);
+    curl_easy_setopt(c, CURLOPT_PREREQDATA, sink);
+    curl_easy_setopt(c, CURLOPT_SOCKOPTFUNCTION, cres__curl_new_socket);
+    curl_easy_setopt(c, CURLOPT_SOCKOPTDATA, sink);
+#endif
     if (req->body) {
         curl_easy_setopt(c, CURLOPT_POSTFIELDS, req->body);
         curl_easy_setopt(c, CURLOPT_POSTFIELDSIZE_LARGE, (curl_off_t)req->body_len);
@@ -3115,7 +3142,6 @@ static cres_result cres__curl_perform(void *user, const cres_http_request *req, 
     char detail[CURL_ERROR_SIZE];
     CURLcode rc = CURLE_OUT_OF_MEMORY;
     long status = 0;
-    double connect_time = 0;
     int ok;
     (void)user;
     if (!c) return cres__fail(err, CRES_ERR_OUT_OF_MEMORY, "curl_easy_init failed");
@@ -3134,16 +3160,19 @@ static cres_result cres__curl_perform(void *user, const cres_http_request *req, 
     curl_slist_free_all(headers);
     curl_easy_getinfo(c, CURLINFO_RESPONSE_CODE, &status); /* 0 until a status line arrives */
     resp->status = (int)status;
+#if LIBCURL_VERSION_NUM < 0x075000 /* no PREREQFUNCTION: a connect time or a reused connection */
     if (rc != CURLE_OK) {
-        long fresh = 1; /* 0 new connections: the kept-alive one carried the request */
-        curl_easy_getinfo(c, CURLINFO_CONNECT_TIME, &connect_time); /* 0: never connected */
+        double connect_time = 0;
+        long fresh = 1;
+        curl_easy_getinfo(c, CURLINFO_CONNECT_TIME, &connect_time);
         curl_easy_getinfo(c, CURLINFO_NUM_CONNECTS, &fresh);
-        if (fresh == 0) connect_time = 1;
+        sink.reached = connect_time > 0 || (fresh == 0 && strncmp(detail, "Connection timed out", 20) != 0);
     }
+#endif
     if (!req->session) curl_easy_cleanup(c);
     if (rc != CURLE_OK) {
         cres__free(alloc, sink.data);
-        return cres__curl_result(rc, connect_time > 0, &sink, detail, req, err);
+        return cres__curl_result(rc, &sink, detail, req, err);
     }
     if (!sink.data && !(sink.data = (char *)cres__alloc(alloc, 1)))
         return cres__fail(err, CRES_ERR_OUT_OF_MEMORY, "out of memory");
@@ -4281,7 +4310,8 @@ CRES__PRIVATE cres_result cres__google_status_error(const cres_resolver *r, cons
 }
 
 /* GET <base>/computeMetadata/v1/<path>: the text answer in *out, or NULL when the server
-   says 404 (not set). A server that does not answer means we are not on Google Cloud. */
+   says 404 (not set). A server that does not answer, and has not answered during this
+   resolve, means we are not on Google Cloud; one that has is a network fault. */
 CRES__PRIVATE cres_result cres__metadata_get(cres__http *h, const char *base, const char *path, char **out,
                                             cres_error *err) {
     cres_resolver *r = h->r;
@@ -4303,8 +4333,9 @@ CRES__PRIVATE cres_result cres__metadata_get(cres__http *h, const char *base, co
     cres__free(&r->config.allocator, url);
     r->config.timeout_ms = timeout;
     r->config.max_retries = retries;
-    /* no status line, and not for want of time: nobody is there */
-    if ((res == CRES_ERR_TRANSPORT || res == CRES_ERR_TIMEOUT) && !resp.status && !cres__http_out_of_time(h))
+    /* no status line, not for want of time, and never an answer: nobody is there */
+    if ((res == CRES_ERR_TRANSPORT || res == CRES_ERR_TIMEOUT) && !resp.status && !cres__http_out_of_time(h) &&
+        !h->metadata_answered)
         return cres__fail(err, CRES_ERR_ENVIRONMENT,
                           "%s: not on Google Cloud? the metadata server at %.100s did not answer; pass the project, "
                           "zone and a token, or set GCE_METADATA_HOST",
@@ -4333,15 +4364,16 @@ CRES__PRIVATE cres_result cres__metadata_get(cres__http *h, const char *base, co
     return CRES_OK;
 }
 
-/* A metadata value we can do without: a server that is not there or says no gives NULL;
-   running out of memory is still a failure (a wrong answer must not pass for success). */
+/* A metadata value we can do without: a server that is not there (off Google Cloud) or says
+   404 gives NULL. Any other failure (a server that answered and then broke off, an error
+   status, out of memory) is the caller's: a wrong answer must not pass for success. */
 CRES__PRIVATE cres_result cres__metadata_optional(cres__http *h, const char *base, const char *path, char **out,
                                                  cres_error *err) {
     cres_error local;
     cres_result res = cres__metadata_get(h, base, path, out, &local);
-    if (res == CRES_ERR_OUT_OF_MEMORY) return cres__oom(err, h->r->vtable->name);
-    if (res != CRES_OK) *out = NULL;
-    return CRES_OK;
+    if (res == CRES_ERR_ENVIRONMENT) return CRES_OK; /* *out is NULL */
+    if (res != CRES_OK && err) *err = local;
+    return res;
 }
 
 /* A metadata value that must be there. */

@@ -1309,6 +1309,44 @@ static void own_instance_name_404_leaves_task_unknown(void **state) {
     assert_null(cres_task_type(C.r));
 }
 
+/* The metadata server gave the token, then the own-name lookup broke off: the own task cannot
+   be known, so the resolve fails; a spec without its task would be a silent wrong answer. */
+static void own_instance_name_lost_fails(void **state) {
+    static const cres_result faults[] = {CRES_ERR_TRANSPORT, CRES_ERR_TIMEOUT};
+    size_t i;
+    for (i = 0; i < N(faults); i++) {
+        cres_gce_options o = gce_options();
+        cres_error err;
+        teardown(state);
+        setup(state);
+        o.token = NULL;
+        meta_token();
+        on_fail("GET", METADATA "instance/name", faults[i]);
+        serve_group(three_vms, 3);
+        gce(&o);
+        err = resolve_fails(faults[i]);
+        HAS(err.message, "instance/name");
+        assert_null(strstr(err.message, "not on Google Cloud"));
+    }
+}
+
+/* A metadata server that answered earlier in this resolve and then gives no status line is a
+   network fault, not "not on Google Cloud": the error keeps the transport's result. */
+static void metadata_lost_after_answers_is_a_network_fault(void **state) {
+    cres_gce_options o = gce_options();
+    cres_error err;
+    (void)state;
+    o.project = NULL;
+    o.token = NULL;
+    meta_project();
+    on_fail("GET", METADATA "instance/service-accounts/default/token", CRES_ERR_TRANSPORT);
+    gce(&o);
+    err = resolve_fails(CRES_ERR_TRANSPORT);
+    HAS(err.message, "instance/service-accounts/default/token");
+    assert_null(strstr(err.message, "not on Google Cloud"));
+    assert_int_equal(requests_to(METADATA "instance/service-accounts/default/token"), 2); /* one retry */
+}
+
 static void options_task_wins_over_own_instance(void **state) {
     cres_gce_options o = gce_options();
     (void)state;
@@ -2593,6 +2631,8 @@ int main(void) {
         T(own_instance_name_option),
         T(own_instance_not_in_group_leaves_task_unknown),
         T(own_instance_name_404_leaves_task_unknown),
+        T(own_instance_name_lost_fails),
+        T(metadata_lost_after_answers_is_a_network_fault),
         T(options_task_wins_over_own_instance),
         T(rpc_layer_default_and_option),
         T(compute_url_option),
