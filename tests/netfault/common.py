@@ -1,0 +1,157 @@
+"""Shared pieces of the network-fault tests: start and stop tests/netfault/proxy.py, read its
+log, run a list of test functions printing "ok NAME (x.x s)" / "FAIL NAME: why" and a summary.
+Stdlib only. Every process started here is our child and is ended by its own handle."""
+import json
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+import time
+import traceback
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+PROXY = os.path.join(HERE, "proxy.py")
+LIVE = []   # processes not stopped yet: run_tests ends them after each test
+
+
+def wait_for_port(proc, port_file, what, seconds=20):
+    deadline = time.time() + seconds
+    while not os.path.exists(port_file):
+        if proc.poll() is not None:
+            raise AssertionError("%s exited: %s" % (what, proc.stderr.read().decode(errors="replace")))
+        if time.time() > deadline:
+            raise AssertionError("%s did not start" % what)
+        time.sleep(0.005)
+    with open(port_file) as f:
+        return int(f.read())
+
+
+class Proxy:
+    """One proxy.py process in front of 127.0.0.1:upstream with this plan (a list of rules);
+    stop() ends it (SIGTERM, exit 0 required) and returns its log records."""
+
+    def __init__(self, tmp, upstream, plan, live=LIVE):
+        self.dir = tempfile.mkdtemp(dir=tmp, prefix="proxy-")
+        self.port_file = os.path.join(self.dir, "port")
+        self.log_path = os.path.join(self.dir, "log.jsonl")
+        self.plan = plan
+        cmd = [sys.executable, PROXY, "--upstream", str(upstream), "--port-file", self.port_file,
+               "--log", self.log_path, "--plan-json", json.dumps(plan), "--max-seconds", "120"]
+        self.proc = subprocess.Popen(cmd, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
+                                     stderr=subprocess.PIPE)
+        if live is not None:
+            live.append(self.proc)
+        try:
+            self.port = wait_for_port(self.proc, self.port_file, "proxy.py")
+        except AssertionError:
+            self.kill()
+            raise
+        self.url = "http://127.0.0.1:%d" % self.port
+
+    def log(self):
+        if not os.path.exists(self.log_path):
+            return []
+        with open(self.log_path) as f:
+            return [json.loads(line) for line in f if line.strip()]
+
+    def stop(self):
+        stop_process(self.proc, "proxy.py")
+        return self.log()
+
+    def kill(self):
+        if self.proc in LIVE:
+            LIVE.remove(self.proc)
+        if self.proc.poll() is None:
+            self.proc.kill()
+        self.proc.communicate()
+
+
+class Server:
+    """One fake server process (tests/fake_api.py or tests/gcp/fake_gcp.py) with a request log;
+    `args` are its options, dicts and lists among them written to JSON files first. Not one of
+    LIVE: a group of tests shares it; stop() ends it (exit 0 required)."""
+
+    def __init__(self, tmp, script, *args):
+        self.dir = tempfile.mkdtemp(dir=tmp, prefix="fake-")
+        self.port_file = os.path.join(self.dir, "port")
+        self.log_path = os.path.join(self.dir, "log.jsonl")
+        cmd = [sys.executable, script, "--port-file", self.port_file, "--log", self.log_path, "--max-seconds", "600"]
+        for n, a in enumerate(args):
+            if isinstance(a, (dict, list)):
+                path = os.path.join(self.dir, "arg%d.json" % n)
+                with open(path, "w") as f:
+                    json.dump(a, f)
+                a = path
+            cmd.append(str(a))
+        self.name = os.path.basename(script)
+        self.proc = subprocess.Popen(cmd, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
+                                     stderr=subprocess.PIPE)
+        self.port = wait_for_port(self.proc, self.port_file, self.name)
+        self.url = "http://127.0.0.1:%d" % self.port
+
+    def requests(self):
+        if not os.path.exists(self.log_path):
+            return []
+        with open(self.log_path) as f:
+            return [json.loads(line) for line in f if line.endswith("\n")]
+
+    def stop(self):
+        stop_process(self.proc, self.name)
+
+
+def stop_process(proc, what):
+    """SIGTERM, then wait; it must exit 0 with nothing on stderr."""
+    if proc in LIVE:
+        LIVE.remove(proc)
+    if proc.poll() is None:
+        proc.terminate()
+    try:
+        _, err = proc.communicate(timeout=20)
+    except subprocess.TimeoutExpired:
+        proc.kill()
+        proc.communicate()
+        raise AssertionError("%s did not stop on SIGTERM" % what)
+    err = (err or b"").decode(errors="replace")
+    assert proc.returncode == 0 and not err, "%s: exit %s: %s" % (what, proc.returncode, err)
+
+
+def actions(log, *names):
+    return [r for r in log if r["action"] in names]
+
+
+def kill_live():
+    while LIVE:
+        proc = LIVE.pop()
+        if proc.poll() is None:
+            proc.kill()
+        proc.communicate()
+
+
+def run_tests(tests, tmp, patterns=(), setup=None, teardown=None):
+    """Runs each (name, fn) whose name contains one of the patterns (all when none); prints one
+    line each and the summary; ends what a test left running; removes tmp; returns the exit
+    status. `setup` runs first (a failure there fails the run), `teardown` always."""
+    chosen = [(n, fn) for n, fn in tests if not patterns or any(p in n for p in patterns)]
+    failed = 0
+    started = time.time()
+    try:
+        if setup:
+            setup()
+        for name, fn in chosen:
+            t = time.time()
+            try:
+                fn()
+                print("ok   %s (%.1f s)" % (name, time.time() - t), flush=True)
+            except Exception as e:  # report each failure, then fail the run
+                failed += 1
+                where = traceback.extract_tb(e.__traceback__)[-1]
+                print("FAIL %s: %s: %s [line %d]" % (name, type(e).__name__, e, where.lineno), flush=True)
+            kill_live()
+    finally:
+        if teardown:
+            teardown()
+        kill_live()
+        shutil.rmtree(tmp, ignore_errors=True)
+    print("%d passed, %d failed (%.1f s)" % (len(chosen) - failed, failed, time.time() - started))
+    return 1 if failed else 0
