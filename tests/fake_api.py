@@ -16,7 +16,13 @@ usage: fake_api.py --port-file F [options]
                          is sent as text/plain, anything else as JSON.
   --pods PODS.json       a JSON list of Pods or a PodList: serves GET /api/v1/pods,
                          /api/v1/namespaces/NS/pods and /api/v1/namespaces/NS/pods/NAME with
-                         labelSelector, fieldSelector, limit and continue (see PodStore)
+                         labelSelector, fieldSelector, limit and continue (see PodStore),
+                         and the discovery documents kubectl reads first: GET /version, /api
+                         (APIVersions), /apis (APIGroupList, no groups), /api/v1
+                         (APIResourceList: pods); /api and /apis answer the aggregated
+                         APIGroupDiscoveryList when Accept asks for a version the server's
+                         release serves (apidiscovery v2beta1 from 1.27, v2 from 1.30)
+  --server-version vX.Y.Z   the release /version reports and discovery follows (v1.32.4)
   --pods-resource-version-expire N
                          a continue token whose list began more than N list pages ago (pages
                          served to anyone) -> 410 Gone, reason Expired, as after etcd compaction
@@ -29,7 +35,8 @@ usage: fake_api.py --port-file F [options]
   --chunked              send bodies over 2 KiB with Transfer-Encoding: chunked (Go's habit)
   --gzip                 gzip bodies over 128 KiB when the client accepts gzip (kube-apiserver)
   --max-seconds N        exit by itself after N seconds (default 600)
-Order of checks per request: fault, auth (401/403), required headers (400), routes, pods, 404.
+Order of checks per request: fault, auth (401/403; discovery is never 403), required
+headers (400), routes, discovery, pods, 404.
 Unknown paths get a 404 Status. SIGTERM/SIGINT stop the server with exit status 0.
 
 Faults: [{"path": "/api/v1/", "query": "continue=", "method": "GET", "times": 1, ACTION...}]
@@ -472,6 +479,101 @@ def pods_reply(store, method, path, query, forever):
         return status_reply(400, "unable to parse requirement: %s" % e)
 
 
+# ---------------------------------------------------------------- discovery
+
+# What kubectl asks before it lists anything (kubectl 1.27..1.33 on this machine, request logs):
+# GET /version (Google's kubectl dispatcher picks the kubectl.1.NN build matching the server's
+# minor version from it), then /api and /apis, then /api/v1 when discovery is not aggregated.
+# The documents follow kube-apiserver's own fixtures (kubernetes/kubernetes api/discovery/:
+# api.json, api__v1.json, apis.json, aggregated_v2.json); the fake serves only pods, so pods is
+# the only resource it advertises (a real server lists every group and resource it has).
+DISCOVERY_PATHS = ("/version", "/api", "/apis", "/api/v1")
+AGGREGATED = "APIGroupDiscoveryList"
+POD_VERBS = ["create", "delete", "deletecollection", "get", "list", "patch", "update", "watch"]
+
+
+def parse_server_version(text):
+    """"v1.32.4" -> (1, 32, "v1.32.4"); raises ValueError."""
+    m = re.fullmatch(r"v?(\d+)\.(\d+)\.(\d+)", text or "")
+    if not m:
+        raise ValueError("--server-version: want v1.MINOR.PATCH, got %r" % text)
+    return int(m.group(1)), int(m.group(2)), "v%s.%s.%s" % m.groups()
+
+
+def aggregated_versions(minor):
+    """The apidiscovery.k8s.io versions a kube-apiserver of 1.<minor> serves at /api and /apis
+    (KEP-3352: beta, v2beta1, on by default from 1.27; v2 from 1.30, beside v2beta1)."""
+    if minor >= 30:
+        return ("v2", "v2beta1")
+    return ("v2beta1",) if minor >= 27 else ()
+
+
+def negotiate_discovery(accept, minor):
+    """The first media range of Accept the server can produce: an apidiscovery version for an
+    aggregated document, else None (plain application/json: the legacy documents)."""
+    for media in (accept or "application/json").split(","):
+        params = dict(p.strip().partition("=")[::2] for p in media.split(";")[1:])
+        if params.get("as") == AGGREGATED and params.get("g") == "apidiscovery.k8s.io":
+            if params.get("v") in aggregated_versions(minor):
+                return params["v"]
+            continue
+        if media.split(";")[0].strip() in ("application/json", "*/*", "application/*"):
+            return None
+    return None
+
+
+def _pod_resource_legacy():
+    """The pods entry of GET /api/v1 (api/discovery/api__v1.json)."""
+    return {"name": "pods", "singularName": "pod", "namespaced": True, "kind": "Pod",
+            "verbs": POD_VERBS, "shortNames": ["po"], "categories": ["all"],
+            "storageVersionHash": "xPOwRZ+Yhw8="}
+
+
+def _pod_resource_aggregated():
+    """The pods entry of the aggregated core group (api/discovery/aggregated_v2.json's shape)."""
+    kind = {"group": "", "version": "", "kind": "Pod"}
+    return {"resource": "pods", "responseKind": kind, "scope": "Namespaced",
+            "singularResource": "pod", "verbs": POD_VERBS, "shortNames": ["po"],
+            "categories": ["all"],
+            "subresources": [{"subresource": "status", "responseKind": kind,
+                              "verbs": ["get", "patch", "update"]}]}
+
+
+def discovery_reply(server_version, method, path, headers, host):
+    """GET /version, /api, /apis, /api/v1 as kube-apiserver answers them; None for other paths."""
+    if path not in DISCOVERY_PATHS:
+        return None
+    if method not in ("GET", "HEAD"):
+        return status_reply(405, "the server does not allow this method on the requested "
+                                 "resource")
+    major, minor, git = server_version
+    if path == "/version":  # k8s.io/apimachinery/pkg/version.Info
+        return Reply.of(200, {"major": str(major), "minor": str(minor), "gitVersion": git,
+                              "gitCommit": "0" * 40, "gitTreeState": "clean",
+                              "buildDate": "2026-01-01T00:00:00Z", "goVersion": "go1.23.6",
+                              "compiler": "gc", "platform": "linux/amd64"})
+    if path == "/api/v1":
+        return Reply.of(200, {"kind": "APIResourceList", "groupVersion": "v1",
+                              "resources": [_pod_resource_legacy()]})
+    version = negotiate_discovery(headers.get("Accept"), minor)
+    if version:
+        core = {"metadata": {"creationTimestamp": None},  # the legacy group: no name
+                "versions": [{"version": "v1", "freshness": "Current",
+                              "resources": [_pod_resource_aggregated()]}]}
+        items = [] if path == "/apis" else [core]
+        doc = {"kind": AGGREGATED, "apiVersion": "apidiscovery.k8s.io/" + version,
+               "metadata": {}, "items": items}
+        media = "application/json;g=apidiscovery.k8s.io;v=%s;as=%s" % (version, AGGREGATED)
+        return Reply(200, dumps(doc).encode(), {"Vary": "Accept"}, media)
+    if path == "/api":
+        return Reply.of(200, {"kind": "APIVersions", "versions": ["v1"],
+                              "serverAddressByClientCIDRs": [{"clientCIDR": "0.0.0.0/0",
+                                                              "serverAddress": host}]},
+                        {"Vary": "Accept"})
+    return Reply.of(200, {"kind": "APIGroupList", "apiVersion": "v1", "groups": []},
+                    {"Vary": "Accept"})
+
+
 # ---------------------------------------------------------------- routes, auth, faults
 
 def _split_route_key(key):
@@ -534,13 +636,15 @@ def forbidden_reply(method, path):
     return status_reply(403, message, details=details)
 
 
-def auth_reply(opts, headers, method, path):
-    """401/403 for a bad or forbidden token, else None."""
+def auth_reply(opts, headers, method, path, discovery=False):
+    """401/403 for a bad or forbidden token, else None. Discovery is never 403 for a token
+    that authenticates: RBAC's system:discovery and system:public-info-viewer roles let every
+    authenticated user read it."""
     scheme, _, token = (headers.get("Authorization") or "").strip().partition(" ")
     token = token.strip() if scheme.lower() == "bearer" else None
-    if opts.forbid_token and token == opts.forbid_token:
+    if opts.forbid_token and token == opts.forbid_token and not discovery:
         return forbidden_reply(method, path)
-    if opts.bearer and token != opts.bearer:
+    if opts.bearer and not (token and token in (opts.bearer, opts.forbid_token)):
         return status_reply(401)
     return None
 
@@ -623,6 +727,21 @@ class RequestLog:
             if self.file:  # None once the server is stopping
                 self.file.write(json.dumps(rec) + "\n")
 
+    def write_part(self, handler, method, url, headers, status, body=b""):
+        """One request inside a batch request (tests/gcp/fake_gcp.py): a line like a
+        request's, with "batch_part": true, the part's own headers, and the batch request's
+        time; written before the batch request's own line."""
+        if not self.file:
+            return
+        rec = {"time": round(handler.started, 6), "method": method, "path": url.path,
+               "query": parse_qs(url.query, keep_blank_values=True),
+               "headers": self._headers(headers), "status": status, "batch_part": True}
+        if body:
+            rec["body"] = body[:4096].decode("utf-8", "replace")
+        with self.lock:
+            if self.file:
+                self.file.write(json.dumps(rec) + "\n")
+
     def close(self):
         with self.lock:
             if self.file:
@@ -638,6 +757,7 @@ QUIET_ERRORS = (OSError, EOFError)
 
 class Handler(BaseHTTPRequestHandler):
     protocol_version = "HTTP/1.1"
+    disable_nagle_algorithm = True  # TCP_NODELAY, as Go (kube-apiserver) sets on every connection
     timeout = IDLE_SECONDS
 
     def log_message(self, fmt, *args):  # the JSON log replaces the stderr log
@@ -695,12 +815,16 @@ class Handler(BaseHTTPRequestHandler):
         return reply
 
     def _route(self, forever):
-        """auth, required headers, static routes, the pod API, else 404."""
+        """auth, required headers, static routes, discovery and the pod API, else 404."""
         srv, method, path = self.server, self.command, self.url.path
-        reply = auth_reply(srv.opts, self.headers, method, path) or \
+        discovery = bool(srv.pods) and path in DISCOVERY_PATHS
+        reply = auth_reply(srv.opts, self.headers, method, path, discovery) or \
             header_reply(srv.required, self.headers)
         if reply is None and srv.routes:
             reply = srv.routes.lookup(method, path, self.url.query)
+        if reply is None and discovery:
+            reply = discovery_reply(srv.server_version, method, path, self.headers,
+                                    "%s:%d" % self.server.server_address[:2])
         if reply is None and srv.pods:
             query = parse_qs(self.url.query, keep_blank_values=True)
             reply = pods_reply(srv.pods, method, path, query, forever)
@@ -880,11 +1004,16 @@ def parse_args(argv, extend=None, description=None):
     ap.add_argument("--chunked", action="store_true")
     ap.add_argument("--gzip", action="store_true")
     ap.add_argument("--max-seconds", type=float, default=600)
+    ap.add_argument("--server-version", default="v1.32.4")
     if extend:
         extend(ap)
     opts = ap.parse_args(argv)
     if bool(opts.cert) != bool(opts.key):
         ap.error("--cert and --key go together")
+    try:
+        parse_server_version(opts.server_version)
+    except ValueError as e:
+        ap.error(str(e))
     for h in opts.require_header:
         if ":" not in h:
             ap.error("--require-header wants 'Name: value', got %r" % h)
@@ -906,6 +1035,7 @@ def build_server(opts, handler=None):
     srv.opts = opts
     srv.stopping = threading.Event()
     srv.required = [tuple(s.strip() for s in h.split(":", 1)) for h in opts.require_header]
+    srv.server_version = parse_server_version(opts.server_version)
     srv.routes = Routes(load_json(opts.routes, {})) if opts.routes else None
     srv.pods = None
     if opts.pods:

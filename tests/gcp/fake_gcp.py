@@ -31,6 +31,10 @@ usage: fake_gcp.py --port-file F [fake_api.py options] [--metadata META.json]
       GET  projects/P/zones/Z/instanceGroups/G, projects/P/regions/R/instanceGroups/G
       GET  projects/P/zones/Z/instances              an InstanceList of full Instances
       GET  projects/P/zones/Z/instances/NAME         one Instance
+      GET  projects/P/aggregated/instances           {"items": {"zones/Z": {"instances":
+           [...]} or {"warning": NO_RESULTS_ON_PAGE}}} over every zone, paged as one list
+      POST /batch/compute/v1 (not under /compute/)  a multipart/mixed batch of the requests
+           above (gcloud lists several zones so), answered part by part
       Lists take maxResults (0-500, default 500), pageToken (opaque; base64 with "+", "/" and
       "=", so a client must URL-encode it; a token from another list is a 400), orderBy (name
       or "creationTimestamp desc"), filter (`status = "RUNNING"`, `name != x`, `name eq re`,
@@ -40,10 +44,14 @@ usage: fake_gcp.py --port-file F [fake_api.py options] [--metadata META.json]
       "The resource '...' was not found"; an unknown path a 404 HTML page.
   --tpu-nodes NODES.json {"projects/P/locations/Z/nodes/N": Node, ...} or a list of Nodes
                          (full "name"). GET /{v1,v2,v1alpha1,v2alpha1}/projects/P/locations/Z/
-                         nodes/N answers the Node (the same one for every version), .../nodes the
-                         list {"nodes": [...]}; unknown: 404 NOT_FOUND with a ResourceInfo.
-  --page-cap N           at most N items a list page whatever maxResults says (the API may
-                         answer fewer than asked), so small fixtures page
+                         nodes/N answers the Node in that version's shape (v1: serviceAccount
+                         an email string, tensorflowVersion, network, endpoints without
+                         accessConfig; v2: serviceAccount {email, scope}, runtimeVersion,
+                         networkConfig; fields of the other version left out), .../nodes the
+                         list {"nodes": [...], "nextPageToken"} (pageSize, pageToken); unknown:
+                         404 NOT_FOUND with a ResourceInfo.
+  --page-cap N           at most N items a list page whatever maxResults or pageSize says (the
+                         API may answer fewer than asked), so small fixtures page
   --ignore-fields        answer full resources whatever fields asks (a client must cope)
 Auth (--bearer, --forbid-token) applies to the Compute and TPU routes, not to the metadata
 server: 401 UNAUTHENTICATED (WWW-Authenticate: Bearer ...), 403 PERMISSION_DENIED naming the
@@ -58,12 +66,14 @@ select_fields, parse_filter` (used by the tests of this fake).
 """
 import base64
 import binascii
+import email
 import json
 import os
 import re
 import sys
 import zlib
-from urllib.parse import parse_qs
+from http import HTTPStatus
+from urllib.parse import parse_qs, urlsplit
 
 sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 import fake_api as base  # noqa: E402
@@ -407,6 +417,9 @@ COMPUTE_PATH = re.compile(
     r"(?:instanceGroups/([^/]+)(/listInstances)?|(instances)(?:/([^/]+))?))?")
 
 
+AGGREGATED_PATH = re.compile(r"/compute/v1/projects/([^/]+)/aggregated/instances")
+
+
 def last_segment(url):
     return (url or "").rstrip("/").rsplit("/", 1)[-1]
 
@@ -473,6 +486,9 @@ class ComputeStore:
 
     def reply(self, method, path, query, body, forever):
         """The reply for a /compute/v1/ path (a 404 page for paths the API does not have)."""
+        m = AGGREGATED_PATH.fullmatch(path)
+        if m:
+            return self._aggregated(m.group(1), method, query, forever)
         m = COMPUTE_PATH.fullmatch(path)
         if not m:
             return html_404(path)
@@ -552,9 +568,42 @@ class ComputeStore:
                   "nextPageToken": token, "selfLink": COMPUTE_ROOT + resource_name}
         return google_json(with_fields(_compact(answer), query, self.ignore_fields))
 
+    def _aggregated(self, project, method, query, forever):
+        """GET projects/P/aggregated/instances (gcloud's `compute instances list` without
+        --zones): the project's instances of every zone, filtered and paged as one list in
+        zone, then name order, grouped by "zones/Z"; a zone with none on the page carries the
+        API's NO_RESULTS_ON_PAGE warning (the real API lists every zone of the world so; the
+        fake knows only the zones of its instances)."""
+        if project not in self.projects:
+            return compute_error(404, "The resource 'projects/%s' was not found" % project)
+        if method != "GET":
+            return compute_error(405, "Method %s is not allowed" % method)
+        zones = sorted(z for (p, z) in self.by_zone if p == project)
+        rows = filtered([dict(i, _zone=z) for z in zones for i in self.by_zone[(project, z)]],
+                        query)
+        resource_name = "projects/%s/aggregated/instances" % project
+        list_key = "%s %s" % (resource_name, _param(query, "filter"))
+        page, token = page_of(rows, query, list_key, self.page_cap, forever)
+        scopes = {"zones/" + z: {"warning": {
+            "code": "NO_RESULTS_ON_PAGE", "message": "There are no results for scope "
+            "'zones/%s' on this page." % z, "data": [{"key": "scope", "value": "zones/" + z}]}}
+            for z in zones}
+        for row in page:
+            scope = scopes["zones/" + row["_zone"]]
+            scope.pop("warning", None)
+            scope.setdefault("instances", []).append({k: v for k, v in row.items()
+                                                      if k != "_zone"})
+        answer = {"kind": "compute#instanceAggregatedList", "id": resource_name,
+                  "items": scopes, "nextPageToken": token,
+                  "selfLink": COMPUTE_ROOT + resource_name}
+        return google_json(with_fields(_compact(answer), query, self.ignore_fields))
+
     @staticmethod
     def permission(method, path):
         """(permission, resource) a 403 names for this request."""
+        m = AGGREGATED_PATH.fullmatch(path)
+        if m:
+            return "compute.instances.list", "projects/%s" % m.group(1)
         m = COMPUTE_PATH.fullmatch(path)
         if not m:
             return "compute.projects.get", path.replace("/compute/v1/", "", 1)
@@ -583,14 +632,84 @@ TPU_PATH = re.compile(r"/(v1|v2|v1alpha1|v2alpha1)/projects/([^/]+)/locations/([
 TPU_GET = "google.cloud.tpu.%s.Tpu.GetNode"
 
 
-class TpuStore:
-    """Cloud TPU nodes by full name, the same Node for every API version."""
+# The Node message of each Cloud TPU API version: its fields, the values of its enums, and the
+# type of serviceAccount (a string in v1, an object {email, scope} in v2), as gcloud 528 has
+# them (googlecloudsdk/generated_clients/apis/tpu/VERSION/tpu_VERSION_messages.py, generated from
+# the API's discovery documents). gcloud rejects a v1 Node whose serviceAccount is an object
+# ("Expected type <class 'str'> for field serviceAccount").
+_V1_NODE = {"acceleratorType", "apiVersion", "cidrBlock", "createTime", "description", "health",
+            "healthDescription", "ipAddress", "labels", "modelBasePath", "modelConfigFile",
+            "modelName", "name", "network", "networkEndpoints", "platformConfigFile", "port",
+            "schedulingConfig", "serviceAccount", "state", "symptoms", "tensorflowVersion",
+            "useServiceNetworking"}
+_V2_NODE = {"acceleratorConfig", "acceleratorType", "apiVersion", "cidrBlock", "createTime",
+            "dataDisks", "description", "health", "healthDescription", "id", "labels",
+            "metadata", "multisliceNode", "name", "networkConfig", "networkConfigs",
+            "networkEndpoints", "queuedResource", "runtimeVersion", "schedulingConfig",
+            "serviceAccount", "shieldedInstanceConfig", "state", "symptoms", "tags",
+            "upcomingMaintenance"}
+_API_VERSIONS = ("V1_ALPHA1", "V1", "V2_ALPHA1")
+_V1_HEALTH = ("HEALTHY", "DEPRECATED_UNHEALTHY", "TIMEOUT", "UNHEALTHY_TENSORFLOW",
+              "UNHEALTHY_MAINTENANCE")
+NODE_SCHEMAS = {
+    "v1": {"fields": _V1_NODE, "endpoint": {"ipAddress", "port"}, "account": "email",
+           "scheduling": {"preemptible", "reserved"},
+           "enums": {"apiVersion": _API_VERSIONS, "health": _V1_HEALTH}},
+    "v2": {"fields": _V2_NODE, "endpoint": {"ipAddress", "port", "accessConfig"},
+           "account": "object", "scheduling": {"preemptible", "reserved", "spot"},
+           "enums": {"apiVersion": _API_VERSIONS + ("V2",), "health": _V1_HEALTH[:1] +
+                     _V1_HEALTH[2:]}},
+}
+NODE_SCHEMAS["v1alpha1"] = NODE_SCHEMAS["v1"]
+# (v2alpha1: v2's enums; gcloud's v2alpha1 messages predate the V2 value)
+NODE_SCHEMAS["v2alpha1"] = dict(NODE_SCHEMAS["v2"], fields=_V2_NODE | {
+    "autocheckpointEnabled", "bootDiskConfig"}, scheduling={
+    "preemptible", "provisioningModel", "reservationName", "reserved", "spot",
+    "terminationTimestamp"})
 
-    def __init__(self, doc):
+
+def node_as(node, version):
+    """A stored Node (v1- or v2-shaped, as make_gcp.py writes them) in the shape of API
+    `version`: the version's fields only, serviceAccount a string (v1) or {email, scope} (v2),
+    v1's tensorflowVersion/network and v2's runtimeVersion/networkConfig.network carried over
+    when the other is missing, enum values the version does not have left out."""
+    schema = NODE_SCHEMAS[version]
+    node = dict(node)
+    account = node.get("serviceAccount")
+    if schema["account"] == "email" and isinstance(account, dict):
+        node["serviceAccount"] = account.get("email", "")
+    elif schema["account"] == "object" and isinstance(account, str):
+        node["serviceAccount"] = {"email": account}
+    if version.startswith("v1"):
+        node.setdefault("tensorflowVersion", node.get("runtimeVersion"))
+        node.setdefault("network", (node.get("networkConfig") or {}).get("network"))
+    else:
+        node.setdefault("runtimeVersion", node.get("tensorflowVersion"))
+        if node.get("network") and "networkConfig" not in node:
+            node["networkConfig"] = {"network": node["network"]}
+    out = {k: v for k, v in node.items() if k in schema["fields"] and v is not None}
+    if "networkEndpoints" in out:
+        out["networkEndpoints"] = [{k: v for k, v in ep.items() if k in schema["endpoint"]}
+                                   for ep in out["networkEndpoints"]]
+    if isinstance(out.get("schedulingConfig"), dict):
+        out["schedulingConfig"] = {k: v for k, v in out["schedulingConfig"].items()
+                                   if k in schema["scheduling"]}
+    for field, values in schema["enums"].items():
+        if field in out and out[field] not in values:
+            del out[field]
+    return out
+
+
+class TpuStore:
+    """Cloud TPU nodes by full name. One Node answers on every API version, in that version's
+    shape (node_as); the list pages (pageSize, pageToken, --page-cap) like ListNodes."""
+
+    def __init__(self, doc, page_cap=None):
         if isinstance(doc, list):
             doc = {node.get("name"): node for node in doc}
         if not isinstance(doc, dict):
             raise ValueError("tpu-nodes: want an object keyed by full node name, or a list")
+        self.page_cap = page_cap
         self.nodes = {}
         for name, node in doc.items():
             if not (name and re.fullmatch(r"projects/[^/]+/locations/[^/]+/nodes/[^/]+", name)):
@@ -605,15 +724,36 @@ class TpuStore:
         if method != "GET":
             return tpu_error(405, "Method not allowed")
         if node is None:
-            prefix = "projects/%s/locations/%s/nodes/" % (project, location)
-            nodes = [v for k, v in sorted(self.nodes.items()) if k.startswith(prefix)]
-            return google_json({"nodes": nodes} if nodes else {})
+            return self._list(version, project, location, query)
         name = "projects/%s/locations/%s/nodes/%s" % (project, location, node)
         found = self.nodes.get(name)
         if found is None:
             return tpu_error(404, "Resource '%s' was not found" % name, [
                 {"@type": "type.googleapis.com/google.rpc.ResourceInfo", "resourceName": name}])
-        return google_json(found)
+        return google_json(node_as(found, version))
+
+    def _list(self, version, project, location, query):
+        """ListNodesResponse {nodes, nextPageToken}; an empty list is {}."""
+        prefix = "projects/%s/locations/%s/nodes/" % (project, location)
+        nodes = [node_as(v, version) for k, v in sorted(self.nodes.items())
+                 if k.startswith(prefix)]
+        text = _param(query, "pageSize") or "0"
+        if not re.fullmatch(r"\d+", text):
+            return tpu_error(400, "Invalid value at 'page_size' (TYPE_INT32), \"%s\"" % text)
+        size = int(text) or len(nodes) or 1
+        if self.page_cap:
+            size = min(size, self.page_cap)
+        token = _param(query, "pageToken")
+        start = 0
+        if token:
+            try:
+                start = decode_page_token(token, prefix)
+            except base.ReplyError:
+                return tpu_error(400, "Invalid page token.")
+        answer = {"nodes": nodes[start:start + size]}
+        if start + size < len(nodes):
+            answer["nextPageToken"] = encode_page_token(prefix, start + size)
+        return google_json(_compact(answer))
 
     @staticmethod
     def permission(method, path):
@@ -696,6 +836,66 @@ class MetadataStore:
         return reply
 
 
+# ---------------------------------------------------------------- batch requests
+
+BATCH_PATH = "/batch/compute/v1"
+
+
+def parse_batch(content_type, body):
+    """A multipart/mixed batch body -> [(Content-ID, method, target, headers, body)], each part
+    an application/http request ("GET /compute/v1/...?q HTTP/1.1", headers, blank line, body),
+    as https://cloud.google.com/compute/docs/api/how-tos/batch describes and gcloud sends it.
+    Raises ValueError."""
+    if not content_type.lower().startswith("multipart/mixed"):
+        raise ValueError("Content-Type %r is not multipart/mixed" % content_type)
+    msg = email.message_from_bytes(b"Content-Type: " + content_type.encode("latin-1") +
+                                   b"\r\n\r\n" + body)
+    if not msg.is_multipart():
+        raise ValueError("no boundary")
+    out = []
+    for part in msg.get_payload():
+        raw = part.get_payload(decode=True) or b""
+        head, _, data = raw.replace(b"\r\n", b"\n").partition(b"\n\n")
+        lines = head.decode("latin-1").split("\n")
+        request_line = lines[0].split()
+        if len(request_line) < 2:
+            raise ValueError("bad request line %r" % lines[0])
+        headers = {}
+        for line in lines[1:]:
+            name, sep, value = line.partition(":")
+            if sep:
+                headers[name.strip().lower()] = value.strip()
+        out.append((part.get("Content-ID", ""), request_line[0].upper(), request_line[1],
+                    headers, data))
+    if not out:
+        raise ValueError("no parts")
+    return out
+
+
+def _phrase(status):
+    try:
+        return HTTPStatus(status).phrase
+    except ValueError:
+        return ""
+
+
+def batch_reply(answers):
+    """[(Content-ID, Reply)] -> one multipart/mixed Reply, each answer an application/http
+    part with Content-ID <response-ID> (Google's batch answer)."""
+    boundary = "batch_" + base64.urlsafe_b64encode(os.urandom(12)).decode()
+    out = []
+    for content_id, reply in answers:
+        rid = "<response-%s>" % content_id.strip().strip("<>") if content_id else ""
+        out.append(("--%s\r\nContent-Type: application/http\r\n%s\r\n" % (
+            boundary, "Content-ID: %s\r\n" % rid if rid else "")).encode())
+        head = ["HTTP/1.1 %d %s" % (reply.status, _phrase(reply.status))]
+        head += ["%s: %s" % kv for kv in reply.headers.items()]
+        head.append("Content-Length: %d" % len(reply.body))
+        out.append(("\r\n".join(head) + "\r\n\r\n").encode() + reply.body + b"\r\n")
+    out.append(("--%s--\r\n" % boundary).encode())
+    return base.Reply(200, b"".join(out), None, "multipart/mixed; boundary=" + boundary)
+
+
 # ---------------------------------------------------------------- HTTP
 
 def google_auth_reply(opts, headers, api, method, path):
@@ -741,20 +941,26 @@ class GcpHandler(base.Handler):
     disable_nagle_algorithm = True
 
     def _api(self):
-        """"metadata", "compute", "tpu" or None (fake_api's own routes) for this request."""
+        """"metadata", "compute", "tpu", None (fake_api's own routes and pods) or "unknown" (a
+        path nobody serves: Google's HTML 404, not a Kubernetes Status) for this request."""
         srv, path = self.server, self.url.path
         if srv.metadata is not None and path.startswith("/computeMetadata/"):
             return "metadata"
-        if srv.compute is not None and path.startswith("/compute/"):
+        if srv.compute is not None and (path.startswith("/compute/") or path == BATCH_PATH):
             return "compute"
         if srv.tpu is not None and TPU_PATH.match(path):
             return "tpu"
+        if srv.pods is None and not (srv.routes and
+                                     srv.routes.lookup(self.command, path, self.url.query)):
+            return "unknown"
         return None
 
     def _route(self, forever):
         api = self._api()
         if api is None:
             return super()._route(forever)
+        if api == "unknown":
+            return html_404(self.url.path)
         srv, method, path = self.server, self.command, self.url.path
         query = parse_qs(self.url.query, keep_blank_values=True)
         if api == "metadata":
@@ -768,11 +974,37 @@ class GcpHandler(base.Handler):
                 break
         if reply is None and srv.routes:
             reply = srv.routes.lookup(method, path, self.url.query)
+        if reply is None and path == BATCH_PATH:
+            reply = self._batch()
         if reply is None and api == "compute":
             reply = srv.compute.reply(method, path, query, self.request_body, forever)
         if reply is None:
             reply = srv.tpu.reply(method, path, query)
         return reply
+
+    def _batch(self):
+        """POST /batch/compute/v1: each request of the multipart/mixed body answered by the
+        Compute routes (authorized by the batch request's token), each logged as a request of
+        its own ("batch_part": true), the answers in one multipart/mixed reply."""
+        if self.command != "POST":
+            return compute_error(405, "Method %s is not allowed on %s" % (self.command,
+                                                                         BATCH_PATH))
+        try:
+            parts = parse_batch(self.headers.get("Content-Type") or "", self.request_body)
+        except ValueError as e:
+            return compute_error(400, "Failed to parse batch request: %s" % e, "parseError")
+        answers = []
+        for content_id, method, target, headers, body in parts:
+            url = urlsplit(target)
+            query = parse_qs(url.query, keep_blank_values=True)
+            try:
+                reply = self.server.compute.reply(method, url.path, query, body, False) \
+                    if url.path.startswith("/compute/") else html_404(url.path)
+            except base.ReplyError as e:
+                reply = e.reply
+            self.server.log.write_part(self, method, url, headers, reply.status, body)
+            answers.append((content_id, reply))
+        return batch_reply(answers)
 
     def _normal_reply(self, forever):
         if self._api() is None:
@@ -784,7 +1016,7 @@ class GcpHandler(base.Handler):
 
     def _fault_reply(self, fault):
         api = self._api()
-        if api is None or "body" in fault or "raw" in fault:
+        if api in (None, "unknown") or "body" in fault or "raw" in fault:
             return super()._fault_reply(fault)
         code = int(fault["status"])
         if api == "metadata":
@@ -810,7 +1042,8 @@ def build_server(opts):
     srv.metadata = MetadataStore(base.load_json(opts.metadata, {})) if opts.metadata else None
     srv.compute = ComputeStore(base.load_json(opts.compute, {}), opts.page_cap,
                                opts.ignore_fields) if opts.compute else None
-    srv.tpu = TpuStore(base.load_json(opts.tpu_nodes, {})) if opts.tpu_nodes else None
+    srv.tpu = TpuStore(base.load_json(opts.tpu_nodes, {}), opts.page_cap) \
+        if opts.tpu_nodes else None
     return srv
 
 

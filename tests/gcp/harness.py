@@ -11,21 +11,25 @@ import time
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(os.path.dirname(HERE))
 FAKE_GCP = os.path.join(HERE, "fake_gcp.py")
+FAKE_API = os.path.join(ROOT, "tests", "fake_api.py")
 TOKEN = "ya29.c.fake-access-token_0123456789"
 LIVE = []   # fakes not stopped yet: run_tests ends them after a failed test
 
 
 class Fake:
-    """One fake_gcp.py process (our child) with a request log; stop() ends it and returns the
-    logged requests. `args` are its options; dicts and lists among them are written to JSON
-    files first (so Fake(tmp, "--compute", doc) works)."""
+    """One fake_gcp.py process (our child; script=FAKE_API for the Kubernetes one) with a
+    request log; stop() ends it and returns the logged requests. `args` are its options; dicts
+    and lists among them are written to JSON files first (so Fake(tmp, "--compute", doc)
+    works). certs: a tests/gen_certs.sh directory, to serve HTTPS with its server.pem."""
 
-    def __init__(self, tmp, *args, secrets=True):
+    def __init__(self, tmp, *args, secrets=True, script=FAKE_GCP, certs=None):
         self.dir = tempfile.mkdtemp(dir=tmp)
         self.port_file = os.path.join(self.dir, "port")
         self.log = os.path.join(self.dir, "log.jsonl")
-        cmd = [sys.executable, FAKE_GCP, "--port-file", self.port_file, "--log", self.log,
+        cmd = [sys.executable, script, "--port-file", self.port_file, "--log", self.log,
                "--max-seconds", "300"] + (["--log-secrets"] if secrets else [])
+        if certs:
+            cmd += ["--cert", os.path.join(certs, "server.pem"), "--key", os.path.join(certs, "server.key")]
         for n, a in enumerate(args):
             if isinstance(a, (dict, list)):
                 path = os.path.join(self.dir, "arg%d.json" % n)
@@ -39,14 +43,14 @@ class Fake:
         deadline = time.time() + 20
         while not os.path.exists(self.port_file):
             if self.proc.poll() is not None:
-                raise AssertionError("fake_gcp exited: " + self.proc.stderr.read().decode())
+                raise AssertionError("%s exited: %s" % (os.path.basename(script), self.proc.stderr.read().decode()))
             if time.time() > deadline:
                 self.proc.kill()
-                raise AssertionError("fake_gcp did not start")
+                raise AssertionError(os.path.basename(script) + " did not start")
             time.sleep(0.005)
         with open(self.port_file) as f:
             self.port = int(f.read())
-        self.url = "http://127.0.0.1:%d" % self.port
+        self.url = "%s://127.0.0.1:%d" % ("https" if certs else "http", self.port)
         self.host = "127.0.0.1:%d" % self.port
         self.compute_url = self.url + "/compute/v1"
 

@@ -304,17 +304,110 @@ def tpu_nodes_v1_v2_and_404():
     v2 = mg.make_tpu_node("vm", zone="us-central2-b", endpoints=4)
     v1 = mg.make_tpu_node("node", zone="us-central1-c", api="v1")
     f = Fake(TMP, "--tpu-nodes", [v2, v1])
-    for version in ("v1", "v2", "v2alpha1"):
+    for version in ("v2", "v2alpha1"):
         got = call(f, "GET", "/%s/projects/test-project/locations/us-central2-b/nodes/vm" % version)
         assert got == v2 and len(got["networkEndpoints"]) == 4
+    # v1's Node: serviceAccount is the email, no accessConfig, no v2-only fields (gcloud's
+    # tpu_v1_messages.py; gcloud rejects an object there)
+    got = call(f, "GET", "/v1/projects/test-project/locations/us-central2-b/nodes/vm")
+    assert got["serviceAccount"] == v2["serviceAccount"]["email"], got
+    assert got["tensorflowVersion"] == v2["runtimeVersion"] and "runtimeVersion" not in got
+    assert got["network"] == v2["networkConfig"]["network"] and "networkConfig" not in got
+    assert got["networkEndpoints"] == [{"ipAddress": e["ipAddress"], "port": e["port"]}
+                                       for e in v2["networkEndpoints"]]
+    assert "id" not in got and "apiVersion" not in got, got  # v1's enum has no V2
     got = call(f, "GET", "/v1/projects/test-project/locations/us-central1-c/nodes/node")
     assert got["ipAddress"] == got["networkEndpoints"][0]["ipAddress"] and got["port"] == "8470"
+    assert got["serviceAccount"] == v1["serviceAccount"] and got["apiVersion"] == "V1"
+    got = call(f, "GET", "/v2/projects/test-project/locations/us-central1-c/nodes/node")
+    assert got["serviceAccount"] == {"email": v1["serviceAccount"]}, got
+    assert got["runtimeVersion"] == v1["tensorflowVersion"] and "ipAddress" not in got
     err = call(f, "GET", "/v2/projects/test-project/locations/us-central1-c/nodes/nope", 404)
     google_error(err, 404, "NOT_FOUND", "Resource 'projects/test-project/locations/us-central1-c/"
                                         "nodes/nope' was not found")
     assert err["error"]["details"][0]["resourceName"].endswith("/nodes/nope")
     listed = call(f, "GET", "/v2/projects/test-project/locations/us-central2-b/nodes")
     assert listed == {"nodes": [v2]}
+    f.stop()
+
+
+@test
+def tpu_node_list_pages():
+    nodes = [mg.make_tpu_node("n%d" % i, zone="us-central2-b") for i in range(5)]
+    f = Fake(TMP, "--tpu-nodes", nodes, "--page-cap", "2")
+    where = "/v2/projects/test-project/locations/us-central2-b/nodes"
+    names, token, pages = [], None, 0
+    while True:
+        query = {"pageSize": "3"} if token is None else {"pageSize": "3", "pageToken": token}
+        got = call(f, "GET", where + "?" + urlencode(query))
+        names += [n["name"].rsplit("/", 1)[1] for n in got["nodes"]]
+        pages += 1
+        token = got.get("nextPageToken")
+        if not token:
+            break
+    assert names == ["n%d" % i for i in range(5)] and pages == 3, (names, pages)
+    google_error(call(f, "GET", where + "?pageToken=nope", 400), 400, "INVALID_ARGUMENT")
+    assert call(f, "GET", where.replace("us-central2-b", "us-east1-d")) == {}
+    f.stop()
+
+
+@test
+def compute_aggregated_instances_pages():
+    """gcloud's `instances list` without --zones: aggregated/instances, one list over zones."""
+    doc, insts, _ = group_doc(5, region="us-east1", statuses={"w-2": "TERMINATED"})
+    f = Fake(TMP, "--compute", doc, "--bearer", TOKEN, "--page-cap", "2")
+    path = "/compute/v1/projects/%s/aggregated/instances" % P
+    seen, token, pages = [], None, 0
+    while True:
+        query = {"filter": RUNNING_FILTER, "includeAllScopes": "True"}
+        if token:
+            query["pageToken"] = token
+        got = call(f, "GET", path + "?" + urlencode(query, quote_via=quote))
+        assert got["kind"] == "compute#instanceAggregatedList", got
+        for scope, found in sorted(got["items"].items()):
+            assert ("instances" in found) != ("warning" in found), found
+            seen += [(scope, i["name"]) for i in found.get("instances", [])]
+        pages += 1
+        token = got.get("nextPageToken")
+        if not token:
+            break
+    want = sorted(("zones/" + i["zone"].rsplit("/", 1)[1], i["name"]) for i in insts
+                  if i["status"] == "RUNNING")
+    assert seen == want and pages == 2, (seen, pages)
+    google_error(call(f, "GET", path.replace(P, "nope"), 404), 404)
+    f.stop()
+
+
+@test
+def compute_batch_requests_and_unknown_paths():
+    """gcloud lists several zones in one POST /batch/compute/v1 (multipart/mixed)."""
+    doc, insts, _ = group_doc(4, region="us-east1")
+    f = Fake(TMP, "--compute", doc, "--bearer", TOKEN)
+    parts = []
+    for n, zone in enumerate(("us-east1-b", "us-east1-c", "not_a_zone")):
+        parts.append("--XyZ\r\nContent-Type: application/http\r\nContent-ID: <id+%d>\r\n\r\n"
+                     "GET %s HTTP/1.1\r\naccept: application/json\r\n\r\n\r\n"
+                     % (n, zone_path({"maxResults": "500"}, zone=zone)))
+    body = ("".join(parts) + "--XyZ--\r\n").encode()
+    status, hdrs, data = request(f, "POST", "/batch/compute/v1", dict(
+        AUTH, **{"Content-Type": 'multipart/mixed; boundary="XyZ"'}), body)
+    assert status == 200 and hdrs["content-type"].startswith("multipart/mixed; boundary="), hdrs
+    boundary = hdrs["content-type"].split("boundary=")[1]
+    answers = data.decode().split("--" + boundary)[1:-1]
+    assert len(answers) == 3 and "Content-ID: <response-id+0>" in answers[0], answers
+    firsts = [a.split("\r\n\r\n", 1)[1] for a in answers]
+    assert firsts[0].startswith("HTTP/1.1 200 OK") and firsts[2].startswith("HTTP/1.1 400 "), \
+        [a[:40] for a in firsts]
+    listed = json.loads(firsts[1].split("\r\n\r\n", 1)[1])
+    assert [i["name"] for i in listed["items"]] == [i["name"] for i in insts
+                                                    if i["zone"].endswith("us-east1-c")]
+    log = f.requests()
+    assert [r.get("batch_part") for r in log] == [True, True, True, None], log
+    status, _, _ = request(f, "POST", "/batch/compute/v1", {"Content-Type": 'multipart/mixed; '
+                                                            'boundary="XyZ"'}, body)
+    assert status == 401
+    status, hdrs, body = request(f, "GET", "/no/such/api")  # Google's 404 page, not a Status
+    assert status == 404 and hdrs["content-type"].startswith("text/html"), (status, body)
     f.stop()
 
 

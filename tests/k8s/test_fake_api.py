@@ -406,6 +406,49 @@ def k8s_forbidden_403():
 
 
 @test
+def k8s_discovery_documents():
+    """With --pods the fake answers kubectl's discovery requests: /version, /api, /apis,
+    /api/v1 as legacy documents, and /api and /apis aggregated when Accept asks for an
+    apidiscovery version the --server-version serves (tests/clients/ runs real kubectl)."""
+    v2 = "application/json;g=apidiscovery.k8s.io;v=v2;as=APIGroupDiscoveryList"
+    beta = "application/json;g=apidiscovery.k8s.io;v=v2beta1;as=APIGroupDiscoveryList"
+    accept = {"Accept": ",".join([v2, beta, "application/json"])}
+    with Fake("--bearer", "right", "--forbid-token", "viewer", "--server-version", "v1.27.4",
+              pods=FIXTURE, tls=True) as fake:
+        auth = {"Authorization": "Bearer right"}
+        equal({k: v for k, v in get_json(fake, "/version", headers=auth).items()
+               if k in ("major", "minor", "gitVersion")},
+              {"major": "1", "minor": "27", "gitVersion": "v1.27.4"}, "/version")
+        equal(get_json(fake, "/api", headers=auth)["versions"], ["v1"], "APIVersions")
+        equal(get_json(fake, "/apis", headers=auth)["kind"], "APIGroupList", "/apis")
+        pods = [r for r in get_json(fake, "/api/v1", headers=auth)["resources"]
+                if r["name"] == "pods"]
+        equal((pods[0]["kind"], pods[0]["namespaced"], "list" in pods[0]["verbs"]),
+              ("Pod", True, True), "APIResourceList pods")
+        status, headers, body = request(fake, "/api", headers=dict(auth, **accept))
+        equal((status, headers["content-type"]), (200, beta), "1.27 serves v2beta1 only")
+        doc = json.loads(body)
+        equal((doc["kind"], doc["apiVersion"]), ("APIGroupDiscoveryList",
+                                                 "apidiscovery.k8s.io/v2beta1"), "aggregated")
+        equal(doc["items"][0]["versions"][0]["resources"][0]["resource"], "pods", "core pods")
+        equal(request(fake, "/api", headers={"Authorization": "Bearer wrong"})[0], 401,
+              "a wrong token is refused before discovery")
+        equal(request(fake, "/api", headers={"Authorization": "Bearer viewer"})[0], 200,
+              "discovery is open to every authenticated user")
+        equal(request(fake, "/api/v1/pods", headers={"Authorization": "Bearer viewer"})[0],
+              403, "but pods are not")
+    with Fake("--server-version", "v1.32.4", pods=FIXTURE) as fake:
+        status, headers, _ = request(fake, "/apis", headers=accept)
+        equal((status, headers["content-type"]), (200, v2), "1.30+ serves v2 first")
+    with Fake("--server-version", "v1.26.3", pods=FIXTURE) as fake:
+        status, headers, body = request(fake, "/api", headers=accept)
+        equal((headers["content-type"], json.loads(body)["kind"]),
+              ("application/json", "APIVersions"), "1.26 has no aggregated discovery")
+    with Fake(routes={"/x": {}}) as fake:
+        equal(request(fake, "/version")[0], 404, "no discovery without --pods")
+
+
+@test
 def k8s_expired_continue_410():
     with Fake("--pods-resource-version-expire", "1", pods=FIXTURE) as fake:
         api = plain_api(fake)
