@@ -8,6 +8,8 @@ WARN := -Wall -Wextra -Wpedantic -Werror
 SAN := -g -O1 -fsanitize=address,undefined -fno-sanitize-recover=undefined
 FUZZ_SECONDS ?= 600
 FUZZ_SMOKE_SECONDS ?= 15
+# Builds and fuzzers go JOBS at a time (this machine has 2 cores); tests run one at a time.
+JOBS ?= 2
 VERSION := $(shell sed -n 's/^\#define CLUSTER_RESOLVER_VERSION_\(MAJOR\|MINOR\|PATCH\) //p' cluster_resolver.h | paste -sd.)
 
 UNIT := $(filter-out tests/test_malloc_macros.c,$(wildcard tests/test_*.c))
@@ -17,14 +19,14 @@ FUZZ_BINS := $(patsubst tests/fuzz/%.c,$(BUILD)/%,$(wildcard tests/fuzz/fuzz_*.c
 EXAMPLES := $(BUILD)/cluster-resolve $(BUILD)/custom_backend $(BUILD)/custom_transport
 
 .PHONY: all run test bench unit unit-san cli-test k8s-test gcp-test hostile-test launcher-test hostlist-oracle readme-test install-test check fuzz fuzz-smoke \
-        install uninstall clean deps-build deps-test
+        netfault-test clients-test thread-test soak-test install uninstall clean deps-build deps-test
 
 all: $(EXAMPLES)
 
 run: $(BUILD)/cluster-resolve
 	./$(BUILD)/cluster-resolve
 
-test: deps-test unit unit-san cli-test k8s-test gcp-test hostile-test hostlist-oracle launcher-test readme-test install-test check fuzz-smoke
+test: deps-test unit unit-san cli-test k8s-test gcp-test hostile-test netfault-test clients-test thread-test soak-test hostlist-oracle launcher-test readme-test install-test check fuzz-smoke
 	@echo "make test: every test passed"
 
 deps-build:
@@ -32,7 +34,7 @@ deps-build:
 deps-test:
 	@bash tests/deps.sh test
 
-$(BUILD) $(BUILD)/san:
+$(BUILD) $(BUILD)/san $(BUILD)/tsan $(BUILD)/asan:
 	mkdir -p $@
 
 # The CLI uses the bundled libcurl transport; the other examples need no library.
@@ -44,21 +46,30 @@ $(BUILD)/%: examples/%.c cluster_resolver.h | deps-build $(BUILD)
 $(BUILD)/san/%: examples/%.c cluster_resolver.h | $(BUILD)/san
 	clang -std=c99 $(SAN) $(WARN) $< -o $@ $(LIBS_$*)
 
-$(BUILD)/test_%: tests/test_%.c tests/impl.c tests/test_util.h tests/alloc_walk.h cluster_resolver.h | $(BUILD)
-	gcc -std=c99 -O2 $(WARN) $< tests/impl.c -lcmocka -o $@
+# The implementation is compiled once per toolchain and linked into every unit test.
+$(BUILD)/impl.o: tests/impl.c cluster_resolver.h | $(BUILD)
+	gcc -std=c99 -O2 $(WARN) -c $< -o $@
 
-$(BUILD)/san/test_%: tests/test_%.c tests/impl.c tests/test_util.h tests/alloc_walk.h cluster_resolver.h | $(BUILD)/san
-	clang -std=c99 $(SAN) $(WARN) $< tests/impl.c -lcmocka -o $@
+$(BUILD)/san/impl.o: tests/impl.c cluster_resolver.h | $(BUILD)/san
+	clang -std=c99 $(SAN) $(WARN) -c $< -o $@
+
+$(BUILD)/test_%: tests/test_%.c $(BUILD)/impl.o tests/test_util.h tests/alloc_walk.h cluster_resolver.h | $(BUILD)
+	gcc -std=c99 -O2 $(WARN) $< $(BUILD)/impl.o -lcmocka -o $@
+
+$(BUILD)/san/test_%: tests/test_%.c $(BUILD)/san/impl.o tests/test_util.h tests/alloc_walk.h cluster_resolver.h | $(BUILD)/san
+	clang -std=c99 $(SAN) $(WARN) $< $(BUILD)/san/impl.o -lcmocka -o $@
 
 # Defines CRES_MALLOC/REALLOC/FREE and the implementation itself, so it links alone.
 $(BUILD)/san/test_malloc_macros: tests/test_malloc_macros.c cluster_resolver.h | $(BUILD)/san
 	clang -std=c99 $(SAN) $(WARN) $< -lcmocka -o $@
 
-unit: $(UNIT_BINS)
+unit:
+	@$(MAKE) --no-print-directory -j$(JOBS) $(UNIT_BINS)
 	@set -e; for t in $(UNIT_BINS); do echo "== $$t"; ./$$t; done
 
-unit-san: $(UNIT_SAN_BINS) $(BUILD)/san/test_malloc_macros
-	@set -e; for t in $^; do echo "== $$t (ASan+UBSan)"; ./$$t; done
+unit-san:
+	@$(MAKE) --no-print-directory -j$(JOBS) $(UNIT_SAN_BINS) $(BUILD)/san/test_malloc_macros
+	@set -e; for t in $(UNIT_SAN_BINS) $(BUILD)/san/test_malloc_macros; do echo "== $$t (ASan+UBSan)"; ./$$t; done
 
 cli-test: $(BUILD)/san/cluster-resolve $(BUILD)/san/custom_backend $(BUILD)/san/custom_transport
 	python3 tests/test_cli.py $(BUILD)/san
@@ -77,6 +88,37 @@ gcp-test: $(BUILD)/san/cluster-resolve
 # and lying bodies, slow drips, deep nesting, numbers out of range, invalid UTF-8.
 hostile-test: $(BUILD)/san/cluster-resolve
 	python3 tests/test_hostile_http.py $(BUILD)/san
+
+# Network faults between the CLI and the fakes (tests/netfault/proxy.py): connections reset,
+# closed or stalled halfway through a page, refused, dropped SYNs, a server gone between pages.
+netfault-test: $(BUILD)/san/cluster-resolve
+	python3 tests/netfault/test_proxy.py
+	python3 tests/netfault/test_netfaults.py $(BUILD)/san
+
+# The fakes read by the real clients: kubectl and gcloud (on the machine image) must see the
+# members our resolvers see.
+clients-test: $(BUILD)/san/cluster-resolve
+	python3 tests/clients/test_real_clients.py $(BUILD)/san
+
+# The manual's thread rules under ThreadSanitizer: 8 threads, each with its own resolvers of
+# every backend (Kubernetes and GCE through curl against the fakes), and a union they share
+# under a lock; then the control, the union shared without its lock, which TSan must catch.
+$(BUILD)/tsan/test_threads: tests/threads/test_threads.c cluster_resolver.h | $(BUILD)/tsan
+	clang -std=c99 -g -O1 -fsanitize=thread $(WARN) $< -o $@ -lcurl -lpthread
+
+thread-test: $(BUILD)/tsan/test_threads
+	python3 tests/threads/run_threads.py $<
+
+# Long-running use: 10,000 Kubernetes resolves against the fake, 100,000 of an environment
+# backend; memory and descriptors must not grow. Plain, and with ASan's leak checker.
+$(BUILD)/soak: tests/soak/soak.c cluster_resolver.h | $(BUILD)
+	gcc -std=c99 -O2 $(WARN) $< -o $@ -lcurl
+
+$(BUILD)/asan/soak: tests/soak/soak.c cluster_resolver.h | $(BUILD)/asan
+	clang -std=c99 -g -O2 -fsanitize=address $(WARN) $< -o $@ -lcurl
+
+soak-test: $(BUILD)/soak $(BUILD)/asan/soak
+	python3 tests/soak/run_soak.py $^
 
 # Real launchers on this machine (root): a four-node Slurm (srun, sbatch), Open MPI (mpirun here,
 # on fake hosts, inside sbatch) and PyTorch gloo from our torchrun variables; stops all it starts.
@@ -103,26 +145,16 @@ check:
 $(BUILD)/fuzz_%: tests/fuzz/fuzz_%.c cluster_resolver.h | $(BUILD)
 	clang -g -O1 -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=undefined $< -o $@
 
-# Each target runs on a scratch copy of its hand seeds (tests/fuzz/corpus/) and of the seeds
-# tests/fuzz/fixture_seeds.py derives from the test fixtures, so the repository stays as it is.
+# tests/fuzz/run_fuzzers.sh runs each target on a scratch copy of its seeds, JOBS at a time.
 # The smoke run in `make test` uses a fixed seed: CI replays a prefix of a run checked here,
 # so a red CI means a code change, not luck; `make fuzz` explores with fresh seeds.
-define run_fuzzers
-	@set -e; for f in $(FUZZ_BINS); do name=$${f#$(BUILD)/fuzz_}; \
-	  rm -rf $(BUILD)/corpus-$$name; mkdir -p $(BUILD)/corpus-$$name; \
-	  cp tests/fuzz/corpus/$$name/* $(BUILD)/corpus-$$name/; \
-	  python3 tests/fuzz/fixture_seeds.py $$name $(BUILD)/corpus-$$name; \
-	  echo "== $$f for $(1) s"; \
-	  ./$$f -max_total_time=$(1) $(2) -print_final_stats=1 -artifact_prefix=$(BUILD)/ $(BUILD)/corpus-$$name \
-	    2>&1 | grep -E '^(Done|stat::number_of_executed_units|stat::peak_rss_mb)|ERROR|SUMMARY'; \
-	  test $${PIPESTATUS[0]} -eq 0; done
-endef
+fuzz-smoke:
+	@$(MAKE) --no-print-directory -j$(JOBS) $(FUZZ_BINS)
+	@bash tests/fuzz/run_fuzzers.sh $(FUZZ_SMOKE_SECONDS) $(JOBS) $(BUILD) $(FUZZ_BINS) -- -seed=1
 
-fuzz-smoke: $(FUZZ_BINS)
-	$(call run_fuzzers,$(FUZZ_SMOKE_SECONDS),-seed=1)
-
-fuzz: $(FUZZ_BINS)
-	$(call run_fuzzers,$(FUZZ_SECONDS))
+fuzz:
+	@$(MAKE) --no-print-directory -j$(JOBS) $(FUZZ_BINS)
+	@bash tests/fuzz/run_fuzzers.sh $(FUZZ_SECONDS) $(JOBS) $(BUILD) $(FUZZ_BINS)
 
 # Benchmarks against the peers, side by side in one run (not part of `make test`), and the
 # footprint; their tables go to docs/benchmarks.md, the resolve-time plot to docs/resolve_time.png.

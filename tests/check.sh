@@ -9,7 +9,6 @@ cd "$(dirname "$0")/.."
 out=build/check
 mkdir -p "$out"
 warn="-Wall -Wextra -Wpedantic -Werror"
-n=0
 build_and_run() { # compiler std lang opt
     local cc=$1 std=$2 lang=$3 opt=$4 tag="$1-$2$4"
     "$cc" -std="$std" $opt $warn -x "$lang" -c tests/compile/impl_only.c -o "$out/impl-$tag.o"
@@ -21,12 +20,22 @@ build_and_run() { # compiler std lang opt
     "$cc" -std="$std" $opt $warn -x "$lang" examples/cluster-resolve.c -x none -lcurl -o "$out/cli-$tag"
     "$cc" -std="$std" $opt $warn -x "$lang" examples/custom_backend.c -o "$out/custom-$tag"
     "$cc" -std="$std" $opt $warn -x "$lang" examples/custom_transport.c -o "$out/transport-$tag"
-    n=$((n + 1))
 }
-for opt in -O0 -O2; do
-    for cc in gcc clang; do for std in c99 c11; do build_and_run "$cc" "$std" c "$opt"; done; done
-    for cxx in g++ clang++; do for std in c++11 c++17; do build_and_run "$cxx" "$std" c++ "$opt"; done; done
-done
+lane() { # C_COMPILER CXX_COMPILER: the eight configurations of one toolchain, in turn
+    local opt std
+    for opt in -O0 -O2; do
+        for std in c99 c11; do build_and_run "$1" "$std" c "$opt"; done
+        for std in c++11 c++17; do build_and_run "$2" "$std" c++ "$opt"; done
+    done
+}
+# GNU and LLVM side by side, one core each; a lane stops at its first failure.
+lane gcc g++ & gnu=$!
+lane clang clang++ & llvm=$!
+status=0
+wait "$gnu" || status=1
+wait "$llvm" || status=1
+[ "$status" = 0 ] || { echo "check: a configuration failed (above)" >&2; exit 1; }
+n=16
 # Portability, C99 and C11 at -O2. 32-bit x86 (gcc -m32): tests/compile/tfconfig.c built and
 # run, the CLI compiled (no 32-bit libcurl to link; curl's headers are the same for every
 # architecture). Windows x86-64 (mingw-w64): tfconfig.c (the implementation without curl)
