@@ -4369,11 +4369,10 @@ CRES__PRIVATE cres_result cres__metadata_get(cres__http *h, const char *base, co
    status, out of memory) is the caller's: a wrong answer must not pass for success. */
 CRES__PRIVATE cres_result cres__metadata_optional(cres__http *h, const char *base, const char *path, char **out,
                                                  cres_error *err) {
-    cres_error local;
-    cres_result res = cres__metadata_get(h, base, path, out, &local);
-    if (res == CRES_ERR_ENVIRONMENT) return CRES_OK; /* *out is NULL */
-    if (res != CRES_OK && err) *err = local;
-    return res;
+    cres_result res = cres__metadata_get(h, base, path, out, err);
+    if (res != CRES_ERR_ENVIRONMENT) return res;
+    cres__clear(err); /* *out is NULL */
+    return CRES_OK;
 }
 
 /* A metadata value that must be there. */
