@@ -136,7 +136,7 @@
                                      the spec and lives until the spec changes or is freed.
                                      cres_spec_job_at() is NULL past the end.
       cres_spec_task_address(spec, job, index)   NULL when absent.
-      cres_spec_num_tasks(spec, job)             defined tasks (not max index + 1).
+      cres_spec_tasks_count(spec, job)             defined tasks (not max index + 1).
       cres_spec_equal(a, b)          same jobs with the same tasks; a dense job equals a
                                      sparse one with the same indices; an empty job is not
                                      a missing job; NULL equals only NULL.
@@ -564,6 +564,14 @@
 #  endif
 #endif
 
+/* printf-style checks of cres_error_set()'s arguments (on mingw, whose printf flavour only
+   its <stdio.h> tells, the implementation adds them) */
+#if (defined(__GNUC__) || defined(__clang__)) && !defined(__MINGW32__)
+#  define CRES_PRINTF_LIKE(f, a) __attribute__((format(printf, f, a)))
+#else
+#  define CRES_PRINTF_LIKE(f, a)
+#endif
+
 #ifdef __cplusplus
 extern "C" {
 #endif
@@ -604,16 +612,30 @@ typedef struct cres_error {
 
 CRES_API const char *cres_result_string(cres_result result); /* never NULL */
 CRES_API const char *cres_version_string(void);              /* "0.1.0" */
+/* For backends and transports of your own: sets err's result and its message (printf-style,
+   cut to fit), leaves http_status as it is; err may be NULL. Returns result. */
+CRES_API cres_result cres_error_set(cres_error *err, cres_result result, const char *format, ...)
+    CRES_PRINTF_LIKE(3, 4);
 
 /* ////////////////////////////////////////////////////////////////////////////////////////
    Configuration shared by all backends                                            >>config */
 
+/* Callbacks: each sits in a struct beside its `user` pointer, and takes that pointer first. */
+
 /* All zero = CRES_MALLOC / CRES_FREE. Set both functions or neither. */
 typedef struct cres_allocator {
-    void *(*alloc)(size_t size, void *user);
-    void (*free)(void *ptr, void *user);
+    void *(*alloc)(void *user, size_t size);  /* never asked for 0 bytes */
+    void (*free)(void *user, void *ptr);      /* never given NULL */
     void *user;
 } cres_allocator;
+
+/* Returns the variable's value or NULL; the string must stay valid until the library call
+   that asked returns (the library may ask for several variables before using them). */
+typedef const char *(*cres_getenv_fn)(void *user, const char *name);
+typedef struct cres_getenv_hook {
+    cres_getenv_fn fn;                        /* NULL = getenv() */
+    void *user;
+} cres_getenv_hook;
 
 typedef enum cres_log_level {
     CRES_LOG_DEBUG, CRES_LOG_INFO, CRES_LOG_WARN, CRES_LOG_ERROR
@@ -621,9 +643,17 @@ typedef enum cres_log_level {
 
 /* The message is valid only during the call. Secrets are never passed to it. */
 typedef void (*cres_log_fn)(void *user, cres_log_level level, const char *message);
-/* Returns the variable's value or NULL; the string must stay valid until the library call
-   that asked returns (the library may ask for several variables before using them). */
-typedef const char *(*cres_getenv_fn)(const char *name, void *user);
+typedef struct cres_log_hook {
+    cres_log_fn fn;                           /* NULL = silent */
+    void *user;
+} cres_log_hook;
+
+/* Waits between retries and Kubernetes polls, so that tests can make time pass at once. */
+typedef void (*cres_sleep_fn)(void *user, int milliseconds);
+typedef struct cres_sleep_hook {
+    cres_sleep_fn fn;                         /* NULL = the system's sleep */
+    void *user;
+} cres_sleep_hook;
 
 typedef struct cres_http_header {
     const char *name, *value;
@@ -660,24 +690,19 @@ typedef struct cres_http_response {
 typedef struct cres_transport {
     cres_result (*perform)(void *user, const cres_http_request *req, cres_http_response *resp,
                            const cres_allocator *alloc, cres_error *err);
-    void *user;
     void (*close_session)(void *user, void *session); /* optional */
+    void *user;
 } cres_transport;
-
-typedef void (*cres_sleep_fn)(void *user, int milliseconds);
 
 typedef struct cres_config {
     cres_allocator allocator;   /* zero = CRES_MALLOC / CRES_FREE */
     cres_transport transport;   /* zero = bundled curl if compiled in, else NO_TRANSPORT */
-    cres_getenv_fn getenv;      /* zero = getenv() */
-    void *getenv_user;
-    cres_log_fn log;            /* zero = silent */
-    void *log_user;
+    cres_getenv_hook getenv;    /* zero = getenv() */
+    cres_log_hook log;          /* zero = silent */
+    cres_sleep_hook sleep;      /* zero = the system's */
     int timeout_ms;             /* per HTTP request; 0 = 10000 */
     int max_retries;            /* on connect errors, 429 and 5xx; 0 = 3, -1 = none */
     size_t max_response_bytes;  /* 0 = 64 MiB */
-    cres_sleep_fn sleep;        /* waits between retries and polls; zero = the system's */
-    void *sleep_user;
     int resolve_timeout_ms;     /* all HTTP requests and retry waits of one resolve;
                                    0 = 60000, -1 = no bound beyond timeout_ms per request */
 } cres_config;
@@ -717,7 +742,7 @@ CRES_API const cres_job *cres_spec_job_at(const cres_cluster_spec *spec, size_t 
 CRES_API const cres_job *cres_spec_job(const cres_cluster_spec *spec, const char *job);
 CRES_API const char *cres_spec_task_address(const cres_cluster_spec *spec, const char *job,
                                             int index);
-CRES_API size_t cres_spec_num_tasks(const cres_cluster_spec *spec, const char *job);
+CRES_API size_t cres_spec_tasks_count(const cres_cluster_spec *spec, const char *job);
 CRES_API int cres_spec_equal(const cres_cluster_spec *a, const cres_cluster_spec *b);
 CRES_API cres_result cres_spec_clone(const cres_cluster_spec *spec, const cres_allocator *alloc,
                                      cres_cluster_spec **out, cres_error *err);
@@ -732,13 +757,18 @@ CRES_API cres_result cres_spec_to_json(const cres_cluster_spec *spec, char *buf,
 /* ////////////////////////////////////////////////////////////////////////////////////////
    Resolvers                                                                     >>resolver */
 
+#define CRES_NO_TASK (-1)          /* cres_task_id() of a resolver that knows no own task */
+#define CRES_OWN_TASK (-1)         /* task_id of the *_of() calls: the own task's */
+#define CRES_ACCELERATOR_TYPE_SIZE 16
+#define CRES_MAX_ACCELERATOR_KINDS 8
+
 typedef struct cres_accelerator {
-    char type[16];   /* "GPU", "TPU" */
-    int count;       /* per task */
+    char type[CRES_ACCELERATOR_TYPE_SIZE];   /* "GPU", "TPU" */
+    int count;                               /* per task */
 } cres_accelerator;
 
 typedef struct cres_accelerators {
-    cres_accelerator items[8];
+    cres_accelerator items[CRES_MAX_ACCELERATOR_KINDS];
     size_t count;
 } cres_accelerators;
 
@@ -767,9 +797,10 @@ typedef struct cres_resolver_vtable {
 /* Public so that a backend can embed it as its first member; read it through the getters. */
 struct cres_resolver {
     const cres_resolver_vtable *vtable;
-    cres_config config;      /* a copy; callbacks and user pointers borrowed */
+    cres_config config;      /* a copy with the defaults filled in (max_retries: the count);
+                                callbacks and user pointers borrowed */
     char *task_type;         /* NULL = unknown */
-    int task_id;             /* -1 = unknown */
+    int task_id;             /* CRES_NO_TASK = unknown */
     int task_overridden;     /* set by cres_set_task(): backends leave the task alone */
     char *rpc_layer;         /* NULL = none */
     char *environment;       /* never NULL */
@@ -777,17 +808,26 @@ struct cres_resolver {
 
 CRES_API cres_result cres_resolve(cres_resolver *r, cres_cluster_spec **out_spec,
                                   cres_error *err);
-CRES_API cres_result cres_master(cres_resolver *r, const char *task_type, int task_id,
-                                 const char *rpc_layer, char *buf, size_t cap, size_t *out_len,
+/* The own task's master ("grpc://10.0.0.7:8470"); cres_master_of() another task's (task_type
+   NULL / task_id CRES_OWN_TASK / rpc_layer NULL: the own ones). */
+CRES_API cres_result cres_master(cres_resolver *r, char *buf, size_t cap, size_t *out_len,
                                  cres_error *err);
-CRES_API cres_result cres_num_accelerators(cres_resolver *r, const char *task_type,
-                                           int task_id, cres_accelerators *out,
+CRES_API cres_result cres_master_of(cres_resolver *r, const char *task_type, int task_id,
+                                    const char *rpc_layer, char *buf, size_t cap,
+                                    size_t *out_len, cres_error *err);
+/* Accelerators per task ({"GPU", 4}), of the own task or another. */
+CRES_API cres_result cres_num_accelerators(cres_resolver *r, cres_accelerators *out,
                                            cres_error *err);
+CRES_API cres_result cres_num_accelerators_of(cres_resolver *r, const char *task_type,
+                                              int task_id, cres_accelerators *out,
+                                              cres_error *err);
 /* The GPUs a task should see, as a CUDA_VISIBLE_DEVICES value ("2,3"); "" when the backend
    assigns none. Nothing is written to the environment: that is the caller's choice. */
-CRES_API cres_result cres_visible_devices(cres_resolver *r, const char *task_type, int task_id,
-                                          char *buf, size_t cap, size_t *out_len,
-                                          cres_error *err);
+CRES_API cres_result cres_visible_devices(cres_resolver *r, char *buf, size_t cap,
+                                          size_t *out_len, cres_error *err);
+CRES_API cres_result cres_visible_devices_of(cres_resolver *r, const char *task_type,
+                                             int task_id, char *buf, size_t cap,
+                                             size_t *out_len, cres_error *err);
 CRES_API const char *cres_resolver_name(const cres_resolver *r);
 CRES_API const char *cres_task_type(const cres_resolver *r);
 CRES_API int cres_task_id(const cres_resolver *r);
@@ -1026,24 +1066,34 @@ CRES_API cres_result cres_auto_resolver_create(const cres_auto_options *options,
 /* ////////////////////////////////////////////////////////////////////////////////////////
    Launcher output                                                                 >>launch */
 
+#define CRES_UNKNOWN (-1)          /* a launch info number the source does not give */
+#define CRES_HOST_SIZE 256         /* a host name and its NUL */
+#define CRES_ADDRESS_SIZE 1024     /* a "host:port" address and its NUL */
+
 typedef struct cres_launch_info {
-    int world_size;          /* all tasks */
-    int rank;                /* global rank of the task, see the manual's section 8 */
-    int local_rank;          /* among tasks on the same host */
+    int world_size;                        /* all tasks */
+    int rank;                              /* the task's global rank (manual section 8) */
+    int local_rank;                        /* among tasks on the same host */
     int local_world_size;
-    char master_host[256];   /* rank 0's host; IPv6 without brackets */
-    int master_port;         /* rank 0's port; -1 when its address has none */
-    char master_address[1024]; /* rank 0's address as in the spec */
+    char master_host[CRES_HOST_SIZE];      /* rank 0's host; IPv6 without brackets */
+    int master_port;                       /* rank 0's port; CRES_UNKNOWN without one */
+    char master_address[CRES_ADDRESS_SIZE]; /* rank 0's address as in the spec */
 } cres_launch_info;
 
+/* How the own task is started: resolves, then the launch info of the resolver's own task. */
+CRES_API cres_result cres_launch(cres_resolver *r, cres_launch_info *out, cres_error *err);
+/* The own TF_CONFIG: the resolved cluster, the own task, rpc layer and environment. */
+CRES_API cres_result cres_tfconfig(cres_resolver *r, char *buf, size_t cap, size_t *out_len,
+                                   cres_error *err);
+/* The same from a spec you hold: task_type NULL leaves the task (and the ranks) out. */
 CRES_API cres_result cres_spec_launch_info(const cres_cluster_spec *spec, const char *task_type,
                                            int task_id, cres_launch_info *out, cres_error *err);
 CRES_API cres_result cres_spec_to_hostfile(const cres_cluster_spec *spec, char *buf, size_t cap,
                                            size_t *out_len, cres_error *err);
-CRES_API cres_result cres_tf_config_json(const cres_cluster_spec *spec, const char *task_type,
-                                         int task_id, const char *rpc_layer,
-                                         const char *environment, char *buf, size_t cap,
-                                         size_t *out_len, cres_error *err);
+CRES_API cres_result cres_spec_to_tfconfig(const cres_cluster_spec *spec, const char *task_type,
+                                           int task_id, const char *rpc_layer,
+                                           const char *environment, char *buf, size_t cap,
+                                           size_t *out_len, cres_error *err);
 
 /* ////////////////////////////////////////////////////////////////////////////////////////
    Slurm hostlists                                                               >>hostlist */
@@ -1139,19 +1189,23 @@ CRES_API cres_result cres_tasks_per_node_expand(const char *text, int *counts, s
 #endif
 
 #define CRES__DEFAULT_PORT 8470
+#define CRES__DEFAULT_TIMEOUT_MS 10000
+#define CRES__DEFAULT_RETRIES 3
+#define CRES__DEFAULT_MAX_RESPONSE (64u * 1024u * 1024u)
+#define CRES__DEFAULT_RESOLVE_TIMEOUT_MS 60000
 
 /* ////////////////////////////////////////////////////////////////////////////////////////
    Memory                                                                           >>alloc */
 
 CRES__PRIVATE void *cres__alloc(const cres_allocator *a, size_t size) {
     if (size == 0) size = 1;
-    return a->alloc ? a->alloc(size, a->user) : CRES_MALLOC(size);
+    return a->alloc ? a->alloc(a->user, size) : CRES_MALLOC(size);
 }
 
 CRES__PRIVATE void cres__free(const cres_allocator *a, const void *p) {
     void *q = (void *)(size_t)p; /* we own it; the const is for the reader's API */
     if (!q) return;
-    if (a->free) a->free(q, a->user);
+    if (a->free) a->free(a->user, q);
     else CRES_FREE(q);
 }
 
@@ -1165,7 +1219,7 @@ CRES__PRIVATE int cres__grow(const cres_allocator *a, void **items, size_t *cap,
     if (new_cap < need) new_cap = need;
     if (new_cap > (size_t)-1 / elem) return 0;
     if (a->alloc) {
-        p = a->alloc(new_cap * elem, a->user);
+        p = a->alloc(a->user, new_cap * elem);
         if (!p) return 0;
         if (*items) memcpy(p, *items, *cap * elem);
         cres__free(a, *items);
@@ -1234,13 +1288,16 @@ CRES__PRIVATE void cres__clear(cres_error *err) {
     err->message[0] = '\0';
 }
 
-CRES__PRIVATE CRES__PRINTF(3, 4) cres_result cres__fail(cres_error *err, cres_result result,
-                                                        const char *fmt, ...) {
+/* Every failure inside the library is set the way a custom backend sets its own. */
+CRES_API cres_result cres_error_set(cres_error *err, cres_result result, const char *format, ...) CRES__PRINTF(3, 4);
+#define cres__fail cres_error_set
+
+CRES_API cres_result cres_error_set(cres_error *err, cres_result result, const char *format, ...) {
     va_list ap;
     if (!err) return result;
     err->result = result;
-    va_start(ap, fmt);
-    vsnprintf(err->message, sizeof err->message, fmt, ap);
+    va_start(ap, format);
+    vsnprintf(err->message, sizeof err->message, format, ap);
     va_end(ap);
     return result;
 }
@@ -2251,7 +2308,7 @@ CRES_API const char *cres_spec_task_address(const cres_cluster_spec *s, const ch
     return found ? j->tasks[at].address : NULL;
 }
 
-CRES_API size_t cres_spec_num_tasks(const cres_cluster_spec *s, const char *job) {
+CRES_API size_t cres_spec_tasks_count(const cres_cluster_spec *s, const char *job) {
     const cres_job *j = cres_spec_job(s, job);
     return j ? j->tasks_count : 0;
 }
@@ -2480,22 +2537,16 @@ CRES__PRIVATE CRES__PRINTF(3, 4) void cres__log(const cres_resolver *r, cres_log
                                                 const char *fmt, ...) {
     char msg[512];
     va_list ap;
-    if (!r->config.log) return;
+    if (!r->config.log.fn) return;
     va_start(ap, fmt);
     vsnprintf(msg, sizeof msg, fmt, ap);
     va_end(ap);
-    r->config.log(r->config.log_user, level, msg);
-}
-
-CRES__PRIVATE const char *cres__system_getenv(const char *name, void *user) {
-    (void)user;
-    return getenv(name);
+    r->config.log.fn(r->config.log.user, level, msg);
 }
 
 CRES_API const char *cres_resolver_getenv(const cres_resolver *r, const char *name) {
     if (!r || !name) return NULL;
-    return r->config.getenv ? r->config.getenv(name, r->config.getenv_user)
-                            : cres__system_getenv(name, NULL);
+    return r->config.getenv.fn ? r->config.getenv.fn(r->config.getenv.user, name) : getenv(name);
 }
 
 CRES_API const cres_allocator *cres_resolver_allocator(const cres_resolver *r) {
@@ -2521,6 +2572,11 @@ CRES_API cres_result cres_resolver_new(size_t size, const cres_resolver_vtable *
     if (cfg.timeout_ms < 0 || cfg.max_retries < -1 || cfg.resolve_timeout_ms < -1)
         return cres__fail(err, CRES_ERR_INVALID_ARGUMENT,
                           "config: timeout_ms must not be negative, max_retries and resolve_timeout_ms not below -1");
+    /* What a zero means is settled here, once: calls read the resolver's copy as it is. */
+    if (!cfg.timeout_ms) cfg.timeout_ms = CRES__DEFAULT_TIMEOUT_MS;
+    cfg.max_retries = cfg.max_retries == 0 ? CRES__DEFAULT_RETRIES : cfg.max_retries < 0 ? 0 : cfg.max_retries;
+    if (!cfg.resolve_timeout_ms) cfg.resolve_timeout_ms = CRES__DEFAULT_RESOLVE_TIMEOUT_MS;
+    if (!cfg.max_response_bytes) cfg.max_response_bytes = CRES__DEFAULT_MAX_RESPONSE;
     r = (cres_resolver *)cres__alloc(&cfg.allocator, size);
     if (!r) return cres__oom(err, vtable->name);
     memset(r, 0, size);
@@ -2686,9 +2742,9 @@ CRES__PRIVATE cres_result cres__master_of_task(cres_resolver *r, const char *tas
     return res;
 }
 
-CRES_API cres_result cres_master(cres_resolver *r, const char *task_type, int task_id,
-                                 const char *rpc_layer, char *buf, size_t cap, size_t *out_len,
-                                 cres_error *err) {
+CRES_API cres_result cres_master_of(cres_resolver *r, const char *task_type, int task_id,
+                                    const char *rpc_layer, char *buf, size_t cap, size_t *out_len,
+                                    cres_error *err) {
     cres__clear(err);
     if (!r) return cres__fail(err, CRES_ERR_INVALID_ARGUMENT, "resolver is NULL");
     if (task_id < -1) return cres__fail(err, CRES_ERR_INVALID_ARGUMENT, "task id %d is negative", task_id);
@@ -2697,8 +2753,12 @@ CRES_API cres_result cres_master(cres_resolver *r, const char *task_type, int ta
     return cres__master_of_task(r, task_type, task_id, rpc_layer, "", buf, cap, out_len, err);
 }
 
-CRES_API cres_result cres_visible_devices(cres_resolver *r, const char *task_type, int task_id,
-                                          char *buf, size_t cap, size_t *out_len, cres_error *err) {
+CRES_API cres_result cres_master(cres_resolver *r, char *buf, size_t cap, size_t *out_len, cres_error *err) {
+    return cres_master_of(r, NULL, CRES_OWN_TASK, NULL, buf, cap, out_len, err);
+}
+
+CRES_API cres_result cres_visible_devices_of(cres_resolver *r, const char *task_type, int task_id,
+                                             char *buf, size_t cap, size_t *out_len, cres_error *err) {
     cres__writer w;
     cres_result res;
     cres__clear(err);
@@ -2710,13 +2770,22 @@ CRES_API cres_result cres_visible_devices(cres_resolver *r, const char *task_typ
     return cres__finish(&w, out_len, err);
 }
 
-CRES_API cres_result cres_num_accelerators(cres_resolver *r, const char *task_type, int task_id,
-                                           cres_accelerators *out, cres_error *err) {
+CRES_API cres_result cres_visible_devices(cres_resolver *r, char *buf, size_t cap, size_t *out_len,
+                                          cres_error *err) {
+    return cres_visible_devices_of(r, NULL, CRES_OWN_TASK, buf, cap, out_len, err);
+}
+
+CRES_API cres_result cres_num_accelerators_of(cres_resolver *r, const char *task_type, int task_id,
+                                              cres_accelerators *out, cres_error *err) {
     cres__clear(err);
     if (!r || !out) return cres__fail(err, CRES_ERR_INVALID_ARGUMENT, "num_accelerators: resolver or out is NULL");
     memset(out, 0, sizeof *out);
     if (!r->vtable->num_accelerators) return CRES_OK;
     return r->vtable->num_accelerators(r, task_type, task_id, out, err);
+}
+
+CRES_API cres_result cres_num_accelerators(cres_resolver *r, cres_accelerators *out, cres_error *err) {
+    return cres_num_accelerators_of(r, NULL, CRES_OWN_TASK, out, err);
 }
 
 /* ////////////////////////////////////////////////////////////////////////////////////////
@@ -2725,9 +2794,6 @@ CRES_API cres_result cres_num_accelerators(cres_resolver *r, const char *task_ty
 #ifndef CRES_MAX_RETRY_AFTER_MS
 #  define CRES_MAX_RETRY_AFTER_MS 10000 /* a server's Retry-After is honoured up to this */
 #endif
-#define CRES__DEFAULT_TIMEOUT_MS 10000
-#define CRES__DEFAULT_RETRIES 3
-#define CRES__DEFAULT_MAX_RESPONSE (64u * 1024u * 1024u)
 
 #if defined(_WIN32)
 #  ifdef CLUSTER_RESOLVER_USE_CURL
@@ -2766,7 +2832,7 @@ CRES__PRIVATE long long cres__now_ms(void) {
 #endif
 
 CRES__PRIVATE void cres__sleep(const cres_resolver *r, int ms) {
-    if (r->config.sleep) r->config.sleep(r->config.sleep_user, ms);
+    if (r->config.sleep.fn) r->config.sleep.fn(r->config.sleep.user, ms);
     else cres__system_sleep(NULL, ms);
 }
 
@@ -2784,13 +2850,10 @@ typedef struct cres__http {
     long long deadline;    /* cres__now_ms() past which no request starts; 0 = none */
 } cres__http;
 
-#define CRES__DEFAULT_RESOLVE_TIMEOUT_MS 60000
-
 CRES__PRIVATE cres_result cres__http_begin(cres__http *h, cres_resolver *r, cres_error *err) {
-    int total = r->config.resolve_timeout_ms ? r->config.resolve_timeout_ms : CRES__DEFAULT_RESOLVE_TIMEOUT_MS;
     memset(h, 0, sizeof *h);
     h->r = r;
-    if (total > 0) h->deadline = cres__now_ms() + total;
+    if (r->config.resolve_timeout_ms > 0) h->deadline = cres__now_ms() + r->config.resolve_timeout_ms;
     h->transport = r->config.transport;
     if (h->transport.perform) return CRES_OK;
 #ifdef CLUSTER_RESOLVER_USE_CURL
@@ -2820,12 +2883,12 @@ CRES__PRIVATE int cres__retryable(cres_result res, int status) {
     return res == CRES_ERR_TRANSPORT || (res == CRES_OK && (status == 429 || status >= 500));
 }
 
-/* One perform(), given at most the time the resolve has left; its answer held to the cap. */
-CRES__PRIVATE cres_result cres__http_attempt(cres__http *h, cres_http_request *req, cres_http_response *resp,
-                                            cres_error *err) {
+/* One perform() of at most request_ms, less when the resolve has less left; its answer held
+   to the cap. */
+CRES__PRIVATE cres_result cres__http_attempt(cres__http *h, cres_http_request *req, int request_ms,
+                                            cres_http_response *resp, cres_error *err) {
     const cres_config *c = &h->r->config;
-    int resolve_ms = c->resolve_timeout_ms ? c->resolve_timeout_ms : CRES__DEFAULT_RESOLVE_TIMEOUT_MS;
-    int request_ms = c->timeout_ms ? c->timeout_ms : CRES__DEFAULT_TIMEOUT_MS;
+    int resolve_ms = c->resolve_timeout_ms;
     long long left = h->deadline ? h->deadline - cres__now_ms() : -1;
     cres_result res;
     memset(resp, 0, sizeof *resp);
@@ -2857,16 +2920,15 @@ CRES__PRIVATE cres_result cres__http_attempt(cres__http *h, cres_http_request *r
     return CRES_OK;
 }
 
-/* One request with retries on connection errors, 429 and 5xx (Retry-After honoured up to
-   CRES_MAX_RETRY_AFTER_MS, else 250 ms doubling), none past the resolve's bound. Any HTTP
-   status comes back as CRES_OK: the caller judges it with the body at hand. Messages start
-   with the backend, the method and the URL. */
-CRES__PRIVATE cres_result cres__http_request(cres__http *h, const char *method, const char *url,
-                                            const cres_http_header *headers, size_t headers_count,
-                                            const char *body, const char *ca_file,
-                                            cres_http_response *resp, cres_error *err) {
+/* One request of at most timeout_ms an attempt, retried up to `retries` times on connection
+   errors, 429 and 5xx (Retry-After honoured up to CRES_MAX_RETRY_AFTER_MS, else 250 ms
+   doubling), none past the resolve's bound. Any HTTP status comes back as CRES_OK: the caller
+   judges it with the body at hand. Messages start with the backend, the method and the URL. */
+CRES__PRIVATE cres_result cres__http_call(cres__http *h, const char *method, const char *url,
+                                         const cres_http_header *headers, size_t headers_count, const char *body,
+                                         const char *ca_file, int timeout_ms, int retries, cres_http_response *resp,
+                                         cres_error *err) {
     const cres_config *c = &h->r->config;
-    int retries = c->max_retries == 0 ? CRES__DEFAULT_RETRIES : c->max_retries < 0 ? 0 : c->max_retries;
     int attempt, wait_ms = 250;
     cres_http_request req;
     cres_result res;
@@ -2879,11 +2941,11 @@ CRES__PRIVATE cres_result cres__http_request(cres__http *h, const char *method, 
     req.body = body;
     req.body_len = body ? strlen(body) : 0;
     req.ca_file = ca_file;
-    req.max_response_bytes = c->max_response_bytes ? c->max_response_bytes : CRES__DEFAULT_MAX_RESPONSE;
+    req.max_response_bytes = c->max_response_bytes;
     req.session = &h->session;
     for (attempt = 0;; attempt++, wait_ms = wait_ms <= CRES_MAX_RETRY_AFTER_MS / 2 ? wait_ms * 2 : CRES_MAX_RETRY_AFTER_MS) {
         int pause;
-        res = cres__http_attempt(h, &req, resp, err);
+        res = cres__http_attempt(h, &req, timeout_ms, resp, err);
         if (!cres__retryable(res, resp->status) || attempt >= retries) break;
         pause = wait_ms;
         if (resp->retry_after_s > 0) /* seconds, capped before they can overflow */
@@ -2900,6 +2962,16 @@ CRES__PRIVATE cres_result cres__http_request(cres__http *h, const char *method, 
     if (res == CRES_OK) return CRES_OK;
     snprintf(prefix, sizeof prefix, "%s: %s %.160s: ", h->r->vtable->name, method, url);
     return cres__wrap(err, res, CRES_OK, prefix);
+}
+
+/* A request with the config's timeout and retries. */
+CRES__PRIVATE cres_result cres__http_request(cres__http *h, const char *method, const char *url,
+                                            const cres_http_header *headers, size_t headers_count,
+                                            const char *body, const char *ca_file,
+                                            cres_http_response *resp, cres_error *err) {
+    const cres_config *c = &h->r->config;
+    return cres__http_call(h, method, url, headers, headers_count, body, ca_file, c->timeout_ms, c->max_retries, resp,
+                           err);
 }
 
 /* Appends s to w with every byte outside RFC 3986's unreserved set percent-encoded. */
@@ -3306,18 +3378,18 @@ CRES__PRIVATE cres_result cres__union_master(cres_resolver *r, const char *task_
     cres__union *u = (cres__union *)r;
     if ((task_type || r->task_type) && (task_id >= 0 || r->task_id >= 0))
         return cres__master_of_task(r, task_type, task_id, rpc_layer, NULL, buf, cap, out_len, err);
-    return cres_master(u->children[0], NULL, -1, rpc_layer, buf, cap, out_len, err);
+    return cres_master_of(u->children[0], NULL, CRES_OWN_TASK, rpc_layer, buf, cap, out_len, err);
 }
 
 CRES__PRIVATE cres_result cres__union_accelerators(cres_resolver *r, const char *task_type,
                                                   int task_id, cres_accelerators *out,
                                                   cres_error *err) {
-    return cres_num_accelerators(((cres__union *)r)->children[0], task_type, task_id, out, err);
+    return cres_num_accelerators_of(((cres__union *)r)->children[0], task_type, task_id, out, err);
 }
 
 CRES__PRIVATE cres_result cres__union_devices(cres_resolver *r, const char *task_type, int task_id, char *buf,
                                              size_t cap, size_t *out_len, cres_error *err) {
-    return cres_visible_devices(((cres__union *)r)->children[0], task_type, task_id, buf, cap, out_len, err);
+    return cres_visible_devices_of(((cres__union *)r)->children[0], task_type, task_id, buf, cap, out_len, err);
 }
 
 CRES__PRIVATE void cres__union_destroy(cres_resolver *r) {
@@ -4320,19 +4392,15 @@ CRES__PRIVATE cres_result cres__metadata_get(cres__http *h, const char *base, co
     size_t n = strlen(base) + strlen(path) + 24;
     char *url = (char *)cres__alloc(&r->config.allocator, n);
     cres_result res;
-    int timeout = r->config.timeout_ms, retries = r->config.max_retries;
+    int timeout = r->config.timeout_ms < CRES__METADATA_TIMEOUT_MS ? r->config.timeout_ms : CRES__METADATA_TIMEOUT_MS;
     *out = NULL;
     if (!url) return cres__oom(err, r->vtable->name);
     snprintf(url, n, "%s/computeMetadata/v1/%s", base, path);
     flavor.name = "Metadata-Flavor";
     flavor.value = "Google";
     /* Short and few: JAX users report six 60 s hangs off Google Cloud; we must not. */
-    r->config.timeout_ms = timeout && timeout < CRES__METADATA_TIMEOUT_MS ? timeout : CRES__METADATA_TIMEOUT_MS;
-    r->config.max_retries = retries < 0 ? -1 : 1;
-    res = cres__http_request(h, "GET", url, &flavor, 1, NULL, NULL, &resp, err);
+    res = cres__http_call(h, "GET", url, &flavor, 1, NULL, NULL, timeout, r->config.max_retries ? 1 : 0, &resp, err);
     cres__free(&r->config.allocator, url);
-    r->config.timeout_ms = timeout;
-    r->config.max_retries = retries;
     /* no status line, not for want of time, and never an answer: nobody is there */
     if ((res == CRES_ERR_TRANSPORT || res == CRES_ERR_TIMEOUT) && !resp.status && !cres__http_out_of_time(h) &&
         !h->metadata_answered)
@@ -4930,9 +4998,9 @@ CRES__PRIVATE cres_result cres__tpu_local(cres__tpu *t, cres__http *h, cres_clus
             t->accelerator_type = type, type = NULL;
     } /* else: TF's local TPU, an empty cluster */
     if (res == CRES_OK && own >= 0) {
-        if (own >= (long long)cres_spec_num_tasks(spec, t->job))
+        if (own >= (long long)cres_spec_tasks_count(spec, t->job))
             res = cres__fail(err, fault, "tpu: %s: worker %lld is not one of the %zu workers", own_from, own,
-                             cres_spec_num_tasks(spec, t->job));
+                             cres_spec_tasks_count(spec, t->job));
         else res = cres_set_detected_task(&t->base, t->job, (int)own, err);
     }
     cres__free(a, endpoints);
@@ -6797,9 +6865,9 @@ CRES_API cres_result cres_spec_to_hostfile(const cres_cluster_spec *s, char *buf
     return cres__finish(&w, out_len, err);
 }
 
-CRES_API cres_result cres_tf_config_json(const cres_cluster_spec *s, const char *task_type, int task_id,
-                                         const char *rpc_layer, const char *environment, char *buf,
-                                         size_t cap, size_t *out_len, cres_error *err) {
+CRES_API cres_result cres_spec_to_tfconfig(const cres_cluster_spec *s, const char *task_type, int task_id,
+                                           const char *rpc_layer, const char *environment, char *buf,
+                                           size_t cap, size_t *out_len, cres_error *err) {
     cres__writer w;
     cres_result res;
     cres__clear(err);
@@ -6822,6 +6890,40 @@ CRES_API cres_result cres_tf_config_json(const cres_cluster_spec *s, const char 
     cres__put_json_string(&w, environment ? environment : "");
     cres__puts(&w, "}");
     return cres__finish(&w, out_len, err);
+}
+
+/* Resolves r; the spec, with the own task known (a backend may learn it in the resolve). */
+CRES__PRIVATE cres_result cres__resolve_own(cres_resolver *r, const char *what, cres_cluster_spec **spec,
+                                           cres_error *err) {
+    cres_result res = cres_resolve(r, spec, err);
+    if (res == CRES_OK && !r->task_type) {
+        cres_spec_free(*spec);
+        *spec = NULL;
+        return cres__fail(err, CRES_ERR_NOT_FOUND, "%s: %s knows no own task; set one with cres_set_task()", what,
+                          r->vtable->name);
+    }
+    return res;
+}
+
+CRES_API cres_result cres_launch(cres_resolver *r, cres_launch_info *out, cres_error *err) {
+    cres_cluster_spec *spec = NULL;
+    cres_result res;
+    if (!r || !out) return cres__fail(err, CRES_ERR_INVALID_ARGUMENT, "launch: resolver or out is NULL");
+    if ((res = cres__resolve_own(r, "launch", &spec, err)) == CRES_OK)
+        res = cres_spec_launch_info(spec, r->task_type, r->task_id, out, err);
+    cres_spec_free(spec);
+    return res;
+}
+
+CRES_API cres_result cres_tfconfig(cres_resolver *r, char *buf, size_t cap, size_t *out_len, cres_error *err) {
+    cres_cluster_spec *spec = NULL;
+    cres_result res;
+    if (!r) return cres__fail(err, CRES_ERR_INVALID_ARGUMENT, "TF_CONFIG output: resolver is NULL");
+    if ((res = cres_resolve(r, &spec, err)) == CRES_OK)
+        res = cres_spec_to_tfconfig(spec, r->task_type, r->task_id, r->rpc_layer, r->environment, buf, cap, out_len,
+                                    err);
+    cres_spec_free(spec);
+    return res;
 }
 
 #endif /* CLUSTER_RESOLVER_IMPLEMENTATION */

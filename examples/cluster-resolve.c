@@ -552,7 +552,7 @@ typedef struct render_ctx {
 static cres_result write_format(const render_ctx *x, char *buf, size_t cap, size_t *len, cres_error *err) {
     const char *type = cres_task_id(x->r) >= 0 ? cres_task_type(x->r) : NULL;
     if (strcmp(x->format, "tfconfig") == 0)
-        return cres_tf_config_json(x->spec, type, cres_task_id(x->r), cres_rpc_layer(x->r),
+        return cres_spec_to_tfconfig(x->spec, type, cres_task_id(x->r), cres_rpc_layer(x->r),
                                    cres_environment(x->r), buf, cap, len, err);
     if (strcmp(x->format, "spec") == 0) return cres_spec_to_json(x->spec, buf, cap, len, err);
     return cres_spec_to_hostfile(x->spec, buf, cap, len, err);
@@ -625,7 +625,7 @@ static void env_add_int(env_vars *v, const char *name, int value) {
 static cres_result device_vars(const render_ctx *x, env_vars *v, cres_error *err) {
     char devices[4200];
     size_t len = 0;
-    cres_result r = cres_visible_devices(x->r, NULL, -1, devices, sizeof devices, &len, err);
+    cres_result r = cres_visible_devices(x->r, devices, sizeof devices, &len, err);
     if (r == CRES_ERR_NOT_FOUND) return CRES_OK; /* no own task: nothing to assign */
     if (r == CRES_OK && len) env_add(v, "CUDA_VISIBLE_DEVICES", devices);
     return r;
@@ -713,9 +713,9 @@ static int print_output(const render_ctx *x, cres_error *err) {
 static int print_master(cres_resolver *r, cres_error *err) {
     char small[2048], *buf = small;
     size_t len = 0;
-    cres_result res = cres_master(r, NULL, -1, NULL, small, sizeof small, &len, err);
+    cres_result res = cres_master(r, small, sizeof small, &len, err);
     if (res == CRES_ERR_BUFFER_TOO_SMALL && (buf = (char *)malloc(len + 1)) != NULL)
-        res = cres_master(r, NULL, -1, NULL, buf, len + 1, &len, err);
+        res = cres_master(r, buf, len + 1, &len, err);
     if (res == CRES_OK) printf("%s\n", buf);
     if (buf != small) free(buf);
     return res == CRES_OK ? 0 : fail(err);
@@ -738,7 +738,7 @@ int main(int argc, char **argv) {
     if ((rc = parse_args(argc, argv, &c)) != 0) return rc;
     memset(&cfg, 0, sizeof cfg);
     memset(&err, 0, sizeof err);
-    if (c.verbose) cfg.log = log_stderr;
+    if (c.verbose) cfg.log.fn = log_stderr;
     cfg.timeout_ms = c.timeout_ms;
     cfg.resolve_timeout_ms = c.resolve_timeout_ms;
     cfg.max_retries = c.retries;

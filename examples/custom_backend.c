@@ -15,14 +15,6 @@ typedef struct hosts_resolver {
     char path[512];
 } hosts_resolver;
 
-static cres_result fail(cres_error *err, cres_result code, const char *what) {
-    if (err) {
-        err->result = code;
-        snprintf(err->message, sizeof err->message, "hostsfile: %s", what);
-    }
-    return code;
-}
-
 static cres_result hosts_resolve(cres_resolver *self, cres_cluster_spec **out, cres_error *err) {
     hosts_resolver *h = (hosts_resolver *)self;
     const char *rank = cres_resolver_getenv(self, "HOSTS_RANK");
@@ -30,7 +22,7 @@ static cres_result hosts_resolve(cres_resolver *self, cres_cluster_spec **out, c
     int index = 0;
     cres_result r;
     FILE *f = fopen(h->path, "r");
-    if (!f) return fail(err, CRES_ERR_ENVIRONMENT, "cannot open the hosts file");
+    if (!f) return cres_error_set(err, CRES_ERR_ENVIRONMENT, "hostsfile: cannot open %s", h->path);
     r = cres_spec_create(cres_resolver_allocator(self), out, err);
     while (r == CRES_OK && fgets(line, sizeof line, f)) {
         line[strcspn(line, "\r\n")] = '\0';
@@ -65,7 +57,7 @@ int main(int argc, char **argv) {
     }
     if (cres_resolve(r, &spec, &err) != CRES_OK ||
         cres_spec_to_json(spec, json, sizeof json, NULL, &err) != CRES_OK ||
-        cres_master(r, NULL, -1, NULL, master, sizeof master, NULL, &err) != CRES_OK) {
+        cres_master(r, master, sizeof master, NULL, &err) != CRES_OK) {
         fprintf(stderr, "%s\n", err.message);
         cres_resolver_free(r);
         return 1;

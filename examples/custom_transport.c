@@ -21,17 +21,13 @@ static cres_result replay_perform(void *user, const cres_http_request *req, cres
     if (!f || fseek(f, 0, SEEK_END) != 0 || (size = ftell(f)) < 0 || fseek(f, 0, SEEK_SET) != 0 ||
         (size_t)size > req->max_response_bytes) {
         if (f) fclose(f);
-        if (err) { /* err may be NULL, as everywhere in the API */
-            err->result = CRES_ERR_TRANSPORT;
-            snprintf(err->message, sizeof err->message, "replay: cannot read %s", path);
-        }
-        return CRES_ERR_TRANSPORT;
+        return cres_error_set(err, CRES_ERR_TRANSPORT, "replay: cannot read %s", path);
     }
     /* The body must come from the allocator handed in, with a NUL after it. */
-    resp->body = (char *)alloc->alloc((size_t)size + 1, alloc->user);
+    resp->body = (char *)alloc->alloc(alloc->user, (size_t)size + 1);
     if (!resp->body) {
         fclose(f);
-        return CRES_ERR_OUT_OF_MEMORY;
+        return cres_error_set(err, CRES_ERR_OUT_OF_MEMORY, "replay: out of memory");
     }
     resp->body_len = fread(resp->body, 1, (size_t)size, f);
     resp->body[resp->body_len] = '\0';
@@ -40,8 +36,8 @@ static cres_result replay_perform(void *user, const cres_http_request *req, cres
     return CRES_OK;
 }
 
-static void *plain_alloc(size_t size, void *user) { (void)user; return malloc(size); }
-static void plain_free(void *ptr, void *user) { (void)user; free(ptr); }
+static void *plain_alloc(void *user, size_t size) { (void)user; return malloc(size); }
+static void plain_free(void *user, void *ptr) { (void)user; free(ptr); }
 
 int main(int argc, char **argv) {
     cres_config config;

@@ -36,7 +36,7 @@ typedef union block_header {
 #define BLOCK_MAGIC 0xC0FFEE11UL
 #define MAX_ALLOCATIONS_WALKED 100000L
 
-static void *test_alloc_fn(size_t size, void *user) {
+static void *test_alloc_fn(void *user, size_t size) {
     test_alloc *t = (test_alloc *)user;
     block_header *b;
     if (!t->suspended) {
@@ -54,7 +54,7 @@ static void *test_alloc_fn(size_t size, void *user) {
     return b + 1;
 }
 
-static void test_free_fn(void *ptr, void *user) {
+static void test_free_fn(void *user, void *ptr) {
     test_alloc *t = (test_alloc *)user;
     block_header *b;
     if (!ptr) return;
@@ -105,7 +105,7 @@ static cres_result checked(cres_result r, const cres_error *err) {
 ALLOC_WALK_OPTIONAL static cres_result check_master(cres_resolver *r, const char *want) {
     cres_error err;
     char master[256];
-    cres_result res = checked(cres_master(r, NULL, -1, NULL, master, sizeof master, NULL, &err), &err);
+    cres_result res = checked(cres_master(r, master, sizeof master, NULL, &err), &err);
     if (res == CRES_OK && strcmp(master, want) != 0) res = mismatch("master", master);
     return res;
 }

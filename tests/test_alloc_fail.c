@@ -35,15 +35,15 @@ static void test_alloc_init(test_alloc *t, cres_allocator *a, long fail_at, int 
 
 /* A config whose allocator is the test allocator and whose environment is `tf_config`
    (only the variable TF_CONFIG is set). */
-static const char *fake_getenv(const char *name, void *user) {
+static const char *fake_getenv(void *user, const char *name) {
     return strcmp(name, "TF_CONFIG") == 0 ? (const char *)user : NULL;
 }
 
 static void config_init(cres_config *c, const cres_allocator *a, const char *tf_config) {
     memset(c, 0, sizeof *c);
     c->allocator = *a;
-    c->getenv = fake_getenv;
-    c->getenv_user = (void *)(size_t)tf_config;
+    c->getenv.fn = fake_getenv;
+    c->getenv.user = (void *)(size_t)tf_config;
 }
 
 /* ---------------------------------------------------------------------------------------
@@ -153,7 +153,7 @@ static const char realistic_cluster[] =
 
 static cres_result check_realistic_cluster(const cres_cluster_spec *s) {
     if (cres_spec_jobs_count(s) != 5) return mismatch("realistic cluster: not 5 jobs", "");
-    if (cres_spec_num_tasks(s, "worker") != 6) return mismatch("realistic cluster: not 6 workers", "");
+    if (cres_spec_tasks_count(s, "worker") != 6) return mismatch("realistic cluster: not 6 workers", "");
     if (!cres_spec_task_address(s, "ps", 7) ||
         strcmp(cres_spec_task_address(s, "ps", 7), "[2001:db8::7]:2222") != 0)
         return mismatch("realistic cluster: ps 7", "");
@@ -286,7 +286,7 @@ static cres_result resolve_and_master(cres_resolver *res, const char *want_spec,
     if (r != CRES_OK && spec) r = mismatch("resolve failed but returned a spec", "");
     if (r == CRES_OK) r = expect_spec(spec, want_spec);
     cres_spec_free(spec);
-    if (r == CRES_OK) r = checked(cres_master(res, NULL, -1, NULL, master, sizeof master, NULL, &err), &err);
+    if (r == CRES_OK) r = checked(cres_master(res, master, sizeof master, NULL, &err), &err);
     if (r == CRES_OK) r = expect_text(master, want_master, "master");
     return r;
 }
@@ -393,7 +393,7 @@ static cres_result scenario_simple(test_alloc *t, const cres_allocator *a) {
     if (r == CRES_OK)
         r = resolve_and_master(res, "{\"worker\": [\"a0:2222\", \"a1:2222\"], \"ps\": {\"2\": \"pa:2222\"}}",
                                "grpc://a1:2222");
-    if (r == CRES_OK) r = checked(cres_num_accelerators(res, NULL, -1, &acc, &err), &err);
+    if (r == CRES_OK) r = checked(cres_num_accelerators(res, &acc, &err), &err);
     if (r == CRES_OK && (acc.count != 1 || acc.items[0].count != 4)) r = mismatch("accelerators", "");
     cres_resolver_free(res);
     cres_spec_free(spec);
@@ -582,7 +582,7 @@ static cres_result scenario_add_job_to_empty_job(test_alloc *t, const cres_alloc
     spec_with_allocator(t, a, "{\"worker\": [\"w0:1\"], \"eval\": []}", &s);
     r = checked(cres_spec_add_job(s, "eval", addresses, 2, &err), &err);
     if (r == CRES_OK) r = expect_spec(s, "{\"worker\": [\"w0:1\"], \"eval\": [\"e0:1\", \"e1:1\"]}");
-    else if (cres_spec_num_tasks(s, "eval") != 0 || cres_spec_jobs_count(s) != 2)
+    else if (cres_spec_tasks_count(s, "eval") != 0 || cres_spec_jobs_count(s) != 2)
         r = mismatch("a failed add_job changed the spec", "");
     cres_spec_free(s);
     return r;
@@ -605,13 +605,13 @@ static void test_allocator_fails_the_nth_allocation(void **state) {
     void *p0, *p1;
     (void)state;
     test_alloc_init(&t, &a, 1, 0);
-    p0 = a.alloc(8, a.user);
-    p1 = a.alloc(8, a.user);
+    p0 = a.alloc(a.user, 8);
+    p1 = a.alloc(a.user, 8);
     assert_non_null(p0);
     assert_null(p1);
     assert_true(t.triggered);
     assert_int_equal(t.live, 1);
-    a.free(p0, a.user);
+    a.free(a.user, p0);
     assert_int_equal(t.live, 0);
 }
 
@@ -622,10 +622,10 @@ static void test_allocator_detects_foreign_frees(void **state) {
     (void)state;
     test_alloc_init(&t, &a, -1, 0);
     test_alloc_init(&other, &b, -1, 0);
-    p = a.alloc(8, a.user);
-    b.free(p, b.user);
+    p = a.alloc(a.user, 8);
+    b.free(b.user, p);
     assert_int_equal(other.bad_frees, 1);
-    a.free(p, a.user);
+    a.free(a.user, p);
     assert_int_equal(t.live, 0);
 }
 

@@ -78,7 +78,7 @@ static cres_result fake_perform(void *user, const cres_http_request *req, cres_h
         return CRES_ERR_TRANSPORT;
     }
     n = strlen(body);
-    resp->body = (char *)alloc->alloc(n + 1, alloc->user);
+    resp->body = (char *)alloc->alloc(alloc->user, n + 1);
     if (!resp->body) {
         if (err) snprintf(err->message, sizeof err->message, "fake: out of memory");
         return CRES_ERR_OUT_OF_MEMORY;
@@ -94,7 +94,7 @@ static void no_sleep(void *user, int ms) {
 }
 
 /* The environment: NULL-terminated name/value pairs. */
-static const char *fake_getenv(const char *name, void *user) {
+static const char *fake_getenv(void *user, const char *name) {
     const char *const *pairs = (const char *const *)user;
     for (; pairs && pairs[0]; pairs += 2)
         if (strcmp(pairs[0], name) == 0) return pairs[1];
@@ -229,7 +229,7 @@ static cres_result run_accelerators(const scenario *sc, cres_resolver *r) {
     cres_accelerators acc;
     cres_error err;
     char got[64];
-    cres_result res = checked(cres_num_accelerators(r, NULL, -1, &acc, &err), &err);
+    cres_result res = checked(cres_num_accelerators(r, &acc, &err), &err);
     if (res != CRES_OK) return res;
     snprintf(got, sizeof got, "%zu x %s %d", acc.count, acc.count ? acc.items[0].type : "-",
              acc.count ? acc.items[0].count : 0);
@@ -248,9 +248,9 @@ static cres_result run_scenario(test_alloc *t, const void *ctx) {
     test_alloc_use(&config.allocator, t);
     config.transport.perform = fake_perform;
     config.transport.user = &cloud;
-    config.getenv = fake_getenv;
-    config.getenv_user = (void *)(size_t)sc->env;
-    config.sleep = no_sleep;
+    config.getenv.fn = fake_getenv;
+    config.getenv.user = (void *)(size_t)sc->env;
+    config.sleep.fn = no_sleep;
     cloud.routes = sc->routes;
     cloud.count = sc->routes_count;
     cloud.requests = 0;

@@ -35,7 +35,7 @@
 /* ---------------------------------------------------------------------------------------
    The environment: name/value pairs ending in NULL */
 
-static const char *pairs_getenv(const char *name, void *user) {
+static const char *pairs_getenv(void *user, const char *name) {
     const char *const *kv = (const char *const *)user;
     for (; kv && *kv; kv += 2)
         if (strcmp(kv[0], name) == 0) return kv[1];
@@ -196,13 +196,13 @@ static cres_result run_devices(const scenario *sc, cres_resolver *r) {
     cres_accelerators acc;
     char devices[64];
     size_t len = 0, len2 = 0;
-    cres_result res = checked(cres_visible_devices(r, NULL, -1, NULL, 0, &len, &err), &err);
+    cres_result res = checked(cres_visible_devices(r, NULL, 0, &len, &err), &err);
     if (res != CRES_OK) return res;
     if (len >= sizeof devices) return mismatch("visible devices length", "too long");
-    res = checked(cres_visible_devices(r, NULL, -1, devices, len + 1, &len2, &err), &err);
+    res = checked(cres_visible_devices(r, devices, len + 1, &len2, &err), &err);
     if (res != CRES_OK) return res;
     if (len2 != len || strcmp(devices, sc->want_devices) != 0) return mismatch("visible devices", devices);
-    res = checked(cres_num_accelerators(r, NULL, -1, &acc, &err), &err);
+    res = checked(cres_num_accelerators(r, &acc, &err), &err);
     if (res != CRES_OK) return res;
     if (sc->want_gpus ? acc.count != 1 || strcmp(acc.items[0].type, "GPU") != 0 || acc.items[0].count != sc->want_gpus
                       : acc.count != 0)
@@ -221,8 +221,8 @@ static cres_result run_scenario(test_alloc *t, const void *ctx) {
     config.transport.user = &requests;
     config.max_retries = -1;
     test_alloc_use(&config.allocator, t);
-    config.getenv = pairs_getenv;
-    config.getenv_user = (void *)sc->env;
+    config.getenv.fn = pairs_getenv;
+    config.getenv.user = (void *)sc->env;
     res = run_create(sc, &config, &r, t);
     if (res == CRES_OK && !sc->create_only) res = run_resolve(sc, r);
     if (res == CRES_OK && !sc->create_only) res = check_master(r, sc->want_master);

@@ -60,7 +60,7 @@ static cres_result fake_perform(void *user, const cres_http_request *req, cres_h
     a = &s->answers[s->next++];
     n = strlen(a->body);
     resp->status = a->status;
-    resp->body = (char *)alloc->alloc(n + 1, alloc->user);
+    resp->body = (char *)alloc->alloc(alloc->user, n + 1);
     if (!resp->body) {
         if (err) snprintf(err->message, sizeof err->message, "fake: out of memory");
         return CRES_ERR_OUT_OF_MEMORY;
@@ -75,7 +75,7 @@ static void no_sleep(void *user, int ms) {
     (void)ms;
 }
 
-static const char *cluster_env(const char *name, void *user) {
+static const char *cluster_env(void *user, const char *name) {
     (void)user;
     if (strcmp(name, "KUBERNETES_SERVICE_HOST") == 0) return "10.96.0.1";
     if (strcmp(name, "KUBERNETES_SERVICE_PORT") == 0) return "443";
@@ -209,8 +209,8 @@ static cres_result run_scenario(test_alloc *t, const void *ctx) {
     test_alloc_use(&config.allocator, t);
     config.transport.perform = fake_perform;
     config.transport.user = &server;
-    config.getenv = cluster_env;
-    config.sleep = no_sleep;
+    config.getenv.fn = cluster_env;
+    config.sleep.fn = no_sleep;
     server.answers = sc->answers;
     server.count = sc->answers_count;
     server.next = 0;

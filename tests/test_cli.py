@@ -246,7 +246,7 @@ def test_custom_backend_example():
         assert p.returncode == 0, p.stderr
         assert p.stdout == '{"worker": ["alpha:7000", "beta:7000"]}\nworker 1\ngrpc://beta:7000\n', p.stdout
         p = subprocess.run([CUSTOM, f.name + ".missing"], capture_output=True, text=True)
-        assert p.returncode == 1 and "hostsfile: cannot open the hosts file" in p.stderr
+        assert p.returncode == 1 and p.stderr == "hostsfile: cannot open %s.missing\n" % f.name, p.stderr
     finally:
         os.unlink(f.name)
 

@@ -156,7 +156,7 @@ static route *find_route(const cres_http_request *req) {
 static cres_result answer(cres_http_response *resp, const cres_allocator *alloc, int status, const char *body) {
     size_t n = strlen(body);
     resp->status = status;
-    resp->body = (char *)(alloc->alloc ? alloc->alloc(n + 1, alloc->user) : malloc(n + 1));
+    resp->body = (char *)(alloc->alloc ? alloc->alloc(alloc->user, n + 1) : malloc(n + 1));
     if (!resp->body) return CRES_ERR_OUT_OF_MEMORY;
     memcpy(resp->body, body, n + 1);
     resp->body_len = n;
@@ -211,7 +211,7 @@ static void fake_sleep(void *user, int ms) {
     c->sleeps_count++;
 }
 
-static const char *fake_getenv(const char *name, void *user) {
+static const char *fake_getenv(void *user, const char *name) {
     test_ctx *c = (test_ctx *)user;
     size_t i;
     for (i = 0; i < N(c->env_names); i++)
@@ -275,10 +275,10 @@ static int setup(void **state) {
     C.config.transport.perform = fake_perform;
     C.config.transport.close_session = fake_close_session;
     C.config.transport.user = &C;
-    C.config.sleep = fake_sleep;
-    C.config.sleep_user = &C;
-    C.config.getenv = fake_getenv;
-    C.config.getenv_user = &C;
+    C.config.sleep.fn = fake_sleep;
+    C.config.sleep.user = &C;
+    C.config.getenv.fn = fake_getenv;
+    C.config.getenv.user = &C;
     return 0;
 }
 
@@ -398,7 +398,7 @@ static const char *master_of(const char *type, int id, const char *rpc) {
     static char buf[512];
     size_t len = 0;
     cres_error err;
-    OK(cres_master(C.r, type, id, rpc, buf, sizeof buf, &len, &err));
+    OK(cres_master_of(C.r, type, id, rpc, buf, sizeof buf, &len, &err));
     assert_int_equal(len, strlen(buf));
     return buf;
 }
@@ -679,7 +679,7 @@ static int requests_for_group_of(size_t n) {
     serve_many(n);
     gce(&o);
     OK(cres_resolve(C.r, &s, &err));
-    assert_int_equal(cres_spec_num_tasks(s, "worker"), n);
+    assert_int_equal(cres_spec_tasks_count(s, "worker"), n);
     for (i = 0; i < n; i++) assert_non_null(cres_spec_task_address(s, "worker", (int)i));
     cres_spec_free(s);
     assert_int_equal(cres_task_id(C.r), 7);
@@ -1143,6 +1143,28 @@ static void metadata_timeout_is_not_on_google_cloud(void **state) {
     err = resolve_fails(CRES_ERR_ENVIRONMENT);
     HAS(err.message, "not on Google Cloud");
     assert_int_equal(C.requests_count, 1); /* a timeout is not retried */
+}
+
+/* The defaults are settled at create, and no call rewrites the resolver's config, not even
+   the metadata lookups with their own budget. */
+static void config_settled_at_create_and_read_only(void **state) {
+    cres_gce_options o = gce_options();
+    cres_config before;
+    (void)state;
+    C.config.max_retries = -1;
+    o.token = NULL;
+    meta_token();
+    meta_name("instance2");
+    serve_group(three_vms, 3);
+    gce(&o);
+    assert_int_equal(C.r->config.timeout_ms, 10000);
+    assert_int_equal(C.r->config.max_retries, 0); /* -1 = none: no retries */
+    assert_int_equal(C.r->config.resolve_timeout_ms, 60000);
+    assert_int_equal(C.r->config.max_response_bytes, 64u * 1024u * 1024u);
+    before = C.r->config;
+    resolved();
+    assert_memory_equal(&before, &C.r->config, sizeof before);
+    assert_int_equal(req(0)->timeout_ms, 2000); /* the metadata budget, without touching the config */
 }
 
 /* A metadata request waits at most 2 s and is retried at most once, whatever the config says;
@@ -2366,7 +2388,7 @@ static void expect_local_from_metadata(const char *endpoints) {
     assert_string_equal(resolved(), dq("{'worker': ['10.0.0.2:8470', '10.0.0.3:8470']}"));
     assert_int_equal(cres_task_id(C.r), 1);
     assert_string_equal(master_of(NULL, -1, NULL), "grpc://10.0.0.3:8470");
-    OK(cres_num_accelerators(C.r, NULL, -1, &acc, &err));
+    OK(cres_num_accelerators(C.r, &acc, &err));
     assert_int_equal(acc.count, 1);
     assert_string_equal(acc.items[0].type, "TPU");
     assert_int_equal(acc.items[0].count, 4);
@@ -2501,7 +2523,7 @@ static int per_host(const char *type, int override) {
     tpu(&o);
     resolved();
     memset(&acc, 0, sizeof acc);
-    if (cres_num_accelerators(C.r, NULL, -1, &acc, &err) != CRES_OK) return -(int)err.result;
+    if (cres_num_accelerators(C.r, &acc, &err) != CRES_OK) return -(int)err.result;
     assert_int_equal(acc.count, 1);
     assert_string_equal(acc.items[0].type, "TPU");
     return acc.items[0].count;
@@ -2526,7 +2548,7 @@ static void unknown_accelerator_type_is_unsupported(void **state) {
     assert_int_equal(per_host("v9-8", 0), -(int)CRES_ERR_UNSUPPORTED);
     assert_int_equal(per_host("v3", 0), -(int)CRES_ERR_UNSUPPORTED);
     tpu(&o); /* nothing resolved yet: the type is unknown */
-    EXPECT(cres_num_accelerators(C.r, NULL, -1, &acc, &err), CRES_ERR_UNSUPPORTED);
+    EXPECT(cres_num_accelerators(C.r, &acc, &err), CRES_ERR_UNSUPPORTED);
     HAS(err.message, "accelerators_per_host");
 }
 
@@ -2539,7 +2561,7 @@ static void accelerators_per_host_override(void **state) {
     assert_int_equal(per_host("v9-8", 6), 6);
     o.accelerators_per_host = 4; /* no API, no type: the override alone */
     tpu(&o);
-    OK(cres_num_accelerators(C.r, NULL, -1, &acc, &err));
+    OK(cres_num_accelerators(C.r, &acc, &err));
     assert_int_equal(acc.items[0].count, 4);
     o.accelerators_per_host = -1;
     tpu_create_fails(&o, CRES_ERR_INVALID_ARGUMENT, NULL);
@@ -2619,6 +2641,7 @@ int main(void) {
         T(metadata_token_without_access_token_is_unexpected),
         T(metadata_unreachable_is_not_on_google_cloud),
         T(metadata_timeout_is_not_on_google_cloud),
+        T(config_settled_at_create_and_read_only),
         T(metadata_timeout_budget),
         T(metadata_timeout_shorter_config_wins),
         T(compute_calls_keep_the_configured_timeout),

@@ -34,7 +34,7 @@ typedef struct env_table {
 
 static env_table env;
 
-static const char *table_getenv(const char *name, void *user) {
+static const char *table_getenv(void *user, const char *name) {
     env_table *t = (env_table *)user;
     size_t i;
     for (i = 0; i < t->count; i++)
@@ -105,8 +105,8 @@ static cres_config cfg;
 
 static void setup_config(void) {
     memset(&cfg, 0, sizeof cfg);
-    cfg.getenv = table_getenv;
-    cfg.getenv_user = &env;
+    cfg.getenv.fn = table_getenv;
+    cfg.getenv.user = &env;
 }
 
 /* Every test starts from an empty environment. */
@@ -161,7 +161,7 @@ static const char *master_of(cres_resolver *r, const char *type, int id, const c
     static int next;
     char *out = buf[next++ % 2];
     cres_error err;
-    OK(cres_master(r, type, id, rpc, out, sizeof buf[0], NULL, &err));
+    OK(cres_master_of(r, type, id, rpc, out, sizeof buf[0], NULL, &err));
     return out;
 }
 
@@ -171,7 +171,7 @@ static const char *devices_of(cres_resolver *r, const char *type, int id) {
     char *out = buf[next++ % 2];
     size_t len = 9999;
     cres_error err;
-    OK(cres_visible_devices(r, type, id, out, sizeof buf[0], &len, &err));
+    OK(cres_visible_devices_of(r, type, id, out, sizeof buf[0], &len, &err));
     assert_int_equal(len, strlen(out));
     return out;
 }
@@ -180,7 +180,7 @@ static const char *devices_of(cres_resolver *r, const char *type, int id) {
 static int gpus_of(cres_resolver *r) {
     cres_accelerators acc;
     cres_error err;
-    OK(cres_num_accelerators(r, NULL, -1, &acc, &err));
+    OK(cres_num_accelerators(r, &acc, &err));
     if (acc.count == 0) return 0;
     assert_int_equal(acc.count, 1);
     assert_string_equal(acc.items[0].type, "GPU");
@@ -1027,10 +1027,10 @@ static void visible_devices_of_unknown_task_is_not_found(void **state) {
     step("n[1-2]", "2(x2)", 4, 1);
     env_set("CUDA_VISIBLE_DEVICES", "0,1");
     r = slurm();
-    EXPECT(cres_visible_devices(r, "worker", 4, buf, sizeof buf, NULL, &err), CRES_ERR_NOT_FOUND);
-    EXPECT(cres_visible_devices(r, "ps", 0, buf, sizeof buf, NULL, &err), CRES_ERR_NOT_FOUND);
+    EXPECT(cres_visible_devices_of(r, "worker", 4, buf, sizeof buf, NULL, &err), CRES_ERR_NOT_FOUND);
+    EXPECT(cres_visible_devices_of(r, "ps", 0, buf, sizeof buf, NULL, &err), CRES_ERR_NOT_FOUND);
     /* a short buffer: snprintf-style */
-    EXPECT(cres_visible_devices(r, "worker", 1, buf, 1, NULL, &err), CRES_ERR_BUFFER_TOO_SMALL);
+    EXPECT(cres_visible_devices_of(r, "worker", 1, buf, 1, NULL, &err), CRES_ERR_BUFFER_TOO_SMALL);
     assert_string_equal(buf, "");
     cres_resolver_free(r);
 }
@@ -1089,8 +1089,8 @@ static void master_of_missing_task_is_not_found(void **state) {
     (void)state;
     step("n[1-2]", "2,1", 3, 1);
     r = slurm();
-    EXPECT(cres_master(r, "worker", 3, NULL, buf, sizeof buf, NULL, &err), CRES_ERR_NOT_FOUND);
-    EXPECT(cres_master(r, "ps", 0, NULL, buf, sizeof buf, NULL, &err), CRES_ERR_NOT_FOUND);
+    EXPECT(cres_master_of(r, "worker", 3, NULL, buf, sizeof buf, NULL, &err), CRES_ERR_NOT_FOUND);
+    EXPECT(cres_master_of(r, "ps", 0, NULL, buf, sizeof buf, NULL, &err), CRES_ERR_NOT_FOUND);
     HAS(err.message, "\"ps\"");
     cres_resolver_free(r);
 }

@@ -201,7 +201,7 @@ typedef struct test_ctx {
 static test_ctx C;
 
 static void *fake_alloc(const cres_allocator *a, size_t n) {
-    return a->alloc ? a->alloc(n, a->user) : malloc(n);
+    return a->alloc ? a->alloc(a->user, n) : malloc(n);
 }
 
 static void record(const cres_http_request *req) {
@@ -282,7 +282,7 @@ static void fake_sleep(void *user, int ms) {
     c->sleeps_count++;
 }
 
-static const char *fake_getenv(const char *name, void *user) {
+static const char *fake_getenv(void *user, const char *name) {
     test_ctx *c = (test_ctx *)user;
     size_t i;
     for (i = 0; i < N(c->env_names); i++)
@@ -344,12 +344,12 @@ static int setup(void **state) {
     C.config.transport.perform = fake_perform;
     C.config.transport.close_session = fake_close_session;
     C.config.transport.user = &C;
-    C.config.sleep = fake_sleep;
-    C.config.sleep_user = &C;
-    C.config.getenv = fake_getenv;
-    C.config.getenv_user = &C;
-    C.config.log = fake_log;
-    C.config.log_user = &C;
+    C.config.sleep.fn = fake_sleep;
+    C.config.sleep.user = &C;
+    C.config.getenv.fn = fake_getenv;
+    C.config.getenv.user = &C;
+    C.config.log.fn = fake_log;
+    C.config.log.user = &C;
     return 0;
 }
 
@@ -466,7 +466,7 @@ static const char *master_of(const char *type, int id, const char *rpc) {
     static char buf[512];
     size_t len = 0;
     cres_error err;
-    OK(cres_master(C.r, type, id, rpc, buf, sizeof buf, &len, &err));
+    OK(cres_master_of(C.r, type, id, rpc, buf, sizeof buf, &len, &err));
     assert_int_equal(len, strlen(buf));
     return buf;
 }

@@ -57,19 +57,19 @@ static void counting_free(void *p) {
 /* A runtime allocator, to check that it bypasses the macros. */
 static long runtime_live;
 
-static void *runtime_alloc(size_t size, void *user) {
+static void *runtime_alloc(void *user, size_t size) {
     (void)user;
     runtime_live++;
     return malloc(size);
 }
 
-static void runtime_free(void *p, void *user) {
+static void runtime_free(void *user, void *p) {
     (void)user;
     if (p) runtime_live--;
     free(p);
 }
 
-static const char *no_env(const char *name, void *user) {
+static const char *no_env(void *user, const char *name) {
     (void)name;
     (void)user;
     return NULL;
@@ -150,13 +150,13 @@ static void test_resolvers_use_the_macros(void **state) {
     char master[64];
     (void)state;
     memset(&config, 0, sizeof config);
-    config.getenv = no_env;
+    config.getenv.fn = no_env;
     memset(&o, 0, sizeof o);
     o.config = &config;
     o.json = tf_config;
     assert_int_equal(cres_tfconfig_resolver_create(&o, &r, NULL), CRES_OK);
     assert_int_equal(cres_resolve(r, &s, NULL), CRES_OK);
-    assert_int_equal(cres_master(r, NULL, -1, NULL, master, sizeof master, NULL, NULL), CRES_OK);
+    assert_int_equal(cres_master(r, master, sizeof master, NULL, NULL), CRES_OK);
     assert_string_equal(master, "grpc://w1:1");
     assert_true(counts.mallocs > 0);
     cres_spec_free(s);

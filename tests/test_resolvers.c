@@ -26,7 +26,7 @@ static const char *master_of(cres_resolver *r, const char *type, int id, const c
     char *out = buf[next++ % 2];
     size_t len = 0;
     cres_error err;
-    OK(cres_master(r, type, id, rpc, out, sizeof buf[0], &len, &err));
+    OK(cres_master_of(r, type, id, rpc, out, sizeof buf[0], &len, &err));
     assert_int_equal(len, strlen(out));
     return out;
 }
@@ -38,7 +38,7 @@ typedef struct env_table {
     int lookups;
 } env_table;
 
-static const char *table_getenv(const char *name, void *user) {
+static const char *table_getenv(void *user, const char *name) {
     env_table *t = (env_table *)user;
     size_t i;
     t->lookups++;
@@ -50,8 +50,8 @@ static const char *table_getenv(const char *name, void *user) {
 static cres_config env_config(env_table *t) {
     cres_config c;
     memset(&c, 0, sizeof c);
-    c.getenv = table_getenv;
-    c.getenv_user = t;
+    c.getenv.fn = table_getenv;
+    c.getenv.user = t;
     return c;
 }
 
@@ -60,14 +60,14 @@ typedef struct counter {
     long live, total;
 } counter;
 
-static void *count_alloc(size_t n, void *user) {
+static void *count_alloc(void *user, size_t n) {
     counter *c = (counter *)user;
     c->live++;
     c->total++;
     return malloc(n);
 }
 
-static void count_free(void *p, void *user) {
+static void count_free(void *user, void *p) {
     counter *c = (counter *)user;
     c->live--;
     free(p);
@@ -199,7 +199,7 @@ static void simple_u2_options_read_back(void **state) {
     assert_int_equal(cres_task_id(r), 1);
     assert_string_equal(cres_environment(r), "cloud");
     assert_string_equal(cres_rpc_layer(r), "grpc");
-    OK(cres_num_accelerators(r, NULL, -1, &acc, &err));
+    OK(cres_num_accelerators(r, &acc, &err));
     assert_int_equal(acc.count, 1);
     assert_string_equal(acc.items[0].type, "GPU");
     assert_int_equal(acc.items[0].count, 8);
@@ -293,10 +293,10 @@ static void simple_master_missing_task_is_not_found(void **state) {
     char buf[64];
     cres_error err;
     (void)state;
-    EXPECT(cres_master(r, "worker", 7, NULL, buf, sizeof buf, NULL, &err), CRES_ERR_NOT_FOUND);
+    EXPECT(cres_master_of(r, "worker", 7, NULL, buf, sizeof buf, NULL, &err), CRES_ERR_NOT_FOUND);
     HAS(err.message, "\"worker\"");
     HAS(err.message, "7");
-    EXPECT(cres_master(r, "chief", 0, NULL, buf, sizeof buf, NULL, &err), CRES_ERR_NOT_FOUND);
+    EXPECT(cres_master_of(r, "chief", 0, NULL, buf, sizeof buf, NULL, &err), CRES_ERR_NOT_FOUND);
     HAS(err.message, "\"chief\"");
     assert_int_equal(err.result, CRES_ERR_NOT_FOUND);
     cres_resolver_free(r);
@@ -311,7 +311,7 @@ static void simple_own_task_missing_is_not_found(void **state) {
     o.task_type = "evaluator";
     o.task_id = 0;
     r = make_simple(o, BASE);
-    EXPECT(cres_master(r, NULL, -1, NULL, buf, sizeof buf, NULL, &err), CRES_ERR_NOT_FOUND);
+    EXPECT(cres_master(r, buf, sizeof buf, NULL, &err), CRES_ERR_NOT_FOUND);
     HAS(err.message, "evaluator");
     cres_resolver_free(r);
 }
@@ -353,7 +353,7 @@ static void simple_defaults(void **state) {
     cres_error err;
     (void)state;
     memset(&acc, 0x5a, sizeof acc);
-    OK(cres_num_accelerators(r, NULL, -1, &acc, &err));
+    OK(cres_num_accelerators(r, &acc, &err));
     assert_int_equal(acc.count, 0);
     assert_null(cres_task_type(r));
     assert_int_equal(cres_task_id(r), -1);
@@ -408,12 +408,12 @@ static void master_buffer_contract(void **state) {
     size_t len = 0;
     cres_error err;
     (void)state;
-    OK(cres_master(r, "worker", 1, "grpc", NULL, 0, &len, &err));
+    OK(cres_master_of(r, "worker", 1, "grpc", NULL, 0, &len, &err));
     assert_int_equal(len, strlen("grpc://worker1:2222"));
-    EXPECT(cres_master(r, "worker", 1, "grpc", buf, sizeof buf, &len, &err), CRES_ERR_BUFFER_TOO_SMALL);
+    EXPECT(cres_master_of(r, "worker", 1, "grpc", buf, sizeof buf, &len, &err), CRES_ERR_BUFFER_TOO_SMALL);
     assert_string_equal(buf, "grpc://");
     assert_int_equal(len, strlen("grpc://worker1:2222"));
-    EXPECT(cres_master(r, "worker", 1, "grpc", NULL, 4, &len, &err), CRES_ERR_INVALID_ARGUMENT);
+    EXPECT(cres_master_of(r, "worker", 1, "grpc", NULL, 4, &len, &err), CRES_ERR_INVALID_ARGUMENT);
     cres_resolver_free(r);
 }
 
@@ -422,9 +422,9 @@ static void master_rejects_bad_arguments(void **state) {
     char buf[64];
     cres_error err;
     (void)state;
-    EXPECT(cres_master(r, "worker", -2, NULL, buf, sizeof buf, NULL, &err), CRES_ERR_INVALID_ARGUMENT);
+    EXPECT(cres_master_of(r, "worker", -2, NULL, buf, sizeof buf, NULL, &err), CRES_ERR_INVALID_ARGUMENT);
     HAS(err.message, "-2");
-    EXPECT(cres_master(NULL, "worker", 0, NULL, buf, sizeof buf, NULL, &err), CRES_ERR_INVALID_ARGUMENT);
+    EXPECT(cres_master_of(NULL, "worker", 0, NULL, buf, sizeof buf, NULL, &err), CRES_ERR_INVALID_ARGUMENT);
     cres_resolver_free(r);
 }
 
@@ -441,7 +441,7 @@ static void getters_accept_null(void **state) {
     assert_null(cres_rpc_layer(NULL));
     assert_string_equal(cres_environment(NULL), "");
     assert_null(cres_resolver_getenv(NULL, "TF_CONFIG"));
-    EXPECT(cres_num_accelerators(NULL, NULL, -1, &acc, &err), CRES_ERR_INVALID_ARGUMENT);
+    EXPECT(cres_num_accelerators(NULL, &acc, &err), CRES_ERR_INVALID_ARGUMENT);
     EXPECT(cres_set_task(NULL, "w", 0, &err), CRES_ERR_INVALID_ARGUMENT);
     EXPECT(cres_set_rpc_layer(NULL, "grpc", &err), CRES_ERR_INVALID_ARGUMENT);
     cres_resolver_free(NULL);
@@ -535,9 +535,9 @@ static void default_num_accelerators_is_none(void **state) {
     cres_error err;
     (void)state;
     memset(&acc, 0x5a, sizeof acc);
-    OK(cres_num_accelerators(&c->base, "worker", 0, &acc, &err));
+    OK(cres_num_accelerators_of(&c->base, "worker", 0, &acc, &err));
     assert_int_equal(acc.count, 0);
-    EXPECT(cres_num_accelerators(&c->base, NULL, -1, NULL, &err), CRES_ERR_INVALID_ARGUMENT);
+    EXPECT(cres_num_accelerators(&c->base, NULL, &err), CRES_ERR_INVALID_ARGUMENT);
     free_counting(c);
 }
 
@@ -706,7 +706,7 @@ static void union_u7_inherits_first_child(void **state) {
     assert_int_equal(cres_task_id(u), 1);
     assert_string_equal(cres_environment(u), "cloud");
     assert_string_equal(cres_rpc_layer(u), "grpc");
-    OK(cres_num_accelerators(u, NULL, -1, &acc, &err));
+    OK(cres_num_accelerators(u, &acc, &err));
     assert_int_equal(acc.count, 1);
     assert_string_equal(acc.items[0].type, "GPU");
     assert_int_equal(acc.items[0].count, 8);
@@ -957,9 +957,9 @@ static void union_master_missing_task_is_not_found(void **state) {
     char buf[64];
     cres_error err;
     (void)state;
-    EXPECT(cres_master(u, "chief", 0, NULL, buf, sizeof buf, NULL, &err), CRES_ERR_NOT_FOUND);
+    EXPECT(cres_master_of(u, "chief", 0, NULL, buf, sizeof buf, NULL, &err), CRES_ERR_NOT_FOUND);
     HAS(err.message, "\"chief\"");
-    EXPECT(cres_master(u, "ps", 5, NULL, buf, sizeof buf, NULL, &err), CRES_ERR_NOT_FOUND);
+    EXPECT(cres_master_of(u, "ps", 5, NULL, buf, sizeof buf, NULL, &err), CRES_ERR_NOT_FOUND);
     HAS(err.message, "5");
     cres_resolver_free(u);
     cres_resolver_free(child);
@@ -1068,7 +1068,7 @@ static void union_num_accelerators_of_first_child(void **state) {
     children[0] = make_simple(no_simple_options(), U8_PS); /* no accelerators */
     children[1] = make_u7_second();                        /* GPU 16 */
     u = make_union(children, 2);
-    OK(cres_num_accelerators(u, NULL, -1, &acc, &err));
+    OK(cres_num_accelerators(u, &acc, &err));
     assert_int_equal(acc.count, 0);
     cres_resolver_free(u);
     cres_resolver_free(children[0]);
@@ -1188,7 +1188,7 @@ static void local_defaults(void **state) {
     assert_int_equal(cres_task_id(r), 0);
     assert_null(cres_rpc_layer(r));
     assert_string_equal(master_of(r, NULL, -1, NULL), "localhost:8470");
-    OK(cres_num_accelerators(r, NULL, -1, &acc, &err));
+    OK(cres_num_accelerators(r, &acc, &err));
     assert_int_equal(acc.count, 0);
     cres_resolver_free(r);
 }
@@ -1411,6 +1411,121 @@ static void auto_rejects_null_out(void **state) {
     EXPECT(make_auto(NULL, NULL, 0, NULL, &err, &t), CRES_ERR_INVALID_ARGUMENT);
 }
 
+/* ---------------------------------------------------------------------------------------
+   API conventions: the public error helper, the short calls for the own task, callbacks
+   that take their user pointer first. */
+
+static void error_set_fills_result_and_message(void **state) {
+    cres_error err;
+    char long_name[400];
+    (void)state;
+    memset(&err, 0, sizeof err);
+    err.http_status = 503;
+    assert_int_equal(cres_error_set(&err, CRES_ERR_TRANSPORT, "replay: cannot read %s (%d)", "x.json", 2),
+                     CRES_ERR_TRANSPORT);
+    assert_int_equal(err.result, CRES_ERR_TRANSPORT);
+    assert_string_equal(err.message, "replay: cannot read x.json (2)");
+    assert_int_equal(err.http_status, 503); /* left as it was */
+    memset(long_name, 'n', sizeof long_name - 1);
+    long_name[sizeof long_name - 1] = '\0';
+    assert_int_equal(cres_error_set(&err, CRES_ERR_LIMIT, "name %s", long_name), CRES_ERR_LIMIT);
+    assert_int_equal(strlen(err.message), CRES_ERROR_MESSAGE_SIZE - 1); /* cut, terminated */
+    assert_int_equal(cres_error_set(NULL, CRES_ERR_ENVIRONMENT, "nobody reads %s", "this"), CRES_ERR_ENVIRONMENT);
+}
+
+/* Each short call gives what its long form gives for the own task. */
+static void short_calls_are_the_own_tasks(void **state) {
+    cres_resolver *r = make_u2(); /* ps 1, "grpc", GPU 8 */
+    cres_accelerators shorter, longer;
+    char a[256], b[256], devices[16];
+    size_t alen = 0, blen = 0;
+    cres_error err;
+    (void)state;
+    OK(cres_master(r, a, sizeof a, &alen, &err));
+    OK(cres_master_of(r, NULL, CRES_OWN_TASK, NULL, b, sizeof b, &blen, &err));
+    assert_string_equal(a, "grpc://ps1:2222");
+    assert_string_equal(a, b);
+    assert_int_equal(alen, blen);
+    OK(cres_num_accelerators(r, &shorter, &err));
+    OK(cres_num_accelerators_of(r, NULL, CRES_OWN_TASK, &longer, &err));
+    assert_int_equal(shorter.count, 1);
+    assert_string_equal(shorter.items[0].type, "GPU");
+    assert_int_equal(shorter.items[0].count, 8);
+    assert_memory_equal(&shorter, &longer, sizeof shorter);
+    OK(cres_visible_devices(r, devices, sizeof devices, NULL, &err));
+    assert_string_equal(devices, "");
+    cres_resolver_free(r);
+}
+
+static void launch_is_the_own_tasks_launch_info(void **state) {
+    cres_resolver *r = make_u2();
+    cres_launch_info info;
+    cres_error err;
+    (void)state;
+    OK(cres_launch(r, &info, &err));
+    /* ranks: ps 0-1, then worker 2-4 (no chief); ps1 is rank 1, alone on its host */
+    assert_int_equal(info.world_size, 5);
+    assert_int_equal(info.rank, 1);
+    assert_int_equal(info.local_rank, 0);
+    assert_int_equal(info.local_world_size, 1);
+    assert_string_equal(info.master_host, "ps0");
+    assert_int_equal(info.master_port, 2222);
+    assert_string_equal(info.master_address, "ps0:2222");
+    cres_resolver_free(r);
+}
+
+static void launch_without_own_task_is_not_found(void **state) {
+    cres_resolver *r = make_simple(no_simple_options(), BASE);
+    cres_launch_info info;
+    cres_error err;
+    (void)state;
+    EXPECT(cres_launch(r, &info, &err), CRES_ERR_NOT_FOUND);
+    HAS(err.message, "cres_set_task");
+    OK(cres_set_task(r, "worker", 2, &err));
+    OK(cres_launch(r, &info, &err));
+    assert_int_equal(info.rank, 4);
+    EXPECT(cres_launch(NULL, &info, &err), CRES_ERR_INVALID_ARGUMENT);
+    EXPECT(cres_launch(r, NULL, &err), CRES_ERR_INVALID_ARGUMENT);
+    cres_resolver_free(r);
+}
+
+static void tfconfig_is_the_own_tf_config(void **state) {
+    cres_resolver *r = make_u2();
+    cres_cluster_spec *spec = parse(BASE);
+    char a[1024], b[1024];
+    cres_error err;
+    (void)state;
+    OK(cres_tfconfig(r, a, sizeof a, NULL, &err));
+    OK(cres_spec_to_tfconfig(spec, "ps", 1, "grpc", "cloud", b, sizeof b, NULL, &err));
+    assert_string_equal(a, b);
+    HAS(a, "\"task\": {\"type\": \"ps\", \"index\": 1}");
+    cres_spec_free(spec);
+    cres_resolver_free(r);
+}
+
+/* The user pointer comes first in every callback: an allocator and a getenv hook that read
+   their first argument as their own state. */
+static void callbacks_take_user_first(void **state) {
+    counter c = {0, 0};
+    env_table t = {{"TF_CONFIG"}, {"{\"cluster\": {\"worker\": [\"w0:1\"]}, \"task\": {\"type\": \"worker\", \"index\": 0}}"}, 0};
+    cres_config config = env_config(&t);
+    cres_tfconfig_options o;
+    cres_resolver *r = NULL;
+    cres_error err;
+    (void)state;
+    config.allocator.alloc = count_alloc;
+    config.allocator.free = count_free;
+    config.allocator.user = &c;
+    memset(&o, 0, sizeof o);
+    o.config = &config;
+    OK(cres_tfconfig_resolver_create(&o, &r, &err));
+    assert_true(t.lookups > 0);
+    assert_true(c.total > 0);
+    assert_string_equal(resolved_json(r), "{\"worker\": [\"w0:1\"]}");
+    cres_resolver_free(r);
+    assert_int_equal(c.live, 0);
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(simple_u2_options_read_back),
@@ -1489,6 +1604,12 @@ int main(void) {
         cmocka_unit_test(auto_task_and_rpc_options),
         cmocka_unit_test(auto_bad_tf_config_is_environment_error),
         cmocka_unit_test(auto_rejects_null_out),
+        cmocka_unit_test(error_set_fills_result_and_message),
+        cmocka_unit_test(short_calls_are_the_own_tasks),
+        cmocka_unit_test(launch_is_the_own_tasks_launch_info),
+        cmocka_unit_test(launch_without_own_task_is_not_found),
+        cmocka_unit_test(tfconfig_is_the_own_tf_config),
+        cmocka_unit_test(callbacks_take_user_first),
     };
     return cmocka_run_group_tests_name("resolvers", tests, NULL, NULL);
 }

@@ -37,14 +37,14 @@ typedef struct counter {
     long live, total;
 } counter;
 
-static void *count_alloc(size_t n, void *user) {
+static void *count_alloc(void *user, size_t n) {
     counter *c = (counter *)user;
     c->live++;
     c->total++;
     return malloc(n);
 }
 
-static void count_free(void *p, void *user) {
+static void count_free(void *user, void *p) {
     counter *c = (counter *)user;
     c->live--;
     free(p);
@@ -175,7 +175,7 @@ static void add_task_duplicate_index_is_conflict(void **state) {
     EXPECT(cres_spec_add_task(s, "worker", 3, "second:1", &err), CRES_ERR_CONFLICT);
     HAS(err.message, "\"worker\"");
     HAS(err.message, "3");
-    assert_int_equal(cres_spec_num_tasks(s, "worker"), 1);
+    assert_int_equal(cres_spec_tasks_count(s, "worker"), 1);
     assert_string_equal(cres_spec_task_address(s, "worker", 3), "first:1");
     cres_spec_free(s);
 }
@@ -260,7 +260,7 @@ static void add_task_address_limit_is_1023_bytes(void **state) {
     EXPECT(cres_spec_add_task(s, "worker", 1, too_long, &err), CRES_ERR_LIMIT);
     HAS(err.message, "1024");
     HAS(err.message, "worker");
-    assert_int_equal(cres_spec_num_tasks(s, "worker"), 1);
+    assert_int_equal(cres_spec_tasks_count(s, "worker"), 1);
     free(ok);
     free(too_long);
     cres_spec_free(s);
@@ -310,7 +310,7 @@ static void add_job_count_zero_makes_empty_job(void **state) {
     assert_int_equal(cres_spec_jobs_count(s), 1);
     assert_non_null(cres_spec_job(s, "worker"));
     assert_int_equal(cres_spec_job(s, "worker")->tasks_count, 0);
-    assert_int_equal(cres_spec_num_tasks(s, "worker"), 0);
+    assert_int_equal(cres_spec_tasks_count(s, "worker"), 0);
     cres_spec_free(s);
 }
 
@@ -356,7 +356,7 @@ static void add_job_conflict_adds_nothing(void **state) {
     OK(cres_spec_add_task(s, "worker", 2, "w2:1", &err));
     EXPECT(cres_spec_add_job(s, "worker", addrs, 3, &err), CRES_ERR_CONFLICT);
     HAS(err.message, "task 2");
-    assert_int_equal(cres_spec_num_tasks(s, "worker"), 1);
+    assert_int_equal(cres_spec_tasks_count(s, "worker"), 1);
     assert_string_equal(json_of(s), dq("{'worker': {'2': 'w2:1'}}"));
     cres_spec_free(s);
 }
@@ -371,10 +371,10 @@ static void add_job_conflict_adds_nothing(void **state) {
 static void lookups_cs4_num_tasks(void **state) {
     cres_cluster_spec *s = parse(CS4);
     (void)state;
-    assert_int_equal(cres_spec_num_tasks(s, "ps"), 2);
-    assert_int_equal(cres_spec_num_tasks(s, "worker"), 3);
-    assert_int_equal(cres_spec_num_tasks(s, "sparse"), 2); /* defined tasks, not max + 1 */
-    assert_int_equal(cres_spec_num_tasks(s, "unknown"), 0);
+    assert_int_equal(cres_spec_tasks_count(s, "ps"), 2);
+    assert_int_equal(cres_spec_tasks_count(s, "worker"), 3);
+    assert_int_equal(cres_spec_tasks_count(s, "sparse"), 2); /* defined tasks, not max + 1 */
+    assert_int_equal(cres_spec_tasks_count(s, "unknown"), 0);
     assert_null(cres_spec_job(s, "unknown"));
     cres_spec_free(s);
 }
@@ -415,7 +415,7 @@ static void lookups_out_of_range_and_null(void **state) {
     assert_null(cres_spec_job_at(NULL, 0));
     assert_null(cres_spec_job(NULL, "worker"));
     assert_null(cres_spec_task_address(NULL, "worker", 0));
-    assert_int_equal(cres_spec_num_tasks(NULL, "worker"), 0);
+    assert_int_equal(cres_spec_tasks_count(NULL, "worker"), 0);
     cres_spec_free(s);
 }
 
@@ -483,7 +483,7 @@ static void clone_is_equal_and_independent(void **state) {
     assert_true(cres_spec_equal(s, copy));
     OK(cres_spec_add_task(s, "worker", 9, "new:1", &err));
     assert_false(cres_spec_equal(s, copy));
-    assert_int_equal(cres_spec_num_tasks(copy, "worker"), 3);
+    assert_int_equal(cres_spec_tasks_count(copy, "worker"), 3);
     assert_string_equal(json_of(copy), dq(CS2));
     cres_spec_free(s);
     cres_spec_free(copy);
@@ -698,7 +698,7 @@ static void json_cs2_round_trip(void **state) {
     (void)state;
     OK(cres_spec_from_json(json, strlen(json), NULL, &back, &err));
     assert_true(cres_spec_equal(s, back));
-    assert_int_equal(cres_spec_num_tasks(back, "worker"), 3);
+    assert_int_equal(cres_spec_tasks_count(back, "worker"), 3);
     assert_string_equal(cres_spec_task_address(back, "ps", 1), "ps1:2222");
     cres_spec_free(s);
     cres_spec_free(back);
@@ -1260,7 +1260,7 @@ static void tf_config_json_with_task(void **state) {
     size_t len = 0;
     cres_error err;
     (void)state;
-    OK(cres_tf_config_json(s, "worker", 1, "grpc", "cloud", buf, sizeof buf, &len, &err));
+    OK(cres_spec_to_tfconfig(s, "worker", 1, "grpc", "cloud", buf, sizeof buf, &len, &err));
     assert_string_equal(buf, dq("{'cluster': {'ps': {'2': 'p:1'}, 'worker': ['w0:1', 'w1:1']}, "
                                 "'task': {'type': 'worker', 'index': 1}, 'rpc_layer': 'grpc', 'environment': 'cloud'}"));
     assert_int_equal(len, strlen(buf));
@@ -1272,7 +1272,7 @@ static void tf_config_json_without_task(void **state) {
     char buf[512];
     cres_error err;
     (void)state;
-    OK(cres_tf_config_json(s, NULL, -1, NULL, NULL, buf, sizeof buf, NULL, &err));
+    OK(cres_spec_to_tfconfig(s, NULL, -1, NULL, NULL, buf, sizeof buf, NULL, &err));
     assert_string_equal(buf, dq("{'cluster': {'worker': []}, 'rpc_layer': '', 'environment': ''}"));
     cres_spec_free(s);
 }
@@ -1282,7 +1282,7 @@ static void tf_config_json_escapes_strings(void **state) {
     char buf[512];
     cres_error err;
     (void)state;
-    OK(cres_tf_config_json(s, "a\"b", 0, "r\\", "e\n", buf, sizeof buf, NULL, &err));
+    OK(cres_spec_to_tfconfig(s, "a\"b", 0, "r\\", "e\n", buf, sizeof buf, NULL, &err));
     assert_string_equal(buf, "{\"cluster\": {\"w\": [\"a:1\"]}, \"task\": {\"type\": \"a\\\"b\", \"index\": 0}, "
                              "\"rpc_layer\": \"r\\\\\", \"environment\": \"e\\u000a\"}");
     cres_spec_free(s);
@@ -1293,9 +1293,9 @@ static void tf_config_json_rejects_negative_id(void **state) {
     char buf[128];
     cres_error err;
     (void)state;
-    EXPECT(cres_tf_config_json(s, "w", -1, NULL, NULL, buf, sizeof buf, NULL, &err), CRES_ERR_INVALID_ARGUMENT);
+    EXPECT(cres_spec_to_tfconfig(s, "w", -1, NULL, NULL, buf, sizeof buf, NULL, &err), CRES_ERR_INVALID_ARGUMENT);
     HAS(err.message, "-1");
-    EXPECT(cres_tf_config_json(NULL, NULL, -1, NULL, NULL, buf, sizeof buf, NULL, &err), CRES_ERR_INVALID_ARGUMENT);
+    EXPECT(cres_spec_to_tfconfig(NULL, NULL, -1, NULL, NULL, buf, sizeof buf, NULL, &err), CRES_ERR_INVALID_ARGUMENT);
     cres_spec_free(s);
 }
 
@@ -1305,8 +1305,8 @@ static void tf_config_json_buffer_contract(void **state) {
     size_t len = 0, full = 0;
     cres_error err;
     (void)state;
-    OK(cres_tf_config_json(s, "w", 0, NULL, NULL, NULL, 0, &full, &err));
-    EXPECT(cres_tf_config_json(s, "w", 0, NULL, NULL, buf, sizeof buf, &len, &err), CRES_ERR_BUFFER_TOO_SMALL);
+    OK(cres_spec_to_tfconfig(s, "w", 0, NULL, NULL, NULL, 0, &full, &err));
+    EXPECT(cres_spec_to_tfconfig(s, "w", 0, NULL, NULL, buf, sizeof buf, &len, &err), CRES_ERR_BUFFER_TOO_SMALL);
     assert_int_equal(len, full);
     assert_string_equal(buf, "{\"cluster\":");
     cres_spec_free(s);
@@ -1319,7 +1319,7 @@ static void tf_config_json_cluster_round_trips(void **state) {
     const char *cluster, *end;
     cres_error err;
     (void)state;
-    OK(cres_tf_config_json(s, NULL, -1, NULL, NULL, buf, sizeof buf, NULL, &err));
+    OK(cres_spec_to_tfconfig(s, NULL, -1, NULL, NULL, buf, sizeof buf, NULL, &err));
     cluster = buf + strlen("{\"cluster\": ");
     end = strstr(cluster, ", \"rpc_layer\"");
     assert_non_null(end);

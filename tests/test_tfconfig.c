@@ -20,7 +20,7 @@ typedef struct env_table {
 
 static env_table env;
 
-static const char *table_getenv(const char *name, void *user) {
+static const char *table_getenv(void *user, const char *name) {
     env_table *t = (env_table *)user;
     size_t i;
     t->lookups++;
@@ -32,8 +32,8 @@ static const char *table_getenv(const char *name, void *user) {
 static cres_config env_config(void) {
     cres_config c;
     memset(&c, 0, sizeof c);
-    c.getenv = table_getenv;
-    c.getenv_user = &env;
+    c.getenv.fn = table_getenv;
+    c.getenv.user = &env;
     return c;
 }
 
@@ -96,7 +96,7 @@ static const char *master_of(cres_resolver *r, const char *type, int id, const c
     static int next;
     char *out = buf[next++ % 2];
     cres_error err;
-    OK(cres_master(r, type, id, rpc, out, sizeof buf[0], NULL, &err));
+    OK(cres_master_of(r, type, id, rpc, out, sizeof buf[0], NULL, &err));
     return out;
 }
 
@@ -262,7 +262,7 @@ static void master_without_task_is_not_found(void **state) {
     char buf[64];
     cres_error err;
     (void)state;
-    EXPECT(cres_master(r, NULL, -1, NULL, buf, sizeof buf, NULL, &err), CRES_ERR_NOT_FOUND);
+    EXPECT(cres_master(r, buf, sizeof buf, NULL, &err), CRES_ERR_NOT_FOUND);
     HAS(err.message, "tfconfig");
     HAS(err.message, "task");
     cres_resolver_free(r);
@@ -273,10 +273,10 @@ static void master_missing_task_is_not_found(void **state) {
     char buf[64];
     cres_error err;
     (void)state;
-    EXPECT(cres_master(r, "worker", 3, NULL, buf, sizeof buf, NULL, &err), CRES_ERR_NOT_FOUND);
+    EXPECT(cres_master_of(r, "worker", 3, NULL, buf, sizeof buf, NULL, &err), CRES_ERR_NOT_FOUND);
     HAS(err.message, "\"worker\"");
     HAS(err.message, "3");
-    EXPECT(cres_master(r, "chief", 0, NULL, buf, sizeof buf, NULL, &err), CRES_ERR_NOT_FOUND);
+    EXPECT(cres_master_of(r, "chief", 0, NULL, buf, sizeof buf, NULL, &err), CRES_ERR_NOT_FOUND);
     HAS(err.message, "\"chief\"");
     cres_resolver_free(r);
 }
@@ -430,7 +430,7 @@ static void evaluator_allowed_outside_cluster(void **state) {
     assert_string_equal(cres_task_type(r), "evaluator");
     assert_int_equal(cres_task_id(r), 0);
     assert_string_equal(resolved_json(r), dq(C));
-    EXPECT(cres_master(r, NULL, -1, NULL, buf, sizeof buf, NULL, &err), CRES_ERR_NOT_FOUND);
+    EXPECT(cres_master(r, buf, sizeof buf, NULL, &err), CRES_ERR_NOT_FOUND);
     HAS(err.message, "evaluator");
     assert_string_equal(master_of(r, "worker", 0, NULL), "worker0:2222");
     cres_resolver_free(r);
@@ -562,7 +562,7 @@ static void no_accelerators(void **state) {
     cres_error err;
     (void)state;
     memset(&acc, 0x5a, sizeof acc);
-    OK(cres_num_accelerators(r, NULL, -1, &acc, &err));
+    OK(cres_num_accelerators(r, &acc, &err));
     assert_int_equal(acc.count, 0);
     cres_resolver_free(r);
 }
@@ -571,14 +571,14 @@ typedef struct counter {
     long live, total;
 } counter;
 
-static void *count_alloc(size_t n, void *user) {
+static void *count_alloc(void *user, size_t n) {
     counter *c = (counter *)user;
     c->live++;
     c->total++;
     return malloc(n);
 }
 
-static void count_free(void *p, void *user) {
+static void count_free(void *user, void *p) {
     counter *c = (counter *)user;
     c->live--;
     free(p);

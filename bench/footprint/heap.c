@@ -51,7 +51,7 @@ typedef struct counter {
     size_t current, peak, allocs;
 } counter;
 
-static void *count_alloc(size_t size, void *user) {
+static void *count_alloc(void *user, size_t size) {
     counter *c = (counter *)user;
     unsigned char *p = (unsigned char *)malloc(size + 16);
     if (!p) return NULL;
@@ -62,7 +62,7 @@ static void *count_alloc(size_t size, void *user) {
     return p + 16;
 }
 
-static void count_free(void *ptr, void *user) {
+static void count_free(void *user, void *ptr) {
     counter *c = (counter *)user;
     size_t size;
     unsigned char *p = (unsigned char *)ptr - 16;
@@ -313,7 +313,7 @@ static cres_result fake_perform(void *user, const cres_http_request *req, cres_h
     }
     body = p->body[k];
     n = strlen(body);
-    if (!(resp->body = (char *)alloc->alloc(n + 1, alloc->user))) return CRES_ERR_OUT_OF_MEMORY;
+    if (!(resp->body = (char *)alloc->alloc(alloc->user, n + 1))) return CRES_ERR_OUT_OF_MEMORY;
     memcpy(resp->body, body, n + 1);
     resp->body_len = n;
     resp->status = 200;
@@ -366,7 +366,7 @@ static void env_free(env *e) {
     e->count = 0;
 }
 
-static const char *env_get(const char *name, void *user) {
+static const char *env_get(void *user, const char *name) {
     const env *e = (const env *)user;
     int i;
     for (i = 0; i < e->count; i++)
@@ -587,8 +587,8 @@ static result run_once(setup *s) {
     c.allocator.alloc = count_alloc;
     c.allocator.free = count_free;
     c.allocator.user = &cnt;
-    c.getenv = env_get;
-    c.getenv_user = &s->env;
+    c.getenv.fn = env_get;
+    c.getenv.user = &s->env;
     c.transport.perform = fake_perform;
     c.transport.user = &s->fake;
     s->fake.requests = 0;
@@ -598,7 +598,7 @@ static result run_once(setup *s) {
     out.peak = cnt.peak;
     out.allocs = cnt.allocs;
     out.retained = cnt.current;
-    out.tasks = cres_spec_num_tasks(spec, "worker");
+    out.tasks = cres_spec_tasks_count(spec, "worker");
     if (s->backend == AUTO && strcmp(cres_resolver_name(r), "slurm") != 0)
         die("auto chose %s, not slurm", cres_resolver_name(r));
     cres_spec_free(spec);

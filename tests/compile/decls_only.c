@@ -6,7 +6,7 @@ int main(void) {
     cres_error err;
     int ok = cres_spec_create(0, &spec, &err) == CRES_OK &&
              cres_spec_add_task(spec, "worker", 0, "a:1", &err) == CRES_OK &&
-             cres_spec_num_tasks(spec, "worker") == 1;
+             cres_spec_tasks_count(spec, "worker") == 1;
     cres_spec_free(spec);
     return ok && cres_result_string(CRES_ERR_LIMIT)[0] ? 0 : 1;
 }

@@ -124,7 +124,7 @@ static cres_result fake_perform(void *user, const cres_http_request *req, cres_h
         resp->status = c->status[p];
     }
     c->served[p]++;
-    resp->body = (char *)(alloc->alloc ? alloc->alloc(len + 1, alloc->user) : malloc(len + 1));
+    resp->body = (char *)(alloc->alloc ? alloc->alloc(alloc->user, len + 1) : malloc(len + 1));
     if (!resp->body) return CRES_ERR_OUT_OF_MEMORY;
     if (len) memcpy(resp->body, body, len);
     resp->body[len] = '\0';
@@ -137,7 +137,7 @@ static void no_sleep(void *user, int ms) {
     (void)ms;
 }
 
-static const char *no_environment(const char *name, void *user) {
+static const char *no_environment(void *user, const char *name) {
     (void)name;
     (void)user;
     return NULL;
@@ -212,7 +212,7 @@ static void check_own_task(cres_resolver *r, fake_cloud *c, const cres_cluster_s
     char master[2048];
     cres_error err;
     memset(c->served, 0, sizeof c->served); /* master() resolves again: the same answers */
-    CHECK(cres_master(r, NULL, -1, "", master, sizeof master, NULL, &err) == CRES_OK);
+    CHECK(cres_master_of(r, NULL, -1, "", master, sizeof master, NULL, &err) == CRES_OK);
     if (!type) {
         CHECK(cres_task_id(r) == -1);
         CHECK(master[0] == '\0');
@@ -238,8 +238,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     config.transport.perform = fake_perform;
     config.transport.user = &cloud;
     config.max_retries = -1;
-    config.sleep = no_sleep;
-    config.getenv = no_environment;
+    config.sleep.fn = no_sleep;
+    config.getenv.fn = no_environment;
     memset(&o, 0, sizeof o);
     o.config = &config;
     o.instance_group = "fuzz-group";

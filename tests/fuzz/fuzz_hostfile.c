@@ -236,7 +236,7 @@ typedef struct env {
     const char *mapping, *ranking; /* NULL = unset */
 } env;
 
-static const char *fuzz_getenv(const char *name, void *user) {
+static const char *fuzz_getenv(void *user, const char *name) {
     const env *e = (const env *)user;
     if (strcmp(name, "OMPI_COMM_WORLD_RANK") == 0) return e->rank;
     if (strcmp(name, "OMPI_COMM_WORLD_SIZE") == 0) return e->size;
@@ -295,8 +295,8 @@ static void whole_resolver(const char *text, const cres__layout *l, int size, in
     snprintf(e.local_size, sizeof e.local_size, "%d", l->tasks[node[rank]]);
     e.local = local;
     memset(&config, 0, sizeof config);
-    config.getenv = fuzz_getenv;
-    config.getenv_user = &e;
+    config.getenv.fn = fuzz_getenv;
+    config.getenv.user = &e;
     memset(&o, 0, sizeof o);
     o.config = &config;
     o.hostfile = file_path;

@@ -72,7 +72,7 @@ typedef struct env {
     const char *v[FIELDS]; /* NULL = unset */
 } env;
 
-static const char *fuzz_getenv(const char *name, void *user) {
+static const char *fuzz_getenv(void *user, const char *name) {
     const env *e = (const env *)user;
     size_t i;
     for (i = 0; i < FIELDS; i++)
@@ -353,19 +353,19 @@ static void check_devices(cres_resolver *res, const char *type, int id, const ch
     size_t len = 0, len2 = 0;
     char *buf, small[4];
     cres_error err;
-    cres_result r = cres_visible_devices(res, type, id, NULL, 0, &len, &err);
+    cres_result r = cres_visible_devices_of(res, type, id, NULL, 0, &len, &err);
     check_error(r, &err);
     CHECK(r == CRES_OK);
     buf = (char *)malloc(len + 1);
     CHECK(buf != NULL);
-    r = cres_visible_devices(res, type, id, buf, len + 1, &len2, &err);
+    r = cres_visible_devices_of(res, type, id, buf, len + 1, &len2, &err);
     check_error(r, &err);
     CHECK(r == CRES_OK);
     CHECK(len2 == len && strlen(buf) == len);
     if (want) CHECK(strcmp(buf, want) == 0);
     if (len > 0) {
         size_t cap = len < sizeof small ? len : sizeof small;
-        r = cres_visible_devices(res, type, id, small, cap, &len2, &err);
+        r = cres_visible_devices_of(res, type, id, small, cap, &len2, &err);
         check_error(r, &err);
         CHECK(r == CRES_ERR_BUFFER_TOO_SMALL);
         CHECK(len2 == len && strlen(small) == cap - 1 && memcmp(small, buf, cap - 1) == 0);
@@ -462,21 +462,21 @@ static void check_success(cres_resolver *res, const env *e, const cres_slurm_opt
     }
 
     /* master: the own address behind grpc://, the same by length query */
-    r = cres_master(res, NULL, -1, NULL, master, sizeof master, &len, &err);
+    r = cres_master(res, master, sizeof master, &len, &err);
     check_error(r, &err);
     CHECK(r == CRES_OK);
     snprintf(want, sizeof want, "grpc://%s", own_address);
     CHECK(strcmp(master, want) == 0);
-    CHECK(cres_master(res, NULL, -1, "", NULL, 0, &len, &err) == CRES_OK);
+    CHECK(cres_master_of(res, NULL, -1, "", NULL, 0, &len, &err) == CRES_OK);
     CHECK(len == strlen(own_address));
     if (cres_spec_job(spec, order[0].job)->tasks_count) {
-        r = cres_master(res, order[0].job, 0, NULL, master, sizeof master, NULL, &err);
+        r = cres_master_of(res, order[0].job, 0, NULL, master, sizeof master, NULL, &err);
         check_error(r, &err);
         CHECK(r == CRES_OK);
     }
 
     /* GPUs: the own task's, and the first task of every job */
-    CHECK(cres_num_accelerators(res, NULL, -1, &acc, &err) == CRES_OK);
+    CHECK(cres_num_accelerators(res, &acc, &err) == CRES_OK);
     if (m.gpus_per_task > 0) CHECK(acc.count == 1 && strcmp(acc.items[0].type, "GPU") == 0 && acc.items[0].count == m.gpus_per_task);
     else CHECK(acc.count == 0);
     if (m.node) {
@@ -494,7 +494,7 @@ static void check_success(cres_resolver *res, const env *e, const cres_slurm_opt
             check_devices(res, order[i].job, 0, NULL);
         }
         /* past the job's last task */
-        r = cres_visible_devices(res, order[i].job, order[i].count, NULL, 0, &len, &err);
+        r = cres_visible_devices_of(res, order[i].job, order[i].count, NULL, 0, &len, &err);
         check_error(r, &err);
         CHECK(r == (m.gpus_per_task > 0 ? CRES_ERR_NOT_FOUND : CRES_OK));
     }
@@ -529,8 +529,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     }
     memset(&o, 0, sizeof o);
     memset(&config, 0, sizeof config);
-    config.getenv = fuzz_getenv;
-    config.getenv_user = &e;
+    config.getenv.fn = fuzz_getenv;
+    config.getenv.user = &e;
     o.config = &config;
     j.given = 0;
     if (e.v[F_JOBS]) {

@@ -52,7 +52,7 @@ typedef struct env {
     const char *hosts, *current;
 } env;
 
-static const char *fuzz_getenv(const char *name, void *user) {
+static const char *fuzz_getenv(void *user, const char *name) {
     const env *e = (const env *)user;
     if (strcmp(name, "SM_HOSTS") == 0) return e->hosts;
     if (strcmp(name, "SM_CURRENT_HOST") == 0) return e->current;
@@ -160,10 +160,10 @@ static void check_success(cres_resolver *res, const char *job, int port, int ite
     snprintf(want, sizeof want, "%s:%d", current, port);
     CHECK(strcmp(cres_spec_task_address(spec, job, cres_task_id(res)), want) == 0);
     CHECK(cres_rpc_layer(res) == NULL);
-    r = cres_master(res, NULL, -1, NULL, master, sizeof master, &len, &err);
+    r = cres_master(res, master, sizeof master, &len, &err);
     check_error(r, &err);
     CHECK(r == CRES_OK && strcmp(master, want) == 0 && len == strlen(want));
-    r = cres_visible_devices(res, NULL, -1, NULL, 0, &len, &err);
+    r = cres_visible_devices(res, NULL, 0, &len, &err);
     CHECK(r == CRES_OK && len == 0);
     cres_spec_free(spec);
 }
@@ -197,8 +197,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
 
     memset(&e, 0, sizeof e);
     memset(&config, 0, sizeof config);
-    config.getenv = fuzz_getenv;
-    config.getenv_user = &e;
+    config.getenv.fn = fuzz_getenv;
+    config.getenv.user = &e;
     memset(&o, 0, sizeof o);
     o.config = &config;
     from_file = (flags >> 2) & 7;

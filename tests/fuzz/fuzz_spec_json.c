@@ -47,7 +47,7 @@ static void check_invariants(const cres_cluster_spec *s) {
         CHECK(n >= 1 && n <= CRES_MAX_NAME_LENGTH);
         if (i) CHECK(strcmp(cres_spec_job_at(s, i - 1)->name, j->name) < 0);
         CHECK(cres_spec_job(s, j->name) == j);
-        CHECK(cres_spec_num_tasks(s, j->name) == j->tasks_count);
+        CHECK(cres_spec_tasks_count(s, j->name) == j->tasks_count);
         for (k = 0; k < j->tasks_count; k++) {
             const cres_task *t = &j->tasks[k];
             size_t a = strlen(t->address);
@@ -132,7 +132,7 @@ static void check_add_job(const cres_cluster_spec *spec) {
             CHECK(cres_spec_equal(spec, copy));
         } else {
             CHECK(r == CRES_OK);
-            CHECK(cres_spec_num_tasks(copy, j->name) == j->tasks_count + 2);
+            CHECK(cres_spec_tasks_count(copy, j->name) == j->tasks_count + 2);
             CHECK(strcmp(cres_spec_task_address(copy, j->name, 1), "added-1:1") == 0);
             check_invariants(copy);
         }

@@ -25,7 +25,7 @@
         }                                                                                     \
     } while (0)
 
-static const char *no_environment(const char *name, void *user) {
+static const char *no_environment(void *user, const char *name) {
     (void)name;
     (void)user;
     return NULL;
@@ -104,12 +104,12 @@ static void check_master(cres_resolver *res, const cres_cluster_spec *s) {
     char small[16];
     size_t len = 0, len2 = 0;
     cres_error err;
-    cres_result r = cres_master(res, NULL, -1, NULL, small, sizeof small, &len, &err);
+    cres_result r = cres_master(res, small, sizeof small, &len, &err);
     check_error(r, &err);
     CHECK(r == CRES_OK || r == CRES_ERR_BUFFER_TOO_SMALL || r == CRES_ERR_NOT_FOUND);
     check_text(r, small, sizeof small, len);
     if (r != CRES_ERR_NOT_FOUND) {
-        CHECK(cres_master(res, NULL, -1, NULL, NULL, 0, &len2, &err) == CRES_OK);
+        CHECK(cres_master(res, NULL, 0, &len2, &err) == CRES_OK);
         CHECK(len2 == len);
     }
     /* An explicit task that the spec has always has a master. */
@@ -117,7 +117,7 @@ static void check_master(cres_resolver *res, const cres_cluster_spec *s) {
         const cres_job *j = cres_spec_job_at(s, 0);
         size_t i = 0;
         while (j->tasks_count == 0) j = cres_spec_job_at(s, ++i);
-        r = cres_master(res, j->name, j->tasks[0].index, "", NULL, 0, &len, &err);
+        r = cres_master_of(res, j->name, j->tasks[0].index, "", NULL, 0, &len, &err);
         check_error(r, &err);
         CHECK(r == CRES_OK);
     }
@@ -133,16 +133,16 @@ static void check_tf_config_round_trip(cres_resolver *res, const cres_cluster_sp
     cres_error err;
     size_t len = 0;
     char *text;
-    cres_result r = cres_tf_config_json(s, type, cres_task_id(res), cres_rpc_layer(res), cres_environment(res),
+    cres_result r = cres_spec_to_tfconfig(s, type, cres_task_id(res), cres_rpc_layer(res), cres_environment(res),
                                         NULL, 0, &len, &err);
     check_error(r, &err);
     CHECK(r == CRES_OK);
     text = (char *)malloc(len + 1);
     CHECK(text != NULL);
-    CHECK(cres_tf_config_json(s, type, cres_task_id(res), cres_rpc_layer(res), cres_environment(res), text,
+    CHECK(cres_spec_to_tfconfig(s, type, cres_task_id(res), cres_rpc_layer(res), cres_environment(res), text,
                               len + 1, NULL, &err) == CRES_OK);
     memset(&config, 0, sizeof config);
-    config.getenv = no_environment;
+    config.getenv.fn = no_environment;
     memset(&o, 0, sizeof o);
     o.config = &config;
     o.json = text;
@@ -226,7 +226,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     text[size] = '\0';
 
     memset(&config, 0, sizeof config);
-    config.getenv = no_environment;
+    config.getenv.fn = no_environment;
     memset(&o, 0, sizeof o);
     o.config = &config;
     o.json = text;
@@ -246,7 +246,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     CHECK(r == CRES_OK);
     CHECK(cres_resolve(res, &spec2, &err) == CRES_OK);
     CHECK(cres_spec_equal(spec, spec2));
-    CHECK(cres_num_accelerators(res, NULL, -1, &acc, &err) == CRES_OK);
+    CHECK(cres_num_accelerators(res, &acc, &err) == CRES_OK);
 
     check_master(res, spec);
     check_spec_round_trip(spec);

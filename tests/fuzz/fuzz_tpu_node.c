@@ -81,7 +81,7 @@ static const char *const metadata_paths[PARTS] = {
 static cres_result give(cres_http_response *resp, const cres_allocator *alloc, int status, const void *body,
                         size_t len) {
     resp->status = status;
-    resp->body = (char *)(alloc->alloc ? alloc->alloc(len + 1, alloc->user) : malloc(len + 1));
+    resp->body = (char *)(alloc->alloc ? alloc->alloc(alloc->user, len + 1) : malloc(len + 1));
     if (!resp->body) return CRES_ERR_OUT_OF_MEMORY;
     if (len) memcpy(resp->body, body, len);
     resp->body[len] = '\0';
@@ -115,7 +115,7 @@ static void no_sleep(void *user, int ms) {
     (void)ms;
 }
 
-static const char *fake_getenv(const char *name, void *user) {
+static const char *fake_getenv(void *user, const char *name) {
     fuzz_case *c = (fuzz_case *)user;
     if (c->env_name && strcmp(name, c->env_name) == 0) return c->text[0];
     if (c->worker_id_env && strcmp(name, "TPU_WORKER_ID") == 0) return c->text[5];
@@ -212,7 +212,7 @@ static void check_master(cres_resolver *r, const cres_cluster_spec *spec, const 
     char master[2048], want[2048];
     const char *address = cres_spec_task_address(spec, "worker", cres_task_id(r));
     cres_error err;
-    cres_result res = cres_master(r, NULL, -1, NULL, master, sizeof master, NULL, &err);
+    cres_result res = cres_master(r, master, sizeof master, NULL, &err);
     CHECK(cres_task_type(r) != NULL && strcmp(cres_task_type(r), "worker") == 0);
     if (cres_spec_jobs_count(spec) == 0) {
         CHECK(res == CRES_OK && master[0] == '\0');
@@ -230,7 +230,7 @@ static void check_master(cres_resolver *r, const cres_cluster_spec *spec, const 
 static void check_accelerators(cres_resolver *r) {
     cres_accelerators acc;
     cres_error err;
-    cres_result res = cres_num_accelerators(r, NULL, -1, &acc, &err);
+    cres_result res = cres_num_accelerators(r, &acc, &err);
     if (res != CRES_OK) {
         CHECK(res == CRES_ERR_UNSUPPORTED && err.message[0] != '\0');
         return;
@@ -254,9 +254,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     config.transport.perform = fake_perform;
     config.transport.user = &c;
     config.max_retries = -1;
-    config.sleep = no_sleep;
-    config.getenv = fake_getenv;
-    config.getenv_user = &c;
+    config.sleep.fn = no_sleep;
+    config.getenv.fn = fake_getenv;
+    config.getenv.user = &c;
     memset(&o, 0, sizeof o);
     o.config = &config;
     o.tpu = c.path == API_V2 || c.path == API_V1 ? "fuzz-tpu" : c.path <= LOCAL_ENV ? "local" : NULL;

@@ -29,14 +29,14 @@
 
 static long live_blocks, total_blocks;
 
-static void *counting_alloc(size_t size, void *user) {
+static void *counting_alloc(void *user, size_t size) {
     void *p = malloc(size);
     (void)user;
     if (p) live_blocks++, total_blocks++;
     return p;
 }
 
-static void counting_free(void *ptr, void *user) {
+static void counting_free(void *user, void *ptr) {
     (void)user;
     live_blocks--;
     free(ptr);
@@ -80,8 +80,8 @@ static int k8s_once(soak *s, long i) {
         fprintf(stderr, "soak: resolve %ld: %s\n", i, err.message);
         return 1;
     }
-    if (cres_spec_num_tasks(spec, "worker") != s->want_tasks) {
-        fprintf(stderr, "soak: resolve %ld: %zu tasks, want %zu\n", i, cres_spec_num_tasks(spec, "worker"),
+    if (cres_spec_tasks_count(spec, "worker") != s->want_tasks) {
+        fprintf(stderr, "soak: resolve %ld: %zu tasks, want %zu\n", i, cres_spec_tasks_count(spec, "worker"),
                 s->want_tasks);
         bad = 1;
     }
@@ -89,7 +89,7 @@ static int k8s_once(soak *s, long i) {
     return bad;
 }
 
-static const char *step_getenv(const char *name, void *user) {
+static const char *step_getenv(void *user, const char *name) {
     static const char *const vars[][2] = {
         {"SLURM_JOB_ID", "4242"}, {"SLURM_PROCID", "13"}, {"SLURM_STEP_NUM_TASKS", "64"},
         {"SLURM_STEP_NODELIST", "rack[1-2]-n[01-16]"}, {"SLURM_STEP_TASKS_PER_NODE", "2(x32)"},
@@ -112,9 +112,9 @@ static int env_once(soak *s, long i) {
     memset(&o, 0, sizeof o);
     o.config = &s->config;
     if (cres_auto_resolver_create(&o, &r, &err) == CRES_OK && cres_resolve(r, &spec, &err) == CRES_OK &&
-        cres_master(r, NULL, -1, NULL, master, sizeof master, NULL, &err) == CRES_OK &&
+        cres_master(r, master, sizeof master, NULL, &err) == CRES_OK &&
         cres_spec_launch_info(spec, cres_task_type(r), cres_task_id(r), &info, &err) == CRES_OK &&
-        cres_visible_devices(r, NULL, -1, devices, sizeof devices, NULL, &err) == CRES_OK) {
+        cres_visible_devices(r, devices, sizeof devices, NULL, &err) == CRES_OK) {
         /* rank 13 is the second task of the seventh node, rack1-n07 */
         bad = strcmp(master, "grpc://rack1-n07:8889") != 0 || info.world_size != 64 || info.rank != 13 ||
               info.local_rank != 1 || strcmp(info.master_host, "rack1-n01") != 0 || strcmp(devices, "2,3") != 0;
@@ -165,7 +165,7 @@ int main(int argc, char **argv) {
     memset(&s, 0, sizeof s);
     s.config.allocator.alloc = counting_alloc;
     s.config.allocator.free = counting_free;
-    if (!k8s) s.config.getenv = step_getenv;
+    if (!k8s) s.config.getenv.fn = step_getenv;
     if (k8s && setup_k8s(&s, argv)) return 1;
     for (i = 0; i < n && !failed; i++) {
         long live = live_blocks;

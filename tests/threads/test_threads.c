@@ -72,7 +72,7 @@ static int on_own_thread(worker *w) {
     return 0;
 }
 
-static void *counting_alloc(size_t size, void *user) {
+static void *counting_alloc(void *user, size_t size) {
     worker *w = (worker *)user;
     void *p = malloc(size);
     on_own_thread(w);
@@ -80,14 +80,14 @@ static void *counting_alloc(size_t size, void *user) {
     return p;
 }
 
-static void counting_free(void *ptr, void *user) {
+static void counting_free(void *user, void *ptr) {
     worker *w = (worker *)user;
     on_own_thread(w);
     w->live_blocks--;
     free(ptr);
 }
 
-static const char *own_getenv(const char *name, void *user) {
+static const char *own_getenv(void *user, const char *name) {
     env_set *e = (env_set *)user;
     int i;
     on_own_thread(e->owner);
@@ -126,10 +126,10 @@ static void config_for(worker *w, env_set *env, cres_config *c) {
     c->allocator.alloc = counting_alloc;
     c->allocator.free = counting_free;
     c->allocator.user = w;
-    c->getenv = own_getenv;
-    c->getenv_user = env;
-    c->log = own_log;
-    c->log_user = w;
+    c->getenv.fn = own_getenv;
+    c->getenv.user = env;
+    c->log.fn = own_log;
+    c->log.user = w;
     c->timeout_ms = 20000;          /* TSan slows us, not the servers: generous bounds */
     c->resolve_timeout_ms = 60000;
 }
@@ -168,7 +168,7 @@ static void check(worker *w, const char *what, cres_resolver *r, cres_cluster_sp
     } else if (!cres_task_type(r) || strcmp(cres_task_type(r), task_type) != 0 || cres_task_id(r) != task_id) {
         failf(w, "%s: own task %s/%d, want %s/%d", what, cres_task_type(r) ? cres_task_type(r) : "(none)",
               cres_task_id(r), task_type, task_id);
-    } else if (cres_master(r, NULL, -1, NULL, buf, sizeof buf, NULL, &err) != CRES_OK) {
+    } else if (cres_master(r, buf, sizeof buf, NULL, &err) != CRES_OK) {
         failf(w, "%s: master: %s", what, err.message);
     } else if (strcmp(buf, master) != 0) {
         failf(w, "%s: master \"%s\", want \"%s\"", what, buf, master);
@@ -464,7 +464,7 @@ static void use_shared_union(worker *w) {
     } else if (cres_spec_to_json(got, json, sizeof json, NULL, &err) != CRES_OK ||
                strcmp(json, "{\"ps\": [\"sps:2222\"], \"worker\": [\"sw0:2222\", \"sw1:2222\"]}") != 0) {
         failf(w, "shared union: got %s", json);
-    } else if (cres_master(shared_union, NULL, -1, NULL, buf, sizeof buf, NULL, &err) != CRES_OK ||
+    } else if (cres_master(shared_union, buf, sizeof buf, NULL, &err) != CRES_OK ||
                strcmp(buf, "grpc://sw1:2222") != 0) {
         failf(w, "shared union: master %s (%s)", buf, err.message);
     }
