@@ -1188,7 +1188,28 @@ CRES_API cres_result cres_tasks_per_node_expand(const char *text, int *counts, s
 #  define CRES__PRINTF(f, a)
 #endif
 
+/* Compile switches: CLUSTER_RESOLVER_NO_<BACKEND> leaves a backend out; the HTTP layer goes
+   with the last backend that needs it, the HPC helpers likewise. */
+#if !defined(CLUSTER_RESOLVER_NO_K8S) || !defined(CLUSTER_RESOLVER_NO_GCE) || !defined(CLUSTER_RESOLVER_NO_TPU)
+#  define CRES__HTTP 1
+#endif
+#if !defined(CLUSTER_RESOLVER_NO_GCE) || !defined(CLUSTER_RESOLVER_NO_TPU)
+#  define CRES__GOOGLE 1
+#endif
+#if !defined(CLUSTER_RESOLVER_NO_SLURM) || !defined(CLUSTER_RESOLVER_NO_MPI) || !defined(CLUSTER_RESOLVER_NO_SAGEMAKER)
+#  define CRES__HPC 1
+#endif
+/* A left-out backend's create function: it says which switch left it out. */
+#define CRES__LEFT_OUT(create, options_type, name, macro)                                        \
+    CRES_API cres_result create(const options_type *o, cres_resolver **out, cres_error *err) {    \
+        (void)o;                                                                                 \
+        if (out) *out = NULL;                                                                    \
+        cres__clear(err);                                                                        \
+        return cres__fail(err, CRES_ERR_UNSUPPORTED, name ": left out of this build by " macro); \
+    }
+
 #define CRES__DEFAULT_PORT 8470
+#define CRES__SM_RESOURCE_CONFIG "/opt/ml/input/config/resourceconfig.json"
 #define CRES__DEFAULT_TIMEOUT_MS 10000
 #define CRES__DEFAULT_RETRIES 3
 #define CRES__DEFAULT_MAX_RESPONSE (64u * 1024u * 1024u)
@@ -1562,6 +1583,49 @@ CRES__PRIVATE char *cres__join_host_port(const cres_allocator *a, const char *ho
     char *s = (char *)cres__alloc(a, n);
     if (s) snprintf(s, n, v6 ? "[%s]:%d" : "%s:%d", host, port);
     return s;
+}
+
+/* Reads a small file (a token, a namespace, a hostfile) into a new string without trailing whitespace.
+   Missing file: CRES_ERR_ENVIRONMENT; larger than max: CRES_ERR_LIMIT. */
+CRES__PRIVATE cres_result cres__read_small_file(const cres_resolver *r, const char *path, size_t max,
+                                               char **out, cres_error *err) {
+    FILE *f;
+    char *buf;
+    size_t n;
+    char q[CRES__QUOTE_SIZE];
+    long size = -1;
+    size_t limit = max;
+    *out = NULL;
+    f = fopen(path, "rb");
+    if (!f)
+        return cres__fail(err, CRES_ERR_ENVIRONMENT, "%s: cannot open %s", r->vtable->name,
+                          cres__quote(q, sizeof q, path, strlen(path)));
+    if (fseek(f, 0, SEEK_END) == 0 && (size = ftell(f)) >= 0 && fseek(f, 0, SEEK_SET) != 0) size = -1;
+    if (size >= 0 && (unsigned long)size < max) max = (size_t)size + 1; /* room to see growth */
+    buf = (char *)cres__alloc(&r->config.allocator, max + 1);
+    if (!buf) {
+        fclose(f);
+        return cres__oom(err, r->vtable->name);
+    }
+    n = fread(buf, 1, max + 1, f);
+    fclose(f);
+    if (n > max) {
+        cres__free(&r->config.allocator, buf);
+        if (max < limit)
+            return cres__fail(err, CRES_ERR_ENVIRONMENT, "%s: %s changed while it was read", r->vtable->name,
+                              cres__quote(q, sizeof q, path, strlen(path)));
+        return cres__fail(err, CRES_ERR_LIMIT, "%s: %s is larger than %zu bytes", r->vtable->name,
+                          cres__quote(q, sizeof q, path, strlen(path)), limit);
+    }
+    while (n && (buf[n - 1] == '\n' || buf[n - 1] == '\r' || buf[n - 1] == ' ' || buf[n - 1] == '\t')) n--;
+    buf[n] = '\0';
+    if (strlen(buf) != n) {
+        cres__free(&r->config.allocator, buf);
+        return cres__fail(err, CRES_ERR_ENVIRONMENT, "%s: %s contains a NUL byte", r->vtable->name,
+                          cres__quote(q, sizeof q, path, strlen(path)));
+    }
+    *out = buf;
+    return CRES_OK;
 }
 
 /* ////////////////////////////////////////////////////////////////////////////////////////
@@ -2791,6 +2855,7 @@ CRES_API cres_result cres_num_accelerators(cres_resolver *r, cres_accelerators *
 /* ////////////////////////////////////////////////////////////////////////////////////////
    HTTP above the transport: retries, backoff, limits                                >>http */
 
+#ifdef CRES__HTTP
 #ifndef CRES_MAX_RETRY_AFTER_MS
 #  define CRES_MAX_RETRY_AFTER_MS 10000 /* a server's Retry-After is honoured up to this */
 #endif
@@ -2988,49 +3053,6 @@ CRES__PRIVATE void cres__put_url_encoded(cres__writer *w, const char *s) {
     }
 }
 
-/* Reads a small file (a token, a namespace) into a new string without trailing whitespace.
-   Missing file: CRES_ERR_ENVIRONMENT; larger than max: CRES_ERR_LIMIT. */
-CRES__PRIVATE cres_result cres__read_small_file(const cres_resolver *r, const char *path, size_t max,
-                                               char **out, cres_error *err) {
-    FILE *f;
-    char *buf;
-    size_t n;
-    char q[CRES__QUOTE_SIZE];
-    long size = -1;
-    size_t limit = max;
-    *out = NULL;
-    f = fopen(path, "rb");
-    if (!f)
-        return cres__fail(err, CRES_ERR_ENVIRONMENT, "%s: cannot open %s", r->vtable->name,
-                          cres__quote(q, sizeof q, path, strlen(path)));
-    if (fseek(f, 0, SEEK_END) == 0 && (size = ftell(f)) >= 0 && fseek(f, 0, SEEK_SET) != 0) size = -1;
-    if (size >= 0 && (unsigned long)size < max) max = (size_t)size + 1; /* room to see growth */
-    buf = (char *)cres__alloc(&r->config.allocator, max + 1);
-    if (!buf) {
-        fclose(f);
-        return cres__oom(err, r->vtable->name);
-    }
-    n = fread(buf, 1, max + 1, f);
-    fclose(f);
-    if (n > max) {
-        cres__free(&r->config.allocator, buf);
-        if (max < limit)
-            return cres__fail(err, CRES_ERR_ENVIRONMENT, "%s: %s changed while it was read", r->vtable->name,
-                              cres__quote(q, sizeof q, path, strlen(path)));
-        return cres__fail(err, CRES_ERR_LIMIT, "%s: %s is larger than %zu bytes", r->vtable->name,
-                          cres__quote(q, sizeof q, path, strlen(path)), limit);
-    }
-    while (n && (buf[n - 1] == '\n' || buf[n - 1] == '\r' || buf[n - 1] == ' ' || buf[n - 1] == '\t')) n--;
-    buf[n] = '\0';
-    if (strlen(buf) != n) {
-        cres__free(&r->config.allocator, buf);
-        return cres__fail(err, CRES_ERR_ENVIRONMENT, "%s: %s contains a NUL byte", r->vtable->name,
-                          cres__quote(q, sizeof q, path, strlen(path)));
-    }
-    *out = buf;
-    return CRES_OK;
-}
-
 /* The "message" of an API's error body, as ": <message>" cut after `keep` bytes; "" when
    there is none. Kubernetes puts it at the top (outer NULL), Google under "error". */
 CRES__PRIVATE void cres__error_message(const cres_resolver *r, const cres_http_response *resp, const char *outer,
@@ -3057,6 +3079,7 @@ CRES__PRIVATE void cres__error_message(const cres_resolver *r, const cres_http_r
 CRES__PRIVATE const char *cres__redirect_note(int status) {
     return status >= 300 && status < 400 ? " (a redirect: not followed, so a token never reaches another host)" : "";
 }
+#endif /* CRES__HTTP */
 
 /* ////////////////////////////////////////////////////////////////////////////////////////
    The bundled libcurl transport                                                     >>curl */
@@ -3269,6 +3292,7 @@ CRES_API cres_transport cres_curl_transport(void) { return cres__curl_transport_
 /* ////////////////////////////////////////////////////////////////////////////////////////
    Simple: a spec the caller gives                                                 >>simple */
 
+#if !defined(CLUSTER_RESOLVER_NO_SIMPLE) || !defined(CLUSTER_RESOLVER_NO_TFCONFIG)
 /* Also the TF_CONFIG resolver's state: a spec read once, and a master string. */
 typedef struct cres__simple {
     cres_resolver base;
@@ -3306,7 +3330,9 @@ CRES__PRIVATE void cres__simple_destroy(cres_resolver *r) {
     cres_spec_free(s->spec);
     cres__free(&r->config.allocator, s->master);
 }
+#endif
 
+#ifndef CLUSTER_RESOLVER_NO_SIMPLE
 static const cres_resolver_vtable cres__simple_vtable = {
     "simple", cres__simple_resolve, cres__simple_master, cres__simple_accelerators, cres__simple_destroy, NULL};
 
@@ -3329,10 +3355,14 @@ CRES_API cres_result cres_simple_resolver_create(const cres_simple_options *o, c
     if (res == CRES_OK) res = cres__apply_options(r, o->task_type, o->task_id, o->rpc_layer, err);
     return cres__created(r, res, out);
 }
+#else
+CRES__LEFT_OUT(cres_simple_resolver_create, cres_simple_options, "simple", "CLUSTER_RESOLVER_NO_SIMPLE")
+#endif /* CLUSTER_RESOLVER_NO_SIMPLE */
 
 /* ////////////////////////////////////////////////////////////////////////////////////////
    Union: several resolvers merged                                                  >>union */
 
+#ifndef CLUSTER_RESOLVER_NO_UNION
 typedef struct cres__union {
     cres_resolver base;
     cres_resolver **children;
@@ -3438,10 +3468,14 @@ CRES_API cres_result cres_union_resolver_create(const cres_union_options *o, cre
     if (res == CRES_OK) res = cres__apply_options(r, o->task_type, o->task_id, o->rpc_layer, err);
     return cres__created(r, res, out);
 }
+#else
+CRES__LEFT_OUT(cres_union_resolver_create, cres_union_options, "union", "CLUSTER_RESOLVER_NO_UNION")
+#endif /* CLUSTER_RESOLVER_NO_UNION */
 
 /* ////////////////////////////////////////////////////////////////////////////////////////
    TF_CONFIG                                                                     >>tfconfig */
 
+#ifndef CLUSTER_RESOLVER_NO_TFCONFIG
 typedef cres__simple cres__tfconfig; /* master holds session_master */
 
 /* TF's rule: a spec with no jobs, or one job holding only task 0, has the local master "". */
@@ -3605,10 +3639,14 @@ CRES_API cres_result cres_tfconfig_resolver_create(const cres_tfconfig_options *
     cres__free(&r->config.allocator, f.environment);
     return cres__created(r, res, out);
 }
+#else
+CRES__LEFT_OUT(cres_tfconfig_resolver_create, cres_tfconfig_options, "tfconfig", "CLUSTER_RESOLVER_NO_TFCONFIG")
+#endif /* CLUSTER_RESOLVER_NO_TFCONFIG */
 
 /* ////////////////////////////////////////////////////////////////////////////////////////
    Local: one task on this host                                                     >>local */
 
+#ifndef CLUSTER_RESOLVER_NO_LOCAL
 typedef struct cres__local {
     cres_resolver base;
     char *job;
@@ -3663,10 +3701,14 @@ CRES_API cres_result cres_local_resolver_create(const cres_local_options *o, cre
     *out = r;
     return CRES_OK;
 }
+#else
+CRES__LEFT_OUT(cres_local_resolver_create, cres_local_options, "local", "CLUSTER_RESOLVER_NO_LOCAL")
+#endif /* CLUSTER_RESOLVER_NO_LOCAL */
 
 /* ////////////////////////////////////////////////////////////////////////////////////////
    Kubernetes: pods selected by labels                                                >>k8s */
 
+#ifndef CLUSTER_RESOLVER_NO_K8S
 #ifndef CRES_MAX_K8S_PAGES
 #  define CRES_MAX_K8S_PAGES 1000 /* pages per selector: a continue loop cannot run on */
 #endif
@@ -4327,10 +4369,14 @@ CRES_API cres_result cres_k8s_resolver_create(const cres_k8s_options *o, cres_re
     if (res == CRES_OK) res = cres__apply_options(r, o->task_type, o->task_id, o->rpc_layer, err);
     return cres__created(r, res, out);
 }
+#else
+CRES__LEFT_OUT(cres_k8s_resolver_create, cres_k8s_options, "kubernetes", "CLUSTER_RESOLVER_NO_K8S")
+#endif /* CLUSTER_RESOLVER_NO_K8S */
 
 /* ////////////////////////////////////////////////////////////////////////////////////////
    Google Cloud: the metadata server and access tokens                             >>google */
 
+#ifdef CRES__GOOGLE
 #define CRES__METADATA_TIMEOUT_MS 2000 /* off Google Cloud a lookup must fail fast */
 #ifndef CRES_MAX_GCP_PAGES
 #  define CRES_MAX_GCP_PAGES 1000 /* pages of one list: a pageToken cannot run on */
@@ -4545,10 +4591,12 @@ CRES__PRIVATE cres_result cres__gcp_bearer(cres__http *h, cres__gcp *g, char **o
     cres__free(a, token);
     return res;
 }
+#endif /* CRES__GOOGLE */
 
 /* ////////////////////////////////////////////////////////////////////////////////////////
    GCE: the RUNNING instances of an instance group                                    >>gce */
 
+#ifndef CLUSTER_RESOLVER_NO_GCE
 typedef struct cres__gce_member {
     char *name, *zone, *ip; /* ip NULL until the zone's list names it */
 } cres__gce_member;
@@ -4892,10 +4940,14 @@ CRES_API cres_result cres_gce_resolver_create(const cres_gce_options *o, cres_re
     if (res == CRES_OK) res = cres__apply_options(r, o->task_type, o->task_id, o->rpc_layer, err);
     return cres__created(r, res, out);
 }
+#else
+CRES__LEFT_OUT(cres_gce_resolver_create, cres_gce_options, "gce", "CLUSTER_RESOLVER_NO_GCE")
+#endif /* CLUSTER_RESOLVER_NO_GCE */
 
 /* ////////////////////////////////////////////////////////////////////////////////////////
    Cloud TPU                                                                           >>tpu */
 
+#ifndef CLUSTER_RESOLVER_NO_TPU
 typedef struct cres__tpu {
     cres_resolver base;
     cres__gcp gcp;
@@ -5269,6 +5321,9 @@ CRES_API cres_result cres_tpu_resolver_create(const cres_tpu_options *o, cres_re
     if (res == CRES_OK) res = cres__apply_options(r, o->task_type, o->task_id, o->rpc_layer, err);
     return cres__created(r, res, out);
 }
+#else
+CRES__LEFT_OUT(cres_tpu_resolver_create, cres_tpu_options, "tpu", "CLUSTER_RESOLVER_NO_TPU")
+#endif /* CLUSTER_RESOLVER_NO_TPU */
 
 /* ////////////////////////////////////////////////////////////////////////////////////////
    Slurm hostlists and tasks-per-node                                             >>hostlist */
@@ -5533,6 +5588,7 @@ CRES_API cres_result cres_tasks_per_node_expand(const char *text, int *counts, s
 /* ////////////////////////////////////////////////////////////////////////////////////////
    HPC launchers: where the ranks run (shared by Slurm, MPI and SageMaker)            >>hpc */
 
+#ifdef CRES__HPC
 /* How a launcher deals ranks to nodes. Slurm names these in SLURM_DISTRIBUTION. */
 typedef enum cres__deal { CRES__DEAL_BLOCK, CRES__DEAL_CYCLIC, CRES__DEAL_PLANE } cres__deal;
 
@@ -5985,10 +6041,12 @@ CRES__PRIVATE cres_result cres__hpc_finish(cres_resolver *r, cres_result res, cr
     cres__layout_free(&r->config.allocator, l);
     return res;
 }
+#endif /* CRES__HPC */
 
 /* ////////////////////////////////////////////////////////////////////////////////////////
    Slurm: the tasks of the job step                                                >>slurm */
 
+#if !defined(CLUSTER_RESOLVER_NO_SLURM) || !defined(CLUSTER_RESOLVER_NO_MPI) /* MPI reads srun's steps too */
 /* SLURM_DISTRIBUTION's first part says how ranks go to nodes ("cyclic:block" is cyclic). */
 CRES__PRIVATE cres_result cres__slurm_deal(const cres_resolver *r, cres__layout *l, cres_error *err) {
     const char *d = cres_resolver_getenv(r, "SLURM_DISTRIBUTION");
@@ -6062,7 +6120,9 @@ CRES__PRIVATE cres_result cres__slurm_layout(const cres_resolver *r, cres__layou
         return res;
     return cres__slurm_deal(r, l, err);
 }
+#endif
 
+#ifndef CLUSTER_RESOLVER_NO_SLURM
 static const cres_resolver_vtable cres__slurm_vtable = {"slurm", cres__hpc_resolve, NULL, cres__hpc_accelerators,
                                                         cres__hpc_destroy, cres__hpc_devices};
 
@@ -6082,10 +6142,14 @@ CRES_API cres_result cres_slurm_resolver_create(const cres_slurm_options *o, cre
     res = cres__slurm_layout(r, &l, err);
     return cres__created(r, cres__hpc_finish(r, res, &l, &w, o->task_type, o->task_id, o->rpc_layer, err), out);
 }
+#else
+CRES__LEFT_OUT(cres_slurm_resolver_create, cres_slurm_options, "slurm", "CLUSTER_RESOLVER_NO_SLURM")
+#endif /* CLUSTER_RESOLVER_NO_SLURM */
 
 /* ////////////////////////////////////////////////////////////////////////////////////////
    MPI: ranks started by mpirun, mpiexec or srun                                     >>mpi */
 
+#ifndef CLUSTER_RESOLVER_NO_MPI
 typedef struct cres__mpi_identity {
     int rank, size;              /* size -1 = unknown */
     int local_rank, local_size;  /* -1 = unknown */
@@ -6428,11 +6492,14 @@ CRES_API cres_result cres_mpi_resolver_create(const cres_mpi_options *o, cres_re
     res = cres__mpi_layout(r, o, &l, err);
     return cres__created(r, cres__hpc_finish(r, res, &l, &w, o->task_type, o->task_id, o->rpc_layer, err), out);
 }
+#else
+CRES__LEFT_OUT(cres_mpi_resolver_create, cres_mpi_options, "mpi", "CLUSTER_RESOLVER_NO_MPI")
+#endif /* CLUSTER_RESOLVER_NO_MPI */
 
 /* ////////////////////////////////////////////////////////////////////////////////////////
    SageMaker: the hosts of a training job                                      >>sagemaker */
 
-#define CRES__SM_RESOURCE_CONFIG "/opt/ml/input/config/resourceconfig.json"
+#ifndef CLUSTER_RESOLVER_NO_SAGEMAKER
 
 typedef struct cres__sm_source {
     cres__json doc;      /* the parsed text holding the hosts list */
@@ -6582,10 +6649,14 @@ CRES_API cres_result cres_sagemaker_resolver_create(const cres_sagemaker_options
     cres__free(&r->config.allocator, file);
     return cres__created(r, res, out);
 }
+#else
+CRES__LEFT_OUT(cres_sagemaker_resolver_create, cres_sagemaker_options, "sagemaker", "CLUSTER_RESOLVER_NO_SAGEMAKER")
+#endif /* CLUSTER_RESOLVER_NO_SAGEMAKER */
 
 /* ////////////////////////////////////////////////////////////////////////////////////////
    Auto-detection                                                                    >>auto */
 
+#ifndef CLUSTER_RESOLVER_NO_AUTO
 CRES__PRIVATE int cres__env_set(const cres_resolver *probe, const char *name) {
     const char *v = cres_resolver_getenv(probe, name);
     return v && !cres__is_blank(v);
@@ -6633,16 +6704,75 @@ CRES__PRIVATE const char *cres__auto_detect(const cres_resolver *probe, char *se
     return *why = "no cluster environment found", "local";
 }
 
+/* The switch that left a backend out of this build, or NULL; and the list of all it left out. */
+CRES__PRIVATE const char *cres__left_out(const char *backend) {
+    static const char *const out[][2] = {
+#ifdef CLUSTER_RESOLVER_NO_TFCONFIG
+        {"tfconfig", "CLUSTER_RESOLVER_NO_TFCONFIG"},
+#endif
+#ifdef CLUSTER_RESOLVER_NO_MPI
+        {"mpi", "CLUSTER_RESOLVER_NO_MPI"},
+#endif
+#ifdef CLUSTER_RESOLVER_NO_SLURM
+        {"slurm", "CLUSTER_RESOLVER_NO_SLURM"},
+#endif
+#ifdef CLUSTER_RESOLVER_NO_SAGEMAKER
+        {"sagemaker", "CLUSTER_RESOLVER_NO_SAGEMAKER"},
+#endif
+#ifdef CLUSTER_RESOLVER_NO_TPU
+        {"tpu", "CLUSTER_RESOLVER_NO_TPU"},
+#endif
+#ifdef CLUSTER_RESOLVER_NO_K8S
+        {"kubernetes", "CLUSTER_RESOLVER_NO_K8S"}, {"k8s", "CLUSTER_RESOLVER_NO_K8S"},
+#endif
+#ifdef CLUSTER_RESOLVER_NO_LOCAL
+        {"local", "CLUSTER_RESOLVER_NO_LOCAL"},
+#endif
+        {"", NULL}};
+    size_t i;
+    for (i = 0; out[i][1]; i++)
+        if (strcmp(backend, out[i][0]) == 0) return out[i][1];
+    return NULL;
+}
+
+static const char cres__auto_left_out[] = ""
+#ifdef CLUSTER_RESOLVER_NO_TFCONFIG
+    " tfconfig"
+#endif
+#ifdef CLUSTER_RESOLVER_NO_MPI
+    " mpi"
+#endif
+#ifdef CLUSTER_RESOLVER_NO_SLURM
+    " slurm"
+#endif
+#ifdef CLUSTER_RESOLVER_NO_SAGEMAKER
+    " sagemaker"
+#endif
+#ifdef CLUSTER_RESOLVER_NO_TPU
+    " tpu"
+#endif
+#ifdef CLUSTER_RESOLVER_NO_K8S
+    " kubernetes"
+#endif
+#ifdef CLUSTER_RESOLVER_NO_LOCAL
+    " local"
+#endif
+    ;
+
 /* Creates the named backend with the auto options' common fields. */
 CRES__PRIVATE cres_result cres__auto_create(const char *backend, const cres_auto_options *o, const char *selector,
                                            const cres_resolver *probe, cres_resolver **r, cres_error *err) {
     char q[CRES__QUOTE_SIZE];
+    (void)selector, (void)probe;
+#ifndef CLUSTER_RESOLVER_NO_TFCONFIG
     if (strcmp(backend, "tfconfig") == 0) {
         cres_tfconfig_options t;
         memset(&t, 0, sizeof t);
         t.config = o->config;
         return cres_tfconfig_resolver_create(&t, r, err);
     }
+#endif
+#ifndef CLUSTER_RESOLVER_NO_LOCAL
     if (strcmp(backend, "local") == 0) {
         cres_local_options l;
         memset(&l, 0, sizeof l);
@@ -6650,6 +6780,8 @@ CRES__PRIVATE cres_result cres__auto_create(const char *backend, const cres_auto
         l.port = o->port;
         return cres_local_resolver_create(&l, r, err);
     }
+#endif
+#ifndef CLUSTER_RESOLVER_NO_SLURM
     if (strcmp(backend, "slurm") == 0) {
         cres_slurm_options s;
         memset(&s, 0, sizeof s);
@@ -6657,6 +6789,8 @@ CRES__PRIVATE cres_result cres__auto_create(const char *backend, const cres_auto
         s.port_base = o->port;
         return cres_slurm_resolver_create(&s, r, err);
     }
+#endif
+#ifndef CLUSTER_RESOLVER_NO_MPI
     if (strcmp(backend, "mpi") == 0) {
         cres_mpi_options m;
         memset(&m, 0, sizeof m);
@@ -6664,6 +6798,8 @@ CRES__PRIVATE cres_result cres__auto_create(const char *backend, const cres_auto
         m.port_base = o->port;
         return cres_mpi_resolver_create(&m, r, err);
     }
+#endif
+#ifndef CLUSTER_RESOLVER_NO_SAGEMAKER
     if (strcmp(backend, "sagemaker") == 0) {
         cres_sagemaker_options s;
         memset(&s, 0, sizeof s);
@@ -6671,6 +6807,8 @@ CRES__PRIVATE cres_result cres__auto_create(const char *backend, const cres_auto
         s.port = o->port;
         return cres_sagemaker_resolver_create(&s, r, err);
     }
+#endif
+#ifndef CLUSTER_RESOLVER_NO_TPU
     if (strcmp(backend, "tpu") == 0) {
         static const char *const named[] = {"TPU_NAME", "KUBE_GOOGLE_CLOUD_TPU_ENDPOINTS", "TPU_CONFIG", NULL};
         cres_tpu_options t;
@@ -6679,6 +6817,8 @@ CRES__PRIVATE cres_result cres__auto_create(const char *backend, const cres_auto
         t.tpu = cres__env_any(probe, named) ? NULL : "local"; /* else the TPU VM we are on */
         return cres_tpu_resolver_create(&t, r, err);
     }
+#endif
+#ifndef CLUSTER_RESOLVER_NO_K8S
     if (strcmp(backend, "kubernetes") == 0 || strcmp(backend, "k8s") == 0) {
         cres_k8s_options k;
         cres_k8s_job_selector job;
@@ -6693,6 +6833,7 @@ CRES__PRIVATE cres_result cres__auto_create(const char *backend, const cres_auto
         }
         return cres_k8s_resolver_create(&k, r, err);
     }
+#endif
     return cres__fail(err, CRES_ERR_UNSUPPORTED, "auto: unknown backend %s (known: tfconfig, mpi, slurm, sagemaker, tpu, "
                       "kubernetes, local)", cres__quote(q, sizeof q, backend, strlen(backend)));
 }
@@ -6720,16 +6861,24 @@ CRES_API cres_result cres_auto_resolver_create(const cres_auto_options *o, cres_
         if (backend && strcmp(backend, "off") == 0) backend = "local";
         if (!backend || !*backend || strcmp(backend, "auto") == 0) backend = cres__auto_detect(&probe, selector, sizeof selector, &why);
     }
+    /* An environment whose backend is left out must not pass for a one-task local job. */
+    if (cres__left_out(backend))
+        return cres__fail(err, CRES_ERR_UNSUPPORTED, "auto: the %s backend (%s) is left out of this build by %s", backend,
+                          why, cres__left_out(backend));
     res = cres__auto_create(backend, o, selector, &probe, &r, err);
     if (res == CRES_OK) res = cres__apply_options(r, o->task_type, o->task_id, o->rpc_layer, err);
     if (res != CRES_OK) {
         cres_resolver_free(r);
         return res;
     }
-    cres__log(r, CRES_LOG_INFO, "auto: using the %s backend: %s", r->vtable->name, why);
+    cres__log(r, CRES_LOG_INFO, "auto: using the %s backend: %s%s%s", r->vtable->name, why,
+              cres__auto_left_out[0] ? "; left out of this build:" : "", cres__auto_left_out);
     *out = r;
     return CRES_OK;
 }
+#else
+CRES__LEFT_OUT(cres_auto_resolver_create, cres_auto_options, "auto", "CLUSTER_RESOLVER_NO_AUTO")
+#endif /* CLUSTER_RESOLVER_NO_AUTO */
 
 /* ////////////////////////////////////////////////////////////////////////////////////////
    Launcher output                                                                 >>launch */

@@ -36,6 +36,25 @@ wait "$gnu" || status=1
 wait "$llvm" || status=1
 [ "$status" = 0 ] || { echo "check: a configuration failed (above)" >&2; exit 1; }
 n=16
+# The compile switches: each CLUSTER_RESOLVER_NO_<BACKEND> alone and all of them together,
+# tests/compile/switches.c built (C99; all of them also as C++11) and run; and the HTTP layer
+# gone from the object when its three backends are.
+backends="SIMPLE UNION TFCONFIG LOCAL K8S GCE TPU SLURM MPI SAGEMAKER AUTO"
+all=""
+for b in $backends; do all="$all -DCLUSTER_RESOLVER_NO_$b"; done
+for b in $backends ALL; do
+    defs="-DCLUSTER_RESOLVER_NO_$b"
+    [ "$b" = ALL ] && defs=$all
+    gcc -std=c99 -O0 $warn $defs tests/compile/switches.c -o "$out/switches-$b"
+    "$out/switches-$b" || { echo "check: the switches test failed with $defs" >&2; exit 1; }
+done
+g++ -std=c++11 -O0 $warn $all -x c++ tests/compile/switches.c -o "$out/switches-all-cxx" && "$out/switches-all-cxx"
+http_symbols() { gcc -std=c99 -O0 $warn "$@" -c tests/compile/impl_only.c -o "$out/http.o" && nm "$out/http.o" | grep -c cres__http_call; }
+[ "$(http_symbols -DCLUSTER_RESOLVER_NO_K8S -DCLUSTER_RESOLVER_NO_GCE)" != 0 ] &&
+    [ "$(http_symbols -DCLUSTER_RESOLVER_NO_K8S -DCLUSTER_RESOLVER_NO_GCE -DCLUSTER_RESOLVER_NO_TPU)" = 0 ] ||
+    { echo "check: the HTTP layer is not dropped with its last backend" >&2; exit 1; }
+n=$((n + 13))
+
 # Portability, C99 and C11 at -O2. 32-bit x86 (gcc -m32): tests/compile/tfconfig.c built and
 # run, the CLI compiled (no 32-bit libcurl to link; curl's headers are the same for every
 # architecture). Windows x86-64 (mingw-w64): tfconfig.c (the implementation without curl)
@@ -62,4 +81,4 @@ for std in c99 c11; do
 done
 wait "$windows"
 n=$((n + 4))
-echo "check: $n configurations built cleanly and ran (the last 4: gcc -m32, with a run; mingw-w64, not run)"
+echo "check: $n configurations built cleanly and ran (13 of compile switches; the last 4: gcc -m32, with a run; mingw-w64, not run)"

@@ -1,0 +1,224 @@
+/* The per-backend compile switches: tests/check.sh builds this with each
+   CLUSTER_RESOLVER_NO_<BACKEND> alone and with all of them, and runs it. Whatever the build,
+   every create function links; one left out fails with CRES_ERR_UNSUPPORTED naming its switch,
+   one compiled in does not. Auto, in an environment that names each backend (through the
+   getenv hook), picks it when it is there and refuses, naming the switch, when it is not: a
+   left-out backend never turns a cluster into a one-task local job. Its log line lists what
+   the build left out. Exit 0 when all holds; each failure is printed. */
+#define CLUSTER_RESOLVER_IMPLEMENTATION
+#include "../../cluster_resolver.h"
+
+#include <stdio.h>
+#include <string.h>
+
+static int failures;
+
+static void expect(int ok, const char *what, const cres_error *err) {
+    if (ok) return;
+    failures++;
+    printf("switches: %s (%s: %s)\n", what, cres_result_string(err->result), err->message);
+}
+
+/* The outcome of a create: left out (and says which switch) or not. */
+static void check_create(const char *name, const char *macro, int left_out, cres_result res, cres_resolver *r,
+                         const cres_error *err) {
+    char what[160];
+    snprintf(what, sizeof what, "%s: create %s", name, left_out ? "should name " : "should not be left out");
+    if (left_out) {
+        snprintf(what + strlen(what), sizeof what - strlen(what), "%s", macro);
+        expect(res == CRES_ERR_UNSUPPORTED && r == NULL && strstr(err->message, macro) != NULL, what, err);
+    } else {
+        expect(res != CRES_ERR_UNSUPPORTED, what, err);
+    }
+    cres_resolver_free(r);
+}
+
+#ifdef CLUSTER_RESOLVER_NO_SIMPLE
+#  define OUT_SIMPLE 1
+#else
+#  define OUT_SIMPLE 0
+#endif
+#ifdef CLUSTER_RESOLVER_NO_UNION
+#  define OUT_UNION 1
+#else
+#  define OUT_UNION 0
+#endif
+#ifdef CLUSTER_RESOLVER_NO_TFCONFIG
+#  define OUT_TFCONFIG 1
+#else
+#  define OUT_TFCONFIG 0
+#endif
+#ifdef CLUSTER_RESOLVER_NO_LOCAL
+#  define OUT_LOCAL 1
+#else
+#  define OUT_LOCAL 0
+#endif
+#ifdef CLUSTER_RESOLVER_NO_K8S
+#  define OUT_K8S 1
+#else
+#  define OUT_K8S 0
+#endif
+#ifdef CLUSTER_RESOLVER_NO_GCE
+#  define OUT_GCE 1
+#else
+#  define OUT_GCE 0
+#endif
+#ifdef CLUSTER_RESOLVER_NO_TPU
+#  define OUT_TPU 1
+#else
+#  define OUT_TPU 0
+#endif
+#ifdef CLUSTER_RESOLVER_NO_SLURM
+#  define OUT_SLURM 1
+#else
+#  define OUT_SLURM 0
+#endif
+#ifdef CLUSTER_RESOLVER_NO_MPI
+#  define OUT_MPI 1
+#else
+#  define OUT_MPI 0
+#endif
+#ifdef CLUSTER_RESOLVER_NO_SAGEMAKER
+#  define OUT_SAGEMAKER 1
+#else
+#  define OUT_SAGEMAKER 0
+#endif
+#ifdef CLUSTER_RESOLVER_NO_AUTO
+#  define OUT_AUTO 1
+#else
+#  define OUT_AUTO 0
+#endif
+
+/* ---- an environment for each backend auto can detect, read through the hook ---------- */
+
+typedef struct environment {
+    const char *vars[8][2];
+    char log[512];
+} environment;
+
+static const char *env_get(void *user, const char *name) {
+    environment *e = (environment *)user;
+    size_t i;
+    for (i = 0; i < 8 && e->vars[i][0]; i++)
+        if (strcmp(e->vars[i][0], name) == 0) return e->vars[i][1];
+    return NULL;
+}
+
+static void env_log(void *user, cres_log_level level, const char *message) {
+    environment *e = (environment *)user;
+    if (level == CRES_LOG_INFO && strncmp(message, "auto:", 5) == 0) snprintf(e->log, sizeof e->log, "%s", message);
+}
+
+static const struct {
+    const char *backend, *macro;
+    int left_out;
+    environment env;
+} cases[] = {
+    {"tfconfig", "CLUSTER_RESOLVER_NO_TFCONFIG", OUT_TFCONFIG,
+     {{{"TF_CONFIG", "{\"cluster\": {\"worker\": [\"w0:1\"]}, \"task\": {\"type\": \"worker\", \"index\": 0}}"}}, ""}},
+    {"mpi", "CLUSTER_RESOLVER_NO_MPI", OUT_MPI,
+     {{{"OMPI_COMM_WORLD_RANK", "0"}, {"OMPI_COMM_WORLD_SIZE", "1"}, {"OMPI_COMM_WORLD_LOCAL_RANK", "0"},
+       {"OMPI_COMM_WORLD_LOCAL_SIZE", "1"}}, ""}},
+    {"slurm", "CLUSTER_RESOLVER_NO_SLURM", OUT_SLURM,
+     {{{"SLURM_JOB_ID", "7"}, {"SLURM_PROCID", "1"}, {"SLURM_STEP_NUM_TASKS", "2"}, {"SLURM_STEP_NODELIST", "n[1-2]"},
+       {"SLURM_STEP_TASKS_PER_NODE", "1(x2)"}}, ""}},
+    {"sagemaker", "CLUSTER_RESOLVER_NO_SAGEMAKER", OUT_SAGEMAKER,
+     {{{"SM_HOSTS", "[\"algo-1\", \"algo-2\"]"}, {"SM_CURRENT_HOST", "algo-2"}}, ""}},
+    {"tpu", "CLUSTER_RESOLVER_NO_TPU", OUT_TPU, {{{"TPU_WORKER_HOSTNAMES", "t0,t1"}, {"TPU_WORKER_ID", "1"}}, ""}},
+    {"local", "CLUSTER_RESOLVER_NO_LOCAL", OUT_LOCAL, {{{"HOME", "/"}}, ""}},
+};
+
+static int any_left_out(void) {
+    return OUT_TFCONFIG || OUT_MPI || OUT_SLURM || OUT_SAGEMAKER || OUT_TPU || OUT_K8S || OUT_LOCAL;
+}
+
+static void check_auto(void) {
+    size_t i;
+    for (i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        environment env = cases[i].env;
+        cres_config config;
+        cres_auto_options o;
+        cres_resolver *r = NULL;
+        cres_error err;
+        cres_result res;
+        char what[128];
+        memset(&config, 0, sizeof config);
+        config.getenv.fn = env_get;
+        config.getenv.user = &env;
+        config.log.fn = env_log;
+        config.log.user = &env;
+        memset(&o, 0, sizeof o);
+        o.config = &config;
+        res = cres_auto_resolver_create(&o, &r, &err);
+        if (OUT_AUTO) {
+            check_create("auto", "CLUSTER_RESOLVER_NO_AUTO", 1, res, r, &err);
+            return;
+        }
+        snprintf(what, sizeof what, "auto in a %s environment", cases[i].backend);
+        if (cases[i].left_out) {
+            expect(res == CRES_ERR_UNSUPPORTED && strstr(err.message, cases[i].macro) != NULL, what, &err);
+        } else {
+            expect(res == CRES_OK && strcmp(cres_resolver_name(r), cases[i].backend) == 0, what, &err);
+            expect(res != CRES_OK || (strstr(env.log, "left out of this build") != NULL) == any_left_out(),
+                   "auto's log line lists what this build left out", &err);
+        }
+        cres_resolver_free(r);
+    }
+}
+
+int main(void) {
+    static environment none;
+    cres_config nothing_set; /* an empty environment: no create reads the real one */
+    cres_cluster_spec *spec = NULL;
+    cres_resolver *r = NULL, *children[1];
+    cres_error err;
+    cres_result res;
+    memset(&nothing_set, 0, sizeof nothing_set);
+    nothing_set.getenv.fn = env_get;
+    nothing_set.getenv.user = &none;
+    {
+        cres_simple_options o;
+        memset(&o, 0, sizeof o);
+        cres_spec_create(NULL, &spec, &err);
+        o.spec = spec;
+        res = cres_simple_resolver_create(&o, &r, &err);
+        check_create("simple", "CLUSTER_RESOLVER_NO_SIMPLE", OUT_SIMPLE, res, r, &err);
+    }
+    {
+        cres_union_options o;
+        cres_simple_options so;
+        memset(&so, 0, sizeof so);
+        so.spec = spec;
+        children[0] = NULL;
+        cres_simple_resolver_create(&so, &children[0], &err);
+        memset(&o, 0, sizeof o);
+        o.resolvers = children;
+        o.resolvers_count = 1;
+        o.owns_resolvers = 1;
+        r = NULL;
+        res = cres_union_resolver_create(&o, &r, &err);
+        check_create("union", "CLUSTER_RESOLVER_NO_UNION", OUT_UNION, res, r, &err);
+        if (OUT_UNION) cres_resolver_free(children[0]);
+    }
+    cres_spec_free(spec);
+#define CREATE(fn, type, name, macro, out)                                                    \
+    do {                                                                                      \
+        type o;                                                                               \
+        memset(&o, 0, sizeof o);                                                              \
+        o.config = &nothing_set;                                                              \
+        r = NULL;                                                                             \
+        res = fn(&o, &r, &err);                                                               \
+        check_create(name, macro, out, res, r, &err);                                         \
+    } while (0)
+    CREATE(cres_tfconfig_resolver_create, cres_tfconfig_options, "tfconfig", "CLUSTER_RESOLVER_NO_TFCONFIG", OUT_TFCONFIG);
+    CREATE(cres_local_resolver_create, cres_local_options, "local", "CLUSTER_RESOLVER_NO_LOCAL", OUT_LOCAL);
+    CREATE(cres_k8s_resolver_create, cres_k8s_options, "k8s", "CLUSTER_RESOLVER_NO_K8S", OUT_K8S);
+    CREATE(cres_gce_resolver_create, cres_gce_options, "gce", "CLUSTER_RESOLVER_NO_GCE", OUT_GCE);
+    CREATE(cres_tpu_resolver_create, cres_tpu_options, "tpu", "CLUSTER_RESOLVER_NO_TPU", OUT_TPU);
+    CREATE(cres_slurm_resolver_create, cres_slurm_options, "slurm", "CLUSTER_RESOLVER_NO_SLURM", OUT_SLURM);
+    CREATE(cres_mpi_resolver_create, cres_mpi_options, "mpi", "CLUSTER_RESOLVER_NO_MPI", OUT_MPI);
+    CREATE(cres_sagemaker_resolver_create, cres_sagemaker_options, "sagemaker", "CLUSTER_RESOLVER_NO_SAGEMAKER",
+           OUT_SAGEMAKER);
+    check_auto();
+    return failures != 0;
+}
