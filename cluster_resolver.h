@@ -1,535 +1,445 @@
-/* cluster_resolver.h - v0.1.0 - who are the members of this distributed job, at which
+/* cluster_resolver.h - v0.2.0 - who are the members of this distributed job, at which
    addresses, and which one am I? - MIT or public domain (Unlicense), see end of file
 
    Do this:
       #define CLUSTER_RESOLVER_IMPLEMENTATION
-   before you include this file in *one* C or C++ file to create the implementation.
-
-      #include ...
-      #define CLUSTER_RESOLVER_IMPLEMENTATION
-      #include "cluster_resolver.h"
-
-   Other files include it without the define. C99 or C++ (tested: C99, C11, C++11, C++17
-   with gcc and clang; 32-bit; mingw-w64). The implementation needs the jsmn JSON tokenizer
-   as a system header (<jsmn.h>, Debian package libjsmn-dev): it defines JSMN_STATIC,
-   JSMN_PARENT_LINKS and JSMN_STRICT before including it, so a file that includes <jsmn.h>
-   before the implementation must define the last two itself (#error otherwise). With
-   CLUSTER_RESOLVER_USE_CURL it includes <curl/curl.h>. The declarations need <stddef.h>.
+   before you include this file in *one* C or C++ file to create the implementation; other
+   files include it without the define. C99 or C++ (tested: C99, C11, C++11, C++17, gcc and
+   clang, 32-bit, mingw-w64). The declarations need <stddef.h>; the implementation needs the
+   jsmn tokenizer as a system header (<jsmn.h>, Debian libjsmn-dev: it defines JSMN_STATIC,
+   JSMN_PARENT_LINKS and JSMN_STRICT first, so a file that includes <jsmn.h> earlier must
+   define the last two itself), and <curl/curl.h> with CLUSTER_RESOLVER_USE_CURL.
 
    CONTENTS
-      1. TL;DR
-      2. Configuration macros
-      3. Concepts: cluster specs, resolvers, task, master
-      4. API: results and errors, memory, strings written by the library
-      5. API: cluster specs
-      6. API: resolvers (common calls, writing your own backend)
-      7. Backends: simple, union, tfconfig, local, auto, slurm, mpi, sagemaker,
-         kubernetes, gce, tpu
-      8. Launcher output: TF_CONFIG, torchrun, JAX, hostfiles
-      9. Limits
-     10. Thread safety
-     11. Differences from TensorFlow
-     12. HTTP transport (and the bundled libcurl one)
+      1. Quick start                     6. Resolvers: common calls, your own backend
+      2. Conventions                     7. Backends, one block each
+      3. Macros and compile switches     8. Launcher output and Slurm hostlists
+      4. cres_config                     9. Limits and threads
+      5. Cluster specs
       Code map (search for ">>tag"): declarations >>results >>config >>spec >>resolver
       >>backends >>launch >>hostlist; implementation >>impl >>alloc >>errors >>writer >>text
       >>json >>spec >>resolver >>http >>curl >>simple >>union >>tfconfig >>local >>k8s
       >>google >>gce >>tpu >>hostlist >>hpc >>slurm >>mpi >>sagemaker >>auto >>launch.
+      The HTTP transport's contract is beside cres_transport; README has the differences
+      from TensorFlow, with reasons.
 
-   1. TL;DR ------------------------------------------------------------------------------
+   1. QUICK START ------------------------------------------------------------------------
 
-      cres_resolver *r; cres_cluster_spec *spec; cres_error err;
+      cres_resolver *r; cres_cluster_spec *spec; cres_error err; char master[256];
       if (cres_auto_resolver_create(NULL, &r, &err) != CRES_OK) { puts(err.message); return 1; }
       if (cres_resolve(r, &spec, &err) == CRES_OK) {
           printf("%zu jobs; I am %s/%d\n", cres_spec_jobs_count(spec),
                  cres_task_type(r), cres_task_id(r));
-          const char *own = cres_task_type(r) ? cres_spec_task_address(spec, cres_task_type(r),
-                                                                       cres_task_id(r)) : NULL;
-          printf("my address: %s\n", own ? own : "(unknown)");
+          if (cres_master(r, master, sizeof master, NULL, &err) == CRES_OK) puts(master);
           cres_spec_free(spec);
       }
       cres_resolver_free(r);
 
-   2. CONFIGURATION MACROS ---------------------------------------------------------------
-      Define before including, in every file (E) or only in the implementation file (I):
-      CLUSTER_RESOLVER_IMPLEMENTATION  (I) create the implementation here.
-      CLUSTER_RESOLVER_STATIC          (E) make every function static (private to one file).
+   A cluster spec maps job names ("worker", "ps", "chief") to tasks: index -> address
+   ("10.0.0.7:8470"), jobs by name, tasks by index (dense 0..n-1, sparse {0: a, 3: b}, or
+   none). A resolver finds the spec from a source (a variable, a launcher, a cloud API) and
+   this process's own task (type = job name, id = index) when the source says. A task's
+   master is its address, "<rpc_layer>://" before it with an RPC layer ("grpc"); "" means
+   local / in-process, as in TensorFlow.
+
+   2. CONVENTIONS ------------------------------------------------------------------------
+      Results. Every call that can fail returns a cres_result (CRES_OK = 0) and takes an
+      optional cres_error *err (NULL allowed), cleared first. On failure err->message
+      (at most CRES_ERROR_MESSAGE_SIZE bytes, cut, NUL-terminated) names what failed:
+      `TF_CONFIG: "task.index" must be an integer, not "x"`; err->http_status holds the HTTP
+      status behind a CRES_ERR_HTTP_STATUS. cres_result_string() is a fixed text per code.
+      Beyond the obvious: CRES_ERR_ENVIRONMENT a variable or file is missing or wrong (and
+      "not on Google Cloud"); CRES_ERR_NOT_READY pods, instances or a TPU not ready yet;
+      CRES_ERR_UNSUPPORTED a Slurm distribution or MPI policy we cannot follow, a backend
+      left out of the build, TPU cores per host unknown; CRES_ERR_UNEXPECTED_RESPONSE an
+      answer of the wrong shape; CRES_ERR_NO_TRANSPORT an HTTP resolve without a transport.
+      cres_error_set(err, result, format, ...) sets result and message, as the library does:
+      use it in backends and transports of your own.
+      Memory. Every object records the allocator it was made with and frees with it;
+      cres_spec_free() and cres_resolver_free() accept NULL. On failure nothing is returned
+      and nothing is left allocated.
+      Strings the library writes go into your buffer, snprintf-style: at most `cap` bytes
+      with the NUL, the full length (without it) in *out_len when out_len is not NULL; buf
+      NULL with cap 0 asks for the length; a short buffer gets a cut, terminated string and
+      CRES_ERR_BUFFER_TOO_SMALL; buf NULL with cap > 0 is CRES_ERR_INVALID_ARGUMENT. Strings
+      a getter returns belong to the object and live until it is freed or a call changes
+      their value (cres_set_*, cres_resolve, cres_master on it).
+      Callbacks sit in a struct beside their `user` pointer and take it first: allocator
+      {alloc(user, size), free(user, ptr), user}, the getenv, log and sleep hooks {fn, user},
+      the transport {perform(user, ...), close_session(user, session), user}. They run on the
+      thread that called into the library; the library borrows them (they must outlive it).
+      The own task. Short calls act for the own task: cres_master, cres_num_accelerators,
+      cres_visible_devices, cres_launch, cres_tfconfig. Their *_of / cres_spec_* forms take
+      a task: task_type NULL, task_id CRES_OWN_TASK and rpc_layer NULL mean the own ones
+      (task_id below -1 is CRES_ERR_INVALID_ARGUMENT). cres_task_id() is CRES_NO_TASK and
+      launch info numbers CRES_UNKNOWN when unknown.
+      Options structs: all zero means defaults (NULL options too, except simple, union and
+      gce, which need theirs); strings are copied; their first member is `const cres_config
+      *config` (NULL = all defaults); task_type (NULL = what the backend finds), task_id
+      (read only with task_type) and rpc_layer (NULL = the backend's) are in every one but
+      local's (use cres_set_task()).
+
+   3. MACROS AND COMPILE SWITCHES -------------------------------------------------------
+      Define before including, in every file (E) or only in the implementation's (I):
+      CLUSTER_RESOLVER_IMPLEMENTATION  (I) the implementation goes here.
+      CLUSTER_RESOLVER_STATIC          (E) every function static (private to one file).
       CRES_API                         (E) decoration of public functions; default extern.
-      CRES_MALLOC(sz), CRES_REALLOC(p,sz), CRES_FREE(p)
-                                       (I) the default allocator (malloc, realloc, free);
-                                           define all three or none (#error otherwise).
-      CRES_MAX_JSON_TOKENS             (I) most tokens in one JSON document (1000000).
-      CRES_MAX_JSON_DEPTH              (I) deepest nesting of JSON arrays/objects (128).
-      CRES_MAX_DOCUMENT_BYTES          (I) largest JSON document that is not an HTTP body,
-                                           such as TF_CONFIG (16 MiB).
-      CRES_MAX_NAME_LENGTH             (I) longest job name in bytes (255).
-      CRES_MAX_ADDRESS_LENGTH          (I) longest task address in bytes (1023).
-      CRES_MAX_RETRY_AFTER_MS          (I) longest wait a server's Retry-After gets (10000).
-      CRES_MAX_K8S_PAGES               (I) pod-list pages per selector (1000).
-      CRES_MAX_K8S_PODS                (I) pods per Kubernetes job (100000).
-      CRES_MAX_GCP_PAGES               (I) pages of one Google Cloud list (1000).
-      CRES_MAX_HOSTLIST_HOSTS          (I) hosts in one Slurm hostlist or tasks-per-node
-                                           list (1000000), checked before expanding.
-      CLUSTER_RESOLVER_USE_CURL        (I) compile the bundled libcurl transport (-lcurl);
-                                           declare it in other files too to see
-                                           cres_curl_transport().
-      The CRES_MAX_* values are int constants; whatever they say, cres_launch_info keeps
-      master hosts of 255 bytes and addresses of 1023, and a hostlist name has at most 16
-      bracket groups. The version: CLUSTER_RESOLVER_VERSION_MAJOR/_MINOR/_PATCH, _STRING
-      ("0.1.0"), _NUM ((major << 16) | (minor << 8) | patch), and cres_version_string().
+      CRES_MALLOC(sz), CRES_REALLOC(p,sz), CRES_FREE(p)  (I) the default allocator
+                                           (malloc, realloc, free): all three or none.
+      CLUSTER_RESOLVER_USE_CURL        (I) the bundled libcurl transport (-lcurl); declare it
+                                           in other files too to see cres_curl_transport().
+      CLUSTER_RESOLVER_NO_<BACKEND>    (I) leaves a backend out: SIMPLE, UNION, TFCONFIG,
+                                           LOCAL, K8S, GCE, TPU, SLURM, MPI, SAGEMAKER, AUTO.
+                                           Its create function stays and fails with
+                                           CRES_ERR_UNSUPPORTED naming the switch; the HTTP
+                                           layer goes with K8S, GCE and TPU together. Auto
+                                           refuses an environment whose backend is left out
+                                           (never a one-task local job instead) and its log
+                                           line lists what the build left out.
+      Limits (I), int constants (section 9): CRES_MAX_JSON_TOKENS (1000000),
+      CRES_MAX_JSON_DEPTH (128), CRES_MAX_DOCUMENT_BYTES (16 MiB: a JSON document that is not
+      an HTTP body, a hostfile, TPU_CONFIG), CRES_MAX_NAME_LENGTH (255: a job or host name),
+      CRES_MAX_ADDRESS_LENGTH (1023), CRES_MAX_RETRY_AFTER_MS (10000), CRES_MAX_K8S_PAGES
+      (1000 per selector), CRES_MAX_K8S_PODS (100000 per job), CRES_MAX_GCP_PAGES (1000 per
+      list), CRES_MAX_HOSTLIST_HOSTS (1000000, checked before expanding). Whatever they say,
+      cres_launch_info keeps hosts of CRES_HOST_SIZE - 1 bytes and addresses of
+      CRES_ADDRESS_SIZE - 1, and a hostlist name has at most 16 bracket groups.
+      Version: CLUSTER_RESOLVER_VERSION_MAJOR/_MINOR/_PATCH, _STRING ("0.2.0"), _NUM
+      ((major << 16) | (minor << 8) | patch), and cres_version_string().
 
-   3. CONCEPTS ---------------------------------------------------------------------------
-      A cluster spec maps job names ("worker", "ps", "chief") to tasks: task index ->
-      address ("10.0.0.7:8470"). Jobs are kept sorted by name, tasks by index; a job may be
-      dense (indices 0..n-1) or sparse ({0: a, 3: b}), and may have no tasks at all.
-      A resolver finds the spec of the running job from some source (an environment
-      variable, a launcher, a cloud API) and knows this process's own task (task type =
-      job name, task id = index) when the source tells it; kubernetes, gce, union and tpu
-      "local" learn it only at a resolve. Each cres_resolve() returns a fresh spec that the
-      caller frees. Backends whose source is the environment or a file (tfconfig, slurm,
-      mpi, sagemaker, simple, local) read it once, at create, and fail there; the HTTP
-      backends (kubernetes, gce, tpu) ask their API again at every resolve.
-      The master of a task is its address, prefixed with "<rpc_layer>://" when an RPC layer
-      such as "grpc" is set. The empty string means "local / in-process", as in TensorFlow.
-
-   4. RESULTS, ERRORS, MEMORY, STRINGS ---------------------------------------------------
-      Every call that can fail returns a cres_result (CRES_OK = 0) and takes an optional
-      cres_error *err (NULL allowed). On failure err->message names the thing that failed,
-      e.g. `TF_CONFIG: "task.index" must be an integer, not "x"`; err->http_status holds
-      the HTTP status when there was one, err->result the code returned; the message is at
-      most CRES_ERROR_MESSAGE_SIZE (256) bytes, cut when longer, always NUL-terminated. Every
-      call clears err first. cres_result_string() gives a fixed text per code.
-      Memory: every object records the allocator it was made with (cres_config.allocator;
-      zero = CRES_MALLOC/CRES_FREE) and frees with it. Objects returned to you are freed by
-      cres_spec_free() / cres_resolver_free(); both accept NULL. On failure nothing is
-      returned and nothing is left allocated.
-      Strings the library produces are written snprintf-style into your buffer: at most
-      `cap` bytes including the NUL; the full length (without the NUL) goes to *out_len when
-      out_len is not NULL; buf = NULL with cap = 0 asks for the length and returns CRES_OK;
-      a short buffer gets a truncated, NUL-terminated string and CRES_ERR_BUFFER_TOO_SMALL;
-      buf = NULL with cap > 0 is CRES_ERR_INVALID_ARGUMENT.
-      Codes beyond the obvious: CRES_ERR_ENVIRONMENT a variable or file is missing or wrong
-      (and "not on Google Cloud"); CRES_ERR_NOT_READY pods, instances or a TPU not ready yet;
-      CRES_ERR_UNSUPPORTED a Slurm distribution or Open MPI policy we cannot follow, an
-      unknown auto backend, TPU cores per host unknown; CRES_ERR_UNEXPECTED_RESPONSE an
-      answer of the wrong shape; CRES_ERR_NO_TRANSPORT an HTTP backend's resolve without a
-      transport (create succeeds); CRES_ERR_HTTP_STATUS with err->http_status.
+   4. CRES_CONFIG -----------------------------------------------------------------------
+      What every backend shares; each create checks it and keeps a copy with the defaults
+      settled (no call changes it):
+        allocator     zero = CRES_MALLOC / CRES_FREE; both functions or neither. alloc never
+                      gets 0 bytes, free never NULL; there is no realloc (the library copies).
+        getenv        NULL = getenv(). Every variable the library reads goes through it; it
+                      never calls setenv(). The string must stay valid until the call that
+                      asked returns. (libcurl reads http_proxy and friends itself; auto also
+                      looks for SageMaker's resource config file.)
+        log           NULL = silent. DEBUG each request's method and URL; INFO choices (auto's
+                      pick, 410 restarts, polls); WARN retries. Messages live for the call;
+                      access tokens are never logged.
+        sleep         NULL = select() (Sleep() on Windows): retry waits and Kubernetes polls,
+                      so tests can make time pass at once.
+        transport     perform NULL = cres_curl_transport() when compiled in.
+        timeout_ms    each HTTP request: 0 = 10000; negative: CRES_ERR_INVALID_ARGUMENT.
+        max_retries   connection errors (a connect timeout among them), 429 and 5xx: 0 = 3,
+                      -1 = none; below -1 invalid.
+        max_response_bytes  0 = 64 MiB.
+        resolve_timeout_ms  a whole resolve, every page, retry and wait: 0 = 60000, -1 = no
+                      bound; below -1 invalid. Each request gets at most the time left and
+                      none starts after it, so answers dripping in one by one still end in
+                      CRES_ERR_TIMEOUT.
 
    5. CLUSTER SPECS ----------------------------------------------------------------------
-      cres_spec_create(alloc, &spec, err)     an empty spec (alloc NULL = default).
-      cres_spec_free(spec)
-      cres_spec_add_task(spec, job, index, address, err)
-                                     adds one task; creates the job when needed. index 0 to
-                                     INT_MAX; a second task with the same index is
-                                     CRES_ERR_CONFLICT. Job names are 1..CRES_MAX_NAME_LENGTH
-                                     (255) bytes of UTF-8 without control characters,
-                                     addresses 1..CRES_MAX_ADDRESS_LENGTH (1023) bytes
-                                     without spaces either (too long: CRES_ERR_LIMIT, else
-                                     CRES_ERR_INVALID_ARGUMENT); addresses are not parsed
-                                     here. Strings are copied. A call that fails leaves
-                                     the spec as it was.
-      cres_spec_add_job(spec, job, addresses, count, err)
-                                     adds tasks 0..count-1 (count 0 makes an empty job); a
-                                     task of the job already below count is
-                                     CRES_ERR_CONFLICT.
-      cres_spec_jobs_count, cres_spec_job_at(spec, i), cres_spec_job(spec, name)
-                                     read jobs (sorted by name); the cres_job points into
-                                     the spec and lives until the spec changes or is freed.
-                                     cres_spec_job_at() is NULL past the end.
-      cres_spec_task_address(spec, job, index)   NULL when absent.
-      cres_spec_tasks_count(spec, job)             defined tasks (not max index + 1).
-      cres_spec_equal(a, b)          same jobs with the same tasks; a dense job equals a
-                                     sparse one with the same indices; an empty job is not
-                                     a missing job; NULL equals only NULL.
-      cres_spec_clone(spec, alloc, &copy, err)
-                                     a deep copy made with alloc (NULL = the default
-                                     allocator, not spec's).
-      cres_spec_merge(dst, src, err) adds src's jobs to dst with TensorFlow's Union rules:
-                                     two dense jobs concatenate (src's tasks renumbered
-                                     after dst's); otherwise indices are kept (a dense job
-                                     counts from 0) and an index in both is
-                                     CRES_ERR_CONFLICT naming job and index. dst is left
-                                     unchanged on failure.
-      cres_spec_from_json(json, len, alloc, &spec, err)
-                                     TF_CONFIG's "cluster" object:
-                                     {"worker": ["a:1", "b:2"], "ps": {"3": "c:3"}}; json is
-                                     len bytes (no NUL needed). Errors are
-                                     CRES_ERR_INVALID_JSON (a job or an index given twice
-                                     too); over CRES_MAX_DOCUMENT_BYTES CRES_ERR_LIMIT.
-      cres_spec_to_json(spec, buf, cap, &len, err)
-                                     the same form: dense jobs as lists, sparse jobs as
-                                     objects with string keys, empty jobs as [].
+      cres_spec_create(alloc, &spec, err)  an empty spec (alloc NULL = the default); free it
+               with cres_spec_free(). cres_spec_add_task(spec, job, index, address, err): one
+               task (index 0..INT_MAX; the job is made when needed; an index given twice is
+               CRES_ERR_CONFLICT). cres_spec_add_job(spec, job, addresses, count, err): tasks
+               0..count-1 (0: an empty job). Job names: 1..CRES_MAX_NAME_LENGTH bytes of UTF-8
+               without control characters; addresses: 1..CRES_MAX_ADDRESS_LENGTH, without
+               blanks either, not parsed (too long: CRES_ERR_LIMIT, else _INVALID_ARGUMENT).
+               Strings are copied; a failed call leaves the spec as it was.
+      Reading  cres_spec_jobs_count, cres_spec_job_at(spec, i) (NULL past the end),
+               cres_spec_job(spec, name) (a cres_job pointing into the spec, valid until it
+               changes), cres_spec_task_address(spec, job, index) (NULL when absent),
+               cres_spec_tasks_count(spec, job) (tasks defined, not max index + 1).
+      cres_spec_equal(a, b)  the same jobs and tasks; dense equals sparse with the same
+               indices; an empty job is not a missing one; NULL equals only NULL.
+      cres_spec_clone(spec, alloc, &copy, err)  a deep copy with alloc (NULL = the default,
+               not spec's).
+      cres_spec_merge(dst, src, err)  TensorFlow's Union rules: two dense jobs concatenate
+               (src's tasks after dst's); else indices are kept, and one in both is
+               CRES_ERR_CONFLICT naming job and index. dst is unchanged on failure.
+      cres_spec_from_json(json, len, alloc, &spec, err)  TF_CONFIG's "cluster" object,
+               {"worker": ["a:1", "b:2"], "ps": {"3": "c:3"}}, len bytes (no NUL needed):
+               CRES_ERR_INVALID_JSON (a job or index given twice too), CRES_ERR_LIMIT over
+               CRES_MAX_DOCUMENT_BYTES. cres_spec_to_json(spec, buf, cap, &len, err) writes
+               that form: dense jobs as lists, sparse ones as objects with string keys,
+               empty ones as [].
 
    6. RESOLVERS --------------------------------------------------------------------------
-      Each backend has cres_<name>_resolver_create(&options, &r, err): simple, union,
-      tfconfig, local, k8s (its cres_resolver_name() is "kubernetes"), gce, tpu, slurm, mpi,
-      sagemaker, auto. On failure *r is NULL. The options struct's all-zero value means
-      "defaults" (NULL options too, except for simple, union and gce, which need theirs)
-      and its first member is `const cres_config *config` (NULL = all defaults). Options
-      strings are copied; config's callbacks and user pointers are borrowed and must
-      outlive the resolver. Every create checks the config:
-        allocator        {alloc(size, user), free(ptr, user), user}: both functions or
-                         neither (zero = CRES_MALLOC / CRES_FREE). alloc never gets 0 bytes,
-                         free never gets NULL; there is no realloc (the library copies).
-        getenv           NULL = getenv(). The string it returns must stay valid until the
-                         library call that asked returns. Every variable the library reads
-                         goes through it; it never calls setenv(). (libcurl itself reads
-                         http_proxy and friends; auto also looks for SageMaker's file.)
-        log              NULL = silent. DEBUG: each request's method and URL; INFO: choices
-                         (auto's pick, 410 restarts, polls); WARN: retries. Messages are
-                         valid only during the call; access tokens are never logged.
-        transport        perform NULL = cres_curl_transport() when compiled in (section 12).
-        timeout_ms       each HTTP request: 0 = 10000; negative is CRES_ERR_INVALID_ARGUMENT.
-        max_retries      0 = 3, -1 = none; below -1 CRES_ERR_INVALID_ARGUMENT.
-        max_response_bytes  0 = 64 MiB.
-        resolve_timeout_ms  a whole resolve: 0 = 60000, -1 = no bound; below -1 invalid.
-        sleep            NULL = select() (Sleep() on Windows); used for retry waits and
-                         Kubernetes polls, so tests can make time pass at once.
-      Common options fields (all backends but local, which has cres_set_task()): task_type
-      (NULL = what the backend finds), task_id (used only when task_type is set), rpc_layer
-      (NULL = the backend's default).
-      cres_resolve(r, &spec, err)    a fresh spec; free it with cres_spec_free(). A spec a
-                                     backend leaves in *out on failure is freed for it.
-      cres_master(r, task_type, task_id, rpc_layer, buf, cap, &len, err)
-                                     task_type NULL = own, task_id -1 = own, rpc_layer NULL
-                                     = own ("" = none). With a task known: its address,
-                                     prefixed "<rpc>://" when the rpc layer is not empty; a
-                                     task missing from the spec is CRES_ERR_NOT_FOUND. With
-                                     no task: the backend's rule (see each backend; by
-                                     default ""). Backends without a rule of their own
-                                     resolve for each call (HTTP backends: requests): to
-                                     avoid that keep the spec and use
-                                     cres_spec_task_address(). task_id below -1 is
-                                     CRES_ERR_INVALID_ARGUMENT.
-      cres_num_accelerators(r, task_type, task_id, &acc, err)
-                                     accelerators per task, e.g. {"GPU", 4}: at most 8 kinds
-                                     {type (15 chars), count}; count 0 = none.
-      cres_task_type(r), cres_task_id(r), cres_rpc_layer(r), cres_environment(r),
-      cres_resolver_name(r)          getters: NULL, -1, NULL (none) and "" when unknown; the
-                                     name is the backend's (auto: the one it chose).
-                                     Returned strings belong to r and live until r is
-                                     freed or the next cres_set_*, cres_resolve or
-                                     cres_master on it changes their value.
-      cres_set_task(r, task_type, task_id, err)
-                                     override the own task (NULL = keep the type, -1 = keep
-                                     the id); an override, "" and 0 included, always wins
-                                     over what the backend finds later. Strings are copied.
-      cres_set_rpc_layer(r, rpc_layer, err)      NULL or "" = none.
-      cres_resolver_free(r)
-      cres_visible_devices(r, task_type, task_id, buf, cap, &len, err)
-                                     the GPUs a task (NULL / -1 = own) should see, as a
-                                     CUDA_VISIBLE_DEVICES value ("2,3"); "" when the backend
-                                     assigns none. Never written to the environment.
-      Writing a backend: fill a static cres_resolver_vtable (name, resolve, and optionally
-      master, num_accelerators, destroy, visible_devices; the library borrows it), then
-      cres_resolver_new(sizeof(my_struct), &vtable, config, &r, err) checks the config and
-      gives a zeroed block whose first member is the cres_resolver (task id -1); your
-      resolve() builds a spec with cres_spec_create(cres_resolver_allocator(r), ...), reads
-      the environment with cres_resolver_getenv(r, name) (the config's hook), may report the
-      own task with cres_set_detected_task() (an override from cres_set_task() wins) and
-      the environment with cres_set_environment() (NULL or "" = ""). resolve() returning
-      CRES_OK without a spec is CRES_ERR_UNEXPECTED_RESPONSE. destroy() frees what the
-      backend owns, never the block. Read the cres_resolver fields through the getters.
-      See examples/custom_backend.c.
+      cres_<name>_resolver_create(&options, &r, err) for simple, union, tfconfig, local,
+      k8s (named "kubernetes"), gce, tpu, slurm, mpi, sagemaker, auto; *r NULL on failure.
+      Backends whose source is the environment or a file (tfconfig, slurm, mpi, sagemaker,
+      simple, local) read it once, at create, and fail there; the HTTP ones (kubernetes,
+      gce, tpu) ask their API at every resolve.
+      cres_resolve(r, &spec, err)       a fresh spec; free it with cres_spec_free().
+      cres_master(r, buf, cap, &len, err)
+                  the own task's address, "<rpc>://" before it when the rpc layer is not
+                  empty; no own task: the backend's rule (by default ""). Backends without
+                  a rule of their own resolve at each call (HTTP backends: requests; keep
+                  the spec and use cres_spec_task_address() instead). cres_master_of(r,
+                  task_type, task_id, rpc_layer, ...): another task's ("" = no rpc layer); a
+                  task missing from the spec is CRES_ERR_NOT_FOUND.
+      cres_num_accelerators(r, &acc, err), _of(r, type, id, ...)
+                  per task, e.g. {"GPU", 4}: at most CRES_MAX_ACCELERATOR_KINDS kinds.
+      cres_visible_devices(r, buf, cap, &len, err), _of(...)
+                  the CUDA_VISIBLE_DEVICES value a task should get ("2,3"), "" when the
+                  backend assigns none. Never written to the environment.
+      cres_launch(r, &info, err), cres_tfconfig(r, buf, cap, &len, err): section 8.
+      Getters: cres_task_type, cres_task_id, cres_rpc_layer (NULL when none),
+      cres_environment ("" when unknown), cres_resolver_name (the backend's; auto: the one
+      it chose). cres_set_task(r, type, id, err): an override (NULL keeps the type,
+      CRES_OWN_TASK the id) that always wins over what the backend finds later, "" and 0
+      included. cres_set_rpc_layer(r, rpc, err): NULL or "" = none. cres_resolver_free(r).
+      Your own backend: fill a static cres_resolver_vtable (name, resolve; optionally
+      master, num_accelerators, destroy, visible_devices); cres_resolver_new(sizeof(mine),
+      &vtable, config, &r, err) checks the config and gives a zeroed block whose first
+      member is the cres_resolver. resolve() builds its spec with cres_spec_create(
+      cres_resolver_allocator(r), ...), reads variables with cres_resolver_getenv(r, name),
+      reports the own task with cres_set_detected_task() (an override wins) and the
+      environment with cres_set_environment(); returning CRES_OK without a spec is
+      CRES_ERR_UNEXPECTED_RESPONSE; failures via cres_error_set(). destroy() frees what the
+      backend owns, never the block. See examples/custom_backend.c.
 
    7. BACKENDS ---------------------------------------------------------------------------
-      simple   (cres_simple_options)  a spec you give (required, copied), an optional master
-               string, environment and accelerator counts (at most 8 kinds, the same for
-               every task); rpc layer none. master() with no task: options.master when set,
-               else the own task's address, else "".
-      union    (cres_union_options)   merges the specs of several resolvers with
-               cres_spec_merge(), asking each child once per resolve. Own task, rpc layer and
-               environment: the union's overrides, else the first child's (rpc layer and
-               environment as at create). master() with no task, cres_num_accelerators and
-               cres_visible_devices ask the first child. Children (at least one, none NULL)
-               are borrowed unless owns_resolvers is set: then they are freed with the union,
-               also when its create fails.
-      tfconfig (cres_tfconfig_options) the TF_CONFIG environment variable (or options.json):
-               {"cluster": {...}, "task": {"type": "worker", "index": 1},
-                "rpc_layer": "grpc", "session_master": "...", "environment": "cloud"}.
-               Read and checked once, at create: malformed JSON, wrong types, a task index
-               that is negative, not an integer or past INT_MAX, a task type that is not a
-               job of a non-empty cluster (except "evaluator", which runs outside the
-               cluster), and a task index missing from its job are CRES_ERR_ENVIRONMENT
-               with the field named. Unset, empty or blank TF_CONFIG is an empty cluster
-               (over CRES_MAX_DOCUMENT_BYTES: CRES_ERR_LIMIT); rpc layer none unless it says
-               one. task.type
-               may be a string or an integer; task.index an integer or a decimal string.
-               "sparseCluster" is read when "cluster" is absent. master() with no task:
-               session_master when set (whatever the task, as in TF); "" for an empty
-               cluster or one job holding only task 0; else CRES_ERR_NOT_FOUND.
-      local    (cres_local_options)   one task on this host: job "worker" (job_name),
-               address "localhost:8470" (host, port 1..65535, 0 = 8470; a host with ':' is
-               bracketed). Own task = that task; rpc layer none (rpc_layer). Its options have
-               no task fields: use cres_set_task().
-      auto     (cres_auto_options)    picks a backend from the environment, without any
-               network call, taking the first that applies:
-                 1. tfconfig   TF_CONFIG is set and not blank
-                 2. mpi        OMPI_COMM_WORLD_SIZE, MV2_COMM_WORLD_SIZE, PMI_SIZE or
-                               PMIX_RANK is set (under mpirun in a Slurm allocation the
-                               Slurm variables describe mpirun's daemons: MPI wins)
-                 3. slurm      SLURM_STEP_NODELIST is set, or SLURM_JOB_ID and SLURM_PROCID
-                               (a batch script)
-                 4. sagemaker  SM_HOSTS or SM_CURRENT_HOST is set, or
-                               /opt/ml/input/config/resourceconfig.json exists
-                 5. tpu        TPU_WORKER_HOSTNAMES, TPU_WORKER_ID, TPU_NAME,
-                               KUBE_GOOGLE_CLOUD_TPU_ENDPOINTS or TPU_CONFIG is set (tpu
-                               "local" unless a TPU is named)
-                 6. kubernetes an Indexed Job's pod: KUBERNETES_SERVICE_HOST and
-                               JOB_COMPLETION_INDEX set and HOSTNAME "<job>-<index>"; its job
-                               "worker" is the selector job-name=<job>. A pod alone is not
-                               enough: every pod has KUBERNETES_SERVICE_HOST.
-                 7. local      one task on this host, so a program runs unchanged on a laptop.
-               Forcing: options.backend, else $CLUSTER_RESOLVER_BACKEND: "tfconfig", "mpi",
-               "slurm", "sagemaker", "tpu", "kubernetes" (or "k8s"), "local"; "off" = local;
-               NULL, "" or "auto" = detect; another name is CRES_ERR_UNSUPPORTED. A forced
-               kubernetes outside an Indexed Job lists TF's job-name=tensorflow. options.port
-               goes to local, kubernetes, sagemaker (port), slurm and mpi (port_base); tfconfig
-               and tpu have their own. cres_resolver_name() tells which was chosen; config.log
-               hears why.
+      Each block: what it reads; its options (defaults); its own task; its errors. The rpc
+      layer is "grpc" unless the block says otherwise.
 
-      slurm    (cres_slurm_options)   the tasks of the Slurm job step this process is in,
-               read once at create from SLURM_PROCID, SLURM_STEP_NUM_TASKS,
-               SLURM_STEP_NODELIST (a hostlist, see section 8) and SLURM_STEP_TASKS_PER_NODE
-               ("2(x3),1"). Ranks go to nodes as SLURM_DISTRIBUTION says: block (default),
-               cyclic (round-robin over nodes with tasks left) or plane
-               (SLURM_DIST_PLANESIZE tasks per node per round); others (arbitrary) are
-               CRES_ERR_UNSUPPORTED. When SLURM_NODEID / SLURM_LOCALID are set they must
-               agree with that placement (CRES_ERR_ENVIRONMENT otherwise), so an unknown
-               layout never gives silently wrong addresses. Hosts keep Slurm's order. Task
-               with rank r: "<its node>:<port_base + its index among its node's tasks>",
-               port_base 8888. Jobs split the ranks in rank order: "chief" first, then by
-               name, each taking options.jobs[i].count ranks (default: one "worker" job of
-               every task), so for {worker 6, ps 2} ps is ranks 0-1 and worker 2-7; the
-               counts must add up to SLURM_STEP_NUM_TASKS. Own task: the job and index of
-               SLURM_PROCID. options.jobs: 1..1024 {job, count >= 0} with distinct names (count
-               0: an empty job); port_base 1..65535 (0 = 8888), and the highest port it gives
-               must be one too. Without a step (SLURM_STEP_NODELIST unset, SLURM_JOB_ID set: an
-               sbatch script, an salloc shell) only this process runs: one task on
-               $SLURMD_NODENAME, else localhost. GPUs: gpus_per_node (0 = the number of ids
-               in $CUDA_VISIBLE_DEVICES (ids, UUIDs or MIG names: letters, digits and -_:./);
-               unset, empty, "NoDevFiles" or "-1" mean none; CRES_NO_GPUS (-1) = none; at most
-               4096), gpus_per_task (0 = gpus_per_node / most tasks on one node; at most 4096;
-               more than a node has is CRES_ERR_ENVIRONMENT); task k of a node
-               gets devices k*g .. k*g+g-1: ids from $CUDA_VISIBLE_DEVICES when that was the
-               source or lists at least gpus_per_node ids ("4,5,6,7" gives "4,5" and "6,7"),
-               else numbers from 0. They are
-               returned by cres_visible_devices() and cres_num_accelerators() ("GPU": g);
-               nothing is written to the environment. rpc layer "grpc".
-      mpi      (cres_mpi_options)     ranks started by an MPI launcher. Rank and world size
-               from the first family set: Open MPI OMPI_COMM_WORLD_{RANK,SIZE,LOCAL_RANK,
-               LOCAL_SIZE}; MVAPICH MV2_COMM_WORLD_*; MPICH / Intel MPI PMI_RANK, PMI_SIZE
-               (MPI_LOCALRANKID, MPI_LOCALNRANKS); PMIx PMIX_RANK. Hosts from the first
-               source that knows: (1) options.hostfile (read at create), Open MPI ("host
-               slots=N", max_slots accepted and ignored, '#' comments, a host named again
-               adds slots) or MPICH ("host:N") lines, ranks filling each host's slots in
-               file order (mpirun's default; more ranks than slots is an error), or
-               round-robin over the hosts with room when Open MPI says it mapped or ranked
-               by node (OMPI_MCA_rmaps_base_mapping_policy / _ranking_policy "node";
-               policies within a node count as slot; ppr, seq, rankfile and others are
-               CRES_ERR_UNSUPPORTED); (2) srun started the ranks (SLURM_PROCID and
-               SLURM_STEP_NUM_TASKS equal the MPI rank and size): the Slurm step, as the
-               slurm backend reads it; (3) every rank on this host (local size = world
-               size): options.hostname, else $PMIX_HOSTNAME, else localhost; (4) mpirun
-               inside a Slurm allocation: the nodes of its daemons' step
-               (SLURM_STEP_NODELIST, own node SLURM_NODEID), local-size ranks each, in the
-               order of Open MPI's ranking policy (blocks by default); else
-               CRES_ERR_ENVIRONMENT asking for the hostfile. The launcher's local rank and
-               size must agree with the placement. Addresses, jobs, GPUs and rpc layer as
-               for slurm.
-      sagemaker (cres_sagemaker_options) the hosts of a SageMaker training job: a JSON list
-               from options.hosts, else $SM_HOSTS, else "hosts" of the resource config file
-               (options.resource_config, default /opt/ml/input/config/resourceconfig.json);
-               this host from options.current_host, else $SM_CURRENT_HOST, else the file's
-               "current_host". Hosts in natural order (algo-2 before algo-10), one job
-               "worker" (job_name) at port 2223 (1..65535); own task = the current host's
-               index. Read at create. An empty list, a host named twice or longer than
-               CRES_MAX_NAME_LENGTH, or a current host not in the list is
-               CRES_ERR_ENVIRONMENT (TF gives an empty cluster). rpc layer none, as TF.
+      simple (cres_simple_options)
+        Reads:    options.spec (required, copied), master, environment, accelerators (at
+                  most CRES_MAX_ACCELERATOR_KINDS kinds, the same for every task). No rpc
+                  layer. master(): options.master when set, else the default rule.
+      union (cres_union_options)
+        Reads:    its children's specs, each asked once per resolve, merged with
+                  cres_spec_merge(). At least one child, none NULL; borrowed, or freed with
+                  the union (also when its create fails) with owns_resolvers.
+        Own task: the union's override, else the first child's (known after a resolve);
+                  rpc layer and environment likewise (as at create). master() without a
+                  task, accelerators and visible devices: the first child's.
+      tfconfig (cres_tfconfig_options)
+        Reads:    $TF_CONFIG or options.json, once: {"cluster": {...}, "task": {"type": T,
+                  "index": N}, "rpc_layer": R, "session_master": S, "environment": E};
+                  "sparseCluster" when "cluster" is absent. task.type a string or an
+                  integer; task.index an integer or a decimal string. Unset, empty or blank:
+                  an empty cluster. No rpc layer unless it says one.
+        Own task: task.type / task.index. master() without one: session_master when set,
+                  whatever the task (as TF); "" for an empty cluster or one job holding only
+                  task 0; else CRES_ERR_NOT_FOUND.
+        Errors:   CRES_ERR_ENVIRONMENT naming the field: malformed JSON, wrong types, an
+                  index negative, not an integer or past INT_MAX, a task type not a job of
+                  a non-empty cluster (except "evaluator", which runs outside it), an index
+                  missing from its job; over CRES_MAX_DOCUMENT_BYTES CRES_ERR_LIMIT.
+      local (cres_local_options)
+        Reads:    nothing: one task, its own, job "worker" (job_name) at "localhost:8470"
+                  (host; port 1..65535, 0 = 8470; a host with ':' is bracketed). No rpc
+                  layer (rpc_layer).
+      auto (cres_auto_options)
+        Reads:    the environment, without a network call; the first that applies:
+                  1 tfconfig   TF_CONFIG set and not blank
+                  2 mpi        OMPI_COMM_WORLD_SIZE, MV2_COMM_WORLD_SIZE, PMI_SIZE or
+                               PMIX_RANK (mpirun in a Slurm allocation: its Slurm
+                               variables describe the daemons, so MPI wins)
+                  3 slurm      SLURM_STEP_NODELIST, or SLURM_JOB_ID and SLURM_PROCID (a
+                               batch script)
+                  4 sagemaker  SM_HOSTS or SM_CURRENT_HOST, or the resource config file
+                  5 tpu        TPU_WORKER_HOSTNAMES, TPU_WORKER_ID, TPU_NAME,
+                               KUBE_GOOGLE_CLOUD_TPU_ENDPOINTS or TPU_CONFIG ("local"
+                               unless a TPU is named)
+                  6 kubernetes an Indexed Job's pod: KUBERNETES_SERVICE_HOST and
+                               JOB_COMPLETION_INDEX set and HOSTNAME "<job>-<index>"
+                               (job "worker" = selector job-name=<job>); every pod has
+                               KUBERNETES_SERVICE_HOST, so that alone is not enough
+                  7 local      otherwise, so a program runs unchanged on a laptop
+        Options:  backend, else $CLUSTER_RESOLVER_BACKEND, forces one: "tfconfig", "mpi",
+                  "slurm", "sagemaker", "tpu", "kubernetes" / "k8s", "local"; "off" = local;
+                  NULL, "" or "auto" = detect. port goes to local, kubernetes, sagemaker
+                  (port) and slurm, mpi (port_base); a forced kubernetes outside an Indexed
+                  Job lists TF's job-name=tensorflow.
+        Own task: the chosen backend's. cres_resolver_name() tells which; config.log why.
+        Errors:   another name: CRES_ERR_UNSUPPORTED; a backend left out of the build whose
+                  environment is there: CRES_ERR_UNSUPPORTED naming the switch.
 
-      kubernetes (cres_k8s_options)   pods chosen by label selectors, one job per selector
-               ({"worker", "job-name=trainer"}; repeat a job for several selectors; default
-               TF's {"worker", "job-name=tensorflow"}). Server: options.server (http:// for
-               `kubectl proxy`, https:// with token and CA), else in-cluster from
-               KUBERNETES_SERVICE_HOST and KUBERNETES_SERVICE_PORT (1..65535) with the service
-               account's token (re-read at every resolve: bound tokens rotate), ca.crt and
-               namespace under /var/run/secrets/kubernetes.io/serviceaccount/. token and
-               token_file exclude each other; token files up to 64 KiB, namespace files up to
-               253 bytes. Namespace: options, else the pod's own (none with options.server),
-               else "default"; all_namespaces lists them all. Pages of page_size (0 = 500)
-               with limit/continue; a 410 Gone restarts the list (three times at most);
-               the same continue token twice, or CRES_MAX_K8S_PAGES pages, is an error.
-               A pod matched by two selectors of a job counts once; terminating pods are not
-               members; a pod not Running, a Running pod without the chosen IP, or two pods
-               with one completion index is CRES_ERR_NOT_READY naming them, unless wait_ms
-               (0 = no wait) polls (0.5, 1, 2, 4, then every 5 s) until it is; each poll is a
-               resolve of its own, bounded by resolve_timeout_ms. Tasks 0..n-1 in Indexed Job
-               completion-index order when every pod has one, else natural name order; an
-               index that is there but not 0..INT_MAX is CRES_ERR_UNEXPECTED_RESPONSE.
-               Address (options.address): CRES_K8S_POD_IP (default), CRES_K8S_HOST_IP, or
-               CRES_K8S_DNS hostname.subdomain.namespace.svc.cluster_domain (the pod IP for a
-               pod without both); IPv6 in brackets; port 1..65535 (0 = 8470). Own task: the
-               pod whose name or spec.hostname is options.hostname ($HOSTNAME; a pod in two
-               jobs: the later job of options.jobs), known after a resolve. rpc layer "grpc". 401 and 403
-               messages say what to fix (the token; the RBAC rule needed).
-      Google Cloud (gce, tpu) share the metadata server: http://$GCE_METADATA_HOST (else
-               $GCE_METADATA_IP, else metadata.google.internal; or options.metadata_url)
-               /computeMetadata/v1/... with "Metadata-Flavor: Google", at most 2 s (less if
-               timeout_ms is) and one retry (none with max_retries -1) per lookup: a server
-               that gives no status line means we are off Google Cloud, CRES_ERR_ENVIRONMENT
-               saying so, within seconds; once it has answered in a resolve, a lookup that
-               gets no answer is the network's fault (CRES_ERR_TRANSPORT or _TIMEOUT). Project and zone come from options, else the
-               metadata server (project/project-id, the last part of instance/zone). The
-               OAuth access token: options.token, options.token_file (read at every
-               resolve), else the metadata server's instance/service-accounts/default/token,
-               once per resolve; never logged. 401 and 403 quote Google's message and name
-               the permission needed. The Compute and Cloud TPU APIs are HTTPS with the
-               system's CA store, or options.ca_file (for a compute_url / tpu_url behind a
-               private CA). Project, zone, region, instance group and TPU names must be
-               Google resource names (1..128 of [A-Za-z0-9-_.:], starting with a letter or
-               digit): CRES_ERR_INVALID_ARGUMENT from options, CRES_ERR_ENVIRONMENT or
-               _UNEXPECTED_RESPONSE from elsewhere.
-      gce      (cres_gce_options)     the RUNNING instances of a zonal or regional (region)
-               instance group, job "worker" (job_name), port 1..65535 (0 = 8470);
-               compute_url https://compute.googleapis.com/compute/v1. Requests per resolve
-               do not grow with the group: listInstances (paged), then one list of each
-               member zone's RUNNING instances with a partial response (fields), joined by
-               name; never one request per instance. Address networkInterfaces[0].networkIP;
-               order by instance name, naturally; an empty group is an empty job; a member
-               not RUNNING in its zone's list is CRES_ERR_NOT_READY. Own task:
-               options.instance_name, else the metadata instance/name when the metadata
-               server is known to be there (named, or it gave the token; else unknown,
-               rather than a timeout off Google Cloud; a 404 leaves it unknown, any other
-               failure of that lookup fails the resolve). rpc layer "grpc".
-      tpu      (cres_tpu_options)     a Cloud TPU: options.tpu, else
-               $KUBE_GOOGLE_CLOUD_TPU_ENDPOINTS, $TPU_NAME, $TPU_CONFIG ({"tpu_node_name",
-               "project", "zone"}). "grpc://h:p,grpc://h2:p" (or any name with a ':') is a
-               list of endpoints used as is, IPv6 in brackets, port 8470 when missing: no
-               API call. A name goes to the Cloud TPU API (tpu_url
-               https://tpu.googleapis.com; api_version "v2", TPU VMs, or "v1", TPU nodes;
-               others CRES_ERR_INVALID_ARGUMENT): GET .../projects/P/locations/Z/nodes/NAME;
-               state must be READY (PREEMPTED and TERMINATED are reported as never
-               recovering) and health HEALTHY unless allow_unhealthy, else
-               CRES_ERR_NOT_READY; tasks are networkEndpoints in API order. "local" is the
-               TPU attached to this VM: workers from $TPU_WORKER_HOSTNAMES, else the
-               metadata attributes worker-network-endpoints ("ip,ip" or "name:uid:ip,...")
-               and agent-worker-number; with neither, an empty cluster and master "" (TF's
-               local). Own task: job_name, $TPU_WORKER_ID (0..INT_MAX, below the worker
-               count) or 0. coordinator_name needs coordinator_address; the two add a
-               one-task job. cres_master honours the rpc layer ("grpc").
-               cres_num_accelerators: TPU devices per host from the accelerator type: v2-N
-               and v3-N: 8 (N if smaller); v4-N and v5p-N (N counts TensorCores, two per
-               chip): 4 (N/2 if smaller); v5litepod-N, v5e-N, v6e-N: N up to 8, else 4;
-               others: set accelerators_per_host (0 = from the type), else
-               CRES_ERR_UNSUPPORTED until a resolve has seen a known type.
+      slurm (cres_slurm_options)
+        Reads:    once, the job step: SLURM_PROCID, SLURM_STEP_NUM_TASKS,
+                  SLURM_STEP_NODELIST (a hostlist, section 8), SLURM_STEP_TASKS_PER_NODE
+                  ("2(x3),1"); SLURM_DISTRIBUTION block (default), cyclic, plane
+                  (SLURM_DIST_PLANESIZE per node per round); SLURM_NODEID and SLURM_LOCALID
+                  must agree with that placement. Hosts keep Slurm's order. Rank r's address:
+                  "<its node>:<port_base + its index among the node's tasks>". Without a step
+                  (SLURM_JOB_ID set: an sbatch script, an salloc shell) only this process
+                  runs: one task on $SLURMD_NODENAME, else localhost.
+        Options:  jobs: 1..1024 {job, count >= 0}, distinct names, taking the ranks in order,
+                  "chief" first, then by name ({worker 6, ps 2}: ps ranks 0-1, worker 2-7),
+                  counts adding up to the step's tasks (default one "worker" job of all);
+                  port_base 1..65535 (0 = 8888; the highest port must fit too).
+                  gpus_per_node: 0 = the ids in $CUDA_VISIBLE_DEVICES (ids, UUIDs or MIG
+                  names of letters, digits and -_:./; unset, empty, "NoDevFiles" or "-1" =
+                  none), CRES_NO_GPUS = none, at most 4096. gpus_per_task: 0 =
+                  gpus_per_node / most tasks on a node, at most 4096. Task k of a node gets
+                  devices k*g .. k*g+g-1: ids from $CUDA_VISIBLE_DEVICES when it was the
+                  source or lists at least gpus_per_node ("4,5,6,7": "4,5" and "6,7"), else
+                  numbers from 0; cres_visible_devices() and cres_num_accelerators() ("GPU").
+        Own task: the job and index of SLURM_PROCID.
+        Errors:   CRES_ERR_ENVIRONMENT naming the variable (missing, inconsistent counts, a
+                  placement that disagrees); arbitrary and other distributions
+                  CRES_ERR_UNSUPPORTED; more GPUs per task than a node has
+                  CRES_ERR_ENVIRONMENT.
+      mpi (cres_mpi_options)
+        Reads:    rank and size from the first family set: Open MPI OMPI_COMM_WORLD_{RANK,
+                  SIZE,LOCAL_RANK,LOCAL_SIZE}; MVAPICH MV2_COMM_WORLD_*; MPICH / Intel MPI
+                  PMI_RANK, PMI_SIZE (MPI_LOCALRANKID, MPI_LOCALNRANKS); PMIx PMIX_RANK.
+                  Hosts from the first source that knows: (1) options.hostfile (at create):
+                  Open MPI "host slots=N" (max_slots ignored, '#' comments, a host named
+                  again adds slots) or MPICH "host:N"; ranks fill each host's slots in file
+                  order (mpirun's default; more ranks than slots is an error), or go
+                  round-robin over the hosts with room when Open MPI mapped or ranked by node
+                  (OMPI_MCA_rmaps_base_mapping_policy / _ranking_policy "node"; policies
+                  within a node count as slot); (2) srun started the ranks (SLURM_PROCID and
+                  SLURM_STEP_NUM_TASKS equal rank and size): the Slurm step, as slurm reads
+                  it; (3) every rank on this host: options.hostname, else $PMIX_HOSTNAME,
+                  else localhost; (4) mpirun inside a Slurm allocation: its daemons' step
+                  (SLURM_STEP_NODELIST, own node SLURM_NODEID), local-size ranks each, in
+                  Open MPI's ranking order.
+        Options:  hostfile, hostname; jobs, port_base, GPUs as slurm.
+        Own task: the job and index of the MPI rank.
+        Errors:   no source of hosts: CRES_ERR_ENVIRONMENT asking for the hostfile; a local
+                  rank or size that disagrees with the placement: CRES_ERR_ENVIRONMENT;
+                  ppr, seq, rankfile and other policies: CRES_ERR_UNSUPPORTED.
+      sagemaker (cres_sagemaker_options)
+        Reads:    once, the hosts (a JSON list): options.hosts, else $SM_HOSTS, else "hosts"
+                  of the resource config (resource_config, default /opt/ml/input/config/
+                  resourceconfig.json); this host: current_host, else $SM_CURRENT_HOST,
+                  else "current_host". Hosts in natural order (algo-2 before algo-10), job
+                  "worker" (job_name), port 2223 (1..65535). No rpc layer, as TF.
+        Own task: the current host's index.
+        Errors:   an empty list, a host named twice or longer than CRES_MAX_NAME_LENGTH, a
+                  current host not listed: CRES_ERR_ENVIRONMENT (TF: an empty cluster).
 
-   8. LAUNCHER OUTPUT --------------------------------------------------------------------
-      Global ranks order all tasks: the job "chief" first, then the other jobs by name, each
-      by task index. Rank 0 is the master (the coordinator for torchrun and JAX).
-      cres_spec_launch_info(spec, task_type, task_id, &info, err)
-               world_size, and for the given task (task_type NULL: -1 each) rank, local_rank
-               and local_world_size (tasks whose host part is the same string); rank 0's
-               master_address (as in the spec), master_host (IPv6 without brackets) and
-               master_port (-1 without a port). A task not in the spec is CRES_ERR_NOT_FOUND;
-               an address it cannot split is CRES_ERR_INVALID_ARGUMENT.
-      cres_spec_to_hostfile(spec, buf, cap, &len, err)
-               "host slots=N" lines, one per host, in the order of their first rank, IPv6
-               without brackets (Open MPI, DeepSpeed).
-      cres_tf_config_json(spec, task_type, task_id, rpc_layer, environment, buf, cap,
-                          &len, err)
-               {"cluster": ..., "task": {"type": T, "index": N}, "rpc_layer": R,
-                "environment": E}; task is left out when task_type is NULL; NULL rpc_layer
-               and environment are written as "".
+      kubernetes (cres_k8s_options)
+        Reads:    at every resolve, the pods of label selectors, a job per selector
+                  ({"worker", "job-name=trainer"}; repeat a job for several; default TF's
+                  {"worker", "job-name=tensorflow"}), from options.server (http:// for
+                  `kubectl proxy`; https:// with token and CA), else in cluster:
+                  KUBERNETES_SERVICE_HOST / _PORT (1..65535), the service account's token
+                  (read at every resolve: bound tokens rotate), ca.crt and namespace in
+                  /var/run/secrets/kubernetes.io/serviceaccount/. Pages of page_size (0 =
+                  500) with limit/continue; a 410 Gone restarts the list (three times at
+                  most). Members: Running pods that are not terminating; a pod matched twice
+                  in a job counts once. Tasks 0..n-1 by Indexed Job completion index when
+                  every pod has one, else by name in natural order.
+        Options:  token, token_file (not both; files up to 64 KiB), ca_file; namespace_name,
+                  else namespace_file (up to 253 bytes; none with options.server), else
+                  "default"; all_namespaces; address CRES_K8S_POD_IP (default),
+                  CRES_K8S_HOST_IP (TF's), CRES_K8S_DNS (hostname.subdomain.namespace.svc.
+                  cluster_domain, "cluster.local"; the pod IP for a pod without both); IPv6
+                  in brackets; port 1..65535 (0 = 8470); wait_ms: poll a not-ready list
+                  (after 0.5, 1, 2, 4, then every 5 s; each poll bounded by
+                  resolve_timeout_ms).
+        Own task: the pod whose name or spec.hostname is options.hostname ($HOSTNAME; in
+                  two jobs: the later job), after a resolve.
+        Errors:   a pod not Running, a Running pod without the chosen IP, two pods with one
+                  completion index: CRES_ERR_NOT_READY naming them (unless wait_ms); a
+                  completion index not 0..INT_MAX: CRES_ERR_UNEXPECTED_RESPONSE; a repeated
+                  continue token or CRES_MAX_K8S_PAGES pages: an error; 401 and 403 say what
+                  to fix (the token; the RBAC rule needed).
+      Google Cloud (gce, tpu) share the metadata server: http://$GCE_METADATA_HOST, else
+                  $GCE_METADATA_IP, else metadata.google.internal (or metadata_url), with
+                  "Metadata-Flavor: Google"; at most 2 s (less if timeout_ms is) and one retry
+                  (none with max_retries -1) per lookup. A server that gives no status line
+                  means we are off Google Cloud: CRES_ERR_ENVIRONMENT, within seconds; one that
+                  has answered in this resolve and then does not is a network fault. Project
+                  and zone: options, else the metadata server (project/project-id, instance/
+                  zone). The access token: options.token, token_file (read at every resolve),
+                  else the metadata server's, once per resolve; never logged. The Compute and
+                  Cloud TPU APIs are HTTPS with the system CA store, or ca_file (for a
+                  compute_url / tpu_url behind a private CA). Project, zone, region, group and
+                  TPU names must be Google resource names (1..128 of [A-Za-z0-9-_.:], a letter
+                  or digit first): CRES_ERR_INVALID_ARGUMENT from options, else
+                  _ENVIRONMENT or _UNEXPECTED_RESPONSE. 401 and 403 quote Google's message
+                  and name the permission needed.
+      gce (cres_gce_options)
+        Reads:    the RUNNING instances of a zonal or regional (region) instance group
+                  (required): listInstances (paged), then one list of each member zone's
+                  RUNNING instances with a partial response, joined by name; never a request
+                  per instance. Address networkInterfaces[0].networkIP; order by name,
+                  naturally; an empty group is an empty job.
+        Options:  job_name ("worker"), port (8470), compute_url
+                  (https://compute.googleapis.com/compute/v1), instance_name.
+        Own task: instance_name, else the metadata instance/name when the metadata server
+                  is known to be there (named, or it gave the token): a 404 leaves it
+                  unknown, any other failure fails the resolve.
+        Errors:   a member not RUNNING in its zone's list: CRES_ERR_NOT_READY.
+      tpu (cres_tpu_options)
+        Reads:    options.tpu, else $KUBE_GOOGLE_CLOUD_TPU_ENDPOINTS, $TPU_NAME, $TPU_CONFIG
+                  ({"tpu_node_name", "project", "zone"}). "grpc://h:p,grpc://h2:p" (or any
+                  name with ':') is an endpoint list used as is (IPv6 in brackets, port 8470
+                  when missing; no API call). A name goes to the Cloud TPU API (tpu_url
+                  https://tpu.googleapis.com; api_version "v2" for TPU VMs, "v1" for TPU
+                  nodes): GET .../projects/P/locations/Z/nodes/NAME; its networkEndpoints
+                  are the tasks, in API order. "local" is this TPU VM: workers from
+                  $TPU_WORKER_HOSTNAMES, else the metadata attributes
+                  worker-network-endpoints ("ip,ip" or "name:uid:ip,...") and
+                  agent-worker-number; with neither, an empty cluster and master "" (TF's).
+        Options:  job_name ("worker"); coordinator_name with coordinator_address adds a
+                  one-task job; allow_unhealthy; accelerators_per_host (0 = from the type).
+        Own task: job_name, $TPU_WORKER_ID (below the worker count) or 0.
+        Accelerators: "TPU" per host from the accelerator type: v2-N, v3-N 8 (N if
+                  smaller); v4-N, v5p-N 4 (N/2 if smaller: N counts TensorCores);
+                  v5litepod-N, v5e-N, v6e-N: N up to 8, else 4; others need
+                  accelerators_per_host, else CRES_ERR_UNSUPPORTED until a resolve has seen
+                  a known type.
+        Errors:   a state not READY or health not HEALTHY (unless allow_unhealthy):
+                  CRES_ERR_NOT_READY, PREEMPTED and TERMINATED reported as never recovering;
+                  another api_version: CRES_ERR_INVALID_ARGUMENT.
 
-      cres_hostlist_expand(list, buf, cap, &len, &count, err)
-               a Slurm hostlist ("n[1-3,7],gpu[01-02]-ib", names separated by commas or white
-               space) as "host\n" lines in list order, as `scontrol show hostnames` gives
-               them: several bracket groups expand as a product in Slurm's order, the last
-               group fastest, then the first, the second, ..., the one before the last slowest
-               (a[1-2]b[1-2]c[1-2]: a1b1c1 a1b1c2 a2b1c1 a2b1c2 a1b2c1 ...); a range is N or
-               N-M, digits only, below 2^64-1, and keeps its lower bound's zero padding
-               (n[01-10]: n01..n10; n[1-010]: n1..n10); duplicates stay; empty names are
-               skipped; text after the last group (n[1-2]-ib) is appended, as Slurm 23.02.5
-               and later do. Stricter than Slurm: brackets inside names, blanks or signs in a
-               range, and more than 16 groups in a name are errors.
-               count is set whenever the list is valid, a short buffer too; "" is 0 hosts.
-      cres_tasks_per_node_expand(text, counts, cap, &count, err)
-               Slurm's tasks-per-node form: "2(x3),1" is 2, 2, 2, 1. counts NULL with cap 0
-               asks for the number; a short array gets the first cap counts, the number in
-               count and CRES_ERR_BUFFER_TOO_SMALL. Counts 0..1000000 and repeats 1..1000000
-               (else CRES_ERR_INVALID_ARGUMENT).
+   8. LAUNCHER OUTPUT AND SLURM HOSTLISTS -------------------------------------------------
+      Global ranks order all tasks: the job "chief" first, then the others by name, each by
+      task index. Rank 0 is the master (torchrun's MASTER_ADDR, JAX's coordinator).
+      cres_launch(r, &info, err)  resolves; the launch info of the own task (none:
+               CRES_ERR_NOT_FOUND): world_size, rank, local_rank and local_world_size (tasks
+               whose host part is the same string), and rank 0's master_address (as in the
+               spec), master_host (IPv6 without brackets) and master_port (CRES_UNKNOWN
+               without one). cres_spec_launch_info(spec, type, id, &info, err) from a spec
+               you hold (type NULL: rank, local_rank and local_world_size CRES_UNKNOWN); a
+               task not in the spec is CRES_ERR_NOT_FOUND, an address it cannot split
+               CRES_ERR_INVALID_ARGUMENT.
+      cres_tfconfig(r, buf, cap, &len, err)  resolves; {"cluster": ..., "task": {"type": T,
+               "index": N}, "rpc_layer": R, "environment": E} of the own task (task left out
+               when unknown). cres_spec_to_tfconfig(spec, type, id, rpc, environment, ...)
+               from a spec (NULL rpc and environment written as "").
+      cres_spec_to_hostfile(spec, buf, cap, &len, err)  "host slots=N" lines, one per host
+               in the order of its first rank, IPv6 without brackets (Open MPI, DeepSpeed).
+      cres_hostlist_expand(list, buf, cap, &len, &count, err)  a Slurm hostlist
+               ("n[1-3,7],gpu[01-02]-ib", names separated by commas or white space) as
+               "host\n" lines in list order, as `scontrol show hostnames` gives them: several
+               bracket groups expand as a product, the last group fastest, then the first,
+               the second, ..., the one before the last slowest (a[1-2]b[1-2]c[1-2]: a1b1c1
+               a1b1c2 a2b1c1 a2b1c2 a1b2c1 ...); a range is N or N-M, digits only, below
+               2^64-1, and keeps its lower bound's zero padding (n[01-10]: n01..n10;
+               n[1-010]: n1..n10); duplicates stay; empty names are skipped; text after the
+               last group is appended (as Slurm 23.02.5 and later). Stricter than Slurm:
+               brackets inside names, blanks or signs in a range, more than 16 groups are
+               errors. count is set whenever the list is valid; "" is 0 hosts.
+      cres_tasks_per_node_expand(text, counts, cap, &count, err)  "2(x3),1" is 2, 2, 2, 1;
+               counts NULL with cap 0 asks for the number; a short array gets the first cap
+               counts and CRES_ERR_BUFFER_TOO_SMALL; counts and repeats 0..1000000 (repeats
+               from 1), else CRES_ERR_INVALID_ARGUMENT.
 
-   9. LIMITS -----------------------------------------------------------------------------
-      Input that is too large gets CRES_ERR_LIMIT with a message, never a crash: JSON
-      documents over CRES_MAX_DOCUMENT_BYTES, with more than CRES_MAX_JSON_TOKENS tokens or
-      nested deeper than CRES_MAX_JSON_DEPTH; job names and addresses longer than
-      CRES_MAX_NAME_LENGTH / CRES_MAX_ADDRESS_LENGTH; HTTP bodies over
-      config.max_response_bytes (64 MiB); more than CRES_MAX_K8S_PAGES pages or
-      CRES_MAX_K8S_PODS pods, or CRES_MAX_GCP_PAGES pages of one Google list; hostlists,
-      tasks-per-node lists, Slurm and MPI jobs of more
-      than CRES_MAX_HOSTLIST_HOSTS hosts or tasks (counted before anything is expanded);
-      hostfiles, TPU_CONFIG and SageMaker documents over CRES_MAX_DOCUMENT_BYTES; more
-      than 1024 jobs in slurm and mpi options.jobs; CUDA_VISIBLE_DEVICES over 4096 bytes;
-      token files over 64 KiB; gpus_per_node and
-      gpus_per_task over 4096 (CRES_ERR_INVALID_ARGUMENT). Host names that an address
-      reader could not split back (':' outside an IPv6 literal, brackets, blanks, control
-      characters) or longer than CRES_MAX_NAME_LENGTH are CRES_ERR_ENVIRONMENT; IPv6
-      literals (hex digits, '.' and at least two
-      ':') are bracketed: "[fd00::1]:8888". JSON must be strict RFC 8259 text in UTF-8 with no NUL
-      character (\u0000 included) in strings. Time: each request is bounded by
-      config.timeout_ms (10 s) and retried at most config.max_retries times (3); a whole
-      resolve by config.resolve_timeout_ms (60 s; with Kubernetes wait_ms, each poll).
-
-  10. THREAD SAFETY ----------------------------------------------------------------------
-      The library has no global mutable state and calls no non-reentrant libc function;
-      every function is reentrant. One resolver or spec must not be used by two threads at
-      once without a lock (a union and its children count as one object); different
-      objects may be used concurrently. Callbacks (allocator, getenv, logger, transport,
-      sleep) may be called from any thread that calls into the library and must be
-      reentrant to that extent. The default getenv hook calls getenv(), which races with
-      setenv() in other threads: set config.getenv to a snapshot of your own if your
+   9. LIMITS AND THREADS -----------------------------------------------------------------
+      Untrusted input gets a result code and a message, never a crash. CRES_ERR_LIMIT: JSON
+      over CRES_MAX_DOCUMENT_BYTES (not HTTP bodies), with more than CRES_MAX_JSON_TOKENS
+      tokens or nested deeper than CRES_MAX_JSON_DEPTH; names and addresses over their
+      maximum; HTTP bodies over max_response_bytes; more than CRES_MAX_K8S_PAGES or
+      CRES_MAX_K8S_PODS, or CRES_MAX_GCP_PAGES; hostlists, tasks-per-node lists, Slurm and
+      MPI jobs of more than CRES_MAX_HOSTLIST_HOSTS (counted before expanding); hostfiles,
+      TPU_CONFIG and SageMaker documents over CRES_MAX_DOCUMENT_BYTES; token files over 64
+      KiB. CRES_ERR_INVALID_ARGUMENT: more than 1024 jobs in slurm or mpi options;
+      CUDA_VISIBLE_DEVICES over 4096 bytes; gpus_per_node or gpus_per_task over 4096. Host
+      names an address reader could not split back (':' outside an IPv6 literal, brackets,
+      blanks, control characters) or longer than CRES_MAX_NAME_LENGTH are
+      CRES_ERR_ENVIRONMENT; IPv6 literals (hex digits, '.' and two or more ':') are bracketed:
+      "[fd00::1]:8888". JSON must be strict RFC 8259 in UTF-8 with no NUL (\u0000 included)
+      in strings. Time: timeout_ms per request, max_retries, resolve_timeout_ms a resolve
+      (Kubernetes wait_ms: each poll).
+      Threads: no global mutable state, no non-reentrant libc call; every function is
+      reentrant. An object (a spec, a resolver; a union with its children counts as one)
+      must not be used by two threads at once without a lock; different objects may be.
+      Callbacks must be reentrant to that extent. The default getenv hook calls getenv(),
+      which races with setenv() in other threads: give config.getenv a snapshot if your
       program changes its environment while resolving. The bundled curl transport needs
-      curl_global_init() before threads start (section 12).
-
-  11. DIFFERENCES FROM TENSORFLOW (on purpose; README has the full table)
-      Union asks each child once (TF: twice); overrides of "" and 0 count; an empty job does
-      not force "dict mode"; TF_CONFIG errors are reported at create with the field named;
-      master() for an empty simple master with an rpc layer is "" (TF: "grpc://").
-      Slurm: hosts in Slurm's order (TF sorts names: n10 before n9) and ranks placed by the
-      step's distribution (TF assumes block); several bracket groups per name; counts that
-      do not match are errors (TF truncates); the GPU assignment is returned, never
-      written to CUDA_VISIBLE_DEVICES, an empty CUDA_VISIBLE_DEVICES means no GPU (TF: 1)
-      and CPU-only jobs work (TF cannot have zero GPUs); master() works before any
-      resolve. MPI: no mpi4py; hosts in launcher order (TF: a set). SageMaker: natural host
-      order (TF: algo-10 before algo-2); a missing current host is an error (TF: empty).
-
-  12. HTTP TRANSPORT ---------------------------------------------------------------------
-      HTTP backends call config.transport.perform(user, request, response, allocator, err)
-      once per request. It sends the request (method, url, headers, body, timeout_ms,
-      ca_file), fills response->status (any status is CRES_OK), the body (allocated with
-      the allocator handed in, NUL-terminated, at most max_response_bytes: past that
-      CRES_ERR_LIMIT) and retry_after_s; it may keep a connection in *request->session,
-      which close_session() receives when the resolve ends. It fails only when there is
-      no whole answer: CRES_ERR_TRANSPORT (connect, TLS, I/O), CRES_ERR_TIMEOUT,
-      CRES_ERR_LIMIT or CRES_ERR_OUT_OF_MEMORY, frees what it allocated, and sets
-      response->status to the status line's code if one arrived, else 0. Above it the
-      library retries connection errors, 429 and 5xx config.max_retries times (3), waiting
-      Retry-After (up to CRES_MAX_RETRY_AFTER_MS) or 250 ms doubling, through config.sleep
-      when set; a server that accepted the connection and stays silent costs one
-      timeout_ms (CRES_ERR_TIMEOUT is not retried; a connect timeout is a connection
-      error and is). A whole
-      resolve (every page, retry and wait) is bounded by config.resolve_timeout_ms (60 s):
-      each request gets at most the time left, none starts after it, and a slow server
-      whose answers each arrive in time still ends in CRES_ERR_TIMEOUT.
-      examples/custom_transport.c is a complete transport in 30 lines.
-      cres_curl_transport() (CLUSTER_RESOLVER_USE_CURL, -lcurl, Debian libcurl4-openssl-dev):
-      TLS peer and host verification always on (ca_file, else the system store), no
-      redirects (a bearer token never goes to another host), connect timeout min(timeout,
-      5 s), the response cap enforced while receiving, one connection reused for all the
-      requests of a resolve, curl's error text in err->message. libcurl honours the
-      http_proxy / https_proxy / no_proxy variables. libcurl needs curl_global_init() once
-      per process: call curl_global_init(CURL_GLOBAL_DEFAULT) before starting threads, or
-      libcurl makes the call itself on first use, which is thread-safe only from libcurl
-      7.84 on.
+      curl_global_init() before threads start (see cres_curl_transport).
 
    LICENSE: see end of file.
 */
@@ -538,7 +448,7 @@
 #define CLUSTER_RESOLVER_H
 
 #define CLUSTER_RESOLVER_VERSION_MAJOR 0
-#define CLUSTER_RESOLVER_VERSION_MINOR 1
+#define CLUSTER_RESOLVER_VERSION_MINOR 2
 #define CLUSTER_RESOLVER_VERSION_PATCH 0
 #define CRES__STR2(x) #x
 #define CRES__STR(x) CRES__STR2(x)
@@ -611,7 +521,7 @@ typedef struct cres_error {
 } cres_error;
 
 CRES_API const char *cres_result_string(cres_result result); /* never NULL */
-CRES_API const char *cres_version_string(void);              /* "0.1.0" */
+CRES_API const char *cres_version_string(void);              /* "0.2.0" */
 /* For backends and transports of your own: sets err's result and its message (printf-style,
    cut to fit), leaves http_status as it is; err may be NULL. Returns result. */
 CRES_API cres_result cres_error_set(cres_error *err, cres_result result, const char *format, ...)
@@ -686,7 +596,18 @@ typedef struct cres_http_response {
     int retry_after_s;    /* a Retry-After header in seconds, 0 when absent */
 } cres_http_response;
 
-/* One request per perform() call: retries, backoff, paging and limits are the library's. */
+/* An HTTP transport. perform() does one request (retries, backoff, paging and limits are the
+   library's): it sends method, url, headers and body within timeout_ms, verifying TLS against
+   ca_file (NULL: the system store), and fills response->status (any status is CRES_OK), the
+   body and retry_after_s. It may keep a connection in *request->session, which
+   close_session() receives when the resolve ends. It fails only when there is no whole
+   answer: CRES_ERR_TRANSPORT (connect, TLS, I/O: retried), CRES_ERR_TIMEOUT (a server that
+   took the request and stayed silent: not retried), CRES_ERR_LIMIT past max_response_bytes or
+   CRES_ERR_OUT_OF_MEMORY; it then leaves no body allocated and sets status to the status
+   line's code if one arrived, else 0. Above it the library retries connection errors, 429 and
+   5xx config.max_retries times, waiting Retry-After (up to CRES_MAX_RETRY_AFTER_MS) or 250 ms
+   doubling through the sleep hook, none past the resolve's bound. examples/custom_transport.c
+   is a complete one in 30 lines. */
 typedef struct cres_transport {
     cres_result (*perform)(void *user, const cres_http_request *req, cres_http_response *resp,
                            const cres_allocator *alloc, cres_error *err);
@@ -708,8 +629,13 @@ typedef struct cres_config {
 } cres_config;
 
 #ifdef CLUSTER_RESOLVER_USE_CURL
-/* The bundled libcurl transport (define CLUSTER_RESOLVER_USE_CURL where the implementation
-   is, link with -lcurl). TLS verification on; no redirects; one connection per resolve. */
+/* The bundled libcurl transport (CLUSTER_RESOLVER_USE_CURL where the implementation is;
+   -lcurl, Debian libcurl4-openssl-dev): TLS peer and host verification always on, no
+   redirects (a bearer token never goes to another host), connect timeout min(timeout_ms,
+   5 s), the size cap enforced while receiving, one connection for the requests of a resolve,
+   curl's error text in err->message. libcurl honours http_proxy, https_proxy and no_proxy.
+   Call curl_global_init(CURL_GLOBAL_DEFAULT) once before starting threads: libcurl makes the
+   call itself on first use otherwise, which is thread-safe only from libcurl 7.84 on. */
 CRES_API cres_transport cres_curl_transport(void);
 #endif
 
@@ -969,7 +895,7 @@ typedef struct cres_tpu_options {
     const char *coordinator_name;             /* an extra job of one task, e.g. "coordinator" */
     const char *coordinator_address;          /* its "host:port"; required with the name */
     int allow_unhealthy;                      /* non-zero: a READY node need not be HEALTHY */
-    int accelerators_per_host;                /* 0 = from the accelerator type (manual §7) */
+    int accelerators_per_host;                /* 0 = from the accelerator type (manual section 7, tpu) */
     const char *task_type;                    /* NULL = job_name, task $TPU_WORKER_ID or 0 */
     int task_id;                              /* used when task_type is set */
     const char *rpc_layer;                    /* NULL = "grpc" */

@@ -2,6 +2,10 @@
 """Footprint of cluster_resolver.h: the size of the compiled implementation, how long it takes
 to compile, and the heap each backend uses to resolve 8, 1,000 and 10,000 members.
 
+  programs  small programs (auto with every backend; auto with only TF_CONFIG, Slurm, MPI and
+            local, the rest left out by compile switches; TF_CONFIG alone) built for size
+            with -ffunction-sections -fdata-sections -Wl,--gc-sections -s, with and without
+            unwind tables: text + data
   size      a .c file that defines CLUSTER_RESOLVER_IMPLEMENTATION and includes the header,
             `gcc -std=c99 -Os -c` (and -O2), with and without CLUSTER_RESOLVER_USE_CURL:
             `size` of the object (text, data, bss) and its bytes before and after
@@ -54,8 +58,8 @@ def fail(msg):
 
 # ---------------------------------------------------------------- the compiled implementation
 
-def compile_impl(cc, src, obj, opt, curl):
-    cmd = [cc, "-std=c99", opt, "-c", "-I" + ROOT, src, "-o", obj]
+def compile_impl(cc, src, obj, opt, curl, extra=()):
+    cmd = [cc, "-std=c99", opt] + list(extra) + ["-c", "-I" + ROOT, src, "-o", obj]
     if curl:
         cmd.insert(2, "-DCLUSTER_RESOLVER_USE_CURL")
     start = time.perf_counter()
@@ -97,6 +101,70 @@ def measure_objects(args, tmp):
     return rows
 
 
+# ---------------------------------------------------------------- small programs
+
+# A program that resolves through one create function, for the gc-sections builds below.
+PROGRAM = """#define CLUSTER_RESOLVER_IMPLEMENTATION
+#include "cluster_resolver.h"
+#include <stdio.h>
+int main(void) {
+    cres_resolver *r = NULL;
+    cres_cluster_spec *spec = NULL;
+    cres_error err;
+    char json[4096];
+    if (%s(NULL, &r, &err) != CRES_OK || cres_resolve(r, &spec, &err) != CRES_OK) {
+        puts(err.message);
+        return 1;
+    }
+    cres_spec_to_json(spec, json, sizeof json, NULL, &err);
+    puts(json);
+    cres_spec_free(spec);
+    cres_resolver_free(r);
+    return 0;
+}
+"""
+LEFT_OUT_BUT_AUTO4 = ["K8S", "GCE", "TPU", "SAGEMAKER", "SIMPLE", "UNION"]
+PROGRAMS = [  # (name, create function, switches)
+    ("auto, every backend", "cres_auto_resolver_create", []),
+    ("auto with TF_CONFIG, Slurm, MPI and local only", "cres_auto_resolver_create", LEFT_OUT_BUT_AUTO4),
+    ("TF_CONFIG only", "cres_tfconfig_resolver_create", []),
+]
+SMALL = ["-Os", "-ffunction-sections", "-fdata-sections", "-Wl,--gc-sections", "-s"]
+NO_UNWIND = "-fno-asynchronous-unwind-tables"
+
+
+def text_data(path):
+    out = subprocess.run(["size", path], capture_output=True, text=True, check=True).stdout
+    text, data = (int(x) for x in out.splitlines()[1].split()[:2])
+    return text + data
+
+
+def measure_programs(args, tmp):
+    """text + data of stripped programs built for size (gc-sections), with and without
+    unwind tables, and of the implementation object at -Os without them."""
+    rows = []
+    for name, create, switches in PROGRAMS:
+        src = os.path.join(tmp, "prog.c")
+        with open(src, "w") as f:
+            f.write(PROGRAM % create)
+        sizes = []
+        for extra in ([], [NO_UNWIND]):
+            exe = os.path.join(tmp, "prog")
+            cmd = [args.cc, "-std=c99"] + SMALL + extra + ["-DCLUSTER_RESOLVER_NO_" + s for s in switches] + \
+                ["-I" + ROOT, src, "-o", exe]
+            p = subprocess.run(cmd, capture_output=True, text=True)
+            if p.returncode:
+                fail("%s failed:\n%s" % (" ".join(cmd), p.stderr[-2000:]))
+            sizes.append(text_data(exe))
+        rows.append({"program": name, "switches": switches, "text_data": sizes[0], "no_unwind": sizes[1]})
+        print("    %s: %d bytes, %d without unwind tables" % (name, sizes[0], sizes[1]), file=sys.stderr, flush=True)
+    src = os.path.join(tmp, "impl.c")
+    obj = os.path.join(tmp, "impl-no-unwind.o")
+    compile_impl(args.cc, src, obj, "-Os", False, [NO_UNWIND])
+    rows.append({"program": "the implementation object (`-c`)", "switches": [], "no_unwind": text_data(obj)})
+    return rows
+
+
 # ---------------------------------------------------------------- the heap
 
 def measure_heap(args, tmp):
@@ -133,7 +201,7 @@ def dur(us):
     return "%.1f ms" % (us / 1e3) if us < 1e5 else "%.0f ms" % (us / 1e3)
 
 
-def report(objects, heap, args, elapsed):
+def report(objects, programs, heap, args, elapsed):
     cc = first_line([args.cc, "--version"])
     lines = ["# Footprint: compiled size, compile time, heap per resolve", "",
              "- %s; %s %s, %s; header: %d lines, %s" % (
@@ -153,6 +221,16 @@ def report(objects, heap, args, elapsed):
             kib(r["stripped"]),
             "%.2f s (%.2f-%.2f)" % (r["compile_s"], r["compile_min_s"], r["compile_max_s"])
             if "compile_s" in r else "-"))
+    lines += ["", "Small programs: a `main` that creates one resolver, resolves and prints the "
+              "spec, built `%s -std=c99 %s` (stripped, unused sections dropped), `size`'s text + "
+              "data; then with `%s` too (no unwind tables: C code needs them only for "
+              "backtraces). Left out with `CLUSTER_RESOLVER_NO_<BACKEND>` where the row says so:"
+              % (args.cc, " ".join(SMALL), NO_UNWIND), "",
+              "| program | switches | text + data | without unwind tables |", "|---|---|---:|---:|"]
+    for r in programs:
+        lines.append("| %s | %s | %s | %s |" % (
+            r["program"], ", ".join("`NO_%s`" % x for x in r["switches"]) or "-",
+            kib(r["text_data"]) if "text_data" in r else "(above)", kib(r["no_unwind"])))
     sizes = args.sizes
     by = {(h["backend"], h["n"]): h for h in heap}
     backends = list(dict.fromkeys(h["backend"] for h in heap))
@@ -219,10 +297,13 @@ def main(argv=None):
         heap = measure_heap(args, tmp)
         print("... compiled size and compile time", file=sys.stderr, flush=True)
         objects = measure_objects(args, tmp)
-    text = report(objects, heap, args, time.perf_counter() - started)
+        print("... small programs (gc-sections, compile switches)", file=sys.stderr, flush=True)
+        programs = measure_programs(args, tmp)
+    text = report(objects, programs, heap, args, time.perf_counter() - started)
     save_report(args.out, text)
     if args.json:
-        save_json(args.json, {"bench": "footprint", "objects": objects, "heap": heap, "markdown": text})
+        save_json(args.json, {"bench": "footprint", "objects": objects, "programs": programs, "heap": heap,
+                               "markdown": text})
     return 0
 
 
