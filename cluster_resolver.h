@@ -895,7 +895,7 @@ typedef struct cres_tpu_options {
     const char *coordinator_name;             /* an extra job of one task, e.g. "coordinator" */
     const char *coordinator_address;          /* its "host:port"; required with the name */
     int allow_unhealthy;                      /* non-zero: a READY node need not be HEALTHY */
-    int accelerators_per_host;                /* 0 = from the accelerator type (manual section 7, tpu) */
+    int accelerators_per_host;                /* 0 = from the accelerator type (manual: tpu) */
     const char *task_type;                    /* NULL = job_name, task $TPU_WORKER_ID or 0 */
     int task_id;                              /* used when task_type is set */
     const char *rpc_layer;                    /* NULL = "grpc" */
@@ -1061,7 +1061,8 @@ CRES_API cres_result cres_tasks_per_node_expand(const char *text, int *counts, s
 /* jsmn is included once per program file; ours must have parent links (linear closing of
    brackets: without them a 40 MB pod list takes seconds) and strict primitives. */
 #if defined(JSMN_H) && (!defined(JSMN_PARENT_LINKS) || !defined(JSMN_STRICT))
-#  error "cluster_resolver.h: include <jsmn.h> after the implementation, or define JSMN_PARENT_LINKS and JSMN_STRICT before including it"
+#  error "cluster_resolver.h: include <jsmn.h> after the implementation, or define \
+JSMN_PARENT_LINKS and JSMN_STRICT before including it"
 #endif
 #ifndef JSMN_STATIC
 #  define JSMN_STATIC
@@ -1116,13 +1117,15 @@ CRES_API cres_result cres_tasks_per_node_expand(const char *text, int *counts, s
 
 /* Compile switches: CLUSTER_RESOLVER_NO_<BACKEND> leaves a backend out; the HTTP layer goes
    with the last backend that needs it, the HPC helpers likewise. */
-#if !defined(CLUSTER_RESOLVER_NO_K8S) || !defined(CLUSTER_RESOLVER_NO_GCE) || !defined(CLUSTER_RESOLVER_NO_TPU)
+#if !defined(CLUSTER_RESOLVER_NO_K8S) || !defined(CLUSTER_RESOLVER_NO_GCE) || \
+    !defined(CLUSTER_RESOLVER_NO_TPU)
 #  define CRES__HTTP 1
 #endif
 #if !defined(CLUSTER_RESOLVER_NO_GCE) || !defined(CLUSTER_RESOLVER_NO_TPU)
 #  define CRES__GOOGLE 1
 #endif
-#if !defined(CLUSTER_RESOLVER_NO_SLURM) || !defined(CLUSTER_RESOLVER_NO_MPI) || !defined(CLUSTER_RESOLVER_NO_SAGEMAKER)
+#if !defined(CLUSTER_RESOLVER_NO_SLURM) || !defined(CLUSTER_RESOLVER_NO_MPI) || \
+    !defined(CLUSTER_RESOLVER_NO_SAGEMAKER)
 #  define CRES__HPC 1
 #endif
 /* A left-out backend's create function: it says which switch left it out. */
@@ -1236,7 +1239,8 @@ CRES__PRIVATE void cres__clear(cres_error *err) {
 }
 
 /* Every failure inside the library is set the way a custom backend sets its own. */
-CRES_API cres_result cres_error_set(cres_error *err, cres_result result, const char *format, ...) CRES__PRINTF(3, 4);
+CRES_API cres_result cres_error_set(cres_error *err, cres_result result, const char *format, ...)
+    CRES__PRINTF(3, 4);
 #define cres__fail cres_error_set
 
 CRES_API cres_result cres_error_set(cres_error *err, cres_result result, const char *format, ...) {
@@ -1357,15 +1361,16 @@ CRES__PRIVATE cres_result cres__finish(cres__writer *w, size_t *out_len, cres_er
         return CRES_OK;
     }
     if (w->cap) w->buf[w->cap - 1] = '\0';
-    return cres__fail(err, CRES_ERR_BUFFER_TOO_SMALL, "the text needs %zu bytes, the buffer has %zu",
-                      w->len + 1, w->cap);
+    return cres__fail(err, CRES_ERR_BUFFER_TOO_SMALL,
+                      "the text needs %zu bytes, the buffer has %zu", w->len + 1, w->cap);
 }
 
 CRES__PRIVATE cres_result cres__start(cres__writer *w, char *buf, size_t cap, cres_error *err) {
     w->buf = buf;
     w->cap = buf ? cap : 0;
     w->len = 0;
-    if (!buf && cap) return cres__fail(err, CRES_ERR_INVALID_ARGUMENT, "buf is NULL but cap is %zu", cap);
+    if (!buf && cap)
+        return cres__fail(err, CRES_ERR_INVALID_ARGUMENT, "buf is NULL but cap is %zu", cap);
     return CRES_OK;
 }
 
@@ -1414,10 +1419,12 @@ CRES__PRIVATE cres_result cres__check_job_name(const char *job, cres_error *err)
     n = strlen(job);
     if (n == 0) return cres__fail(err, CRES_ERR_INVALID_ARGUMENT, "job name is empty");
     if (n > CRES_MAX_NAME_LENGTH)
-        return cres__fail(err, CRES_ERR_LIMIT, "job name %s is %zu bytes, more than the limit of %d",
+        return cres__fail(err, CRES_ERR_LIMIT,
+                          "job name %s is %zu bytes, more than the limit of %d",
                           cres__quote(q, sizeof q, job, n), n, CRES_MAX_NAME_LENGTH);
     if (cres__bad_text(job, 0))
-        return cres__fail(err, CRES_ERR_INVALID_ARGUMENT, "job name %s contains a control character or invalid UTF-8",
+        return cres__fail(err, CRES_ERR_INVALID_ARGUMENT,
+                          "job name %s contains a control character or invalid UTF-8",
                           cres__quote(q, sizeof q, job, n));
     return CRES_OK;
 }
@@ -1428,17 +1435,21 @@ CRES__PRIVATE cres_result cres__check_address(const char *job, int index, const 
     size_t n;
     cres__quote(qj, sizeof qj, job, strlen(job));
     if (!address)
-        return cres__fail(err, CRES_ERR_INVALID_ARGUMENT, "job %s task %d: address is NULL", qj, index);
+        return cres__fail(err, CRES_ERR_INVALID_ARGUMENT, "job %s task %d: address is NULL", qj,
+                          index);
     n = strlen(address);
     if (n == 0)
-        return cres__fail(err, CRES_ERR_INVALID_ARGUMENT, "job %s task %d: address is empty", qj, index);
+        return cres__fail(err, CRES_ERR_INVALID_ARGUMENT, "job %s task %d: address is empty", qj,
+                          index);
     if (n > CRES_MAX_ADDRESS_LENGTH)
-        return cres__fail(err, CRES_ERR_LIMIT, "job %s task %d: address is %zu bytes, more than the limit of %d",
-                          qj, index, n, CRES_MAX_ADDRESS_LENGTH);
+        return cres__fail(err, CRES_ERR_LIMIT,
+                          "job %s task %d: address is %zu bytes, more than the limit of %d", qj,
+                          index, n, CRES_MAX_ADDRESS_LENGTH);
     if (cres__bad_text(address, 1))
-        return cres__fail(err, CRES_ERR_INVALID_ARGUMENT,
-                          "job %s task %d: address %s contains a space, a control character or invalid UTF-8", qj, index,
-                          cres__quote(qa, sizeof qa, address, n));
+        return cres__fail(
+            err, CRES_ERR_INVALID_ARGUMENT,
+            "job %s task %d: address %s contains a space, a control character or invalid UTF-8", qj,
+            index, cres__quote(qa, sizeof qa, address, n));
     return CRES_OK;
 }
 
@@ -1463,7 +1474,8 @@ CRES__PRIVATE int cres__split_address(const char *addr, const char **host, size_
         *host_len = colon ? (size_t)(colon - addr) : (size_t)(end - addr);
     }
     if (colon) {
-        if (cres__parse_decimal(colon + 1, (size_t)(end - colon - 1), &p) != 1 || p < 0 || p > 65535)
+        if (cres__parse_decimal(colon + 1, (size_t)(end - colon - 1), &p) != 1 || p < 0 ||
+            p > 65535)
             return 0;
         *port = (int)p;
     }
@@ -1511,10 +1523,10 @@ CRES__PRIVATE char *cres__join_host_port(const cres_allocator *a, const char *ho
     return s;
 }
 
-/* Reads a small file (a token, a namespace, a hostfile) into a new string without trailing whitespace.
-   Missing file: CRES_ERR_ENVIRONMENT; larger than max: CRES_ERR_LIMIT. */
-CRES__PRIVATE cres_result cres__read_small_file(const cres_resolver *r, const char *path, size_t max,
-                                               char **out, cres_error *err) {
+/* Reads a small file (a token, a namespace, a hostfile) into a new string without trailing
+   whitespace. Missing file: CRES_ERR_ENVIRONMENT; larger than max: CRES_ERR_LIMIT. */
+CRES__PRIVATE cres_result cres__read_small_file(const cres_resolver *r, const char *path,
+                                                size_t max, char **out, cres_error *err) {
     FILE *f;
     char *buf;
     size_t n;
@@ -1526,7 +1538,8 @@ CRES__PRIVATE cres_result cres__read_small_file(const cres_resolver *r, const ch
     if (!f)
         return cres__fail(err, CRES_ERR_ENVIRONMENT, "%s: cannot open %s", r->vtable->name,
                           cres__quote(q, sizeof q, path, strlen(path)));
-    if (fseek(f, 0, SEEK_END) == 0 && (size = ftell(f)) >= 0 && fseek(f, 0, SEEK_SET) != 0) size = -1;
+    if (fseek(f, 0, SEEK_END) == 0 && (size = ftell(f)) >= 0 && fseek(f, 0, SEEK_SET) != 0)
+        size = -1;
     if (size >= 0 && (unsigned long)size < max) max = (size_t)size + 1; /* room to see growth */
     buf = (char *)cres__alloc(&r->config.allocator, max + 1);
     if (!buf) {
@@ -1538,12 +1551,14 @@ CRES__PRIVATE cres_result cres__read_small_file(const cres_resolver *r, const ch
     if (n > max) {
         cres__free(&r->config.allocator, buf);
         if (max < limit)
-            return cres__fail(err, CRES_ERR_ENVIRONMENT, "%s: %s changed while it was read", r->vtable->name,
-                              cres__quote(q, sizeof q, path, strlen(path)));
+            return cres__fail(err, CRES_ERR_ENVIRONMENT, "%s: %s changed while it was read",
+                              r->vtable->name, cres__quote(q, sizeof q, path, strlen(path)));
         return cres__fail(err, CRES_ERR_LIMIT, "%s: %s is larger than %zu bytes", r->vtable->name,
                           cres__quote(q, sizeof q, path, strlen(path)), limit);
     }
-    while (n && (buf[n - 1] == '\n' || buf[n - 1] == '\r' || buf[n - 1] == ' ' || buf[n - 1] == '\t')) n--;
+    while (n &&
+           (buf[n - 1] == '\n' || buf[n - 1] == '\r' || buf[n - 1] == ' ' || buf[n - 1] == '\t'))
+        n--;
     buf[n] = '\0';
     if (strlen(buf) != n) {
         cres__free(&r->config.allocator, buf);
@@ -1777,7 +1792,8 @@ CRES__PRIVATE cres_result cres__json_check_value(cres__scan *c, int whole, size_
             state = AFTER;
             if (ch == '{' || ch == '[') {
                 if (depth == CRES_MAX_JSON_DEPTH) {
-                    c->why = "values nested deeper than the limit of " CRES__STR(CRES_MAX_JSON_DEPTH);
+                    c->why =
+                        "values nested deeper than the limit of " CRES__STR(CRES_MAX_JSON_DEPTH);
                     return CRES_ERR_LIMIT;
                 }
                 stack[depth++] = ch;
@@ -1808,8 +1824,9 @@ CRES__PRIVATE cres_result cres__json_check_value(cres__scan *c, int whole, size_
     }
 }
 
-CRES__PRIVATE cres_result cres__json_syntax_error(const cres__scan *c, cres_result r, const char *what,
-                                                 cres_result bad, cres_error *err) {
+CRES__PRIVATE cres_result cres__json_syntax_error(const cres__scan *c, cres_result r,
+                                                  const char *what, cres_result bad,
+                                                  cres_error *err) {
     if (r == CRES_ERR_LIMIT) return cres__fail(err, r, "%s: JSON has %s", what, c->why);
     return cres__fail(err, bad, "%s: invalid JSON at offset %zu: %s", what, c->pos, c->why);
 }
@@ -1817,8 +1834,8 @@ CRES__PRIVATE cres_result cres__json_syntax_error(const cres__scan *c, cres_resu
 /* Runs jsmn over s[0..len), a value already checked to make `tokens` tokens, into *buf
    (grown as needed, kept by the caller for reuse), and points d at the result. 1 = ok,
    0 = out of memory, -1 = jsmn refused it (a bare number or literal). */
-CRES__PRIVATE int cres__json_tokenize(cres__json *d, const char *s, size_t len, size_t tokens, jsmntok_t **buf,
-                                     size_t *cap) {
+CRES__PRIVATE int cres__json_tokenize(cres__json *d, const char *s, size_t len, size_t tokens,
+                                      jsmntok_t **buf, size_t *cap) {
     jsmn_parser p;
     int n;
     if (!cres__grow(d->a, (void **)buf, cap, sizeof **buf, tokens + 1)) return 0;
@@ -1865,13 +1882,14 @@ CRES__PRIVATE cres_result cres__json_parse(cres__json *d, const char *s, size_t 
 
 /* cres__json_parse for a document that is not an HTTP body (environment, file, caller's text):
    over CRES_MAX_DOCUMENT_BYTES is CRES_ERR_LIMIT before any parsing. */
-CRES__PRIVATE cres_result cres__json_parse_document(cres__json *d, const char *s, size_t len, const cres_allocator *a,
-                                                   const char *what, cres_result bad, cres_error *err) {
+CRES__PRIVATE cres_result cres__json_parse_document(cres__json *d, const char *s, size_t len,
+                                                    const cres_allocator *a, const char *what,
+                                                    cres_result bad, cres_error *err) {
     memset(d, 0, sizeof *d);
     d->a = a;
     if (len > CRES_MAX_DOCUMENT_BYTES)
-        return cres__fail(err, CRES_ERR_LIMIT, "%s: %zu bytes is more than the limit of %u", what, len,
-                          (unsigned)CRES_MAX_DOCUMENT_BYTES);
+        return cres__fail(err, CRES_ERR_LIMIT, "%s: %zu bytes is more than the limit of %u", what,
+                          len, (unsigned)CRES_MAX_DOCUMENT_BYTES);
     return cres__json_parse(d, s, len, a, what, bad, err);
 }
 
@@ -2010,7 +2028,8 @@ CRES__PRIVATE cres_result cres__json_member(const cres__json *d, int obj, const 
 }
 
 /* Finds several keys of object obj in one pass: out[i] = value token or -1. */
-CRES__PRIVATE void cres__json_pick(const cres__json *d, int obj, const char *const *keys, int *out, int n) {
+CRES__PRIVATE void cres__json_pick(const cres__json *d, int obj, const char *const *keys, int *out,
+                                   int n) {
     int k = obj + 1, m, i;
     for (i = 0; i < n; i++) out[i] = -1;
     if (!cres__json_is(d, obj, JSMN_OBJECT)) return;
@@ -2056,7 +2075,8 @@ CRES__PRIVATE int cres__json_index(const cres__json *d, int i, int strings_ok, i
         return 0;
     }
     if (ok < 0 || v > INT_MAX) {
-        snprintf(why, cap, "is out of range (0 to %d): %s", INT_MAX, cres__json_quote(d, i, q, sizeof q));
+        snprintf(why, cap, "is out of range (0 to %d): %s", INT_MAX,
+                 cres__json_quote(d, i, q, sizeof q));
         return 0;
     }
     if (v < 0) {
@@ -2085,7 +2105,8 @@ CRES__PRIVATE cres_task *cres__tasks(cres__job *j) { return (cres_task *)(size_t
 
 CRES__PRIVATE cres_result cres__check_allocator(const cres_allocator *a, cres_error *err) {
     if (a && (!a->alloc) != (!a->free))
-        return cres__fail(err, CRES_ERR_INVALID_ARGUMENT, "allocator: set both alloc and free, or neither");
+        return cres__fail(err, CRES_ERR_INVALID_ARGUMENT,
+                          "allocator: set both alloc and free, or neither");
     return CRES_OK;
 }
 
@@ -2259,14 +2280,15 @@ CRES_API cres_result cres_spec_add_job(cres_cluster_spec *s, const char *job,
     if (!s) return cres__fail(err, CRES_ERR_INVALID_ARGUMENT, "spec is NULL");
     if ((r = cres__check_job_name(job, err)) != CRES_OK) return r;
     if (count && !addresses) return cres__fail(err, CRES_ERR_INVALID_ARGUMENT, "addresses is NULL");
-    if (count > (size_t)INT_MAX) return cres__fail(err, CRES_ERR_LIMIT, "more than %d tasks", INT_MAX);
+    if (count > (size_t)INT_MAX)
+        return cres__fail(err, CRES_ERR_LIMIT, "more than %d tasks", INT_MAX);
     for (i = 0; i < count; i++)
         if ((r = cres__check_address(job, (int)i, addresses[i], err)) != CRES_OK) return r;
     have = cres_spec_job(s, job); /* conflicts first, so that undo only meets our tasks */
     if (have && count && have->tasks_count && have->tasks[0].index < (int)count) {
         char q[CRES__QUOTE_SIZE];
-        return cres__fail(err, CRES_ERR_CONFLICT, "job %s has task %d twice", cres__quote(q, sizeof q, job, strlen(job)),
-                          have->tasks[0].index);
+        return cres__fail(err, CRES_ERR_CONFLICT, "job %s has task %d twice",
+                          cres__quote(q, sizeof q, job, strlen(job)), have->tasks[0].index);
     }
     if ((r = cres__spec_job_created(s, job, &j, &created, err)) != CRES_OK) return r;
     for (i = 0; i < count && r == CRES_OK; i++) r = cres__job_add(s, j, (int)i, addresses[i], err);
@@ -2328,7 +2350,8 @@ CRES__PRIVATE cres_result cres__spec_add_tasks(cres_cluster_spec *s, const cres_
     for (k = 0; k < job->tasks_count; k++) {
         if (job->tasks[k].index > INT_MAX - offset)
             return cres__fail(err, CRES_ERR_LIMIT, "merge: task index past %d", INT_MAX);
-        if ((r = cres__job_add(s, j, job->tasks[k].index + offset, job->tasks[k].address, err)) != CRES_OK)
+        if ((r = cres__job_add(s, j, job->tasks[k].index + offset, job->tasks[k].address, err)) !=
+            CRES_OK)
             return r;
     }
     return CRES_OK;
@@ -2344,7 +2367,8 @@ CRES_API cres_result cres_spec_clone(const cres_cluster_spec *spec, const cres_a
     *out = NULL;
     if (!spec) return cres__fail(err, CRES_ERR_INVALID_ARGUMENT, "spec is NULL");
     if ((r = cres_spec_create(alloc, &c, err)) != CRES_OK) return r;
-    if (spec->count && !cres__grow(&c->alloc, (void **)&c->jobs, &c->cap, sizeof *c->jobs, spec->count)) {
+    if (spec->count &&
+        !cres__grow(&c->alloc, (void **)&c->jobs, &c->cap, sizeof *c->jobs, spec->count)) {
         cres_spec_free(c);
         return cres__oom(err, "spec");
     }
@@ -2375,7 +2399,8 @@ CRES_API cres_result cres_spec_merge(cres_cluster_spec *dst, const cres_cluster_
         const cres_job *add = &src->jobs[i].pub;
         const cres_job *have = cres_spec_job(work, add->name);
         int offset = 0;
-        if (have && cres__job_is_dense(have) && cres__job_is_dense(add)) offset = (int)have->tasks_count;
+        if (have && cres__job_is_dense(have) && cres__job_is_dense(add))
+            offset = (int)have->tasks_count;
         r = cres__spec_add_tasks(work, add, offset, err);
     }
     if (r != CRES_OK) {
@@ -2391,18 +2416,20 @@ CRES_API cres_result cres_spec_merge(cres_cluster_spec *dst, const cres_cluster_
 
 /* Fills spec from a TF_CONFIG "cluster" object at token obj. Messages start with `what`. */
 /* Task `index` of job j from the address at token a; q is the job's quoted name. */
-CRES__PRIVATE cres_result cres__spec_read_task(cres_cluster_spec *spec, const cres__json *d, cres__job *j, int index,
-                                              int a, const char *what, const char *q, cres_result bad,
-                                              cres_error *err) {
+CRES__PRIVATE cres_result cres__spec_read_task(cres_cluster_spec *spec, const cres__json *d,
+                                               cres__job *j, int index, int a, const char *what,
+                                               const char *q, cres_result bad, cres_error *err) {
     char why[160], *addr;
     cres_result r;
     int ok;
     if (d->t[a].type != JSMN_STRING)
-        return cres__fail(err, bad, "%s: job %s task %d must be a string address, not %s", what, q, index,
-                          cres__json_quote(d, a, why, sizeof why));
+        return cres__fail(err, bad, "%s: job %s task %d must be a string address, not %s", what, q,
+                          index, cres__json_quote(d, a, why, sizeof why));
     ok = cres__json_strdup(d, a, &addr);
     if (ok == 0) return cres__oom(err, what);
-    if (ok < 0) return cres__fail(err, bad, "%s: job %s task %d: address contains a NUL character", what, q, index);
+    if (ok < 0)
+        return cres__fail(err, bad, "%s: job %s task %d: address contains a NUL character", what, q,
+                          index);
     r = cres__check_address(j->pub.name, index, addr, err);
     if (r == CRES_OK) r = cres__job_add(spec, j, index, addr, err);
     cres__free(d->a, addr);
@@ -2412,8 +2439,9 @@ CRES__PRIVATE cres_result cres__spec_read_task(cres_cluster_spec *spec, const cr
 }
 
 /* A job's tasks at token v: a list of addresses (tasks 0..n-1) or an object {"index": address}. */
-CRES__PRIVATE cres_result cres__spec_read_tasks(cres_cluster_spec *spec, const cres__json *d, cres__job *j, int v,
-                                               const char *what, const char *q, cres_result bad, cres_error *err) {
+CRES__PRIVATE cres_result cres__spec_read_tasks(cres_cluster_spec *spec, const cres__json *d,
+                                                cres__job *j, int v, const char *what,
+                                                const char *q, cres_result bad, cres_error *err) {
     int i, e, index;
     char why[160];
     cres_result r = CRES_OK;
@@ -2423,8 +2451,8 @@ CRES__PRIVATE cres_result cres__spec_read_tasks(cres_cluster_spec *spec, const c
         return r;
     }
     if (d->t[v].type != JSMN_OBJECT)
-        return cres__fail(err, bad, "%s: job %s must be a list or an object of addresses, not %s", what, q,
-                          cres__json_quote(d, v, why, sizeof why));
+        return cres__fail(err, bad, "%s: job %s must be a list or an object of addresses, not %s",
+                          what, q, cres__json_quote(d, v, why, sizeof why));
     for (i = 0, e = v + 1; r == CRES_OK && i < d->t[v].size; i++, e = cres__json_next(d, e + 1)) {
         if (!cres__json_index(d, e, 1, &index, why, sizeof why))
             return cres__fail(err, bad, "%s: job %s: task key %s", what, q, why);
@@ -2439,14 +2467,17 @@ CRES__PRIVATE cres_result cres__spec_read_json(cres_cluster_spec *spec, const cr
     int k = obj + 1, n;
     char q[CRES__QUOTE_SIZE], prefix[CRES__QUOTE_SIZE + 64];
     if (!cres__json_is(d, obj, JSMN_OBJECT))
-        return cres__fail(err, bad, "%s must be an object of jobs, not %s", what, cres__json_quote(d, obj, q, sizeof q));
+        return cres__fail(err, bad, "%s must be an object of jobs, not %s", what,
+                          cres__json_quote(d, obj, q, sizeof q));
     for (n = 0; n < d->t[obj].size; n++, k = cres__json_next(d, k + 1)) {
         char *name;
         cres__job *j;
         cres_result r;
         int ok = cres__json_strdup(d, k, &name);
         if (ok == 0) return cres__oom(err, what);
-        if (ok < 0) return cres__fail(err, bad, "%s: a job name contains a NUL character or a lone surrogate", what);
+        if (ok < 0)
+            return cres__fail(err, bad,
+                              "%s: a job name contains a NUL character or a lone surrogate", what);
         cres__quote(q, sizeof q, name, strlen(name));
         snprintf(prefix, sizeof prefix, "%s: ", what);
         r = cres__check_job_name(name, err);
@@ -2470,7 +2501,8 @@ CRES_API cres_result cres_spec_from_json(const char *json, size_t len, const cre
     *out = NULL;
     if (!json) return cres__fail(err, CRES_ERR_INVALID_ARGUMENT, "cluster JSON is NULL");
     if ((r = cres_spec_create(alloc, &spec, err)) != CRES_OK) return r;
-    r = cres__json_parse_document(&d, json, len, &spec->alloc, "cluster JSON", CRES_ERR_INVALID_JSON, err);
+    r = cres__json_parse_document(&d, json, len, &spec->alloc, "cluster JSON",
+                                  CRES_ERR_INVALID_JSON, err);
     if (r == CRES_OK) {
         r = cres__spec_read_json(spec, &d, 0, "cluster JSON", CRES_ERR_INVALID_JSON, err);
         cres__json_free(&d);
@@ -2553,18 +2585,23 @@ CRES_API cres_result cres_resolver_new(size_t size, const cres_resolver_vtable *
     if (!out) return cres__fail(err, CRES_ERR_INVALID_ARGUMENT, "resolver: out is NULL");
     *out = NULL;
     if (!vtable || !vtable->resolve || !vtable->name)
-        return cres__fail(err, CRES_ERR_INVALID_ARGUMENT, "resolver: the vtable needs a name and resolve()");
+        return cres__fail(err, CRES_ERR_INVALID_ARGUMENT,
+                          "resolver: the vtable needs a name and resolve()");
     if (size < sizeof(cres_resolver))
-        return cres__fail(err, CRES_ERR_INVALID_ARGUMENT, "resolver: size %zu is smaller than cres_resolver", size);
+        return cres__fail(err, CRES_ERR_INVALID_ARGUMENT,
+                          "resolver: size %zu is smaller than cres_resolver", size);
     if (config) cfg = *config;
     else memset(&cfg, 0, sizeof cfg);
     if ((res = cres__check_allocator(&cfg.allocator, err)) != CRES_OK) return res;
     if (cfg.timeout_ms < 0 || cfg.max_retries < -1 || cfg.resolve_timeout_ms < -1)
         return cres__fail(err, CRES_ERR_INVALID_ARGUMENT,
-                          "config: timeout_ms must not be negative, max_retries and resolve_timeout_ms not below -1");
+                          "config: timeout_ms must not be negative, max_retries and "
+                          "resolve_timeout_ms not below -1");
     /* What a zero means is settled here, once: calls read the resolver's copy as it is. */
     if (!cfg.timeout_ms) cfg.timeout_ms = CRES__DEFAULT_TIMEOUT_MS;
-    cfg.max_retries = cfg.max_retries == 0 ? CRES__DEFAULT_RETRIES : cfg.max_retries < 0 ? 0 : cfg.max_retries;
+    cfg.max_retries = cfg.max_retries == 0  ? CRES__DEFAULT_RETRIES
+                      : cfg.max_retries < 0 ? 0
+                                            : cfg.max_retries;
     if (!cfg.resolve_timeout_ms) cfg.resolve_timeout_ms = CRES__DEFAULT_RESOLVE_TIMEOUT_MS;
     if (!cfg.max_response_bytes) cfg.max_response_bytes = CRES__DEFAULT_MAX_RESPONSE;
     r = (cres_resolver *)cres__alloc(&cfg.allocator, size);
@@ -2593,7 +2630,8 @@ CRES__PRIVATE cres_result cres__set_string(cres_resolver *r, char **field, const
                                           cres_error *err) {
     char *copy = NULL;
     if (value && *field && strcmp(value, *field) == 0) return CRES_OK; /* no churn */
-    if (value && !(copy = cres__strdup(&r->config.allocator, value))) return cres__oom(err, r->vtable->name);
+    if (value && !(copy = cres__strdup(&r->config.allocator, value)))
+        return cres__oom(err, r->vtable->name);
     cres__free(&r->config.allocator, *field);
     *field = copy;
     return CRES_OK;
@@ -2602,7 +2640,8 @@ CRES__PRIVATE cres_result cres__set_string(cres_resolver *r, char **field, const
 CRES__PRIVATE cres_result cres__set_task_fields(cres_resolver *r, const char *task_type,
                                                int task_id, int mark, cres_error *err) {
     cres_result res;
-    if (task_id < -1) return cres__fail(err, CRES_ERR_INVALID_ARGUMENT, "task id %d is negative", task_id);
+    if (task_id < -1)
+        return cres__fail(err, CRES_ERR_INVALID_ARGUMENT, "task id %d is negative", task_id);
     if (task_type && !(mark == 0 && (r->task_overridden & CRES__TYPE_OVERRIDDEN))) {
         if ((res = cres__set_string(r, &r->task_type, task_type, err)) != CRES_OK) return res;
         if (mark) r->task_overridden |= CRES__TYPE_OVERRIDDEN;
@@ -2638,10 +2677,13 @@ CRES_API cres_result cres_set_environment(cres_resolver *r, const char *environm
                                           cres_error *err) {
     cres__clear(err);
     if (!r) return cres__fail(err, CRES_ERR_INVALID_ARGUMENT, "resolver is NULL");
-    return cres__set_string(r, &r->environment, environment && *environment ? environment : NULL, err);
+    return cres__set_string(r, &r->environment, environment && *environment ? environment : NULL,
+                            err);
 }
 
-CRES_API const char *cres_resolver_name(const cres_resolver *r) { return r ? r->vtable->name : NULL; }
+CRES_API const char *cres_resolver_name(const cres_resolver *r) {
+    return r ? r->vtable->name : NULL;
+}
 CRES_API const char *cres_task_type(const cres_resolver *r) { return r ? r->task_type : NULL; }
 CRES_API int cres_task_id(const cres_resolver *r) { return r ? r->task_id : -1; }
 CRES_API const char *cres_rpc_layer(const cres_resolver *r) { return r ? r->rpc_layer : NULL; }
@@ -2679,7 +2721,9 @@ CRES_API cres_result cres_resolve(cres_resolver *r, cres_cluster_spec **out, cre
         cres_spec_free(*out); /* a backend that fails must not hand out a spec */
         *out = NULL;
     }
-    if (res == CRES_OK && !*out) return cres__fail(err, CRES_ERR_UNEXPECTED_RESPONSE, "%s: resolve gave no spec", r->vtable->name);
+    if (res == CRES_OK && !*out)
+        return cres__fail(err, CRES_ERR_UNEXPECTED_RESPONSE, "%s: resolve gave no spec",
+                          r->vtable->name);
     return res;
 }
 
@@ -2701,9 +2745,10 @@ CRES__PRIVATE cres_result cres__write_master(const char *address, const char *rp
    (a backend may find it there). With no task: `no_task` ("" or a master string), or
    CRES_ERR_NOT_FOUND when no_task is NULL. cres__master_of_task resolves first. */
 CRES__PRIVATE cres_result cres__master_in_spec(cres_resolver *r, const cres_cluster_spec *spec,
-                                              const char *task_type, int task_id, const char *rpc_layer,
-                                              const char *no_task, char *buf, size_t cap, size_t *out_len,
-                                              cres_error *err) {
+                                               const char *task_type, int task_id,
+                                               const char *rpc_layer, const char *no_task,
+                                               char *buf, size_t cap, size_t *out_len,
+                                               cres_error *err) {
     const char *type = task_type ? task_type : r->task_type, *address;
     const char *rpc = rpc_layer ? rpc_layer : r->rpc_layer;
     int id = task_id >= 0 ? task_id : r->task_id;
@@ -2711,13 +2756,17 @@ CRES__PRIVATE cres_result cres__master_in_spec(cres_resolver *r, const cres_clus
     if (!type || id < 0)
         return no_task ? cres__write_master(no_task, rpc, buf, cap, out_len, err)
                        : cres__fail(err, CRES_ERR_NOT_FOUND,
-                                    "%s: no task to give the master of: the backend found none; pass task_type and task_id",
+                                    "%s: no task to give the master of: the backend found none; "
+                                    "pass task_type and task_id",
                                     r->vtable->name);
     if ((address = cres_spec_task_address(spec, type, id)) != NULL)
         return cres__write_master(address, rpc, buf, cap, out_len, err);
     cres__quote(q, sizeof q, type, strlen(type));
-    return cres_spec_job(spec, type) ? cres__fail(err, CRES_ERR_NOT_FOUND, "%s: job %s has no task %d", r->vtable->name, q, id)
-                                     : cres__fail(err, CRES_ERR_NOT_FOUND, "%s: no job %s in the cluster", r->vtable->name, q);
+    return cres_spec_job(spec, type)
+               ? cres__fail(err, CRES_ERR_NOT_FOUND, "%s: job %s has no task %d", r->vtable->name,
+                            q, id)
+               : cres__fail(err, CRES_ERR_NOT_FOUND, "%s: no job %s in the cluster",
+                            r->vtable->name, q);
 }
 
 CRES__PRIVATE cres_result cres__master_of_task(cres_resolver *r, const char *task_type, int task_id,
@@ -2727,7 +2776,8 @@ CRES__PRIVATE cres_result cres__master_of_task(cres_resolver *r, const char *tas
     cres_cluster_spec *spec;
     cres_result res = cres_resolve(r, &spec, err);
     if (res != CRES_OK) return res;
-    res = cres__master_in_spec(r, spec, task_type, task_id, rpc_layer, no_task, buf, cap, out_len, err);
+    res = cres__master_in_spec(r, spec, task_type, task_id, rpc_layer, no_task, buf, cap, out_len,
+                               err);
     cres_spec_free(spec);
     return res;
 }
@@ -2737,23 +2787,27 @@ CRES_API cres_result cres_master_of(cres_resolver *r, const char *task_type, int
                                     cres_error *err) {
     cres__clear(err);
     if (!r) return cres__fail(err, CRES_ERR_INVALID_ARGUMENT, "resolver is NULL");
-    if (task_id < -1) return cres__fail(err, CRES_ERR_INVALID_ARGUMENT, "task id %d is negative", task_id);
+    if (task_id < -1)
+        return cres__fail(err, CRES_ERR_INVALID_ARGUMENT, "task id %d is negative", task_id);
     if (r->vtable->master)
         return r->vtable->master(r, task_type, task_id, rpc_layer, buf, cap, out_len, err);
     return cres__master_of_task(r, task_type, task_id, rpc_layer, "", buf, cap, out_len, err);
 }
 
-CRES_API cres_result cres_master(cres_resolver *r, char *buf, size_t cap, size_t *out_len, cres_error *err) {
+CRES_API cres_result cres_master(cres_resolver *r, char *buf, size_t cap, size_t *out_len,
+                                 cres_error *err) {
     return cres_master_of(r, NULL, CRES_OWN_TASK, NULL, buf, cap, out_len, err);
 }
 
 CRES_API cres_result cres_visible_devices_of(cres_resolver *r, const char *task_type, int task_id,
-                                             char *buf, size_t cap, size_t *out_len, cres_error *err) {
+                                             char *buf, size_t cap, size_t *out_len,
+                                             cres_error *err) {
     cres__writer w;
     cres_result res;
     cres__clear(err);
     if (!r) return cres__fail(err, CRES_ERR_INVALID_ARGUMENT, "resolver is NULL");
-    if (task_id < -1) return cres__fail(err, CRES_ERR_INVALID_ARGUMENT, "task id %d is negative", task_id);
+    if (task_id < -1)
+        return cres__fail(err, CRES_ERR_INVALID_ARGUMENT, "task id %d is negative", task_id);
     if (r->vtable->visible_devices)
         return r->vtable->visible_devices(r, task_type, task_id, buf, cap, out_len, err);
     if ((res = cres__start(&w, buf, cap, err)) != CRES_OK) return res;
@@ -2768,13 +2822,16 @@ CRES_API cres_result cres_visible_devices(cres_resolver *r, char *buf, size_t ca
 CRES_API cres_result cres_num_accelerators_of(cres_resolver *r, const char *task_type, int task_id,
                                               cres_accelerators *out, cres_error *err) {
     cres__clear(err);
-    if (!r || !out) return cres__fail(err, CRES_ERR_INVALID_ARGUMENT, "num_accelerators: resolver or out is NULL");
+    if (!r || !out)
+        return cres__fail(err, CRES_ERR_INVALID_ARGUMENT,
+                          "num_accelerators: resolver or out is NULL");
     memset(out, 0, sizeof *out);
     if (!r->vtable->num_accelerators) return CRES_OK;
     return r->vtable->num_accelerators(r, task_type, task_id, out, err);
 }
 
-CRES_API cres_result cres_num_accelerators(cres_resolver *r, cres_accelerators *out, cres_error *err) {
+CRES_API cres_result cres_num_accelerators(cres_resolver *r, cres_accelerators *out,
+                                           cres_error *err) {
     return cres_num_accelerators_of(r, NULL, CRES_OWN_TASK, out, err);
 }
 
@@ -2812,7 +2869,8 @@ CRES__PRIVATE void cres__system_sleep(void *user, int ms) {
 CRES__PRIVATE long long cres__now_ms(void) {
 #  if defined(CLOCK_MONOTONIC)
     struct timespec ts;
-    if (clock_gettime(CLOCK_MONOTONIC, &ts) == 0) return (long long)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+    if (clock_gettime(CLOCK_MONOTONIC, &ts) == 0)
+        return (long long)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
 #  endif
     {
         struct timeval tv;
@@ -2844,7 +2902,8 @@ typedef struct cres__http {
 CRES__PRIVATE cres_result cres__http_begin(cres__http *h, cres_resolver *r, cres_error *err) {
     memset(h, 0, sizeof *h);
     h->r = r;
-    if (r->config.resolve_timeout_ms > 0) h->deadline = cres__now_ms() + r->config.resolve_timeout_ms;
+    if (r->config.resolve_timeout_ms > 0)
+        h->deadline = cres__now_ms() + r->config.resolve_timeout_ms;
     h->transport = r->config.transport;
     if (h->transport.perform) return CRES_OK;
 #ifdef CLUSTER_RESOLVER_USE_CURL
@@ -2852,12 +2911,14 @@ CRES__PRIVATE cres_result cres__http_begin(cres__http *h, cres_resolver *r, cres
     h->transport = cres__curl_transport_value();
     return CRES_OK;
 #else
-    return cres__fail(err, CRES_ERR_NO_TRANSPORT, "%s: %s", r->vtable->name, cres_result_string(CRES_ERR_NO_TRANSPORT));
+    return cres__fail(err, CRES_ERR_NO_TRANSPORT, "%s: %s", r->vtable->name,
+                      cres_result_string(CRES_ERR_NO_TRANSPORT));
 #endif
 }
 
 CRES__PRIVATE void cres__http_end(cres__http *h) {
-    if (h->session && h->transport.close_session) h->transport.close_session(h->transport.user, h->session);
+    if (h->session && h->transport.close_session)
+        h->transport.close_session(h->transport.user, h->session);
     h->session = NULL;
 }
 
@@ -2868,7 +2929,9 @@ CRES__PRIVATE void cres__response_free(const cres_resolver *r, cres_http_respons
 }
 
 /* Past the resolve's bound (config.resolve_timeout_ms). */
-CRES__PRIVATE int cres__http_out_of_time(const cres__http *h) { return h->deadline && cres__now_ms() >= h->deadline; }
+CRES__PRIVATE int cres__http_out_of_time(const cres__http *h) {
+    return h->deadline && cres__now_ms() >= h->deadline;
+}
 
 CRES__PRIVATE int cres__retryable(cres_result res, int status) {
     return res == CRES_ERR_TRANSPORT || (res == CRES_OK && (status == 429 || status >= 500));
@@ -2884,7 +2947,8 @@ CRES__PRIVATE cres_result cres__http_attempt(cres__http *h, cres_http_request *r
     cres_result res;
     memset(resp, 0, sizeof *resp);
     if (h->deadline && left <= 0) /* a slow drip of answers, each in time, adds up here */
-        return cres__fail(err, CRES_ERR_TIMEOUT, "the resolve took longer than config.resolve_timeout_ms (%d ms)",
+        return cres__fail(err, CRES_ERR_TIMEOUT,
+                          "the resolve took longer than config.resolve_timeout_ms (%d ms)",
                           resolve_ms);
     req->timeout_ms = left >= 0 && left < request_ms ? (int)left : request_ms;
     cres__log(h->r, CRES_LOG_DEBUG, "%s: %s %s", h->r->vtable->name, req->method, req->url);
@@ -2897,16 +2961,20 @@ CRES__PRIVATE cres_result cres__http_attempt(cres__http *h, cres_http_request *r
         if (left >= 0 && left < request_ms &&
             (res == CRES_ERR_TIMEOUT || (res == CRES_ERR_TRANSPORT && cres__http_out_of_time(h)))) {
             char why[96];
-            snprintf(why, sizeof why, "the resolve took longer than config.resolve_timeout_ms (%d ms): ", resolve_ms);
+            snprintf(
+                why, sizeof why,
+                "the resolve took longer than config.resolve_timeout_ms (%d ms): ", resolve_ms);
             return cres__wrap(err, res, CRES_ERR_TIMEOUT, why);
         }
         return res;
     }
     if (resp->body_len > req->max_response_bytes) {
         cres__response_free(h->r, resp);
-        return cres__fail(err, CRES_ERR_LIMIT, "response larger than the limit of %zu bytes", req->max_response_bytes);
+        return cres__fail(err, CRES_ERR_LIMIT, "response larger than the limit of %zu bytes",
+                          req->max_response_bytes);
     }
-    if (!resp->body && !(resp->body = cres__strdup(&c->allocator, ""))) /* a transport may send no body */
+    if (!resp->body &&
+        !(resp->body = cres__strdup(&c->allocator, ""))) /* a transport may send no body */
         return cres__oom(err, h->r->vtable->name);
     return CRES_OK;
 }
@@ -2916,9 +2984,9 @@ CRES__PRIVATE cres_result cres__http_attempt(cres__http *h, cres_http_request *r
    doubling), none past the resolve's bound. Any HTTP status comes back as CRES_OK: the caller
    judges it with the body at hand. Messages start with the backend, the method and the URL. */
 CRES__PRIVATE cres_result cres__http_call(cres__http *h, const char *method, const char *url,
-                                         const cres_http_header *headers, size_t headers_count, const char *body,
-                                         const char *ca_file, int timeout_ms, int retries, cres_http_response *resp,
-                                         cres_error *err) {
+                                          const cres_http_header *headers, size_t headers_count,
+                                          const char *body, const char *ca_file, int timeout_ms,
+                                          int retries, cres_http_response *resp, cres_error *err) {
     const cres_config *c = &h->r->config;
     int attempt, wait_ms = 250;
     cres_http_request req;
@@ -2934,19 +3002,22 @@ CRES__PRIVATE cres_result cres__http_call(cres__http *h, const char *method, con
     req.ca_file = ca_file;
     req.max_response_bytes = c->max_response_bytes;
     req.session = &h->session;
-    for (attempt = 0;; attempt++, wait_ms = wait_ms <= CRES_MAX_RETRY_AFTER_MS / 2 ? wait_ms * 2 : CRES_MAX_RETRY_AFTER_MS) {
+    for (attempt = 0;; attempt++,
+        wait_ms = wait_ms <= CRES_MAX_RETRY_AFTER_MS / 2 ? wait_ms * 2 : CRES_MAX_RETRY_AFTER_MS) {
         int pause;
         res = cres__http_attempt(h, &req, timeout_ms, resp, err);
         if (!cres__retryable(res, resp->status) || attempt >= retries) break;
         pause = wait_ms;
         if (resp->retry_after_s > 0) /* seconds, capped before they can overflow */
-            pause = resp->retry_after_s > CRES_MAX_RETRY_AFTER_MS / 1000 ? CRES_MAX_RETRY_AFTER_MS
-                                                                         : resp->retry_after_s * 1000;
+            pause = resp->retry_after_s > CRES_MAX_RETRY_AFTER_MS / 1000
+                        ? CRES_MAX_RETRY_AFTER_MS
+                        : resp->retry_after_s * 1000;
         if (pause > CRES_MAX_RETRY_AFTER_MS) pause = CRES_MAX_RETRY_AFTER_MS;
         if (h->deadline && cres__now_ms() + pause >= h->deadline) break; /* no time left to retry */
-        cres__log(h->r, CRES_LOG_WARN, "%s: %s %s: %s; retrying in %d ms (retry %d of %d)", h->r->vtable->name,
-                  method, url, res == CRES_OK ? "server busy or failing" : (err ? err->message : "no answer"), pause,
-                  attempt + 1, retries);
+        cres__log(h->r, CRES_LOG_WARN, "%s: %s %s: %s; retrying in %d ms (retry %d of %d)",
+                  h->r->vtable->name, method, url,
+                  res == CRES_OK ? "server busy or failing" : (err ? err->message : "no answer"),
+                  pause, attempt + 1, retries);
         if (res == CRES_OK) cres__response_free(h->r, resp);
         cres__sleep(h->r, pause);
     }
@@ -2961,8 +3032,8 @@ CRES__PRIVATE cres_result cres__http_request(cres__http *h, const char *method, 
                                             const char *body, const char *ca_file,
                                             cres_http_response *resp, cres_error *err) {
     const cres_config *c = &h->r->config;
-    return cres__http_call(h, method, url, headers, headers_count, body, ca_file, c->timeout_ms, c->max_retries, resp,
-                           err);
+    return cres__http_call(h, method, url, headers, headers_count, body, ca_file, c->timeout_ms,
+                           c->max_retries, resp, err);
 }
 
 /* Appends s to w with every byte outside RFC 3986's unreserved set percent-encoded. */
@@ -2970,7 +3041,8 @@ CRES__PRIVATE void cres__put_url_encoded(cres__writer *w, const char *s) {
     static const char hex[] = "0123456789ABCDEF";
     for (; *s; s++) {
         unsigned char c = (unsigned char)*s;
-        if ((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || strchr("-._~", c)) {
+        if ((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
+            strchr("-._~", c)) {
             cres__put(w, s, 1);
         } else {
             char e[3] = {'%', hex[c >> 4], hex[c & 15]};
@@ -2981,16 +3053,16 @@ CRES__PRIVATE void cres__put_url_encoded(cres__writer *w, const char *s) {
 
 /* The "message" of an API's error body, as ": <message>" cut after `keep` bytes; "" when
    there is none. Kubernetes puts it at the top (outer NULL), Google under "error". */
-CRES__PRIVATE void cres__error_message(const cres_resolver *r, const cres_http_response *resp, const char *outer,
-                                      int keep, char *out, size_t cap) {
+CRES__PRIVATE void cres__error_message(const cres_resolver *r, const cres_http_response *resp,
+                                       const char *outer, int keep, char *out, size_t cap) {
     static const char *const inner[] = {"message"};
     cres__json d;
     cres_error ignored;
     int obj = 0, m;
     char *text;
     out[0] = '\0';
-    if (cres__json_parse(&d, resp->body, resp->body_len, &r->config.allocator, "", CRES_ERR_UNEXPECTED_RESPONSE,
-                         &ignored) != CRES_OK)
+    if (cres__json_parse(&d, resp->body, resp->body_len, &r->config.allocator, "",
+                         CRES_ERR_UNEXPECTED_RESPONSE, &ignored) != CRES_OK)
         return;
     if (outer) cres__json_pick(&d, 0, &outer, &obj, 1);
     cres__json_pick(&d, obj, inner, &m, 1);
@@ -3003,7 +3075,9 @@ CRES__PRIVATE void cres__error_message(const cres_resolver *r, const cres_http_r
 
 /* What an error message adds to a 3xx status: we never follow one. */
 CRES__PRIVATE const char *cres__redirect_note(int status) {
-    return status >= 300 && status < 400 ? " (a redirect: not followed, so a token never reaches another host)" : "";
+    return status >= 300 && status < 400
+               ? " (a redirect: not followed, so a token never reaches another host)"
+               : "";
 }
 #endif /* CRES__HTTP */
 
@@ -3031,7 +3105,8 @@ static size_t cres__curl_write(char *ptr, size_t size, size_t nmemb, void *user)
         s->too_big = 1;
         return 0; /* aborts the transfer */
     }
-    if (!s->cap && curl_easy_getinfo(s->curl, CURLINFO_CONTENT_LENGTH_DOWNLOAD_T, &announced) == CURLE_OK &&
+    if (!s->cap &&
+        curl_easy_getinfo(s->curl, CURLINFO_CONTENT_LENGTH_DOWNLOAD_T, &announced) == CURLE_OK &&
         announced > 0 && (curl_off_t)s->max >= announced) { /* one allocation of the right size */
         if (!(s->data = (char *)cres__alloc(s->a, (size_t)announced + 1))) {
             s->oom = 1;
@@ -3069,18 +3144,21 @@ static size_t cres__curl_header(char *line, size_t size, size_t nmemb, void *use
 static cres_result cres__curl_result(CURLcode rc, const cres__curl_sink *sink, const char *detail,
                                      const cres_http_request *req, cres_error *err) {
     const char *text = detail[0] ? detail : curl_easy_strerror(rc);
-    if (sink->oom || rc == CURLE_OUT_OF_MEMORY) return cres__fail(err, CRES_ERR_OUT_OF_MEMORY, "out of memory");
+    if (sink->oom || rc == CURLE_OUT_OF_MEMORY)
+        return cres__fail(err, CRES_ERR_OUT_OF_MEMORY, "out of memory");
     if (sink->too_big || rc == CURLE_FILESIZE_EXCEEDED)
-        return cres__fail(err, CRES_ERR_LIMIT, "response larger than the limit of %zu bytes", req->max_response_bytes);
+        return cres__fail(err, CRES_ERR_LIMIT, "response larger than the limit of %zu bytes",
+                          req->max_response_bytes);
     if (rc == CURLE_OPERATION_TIMEDOUT && sink->reached) /* a silent server: not retried */
-        return cres__fail(err, CRES_ERR_TIMEOUT, "no complete answer within %d ms (%s)", req->timeout_ms, text);
-    return cres__fail(err, CRES_ERR_TRANSPORT, "%s", text); /* a connect timeout among them: retried */
+        return cres__fail(err, CRES_ERR_TIMEOUT, "no complete answer within %d ms (%s)",
+                          req->timeout_ms, text);
+    return cres__fail(err, CRES_ERR_TRANSPORT, "%s", text); /* connect timeouts too: retried */
 }
 
 #if LIBCURL_VERSION_NUM >= 0x075000 /* 7.80: CURLOPT_PREREQFUNCTION */
 /* Called once a connection, new or kept alive, is about to carry the request. */
-static int cres__curl_prereq(void *user, char *conn_primary_ip, char *conn_local_ip, int conn_primary_port,
-                             int conn_local_port) {
+static int cres__curl_prereq(void *user, char *conn_primary_ip, char *conn_local_ip,
+                             int conn_primary_port, int conn_local_port) {
     (void)conn_primary_ip, (void)conn_local_ip, (void)conn_primary_port, (void)conn_local_port;
     ((cres__curl_sink *)user)->reached = 1;
     return CURL_PREREQFUNC_OK;
@@ -3102,7 +3180,8 @@ static void cres__curl_close(void *user, void *session) {
 
 /* The request's headers as curl wants them, whole whatever their length (a service account
    token can pass 1 KB); NULL with *ok = 0 when out of memory. */
-static struct curl_slist *cres__curl_headers(const cres_http_request *req, const cres_allocator *a, int *ok) {
+static struct curl_slist *cres__curl_headers(const cres_http_request *req, const cres_allocator *a,
+                                             int *ok) {
     struct curl_slist *list = NULL, *more = NULL;
     size_t i;
     *ok = 1;
@@ -3135,7 +3214,8 @@ static void cres__curl_options(CURL *c, const cres_http_request *req, struct cur
     curl_easy_setopt(c, CURLOPT_SSL_VERIFYHOST, 2L);
     if (req->ca_file) curl_easy_setopt(c, CURLOPT_CAINFO, req->ca_file);
     curl_easy_setopt(c, CURLOPT_TIMEOUT_MS, (long)req->timeout_ms);
-    curl_easy_setopt(c, CURLOPT_CONNECTTIMEOUT_MS, (long)(req->timeout_ms < 5000 ? req->timeout_ms : 5000));
+    curl_easy_setopt(c, CURLOPT_CONNECTTIMEOUT_MS,
+                     (long)(req->timeout_ms < 5000 ? req->timeout_ms : 5000));
     curl_easy_setopt(c, CURLOPT_MAXFILESIZE_LARGE, (curl_off_t)req->max_response_bytes);
     curl_easy_setopt(c, CURLOPT_WRITEFUNCTION, cres__curl_write);
     curl_easy_setopt(c, CURLOPT_WRITEDATA, sink);
@@ -3155,8 +3235,9 @@ static void cres__curl_options(CURL *c, const cres_http_request *req, struct cur
         curl_easy_setopt(c, CURLOPT_CUSTOMREQUEST, req->method);
 }
 
-static cres_result cres__curl_perform(void *user, const cres_http_request *req, cres_http_response *resp,
-                                      const cres_allocator *alloc, cres_error *err) {
+static cres_result cres__curl_perform(void *user, const cres_http_request *req,
+                                      cres_http_response *resp, const cres_allocator *alloc,
+                                      cres_error *err) {
     CURL *c = req->session && *req->session ? (CURL *)*req->session : curl_easy_init();
     struct curl_slist *headers;
     cres__curl_sink sink;
@@ -3187,7 +3268,8 @@ static cres_result cres__curl_perform(void *user, const cres_http_request *req, 
         long fresh = 1;
         curl_easy_getinfo(c, CURLINFO_CONNECT_TIME, &connect_time);
         curl_easy_getinfo(c, CURLINFO_NUM_CONNECTS, &fresh);
-        sink.reached = connect_time > 0 || (fresh == 0 && strncmp(detail, "Connection timed out", 20) != 0);
+        sink.reached =
+            connect_time > 0 || (fresh == 0 && strncmp(detail, "Connection timed out", 20) != 0);
     }
 #endif
     if (!req->session) curl_easy_cleanup(c);
@@ -3237,7 +3319,8 @@ CRES__PRIVATE cres_result cres__simple_master(cres_resolver *r, const char *task
                                              size_t *out_len, cres_error *err) {
     cres__simple *s = (cres__simple *)r;
     if (s->master && !(task_type && task_id >= 0))
-        return cres__write_master(s->master, rpc_layer ? rpc_layer : r->rpc_layer, buf, cap, out_len, err);
+        return cres__write_master(s->master, rpc_layer ? rpc_layer : r->rpc_layer, buf, cap,
+                                  out_len, err);
     return cres__master_of_task(r, task_type, task_id, rpc_layer, "", buf, cap, out_len, err);
 }
 
@@ -3260,7 +3343,8 @@ CRES__PRIVATE void cres__simple_destroy(cres_resolver *r) {
 
 #ifndef CLUSTER_RESOLVER_NO_SIMPLE
 static const cres_resolver_vtable cres__simple_vtable = {
-    "simple", cres__simple_resolve, cres__simple_master, cres__simple_accelerators, cres__simple_destroy, NULL};
+    "simple", cres__simple_resolve, cres__simple_master, cres__simple_accelerators,
+    cres__simple_destroy, NULL};
 
 CRES_API cres_result cres_simple_resolver_create(const cres_simple_options *o, cres_resolver **out,
                                                  cres_error *err) {
@@ -3269,10 +3353,12 @@ CRES_API cres_result cres_simple_resolver_create(const cres_simple_options *o, c
     cres_result res;
     cres__clear(err);
     if (out) *out = NULL;
-    if (!o || !o->spec) return cres__fail(err, CRES_ERR_INVALID_ARGUMENT, "simple: options.spec is required");
+    if (!o || !o->spec)
+        return cres__fail(err, CRES_ERR_INVALID_ARGUMENT, "simple: options.spec is required");
     if (o->accelerators && o->accelerators->count > 8)
         return cres__fail(err, CRES_ERR_INVALID_ARGUMENT, "simple: more than 8 accelerator kinds");
-    if ((res = cres_resolver_new(sizeof *s, &cres__simple_vtable, o->config, &r, err)) != CRES_OK) return res;
+    if ((res = cres_resolver_new(sizeof *s, &cres__simple_vtable, o->config, &r, err)) != CRES_OK)
+        return res;
     s = (cres__simple *)r;
     if (o->accelerators) s->accelerators = *o->accelerators;
     res = cres_spec_clone(o->spec, &r->config.allocator, &s->spec, err);
@@ -3282,7 +3368,8 @@ CRES_API cres_result cres_simple_resolver_create(const cres_simple_options *o, c
     return cres__created(r, res, out);
 }
 #else
-CRES__LEFT_OUT(cres_simple_resolver_create, cres_simple_options, "simple", "CLUSTER_RESOLVER_NO_SIMPLE")
+CRES__LEFT_OUT(cres_simple_resolver_create, cres_simple_options, "simple",
+               "CLUSTER_RESOLVER_NO_SIMPLE")
 #endif /* CLUSTER_RESOLVER_NO_SIMPLE */
 
 /* ////////////////////////////////////////////////////////////////////////////////////////
@@ -3311,7 +3398,8 @@ CRES__PRIVATE cres_result cres__union_resolve(cres_resolver *r, cres_cluster_spe
     if ((res = cres_spec_create(&r->config.allocator, &merged, err)) != CRES_OK) return res;
     for (i = 0; i < u->count && res == CRES_OK; i++) {
         char prefix[64];
-        snprintf(prefix, sizeof prefix, "union: resolver %zu (%s): ", i, u->children[i]->vtable->name);
+        snprintf(prefix, sizeof prefix, "union: resolver %zu (%s): ", i,
+                 u->children[i]->vtable->name);
         res = cres_resolve(u->children[i], &part, err);
         if (res == CRES_OK) {
             res = cres_spec_merge(merged, part, err);
@@ -3343,9 +3431,11 @@ CRES__PRIVATE cres_result cres__union_accelerators(cres_resolver *r, const char 
     return cres_num_accelerators_of(((cres__union *)r)->children[0], task_type, task_id, out, err);
 }
 
-CRES__PRIVATE cres_result cres__union_devices(cres_resolver *r, const char *task_type, int task_id, char *buf,
-                                             size_t cap, size_t *out_len, cres_error *err) {
-    return cres_visible_devices_of(((cres__union *)r)->children[0], task_type, task_id, buf, cap, out_len, err);
+CRES__PRIVATE cres_result cres__union_devices(cres_resolver *r, const char *task_type, int task_id,
+                                              char *buf, size_t cap, size_t *out_len,
+                                              cres_error *err) {
+    return cres_visible_devices_of(((cres__union *)r)->children[0], task_type, task_id, buf, cap,
+                                   out_len, err);
 }
 
 CRES__PRIVATE void cres__union_destroy(cres_resolver *r) {
@@ -3357,7 +3447,8 @@ CRES__PRIVATE void cres__union_destroy(cres_resolver *r) {
 }
 
 static const cres_resolver_vtable cres__union_vtable = {
-    "union", cres__union_resolve, cres__union_master, cres__union_accelerators, cres__union_destroy, cres__union_devices};
+    "union", cres__union_resolve, cres__union_master, cres__union_accelerators, cres__union_destroy,
+    cres__union_devices};
 
 CRES_API cres_result cres_union_resolver_create(const cres_union_options *o, cres_resolver **out,
                                                 cres_error *err) {
@@ -3368,9 +3459,11 @@ CRES_API cres_result cres_union_resolver_create(const cres_union_options *o, cre
     cres__clear(err);
     if (out) *out = NULL;
     if (!o || !o->resolvers || o->resolvers_count == 0)
-        return cres__fail(err, CRES_ERR_INVALID_ARGUMENT, "union: at least one resolver is required");
+        return cres__fail(err, CRES_ERR_INVALID_ARGUMENT,
+                          "union: at least one resolver is required");
     for (i = 0; i < o->resolvers_count && res == CRES_OK; i++)
-        if (!o->resolvers[i]) res = cres__fail(err, CRES_ERR_INVALID_ARGUMENT, "union: resolvers[%zu] is NULL", i);
+        if (!o->resolvers[i])
+            res = cres__fail(err, CRES_ERR_INVALID_ARGUMENT, "union: resolvers[%zu] is NULL", i);
     if (res == CRES_OK) res = cres_resolver_new(sizeof *u, &cres__union_vtable, o->config, &r, err);
     if (res != CRES_OK) {
         if (o->owns_resolvers)
@@ -3379,7 +3472,8 @@ CRES_API cres_result cres_union_resolver_create(const cres_union_options *o, cre
     }
     u = (cres__union *)r;
     u->owns = o->owns_resolvers;
-    u->children = (cres_resolver **)cres__alloc(&r->config.allocator, o->resolvers_count * sizeof *u->children);
+    u->children = (cres_resolver **)cres__alloc(&r->config.allocator,
+                                                o->resolvers_count * sizeof *u->children);
     if (!u->children) {
         res = cres__oom(err, "union");
         if (o->owns_resolvers) /* the union cannot free them without the array */
@@ -3410,9 +3504,9 @@ CRES__PRIVATE int cres__spec_is_local(const cres_cluster_spec *s) {
            (s->count == 1 && s->jobs[0].pub.tasks_count == 1 && s->jobs[0].pub.tasks[0].index == 0);
 }
 
-CRES__PRIVATE cres_result cres__tfconfig_master(cres_resolver *r, const char *task_type, int task_id,
-                                               const char *rpc_layer, char *buf, size_t cap,
-                                               size_t *out_len, cres_error *err) {
+CRES__PRIVATE cres_result cres__tfconfig_master(cres_resolver *r, const char *task_type,
+                                                int task_id, const char *rpc_layer, char *buf,
+                                                size_t cap, size_t *out_len, cres_error *err) {
     cres__tfconfig *t = (cres__tfconfig *)r;
     if (t->master) return cres__write_master(t->master, NULL, buf, cap, out_len, err);
     if (!task_type && task_id < 0 && cres__spec_is_local(t->spec))
@@ -3432,11 +3526,13 @@ CRES__PRIVATE cres_result cres__tf_string(const cres__json *d, int obj, const ch
     *out = NULL;
     if (res != CRES_OK || v < 0 || cres__json_is_null(d, v)) return res;
     if (d->t[v].type != JSMN_STRING)
-        return cres__fail(err, CRES_ERR_ENVIRONMENT, "TF_CONFIG: \"%s\" must be a string, not %s", key,
-                          cres__json_quote(d, v, q, sizeof q));
+        return cres__fail(err, CRES_ERR_ENVIRONMENT, "TF_CONFIG: \"%s\" must be a string, not %s",
+                          key, cres__json_quote(d, v, q, sizeof q));
     ok = cres__json_strdup(d, v, out);
     if (ok == 0) return cres__oom(err, "TF_CONFIG");
-    if (ok < 0) return cres__fail(err, CRES_ERR_ENVIRONMENT, "TF_CONFIG: \"%s\" contains a NUL character", key);
+    if (ok < 0)
+        return cres__fail(err, CRES_ERR_ENVIRONMENT, "TF_CONFIG: \"%s\" contains a NUL character",
+                          key);
     return CRES_OK;
 }
 
@@ -3452,10 +3548,13 @@ CRES__PRIVATE cres_result cres__tf_read_task(const cres__json *d, int task, cres
     char q[CRES__QUOTE_SIZE], why[160];
     cres_result res;
     if (!cres__json_is(d, task, JSMN_OBJECT))
-        return cres__fail(err, CRES_ERR_ENVIRONMENT, "TF_CONFIG: \"task\" must be an object, not %s",
+        return cres__fail(err, CRES_ERR_ENVIRONMENT,
+                          "TF_CONFIG: \"task\" must be an object, not %s",
                           cres__json_quote(d, task, q, sizeof q));
-    if ((res = cres__json_member(d, task, "type", &type, "TF_CONFIG: \"task\"", CRES_ERR_ENVIRONMENT, err)) != CRES_OK ||
-        (res = cres__json_member(d, task, "index", &index, "TF_CONFIG: \"task\"", CRES_ERR_ENVIRONMENT, err)) != CRES_OK)
+    if ((res = cres__json_member(d, task, "type", &type, "TF_CONFIG: \"task\"",
+                                 CRES_ERR_ENVIRONMENT, err)) != CRES_OK ||
+        (res = cres__json_member(d, task, "index", &index, "TF_CONFIG: \"task\"",
+                                 CRES_ERR_ENVIRONMENT, err)) != CRES_OK)
         return res;
     if (type >= 0 && !cres__json_is_null(d, type)) {
         const jsmntok_t *t = &d->t[type];
@@ -3464,27 +3563,33 @@ CRES__PRIVATE cres_result cres__tf_read_task(const cres__json *d, int task, cres
         if (t->type == JSMN_STRING) {
             ok = cres__json_strdup(d, type, &f->task_type);
         } else if (t->type == JSMN_PRIMITIVE &&
-                   cres__parse_decimal(d->s + t->start, (size_t)(t->end - t->start), &ignored) == 1) {
-            f->task_type = cres__strndup(a, d->s + t->start, (size_t)(t->end - t->start)); /* 123 -> "123" */
+                   cres__parse_decimal(d->s + t->start, (size_t)(t->end - t->start), &ignored) ==
+                       1) {
+            /* 123 -> "123" */
+            f->task_type = cres__strndup(a, d->s + t->start, (size_t)(t->end - t->start));
             ok = f->task_type != NULL;
         } else {
-            return cres__fail(err, CRES_ERR_ENVIRONMENT, "TF_CONFIG: \"task.type\" must be a string, not %s",
+            return cres__fail(err, CRES_ERR_ENVIRONMENT,
+                              "TF_CONFIG: \"task.type\" must be a string, not %s",
                               cres__json_quote(d, type, q, sizeof q));
         }
         if (ok == 0) return cres__oom(err, "TF_CONFIG");
-        if (ok < 0) return cres__fail(err, CRES_ERR_ENVIRONMENT, "TF_CONFIG: \"task.type\" contains a NUL character");
+        if (ok < 0)
+            return cres__fail(err, CRES_ERR_ENVIRONMENT,
+                              "TF_CONFIG: \"task.type\" contains a NUL character");
         if ((res = cres__check_job_name(f->task_type, err)) != CRES_OK)
             return cres__wrap(err, res, CRES_ERR_ENVIRONMENT, "TF_CONFIG: \"task.type\": ");
     }
-    if (index >= 0 && !cres__json_is_null(d, index) && !cres__json_index(d, index, 1, &f->task_id, why, sizeof why))
+    if (index >= 0 && !cres__json_is_null(d, index) &&
+        !cres__json_index(d, index, 1, &f->task_id, why, sizeof why))
         return cres__fail(err, CRES_ERR_ENVIRONMENT, "TF_CONFIG: \"task.index\" %s", why);
     return CRES_OK;
 }
 
 /* The own task must be a task of the cluster, except for "evaluator", which TensorFlow runs
    outside it. An empty cluster cannot be checked. */
-CRES__PRIVATE cres_result cres__tf_check_task(const cres_cluster_spec *spec, const cres__tf_fields *f,
-                                             cres_error *err) {
+CRES__PRIVATE cres_result cres__tf_check_task(const cres_cluster_spec *spec,
+                                              const cres__tf_fields *f, cres_error *err) {
     const cres_job *job;
     char q[CRES__QUOTE_SIZE];
     if (!f->task_type || spec->count == 0 || strcmp(f->task_type, "evaluator") == 0) return CRES_OK;
@@ -3494,14 +3599,16 @@ CRES__PRIVATE cres_result cres__tf_check_task(const cres_cluster_spec *spec, con
         char jobs[96] = "";
         size_t i, n = 0;
         for (i = 0; i < spec->count && n + 4 < sizeof jobs; i++)
-            n += (size_t)snprintf(jobs + n, sizeof jobs - n, "%s%s", i ? ", " : "", spec->jobs[i].pub.name);
+            n += (size_t)snprintf(jobs + n, sizeof jobs - n, "%s%s", i ? ", " : "",
+                                  spec->jobs[i].pub.name);
         return cres__fail(err, CRES_ERR_ENVIRONMENT,
-                          "TF_CONFIG: \"task.type\" %s is not a job of \"cluster\" (its jobs: %s)", q, jobs);
+                          "TF_CONFIG: \"task.type\" %s is not a job of \"cluster\" (its jobs: %s)",
+                          q, jobs);
     }
     if (f->task_id >= 0 && !cres_spec_task_address(spec, f->task_type, f->task_id))
         return cres__fail(err, CRES_ERR_ENVIRONMENT,
-                          "TF_CONFIG: \"task.index\" %d is not a task of job %s (it has %zu)", f->task_id, q,
-                          job->tasks_count);
+                          "TF_CONFIG: \"task.index\" %d is not a task of job %s (it has %zu)",
+                          f->task_id, q, job->tasks_count);
     return CRES_OK;
 }
 
@@ -3515,17 +3622,24 @@ CRES__PRIVATE cres_result cres__tf_parse(cres__tfconfig *t, const char *text, cr
     cres_result res;
     char q[CRES__QUOTE_SIZE];
     if (cres__is_blank(text)) return CRES_OK;
-    if ((res = cres__json_parse_document(&d, text, len, a, "TF_CONFIG", CRES_ERR_ENVIRONMENT, err)) != CRES_OK) return res;
+    if ((res = cres__json_parse_document(&d, text, len, a, "TF_CONFIG", CRES_ERR_ENVIRONMENT,
+                                         err)) != CRES_OK)
+        return res;
     if (d.t[0].type != JSMN_OBJECT)
         res = cres__fail(err, CRES_ERR_ENVIRONMENT, "TF_CONFIG: must be a JSON object, not %s",
                          cres__json_quote(&d, 0, q, sizeof q));
-    if (res == CRES_OK) res = cres__json_member(&d, 0, "cluster", &cluster, "TF_CONFIG", CRES_ERR_ENVIRONMENT, err);
+    if (res == CRES_OK)
+        res = cres__json_member(&d, 0, "cluster", &cluster, "TF_CONFIG", CRES_ERR_ENVIRONMENT, err);
     if (res == CRES_OK && (cluster < 0 || cres__json_is_null(&d, cluster)))
-        res = cres__json_member(&d, 0, "sparseCluster", &cluster, "TF_CONFIG", CRES_ERR_ENVIRONMENT, err);
+        res = cres__json_member(&d, 0, "sparseCluster", &cluster, "TF_CONFIG", CRES_ERR_ENVIRONMENT,
+                                err);
     if (res == CRES_OK && cluster >= 0 && !cres__json_is_null(&d, cluster))
-        res = cres__spec_read_json(t->spec, &d, cluster, "TF_CONFIG: \"cluster\"", CRES_ERR_ENVIRONMENT, err);
-    if (res == CRES_OK) res = cres__json_member(&d, 0, "task", &task, "TF_CONFIG", CRES_ERR_ENVIRONMENT, err);
-    if (res == CRES_OK && task >= 0 && !cres__json_is_null(&d, task)) res = cres__tf_read_task(&d, task, f, a, err);
+        res = cres__spec_read_json(t->spec, &d, cluster, "TF_CONFIG: \"cluster\"",
+                                   CRES_ERR_ENVIRONMENT, err);
+    if (res == CRES_OK)
+        res = cres__json_member(&d, 0, "task", &task, "TF_CONFIG", CRES_ERR_ENVIRONMENT, err);
+    if (res == CRES_OK && task >= 0 && !cres__json_is_null(&d, task))
+        res = cres__tf_read_task(&d, task, f, a, err);
     if (res == CRES_OK) res = cres__tf_string(&d, 0, "rpc_layer", &f->rpc_layer, err);
     if (res == CRES_OK) res = cres__tf_string(&d, 0, "environment", &f->environment, err);
     if (res == CRES_OK) res = cres__tf_string(&d, 0, "session_master", &t->master, err);
@@ -3534,8 +3648,8 @@ CRES__PRIVATE cres_result cres__tf_parse(cres__tfconfig *t, const char *text, cr
     return res;
 }
 
-CRES_API cres_result cres_tfconfig_resolver_create(const cres_tfconfig_options *o, cres_resolver **out,
-                                                   cres_error *err) {
+CRES_API cres_result cres_tfconfig_resolver_create(const cres_tfconfig_options *o,
+                                                   cres_resolver **out, cres_error *err) {
     cres_tfconfig_options none;
     cres_resolver *r;
     cres__tfconfig *t;
@@ -3547,18 +3661,20 @@ CRES_API cres_result cres_tfconfig_resolver_create(const cres_tfconfig_options *
         o = &none;
     }
     if (out) *out = NULL;
-    if ((res = cres_resolver_new(sizeof *t, &cres__tfconfig_vtable, o->config, &r, err)) != CRES_OK) return res;
+    if ((res = cres_resolver_new(sizeof *t, &cres__tfconfig_vtable, o->config, &r, err)) != CRES_OK)
+        return res;
     t = (cres__tfconfig *)r;
     memset(&f, 0, sizeof f);
     f.task_id = -1;
     text = o->json ? o->json : cres_resolver_getenv(r, "TF_CONFIG");
-    cres__log(r, CRES_LOG_DEBUG, "tfconfig: reading %s (%zu bytes)", o->json ? "options.json" : "TF_CONFIG",
-              text ? strlen(text) : (size_t)0);
+    cres__log(r, CRES_LOG_DEBUG, "tfconfig: reading %s (%zu bytes)",
+              o->json ? "options.json" : "TF_CONFIG", text ? strlen(text) : (size_t)0);
     res = cres_spec_create(&r->config.allocator, &t->spec, err);
     if (res == CRES_OK && text) res = cres__tf_parse(t, text, &f, err);
     if (res == CRES_OK) res = cres_set_detected_task(r, f.task_type, f.task_id, err);
     if (res == CRES_OK) res = cres_set_rpc_layer(r, f.rpc_layer, err);
-    if (res == CRES_OK) res = cres_set_environment(r, o->environment ? o->environment : f.environment, err);
+    if (res == CRES_OK)
+        res = cres_set_environment(r, o->environment ? o->environment : f.environment, err);
     if (res == CRES_OK) res = cres__apply_options(r, o->task_type, o->task_id, o->rpc_layer, err);
     cres__free(&r->config.allocator, f.task_type);
     cres__free(&r->config.allocator, f.rpc_layer);
@@ -3566,7 +3682,8 @@ CRES_API cres_result cres_tfconfig_resolver_create(const cres_tfconfig_options *
     return cres__created(r, res, out);
 }
 #else
-CRES__LEFT_OUT(cres_tfconfig_resolver_create, cres_tfconfig_options, "tfconfig", "CLUSTER_RESOLVER_NO_TFCONFIG")
+CRES__LEFT_OUT(cres_tfconfig_resolver_create, cres_tfconfig_options, "tfconfig",
+               "CLUSTER_RESOLVER_NO_TFCONFIG")
 #endif /* CLUSTER_RESOLVER_NO_TFCONFIG */
 
 /* ////////////////////////////////////////////////////////////////////////////////////////
@@ -3593,8 +3710,8 @@ CRES__PRIVATE void cres__local_destroy(cres_resolver *r) {
     cres__free(&r->config.allocator, l->address);
 }
 
-static const cres_resolver_vtable cres__local_vtable = {"local", cres__local_resolve, NULL, NULL,
-                                                        cres__local_destroy, NULL};
+static const cres_resolver_vtable cres__local_vtable = {
+    "local", cres__local_resolve, NULL, NULL, cres__local_destroy, NULL};
 
 CRES_API cres_result cres_local_resolver_create(const cres_local_options *o, cres_resolver **out,
                                                 cres_error *err) {
@@ -3609,8 +3726,10 @@ CRES_API cres_result cres_local_resolver_create(const cres_local_options *o, cre
     if (out) *out = NULL;
     cres__clear(err);
     if (o->port < 0 || o->port > 65535)
-        return cres__fail(err, CRES_ERR_INVALID_ARGUMENT, "local: port %d is not 1 to 65535", o->port);
-    if ((res = cres_resolver_new(sizeof *l, &cres__local_vtable, o->config, &r, err)) != CRES_OK) return res;
+        return cres__fail(err, CRES_ERR_INVALID_ARGUMENT, "local: port %d is not 1 to 65535",
+                          o->port);
+    if ((res = cres_resolver_new(sizeof *l, &cres__local_vtable, o->config, &r, err)) != CRES_OK)
+        return res;
     l = (cres__local *)r;
     l->job = cres__strdup(&r->config.allocator, o->job_name ? o->job_name : "worker");
     l->address = cres__join_host_port(&r->config.allocator, o->host ? o->host : "localhost",
@@ -3667,7 +3786,9 @@ typedef struct cres__k8s {
     cres_k8s_address address;
 } cres__k8s;
 
-CRES__PRIVATE void cres__pod_free(const cres_allocator *a, cres__pod *p) { cres__free(a, p->block); }
+CRES__PRIVATE void cres__pod_free(const cres_allocator *a, cres__pod *p) {
+    cres__free(a, p->block);
+}
 
 CRES__PRIVATE void cres__pods_truncate(const cres_allocator *a, cres__pods *pods, size_t keep) {
     while (pods->count > keep) cres__pod_free(a, &pods->items[--pods->count]);
@@ -3686,11 +3807,13 @@ CRES__PRIVATE int cres__k8s_index(const cres__json *d, int map, char *why, size_
 CRES__PRIVATE cres_result cres__k8s_read_pod(const cres__json *d, int item, cres__pod *p,
                                             const cres_allocator *a, cres_error *err) {
     static const char *const top[] = {"metadata", "spec", "status"};
-    static const char *const meta[] = {"name", "namespace", "deletionTimestamp", "annotations", "labels"};
+    static const char *const meta[] = {"name", "namespace", "deletionTimestamp", "annotations",
+                                       "labels"};
     static const char *const spec[] = {"hostname", "subdomain"};
     static const char *const status[] = {"phase", "podIP", "hostIP"};
-    static const char *const names[] = {"metadata.name", "metadata.namespace", "spec.hostname", "spec.subdomain",
-                                        "status.phase", "status.podIP", "status.hostIP"};
+    static const char *const names[] = {"metadata.name",  "metadata.namespace", "spec.hostname",
+                                        "spec.subdomain", "status.phase",       "status.podIP",
+                                        "status.hostIP"};
     int t[3], m[5], sp[2], st[3], field[7], i;
     char **slot[7], q[CRES__QUOTE_SIZE], why[96];
     size_t size = 1, used = 0;
@@ -3699,17 +3822,20 @@ CRES__PRIVATE cres_result cres__k8s_read_pod(const cres__json *d, int item, cres
     cres__json_pick(d, t[1], spec, sp, 2);
     cres__json_pick(d, t[2], status, st, 3);
     memset(p, 0, sizeof *p);
-    field[0] = m[0], field[1] = m[1], field[2] = sp[0], field[3] = sp[1], field[4] = st[0], field[5] = st[1],
-    field[6] = st[2];
-    slot[0] = &p->name, slot[1] = &p->ns, slot[2] = &p->hostname, slot[3] = &p->subdomain, slot[4] = &p->phase,
-    slot[5] = &p->ip, slot[6] = &p->host_ip;
+    field[0] = m[0], field[1] = m[1], field[2] = sp[0], field[3] = sp[1], field[4] = st[0],
+    field[5] = st[1], field[6] = st[2];
+    slot[0] = &p->name, slot[1] = &p->ns, slot[2] = &p->hostname, slot[3] = &p->subdomain,
+    slot[4] = &p->phase, slot[5] = &p->ip, slot[6] = &p->host_ip;
     if (m[0] < 0 || d->t[m[0]].type != JSMN_STRING)
-        return cres__fail(err, CRES_ERR_UNEXPECTED_RESPONSE, "kubernetes: a pod in the list has no \"metadata.name\"");
+        return cres__fail(err, CRES_ERR_UNEXPECTED_RESPONSE,
+                          "kubernetes: a pod in the list has no \"metadata.name\"");
     for (i = 0; i < 7; i++) { /* absent or null fields stay NULL; others must be strings */
         if (field[i] >= 0 && cres__json_is_null(d, field[i])) field[i] = -1;
         if (field[i] >= 0 && d->t[field[i]].type != JSMN_STRING)
-            return cres__fail(err, CRES_ERR_UNEXPECTED_RESPONSE, "kubernetes: pod %s: \"%s\" is not a string",
-                              cres__quote(q, sizeof q, d->s + d->t[m[0]].start, (size_t)(d->t[m[0]].end - d->t[m[0]].start)),
+            return cres__fail(err, CRES_ERR_UNEXPECTED_RESPONSE,
+                              "kubernetes: pod %s: \"%s\" is not a string",
+                              cres__quote(q, sizeof q, d->s + d->t[m[0]].start,
+                                          (size_t)(d->t[m[0]].end - d->t[m[0]].start)),
                               names[i]);
         if (field[i] >= 0) size += (size_t)(d->t[field[i]].end - d->t[field[i]].start) + 1;
     }
@@ -3729,7 +3855,8 @@ CRES__PRIVATE cres_result cres__k8s_read_pod(const cres__json *d, int item, cres
     p->index = cres__k8s_index(d, m[3], why, sizeof why);
     if (p->index == -1) p->index = cres__k8s_index(d, m[4], why, sizeof why);
     if (p->index == -2) {
-        cres__fail(err, CRES_ERR_UNEXPECTED_RESPONSE, "kubernetes: pod %s: " CRES__K8S_INDEX_KEY " %s",
+        cres__fail(err, CRES_ERR_UNEXPECTED_RESPONSE,
+                   "kubernetes: pod %s: " CRES__K8S_INDEX_KEY " %s",
                    cres__quote(q, sizeof q, p->name, strlen(p->name)), why);
         cres__pod_free(a, p);
         return CRES_ERR_UNEXPECTED_RESPONSE;
@@ -3768,10 +3895,13 @@ CRES__PRIVATE cres_result cres__page_value(cres__page *pg, cres__json *d) {
     size_t start = pg->c.pos, tokens = 0;
     cres_result res = cres__json_check_value(&pg->c, 0, &tokens);
     int ok;
-    if (res != CRES_OK) return cres__json_syntax_error(&pg->c, res, CRES__PAGE_WHAT, CRES_ERR_UNEXPECTED_RESPONSE, pg->err);
+    if (res != CRES_OK)
+        return cres__json_syntax_error(&pg->c, res, CRES__PAGE_WHAT, CRES_ERR_UNEXPECTED_RESPONSE,
+                                       pg->err);
     memset(d, 0, sizeof *d);
     d->a = &pg->k->base.config.allocator;
-    ok = cres__json_tokenize(d, pg->c.s + start, pg->c.pos - start, tokens, &pg->tokens, &pg->tokens_cap);
+    ok = cres__json_tokenize(d, pg->c.s + start, pg->c.pos - start, tokens, &pg->tokens,
+                             &pg->tokens_cap);
     if (ok == 0) return cres__oom(pg->err, "kubernetes");
     if (ok < 0) d->count = 0; /* a bare number or literal: no container, nothing to read */
     return CRES_OK;
@@ -3784,9 +3914,11 @@ CRES__PRIVATE cres_result cres__page_item(cres__page *pg, int i) {
     cres_result res = cres__page_value(pg, &d);
     if (res != CRES_OK) return res;
     if (d.count == 0 || d.t[0].type != JSMN_OBJECT)
-        return cres__fail(pg->err, CRES_ERR_UNEXPECTED_RESPONSE, "kubernetes: pod list item %d is not an object", i);
+        return cres__fail(pg->err, CRES_ERR_UNEXPECTED_RESPONSE,
+                          "kubernetes: pod list item %d is not an object", i);
     if (pods->count >= CRES_MAX_K8S_PODS)
-        return cres__fail(pg->err, CRES_ERR_LIMIT, "kubernetes: more than %d pods for one job", CRES_MAX_K8S_PODS);
+        return cres__fail(pg->err, CRES_ERR_LIMIT, "kubernetes: more than %d pods for one job",
+                          CRES_MAX_K8S_PODS);
     if (!cres__grow(a, (void **)&pods->items, &pods->cap, sizeof *pods->items, pods->count + 1))
         return cres__oom(pg->err, "kubernetes");
     res = cres__k8s_read_pod(&d, 0, &pods->items[pods->count], a, pg->err);
@@ -3802,7 +3934,8 @@ CRES__PRIVATE cres_result cres__page_items(cres__page *pg) {
         return cres__page_value(pg, &ignored);
     }
     if (pg->c.s[pg->c.pos] != '[')
-        return cres__fail(pg->err, CRES_ERR_UNEXPECTED_RESPONSE, "kubernetes: pod list \"items\" is not a list");
+        return cres__fail(pg->err, CRES_ERR_UNEXPECTED_RESPONSE,
+                          "kubernetes: pod list \"items\" is not a list");
     cres__page_expect(pg, '[', "");
     if (pg->c.pos < pg->c.n && pg->c.s[pg->c.pos] == ']') {
         pg->c.pos++;
@@ -3812,7 +3945,8 @@ CRES__PRIVATE cres_result cres__page_items(cres__page *pg) {
         if ((res = cres__page_item(pg, i)) != CRES_OK) return res;
         if (cres__page_expect(pg, ']', "")) return CRES_OK;
         if (!cres__page_expect(pg, ',', "expected ',' or ']'"))
-            return cres__json_syntax_error(&pg->c, CRES_ERR_INVALID_JSON, CRES__PAGE_WHAT, CRES_ERR_UNEXPECTED_RESPONSE, pg->err);
+            return cres__json_syntax_error(&pg->c, CRES_ERR_INVALID_JSON, CRES__PAGE_WHAT,
+                                           CRES_ERR_UNEXPECTED_RESPONSE, pg->err);
     }
 }
 
@@ -3825,7 +3959,8 @@ CRES__PRIVATE cres_result cres__page_metadata(cres__page *pg) {
     cres__json_pick(&d, 0, key, &m, 1);
     cres__free(d.a, pg->next);
     pg->next = NULL;
-    if (m >= 0 && d.t[m].type == JSMN_STRING && d.t[m].end > d.t[m].start && cres__json_strdup(&d, m, &pg->next) == 0)
+    if (m >= 0 && d.t[m].type == JSMN_STRING && d.t[m].end > d.t[m].start &&
+        cres__json_strdup(&d, m, &pg->next) == 0)
         return cres__oom(pg->err, "kubernetes");
     return CRES_OK;
 }
@@ -3843,7 +3978,8 @@ CRES__PRIVATE int cres__page_key(cres__page *pg, const char *lit, size_t *end) {
 /* A syntax error at the scan position, saying `why` (NULL: the reason already noted). */
 CRES__PRIVATE cres_result cres__page_bad(cres__page *pg, const char *why) {
     if (why) pg->c.why = why;
-    return cres__json_syntax_error(&pg->c, CRES_ERR_INVALID_JSON, CRES__PAGE_WHAT, CRES_ERR_UNEXPECTED_RESPONSE, pg->err);
+    return cres__json_syntax_error(&pg->c, CRES_ERR_INVALID_JSON, CRES__PAGE_WHAT,
+                                   CRES_ERR_UNEXPECTED_RESPONSE, pg->err);
 }
 
 /* One member of the list object: "items" and "metadata" are read, others checked and skipped. */
@@ -3851,7 +3987,8 @@ CRES__PRIVATE cres_result cres__page_member(cres__page *pg) {
     size_t end, ignored;
     int items, meta;
     cres_result res;
-    if (pg->c.pos >= pg->c.n || pg->c.s[pg->c.pos] != '"') return cres__page_bad(pg, "expected a string key");
+    if (pg->c.pos >= pg->c.n || pg->c.s[pg->c.pos] != '"')
+        return cres__page_bad(pg, "expected a string key");
     if ((items = cres__page_key(pg, "items", &end)) < 0) {
         cres__scan_string(&pg->c); /* says what is wrong with the key */
         return cres__page_bad(pg, NULL);
@@ -3863,11 +4000,13 @@ CRES__PRIVATE cres_result cres__page_member(cres__page *pg) {
     if (items) return cres__page_items(pg);
     if (meta) return cres__page_metadata(pg);
     res = cres__json_check_value(&pg->c, 0, &ignored);
-    return res == CRES_OK ? CRES_OK : cres__json_syntax_error(&pg->c, res, CRES__PAGE_WHAT, CRES_ERR_UNEXPECTED_RESPONSE, pg->err);
+    return res == CRES_OK ? CRES_OK
+                          : cres__json_syntax_error(&pg->c, res, CRES__PAGE_WHAT,
+                                                    CRES_ERR_UNEXPECTED_RESPONSE, pg->err);
 }
 
-CRES__PRIVATE cres_result cres__k8s_read_page(cres__k8s *k, const char *body, size_t len, cres__pods *pods,
-                                             char **next, cres_error *err) {
+CRES__PRIVATE cres_result cres__k8s_read_page(cres__k8s *k, const char *body, size_t len,
+                                              cres__pods *pods, char **next, cres_error *err) {
     cres__page pg;
     cres_result res = CRES_OK;
     memset(&pg, 0, sizeof pg);
@@ -3880,9 +4019,12 @@ CRES__PRIVATE cres_result cres__k8s_read_page(cres__k8s *k, const char *body, si
     *next = NULL;
     if (!cres__page_expect(&pg, '{', "")) {
         cres__json whole; /* not an object: say why, as a syntax error or a wrong shape */
-        res = cres__json_parse(&whole, body, len, &k->base.config.allocator, CRES__PAGE_WHAT, CRES_ERR_UNEXPECTED_RESPONSE, err);
+        res = cres__json_parse(&whole, body, len, &k->base.config.allocator, CRES__PAGE_WHAT,
+                               CRES_ERR_UNEXPECTED_RESPONSE, err);
         cres__json_free(&whole);
-        return res == CRES_OK ? cres__fail(err, CRES_ERR_UNEXPECTED_RESPONSE, "kubernetes: pod list is not an object") : res;
+        return res == CRES_OK ? cres__fail(err, CRES_ERR_UNEXPECTED_RESPONSE,
+                                           "kubernetes: pod list is not an object")
+                              : res;
     }
     if (!cres__page_expect(&pg, '}', "")) {
         while ((res = cres__page_member(&pg)) == CRES_OK && !cres__page_expect(&pg, '}', "")) {
@@ -3892,7 +4034,8 @@ CRES__PRIVATE cres_result cres__k8s_read_page(cres__k8s *k, const char *body, si
             }
         }
     }
-    if (res == CRES_OK && pg.c.pos != len) res = cres__page_bad(&pg, "unexpected text after the document");
+    if (res == CRES_OK && pg.c.pos != len)
+        res = cres__page_bad(&pg, "unexpected text after the document");
     cres__free(&k->base.config.allocator, pg.tokens);
     if (res == CRES_OK) *next = pg.next;
     else cres__free(&k->base.config.allocator, pg.next);
@@ -3900,18 +4043,21 @@ CRES__PRIVATE cres_result cres__k8s_read_page(cres__k8s *k, const char *body, si
 }
 
 /* A failed HTTP status as an error, with the API's own Status message and what to do. */
-CRES__PRIVATE cres_result cres__k8s_status_error(cres__k8s *k, const cres_http_response *resp, cres_error *err) {
+CRES__PRIVATE cres_result cres__k8s_status_error(cres__k8s *k, const cres_http_response *resp,
+                                                 cres_error *err) {
     char message[128];
     cres__error_message(&k->base, resp, NULL, 110, message, sizeof message); /* the Status's */
     if (resp->status == 401)
         cres__fail(err, CRES_ERR_HTTP_STATUS,
-                   "kubernetes: 401 Unauthorized%s; the bearer token was refused (check the service account token)",
+                   "kubernetes: 401 Unauthorized%s; the bearer token was refused (check the "
+                   "service account token)",
                    message);
     else if (resp->status == 403)
-        cres__fail(err, CRES_ERR_HTTP_STATUS,
-                   "kubernetes: 403 Forbidden%s; the service account needs verbs [\"list\"] on resources "
-                   "[\"pods\"] (a Role, or a ClusterRole for all namespaces)",
-                   message);
+        cres__fail(
+            err, CRES_ERR_HTTP_STATUS,
+            "kubernetes: 403 Forbidden%s; the service account needs verbs [\"list\"] on resources "
+            "[\"pods\"] (a Role, or a ClusterRole for all namespaces)",
+            message);
     else
         cres__fail(err, CRES_ERR_HTTP_STATUS, "kubernetes: HTTP %d listing pods%s%s", resp->status,
                    cres__redirect_note(resp->status), message);
@@ -3952,8 +4098,9 @@ CRES__PRIVATE char *cres__k8s_url(cres__k8s *k, const char *selector, const char
 
 /* Lists every page of one selector into pods; a 410 Gone (an expired continue token)
    starts the list again, up to three times. */
-CRES__PRIVATE cres_result cres__k8s_list(cres__k8s *k, cres__http *h, const cres_http_header *headers, size_t nh,
-                                        const char *selector, cres__pods *pods, cres_error *err) {
+CRES__PRIVATE cres_result cres__k8s_list(cres__k8s *k, cres__http *h,
+                                         const cres_http_header *headers, size_t nh,
+                                         const char *selector, cres__pods *pods, cres_error *err) {
     const cres_allocator *a = &k->base.config.allocator;
     size_t first = pods->count;
     char *token = NULL, *url, *next;
@@ -3970,7 +4117,8 @@ CRES__PRIVATE cres_result cres__k8s_list(cres__k8s *k, cres__http *h, const cres
         cres__free(a, url);
         if (res != CRES_OK) break;
         if (resp.status == 410 && token && restarts < 3) {
-            cres__log(&k->base, CRES_LOG_INFO, "kubernetes: continue token expired (410 Gone); listing again");
+            cres__log(&k->base, CRES_LOG_INFO,
+                      "kubernetes: continue token expired (410 Gone); listing again");
             cres__response_free(&k->base, &resp);
             cres__pods_truncate(a, pods, first);
             cres__free(a, token);
@@ -3986,9 +4134,11 @@ CRES__PRIVATE cres_result cres__k8s_list(cres__k8s *k, cres__http *h, const cres
         res = cres__k8s_read_page(k, resp.body, resp.body_len, pods, &next, err);
         cres__response_free(&k->base, &resp);
         if (res == CRES_OK && next && token && strcmp(next, token) == 0)
-            res = cres__fail(err, CRES_ERR_UNEXPECTED_RESPONSE, "kubernetes: the server sent the same continue token twice");
+            res = cres__fail(err, CRES_ERR_UNEXPECTED_RESPONSE,
+                             "kubernetes: the server sent the same continue token twice");
         if (res == CRES_OK && next && ++pages >= CRES_MAX_K8S_PAGES)
-            res = cres__fail(err, CRES_ERR_LIMIT, "kubernetes: more than %d pages for selector %s", CRES_MAX_K8S_PAGES,
+            res = cres__fail(err, CRES_ERR_LIMIT, "kubernetes: more than %d pages for selector %s",
+                             CRES_MAX_K8S_PAGES,
                              cres__quote(q, sizeof q, selector, strlen(selector)));
         cres__free(a, token);
         token = next;
@@ -4033,26 +4183,32 @@ CRES__PRIVATE void cres__k8s_order(const cres_allocator *a, cres__pods *pods) {
         pods->items[kept++] = *p;
     }
     pods->count = kept;
-    qsort(pods->items, pods->count, sizeof *pods->items, indexed ? cres__cmp_pod_index : cres__cmp_pod_name);
+    qsort(pods->items, pods->count, sizeof *pods->items,
+          indexed ? cres__cmp_pod_index : cres__cmp_pod_name);
 }
 
 /* "host:port" of a pod by the chosen address kind; NULL with *res set when it has none. */
-CRES__PRIVATE char *cres__k8s_address(cres__k8s *k, const cres__pod *p, cres_result *res, cres_error *err) {
+CRES__PRIVATE char *cres__k8s_address(cres__k8s *k, const cres__pod *p, cres_result *res,
+                                      cres_error *err) {
     const cres_allocator *a = &k->base.config.allocator;
     char q[CRES__QUOTE_SIZE];
     const char *host = k->address == CRES_K8S_HOST_IP ? p->host_ip : p->ip;
     char *s;
-    if (k->address == CRES_K8S_DNS && p->hostname && p->subdomain && *p->hostname && *p->subdomain) {
-        size_t n = strlen(p->hostname) + strlen(p->subdomain) + strlen(p->ns) + strlen(k->cluster_domain) + 32;
+    if (k->address == CRES_K8S_DNS && p->hostname && p->subdomain && *p->hostname &&
+        *p->subdomain) {
+        size_t n = strlen(p->hostname) + strlen(p->subdomain) + strlen(p->ns) +
+                   strlen(k->cluster_domain) + 32;
         if ((s = (char *)cres__alloc(a, n)) != NULL)
-            snprintf(s, n, "%s.%s.%s.svc.%s:%d", p->hostname, p->subdomain, p->ns, k->cluster_domain, k->port);
+            snprintf(s, n, "%s.%s.%s.svc.%s:%d", p->hostname, p->subdomain, p->ns,
+                     k->cluster_domain, k->port);
         else *res = cres__oom(err, "kubernetes");
         return s;
     }
     if (!host || !*host) {
-        *res = cres__fail(err, CRES_ERR_NOT_READY, "kubernetes: pod %s is Running but has no %s yet",
-                          cres__quote(q, sizeof q, p->name, strlen(p->name)),
-                          k->address == CRES_K8S_HOST_IP ? "status.hostIP" : "status.podIP");
+        *res =
+            cres__fail(err, CRES_ERR_NOT_READY, "kubernetes: pod %s is Running but has no %s yet",
+                       cres__quote(q, sizeof q, p->name, strlen(p->name)),
+                       k->address == CRES_K8S_HOST_IP ? "status.hostIP" : "status.podIP");
         return NULL;
     }
     if (!(s = cres__join_host_port(a, host, k->port))) *res = cres__oom(err, "kubernetes");
@@ -4070,17 +4226,20 @@ CRES__PRIVATE cres_result cres__k8s_check_indices(const cres__pods *pods, cres_e
         const cres__pod *p = &pods->items[i];
         for (d = i; d-- > 0 && pods->items[d].index == p->index;)
             if (strcmp(pods->items[d].ns, p->ns) == 0)
-                return cres__fail(err, CRES_ERR_NOT_READY, "kubernetes: pods %s and %s both have completion index %d",
-                                  cres__quote(q1, sizeof q1, pods->items[d].name, strlen(pods->items[d].name)),
-                                  cres__quote(q2, sizeof q2, p->name, strlen(p->name)), p->index);
+                return cres__fail(
+                    err, CRES_ERR_NOT_READY,
+                    "kubernetes: pods %s and %s both have completion index %d",
+                    cres__quote(q1, sizeof q1, pods->items[d].name, strlen(pods->items[d].name)),
+                    cres__quote(q2, sizeof q2, p->name, strlen(p->name)), p->index);
     }
     return CRES_OK;
 }
 
 /* Adds a job's pods as tasks 0..n-1 and notes the own task (the pod named like this host)
    in *own_job / *own_index, for the resolve to set once it has succeeded. */
-CRES__PRIVATE cres_result cres__k8s_add_job(cres__k8s *k, cres_cluster_spec *spec, const char *job, cres__pods *pods,
-                                           const char **own_job, int *own_index, cres_error *err) {
+CRES__PRIVATE cres_result cres__k8s_add_job(cres__k8s *k, cres_cluster_spec *spec, const char *job,
+                                            cres__pods *pods, const char **own_job, int *own_index,
+                                            cres_error *err) {
     size_t i;
     cres_result res = CRES_OK;
     char q[CRES__QUOTE_SIZE];
@@ -4091,13 +4250,17 @@ CRES__PRIVATE cres_result cres__k8s_add_job(cres__k8s *k, cres_cluster_spec *spe
         const cres__pod *p = &pods->items[i];
         char *address;
         if (!p->phase || strcmp(p->phase, "Running") != 0)
-            return cres__fail(err, CRES_ERR_NOT_READY, "kubernetes: pod %s (namespace %s) is %s, not Running",
-                              cres__quote(q, sizeof q, p->name, strlen(p->name)), p->ns, p->phase ? p->phase : "without a phase");
+            return cres__fail(err, CRES_ERR_NOT_READY,
+                              "kubernetes: pod %s (namespace %s) is %s, not Running",
+                              cres__quote(q, sizeof q, p->name, strlen(p->name)), p->ns,
+                              p->phase ? p->phase : "without a phase");
         if (!(address = cres__k8s_address(k, p, &res, err))) return res;
         res = cres_spec_add_task(spec, job, (int)i, address, err);
         cres__free(&k->base.config.allocator, address);
-        if (res != CRES_OK) return cres__wrap(err, res, CRES_ERR_UNEXPECTED_RESPONSE, "kubernetes: ");
-        if (k->hostname && (strcmp(p->name, k->hostname) == 0 || (p->hostname && strcmp(p->hostname, k->hostname) == 0))) {
+        if (res != CRES_OK)
+            return cres__wrap(err, res, CRES_ERR_UNEXPECTED_RESPONSE, "kubernetes: ");
+        if (k->hostname && (strcmp(p->name, k->hostname) == 0 ||
+                            (p->hostname && strcmp(p->hostname, k->hostname) == 0))) {
             *own_job = job;
             *own_index = (int)i;
         }
@@ -4105,11 +4268,13 @@ CRES__PRIVATE cres_result cres__k8s_add_job(cres__k8s *k, cres_cluster_spec *spe
     return res;
 }
 
-CRES__PRIVATE cres_result cres__k8s_resolve_once(cres__k8s *k, cres_cluster_spec **out, cres_error *err) {
+CRES__PRIVATE cres_result cres__k8s_resolve_once(cres__k8s *k, cres_cluster_spec **out,
+                                                 cres_error *err) {
     const cres_allocator *a = &k->base.config.allocator;
     cres_http_header headers[2];
     char *token = NULL, *bearer = NULL;
-    const char *own_job = NULL; /* set once at the end: a pod in two jobs must not churn the getter's string */
+    /* set once at the end: a pod in two jobs must not churn the getter's string */
+    const char *own_job = NULL;
     int own_index = -1;
     cres__pods pods;
     cres__http h;
@@ -4124,8 +4289,9 @@ CRES__PRIVATE cres_result cres__k8s_resolve_once(cres__k8s *k, cres_cluster_spec
         const char *t = k->token ? k->token : token;
         size_t n = strlen(t) + 8;
         if (!*t || cres__bad_text(t, 1)) /* a CR or LF would smuggle in another header */
-            res = cres__fail(err, CRES_ERR_ENVIRONMENT, "kubernetes: the token is empty or has spaces, control "
-                                                        "characters or invalid UTF-8");
+            res = cres__fail(err, CRES_ERR_ENVIRONMENT,
+                             "kubernetes: the token is empty or has spaces, control "
+                             "characters or invalid UTF-8");
         else if ((bearer = (char *)cres__alloc(a, n)) == NULL) res = cres__oom(err, "kubernetes");
         else snprintf(bearer, n, "Bearer %s", t);
         headers[1].name = "Authorization";
@@ -4138,7 +4304,8 @@ CRES__PRIVATE cres_result cres__k8s_resolve_once(cres__k8s *k, cres_cluster_spec
         for (s = 0; s < i && strcmp(k->jobs[s].job, job) != 0; s++) {}
         if (s < i) continue; /* this job's selectors were listed with its first entry */
         for (s = i; s < k->jobs_count && res == CRES_OK; s++)
-            if (strcmp(k->jobs[s].job, job) == 0) res = cres__k8s_list(k, &h, headers, nh, k->jobs[s].selector, &pods, err);
+            if (strcmp(k->jobs[s].job, job) == 0)
+                res = cres__k8s_list(k, &h, headers, nh, k->jobs[s].selector, &pods, err);
         if (res == CRES_OK) {
             cres__k8s_order(a, &pods);
             res = cres__k8s_add_job(k, *out, job, &pods, &own_job, &own_index, err);
@@ -4154,7 +4321,8 @@ CRES__PRIVATE cres_result cres__k8s_resolve_once(cres__k8s *k, cres_cluster_spec
     return res;
 }
 
-CRES__PRIVATE cres_result cres__k8s_resolve(cres_resolver *r, cres_cluster_spec **out, cres_error *err) {
+CRES__PRIVATE cres_result cres__k8s_resolve(cres_resolver *r, cres_cluster_spec **out,
+                                            cres_error *err) {
     cres__k8s *k = (cres__k8s *)r;
     long long deadline = cres__now_ms() + k->wait_ms;
     int pause = 500;
@@ -4163,8 +4331,10 @@ CRES__PRIVATE cres_result cres__k8s_resolve(cres_resolver *r, cres_cluster_spec 
         if (res == CRES_OK || res != CRES_ERR_NOT_READY || k->wait_ms <= 0) return res;
         cres_spec_free(*out);
         *out = NULL;
-        if (cres__now_ms() + pause > deadline) return cres__wrap(err, res, CRES_OK, "after waiting: ");
-        cres__log(r, CRES_LOG_INFO, "%s; waiting %d ms", err ? err->message : "kubernetes: not ready", pause);
+        if (cres__now_ms() + pause > deadline)
+            return cres__wrap(err, res, CRES_OK, "after waiting: ");
+        cres__log(r, CRES_LOG_INFO, "%s; waiting %d ms",
+                  err ? err->message : "kubernetes: not ready", pause);
         cres__sleep(r, pause);
         pause = pause < 2500 ? pause * 2 : 5000; /* 0.5, 1, 2, 4, 5, 5... s */
     }
@@ -4188,24 +4358,28 @@ CRES__PRIVATE void cres__k8s_destroy(cres_resolver *r) {
     cres__free(a, k->cluster_domain);
 }
 
-static const cres_resolver_vtable cres__k8s_vtable = {"kubernetes", cres__k8s_resolve, NULL, NULL, cres__k8s_destroy,
-                                                       NULL};
+static const cres_resolver_vtable cres__k8s_vtable = {
+    "kubernetes", cres__k8s_resolve, NULL, NULL, cres__k8s_destroy, NULL};
 
-CRES__PRIVATE cres_result cres__k8s_copy_jobs(cres__k8s *k, const cres_k8s_options *o, cres_error *err) {
+CRES__PRIVATE cres_result cres__k8s_copy_jobs(cres__k8s *k, const cres_k8s_options *o,
+                                              cres_error *err) {
     static const cres_k8s_job_selector tf_default = {"worker", "job-name=tensorflow"};
     const cres_k8s_job_selector *jobs = o->jobs_count ? o->jobs : &tf_default;
     size_t i, n = o->jobs_count ? o->jobs_count : 1;
     const cres_allocator *a = &k->base.config.allocator;
     cres_result res;
-    if (o->jobs_count && !o->jobs) return cres__fail(err, CRES_ERR_INVALID_ARGUMENT, "kubernetes: options.jobs is NULL");
+    if (o->jobs_count && !o->jobs)
+        return cres__fail(err, CRES_ERR_INVALID_ARGUMENT, "kubernetes: options.jobs is NULL");
     k->jobs = (cres_k8s_job_selector *)cres__alloc(a, n * sizeof *k->jobs);
     if (!k->jobs) return cres__oom(err, "kubernetes");
     memset(k->jobs, 0, n * sizeof *k->jobs);
     k->jobs_count = n;
     for (i = 0; i < n; i++) {
-        if ((res = cres__check_job_name(jobs[i].job, err)) != CRES_OK) return cres__wrap(err, res, CRES_OK, "kubernetes: ");
+        if ((res = cres__check_job_name(jobs[i].job, err)) != CRES_OK)
+            return cres__wrap(err, res, CRES_OK, "kubernetes: ");
         if (!jobs[i].selector)
-            return cres__fail(err, CRES_ERR_INVALID_ARGUMENT, "kubernetes: job \"%s\" has a NULL selector", jobs[i].job);
+            return cres__fail(err, CRES_ERR_INVALID_ARGUMENT,
+                              "kubernetes: job \"%s\" has a NULL selector", jobs[i].job);
         if (!cres__opt_copy(a, (char **)&k->jobs[i].job, jobs[i].job) ||
             !cres__opt_copy(a, (char **)&k->jobs[i].selector, jobs[i].selector))
             return cres__oom(err, "kubernetes");
@@ -4214,39 +4388,50 @@ CRES__PRIVATE cres_result cres__k8s_copy_jobs(cres__k8s *k, const cres_k8s_optio
 }
 
 /* Where the API server is: options.server, else the in-cluster service variables. */
-CRES__PRIVATE cres_result cres__k8s_server(cres__k8s *k, const cres_k8s_options *o, cres_error *err) {
+CRES__PRIVATE cres_result cres__k8s_server(cres__k8s *k, const cres_k8s_options *o,
+                                           cres_error *err) {
     const cres_allocator *a = &k->base.config.allocator;
     const char *host, *port;
     size_t n;
     if (o->server) {
         if (strncmp(o->server, "http://", 7) != 0 && strncmp(o->server, "https://", 8) != 0)
-            return cres__fail(err, CRES_ERR_INVALID_ARGUMENT, "kubernetes: server must start with http:// or https://");
+            return cres__fail(err, CRES_ERR_INVALID_ARGUMENT,
+                              "kubernetes: server must start with http:// or https://");
         return cres__url_copy(a, &k->server, o->server) ? CRES_OK : cres__oom(err, "kubernetes");
     }
     host = cres_resolver_getenv(&k->base, "KUBERNETES_SERVICE_HOST");
     port = cres_resolver_getenv(&k->base, "KUBERNETES_SERVICE_PORT");
     if (!host || !*host || !port || !*port)
+        return cres__fail(
+            err, CRES_ERR_ENVIRONMENT,
+            "kubernetes: not inside a cluster: KUBERNETES_SERVICE_HOST and KUBERNETES_SERVICE_PORT "
+            "are "
+            "not set; pass options.server (e.g. http://127.0.0.1:8001 for kubectl proxy)");
+    if (strlen(host) > 256 || strlen(port) > 5 || cres__bad_text(host, 1) ||
+        strspn(port, "0123456789") != strlen(port) || atol(port) < 1 || atol(port) > 65535)
         return cres__fail(err, CRES_ERR_ENVIRONMENT,
-                          "kubernetes: not inside a cluster: KUBERNETES_SERVICE_HOST and KUBERNETES_SERVICE_PORT are "
-                          "not set; pass options.server (e.g. http://127.0.0.1:8001 for kubectl proxy)");
-    if (strlen(host) > 256 || strlen(port) > 5 || cres__bad_text(host, 1) || strspn(port, "0123456789") != strlen(port) ||
-        atol(port) < 1 || atol(port) > 65535)
-        return cres__fail(err, CRES_ERR_ENVIRONMENT, "kubernetes: KUBERNETES_SERVICE_HOST or _PORT is malformed");
+                          "kubernetes: KUBERNETES_SERVICE_HOST or _PORT is malformed");
     n = strlen(host) + strlen(port) + 16;
     if (!(k->server = (char *)cres__alloc(a, n))) return cres__oom(err, "kubernetes");
     snprintf(k->server, n, strchr(host, ':') ? "https://[%s]:%s" : "https://%s:%s", host, port);
     if (!o->token && !o->token_file && !cres__opt_copy(a, &k->token_file, CRES__K8S_SA_DIR "token"))
         return cres__oom(err, "kubernetes");
-    if (!o->ca_file && !cres__opt_copy(a, &k->ca_file, CRES__K8S_SA_DIR "ca.crt")) return cres__oom(err, "kubernetes");
+    if (!o->ca_file && !cres__opt_copy(a, &k->ca_file, CRES__K8S_SA_DIR "ca.crt"))
+        return cres__oom(err, "kubernetes");
     return CRES_OK;
 }
 
 /* The namespace: options, else the service account's namespace file in a cluster, else
    "default". */
-CRES__PRIVATE cres_result cres__k8s_namespace(cres__k8s *k, const cres_k8s_options *o, cres_error *err) {
+CRES__PRIVATE cres_result cres__k8s_namespace(cres__k8s *k, const cres_k8s_options *o,
+                                              cres_error *err) {
     const cres_allocator *a = &k->base.config.allocator;
-    const char *file = o->namespace_file ? o->namespace_file : o->server ? NULL : CRES__K8S_SA_DIR "namespace";
-    if (o->namespace_name) return cres__opt_copy(a, &k->ns, o->namespace_name) ? CRES_OK : cres__oom(err, "kubernetes");
+    const char *file = o->namespace_file ? o->namespace_file
+                       : o->server       ? NULL
+                                         : CRES__K8S_SA_DIR "namespace";
+    if (o->namespace_name)
+        return cres__opt_copy(a, &k->ns, o->namespace_name) ? CRES_OK
+                                                            : cres__oom(err, "kubernetes");
     if (file) {
         cres_result res = cres__read_small_file(&k->base, file, 253, &k->ns, err);
         if (res == CRES_ERR_OUT_OF_MEMORY || (res != CRES_OK && o->namespace_file)) return res;
@@ -4257,7 +4442,8 @@ CRES__PRIVATE cres_result cres__k8s_namespace(cres__k8s *k, const cres_k8s_optio
     return cres__opt_copy(a, &k->ns, "default") ? CRES_OK : cres__oom(err, "kubernetes");
 }
 
-CRES_API cres_result cres_k8s_resolver_create(const cres_k8s_options *o, cres_resolver **out, cres_error *err) {
+CRES_API cres_result cres_k8s_resolver_create(const cres_k8s_options *o, cres_resolver **out,
+                                              cres_error *err) {
     cres_k8s_options none;
     cres_resolver *r;
     cres__k8s *k;
@@ -4271,11 +4457,14 @@ CRES_API cres_result cres_k8s_resolver_create(const cres_k8s_options *o, cres_re
     cres__clear(err);
     if (out) *out = NULL;
     if (o->token && o->token_file)
-        return cres__fail(err, CRES_ERR_INVALID_ARGUMENT, "kubernetes: set token or token_file, not both");
+        return cres__fail(err, CRES_ERR_INVALID_ARGUMENT,
+                          "kubernetes: set token or token_file, not both");
     if (o->port < 0 || o->port > 65535 || o->page_size < 0 || o->wait_ms < 0 ||
         (unsigned)o->address > (unsigned)CRES_K8S_DNS)
-        return cres__fail(err, CRES_ERR_INVALID_ARGUMENT, "kubernetes: port, page_size, wait_ms or address out of range");
-    if ((res = cres_resolver_new(sizeof *k, &cres__k8s_vtable, o->config, &r, err)) != CRES_OK) return res;
+        return cres__fail(err, CRES_ERR_INVALID_ARGUMENT,
+                          "kubernetes: port, page_size, wait_ms or address out of range");
+    if ((res = cres_resolver_new(sizeof *k, &cres__k8s_vtable, o->config, &r, err)) != CRES_OK)
+        return res;
     k = (cres__k8s *)r;
     a = &r->config.allocator;
     k->all_namespaces = o->all_namespaces;
@@ -4286,9 +4475,12 @@ CRES_API cres_result cres_k8s_resolver_create(const cres_k8s_options *o, cres_re
     host = o->hostname ? o->hostname : cres_resolver_getenv(r, "HOSTNAME");
     res = cres__k8s_copy_jobs(k, o, err);
     if (res == CRES_OK) res = cres__k8s_server(k, o, err);
-    if (res == CRES_OK && !(cres__opt_copy(a, &k->token, o->token) && cres__opt_copy(a, &k->token_file, o->token_file) &&
-                            cres__opt_copy(a, &k->ca_file, o->ca_file) && cres__opt_copy(a, &k->hostname, host) &&
-                            cres__opt_copy(a, &k->cluster_domain, o->cluster_domain ? o->cluster_domain : "cluster.local")))
+    if (res == CRES_OK &&
+        !(cres__opt_copy(a, &k->token, o->token) &&
+          cres__opt_copy(a, &k->token_file, o->token_file) &&
+          cres__opt_copy(a, &k->ca_file, o->ca_file) && cres__opt_copy(a, &k->hostname, host) &&
+          cres__opt_copy(a, &k->cluster_domain,
+                         o->cluster_domain ? o->cluster_domain : "cluster.local")))
         res = cres__oom(err, "kubernetes");
     if (res == CRES_OK) res = cres__k8s_namespace(k, o, err);
     if (res == CRES_OK) res = cres_set_rpc_layer(r, "grpc", err);
@@ -4312,7 +4504,9 @@ CRES__LEFT_OUT(cres_k8s_resolver_create, cres_k8s_options, "kubernetes", "CLUSTE
    the legacy "example.com:project"), starting with a letter or digit, so never "." or "..". */
 CRES__PRIVATE int cres__resource_name_ok(const char *s) {
     size_t n = s ? strlen(s) : 0;
-    if (n == 0 || n > 128 || !((s[0] >= 'a' && s[0] <= 'z') || (s[0] >= 'A' && s[0] <= 'Z') || (s[0] >= '0' && s[0] <= '9')))
+    if (n == 0 || n > 128 ||
+        !((s[0] >= 'a' && s[0] <= 'z') || (s[0] >= 'A' && s[0] <= 'Z') ||
+          (s[0] >= '0' && s[0] <= '9')))
         return 0;
     return strspn(s, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789-_.:") == n;
 }
@@ -4334,21 +4528,24 @@ CRES__PRIVATE char *cres__metadata_base(cres_resolver *r, const char *option) {
 }
 
 /* An HTTP error status from a Google API, with its message and what to do. */
-CRES__PRIVATE cres_result cres__google_status_error(const cres_resolver *r, const cres_http_response *resp,
-                                                   const char *permission, cres_error *err) {
+CRES__PRIVATE cres_result cres__google_status_error(const cres_resolver *r,
+                                                    const cres_http_response *resp,
+                                                    const char *permission, cres_error *err) {
     char message[136];
     const char *name = r->vtable->name;
     cres__error_message(r, resp, "error", 120, message, sizeof message); /* Google's error body */
     if (resp->status == 401)
-        cres__fail(err, CRES_ERR_HTTP_STATUS, "%s: 401 Unauthorized%s; the access token was refused", name, message);
+        cres__fail(err, CRES_ERR_HTTP_STATUS,
+                   "%s: 401 Unauthorized%s; the access token was refused", name, message);
     else if (resp->status == 403)
-        cres__fail(err, CRES_ERR_HTTP_STATUS, "%s: 403 Forbidden%s; the account needs %s and the cloud-platform scope",
-                   name, message, permission);
+        cres__fail(err, CRES_ERR_HTTP_STATUS,
+                   "%s: 403 Forbidden%s; the account needs %s and the cloud-platform scope", name,
+                   message, permission);
     else if (resp->status == 404)
         cres__fail(err, CRES_ERR_HTTP_STATUS, "%s: 404 Not Found%s", name, message);
     else
-        cres__fail(err, CRES_ERR_HTTP_STATUS, "%s: HTTP %d%s%s", name, resp->status, cres__redirect_note(resp->status),
-                   message);
+        cres__fail(err, CRES_ERR_HTTP_STATUS, "%s: HTTP %d%s%s", name, resp->status,
+                   cres__redirect_note(resp->status), message);
     if (err) err->http_status = resp->status;
     return CRES_ERR_HTTP_STATUS;
 }
@@ -4356,28 +4553,31 @@ CRES__PRIVATE cres_result cres__google_status_error(const cres_resolver *r, cons
 /* GET <base>/computeMetadata/v1/<path>: the text answer in *out, or NULL when the server
    says 404 (not set). A server that does not answer, and has not answered during this
    resolve, means we are not on Google Cloud; one that has is a network fault. */
-CRES__PRIVATE cres_result cres__metadata_get(cres__http *h, const char *base, const char *path, char **out,
-                                            cres_error *err) {
+CRES__PRIVATE cres_result cres__metadata_get(cres__http *h, const char *base, const char *path,
+                                             char **out, cres_error *err) {
     cres_resolver *r = h->r;
     cres_http_header flavor;
     cres_http_response resp;
     size_t n = strlen(base) + strlen(path) + 24;
     char *url = (char *)cres__alloc(&r->config.allocator, n);
     cres_result res;
-    int timeout = r->config.timeout_ms < CRES__METADATA_TIMEOUT_MS ? r->config.timeout_ms : CRES__METADATA_TIMEOUT_MS;
+    int timeout = r->config.timeout_ms < CRES__METADATA_TIMEOUT_MS ? r->config.timeout_ms
+                                                                   : CRES__METADATA_TIMEOUT_MS;
     *out = NULL;
     if (!url) return cres__oom(err, r->vtable->name);
     snprintf(url, n, "%s/computeMetadata/v1/%s", base, path);
     flavor.name = "Metadata-Flavor";
     flavor.value = "Google";
     /* Short and few: JAX users report six 60 s hangs off Google Cloud; we must not. */
-    res = cres__http_call(h, "GET", url, &flavor, 1, NULL, NULL, timeout, r->config.max_retries ? 1 : 0, &resp, err);
+    res = cres__http_call(h, "GET", url, &flavor, 1, NULL, NULL, timeout,
+                          r->config.max_retries ? 1 : 0, &resp, err);
     cres__free(&r->config.allocator, url);
     /* no status line, not for want of time, and never an answer: nobody is there */
-    if ((res == CRES_ERR_TRANSPORT || res == CRES_ERR_TIMEOUT) && !resp.status && !cres__http_out_of_time(h) &&
-        !h->metadata_answered)
+    if ((res == CRES_ERR_TRANSPORT || res == CRES_ERR_TIMEOUT) && !resp.status &&
+        !cres__http_out_of_time(h) && !h->metadata_answered)
         return cres__fail(err, CRES_ERR_ENVIRONMENT,
-                          "%s: not on Google Cloud? the metadata server at %.100s did not answer; pass the project, "
+                          "%s: not on Google Cloud? the metadata server at %.100s did not answer; "
+                          "pass the project, "
                           "zone and a token, or set GCE_METADATA_HOST",
                           r->vtable->name, base);
     if (res != CRES_OK) return res;
@@ -4387,18 +4587,21 @@ CRES__PRIVATE cres_result cres__metadata_get(cres__http *h, const char *base, co
         return CRES_OK;
     }
     if (resp.status != 200) { /* its error bodies are HTML pages: the status says it all */
-        cres__fail(err, CRES_ERR_HTTP_STATUS, "%s: metadata %s: HTTP %d%s", r->vtable->name, path, resp.status,
-                   cres__redirect_note(resp.status));
+        cres__fail(err, CRES_ERR_HTTP_STATUS, "%s: metadata %s: HTTP %d%s", r->vtable->name, path,
+                   resp.status, cres__redirect_note(resp.status));
         if (err) err->http_status = resp.status;
         cres__response_free(r, &resp);
         return CRES_ERR_HTTP_STATUS;
     }
-    while (resp.body_len && (resp.body[resp.body_len - 1] == '\n' || resp.body[resp.body_len - 1] == '\r'))
+    while (resp.body_len &&
+           (resp.body[resp.body_len - 1] == '\n' || resp.body[resp.body_len - 1] == '\r'))
         resp.body[--resp.body_len] = '\0';
     if (strlen(resp.body) != resp.body_len || cres__bad_text(resp.body, 0)) {
         cres__response_free(r, &resp);
-        return cres__fail(err, CRES_ERR_UNEXPECTED_RESPONSE, "%s: metadata %s is not text: a NUL, a control character or invalid UTF-8",
-                          r->vtable->name, path);
+        return cres__fail(
+            err, CRES_ERR_UNEXPECTED_RESPONSE,
+            "%s: metadata %s is not text: a NUL, a control character or invalid UTF-8",
+            r->vtable->name, path);
     }
     *out = resp.body; /* allocated with the resolver's allocator */
     return CRES_OK;
@@ -4407,8 +4610,8 @@ CRES__PRIVATE cres_result cres__metadata_get(cres__http *h, const char *base, co
 /* A metadata value we can do without: a server that is not there (off Google Cloud) or says
    404 gives NULL. Any other failure (a server that answered and then broke off, an error
    status, out of memory) is the caller's: a wrong answer must not pass for success. */
-CRES__PRIVATE cres_result cres__metadata_optional(cres__http *h, const char *base, const char *path, char **out,
-                                                 cres_error *err) {
+CRES__PRIVATE cres_result cres__metadata_optional(cres__http *h, const char *base, const char *path,
+                                                  char **out, cres_error *err) {
     cres_result res = cres__metadata_get(h, base, path, out, err);
     if (res != CRES_ERR_ENVIRONMENT) return res;
     cres__clear(err); /* *out is NULL */
@@ -4416,11 +4619,12 @@ CRES__PRIVATE cres_result cres__metadata_optional(cres__http *h, const char *bas
 }
 
 /* A metadata value that must be there. */
-CRES__PRIVATE cres_result cres__metadata_need(cres__http *h, const char *base, const char *path, char **out,
-                                             cres_error *err) {
+CRES__PRIVATE cres_result cres__metadata_need(cres__http *h, const char *base, const char *path,
+                                              char **out, cres_error *err) {
     cres_result res = cres__metadata_get(h, base, path, out, err);
     if (res == CRES_OK && !*out)
-        return cres__fail(err, CRES_ERR_NOT_FOUND, "%s: the metadata server has no %s", h->r->vtable->name, path);
+        return cres__fail(err, CRES_ERR_NOT_FOUND, "%s: the metadata server has no %s",
+                          h->r->vtable->name, path);
     return res;
 }
 
@@ -4439,46 +4643,53 @@ CRES__PRIVATE void cres__gcp_free(const cres_allocator *a, cres__gcp *g) {
     cres__free(a, g->ca_file);
 }
 
-CRES__PRIVATE cres_result cres__gcp_init(cres_resolver *r, cres__gcp *g, const char *project, const char *zone,
-                                        const char *metadata_url, const char *token, const char *token_file,
-                                        const char *ca_file, cres_error *err) {
+CRES__PRIVATE cres_result cres__gcp_init(cres_resolver *r, cres__gcp *g, const char *project,
+                                         const char *zone, const char *metadata_url,
+                                         const char *token, const char *token_file,
+                                         const char *ca_file, cres_error *err) {
     const cres_allocator *a = &r->config.allocator;
     if (token && token_file)
-        return cres__fail(err, CRES_ERR_INVALID_ARGUMENT, "%s: set token or token_file, not both", r->vtable->name);
+        return cres__fail(err, CRES_ERR_INVALID_ARGUMENT, "%s: set token or token_file, not both",
+                          r->vtable->name);
     if (!cres__opt_copy(a, &g->project, project) || !cres__opt_copy(a, &g->zone, zone) ||
         !cres__opt_copy(a, &g->token, token) || !cres__opt_copy(a, &g->token_file, token_file) ||
         !cres__opt_copy(a, &g->ca_file, ca_file) ||
         !(g->metadata = cres__metadata_base(r, metadata_url)))
         return cres__oom(err, r->vtable->name);
-    g->metadata_known = (metadata_url && *metadata_url) || cres_resolver_getenv(r, "GCE_METADATA_HOST") ||
+    g->metadata_known = (metadata_url && *metadata_url) ||
+                        cres_resolver_getenv(r, "GCE_METADATA_HOST") ||
                         cres_resolver_getenv(r, "GCE_METADATA_IP");
     return CRES_OK;
 }
 
 /* Project (and zone, if asked) from the metadata server when the options left them out
    (kept for the next resolve: they do not change under a running instance). */
-CRES__PRIVATE cres_result cres__gcp_locate(cres__http *h, cres__gcp *g, int need_zone, cres_error *err) {
+CRES__PRIVATE cres_result cres__gcp_locate(cres__http *h, cres__gcp *g, int need_zone,
+                                           cres_error *err) {
     cres_result res = CRES_OK;
     char *zone;
-    if (!g->project) res = cres__metadata_need(h, g->metadata, "project/project-id", &g->project, err);
+    if (!g->project)
+        res = cres__metadata_need(h, g->metadata, "project/project-id", &g->project, err);
     if (res == CRES_OK && !cres__resource_name_ok(g->project))
-        res = cres__fail(err, CRES_ERR_UNEXPECTED_RESPONSE, "%s: the metadata project id is not a resource name",
-                         h->r->vtable->name);
-    if (res == CRES_OK && need_zone && !g->zone && (res = cres__metadata_need(h, g->metadata, "instance/zone", &zone, err)) == CRES_OK) {
+        res = cres__fail(err, CRES_ERR_UNEXPECTED_RESPONSE,
+                         "%s: the metadata project id is not a resource name", h->r->vtable->name);
+    if (res == CRES_OK && need_zone && !g->zone &&
+        (res = cres__metadata_need(h, g->metadata, "instance/zone", &zone, err)) == CRES_OK) {
         const char *last = strrchr(zone, '/'); /* projects/123/zones/us-east1-d */
         g->zone = cres__strdup(&h->r->config.allocator, last ? last + 1 : zone);
         cres__free(&h->r->config.allocator, zone);
         if (!g->zone) res = cres__oom(err, h->r->vtable->name);
         else if (!cres__resource_name_ok(g->zone))
-            res = cres__fail(err, CRES_ERR_UNEXPECTED_RESPONSE, "%s: the metadata zone is not a resource name",
-                             h->r->vtable->name);
+            res = cres__fail(err, CRES_ERR_UNEXPECTED_RESPONSE,
+                             "%s: the metadata zone is not a resource name", h->r->vtable->name);
     }
     return res;
 }
 
 /* The "Bearer ..." header value: options.token, the token file (read at every resolve), or
    the metadata server's token for the default service account. Never logged. */
-CRES__PRIVATE cres_result cres__gcp_bearer(cres__http *h, cres__gcp *g, char **out, cres_error *err) {
+CRES__PRIVATE cres_result cres__gcp_bearer(cres__http *h, cres__gcp *g, char **out,
+                                           cres_error *err) {
     static const char *const key[] = {"access_token"};
     const cres_allocator *a = &h->r->config.allocator;
     char *token = NULL, *answer = NULL;
@@ -4488,17 +4699,20 @@ CRES__PRIVATE cres_result cres__gcp_bearer(cres__http *h, cres__gcp *g, char **o
     int m;
     size_t n;
     *out = NULL;
-    if (!t && g->token_file) res = cres__read_small_file(h->r, g->token_file, 64 * 1024, &token, err);
-    if (!t && !g->token_file && (res = cres__metadata_need(h, g->metadata, "instance/service-accounts/default/token", &answer,
-                                                          err)) == CRES_OK) {
+    if (!t && g->token_file)
+        res = cres__read_small_file(h->r, g->token_file, 64 * 1024, &token, err);
+    if (!t && !g->token_file &&
+        (res = cres__metadata_need(h, g->metadata, "instance/service-accounts/default/token",
+                                   &answer, err)) == CRES_OK) {
         char what[32];
         snprintf(what, sizeof what, "%s: metadata token", h->r->vtable->name);
-        res = cres__json_parse(&d, answer, strlen(answer), a, what, CRES_ERR_UNEXPECTED_RESPONSE, err);
+        res = cres__json_parse(&d, answer, strlen(answer), a, what, CRES_ERR_UNEXPECTED_RESPONSE,
+                               err);
         if (res == CRES_OK) {
             cres__json_pick(&d, 0, key, &m, 1);
             if (m < 0 || d.t[m].type != JSMN_STRING)
-                res = cres__fail(err, CRES_ERR_UNEXPECTED_RESPONSE, "%s: the metadata token has no access_token",
-                                 h->r->vtable->name);
+                res = cres__fail(err, CRES_ERR_UNEXPECTED_RESPONSE,
+                                 "%s: the metadata token has no access_token", h->r->vtable->name);
             else if (cres__json_strdup(&d, m, &token) == 0)
                 res = cres__oom(err, h->r->vtable->name);
             cres__json_free(&d);
@@ -4506,7 +4720,8 @@ CRES__PRIVATE cres_result cres__gcp_bearer(cres__http *h, cres__gcp *g, char **o
     }
     if (!t) t = token;
     if (res == CRES_OK && (!t || !*t || cres__bad_text(t, 1)))
-        res = cres__fail(err, CRES_ERR_ENVIRONMENT, "%s: the access token is empty or has spaces or control characters",
+        res = cres__fail(err, CRES_ERR_ENVIRONMENT,
+                         "%s: the access token is empty or has spaces or control characters",
                          h->r->vtable->name);
     if (res == CRES_OK) {
         n = strlen(t) + 8;
@@ -4549,10 +4764,12 @@ CRES__PRIVATE void cres__gce_clear(cres__gce *g) {
 }
 
 /* One list call, following nextPageToken; each page goes to `read`. */
-typedef cres_result (*cres__gce_page_fn)(cres__gce *g, const cres__json *d, int items, cres_error *err);
+typedef cres_result (*cres__gce_page_fn)(cres__gce *g, const cres__json *d, int items,
+                                         cres_error *err);
 
 /* url, with "&pageToken=<token>" when there is one; NULL when out of memory. */
-CRES__PRIVATE char *cres__gce_page_url(const cres_allocator *a, const char *url, const char *token) {
+CRES__PRIVATE char *cres__gce_page_url(const cres_allocator *a, const char *url,
+                                       const char *token) {
     size_t n = strlen(url) + (token ? strlen(token) * 3 : 0) + 16;
     char *page_url = (char *)cres__alloc(a, n);
     cres__writer w;
@@ -4568,8 +4785,9 @@ CRES__PRIVATE char *cres__gce_page_url(const cres_allocator *a, const char *url,
 }
 
 /* One page's answer: its items go to `read`; *next gets its nextPageToken (NULL: the last). */
-CRES__PRIVATE cres_result cres__gce_page(cres__gce *g, const cres_http_response *resp, const char *permission,
-                                        cres__gce_page_fn read, char **next, cres_error *err) {
+CRES__PRIVATE cres_result cres__gce_page(cres__gce *g, const cres_http_response *resp,
+                                         const char *permission, cres__gce_page_fn read,
+                                         char **next, cres_error *err) {
     static const char *const top[] = {"items", "nextPageToken"};
     cres__json d;
     int t[2];
@@ -4580,19 +4798,22 @@ CRES__PRIVATE cres_result cres__gce_page(cres__gce *g, const cres_http_response 
                            CRES_ERR_UNEXPECTED_RESPONSE, err);
     if (res != CRES_OK) return res;
     cres__json_pick(&d, 0, top, t, 2);
-    if (d.t[0].type != JSMN_OBJECT || (t[0] >= 0 && !cres__json_is_null(&d, t[0]) && d.t[t[0]].type != JSMN_ARRAY))
-        res = cres__fail(err, CRES_ERR_UNEXPECTED_RESPONSE, "gce: a list answer without an \"items\" list");
+    if (d.t[0].type != JSMN_OBJECT ||
+        (t[0] >= 0 && !cres__json_is_null(&d, t[0]) && d.t[t[0]].type != JSMN_ARRAY))
+        res = cres__fail(err, CRES_ERR_UNEXPECTED_RESPONSE,
+                         "gce: a list answer without an \"items\" list");
     if (res == CRES_OK && t[0] >= 0 && d.t[t[0]].type == JSMN_ARRAY) res = read(g, &d, t[0], err);
-    if (res == CRES_OK && t[1] >= 0 && d.t[t[1]].type == JSMN_STRING && d.t[t[1]].end > d.t[t[1]].start &&
-        cres__json_strdup(&d, t[1], next) == 0)
+    if (res == CRES_OK && t[1] >= 0 && d.t[t[1]].type == JSMN_STRING &&
+        d.t[t[1]].end > d.t[t[1]].start && cres__json_strdup(&d, t[1], next) == 0)
         res = cres__oom(err, "gce");
     cres__json_free(&d);
     return res;
 }
 
-CRES__PRIVATE cres_result cres__gce_list(cres__gce *g, cres__http *h, const char *method, const char *url,
-                                        const char *body, const char *bearer, const char *permission,
-                                        cres__gce_page_fn read, cres_error *err) {
+CRES__PRIVATE cres_result cres__gce_list(cres__gce *g, cres__http *h, const char *method,
+                                         const char *url, const char *body, const char *bearer,
+                                         const char *permission, cres__gce_page_fn read,
+                                         cres_error *err) {
     const cres_allocator *a = &g->base.config.allocator;
     cres_http_header headers[3];
     char *token = NULL, *page_url, *previous = NULL;
@@ -4610,7 +4831,8 @@ CRES__PRIVATE cres_result cres__gce_list(cres__gce *g, cres__http *h, const char
             res = cres__oom(err, "gce");
             break;
         }
-        res = cres__http_request(h, method, page_url, headers, body ? 3 : 2, body, g->gcp.ca_file, &resp, err);
+        res = cres__http_request(h, method, page_url, headers, body ? 3 : 2, body, g->gcp.ca_file,
+                                 &resp, err);
         cres__free(a, page_url);
         cres__free(a, previous);
         previous = token;
@@ -4619,9 +4841,11 @@ CRES__PRIVATE cres_result cres__gce_list(cres__gce *g, cres__http *h, const char
         res = cres__gce_page(g, &resp, permission, read, &token, err);
         cres__response_free(&g->base, &resp);
         if (res == CRES_OK && token && previous && strcmp(token, previous) == 0)
-            res = cres__fail(err, CRES_ERR_UNEXPECTED_RESPONSE, "gce: the server sent the same pageToken twice");
+            res = cres__fail(err, CRES_ERR_UNEXPECTED_RESPONSE,
+                             "gce: the server sent the same pageToken twice");
         if (res == CRES_OK && token && ++pages >= CRES_MAX_GCP_PAGES)
-            res = cres__fail(err, CRES_ERR_LIMIT, "gce: more than %d pages in one list", CRES_MAX_GCP_PAGES);
+            res = cres__fail(err, CRES_ERR_LIMIT, "gce: more than %d pages in one list",
+                             CRES_MAX_GCP_PAGES);
         if (res != CRES_OK || !token) break;
     }
     cres__free(a, token);
@@ -4630,7 +4854,8 @@ CRES__PRIVATE cres_result cres__gce_list(cres__gce *g, cres__http *h, const char
 }
 
 /* listInstances items: {"instance": ".../zones/<zone>/instances/<name>", "status": ...}. */
-CRES__PRIVATE cres_result cres__gce_read_members(cres__gce *g, const cres__json *d, int items, cres_error *err) {
+CRES__PRIVATE cres_result cres__gce_read_members(cres__gce *g, const cres__json *d, int items,
+                                                 cres_error *err) {
     static const char *const keys[] = {"instance"};
     const cres_allocator *a = &g->base.config.allocator;
     int i, e, v;
@@ -4640,7 +4865,8 @@ CRES__PRIVATE cres_result cres__gce_read_members(cres__gce *g, const cres__json 
         cres__gce_member *m;
         cres__json_pick(d, e, keys, &v, 1);
         if (v < 0 || d->t[v].type != JSMN_STRING)
-            return cres__fail(err, CRES_ERR_UNEXPECTED_RESPONSE, "gce: a group member without an \"instance\" URL");
+            return cres__fail(err, CRES_ERR_UNEXPECTED_RESPONSE,
+                              "gce: a group member without an \"instance\" URL");
         if (cres__json_strdup(d, v, &url) == 0) return cres__oom(err, "gce");
         /* ".../zones/<zone>/instances/<name>": both go into URLs, so both must be names */
         zones = strstr(url, "/zones/");
@@ -4649,13 +4875,15 @@ CRES__PRIVATE cres_result cres__gce_read_members(cres__gce *g, const cres__json 
             char zone[130];
             size_t zn = (size_t)(inst - zones - 7);
             snprintf(zone, sizeof zone, "%.*s", (int)(zn < 129 ? zn : 129), zones + 7);
-            if (zn > 128 || !cres__resource_name_ok(zone) || !cres__resource_name_ok(inst + 11)) inst = NULL;
+            if (zn > 128 || !cres__resource_name_ok(zone) || !cres__resource_name_ok(inst + 11))
+                inst = NULL;
         } else {
             inst = NULL;
         }
         if (!inst) {
             char q[CRES__QUOTE_SIZE];
-            cres_result res = cres__fail(err, CRES_ERR_UNEXPECTED_RESPONSE, "gce: cannot read the instance URL %s",
+            cres_result res = cres__fail(err, CRES_ERR_UNEXPECTED_RESPONSE,
+                                         "gce: cannot read the instance URL %s",
                                          cres__quote(q, sizeof q, url, strlen(url)));
             cres__free(a, url);
             return res;
@@ -4694,7 +4922,8 @@ CRES__PRIVATE int cres__cmp_member_natural(const void *x, const void *y) {
 
 /* Zone instance list items: {"name": ..., "networkInterfaces": [{"networkIP": ...}]}; the
    members (sorted by name) get their addresses. */
-CRES__PRIVATE cres_result cres__gce_read_addresses(cres__gce *g, const cres__json *d, int items, cres_error *err) {
+CRES__PRIVATE cres_result cres__gce_read_addresses(cres__gce *g, const cres__json *d, int items,
+                                                   cres_error *err) {
     static const char *const keys[] = {"name", "networkInterfaces"};
     static const char *const nic_keys[] = {"networkIP"};
     int i, e, v[2], ip;
@@ -4703,31 +4932,39 @@ CRES__PRIVATE cres_result cres__gce_read_addresses(cres__gce *g, const cres__jso
         cres__gce_member key, *m;
         long n;
         cres__json_pick(d, e, keys, v, 2);
-        if (v[0] < 0 || d->t[v[0]].type != JSMN_STRING || d->t[v[0]].end - d->t[v[0]].start >= (int)sizeof name) continue;
-        n = cres__json_unescape(d->s + d->t[v[0]].start, (size_t)(d->t[v[0]].end - d->t[v[0]].start), name);
+        if (v[0] < 0 || d->t[v[0]].type != JSMN_STRING ||
+            d->t[v[0]].end - d->t[v[0]].start >= (int)sizeof name)
+            continue;
+        n = cres__json_unescape(d->s + d->t[v[0]].start,
+                                (size_t)(d->t[v[0]].end - d->t[v[0]].start), name);
         name[n < 0 ? 0 : n] = '\0';
         key.name = name;
         key.zone = (char *)(size_t)g->listing_zone;
-        m = (cres__gce_member *)bsearch(&key, g->members, g->count, sizeof *g->members, cres__cmp_member_name);
+        m = (cres__gce_member *)bsearch(&key, g->members, g->count, sizeof *g->members,
+                                        cres__cmp_member_name);
         if (!m) continue; /* an instance of the zone that is not in the group */
         ip = -1;
         if (v[1] >= 0 && d->t[v[1]].type == JSMN_ARRAY && d->t[v[1]].size > 0)
             cres__json_pick(d, v[1] + 1, nic_keys, &ip, 1);
         if (ip < 0 || d->t[ip].type != JSMN_STRING || d->t[ip].end == d->t[ip].start)
-            return cres__fail(err, CRES_ERR_UNEXPECTED_RESPONSE, "gce: instance %s has no networkInterfaces[0].networkIP",
+            return cres__fail(err, CRES_ERR_UNEXPECTED_RESPONSE,
+                              "gce: instance %s has no networkInterfaces[0].networkIP",
                               cres__quote(q, sizeof q, name, strlen(name)));
         cres__free(&g->base.config.allocator, m->ip);
         if (cres__json_strdup(d, ip, &m->ip) == 0) return cres__oom(err, "gce");
         if (strlen(m->ip) > 64 || cres__bad_text(m->ip, 1))
-            return cres__fail(err, CRES_ERR_UNEXPECTED_RESPONSE, "gce: instance %s has a malformed networkIP",
+            return cres__fail(err, CRES_ERR_UNEXPECTED_RESPONSE,
+                              "gce: instance %s has a malformed networkIP",
                               cres__quote(q, sizeof q, name, strlen(name)));
     }
     return CRES_OK;
 }
 
 /* The URL of a list call, from printf-style parts (paths hold only names we checked). */
-CRES__PRIVATE char *cres__gce_url(cres__gce *g, const char *fmt, const char *a1, const char *a2, const char *a3) {
-    size_t n = strlen(g->compute) + strlen(fmt) + strlen(a1) + strlen(a2) + (a3 ? strlen(a3) : 0) + 1;
+CRES__PRIVATE char *cres__gce_url(cres__gce *g, const char *fmt, const char *a1, const char *a2,
+                                  const char *a3) {
+    size_t n =
+        strlen(g->compute) + strlen(fmt) + strlen(a1) + strlen(a2) + (a3 ? strlen(a3) : 0) + 1;
     char *s = (char *)cres__alloc(&g->base.config.allocator, n);
     if (s) {
         size_t k = (size_t)snprintf(s, n, "%s", g->compute);
@@ -4737,20 +4974,27 @@ CRES__PRIVATE char *cres__gce_url(cres__gce *g, const char *fmt, const char *a1,
 }
 
 /* The group's RUNNING members (name and zone), from its listInstances pages. */
-CRES__PRIVATE cres_result cres__gce_list_group(cres__gce *g, cres__http *h, const char *bearer, cres_error *err) {
-    char *url = g->region ? cres__gce_url(g, "/projects/%s/regions/%s/instanceGroups/%s/listInstances?maxResults=500",
-                                          g->gcp.project, g->region, g->group)
-                          : cres__gce_url(g, "/projects/%s/zones/%s/instanceGroups/%s/listInstances?maxResults=500",
-                                          g->gcp.project, g->gcp.zone, g->group);
-    cres_result res = url ? cres__gce_list(g, h, "POST", url, "{\"instanceState\": \"RUNNING\"}", bearer,
-                                           "compute.instanceGroups.list", cres__gce_read_members, err)
-                          : cres__oom(err, "gce");
+CRES__PRIVATE cres_result cres__gce_list_group(cres__gce *g, cres__http *h, const char *bearer,
+                                               cres_error *err) {
+    char *url =
+        g->region
+            ? cres__gce_url(
+                  g, "/projects/%s/regions/%s/instanceGroups/%s/listInstances?maxResults=500",
+                  g->gcp.project, g->region, g->group)
+            : cres__gce_url(g,
+                            "/projects/%s/zones/%s/instanceGroups/%s/listInstances?maxResults=500",
+                            g->gcp.project, g->gcp.zone, g->group);
+    cres_result res =
+        url ? cres__gce_list(g, h, "POST", url, "{\"instanceState\": \"RUNNING\"}", bearer,
+                             "compute.instanceGroups.list", cres__gce_read_members, err)
+            : cres__oom(err, "gce");
     cres__free(&g->base.config.allocator, url);
     return res;
 }
 
 /* The members' addresses: one list of RUNNING instances (names and IPs only) per zone. */
-CRES__PRIVATE cres_result cres__gce_list_zones(cres__gce *g, cres__http *h, const char *bearer, cres_error *err) {
+CRES__PRIVATE cres_result cres__gce_list_zones(cres__gce *g, cres__http *h, const char *bearer,
+                                               cres_error *err) {
     cres_result res = CRES_OK;
     size_t i, k;
     if (g->count) qsort(g->members, g->count, sizeof *g->members, cres__cmp_member_name);
@@ -4759,10 +5003,13 @@ CRES__PRIVATE cres_result cres__gce_list_zones(cres__gce *g, cres__http *h, cons
         for (k = 0; k < i && strcmp(g->members[k].zone, g->members[i].zone) != 0; k++) {}
         if (k < i) continue;
         g->listing_zone = g->members[i].zone;
-        url = cres__gce_url(g, "/projects/%s/zones/%s/instances?filter=status%%20%%3D%%20%%22RUNNING%%22&fields=items"
-                               "%%28name%%2CnetworkInterfaces%%28networkIP%%29%%29%%2CnextPageToken&maxResults=500%s",
-                            g->gcp.project, g->members[i].zone, NULL);
-        res = url ? cres__gce_list(g, h, "GET", url, NULL, bearer, "compute.instances.list", cres__gce_read_addresses, err)
+        url = cres__gce_url(
+            g,
+            "/projects/%s/zones/%s/instances?filter=status%%20%%3D%%20%%22RUNNING%%22&fields=items"
+            "%%28name%%2CnetworkInterfaces%%28networkIP%%29%%29%%2CnextPageToken&maxResults=500%s",
+            g->gcp.project, g->members[i].zone, NULL);
+        res = url ? cres__gce_list(g, h, "GET", url, NULL, bearer, "compute.instances.list",
+                                   cres__gce_read_addresses, err)
                   : cres__oom(err, "gce");
         cres__free(&g->base.config.allocator, url);
     }
@@ -4770,29 +5017,35 @@ CRES__PRIVATE cres_result cres__gce_list_zones(cres__gce *g, cres__http *h, cons
 }
 
 /* The job: members in natural name order; the own instance (`own`, else options) marked. */
-CRES__PRIVATE cres_result cres__gce_spec(cres__gce *g, const char *own, cres_cluster_spec **out, cres_error *err) {
+CRES__PRIVATE cres_result cres__gce_spec(cres__gce *g, const char *own, cres_cluster_spec **out,
+                                         cres_error *err) {
     const cres_allocator *a = &g->base.config.allocator;
     const char *mine = g->instance_name ? g->instance_name : own;
     cres_result res = cres_spec_create(a, out, err);
     size_t i;
-    if (res == CRES_OK) res = cres_spec_add_job(*out, g->job, NULL, 0, err); /* an empty group: an empty job */
-    if (res == CRES_OK && g->count) qsort(g->members, g->count, sizeof *g->members, cres__cmp_member_natural);
+    if (res == CRES_OK) /* an empty group: an empty job */
+        res = cres_spec_add_job(*out, g->job, NULL, 0, err);
+    if (res == CRES_OK && g->count)
+        qsort(g->members, g->count, sizeof *g->members, cres__cmp_member_natural);
     for (i = 0; res == CRES_OK && i < g->count; i++) {
         const cres__gce_member *m = &g->members[i];
         char *address, q[CRES__QUOTE_SIZE];
         if (!m->ip)
-            return cres__fail(err, CRES_ERR_NOT_READY, "gce: instance %s is in the group but not RUNNING in zone %s",
+            return cres__fail(err, CRES_ERR_NOT_READY,
+                              "gce: instance %s is in the group but not RUNNING in zone %s",
                               cres__quote(q, sizeof q, m->name, strlen(m->name)), m->zone);
         if (!(address = cres__join_host_port(a, m->ip, g->port))) return cres__oom(err, "gce");
         if ((res = cres_spec_add_task(*out, g->job, (int)i, address, err)) != CRES_OK)
             res = cres__wrap(err, res, CRES_ERR_UNEXPECTED_RESPONSE, "gce: ");
         cres__free(a, address);
-        if (res == CRES_OK && mine && strcmp(mine, m->name) == 0) res = cres_set_detected_task(&g->base, g->job, (int)i, err);
+        if (res == CRES_OK && mine && strcmp(mine, m->name) == 0)
+            res = cres_set_detected_task(&g->base, g->job, (int)i, err);
     }
     return res;
 }
 
-CRES__PRIVATE cres_result cres__gce_resolve(cres_resolver *r, cres_cluster_spec **out, cres_error *err) {
+CRES__PRIVATE cres_result cres__gce_resolve(cres_resolver *r, cres_cluster_spec **out,
+                                            cres_error *err) {
     cres__gce *g = (cres__gce *)r;
     const cres_allocator *a = &r->config.allocator;
     char *bearer = NULL, *own = NULL;
@@ -4830,10 +5083,11 @@ CRES__PRIVATE void cres__gce_destroy(cres_resolver *r) {
     cres__free(a, g->instance_name);
 }
 
-static const cres_resolver_vtable cres__gce_vtable = {"gce", cres__gce_resolve, NULL, NULL, cres__gce_destroy, NULL};
+static const cres_resolver_vtable cres__gce_vtable = {
+    "gce", cres__gce_resolve, NULL, NULL, cres__gce_destroy, NULL};
 
-
-CRES_API cres_result cres_gce_resolver_create(const cres_gce_options *o, cres_resolver **out, cres_error *err) {
+CRES_API cres_result cres_gce_resolver_create(const cres_gce_options *o, cres_resolver **out,
+                                              cres_error *err) {
     cres_gce_options none;
     cres_resolver *r;
     cres__gce *g;
@@ -4846,18 +5100,26 @@ CRES_API cres_result cres_gce_resolver_create(const cres_gce_options *o, cres_re
     cres__clear(err);
     if (out) *out = NULL;
     if (!cres__resource_name_ok(o->instance_group))
-        return cres__fail(err, CRES_ERR_INVALID_ARGUMENT, "gce: options.instance_group is missing or not a resource name");
-    if ((o->project && !cres__resource_name_ok(o->project)) || (o->zone && !cres__resource_name_ok(o->zone)) ||
+        return cres__fail(err, CRES_ERR_INVALID_ARGUMENT,
+                          "gce: options.instance_group is missing or not a resource name");
+    if ((o->project && !cres__resource_name_ok(o->project)) ||
+        (o->zone && !cres__resource_name_ok(o->zone)) ||
         (o->region && !cres__resource_name_ok(o->region)) || o->port < 0 || o->port > 65535)
-        return cres__fail(err, CRES_ERR_INVALID_ARGUMENT, "gce: project, zone, region or port is malformed");
-    if ((res = cres_resolver_new(sizeof *g, &cres__gce_vtable, o->config, &r, err)) != CRES_OK) return res;
+        return cres__fail(err, CRES_ERR_INVALID_ARGUMENT,
+                          "gce: project, zone, region or port is malformed");
+    if ((res = cres_resolver_new(sizeof *g, &cres__gce_vtable, o->config, &r, err)) != CRES_OK)
+        return res;
     g = (cres__gce *)r;
     a = &r->config.allocator;
     g->port = o->port ? o->port : CRES__DEFAULT_PORT;
-    res = cres__gcp_init(r, &g->gcp, o->project, o->zone, o->metadata_url, o->token, o->token_file, o->ca_file, err);
+    res = cres__gcp_init(r, &g->gcp, o->project, o->zone, o->metadata_url, o->token, o->token_file,
+                         o->ca_file, err);
     if (res == CRES_OK &&
-        !(cres__opt_copy(a, &g->region, o->region) && cres__opt_copy(a, &g->group, o->instance_group) &&
-          cres__url_copy(a, &g->compute, o->compute_url ? o->compute_url : "https://compute.googleapis.com/compute/v1") &&
+        !(cres__opt_copy(a, &g->region, o->region) &&
+          cres__opt_copy(a, &g->group, o->instance_group) &&
+          cres__url_copy(a, &g->compute,
+                         o->compute_url ? o->compute_url
+                                        : "https://compute.googleapis.com/compute/v1") &&
           cres__opt_copy(a, &g->job, o->job_name ? o->job_name : "worker") &&
           cres__opt_copy(a, &g->instance_name, o->instance_name)))
         res = cres__oom(err, "gce");
@@ -4887,8 +5149,9 @@ typedef struct cres__tpu {
 
 /* Appends the endpoints "grpc://a:1,b,[v6]:2" as tasks of job (8470 when no port). A
    malformed entry is the fault of `from` (an option, a variable, the metadata server). */
-CRES__PRIVATE cres_result cres__tpu_endpoints(cres__tpu *t, cres_cluster_spec *spec, const char *list, const char *from,
-                                             cres_result fault, cres_error *err) {
+CRES__PRIVATE cres_result cres__tpu_endpoints(cres__tpu *t, cres_cluster_spec *spec,
+                                              const char *list, const char *from, cres_result fault,
+                                              cres_error *err) {
     const cres_allocator *a = &t->base.config.allocator;
     const char *p = list;
     int index = 0;
@@ -4901,9 +5164,11 @@ CRES__PRIVATE cres_result cres__tpu_endpoints(cres__tpu *t, cres_cluster_spec *s
         int port;
         if (!item) return cres__oom(err, "tpu");
         if (strncmp(at, "grpc://", 7) == 0) at += 7;
-        if (!*at || !cres__split_address(at, &host, &host_len, &port) || host_len == 0 || host_len >= 256) {
+        if (!*at || !cres__split_address(at, &host, &host_len, &port) || host_len == 0 ||
+            host_len >= 256) {
             char q[CRES__QUOTE_SIZE];
-            res = cres__fail(err, fault, "tpu: %s: cannot read the endpoint %s", from, cres__quote(q, sizeof q, item, n));
+            res = cres__fail(err, fault, "tpu: %s: cannot read the endpoint %s", from,
+                             cres__quote(q, sizeof q, item, n));
         } else if (port >= 0) {
             address = cres__strdup(a, at);
         } else {
@@ -4912,7 +5177,8 @@ CRES__PRIVATE cres_result cres__tpu_endpoints(cres__tpu *t, cres_cluster_spec *s
             address = cres__join_host_port(a, host_copy, CRES__DEFAULT_PORT);
         }
         if (res == CRES_OK && !address) res = cres__oom(err, "tpu");
-        if (res == CRES_OK && (res = cres_spec_add_task(spec, t->job, index++, address, err)) != CRES_OK) {
+        if (res == CRES_OK &&
+            (res = cres_spec_add_task(spec, t->job, index++, address, err)) != CRES_OK) {
             char prefix[96];
             snprintf(prefix, sizeof prefix, "tpu: %s: ", from);
             res = cres__wrap(err, res, fault, prefix);
@@ -4947,7 +5213,8 @@ CRES__PRIVATE void cres__tpu_endpoint_ips(char *s) {
 }
 
 /* On a TPU VM: workers from $TPU_WORKER_HOSTNAMES, else the metadata attributes. */
-CRES__PRIVATE cres_result cres__tpu_local(cres__tpu *t, cres__http *h, cres_cluster_spec *spec, cres_error *err) {
+CRES__PRIVATE cres_result cres__tpu_local(cres__tpu *t, cres__http *h, cres_cluster_spec *spec,
+                                          cres_error *err) {
     const cres_allocator *a = &t->base.config.allocator;
     const char *hosts = cres_resolver_getenv(&t->base, "TPU_WORKER_HOSTNAMES");
     const char *id = cres_resolver_getenv(&t->base, "TPU_WORKER_ID");
@@ -4958,27 +5225,35 @@ CRES__PRIVATE cres_result cres__tpu_local(cres__tpu *t, cres__http *h, cres_clus
     long long own = -1;
     if (hosts && *hosts) {
         if (id && (cres__parse_decimal(id, strlen(id), &own) != 1 || own < 0))
-            return cres__fail(err, CRES_ERR_ENVIRONMENT, "tpu: TPU_WORKER_ID must be a worker index");
-        res = cres__tpu_endpoints(t, spec, hosts, "TPU_WORKER_HOSTNAMES", CRES_ERR_ENVIRONMENT, err);
-    } else if ((res = cres__metadata_optional(h, t->gcp.metadata, "instance/attributes/worker-network-endpoints",
-                                              &endpoints, err)) == CRES_OK && endpoints && *endpoints) {
+            return cres__fail(err, CRES_ERR_ENVIRONMENT,
+                              "tpu: TPU_WORKER_ID must be a worker index");
+        res =
+            cres__tpu_endpoints(t, spec, hosts, "TPU_WORKER_HOSTNAMES", CRES_ERR_ENVIRONMENT, err);
+    } else if ((res = cres__metadata_optional(h, t->gcp.metadata,
+                                              "instance/attributes/worker-network-endpoints",
+                                              &endpoints, err)) == CRES_OK &&
+               endpoints && *endpoints) {
         cres__tpu_endpoint_ips(endpoints);
-        res = cres__tpu_endpoints(t, spec, endpoints, "metadata worker-network-endpoints", CRES_ERR_UNEXPECTED_RESPONSE,
-                                  err);
+        res = cres__tpu_endpoints(t, spec, endpoints, "metadata worker-network-endpoints",
+                                  CRES_ERR_UNEXPECTED_RESPONSE, err);
         if (res == CRES_OK)
-            res = cres__metadata_optional(h, t->gcp.metadata, "instance/attributes/agent-worker-number", &number, err);
+            res = cres__metadata_optional(h, t->gcp.metadata,
+                                          "instance/attributes/agent-worker-number", &number, err);
         own_from = "metadata agent-worker-number";
         fault = CRES_ERR_UNEXPECTED_RESPONSE;
-        if (res == CRES_OK && number && (cres__parse_decimal(number, strlen(number), &own) != 1 || own < 0))
+        if (res == CRES_OK && number &&
+            (cres__parse_decimal(number, strlen(number), &own) != 1 || own < 0))
             res = cres__fail(err, fault, "tpu: metadata agent-worker-number is not a worker index");
         if (res == CRES_OK && !t->accelerator_type &&
-            (res = cres__metadata_optional(h, t->gcp.metadata, "instance/attributes/accelerator-type", &type, err)) == CRES_OK)
+            (res = cres__metadata_optional(h, t->gcp.metadata,
+                                           "instance/attributes/accelerator-type", &type, err)) ==
+                CRES_OK)
             t->accelerator_type = type, type = NULL;
     } /* else: TF's local TPU, an empty cluster */
     if (res == CRES_OK && own >= 0) {
         if (own >= (long long)cres_spec_tasks_count(spec, t->job))
-            res = cres__fail(err, fault, "tpu: %s: worker %lld is not one of the %zu workers", own_from, own,
-                             cres_spec_tasks_count(spec, t->job));
+            res = cres__fail(err, fault, "tpu: %s: worker %lld is not one of the %zu workers",
+                             own_from, own, cres_spec_tasks_count(spec, t->job));
         else res = cres_set_detected_task(&t->base, t->job, (int)own, err);
     }
     cres__free(a, endpoints);
@@ -4988,8 +5263,10 @@ CRES__PRIVATE cres_result cres__tpu_local(cres__tpu *t, cres__http *h, cres_clus
 }
 
 /* The node from the Cloud TPU API: READY, HEALTHY (unless allowed), its endpoints. */
-CRES__PRIVATE cres_result cres__tpu_node(cres__tpu *t, const cres__json *d, cres_cluster_spec *spec, cres_error *err) {
-    static const char *const keys[] = {"state", "health", "networkEndpoints", "acceleratorType", "ipAddress"};
+CRES__PRIVATE cres_result cres__tpu_node(cres__tpu *t, const cres__json *d, cres_cluster_spec *spec,
+                                         cres_error *err) {
+    static const char *const keys[] = {"state", "health", "networkEndpoints", "acceleratorType",
+                                       "ipAddress"};
     static const char *const ep_keys[] = {"ipAddress", "port"};
     const cres_allocator *a = &t->base.config.allocator;
     char state[32] = "", health[32] = "", q[CRES__QUOTE_SIZE];
@@ -4997,14 +5274,18 @@ CRES__PRIVATE cres_result cres__tpu_node(cres__tpu *t, const cres__json *d, cres
     cres_result res = CRES_OK;
     cres__json_pick(d, 0, keys, v, 5);
     if (v[0] >= 0 && d->t[v[0]].type == JSMN_STRING)
-        snprintf(state, sizeof state, "%.*s", d->t[v[0]].end - d->t[v[0]].start, d->s + d->t[v[0]].start);
+        snprintf(state, sizeof state, "%.*s", d->t[v[0]].end - d->t[v[0]].start,
+                 d->s + d->t[v[0]].start);
     if (v[1] >= 0 && d->t[v[1]].type == JSMN_STRING)
-        snprintf(health, sizeof health, "%.*s", d->t[v[1]].end - d->t[v[1]].start, d->s + d->t[v[1]].start);
+        snprintf(health, sizeof health, "%.*s", d->t[v[1]].end - d->t[v[1]].start,
+                 d->s + d->t[v[1]].start);
     cres__quote(q, sizeof q, t->name, strlen(t->name));
     if (strcmp(state, "PREEMPTED") == 0 || strcmp(state, "TERMINATED") == 0)
-        return cres__fail(err, CRES_ERR_NOT_READY, "tpu: TPU %s is %s and will not recover: recreate it", q, state);
+        return cres__fail(err, CRES_ERR_NOT_READY,
+                          "tpu: TPU %s is %s and will not recover: recreate it", q, state);
     if (strcmp(state, "READY") != 0)
-        return cres__fail(err, CRES_ERR_NOT_READY, "tpu: TPU %s is not ready; state: %s", q, state[0] ? state : "(none)");
+        return cres__fail(err, CRES_ERR_NOT_READY, "tpu: TPU %s is not ready; state: %s", q,
+                          state[0] ? state : "(none)");
     if (health[0] && strcmp(health, "HEALTHY") != 0 && !t->allow_unhealthy)
         return cres__fail(err, CRES_ERR_NOT_READY, "tpu: TPU %s is %s, not HEALTHY", q, health);
     if (v[3] >= 0 && d->t[v[3]].type == JSMN_STRING && !t->accelerator_type &&
@@ -5013,23 +5294,30 @@ CRES__PRIVATE cres_result cres__tpu_node(cres__tpu *t, const cres__json *d, cres
     /* v1 nodes from before networkEndpoints have one deprecated top-level ipAddress and port */
     old_style = (v[2] < 0 || d->t[v[2]].type != JSMN_ARRAY || d->t[v[2]].size == 0) && v[4] >= 0;
     if (!old_style && (v[2] < 0 || d->t[v[2]].type != JSMN_ARRAY || d->t[v[2]].size == 0))
-        return cres__fail(err, CRES_ERR_UNEXPECTED_RESPONSE, "tpu: TPU %s has no networkEndpoints", q);
+        return cres__fail(err, CRES_ERR_UNEXPECTED_RESPONSE, "tpu: TPU %s has no networkEndpoints",
+                          q);
     count = old_style ? 1 : d->t[v[2]].size;
-    for (i = 0, e = old_style ? 0 : v[2] + 1; res == CRES_OK && i < count; i++, e = cres__json_next(d, e)) {
+    for (i = 0, e = old_style ? 0 : v[2] + 1; res == CRES_OK && i < count;
+         i++, e = cres__json_next(d, e)) {
         char ip[64], *address;
         int port = CRES__DEFAULT_PORT;
         cres__json_pick(d, e, ep_keys, ep, 2);
         if (ep[0] < 0 || d->t[ep[0]].type != JSMN_STRING || d->t[ep[0]].end == d->t[ep[0]].start ||
             d->t[ep[0]].end - d->t[ep[0]].start >= (int)sizeof ip)
-            return cres__fail(err, CRES_ERR_UNEXPECTED_RESPONSE, "tpu: TPU %s endpoint %d has no ipAddress", q, i);
-        snprintf(ip, sizeof ip, "%.*s", d->t[ep[0]].end - d->t[ep[0]].start, d->s + d->t[ep[0]].start);
+            return cres__fail(err, CRES_ERR_UNEXPECTED_RESPONSE,
+                              "tpu: TPU %s endpoint %d has no ipAddress", q, i);
+        snprintf(ip, sizeof ip, "%.*s", d->t[ep[0]].end - d->t[ep[0]].start,
+                 d->s + d->t[ep[0]].start);
         if (ep[1] >= 0 && !cres__json_is_null(d, ep[1])) {
             char why[96], qp[CRES__QUOTE_SIZE];
             if (!cres__json_index(d, ep[1], 1, &port, why, sizeof why) || port < 1 || port > 65535)
-                return cres__fail(err, CRES_ERR_UNEXPECTED_RESPONSE, "tpu: TPU %s endpoint %d: port %s is not 1 to 65535",
-                                  q, i, cres__json_quote(d, ep[1], qp, sizeof qp));
+                return cres__fail(err, CRES_ERR_UNEXPECTED_RESPONSE,
+                                  "tpu: TPU %s endpoint %d: port %s is not 1 to 65535", q, i,
+                                  cres__json_quote(d, ep[1], qp, sizeof qp));
         }
-        if (cres__bad_text(ip, 1)) return cres__fail(err, CRES_ERR_UNEXPECTED_RESPONSE, "tpu: TPU %s endpoint %d: bad ipAddress", q, i);
+        if (cres__bad_text(ip, 1))
+            return cres__fail(err, CRES_ERR_UNEXPECTED_RESPONSE,
+                              "tpu: TPU %s endpoint %d: bad ipAddress", q, i);
         if (!(address = cres__join_host_port(a, ip, port))) return cres__oom(err, "tpu");
         res = cres_spec_add_task(spec, t->job, i, address, err);
         cres__free(a, address);
@@ -5037,7 +5325,8 @@ CRES__PRIVATE cres_result cres__tpu_node(cres__tpu *t, const cres__json *d, cres
     return res;
 }
 
-CRES__PRIVATE cres_result cres__tpu_api(cres__tpu *t, cres__http *h, cres_cluster_spec *spec, cres_error *err) {
+CRES__PRIVATE cres_result cres__tpu_api(cres__tpu *t, cres__http *h, cres_cluster_spec *spec,
+                                        cres_error *err) {
     const cres_allocator *a = &t->base.config.allocator;
     char *bearer = NULL, *url = NULL;
     cres_http_header headers[2];
@@ -5047,9 +5336,12 @@ CRES__PRIVATE cres_result cres__tpu_api(cres__tpu *t, cres__http *h, cres_cluste
     cres_result res = cres__gcp_locate(h, &t->gcp, 1, err);
     if (res == CRES_OK) res = cres__gcp_bearer(h, &t->gcp, &bearer, err);
     if (res == CRES_OK) {
-        n = strlen(t->api) + strlen(t->version) + strlen(t->gcp.project) + strlen(t->gcp.zone) + strlen(t->name) + 48;
+        n = strlen(t->api) + strlen(t->version) + strlen(t->gcp.project) + strlen(t->gcp.zone) +
+            strlen(t->name) + 48;
         if ((url = (char *)cres__alloc(a, n)) == NULL) res = cres__oom(err, "tpu");
-        else snprintf(url, n, "%s/%s/projects/%s/locations/%s/nodes/%s", t->api, t->version, t->gcp.project, t->gcp.zone, t->name);
+        else
+            snprintf(url, n, "%s/%s/projects/%s/locations/%s/nodes/%s", t->api, t->version,
+                     t->gcp.project, t->gcp.zone, t->name);
     }
     if (res == CRES_OK) {
         headers[0].name = "Authorization";
@@ -5057,11 +5349,14 @@ CRES__PRIVATE cres_result cres__tpu_api(cres__tpu *t, cres__http *h, cres_cluste
         headers[1].name = "Accept";
         headers[1].value = "application/json";
         res = cres__http_request(h, "GET", url, headers, 2, NULL, t->gcp.ca_file, &resp, err);
-        if (res == CRES_OK && resp.status != 200) res = cres__google_status_error(&t->base, &resp, "tpu.nodes.get", err);
+        if (res == CRES_OK && resp.status != 200)
+            res = cres__google_status_error(&t->base, &resp, "tpu.nodes.get", err);
         if (res == CRES_OK) {
-            res = cres__json_parse(&d, resp.body, resp.body_len, a, "tpu: node", CRES_ERR_UNEXPECTED_RESPONSE, err);
+            res = cres__json_parse(&d, resp.body, resp.body_len, a, "tpu: node",
+                                   CRES_ERR_UNEXPECTED_RESPONSE, err);
             if (res == CRES_OK && d.t[0].type != JSMN_OBJECT)
-                res = cres__fail(err, CRES_ERR_UNEXPECTED_RESPONSE, "tpu: the node is not an object");
+                res =
+                    cres__fail(err, CRES_ERR_UNEXPECTED_RESPONSE, "tpu: the node is not an object");
             else if (res == CRES_OK) res = cres__tpu_node(t, &d, spec, err);
             if (d.t) cres__json_free(&d);
         }
@@ -5072,7 +5367,8 @@ CRES__PRIVATE cres_result cres__tpu_api(cres__tpu *t, cres__http *h, cres_cluste
     return res;
 }
 
-CRES__PRIVATE cres_result cres__tpu_resolve(cres_resolver *r, cres_cluster_spec **out, cres_error *err) {
+CRES__PRIVATE cres_result cres__tpu_resolve(cres_resolver *r, cres_cluster_spec **out,
+                                            cres_error *err) {
     cres__tpu *t = (cres__tpu *)r;
     cres__http h;
     cres_result res = cres_spec_create(&r->config.allocator, out, err);
@@ -5080,8 +5376,10 @@ CRES__PRIVATE cres_result cres__tpu_resolve(cres_resolver *r, cres_cluster_spec 
     const char *workers = cres_resolver_getenv(r, "TPU_WORKER_HOSTNAMES");
     if (res != CRES_OK) return res;
     if (!local && (strncmp(t->name, "grpc://", 7) == 0 || strchr(t->name, ':'))) {
-        res = cres__tpu_endpoints(t, *out, t->name, t->name_from, t->name_fault, err); /* no API call */
-    } else if (local && workers && *workers) { /* the environment names the workers: no transport needed */
+        /* no API call */
+        res = cres__tpu_endpoints(t, *out, t->name, t->name_from, t->name_fault, err);
+    } else if (local && workers &&
+               *workers) { /* the environment names the workers: no transport needed */
         memset(&h, 0, sizeof h);
         h.r = r;
         res = cres__tpu_local(t, &h, *out, err);
@@ -5089,7 +5387,8 @@ CRES__PRIVATE cres_result cres__tpu_resolve(cres_resolver *r, cres_cluster_spec 
         res = local ? cres__tpu_local(t, &h, *out, err) : cres__tpu_api(t, &h, *out, err);
         cres__http_end(&h);
     }
-    if (res == CRES_OK && t->coordinator_name && t->coordinator_address && !(local && cres_spec_jobs_count(*out) == 0))
+    if (res == CRES_OK && t->coordinator_name && t->coordinator_address &&
+        !(local && cres_spec_jobs_count(*out) == 0))
         res = cres_spec_add_task(*out, t->coordinator_name, 0, t->coordinator_address, err);
     return res;
 }
@@ -5101,15 +5400,19 @@ CRES__PRIVATE int cres__tpu_per_host(const char *type) {
     const char *dash = type ? strrchr(type, '-') : NULL;
     long long size;
     if (!dash || cres__parse_decimal(dash + 1, strlen(dash + 1), &size) != 1 || size <= 0) return 0;
-    if (strncmp(type, "v2-", 3) == 0 || strncmp(type, "v3-", 3) == 0) return size < 8 ? (int)size : 8;
-    if (strncmp(type, "v4-", 3) == 0 || strncmp(type, "v5p-", 4) == 0) return size / 2 < 4 ? (int)(size / 2) : 4;
-    if (strncmp(type, "v5litepod-", 10) == 0 || strncmp(type, "v5e-", 4) == 0 || strncmp(type, "v6e-", 4) == 0)
+    if (strncmp(type, "v2-", 3) == 0 || strncmp(type, "v3-", 3) == 0)
+        return size < 8 ? (int)size : 8;
+    if (strncmp(type, "v4-", 3) == 0 || strncmp(type, "v5p-", 4) == 0)
+        return size / 2 < 4 ? (int)(size / 2) : 4;
+    if (strncmp(type, "v5litepod-", 10) == 0 || strncmp(type, "v5e-", 4) == 0 ||
+        strncmp(type, "v6e-", 4) == 0)
         return size <= 8 ? (int)size : 4;
     return 0;
 }
 
-CRES__PRIVATE cres_result cres__tpu_accelerators(cres_resolver *r, const char *task_type, int task_id,
-                                                cres_accelerators *out, cres_error *err) {
+CRES__PRIVATE cres_result cres__tpu_accelerators(cres_resolver *r, const char *task_type,
+                                                 int task_id, cres_accelerators *out,
+                                                 cres_error *err) {
     cres__tpu *t = (cres__tpu *)r;
     int n = t->per_host ? t->per_host : cres__tpu_per_host(t->accelerator_type);
     (void)task_type;
@@ -5117,10 +5420,11 @@ CRES__PRIVATE cres_result cres__tpu_accelerators(cres_resolver *r, const char *t
     if (!n) {
         char q[CRES__QUOTE_SIZE];
         const char *type = t->accelerator_type ? t->accelerator_type : "";
-        return cres__fail(err, CRES_ERR_UNSUPPORTED,
-                          "tpu: TPU cores per host unknown for accelerator type %s (resolve first, or set "
-                          "options.accelerators_per_host)",
-                          cres__quote(q, sizeof q, type, strlen(type)));
+        return cres__fail(
+            err, CRES_ERR_UNSUPPORTED,
+            "tpu: TPU cores per host unknown for accelerator type %s (resolve first, or set "
+            "options.accelerators_per_host)",
+            cres__quote(q, sizeof q, type, strlen(type)));
     }
     strcpy(out->items[0].type, "TPU");
     out->items[0].count = n;
@@ -5128,15 +5432,17 @@ CRES__PRIVATE cres_result cres__tpu_accelerators(cres_resolver *r, const char *t
     return CRES_OK;
 }
 
-CRES__PRIVATE cres_result cres__tpu_master(cres_resolver *r, const char *task_type, int task_id, const char *rpc_layer,
-                                          char *buf, size_t cap, size_t *out_len, cres_error *err) {
+CRES__PRIVATE cres_result cres__tpu_master(cres_resolver *r, const char *task_type, int task_id,
+                                           const char *rpc_layer, char *buf, size_t cap,
+                                           size_t *out_len, cres_error *err) {
     cres_cluster_spec *spec;
     cres_result res = cres_resolve(r, &spec, err);
     if (res != CRES_OK) return res;
     if (cres_spec_jobs_count(spec) == 0 && !task_type && task_id < 0) /* TF's local TPU: "" */
         res = cres__write_master("", NULL, buf, cap, out_len, err);
     else
-        res = cres__master_in_spec(r, spec, task_type, task_id, rpc_layer, "", buf, cap, out_len, err);
+        res = cres__master_in_spec(r, spec, task_type, task_id, rpc_layer, "", buf, cap, out_len,
+                                   err);
     cres_spec_free(spec);
     return res;
 }
@@ -5154,8 +5460,8 @@ CRES__PRIVATE void cres__tpu_destroy(cres_resolver *r) {
     cres__free(a, t->accelerator_type);
 }
 
-static const cres_resolver_vtable cres__tpu_vtable = {"tpu", cres__tpu_resolve, cres__tpu_master, cres__tpu_accelerators,
-                                                      cres__tpu_destroy, NULL};
+static const cres_resolver_vtable cres__tpu_vtable = {
+    "tpu", cres__tpu_resolve, cres__tpu_master, cres__tpu_accelerators, cres__tpu_destroy, NULL};
 
 /* The TPU's name: options, $KUBE_GOOGLE_CLOUD_TPU_ENDPOINTS, $TPU_NAME, or $TPU_CONFIG's
    {"tpu_node_name", "project", "zone"} (which may also give project and zone). */
@@ -5180,15 +5486,18 @@ CRES__PRIVATE cres_result cres__tpu_name(cres__tpu *t, const cres_tpu_options *o
     config = cres_resolver_getenv(&t->base, "TPU_CONFIG");
     if (!config || cres__is_blank(config))
         return cres__fail(err, CRES_ERR_ENVIRONMENT,
-                          "tpu: no TPU name: pass options.tpu (a name, grpc://host:port, or local) or set TPU_NAME");
-    if ((res = cres__json_parse_document(&d, config, strlen(config), a, "TPU_CONFIG", CRES_ERR_ENVIRONMENT, err)) != CRES_OK)
+                          "tpu: no TPU name: pass options.tpu (a name, grpc://host:port, or local) "
+                          "or set TPU_NAME");
+    if ((res = cres__json_parse_document(&d, config, strlen(config), a, "TPU_CONFIG",
+                                         CRES_ERR_ENVIRONMENT, err)) != CRES_OK)
         return res;
     cres__json_pick(&d, 0, keys, v, 3);
     slot[0] = &t->name, slot[1] = &t->gcp.project, slot[2] = &t->gcp.zone;
     for (i = 0; i < 3 && res == CRES_OK; i++) {
         if (v[i] < 0 || cres__json_is_null(&d, v[i]) || *slot[i]) continue; /* options win */
         if (d.t[v[i]].type != JSMN_STRING)
-            res = cres__fail(err, CRES_ERR_ENVIRONMENT, "TPU_CONFIG: \"%s\" must be a string", keys[i]);
+            res = cres__fail(err, CRES_ERR_ENVIRONMENT, "TPU_CONFIG: \"%s\" must be a string",
+                             keys[i]);
         else if (cres__json_strdup(&d, v[i], slot[i]) == 0)
             res = cres__oom(err, "tpu");
     }
@@ -5197,11 +5506,13 @@ CRES__PRIVATE cres_result cres__tpu_name(cres__tpu *t, const cres_tpu_options *o
         res = cres__fail(err, CRES_ERR_ENVIRONMENT, "TPU_CONFIG: \"tpu_node_name\" is missing");
     if (res == CRES_OK && ((t->gcp.project && !cres__resource_name_ok(t->gcp.project)) ||
                            (t->gcp.zone && !cres__resource_name_ok(t->gcp.zone))))
-        res = cres__fail(err, CRES_ERR_ENVIRONMENT, "TPU_CONFIG: \"project\" or \"zone\" is not a resource name");
+        res = cres__fail(err, CRES_ERR_ENVIRONMENT,
+                         "TPU_CONFIG: \"project\" or \"zone\" is not a resource name");
     return res;
 }
 
-CRES_API cres_result cres_tpu_resolver_create(const cres_tpu_options *o, cres_resolver **out, cres_error *err) {
+CRES_API cres_result cres_tpu_resolver_create(const cres_tpu_options *o, cres_resolver **out,
+                                              cres_error *err) {
     cres_tpu_options none;
     cres_resolver *r;
     cres__tpu *t;
@@ -5216,21 +5527,27 @@ CRES_API cres_result cres_tpu_resolver_create(const cres_tpu_options *o, cres_re
     cres__clear(err);
     if (out) *out = NULL;
     if (o->api_version && strcmp(o->api_version, "v1") != 0 && strcmp(o->api_version, "v2") != 0)
-        return cres__fail(err, CRES_ERR_INVALID_ARGUMENT, "tpu: api_version must be \"v1\" or \"v2\"");
-    if ((o->project && !cres__resource_name_ok(o->project)) || (o->zone && !cres__resource_name_ok(o->zone)) ||
-        o->accelerators_per_host < 0 || (o->coordinator_name && !o->coordinator_address))
         return cres__fail(err, CRES_ERR_INVALID_ARGUMENT,
-                          "tpu: project or zone malformed, accelerators_per_host negative, or a coordinator without an address");
-    if ((res = cres_resolver_new(sizeof *t, &cres__tpu_vtable, o->config, &r, err)) != CRES_OK) return res;
+                          "tpu: api_version must be \"v1\" or \"v2\"");
+    if ((o->project && !cres__resource_name_ok(o->project)) ||
+        (o->zone && !cres__resource_name_ok(o->zone)) || o->accelerators_per_host < 0 ||
+        (o->coordinator_name && !o->coordinator_address))
+        return cres__fail(err, CRES_ERR_INVALID_ARGUMENT,
+                          "tpu: project or zone malformed, accelerators_per_host negative, or a "
+                          "coordinator without an address");
+    if ((res = cres_resolver_new(sizeof *t, &cres__tpu_vtable, o->config, &r, err)) != CRES_OK)
+        return res;
     t = (cres__tpu *)r;
     a = &r->config.allocator;
     t->allow_unhealthy = o->allow_unhealthy;
     t->per_host = o->accelerators_per_host;
-    res = cres__gcp_init(r, &t->gcp, o->project, o->zone, o->metadata_url, o->token, o->token_file, o->ca_file, err);
+    res = cres__gcp_init(r, &t->gcp, o->project, o->zone, o->metadata_url, o->token, o->token_file,
+                         o->ca_file, err);
     if (res == CRES_OK) res = cres__tpu_name(t, o, err);
-    if (res == CRES_OK && strcmp(t->name, "local") != 0 && strncmp(t->name, "grpc://", 7) != 0 && !strchr(t->name, ':') &&
-        !cres__resource_name_ok(t->name))
-        res = cres__fail(err, t->name_fault, "tpu: %s: the TPU name is not a resource name", t->name_from);
+    if (res == CRES_OK && strcmp(t->name, "local") != 0 && strncmp(t->name, "grpc://", 7) != 0 &&
+        !strchr(t->name, ':') && !cres__resource_name_ok(t->name))
+        res = cres__fail(err, t->name_fault, "tpu: %s: the TPU name is not a resource name",
+                         t->name_from);
     if (res == CRES_OK &&
         !(cres__url_copy(a, &t->api, o->tpu_url ? o->tpu_url : "https://tpu.googleapis.com") &&
           cres__opt_copy(a, &t->version, o->api_version ? o->api_version : "v2") &&
@@ -5240,7 +5557,8 @@ CRES_API cres_result cres_tpu_resolver_create(const cres_tpu_options *o, cres_re
         res = cres__oom(err, "tpu");
     if (res == CRES_OK) res = cres__check_job_name(t->job, err);
     worker = cres_resolver_getenv(r, "TPU_WORKER_ID"); /* TF: worker 0 unless told; "" = unset */
-    if (res == CRES_OK && worker && *worker && (cres__parse_decimal(worker, strlen(worker), &id) != 1 || id < 0 || id > INT_MAX))
+    if (res == CRES_OK && worker && *worker &&
+        (cres__parse_decimal(worker, strlen(worker), &id) != 1 || id < 0 || id > INT_MAX))
         res = cres__fail(err, CRES_ERR_ENVIRONMENT, "tpu: TPU_WORKER_ID must be a worker index");
     if (res == CRES_OK) res = cres_set_detected_task(r, t->job, (int)id, err);
     if (res == CRES_OK) res = cres_set_rpc_layer(r, "grpc", err);
@@ -5282,7 +5600,8 @@ CRES__PRIVATE int cres__host_number(const char **p, const char *end, long long *
 /* Reads the bound of a range at *p: digits, any number of them zeros in front, of a value
    below 2^64 - 1 (Slurm keeps 2^64 - 1 for "none": a range ending there gives one host, and
    it turns larger numbers into 2^64 - 1). Its digit count, the zero padding, in *width. */
-CRES__PRIVATE int cres__host_bound(const char **p, const char *end, unsigned long long *value, size_t *width) {
+CRES__PRIVATE int cres__host_bound(const char **p, const char *end, unsigned long long *value,
+                                   size_t *width) {
     const char *s = *p;
     unsigned long long v = 0;
     for (; s < end && *s >= '0' && *s <= '9'; s++) {
@@ -5303,7 +5622,8 @@ typedef struct cres__range {
 } cres__range;
 
 /* Reads the range at *p ("a" or "a-b") and the ',' after it; 0 when malformed (why says). */
-CRES__PRIVATE int cres__next_range(const char **p, const char *end, cres__range *r, const char **why) {
+CRES__PRIVATE int cres__next_range(const char **p, const char *end, cres__range *r,
+                                   const char **why) {
     const char *s = *p;
     size_t ignored;
     *why = "a range is N or N-M, numbers of digits only, below 18446744073709551615";
@@ -5327,7 +5647,8 @@ CRES__PRIVATE int cres__next_range(const char **p, const char *end, cres__range 
 }
 
 /* Hosts one group [p, end) stands for (stops counting past the limit); 0 when malformed. */
-CRES__PRIVATE unsigned long long cres__group_size(const char *p, const char *end, const char **why) {
+CRES__PRIVATE unsigned long long cres__group_size(const char *p, const char *end,
+                                                  const char **why) {
     const unsigned long long over = (unsigned long long)CRES_MAX_HOSTLIST_HOSTS + 1;
     unsigned long long total = 0;
     cres__range r;
@@ -5341,7 +5662,8 @@ CRES__PRIVATE unsigned long long cres__group_size(const char *p, const char *end
 }
 
 /* Splits the next name off *p (names end at ',' or white space outside brackets). */
-CRES__PRIVATE int cres__host_pattern_next(const char **p, cres__host_pattern *hp, const char **why) {
+CRES__PRIVATE int cres__host_pattern_next(const char **p, cres__host_pattern *hp,
+                                          const char **why) {
     const char *s = *p;
     while (*s == ',' || *s == ' ' || *s == '\t' || *s == '\n' || *s == '\r') s++;
     if (!*s) return 0;
@@ -5432,8 +5754,8 @@ CRES__PRIVATE void cres__host_write_all(cres__writer *w, const cres__host_patter
     }
 }
 
-CRES_API cres_result cres_hostlist_expand(const char *hostlist, char *buf, size_t cap, size_t *out_len,
-                                          size_t *out_count, cres_error *err) {
+CRES_API cres_result cres_hostlist_expand(const char *hostlist, char *buf, size_t cap,
+                                          size_t *out_len, size_t *out_count, cres_error *err) {
     cres__writer w;
     cres__host_pattern hp;
     unsigned long long total = 0, sizes[CRES__MAX_HOST_GROUPS];
@@ -5453,15 +5775,18 @@ CRES_API cres_result cres_hostlist_expand(const char *hostlist, char *buf, size_
             if (why) return cres__fail(err, CRES_ERR_INVALID_ARGUMENT, "hostlist %s: %s", q, why);
             for (g = 0; g < hp.groups; g++) {
                 sizes[g] = cres__group_size(hp.group[g], hp.group_end[g], &why);
-                if (!sizes[g]) return cres__fail(err, CRES_ERR_INVALID_ARGUMENT, "hostlist %s: %s", q, why);
-                if (sizes[g] > (unsigned long long)CRES_MAX_HOSTLIST_HOSTS || n * sizes[g] > (unsigned long long)CRES_MAX_HOSTLIST_HOSTS)
+                if (!sizes[g])
+                    return cres__fail(err, CRES_ERR_INVALID_ARGUMENT, "hostlist %s: %s", q, why);
+                if (sizes[g] > (unsigned long long)CRES_MAX_HOSTLIST_HOSTS ||
+                    n * sizes[g] > (unsigned long long)CRES_MAX_HOSTLIST_HOSTS)
                     n = (unsigned long long)CRES_MAX_HOSTLIST_HOSTS + 1;
                 else n *= sizes[g];
             }
             if (pass == 0) {
                 total += n;
                 if (total > (unsigned long long)CRES_MAX_HOSTLIST_HOSTS)
-                    return cres__fail(err, CRES_ERR_LIMIT, "hostlist %s: more than %d hosts", q, CRES_MAX_HOSTLIST_HOSTS);
+                    return cres__fail(err, CRES_ERR_LIMIT, "hostlist %s: more than %d hosts", q,
+                                      CRES_MAX_HOSTLIST_HOSTS);
             } else {
                 cres__host_write_all(&w, &hp);
             }
@@ -5471,8 +5796,8 @@ CRES_API cres_result cres_hostlist_expand(const char *hostlist, char *buf, size_
     return cres__finish(&w, out_len, err);
 }
 
-CRES_API cres_result cres_tasks_per_node_expand(const char *text, int *counts, size_t cap, size_t *out_count,
-                                                cres_error *err) {
+CRES_API cres_result cres_tasks_per_node_expand(const char *text, int *counts, size_t cap,
+                                                size_t *out_count, cres_error *err) {
     const char *p = text, *end;
     char q[CRES__QUOTE_SIZE];
     size_t n = 0;
@@ -5480,34 +5805,44 @@ CRES_API cres_result cres_tasks_per_node_expand(const char *text, int *counts, s
     if (out_count) *out_count = 0;
     if (!text) return cres__fail(err, CRES_ERR_INVALID_ARGUMENT, "tasks-per-node is NULL");
     end = text + strlen(text);
-    if (!counts && cap) return cres__fail(err, CRES_ERR_INVALID_ARGUMENT, "counts is NULL but cap is %zu", cap);
+    if (!counts && cap)
+        return cres__fail(err, CRES_ERR_INVALID_ARGUMENT, "counts is NULL but cap is %zu", cap);
     cres__quote(q, sizeof q, text, strlen(text));
     while (*p) {
         long long count, times = 1;
         int width;
         while (*p == ' ' || *p == '\t') p++;
         if (!cres__host_number(&p, end, &count, &width) || count > 1000000)
-            return cres__fail(err, CRES_ERR_INVALID_ARGUMENT, "tasks-per-node %s: expected a count of 0 to 1000000", q);
+            return cres__fail(err, CRES_ERR_INVALID_ARGUMENT,
+                              "tasks-per-node %s: expected a count of 0 to 1000000", q);
         if (strncmp(p, "(x", 2) == 0) {
             p += 2;
-            if (!cres__host_number(&p, end, &times, &width) || *p != ')' || times < 1 || times > 1000000)
-                return cres__fail(err, CRES_ERR_INVALID_ARGUMENT, "tasks-per-node %s: expected N(xM) with M from 1 to 1000000",
-                                  q);
+            if (!cres__host_number(&p, end, &times, &width) || *p != ')' || times < 1 ||
+                times > 1000000)
+                return cres__fail(err, CRES_ERR_INVALID_ARGUMENT,
+                                  "tasks-per-node %s: expected N(xM) with M from 1 to 1000000", q);
             p++;
         }
         while (*p == ' ' || *p == '\t') p++;
         if (*p && *p != ',')
-            return cres__fail(err, CRES_ERR_INVALID_ARGUMENT, "tasks-per-node %s: expected ',' between counts", q);
-        if (*p == ',' && !*++p) return cres__fail(err, CRES_ERR_INVALID_ARGUMENT, "tasks-per-node %s: ends with ','", q);
-        if ((unsigned long long)n + (unsigned long long)times > (unsigned long long)CRES_MAX_HOSTLIST_HOSTS)
-            return cres__fail(err, CRES_ERR_LIMIT, "tasks-per-node %s: more than %d nodes", q, CRES_MAX_HOSTLIST_HOSTS);
+            return cres__fail(err, CRES_ERR_INVALID_ARGUMENT,
+                              "tasks-per-node %s: expected ',' between counts", q);
+        if (*p == ',' && !*++p)
+            return cres__fail(err, CRES_ERR_INVALID_ARGUMENT, "tasks-per-node %s: ends with ','",
+                              q);
+        if ((unsigned long long)n + (unsigned long long)times >
+            (unsigned long long)CRES_MAX_HOSTLIST_HOSTS)
+            return cres__fail(err, CRES_ERR_LIMIT, "tasks-per-node %s: more than %d nodes", q,
+                              CRES_MAX_HOSTLIST_HOSTS);
         for (; times > 0; times--, n++)
             if (n < cap) counts[n] = (int)count;
     }
-    if (n == 0) return cres__fail(err, CRES_ERR_INVALID_ARGUMENT, "tasks-per-node %s: no counts", q);
+    if (n == 0)
+        return cres__fail(err, CRES_ERR_INVALID_ARGUMENT, "tasks-per-node %s: no counts", q);
     if (out_count) *out_count = n;
     if (counts && n > cap)
-        return cres__fail(err, CRES_ERR_BUFFER_TOO_SMALL, "tasks-per-node: %zu counts, the array has %zu", n, cap);
+        return cres__fail(err, CRES_ERR_BUFFER_TOO_SMALL,
+                          "tasks-per-node: %zu counts, the array has %zu", n, cap);
     return CRES_OK;
 }
 
@@ -5564,8 +5899,9 @@ CRES__PRIVATE void cres__layout_split_names(cres__layout *l) {
 }
 
 /* Expands a Slurm hostlist into l's nodes. */
-CRES__PRIVATE cres_result cres__layout_hostlist(const cres_allocator *a, cres__layout *l, const char *list,
-                                               const char *who, cres_error *err) {
+CRES__PRIVATE cres_result cres__layout_hostlist(const cres_allocator *a, cres__layout *l,
+                                                const char *list, const char *who,
+                                                cres_error *err) {
     size_t len, count;
     cres_result res = cres_hostlist_expand(list, NULL, 0, &len, &count, err);
     if (res != CRES_OK) return res;
@@ -5589,8 +5925,8 @@ CRES__PRIVATE int cres__cmp_name_at(const void *x, const void *y) {
 }
 
 /* A node listed twice would give two tasks one port: refuse it. */
-CRES__PRIVATE cres_result cres__layout_unique(const cres_allocator *a, const cres__layout *l, const char *who,
-                                             cres_error *err) {
+CRES__PRIVATE cres_result cres__layout_unique(const cres_allocator *a, const cres__layout *l,
+                                              const char *who, cres_error *err) {
     cres__name_at *v;
     size_t i;
     cres_result res = CRES_OK;
@@ -5619,7 +5955,8 @@ CRES__PRIVATE cres_result cres__layout_total(cres__layout *l, const char *who, c
     for (i = 0; i < l->nodes; i++) {
         total += l->tasks[i];
         if (total > CRES_MAX_HOSTLIST_HOSTS)
-            return cres__fail(err, CRES_ERR_LIMIT, "%s: more than %d tasks", who, CRES_MAX_HOSTLIST_HOSTS);
+            return cres__fail(err, CRES_ERR_LIMIT, "%s: more than %d tasks", who,
+                              CRES_MAX_HOSTLIST_HOSTS);
     }
     l->ntasks = (int)total;
     return CRES_OK;
@@ -5627,8 +5964,9 @@ CRES__PRIVATE cres_result cres__layout_total(cres__layout *l, const char *who, c
 
 /* Deals the ranks: node[r] and local[r] (the rank's index among its node's tasks). Cyclic
    and plane deal rounds over the nodes that still have tasks, so the work is linear. */
-CRES__PRIVATE cres_result cres__layout_deal(const cres_allocator *a, const cres__layout *l, int *node, int *local,
-                                           const char *who, cres_error *err) {
+CRES__PRIVATE cres_result cres__layout_deal(const cres_allocator *a, const cres__layout *l,
+                                            int *node, int *local, const char *who,
+                                            cres_error *err) {
     size_t i, live, kept;
     size_t *open;
     int r = 0, round = 0, step = l->deal == CRES__DEAL_PLANE ? l->plane : 1;
@@ -5642,7 +5980,8 @@ CRES__PRIVATE cres_result cres__layout_deal(const cres_allocator *a, const cres_
         }
         return CRES_OK;
     }
-    if (!(open = (size_t *)cres__alloc(a, (l->nodes ? l->nodes : 1) * sizeof *open))) return cres__oom(err, who);
+    if (!(open = (size_t *)cres__alloc(a, (l->nodes ? l->nodes : 1) * sizeof *open)))
+        return cres__oom(err, who);
     for (i = live = 0; i < l->nodes; i++)
         if (l->tasks[i] > 0) open[live++] = i;
     for (; live; round += step) {
@@ -5663,19 +6002,23 @@ CRES__PRIVATE cres_result cres__layout_deal(const cres_allocator *a, const cres_
 
 /* The launcher's word on the own rank must match the deal: a distribution we do not know,
    or a hostfile that is not mpirun's, shows here instead of giving wrong addresses. */
-CRES__PRIVATE cres_result cres__layout_check(const cres__layout *l, const int *node, const int *local, const char *who,
-                                            cres_error *err) {
+CRES__PRIVATE cres_result cres__layout_check(const cres__layout *l, const int *node,
+                                             const int *local, const char *who, cres_error *err) {
     int r = l->rank, n = node[r];
     if ((l->own_node < 0 || l->own_node == n) && (l->own_local < 0 || l->own_local == local[r]) &&
         (l->own_local_size < 0 || l->own_local_size == l->tasks[n]))
         return CRES_OK;
     char said[96] = "";
     size_t k = 0;
-    if (l->own_local >= 0) k += (size_t)snprintf(said + k, sizeof said - k, " task %d", l->own_local);
-    if (l->own_local_size >= 0) k += (size_t)snprintf(said + k, sizeof said - k, " of %d", l->own_local_size);
+    if (l->own_local >= 0)
+        k += (size_t)snprintf(said + k, sizeof said - k, " task %d", l->own_local);
+    if (l->own_local_size >= 0)
+        k += (size_t)snprintf(said + k, sizeof said - k, " of %d", l->own_local_size);
     if (l->own_node >= 0) snprintf(said + k, sizeof said - k, " on node %d", l->own_node);
-    return cres__fail(err, CRES_ERR_ENVIRONMENT, "%s: rank %d should be task %d of %d on node %d (%.64s), but the launcher "
-                      "says%s", who, r, local[r], l->tasks[n], n, l->hosts[n], said);
+    return cres__fail(err, CRES_ERR_ENVIRONMENT,
+                      "%s: rank %d should be task %d of %d on node %d (%.64s), but the launcher "
+                      "says%s",
+                      who, r, local[r], l->tasks[n], n, l->hosts[n], said);
 }
 
 /* The jobs that split the ranks, in rank order: "chief" first, then by name. */
@@ -5714,8 +6057,8 @@ typedef struct cres__hpc_want {
 } cres__hpc_want;
 
 /* A host the launcher names, as an address: "name:port", or "[v6]:port" for an IPv6 literal
-   (hex digits, ':' and '.' only, two ':' at least). 0 for a name an address reader could not split back: one
-   with ':' that is not IPv6, brackets, blanks or control characters. */
+   (hex digits, ':' and '.' only, two ':' at least). 0 for a name an address reader could not split
+   back: one with ':' that is not IPv6, brackets, blanks or control characters. */
 CRES__PRIVATE int cres__put_host_port(cres__writer *w, const char *host, int port) {
     size_t n = strlen(host);
     const char *colon = strchr(host, ':');
@@ -5730,25 +6073,30 @@ CRES__PRIVATE int cres__put_host_port(cres__writer *w, const char *host, int por
 }
 
 /* Checks the requested jobs and orders them; NULL jobs = one "worker" job of every task. */
-CRES__PRIVATE cres_result cres__hpc_jobs(cres__hpc *h, const cres__hpc_want *w, int ntasks, cres_error *err) {
+CRES__PRIVATE cres_result cres__hpc_jobs(cres__hpc *h, const cres__hpc_want *w, int ntasks,
+                                         cres_error *err) {
     const char *who = h->base.vtable->name;
     const cres_allocator *a = &h->base.config.allocator;
     size_t i, n = w->jobs ? w->jobs_count : 1;
     long long sum = 0;
     int first = 0;
-    if (w->jobs && !w->jobs_count) return cres__fail(err, CRES_ERR_INVALID_ARGUMENT, "%s: jobs is empty", who);
+    if (w->jobs && !w->jobs_count)
+        return cres__fail(err, CRES_ERR_INVALID_ARGUMENT, "%s: jobs is empty", who);
     if (n > 1024) return cres__fail(err, CRES_ERR_LIMIT, "%s: more than 1024 jobs", who);
-    if (!(h->jobs = (cres__job_split *)cres__alloc(a, n * sizeof *h->jobs))) return cres__oom(err, who);
+    if (!(h->jobs = (cres__job_split *)cres__alloc(a, n * sizeof *h->jobs)))
+        return cres__oom(err, who);
     h->jobs_count = n;
     for (i = 0; i < n; i++) {
         h->jobs[i].job = w->jobs ? w->jobs[i].job : "worker";
         h->jobs[i].count = w->jobs ? w->jobs[i].count : ntasks;
         if (!h->jobs[i].job || h->jobs[i].count < 0)
-            return cres__fail(err, CRES_ERR_INVALID_ARGUMENT, "%s: job %zu needs a name and a count of 0 or more", who, i);
+            return cres__fail(err, CRES_ERR_INVALID_ARGUMENT,
+                              "%s: job %zu needs a name and a count of 0 or more", who, i);
         sum += h->jobs[i].count;
     }
     if (sum != ntasks) /* before the ranks are counted out, so that they cannot overflow */
-        return cres__fail(err, CRES_ERR_ENVIRONMENT, "%s: the jobs ask for %lld tasks but the launcher started %d", who, sum,
+        return cres__fail(err, CRES_ERR_ENVIRONMENT,
+                          "%s: the jobs ask for %lld tasks but the launcher started %d", who, sum,
                           ntasks);
     qsort(h->jobs, n, sizeof *h->jobs, cres__cmp_job_split);
     for (i = 0; i < n; i++) {
@@ -5764,17 +6112,21 @@ CRES__PRIVATE cres_result cres__hpc_jobs(cres__hpc *h, const cres__hpc_want *w, 
 
 /* The ids in $CUDA_VISIBLE_DEVICES: *list NULL and *count 0 when it says no GPU (unset,
    blank, "NoDevFiles" as Slurm writes, "-1" as users do). */
-CRES__PRIVATE cres_result cres__cuda_devices(const cres_resolver *r, const char **list, int *count, cres_error *err) {
+CRES__PRIVATE cres_result cres__cuda_devices(const cres_resolver *r, const char **list, int *count,
+                                             cres_error *err) {
     const char *cuda = cres_resolver_getenv(r, "CUDA_VISIBLE_DEVICES"), *p;
     *list = NULL;
     *count = 0;
-    if (!cuda || cres__is_blank(cuda) || strcmp(cuda, "NoDevFiles") == 0 || strcmp(cuda, "-1") == 0) return CRES_OK;
+    if (!cuda || cres__is_blank(cuda) || strcmp(cuda, "NoDevFiles") == 0 || strcmp(cuda, "-1") == 0)
+        return CRES_OK;
     if (strlen(cuda) > 4096)
-        return cres__fail(err, CRES_ERR_LIMIT, "%s: CUDA_VISIBLE_DEVICES is longer than 4096 bytes", r->vtable->name);
+        return cres__fail(err, CRES_ERR_LIMIT, "%s: CUDA_VISIBLE_DEVICES is longer than 4096 bytes",
+                          r->vtable->name);
     for (p = cuda; *p; p++) {
         if (!strchr("0123456789abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ-_:./,", *p) ||
             (p[0] == ',' && (p[1] == ',' || !p[1])) || (p == cuda && *p == ','))
-            return cres__fail(err, CRES_ERR_ENVIRONMENT, "%s: CUDA_VISIBLE_DEVICES=\"%.64s\" is not a list of ids",
+            return cres__fail(err, CRES_ERR_ENVIRONMENT,
+                              "%s: CUDA_VISIBLE_DEVICES=\"%.64s\" is not a list of ids",
                               r->vtable->name, cuda);
         *count += *p == ',';
     }
@@ -5785,17 +6137,21 @@ CRES__PRIVATE cres_result cres__cuda_devices(const cres_resolver *r, const char 
 
 /* GPUs per task, and the node's device ids they come from: $CUDA_VISIBLE_DEVICES when it
    is the count's source or lists at least gpus_per_node ids, else numbers from 0. */
-CRES__PRIVATE cres_result cres__hpc_gpus(cres__hpc *h, const cres__hpc_want *w, int max_tasks, cres_error *err) {
+CRES__PRIVATE cres_result cres__hpc_gpus(cres__hpc *h, const cres__hpc_want *w, int max_tasks,
+                                         cres_error *err) {
     const char *who = h->base.vtable->name, *cuda;
     int per_node = w->gpus_per_node, listed;
     cres_result res;
-    if (per_node < CRES_NO_GPUS || per_node > 4096 || w->gpus_per_task < 0 || w->gpus_per_task > 4096)
-        return cres__fail(err, CRES_ERR_INVALID_ARGUMENT, "%s: gpus_per_node %d / gpus_per_task %d: not 0 to 4096", who,
-                          per_node, w->gpus_per_task);
+    if (per_node < CRES_NO_GPUS || per_node > 4096 || w->gpus_per_task < 0 ||
+        w->gpus_per_task > 4096)
+        return cres__fail(err, CRES_ERR_INVALID_ARGUMENT,
+                          "%s: gpus_per_node %d / gpus_per_task %d: not 0 to 4096", who, per_node,
+                          w->gpus_per_task);
     if (per_node == CRES_NO_GPUS) {
         per_node = 0;
         cuda = NULL;
-    } else if ((res = cres__cuda_devices(&h->base, &cuda, &listed, per_node == 0 ? err : NULL)) != CRES_OK) {
+    } else if ((res = cres__cuda_devices(&h->base, &cuda, &listed, per_node == 0 ? err : NULL)) !=
+               CRES_OK) {
         if (per_node == 0) return res;
         cuda = NULL; /* an explicit count numbers from 0 whatever the variable holds */
     } else if (per_node == 0) {
@@ -5805,25 +6161,32 @@ CRES__PRIVATE cres_result cres__hpc_gpus(cres__hpc *h, const cres__hpc_want *w, 
     }
     h->gpus_per_task = w->gpus_per_task ? w->gpus_per_task : (max_tasks ? per_node / max_tasks : 0);
     if ((long long)h->gpus_per_task * max_tasks > per_node)
-        return cres__fail(err, CRES_ERR_ENVIRONMENT, "%s: %d tasks on a node with %d GPUs each need %lld GPUs, the node has %d",
-                          who, max_tasks, h->gpus_per_task, (long long)h->gpus_per_task * max_tasks, per_node);
-    if (!(h->devices = cres__strdup(&h->base.config.allocator, cuda ? cuda : ""))) return cres__oom(err, who);
+        return cres__fail(
+            err, CRES_ERR_ENVIRONMENT,
+            "%s: %d tasks on a node with %d GPUs each need %lld GPUs, the node has %d", who,
+            max_tasks, h->gpus_per_task, (long long)h->gpus_per_task * max_tasks, per_node);
+    if (!(h->devices = cres__strdup(&h->base.config.allocator, cuda ? cuda : "")))
+        return cres__oom(err, who);
     return CRES_OK;
 }
 
 /* Builds the spec (addresses host:port_base+local) and finds the own task. */
-CRES__PRIVATE cres_result cres__hpc_build(cres__hpc *h, const cres__layout *l, const cres__hpc_want *w, cres_error *err) {
+CRES__PRIVATE cres_result cres__hpc_build(cres__hpc *h, const cres__layout *l,
+                                          const cres__hpc_want *w, cres_error *err) {
     const char *who = h->base.vtable->name;
     const cres_allocator *a = &h->base.config.allocator;
     int *node = NULL, max_tasks = 0, port_base = w->port_base ? w->port_base : 8888;
     size_t i;
     cres_result res;
-    if (port_base < 1 || port_base > 65535) return cres__fail(err, CRES_ERR_INVALID_ARGUMENT, "%s: port_base %d is not a port", who, port_base);
+    if (port_base < 1 || port_base > 65535)
+        return cres__fail(err, CRES_ERR_INVALID_ARGUMENT, "%s: port_base %d is not a port", who,
+                          port_base);
     for (i = 0; i < l->nodes; i++)
         if (l->tasks[i] > max_tasks) max_tasks = l->tasks[i];
     if (port_base + max_tasks - 1 > 65535)
-        return cres__fail(err, CRES_ERR_ENVIRONMENT, "%s: %d tasks on one node need ports past 65535 from %d", who,
-                          max_tasks, port_base);
+        return cres__fail(err, CRES_ERR_ENVIRONMENT,
+                          "%s: %d tasks on one node need ports past 65535 from %d", who, max_tasks,
+                          port_base);
     if ((res = cres__hpc_jobs(h, w, l->ntasks, err)) != CRES_OK) return res;
     if ((res = cres__hpc_gpus(h, w, max_tasks, err)) != CRES_OK) return res;
     h->ntasks = l->ntasks;
@@ -5843,31 +6206,37 @@ CRES__PRIVATE cres_result cres__hpc_build(cres__hpc *h, const cres__layout *l, c
             const char *host = l->hosts[node[r]];
             cres__writer aw;
             cres__start(&aw, address, sizeof address, NULL);
-            if (!cres__put_host_port(&aw, host, port_base + h->local[r]) || cres__finish(&aw, NULL, NULL) != CRES_OK)
-                res = cres__fail(err, CRES_ERR_ENVIRONMENT, "%s: %s is not a host name or IPv6 address", who,
+            if (!cres__put_host_port(&aw, host, port_base + h->local[r]) ||
+                cres__finish(&aw, NULL, NULL) != CRES_OK)
+                res = cres__fail(err, CRES_ERR_ENVIRONMENT,
+                                 "%s: %s is not a host name or IPv6 address", who,
                                  cres__quote(q, sizeof q, host, strlen(host)));
             else res = cres_spec_add_task(h->spec, j->job, k, address, err);
         }
         if (res == CRES_OK && l->rank >= j->first && l->rank < j->first + j->count)
             res = cres_set_detected_task(&h->base, j->job, l->rank - j->first, err);
-        if (res == CRES_OK) h->jobs[i].job = cres_spec_job(h->spec, j->job)->name; /* the options' strings are borrowed */
+        if (res == CRES_OK) /* the options' strings are borrowed */
+            h->jobs[i].job = cres_spec_job(h->spec, j->job)->name;
     }
     cres__free(a, node);
     return res;
 }
 
-CRES__PRIVATE cres_result cres__hpc_resolve(cres_resolver *r, cres_cluster_spec **out, cres_error *err) {
+CRES__PRIVATE cres_result cres__hpc_resolve(cres_resolver *r, cres_cluster_spec **out,
+                                            cres_error *err) {
     return cres_spec_clone(((cres__hpc *)r)->spec, &r->config.allocator, out, err);
 }
 
 /* The global rank of a task (NULL / -1 = own). */
-CRES__PRIVATE cres_result cres__hpc_rank(cres__hpc *h, const char *task_type, int task_id, int *rank, cres_error *err) {
+CRES__PRIVATE cres_result cres__hpc_rank(cres__hpc *h, const char *task_type, int task_id,
+                                         int *rank, cres_error *err) {
     const char *type = task_type ? task_type : h->base.task_type;
     int id = task_id >= 0 ? task_id : h->base.task_id;
     size_t i;
     char q[CRES__QUOTE_SIZE];
     if (!type || id < 0)
-        return cres__fail(err, CRES_ERR_NOT_FOUND, "%s: no task given and the own task is unknown", h->base.vtable->name);
+        return cres__fail(err, CRES_ERR_NOT_FOUND, "%s: no task given and the own task is unknown",
+                          h->base.vtable->name);
     for (i = 0; i < h->jobs_count; i++) {
         if (strcmp(h->jobs[i].job, type) == 0 && id < h->jobs[i].count) {
             *rank = h->jobs[i].first + id;
@@ -5878,8 +6247,9 @@ CRES__PRIVATE cres_result cres__hpc_rank(cres__hpc *h, const char *task_type, in
                       cres__quote(q, sizeof q, type, strlen(type)), id);
 }
 
-CRES__PRIVATE cres_result cres__hpc_accelerators(cres_resolver *r, const char *task_type, int task_id,
-                                                cres_accelerators *out, cres_error *err) {
+CRES__PRIVATE cres_result cres__hpc_accelerators(cres_resolver *r, const char *task_type,
+                                                 int task_id, cres_accelerators *out,
+                                                 cres_error *err) {
     cres__hpc *h = (cres__hpc *)r;
     int rank;
     cres_result res = task_type ? cres__hpc_rank(h, task_type, task_id, &rank, err) : CRES_OK;
@@ -5892,8 +6262,9 @@ CRES__PRIVATE cres_result cres__hpc_accelerators(cres_resolver *r, const char *t
 }
 
 /* Task k of a node sees devices k*g .. k*g+g-1 of the node's list. */
-CRES__PRIVATE cres_result cres__hpc_devices(cres_resolver *r, const char *task_type, int task_id, char *buf,
-                                           size_t cap, size_t *out_len, cres_error *err) {
+CRES__PRIVATE cres_result cres__hpc_devices(cres_resolver *r, const char *task_type, int task_id,
+                                            char *buf, size_t cap, size_t *out_len,
+                                            cres_error *err) {
     cres__hpc *h = (cres__hpc *)r;
     cres__writer w;
     cres_result res = cres__start(&w, buf, cap, err);
@@ -5926,8 +6297,8 @@ CRES__PRIVATE void cres__hpc_destroy(cres_resolver *r) {
 }
 
 /* An environment variable that must hold an integer in [lo, hi]. */
-CRES__PRIVATE cres_result cres__env_int(const cres_resolver *r, const char *name, int required, long long lo, long long hi,
-                                       int *out, cres_error *err) {
+CRES__PRIVATE cres_result cres__env_int(const cres_resolver *r, const char *name, int required,
+                                        long long lo, long long hi, int *out, cres_error *err) {
     const char *v = cres_resolver_getenv(r, name);
     long long n;
     char q[CRES__QUOTE_SIZE];
@@ -5936,22 +6307,25 @@ CRES__PRIVATE cres_result cres__env_int(const cres_resolver *r, const char *name
         return cres__fail(err, CRES_ERR_ENVIRONMENT, "%s: %s is not set", r->vtable->name, name);
     }
     if (cres__parse_decimal(v, strlen(v), &n) != 1 || n < lo || n > hi)
-        return cres__fail(err, CRES_ERR_ENVIRONMENT, "%s: %s=%s is not an integer from %lld to %lld", r->vtable->name, name,
+        return cres__fail(err, CRES_ERR_ENVIRONMENT,
+                          "%s: %s=%s is not an integer from %lld to %lld", r->vtable->name, name,
                           cres__quote(q, sizeof q, v, strlen(v)), lo, hi);
     *out = (int)n;
     return CRES_OK;
 }
 
 /* The start and the end both backends share; in between each reads its layout. */
-CRES__PRIVATE cres_result cres__hpc_new(const cres_resolver_vtable *vtable, const cres_config *config, cres_resolver **r,
-                                       cres__layout *l, cres_error *err) {
+CRES__PRIVATE cres_result cres__hpc_new(const cres_resolver_vtable *vtable,
+                                        const cres_config *config, cres_resolver **r,
+                                        cres__layout *l, cres_error *err) {
     memset(l, 0, sizeof *l);
     l->own_node = l->own_local = l->own_local_size = -1;
     return cres_resolver_new(sizeof(cres__hpc), vtable, config, r, err);
 }
 
-CRES__PRIVATE void cres__hpc_want_set(cres__hpc_want *w, const cres_job_count *jobs, size_t jobs_count, int port_base,
-                                     int gpus_per_node, int gpus_per_task) {
+CRES__PRIVATE void cres__hpc_want_set(cres__hpc_want *w, const cres_job_count *jobs,
+                                      size_t jobs_count, int port_base, int gpus_per_node,
+                                      int gpus_per_task) {
     w->jobs = jobs;
     w->jobs_count = jobs_count;
     w->port_base = port_base;
@@ -5959,8 +6333,9 @@ CRES__PRIVATE void cres__hpc_want_set(cres__hpc_want *w, const cres_job_count *j
     w->gpus_per_task = gpus_per_task;
 }
 
-CRES__PRIVATE cres_result cres__hpc_finish(cres_resolver *r, cres_result res, cres__layout *l, const cres__hpc_want *w,
-                                          const char *task_type, int task_id, const char *rpc_layer, cres_error *err) {
+CRES__PRIVATE cres_result cres__hpc_finish(cres_resolver *r, cres_result res, cres__layout *l,
+                                           const cres__hpc_want *w, const char *task_type,
+                                           int task_id, const char *rpc_layer, cres_error *err) {
     if (res == CRES_OK) res = cres_set_rpc_layer(r, "grpc", err);
     if (res == CRES_OK) res = cres__hpc_build((cres__hpc *)r, l, w, err);
     if (res == CRES_OK) res = cres__apply_options(r, task_type, task_id, rpc_layer, err);
@@ -5972,9 +6347,11 @@ CRES__PRIVATE cres_result cres__hpc_finish(cres_resolver *r, cres_result res, cr
 /* ////////////////////////////////////////////////////////////////////////////////////////
    Slurm: the tasks of the job step                                                >>slurm */
 
-#if !defined(CLUSTER_RESOLVER_NO_SLURM) || !defined(CLUSTER_RESOLVER_NO_MPI) /* MPI reads srun's steps too */
+#if !defined(CLUSTER_RESOLVER_NO_SLURM) || \
+    !defined(CLUSTER_RESOLVER_NO_MPI) /* MPI reads srun's steps too */
 /* SLURM_DISTRIBUTION's first part says how ranks go to nodes ("cyclic:block" is cyclic). */
-CRES__PRIVATE cres_result cres__slurm_deal(const cres_resolver *r, cres__layout *l, cres_error *err) {
+CRES__PRIVATE cres_result cres__slurm_deal(const cres_resolver *r, cres__layout *l,
+                                           cres_error *err) {
     const char *d = cres_resolver_getenv(r, "SLURM_DISTRIBUTION");
     size_t n = d ? strcspn(d, ":,") : 0;
     char q[CRES__QUOTE_SIZE];
@@ -5986,24 +6363,31 @@ CRES__PRIVATE cres_result cres__slurm_deal(const cres_resolver *r, cres__layout 
     }
     if (n == 5 && memcmp(d, "plane", 5) == 0) {
         l->deal = CRES__DEAL_PLANE;
-        return cres__env_int(r, "SLURM_DIST_PLANESIZE", 1, 1, CRES_MAX_HOSTLIST_HOSTS, &l->plane, err);
+        return cres__env_int(r, "SLURM_DIST_PLANESIZE", 1, 1, CRES_MAX_HOSTLIST_HOSTS, &l->plane,
+                             err);
     }
-    return cres__fail(err, CRES_ERR_UNSUPPORTED, "%s: SLURM_DISTRIBUTION=%s is not supported (block, cyclic, plane)",
+    return cres__fail(err, CRES_ERR_UNSUPPORTED,
+                      "%s: SLURM_DISTRIBUTION=%s is not supported (block, cyclic, plane)",
                       r->vtable->name, cres__quote(q, sizeof q, d, strlen(d)));
 }
 
 /* No step (an sbatch script, an salloc shell): only this process runs, so one task, on
    $SLURMD_NODENAME (the batch script's node) or else this host. */
-CRES__PRIVATE cres_result cres__slurm_no_step(const cres_resolver *r, cres__layout *l, cres_error *err) {
+CRES__PRIVATE cres_result cres__slurm_no_step(const cres_resolver *r, cres__layout *l,
+                                              cres_error *err) {
     const cres_allocator *a = &r->config.allocator;
     const char *host = cres_resolver_getenv(r, "SLURMD_NODENAME");
     cres_result res;
     if (!cres_resolver_getenv(r, "SLURM_JOB_ID") && !cres_resolver_getenv(r, "SLURM_JOBID"))
-        return cres__fail(err, CRES_ERR_ENVIRONMENT, "%s: not in a Slurm job: SLURM_STEP_NODELIST and SLURM_JOB_ID are not set",
-                          r->vtable->name);
+        return cres__fail(
+            err, CRES_ERR_ENVIRONMENT,
+            "%s: not in a Slurm job: SLURM_STEP_NODELIST and SLURM_JOB_ID are not set",
+            r->vtable->name);
     if (!host || !*host) host = "localhost";
-    cres__log(r, CRES_LOG_INFO, "%s: no job step, so one task on %s (only the batch script runs; start tasks with srun)",
-              r->vtable->name, host);
+    cres__log(
+        r, CRES_LOG_INFO,
+        "%s: no job step, so one task on %s (only the batch script runs; start tasks with srun)",
+        r->vtable->name, host);
     if ((res = cres__layout_reserve(a, l, 1, r->vtable->name, err)) != CRES_OK) return res;
     if (!(l->names = cres__strdup(a, host))) return cres__oom(err, r->vtable->name);
     l->hosts[0] = l->names;
@@ -6012,7 +6396,8 @@ CRES__PRIVATE cres_result cres__slurm_no_step(const cres_resolver *r, cres__layo
 }
 
 /* The step's nodes, tasks per node, distribution and this task's rank and place. */
-CRES__PRIVATE cres_result cres__slurm_layout(const cres_resolver *r, cres__layout *l, cres_error *err) {
+CRES__PRIVATE cres_result cres__slurm_layout(const cres_resolver *r, cres__layout *l,
+                                             cres_error *err) {
     const char *who = r->vtable->name, *nodes = cres_resolver_getenv(r, "SLURM_STEP_NODELIST");
     const char *tpn = cres_resolver_getenv(r, "SLURM_STEP_TASKS_PER_NODE");
     const cres_allocator *a = &r->config.allocator;
@@ -6021,38 +6406,51 @@ CRES__PRIVATE cres_result cres__slurm_layout(const cres_resolver *r, cres__layou
     int ntasks = 0;
     cres_result res;
     if (!nodes) return cres__slurm_no_step(r, l, err);
-    if ((res = cres__env_int(r, "SLURM_PROCID", 1, 0, CRES_MAX_HOSTLIST_HOSTS, &l->rank, err)) != CRES_OK ||
-        (res = cres__env_int(r, "SLURM_STEP_NUM_TASKS", 1, 1, CRES_MAX_HOSTLIST_HOSTS, &ntasks, err)) != CRES_OK)
+    if ((res = cres__env_int(r, "SLURM_PROCID", 1, 0, CRES_MAX_HOSTLIST_HOSTS, &l->rank, err)) !=
+            CRES_OK ||
+        (res = cres__env_int(r, "SLURM_STEP_NUM_TASKS", 1, 1, CRES_MAX_HOSTLIST_HOSTS, &ntasks,
+                             err)) != CRES_OK)
         return res;
-    if (!tpn) return cres__fail(err, CRES_ERR_ENVIRONMENT, "%s: SLURM_STEP_TASKS_PER_NODE is not set", who);
+    if (!tpn)
+        return cres__fail(err, CRES_ERR_ENVIRONMENT, "%s: SLURM_STEP_TASKS_PER_NODE is not set",
+                          who);
     snprintf(prefix, sizeof prefix, "%s: SLURM_STEP_NODELIST: ", who);
-    if ((res = cres__layout_hostlist(a, l, nodes, who, err)) != CRES_OK) return cres__wrap(err, res, CRES_ERR_ENVIRONMENT, prefix);
+    if ((res = cres__layout_hostlist(a, l, nodes, who, err)) != CRES_OK)
+        return cres__wrap(err, res, CRES_ERR_ENVIRONMENT, prefix);
     if ((res = cres__layout_unique(a, l, who, err)) != CRES_OK) return res;
     res = cres_tasks_per_node_expand(tpn, l->tasks, l->nodes, &counts, err);
     if (res == CRES_ERR_BUFFER_TOO_SMALL || (res == CRES_OK && counts != l->nodes))
-        return cres__fail(err, CRES_ERR_ENVIRONMENT, "%s: SLURM_STEP_TASKS_PER_NODE=%s gives %zu counts for the %zu nodes of "
-                          "SLURM_STEP_NODELIST", who, cres__quote(q, sizeof q, tpn, strlen(tpn)), counts, l->nodes);
+        return cres__fail(err, CRES_ERR_ENVIRONMENT,
+                          "%s: SLURM_STEP_TASKS_PER_NODE=%s gives %zu counts for the %zu nodes of "
+                          "SLURM_STEP_NODELIST",
+                          who, cres__quote(q, sizeof q, tpn, strlen(tpn)), counts, l->nodes);
     snprintf(prefix, sizeof prefix, "%s: SLURM_STEP_TASKS_PER_NODE: ", who);
     if (res != CRES_OK) return cres__wrap(err, res, CRES_ERR_ENVIRONMENT, prefix);
     if ((res = cres__layout_total(l, who, err)) != CRES_OK) return res;
     if (l->ntasks != ntasks)
-        return cres__fail(err, CRES_ERR_ENVIRONMENT, "%s: SLURM_STEP_TASKS_PER_NODE adds up to %d tasks, SLURM_STEP_NUM_TASKS is %d",
-                          who, l->ntasks, ntasks);
+        return cres__fail(
+            err, CRES_ERR_ENVIRONMENT,
+            "%s: SLURM_STEP_TASKS_PER_NODE adds up to %d tasks, SLURM_STEP_NUM_TASKS is %d", who,
+            l->ntasks, ntasks);
     if (l->rank >= ntasks)
-        return cres__fail(err, CRES_ERR_ENVIRONMENT, "%s: SLURM_PROCID %d is not below SLURM_STEP_NUM_TASKS %d", who, l->rank,
+        return cres__fail(err, CRES_ERR_ENVIRONMENT,
+                          "%s: SLURM_PROCID %d is not below SLURM_STEP_NUM_TASKS %d", who, l->rank,
                           ntasks);
-    if ((res = cres__env_int(r, "SLURM_NODEID", 0, 0, (long long)l->nodes - 1, &l->own_node, err)) != CRES_OK ||
-        (res = cres__env_int(r, "SLURM_LOCALID", 0, 0, CRES_MAX_HOSTLIST_HOSTS, &l->own_local, err)) != CRES_OK)
+    if ((res = cres__env_int(r, "SLURM_NODEID", 0, 0, (long long)l->nodes - 1, &l->own_node,
+                             err)) != CRES_OK ||
+        (res = cres__env_int(r, "SLURM_LOCALID", 0, 0, CRES_MAX_HOSTLIST_HOSTS, &l->own_local,
+                             err)) != CRES_OK)
         return res;
     return cres__slurm_deal(r, l, err);
 }
 #endif
 
 #ifndef CLUSTER_RESOLVER_NO_SLURM
-static const cres_resolver_vtable cres__slurm_vtable = {"slurm", cres__hpc_resolve, NULL, cres__hpc_accelerators,
-                                                        cres__hpc_destroy, cres__hpc_devices};
+static const cres_resolver_vtable cres__slurm_vtable = {
+    "slurm", cres__hpc_resolve, NULL, cres__hpc_accelerators, cres__hpc_destroy, cres__hpc_devices};
 
-CRES_API cres_result cres_slurm_resolver_create(const cres_slurm_options *o, cres_resolver **out, cres_error *err) {
+CRES_API cres_result cres_slurm_resolver_create(const cres_slurm_options *o, cres_resolver **out,
+                                                cres_error *err) {
     cres_slurm_options none;
     cres__hpc_want w;
     cres__layout l;
@@ -6064,9 +6462,11 @@ CRES_API cres_result cres_slurm_resolver_create(const cres_slurm_options *o, cre
     }
     if (out) *out = NULL;
     if ((res = cres__hpc_new(&cres__slurm_vtable, o->config, &r, &l, err)) != CRES_OK) return res;
-    cres__hpc_want_set(&w, o->jobs, o->jobs_count, o->port_base, o->gpus_per_node, o->gpus_per_task);
+    cres__hpc_want_set(&w, o->jobs, o->jobs_count, o->port_base, o->gpus_per_node,
+                       o->gpus_per_task);
     res = cres__slurm_layout(r, &l, err);
-    return cres__created(r, cres__hpc_finish(r, res, &l, &w, o->task_type, o->task_id, o->rpc_layer, err), out);
+    return cres__created(
+        r, cres__hpc_finish(r, res, &l, &w, o->task_type, o->task_id, o->rpc_layer, err), out);
 }
 #else
 CRES__LEFT_OUT(cres_slurm_resolver_create, cres_slurm_options, "slurm", "CLUSTER_RESOLVER_NO_SLURM")
@@ -6083,11 +6483,14 @@ typedef struct cres__mpi_identity {
 } cres__mpi_identity;
 
 /* Rank and sizes from the first launcher family whose rank variable is set. */
-CRES__PRIVATE cres_result cres__mpi_identify(const cres_resolver *r, cres__mpi_identity *id, cres_error *err) {
+CRES__PRIVATE cres_result cres__mpi_identify(const cres_resolver *r, cres__mpi_identity *id,
+                                             cres_error *err) {
     static const char *const vars[][5] = {
         /* rank, size, local rank, local size, family */
-        {"OMPI_COMM_WORLD_RANK", "OMPI_COMM_WORLD_SIZE", "OMPI_COMM_WORLD_LOCAL_RANK", "OMPI_COMM_WORLD_LOCAL_SIZE", "Open MPI"},
-        {"MV2_COMM_WORLD_RANK", "MV2_COMM_WORLD_SIZE", "MV2_COMM_WORLD_LOCAL_RANK", "MV2_COMM_WORLD_LOCAL_SIZE", "MVAPICH"},
+        {"OMPI_COMM_WORLD_RANK", "OMPI_COMM_WORLD_SIZE", "OMPI_COMM_WORLD_LOCAL_RANK",
+         "OMPI_COMM_WORLD_LOCAL_SIZE", "Open MPI"},
+        {"MV2_COMM_WORLD_RANK", "MV2_COMM_WORLD_SIZE", "MV2_COMM_WORLD_LOCAL_RANK",
+         "MV2_COMM_WORLD_LOCAL_SIZE", "MVAPICH"},
         {"PMI_RANK", "PMI_SIZE", "MPI_LOCALRANKID", "MPI_LOCALNRANKS", "MPICH"},
         {"PMIX_RANK", NULL, NULL, NULL, "PMIx"},
     };
@@ -6100,8 +6503,10 @@ CRES__PRIVATE cres_result cres__mpi_identify(const cres_resolver *r, cres__mpi_i
         id->source = vars[i][4];
         if (vars[i][1]) {
             res = cres__env_int(r, vars[i][1], 1, 1, max, &id->size, err);
-            if (res == CRES_OK) res = cres__env_int(r, vars[i][0], 1, 0, id->size - 1, &id->rank, err);
-            if (res == CRES_OK) res = cres__env_int(r, vars[i][3], 0, 1, id->size, &id->local_size, err);
+            if (res == CRES_OK)
+                res = cres__env_int(r, vars[i][0], 1, 0, id->size - 1, &id->rank, err);
+            if (res == CRES_OK)
+                res = cres__env_int(r, vars[i][3], 0, 1, id->size, &id->local_size, err);
             if (res == CRES_OK && id->local_size > 0)
                 res = cres__env_int(r, vars[i][2], 0, 0, id->local_size - 1, &id->local_rank, err);
         } else {
@@ -6109,8 +6514,10 @@ CRES__PRIVATE cres_result cres__mpi_identify(const cres_resolver *r, cres__mpi_i
         }
         return res;
     }
-    return cres__fail(err, CRES_ERR_ENVIRONMENT, "%s: no MPI launcher found: OMPI_COMM_WORLD_RANK, MV2_COMM_WORLD_RANK, "
-                      "PMI_RANK and PMIX_RANK are not set", r->vtable->name);
+    return cres__fail(err, CRES_ERR_ENVIRONMENT,
+                      "%s: no MPI launcher found: OMPI_COMM_WORLD_RANK, MV2_COMM_WORLD_RANK, "
+                      "PMI_RANK and PMIX_RANK are not set",
+                      r->vtable->name);
 }
 
 /* Cuts the next blank-separated word off the line at *p; NULL at the end. */
@@ -6128,13 +6535,14 @@ CRES__PRIVATE char *cres__next_word(char **p) {
 CRES__PRIVATE int cres__hostfile_count(const char *word, const char *key, long long *n) {
     size_t k = strlen(key);
     if (strncmp(word, key, k) != 0 || (word[k] != '=' && word[k] != ':')) return 0;
-    return cres__parse_decimal(word + k + 1, strlen(word + k + 1), n) == 1 && *n >= 1 && *n <= CRES_MAX_HOSTLIST_HOSTS;
+    return cres__parse_decimal(word + k + 1, strlen(word + k + 1), n) == 1 && *n >= 1 &&
+           *n <= CRES_MAX_HOSTLIST_HOSTS;
 }
 
 /* Reads one hostfile line: "host", "host slots=N [max_slots=M]" (Open MPI) or "host:N"
    (MPICH); 0 slots = a blank or comment line. */
-CRES__PRIVATE cres_result cres__hostfile_line(char *line, size_t number, char **host, long long *slots, const char *who,
-                                             cres_error *err) {
+CRES__PRIVATE cres_result cres__hostfile_line(char *line, size_t number, char **host,
+                                              long long *slots, const char *who, cres_error *err) {
     char *word, *colon, q[CRES__QUOTE_SIZE];
     long long ignored;
     *slots = 0;
@@ -6143,18 +6551,24 @@ CRES__PRIVATE cres_result cres__hostfile_line(char *line, size_t number, char **
     *slots = 1;
     colon = strchr(*host, ':');
     if (colon && !strchr(colon + 1, ':')) { /* an IPv6 literal has several ':' */
-        if (cres__parse_decimal(colon + 1, strlen(colon + 1), slots) != 1 || *slots < 1 || *slots > CRES_MAX_HOSTLIST_HOSTS)
-            return cres__fail(err, CRES_ERR_ENVIRONMENT, "%s: hostfile line %zu: %s is not host:N with N from 1 to %d", who,
-                              number, cres__quote(q, sizeof q, *host, strlen(*host)), CRES_MAX_HOSTLIST_HOSTS);
+        if (cres__parse_decimal(colon + 1, strlen(colon + 1), slots) != 1 || *slots < 1 ||
+            *slots > CRES_MAX_HOSTLIST_HOSTS)
+            return cres__fail(err, CRES_ERR_ENVIRONMENT,
+                              "%s: hostfile line %zu: %s is not host:N with N from 1 to %d", who,
+                              number, cres__quote(q, sizeof q, *host, strlen(*host)),
+                              CRES_MAX_HOSTLIST_HOSTS);
         *colon = '\0';
     }
     if (!**host || strlen(*host) > CRES_MAX_NAME_LENGTH || cres__bad_text(*host, 1))
-        return cres__fail(err, CRES_ERR_ENVIRONMENT, "%s: hostfile line %zu: %s is not a host name", who, number,
-                          cres__quote(q, sizeof q, *host, strlen(*host)));
+        return cres__fail(err, CRES_ERR_ENVIRONMENT, "%s: hostfile line %zu: %s is not a host name",
+                          who, number, cres__quote(q, sizeof q, *host, strlen(*host)));
     while ((word = cres__next_word(&line)) != NULL) {
         if (cres__hostfile_count(word, "slots", slots)) continue;
-        if (cres__hostfile_count(word, "max_slots", &ignored) || cres__hostfile_count(word, "max-slots", &ignored)) continue;
-        return cres__fail(err, CRES_ERR_ENVIRONMENT, "%s: hostfile line %zu: %s is not slots=N or max_slots=N", who, number,
+        if (cres__hostfile_count(word, "max_slots", &ignored) ||
+            cres__hostfile_count(word, "max-slots", &ignored))
+            continue;
+        return cres__fail(err, CRES_ERR_ENVIRONMENT,
+                          "%s: hostfile line %zu: %s is not slots=N or max_slots=N", who, number,
                           cres__quote(q, sizeof q, word, strlen(word)));
     }
     return CRES_OK;
@@ -6162,8 +6576,8 @@ CRES__PRIVATE cres_result cres__hostfile_line(char *line, size_t number, char **
 
 /* Reads a hostfile into l (text becomes l->names): hosts in order of first mention, a
    host named again adds its slots. */
-CRES__PRIVATE cres_result cres__hostfile_parse(const cres_allocator *a, char *text, cres__layout *l, const char *who,
-                                              cres_error *err) {
+CRES__PRIVATE cres_result cres__hostfile_parse(const cres_allocator *a, char *text, cres__layout *l,
+                                               const char *who, cres_error *err) {
     size_t lines = 1, number, i, n = 0;
     cres__name_at *seen = NULL;
     char *p;
@@ -6171,7 +6585,8 @@ CRES__PRIVATE cres_result cres__hostfile_parse(const cres_allocator *a, char *te
     l->names = text;
     for (p = text; *p; p++) lines += *p == '\n';
     if (lines > (size_t)CRES_MAX_HOSTLIST_HOSTS)
-        return cres__fail(err, CRES_ERR_LIMIT, "%s: hostfile of more than %d lines", who, CRES_MAX_HOSTLIST_HOSTS);
+        return cres__fail(err, CRES_ERR_LIMIT, "%s: hostfile of more than %d lines", who,
+                          CRES_MAX_HOSTLIST_HOSTS);
     if ((res = cres__layout_reserve(a, l, lines, who, err)) != CRES_OK) return res;
     for (p = text, number = 1; p; number++) {
         char *eol = strchr(p, '\n'), *host;
@@ -6194,8 +6609,10 @@ CRES__PRIVATE cres_result cres__hostfile_parse(const cres_allocator *a, char *te
     qsort(seen, n, sizeof *seen, cres__cmp_name_at);
     for (i = 1; i < n; i++) {
         if (strcmp(seen[i].name, seen[i - 1].name) != 0) continue;
-        l->tasks[seen[i - 1].at] += l->tasks[seen[i].at]; /* both <= 1e6 lines of <= 1e6: checked below */
-        if (l->tasks[seen[i - 1].at] > CRES_MAX_HOSTLIST_HOSTS) l->tasks[seen[i - 1].at] = CRES_MAX_HOSTLIST_HOSTS + 1;
+        /* both <= 1e6 lines of <= 1e6: checked below */
+        l->tasks[seen[i - 1].at] += l->tasks[seen[i].at];
+        if (l->tasks[seen[i - 1].at] > CRES_MAX_HOSTLIST_HOSTS)
+            l->tasks[seen[i - 1].at] = CRES_MAX_HOSTLIST_HOSTS + 1;
         l->tasks[seen[i].at] = 0;
         seen[i].at = seen[i - 1].at;
     }
@@ -6242,11 +6659,13 @@ CRES__PRIVATE void cres__fill_by_node(cres__layout *l, long long size) {
 /* Ranks fill the hostfile's slots: in order, each host's slots first (mpirun's default,
    MPICH's too), or round-robin over the hosts when mapping by node. More ranks than slots
    is an error; hosts left without a rank drop out. */
-CRES__PRIVATE cres_result cres__mpi_fill(cres__layout *l, int size, int by_node, const char *who, cres_error *err) {
+CRES__PRIVATE cres_result cres__mpi_fill(cres__layout *l, int size, int by_node, const char *who,
+                                         cres_error *err) {
     size_t i, kept = 0;
     long long slots = cres__placed_below(l, CRES_MAX_HOSTLIST_HOSTS + 1), left = size;
     if (slots < size)
-        return cres__fail(err, CRES_ERR_ENVIRONMENT, "%s: the hostfile has %lld slots for %d ranks", who, slots, size);
+        return cres__fail(err, CRES_ERR_ENVIRONMENT, "%s: the hostfile has %lld slots for %d ranks",
+                          who, slots, size);
     if (by_node) cres__fill_by_node(l, size);
     for (i = 0; i < l->nodes; i++) {
         int take = l->tasks[i] < left ? l->tasks[i] : (int)left;
@@ -6263,10 +6682,11 @@ CRES__PRIVATE cres_result cres__mpi_fill(cres__layout *l, int size, int by_node,
 /* Open MPI tells its ranks how mpirun mapped (which node gets how many ranks) and ranked
    (which of those ranks) them. Policies within a node (slot, core, socket...) place by
    blocks; "node" deals round-robin; others (ppr, seq, rankfile) we cannot follow. */
-CRES__PRIVATE cres_result cres__mpi_policy(const cres_resolver *r, const char *name, const char *unset, const char **out,
-                                          cres_error *err) {
-    static const char *const known[] = {"node", "slot", "core", "hwthread", "socket", "package", "numa",
-                                        "board", "l1cache", "l2cache", "l3cache", NULL};
+CRES__PRIVATE cres_result cres__mpi_policy(const cres_resolver *r, const char *name,
+                                           const char *unset, const char **out, cres_error *err) {
+    static const char *const known[] = {"node",    "slot",    "core",    "hwthread",
+                                        "socket",  "package", "numa",    "board",
+                                        "l1cache", "l2cache", "l3cache", NULL};
     const char *v = cres_resolver_getenv(r, name);
     size_t i, n;
     char q[CRES__QUOTE_SIZE];
@@ -6279,30 +6699,37 @@ CRES__PRIVATE cres_result cres__mpi_policy(const cres_resolver *r, const char *n
             return CRES_OK;
         }
     }
-    return cres__fail(err, CRES_ERR_UNSUPPORTED, "%s: %s=%s is not supported (by slot, core, socket... or node); pass "
-                      "--map-by slot or node", r->vtable->name, name, cres__quote(q, sizeof q, v, strlen(v)));
+    return cres__fail(err, CRES_ERR_UNSUPPORTED,
+                      "%s: %s=%s is not supported (by slot, core, socket... or node); pass "
+                      "--map-by slot or node",
+                      r->vtable->name, name, cres__quote(q, sizeof q, v, strlen(v)));
 }
 
 /* Sets l's deal from the ranking policy; *by_node = mapping by node. */
-CRES__PRIVATE cres_result cres__mpi_policies(const cres_resolver *r, cres__layout *l, int *by_node, cres_error *err) {
+CRES__PRIVATE cres_result cres__mpi_policies(const cres_resolver *r, cres__layout *l, int *by_node,
+                                             cres_error *err) {
     const char *map, *rank;
     cres_result res = cres__mpi_policy(r, "OMPI_MCA_rmaps_base_mapping_policy", "slot", &map, err);
-    if (res == CRES_OK) res = cres__mpi_policy(r, "OMPI_MCA_rmaps_base_ranking_policy", map, &rank, err);
+    if (res == CRES_OK)
+        res = cres__mpi_policy(r, "OMPI_MCA_rmaps_base_ranking_policy", map, &rank, err);
     if (res != CRES_OK) return res;
     *by_node = strcmp(map, "node") == 0;
     l->deal = strcmp(rank, "node") == 0 ? CRES__DEAL_CYCLIC : CRES__DEAL_BLOCK;
     return CRES_OK;
 }
 
-CRES__PRIVATE cres_result cres__mpi_from_hostfile(const cres_resolver *r, const char *path, const cres__mpi_identity *id,
-                                                 cres__layout *l, cres_error *err) {
+CRES__PRIVATE cres_result cres__mpi_from_hostfile(const cres_resolver *r, const char *path,
+                                                  const cres__mpi_identity *id, cres__layout *l,
+                                                  cres_error *err) {
     char *text;
     int by_node = 0;
     cres_result res;
     if (id->size < 0)
-        return cres__fail(err, CRES_ERR_ENVIRONMENT, "%s: %s gives no world size to place on the hostfile", r->vtable->name,
+        return cres__fail(err, CRES_ERR_ENVIRONMENT,
+                          "%s: %s gives no world size to place on the hostfile", r->vtable->name,
                           id->source);
-    if ((res = cres__read_small_file(r, path, CRES_MAX_DOCUMENT_BYTES, &text, err)) != CRES_OK) return res;
+    if ((res = cres__read_small_file(r, path, CRES_MAX_DOCUMENT_BYTES, &text, err)) != CRES_OK)
+        return res;
     res = cres__hostfile_parse(&r->config.allocator, text, l, r->vtable->name, err);
     if (res == CRES_OK) res = cres__mpi_policies(r, l, &by_node, err);
     if (res == CRES_OK) res = cres__mpi_fill(l, id->size, by_node, r->vtable->name, err);
@@ -6310,8 +6737,9 @@ CRES__PRIVATE cres_result cres__mpi_from_hostfile(const cres_resolver *r, const 
 }
 
 /* Every rank on this host: one node. */
-CRES__PRIVATE cres_result cres__mpi_one_host(const cres_resolver *r, const char *hostname, const cres__mpi_identity *id,
-                                            cres__layout *l, cres_error *err) {
+CRES__PRIVATE cres_result cres__mpi_one_host(const cres_resolver *r, const char *hostname,
+                                             const cres__mpi_identity *id, cres__layout *l,
+                                             cres_error *err) {
     const cres_allocator *a = &r->config.allocator;
     const char *host = hostname ? hostname : cres_resolver_getenv(r, "PMIX_HOSTNAME");
     cres_result res;
@@ -6326,8 +6754,9 @@ CRES__PRIVATE cres_result cres__mpi_one_host(const cres_resolver *r, const char 
 /* mpirun inside a Slurm allocation starts one daemon per node with srun, so the ranks see
    that step: its nodes, and SLURM_NODEID for their own. Each node holds local_size ranks
    in a block (Open MPI's default); the own rank's place checks that. */
-CRES__PRIVATE cres_result cres__mpi_in_allocation(const cres_resolver *r, const cres__mpi_identity *id, cres__layout *l,
-                                                 cres_error *err) {
+CRES__PRIVATE cres_result cres__mpi_in_allocation(const cres_resolver *r,
+                                                  const cres__mpi_identity *id, cres__layout *l,
+                                                  cres_error *err) {
     const char *who = r->vtable->name, *nodes = cres_resolver_getenv(r, "SLURM_STEP_NODELIST");
     char prefix[64];
     size_t i;
@@ -6337,26 +6766,32 @@ CRES__PRIVATE cres_result cres__mpi_in_allocation(const cres_resolver *r, const 
     if (res != CRES_OK) return cres__wrap(err, res, CRES_ERR_ENVIRONMENT, prefix);
     if ((res = cres__layout_unique(&r->config.allocator, l, who, err)) != CRES_OK) return res;
     if ((long long)l->nodes * id->local_size != id->size)
-        return cres__fail(err, CRES_ERR_ENVIRONMENT, "%s: %d ranks do not fill the %zu nodes of SLURM_STEP_NODELIST with %d each; "
-                          "pass a hostfile", who, id->size, l->nodes, id->local_size);
+        return cres__fail(
+            err, CRES_ERR_ENVIRONMENT,
+            "%s: %d ranks do not fill the %zu nodes of SLURM_STEP_NODELIST with %d each; "
+            "pass a hostfile",
+            who, id->size, l->nodes, id->local_size);
     for (i = 0; i < l->nodes; i++) l->tasks[i] = id->local_size;
     l->ntasks = id->size;
-    if ((res = cres__mpi_policies(r, l, &by_node, err)) != CRES_OK) return res; /* equal counts: mapping is moot */
+    /* equal counts: mapping is moot */
+    if ((res = cres__mpi_policies(r, l, &by_node, err)) != CRES_OK) return res;
     return cres__env_int(r, "SLURM_NODEID", 1, 0, (long long)l->nodes - 1, &l->own_node, err);
 }
 
 /* srun started the ranks itself when its step matches MPI's rank, size and local size: then
    Slurm's view is whole (distribution included). CRES_ERR_NOT_FOUND when it does not match:
    mpirun's daemons can be a step of the same size by chance. */
-CRES__PRIVATE cres_result cres__mpi_direct(const cres_resolver *r, const cres__mpi_identity *id, cres__layout *l,
-                                          cres_error *err) {
+CRES__PRIVATE cres_result cres__mpi_direct(const cres_resolver *r, const cres__mpi_identity *id,
+                                           cres__layout *l, cres_error *err) {
     cres__layout step;
     cres_result res;
     memset(&step, 0, sizeof step);
     step.own_node = step.own_local = step.own_local_size = -1;
     res = cres__slurm_layout(r, &step, err);
-    if (res == CRES_OK && (step.own_node < 0 || (id->local_size >= 0 && step.tasks[step.own_node] != id->local_size) ||
-                           (id->local_rank >= 0 && step.own_local >= 0 && step.own_local != id->local_rank))) {
+    if (res == CRES_OK &&
+        (step.own_node < 0 ||
+         (id->local_size >= 0 && step.tasks[step.own_node] != id->local_size) ||
+         (id->local_rank >= 0 && step.own_local >= 0 && step.own_local != id->local_rank))) {
         cres__layout_free(&r->config.allocator, &step);
         return CRES_ERR_NOT_FOUND;
     }
@@ -6364,7 +6799,8 @@ CRES__PRIVATE cres_result cres__mpi_direct(const cres_resolver *r, const cres__m
         cres__layout_free(&r->config.allocator, &step);
         return res;
     }
-    cres__log(r, CRES_LOG_DEBUG, "%s: srun started the ranks: using the Slurm step", r->vtable->name);
+    cres__log(r, CRES_LOG_DEBUG, "%s: srun started the ranks: using the Slurm step",
+              r->vtable->name);
     if (step.own_local < 0) step.own_local = id->local_rank;
     step.own_local_size = id->local_size;
     *l = step;
@@ -6372,37 +6808,46 @@ CRES__PRIVATE cres_result cres__mpi_direct(const cres_resolver *r, const cres__m
 }
 
 /* Where the ranks run, from the first source that knows (manual section 7). */
-CRES__PRIVATE cres_result cres__mpi_layout(const cres_resolver *r, const cres_mpi_options *o, cres__layout *l,
-                                          cres_error *err) {
+CRES__PRIVATE cres_result cres__mpi_layout(const cres_resolver *r, const cres_mpi_options *o,
+                                           cres__layout *l, cres_error *err) {
     cres__mpi_identity id;
     int slurm_rank = -1, slurm_size = -1;
     cres_result res = cres__mpi_identify(r, &id, err);
     if (res != CRES_OK) return res;
-    cres__log(r, CRES_LOG_DEBUG, "%s: %s rank %d of %d", r->vtable->name, id.source, id.rank, id.size);
+    cres__log(r, CRES_LOG_DEBUG, "%s: %s rank %d of %d", r->vtable->name, id.source, id.rank,
+              id.size);
     l->rank = id.rank;
     l->own_local = id.local_rank;
     l->own_local_size = id.local_size;
     if (o->hostfile) return cres__mpi_from_hostfile(r, o->hostfile, &id, l, err);
     if (cres_resolver_getenv(r, "SLURM_STEP_NODELIST") &&
-        cres__env_int(r, "SLURM_PROCID", 0, 0, CRES_MAX_HOSTLIST_HOSTS, &slurm_rank, NULL) == CRES_OK &&
-        cres__env_int(r, "SLURM_STEP_NUM_TASKS", 0, 1, CRES_MAX_HOSTLIST_HOSTS, &slurm_size, NULL) == CRES_OK &&
+        cres__env_int(r, "SLURM_PROCID", 0, 0, CRES_MAX_HOSTLIST_HOSTS, &slurm_rank, NULL) ==
+            CRES_OK &&
+        cres__env_int(r, "SLURM_STEP_NUM_TASKS", 0, 1, CRES_MAX_HOSTLIST_HOSTS, &slurm_size,
+                      NULL) == CRES_OK &&
         slurm_rank == id.rank && (id.size < 0 || slurm_size == id.size)) {
         if ((res = cres__mpi_direct(r, &id, l, err)) != CRES_ERR_NOT_FOUND) return res;
         l->own_local = id.local_rank; /* not srun's ranks after all: what MPI says stands */
         l->own_local_size = id.local_size;
     }
     if (id.size < 0)
-        return cres__fail(err, CRES_ERR_ENVIRONMENT, "%s: %s gives no world size; pass a hostfile", r->vtable->name, id.source);
-    if (id.size == 1 || id.local_size == id.size) return cres__mpi_one_host(r, o->hostname, &id, l, err);
-    if (id.local_size > 0 && cres_resolver_getenv(r, "SLURM_STEP_NODELIST")) return cres__mpi_in_allocation(r, &id, l, err);
-    return cres__fail(err, CRES_ERR_ENVIRONMENT, "%s: the %d ranks run on several hosts and the launcher does not say which; "
-                      "pass the hostfile given to mpirun", r->vtable->name, id.size);
+        return cres__fail(err, CRES_ERR_ENVIRONMENT, "%s: %s gives no world size; pass a hostfile",
+                          r->vtable->name, id.source);
+    if (id.size == 1 || id.local_size == id.size)
+        return cres__mpi_one_host(r, o->hostname, &id, l, err);
+    if (id.local_size > 0 && cres_resolver_getenv(r, "SLURM_STEP_NODELIST"))
+        return cres__mpi_in_allocation(r, &id, l, err);
+    return cres__fail(err, CRES_ERR_ENVIRONMENT,
+                      "%s: the %d ranks run on several hosts and the launcher does not say which; "
+                      "pass the hostfile given to mpirun",
+                      r->vtable->name, id.size);
 }
 
-static const cres_resolver_vtable cres__mpi_vtable = {"mpi", cres__hpc_resolve, NULL, cres__hpc_accelerators,
-                                                      cres__hpc_destroy, cres__hpc_devices};
+static const cres_resolver_vtable cres__mpi_vtable = {
+    "mpi", cres__hpc_resolve, NULL, cres__hpc_accelerators, cres__hpc_destroy, cres__hpc_devices};
 
-CRES_API cres_result cres_mpi_resolver_create(const cres_mpi_options *o, cres_resolver **out, cres_error *err) {
+CRES_API cres_result cres_mpi_resolver_create(const cres_mpi_options *o, cres_resolver **out,
+                                              cres_error *err) {
     cres_mpi_options none;
     cres__hpc_want w;
     cres__layout l;
@@ -6414,9 +6859,11 @@ CRES_API cres_result cres_mpi_resolver_create(const cres_mpi_options *o, cres_re
     }
     if (out) *out = NULL;
     if ((res = cres__hpc_new(&cres__mpi_vtable, o->config, &r, &l, err)) != CRES_OK) return res;
-    cres__hpc_want_set(&w, o->jobs, o->jobs_count, o->port_base, o->gpus_per_node, o->gpus_per_task);
+    cres__hpc_want_set(&w, o->jobs, o->jobs_count, o->port_base, o->gpus_per_node,
+                       o->gpus_per_task);
     res = cres__mpi_layout(r, o, &l, err);
-    return cres__created(r, cres__hpc_finish(r, res, &l, &w, o->task_type, o->task_id, o->rpc_layer, err), out);
+    return cres__created(
+        r, cres__hpc_finish(r, res, &l, &w, o->task_type, o->task_id, o->rpc_layer, err), out);
 }
 #else
 CRES__LEFT_OUT(cres_mpi_resolver_create, cres_mpi_options, "mpi", "CLUSTER_RESOLVER_NO_MPI")
@@ -6435,11 +6882,12 @@ typedef struct cres__sm_source {
 } cres__sm_source;
 
 /* Reads what the options and the environment leave out from the resource config file. */
-CRES__PRIVATE cres_result cres__sm_read(const cres_resolver *r, const cres_sagemaker_options *o, char **file,
-                                       cres__sm_source *src, cres_error *err) {
+CRES__PRIVATE cres_result cres__sm_read(const cres_resolver *r, const cres_sagemaker_options *o,
+                                        char **file, cres__sm_source *src, cres_error *err) {
     const cres_allocator *a = &r->config.allocator;
     const char *hosts = o->hosts ? o->hosts : cres_resolver_getenv(r, "SM_HOSTS");
-    const char *current = o->current_host ? o->current_host : cres_resolver_getenv(r, "SM_CURRENT_HOST");
+    const char *current =
+        o->current_host ? o->current_host : cres_resolver_getenv(r, "SM_CURRENT_HOST");
     const char *path = o->resource_config ? o->resource_config : CRES__SM_RESOURCE_CONFIG;
     const char *doc_text = hosts;
     int picked[2] = {-1, -1}, ok;
@@ -6452,9 +6900,14 @@ CRES__PRIVATE cres_result cres__sm_read(const cres_resolver *r, const cres_sagem
         res = cres__read_small_file(r, path, CRES_MAX_DOCUMENT_BYTES, file, err);
         if (res == CRES_ERR_OUT_OF_MEMORY || res == CRES_ERR_LIMIT) return res;
         if (res != CRES_OK)
-            return cres__fail(err, CRES_ERR_ENVIRONMENT, "sagemaker: %s is not set and %s cannot be read: not a SageMaker "
-                              "training job", hosts ? "SM_CURRENT_HOST" : "SM_HOSTS", cres__quote(q, sizeof q, path, strlen(path)));
-        if ((res = cres__json_parse(&src->doc, *file, strlen(*file), a, path, CRES_ERR_ENVIRONMENT, err)) != CRES_OK) return res;
+            return cres__fail(err, CRES_ERR_ENVIRONMENT,
+                              "sagemaker: %s is not set and %s cannot be read: not a SageMaker "
+                              "training job",
+                              hosts ? "SM_CURRENT_HOST" : "SM_HOSTS",
+                              cres__quote(q, sizeof q, path, strlen(path)));
+        if ((res = cres__json_parse(&src->doc, *file, strlen(*file), a, path, CRES_ERR_ENVIRONMENT,
+                                    err)) != CRES_OK)
+            return res;
         cres__json_pick(&src->doc, 0, keys, picked, 2);
         if (!hosts) {
             src->hosts = picked[0];
@@ -6464,26 +6917,33 @@ CRES__PRIVATE cres_result cres__sm_read(const cres_resolver *r, const cres_sagem
         if (!current) {
             src->current_what = "resource config \"current_host\"";
             if (!cres__json_is(&src->doc, picked[1], JSMN_STRING))
-                return cres__fail(err, CRES_ERR_ENVIRONMENT, "sagemaker: %s has no \"current_host\" string",
+                return cres__fail(err, CRES_ERR_ENVIRONMENT,
+                                  "sagemaker: %s has no \"current_host\" string",
                                   cres__quote(q, sizeof q, path, strlen(path)));
-            if ((ok = cres__json_strdup(&src->doc, picked[1], &src->current)) == 0) return cres__oom(err, "sagemaker");
-            if (ok < 0) return cres__fail(err, CRES_ERR_ENVIRONMENT, "sagemaker: \"current_host\" holds a NUL character");
+            if ((ok = cres__json_strdup(&src->doc, picked[1], &src->current)) == 0)
+                return cres__oom(err, "sagemaker");
+            if (ok < 0)
+                return cres__fail(err, CRES_ERR_ENVIRONMENT,
+                                  "sagemaker: \"current_host\" holds a NUL character");
         }
         if (doc_text) cres__json_free(&src->doc);
     }
     if (current && !(src->current = cres__strdup(a, current))) return cres__oom(err, "sagemaker");
     if (doc_text) {
         const char *first = doc_text + strspn(doc_text, " \t\r\n");
-        if (!*first) return cres__fail(err, CRES_ERR_ENVIRONMENT, "sagemaker: %s is empty", src->hosts_what);
+        if (!*first)
+            return cres__fail(err, CRES_ERR_ENVIRONMENT, "sagemaker: %s is empty", src->hosts_what);
         if (*first != '[')
-            return cres__fail(err, CRES_ERR_ENVIRONMENT, "sagemaker: %s must be a JSON list of host names", src->hosts_what);
-        res = cres__json_parse_document(&src->doc, doc_text, strlen(doc_text), a, src->hosts_what, CRES_ERR_ENVIRONMENT,
-                                        err);
+            return cres__fail(err, CRES_ERR_ENVIRONMENT,
+                              "sagemaker: %s must be a JSON list of host names", src->hosts_what);
+        res = cres__json_parse_document(&src->doc, doc_text, strlen(doc_text), a, src->hosts_what,
+                                        CRES_ERR_ENVIRONMENT, err);
         if (res != CRES_OK) return cres__wrap(err, res, CRES_OK, "sagemaker: ");
         src->hosts = 0;
     }
     if (!cres__json_is(&src->doc, src->hosts, JSMN_ARRAY))
-        return cres__fail(err, CRES_ERR_ENVIRONMENT, "sagemaker: %s must be a JSON list of host names", src->hosts_what);
+        return cres__fail(err, CRES_ERR_ENVIRONMENT,
+                          "sagemaker: %s must be a JSON list of host names", src->hosts_what);
     return CRES_OK;
 }
 
@@ -6492,7 +6952,8 @@ CRES__PRIVATE int cres__cmp_natural_ptr(const void *x, const void *y) {
 }
 
 /* The hosts in natural order ("algo-2" before "algo-10"), checked: names, no repeats. */
-CRES__PRIVATE cres_result cres__sm_hosts(const cres__sm_source *src, char **names, size_t n, cres_error *err) {
+CRES__PRIVATE cres_result cres__sm_hosts(const cres__sm_source *src, char **names, size_t n,
+                                         cres_error *err) {
     const cres__json *d = &src->doc;
     size_t i;
     int t = src->hosts + 1;
@@ -6500,32 +6961,38 @@ CRES__PRIVATE cres_result cres__sm_hosts(const cres__sm_source *src, char **name
     for (i = 0; i < n; i++, t = cres__json_next(d, t)) {
         int ok;
         if (d->t[t].type != JSMN_STRING)
-            return cres__fail(err, CRES_ERR_ENVIRONMENT, "sagemaker: %s: item %zu is %s, not a host name", src->hosts_what, i,
+            return cres__fail(err, CRES_ERR_ENVIRONMENT,
+                              "sagemaker: %s: item %zu is %s, not a host name", src->hosts_what, i,
                               cres__json_quote(d, t, q, sizeof q));
         if ((ok = cres__json_strdup(d, t, &names[i])) == 0) return cres__oom(err, "sagemaker");
-        if (ok < 0 || !*names[i] || strlen(names[i]) > CRES_MAX_NAME_LENGTH || cres__bad_text(names[i], 1))
-            return cres__fail(err, CRES_ERR_ENVIRONMENT, "sagemaker: %s: item %zu, %s, is not a host name", src->hosts_what, i,
+        if (ok < 0 || !*names[i] || strlen(names[i]) > CRES_MAX_NAME_LENGTH ||
+            cres__bad_text(names[i], 1))
+            return cres__fail(err, CRES_ERR_ENVIRONMENT,
+                              "sagemaker: %s: item %zu, %s, is not a host name", src->hosts_what, i,
                               cres__json_quote(d, t, q, sizeof q));
     }
     if (n) qsort(names, n, sizeof *names, cres__cmp_natural_ptr);
     for (i = 1; i < n; i++)
         if (strcmp(names[i - 1], names[i]) == 0)
-            return cres__fail(err, CRES_ERR_ENVIRONMENT, "sagemaker: %s names %s twice", src->hosts_what,
+            return cres__fail(err, CRES_ERR_ENVIRONMENT, "sagemaker: %s names %s twice",
+                              src->hosts_what,
                               cres__quote(q, sizeof q, names[i], strlen(names[i])));
     return CRES_OK;
 }
 
 /* Builds the spec from the source: one job, "host:port" per host; finds the own task. */
-CRES__PRIVATE cres_result cres__sm_build(cres__hpc *h, const cres__sm_source *src, const cres_sagemaker_options *o,
-                                        cres_error *err) {
+CRES__PRIVATE cres_result cres__sm_build(cres__hpc *h, const cres__sm_source *src,
+                                         const cres_sagemaker_options *o, cres_error *err) {
     const cres_allocator *a = &h->base.config.allocator;
     const char *job = o->job_name ? o->job_name : "worker";
     size_t i, n = (size_t)src->doc.t[src->hosts].size, own = n;
     int port = o->port ? o->port : 2223;
     char **names, q[CRES__QUOTE_SIZE];
     cres_result res;
-    if (port < 1 || port > 65535) return cres__fail(err, CRES_ERR_INVALID_ARGUMENT, "sagemaker: port %d is not a port", port);
-    if (!(names = (char **)cres__alloc(a, (n ? n : 1) * sizeof *names))) return cres__oom(err, "sagemaker");
+    if (port < 1 || port > 65535)
+        return cres__fail(err, CRES_ERR_INVALID_ARGUMENT, "sagemaker: port %d is not a port", port);
+    if (!(names = (char **)cres__alloc(a, (n ? n : 1) * sizeof *names)))
+        return cres__oom(err, "sagemaker");
     memset(names, 0, (n ? n : 1) * sizeof *names);
     res = cres__sm_hosts(src, names, n, err);
     if (res == CRES_OK) res = cres_spec_create(a, &h->spec, err);
@@ -6535,7 +7002,8 @@ CRES__PRIVATE cres_result cres__sm_build(cres__hpc *h, const cres__sm_source *sr
         cres__writer aw;
         cres__start(&aw, address, sizeof address, NULL);
         if (!cres__put_host_port(&aw, names[i], port) || cres__finish(&aw, NULL, NULL) != CRES_OK)
-            res = cres__fail(err, CRES_ERR_ENVIRONMENT, "sagemaker: %s: %s is not a host name or IPv6 address",
+            res = cres__fail(err, CRES_ERR_ENVIRONMENT,
+                             "sagemaker: %s: %s is not a host name or IPv6 address",
                              src->hosts_what, cres__quote(q, sizeof q, names[i], strlen(names[i])));
         else res = cres_spec_add_task(h->spec, job, (int)i, address, err);
         if (strcmp(names[i], src->current) == 0) own = i;
@@ -6543,17 +7011,19 @@ CRES__PRIVATE cres_result cres__sm_build(cres__hpc *h, const cres__sm_source *sr
     for (i = 0; i < n; i++) cres__free(a, names[i]);
     cres__free(a, names);
     if (res == CRES_OK && own == n)
-        return cres__fail(err, CRES_ERR_ENVIRONMENT, "sagemaker: %s %s is not one of the %zu hosts of %s", src->current_what,
-                          cres__quote(q, sizeof q, src->current, strlen(src->current)), n, src->hosts_what);
+        return cres__fail(err, CRES_ERR_ENVIRONMENT,
+                          "sagemaker: %s %s is not one of the %zu hosts of %s", src->current_what,
+                          cres__quote(q, sizeof q, src->current, strlen(src->current)), n,
+                          src->hosts_what);
     if (res == CRES_OK) res = cres_set_detected_task(&h->base, job, (int)own, err);
     return res;
 }
 
-static const cres_resolver_vtable cres__sagemaker_vtable = {"sagemaker", cres__hpc_resolve, NULL, NULL, cres__hpc_destroy,
-                                                            NULL};
+static const cres_resolver_vtable cres__sagemaker_vtable = {
+    "sagemaker", cres__hpc_resolve, NULL, NULL, cres__hpc_destroy, NULL};
 
-CRES_API cres_result cres_sagemaker_resolver_create(const cres_sagemaker_options *o, cres_resolver **out,
-                                                    cres_error *err) {
+CRES_API cres_result cres_sagemaker_resolver_create(const cres_sagemaker_options *o,
+                                                    cres_resolver **out, cres_error *err) {
     cres_sagemaker_options none;
     cres__sm_source src;
     cres_resolver *r;
@@ -6564,7 +7034,9 @@ CRES_API cres_result cres_sagemaker_resolver_create(const cres_sagemaker_options
         o = &none;
     }
     if (out) *out = NULL;
-    if ((res = cres_resolver_new(sizeof(cres__hpc), &cres__sagemaker_vtable, o->config, &r, err)) != CRES_OK) return res;
+    if ((res = cres_resolver_new(sizeof(cres__hpc), &cres__sagemaker_vtable, o->config, &r, err)) !=
+        CRES_OK)
+        return res;
     memset(&src, 0, sizeof src);
     src.hosts = -1;
     res = cres__sm_read(r, o, &file, &src, err);
@@ -6576,7 +7048,8 @@ CRES_API cres_result cres_sagemaker_resolver_create(const cres_sagemaker_options
     return cres__created(r, res, out);
 }
 #else
-CRES__LEFT_OUT(cres_sagemaker_resolver_create, cres_sagemaker_options, "sagemaker", "CLUSTER_RESOLVER_NO_SAGEMAKER")
+CRES__LEFT_OUT(cres_sagemaker_resolver_create, cres_sagemaker_options, "sagemaker",
+               "CLUSTER_RESOLVER_NO_SAGEMAKER")
 #endif /* CLUSTER_RESOLVER_NO_SAGEMAKER */
 
 /* ////////////////////////////////////////////////////////////////////////////////////////
@@ -6608,15 +7081,22 @@ CRES__PRIVATE int cres__auto_indexed_job(const cres_resolver *probe, char *selec
 }
 
 /* Picks a backend in the documented order; *why says what decided. */
-CRES__PRIVATE const char *cres__auto_detect(const cres_resolver *probe, char *selector, size_t cap, const char **why) {
-    static const char *const mpi[] = {"OMPI_COMM_WORLD_SIZE", "MV2_COMM_WORLD_SIZE", "PMI_SIZE", "PMIX_RANK", NULL};
+CRES__PRIVATE const char *cres__auto_detect(const cres_resolver *probe, char *selector, size_t cap,
+                                            const char **why) {
+    static const char *const mpi[] = {"OMPI_COMM_WORLD_SIZE", "MV2_COMM_WORLD_SIZE", "PMI_SIZE",
+                                      "PMIX_RANK", NULL};
     static const char *const sagemaker[] = {"SM_HOSTS", "SM_CURRENT_HOST", NULL};
-    static const char *const tpu[] = {"TPU_WORKER_HOSTNAMES", "TPU_WORKER_ID", "TPU_NAME", "KUBE_GOOGLE_CLOUD_TPU_ENDPOINTS",
-                                      "TPU_CONFIG", NULL};
+    static const char *const tpu[] = {"TPU_WORKER_HOSTNAMES",
+                                      "TPU_WORKER_ID",
+                                      "TPU_NAME",
+                                      "KUBE_GOOGLE_CLOUD_TPU_ENDPOINTS",
+                                      "TPU_CONFIG",
+                                      NULL};
     FILE *f;
     if (cres__env_set(probe, "TF_CONFIG")) return *why = "TF_CONFIG is set", "tfconfig";
     if ((*why = cres__env_any(probe, mpi)) != NULL) return "mpi";
-    if ((*why = cres__env_set(probe, "SLURM_STEP_NODELIST") ? "SLURM_STEP_NODELIST" : NULL) != NULL) return "slurm";
+    if ((*why = cres__env_set(probe, "SLURM_STEP_NODELIST") ? "SLURM_STEP_NODELIST" : NULL) != NULL)
+        return "slurm";
     if (cres__env_set(probe, "SLURM_JOB_ID") && cres__env_set(probe, "SLURM_PROCID"))
         return *why = "SLURM_JOB_ID and SLURM_PROCID are set (a batch script)", "slurm";
     if ((*why = cres__env_any(probe, sagemaker)) != NULL) return "sagemaker";
@@ -6626,7 +7106,8 @@ CRES__PRIVATE const char *cres__auto_detect(const cres_resolver *probe, char *se
     }
     if ((*why = cres__env_any(probe, tpu)) != NULL) return "tpu";
     if (cres__auto_indexed_job(probe, selector, cap))
-        return *why = "KUBERNETES_SERVICE_HOST and JOB_COMPLETION_INDEX are set (an Indexed Job)", "kubernetes";
+        return *why = "KUBERNETES_SERVICE_HOST and JOB_COMPLETION_INDEX are set (an Indexed Job)",
+               "kubernetes";
     return *why = "no cluster environment found", "local";
 }
 
@@ -6686,8 +7167,9 @@ static const char cres__auto_left_out[] = ""
     ;
 
 /* Creates the named backend with the auto options' common fields. */
-CRES__PRIVATE cres_result cres__auto_create(const char *backend, const cres_auto_options *o, const char *selector,
-                                           const cres_resolver *probe, cres_resolver **r, cres_error *err) {
+CRES__PRIVATE cres_result cres__auto_create(const char *backend, const cres_auto_options *o,
+                                            const char *selector, const cres_resolver *probe,
+                                            cres_resolver **r, cres_error *err) {
     char q[CRES__QUOTE_SIZE];
     (void)selector, (void)probe;
 #ifndef CLUSTER_RESOLVER_NO_TFCONFIG
@@ -6736,7 +7218,8 @@ CRES__PRIVATE cres_result cres__auto_create(const char *backend, const cres_auto
 #endif
 #ifndef CLUSTER_RESOLVER_NO_TPU
     if (strcmp(backend, "tpu") == 0) {
-        static const char *const named[] = {"TPU_NAME", "KUBE_GOOGLE_CLOUD_TPU_ENDPOINTS", "TPU_CONFIG", NULL};
+        static const char *const named[] = {"TPU_NAME", "KUBE_GOOGLE_CLOUD_TPU_ENDPOINTS",
+                                            "TPU_CONFIG", NULL};
         cres_tpu_options t;
         memset(&t, 0, sizeof t);
         t.config = o->config;
@@ -6760,8 +7243,10 @@ CRES__PRIVATE cres_result cres__auto_create(const char *backend, const cres_auto
         return cres_k8s_resolver_create(&k, r, err);
     }
 #endif
-    return cres__fail(err, CRES_ERR_UNSUPPORTED, "auto: unknown backend %s (known: tfconfig, mpi, slurm, sagemaker, tpu, "
-                      "kubernetes, local)", cres__quote(q, sizeof q, backend, strlen(backend)));
+    return cres__fail(err, CRES_ERR_UNSUPPORTED,
+                      "auto: unknown backend %s (known: tfconfig, mpi, slurm, sagemaker, tpu, "
+                      "kubernetes, local)",
+                      cres__quote(q, sizeof q, backend, strlen(backend)));
 }
 
 CRES_API cres_result cres_auto_resolver_create(const cres_auto_options *o, cres_resolver **out,
@@ -6785,12 +7270,14 @@ CRES_API cres_result cres_auto_resolver_create(const cres_auto_options *o, cres_
         backend = cres_resolver_getenv(&probe, "CLUSTER_RESOLVER_BACKEND");
         why = "forced by CLUSTER_RESOLVER_BACKEND";
         if (backend && strcmp(backend, "off") == 0) backend = "local";
-        if (!backend || !*backend || strcmp(backend, "auto") == 0) backend = cres__auto_detect(&probe, selector, sizeof selector, &why);
+        if (!backend || !*backend || strcmp(backend, "auto") == 0)
+            backend = cres__auto_detect(&probe, selector, sizeof selector, &why);
     }
     /* An environment whose backend is left out must not pass for a one-task local job. */
     if (cres__left_out(backend))
-        return cres__fail(err, CRES_ERR_UNSUPPORTED, "auto: the %s backend (%s) is left out of this build by %s", backend,
-                          why, cres__left_out(backend));
+        return cres__fail(err, CRES_ERR_UNSUPPORTED,
+                          "auto: the %s backend (%s) is left out of this build by %s", backend, why,
+                          cres__left_out(backend));
     res = cres__auto_create(backend, o, selector, &probe, &r, err);
     if (res == CRES_OK) res = cres__apply_options(r, o->task_type, o->task_id, o->rpc_layer, err);
     if (res != CRES_OK) {
@@ -6827,14 +7314,16 @@ CRES_API cres_result cres_spec_launch_info(const cres_cluster_spec *s, const cha
     int port;
     char q[CRES__QUOTE_SIZE];
     cres__clear(err);
-    if (!s || !out) return cres__fail(err, CRES_ERR_INVALID_ARGUMENT, "launch info: spec or out is NULL");
+    if (!s || !out)
+        return cres__fail(err, CRES_ERR_INVALID_ARGUMENT, "launch info: spec or out is NULL");
     memset(out, 0, sizeof *out);
     out->rank = out->local_rank = out->local_world_size = -1;
     out->master_port = -1;
     if (task_type) {
         own = cres_spec_task_address(s, task_type, task_id);
         if (!own)
-            return cres__fail(err, CRES_ERR_NOT_FOUND, "launch info: task %s %d is not in the cluster",
+            return cres__fail(err, CRES_ERR_NOT_FOUND,
+                              "launch info: task %s %d is not in the cluster",
                               cres__quote(q, sizeof q, task_type, strlen(task_type)), task_id);
         if (!cres__split_address(own, &own_host, &own_len, &port))
             return cres__fail(err, CRES_ERR_INVALID_ARGUMENT, "launch info: cannot read address %s",
@@ -6846,12 +7335,14 @@ CRES_API cres_result cres_spec_launch_info(const cres_cluster_spec *s, const cha
         const cres_job *j = &s->jobs[cres__rank_job(s, i)].pub;
         for (k = 0; k < j->tasks_count; k++, rank++) {
             const cres_task *t = &j->tasks[k];
-            if (rank == INT_MAX) return cres__fail(err, CRES_ERR_LIMIT, "launch info: more than %d tasks", INT_MAX);
+            if (rank == INT_MAX)
+                return cres__fail(err, CRES_ERR_LIMIT, "launch info: more than %d tasks", INT_MAX);
             if (!master) master = t->address;
             if (own && t->address == own) out->rank = rank;
             if (!own) continue;
             if (!cres__split_address(t->address, &host, &host_len, &port))
-                return cres__fail(err, CRES_ERR_INVALID_ARGUMENT, "launch info: cannot read address %s",
+                return cres__fail(err, CRES_ERR_INVALID_ARGUMENT,
+                                  "launch info: cannot read address %s",
                                   cres__quote(q, sizeof q, t->address, strlen(t->address)));
             if (host_len == own_len && memcmp(host, own_host, host_len) == 0) {
                 if (out->rank < 0) out->local_rank++;
@@ -6861,9 +7352,10 @@ CRES_API cres_result cres_spec_launch_info(const cres_cluster_spec *s, const cha
     }
     out->world_size = rank;
     if (master) {
-        if (!cres__split_address(master, &host, &host_len, &out->master_port) || host_len >= sizeof out->master_host ||
-            strlen(master) >= sizeof out->master_address)
-            return cres__fail(err, CRES_ERR_INVALID_ARGUMENT, "launch info: cannot read the master's address %s",
+        if (!cres__split_address(master, &host, &host_len, &out->master_port) ||
+            host_len >= sizeof out->master_host || strlen(master) >= sizeof out->master_address)
+            return cres__fail(err, CRES_ERR_INVALID_ARGUMENT,
+                              "launch info: cannot read the master's address %s",
                               cres__quote(q, sizeof q, master, strlen(master)));
         memcpy(out->master_host, host, host_len);
         out->master_host[host_len] = '\0';
@@ -6914,8 +7406,9 @@ CRES_API cres_result cres_spec_to_hostfile(const cres_cluster_spec *s, char *buf
             hosts[n].slots = 1;
             if (!cres__split_address(j->tasks[k].address, &hosts[n].host, &hosts[n].len, &port)) {
                 cres__free(&s->alloc, hosts);
-                return cres__fail(err, CRES_ERR_INVALID_ARGUMENT, "hostfile: cannot read address %s",
-                                  cres__quote(q, sizeof q, j->tasks[k].address, strlen(j->tasks[k].address)));
+                return cres__fail(
+                    err, CRES_ERR_INVALID_ARGUMENT, "hostfile: cannot read address %s",
+                    cres__quote(q, sizeof q, j->tasks[k].address, strlen(j->tasks[k].address)));
             }
         }
     }
@@ -6940,15 +7433,17 @@ CRES_API cres_result cres_spec_to_hostfile(const cres_cluster_spec *s, char *buf
     return cres__finish(&w, out_len, err);
 }
 
-CRES_API cres_result cres_spec_to_tfconfig(const cres_cluster_spec *s, const char *task_type, int task_id,
-                                           const char *rpc_layer, const char *environment, char *buf,
-                                           size_t cap, size_t *out_len, cres_error *err) {
+CRES_API cres_result cres_spec_to_tfconfig(const cres_cluster_spec *s, const char *task_type,
+                                           int task_id, const char *rpc_layer,
+                                           const char *environment, char *buf, size_t cap,
+                                           size_t *out_len, cres_error *err) {
     cres__writer w;
     cres_result res;
     cres__clear(err);
     if (!s) return cres__fail(err, CRES_ERR_INVALID_ARGUMENT, "TF_CONFIG output: spec is NULL");
     if (task_type && task_id < 0)
-        return cres__fail(err, CRES_ERR_INVALID_ARGUMENT, "TF_CONFIG output: task id %d is negative", task_id);
+        return cres__fail(err, CRES_ERR_INVALID_ARGUMENT,
+                          "TF_CONFIG output: task id %d is negative", task_id);
     if ((res = cres__start(&w, buf, cap, err)) != CRES_OK) return res;
     cres__puts(&w, "{\"cluster\": ");
     cres__spec_write_json(s, &w);
@@ -6968,13 +7463,14 @@ CRES_API cres_result cres_spec_to_tfconfig(const cres_cluster_spec *s, const cha
 }
 
 /* Resolves r; the spec, with the own task known (a backend may learn it in the resolve). */
-CRES__PRIVATE cres_result cres__resolve_own(cres_resolver *r, const char *what, cres_cluster_spec **spec,
-                                           cres_error *err) {
+CRES__PRIVATE cres_result cres__resolve_own(cres_resolver *r, const char *what,
+                                            cres_cluster_spec **spec, cres_error *err) {
     cres_result res = cres_resolve(r, spec, err);
     if (res == CRES_OK && !r->task_type) {
         cres_spec_free(*spec);
         *spec = NULL;
-        return cres__fail(err, CRES_ERR_NOT_FOUND, "%s: %s knows no own task; set one with cres_set_task()", what,
+        return cres__fail(err, CRES_ERR_NOT_FOUND,
+                          "%s: %s knows no own task; set one with cres_set_task()", what,
                           r->vtable->name);
     }
     return res;
@@ -6983,20 +7479,22 @@ CRES__PRIVATE cres_result cres__resolve_own(cres_resolver *r, const char *what, 
 CRES_API cres_result cres_launch(cres_resolver *r, cres_launch_info *out, cres_error *err) {
     cres_cluster_spec *spec = NULL;
     cres_result res;
-    if (!r || !out) return cres__fail(err, CRES_ERR_INVALID_ARGUMENT, "launch: resolver or out is NULL");
+    if (!r || !out)
+        return cres__fail(err, CRES_ERR_INVALID_ARGUMENT, "launch: resolver or out is NULL");
     if ((res = cres__resolve_own(r, "launch", &spec, err)) == CRES_OK)
         res = cres_spec_launch_info(spec, r->task_type, r->task_id, out, err);
     cres_spec_free(spec);
     return res;
 }
 
-CRES_API cres_result cres_tfconfig(cres_resolver *r, char *buf, size_t cap, size_t *out_len, cres_error *err) {
+CRES_API cres_result cres_tfconfig(cres_resolver *r, char *buf, size_t cap, size_t *out_len,
+                                   cres_error *err) {
     cres_cluster_spec *spec = NULL;
     cres_result res;
     if (!r) return cres__fail(err, CRES_ERR_INVALID_ARGUMENT, "TF_CONFIG output: resolver is NULL");
     if ((res = cres_resolve(r, &spec, err)) == CRES_OK)
-        res = cres_spec_to_tfconfig(spec, r->task_type, r->task_id, r->rpc_layer, r->environment, buf, cap, out_len,
-                                    err);
+        res = cres_spec_to_tfconfig(spec, r->task_type, r->task_id, r->rpc_layer, r->environment,
+                                    buf, cap, out_len, err);
     cres_spec_free(spec);
     return res;
 }

@@ -118,7 +118,8 @@ static cres_result create_simple(const cli *c, const cres_config *cfg, cres_reso
         snprintf(err->message, sizeof err->message, "simple: --spec JSON is required");
         return CRES_ERR_INVALID_ARGUMENT;
     }
-    if ((r = cres_spec_from_json(json, strlen(json), &cfg->allocator, &spec, err)) != CRES_OK) return r;
+    if ((r = cres_spec_from_json(json, strlen(json), &cfg->allocator, &spec, err)) != CRES_OK)
+        return r;
     memset(&o, 0, sizeof o);
     o.config = cfg;
     o.spec = spec;
@@ -142,7 +143,8 @@ static cres_result k8s_jobs(const cli *c, cres_k8s_job_selector *jobs, size_t *c
         const char *v = c->opts[i].value, *eq;
         size_t n = strlen(v) + 1;
         if (strcmp(c->opts[i].name, "--job") != 0) continue;
-        if (!(eq = strchr(v, '=')) || eq == v) return usage_fail(err, "--job %s is not JOB=SELECTOR", v);
+        if (!(eq = strchr(v, '=')) || eq == v)
+            return usage_fail(err, "--job %s is not JOB=SELECTOR", v);
         if (used + n > store_cap) return usage_fail(err, "%s: too many --job options", v);
         memcpy(store + used, v, n);
         store[used + (size_t)(eq - v)] = '\0';
@@ -154,7 +156,8 @@ static cres_result k8s_jobs(const cli *c, cres_k8s_job_selector *jobs, size_t *c
     return CRES_OK;
 }
 
-static cres_result create_k8s(const cli *c, const cres_config *cfg, cres_resolver **out, cres_error *err) {
+static cres_result create_k8s(const cli *c, const cres_config *cfg, cres_resolver **out,
+                              cres_error *err) {
     static char store[8192];
     cres_k8s_job_selector jobs[64];
     cres_k8s_options o;
@@ -170,20 +173,24 @@ static cres_result create_k8s(const cli *c, const cres_config *cfg, cres_resolve
     o.namespace_name = cli_option(c, "--namespace");
     o.all_namespaces = cli_option(c, "--all-namespaces") != NULL;
     o.cluster_domain = cli_option(c, "--cluster-domain");
-    if ((r = port_option(c, &o.port, err)) != CRES_OK || (r = k8s_jobs(c, jobs, &o.jobs_count, store, sizeof store, err)) != CRES_OK)
+    if ((r = port_option(c, &o.port, err)) != CRES_OK ||
+        (r = k8s_jobs(c, jobs, &o.jobs_count, store, sizeof store, err)) != CRES_OK)
         return r;
     o.jobs = jobs;
     if (address && strcmp(address, "pod-ip") == 0) o.address = CRES_K8S_POD_IP;
     else if (address && strcmp(address, "host-ip") == 0) o.address = CRES_K8S_HOST_IP;
     else if (address && strcmp(address, "dns") == 0) o.address = CRES_K8S_DNS;
     else if (address) return usage_fail(err, "--address %s is not pod-ip, host-ip or dns", address);
-    if (wait && !parse_int(wait, 0, 86400, &seconds)) return usage_fail(err, "--wait %s is not 0 to 86400 seconds", wait);
+    if (wait && !parse_int(wait, 0, 86400, &seconds))
+        return usage_fail(err, "--wait %s is not 0 to 86400 seconds", wait);
     o.wait_ms = seconds * 1000;
-    if (page && !parse_int(page, 1, 100000, &o.page_size)) return usage_fail(err, "--page-size %s is not 1 to 100000", page);
+    if (page && !parse_int(page, 1, 100000, &o.page_size))
+        return usage_fail(err, "--page-size %s is not 1 to 100000", page);
     return cres_k8s_resolver_create(&o, out, err);
 }
 
-static cres_result create_gce(const cli *c, const cres_config *cfg, cres_resolver **out, cres_error *err) {
+static cres_result create_gce(const cli *c, const cres_config *cfg, cres_resolver **out,
+                              cres_error *err) {
     cres_gce_options o;
     cres_result r;
     memset(&o, 0, sizeof o);
@@ -202,7 +209,8 @@ static cres_result create_gce(const cli *c, const cres_config *cfg, cres_resolve
     return cres_gce_resolver_create(&o, out, err);
 }
 
-static cres_result create_tpu(const cli *c, const cres_config *cfg, cres_resolver **out, cres_error *err) {
+static cres_result create_tpu(const cli *c, const cres_config *cfg, cres_resolver **out,
+                              cres_error *err) {
     cres_tpu_options o;
     const char *per_host = cli_option(c, "--accelerators-per-host");
     memset(&o, 0, sizeof o);
@@ -225,8 +233,8 @@ static cres_result create_tpu(const cli *c, const cres_config *cfg, cres_resolve
 }
 
 /* --jobs worker=3,ps=1: how many tasks each job takes; names live in `store`. */
-static cres_result hpc_jobs(const cli *c, cres_job_count *jobs, size_t cap, size_t *count, char *store, size_t store_cap,
-                            cres_error *err) {
+static cres_result hpc_jobs(const cli *c, cres_job_count *jobs, size_t cap, size_t *count,
+                            char *store, size_t store_cap, cres_error *err) {
     const char *v = cli_option(c, "--jobs");
     char *item, *next;
     *count = 0;
@@ -236,7 +244,8 @@ static cres_result hpc_jobs(const cli *c, cres_job_count *jobs, size_t cap, size
     for (item = store; item; item = next) {
         char *eq = strchr(item, '=');
         if ((next = strchr(item, ',')) != NULL) *next++ = '\0';
-        if (!eq || eq == item || *count == cap || !parse_int(eq + 1, 0, 1000000, &jobs[*count].count))
+        if (!eq || eq == item || *count == cap ||
+            !parse_int(eq + 1, 0, 1000000, &jobs[*count].count))
             return usage_fail(err, "--jobs %s is not JOB=N,JOB=N...", v);
         *eq = '\0';
         jobs[(*count)++].job = item;
@@ -245,14 +254,18 @@ static cres_result hpc_jobs(const cli *c, cres_job_count *jobs, size_t cap, size
 }
 
 /* --port-base, --gpus-per-node (0 = none), --gpus-per-task of the Slurm and MPI backends. */
-static cres_result hpc_numbers(const cli *c, int *port_base, int *gpus_per_node, int *gpus_per_task, cres_error *err) {
+static cres_result hpc_numbers(const cli *c, int *port_base, int *gpus_per_node, int *gpus_per_task,
+                               cres_error *err) {
     const char *base = cli_option(c, "--port-base"), *node = cli_option(c, "--gpus-per-node");
     const char *task = cli_option(c, "--gpus-per-task");
     *port_base = *gpus_per_node = *gpus_per_task = 0;
-    if (base && !parse_int(base, 1, 65535, port_base)) return usage_fail(err, "--port-base %s is not 1 to 65535", base);
-    if (node && !parse_int(node, 0, 4096, gpus_per_node)) return usage_fail(err, "--gpus-per-node %s is not 0 to 4096", node);
+    if (base && !parse_int(base, 1, 65535, port_base))
+        return usage_fail(err, "--port-base %s is not 1 to 65535", base);
+    if (node && !parse_int(node, 0, 4096, gpus_per_node))
+        return usage_fail(err, "--gpus-per-node %s is not 0 to 4096", node);
     if (node && *gpus_per_node == 0) *gpus_per_node = CRES_NO_GPUS;
-    if (task && !parse_int(task, 1, 4096, gpus_per_task)) return usage_fail(err, "--gpus-per-task %s is not 1 to 4096", task);
+    if (task && !parse_int(task, 1, 4096, gpus_per_task))
+        return usage_fail(err, "--gpus-per-task %s is not 1 to 4096", task);
     return CRES_OK;
 }
 
@@ -270,7 +283,8 @@ static cres_result hpc_args_read(const cli *c, hpc_args *h, cres_error *err) {
     return hpc_numbers(c, &h->port_base, &h->gpus_per_node, &h->gpus_per_task, err);
 }
 
-static cres_result create_slurm(const cli *c, const cres_config *cfg, cres_resolver **out, cres_error *err) {
+static cres_result create_slurm(const cli *c, const cres_config *cfg, cres_resolver **out,
+                                cres_error *err) {
     static hpc_args h;
     cres_slurm_options o;
     cres_result r;
@@ -285,7 +299,8 @@ static cres_result create_slurm(const cli *c, const cres_config *cfg, cres_resol
     return cres_slurm_resolver_create(&o, out, err);
 }
 
-static cres_result create_mpi(const cli *c, const cres_config *cfg, cres_resolver **out, cres_error *err) {
+static cres_result create_mpi(const cli *c, const cres_config *cfg, cres_resolver **out,
+                              cres_error *err) {
     static hpc_args h;
     cres_mpi_options o;
     cres_result r;
@@ -302,7 +317,8 @@ static cres_result create_mpi(const cli *c, const cres_config *cfg, cres_resolve
     return cres_mpi_resolver_create(&o, out, err);
 }
 
-static cres_result create_sagemaker(const cli *c, const cres_config *cfg, cres_resolver **out, cres_error *err) {
+static cres_result create_sagemaker(const cli *c, const cres_config *cfg, cres_resolver **out,
+                                    cres_error *err) {
     cres_sagemaker_options o;
     cres_result r;
     memset(&o, 0, sizeof o);
@@ -317,17 +333,31 @@ static const char *const auto_options[] = {"--port", NULL};
 static const char *const local_options[] = {"--port", "--host", NULL};
 static const char *const simple_options[] = {"--spec", NULL};
 static const char *const no_options[] = {NULL};
-static const char *const k8s_options[] = {"--server", "--token-file", "--ca-file", "--namespace", "--all-namespaces",
-                                          "--job", "--address", "--wait", "--port", "--page-size", "--cluster-domain",
+static const char *const k8s_options[] = {
+    "--server",  "--token-file", "--ca-file", "--namespace", "--all-namespaces", "--job",
+    "--address", "--wait",       "--port",    "--page-size", "--cluster-domain", NULL};
+static const char *const gce_options[] = {
+    "--project", "--zone",         "--region",     "--instance-group", "--compute-url",
+    "--ca-file", "--metadata-url", "--token-file", "--port",           "--job-name",
+    NULL};
+static const char *const tpu_options[] = {"--tpu",
+                                          "--project",
+                                          "--zone",
+                                          "--tpu-url",
+                                          "--ca-file",
+                                          "--metadata-url",
+                                          "--token-file",
+                                          "--api-version",
+                                          "--job-name",
+                                          "--coordinator-name",
+                                          "--coordinator-address",
+                                          "--allow-unhealthy",
+                                          "--accelerators-per-host",
                                           NULL};
-static const char *const gce_options[] = {"--project", "--zone", "--region", "--instance-group", "--compute-url",
-                                          "--ca-file", "--metadata-url", "--token-file", "--port", "--job-name", NULL};
-static const char *const tpu_options[] = {"--tpu", "--project", "--zone", "--tpu-url", "--ca-file", "--metadata-url", "--token-file",
-                                          "--api-version", "--job-name", "--coordinator-name", "--coordinator-address",
-                                          "--allow-unhealthy", "--accelerators-per-host", NULL};
-static const char *const slurm_options[] = {"--jobs", "--port-base", "--gpus-per-node", "--gpus-per-task", NULL};
-static const char *const mpi_options[] = {"--hostfile", "--host", "--jobs", "--port-base", "--gpus-per-node",
-                                          "--gpus-per-task", NULL};
+static const char *const slurm_options[] = {"--jobs", "--port-base", "--gpus-per-node",
+                                            "--gpus-per-task", NULL};
+static const char *const mpi_options[] = {
+    "--hostfile", "--host", "--jobs", "--port-base", "--gpus-per-node", "--gpus-per-task", NULL};
 static const char *const sagemaker_options[] = {"--port", "--resource-config", "--job-name", NULL};
 /* Backend options that take no value. */
 static const char *const flag_options[] = {"--all-namespaces", "--allow-unhealthy", NULL};
@@ -372,50 +402,65 @@ static int takes_option(const char *name) {
 }
 
 static int takes_value(const char *name) {
-    static const char *const common[] = {"--format", "--task-type", "--task-id", "--rpc-layer", "--timeout-ms",
-                                         "--resolve-timeout-ms", "--retries", "--max-response-bytes", NULL};
+    static const char *const common[] = {
+        "--format",    "--task-type",          "--task-id",
+        "--rpc-layer", "--timeout-ms",         "--resolve-timeout-ms",
+        "--retries",   "--max-response-bytes", NULL};
     return in_list(common, name) || (takes_option(name) && !in_list(flag_options, name));
 }
 
-static int backend_takes(const struct backend *b, const char *name) { return in_list(b->options, name); }
+static int backend_takes(const struct backend *b, const char *name) {
+    return in_list(b->options, name);
+}
 
 /* ---- usage ------------------------------------------------------------------------- */
 
 static void usage(FILE *f) {
-    fputs("usage: cluster-resolve [BACKEND] [OPTIONS] [--exec -- CMD ARGS...]\n"
-          "  BACKEND    auto (default) | simple | tfconfig | local | slurm | mpi | sagemaker | k8s | gce | tpu\n"
-          "  --format F tfconfig (default) | spec | master | torchrun | jax | hostfile\n"
-          "  --task-type T --task-id N   this process's task (overrides what the backend finds)\n"
-          "  --rpc-layer R               e.g. grpc: master becomes R://address\n"
-          "  --exec -- CMD ARGS...       export the format's variables (tfconfig: TF_CONFIG;\n"
-          "                              torchrun: MASTER_ADDR...; jax: JAX_...) and run CMD\n"
-          "  --verbose                   log what the backend does to stderr\n"
-          "  HTTP backends: --timeout-ms N (10000 per request)  --retries N (3; 0 = none)\n"
-          "                 --resolve-timeout-ms N (60000 for a whole resolve)\n"
-          "                 --max-response-bytes N (64 MiB)\n"
-          "  auto, local: --port N (default 8470)   local: --host H (default localhost)\n"
-          "  simple:      --spec JSON    e.g. '{\"worker\": [\"a:1\", \"b:1\"]}'\n"
-          "  k8s:         --server URL --token-file F --ca-file F (default: in-cluster service account)\n"
-          "               --namespace NS | --all-namespaces   --job JOB=SELECTOR (repeatable;\n"
-          "               default worker=job-name=tensorflow)   --address pod-ip|host-ip|dns\n"
-          "               --wait SECONDS   --port N (8470)   --page-size N (500)   --cluster-domain D\n"
-          "  gce:         --instance-group G  --project P --zone Z | --region R (default: this VM's)\n"
-          "               --port N (8470) --job-name J (worker) --token-file F (default: metadata)\n"
-          "               --compute-url URL --ca-file F (system CA store) --metadata-url URL\n"
-          "  tpu:         --tpu NAME|grpc://H:P,...|local (default: $TPU_NAME...) --project P --zone Z\n"
-          "               --api-version v2|v1 --job-name J --coordinator-name N --coordinator-address A\n"
-          "               --allow-unhealthy --accelerators-per-host N --tpu-url URL --metadata-url URL\n"
-          "               --token-file F --ca-file F (for --tpu-url; system CA store)\n"
-          "  slurm:       --jobs worker=3,ps=1 (default: worker=every task)  --port-base N (8888)\n"
-          "               --gpus-per-node N (default: count $CUDA_VISIBLE_DEVICES; 0 = none) --gpus-per-task N\n"
-          "  mpi:         --hostfile F (Open MPI or MPICH format)  --host H (single-host jobs)\n"
-          "               and the slurm options\n"
-          "  sagemaker:   --port N (2223) --job-name J (worker) --resource-config F\n"
-          "  torchrun, jax and --exec also export CUDA_VISIBLE_DEVICES when the backend assigns GPUs\n"
-          "  auto picks: TF_CONFIG > MPI > Slurm > SageMaker > TPU VM > Kubernetes Indexed Job > local;\n"
-          "  CLUSTER_RESOLVER_BACKEND=NAME forces one, =off means local\n"
-          "exit: 0 ok, 2 usage, 3 environment/config, 4 network/HTTP, 5 not ready, 1 other\n",
-          f);
+    fputs(
+        "usage: cluster-resolve [BACKEND] [OPTIONS] [--exec -- CMD ARGS...]\n"
+        "  BACKEND    auto (default) | simple | tfconfig | local | slurm | mpi | sagemaker | k8s | "
+        "gce | tpu\n"
+        "  --format F tfconfig (default) | spec | master | torchrun | jax | hostfile\n"
+        "  --task-type T --task-id N   this process's task (overrides what the backend finds)\n"
+        "  --rpc-layer R               e.g. grpc: master becomes R://address\n"
+        "  --exec -- CMD ARGS...       export the format's variables (tfconfig: TF_CONFIG;\n"
+        "                              torchrun: MASTER_ADDR...; jax: JAX_...) and run CMD\n"
+        "  --verbose                   log what the backend does to stderr\n"
+        "  HTTP backends: --timeout-ms N (10000 per request)  --retries N (3; 0 = none)\n"
+        "                 --resolve-timeout-ms N (60000 for a whole resolve)\n"
+        "                 --max-response-bytes N (64 MiB)\n"
+        "  auto, local: --port N (default 8470)   local: --host H (default localhost)\n"
+        "  simple:      --spec JSON    e.g. '{\"worker\": [\"a:1\", \"b:1\"]}'\n"
+        "  k8s:         --server URL --token-file F --ca-file F (default: in-cluster service "
+        "account)\n"
+        "               --namespace NS | --all-namespaces   --job JOB=SELECTOR (repeatable;\n"
+        "               default worker=job-name=tensorflow)   --address pod-ip|host-ip|dns\n"
+        "               --wait SECONDS   --port N (8470)   --page-size N (500)   --cluster-domain "
+        "D\n"
+        "  gce:         --instance-group G  --project P --zone Z | --region R (default: this "
+        "VM's)\n"
+        "               --port N (8470) --job-name J (worker) --token-file F (default: metadata)\n"
+        "               --compute-url URL --ca-file F (system CA store) --metadata-url URL\n"
+        "  tpu:         --tpu NAME|grpc://H:P,...|local (default: $TPU_NAME...) --project P --zone "
+        "Z\n"
+        "               --api-version v2|v1 --job-name J --coordinator-name N "
+        "--coordinator-address A\n"
+        "               --allow-unhealthy --accelerators-per-host N --tpu-url URL --metadata-url "
+        "URL\n"
+        "               --token-file F --ca-file F (for --tpu-url; system CA store)\n"
+        "  slurm:       --jobs worker=3,ps=1 (default: worker=every task)  --port-base N (8888)\n"
+        "               --gpus-per-node N (default: count $CUDA_VISIBLE_DEVICES; 0 = none) "
+        "--gpus-per-task N\n"
+        "  mpi:         --hostfile F (Open MPI or MPICH format)  --host H (single-host jobs)\n"
+        "               and the slurm options\n"
+        "  sagemaker:   --port N (2223) --job-name J (worker) --resource-config F\n"
+        "  torchrun, jax and --exec also export CUDA_VISIBLE_DEVICES when the backend assigns "
+        "GPUs\n"
+        "  auto picks: TF_CONFIG > MPI > Slurm > SageMaker > TPU VM > Kubernetes Indexed Job > "
+        "local;\n"
+        "  CLUSTER_RESOLVER_BACKEND=NAME forces one, =off means local\n"
+        "exit: 0 ok, 2 usage, 3 environment/config, 4 network/HTTP, 5 not ready, 1 other\n",
+        f);
 }
 
 static int usage_error(const char *fmt, const char *arg) {
@@ -425,7 +470,8 @@ static int usage_error(const char *fmt, const char *arg) {
     return EXIT_USAGE;
 }
 
-static const char *const formats[] = {"tfconfig", "spec", "master", "torchrun", "jax", "hostfile", NULL};
+static const char *const formats[] = {"tfconfig", "spec",     "master", "torchrun",
+                                      "jax",      "hostfile", NULL};
 
 static int parse_args(int argc, char **argv, cli *c) {
     int i = 1;
@@ -452,8 +498,10 @@ static int parse_args(int argc, char **argv, cli *c) {
             c->exec_argv = argv + i + 1;
             break;
         } else if (in_list(flag_options, a)) {
-            if (!backend_takes(find_backend(c->backend), a)) return usage_error("%s does not apply to this backend", a);
-            if (c->opts_count == sizeof c->opts / sizeof c->opts[0]) return usage_error("too many %s options", a);
+            if (!backend_takes(find_backend(c->backend), a))
+                return usage_error("%s does not apply to this backend", a);
+            if (c->opts_count == sizeof c->opts / sizeof c->opts[0])
+                return usage_error("too many %s options", a);
             c->opts[c->opts_count].name = a;
             c->opts[c->opts_count++].value = "1";
         } else if (!takes_value(a)) {
@@ -469,37 +517,43 @@ static int parse_args(int argc, char **argv, cli *c) {
             c->task_type = v;
             i++;
         } else if (strcmp(a, "--task-id") == 0) {
-            if (!parse_int(v, 0, 2147483647, &c->task_id)) return usage_error("--task-id %s is not a task index", v);
+            if (!parse_int(v, 0, 2147483647, &c->task_id))
+                return usage_error("--task-id %s is not a task index", v);
             i++;
         } else if (strcmp(a, "--rpc-layer") == 0) {
             c->rpc_layer = v;
             i++;
         } else if (strcmp(a, "--timeout-ms") == 0) {
-            if (!parse_int(v, 1, 3600000, &c->timeout_ms)) return usage_error("--timeout-ms %s is not 1 to 3600000", v);
+            if (!parse_int(v, 1, 3600000, &c->timeout_ms))
+                return usage_error("--timeout-ms %s is not 1 to 3600000", v);
             i++;
         } else if (strcmp(a, "--resolve-timeout-ms") == 0) {
             if (!parse_int(v, 1, 86400000, &c->resolve_timeout_ms))
                 return usage_error("--resolve-timeout-ms %s is not 1 to 86400000", v);
             i++;
         } else if (strcmp(a, "--retries") == 0) {
-            if (!parse_int(v, 0, 10, &c->retries)) return usage_error("--retries %s is not 0 to 10", v);
+            if (!parse_int(v, 0, 10, &c->retries))
+                return usage_error("--retries %s is not 0 to 10", v);
             if (c->retries == 0) c->retries = -1;
             i++;
         } else if (strcmp(a, "--max-response-bytes") == 0) {
             int mib;
-            if (!parse_int(v, 1, 1 << 30, &mib)) return usage_error("--max-response-bytes %s is not 1 to 2^30", v);
+            if (!parse_int(v, 1, 1 << 30, &mib))
+                return usage_error("--max-response-bytes %s is not 1 to 2^30", v);
             c->max_response_bytes = mib;
             i++;
         } else {
             if (!backend_takes(find_backend(c->backend), a))
                 return usage_error("%s does not apply to this backend", a);
-            if (c->opts_count == sizeof c->opts / sizeof c->opts[0]) return usage_error("too many %s options", a);
+            if (c->opts_count == sizeof c->opts / sizeof c->opts[0])
+                return usage_error("too many %s options", a);
             c->opts[c->opts_count].name = a;
             c->opts[c->opts_count++].value = v;
             i++;
         }
     }
-    if (c->task_id >= 0 && !c->task_type) return usage_error("%s needs --task-type too", "--task-id");
+    if (c->task_id >= 0 && !c->task_type)
+        return usage_error("%s needs --task-type too", "--task-id");
     return 0;
 }
 
@@ -521,7 +575,8 @@ static int exit_code(cres_result r) {
 }
 
 static int fail(const cres_error *err) {
-    fprintf(stderr, "cluster-resolve: %s\n", err->message[0] ? err->message : cres_result_string(err->result));
+    fprintf(stderr, "cluster-resolve: %s\n",
+            err->message[0] ? err->message : cres_result_string(err->result));
     return exit_code(err->result);
 }
 
@@ -549,7 +604,8 @@ typedef struct render_ctx {
 } render_ctx;
 
 /* One writer call for the formats that map straight onto a library function. */
-static cres_result write_format(const render_ctx *x, char *buf, size_t cap, size_t *len, cres_error *err) {
+static cres_result write_format(const render_ctx *x, char *buf, size_t cap, size_t *len,
+                                cres_error *err) {
     const char *type = cres_task_id(x->r) >= 0 ? cres_task_type(x->r) : NULL;
     if (strcmp(x->format, "tfconfig") == 0)
         return cres_spec_to_tfconfig(x->spec, type, cres_task_id(x->r), cres_rpc_layer(x->r),
@@ -575,7 +631,8 @@ static cres_result render_simple(const render_ctx *x, text *out, cres_error *err
 static int shell_safe(const char *s) {
     if (!*s) return 0;
     for (; *s; s++)
-        if (!strchr("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_.:/@%+,=-", *s)) return 0;
+        if (!strchr("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_.:/@%+,=-", *s))
+            return 0;
     return 1;
 }
 
@@ -638,11 +695,13 @@ static cres_result launcher_vars(const render_ctx *x, env_vars *v, cres_error *e
     if (!type || cres_task_id(x->r) < 0) {
         err->result = CRES_ERR_NOT_FOUND;
         snprintf(err->message, sizeof err->message,
-                 "--format %s needs this process's task: the backend did not find it; pass --task-type and --task-id",
+                 "--format %s needs this process's task: the backend did not find it; pass "
+                 "--task-type and --task-id",
                  x->format);
         return CRES_ERR_NOT_FOUND;
     }
-    if ((r = cres_spec_launch_info(x->spec, type, cres_task_id(x->r), &info, err)) != CRES_OK) return r;
+    if ((r = cres_spec_launch_info(x->spec, type, cres_task_id(x->r), &info, err)) != CRES_OK)
+        return r;
     memset(v, 0, sizeof *v);
     if (strcmp(x->format, "jax") == 0) {
         env_add(v, "JAX_COORDINATOR_ADDRESS", info.master_address);
@@ -652,7 +711,8 @@ static cres_result launcher_vars(const render_ctx *x, env_vars *v, cres_error *e
     }
     if (info.master_port < 0) {
         err->result = CRES_ERR_INVALID_ARGUMENT;
-        snprintf(err->message, sizeof err->message, "--format torchrun: the master's address \"%.200s\" has no port",
+        snprintf(err->message, sizeof err->message,
+                 "--format torchrun: the master's address \"%.200s\" has no port",
                  info.master_address);
         return CRES_ERR_INVALID_ARGUMENT;
     }
@@ -704,7 +764,8 @@ static int print_output(const render_ctx *x, cres_error *err) {
     }
     if (r == CRES_OK && t.buf) fputs(t.buf, stdout);
     free(t.buf);
-    if (r == CRES_ERR_OUT_OF_MEMORY && !err->message[0]) snprintf(err->message, sizeof err->message, "out of memory");
+    if (r == CRES_ERR_OUT_OF_MEMORY && !err->message[0])
+        snprintf(err->message, sizeof err->message, "out of memory");
     return r == CRES_OK ? 0 : fail(err);
 }
 

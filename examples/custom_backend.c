@@ -34,11 +34,13 @@ static cres_result hosts_resolve(cres_resolver *self, cres_cluster_spec **out, c
     return r; /* on failure cres_resolve() frees the partial spec */
 }
 
-static const cres_resolver_vtable hosts_vtable = {"hostsfile", hosts_resolve, NULL, NULL, NULL, NULL};
+static const cres_resolver_vtable hosts_vtable = {"hostsfile", hosts_resolve, NULL, NULL, NULL,
+                                                  NULL};
 
 static cres_result hosts_resolver_create(const char *path, cres_resolver **out, cres_error *err) {
     cres_result r = cres_resolver_new(sizeof(hosts_resolver), &hosts_vtable, NULL, out, err);
-    if (r == CRES_OK) snprintf(((hosts_resolver *)*out)->path, sizeof ((hosts_resolver *)*out)->path, "%s", path);
+    if (r == CRES_OK)
+        snprintf(((hosts_resolver *)*out)->path, sizeof((hosts_resolver *)*out)->path, "%s", path);
     return r;
 }
 
@@ -51,7 +53,8 @@ int main(int argc, char **argv) {
         fprintf(stderr, "usage: %s FILE\n", argv[0]);
         return 2;
     }
-    if (hosts_resolver_create(argv[1], &r, &err) != CRES_OK || cres_set_rpc_layer(r, "grpc", &err) != CRES_OK) {
+    if (hosts_resolver_create(argv[1], &r, &err) != CRES_OK ||
+        cres_set_rpc_layer(r, "grpc", &err) != CRES_OK) {
         fprintf(stderr, "%s\n", err.message);
         return 1;
     }
@@ -62,7 +65,8 @@ int main(int argc, char **argv) {
         cres_resolver_free(r);
         return 1;
     }
-    printf("%s\n%s %d\n%s\n", json, cres_task_type(r) ? cres_task_type(r) : "-", cres_task_id(r), master);
+    printf("%s\n%s %d\n%s\n", json, cres_task_type(r) ? cres_task_type(r) : "-", cres_task_id(r),
+           master);
     cres_spec_free(spec);
     cres_resolver_free(r);
     return 0;

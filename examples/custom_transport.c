@@ -12,8 +12,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-static cres_result replay_perform(void *user, const cres_http_request *req, cres_http_response *resp,
-                                  const cres_allocator *alloc, cres_error *err) {
+static cres_result replay_perform(void *user, const cres_http_request *req,
+                                  cres_http_response *resp, const cres_allocator *alloc,
+                                  cres_error *err) {
     const char *path = (const char *)user;
     FILE *f = fopen(path, "rb");
     long size;
@@ -67,7 +68,8 @@ int main(int argc, char **argv) {
     options.server = "http://replay.invalid"; /* never contacted */
     options.jobs = &job;
     options.jobs_count = 1;
-    if (cres_k8s_resolver_create(&options, &r, &err) != CRES_OK || cres_resolve(r, &spec, &err) != CRES_OK ||
+    if (cres_k8s_resolver_create(&options, &r, &err) != CRES_OK ||
+        cres_resolve(r, &spec, &err) != CRES_OK ||
         cres_spec_to_json(spec, json, sizeof json, NULL, &err) != CRES_OK) {
         fprintf(stderr, "%s\n", err.message);
         cres_resolver_free(r);
