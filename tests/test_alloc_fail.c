@@ -324,6 +324,29 @@ static cres_result scenario_tfconfig_master_resolves(test_alloc *t, const cres_a
     return r;
 }
 
+/* The short calls that resolve by themselves: cres_launch and cres_tfconfig. */
+static cres_result scenario_launch_and_tfconfig(test_alloc *t, const cres_allocator *a) {
+    static const char want_tfconfig[] =
+        "{\"cluster\": {\"chief\": [\"chief-0:2222\"], \"ps\": {\"0\": \"ps0:2222\", \"5\": "
+        "\"ps5:2222\"}, \"worker\": [\"w0:2222\", \"w1:2222\", \"w2:2222\", \"w3:2222\", "
+        "\"w4:2222\"]}, \"task\": {\"type\": \"ps\", \"index\": 5}, \"rpc_layer\": \"grpc\", "
+        "\"environment\": \"\"}";
+    cres_resolver *res = NULL;
+    cres_launch_info info;
+    cres_error err;
+    char tfconfig[512];
+    cres_result r = tfconfig_run(a, plain_tf_config, &res);
+    (void)t;
+    if (r == CRES_OK) r = checked(cres_launch(res, &info, &err), &err);
+    /* ranks: chief 0, ps 1-2, worker 3-7; ps 5 is rank 2 */
+    if (r == CRES_OK && (info.world_size != 8 || info.rank != 2 || info.master_port != 2222))
+        r = mismatch("launch info", "");
+    if (r == CRES_OK) r = checked(cres_tfconfig(res, tfconfig, sizeof tfconfig, NULL, &err), &err);
+    if (r == CRES_OK) r = expect_text(tfconfig, want_tfconfig, "TF_CONFIG");
+    cres_resolver_free(res);
+    return r;
+}
+
 /* Malformed documents: each must end in CRES_ERR_ENVIRONMENT (or out of memory). */
 static const char *const malformed_tf_configs[] = {
     "{\"cluster\": {\"worker\": [\"w0:1\", \"w1:1\"]}, \"task\": {\"type\": \"worker\", \"index\": 1}",
@@ -670,6 +693,11 @@ static void test_tfconfig_master_survives_oom(void **state) {
                      CRES_OK);
 }
 
+static void test_launch_and_tfconfig_survive_oom(void **state) {
+    (void)state;
+    walk_allocations("tfconfig + cres_launch + cres_tfconfig", scenario_launch_and_tfconfig, CRES_OK);
+}
+
 static void test_malformed_tfconfig_is_environment_error_under_oom(void **state) {
     char name[64];
     (void)state;
@@ -744,6 +772,7 @@ int main(void) {
         cmocka_unit_test(test_spec_to_hostfile_survives_oom),
         cmocka_unit_test(test_tfconfig_full_survives_oom),
         cmocka_unit_test(test_tfconfig_master_survives_oom),
+        cmocka_unit_test(test_launch_and_tfconfig_survive_oom),
         cmocka_unit_test(test_malformed_tfconfig_is_environment_error_under_oom),
         cmocka_unit_test(test_simple_resolver_survives_oom),
         cmocka_unit_test(test_union_of_borrowed_resolvers_survives_oom),
