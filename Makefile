@@ -139,7 +139,7 @@ readme-test: | $(BUILD)
 install-test: deps-test | $(BUILD)
 	bash tests/install_test.sh
 
-check:
+check: deps-test
 	bash tests/check.sh
 
 $(BUILD)/fuzz_%: tests/fuzz/fuzz_%.c cluster_resolver.h | $(BUILD)

@@ -31,7 +31,8 @@ if [ "$mode" = test ]; then
     need python3 has python3
     need libcmocka-dev test -f /usr/include/cmocka.h
     need gcc-multilib m32_links                            # make check: gcc -m32, built and run
-    need gcc-mingw-w64-x86-64 has x86_64-w64-mingw32-gcc   # make check: Windows, compiled
+    need gcc-mingw-w64-x86-64 has x86_64-w64-mingw32-gcc   # make check: Windows, built
+    need wine64 test -x /usr/lib/wine/wine64               # make check: ... and run under Wine
     need openssl has openssl
     need strace has strace
     need python3-kubernetes /usr/bin/python3 -c 'import kubernetes'

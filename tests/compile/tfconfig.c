@@ -14,11 +14,13 @@ int main(void) {
     int ok = cres_tfconfig_resolver_create(NULL, &r, &err) == CRES_OK &&
              cres_resolve(r, &spec, &err) == CRES_OK &&
              cres_spec_to_json(spec, json, sizeof json, &len, &err) == CRES_OK &&
-             cres_master_of(r, NULL, -1, "grpc", master, sizeof master, NULL, &err) == CRES_OK &&
-             cres_spec_to_tfconfig(spec, cres_task_type(r), cres_task_id(r), NULL, NULL, tf, sizeof tf,
-                                 NULL, &err) == CRES_OK;
-    if (ok)
-        printf("%s %d of %s (%lu bytes); master %s\n%s\n", cres_task_type(r), cres_task_id(r), json,
+             cres_master_of(r, NULL, CRES_OWN_TASK, "grpc", master, sizeof master, NULL, &err) ==
+                 CRES_OK &&
+             cres_spec_to_tfconfig(spec, cres_task_type(r), cres_task_id(r), NULL, NULL, tf,
+                                   sizeof tf, NULL, &err) == CRES_OK;
+    if (ok) /* without TF_CONFIG there is no task: "-" */
+        printf("%s %d of %s (%lu bytes); master %s\n%s\n",
+               cres_task_type(r) ? cres_task_type(r) : "-", cres_task_id(r), json,
                (unsigned long)len, master, tf);
     else
         fprintf(stderr, "tfconfig: %s\n", err.message);
