@@ -12,6 +12,8 @@ import traceback
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 PROXY = os.path.join(HERE, "proxy.py")
+sys.path.insert(0, os.path.join(os.path.dirname(HERE), "gcp"))
+import harness  # noqa: E402  (tests/gcp: Fake starts a fake server)
 LIVE = []   # processes not stopped yet: run_tests ends them after each test
 
 
@@ -67,37 +69,11 @@ class Proxy:
         self.proc.communicate()
 
 
-class Server:
-    """One fake server process (tests/fake_api.py or tests/gcp/fake_gcp.py) with a request log;
-    `args` are its options, dicts and lists among them written to JSON files first. Not one of
-    LIVE: a group of tests shares it; stop() ends it (exit 0 required)."""
-
-    def __init__(self, tmp, script, *args):
-        self.dir = tempfile.mkdtemp(dir=tmp, prefix="fake-")
-        self.port_file = os.path.join(self.dir, "port")
-        self.log_path = os.path.join(self.dir, "log.jsonl")
-        cmd = [sys.executable, script, "--port-file", self.port_file, "--log", self.log_path, "--max-seconds", "600"]
-        for n, a in enumerate(args):
-            if isinstance(a, (dict, list)):
-                path = os.path.join(self.dir, "arg%d.json" % n)
-                with open(path, "w") as f:
-                    json.dump(a, f)
-                a = path
-            cmd.append(str(a))
-        self.name = os.path.basename(script)
-        self.proc = subprocess.Popen(cmd, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
-                                     stderr=subprocess.PIPE)
-        self.port = wait_for_port(self.proc, self.port_file, self.name)
-        self.url = "http://127.0.0.1:%d" % self.port
-
-    def requests(self):
-        if not os.path.exists(self.log_path):
-            return []
-        with open(self.log_path) as f:
-            return [json.loads(line) for line in f if line.endswith("\n")]
-
-    def stop(self):
-        stop_process(self.proc, self.name)
+def Server(tmp, script, *args):
+    """One fake server process (tests/fake_api.py or tests/gcp/fake_gcp.py) with a request log,
+    as tests/gcp/harness.py starts them; a group of tests shares it; stop() ends it (exit 0
+    and nothing on stderr required)."""
+    return harness.Fake(tmp, *args, script=script)
 
 
 def stop_process(proc, what):
