@@ -7,6 +7,7 @@ import subprocess
 import sys
 import tempfile
 import time
+import traceback
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(os.path.dirname(HERE))
@@ -92,9 +93,10 @@ def free_port():
     return port
 
 
-def run_tests(tests, tmp, patterns=()):
+def run_tests(tests, tmp, patterns=(), cleanup=None):
     """Runs each (name, fn) whose name contains one of the patterns (all when none); prints
-    one line each and the summary; removes tmp; returns the exit status."""
+    one line each and the summary; after each test ends the fakes it left running (and calls
+    `cleanup`, for other children); removes tmp; returns the exit status."""
     chosen = [(n, fn) for n, fn in tests if not patterns or any(p in n for p in patterns)]
     failed = 0
     started = time.time()
@@ -106,11 +108,15 @@ def run_tests(tests, tmp, patterns=()):
                 print("ok   %s (%.1f s)" % (name, time.time() - t), flush=True)
             except Exception as e:  # report each failure, then fail the run
                 failed += 1
-                print("FAIL %s: %s: %s" % (name, type(e).__name__, e), flush=True)
+                where = traceback.extract_tb(e.__traceback__)[-1]
+                print("FAIL %s: %s: %s [line %d]" % (name, type(e).__name__, e, where.lineno),
+                      flush=True)
             while LIVE:  # the fakes a failed test left running (our children)
                 fake = LIVE.pop()
                 fake.proc.kill()
                 fake.proc.communicate()
+            if cleanup:
+                cleanup()
     finally:
         shutil.rmtree(tmp, ignore_errors=True)
     print("(%.1f s)" % (time.time() - started))

@@ -1,14 +1,12 @@
-"""Shared pieces of the network-fault tests: start and stop tests/netfault/proxy.py, read its
-log, run a list of test functions printing "ok NAME (x.x s)" / "FAIL NAME: why" and a summary.
-Stdlib only. Every process started here is our child and is ended by its own handle."""
+"""Shared pieces of the network-fault tests: start and stop tests/netfault/proxy.py and the fake
+servers (through tests/gcp/harness.py, whose run_tests runs them), read the proxy's log. Stdlib
+only. Every process started here is our child and is ended by its own handle."""
 import json
 import os
-import shutil
 import subprocess
 import sys
 import tempfile
 import time
-import traceback
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 PROXY = os.path.join(HERE, "proxy.py")
@@ -102,32 +100,3 @@ def kill_live():
         if proc.poll() is None:
             proc.kill()
         proc.communicate()
-
-
-def run_tests(tests, tmp, patterns=(), setup=None, teardown=None):
-    """Runs each (name, fn) whose name contains one of the patterns (all when none); prints one
-    line each and the summary; ends what a test left running; removes tmp; returns the exit
-    status. `setup` runs first (a failure there fails the run), `teardown` always."""
-    chosen = [(n, fn) for n, fn in tests if not patterns or any(p in n for p in patterns)]
-    failed = 0
-    started = time.time()
-    try:
-        if setup:
-            setup()
-        for name, fn in chosen:
-            t = time.time()
-            try:
-                fn()
-                print("ok   %s (%.1f s)" % (name, time.time() - t), flush=True)
-            except Exception as e:  # report each failure, then fail the run
-                failed += 1
-                where = traceback.extract_tb(e.__traceback__)[-1]
-                print("FAIL %s: %s: %s [line %d]" % (name, type(e).__name__, e, where.lineno), flush=True)
-            kill_live()
-    finally:
-        if teardown:
-            teardown()
-        kill_live()
-        shutil.rmtree(tmp, ignore_errors=True)
-    print("%d passed, %d failed (%.1f s)" % (len(chosen) - failed, failed, time.time() - started))
-    return 1 if failed else 0

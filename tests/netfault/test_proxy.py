@@ -18,7 +18,7 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
-from common import PROXY, Proxy, actions, run_tests, stop_process  # noqa: E402
+from common import PROXY, Proxy, actions, harness, kill_live, stop_process  # noqa: E402
 
 TMP = tempfile.mkdtemp(prefix="netfault-proxy-")
 SIZE = 3000          # the body of GET /<anything>; GET /size/N answers N bytes
@@ -435,7 +435,7 @@ def sigterm_stops_it_with_exit_0_and_bad_plans_are_refused():
 def main():
     threading.Thread(target=SERVER.serve_forever, daemon=True).start()
     try:
-        return run_tests(TESTS, TMP, sys.argv[1:])
+        return harness.run_tests(TESTS, TMP, sys.argv[1:], cleanup=kill_live)
     finally:
         SERVER.shutdown()
         SERVER.server_close()
