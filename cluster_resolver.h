@@ -7111,60 +7111,49 @@ CRES__PRIVATE const char *cres__auto_detect(const cres_resolver *probe, char *se
     return *why = "no cluster environment found", "local";
 }
 
-/* The switch that left a backend out of this build, or NULL; and the list of all it left out. */
-CRES__PRIVATE const char *cres__left_out(const char *backend) {
-    static const char *const out[][2] = {
+/* The backends auto knows that this build left out, with the switch that did. */
+static const char *const cres__left_out_table[][2] = {
 #ifdef CLUSTER_RESOLVER_NO_TFCONFIG
-        {"tfconfig", "CLUSTER_RESOLVER_NO_TFCONFIG"},
+    {"tfconfig", "CLUSTER_RESOLVER_NO_TFCONFIG"},
 #endif
 #ifdef CLUSTER_RESOLVER_NO_MPI
-        {"mpi", "CLUSTER_RESOLVER_NO_MPI"},
+    {"mpi", "CLUSTER_RESOLVER_NO_MPI"},
 #endif
 #ifdef CLUSTER_RESOLVER_NO_SLURM
-        {"slurm", "CLUSTER_RESOLVER_NO_SLURM"},
+    {"slurm", "CLUSTER_RESOLVER_NO_SLURM"},
 #endif
 #ifdef CLUSTER_RESOLVER_NO_SAGEMAKER
-        {"sagemaker", "CLUSTER_RESOLVER_NO_SAGEMAKER"},
+    {"sagemaker", "CLUSTER_RESOLVER_NO_SAGEMAKER"},
 #endif
 #ifdef CLUSTER_RESOLVER_NO_TPU
-        {"tpu", "CLUSTER_RESOLVER_NO_TPU"},
+    {"tpu", "CLUSTER_RESOLVER_NO_TPU"},
 #endif
 #ifdef CLUSTER_RESOLVER_NO_K8S
-        {"kubernetes", "CLUSTER_RESOLVER_NO_K8S"}, {"k8s", "CLUSTER_RESOLVER_NO_K8S"},
+    {"kubernetes", "CLUSTER_RESOLVER_NO_K8S"},
 #endif
 #ifdef CLUSTER_RESOLVER_NO_LOCAL
-        {"local", "CLUSTER_RESOLVER_NO_LOCAL"},
+    {"local", "CLUSTER_RESOLVER_NO_LOCAL"},
 #endif
-        {"", NULL}};
+    {"", NULL}};
+
+/* The switch that left a backend out of this build, or NULL. */
+CRES__PRIVATE const char *cres__left_out(const char *backend) {
     size_t i;
-    for (i = 0; out[i][1]; i++)
-        if (strcmp(backend, out[i][0]) == 0) return out[i][1];
+    if (strcmp(backend, "k8s") == 0) backend = "kubernetes";
+    for (i = 0; cres__left_out_table[i][1]; i++)
+        if (strcmp(backend, cres__left_out_table[i][0]) == 0) return cres__left_out_table[i][1];
     return NULL;
 }
 
-static const char cres__auto_left_out[] = ""
-#ifdef CLUSTER_RESOLVER_NO_TFCONFIG
-    " tfconfig"
-#endif
-#ifdef CLUSTER_RESOLVER_NO_MPI
-    " mpi"
-#endif
-#ifdef CLUSTER_RESOLVER_NO_SLURM
-    " slurm"
-#endif
-#ifdef CLUSTER_RESOLVER_NO_SAGEMAKER
-    " sagemaker"
-#endif
-#ifdef CLUSTER_RESOLVER_NO_TPU
-    " tpu"
-#endif
-#ifdef CLUSTER_RESOLVER_NO_K8S
-    " kubernetes"
-#endif
-#ifdef CLUSTER_RESOLVER_NO_LOCAL
-    " local"
-#endif
-    ;
+/* "; left out of this build: slurm kubernetes", or "" when nothing is. */
+CRES__PRIVATE const char *cres__left_out_list(char *buf, size_t cap) {
+    size_t i, n = 0;
+    buf[0] = '\0';
+    for (i = 0; cres__left_out_table[i][1] && n < cap; i++)
+        n += (size_t)snprintf(buf + n, cap - n, "%s %s", i ? "" : "; left out of this build:",
+                              cres__left_out_table[i][0]);
+    return buf;
+}
 
 /* Creates the named backend with the auto options' common fields. */
 CRES__PRIVATE cres_result cres__auto_create(const char *backend, const cres_auto_options *o,
@@ -7254,7 +7243,7 @@ CRES_API cres_result cres_auto_resolver_create(const cres_auto_options *o, cres_
     cres_auto_options none;
     cres_resolver probe, *r = NULL; /* probe only reads the environment through the config */
     const char *backend, *why = "forced by options.backend";
-    char selector[320] = "";
+    char selector[320] = "", left_out[160];
     cres_result res;
     if (!o) {
         memset(&none, 0, sizeof none);
@@ -7284,8 +7273,8 @@ CRES_API cres_result cres_auto_resolver_create(const cres_auto_options *o, cres_
         cres_resolver_free(r);
         return res;
     }
-    cres__log(r, CRES_LOG_INFO, "auto: using the %s backend: %s%s%s", r->vtable->name, why,
-              cres__auto_left_out[0] ? "; left out of this build:" : "", cres__auto_left_out);
+    cres__log(r, CRES_LOG_INFO, "auto: using the %s backend: %s%s", r->vtable->name, why,
+              cres__left_out_list(left_out, sizeof left_out));
     *out = r;
     return CRES_OK;
 }
