@@ -7242,7 +7242,7 @@ CRES_API cres_result cres_auto_resolver_create(const cres_auto_options *o, cres_
                                                cres_error *err) {
     cres_auto_options none;
     cres_resolver probe, *r = NULL; /* probe only reads the environment through the config */
-    const char *backend, *why = "forced by options.backend";
+    const char *backend, *switch_name, *why = "forced by options.backend";
     char selector[320] = "", left_out[160];
     cres_result res;
     if (!o) {
@@ -7263,10 +7263,10 @@ CRES_API cres_result cres_auto_resolver_create(const cres_auto_options *o, cres_
             backend = cres__auto_detect(&probe, selector, sizeof selector, &why);
     }
     /* An environment whose backend is left out must not pass for a one-task local job. */
-    if (cres__left_out(backend))
+    if ((switch_name = cres__left_out(backend)) != NULL)
         return cres__fail(err, CRES_ERR_UNSUPPORTED,
                           "auto: the %s backend (%s) is left out of this build by %s", backend, why,
-                          cres__left_out(backend));
+                          switch_name);
     res = cres__auto_create(backend, o, selector, &probe, &r, err);
     if (res == CRES_OK) res = cres__apply_options(r, o->task_type, o->task_id, o->rpc_layer, err);
     if (res != CRES_OK) {
