@@ -507,7 +507,8 @@ extern "C" {
     X(CRES_ERR_LIMIT, "a size or count limit was exceeded")                                 \
     X(CRES_ERR_BUFFER_TOO_SMALL, "the output buffer is too small")                          \
     X(CRES_ERR_UNSUPPORTED, "not supported")                                                \
-    X(CRES_ERR_CONFLICT, "conflicting definitions (the same task defined twice)")
+    X(CRES_ERR_CONFLICT, "conflicting definitions (the same task defined twice)")         \
+    X(CRES_ERR_INCOMPLETE, "the source names the coordinator, not every member's address")
 
 #define CRES__ENUM_ITEM(name, text) name,
 typedef enum cres_result { CRES__RESULTS(CRES__ENUM_ITEM) CRES_RESULT_COUNT } cres_result;
@@ -699,6 +700,7 @@ typedef struct cres_accelerators {
 } cres_accelerators;
 
 typedef struct cres_resolver cres_resolver;
+struct cres_launch_info; /* section >>launch */
 
 typedef struct cres_resolver_vtable {
     const char *name; /* "tfconfig" */
@@ -718,6 +720,9 @@ typedef struct cres_resolver_vtable {
        cres_visible_devices(). */
     cres_result (*visible_devices)(cres_resolver *self, const char *task_type, int task_id,
                                    char *buf, size_t cap, size_t *out_len, cres_error *err);
+    /* Optional: NULL = from the spec (cres_spec_launch_info() of the own task). The own
+       task's launch info, for sources that know it without every address. */
+    cres_result (*launch)(cres_resolver *self, struct cres_launch_info *out, cres_error *err);
 } cres_resolver_vtable;
 
 /* Public so that a backend can embed it as its first member; read it through the getters. */
@@ -956,6 +961,32 @@ typedef struct cres_sagemaker_options {
     const char *rpc_layer;                    /* NULL = none (as TensorFlow) */
 } cres_sagemaker_options;
 
+/* Coordinator-only sources (manual section 7): cres_resolve() is CRES_ERR_INCOMPLETE, the
+   launch info and master come from the variables. One job, task index = rank. */
+typedef struct cres_torch_options {
+    const cres_config *config;
+    const char *task_type;                    /* NULL = "worker", index $RANK */
+    int task_id;                              /* used when task_type is set */
+    const char *rpc_layer;                    /* NULL = none */
+} cres_torch_options;
+
+typedef struct cres_jax_options {
+    const cres_config *config;
+    const char *task_type;                    /* NULL = "worker", index $JAX_PROCESS_ID */
+    int task_id;                              /* used when task_type is set */
+    const char *rpc_layer;                    /* NULL = none */
+} cres_jax_options;
+
+typedef struct cres_awsbatch_options {
+    const cres_config *config;
+    const char *main_host;                    /* the main node's address on the main node
+                                                 itself; NULL = "localhost" */
+    int port;                                 /* the coordinator's; 0 = 29500 */
+    const char *task_type;                    /* NULL = "worker", index = the node's rank */
+    int task_id;                              /* used when task_type is set */
+    const char *rpc_layer;                    /* NULL = none */
+} cres_awsbatch_options;
+
 typedef struct cres_auto_options {
     const cres_config *config;
     const char *backend;                      /* NULL or "auto" = detect; else force one */
@@ -986,6 +1017,12 @@ CRES_API cres_result cres_mpi_resolver_create(const cres_mpi_options *options,
                                               cres_resolver **out, cres_error *err);
 CRES_API cres_result cres_sagemaker_resolver_create(const cres_sagemaker_options *options,
                                                     cres_resolver **out, cres_error *err);
+CRES_API cres_result cres_torch_resolver_create(const cres_torch_options *options,
+                                                cres_resolver **out, cres_error *err);
+CRES_API cres_result cres_jax_resolver_create(const cres_jax_options *options,
+                                              cres_resolver **out, cres_error *err);
+CRES_API cres_result cres_awsbatch_resolver_create(const cres_awsbatch_options *options,
+                                                   cres_resolver **out, cres_error *err);
 CRES_API cres_result cres_auto_resolver_create(const cres_auto_options *options,
                                                cres_resolver **out, cres_error *err);
 
@@ -1001,6 +1038,8 @@ typedef struct cres_launch_info {
     int rank;                              /* the task's global rank (manual section 8) */
     int local_rank;                        /* among tasks on the same host */
     int local_world_size;
+    int node_rank;                         /* the host's index, hosts in rank order */
+    int num_nodes;                         /* hosts */
     char master_host[CRES_HOST_SIZE];      /* rank 0's host; IPv6 without brackets */
     int master_port;                       /* rank 0's port; CRES_UNKNOWN without one */
     char master_address[CRES_ADDRESS_SIZE]; /* rank 0's address as in the spec */
@@ -1016,6 +1055,9 @@ CRES_API cres_result cres_spec_launch_info(const cres_cluster_spec *spec, const 
                                            int task_id, cres_launch_info *out, cres_error *err);
 CRES_API cres_result cres_spec_to_hostfile(const cres_cluster_spec *spec, char *buf, size_t cap,
                                            size_t *out_len, cres_error *err);
+/* MPICH / Intel MPI machine file: "host:N" lines. */
+CRES_API cres_result cres_spec_to_machinefile(const cres_cluster_spec *spec, char *buf, size_t cap,
+                                              size_t *out_len, cres_error *err);
 CRES_API cres_result cres_spec_to_tfconfig(const cres_cluster_spec *spec, const char *task_type,
                                            int task_id, const char *rpc_layer,
                                            const char *environment, char *buf, size_t cap,
@@ -2741,6 +2783,53 @@ CRES__PRIVATE cres_result cres__write_master(const char *address, const char *rp
     return cres__finish(&w, out_len, err);
 }
 
+/* A host the launcher names, as an address: "name:port", or "[v6]:port" for an IPv6 literal
+   (hex digits, ':' and '.' only, two ':' at least). 0 for a name an address reader could not split
+   back: one with ':' that is not IPv6, brackets, blanks or control characters. */
+CRES__PRIVATE int cres__put_host_port(cres__writer *w, const char *host, int port) {
+    size_t n = strlen(host);
+    const char *colon = strchr(host, ':');
+    int v6 = colon != NULL;
+    if (!n || n > CRES_MAX_NAME_LENGTH || strpbrk(host, "[]") || cres__bad_text(host, 1)) return 0;
+    if (v6 && (strspn(host, "0123456789abcdefABCDEF:.") != n || !strchr(colon + 1, ':'))) return 0;
+    if (v6) cres__puts(w, "[");
+    cres__puts(w, host);
+    cres__puts(w, v6 ? "]:" : ":");
+    cres__put_int(w, port);
+    return 1;
+}
+
+/* An environment variable that must hold an integer in [lo, hi]. */
+CRES__PRIVATE cres_result cres__env_int(const cres_resolver *r, const char *name, int required,
+                                        long long lo, long long hi, int *out, cres_error *err) {
+    const char *v = cres_resolver_getenv(r, name);
+    long long n;
+    char q[CRES__QUOTE_SIZE];
+    if (!v) {
+        if (!required) return CRES_OK;
+        return cres__fail(err, CRES_ERR_ENVIRONMENT, "%s: %s is not set", r->vtable->name, name);
+    }
+    if (cres__parse_decimal(v, strlen(v), &n) != 1 || n < lo || n > hi)
+        return cres__fail(err, CRES_ERR_ENVIRONMENT,
+                          "%s: %s=%s is not an integer from %lld to %lld", r->vtable->name, name,
+                          cres__quote(q, sizeof q, v, strlen(v)), lo, hi);
+    *out = (int)n;
+    return CRES_OK;
+}
+
+/* A variable set to something other than blanks. */
+CRES__PRIVATE int cres__env_set(const cres_resolver *probe, const char *name) {
+    const char *v = cres_resolver_getenv(probe, name);
+    return v && !cres__is_blank(v);
+}
+
+/* The first of several variables that is set, or NULL. */
+CRES__PRIVATE const char *cres__env_any(const cres_resolver *probe, const char *const *names) {
+    for (; *names; names++)
+        if (cres__env_set(probe, *names)) return *names;
+    return NULL;
+}
+
 /* The master of the given task, or of the own task as known after the resolve that made spec
    (a backend may find it there). With no task: `no_task` ("" or a master string), or
    CRES_ERR_NOT_FOUND when no_task is NULL. cres__master_of_task resolves first. */
@@ -3344,7 +3433,7 @@ CRES__PRIVATE void cres__simple_destroy(cres_resolver *r) {
 #ifndef CLUSTER_RESOLVER_NO_SIMPLE
 static const cres_resolver_vtable cres__simple_vtable = {
     "simple", cres__simple_resolve, cres__simple_master, cres__simple_accelerators,
-    cres__simple_destroy, NULL};
+    cres__simple_destroy, NULL, NULL};
 
 CRES_API cres_result cres_simple_resolver_create(const cres_simple_options *o, cres_resolver **out,
                                                  cres_error *err) {
@@ -3448,7 +3537,7 @@ CRES__PRIVATE void cres__union_destroy(cres_resolver *r) {
 
 static const cres_resolver_vtable cres__union_vtable = {
     "union", cres__union_resolve, cres__union_master, cres__union_accelerators, cres__union_destroy,
-    cres__union_devices};
+    cres__union_devices, NULL};
 
 CRES_API cres_result cres_union_resolver_create(const cres_union_options *o, cres_resolver **out,
                                                 cres_error *err) {
@@ -3515,7 +3604,7 @@ CRES__PRIVATE cres_result cres__tfconfig_master(cres_resolver *r, const char *ta
 }
 
 static const cres_resolver_vtable cres__tfconfig_vtable = {
-    "tfconfig", cres__simple_resolve, cres__tfconfig_master, NULL, cres__simple_destroy, NULL};
+    "tfconfig", cres__simple_resolve, cres__tfconfig_master, NULL, cres__simple_destroy, NULL, NULL};
 
 /* Reads an optional string member; null counts as absent. */
 CRES__PRIVATE cres_result cres__tf_string(const cres__json *d, int obj, const char *key,
@@ -3711,7 +3800,7 @@ CRES__PRIVATE void cres__local_destroy(cres_resolver *r) {
 }
 
 static const cres_resolver_vtable cres__local_vtable = {
-    "local", cres__local_resolve, NULL, NULL, cres__local_destroy, NULL};
+    "local", cres__local_resolve, NULL, NULL, cres__local_destroy, NULL, NULL};
 
 CRES_API cres_result cres_local_resolver_create(const cres_local_options *o, cres_resolver **out,
                                                 cres_error *err) {
@@ -4359,7 +4448,7 @@ CRES__PRIVATE void cres__k8s_destroy(cres_resolver *r) {
 }
 
 static const cres_resolver_vtable cres__k8s_vtable = {
-    "kubernetes", cres__k8s_resolve, NULL, NULL, cres__k8s_destroy, NULL};
+    "kubernetes", cres__k8s_resolve, NULL, NULL, cres__k8s_destroy, NULL, NULL};
 
 CRES__PRIVATE cres_result cres__k8s_copy_jobs(cres__k8s *k, const cres_k8s_options *o,
                                               cres_error *err) {
@@ -5084,7 +5173,7 @@ CRES__PRIVATE void cres__gce_destroy(cres_resolver *r) {
 }
 
 static const cres_resolver_vtable cres__gce_vtable = {
-    "gce", cres__gce_resolve, NULL, NULL, cres__gce_destroy, NULL};
+    "gce", cres__gce_resolve, NULL, NULL, cres__gce_destroy, NULL, NULL};
 
 CRES_API cres_result cres_gce_resolver_create(const cres_gce_options *o, cres_resolver **out,
                                               cres_error *err) {
@@ -5461,7 +5550,7 @@ CRES__PRIVATE void cres__tpu_destroy(cres_resolver *r) {
 }
 
 static const cres_resolver_vtable cres__tpu_vtable = {
-    "tpu", cres__tpu_resolve, cres__tpu_master, cres__tpu_accelerators, cres__tpu_destroy, NULL};
+    "tpu", cres__tpu_resolve, cres__tpu_master, cres__tpu_accelerators, cres__tpu_destroy, NULL, NULL};
 
 /* The TPU's name: options, $KUBE_GOOGLE_CLOUD_TPU_ENDPOINTS, $TPU_NAME, or $TPU_CONFIG's
    {"tpu_node_name", "project", "zone"} (which may also give project and zone). */
@@ -6056,22 +6145,6 @@ typedef struct cres__hpc_want {
     int gpus_per_task;
 } cres__hpc_want;
 
-/* A host the launcher names, as an address: "name:port", or "[v6]:port" for an IPv6 literal
-   (hex digits, ':' and '.' only, two ':' at least). 0 for a name an address reader could not split
-   back: one with ':' that is not IPv6, brackets, blanks or control characters. */
-CRES__PRIVATE int cres__put_host_port(cres__writer *w, const char *host, int port) {
-    size_t n = strlen(host);
-    const char *colon = strchr(host, ':');
-    int v6 = colon != NULL;
-    if (!n || n > CRES_MAX_NAME_LENGTH || strpbrk(host, "[]") || cres__bad_text(host, 1)) return 0;
-    if (v6 && (strspn(host, "0123456789abcdefABCDEF:.") != n || !strchr(colon + 1, ':'))) return 0;
-    if (v6) cres__puts(w, "[");
-    cres__puts(w, host);
-    cres__puts(w, v6 ? "]:" : ":");
-    cres__put_int(w, port);
-    return 1;
-}
-
 /* Checks the requested jobs and orders them; NULL jobs = one "worker" job of every task. */
 CRES__PRIVATE cres_result cres__hpc_jobs(cres__hpc *h, const cres__hpc_want *w, int ntasks,
                                          cres_error *err) {
@@ -6296,24 +6369,6 @@ CRES__PRIVATE void cres__hpc_destroy(cres_resolver *r) {
     cres__free(&r->config.allocator, h->devices);
 }
 
-/* An environment variable that must hold an integer in [lo, hi]. */
-CRES__PRIVATE cres_result cres__env_int(const cres_resolver *r, const char *name, int required,
-                                        long long lo, long long hi, int *out, cres_error *err) {
-    const char *v = cres_resolver_getenv(r, name);
-    long long n;
-    char q[CRES__QUOTE_SIZE];
-    if (!v) {
-        if (!required) return CRES_OK;
-        return cres__fail(err, CRES_ERR_ENVIRONMENT, "%s: %s is not set", r->vtable->name, name);
-    }
-    if (cres__parse_decimal(v, strlen(v), &n) != 1 || n < lo || n > hi)
-        return cres__fail(err, CRES_ERR_ENVIRONMENT,
-                          "%s: %s=%s is not an integer from %lld to %lld", r->vtable->name, name,
-                          cres__quote(q, sizeof q, v, strlen(v)), lo, hi);
-    *out = (int)n;
-    return CRES_OK;
-}
-
 /* The start and the end both backends share; in between each reads its layout. */
 CRES__PRIVATE cres_result cres__hpc_new(const cres_resolver_vtable *vtable,
                                         const cres_config *config, cres_resolver **r,
@@ -6371,6 +6426,31 @@ CRES__PRIVATE cres_result cres__slurm_deal(const cres_resolver *r, cres__layout 
                       r->vtable->name, cres__quote(q, sizeof q, d, strlen(d)));
 }
 
+/* Without a step, one process is the answer only when the job says one: SLURM_PROCID 0 (or
+   unset) and SLURM_NTASKS (SLURM_NPROCS) at most 1. A rank above 0, or a job of several
+   tasks, is a step whose variables are missing, or a batch script that should start its
+   tasks with srun: never "one task" (a rank told it is alone hangs its job). */
+CRES__PRIVATE cres_result cres__slurm_one_process(const cres_resolver *r, cres_error *err) {
+    int rank = 0, tasks = 1;
+    const char *ntasks = cres_resolver_getenv(r, "SLURM_NTASKS") ? "SLURM_NTASKS" : "SLURM_NPROCS";
+    cres_result res = cres__env_int(r, "SLURM_PROCID", 0, 0, INT_MAX, &rank, err);
+    if (res == CRES_OK) res = cres__env_int(r, ntasks, 0, 1, INT_MAX, &tasks, err);
+    if (res != CRES_OK) return res;
+    if (rank > 0)
+        return cres__fail(err, CRES_ERR_ENVIRONMENT,
+                          "%s: SLURM_PROCID=%d is set but SLURM_STEP_NODELIST is not: the step's "
+                          "variables are missing",
+                          r->vtable->name, rank);
+    if (tasks > 1)
+        return cres__fail(err, CRES_ERR_ENVIRONMENT,
+                          "%s: %s=%d is set but SLURM_STEP_NODELIST is not: this is the batch "
+                          "script or salloc shell, one process, not the job's %d tasks; start "
+                          "them with srun, or set CLUSTER_RESOLVER_BACKEND=local for this "
+                          "process alone",
+                          r->vtable->name, ntasks, tasks, tasks);
+    return CRES_OK;
+}
+
 /* No step (an sbatch script, an salloc shell): only this process runs, so one task, on
    $SLURMD_NODENAME (the batch script's node) or else this host. */
 CRES__PRIVATE cres_result cres__slurm_no_step(const cres_resolver *r, cres__layout *l,
@@ -6383,6 +6463,7 @@ CRES__PRIVATE cres_result cres__slurm_no_step(const cres_resolver *r, cres__layo
             err, CRES_ERR_ENVIRONMENT,
             "%s: not in a Slurm job: SLURM_STEP_NODELIST and SLURM_JOB_ID are not set",
             r->vtable->name);
+    if ((res = cres__slurm_one_process(r, err)) != CRES_OK) return res;
     if (!host || !*host) host = "localhost";
     cres__log(
         r, CRES_LOG_INFO,
@@ -6447,7 +6528,7 @@ CRES__PRIVATE cres_result cres__slurm_layout(const cres_resolver *r, cres__layou
 
 #ifndef CLUSTER_RESOLVER_NO_SLURM
 static const cres_resolver_vtable cres__slurm_vtable = {
-    "slurm", cres__hpc_resolve, NULL, cres__hpc_accelerators, cres__hpc_destroy, cres__hpc_devices};
+    "slurm", cres__hpc_resolve, NULL, cres__hpc_accelerators, cres__hpc_destroy, cres__hpc_devices, NULL};
 
 CRES_API cres_result cres_slurm_resolver_create(const cres_slurm_options *o, cres_resolver **out,
                                                 cres_error *err) {
@@ -6844,7 +6925,7 @@ CRES__PRIVATE cres_result cres__mpi_layout(const cres_resolver *r, const cres_mp
 }
 
 static const cres_resolver_vtable cres__mpi_vtable = {
-    "mpi", cres__hpc_resolve, NULL, cres__hpc_accelerators, cres__hpc_destroy, cres__hpc_devices};
+    "mpi", cres__hpc_resolve, NULL, cres__hpc_accelerators, cres__hpc_destroy, cres__hpc_devices, NULL};
 
 CRES_API cres_result cres_mpi_resolver_create(const cres_mpi_options *o, cres_resolver **out,
                                               cres_error *err) {
@@ -7020,7 +7101,7 @@ CRES__PRIVATE cres_result cres__sm_build(cres__hpc *h, const cres__sm_source *sr
 }
 
 static const cres_resolver_vtable cres__sagemaker_vtable = {
-    "sagemaker", cres__hpc_resolve, NULL, NULL, cres__hpc_destroy, NULL};
+    "sagemaker", cres__hpc_resolve, NULL, NULL, cres__hpc_destroy, NULL, NULL};
 
 CRES_API cres_result cres_sagemaker_resolver_create(const cres_sagemaker_options *o,
                                                     cres_resolver **out, cres_error *err) {
@@ -7053,21 +7134,444 @@ CRES__LEFT_OUT(cres_sagemaker_resolver_create, cres_sagemaker_options, "sagemake
 #endif /* CLUSTER_RESOLVER_NO_SAGEMAKER */
 
 /* ////////////////////////////////////////////////////////////////////////////////////////
+   Coordinator-only sources: torchrun, JAX, AWS Batch                               >>coord */
+
+#if !defined(CLUSTER_RESOLVER_NO_TORCH) || !defined(CLUSTER_RESOLVER_NO_JAX) || \
+    !defined(CLUSTER_RESOLVER_NO_AWSBATCH)
+/* These sources name the coordinator, the size and the own rank, never every member's
+   address: resolve() says so (CRES_ERR_INCOMPLETE) and launch() answers from the variables. */
+typedef struct cres__coord {
+    cres_resolver base;
+    cres_launch_info info; /* as the variables say */
+    const char *source;    /* what decided, for messages: "TORCHELASTIC_RUN_ID (torchrun)" */
+} cres__coord;
+
+CRES__PRIVATE cres_result cres__coord_resolve(cres_resolver *r, cres_cluster_spec **out,
+                                              cres_error *err) {
+    const cres__coord *c = (const cres__coord *)r;
+    (void)out;
+    return cres__fail(err, CRES_ERR_INCOMPLETE,
+                      "%s: %s names the coordinator %s and %d processes, not each one's address; "
+                      "ask for the launch info or the master instead",
+                      r->vtable->name, c->source, c->info.master_address, c->info.world_size);
+}
+
+/* The own task, or task 0 (the coordinator) when asked: the only address the source names. */
+CRES__PRIVATE cres_result cres__coord_master(cres_resolver *r, const char *task_type, int task_id,
+                                             const char *rpc_layer, char *buf, size_t cap,
+                                             size_t *out_len, cres_error *err) {
+    const cres__coord *c = (const cres__coord *)r;
+    const char *rpc = rpc_layer ? rpc_layer : r->rpc_layer;
+    const char *type = task_type ? task_type : r->task_type;
+    int id = task_id >= 0 ? task_id : r->task_id;
+    char q[CRES__QUOTE_SIZE];
+    if ((task_type || task_id >= 0) && !(type && strcmp(type, "worker") == 0 && id == 0))
+        return cres__fail(err, CRES_ERR_INCOMPLETE,
+                          "%s: %s names only the coordinator (task \"worker\" 0), not task %s %d",
+                          r->vtable->name, c->source,
+                          cres__quote(q, sizeof q, type ? type : "", type ? strlen(type) : 0), id);
+    return cres__write_master(c->info.master_address, rpc, buf, cap, out_len, err);
+}
+
+CRES__PRIVATE cres_result cres__coord_launch(cres_resolver *r, cres_launch_info *out,
+                                             cres_error *err) {
+    const cres__coord *c = (const cres__coord *)r;
+    char q[CRES__QUOTE_SIZE];
+    if (!r->task_type || strcmp(r->task_type, "worker") != 0 || r->task_id < 0 ||
+        r->task_id >= c->info.world_size)
+        return cres__fail(err, CRES_ERR_NOT_FOUND,
+                          "%s: task %s %d is not in the job (\"worker\" 0..%d)", r->vtable->name,
+                          cres__quote(q, sizeof q, r->task_type ? r->task_type : "",
+                                      r->task_type ? strlen(r->task_type) : 0),
+                          r->task_id, c->info.world_size - 1);
+    *out = c->info;
+    if (r->task_id != c->info.rank) { /* an override: the variables describe another rank */
+        out->rank = r->task_id;
+        out->local_rank = out->local_world_size = out->node_rank = CRES_UNKNOWN;
+    }
+    return CRES_OK;
+}
+
+CRES__PRIVATE cres_result cres__coord_new(const cres_resolver_vtable *vtable,
+                                          const cres_config *config, cres__coord **c,
+                                          cres_error *err) {
+    cres_resolver *r;
+    cres_result res = cres_resolver_new(sizeof(cres__coord), vtable, config, &r, err);
+    if (res != CRES_OK) return res;
+    *c = (cres__coord *)r;
+    (*c)->info.world_size = (*c)->info.rank = (*c)->info.local_rank = CRES_UNKNOWN;
+    (*c)->info.local_world_size = (*c)->info.node_rank = (*c)->info.num_nodes = CRES_UNKNOWN;
+    (*c)->info.master_port = CRES_UNKNOWN;
+    return CRES_OK;
+}
+
+/* Every variable of names[] must be set and not empty: else an error naming those that
+   are (with their values) and the first that is not ("WORLD_SIZE=4 and RANK=1 are set,
+   MASTER_ADDR is not"). */
+CRES__PRIVATE cres_result cres__env_require(const cres_resolver *r, const char *const *names,
+                                            cres_error *err) {
+    char set[160], q[CRES__QUOTE_SIZE];
+    const char *missing = NULL;
+    size_t n = 0, count = 0, i;
+    set[0] = '\0';
+    for (i = 0; names[i]; i++) {
+        const char *v = cres_resolver_getenv(r, names[i]);
+        if (!v || !*v) {
+            if (!missing) missing = names[i];
+            continue;
+        }
+        if (n < sizeof set)
+            n += (size_t)snprintf(set + n, sizeof set - n, "%s%s=%s", count ? " and " : "",
+                                  names[i], cres__quote(q, sizeof q, v, strlen(v)));
+        count++;
+    }
+    if (!missing) return CRES_OK;
+    if (!count)
+        return cres__fail(err, CRES_ERR_ENVIRONMENT, "%s: %s is not set", r->vtable->name,
+                          missing);
+    return cres__fail(err, CRES_ERR_ENVIRONMENT, "%s: %s %s set, %s is not", r->vtable->name, set,
+                      count > 1 ? "are" : "is", missing);
+}
+
+/* The coordinator: a host (IPv6 without brackets, or in them) and a port. */
+CRES__PRIVATE cres_result cres__coord_set_master(cres__coord *c, const char *host, size_t host_len,
+                                                 int port, const char *var, const char *value,
+                                                 cres_error *err) {
+    cres__writer w;
+    char q[CRES__QUOTE_SIZE];
+    if (host_len > 1 && host[0] == '[' && host[host_len - 1] == ']') host++, host_len -= 2;
+    if (host_len && host_len < sizeof c->info.master_host) {
+        memcpy(c->info.master_host, host, host_len);
+        c->info.master_host[host_len] = '\0';
+        cres__start(&w, c->info.master_address, sizeof c->info.master_address, NULL);
+        if (cres__put_host_port(&w, c->info.master_host, port) &&
+            cres__finish(&w, NULL, NULL) == CRES_OK) {
+            c->info.master_port = port;
+            return CRES_OK;
+        }
+    }
+    return cres__fail(err, CRES_ERR_ENVIRONMENT, "%s: %s=%s is not a host name or IP address%s",
+                      c->base.vtable->name, var, cres__quote(q, sizeof q, value, strlen(value)),
+                      memchr(host, ':', host_len) ? " (a port goes in its own variable)" : "");
+}
+
+/* A host in `var` and a port in `port_var`. */
+CRES__PRIVATE cres_result cres__coord_host_port(cres__coord *c, const char *var,
+                                                const char *port_var, cres_error *err) {
+    const char *host = cres_resolver_getenv(&c->base, var);
+    int port = 0;
+    cres_result res = cres__env_int(&c->base, port_var, 1, 1, 65535, &port, err);
+    if (res != CRES_OK) return res;
+    return cres__coord_set_master(c, host, strlen(host), port, var, host, err);
+}
+
+/* a below b, both known: the rank checks every source gets. */
+CRES__PRIVATE cres_result cres__coord_below(const cres__coord *c, int a, const char *a_name, int b,
+                                            const char *b_name, cres_error *err) {
+    if (a == CRES_UNKNOWN || b == CRES_UNKNOWN || a < b) return CRES_OK;
+    return cres__fail(err, CRES_ERR_ENVIRONMENT, "%s: %s=%d is not below %s=%d",
+                      c->base.vtable->name, a_name, a, b_name, b);
+}
+
+/* Checks the numbers against each other, takes the own task ("worker", rank) and the
+   options; frees the resolver on failure. */
+CRES__PRIVATE cres_result cres__coord_finish(cres__coord *c, cres_result res,
+                                             const char *const names[6], const char *task_type,
+                                             int task_id, const char *rpc_layer,
+                                             cres_resolver **out, cres_error *err) {
+    const cres_launch_info *i = &c->info;
+    if (res == CRES_OK) res = cres__coord_below(c, i->rank, names[1], i->world_size, names[0], err);
+    if (res == CRES_OK)
+        res = cres__coord_below(c, i->local_rank, names[2], i->local_world_size, names[3], err);
+    if (res == CRES_OK)
+        res = cres__coord_below(c, i->local_world_size - 1, names[3], i->world_size, names[0], err);
+    if (res == CRES_OK)
+        res = cres__coord_below(c, i->node_rank, names[4], i->num_nodes, names[5], err);
+    if (res == CRES_OK)
+        res = cres__coord_below(c, i->num_nodes - 1, names[5], i->world_size, names[0], err);
+    if (res == CRES_OK) res = cres_set_detected_task(&c->base, "worker", i->rank, err);
+    if (res == CRES_OK) res = cres__apply_options(&c->base, task_type, task_id, rpc_layer, err);
+    if (res != CRES_OK) {
+        cres_resolver_free(&c->base);
+        return res;
+    }
+    cres__log(&c->base, CRES_LOG_INFO, "%s: %s: rank %d of %d, coordinator %s",
+              c->base.vtable->name, c->source, i->rank, i->world_size, i->master_address);
+    *out = &c->base;
+    return CRES_OK;
+}
+#endif
+
+#ifndef CLUSTER_RESOLVER_NO_TORCH
+/* torchrun's workers (and Ray Train, AzureML, Kubeflow v1): the torch.distributed names. */
+CRES__PRIVATE cres_result cres__torch_workers(cres__coord *c, int torchrun, cres_error *err) {
+    static const char *const base[] = {"MASTER_ADDR", "MASTER_PORT", "RANK", "WORLD_SIZE", NULL};
+    static const char *const all[] = {"MASTER_ADDR",      "MASTER_PORT", "RANK",
+                                      "WORLD_SIZE",       "LOCAL_RANK",  "LOCAL_WORLD_SIZE",
+                                      "GROUP_RANK",       "GROUP_WORLD_SIZE", NULL};
+    const cres_resolver *r = &c->base;
+    cres_launch_info *i = &c->info;
+    const char *node = cres_resolver_getenv(r, "GROUP_RANK") ? "GROUP_RANK" : "NODE_RANK";
+    cres_result res = cres__env_require(r, torchrun ? all : base, err);
+    if (res == CRES_OK) res = cres__coord_host_port(c, "MASTER_ADDR", "MASTER_PORT", err);
+    if (res == CRES_OK) res = cres__env_int(r, "WORLD_SIZE", 1, 1, INT_MAX, &i->world_size, err);
+    if (res == CRES_OK) res = cres__env_int(r, "RANK", 1, 0, INT_MAX, &i->rank, err);
+    if (res == CRES_OK) res = cres__env_int(r, "LOCAL_RANK", 0, 0, INT_MAX, &i->local_rank, err);
+    if (res == CRES_OK)
+        res = cres__env_int(r, "LOCAL_WORLD_SIZE", 0, 1, INT_MAX, &i->local_world_size, err);
+    if (res == CRES_OK) res = cres__env_int(r, node, 0, 0, INT_MAX, &i->node_rank, err);
+    if (res == CRES_OK)
+        res = cres__env_int(r, "GROUP_WORLD_SIZE", 0, 1, INT_MAX, &i->num_nodes, err);
+    return res;
+}
+
+/* Kubeflow's PET_* (torchrun's flags as variables): one process per node, torchrun's. */
+CRES__PRIVATE cres_result cres__torch_nodes(cres__coord *c, cres_error *err) {
+    static const char *const pet[] = {"PET_NNODES", "PET_NODE_RANK", "PET_MASTER_ADDR",
+                                      "PET_MASTER_PORT", NULL};
+    const cres_resolver *r = &c->base;
+    cres_launch_info *i = &c->info;
+    const char *nnodes = cres_resolver_getenv(r, "PET_NNODES");
+    char q[CRES__QUOTE_SIZE];
+    cres_result res = cres__env_require(r, pet, err);
+    if (res == CRES_OK && strchr(nnodes, ':'))
+        return cres__fail(err, CRES_ERR_UNSUPPORTED,
+                          "torch: PET_NNODES=%s is an elastic range: the node count is known "
+                          "only after torchrun's rendezvous",
+                          cres__quote(q, sizeof q, nnodes, strlen(nnodes)));
+    if (res == CRES_OK) res = cres__coord_host_port(c, "PET_MASTER_ADDR", "PET_MASTER_PORT", err);
+    if (res == CRES_OK) res = cres__env_int(r, "PET_NNODES", 1, 1, INT_MAX, &i->world_size, err);
+    if (res == CRES_OK) res = cres__env_int(r, "PET_NODE_RANK", 1, 0, INT_MAX, &i->rank, err);
+    i->num_nodes = i->world_size;
+    i->node_rank = i->rank;
+    i->local_rank = 0;
+    i->local_world_size = 1;
+    return res;
+}
+
+/* Outside torchrun, the torch.distributed names and PET_* (Kubeflow v1 sets both) must
+   describe the same one-process-per-node job. */
+CRES__PRIVATE cres_result cres__torch_agree(const cres__coord *c, const cres_resolver *r,
+                                            cres_error *err) {
+    static const char *const pairs[][2] = {{"WORLD_SIZE", "PET_NNODES"},
+                                           {"RANK", "PET_NODE_RANK"},
+                                           {"MASTER_ADDR", "PET_MASTER_ADDR"},
+                                           {"MASTER_PORT", "PET_MASTER_PORT"}};
+    size_t k;
+    char qa[CRES__QUOTE_SIZE], qb[CRES__QUOTE_SIZE];
+    for (k = 0; k < 4; k++) {
+        const char *a = cres_resolver_getenv(r, pairs[k][0]);
+        const char *b = cres_resolver_getenv(r, pairs[k][1]);
+        if (a && b && *b && strcmp(a, b) != 0)
+            return cres__fail(err, CRES_ERR_ENVIRONMENT,
+                              "torch: %s=%s but %s=%s: outside torchrun both describe this "
+                              "process; run it under torchrun, or unset one",
+                              pairs[k][0], cres__quote(qa, sizeof qa, a, strlen(a)), pairs[k][1],
+                              cres__quote(qb, sizeof qb, b, strlen(b)));
+    }
+    (void)c;
+    return CRES_OK;
+}
+
+static const cres_resolver_vtable cres__torch_vtable = {
+    "torch", cres__coord_resolve, cres__coord_master, NULL, NULL, NULL, cres__coord_launch};
+
+CRES_API cres_result cres_torch_resolver_create(const cres_torch_options *o, cres_resolver **out,
+                                                cres_error *err) {
+    static const char *const names[6] = {"WORLD_SIZE", "RANK",       "LOCAL_RANK",
+                                         "LOCAL_WORLD_SIZE", "GROUP_RANK", "GROUP_WORLD_SIZE"};
+    static const char *const pet_names[6] = {"PET_NNODES", "PET_NODE_RANK", "LOCAL_RANK",
+                                             "LOCAL_WORLD_SIZE", "PET_NODE_RANK", "PET_NNODES"};
+    static const char *const plain[] = {"MASTER_ADDR", "MASTER_PORT", "RANK", "WORLD_SIZE", NULL};
+    cres_torch_options none;
+    cres__coord *c;
+    const cres_resolver *r;
+    cres_result res;
+    int pet = 0;
+    if (!o) {
+        memset(&none, 0, sizeof none);
+        o = &none;
+    }
+    cres__clear(err);
+    if (out) *out = NULL;
+    if (!out) return cres__fail(err, CRES_ERR_INVALID_ARGUMENT, "torch: out is NULL");
+    if ((res = cres__coord_new(&cres__torch_vtable, o->config, &c, err)) != CRES_OK) return res;
+    r = &c->base;
+    if (cres_resolver_getenv(r, "TORCHELASTIC_RUN_ID")) {
+        c->source = "TORCHELASTIC_RUN_ID (a torchrun worker)";
+        res = cres__torch_workers(c, 1, err);
+    } else if (cres__env_any(r, plain)) {
+        c->source = "MASTER_ADDR, MASTER_PORT, RANK and WORLD_SIZE";
+        res = cres__torch_workers(c, 0, err);
+        if (res == CRES_OK) res = cres__torch_agree(c, r, err);
+    } else if (cres_resolver_getenv(r, "PET_NNODES") || cres_resolver_getenv(r, "PET_NODE_RANK") ||
+               cres_resolver_getenv(r, "PET_MASTER_ADDR")) {
+        c->source = "PET_NNODES, PET_NODE_RANK and PET_MASTER_ADDR (one torchrun per node)";
+        pet = 1;
+        res = cres__torch_nodes(c, err);
+    } else {
+        c->source = "nothing";
+        res = cres__fail(err, CRES_ERR_ENVIRONMENT,
+                         "torch: not a torch launch: none of TORCHELASTIC_RUN_ID, MASTER_ADDR, "
+                         "RANK, WORLD_SIZE or PET_NNODES is set");
+    }
+    return cres__coord_finish(c, res, pet ? pet_names : names, o->task_type, o->task_id,
+                              o->rpc_layer, out, err);
+}
+#else
+CRES__LEFT_OUT(cres_torch_resolver_create, cres_torch_options, "torch", "CLUSTER_RESOLVER_NO_TORCH")
+#endif /* CLUSTER_RESOLVER_NO_TORCH */
+
+#ifndef CLUSTER_RESOLVER_NO_JAX
+/* JAX_COORDINATOR_ADDRESS: "host:port" or "[v6]:port"; JAX_COORDINATOR_PORT when no port. */
+CRES__PRIVATE cres_result cres__jax_coordinator(cres__coord *c, cres_error *err) {
+    const char *v = cres_resolver_getenv(&c->base, "JAX_COORDINATOR_ADDRESS"), *host, *colon;
+    size_t len;
+    int port;
+    char q[CRES__QUOTE_SIZE];
+    colon = strchr(v, ':');
+    if (v[0] != '[' && colon && strchr(colon + 1, ':'))
+        return cres__fail(err, CRES_ERR_ENVIRONMENT,
+                          "jax: JAX_COORDINATOR_ADDRESS=%s: an IPv6 address needs brackets "
+                          "before its port (\"[fd00::1]:1234\")",
+                          cres__quote(q, sizeof q, v, strlen(v)));
+    if (!cres__split_address(v, &host, &len, &port))
+        return cres__fail(err, CRES_ERR_ENVIRONMENT,
+                          "jax: JAX_COORDINATOR_ADDRESS=%s is not host:port",
+                          cres__quote(q, sizeof q, v, strlen(v)));
+    if (port < 0) {
+        cres_result res = cres__env_int(&c->base, "JAX_COORDINATOR_PORT", 0, 1, 65535, &port, err);
+        if (res != CRES_OK) return res;
+        if (port < 0)
+            return cres__fail(err, CRES_ERR_ENVIRONMENT,
+                              "jax: JAX_COORDINATOR_ADDRESS=%s has no port and "
+                              "JAX_COORDINATOR_PORT is not set",
+                              cres__quote(q, sizeof q, v, strlen(v)));
+    }
+    if (port == 0)
+        return cres__fail(err, CRES_ERR_ENVIRONMENT, "jax: JAX_COORDINATOR_ADDRESS=%s: port 0",
+                          cres__quote(q, sizeof q, v, strlen(v)));
+    return cres__coord_set_master(c, host, len, port, "JAX_COORDINATOR_ADDRESS", v, err);
+}
+
+static const cres_resolver_vtable cres__jax_vtable = {
+    "jax", cres__coord_resolve, cres__coord_master, NULL, NULL, NULL, cres__coord_launch};
+
+CRES_API cres_result cres_jax_resolver_create(const cres_jax_options *o, cres_resolver **out,
+                                              cres_error *err) {
+    static const char *const need[] = {"JAX_COORDINATOR_ADDRESS", "JAX_NUM_PROCESSES",
+                                       "JAX_PROCESS_ID", NULL};
+    static const char *const names[6] = {"JAX_NUM_PROCESSES", "JAX_PROCESS_ID", "", "", "", ""};
+    cres_jax_options none;
+    cres__coord *c;
+    cres_result res;
+    if (!o) {
+        memset(&none, 0, sizeof none);
+        o = &none;
+    }
+    cres__clear(err);
+    if (out) *out = NULL;
+    if (!out) return cres__fail(err, CRES_ERR_INVALID_ARGUMENT, "jax: out is NULL");
+    if ((res = cres__coord_new(&cres__jax_vtable, o->config, &c, err)) != CRES_OK) return res;
+    c->source = "JAX_COORDINATOR_ADDRESS";
+    res = cres__env_require(&c->base, need, err);
+    if (res == CRES_OK) res = cres__jax_coordinator(c, err);
+    if (res == CRES_OK)
+        res = cres__env_int(&c->base, "JAX_NUM_PROCESSES", 1, 1, INT_MAX, &c->info.world_size, err);
+    if (res == CRES_OK)
+        res = cres__env_int(&c->base, "JAX_PROCESS_ID", 1, 0, INT_MAX, &c->info.rank, err);
+    return cres__coord_finish(c, res, names, o->task_type, o->task_id, o->rpc_layer, out, err);
+}
+#else
+CRES__LEFT_OUT(cres_jax_resolver_create, cres_jax_options, "jax", "CLUSTER_RESOLVER_NO_JAX")
+#endif /* CLUSTER_RESOLVER_NO_JAX */
+
+#ifndef CLUSTER_RESOLVER_NO_AWSBATCH
+/* A dotted IPv4 address, as AWS Batch gives the main node's. */
+CRES__PRIVATE int cres__is_ipv4(const char *s) {
+    int parts = 0;
+    while (parts < 4) {
+        size_t n = strspn(s, "0123456789");
+        long long v;
+        if (n == 0 || n > 3 || cres__parse_decimal(s, n, &v) != 1 || v > 255) return 0;
+        s += n;
+        parts++;
+        if (parts < 4 && *s++ != '.') return 0;
+    }
+    return *s == '\0';
+}
+
+static const cres_resolver_vtable cres__awsbatch_vtable = {
+    "awsbatch", cres__coord_resolve, cres__coord_master, NULL, NULL, NULL, cres__coord_launch};
+
+/* One process per node; the main node is rank 0, the others follow in node order. */
+CRES_API cres_result cres_awsbatch_resolver_create(const cres_awsbatch_options *o,
+                                                   cres_resolver **out, cres_error *err) {
+    static const char *const need[] = {"AWS_BATCH_JOB_NODE_INDEX", "AWS_BATCH_JOB_NUM_NODES",
+                                       "AWS_BATCH_JOB_MAIN_NODE_INDEX", NULL};
+    static const char *const names[6] = {
+        "AWS_BATCH_JOB_NUM_NODES", "AWS_BATCH_JOB_NODE_INDEX", "", "",
+        "AWS_BATCH_JOB_NODE_INDEX", "AWS_BATCH_JOB_NUM_NODES"};
+    static const char *const ip_var = "AWS_BATCH_JOB_MAIN_NODE_PRIVATE_IPV4_ADDRESS";
+    cres_awsbatch_options none;
+    cres__coord *c;
+    cres_result res;
+    int node = 0, nodes = 0, main_node = 0, port;
+    const char *ip, *host;
+    char q[CRES__QUOTE_SIZE];
+    if (!o) {
+        memset(&none, 0, sizeof none);
+        o = &none;
+    }
+    cres__clear(err);
+    if (out) *out = NULL;
+    if (!out) return cres__fail(err, CRES_ERR_INVALID_ARGUMENT, "awsbatch: out is NULL");
+    if (o->port < 0 || o->port > 65535)
+        return cres__fail(err, CRES_ERR_INVALID_ARGUMENT, "awsbatch: port %d is not 1 to 65535",
+                          o->port);
+    port = o->port ? o->port : 29500;
+    if ((res = cres__coord_new(&cres__awsbatch_vtable, o->config, &c, err)) != CRES_OK) return res;
+    c->source = "AWS_BATCH_JOB_NODE_INDEX";
+    res = cres__env_require(&c->base, need, err);
+    if (res == CRES_OK)
+        res = cres__env_int(&c->base, "AWS_BATCH_JOB_NUM_NODES", 1, 1, INT_MAX, &nodes, err);
+    if (res == CRES_OK)
+        res = cres__env_int(&c->base, "AWS_BATCH_JOB_NODE_INDEX", 1, 0, INT_MAX, &node, err);
+    if (res == CRES_OK)
+        res = cres__env_int(&c->base, "AWS_BATCH_JOB_MAIN_NODE_INDEX", 1, 0, nodes - 1, &main_node,
+                            err);
+    if (res == CRES_OK && node < nodes) {
+        ip = cres_resolver_getenv(&c->base, ip_var);
+        host = ip && *ip ? ip : o->main_host ? o->main_host : "localhost";
+        if (ip && *ip && !cres__is_ipv4(ip))
+            res = cres__fail(err, CRES_ERR_ENVIRONMENT, "awsbatch: %s=%s is not an IPv4 address",
+                             ip_var, cres__quote(q, sizeof q, ip, strlen(ip)));
+        else if ((!ip || !*ip) && node != main_node) /* only the main node goes without it */
+            res = cres__fail(err, CRES_ERR_ENVIRONMENT,
+                             "awsbatch: AWS_BATCH_JOB_NODE_INDEX=%d is not the main node (%d), "
+                             "but %s is not set",
+                             node, main_node, ip_var);
+        else
+            res = cres__coord_set_master(c, host, strlen(host), port,
+                                         ip && *ip ? ip_var : "options.main_host", host, err);
+    }
+    c->info.world_size = c->info.num_nodes = nodes;
+    c->info.rank = node == main_node ? 0 : node < main_node ? node + 1 : node;
+    if (node >= nodes) c->info.rank = node; /* reported as not below the node count */
+    c->info.node_rank = c->info.rank;
+    c->info.local_rank = 0;
+    c->info.local_world_size = 1;
+    return cres__coord_finish(c, res, names, o->task_type, o->task_id, o->rpc_layer, out, err);
+}
+#else
+CRES__LEFT_OUT(cres_awsbatch_resolver_create, cres_awsbatch_options, "awsbatch",
+               "CLUSTER_RESOLVER_NO_AWSBATCH")
+#endif /* CLUSTER_RESOLVER_NO_AWSBATCH */
+
+/* ////////////////////////////////////////////////////////////////////////////////////////
    Auto-detection                                                                    >>auto */
 
 #ifndef CLUSTER_RESOLVER_NO_AUTO
-CRES__PRIVATE int cres__env_set(const cres_resolver *probe, const char *name) {
-    const char *v = cres_resolver_getenv(probe, name);
-    return v && !cres__is_blank(v);
-}
-
-/* The first of several variables that is set, or NULL. */
-CRES__PRIVATE const char *cres__env_any(const cres_resolver *probe, const char *const *names) {
-    for (; *names; names++)
-        if (cres__env_set(probe, *names)) return *names;
-    return NULL;
-}
-
 /* An Indexed Job's pod is named for its Job: hostname "<job>-<index>" gives the selector. */
 CRES__PRIVATE int cres__auto_indexed_job(const cres_resolver *probe, char *selector, size_t cap) {
     const char *index = cres_resolver_getenv(probe, "JOB_COMPLETION_INDEX");
@@ -7080,35 +7584,105 @@ CRES__PRIVATE int cres__auto_indexed_job(const cres_resolver *probe, char *selec
     return snprintf(selector, cap, "job-name=%.*s", (int)(h - i - 1), host) < (int)cap;
 }
 
-/* Picks a backend in the documented order; *why says what decided. */
-CRES__PRIVATE const char *cres__auto_detect(const cres_resolver *probe, char *selector, size_t cap,
-                                            const char **why) {
+/* One step of auto's order: the backend, and why it applies (NULL when it does not). */
+typedef struct cres__auto_pick {
+    const char *backend;
+    const char *why;
+} cres__auto_pick;
+
+#define CRES__AUTO_STEPS 12
+
+/* torch.distributed's names outside torchrun: RANK, or a WORLD_SIZE above one. */
+CRES__PRIVATE const char *cres__auto_torch_plain(const cres_resolver *probe) {
+    const char *size = cres_resolver_getenv(probe, "WORLD_SIZE");
+    if (cres__env_set(probe, "RANK")) return "RANK is set";
+    if (size && !cres__is_blank(size) && strcmp(size, "1") != 0) return "WORLD_SIZE is set";
+    return NULL;
+}
+
+/* Every step of the documented order that applies, in that order (innermost launcher
+   first); *count of them. The first wins; auto's log line names the others. */
+CRES__PRIVATE size_t cres__auto_steps(const cres_resolver *probe, char *selector, size_t cap,
+                                      cres__auto_pick *steps) {
     static const char *const mpi[] = {"OMPI_COMM_WORLD_SIZE", "MV2_COMM_WORLD_SIZE", "PMI_SIZE",
                                       "PMIX_RANK", NULL};
     static const char *const sagemaker[] = {"SM_HOSTS", "SM_CURRENT_HOST", NULL};
+    static const char *const awsbatch[] = {"AWS_BATCH_JOB_NODE_INDEX", "AWS_BATCH_JOB_NUM_NODES",
+                                           NULL};
+    static const char *const jax[] = {"JAX_COORDINATOR_ADDRESS", "JAX_NUM_PROCESSES",
+                                      "JAX_PROCESS_ID", NULL};
+    static const char *const pet[] = {"PET_NNODES", "PET_NODE_RANK", "PET_MASTER_ADDR", NULL};
     static const char *const tpu[] = {"TPU_WORKER_HOSTNAMES",
                                       "TPU_WORKER_ID",
                                       "TPU_NAME",
                                       "KUBE_GOOGLE_CLOUD_TPU_ENDPOINTS",
                                       "TPU_CONFIG",
                                       NULL};
+    size_t n = 0;
+    const char *why;
     FILE *f;
-    if (cres__env_set(probe, "TF_CONFIG")) return *why = "TF_CONFIG is set", "tfconfig";
-    if ((*why = cres__env_any(probe, mpi)) != NULL) return "mpi";
-    if ((*why = cres__env_set(probe, "SLURM_STEP_NODELIST") ? "SLURM_STEP_NODELIST" : NULL) != NULL)
-        return "slurm";
-    if (cres__env_set(probe, "SLURM_JOB_ID") && cres__env_set(probe, "SLURM_PROCID"))
-        return *why = "SLURM_JOB_ID and SLURM_PROCID are set (a batch script)", "slurm";
-    if ((*why = cres__env_any(probe, sagemaker)) != NULL) return "sagemaker";
+#define CRES__STEP(name, reason)                                                               \
+    do {                                                                                       \
+        if ((why = (reason)) != NULL) steps[n].backend = name, steps[n++].why = why;           \
+    } while (0)
+    CRES__STEP("tfconfig", cres__env_set(probe, "TF_CONFIG") ? "TF_CONFIG" : NULL);
+    CRES__STEP("torch", cres__env_set(probe, "TORCHELASTIC_RUN_ID") ? "TORCHELASTIC_RUN_ID" : NULL);
+    CRES__STEP("mpi", cres__env_any(probe, mpi));
+    CRES__STEP("slurm", cres__env_set(probe, "SLURM_STEP_NODELIST") ? "SLURM_STEP_NODELIST" : NULL);
+    CRES__STEP("slurm", cres__env_set(probe, "SLURM_JOB_ID") && cres__env_set(probe, "SLURM_PROCID")
+                            ? "SLURM_JOB_ID and SLURM_PROCID (a batch script)"
+                            : NULL);
+    CRES__STEP("sagemaker", cres__env_any(probe, sagemaker));
     if ((f = fopen(CRES__SM_RESOURCE_CONFIG, "rb")) != NULL) {
         fclose(f);
-        return *why = CRES__SM_RESOURCE_CONFIG " exists", "sagemaker";
+        CRES__STEP("sagemaker", CRES__SM_RESOURCE_CONFIG);
     }
-    if ((*why = cres__env_any(probe, tpu)) != NULL) return "tpu";
-    if (cres__auto_indexed_job(probe, selector, cap))
-        return *why = "KUBERNETES_SERVICE_HOST and JOB_COMPLETION_INDEX are set (an Indexed Job)",
-               "kubernetes";
-    return *why = "no cluster environment found", "local";
+    CRES__STEP("awsbatch", cres__env_any(probe, awsbatch));
+    CRES__STEP("torch", cres__auto_torch_plain(probe));
+    CRES__STEP("jax", cres__env_any(probe, jax));
+    CRES__STEP("torch", cres__env_any(probe, pet));
+    CRES__STEP("tpu", cres__env_any(probe, tpu));
+    CRES__STEP("kubernetes", cres__auto_indexed_job(probe, selector, cap)
+                                 ? "KUBERNETES_SERVICE_HOST and JOB_COMPLETION_INDEX (an "
+                                   "Indexed Job)"
+                                 : NULL);
+#undef CRES__STEP
+    return n;
+}
+
+/* Rule 1: variables that say "one of several processes" rule out the one-task answer. */
+CRES__PRIVATE cres_result cres__auto_not_alone(const cres_resolver *probe, cres_error *err) {
+    static const char *const hints[] = {
+        "LOCAL_RANK",   "NODE_RANK",     "GROUP_RANK",          "LOCAL_WORLD_SIZE",
+        "PMI_RANK",     "FLUX_TASK_RANK", "OMPI_COMM_WORLD_RANK", "SLURM_PROCID",
+        "PET_NPROC_PER_NODE", "JOB_COMPLETION_INDEX", NULL};
+    const char *hint = cres__env_any(probe, hints), *v;
+    char q[CRES__QUOTE_SIZE];
+    if (!hint) return CRES_OK;
+    v = cres_resolver_getenv(probe, hint);
+    return cres__fail(err, CRES_ERR_ENVIRONMENT,
+                      "auto: %s=%s is set, so this process may be one of several, but no launcher's "
+                      "variables are complete (torchrun: RANK, WORLD_SIZE, MASTER_ADDR, "
+                      "MASTER_PORT); set CLUSTER_RESOLVER_BACKEND=local to run alone",
+                      hint, cres__quote(q, sizeof q, v, strlen(v)));
+}
+
+/* Picks a backend in the documented order; *why says what decided and what it passed over. */
+CRES__PRIVATE const char *cres__auto_detect(const cres_resolver *probe, char *selector, size_t cap,
+                                            char *why, size_t why_cap) {
+    cres__auto_pick steps[CRES__AUTO_STEPS];
+    size_t n = cres__auto_steps(probe, selector, cap, steps), i, len;
+    if (!n) {
+        snprintf(why, why_cap, "no launcher or cluster variables");
+        return "local";
+    }
+    len = (size_t)snprintf(why, why_cap, "%s", steps[0].why);
+    for (i = 1; i < n && len < why_cap; i++)
+        if (strcmp(steps[i].backend, steps[0].backend) != 0)
+            len += (size_t)snprintf(why + len, why_cap - len, "%s%s (%s)",
+                                    len && strstr(why, "; passed over ") ? ", " : "; passed over ",
+                                    steps[i].backend, steps[i].why);
+    return steps[0].backend;
 }
 
 /* The backends auto knows that this build left out, with the switch that did. */
@@ -7130,6 +7704,15 @@ static const char *const cres__left_out_table[][2] = {
 #endif
 #ifdef CLUSTER_RESOLVER_NO_K8S
     {"kubernetes", "CLUSTER_RESOLVER_NO_K8S"},
+#endif
+#ifdef CLUSTER_RESOLVER_NO_TORCH
+    {"torch", "CLUSTER_RESOLVER_NO_TORCH"},
+#endif
+#ifdef CLUSTER_RESOLVER_NO_JAX
+    {"jax", "CLUSTER_RESOLVER_NO_JAX"},
+#endif
+#ifdef CLUSTER_RESOLVER_NO_AWSBATCH
+    {"awsbatch", "CLUSTER_RESOLVER_NO_AWSBATCH"},
 #endif
 #ifdef CLUSTER_RESOLVER_NO_LOCAL
     {"local", "CLUSTER_RESOLVER_NO_LOCAL"},
@@ -7232,9 +7815,34 @@ CRES__PRIVATE cres_result cres__auto_create(const char *backend, const cres_auto
         return cres_k8s_resolver_create(&k, r, err);
     }
 #endif
+#ifndef CLUSTER_RESOLVER_NO_TORCH
+    if (strcmp(backend, "torch") == 0) {
+        cres_torch_options t;
+        memset(&t, 0, sizeof t);
+        t.config = o->config;
+        return cres_torch_resolver_create(&t, r, err);
+    }
+#endif
+#ifndef CLUSTER_RESOLVER_NO_JAX
+    if (strcmp(backend, "jax") == 0) {
+        cres_jax_options j;
+        memset(&j, 0, sizeof j);
+        j.config = o->config;
+        return cres_jax_resolver_create(&j, r, err);
+    }
+#endif
+#ifndef CLUSTER_RESOLVER_NO_AWSBATCH
+    if (strcmp(backend, "awsbatch") == 0) {
+        cres_awsbatch_options b;
+        memset(&b, 0, sizeof b);
+        b.config = o->config;
+        b.port = o->port;
+        return cres_awsbatch_resolver_create(&b, r, err);
+    }
+#endif
     return cres__fail(err, CRES_ERR_UNSUPPORTED,
-                      "auto: unknown backend %s (known: tfconfig, mpi, slurm, sagemaker, tpu, "
-                      "kubernetes, local)",
+                      "auto: unknown backend %s (known: tfconfig, torch, mpi, slurm, sagemaker, "
+                      "awsbatch, jax, tpu, kubernetes, local)",
                       cres__quote(q, sizeof q, backend, strlen(backend)));
 }
 
@@ -7242,8 +7850,8 @@ CRES_API cres_result cres_auto_resolver_create(const cres_auto_options *o, cres_
                                                cres_error *err) {
     cres_auto_options none;
     cres_resolver probe, *r = NULL; /* probe only reads the environment through the config */
-    const char *backend, *switch_name, *why = "forced by options.backend";
-    char selector[320] = "", left_out[160];
+    const char *backend, *switch_name;
+    char selector[320] = "", left_out[160], why[320] = "forced by options.backend";
     cres_result res;
     if (!o) {
         memset(&none, 0, sizeof none);
@@ -7257,16 +7865,19 @@ CRES_API cres_result cres_auto_resolver_create(const cres_auto_options *o, cres_
     backend = o->backend && strcmp(o->backend, "off") == 0 ? "local" : o->backend;
     if (!backend || strcmp(backend, "auto") == 0) {
         backend = cres_resolver_getenv(&probe, "CLUSTER_RESOLVER_BACKEND");
-        why = "forced by CLUSTER_RESOLVER_BACKEND";
+        snprintf(why, sizeof why, "forced by CLUSTER_RESOLVER_BACKEND");
         if (backend && strcmp(backend, "off") == 0) backend = "local";
         if (!backend || !*backend || strcmp(backend, "auto") == 0)
-            backend = cres__auto_detect(&probe, selector, sizeof selector, &why);
+            backend = cres__auto_detect(&probe, selector, sizeof selector, why, sizeof why);
     }
     /* An environment whose backend is left out must not pass for a one-task local job. */
     if ((switch_name = cres__left_out(backend)) != NULL)
         return cres__fail(err, CRES_ERR_UNSUPPORTED,
                           "auto: the %s backend (%s) is left out of this build by %s", backend, why,
                           switch_name);
+    if (strcmp(backend, "local") == 0 && strcmp(why, "no launcher or cluster variables") == 0 &&
+        (res = cres__auto_not_alone(&probe, err)) != CRES_OK)
+        return res;
     res = cres__auto_create(backend, o, selector, &probe, &r, err);
     if (res == CRES_OK) res = cres__apply_options(r, o->task_type, o->task_id, o->rpc_layer, err);
     if (res != CRES_OK) {
@@ -7294,6 +7905,85 @@ CRES__PRIVATE size_t cres__rank_job(const cres_cluster_spec *s, size_t i) {
     return i <= chief ? i - 1 : i;
 }
 
+typedef struct cres__host_slot {
+    const char *host;
+    size_t len;
+    size_t first; /* rank of its first task */
+    size_t slots;
+} cres__host_slot;
+
+CRES__PRIVATE int cres__cmp_host(const void *a, const void *b) {
+    const cres__host_slot *x = (const cres__host_slot *)a, *y = (const cres__host_slot *)b;
+    size_t n = x->len < y->len ? x->len : y->len;
+    int c = memcmp(x->host, y->host, n);
+    if (c) return c;
+    if (x->len != y->len) return x->len < y->len ? -1 : 1;
+    return x->first < y->first ? -1 : x->first > y->first;
+}
+
+CRES__PRIVATE int cres__cmp_first(const void *a, const void *b) {
+    const cres__host_slot *x = (const cres__host_slot *)a, *y = (const cres__host_slot *)b;
+    return x->first < y->first ? -1 : x->first > y->first;
+}
+
+/* The spec's hosts (the host part of each address) in rank order, each once, with its
+   first rank and its number of tasks; *out (freed by the caller with the spec's allocator)
+   has *count entries. */
+CRES__PRIVATE cres_result cres__spec_hosts(const cres_cluster_spec *s, const char *what,
+                                           cres__host_slot **out, size_t *count,
+                                           cres_error *err) {
+    cres__host_slot *hosts;
+    size_t i, k, n = 0, total = 0, groups = 0;
+    int port;
+    char q[CRES__QUOTE_SIZE];
+    for (i = 0; i < s->count; i++) total += s->jobs[i].pub.tasks_count;
+    hosts = (cres__host_slot *)cres__alloc(&s->alloc, total * sizeof *hosts);
+    if (!hosts) return cres__oom(err, what);
+    for (i = 0; i < s->count; i++) {
+        const cres_job *j = &s->jobs[cres__rank_job(s, i)].pub;
+        for (k = 0; k < j->tasks_count; k++, n++) {
+            const char *a = j->tasks[k].address;
+            hosts[n].first = n;
+            hosts[n].slots = 1;
+            if (!cres__split_address(a, &hosts[n].host, &hosts[n].len, &port)) {
+                cres__free(&s->alloc, hosts);
+                return cres__fail(err, CRES_ERR_INVALID_ARGUMENT, "%s: cannot read address %s",
+                                  what, cres__quote(q, sizeof q, a, strlen(a)));
+            }
+        }
+    }
+    /* Group equal hosts (sorted by name, then first rank), then restore rank order. */
+    if (n) qsort(hosts, n, sizeof *hosts, cres__cmp_host);
+    for (i = 0; i < n; i++) {
+        if (groups && hosts[groups - 1].len == hosts[i].len &&
+            memcmp(hosts[groups - 1].host, hosts[i].host, hosts[i].len) == 0) {
+            hosts[groups - 1].slots++;
+        } else {
+            hosts[groups++] = hosts[i];
+        }
+    }
+    if (groups) qsort(hosts, groups, sizeof *hosts, cres__cmp_first);
+    *out = hosts;
+    *count = groups;
+    return CRES_OK;
+}
+
+/* num_nodes, and node_rank when the own host is known. */
+CRES__PRIVATE cres_result cres__launch_nodes(const cres_cluster_spec *s, const char *own_host,
+                                             size_t own_len, cres_launch_info *out,
+                                             cres_error *err) {
+    cres__host_slot *hosts;
+    size_t i, n;
+    cres_result res = cres__spec_hosts(s, "launch info", &hosts, &n, err);
+    if (res != CRES_OK) return res;
+    out->num_nodes = (int)n;
+    for (i = 0; own_host && i < n; i++)
+        if (hosts[i].len == own_len && memcmp(hosts[i].host, own_host, own_len) == 0)
+            out->node_rank = (int)i;
+    cres__free(&s->alloc, hosts);
+    return CRES_OK;
+}
+
 CRES_API cres_result cres_spec_launch_info(const cres_cluster_spec *s, const char *task_type,
                                            int task_id, cres_launch_info *out, cres_error *err) {
     size_t i, k;
@@ -7306,8 +7996,8 @@ CRES_API cres_result cres_spec_launch_info(const cres_cluster_spec *s, const cha
     if (!s || !out)
         return cres__fail(err, CRES_ERR_INVALID_ARGUMENT, "launch info: spec or out is NULL");
     memset(out, 0, sizeof *out);
-    out->rank = out->local_rank = out->local_world_size = -1;
-    out->master_port = -1;
+    out->rank = out->local_rank = out->local_world_size = out->node_rank = CRES_UNKNOWN;
+    out->master_port = CRES_UNKNOWN;
     if (task_type) {
         own = cres_spec_task_address(s, task_type, task_id);
         if (!own)
@@ -7350,76 +8040,49 @@ CRES_API cres_result cres_spec_launch_info(const cres_cluster_spec *s, const cha
         out->master_host[host_len] = '\0';
         strcpy(out->master_address, master);
     }
-    return CRES_OK;
+    return cres__launch_nodes(s, own_host, own_len, out, err);
 }
 
-typedef struct cres__host_slot {
-    const char *host;
-    size_t len;
-    size_t first; /* rank of its first task */
-    size_t slots;
-} cres__host_slot;
-
-CRES__PRIVATE int cres__cmp_host(const void *a, const void *b) {
-    const cres__host_slot *x = (const cres__host_slot *)a, *y = (const cres__host_slot *)b;
-    size_t n = x->len < y->len ? x->len : y->len;
-    int c = memcmp(x->host, y->host, n);
-    if (c) return c;
-    if (x->len != y->len) return x->len < y->len ? -1 : 1;
-    return x->first < y->first ? -1 : x->first > y->first;
-}
-
-CRES__PRIVATE int cres__cmp_first(const void *a, const void *b) {
-    const cres__host_slot *x = (const cres__host_slot *)a, *y = (const cres__host_slot *)b;
-    return x->first < y->first ? -1 : x->first > y->first;
-}
-
-CRES_API cres_result cres_spec_to_hostfile(const cres_cluster_spec *s, char *buf, size_t cap,
-                                           size_t *out_len, cres_error *err) {
+/* "host slots=N" (Open MPI) or "host:N" (MPICH) lines, a host per line in rank order. */
+CRES__PRIVATE cres_result cres__write_hosts(const cres_cluster_spec *s, const char *what,
+                                            const char *separator, char *buf, size_t cap,
+                                            size_t *out_len, cres_error *err) {
     cres__host_slot *hosts;
-    size_t i, k, n = 0, total = 0, groups = 0;
+    size_t i, n;
     cres__writer w;
     cres_result res;
-    int port;
     char q[CRES__QUOTE_SIZE];
     cres__clear(err);
-    if (!s) return cres__fail(err, CRES_ERR_INVALID_ARGUMENT, "hostfile: spec is NULL");
-    if ((res = cres__start(&w, buf, cap, err)) != CRES_OK) return res;
-    for (i = 0; i < s->count; i++) total += s->jobs[i].pub.tasks_count;
-    hosts = (cres__host_slot *)cres__alloc(&s->alloc, total * sizeof *hosts);
-    if (!hosts) return cres__oom(err, "hostfile");
-    for (i = 0; i < s->count; i++) {
-        const cres_job *j = &s->jobs[cres__rank_job(s, i)].pub;
-        for (k = 0; k < j->tasks_count; k++, n++) {
-            hosts[n].first = n;
-            hosts[n].slots = 1;
-            if (!cres__split_address(j->tasks[k].address, &hosts[n].host, &hosts[n].len, &port)) {
-                cres__free(&s->alloc, hosts);
-                return cres__fail(
-                    err, CRES_ERR_INVALID_ARGUMENT, "hostfile: cannot read address %s",
-                    cres__quote(q, sizeof q, j->tasks[k].address, strlen(j->tasks[k].address)));
-            }
-        }
-    }
-    /* Group equal hosts (sorted by name, then first rank), then restore rank order. */
-    if (n) qsort(hosts, n, sizeof *hosts, cres__cmp_host);
+    if (!s) return cres__fail(err, CRES_ERR_INVALID_ARGUMENT, "%s: spec is NULL", what);
+    if ((res = cres__start(&w, buf, cap, err)) != CRES_OK ||
+        (res = cres__spec_hosts(s, what, &hosts, &n, err)) != CRES_OK)
+        return res;
     for (i = 0; i < n; i++) {
-        if (groups && hosts[groups - 1].len == hosts[i].len &&
-            memcmp(hosts[groups - 1].host, hosts[i].host, hosts[i].len) == 0) {
-            hosts[groups - 1].slots++;
-        } else {
-            hosts[groups++] = hosts[i];
+        if (*separator == ':' && memchr(hosts[i].host, ':', hosts[i].len)) {
+            cres__quote(q, sizeof q, hosts[i].host, hosts[i].len);
+            cres__free(&s->alloc, hosts);
+            return cres__fail(err, CRES_ERR_UNSUPPORTED,
+                              "%s: host %s is an IPv6 address, which \"host:N\" lines cannot "
+                              "hold; write a hostfile instead",
+                              what, q);
         }
-    }
-    if (groups) qsort(hosts, groups, sizeof *hosts, cres__cmp_first);
-    for (i = 0; i < groups; i++) {
         cres__put(&w, hosts[i].host, hosts[i].len);
-        cres__puts(&w, " slots=");
+        cres__puts(&w, separator);
         cres__put_int(&w, (long long)hosts[i].slots);
         cres__puts(&w, "\n");
     }
     cres__free(&s->alloc, hosts);
     return cres__finish(&w, out_len, err);
+}
+
+CRES_API cres_result cres_spec_to_hostfile(const cres_cluster_spec *s, char *buf, size_t cap,
+                                           size_t *out_len, cres_error *err) {
+    return cres__write_hosts(s, "hostfile", " slots=", buf, cap, out_len, err);
+}
+
+CRES_API cres_result cres_spec_to_machinefile(const cres_cluster_spec *s, char *buf, size_t cap,
+                                              size_t *out_len, cres_error *err) {
+    return cres__write_hosts(s, "machinefile", ":", buf, cap, out_len, err);
 }
 
 CRES_API cres_result cres_spec_to_tfconfig(const cres_cluster_spec *s, const char *task_type,
@@ -7468,8 +8131,10 @@ CRES__PRIVATE cres_result cres__resolve_own(cres_resolver *r, const char *what,
 CRES_API cres_result cres_launch(cres_resolver *r, cres_launch_info *out, cres_error *err) {
     cres_cluster_spec *spec = NULL;
     cres_result res;
+    cres__clear(err);
     if (!r || !out)
         return cres__fail(err, CRES_ERR_INVALID_ARGUMENT, "launch: resolver or out is NULL");
+    if (r->vtable->launch) return r->vtable->launch(r, out, err);
     if ((res = cres__resolve_own(r, "launch", &spec, err)) == CRES_OK)
         res = cres_spec_launch_info(spec, r->task_type, r->task_id, out, err);
     cres_spec_free(spec);

@@ -34,8 +34,8 @@ static cres_result hosts_resolve(cres_resolver *self, cres_cluster_spec **out, c
     return r; /* on failure cres_resolve() frees the partial spec */
 }
 
-static const cres_resolver_vtable hosts_vtable = {"hostsfile", hosts_resolve, NULL, NULL, NULL,
-                                                  NULL};
+static const cres_resolver_vtable hosts_vtable = {"hostsfile", hosts_resolve, NULL, NULL,
+                                                  NULL,        NULL,          NULL};
 
 static cres_result hosts_resolver_create(const char *path, cres_resolver **out, cres_error *err) {
     cres_result r = cres_resolver_new(sizeof(hosts_resolver), &hosts_vtable, NULL, out, err);

@@ -359,6 +359,13 @@ static const char sbatch_script[] =
     "SLURM_WORKING_CLUSTER=testcluster:vm:6817:9728:109\n"
     "SLURMD_NODENAME=vm\n";
 
+/* The same script submitted with `sbatch -n1`: one task, the script itself. */
+static void sbatch_one_task(void) {
+    env_lines(sbatch_script);
+    env_set("SLURM_NTASKS", "1");
+    env_set("SLURM_NPROCS", "1");
+}
+
 /* srun -N4 -n8 (tasks per node 4,2,1,1) in Slurm's block order and in -m cyclic order. */
 #define N4N8_BLOCK                                                                         \
     "{'worker': ['node1:8888', 'node1:8889', 'node1:8890', 'node1:8891', 'node2:8888', "   \
@@ -769,11 +776,11 @@ static void node_listed_twice_is_an_error(void **state) {
     SLURM_FAILS(o, CRES_ERR_ENVIRONMENT, "\"n2\"", "twice");
 }
 
-/* In an sbatch script only the script runs: one task on SLURMD_NODENAME, not SLURM_NTASKS. */
+/* In an sbatch -n1 script only the script runs: one task on SLURMD_NODENAME. */
 static void batch_script_without_step_is_one_task(void **state) {
     cres_resolver *r;
     (void)state;
-    env_lines(sbatch_script);
+    sbatch_one_task();
     env_set("SLURMD_NODENAME", "node3");
     r = slurm();
     assert_string_equal(resolved_json(r), dq("{'worker': ['node3:8888']}"));
@@ -792,10 +799,35 @@ static void batch_script_jobs_must_fit_one_task(void **state) {
     cres_slurm_options o = slurm_options();
     static const cres_job_count jobs[] = {{"worker", 3}};
     (void)state;
-    env_lines(sbatch_script);
+    sbatch_one_task();
     o.jobs = jobs;
     o.jobs_count = 1;
     SLURM_FAILS(o, CRES_ERR_ENVIRONMENT, "3 tasks", "started 1");
+}
+
+/* A batch script of several tasks, or a rank above 0 without a step, is never "one task":
+   the rank would be told it is alone. The second environment is Lightning's own Slurm test
+   fixture (tests/tests_fabric/plugins/environments/test_slurm.py: SLURM_JOB_ID 1234,
+   SLURM_PROCID 1, SLURM_NTASKS 20, no step variables). */
+static void batch_script_of_several_tasks_is_an_error(void **state) {
+    cres_slurm_options o = slurm_options();
+    cres_auto_options a;
+    (void)state;
+    env_lines(sbatch_script); /* sbatch -n3 */
+    SLURM_FAILS(o, CRES_ERR_ENVIRONMENT, "SLURM_NTASKS=3", "srun");
+    env_unset("SLURM_NTASKS");
+    SLURM_FAILS(o, CRES_ERR_ENVIRONMENT, "SLURM_NPROCS=3", "CLUSTER_RESOLVER_BACKEND=local");
+    env_reset();
+    env_set("SLURM_JOB_ID", "1234");
+    env_set("SLURM_PROCID", "1");
+    env_set("SLURM_NTASKS", "20");
+    SLURM_FAILS(o, CRES_ERR_ENVIRONMENT, "SLURM_PROCID=1", "SLURM_STEP_NODELIST");
+    memset(&a, 0, sizeof a);
+    a.config = &cfg;
+    FAILS_WITH(cres_auto_resolver_create, a, CRES_ERR_ENVIRONMENT, "SLURM_PROCID=1",
+               "SLURM_STEP_NODELIST");
+    env_set("SLURM_PROCID", "x");
+    SLURM_FAILS(o, CRES_ERR_ENVIRONMENT, "SLURM_PROCID=\"x\"", NULL);
 }
 
 static void no_slurm_variables_is_environment_error(void **state) {
@@ -2046,7 +2078,7 @@ static void auto_detection_order(void **state) {
     sm_env(ALGO12, "algo-2");
     expect_auto("sagemaker");
     /* a Slurm batch script */
-    env_lines(sbatch_script);
+    sbatch_one_task();
     expect_auto("slurm");
     /* a Slurm step */
     env_lines(srun_n4_n8_rank5);
@@ -2094,7 +2126,7 @@ static void auto_picks_each_backend_alone(void **state) {
     expect_task(r, "worker", 5);
     cres_resolver_free(r);
     env_reset();
-    env_lines(sbatch_script);
+    sbatch_one_task();
     r = auto_with(auto_options(), "slurm");
     assert_string_equal(resolved_json(r), dq("{'worker': ['vm:8888']}"));
     cres_resolver_free(r);
@@ -2172,14 +2204,14 @@ static void auto_kubernetes_needs_an_indexed_job(void **state) {
     env_set("KUBERNETES_SERVICE_PORT", "443");
     env_set("HOSTNAME", "web-5d8f7-abcde");
     expect_auto("local");
-    /* an index that is not the hostname's */
+    /* an index that is not the hostname's: one of several, but of which job? */
     env_set("JOB_COMPLETION_INDEX", "2");
     env_set("HOSTNAME", "trainer-3");
-    expect_auto("local");
+    AUTO_FAILS(o, CRES_ERR_ENVIRONMENT, "JOB_COMPLETION_INDEX=\"2\"", "CLUSTER_RESOLVER_BACKEND=local");
     env_set("HOSTNAME", "2");
-    expect_auto("local");
+    AUTO_FAILS(o, CRES_ERR_ENVIRONMENT, "JOB_COMPLETION_INDEX", NULL);
     env_unset("HOSTNAME");
-    expect_auto("local");
+    AUTO_FAILS(o, CRES_ERR_ENVIRONMENT, "JOB_COMPLETION_INDEX", NULL);
     /* an Indexed Job's pod */
     env_set("HOSTNAME", "trainer-2");
     r = auto_with(o, "kubernetes");
@@ -2339,6 +2371,7 @@ int main(void) {
         cmocka_unit_test_setup(node_listed_twice_is_an_error, reset),
         cmocka_unit_test_setup(batch_script_without_step_is_one_task, reset),
         cmocka_unit_test_setup(batch_script_jobs_must_fit_one_task, reset),
+        cmocka_unit_test_setup(batch_script_of_several_tasks_is_an_error, reset),
         cmocka_unit_test_setup(no_slurm_variables_is_environment_error, reset),
         cmocka_unit_test_setup(each_missing_variable_is_named, reset),
         cmocka_unit_test_setup(each_malformed_variable_is_named, reset),

@@ -150,7 +150,7 @@ static void counting_destroy(cres_resolver *self) {
     if (c->destroyed) (*c->destroyed)++;
 }
 
-static const cres_resolver_vtable counting_vtable = {"counting", counting_resolve, NULL, NULL, counting_destroy, NULL};
+static const cres_resolver_vtable counting_vtable = {"counting", counting_resolve, NULL, NULL, counting_destroy, NULL, NULL};
 
 static counting *make_counting(const char *sq, int *destroyed) {
     cres_resolver *r = NULL;
@@ -448,8 +448,8 @@ static void getters_accept_null(void **state) {
 }
 
 static void resolver_new_validates_arguments(void **state) {
-    static const cres_resolver_vtable no_resolve = {"x", NULL, NULL, NULL, NULL, NULL};
-    static const cres_resolver_vtable no_name = {NULL, counting_resolve, NULL, NULL, NULL, NULL};
+    static const cres_resolver_vtable no_resolve = {"x", NULL, NULL, NULL, NULL, NULL, NULL};
+    static const cres_resolver_vtable no_name = {NULL, counting_resolve, NULL, NULL, NULL, NULL, NULL};
     cres_config cfg;
     cres_resolver *r = NULL;
     cres_error err;
