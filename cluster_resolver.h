@@ -7151,8 +7151,7 @@ CRES__PRIVATE cres_result cres__coord_resolve(cres_resolver *r, cres_cluster_spe
     const cres__coord *c = (const cres__coord *)r;
     (void)out;
     return cres__fail(err, CRES_ERR_INCOMPLETE,
-                      "%s: %s names the coordinator %s and %d processes, not each one's address; "
-                      "ask for the launch info or the master instead",
+                      "%s: %s names only the coordinator (%s) of %d processes, not every address",
                       r->vtable->name, c->source, c->info.master_address, c->info.world_size);
 }
 
@@ -7398,7 +7397,7 @@ CRES_API cres_result cres_torch_resolver_create(const cres_torch_options *o, cre
     if ((res = cres__coord_new(&cres__torch_vtable, o->config, &c, err)) != CRES_OK) return res;
     r = &c->base;
     if (cres_resolver_getenv(r, "TORCHELASTIC_RUN_ID")) {
-        c->source = "TORCHELASTIC_RUN_ID (a torchrun worker)";
+        c->source = "TORCHELASTIC_RUN_ID (torchrun)";
         res = cres__torch_workers(c, 1, err);
     } else if (cres__env_any(r, plain)) {
         c->source = "MASTER_ADDR, MASTER_PORT, RANK and WORLD_SIZE";
@@ -7406,7 +7405,7 @@ CRES_API cres_result cres_torch_resolver_create(const cres_torch_options *o, cre
         if (res == CRES_OK) res = cres__torch_agree(c, r, err);
     } else if (cres_resolver_getenv(r, "PET_NNODES") || cres_resolver_getenv(r, "PET_NODE_RANK") ||
                cres_resolver_getenv(r, "PET_MASTER_ADDR")) {
-        c->source = "PET_NNODES, PET_NODE_RANK and PET_MASTER_ADDR (one torchrun per node)";
+        c->source = "PET_* (one torchrun per node)";
         pet = 1;
         res = cres__torch_nodes(c, err);
     } else {

@@ -329,6 +329,35 @@ static cres_result create_sagemaker(const cli *c, const cres_config *cfg, cres_r
     return cres_sagemaker_resolver_create(&o, out, err);
 }
 
+static cres_result create_torch(const cli *c, const cres_config *cfg, cres_resolver **out,
+                                cres_error *err) {
+    cres_torch_options o;
+    (void)c;
+    memset(&o, 0, sizeof o);
+    o.config = cfg;
+    return cres_torch_resolver_create(&o, out, err);
+}
+
+static cres_result create_jax(const cli *c, const cres_config *cfg, cres_resolver **out,
+                              cres_error *err) {
+    cres_jax_options o;
+    (void)c;
+    memset(&o, 0, sizeof o);
+    o.config = cfg;
+    return cres_jax_resolver_create(&o, out, err);
+}
+
+static cres_result create_awsbatch(const cli *c, const cres_config *cfg, cres_resolver **out,
+                                   cres_error *err) {
+    cres_awsbatch_options o;
+    cres_result r;
+    memset(&o, 0, sizeof o);
+    o.config = cfg;
+    o.main_host = cli_option(c, "--main-host");
+    if ((r = port_option(c, &o.port, err)) != CRES_OK) return r;
+    return cres_awsbatch_resolver_create(&o, out, err);
+}
+
 static const char *const auto_options[] = {"--port", NULL};
 static const char *const local_options[] = {"--port", "--host", NULL};
 static const char *const simple_options[] = {"--spec", NULL};
@@ -359,6 +388,7 @@ static const char *const slurm_options[] = {"--jobs", "--port-base", "--gpus-per
 static const char *const mpi_options[] = {
     "--hostfile", "--host", "--jobs", "--port-base", "--gpus-per-node", "--gpus-per-task", NULL};
 static const char *const sagemaker_options[] = {"--port", "--resource-config", "--job-name", NULL};
+static const char *const awsbatch_options[] = {"--port", "--main-host", NULL};
 /* Backend options that take no value. */
 static const char *const flag_options[] = {"--all-namespaces", "--allow-unhealthy", NULL};
 
@@ -377,6 +407,9 @@ static const struct backend {
     {"slurm", slurm_options, create_slurm},
     {"mpi", mpi_options, create_mpi},
     {"sagemaker", sagemaker_options, create_sagemaker},
+    {"torch", no_options, create_torch},
+    {"jax", no_options, create_jax},
+    {"awsbatch", awsbatch_options, create_awsbatch},
 };
 #define BACKENDS_COUNT (sizeof backends / sizeof backends[0])
 
@@ -420,11 +453,16 @@ static void usage(FILE *f) {
         "usage: cluster-resolve [BACKEND] [OPTIONS] [--exec -- CMD ARGS...]\n"
         "  BACKEND    auto (default) | simple | tfconfig | local | slurm | mpi | sagemaker | k8s | "
         "gce | tpu\n"
-        "  --format F tfconfig (default) | spec | master | torchrun | jax | hostfile\n"
+        "             | torch | jax | awsbatch\n"
+        "  --format F tfconfig (default) | spec | hostfile | machinefile   (every member's "
+        "address)\n"
+        "             | launch | torchrun | torchrun-node | jax | master   (the coordinator "
+        "is enough)\n"
         "  --task-type T --task-id N   this process's task (overrides what the backend finds)\n"
         "  --rpc-layer R               e.g. grpc: master becomes R://address\n"
         "  --exec -- CMD ARGS...       export the format's variables (tfconfig: TF_CONFIG;\n"
-        "                              torchrun: MASTER_ADDR...; jax: JAX_...) and run CMD\n"
+        "                              torchrun: MASTER_ADDR...; torchrun-node: PET_...;\n"
+        "                              jax: JAX_...) and run CMD\n"
         "  --verbose                   log what the backend does to stderr\n"
         "  HTTP backends: --timeout-ms N (10000 per request)  --retries N (3; 0 = none)\n"
         "                 --resolve-timeout-ms N (60000 for a whole resolve)\n"
@@ -454,10 +492,12 @@ static void usage(FILE *f) {
         "  mpi:         --hostfile F (Open MPI or MPICH format)  --host H (single-host jobs)\n"
         "               and the slurm options\n"
         "  sagemaker:   --port N (2223) --job-name J (worker) --resource-config F\n"
+        "  awsbatch:    --port N (29500) --main-host H (the main node's own name; localhost)\n"
         "  torchrun, jax and --exec also export CUDA_VISIBLE_DEVICES when the backend assigns "
         "GPUs\n"
-        "  auto picks: TF_CONFIG > MPI > Slurm > SageMaker > TPU VM > Kubernetes Indexed Job > "
-        "local;\n"
+        "  auto picks: TF_CONFIG > torchrun > MPI > Slurm > SageMaker > AWS Batch > torch "
+        "variables\n"
+        "              > JAX > PET_* > TPU VM > Kubernetes Indexed Job > local;\n"
         "  CLUSTER_RESOLVER_BACKEND=NAME forces one, =off means local\n"
         "exit: 0 ok, 2 usage, 3 environment/config, 4 network/HTTP, 5 not ready, 1 other\n",
         f);
@@ -470,8 +510,14 @@ static int usage_error(const char *fmt, const char *arg) {
     return EXIT_USAGE;
 }
 
-static const char *const formats[] = {"tfconfig", "spec",     "master", "torchrun",
-                                      "jax",      "hostfile", NULL};
+static const char *const formats[] = {"tfconfig", "spec",   "hostfile",      "machinefile", "master",
+                                      "launch",   "torchrun", "torchrun-node", "jax",         NULL};
+
+/* The formats that need every member's address, which coordinator-only sources lack. */
+static int needs_every_address(const char *format) {
+    return strcmp(format, "tfconfig") == 0 || strcmp(format, "spec") == 0 ||
+           strcmp(format, "hostfile") == 0 || strcmp(format, "machinefile") == 0;
+}
 
 static int parse_args(int argc, char **argv, cli *c) {
     int i = 1;
@@ -564,7 +610,7 @@ static int exit_code(cres_result r) {
     case CRES_OK: return 0;
     case CRES_ERR_INVALID_ARGUMENT: case CRES_ERR_ENVIRONMENT: case CRES_ERR_INVALID_JSON:
     case CRES_ERR_NOT_FOUND: case CRES_ERR_CONFLICT: case CRES_ERR_LIMIT: case CRES_ERR_UNSUPPORTED:
-    case CRES_ERR_NO_TRANSPORT:
+    case CRES_ERR_NO_TRANSPORT: case CRES_ERR_INCOMPLETE:
         return 3;
     case CRES_ERR_TRANSPORT: case CRES_ERR_TIMEOUT: case CRES_ERR_HTTP_STATUS:
     case CRES_ERR_UNEXPECTED_RESPONSE:
@@ -599,7 +645,7 @@ static int text_reserve(text *t, size_t need) {
 
 typedef struct render_ctx {
     cres_resolver *r;
-    const cres_cluster_spec *spec;
+    const cres_cluster_spec *spec; /* NULL for the formats that need only the launch info */
     const char *format;
 } render_ctx;
 
@@ -611,6 +657,8 @@ static cres_result write_format(const render_ctx *x, char *buf, size_t cap, size
         return cres_spec_to_tfconfig(x->spec, type, cres_task_id(x->r), cres_rpc_layer(x->r),
                                    cres_environment(x->r), buf, cap, len, err);
     if (strcmp(x->format, "spec") == 0) return cres_spec_to_json(x->spec, buf, cap, len, err);
+    if (strcmp(x->format, "machinefile") == 0)
+        return cres_spec_to_machinefile(x->spec, buf, cap, len, err);
     return cres_spec_to_hostfile(x->spec, buf, cap, len, err);
 }
 
@@ -622,7 +670,7 @@ static cres_result render_simple(const render_ctx *x, text *out, cres_error *err
     r = write_format(x, out->buf + out->len, len + 1, &len, err);
     if (r != CRES_OK) return r;
     out->len += len;
-    if (strcmp(x->format, "hostfile") != 0) out->buf[out->len++] = '\n';
+    if (strstr(x->format, "file") == NULL) out->buf[out->len++] = '\n'; /* files end in one */
     out->buf[out->len] = '\0';
     return CRES_OK;
 }
@@ -659,10 +707,10 @@ static void text_printf(text *t, const char *name, const char *value) {
     t->buf[t->len] = '\0';
 }
 
-/* name=value pairs for the torchrun and jax formats; values live in `store`. */
+/* name=value pairs for the torchrun, torchrun-node and jax formats; values live in `store`. */
 typedef struct env_vars {
-    const char *names[8];
-    char store[8][4200];
+    const char *names[12];
+    char store[12][4200];
     size_t count;
 } env_vars;
 
@@ -672,36 +720,35 @@ static void env_add(env_vars *v, const char *name, const char *value) {
     v->count++;
 }
 
+/* A launch info number; CRES_UNKNOWN ones are left out, for the reader's default. */
 static void env_add_int(env_vars *v, const char *name, int value) {
     char tmp[24];
+    if (value == CRES_UNKNOWN) return;
     snprintf(tmp, sizeof tmp, "%d", value);
     env_add(v, name, tmp);
 }
 
-/* CUDA_VISIBLE_DEVICES when the backend assigns this task GPUs. */
+/* CUDA_VISIBLE_DEVICES when the backend assigns this task GPUs; with jax also
+   JAX_LOCAL_DEVICE_IDS, the ids those devices get inside the process (0..n-1). */
 static cres_result device_vars(const render_ctx *x, env_vars *v, cres_error *err) {
-    char devices[4200];
-    size_t len = 0;
+    char devices[4200], ids[4200];
+    size_t len = 0, n = 0, i, k = 0;
     cres_result r = cres_visible_devices(x->r, devices, sizeof devices, &len, err);
     if (r == CRES_ERR_NOT_FOUND) return CRES_OK; /* no own task: nothing to assign */
-    if (r == CRES_OK && len) env_add(v, "CUDA_VISIBLE_DEVICES", devices);
-    return r;
+    if (r != CRES_OK || !len) return r;
+    env_add(v, "CUDA_VISIBLE_DEVICES", devices);
+    if (strcmp(x->format, "jax") != 0) return CRES_OK;
+    for (i = 0; i <= len && k + 12 < sizeof ids; i++)
+        if (i == len || devices[i] == ',') k += (size_t)sprintf(ids + k, k ? ",%zu" : "%zu", n++);
+    env_add(v, "JAX_LOCAL_DEVICE_IDS", ids);
+    return CRES_OK;
 }
 
 static cres_result launcher_vars(const render_ctx *x, env_vars *v, cres_error *err) {
     cres_launch_info info;
-    cres_result r;
-    const char *type = cres_task_type(x->r);
-    if (!type || cres_task_id(x->r) < 0) {
-        err->result = CRES_ERR_NOT_FOUND;
-        snprintf(err->message, sizeof err->message,
-                 "--format %s needs this process's task: the backend did not find it; pass "
-                 "--task-type and --task-id",
-                 x->format);
-        return CRES_ERR_NOT_FOUND;
-    }
-    if ((r = cres_spec_launch_info(x->spec, type, cres_task_id(x->r), &info, err)) != CRES_OK)
-        return r;
+    char port[16];
+    cres_result r = cres_launch(x->r, &info, err);
+    if (r != CRES_OK) return r;
     memset(v, 0, sizeof *v);
     if (strcmp(x->format, "jax") == 0) {
         env_add(v, "JAX_COORDINATOR_ADDRESS", info.master_address);
@@ -712,38 +759,98 @@ static cres_result launcher_vars(const render_ctx *x, env_vars *v, cres_error *e
     if (info.master_port < 0) {
         err->result = CRES_ERR_INVALID_ARGUMENT;
         snprintf(err->message, sizeof err->message,
-                 "--format torchrun: the master's address \"%.200s\" has no port",
+                 "--format %s: the master's address \"%.200s\" has no port", x->format,
                  info.master_address);
         return CRES_ERR_INVALID_ARGUMENT;
     }
+    snprintf(port, sizeof port, "%d", info.master_port);
+    if (strcmp(x->format, "torchrun-node") == 0) { /* torchrun's own flags, one per node */
+        if (info.node_rank == CRES_UNKNOWN || info.num_nodes == CRES_UNKNOWN) {
+            err->result = CRES_ERR_ENVIRONMENT;
+            snprintf(err->message, sizeof err->message,
+                     "--format torchrun-node: %s does not say which node this is or how many "
+                     "there are",
+                     cres_resolver_name(x->r));
+            return CRES_ERR_ENVIRONMENT;
+        }
+        env_add_int(v, "PET_NNODES", info.num_nodes);
+        env_add_int(v, "PET_NODE_RANK", info.node_rank);
+        env_add(v, "PET_MASTER_ADDR", info.master_host);
+        env_add(v, "PET_MASTER_PORT", port);
+        return CRES_OK;
+    }
     env_add(v, "MASTER_ADDR", info.master_host);
-    env_add_int(v, "MASTER_PORT", info.master_port);
+    env_add(v, "MASTER_PORT", port);
     env_add_int(v, "WORLD_SIZE", info.world_size);
     env_add_int(v, "RANK", info.rank);
     env_add_int(v, "LOCAL_RANK", info.local_rank);
     env_add_int(v, "LOCAL_WORLD_SIZE", info.local_world_size);
+    env_add_int(v, "GROUP_RANK", info.node_rank);
+    env_add_int(v, "GROUP_WORLD_SIZE", info.num_nodes);
     return device_vars(x, v, err);
+}
+
+static void json_int(text *t, const char *name, int value, int last) {
+    char tmp[64];
+    if (value == CRES_UNKNOWN) snprintf(tmp, sizeof tmp, "\"%s\": null%s", name, last ? "" : ", ");
+    else snprintf(tmp, sizeof tmp, "\"%s\": %d%s", name, value, last ? "" : ", ");
+    if (!text_reserve(t, strlen(tmp) + 1)) return;
+    strcpy(t->buf + t->len, tmp);
+    t->len += strlen(tmp);
+}
+
+/* --format launch: the launch info as one JSON object (master_addr as torchrun's). */
+static cres_result render_launch(const render_ctx *x, text *t, cres_error *err) {
+    cres_launch_info info;
+    const char *s;
+    cres_result r = cres_launch(x->r, &info, err);
+    if (r != CRES_OK) return r;
+    if (!text_reserve(t, 2 * sizeof info.master_host + 16)) return CRES_ERR_OUT_OF_MEMORY;
+    t->buf[t->len++] = '{';
+    json_int(t, "world_size", info.world_size, 0);
+    json_int(t, "rank", info.rank, 0);
+    json_int(t, "local_rank", info.local_rank, 0);
+    json_int(t, "local_world_size", info.local_world_size, 0);
+    json_int(t, "node_rank", info.node_rank, 0);
+    json_int(t, "num_nodes", info.num_nodes, 0);
+    if (!text_reserve(t, 2 * sizeof info.master_host + 64)) return CRES_ERR_OUT_OF_MEMORY;
+    t->len += (size_t)sprintf(t->buf + t->len, "\"master_addr\": \"");
+    for (s = info.master_host; *s; s++) { /* host names have no control characters */
+        if (*s == '"' || *s == '\\') t->buf[t->len++] = '\\';
+        t->buf[t->len++] = *s;
+    }
+    t->len += (size_t)sprintf(t->buf + t->len, "\", ");
+    json_int(t, "master_port", info.master_port, 1);
+    if (!text_reserve(t, 4)) return CRES_ERR_OUT_OF_MEMORY;
+    t->len += (size_t)sprintf(t->buf + t->len, "}\n");
+    return CRES_OK;
+}
+
+static int is_launcher_format(const char *format) {
+    return strcmp(format, "torchrun") == 0 || strcmp(format, "torchrun-node") == 0 ||
+           strcmp(format, "jax") == 0;
 }
 
 static int run_exec(const cli *c, const render_ctx *x, cres_error *err) {
     cres_result r;
     if (strcmp(c->format, "tfconfig") == 0) {
         text t = {NULL, 0, 0};
-        if ((r = render_simple(x, &t, err)) != CRES_OK) return fail(err);
         env_vars v;
+        if ((r = render_simple(x, &t, err)) != CRES_OK) return fail(err);
         t.buf[t.len - 1] = '\0'; /* no newline in the variable */
         setenv("TF_CONFIG", t.buf, 1);
         free(t.buf);
         memset(&v, 0, sizeof v);
         if ((r = device_vars(x, &v, err)) != CRES_OK) return fail(err);
         if (v.count) setenv(v.names[0], v.store[0], 1);
-    } else if (strcmp(c->format, "torchrun") == 0 || strcmp(c->format, "jax") == 0) {
+    } else if (is_launcher_format(c->format)) {
         env_vars v;
         size_t i;
         if ((r = launcher_vars(x, &v, err)) != CRES_OK) return fail(err);
         for (i = 0; i < v.count; i++) setenv(v.names[i], v.store[i], 1);
     } else {
-        return usage_error("--exec needs --format tfconfig, torchrun or jax, not %s", c->format);
+        return usage_error("--exec needs --format tfconfig, torchrun, torchrun-node or jax, not %s",
+                           c->format);
     }
     fflush(NULL);
     execvp(c->exec_argv[0], c->exec_argv);
@@ -754,11 +861,13 @@ static int run_exec(const cli *c, const render_ctx *x, cres_error *err) {
 static int print_output(const render_ctx *x, cres_error *err) {
     text t = {NULL, 0, 0};
     cres_result r = CRES_OK;
-    if (strcmp(x->format, "torchrun") == 0 || strcmp(x->format, "jax") == 0) {
+    if (is_launcher_format(x->format)) {
         env_vars v;
         size_t i;
         r = launcher_vars(x, &v, err);
         for (i = 0; r == CRES_OK && i < v.count; i++) text_printf(&t, v.names[i], v.store[i]);
+    } else if (strcmp(x->format, "launch") == 0) {
+        r = render_launch(x, &t, err);
     } else {
         r = render_simple(x, &t, err);
     }
@@ -815,8 +924,14 @@ int main(int argc, char **argv) {
         cres_resolver_free(r);
         return rc;
     }
-    if (cres_resolve(r, &spec, &err) != CRES_OK) {
+    spec = NULL;
+    if (needs_every_address(c.format) && cres_resolve(r, &spec, &err) != CRES_OK) {
         cres_resolver_free(r);
+        if (err.result == CRES_ERR_INCOMPLETE) /* say what does work */
+            snprintf(err.message + strlen(err.message), sizeof err.message - strlen(err.message),
+                     "; --format %s needs every address: use launch, torchrun, torchrun-node, "
+                     "jax or master",
+                     c.format);
         return fail(&err);
     }
     x.r = r;

@@ -2222,7 +2222,10 @@ static void auto_kubernetes_needs_an_indexed_job(void **state) {
     expect_auto("kubernetes");
     /* no KUBERNETES_SERVICE_HOST: not in a cluster */
     env_unset("KUBERNETES_SERVICE_HOST");
+    AUTO_FAILS(o, CRES_ERR_ENVIRONMENT, "JOB_COMPLETION_INDEX=\"12\"", NULL); /* not local */
+    env_unset("JOB_COMPLETION_INDEX");
     expect_auto("local");
+    env_set("JOB_COMPLETION_INDEX", "12");
     /* picked, but the in-cluster configuration is incomplete */
     env_set("KUBERNETES_SERVICE_HOST", "10.96.0.1");
     env_unset("KUBERNETES_SERVICE_PORT");
