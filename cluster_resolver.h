@@ -5305,7 +5305,9 @@ CRES__PRIVATE void cres__tpu_endpoint_ips(char *s) {
 CRES__PRIVATE cres_result cres__tpu_local(cres__tpu *t, cres__http *h, cres_cluster_spec *spec,
                                           cres_error *err) {
     const cres_allocator *a = &t->base.config.allocator;
-    const char *hosts = cres_resolver_getenv(&t->base, "TPU_WORKER_HOSTNAMES");
+    const char *from = cres__env_set(&t->base, "TPU_PROCESS_ADDRESSES") ? "TPU_PROCESS_ADDRESSES"
+                                                                          : "TPU_WORKER_HOSTNAMES";
+    const char *hosts = cres_resolver_getenv(&t->base, from);
     const char *id = cres_resolver_getenv(&t->base, "TPU_WORKER_ID");
     if (id && !*id) id = NULL; /* empty: as if unset */
     char *endpoints = NULL, *number = NULL, *type = NULL;
@@ -5316,8 +5318,7 @@ CRES__PRIVATE cres_result cres__tpu_local(cres__tpu *t, cres__http *h, cres_clus
         if (id && (cres__parse_decimal(id, strlen(id), &own) != 1 || own < 0))
             return cres__fail(err, CRES_ERR_ENVIRONMENT,
                               "tpu: TPU_WORKER_ID must be a worker index");
-        res =
-            cres__tpu_endpoints(t, spec, hosts, "TPU_WORKER_HOSTNAMES", CRES_ERR_ENVIRONMENT, err);
+        res = cres__tpu_endpoints(t, spec, hosts, from, CRES_ERR_ENVIRONMENT, err);
     } else if ((res = cres__metadata_optional(h, t->gcp.metadata,
                                               "instance/attributes/worker-network-endpoints",
                                               &endpoints, err)) == CRES_OK &&
@@ -5462,7 +5463,9 @@ CRES__PRIVATE cres_result cres__tpu_resolve(cres_resolver *r, cres_cluster_spec 
     cres__http h;
     cres_result res = cres_spec_create(&r->config.allocator, out, err);
     int local = strcmp(t->name, "local") == 0;
-    const char *workers = cres_resolver_getenv(r, "TPU_WORKER_HOSTNAMES");
+    const char *workers = cres__env_set(r, "TPU_PROCESS_ADDRESSES")
+                              ? cres_resolver_getenv(r, "TPU_PROCESS_ADDRESSES")
+                              : cres_resolver_getenv(r, "TPU_WORKER_HOSTNAMES");
     if (res != CRES_OK) return res;
     if (!local && (strncmp(t->name, "grpc://", 7) == 0 || strchr(t->name, ':'))) {
         /* no API call */
@@ -5600,6 +5603,9 @@ CRES__PRIVATE cres_result cres__tpu_name(cres__tpu *t, const cres_tpu_options *o
     return res;
 }
 
+CRES__PRIVATE cres_result cres__tpu_multislice(const cres_tpu_options *o, int slices,
+                                               cres_resolver **out, cres_error *err);
+
 CRES_API cres_result cres_tpu_resolver_create(const cres_tpu_options *o, cres_resolver **out,
                                               cres_error *err) {
     cres_tpu_options none;
@@ -5608,6 +5614,7 @@ CRES_API cres_result cres_tpu_resolver_create(const cres_tpu_options *o, cres_re
     const cres_allocator *a;
     const char *worker;
     long long id = 0;
+    int slices = 1;
     cres_result res;
     if (!o) {
         memset(&none, 0, sizeof none);
@@ -5645,6 +5652,12 @@ CRES_API cres_result cres_tpu_resolver_create(const cres_tpu_options *o, cres_re
           cres__opt_copy(a, &t->coordinator_address, o->coordinator_address)))
         res = cres__oom(err, "tpu");
     if (res == CRES_OK) res = cres__check_job_name(t->job, err);
+    if (res == CRES_OK && strcmp(t->name, "local") == 0 &&
+        (res = cres__env_int(r, "MEGASCALE_NUM_SLICES", 0, 1, INT_MAX, &slices, err)) == CRES_OK &&
+        slices > 1) { /* several slices: coordinator-only */
+        cres_resolver_free(r);
+        return cres__tpu_multislice(o, slices, out, err);
+    }
     worker = cres_resolver_getenv(r, "TPU_WORKER_ID"); /* TF: worker 0 unless told; "" = unset */
     if (res == CRES_OK && worker && *worker &&
         (cres__parse_decimal(worker, strlen(worker), &id) != 1 || id < 0 || id > INT_MAX))
@@ -7134,10 +7147,10 @@ CRES__LEFT_OUT(cres_sagemaker_resolver_create, cres_sagemaker_options, "sagemake
 #endif /* CLUSTER_RESOLVER_NO_SAGEMAKER */
 
 /* ////////////////////////////////////////////////////////////////////////////////////////
-   Coordinator-only sources: torchrun, JAX, AWS Batch                               >>coord */
+   Coordinator-only sources: torchrun, JAX, AWS Batch, TPU multislice               >>coord */
 
 #if !defined(CLUSTER_RESOLVER_NO_TORCH) || !defined(CLUSTER_RESOLVER_NO_JAX) || \
-    !defined(CLUSTER_RESOLVER_NO_AWSBATCH)
+    !defined(CLUSTER_RESOLVER_NO_AWSBATCH) || !defined(CLUSTER_RESOLVER_NO_TPU)
 /* These sources name the coordinator, the size and the own rank, never every member's
    address: resolve() says so (CRES_ERR_INCOMPLETE) and launch() answers from the variables. */
 typedef struct cres__coord {
@@ -7298,6 +7311,66 @@ CRES__PRIVATE cres_result cres__coord_finish(cres__coord *c, cres_result res,
               c->base.vtable->name, c->source, i->rank, i->world_size, i->master_address);
     *out = &c->base;
     return CRES_OK;
+}
+#endif
+
+#ifndef CLUSTER_RESOLVER_NO_TPU
+static const cres_resolver_vtable cres__tpu_slices_vtable = {
+    "tpu", cres__coord_resolve, cres__coord_master, NULL, NULL, NULL, cres__coord_launch};
+
+/* GKE TPU multislice: the environment names this slice's workers only. A rank is slice id x
+   workers per slice + worker id; the coordinator is MEGASCALE_COORDINATOR_ADDRESS's host at
+   JAX's coordinator port, 8482 (its own port is Megascale's). */
+CRES__PRIVATE cres_result cres__tpu_multislice(const cres_tpu_options *o, int slices,
+                                               cres_resolver **out, cres_error *err) {
+    static const char *const need[] = {"MEGASCALE_COORDINATOR_ADDRESS", "MEGASCALE_SLICE_ID",
+                                       "TPU_WORKER_ID", NULL};
+    static const char *const names[6] = {"MEGASCALE_NUM_SLICES", "TPU_WORKER_ID", "", "", "", ""};
+    cres__coord *c;
+    const char *from = "TPU_PROCESS_ADDRESSES", *list, *v, *host, *p;
+    size_t len;
+    int per_slice = 1, slice = 0, worker = 0, port;
+    char q[CRES__QUOTE_SIZE];
+    cres_result res = cres__coord_new(&cres__tpu_slices_vtable, o->config, &c, err);
+    if (res != CRES_OK) return res;
+    c->source = "MEGASCALE_NUM_SLICES (TPU multislice)";
+    if (!cres__env_set(&c->base, from)) from = "TPU_WORKER_HOSTNAMES";
+    list = cres_resolver_getenv(&c->base, from);
+    if (!list || cres__is_blank(list))
+        res = cres__fail(err, CRES_ERR_ENVIRONMENT,
+                         "tpu: MEGASCALE_NUM_SLICES=%d is set, but neither TPU_PROCESS_ADDRESSES "
+                         "nor TPU_WORKER_HOSTNAMES names this slice's workers",
+                         slices);
+    for (p = list; res == CRES_OK && *p; p++) {
+        if (*p == ',' && (p == list || p[1] == '\0' || p[1] == ','))
+            res = cres__fail(err, CRES_ERR_ENVIRONMENT, "tpu: %s=%s has an empty entry", from,
+                             cres__quote(q, sizeof q, list, strlen(list)));
+        if (*p == ',' && per_slice++ > INT_MAX / slices - 1)
+            res = cres__fail(err, CRES_ERR_LIMIT, "tpu: %s: too many workers", from);
+    }
+    if (res == CRES_OK) res = cres__env_require(&c->base, need, err);
+    if (res == CRES_OK)
+        res = cres__env_int(&c->base, "MEGASCALE_SLICE_ID", 1, 0, slices - 1, &slice, err);
+    if (res == CRES_OK)
+        res = cres__env_int(&c->base, "TPU_WORKER_ID", 1, 0, per_slice - 1, &worker, err);
+    if (res == CRES_OK) {
+        v = cres_resolver_getenv(&c->base, "MEGASCALE_COORDINATOR_ADDRESS");
+        if (!cres__split_address(v, &host, &len, &port))
+            res = cres__fail(err, CRES_ERR_ENVIRONMENT,
+                             "tpu: MEGASCALE_COORDINATOR_ADDRESS=%s is not a host or host:port",
+                             cres__quote(q, sizeof q, v, strlen(v)));
+        else res = cres__coord_set_master(c, host, len, 8482, "MEGASCALE_COORDINATOR_ADDRESS", v, err);
+    }
+    c->info.world_size = per_slice * slices;
+    c->info.rank = slice * per_slice + worker;
+    if (strcmp(from, "TPU_WORKER_HOSTNAMES") == 0) { /* a process per host */
+        c->info.local_rank = 0;
+        c->info.local_world_size = 1;
+        c->info.node_rank = c->info.rank;
+        c->info.num_nodes = c->info.world_size;
+    }
+    if (res == CRES_OK) res = cres_set_rpc_layer(&c->base, "grpc", err);
+    return cres__coord_finish(c, res, names, o->task_type, o->task_id, o->rpc_layer, out, err);
 }
 #endif
 
@@ -7611,7 +7684,8 @@ CRES__PRIVATE size_t cres__auto_steps(const cres_resolver *probe, char *selector
     static const char *const jax[] = {"JAX_COORDINATOR_ADDRESS", "JAX_NUM_PROCESSES",
                                       "JAX_PROCESS_ID", NULL};
     static const char *const pet[] = {"PET_NNODES", "PET_NODE_RANK", "PET_MASTER_ADDR", NULL};
-    static const char *const tpu[] = {"TPU_WORKER_HOSTNAMES",
+    static const char *const tpu[] = {"TPU_PROCESS_ADDRESSES",
+                                      "TPU_WORKER_HOSTNAMES",
                                       "TPU_WORKER_ID",
                                       "TPU_NAME",
                                       "KUBE_GOOGLE_CLOUD_TPU_ENDPOINTS",
