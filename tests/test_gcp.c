@@ -227,6 +227,17 @@ static void env_set(const char *name, const char *value) {
     C.env_values[i] = value;
 }
 
+/* Sets or replaces a variable; NULL unsets it. */
+static void env_put(const char *name, const char *value) {
+    size_t i;
+    for (i = 0; i < N(C.env_names) && C.env_names[i]; i++)
+        if (strcmp(C.env_names[i], name) == 0) {
+            C.env_values[i] = value;
+            return;
+        }
+    env_set(name, value);
+}
+
 /* Routes: `on` answers every matching request; set ->times to answer only that many. */
 static route *on(const char *method, const char *url, int status, const char *body) {
     route *rt;
@@ -2377,6 +2388,102 @@ static void local_worker_id_past_the_workers_is_environment_error(void **state) 
     resolve_fails(CRES_ERR_ENVIRONMENT);
 }
 
+/* GKE 1.34.1+ names each TPU process (host:port) in TPU_PROCESS_ADDRESSES; it wins over
+   TPU_WORKER_HOSTNAMES (shape: JAX's jax/_src/clusters/cloud_tpu_cluster.py reads it first). */
+static void local_process_addresses_win(void **state) {
+    cres_tpu_options o = tpu_options("local");
+    cres_launch_info info;
+    cres_error err;
+    (void)state;
+    env_set("TPU_PROCESS_ADDRESSES", "10.0.0.2:8476,10.0.0.3:8476");
+    env_set("TPU_WORKER_HOSTNAMES", "t1v-n-0,t1v-n-1");
+    env_set("TPU_WORKER_ID", "1");
+    tpu(&o);
+    assert_string_equal(resolved(), dq("{'worker': ['10.0.0.2:8476', '10.0.0.3:8476']}"));
+    OK(cres_launch(C.r, &info, &err));
+    assert_int_equal(info.world_size, 2);
+    assert_int_equal(info.rank, 1);
+    assert_int_equal(info.node_rank, 1);
+    assert_int_equal(info.num_nodes, 2);
+    assert_string_equal(info.master_address, "10.0.0.2:8476");
+    assert_int_equal(C.requests_count, 0);
+}
+
+/* GKE TPU multislice, as a JobSet gives it (MEGASCALE_* from the downward API on the JobSet's
+   job-index and coordinator labels; reference: GKE "TPU multislice" docs and JAX's
+   cloud_tpu_cluster.py): this slice's workers only, so coordinator-only. Slice 1 of 2, worker
+   1 of 2: rank 3 of 4. */
+static void multislice_is_coordinator_only(void **state) {
+    cres_tpu_options o = tpu_options("local");
+    cres_resolver *r = NULL;
+    cres_cluster_spec *spec = NULL;
+    cres_launch_info info;
+    cres_error err;
+    char buf[128];
+    (void)state;
+    env_set("TPU_WORKER_HOSTNAMES", "js-slice-1-0.js,js-slice-1-1.js");
+    env_set("TPU_WORKER_ID", "1");
+    env_set("MEGASCALE_NUM_SLICES", "2");
+    env_set("MEGASCALE_SLICE_ID", "1");
+    env_set("MEGASCALE_COORDINATOR_ADDRESS", "js-slice-0-0.js:8080");
+    OK(cres_tpu_resolver_create(&o, &r, &err));
+    keep(r);
+    assert_string_equal(cres_resolver_name(r), "tpu");
+    EXPECT(cres_resolve(r, &spec, &err), CRES_ERR_INCOMPLETE);
+    assert_null(spec);
+    assert_non_null(strstr(err.message, "MEGASCALE_NUM_SLICES"));
+    OK(cres_launch(r, &info, &err));
+    assert_int_equal(info.world_size, 4);
+    assert_int_equal(info.rank, 3);
+    assert_int_equal(info.local_rank, 0);
+    assert_int_equal(info.local_world_size, 1);
+    assert_int_equal(info.node_rank, 3);
+    assert_int_equal(info.num_nodes, 4);
+    assert_string_equal(info.master_host, "js-slice-0-0.js");
+    assert_int_equal(info.master_port, 8482);
+    OK(cres_master(r, buf, sizeof buf, NULL, &err));
+    assert_string_equal(buf, "grpc://js-slice-0-0.js:8482");
+    assert_int_equal(C.requests_count, 0);
+    /* one slice: the slice is the job */
+    env_put("MEGASCALE_NUM_SLICES", "1");
+    tpu(&o);
+    assert_string_equal(resolved(), dq("{'worker': ['js-slice-1-0.js:8470', 'js-slice-1-1.js:8470']}"));
+}
+
+static void multislice_bad_input_names_the_variable(void **state) {
+    static const struct {
+        const char *name, *value, *want;
+    } cases[] = {
+        {"MEGASCALE_NUM_SLICES", "two", "MEGASCALE_NUM_SLICES=\"two\""},
+        {"MEGASCALE_NUM_SLICES", "0", "MEGASCALE_NUM_SLICES=\"0\""},
+        {"MEGASCALE_SLICE_ID", "2", "MEGASCALE_SLICE_ID=\"2\""},
+        {"MEGASCALE_SLICE_ID", "-1", "MEGASCALE_SLICE_ID=\"-1\""},
+        {"MEGASCALE_SLICE_ID", NULL, "MEGASCALE_SLICE_ID is not"},
+        {"TPU_WORKER_ID", "2", "TPU_WORKER_ID=\"2\""},
+        {"TPU_WORKER_ID", NULL, "TPU_WORKER_ID is not"},
+        {"MEGASCALE_COORDINATOR_ADDRESS", NULL, "MEGASCALE_COORDINATOR_ADDRESS is not"},
+        {"MEGASCALE_COORDINATOR_ADDRESS", "[fd00::1", "MEGASCALE_COORDINATOR_ADDRESS=\"[fd00::1\""},
+        {"MEGASCALE_COORDINATOR_ADDRESS", "a b", "MEGASCALE_COORDINATOR_ADDRESS=\"a b\""},
+        {"TPU_WORKER_HOSTNAMES", "a,,b", "empty entry"},
+        {"TPU_WORKER_HOSTNAMES", NULL, "neither TPU_PROCESS_ADDRESSES nor TPU_WORKER_HOSTNAMES"},
+    };
+    size_t i;
+    (void)state;
+    for (i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        cres_tpu_options o = tpu_options("local");
+        cres_error err;
+        env_put("TPU_WORKER_HOSTNAMES", "a,b");
+        env_put("TPU_WORKER_ID", "1");
+        env_put("MEGASCALE_NUM_SLICES", "2");
+        env_put("MEGASCALE_SLICE_ID", "1");
+        env_put("MEGASCALE_COORDINATOR_ADDRESS", "c");
+        env_put(cases[i].name, cases[i].value);
+        tpu_create_fails(&o, CRES_ERR_ENVIRONMENT, &err);
+        if (!strstr(err.message, cases[i].want))
+            fail_msg("case %zu: \"%s\" does not contain \"%s\"", i, err.message, cases[i].want);
+    }
+}
+
 static void expect_local_from_metadata(const char *endpoints) {
     cres_tpu_options o = tpu_options("local");
     cres_accelerators acc;
@@ -2738,6 +2845,9 @@ int main(void) {
         T(bad_worker_id_is_environment_error),
         T(local_from_environment),
         T(local_worker_id_past_the_workers_is_environment_error),
+        T(local_process_addresses_win),
+        T(multislice_is_coordinator_only),
+        T(multislice_bad_input_names_the_variable),
         T(local_from_metadata_plain_endpoints),
         T(local_from_metadata_named_endpoints),
         T(local_from_metadata_ipv6_endpoints),
