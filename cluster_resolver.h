@@ -52,7 +52,10 @@
       "not on Google Cloud"); CRES_ERR_NOT_READY pods, instances or a TPU not ready yet;
       CRES_ERR_UNSUPPORTED a Slurm distribution or MPI policy we cannot follow, a backend
       left out of the build, TPU cores per host unknown; CRES_ERR_UNEXPECTED_RESPONSE an
-      answer of the wrong shape; CRES_ERR_NO_TRANSPORT an HTTP resolve without a transport.
+      answer of the wrong shape; CRES_ERR_NO_TRANSPORT an HTTP resolve without a transport;
+      CRES_ERR_INCOMPLETE a resolve of a coordinator-only source (section 7), which names
+      the coordinator, the size and the own rank but not every address: cres_launch() and
+      cres_master() still work.
       cres_error_set(err, result, format, ...) sets result and message, as the library does:
       use it in backends and transports of your own.
       Memory. Every object records the allocator it was made with and frees with it;
@@ -89,7 +92,8 @@
       CLUSTER_RESOLVER_USE_CURL        (I) the bundled libcurl transport (-lcurl); declare it
                                            in other files too to see cres_curl_transport().
       CLUSTER_RESOLVER_NO_<BACKEND>    (I) leaves a backend out: SIMPLE, UNION, TFCONFIG,
-                                           LOCAL, K8S, GCE, TPU, SLURM, MPI, SAGEMAKER, AUTO.
+                                           LOCAL, K8S, GCE, TPU, SLURM, MPI, SAGEMAKER, TORCH,
+                                           JAX, AWSBATCH, AUTO.
                                            Its create function stays and fails with
                                            CRES_ERR_UNSUPPORTED naming the switch; the HTTP
                                            layer goes with K8S, GCE and TPU together. Auto
@@ -160,10 +164,10 @@
 
    6. RESOLVERS --------------------------------------------------------------------------
       cres_<name>_resolver_create(&options, &r, err) for simple, union, tfconfig, local,
-      k8s (named "kubernetes"), gce, tpu, slurm, mpi, sagemaker, auto; *r NULL on failure.
-      Backends whose source is the environment or a file (tfconfig, slurm, mpi, sagemaker,
-      simple, local) read it once, at create, and fail there; the HTTP ones (kubernetes,
-      gce, tpu) ask their API at every resolve.
+      k8s (named "kubernetes"), gce, tpu, slurm, mpi, sagemaker, torch, jax, awsbatch, auto;
+      *r NULL on failure. Backends whose source is the environment or a file (tfconfig,
+      slurm, mpi, sagemaker, torch, jax, awsbatch, simple, local) read it once, at create,
+      and fail there; the HTTP ones (kubernetes, gce, tpu) ask their API at every resolve.
       cres_resolve(r, &spec, err)       a fresh spec; free it with cres_spec_free().
       cres_master(r, buf, cap, &len, err)
                   the own task's address, "<rpc>://" before it when the rpc layer is not
@@ -184,7 +188,7 @@
       CRES_OWN_TASK the id) that always wins over what the backend finds later, "" and 0
       included. cres_set_rpc_layer(r, rpc, err): NULL or "" = none. cres_resolver_free(r).
       Your own backend: fill a static cres_resolver_vtable (name, resolve; optionally
-      master, num_accelerators, destroy, visible_devices); cres_resolver_new(sizeof(mine),
+      master, num_accelerators, destroy, visible_devices, launch); cres_resolver_new(sizeof(mine),
       &vtable, config, &r, err) checks the config and gives a zeroed block whose first
       member is the cres_resolver. resolve() builds its spec with cres_spec_create(
       cres_resolver_allocator(r), ...), reads variables with cres_resolver_getenv(r, name),
@@ -226,28 +230,43 @@
                   (host; port 1..65535, 0 = 8470; a host with ':' is bracketed). No rpc
                   layer (rpc_layer).
       auto (cres_auto_options)
-        Reads:    the environment, without a network call; the first that applies:
-                  1 tfconfig   TF_CONFIG set and not blank
-                  2 mpi        OMPI_COMM_WORLD_SIZE, MV2_COMM_WORLD_SIZE, PMI_SIZE or
+        Reads:    the environment, without a network call; the first that applies, the
+                  innermost launcher first (the one that started this process):
+                  1 tfconfig   TF_CONFIG set and not blank (explicit, so it wins)
+                  2 torch      TORCHELASTIC_RUN_ID (a torchrun worker, even inside srun)
+                  3 mpi        OMPI_COMM_WORLD_SIZE, MV2_COMM_WORLD_SIZE, PMI_SIZE or
                                PMIX_RANK (mpirun in a Slurm allocation: its Slurm
                                variables describe the daemons, so MPI wins)
-                  3 slurm      SLURM_STEP_NODELIST, or SLURM_JOB_ID and SLURM_PROCID (a
+                  4 slurm      SLURM_STEP_NODELIST, or SLURM_JOB_ID and SLURM_PROCID (a
                                batch script)
-                  4 sagemaker  SM_HOSTS or SM_CURRENT_HOST, or the resource config file
-                  5 tpu        TPU_WORKER_HOSTNAMES, TPU_WORKER_ID, TPU_NAME,
-                               KUBE_GOOGLE_CLOUD_TPU_ENDPOINTS or TPU_CONFIG ("local"
-                               unless a TPU is named)
-                  6 kubernetes an Indexed Job's pod: KUBERNETES_SERVICE_HOST and
+                  5 sagemaker  SM_HOSTS or SM_CURRENT_HOST, or the resource config file
+                  6 awsbatch   AWS_BATCH_JOB_NODE_INDEX or AWS_BATCH_JOB_NUM_NODES
+                  7 torch      RANK, or WORLD_SIZE other than 1 (torch.distributed's names)
+                  8 jax        JAX_COORDINATOR_ADDRESS, JAX_NUM_PROCESSES or JAX_PROCESS_ID
+                  9 torch      PET_NNODES, PET_NODE_RANK or PET_MASTER_ADDR (Kubeflow)
+                  10 tpu       TPU_PROCESS_ADDRESSES, TPU_WORKER_HOSTNAMES, TPU_WORKER_ID,
+                               TPU_NAME, KUBE_GOOGLE_CLOUD_TPU_ENDPOINTS or TPU_CONFIG
+                               ("local" unless a TPU is named)
+                  11 kubernetes an Indexed Job's pod: KUBERNETES_SERVICE_HOST and
                                JOB_COMPLETION_INDEX set and HOSTNAME "<job>-<index>"
                                (job "worker" = selector job-name=<job>); every pod has
                                KUBERNETES_SERVICE_HOST, so that alone is not enough
-                  7 local      otherwise, so a program runs unchanged on a laptop
-        Options:  backend, else $CLUSTER_RESOLVER_BACKEND, forces one: "tfconfig", "mpi",
-                  "slurm", "sagemaker", "tpu", "kubernetes" / "k8s", "local"; "off" = local;
+                  12 local     otherwise, so a program runs unchanged on a laptop; but never
+                               while LOCAL_RANK, NODE_RANK, GROUP_RANK, LOCAL_WORLD_SIZE,
+                               PMI_RANK, FLUX_TASK_RANK, OMPI_COMM_WORLD_RANK, SLURM_PROCID,
+                               PET_NPROC_PER_NODE or JOB_COMPLETION_INDEX is set: that is
+                               CRES_ERR_ENVIRONMENT naming it (a rank told it is alone
+                               hangs its job).
+                  The chosen backend's errors stand: a partial environment (WORLD_SIZE and
+                  RANK without MASTER_ADDR) is an error, never the next step.
+        Options:  backend, else $CLUSTER_RESOLVER_BACKEND, forces one: "tfconfig", "torch",
+                  "mpi", "slurm", "sagemaker", "awsbatch", "jax", "tpu", "kubernetes" /
+                  "k8s", "local"; "off" = local;
                   NULL, "" or "auto" = detect. port goes to local, kubernetes, sagemaker
                   (port) and slurm, mpi (port_base); a forced kubernetes outside an Indexed
                   Job lists TF's job-name=tensorflow.
-        Own task: the chosen backend's. cres_resolver_name() tells which; config.log why.
+        Own task: the chosen backend's. cres_resolver_name() tells which; config.log why,
+                  and the later steps that also applied ("passed over").
         Errors:   another name: CRES_ERR_UNSUPPORTED; a backend left out of the build whose
                   environment is there: CRES_ERR_UNSUPPORTED naming the switch.
 
@@ -259,7 +278,9 @@
                   must agree with that placement. Hosts keep Slurm's order. Rank r's address:
                   "<its node>:<port_base + its index among the node's tasks>". Without a step
                   (SLURM_JOB_ID set: an sbatch script, an salloc shell) only this process
-                  runs: one task on $SLURMD_NODENAME, else localhost.
+                  runs: one task on $SLURMD_NODENAME, else localhost; but SLURM_PROCID above
+                  0, or SLURM_NTASKS (else SLURM_NPROCS) above 1, is an error: tasks whose
+                  step variables are missing, or a script that should srun them.
         Options:  jobs: 1..1024 {job, count >= 0}, distinct names, taking the ranks in order,
                   "chief" first, then by name ({worker 6, ps 2}: ps ranks 0-1, worker 2-7),
                   counts adding up to the step's tasks (default one "worker" job of all);
@@ -306,6 +327,44 @@
         Own task: the current host's index.
         Errors:   an empty list, a host named twice or longer than CRES_MAX_NAME_LENGTH, a
                   current host not listed: CRES_ERR_ENVIRONMENT (TF: an empty cluster).
+
+      Coordinator-only sources (torch, jax, awsbatch; tpu with several slices) name the
+      coordinator, the size and the own rank, never every address. cres_resolve() is
+      CRES_ERR_INCOMPLETE naming the source; cres_launch() gives the numbers the variables
+      give (the rest CRES_UNKNOWN); cres_master() the coordinator's "host:port" (IPv6 in
+      brackets), for the own task or task "worker" 0, any other task CRES_ERR_INCOMPLETE.
+      One job "worker", own task index = rank; an override of the id changes the rank and
+      makes local and node numbers unknown. No rpc layer (tpu: "grpc"). Every variable read
+      is checked: missing, empty, not an integer, out of range, or against its companions
+      (a rank not below its size, local and node ranks likewise, a local or node count
+      above the world size): CRES_ERR_ENVIRONMENT naming the variables and their values
+      ("torch: RANK="1" and WORLD_SIZE="4" are set, MASTER_ADDR is not").
+      torch (cres_torch_options)
+        Reads:    (1) TORCHELASTIC_RUN_ID set (torchrun's worker): MASTER_ADDR, MASTER_PORT,
+                  RANK, WORLD_SIZE, LOCAL_RANK, LOCAL_WORLD_SIZE, GROUP_RANK (node rank),
+                  GROUP_WORLD_SIZE (nodes), all required. (2) Else MASTER_ADDR, MASTER_PORT,
+                  RANK and WORLD_SIZE (Ray Train, AzureML, Kubeflow's PyTorchJob), with
+                  LOCAL_RANK, LOCAL_WORLD_SIZE, GROUP_RANK or NODE_RANK, GROUP_WORLD_SIZE
+                  when set; PET_* set too must agree (WORLD_SIZE = PET_NNODES, RANK =
+                  PET_NODE_RANK, same master). (3) Else Kubeflow's PET_NNODES,
+                  PET_NODE_RANK, PET_MASTER_ADDR, PET_MASTER_PORT: one process per node
+                  (torchrun's launcher), world size = nodes, local rank 0 of 1.
+                  MASTER_ADDR is a host (IPv6 with or without brackets), never "host:port".
+                  A WORLD_SIZE that counts nodes (Alibaba PAI-DLC) reads as processes: give
+                  such jobs their own variables.
+        Errors:   PET_NNODES an elastic range ("1:4"): CRES_ERR_UNSUPPORTED.
+      jax (cres_jax_options)
+        Reads:    JAX_COORDINATOR_ADDRESS ("host:port", "[v6]:port"; no port: then
+                  JAX_COORDINATOR_PORT), JAX_NUM_PROCESSES, JAX_PROCESS_ID (Kubeflow
+                  Trainer's JAX runtime; --format jax). An IPv6 address without brackets
+                  is an error (its last group would read as the port).
+      awsbatch (cres_awsbatch_options)
+        Reads:    AWS_BATCH_JOB_NODE_INDEX, AWS_BATCH_JOB_NUM_NODES,
+                  AWS_BATCH_JOB_MAIN_NODE_INDEX, and the main node's
+                  AWS_BATCH_JOB_MAIN_NODE_PRIVATE_IPV4_ADDRESS, which AWS Batch sets on the
+                  other nodes only: on the main node the coordinator is main_host
+                  (default "localhost"). One process per node; the main node is rank 0, the
+                  others follow in node order. port 1..65535 (0 = 29500, torchrun's).
 
       kubernetes (cres_k8s_options)
         Reads:    at every resolve, the pods of label selectors, a job per selector
@@ -369,9 +428,14 @@
                   https://tpu.googleapis.com; api_version "v2" for TPU VMs, "v1" for TPU
                   nodes): GET .../projects/P/locations/Z/nodes/NAME; its networkEndpoints
                   are the tasks, in API order. "local" is this TPU VM: workers from
+                  $TPU_PROCESS_ADDRESSES ("host:port" per process), else
                   $TPU_WORKER_HOSTNAMES, else the metadata attributes
                   worker-network-endpoints ("ip,ip" or "name:uid:ip,...") and
                   agent-worker-number; with neither, an empty cluster and master "" (TF's).
+                  GKE multislice (MEGASCALE_NUM_SLICES above 1) is coordinator-only (as
+                  torch below): the variables name this slice's workers only. Rank =
+                  MEGASCALE_SLICE_ID x workers per slice + TPU_WORKER_ID; the coordinator is
+                  MEGASCALE_COORDINATOR_ADDRESS's host at port 8482 (JAX's); job "worker".
         Options:  job_name ("worker"); coordinator_name with coordinator_address adds a
                   one-task job; allow_unhealthy; accelerators_per_host (0 = from the type).
         Own task: job_name, $TPU_WORKER_ID (below the worker count) or 0.
@@ -387,12 +451,15 @@
    8. LAUNCHER OUTPUT AND SLURM HOSTLISTS -------------------------------------------------
       Global ranks order all tasks: the job "chief" first, then the others by name, each by
       task index. Rank 0 is the master (torchrun's MASTER_ADDR, JAX's coordinator).
-      cres_launch(r, &info, err)  resolves; the launch info of the own task (none:
-               CRES_ERR_NOT_FOUND): world_size, rank, local_rank and local_world_size (tasks
-               whose host part is the same string), and rank 0's master_address (as in the
-               spec), master_host (IPv6 without brackets) and master_port (CRES_UNKNOWN
-               without one). cres_spec_launch_info(spec, type, id, &info, err) from a spec
-               you hold (type NULL: rank, local_rank and local_world_size CRES_UNKNOWN); a
+      cres_launch(r, &info, err)  the launch info of the own task (none: CRES_ERR_NOT_FOUND):
+               world_size, rank, local_rank and local_world_size (tasks whose host part is
+               the same string), node_rank and num_nodes (hosts in the order of their first
+               rank), and rank 0's master_address (as in the spec), master_host (IPv6
+               without brackets) and master_port (CRES_UNKNOWN without one). A backend's
+               launch entry answers when it has one (coordinator-only sources: no resolve);
+               else it resolves and reads the spec. cres_spec_launch_info(spec, type, id,
+               &info, err) from a spec you hold (type NULL: rank, local_rank,
+               local_world_size and node_rank CRES_UNKNOWN); a
                task not in the spec is CRES_ERR_NOT_FOUND, an address it cannot split
                CRES_ERR_INVALID_ARGUMENT.
       cres_tfconfig(r, buf, cap, &len, err)  resolves; {"cluster": ..., "task": {"type": T,
@@ -401,6 +468,8 @@
                from a spec (NULL rpc and environment written as "").
       cres_spec_to_hostfile(spec, buf, cap, &len, err)  "host slots=N" lines, one per host
                in the order of its first rank, IPv6 without brackets (Open MPI, DeepSpeed).
+               cres_spec_to_machinefile(...) the same as "host:N" (MPICH, Intel MPI); an IPv6
+               host is CRES_ERR_UNSUPPORTED (the form cannot hold it).
       cres_hostlist_expand(list, buf, cap, &len, &count, err)  a Slurm hostlist
                ("n[1-3,7],gpu[01-02]-ib", names separated by commas or white space) as
                "host\n" lines in list order, as `scontrol show hostnames` gives them: several
@@ -3604,7 +3673,8 @@ CRES__PRIVATE cres_result cres__tfconfig_master(cres_resolver *r, const char *ta
 }
 
 static const cres_resolver_vtable cres__tfconfig_vtable = {
-    "tfconfig", cres__simple_resolve, cres__tfconfig_master, NULL, cres__simple_destroy, NULL, NULL};
+    "tfconfig", cres__simple_resolve, cres__tfconfig_master, NULL, cres__simple_destroy, NULL,
+    NULL};
 
 /* Reads an optional string member; null counts as absent. */
 CRES__PRIVATE cres_result cres__tf_string(const cres__json *d, int obj, const char *key,
@@ -5553,7 +5623,8 @@ CRES__PRIVATE void cres__tpu_destroy(cres_resolver *r) {
 }
 
 static const cres_resolver_vtable cres__tpu_vtable = {
-    "tpu", cres__tpu_resolve, cres__tpu_master, cres__tpu_accelerators, cres__tpu_destroy, NULL, NULL};
+    "tpu", cres__tpu_resolve, cres__tpu_master, cres__tpu_accelerators, cres__tpu_destroy, NULL,
+    NULL};
 
 /* The TPU's name: options, $KUBE_GOOGLE_CLOUD_TPU_ENDPOINTS, $TPU_NAME, or $TPU_CONFIG's
    {"tpu_node_name", "project", "zone"} (which may also give project and zone). */
@@ -6541,7 +6612,8 @@ CRES__PRIVATE cres_result cres__slurm_layout(const cres_resolver *r, cres__layou
 
 #ifndef CLUSTER_RESOLVER_NO_SLURM
 static const cres_resolver_vtable cres__slurm_vtable = {
-    "slurm", cres__hpc_resolve, NULL, cres__hpc_accelerators, cres__hpc_destroy, cres__hpc_devices, NULL};
+    "slurm", cres__hpc_resolve,  NULL, cres__hpc_accelerators, cres__hpc_destroy,
+    cres__hpc_devices, NULL};
 
 CRES_API cres_result cres_slurm_resolver_create(const cres_slurm_options *o, cres_resolver **out,
                                                 cres_error *err) {
@@ -6938,7 +7010,8 @@ CRES__PRIVATE cres_result cres__mpi_layout(const cres_resolver *r, const cres_mp
 }
 
 static const cres_resolver_vtable cres__mpi_vtable = {
-    "mpi", cres__hpc_resolve, NULL, cres__hpc_accelerators, cres__hpc_destroy, cres__hpc_devices, NULL};
+    "mpi", cres__hpc_resolve,  NULL, cres__hpc_accelerators, cres__hpc_destroy,
+    cres__hpc_devices, NULL};
 
 CRES_API cres_result cres_mpi_resolver_create(const cres_mpi_options *o, cres_resolver **out,
                                               cres_error *err) {
@@ -7359,7 +7432,9 @@ CRES__PRIVATE cres_result cres__tpu_multislice(const cres_tpu_options *o, int sl
             res = cres__fail(err, CRES_ERR_ENVIRONMENT,
                              "tpu: MEGASCALE_COORDINATOR_ADDRESS=%s is not a host or host:port",
                              cres__quote(q, sizeof q, v, strlen(v)));
-        else res = cres__coord_set_master(c, host, len, 8482, "MEGASCALE_COORDINATOR_ADDRESS", v, err);
+        else
+            res = cres__coord_set_master(c, host, len, 8482, "MEGASCALE_COORDINATOR_ADDRESS", v,
+                                         err);
     }
     c->info.world_size = per_slice * slices;
     c->info.rank = slice * per_slice + worker;
@@ -7734,8 +7809,8 @@ CRES__PRIVATE cres_result cres__auto_not_alone(const cres_resolver *probe, cres_
     if (!hint) return CRES_OK;
     v = cres_resolver_getenv(probe, hint);
     return cres__fail(err, CRES_ERR_ENVIRONMENT,
-                      "auto: %s=%s is set, so this process may be one of several, but no launcher's "
-                      "variables are complete (torchrun: RANK, WORLD_SIZE, MASTER_ADDR, "
+                      "auto: %s=%s is set, so this process may be one of several, but no "
+                      "launcher's variables are complete (torchrun: RANK, WORLD_SIZE, MASTER_ADDR, "
                       "MASTER_PORT); set CLUSTER_RESOLVER_BACKEND=local to run alone",
                       hint, cres__quote(q, sizeof q, v, strlen(v)));
 }

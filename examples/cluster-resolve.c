@@ -510,8 +510,9 @@ static int usage_error(const char *fmt, const char *arg) {
     return EXIT_USAGE;
 }
 
-static const char *const formats[] = {"tfconfig", "spec",   "hostfile",      "machinefile", "master",
-                                      "launch",   "torchrun", "torchrun-node", "jax",         NULL};
+static const char *const formats[] = {"tfconfig", "spec",     "hostfile",      "machinefile",
+                                      "master",   "launch",   "torchrun",      "torchrun-node",
+                                      "jax",      NULL};
 
 /* The formats that need every member's address, which coordinator-only sources lack. */
 static int needs_every_address(const char *format) {
