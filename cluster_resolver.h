@@ -7358,6 +7358,14 @@ CRES__PRIVATE cres_result cres__coord_below(const cres__coord *c, int a, const c
                       c->base.vtable->name, a_name, a, b_name, b);
 }
 
+/* a count not above b, both known. */
+CRES__PRIVATE cres_result cres__coord_within(const cres__coord *c, int a, const char *a_name, int b,
+                                             const char *b_name, cres_error *err) {
+    if (a == CRES_UNKNOWN || b == CRES_UNKNOWN || a <= b) return CRES_OK;
+    return cres__fail(err, CRES_ERR_ENVIRONMENT, "%s: %s=%d is above %s=%d", c->base.vtable->name,
+                      a_name, a, b_name, b);
+}
+
 /* Checks the numbers against each other, takes the own task ("worker", rank) and the
    options; frees the resolver on failure. */
 CRES__PRIVATE cres_result cres__coord_finish(cres__coord *c, cres_result res,
@@ -7369,11 +7377,11 @@ CRES__PRIVATE cres_result cres__coord_finish(cres__coord *c, cres_result res,
     if (res == CRES_OK)
         res = cres__coord_below(c, i->local_rank, names[2], i->local_world_size, names[3], err);
     if (res == CRES_OK)
-        res = cres__coord_below(c, i->local_world_size - 1, names[3], i->world_size, names[0], err);
+        res = cres__coord_within(c, i->local_world_size, names[3], i->world_size, names[0], err);
     if (res == CRES_OK)
         res = cres__coord_below(c, i->node_rank, names[4], i->num_nodes, names[5], err);
     if (res == CRES_OK)
-        res = cres__coord_below(c, i->num_nodes - 1, names[5], i->world_size, names[0], err);
+        res = cres__coord_within(c, i->num_nodes, names[5], i->world_size, names[0], err);
     if (res == CRES_OK) res = cres_set_detected_task(&c->base, "worker", i->rank, err);
     if (res == CRES_OK) res = cres__apply_options(&c->base, task_type, task_id, rpc_layer, err);
     if (res != CRES_OK) {
@@ -7497,9 +7505,9 @@ CRES__PRIVATE cres_result cres__torch_nodes(cres__coord *c, cres_error *err) {
 }
 
 /* Outside torchrun, the torch.distributed names and PET_* (Kubeflow v1 sets both) must
-   describe the same one-process-per-node job. */
-CRES__PRIVATE cres_result cres__torch_agree(const cres__coord *c, const cres_resolver *r,
-                                            cres_error *err) {
+   describe the same job of one process per node, which then gives the node numbers. */
+CRES__PRIVATE cres_result cres__torch_agree(cres__coord *c, cres_error *err) {
+    const cres_resolver *r = &c->base;
     static const char *const pairs[][2] = {{"WORLD_SIZE", "PET_NNODES"},
                                            {"RANK", "PET_NODE_RANK"},
                                            {"MASTER_ADDR", "PET_MASTER_ADDR"},
@@ -7516,7 +7524,10 @@ CRES__PRIVATE cres_result cres__torch_agree(const cres__coord *c, const cres_res
                               pairs[k][0], cres__quote(qa, sizeof qa, a, strlen(a)), pairs[k][1],
                               cres__quote(qb, sizeof qb, b, strlen(b)));
     }
-    (void)c;
+    if (c->info.node_rank == CRES_UNKNOWN) c->info.node_rank = c->info.rank;
+    if (c->info.num_nodes == CRES_UNKNOWN) c->info.num_nodes = c->info.world_size;
+    if (c->info.local_rank == CRES_UNKNOWN) c->info.local_rank = 0;
+    if (c->info.local_world_size == CRES_UNKNOWN) c->info.local_world_size = 1;
     return CRES_OK;
 }
 
@@ -7525,8 +7536,8 @@ static const cres_resolver_vtable cres__torch_vtable = {
 
 CRES_API cres_result cres_torch_resolver_create(const cres_torch_options *o, cres_resolver **out,
                                                 cres_error *err) {
-    static const char *const names[6] = {"WORLD_SIZE", "RANK",       "LOCAL_RANK",
-                                         "LOCAL_WORLD_SIZE", "GROUP_RANK", "GROUP_WORLD_SIZE"};
+    const char *names[6] = {"WORLD_SIZE",       "RANK",       "LOCAL_RANK",
+                            "LOCAL_WORLD_SIZE", "GROUP_RANK", "GROUP_WORLD_SIZE"};
     static const char *const pet_names[6] = {"PET_NNODES", "PET_NODE_RANK", "LOCAL_RANK",
                                              "LOCAL_WORLD_SIZE", "PET_NODE_RANK", "PET_NNODES"};
     static const char *const plain[] = {"MASTER_ADDR", "MASTER_PORT", "RANK", "WORLD_SIZE", NULL};
@@ -7544,13 +7555,14 @@ CRES_API cres_result cres_torch_resolver_create(const cres_torch_options *o, cre
     if (!out) return cres__fail(err, CRES_ERR_INVALID_ARGUMENT, "torch: out is NULL");
     if ((res = cres__coord_new(&cres__torch_vtable, o->config, &c, err)) != CRES_OK) return res;
     r = &c->base;
+    if (!cres_resolver_getenv(r, "GROUP_RANK")) names[4] = "NODE_RANK";
     if (cres_resolver_getenv(r, "TORCHELASTIC_RUN_ID")) {
         c->source = "TORCHELASTIC_RUN_ID (torchrun)";
         res = cres__torch_workers(c, 1, err);
     } else if (cres__env_any(r, plain)) {
         c->source = "MASTER_ADDR, MASTER_PORT, RANK and WORLD_SIZE";
         res = cres__torch_workers(c, 0, err);
-        if (res == CRES_OK) res = cres__torch_agree(c, r, err);
+        if (res == CRES_OK && cres__env_set(r, "PET_NNODES")) res = cres__torch_agree(c, err);
     } else if (cres_resolver_getenv(r, "PET_NNODES") || cres_resolver_getenv(r, "PET_NODE_RANK") ||
                cres_resolver_getenv(r, "PET_MASTER_ADDR")) {
         c->source = "PET_* (one torchrun per node)";
@@ -7815,6 +7827,13 @@ CRES__PRIVATE cres_result cres__auto_not_alone(const cres_resolver *probe, cres_
                       hint, cres__quote(q, sizeof q, v, strlen(v)));
 }
 
+/* Whether steps[0..i) already name the backend. */
+CRES__PRIVATE int cres__auto_seen(const cres__auto_pick *steps, size_t i, const char *backend) {
+    while (i--)
+        if (strcmp(steps[i].backend, backend) == 0) return 1;
+    return 0;
+}
+
 /* Picks a backend in the documented order; *why says what decided and what it passed over. */
 CRES__PRIVATE const char *cres__auto_detect(const cres_resolver *probe, char *selector, size_t cap,
                                             char *why, size_t why_cap) {
@@ -7826,7 +7845,7 @@ CRES__PRIVATE const char *cres__auto_detect(const cres_resolver *probe, char *se
     }
     len = (size_t)snprintf(why, why_cap, "%s", steps[0].why);
     for (i = 1; i < n && len < why_cap; i++)
-        if (strcmp(steps[i].backend, steps[0].backend) != 0)
+        if (!cres__auto_seen(steps, i, steps[i].backend))
             len += (size_t)snprintf(why + len, why_cap - len, "%s%s (%s)",
                                     len && strstr(why, "; passed over ") ? ", " : "; passed over ",
                                     steps[i].backend, steps[i].why);

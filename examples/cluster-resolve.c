@@ -355,7 +355,13 @@ static cres_result create_awsbatch(const cli *c, const cres_config *cfg, cres_re
     o.config = cfg;
     o.main_host = cli_option(c, "--main-host");
     if ((r = port_option(c, &o.port, err)) != CRES_OK) return r;
-    return cres_awsbatch_resolver_create(&o, out, err);
+    r = cres_awsbatch_resolver_create(&o, out, err);
+    if (r != CRES_OK && o.main_host && strstr(err->message, "options.main_host")) {
+        char q[128];
+        snprintf(q, sizeof q, "%.100s", o.main_host);
+        return usage_fail(err, "awsbatch: --main-host \"%s\" is not a host name or IP address", q);
+    }
+    return r;
 }
 
 static const char *const auto_options[] = {"--port", NULL};
@@ -601,6 +607,10 @@ static int parse_args(int argc, char **argv, cli *c) {
     }
     if (c->task_id >= 0 && !c->task_type)
         return usage_error("%s needs --task-type too", "--task-id");
+    if (c->exec_argv && strcmp(c->format, "tfconfig") != 0 && strcmp(c->format, "torchrun") != 0 &&
+        strcmp(c->format, "torchrun-node") != 0 && strcmp(c->format, "jax") != 0)
+        return usage_error("--exec needs --format tfconfig, torchrun, torchrun-node or jax, not %s",
+                           c->format);
     return 0;
 }
 
@@ -745,10 +755,21 @@ static cres_result device_vars(const render_ctx *x, env_vars *v, cres_error *err
     return CRES_OK;
 }
 
+/* cres_launch, with the CLI's words when the backend found no own task. */
+static cres_result launch_info(const render_ctx *x, cres_launch_info *info, cres_error *err) {
+    cres_result r = cres_launch(x->r, info, err);
+    if (r == CRES_ERR_NOT_FOUND && (!cres_task_type(x->r) || cres_task_id(x->r) < 0))
+        snprintf(err->message, sizeof err->message,
+                 "--format %s needs this process's task: the backend did not find it; pass "
+                 "--task-type and --task-id",
+                 x->format);
+    return r;
+}
+
 static cres_result launcher_vars(const render_ctx *x, env_vars *v, cres_error *err) {
     cres_launch_info info;
     char port[16];
-    cres_result r = cres_launch(x->r, &info, err);
+    cres_result r = launch_info(x, &info, err);
     if (r != CRES_OK) return r;
     memset(v, 0, sizeof *v);
     if (strcmp(x->format, "jax") == 0) {
@@ -804,7 +825,7 @@ static void json_int(text *t, const char *name, int value, int last) {
 static cres_result render_launch(const render_ctx *x, text *t, cres_error *err) {
     cres_launch_info info;
     const char *s;
-    cres_result r = cres_launch(x->r, &info, err);
+    cres_result r = launch_info(x, &info, err);
     if (r != CRES_OK) return r;
     if (!text_reserve(t, 2 * sizeof info.master_host + 16)) return CRES_ERR_OUT_OF_MEMORY;
     t->buf[t->len++] = '{';

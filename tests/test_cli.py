@@ -3,9 +3,11 @@
 
 usage: test_cli.py BUILD_DIR      (the directory holding cluster-resolve and custom_backend)
 """
+import atexit
 import json
 import os
 import shlex
+import shutil
 import subprocess
 import sys
 import tempfile
@@ -78,7 +80,7 @@ def test_auto_uses_tf_config():
 
 def test_verbose_logs_the_choice():
     code, out, err = run(["--verbose"], tf_config={"cluster": CLUSTER})
-    assert code == 0 and "auto: using the tfconfig backend: TF_CONFIG is set" in err, err
+    assert code == 0 and "auto: using the tfconfig backend: TF_CONFIG\n" in err, err
 
 
 # ---- formats -------------------------------------------------------------------------------
@@ -113,7 +115,7 @@ def test_torchrun_ranks_chief_first():
     tf = {"cluster": CLUSTER, "task": {"type": "worker", "index": 1}}
     env = exports(ok(["--format", "torchrun"], tf_config=tf))
     assert env == {"MASTER_ADDR": "c0", "MASTER_PORT": "2222", "WORLD_SIZE": "5", "RANK": "3",
-                   "LOCAL_RANK": "0", "LOCAL_WORLD_SIZE": "1"}, env
+                   "LOCAL_RANK": "0", "LOCAL_WORLD_SIZE": "1", "GROUP_RANK": "3", "GROUP_WORLD_SIZE": "5"}, env
 
 
 def test_torchrun_local_ranks_on_shared_hosts():
@@ -291,7 +293,8 @@ def test_slurm_jobs_gpus_and_torchrun_exports():
                CUDA_VISIBLE_DEVICES="4,5,6,7,8,9,10,11")
     out = exports(ok(["slurm", "--jobs", "worker=6,ps=2", "--format", "torchrun"], env=env))
     assert out == {"MASTER_ADDR": "node1", "MASTER_PORT": "8888", "WORLD_SIZE": "8", "RANK": "1",
-                   "LOCAL_RANK": "1", "LOCAL_WORLD_SIZE": "4", "CUDA_VISIBLE_DEVICES": "6,7"}, out
+                   "LOCAL_RANK": "1", "LOCAL_WORLD_SIZE": "4", "GROUP_RANK": "0", "GROUP_WORLD_SIZE": "4",
+                   "CUDA_VISIBLE_DEVICES": "6,7"}, out
     doc = json.loads(ok(["slurm", "--jobs", "worker=6,ps=2", "--gpus-per-node", "0"], env=env))
     assert doc["task"] == {"type": "ps", "index": 1}, doc
     code, _, err = run(["slurm", "--jobs", "worker=3"], env=env)
@@ -307,9 +310,14 @@ def test_slurm_exec_sets_cuda_for_the_child_only():
 
 
 def test_slurm_batch_script_is_one_task():
-    env = {"SLURM_JOB_ID": "9", "SLURM_PROCID": "0", "SLURM_NTASKS": "3", "SLURM_JOB_NODELIST": "node[1-2]",
+    env = {"SLURM_JOB_ID": "9", "SLURM_PROCID": "0", "SLURM_NTASKS": "1", "SLURM_JOB_NODELIST": "node[1-2]",
            "SLURMD_NODENAME": "node1"}
     assert json.loads(ok([], env=env))["cluster"] == {"worker": ["node1:8888"]}
+    # a batch script of a job of several tasks is not one of them: srun starts those
+    expect_fail([], 3, ["SLURM_NTASKS=3", "SLURM_STEP_NODELIST", "srun", "CLUSTER_RESOLVER_BACKEND=local"],
+                env=dict(env, SLURM_NTASKS="3"))
+    assert json.loads(ok([], env=dict(env, SLURM_NTASKS="3", CLUSTER_RESOLVER_BACKEND="local")))["cluster"] == \
+        {"worker": ["localhost:8470"]}
 
 
 def test_mpi_wins_over_slurm_under_mpirun():
@@ -353,6 +361,607 @@ def test_backend_switch_forces_and_turns_off():
         {"worker": ["localhost:8470"]}
     code, _, err = run([], env={"CLUSTER_RESOLVER_BACKEND": "slurm"})
     assert code == 3 and "SLURM" in err, (code, err)
+
+
+# ---- coordinator-only sources: torch, jax, awsbatch -----------------------------------------
+
+LAUNCH_NULLS = {"local_rank": None, "local_world_size": None, "node_rank": None, "num_nodes": None}
+SPEC_FORMATS = ("tfconfig", "spec", "hostfile", "machinefile")
+TORCH_NAMES = ("TORCHELASTIC_RUN_ID", "MASTER_ADDR", "MASTER_PORT", "RANK", "WORLD_SIZE", "LOCAL_RANK",
+               "LOCAL_WORLD_SIZE", "GROUP_RANK", "GROUP_WORLD_SIZE", "NODE_RANK")
+
+
+def launch(args, **kw):
+    """--format launch, parsed; checks it is one line."""
+    out = ok(args + ["--format", "launch"], **kw)
+    assert out.endswith("}\n") and out.count("\n") == 1, out
+    return json.loads(out)
+
+
+def launch_doc(world_size, rank, local_rank, local_world_size, node_rank, num_nodes, addr, port):
+    return {"world_size": world_size, "rank": rank, "local_rank": local_rank, "local_world_size": local_world_size,
+            "node_rank": node_rank, "num_nodes": num_nodes, "master_addr": addr, "master_port": port}
+
+
+# A torchrun worker: rank 5 of `torchrun --nnodes=2 --nproc-per-node=4 --rdzv-endpoint=node1:29500`, on the
+# second node. The names and values are those torch/distributed/elastic/agent/server/local_elastic_agent.py
+# (LocalElasticAgent._start_workers) gives each worker.
+TORCHRUN_WORKER = {"LOCAL_RANK": "1", "RANK": "5", "GROUP_RANK": "1", "ROLE_RANK": "5", "ROLE_NAME": "default",
+                   "LOCAL_WORLD_SIZE": "4", "WORLD_SIZE": "8", "GROUP_WORLD_SIZE": "2", "ROLE_WORLD_SIZE": "8",
+                   "MASTER_ADDR": "node1", "MASTER_PORT": "29500", "TORCHELASTIC_RESTART_COUNT": "0",
+                   "TORCHELASTIC_MAX_RESTARTS": "0", "TORCHELASTIC_RUN_ID": "none",
+                   "TORCHELASTIC_USE_AGENT_STORE": "False", "TORCH_NCCL_ASYNC_ERROR_HANDLING": "1"}
+
+# torch.distributed's env:// names set by hand (or by a launcher that is not torchrun): the minimum.
+TORCH_PLAIN = {"MASTER_ADDR": "10.1.0.4", "MASTER_PORT": "1234", "RANK": "1", "WORLD_SIZE": "3"}
+
+# Kubeflow Trainer (v2): node 2 of a TrainJob "trainjob" of 3 nodes. The Torch plugin
+# (kubeflow/trainer pkg/runtime/framework/plugins/torch/torch.go) sets PET_NNODES, PET_NPROC_PER_NODE,
+# PET_NODE_RANK (from the pod's job completion index), PET_MASTER_ADDR "<trainjob>-node-0-0.<trainjob>" and
+# PET_MASTER_PORT 29400 (constants.ContainerTrainerPort); the JobSet's Indexed Job adds JOB_COMPLETION_INDEX,
+# and the pod's hostname is "<jobset>-<replicated job>-<job index>-<pod index>".
+KUBEFLOW_V2 = {"PET_NNODES": "3", "PET_NPROC_PER_NODE": "4", "PET_NODE_RANK": "2",
+               "PET_MASTER_ADDR": "trainjob-node-0-0.trainjob", "PET_MASTER_PORT": "29400",
+               "JOB_COMPLETION_INDEX": "2", "KUBERNETES_SERVICE_HOST": "10.96.0.1", "HOSTNAME": "trainjob-node-0-2"}
+
+# Kubeflow training-operator (v1): worker 0 of a PyTorchJob "pytorch-job" with one Master and one Worker
+# replica and nprocPerNode "auto" (kubeflow/training-operator pkg/controller.v1/pytorch/envvar.go setPodEnv and
+# master.go: MASTER_ADDR "<job>-master-0", MASTER_PORT the master's "pytorchjob-port" (23456 by default),
+# WORLD_SIZE = replicas x nprocPerNode (auto counts 1), RANK = replica index + 1 for workers, and PET_NNODES,
+# PET_NODE_RANK, PET_NPROC_PER_NODE).
+KUBEFLOW_V1 = {"PYTHONUNBUFFERED": "0", "MASTER_PORT": "23456", "MASTER_ADDR": "pytorch-job-master-0",
+               "WORLD_SIZE": "2", "RANK": "1", "PET_NPROC_PER_NODE": "auto", "PET_NODE_RANK": "1", "PET_NNODES": "2"}
+
+# jax.distributed.initialize's variables (jax/_src/distributed.py reads JAX_COORDINATOR_ADDRESS).
+JAX_ENV = {"JAX_COORDINATOR_ADDRESS": "10.2.0.9:6000", "JAX_NUM_PROCESSES": "4", "JAX_PROCESS_ID": "3"}
+
+# An AWS Batch multi-node parallel job of 4 nodes whose main node is node 1, as
+# docs.aws.amazon.com/batch/latest/userguide/mnp-env-vars.html describes its variables (with the standard
+# AWS_BATCH_JOB_ID "<job id>#<node index>" and friends): node 2 (a child), and node 1 (the main node, where
+# AWS_BATCH_JOB_MAIN_NODE_PRIVATE_IPV4_ADDRESS "isn't present").
+AWSBATCH_CHILD = {"AWS_BATCH_JOB_ID": "9f1b3c2e-6a4d-4c1e-9d1a-2b7c5e8f0a11#2", "AWS_BATCH_JOB_ATTEMPT": "1",
+                  "AWS_BATCH_CE_NAME": "mnp-ce", "AWS_BATCH_JQ_NAME": "mnp-queue",
+                  "AWS_BATCH_JOB_MAIN_NODE_INDEX": "1", "AWS_BATCH_JOB_NODE_INDEX": "2",
+                  "AWS_BATCH_JOB_NUM_NODES": "4", "AWS_BATCH_JOB_MAIN_NODE_PRIVATE_IPV4_ADDRESS": "10.0.1.7"}
+AWSBATCH_MAIN = {k: v for k, v in AWSBATCH_CHILD.items() if k != "AWS_BATCH_JOB_MAIN_NODE_PRIVATE_IPV4_ADDRESS"}
+AWSBATCH_MAIN.update(AWS_BATCH_JOB_ID="9f1b3c2e-6a4d-4c1e-9d1a-2b7c5e8f0a11#1", AWS_BATCH_JOB_NODE_INDEX="1")
+
+
+def test_torchrun_worker_every_launcher_format():
+    assert launch(["torch"], env=TORCHRUN_WORKER) == launch_doc(8, 5, 1, 4, 1, 2, "node1", 29500)
+    assert launch([], env=TORCHRUN_WORKER) == launch_doc(8, 5, 1, 4, 1, 2, "node1", 29500)
+    assert ok(["--format", "torchrun"], env=TORCHRUN_WORKER) == (
+        "export MASTER_ADDR=node1\nexport MASTER_PORT=29500\nexport WORLD_SIZE=8\nexport RANK=5\n"
+        "export LOCAL_RANK=1\nexport LOCAL_WORLD_SIZE=4\nexport GROUP_RANK=1\nexport GROUP_WORLD_SIZE=2\n")
+    assert ok(["--format", "torchrun-node"], env=TORCHRUN_WORKER) == (
+        "export PET_NNODES=2\nexport PET_NODE_RANK=1\nexport PET_MASTER_ADDR=node1\nexport PET_MASTER_PORT=29500\n")
+    assert ok(["--format", "jax"], env=TORCHRUN_WORKER) == (
+        "export JAX_COORDINATOR_ADDRESS=node1:29500\nexport JAX_NUM_PROCESSES=8\nexport JAX_PROCESS_ID=5\n")
+    assert ok(["--format", "master"], env=TORCHRUN_WORKER) == "node1:29500\n"
+    assert ok(["torch", "--format", "master", "--rpc-layer", "grpc"], env=TORCHRUN_WORKER) == "grpc://node1:29500\n"
+
+
+def test_torchrun_worker_needs_all_its_variables():
+    for name in ("MASTER_ADDR", "MASTER_PORT", "RANK", "WORLD_SIZE", "LOCAL_RANK", "LOCAL_WORLD_SIZE",
+                 "GROUP_RANK", "GROUP_WORLD_SIZE"):
+        env = {k: v for k, v in TORCHRUN_WORKER.items() if k != name}
+        expect_fail(["--format", "launch"], 3, ["torch: ", f"{name} is not"], env=env)
+    expect_fail(["torch", "--format", "launch"], 3, ["LOCAL_WORLD_SIZE is not"],
+                env=dict(TORCHRUN_WORKER, LOCAL_WORLD_SIZE=""))
+
+
+def test_torch_plain_variables():
+    assert launch([], env=TORCH_PLAIN) == dict(LAUNCH_NULLS, world_size=3, rank=1, master_addr="10.1.0.4",
+                                               master_port=1234)
+    # unknown numbers are left out of torchrun's exports, for torch's own defaults
+    assert ok(["--format", "torchrun"], env=TORCH_PLAIN) == (
+        "export MASTER_ADDR=10.1.0.4\nexport MASTER_PORT=1234\nexport WORLD_SIZE=3\nexport RANK=1\n")
+    assert ok(["--format", "jax"], env=TORCH_PLAIN) == (
+        "export JAX_COORDINATOR_ADDRESS=10.1.0.4:1234\nexport JAX_NUM_PROCESSES=3\nexport JAX_PROCESS_ID=1\n")
+    assert ok(["--format", "master"], env=TORCH_PLAIN) == "10.1.0.4:1234\n"
+    expect_fail(["--format", "torchrun-node"], 3, ["--format torchrun-node", "torch does not say which node"],
+                env=TORCH_PLAIN)
+    # the optional names: LOCAL_*, NODE_RANK (or GROUP_RANK), GROUP_WORLD_SIZE
+    env = dict(TORCH_PLAIN, WORLD_SIZE="4", LOCAL_RANK="1", LOCAL_WORLD_SIZE="2", NODE_RANK="0",
+               GROUP_WORLD_SIZE="2")
+    assert launch(["torch"], env=env) == launch_doc(4, 1, 1, 2, 0, 2, "10.1.0.4", 1234)
+    assert launch(["torch"], env=dict(env, GROUP_RANK="1", NODE_RANK="0")) == \
+        launch_doc(4, 1, 1, 2, 1, 2, "10.1.0.4", 1234)  # GROUP_RANK is torchrun's name, and wins
+    assert ok(["torch", "--format", "torchrun-node"], env=env) == (
+        "export PET_NNODES=2\nexport PET_NODE_RANK=0\nexport PET_MASTER_ADDR=10.1.0.4\nexport PET_MASTER_PORT=1234\n")
+
+
+def test_torch_ipv6_master():
+    env = dict(TORCH_PLAIN, MASTER_ADDR="fd00::4")
+    assert launch([], env=env) == dict(LAUNCH_NULLS, world_size=3, rank=1, master_addr="fd00::4", master_port=1234)
+    assert launch([], env=dict(env, MASTER_ADDR="[fd00::4]"))["master_addr"] == "fd00::4"
+    assert exports(ok(["--format", "torchrun"], env=env))["MASTER_ADDR"] == "fd00::4"
+    assert exports(ok(["--format", "jax"], env=env))["JAX_COORDINATOR_ADDRESS"] == "[fd00::4]:1234"
+    assert ok(["--format", "master"], env=env) == "[fd00::4]:1234\n"
+
+
+def test_kubeflow_v2_pet_variables_are_one_process_per_node():
+    code, out, err = run(["--verbose", "--format", "launch"], env=KUBEFLOW_V2)
+    assert code == 0, err
+    assert json.loads(out) == launch_doc(3, 2, 0, 1, 2, 3, "trainjob-node-0-0.trainjob", 29400), out
+    assert "auto: using the torch backend: PET_NNODES; passed over kubernetes (KUBERNETES_SERVICE_HOST and " \
+           "JOB_COMPLETION_INDEX" in err, err
+    assert ok(["--format", "torchrun-node"], env=KUBEFLOW_V2) == (
+        "export PET_NNODES=3\nexport PET_NODE_RANK=2\nexport PET_MASTER_ADDR=trainjob-node-0-0.trainjob\n"
+        "export PET_MASTER_PORT=29400\n")
+    assert ok(["--format", "torchrun"], env=KUBEFLOW_V2) == (
+        "export MASTER_ADDR=trainjob-node-0-0.trainjob\nexport MASTER_PORT=29400\nexport WORLD_SIZE=3\n"
+        "export RANK=2\nexport LOCAL_RANK=0\nexport LOCAL_WORLD_SIZE=1\nexport GROUP_RANK=2\n"
+        "export GROUP_WORLD_SIZE=3\n")
+    assert ok(["--format", "jax"], env=KUBEFLOW_V2) == (
+        "export JAX_COORDINATOR_ADDRESS=trainjob-node-0-0.trainjob:29400\nexport JAX_NUM_PROCESSES=3\n"
+        "export JAX_PROCESS_ID=2\n")
+    assert ok(["--format", "master"], env=KUBEFLOW_V2) == "trainjob-node-0-0.trainjob:29400\n"
+
+
+def test_kubeflow_v1_torch_and_pet_variables_must_agree():
+    # agreeing PET_* say one process per node: node rank = rank, local rank 0 of 1
+    assert launch([], env=KUBEFLOW_V1) == launch_doc(2, 1, 0, 1, 1, 2, "pytorch-job-master-0", 23456)
+    # nprocPerNode 4: WORLD_SIZE counts processes, PET_NNODES nodes; only torchrun can tell them apart
+    v1_four = dict(KUBEFLOW_V1, WORLD_SIZE="8", PET_NPROC_PER_NODE="4")
+    expect_fail(["--format", "launch"], 3, ['WORLD_SIZE="8"', 'PET_NNODES="2"', "torchrun"], env=v1_four)
+    expect_fail(["torch", "--format", "launch"], 3, ['RANK="1"', 'PET_NODE_RANK="0"'],
+                env=dict(KUBEFLOW_V1, PET_NODE_RANK="0"))
+    expect_fail(["torch", "--format", "launch"], 3, ['MASTER_ADDR="pytorch-job-master-0"', 'PET_MASTER_ADDR="other"'],
+                env=dict(KUBEFLOW_V1, PET_MASTER_ADDR="other"))
+    # under torchrun (in the same pod) the worker's variables are torchrun's, and PET_* were its flags
+    assert launch([], env=dict(KUBEFLOW_V1, **TORCHRUN_WORKER)) == launch_doc(8, 5, 1, 4, 1, 2, "node1", 29500)
+
+
+def test_jax_variables():
+    assert launch([], env=JAX_ENV) == dict(LAUNCH_NULLS, world_size=4, rank=3, master_addr="10.2.0.9",
+                                           master_port=6000)
+    assert ok(["--format", "jax"], env=JAX_ENV) == (
+        "export JAX_COORDINATOR_ADDRESS=10.2.0.9:6000\nexport JAX_NUM_PROCESSES=4\nexport JAX_PROCESS_ID=3\n")
+    assert ok(["jax", "--format", "torchrun"], env=JAX_ENV) == (
+        "export MASTER_ADDR=10.2.0.9\nexport MASTER_PORT=6000\nexport WORLD_SIZE=4\nexport RANK=3\n")
+    assert ok(["--format", "master"], env=JAX_ENV) == "10.2.0.9:6000\n"
+    expect_fail(["--format", "torchrun-node"], 3, ["--format torchrun-node", "jax does not say which node"],
+                env=JAX_ENV)
+    # JAX_COORDINATOR_PORT completes an address without a port
+    assert launch(["jax"], env=dict(JAX_ENV, JAX_COORDINATOR_ADDRESS="coord", JAX_COORDINATOR_PORT="7000"))[
+        "master_port"] == 7000
+
+
+def test_jax_ipv6_coordinator():
+    env = dict(JAX_ENV, JAX_COORDINATOR_ADDRESS="[fd00::9]:6000")
+    assert launch([], env=env) == dict(LAUNCH_NULLS, world_size=4, rank=3, master_addr="fd00::9", master_port=6000)
+    assert exports(ok(["--format", "jax"], env=env))["JAX_COORDINATOR_ADDRESS"] == "[fd00::9]:6000"
+    assert exports(ok(["--format", "torchrun"], env=env))["MASTER_ADDR"] == "fd00::9"
+    assert ok(["--format", "master"], env=env) == "[fd00::9]:6000\n"
+
+
+def test_awsbatch_child_and_main_node():
+    # child node 2; the main node (index 1) is rank 0, so nodes 0 and 2 are ranks 1 and 2
+    assert launch([], env=AWSBATCH_CHILD) == launch_doc(4, 2, 0, 1, 2, 4, "10.0.1.7", 29500)
+    assert launch([], env=dict(AWSBATCH_CHILD, AWS_BATCH_JOB_NODE_INDEX="0"))["rank"] == 1
+    assert launch([], env=dict(AWSBATCH_CHILD, AWS_BATCH_JOB_NODE_INDEX="3"))["rank"] == 3
+    assert ok(["--format", "torchrun"], env=AWSBATCH_CHILD) == (
+        "export MASTER_ADDR=10.0.1.7\nexport MASTER_PORT=29500\nexport WORLD_SIZE=4\nexport RANK=2\n"
+        "export LOCAL_RANK=0\nexport LOCAL_WORLD_SIZE=1\nexport GROUP_RANK=2\nexport GROUP_WORLD_SIZE=4\n")
+    assert ok(["--format", "torchrun-node"], env=AWSBATCH_CHILD) == (
+        "export PET_NNODES=4\nexport PET_NODE_RANK=2\nexport PET_MASTER_ADDR=10.0.1.7\nexport PET_MASTER_PORT=29500\n")
+    assert ok(["--format", "jax"], env=AWSBATCH_CHILD) == (
+        "export JAX_COORDINATOR_ADDRESS=10.0.1.7:29500\nexport JAX_NUM_PROCESSES=4\nexport JAX_PROCESS_ID=2\n")
+    assert ok(["--format", "master"], env=AWSBATCH_CHILD) == "10.0.1.7:29500\n"
+    assert ok(["awsbatch", "--port", "6000", "--format", "master"], env=AWSBATCH_CHILD) == "10.0.1.7:6000\n"
+    # the main node has no address of its own in the variables: localhost, or --main-host
+    assert launch([], env=AWSBATCH_MAIN) == launch_doc(4, 0, 0, 1, 0, 4, "localhost", 29500)
+    assert launch(["awsbatch", "--main-host", "ip-10-0-1-7.ec2.internal", "--port", "6000"], env=AWSBATCH_MAIN) == \
+        launch_doc(4, 0, 0, 1, 0, 4, "ip-10-0-1-7.ec2.internal", 6000)
+    assert launch(["awsbatch", "--main-host", "fd00::7"], env=AWSBATCH_MAIN)["master_addr"] == "fd00::7"
+    assert exports(ok(["awsbatch", "--main-host", "fd00::7", "--format", "jax"], env=AWSBATCH_MAIN))[
+        "JAX_COORDINATOR_ADDRESS"] == "[fd00::7]:29500"
+    # --main-host is the main node's own name: the children keep the address Batch gives them
+    assert launch(["awsbatch", "--main-host", "ip-10-0-1-7"], env=AWSBATCH_CHILD)["master_addr"] == "10.0.1.7"
+
+
+COORDINATOR_ONLY = [("torchrun", [], TORCHRUN_WORKER), ("torch", ["torch"], TORCH_PLAIN),
+                    ("PET_*", [], KUBEFLOW_V2), ("jax", ["jax"], JAX_ENV), ("awsbatch child", [], AWSBATCH_CHILD),
+                    ("awsbatch main", ["awsbatch"], AWSBATCH_MAIN)]
+
+
+def test_spec_formats_need_every_address():
+    for what, backend, env in COORDINATOR_ONLY:
+        for fmt in SPEC_FORMATS:
+            args = backend + ["--format", fmt]
+            got, out, err = run(args, env=env)
+            assert (got, out) == (3, ""), (what, fmt, got, out, err)
+            assert err.startswith("cluster-resolve: ") and err.count("\n") == 1, (what, fmt, err)
+            assert err.endswith(f"--format {fmt} needs every address: use launch, torchrun, torchrun-node, jax "
+                                "or master\n"), (what, fmt, err)
+            assert "not every address" in err, err
+        # tfconfig is the default format, also for --exec: the command does not run
+        expect_fail(backend + ["--exec", "--", "sh", "-c", "echo ran"], 3,
+                    ["--format tfconfig needs every address"], env=env)
+
+
+def test_launch_of_spec_backends_has_nodes():
+    env = dict(SLURM_2X2)
+    assert launch([], env=env) == launch_doc(4, 3, 1, 2, 1, 2, "node1", 8888)
+    assert launch(["--port", "9000"], env=env)["master_port"] == 9000
+    tf = {"cluster": CLUSTER, "task": {"type": "worker", "index": 1}}
+    assert launch([], tf_config=tf) == launch_doc(5, 3, 0, 1, 3, 5, "c0", 2222)
+    spec = json.dumps({"worker": ["h1:1", "h1:2", "h2:1", "h1:3"]})
+    assert launch(["simple", "--spec", spec, "--task-type", "worker", "--task-id", "3"]) == \
+        launch_doc(4, 3, 2, 3, 0, 2, "h1", 1)
+    assert launch(["simple", "--spec", json.dumps({"worker": ["[fd00::1]:1", "[fd00::2]:1"]}),
+                   "--task-type", "worker", "--task-id", "1"]) == launch_doc(2, 1, 0, 1, 1, 2, "fd00::1", 1)
+    assert launch([]) == launch_doc(1, 0, 0, 1, 0, 1, "localhost", 8470)
+    sm = {"SM_HOSTS": '["algo-1", "algo-2"]', "SM_CURRENT_HOST": "algo-2"}
+    assert launch([], env=sm) == launch_doc(2, 1, 0, 1, 1, 2, "algo-1", 2223)
+
+
+def test_launch_needs_own_task():
+    # the CLI's way to name one is --task-type/--task-id (not the library's cres_set_task())
+    expect_fail(["tfconfig", "--format", "launch"], 3, ["--task-type"], tf_config={"cluster": CLUSTER})
+    expect_fail(["simple", "--spec", '{"w": ["a:1"]}', "--format", "launch"], 3, ["--task-type"])
+
+
+# ---- machinefile -----------------------------------------------------------------------------
+
+# rank 3 of `srun -N2 --ntasks-per-node=2`: node2's second task
+SLURM_2X2 = {"SLURM_JOB_ID": "7", "SLURM_STEP_ID": "0", "SLURM_PROCID": "3", "SLURM_STEP_NUM_TASKS": "4",
+             "SLURM_STEP_NODELIST": "node[1-2]", "SLURM_STEP_TASKS_PER_NODE": "2(x2)", "SLURM_NODEID": "1",
+             "SLURM_LOCALID": "1", "SLURMD_NODENAME": "node2"}
+
+
+def test_machinefile_from_a_slurm_step():
+    assert ok(["--format", "machinefile"], env=SLURM_2X2) == "node1:2\nnode2:2\n"
+    assert ok(["slurm", "--format", "hostfile"], env=SLURM_2X2) == "node1 slots=2\nnode2 slots=2\n"
+    # hosts in rank order, each once, with its number of tasks
+    spec = json.dumps({"worker": ["b:1", "a:1", "b:2"], "chief": ["c:1"]})
+    assert ok(["simple", "--spec", spec, "--format", "machinefile"]) == "c:1\nb:2\na:1\n"
+
+
+def test_machinefile_cannot_hold_ipv6():
+    spec = json.dumps({"worker": ["h1:1", "[fd00::1]:1", "[fd00::1]:2"]})
+    expect_fail(["simple", "--spec", spec, "--format", "machinefile"], 3, ['"fd00::1"', "IPv6", "hostfile"])
+    assert ok(["simple", "--spec", spec, "--format", "hostfile"]) == "h1 slots=1\nfd00::1 slots=2\n"
+
+
+# ---- jax and torchrun-node with GPUs, and --exec ---------------------------------------------
+
+def test_jax_format_assigns_gpus_from_slurm():
+    env = dict(SLURM_2X2, CUDA_VISIBLE_DEVICES="0,1,2,3")
+    expected = ("export JAX_COORDINATOR_ADDRESS=node1:8888\nexport JAX_NUM_PROCESSES=4\nexport JAX_PROCESS_ID=3\n"
+                "export CUDA_VISIBLE_DEVICES=2,3\nexport JAX_LOCAL_DEVICE_IDS=0,1\n")
+    assert ok(["slurm", "--gpus-per-task", "2", "--format", "jax"], env=env) == expected
+    assert ok(["--format", "jax"], env=env) == expected  # 4 GPUs on a node of 2 tasks: 2 each
+    assert exports(ok(["slurm", "--gpus-per-task", "2", "--format", "torchrun"], env=env))[
+        "CUDA_VISIBLE_DEVICES"] == "2,3"
+    # one torchrun per node takes the node's GPUs: torchrun-node leaves CUDA_VISIBLE_DEVICES alone
+    assert ok(["slurm", "--gpus-per-task", "2", "--format", "torchrun-node"], env=env) == (
+        "export PET_NNODES=2\nexport PET_NODE_RANK=1\nexport PET_MASTER_ADDR=node1\nexport PET_MASTER_PORT=8888\n")
+    out = ok(["slurm", "--gpus-per-task", "2", "--format", "jax", "--exec", "--", sys.executable, "-c",
+              PRINT_ENV, "JAX_PROCESS_ID", "CUDA_VISIBLE_DEVICES", "JAX_LOCAL_DEVICE_IDS"], env=env)
+    assert json.loads(out) == {"JAX_PROCESS_ID": "3", "CUDA_VISIBLE_DEVICES": "2,3", "JAX_LOCAL_DEVICE_IDS": "0,1"}
+    # coordinator-only sources assign no GPUs
+    assert "CUDA_VISIBLE_DEVICES" not in exports(ok(["--format", "jax"], env=dict(JAX_ENV, CUDA_VISIBLE_DEVICES="0")))
+
+
+def test_exec_torchrun_node_and_coordinator_only_sources():
+    names = ["PET_NNODES", "PET_NODE_RANK", "PET_MASTER_ADDR", "PET_MASTER_PORT", "CUDA_VISIBLE_DEVICES"]
+    out = ok(["--format", "torchrun-node", "--exec", "--", sys.executable, "-c", PRINT_ENV] + names,
+             env=dict(SLURM_2X2, CUDA_VISIBLE_DEVICES="0,1,2,3"))
+    assert json.loads(out) == {"PET_NNODES": "2", "PET_NODE_RANK": "1", "PET_MASTER_ADDR": "node1",
+                               "PET_MASTER_PORT": "8888", "CUDA_VISIBLE_DEVICES": "0,1,2,3"}
+    out = ok(["--format", "torchrun", "--exec", "--", sys.executable, "-c", PRINT_ENV, "MASTER_ADDR", "RANK",
+              "GROUP_RANK"], env=AWSBATCH_CHILD)
+    assert json.loads(out) == {"MASTER_ADDR": "10.0.1.7", "RANK": "2", "GROUP_RANK": "2"}
+    out = ok(["--format", "jax", "--exec", "--", sys.executable, "-c", PRINT_ENV, "JAX_COORDINATOR_ADDRESS"],
+             env=KUBEFLOW_V2)
+    assert json.loads(out) == {"JAX_COORDINATOR_ADDRESS": "trainjob-node-0-0.trainjob:29400"}
+    # torchrun-node where the node is unknown: an error, and the command does not run
+    expect_fail(["--format", "torchrun-node", "--exec", "--", "sh", "-c", "echo ran"], 3,
+                ["jax does not say which node"], env=JAX_ENV)
+    expect_fail(["--format", "launch", "--exec", "--", "true"], 2, ["--exec needs --format", "not launch"],
+                env=JAX_ENV)
+
+
+# ---- auto's order ----------------------------------------------------------------------------
+
+def auto_verbose(env, tf_config=None):
+    """--verbose --format launch under auto: (launch info, the auto: line)."""
+    code, out, err = run(["--verbose", "--format", "launch"], env=env, tf_config=tf_config)
+    assert code == 0, (code, err)
+    lines = [line for line in err.splitlines() if "auto: using the " in line]
+    assert len(lines) == 1, err
+    return json.loads(out), lines[0]
+
+
+def test_auto_torchrun_inside_a_slurm_step_is_torch():
+    # `srun ... torchrun ...`: the workers carry the step's variables too; the innermost launcher wins
+    doc, line = auto_verbose(dict(SLURM_2X2, **TORCHRUN_WORKER))
+    assert doc == launch_doc(8, 5, 1, 4, 1, 2, "node1", 29500), doc
+    assert "auto: using the torch backend: TORCHELASTIC_RUN_ID; passed over slurm (SLURM_STEP_NODELIST)" in line, line
+    # and inside mpirun, and AWS Batch
+    _, line = auto_verbose(dict(TORCHRUN_WORKER, OMPI_COMM_WORLD_RANK="0", OMPI_COMM_WORLD_SIZE="2"))
+    assert "using the torch backend: TORCHELASTIC_RUN_ID; passed over mpi (OMPI_COMM_WORLD_SIZE)" in line, line
+    _, line = auto_verbose(dict(AWSBATCH_CHILD, **TORCHRUN_WORKER))
+    assert "using the torch backend: TORCHELASTIC_RUN_ID; passed over awsbatch (AWS_BATCH_JOB_NODE_INDEX)" in line
+    # alone, nothing is passed over (torch's RANK is the same backend)
+    _, line = auto_verbose(TORCHRUN_WORKER)
+    assert line.endswith("auto: using the torch backend: TORCHELASTIC_RUN_ID"), line
+
+
+def test_auto_tf_config_wins_over_torchrun():
+    tf = {"cluster": {"worker": ["a:1", "b:1"]}, "task": {"type": "worker", "index": 1}}
+    doc, line = auto_verbose(TORCHRUN_WORKER, tf_config=tf)
+    assert doc == launch_doc(2, 1, 0, 1, 1, 2, "a", 1), doc
+    assert "auto: using the tfconfig backend: TF_CONFIG; passed over torch (TORCHELASTIC_RUN_ID)" in line, line
+
+
+def test_auto_plain_torch_comes_after_the_schedulers():
+    # a script that sets torch's names by hand inside a Slurm step, an AWS Batch node, SageMaker
+    plain = dict(MASTER_ADDR="node1", MASTER_PORT="29500", RANK="3", WORLD_SIZE="4")
+    doc, line = auto_verbose(dict(SLURM_2X2, **plain))
+    assert doc == launch_doc(4, 3, 1, 2, 1, 2, "node1", 8888), doc
+    assert "auto: using the slurm backend: SLURM_STEP_NODELIST; passed over torch (RANK is set)" in line, line
+    doc, line = auto_verbose(dict(AWSBATCH_CHILD, **plain))
+    assert doc["master_addr"] == "10.0.1.7", doc
+    assert "auto: using the awsbatch backend: AWS_BATCH_JOB_NODE_INDEX; passed over torch (RANK is set)" in line
+    sm = {"SM_HOSTS": '["algo-1", "algo-2"]', "SM_CURRENT_HOST": "algo-2"}
+    _, line = auto_verbose(dict(sm, **AWSBATCH_CHILD))
+    assert "auto: using the sagemaker backend: SM_HOSTS; passed over awsbatch (AWS_BATCH_JOB_NODE_INDEX)" in line
+    # WORLD_SIZE alone counts only when it is not 1
+    _, line = auto_verbose(dict(JAX_ENV, WORLD_SIZE="1"))
+    assert line.endswith("auto: using the jax backend: JAX_COORDINATOR_ADDRESS"), line
+    _, line = auto_verbose(dict(KUBEFLOW_V1, **JAX_ENV))
+    assert "auto: using the torch backend: RANK is set; passed over jax (JAX_COORDINATOR_ADDRESS)" in line, line
+
+
+def test_auto_jax_before_pet_before_tpu_and_indexed_jobs():
+    doc, line = auto_verbose(dict(KUBEFLOW_V2, **JAX_ENV))
+    assert doc["world_size"] == 4 and doc["master_addr"] == "10.2.0.9", doc
+    assert "auto: using the jax backend: JAX_COORDINATOR_ADDRESS; passed over torch (PET_NNODES), kubernetes (" \
+           in line, line
+    doc, line = auto_verbose(dict(KUBEFLOW_V2, TPU_WORKER_HOSTNAMES="t0,t1", TPU_WORKER_ID="1"))
+    assert doc["world_size"] == 3, doc
+    assert "auto: using the torch backend: PET_NNODES; passed over tpu (TPU_WORKER_HOSTNAMES), kubernetes (" \
+           in line, line
+
+
+def test_auto_refuses_one_task_when_launch_variables_say_otherwise():
+    for name in ("LOCAL_RANK", "NODE_RANK", "GROUP_RANK", "LOCAL_WORLD_SIZE", "PMI_RANK", "FLUX_TASK_RANK",
+                 "OMPI_COMM_WORLD_RANK", "SLURM_PROCID", "PET_NPROC_PER_NODE", "JOB_COMPLETION_INDEX"):
+        expect_fail(["--format", "launch"], 3, [f'{name}="2"', "CLUSTER_RESOLVER_BACKEND=local"], env={name: "2"})
+        # forced local is one task
+        assert launch([], env={name: "2", "CLUSTER_RESOLVER_BACKEND": "local"}) == \
+            launch_doc(1, 0, 0, 1, 0, 1, "localhost", 8470)
+    assert launch(["local"], env={"SLURM_PROCID": "2"})["world_size"] == 1  # and so is a named one
+    # blank is not set; WORLD_SIZE=1 alone is a one-process job
+    assert launch([], env={"LOCAL_RANK": "", "WORLD_SIZE": "1"})["world_size"] == 1
+
+
+def test_auto_partial_launch_variables_name_the_missing_one():
+    expect_fail(["--format", "launch"], 3, ['RANK="1"', 'WORLD_SIZE="4"', "MASTER_ADDR is not"],
+                env={"WORLD_SIZE": "4", "RANK": "1"})
+    expect_fail([], 3, ['WORLD_SIZE="4"', "MASTER_ADDR is not"], env={"WORLD_SIZE": "4"})
+    expect_fail([], 3, ["MASTER_PORT is not"], env={"WORLD_SIZE": "4", "RANK": "1", "MASTER_ADDR": "m"})
+    # a Slurm job's variables without a step's: the fixture of PyTorch Lightning's SLURMEnvironment test
+    # (tests/tests_fabric/plugins/environments/test_slurm.py, test_attributes_from_environment_variables), and
+    # its core
+    lightning = {"SLURM_NODELIST": "1.1.1.1, 1.1.1.2", "SLURM_JOB_ID": "0001234", "SLURM_NTASKS": "20",
+                 "SLURM_NTASKS_PER_NODE": "10", "SLURM_LOCALID": "2", "SLURM_PROCID": "1", "SLURM_NODEID": "3",
+                 "SLURM_JOB_NAME": "JOB"}
+    expect_fail(["--format", "launch"], 3, ["SLURM_PROCID=1", "SLURM_STEP_NODELIST"], env=lightning)
+    expect_fail([], 3, ["SLURM_PROCID=1", "SLURM_STEP_NODELIST"],
+                env={"SLURM_JOB_ID": "1234", "SLURM_PROCID": "1", "SLURM_NTASKS": "20"})
+
+
+# ---- bad input to the coordinator-only backends ------------------------------------------------
+
+def test_torch_bad_values():
+    cases = [
+        (dict(TORCH_PLAIN, WORLD_SIZE="four"), ['WORLD_SIZE="four"']),
+        (dict(TORCH_PLAIN, WORLD_SIZE="0"), ['WORLD_SIZE="0"']),
+        (dict(TORCH_PLAIN, RANK="-1"), ['RANK="-1"']),
+        (dict(TORCH_PLAIN, RANK="3"), ["RANK=3", "WORLD_SIZE=3"]),
+        (dict(TORCH_PLAIN, RANK="99999999999"), ['RANK="99999999999"']),
+        (dict(TORCH_PLAIN, RANK=""), ["RANK is not"]),
+        (dict(TORCH_PLAIN, MASTER_ADDR=""), ["MASTER_ADDR is not"]),
+        (dict(TORCH_PLAIN, MASTER_PORT="0"), ['MASTER_PORT="0"']),
+        (dict(TORCH_PLAIN, MASTER_PORT="65536"), ['MASTER_PORT="65536"']),
+        (dict(TORCH_PLAIN, MASTER_PORT="http"), ['MASTER_PORT="http"']),
+        (dict(TORCH_PLAIN, MASTER_ADDR="10.1.0.4:1234"), ['MASTER_ADDR="10.1.0.4:1234"', "port"]),
+        (dict(TORCH_PLAIN, MASTER_ADDR="bad host"), ['MASTER_ADDR="bad host"']),
+        (dict(TORCH_PLAIN, LOCAL_RANK="x"), ['LOCAL_RANK="x"']),
+        (dict(TORCH_PLAIN, LOCAL_RANK="2", LOCAL_WORLD_SIZE="2"), ["LOCAL_RANK=2", "LOCAL_WORLD_SIZE=2"]),
+        (dict(TORCH_PLAIN, GROUP_RANK="-2"), ['GROUP_RANK="-2"']),
+        (dict(TORCH_PLAIN, GROUP_RANK="1", GROUP_WORLD_SIZE="1"), ["GROUP_RANK=1", "GROUP_WORLD_SIZE=1"]),
+        (dict(TORCHRUN_WORKER, GROUP_WORLD_SIZE=""), ["GROUP_WORLD_SIZE is not"]),
+        (dict(TORCHRUN_WORKER, LOCAL_RANK="4"), ["LOCAL_RANK=4", "LOCAL_WORLD_SIZE=4"]),
+    ]
+    for i, (env, words) in enumerate(cases):  # auto and the named backend, by turns
+        expect_fail(["torch", "--format", "torchrun"] if i % 2 else ["--format", "launch"], 3, ["torch: "] + words,
+                    env=env)
+    expect_fail(["torch"], 3, ["not a torch launch", "TORCHELASTIC_RUN_ID"])
+
+
+# A size larger than WORLD_SIZE: the message quotes what the variables say, not a number derived from them.
+def test_torch_local_world_size_error_gives_its_value():
+    expect_fail(["torch", "--format", "launch"], 3, ["LOCAL_WORLD_SIZE=8", "WORLD_SIZE=3"],
+                env=dict(TORCH_PLAIN, LOCAL_RANK="0", LOCAL_WORLD_SIZE="8"))
+
+
+def test_torch_group_world_size_error_gives_its_value():
+    expect_fail(["torch", "--format", "launch"], 3, ["GROUP_WORLD_SIZE=5", "WORLD_SIZE=3"],
+                env=dict(TORCH_PLAIN, GROUP_WORLD_SIZE="5"))
+
+
+def test_torch_node_rank_error_names_node_rank():
+    # the variable that is set is NODE_RANK; GROUP_RANK is not set at all
+    expect_fail(["torch", "--format", "launch"], 3, ["NODE_RANK=2", "GROUP_WORLD_SIZE=2"],
+                env=dict(TORCH_PLAIN, NODE_RANK="2", GROUP_WORLD_SIZE="2"))
+    code, out, err = run(["torch", "--format", "launch"], env=dict(TORCH_PLAIN, NODE_RANK="2", GROUP_WORLD_SIZE="2"))
+    assert "GROUP_RANK" not in err, err
+
+
+def test_torch_pet_bad_values():
+    cases = [
+        (dict(KUBEFLOW_V2, PET_NNODES="three"), ['PET_NNODES="three"']),
+        (dict(KUBEFLOW_V2, PET_NNODES="0"), ['PET_NNODES="0"']),
+        (dict(KUBEFLOW_V2, PET_NNODES="1:4"), ['PET_NNODES="1:4"', "elastic"]),  # v1's elasticPolicy range
+        (dict(KUBEFLOW_V2, PET_NODE_RANK="-1"), ['PET_NODE_RANK="-1"']),
+        (dict(KUBEFLOW_V2, PET_NODE_RANK="3"), ["PET_NODE_RANK=3", "PET_NNODES=3"]),
+        (dict(KUBEFLOW_V2, PET_NODE_RANK=""), ["PET_NODE_RANK is not"]),
+        (dict(KUBEFLOW_V2, PET_MASTER_PORT="x"), ['PET_MASTER_PORT="x"']),
+        (dict(KUBEFLOW_V2, PET_MASTER_ADDR="trainjob-node-0-0.trainjob:29400"),
+         ['PET_MASTER_ADDR="trainjob-node-0-0.trainjob:29400"', "port"]),
+    ]
+    for env, words in cases:
+        expect_fail(["--format", "launch"], 3, ["torch: "] + words, env=env)
+    env = {k: v for k, v in KUBEFLOW_V2.items() if k != "PET_MASTER_PORT"}
+    expect_fail(["--format", "launch"], 3, ['PET_NNODES="3"', "PET_MASTER_PORT is not"], env=env)
+
+
+def test_jax_bad_values():
+    cases = [
+        (dict(JAX_ENV, JAX_COORDINATOR_ADDRESS="fd00::9:6000"), ['JAX_COORDINATOR_ADDRESS="fd00::9:6000"',
+                                                                "brackets"]),
+        (dict(JAX_ENV, JAX_COORDINATOR_ADDRESS="coord"), ['JAX_COORDINATOR_ADDRESS="coord"', "no port"]),
+        (dict(JAX_ENV, JAX_COORDINATOR_ADDRESS="coord:0"), ['JAX_COORDINATOR_ADDRESS="coord:0"']),
+        (dict(JAX_ENV, JAX_COORDINATOR_ADDRESS="coord:70000"), ['JAX_COORDINATOR_ADDRESS="coord:70000"']),
+        (dict(JAX_ENV, JAX_COORDINATOR_ADDRESS="coord:port"), ['JAX_COORDINATOR_ADDRESS="coord:port"']),
+        (dict(JAX_ENV, JAX_COORDINATOR_ADDRESS="coord", JAX_COORDINATOR_PORT="-5"), ['JAX_COORDINATOR_PORT="-5"']),
+        (dict(JAX_ENV, JAX_COORDINATOR_ADDRESS=""), ["JAX_COORDINATOR_ADDRESS is not"]),
+        (dict(JAX_ENV, JAX_NUM_PROCESSES="four"), ['JAX_NUM_PROCESSES="four"']),
+        (dict(JAX_ENV, JAX_NUM_PROCESSES="0"), ['JAX_NUM_PROCESSES="0"']),
+        (dict(JAX_ENV, JAX_PROCESS_ID="-1"), ['JAX_PROCESS_ID="-1"']),
+        (dict(JAX_ENV, JAX_PROCESS_ID="4"), ["JAX_PROCESS_ID=4", "JAX_NUM_PROCESSES=4"]),
+        (dict(JAX_ENV, JAX_PROCESS_ID=""), ["JAX_PROCESS_ID is not"]),
+    ]
+    for i, (env, words) in enumerate(cases):
+        expect_fail(["jax", "--format", "jax"] if i % 2 else ["--format", "launch"], 3, ["jax: "] + words, env=env)
+    env = {k: v for k, v in JAX_ENV.items() if k != "JAX_NUM_PROCESSES"}
+    expect_fail(["--format", "launch"], 3, ['JAX_PROCESS_ID="3"', "JAX_NUM_PROCESSES is not"], env=env)
+    expect_fail(["jax"], 3, ["JAX_COORDINATOR_ADDRESS is not set"])
+
+
+def test_awsbatch_bad_values():
+    cases = [
+        (dict(AWSBATCH_CHILD, AWS_BATCH_JOB_NUM_NODES="four"), ['AWS_BATCH_JOB_NUM_NODES="four"']),
+        (dict(AWSBATCH_CHILD, AWS_BATCH_JOB_NUM_NODES="0"), ['AWS_BATCH_JOB_NUM_NODES="0"']),
+        (dict(AWSBATCH_CHILD, AWS_BATCH_JOB_NODE_INDEX="-1"), ['AWS_BATCH_JOB_NODE_INDEX="-1"']),
+        (dict(AWSBATCH_CHILD, AWS_BATCH_JOB_NODE_INDEX="4"), ["AWS_BATCH_JOB_NODE_INDEX=4",
+                                                              "AWS_BATCH_JOB_NUM_NODES=4"]),
+        (dict(AWSBATCH_CHILD, AWS_BATCH_JOB_NODE_INDEX=""), ["AWS_BATCH_JOB_NODE_INDEX is not"]),
+        (dict(AWSBATCH_CHILD, AWS_BATCH_JOB_MAIN_NODE_INDEX="4"), ['AWS_BATCH_JOB_MAIN_NODE_INDEX="4"']),
+        (dict(AWSBATCH_CHILD, AWS_BATCH_JOB_MAIN_NODE_INDEX=""), ["AWS_BATCH_JOB_MAIN_NODE_INDEX is not"]),
+        (dict(AWSBATCH_CHILD, AWS_BATCH_JOB_MAIN_NODE_PRIVATE_IPV4_ADDRESS="10.0.1.256"),
+         ['AWS_BATCH_JOB_MAIN_NODE_PRIVATE_IPV4_ADDRESS="10.0.1.256"']),
+        (dict(AWSBATCH_CHILD, AWS_BATCH_JOB_MAIN_NODE_PRIVATE_IPV4_ADDRESS="fd00::7"),
+         ['AWS_BATCH_JOB_MAIN_NODE_PRIVATE_IPV4_ADDRESS="fd00::7"', "IPv4"]),
+        (dict(AWSBATCH_CHILD, AWS_BATCH_JOB_MAIN_NODE_PRIVATE_IPV4_ADDRESS="10.0.1.7:29500"),
+         ['AWS_BATCH_JOB_MAIN_NODE_PRIVATE_IPV4_ADDRESS="10.0.1.7:29500"']),
+        # a child without the main node's address
+        ({k: v for k, v in AWSBATCH_CHILD.items() if k != "AWS_BATCH_JOB_MAIN_NODE_PRIVATE_IPV4_ADDRESS"},
+         ["AWS_BATCH_JOB_NODE_INDEX=2", "AWS_BATCH_JOB_MAIN_NODE_PRIVATE_IPV4_ADDRESS"]),
+    ]
+    for i, (env, words) in enumerate(cases):
+        expect_fail(["awsbatch", "--format", "torchrun"] if i % 2 else ["--format", "launch"], 3,
+                    ["awsbatch: "] + words, env=env)
+    env = {k: v for k, v in AWSBATCH_CHILD.items() if k != "AWS_BATCH_JOB_MAIN_NODE_INDEX"}
+    expect_fail(["--format", "launch"], 3, ['AWS_BATCH_JOB_NODE_INDEX="2"', "AWS_BATCH_JOB_MAIN_NODE_INDEX is not"],
+                env=env)
+    expect_fail(["awsbatch"], 3, ["AWS_BATCH_JOB_NODE_INDEX is not set"])
+    expect_fail(["awsbatch", "--port", "0"], 3, ["--port 0"], env=AWSBATCH_MAIN)
+    expect_fail(["awsbatch", "--port", "65536"], 3, ["--port 65536"], env=AWSBATCH_MAIN)
+    expect_fail(["torch", "--port", "1"], 2, ["--port does not apply"])
+    expect_fail(["awsbatch", "--main-host"], 2, ["--main-host needs a value"])
+
+
+def test_awsbatch_bad_main_host_names_the_option():
+    expect_fail(["awsbatch", "--main-host", "bad host", "--format", "launch"], 3, ['"bad host"', "--main-host"],
+                env=AWSBATCH_MAIN)
+    expect_fail(["awsbatch", "--main-host", "", "--format", "launch"], 3, ["--main-host"], env=AWSBATCH_MAIN)
+
+
+# ---- round trips: what one format exports, the matching backend reads back ---------------------
+
+ENV_BIN = shutil.which("env") or "/usr/bin/env"
+
+
+def through(src, fmt, reader, env=None, tf_config=None, unset=()):
+    """cluster-resolve SRC --format FMT --exec -- [env -u NAME...] cluster-resolve READER --format launch."""
+    prefix = [ENV_BIN] + [a for name in unset for a in ("-u", name)] if unset else []
+    args = src + ["--format", fmt, "--exec", "--"] + prefix + [os.path.abspath(CLI), reader, "--format", "launch"]
+    code, out, err = run(args, env=env, tf_config=tf_config)
+    assert code == 0 and err == "", (src, fmt, reader, code, err)
+    return json.loads(out)
+
+
+_ROUND_TRIP_SOURCES = []
+
+
+def round_trip_sources():
+    """[(what, backend args, env, tf_config, launch info)]: each source once, with its own launch info."""
+    if not _ROUND_TRIP_SOURCES:
+        tmp = tempfile.mkdtemp()
+        atexit.register(shutil.rmtree, tmp, True)
+        hostfile = os.path.join(tmp, "hosts")
+        with open(hostfile, "w") as f:
+            f.write("fakenode1 slots=2\nfakenode2:2\n")
+        mpi = {"OMPI_COMM_WORLD_RANK": "2", "OMPI_COMM_WORLD_SIZE": "4", "OMPI_COMM_WORLD_LOCAL_RANK": "0",
+               "OMPI_COMM_WORLD_LOCAL_SIZE": "2"}
+        tf = {"cluster": CLUSTER, "task": {"type": "worker", "index": 1}}
+        shared = {"cluster": {"worker": ["h1:5000", "h1:5001", "h2:5000", "h2:5001"]},
+                  "task": {"type": "worker", "index": 3}}
+        for what, src, env, tf_config in [
+                ("slurm", ["slurm"], dict(SLURM_2X2, CUDA_VISIBLE_DEVICES="0,1,2,3"), None),
+                ("slurm cyclic", [], SLURM_CYCLIC, None),
+                ("mpi --hostfile", ["mpi", "--hostfile", hostfile], mpi, None),
+                ("tfconfig", [], None, tf),
+                ("tfconfig shared hosts", ["tfconfig"], None, shared),
+                ("torchrun worker", [], TORCHRUN_WORKER, None),
+                ("torch plain", ["torch"], TORCH_PLAIN, None),
+                ("torch ipv6", [], dict(TORCH_PLAIN, MASTER_ADDR="fd00::4"), None),
+                ("PET_*", [], KUBEFLOW_V2, None),
+                ("awsbatch child", [], AWSBATCH_CHILD, None),
+                ("awsbatch main", ["awsbatch", "--main-host", "fd00::7"], AWSBATCH_MAIN, None)]:
+            _ROUND_TRIP_SOURCES.append((what, src, env, tf_config, launch(src, env=env, tf_config=tf_config)))
+    return _ROUND_TRIP_SOURCES
+
+
+def test_round_trip_torchrun_to_torch():
+    # torchrun's names, read back by torch (named: the child also has the source's variables)
+    for what, src, env, tf, want in round_trip_sources():
+        got = through(src, "torchrun", "torch", env=env, tf_config=tf)
+        assert got == want, (what, got, want)
+
+
+def test_round_trip_jax_to_jax():
+    # JAX says no more than the size, the rank and the coordinator
+    jax_sources = [("jax", [], JAX_ENV, None),
+                   ("jax ipv6", ["jax"], dict(JAX_ENV, JAX_COORDINATOR_ADDRESS="[fd00::9]:1"), None)]
+    for what, src, env, tf, want in round_trip_sources() + [s + (launch(s[1], env=s[2]),) for s in jax_sources]:
+        got = through(src, "jax", "jax", env=env, tf_config=tf)
+        assert got == dict(want, **LAUNCH_NULLS), (what, got, want)
+
+
+def test_round_trip_torchrun_node_to_torch_pet():
+    # one torchrun per node: the reader (PET_* alone, the torch names unset) is that node's process
+    for what, src, env, tf, want in round_trip_sources():
+        if want["num_nodes"] is None:
+            continue  # torch plain: no node numbers, so torchrun-node refuses (tested above)
+        got = through(src, "torchrun-node", "torch", env=env, tf_config=tf, unset=TORCH_NAMES)
+        node = launch_doc(want["num_nodes"], want["node_rank"], 0, 1, want["node_rank"], want["num_nodes"],
+                          want["master_addr"], want["master_port"])
+        assert got == node, (what, got, want)
+
+
+def test_round_trip_fails_like_the_source():
+    # what the source cannot say, the exec'd reader never sees: same exit, nothing run
+    for fmt in ("torchrun", "jax", "torchrun-node"):
+        code, out, err = run(["torch", "--format", fmt, "--exec", "--", os.path.abspath(CLI), "torch", "--format",
+                              "launch"], env=dict(TORCH_PLAIN, RANK="7"))
+        assert (code, out) == (3, "") and "RANK=7 is not below WORLD_SIZE=3" in err, (fmt, code, err)
 
 
 def main():
