@@ -254,9 +254,10 @@
                   12 local     otherwise, so a program runs unchanged on a laptop; but never
                                while LOCAL_RANK, NODE_RANK, GROUP_RANK, LOCAL_WORLD_SIZE,
                                PMI_RANK, FLUX_TASK_RANK, OMPI_COMM_WORLD_RANK, SLURM_PROCID,
-                               PET_NPROC_PER_NODE or JOB_COMPLETION_INDEX is set: that is
-                               CRES_ERR_ENVIRONMENT naming it (a rank told it is alone
-                               hangs its job).
+                               PET_NPROC_PER_NODE, PET_MASTER_PORT,
+                               AWS_BATCH_JOB_MAIN_NODE_INDEX or JOB_COMPLETION_INDEX is set:
+                               that is CRES_ERR_ENVIRONMENT naming it (a rank told it is
+                               alone hangs its job).
                   The chosen backend's errors stand: a partial environment (WORLD_SIZE and
                   RANK without MASTER_ADDR) is an error, never the next step.
         Options:  backend, else $CLUSTER_RESOLVER_BACKEND, forces one: "tfconfig", "torch",
@@ -7296,13 +7297,13 @@ CRES__PRIVATE cres_result cres__coord_new(const cres_resolver_vtable *vtable,
 CRES__PRIVATE cres_result cres__env_require(const cres_resolver *r, const char *const *names,
                                             cres_error *err) {
     char set[160], q[CRES__QUOTE_SIZE];
-    const char *missing = NULL;
+    const char *missing = NULL, *state = "is not";
     size_t n = 0, count = 0, i;
     set[0] = '\0';
     for (i = 0; names[i]; i++) {
         const char *v = cres_resolver_getenv(r, names[i]);
         if (!v || !*v) {
-            if (!missing) missing = names[i];
+            if (!missing) missing = names[i], state = v ? "is empty" : "is not";
             continue;
         }
         if (n < sizeof set)
@@ -7312,10 +7313,10 @@ CRES__PRIVATE cres_result cres__env_require(const cres_resolver *r, const char *
     }
     if (!missing) return CRES_OK;
     if (!count)
-        return cres__fail(err, CRES_ERR_ENVIRONMENT, "%s: %s is not set", r->vtable->name,
-                          missing);
-    return cres__fail(err, CRES_ERR_ENVIRONMENT, "%s: %s %s set, %s is not", r->vtable->name, set,
-                      count > 1 ? "are" : "is", missing);
+        return cres__fail(err, CRES_ERR_ENVIRONMENT, "%s: %s %s", r->vtable->name, missing,
+                          strcmp(state, "is not") == 0 ? "is not set" : state);
+    return cres__fail(err, CRES_ERR_ENVIRONMENT, "%s: %s %s set, %s %s", r->vtable->name, set,
+                      count > 1 ? "are" : "is", missing, state);
 }
 
 /* The coordinator: a host (IPv6 without brackets, or in them) and a port. */
@@ -7380,6 +7381,10 @@ CRES__PRIVATE cres_result cres__coord_finish(cres__coord *c, cres_result res,
         res = cres__coord_within(c, i->local_world_size, names[3], i->world_size, names[0], err);
     if (res == CRES_OK)
         res = cres__coord_below(c, i->node_rank, names[4], i->num_nodes, names[5], err);
+    if (res == CRES_OK) /* with their counts unknown, still within the world */
+        res = cres__coord_below(c, i->local_rank, names[2], i->world_size, names[0], err);
+    if (res == CRES_OK)
+        res = cres__coord_below(c, i->node_rank, names[4], i->world_size, names[0], err);
     if (res == CRES_OK)
         res = cres__coord_within(c, i->num_nodes, names[5], i->world_size, names[0], err);
     if (res == CRES_OK) res = cres_set_detected_task(&c->base, "worker", i->rank, err);
@@ -7488,12 +7493,13 @@ CRES__PRIVATE cres_result cres__torch_nodes(cres__coord *c, cres_error *err) {
     cres_launch_info *i = &c->info;
     const char *nnodes = cres_resolver_getenv(r, "PET_NNODES");
     char q[CRES__QUOTE_SIZE];
-    cres_result res = cres__env_require(r, pet, err);
-    if (res == CRES_OK && strchr(nnodes, ':'))
+    cres_result res = CRES_OK;
+    if (nnodes && strchr(nnodes, ':')) /* before the rest: an elastic job has no node rank */
         return cres__fail(err, CRES_ERR_UNSUPPORTED,
                           "torch: PET_NNODES=%s is an elastic range: the node count is known "
                           "only after torchrun's rendezvous",
                           cres__quote(q, sizeof q, nnodes, strlen(nnodes)));
+    res = cres__env_require(r, pet, err);
     if (res == CRES_OK) res = cres__coord_host_port(c, "PET_MASTER_ADDR", "PET_MASTER_PORT", err);
     if (res == CRES_OK) res = cres__env_int(r, "PET_NNODES", 1, 1, INT_MAX, &i->world_size, err);
     if (res == CRES_OK) res = cres__env_int(r, "PET_NODE_RANK", 1, 0, INT_MAX, &i->rank, err);
@@ -7524,6 +7530,7 @@ CRES__PRIVATE cres_result cres__torch_agree(cres__coord *c, cres_error *err) {
                               pairs[k][0], cres__quote(qa, sizeof qa, a, strlen(a)), pairs[k][1],
                               cres__quote(qb, sizeof qb, b, strlen(b)));
     }
+    if (!cres__env_set(r, "PET_NNODES") || !cres__env_set(r, "PET_NODE_RANK")) return CRES_OK;
     if (c->info.node_rank == CRES_UNKNOWN) c->info.node_rank = c->info.rank;
     if (c->info.num_nodes == CRES_UNKNOWN) c->info.num_nodes = c->info.world_size;
     if (c->info.local_rank == CRES_UNKNOWN) c->info.local_rank = 0;
@@ -7541,6 +7548,8 @@ CRES_API cres_result cres_torch_resolver_create(const cres_torch_options *o, cre
     static const char *const pet_names[6] = {"PET_NNODES", "PET_NODE_RANK", "LOCAL_RANK",
                                              "LOCAL_WORLD_SIZE", "PET_NODE_RANK", "PET_NNODES"};
     static const char *const plain[] = {"MASTER_ADDR", "MASTER_PORT", "RANK", "WORLD_SIZE", NULL};
+    static const char *const pets[] = {"PET_NNODES", "PET_NODE_RANK", "PET_MASTER_ADDR",
+                                       "PET_MASTER_PORT", NULL};
     cres_torch_options none;
     cres__coord *c;
     const cres_resolver *r;
@@ -7556,13 +7565,13 @@ CRES_API cres_result cres_torch_resolver_create(const cres_torch_options *o, cre
     if ((res = cres__coord_new(&cres__torch_vtable, o->config, &c, err)) != CRES_OK) return res;
     r = &c->base;
     if (!cres_resolver_getenv(r, "GROUP_RANK")) names[4] = "NODE_RANK";
-    if (cres_resolver_getenv(r, "TORCHELASTIC_RUN_ID")) {
+    if (cres__env_set(r, "TORCHELASTIC_RUN_ID")) {
         c->source = "TORCHELASTIC_RUN_ID (torchrun)";
         res = cres__torch_workers(c, 1, err);
     } else if (cres__env_any(r, plain)) {
         c->source = "MASTER_ADDR, MASTER_PORT, RANK and WORLD_SIZE";
         res = cres__torch_workers(c, 0, err);
-        if (res == CRES_OK && cres__env_set(r, "PET_NNODES")) res = cres__torch_agree(c, err);
+        if (res == CRES_OK && cres__env_any(r, pets)) res = cres__torch_agree(c, err);
     } else if (cres_resolver_getenv(r, "PET_NNODES") || cres_resolver_getenv(r, "PET_NODE_RANK") ||
                cres_resolver_getenv(r, "PET_MASTER_ADDR")) {
         c->source = "PET_* (one torchrun per node)";
@@ -7582,35 +7591,39 @@ CRES__LEFT_OUT(cres_torch_resolver_create, cres_torch_options, "torch", "CLUSTER
 #endif /* CLUSTER_RESOLVER_NO_TORCH */
 
 #ifndef CLUSTER_RESOLVER_NO_JAX
-/* JAX_COORDINATOR_ADDRESS: "host:port" or "[v6]:port"; JAX_COORDINATOR_PORT when no port. */
+/* JAX_COORDINATOR_ADDRESS: "host:port" or "[v6]:port"; JAX_COORDINATOR_PORT when no port
+   (and, when both give one, the same). */
 CRES__PRIVATE cres_result cres__jax_coordinator(cres__coord *c, cres_error *err) {
     const char *v = cres_resolver_getenv(&c->base, "JAX_COORDINATOR_ADDRESS"), *host, *colon;
     size_t len;
-    int port;
+    int port, other = -1;
     char q[CRES__QUOTE_SIZE];
+    cres_result res;
     colon = strchr(v, ':');
+    cres__quote(q, sizeof q, v, strlen(v));
     if (v[0] != '[' && colon && strchr(colon + 1, ':'))
         return cres__fail(err, CRES_ERR_ENVIRONMENT,
                           "jax: JAX_COORDINATOR_ADDRESS=%s: an IPv6 address needs brackets "
                           "before its port (\"[fd00::1]:1234\")",
-                          cres__quote(q, sizeof q, v, strlen(v)));
+                          q);
     if (!cres__split_address(v, &host, &len, &port))
         return cres__fail(err, CRES_ERR_ENVIRONMENT,
-                          "jax: JAX_COORDINATOR_ADDRESS=%s is not host:port",
-                          cres__quote(q, sizeof q, v, strlen(v)));
-    if (port < 0) {
-        cres_result res = cres__env_int(&c->base, "JAX_COORDINATOR_PORT", 0, 1, 65535, &port, err);
-        if (res != CRES_OK) return res;
-        if (port < 0)
-            return cres__fail(err, CRES_ERR_ENVIRONMENT,
-                              "jax: JAX_COORDINATOR_ADDRESS=%s has no port and "
-                              "JAX_COORDINATOR_PORT is not set",
-                              cres__quote(q, sizeof q, v, strlen(v)));
-    }
+                          "jax: JAX_COORDINATOR_ADDRESS=%s is not host:port", q);
     if (port == 0)
-        return cres__fail(err, CRES_ERR_ENVIRONMENT, "jax: JAX_COORDINATOR_ADDRESS=%s: port 0",
-                          cres__quote(q, sizeof q, v, strlen(v)));
-    return cres__coord_set_master(c, host, len, port, "JAX_COORDINATOR_ADDRESS", v, err);
+        return cres__fail(err, CRES_ERR_ENVIRONMENT, "jax: JAX_COORDINATOR_ADDRESS=%s: port 0", q);
+    res = cres__env_int(&c->base, "JAX_COORDINATOR_PORT", 0, 1, 65535, &other, err);
+    if (res == CRES_OK && port < 0 && other < 0)
+        res = cres__fail(err, CRES_ERR_ENVIRONMENT,
+                         "jax: JAX_COORDINATOR_ADDRESS=%s has no port and JAX_COORDINATOR_PORT "
+                         "is not set",
+                         q);
+    if (res == CRES_OK)
+        res = cres__coord_set_master(c, host, len, port < 0 ? other : port,
+                                     "JAX_COORDINATOR_ADDRESS", v, err);
+    if (res == CRES_OK && port > 0 && other > 0 && other != port)
+        res = cres__fail(err, CRES_ERR_ENVIRONMENT,
+                         "jax: JAX_COORDINATOR_ADDRESS=%s but JAX_COORDINATOR_PORT=%d", q, other);
+    return res;
 }
 
 static const cres_resolver_vtable cres__jax_vtable = {
@@ -7749,7 +7762,7 @@ typedef struct cres__auto_pick {
     const char *why;
 } cres__auto_pick;
 
-#define CRES__AUTO_STEPS 12
+#define CRES__AUTO_STEPS 16 /* more than cres__auto_steps() has */
 
 /* torch.distributed's names outside torchrun: RANK, or a WORLD_SIZE above one. */
 CRES__PRIVATE const char *cres__auto_torch_plain(const cres_resolver *probe) {
@@ -7783,7 +7796,8 @@ CRES__PRIVATE size_t cres__auto_steps(const cres_resolver *probe, char *selector
     FILE *f;
 #define CRES__STEP(name, reason)                                                               \
     do {                                                                                       \
-        if ((why = (reason)) != NULL) steps[n].backend = name, steps[n++].why = why;           \
+        if ((why = (reason)) != NULL && n < CRES__AUTO_STEPS)                                  \
+            steps[n].backend = name, steps[n++].why = why;                                     \
     } while (0)
     CRES__STEP("tfconfig", cres__env_set(probe, "TF_CONFIG") ? "TF_CONFIG" : NULL);
     CRES__STEP("torch", cres__env_set(probe, "TORCHELASTIC_RUN_ID") ? "TORCHELASTIC_RUN_ID" : NULL);
@@ -7815,7 +7829,8 @@ CRES__PRIVATE cres_result cres__auto_not_alone(const cres_resolver *probe, cres_
     static const char *const hints[] = {
         "LOCAL_RANK",   "NODE_RANK",     "GROUP_RANK",          "LOCAL_WORLD_SIZE",
         "PMI_RANK",     "FLUX_TASK_RANK", "OMPI_COMM_WORLD_RANK", "SLURM_PROCID",
-        "PET_NPROC_PER_NODE", "JOB_COMPLETION_INDEX", NULL};
+        "PET_NPROC_PER_NODE", "PET_MASTER_PORT", "AWS_BATCH_JOB_MAIN_NODE_INDEX",
+        "JOB_COMPLETION_INDEX", NULL};
     const char *hint = cres__env_any(probe, hints), *v;
     char q[CRES__QUOTE_SIZE];
     if (!hint) return CRES_OK;

@@ -446,7 +446,7 @@ def test_torchrun_worker_needs_all_its_variables():
                  "GROUP_RANK", "GROUP_WORLD_SIZE"):
         env = {k: v for k, v in TORCHRUN_WORKER.items() if k != name}
         expect_fail(["--format", "launch"], 3, ["torch: ", f"{name} is not"], env=env)
-    expect_fail(["torch", "--format", "launch"], 3, ["LOCAL_WORLD_SIZE is not"],
+    expect_fail(["torch", "--format", "launch"], 3, ["LOCAL_WORLD_SIZE is empty"],
                 env=dict(TORCHRUN_WORKER, LOCAL_WORLD_SIZE=""))
 
 
@@ -764,8 +764,8 @@ def test_torch_bad_values():
         (dict(TORCH_PLAIN, RANK="-1"), ['RANK="-1"']),
         (dict(TORCH_PLAIN, RANK="3"), ["RANK=3", "WORLD_SIZE=3"]),
         (dict(TORCH_PLAIN, RANK="99999999999"), ['RANK="99999999999"']),
-        (dict(TORCH_PLAIN, RANK=""), ["RANK is not"]),
-        (dict(TORCH_PLAIN, MASTER_ADDR=""), ["MASTER_ADDR is not"]),
+        (dict(TORCH_PLAIN, RANK=""), ["RANK is empty"]),
+        (dict(TORCH_PLAIN, MASTER_ADDR=""), ["MASTER_ADDR is empty"]),
         (dict(TORCH_PLAIN, MASTER_PORT="0"), ['MASTER_PORT="0"']),
         (dict(TORCH_PLAIN, MASTER_PORT="65536"), ['MASTER_PORT="65536"']),
         (dict(TORCH_PLAIN, MASTER_PORT="http"), ['MASTER_PORT="http"']),
@@ -775,7 +775,7 @@ def test_torch_bad_values():
         (dict(TORCH_PLAIN, LOCAL_RANK="2", LOCAL_WORLD_SIZE="2"), ["LOCAL_RANK=2", "LOCAL_WORLD_SIZE=2"]),
         (dict(TORCH_PLAIN, GROUP_RANK="-2"), ['GROUP_RANK="-2"']),
         (dict(TORCH_PLAIN, GROUP_RANK="1", GROUP_WORLD_SIZE="1"), ["GROUP_RANK=1", "GROUP_WORLD_SIZE=1"]),
-        (dict(TORCHRUN_WORKER, GROUP_WORLD_SIZE=""), ["GROUP_WORLD_SIZE is not"]),
+        (dict(TORCHRUN_WORKER, GROUP_WORLD_SIZE=""), ["GROUP_WORLD_SIZE is empty"]),
         (dict(TORCHRUN_WORKER, LOCAL_RANK="4"), ["LOCAL_RANK=4", "LOCAL_WORLD_SIZE=4"]),
     ]
     for i, (env, words) in enumerate(cases):  # auto and the named backend, by turns
@@ -810,7 +810,7 @@ def test_torch_pet_bad_values():
         (dict(KUBEFLOW_V2, PET_NNODES="1:4"), ['PET_NNODES="1:4"', "elastic"]),  # v1's elasticPolicy range
         (dict(KUBEFLOW_V2, PET_NODE_RANK="-1"), ['PET_NODE_RANK="-1"']),
         (dict(KUBEFLOW_V2, PET_NODE_RANK="3"), ["PET_NODE_RANK=3", "PET_NNODES=3"]),
-        (dict(KUBEFLOW_V2, PET_NODE_RANK=""), ["PET_NODE_RANK is not"]),
+        (dict(KUBEFLOW_V2, PET_NODE_RANK=""), ["PET_NODE_RANK is empty"]),
         (dict(KUBEFLOW_V2, PET_MASTER_PORT="x"), ['PET_MASTER_PORT="x"']),
         (dict(KUBEFLOW_V2, PET_MASTER_ADDR="trainjob-node-0-0.trainjob:29400"),
          ['PET_MASTER_ADDR="trainjob-node-0-0.trainjob:29400"', "port"]),
@@ -830,12 +830,12 @@ def test_jax_bad_values():
         (dict(JAX_ENV, JAX_COORDINATOR_ADDRESS="coord:70000"), ['JAX_COORDINATOR_ADDRESS="coord:70000"']),
         (dict(JAX_ENV, JAX_COORDINATOR_ADDRESS="coord:port"), ['JAX_COORDINATOR_ADDRESS="coord:port"']),
         (dict(JAX_ENV, JAX_COORDINATOR_ADDRESS="coord", JAX_COORDINATOR_PORT="-5"), ['JAX_COORDINATOR_PORT="-5"']),
-        (dict(JAX_ENV, JAX_COORDINATOR_ADDRESS=""), ["JAX_COORDINATOR_ADDRESS is not"]),
+        (dict(JAX_ENV, JAX_COORDINATOR_ADDRESS=""), ["JAX_COORDINATOR_ADDRESS is empty"]),
         (dict(JAX_ENV, JAX_NUM_PROCESSES="four"), ['JAX_NUM_PROCESSES="four"']),
         (dict(JAX_ENV, JAX_NUM_PROCESSES="0"), ['JAX_NUM_PROCESSES="0"']),
         (dict(JAX_ENV, JAX_PROCESS_ID="-1"), ['JAX_PROCESS_ID="-1"']),
         (dict(JAX_ENV, JAX_PROCESS_ID="4"), ["JAX_PROCESS_ID=4", "JAX_NUM_PROCESSES=4"]),
-        (dict(JAX_ENV, JAX_PROCESS_ID=""), ["JAX_PROCESS_ID is not"]),
+        (dict(JAX_ENV, JAX_PROCESS_ID=""), ["JAX_PROCESS_ID is empty"]),
     ]
     for i, (env, words) in enumerate(cases):
         expect_fail(["jax", "--format", "jax"] if i % 2 else ["--format", "launch"], 3, ["jax: "] + words, env=env)
@@ -851,9 +851,9 @@ def test_awsbatch_bad_values():
         (dict(AWSBATCH_CHILD, AWS_BATCH_JOB_NODE_INDEX="-1"), ['AWS_BATCH_JOB_NODE_INDEX="-1"']),
         (dict(AWSBATCH_CHILD, AWS_BATCH_JOB_NODE_INDEX="4"), ["AWS_BATCH_JOB_NODE_INDEX=4",
                                                               "AWS_BATCH_JOB_NUM_NODES=4"]),
-        (dict(AWSBATCH_CHILD, AWS_BATCH_JOB_NODE_INDEX=""), ["AWS_BATCH_JOB_NODE_INDEX is not"]),
+        (dict(AWSBATCH_CHILD, AWS_BATCH_JOB_NODE_INDEX=""), ["AWS_BATCH_JOB_NODE_INDEX is empty"]),
         (dict(AWSBATCH_CHILD, AWS_BATCH_JOB_MAIN_NODE_INDEX="4"), ['AWS_BATCH_JOB_MAIN_NODE_INDEX="4"']),
-        (dict(AWSBATCH_CHILD, AWS_BATCH_JOB_MAIN_NODE_INDEX=""), ["AWS_BATCH_JOB_MAIN_NODE_INDEX is not"]),
+        (dict(AWSBATCH_CHILD, AWS_BATCH_JOB_MAIN_NODE_INDEX=""), ["AWS_BATCH_JOB_MAIN_NODE_INDEX is empty"]),
         (dict(AWSBATCH_CHILD, AWS_BATCH_JOB_MAIN_NODE_PRIVATE_IPV4_ADDRESS="10.0.1.256"),
          ['AWS_BATCH_JOB_MAIN_NODE_PRIVATE_IPV4_ADDRESS="10.0.1.256"']),
         (dict(AWSBATCH_CHILD, AWS_BATCH_JOB_MAIN_NODE_PRIVATE_IPV4_ADDRESS="fd00::7"),
