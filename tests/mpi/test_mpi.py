@@ -58,13 +58,16 @@ def layout(reps, host_of):
 def check_torchrun(reps, i, host_of, port_base=8888):
     per_host = Counter(host_of(r) for r in reps)
     r0 = next(r for r in reps if rank(r) == 0)
+    hosts = [host_of(r) for r in sorted(reps, key=rank)]   # in the order of their first rank
+    hosts = sorted(set(hosts), key=hosts.index)
     for rep in reps:
         t = rep["runs"][i]
         assert t["rc"] == 0, f"rank {rank(rep)}: {shlex.join(t['argv'])} exited {t['rc']}: {t['err']}"
         got = lab.exports(t["out"])
         want = {"MASTER_ADDR": host_of(r0), "MASTER_PORT": str(port_base + local_rank(r0)),
                 "WORLD_SIZE": str(len(reps)), "RANK": str(rank(rep)),
-                "LOCAL_RANK": str(local_rank(rep)), "LOCAL_WORLD_SIZE": str(per_host[host_of(rep)])}
+                "LOCAL_RANK": str(local_rank(rep)), "LOCAL_WORLD_SIZE": str(per_host[host_of(rep)]),
+                "GROUP_RANK": str(hosts.index(host_of(rep))), "GROUP_WORLD_SIZE": str(len(hosts))}
         assert got == want, f"rank {rank(rep)}: torchrun format\n  got  {got}\n  want {want}"
 
 

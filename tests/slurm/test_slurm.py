@@ -55,13 +55,16 @@ def check_formats(reps, first, n, port_base=8888):
     """Runs first (tfconfig), first+1 (torchrun), first+2 (hostfile) against Slurm's layout."""
     per_node = Counter(node(r) for r in reps)
     r0 = next(r for r in reps if rank(r) == 0)
+    nodes = [node(r) for r in sorted(reps, key=rank)]   # hosts in the order of their first rank
+    nodes = sorted(set(nodes), key=nodes.index)
     for rep in reps:
         t = rep["runs"][first + 1]
         assert t["rc"] == 0, f"rank {rank(rep)}: {t['argv']} exited {t['rc']}: {t['err']}"
         got = lab.exports(t["out"])
         want = {"MASTER_ADDR": node(r0), "MASTER_PORT": str(port_base + localid(r0)),
                 "WORLD_SIZE": str(n), "RANK": str(rank(rep)), "LOCAL_RANK": str(localid(rep)),
-                "LOCAL_WORLD_SIZE": str(per_node[node(rep)])}
+                "LOCAL_WORLD_SIZE": str(per_node[node(rep)]),
+                "GROUP_RANK": str(nodes.index(node(rep))), "GROUP_WORLD_SIZE": str(len(nodes))}
         assert got == want, f"rank {rank(rep)} on {node(rep)}: torchrun format\n  got  {got}\n  want {want}"
         h = rep["runs"][first + 2]
         assert h["rc"] == 0, f"rank {rank(rep)}: {h['argv']} exited {h['rc']}: {h['err']}"
@@ -141,8 +144,9 @@ def test_two_jobs_cyclic():
 
 
 def test_sbatch():
-    """In a batch script: run directly (one task: the script), then under srun, then a step on
-    a subset of the allocation (srun -N2 -n3 -r1: node2 and node3)."""
+    """In a batch script of 8 tasks: run directly (an error: only the script runs, not the 8
+    tasks), then under srun, then a step on a subset of the allocation (srun -N2 -n3 -r1: node2
+    and node3)."""
     with tempfile.TemporaryDirectory(prefix="cres-sbatch-") as tmp:
         os.chmod(tmp, 0o755)
         dirs = {k: os.path.join(tmp, k) for k in ("direct", "step", "subset")}
@@ -167,13 +171,11 @@ def test_sbatch():
     e = d["env"]
     assert e.get("SLURM_NTASKS") == "8" and "SLURM_STEP_ID" not in e, (
         f"the batch script's environment is not what the test expects: {e}")
-    # Only the script runs: whatever SLURM_NTASKS says, the cluster is this one process.
-    lab.check_cluster([d], 0, 1, lambda r: 0, node, lambda r: 8888)
-    lab.same_output([d], 0, 1)
-    t = d["runs"][2]
-    assert t["rc"] == 0, t
-    got = lab.exports(t["out"])
-    assert (got["WORLD_SIZE"], got["RANK"], got["MASTER_ADDR"]) == ("1", "0", node(d)), got
+    # Only the script runs, but the job has 8 tasks: "one task" would tell a process of an
+    # 8-task job that it is alone, so every format is an error that says to use srun.
+    for t in d["runs"]:
+        assert t["rc"] == 3 and t["out"] == "", t
+        assert "SLURM_NTASKS=8" in t["err"] and "srun" in t["err"], t
 
     lab.check_cluster(step, 0, 8, rank, node, lambda r: 8888 + localid(r), rpc_layer="grpc")
     lab.same_output(step, 0, 1)
