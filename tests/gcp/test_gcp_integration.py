@@ -431,6 +431,10 @@ def gce_own_task_from_metadata_instance_name():
     assert doc["task"] == {"type": "worker", "index": 2}, doc
     w3 = next(i for i in insts if i["name"] == "w-3")["networkInterfaces"][0]["networkIP"]
     assert master(gce(f, "workers")) == "grpc://%s:8470" % w3
+    w1 = mg.expected_addresses(insts)[0].rsplit(":", 1)[0]
+    assert json.loads(ok(gce(f, "workers") + ["--format", "launch"])) == {
+        "world_size": 5, "rank": 2, "local_rank": 0, "local_world_size": 1, "node_rank": 2,
+        "num_nodes": 5, "master_addr": w1, "master_port": 8470}
     log = f.stop()
     check_contract(log)
     assert [r for r in log if r["path"] == "/computeMetadata/v1/instance/name"]
@@ -827,6 +831,20 @@ def tpu_local_vm_from_env():
     assert doc["task"] == {"type": "worker", "index": 2}, doc
     assert master(args, env) == "grpc://t1v-n-7f3c2a1b-w-2:8470"
     assert master(args + ["--rpc-layer", "grpc+verbs"], env) == "grpc+verbs://t1v-n-7f3c2a1b-w-2:8470"
+    assert json.loads(ok(args + ["--format", "launch"], env)) == {
+        "world_size": 4, "rank": 2, "local_rank": 0, "local_world_size": 1, "node_rank": 2,
+        "num_nodes": 4, "master_addr": hosts[0], "master_port": 8470}
+    # GKE multislice: this slice is slice 1 of 3, so worker 2 is rank 1 x 4 + 2 = 6 of 12, and
+    # the spec formats have no answer (shape: GKE's TPU multislice docs, JAX cloud_tpu_cluster.py)
+    ms = dict(env, MEGASCALE_NUM_SLICES="3", MEGASCALE_SLICE_ID="1",
+              MEGASCALE_COORDINATOR_ADDRESS="js-slice-0-0.js")
+    assert json.loads(ok(args + ["--format", "launch"], ms)) == {
+        "world_size": 12, "rank": 6, "local_rank": 0, "local_world_size": 1, "node_rank": 6,
+        "num_nodes": 12, "master_addr": "js-slice-0-0.js", "master_port": 8482}
+    assert ok(args + ["--format", "jax"], ms) == (
+        "export JAX_COORDINATOR_ADDRESS=js-slice-0-0.js:8482\nexport JAX_NUM_PROCESSES=12\n"
+        "export JAX_PROCESS_ID=6\n")
+    fails(args + ["--format", "tfconfig"], 3, ["MEGASCALE_NUM_SLICES", "needs every address"], ms)
     assert tpu_calls(f.stop()) == []
 
 

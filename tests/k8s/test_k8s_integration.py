@@ -161,6 +161,14 @@ def test_several_selectors_and_jobs_with_own_task():
     code, out, err, _ = cli(["k8s", "--server", f.url, "--job", "ps=job-name=ps", "--format", "master"],
                             {"HOSTNAME": "ps-mbn89"})
     assert (code, out) == (0, "grpc://10.4.1.10:8470\n"), (code, out, err)
+    # launch info: ranks chief first, then jobs by name (ps 0-1, worker 2-4); every pod its own
+    # host; the master is rank 0, ps's first pod
+    code, out, err, _ = cli(["k8s", "--server", f.url, "--job", "worker=job-name=trainer", "--job", "ps=job-name=ps",
+                             "--format", "launch"], {"HOSTNAME": "trainer-1"})
+    assert code == 0, err
+    assert json.loads(out) == {"world_size": 5, "rank": 3, "local_rank": 0, "local_world_size": 1,
+                               "node_rank": 3, "num_nodes": 5, "master_addr": "10.4.1.11",
+                               "master_port": 8470}, out
     f.stop()
 
 
