@@ -778,11 +778,11 @@ static cres_result launcher_vars(const render_ctx *x, env_vars *v, cres_error *e
         env_add_int(v, "JAX_PROCESS_ID", info.rank);
         return device_vars(x, v, err);
     }
-    if (info.master_port < 0) {
+    if (info.master_port <= 0) { /* none, or 0: "any port", which no worker can reach */
         err->result = CRES_ERR_INVALID_ARGUMENT;
         snprintf(err->message, sizeof err->message,
-                 "--format %s: the master's address \"%.200s\" has no port", x->format,
-                 info.master_address);
+                 "--format %s: the master's address \"%.160s\" has no port to connect to",
+                 x->format, info.master_address);
         return CRES_ERR_INVALID_ARGUMENT;
     }
     snprintf(port, sizeof port, "%d", info.master_port);

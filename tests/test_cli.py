@@ -513,6 +513,14 @@ def test_kubeflow_v1_torch_and_pet_variables_must_agree():
     assert launch([], env=dict(KUBEFLOW_V1, **TORCHRUN_WORKER)) == launch_doc(8, 5, 1, 4, 1, 2, "node1", 29500)
 
 
+def test_launcher_formats_need_a_master_port():
+    # "w0:0" (any port) and "w0" (none) cannot be connected to: torchrun and torchrun-node refuse
+    for addr in ("w0:0", "w0"):
+        tf = '{"cluster": {"worker": ["%s"]}, "task": {"type": "worker", "index": 0}}' % addr
+        for fmt in ("torchrun", "torchrun-node"):
+            expect_fail(["--format", fmt], 3, [f'"{addr}"', "no port"], env={"TF_CONFIG": tf})
+
+
 def test_jax_variables():
     assert launch([], env=JAX_ENV) == dict(LAUNCH_NULLS, world_size=4, rank=3, master_addr="10.2.0.9",
                                            master_port=6000)

@@ -123,7 +123,7 @@ int main(void) {
     return 0;
 }
 """
-LEFT_OUT_BUT_AUTO4 = ["K8S", "GCE", "TPU", "SAGEMAKER", "SIMPLE", "UNION"]
+LEFT_OUT_BUT_AUTO4 = ["K8S", "GCE", "TPU", "SAGEMAKER", "TORCH", "JAX", "AWSBATCH", "SIMPLE", "UNION"]
 PROGRAMS = [  # (name, create function, switches)
     ("auto, every backend", "cres_auto_resolver_create", []),
     ("auto with TF_CONFIG, Slurm, MPI and local only", "cres_auto_resolver_create", LEFT_OUT_BUT_AUTO4),

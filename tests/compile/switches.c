@@ -83,6 +83,21 @@ static void check_create(const char *name, const char *macro, int left_out, cres
 #else
 #  define OUT_SAGEMAKER 0
 #endif
+#ifdef CLUSTER_RESOLVER_NO_TORCH
+#  define OUT_TORCH 1
+#else
+#  define OUT_TORCH 0
+#endif
+#ifdef CLUSTER_RESOLVER_NO_JAX
+#  define OUT_JAX 1
+#else
+#  define OUT_JAX 0
+#endif
+#ifdef CLUSTER_RESOLVER_NO_AWSBATCH
+#  define OUT_AWSBATCH 1
+#else
+#  define OUT_AWSBATCH 0
+#endif
 #ifdef CLUSTER_RESOLVER_NO_AUTO
 #  define OUT_AUTO 1
 #else
@@ -91,15 +106,17 @@ static void check_create(const char *name, const char *macro, int left_out, cres
 
 /* ---- an environment for each backend auto can detect, read through the hook ---------- */
 
+#define MAX_VARS 10
+
 typedef struct environment {
-    const char *vars[8][2];
+    const char *vars[MAX_VARS][2];
     char log[512];
 } environment;
 
 static const char *env_get(void *user, const char *name) {
     environment *e = (environment *)user;
     size_t i;
-    for (i = 0; i < 8 && e->vars[i][0]; i++)
+    for (i = 0; i < MAX_VARS && e->vars[i][0]; i++)
         if (strcmp(e->vars[i][0], name) == 0) return e->vars[i][1];
     return NULL;
 }
@@ -125,11 +142,29 @@ static const struct {
     {"sagemaker", "CLUSTER_RESOLVER_NO_SAGEMAKER", OUT_SAGEMAKER,
      {{{"SM_HOSTS", "[\"algo-1\", \"algo-2\"]"}, {"SM_CURRENT_HOST", "algo-2"}}, ""}},
     {"tpu", "CLUSTER_RESOLVER_NO_TPU", OUT_TPU, {{{"TPU_WORKER_HOSTNAMES", "t0,t1"}, {"TPU_WORKER_ID", "1"}}, ""}},
+    /* torchrun's worker 1 of 2 nodes x 2 */
+    {"torch", "CLUSTER_RESOLVER_NO_TORCH", OUT_TORCH,
+     {{{"TORCHELASTIC_RUN_ID", "r1"}, {"MASTER_ADDR", "n1"}, {"MASTER_PORT", "29500"}, {"RANK", "1"},
+       {"WORLD_SIZE", "4"}, {"LOCAL_RANK", "1"}, {"LOCAL_WORLD_SIZE", "2"}, {"GROUP_RANK", "0"},
+       {"GROUP_WORLD_SIZE", "2"}}, ""}},
+    /* torch.distributed's names without torchrun */
+    {"torch", "CLUSTER_RESOLVER_NO_TORCH", OUT_TORCH,
+     {{{"MASTER_ADDR", "10.0.0.1"}, {"MASTER_PORT", "29500"}, {"RANK", "1"}, {"WORLD_SIZE", "2"}}, ""}},
+    /* Kubeflow's PET_* alone */
+    {"torch", "CLUSTER_RESOLVER_NO_TORCH", OUT_TORCH,
+     {{{"PET_NNODES", "2"}, {"PET_NODE_RANK", "1"}, {"PET_MASTER_ADDR", "m0"}, {"PET_MASTER_PORT", "23456"}}, ""}},
+    {"jax", "CLUSTER_RESOLVER_NO_JAX", OUT_JAX,
+     {{{"JAX_COORDINATOR_ADDRESS", "10.0.0.1:1234"}, {"JAX_NUM_PROCESSES", "2"}, {"JAX_PROCESS_ID", "1"}}, ""}},
+    /* an AWS Batch multi-node child: node 1 of 2, the main node at 10.0.0.1 */
+    {"awsbatch", "CLUSTER_RESOLVER_NO_AWSBATCH", OUT_AWSBATCH,
+     {{{"AWS_BATCH_JOB_NODE_INDEX", "1"}, {"AWS_BATCH_JOB_NUM_NODES", "2"}, {"AWS_BATCH_JOB_MAIN_NODE_INDEX", "0"},
+       {"AWS_BATCH_JOB_MAIN_NODE_PRIVATE_IPV4_ADDRESS", "10.0.0.1"}}, ""}},
     {"local", "CLUSTER_RESOLVER_NO_LOCAL", OUT_LOCAL, {{{"HOME", "/"}}, ""}},
 };
 
 static int any_left_out(void) {
-    return OUT_TFCONFIG || OUT_MPI || OUT_SLURM || OUT_SAGEMAKER || OUT_TPU || OUT_K8S || OUT_LOCAL;
+    return OUT_TFCONFIG || OUT_MPI || OUT_SLURM || OUT_SAGEMAKER || OUT_TPU || OUT_K8S || OUT_LOCAL || OUT_TORCH ||
+           OUT_JAX || OUT_AWSBATCH;
 }
 
 static void check_auto(void) {
@@ -219,6 +254,10 @@ int main(void) {
     CREATE(cres_mpi_resolver_create, cres_mpi_options, "mpi", "CLUSTER_RESOLVER_NO_MPI", OUT_MPI);
     CREATE(cres_sagemaker_resolver_create, cres_sagemaker_options, "sagemaker", "CLUSTER_RESOLVER_NO_SAGEMAKER",
            OUT_SAGEMAKER);
+    CREATE(cres_torch_resolver_create, cres_torch_options, "torch", "CLUSTER_RESOLVER_NO_TORCH", OUT_TORCH);
+    CREATE(cres_jax_resolver_create, cres_jax_options, "jax", "CLUSTER_RESOLVER_NO_JAX", OUT_JAX);
+    CREATE(cres_awsbatch_resolver_create, cres_awsbatch_options, "awsbatch", "CLUSTER_RESOLVER_NO_AWSBATCH",
+           OUT_AWSBATCH);
     check_auto();
     return failures != 0;
 }

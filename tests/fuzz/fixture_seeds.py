@@ -49,7 +49,7 @@ MAX_SEEDS = 200
 MIN_SEEDS = 20   # every target gets at least this many today (hostfile: 28)
 MAX_BYTES = 64 * 1024
 # What the targets read at most (their MAX_INPUT_BYTES); longer inputs would be skipped.
-TARGET_MAX_BYTES = {"slurm_env": 4096, "hostfile": 8192, "sm_hosts": 8192}
+TARGET_MAX_BYTES = {"slurm_env": 4096, "hostfile": 8192, "sm_hosts": 8192, "launch_env": 4096}
 HOSTLIST_ORACLE_SEED = 20261121  # hostlist_oracle.py's default --seed
 # Hostlists that expand to more hosts than this make every run of the target slow; those over
 # the library's 1,000,000-host limit are kept (they are refused before expanding).
@@ -1662,11 +1662,75 @@ def hostfile_seeds():
     yield from encoded(python_hostfiles(), hostfile_seed)
 
 
+# fuzz_launch_env: a selector byte (0 torch, 1 jax, 2 awsbatch, 3 auto; bits 2-3 task type
+# none, "worker", "chief", ""; bit 4 rpc layer "grpc"; bits 5-6 port 0, 1234, 65535, -1; bit 7
+# main_host "main-0.internal"), the task id byte with a task type, then NAME=VALUE lines.
+LAUNCH_SELECTOR = {"torch": 0, "jax": 1, "awsbatch": 2}
+LAUNCH_TASK_TYPES = {"worker": 1, "chief": 2, "": 3}
+LAUNCH_PORTS = {0: 0, 1234: 1, 65535: 2, -1: 3}
+LAUNCH_C_TESTS = ["test_launch.c", "test_resolvers.c", "test_hpc.c", "test_tfconfig.c", "test_k8s.c", "test_gcp.c"]
+LAUNCH_KEYS = ("TORCHELASTIC_RUN_ID", "MASTER_ADDR", "RANK", "WORLD_SIZE", "PET_NNODES",
+               "JAX_COORDINATOR_ADDRESS", "AWS_BATCH_JOB_NODE_INDEX", "OMPI_COMM_WORLD_SIZE",
+               "SLURM_JOB_ID", "SLURM_STEP_NODELIST", "SM_HOSTS", "TF_CONFIG", "LOCAL_RANK",
+               "JOB_COMPLETION_INDEX", "CLUSTER_RESOLVER_BACKEND")
+
+
+def launch_seed(snap):
+    """A resolver's environment for fuzz_launch_env: torch, jax and awsbatch as themselves,
+    every other backend's environment through auto (a forced options.backend becomes
+    CLUSTER_RESOLVER_BACKEND); the task, rpc layer, port and main host when the target can
+    say them."""
+    env = dict(snap.env)
+    o = snap.opts
+    backend = LAUNCH_SELECTOR.get(snap.backend, 3)
+    if snap.backend == "auto" and known_text(o.get("backend")) and \
+            "CLUSTER_RESOLVER_BACKEND" not in env:
+        env["CLUSTER_RESOLVER_BACKEND"] = o["backend"]
+    if not all(known_text(k) and known_text(v) and "=" not in k and "\n" not in k + v and
+               "\0" not in k + v and k for k, v in env.items()):
+        return None
+    flags, task = backend, b""
+    task_type, task_id = o.get("task_type"), o.get("task_id", 0)
+    if known_text(task_type) and task_type in LAUNCH_TASK_TYPES and isinstance(task_id, int) \
+            and -128 <= task_id <= 127:
+        flags |= LAUNCH_TASK_TYPES[task_type] << 2
+        task = bytes([task_id & 255])
+    if o.get("main_host") == "main-0.internal":
+        flags |= 128
+    if o.get("rpc_layer") == "grpc":
+        flags |= 16
+    port = o.get("port", o.get("port_base", 0))
+    if isinstance(port, int) and port in LAUNCH_PORTS:
+        flags |= LAUNCH_PORTS[port] << 5
+    return bytes([flags]) + task + c_bytes("".join("%s=%s\n" % kv for kv in env.items()))
+
+
+def launch_env_seeds():
+    """Sources named by file and backend ("test_launch_jax"), so that each backend of a test
+    file gets its turn in choose()."""
+    snaps = []
+    for name in LAUNCH_C_TESTS:
+        snaps += [s for s in replay(name).snapshots if s.env or s.backend == "auto"]
+    for pyfile in (py_file("test_cli.py"), py_file("launchers", "test_torchrun.py")):
+        for snap in env_snapshots(pyfile, "auto", LAUNCH_KEYS):
+            snaps.append(snap)
+            for backend, keys in (("torch", ("MASTER_ADDR", "PET_NNODES", "TORCHELASTIC_RUN_ID")),
+                                  ("jax", ("JAX_COORDINATOR_ADDRESS",)),
+                                  ("awsbatch", ("AWS_BATCH_JOB_NODE_INDEX",))):
+                if any(k in snap.env for k in keys):
+                    snaps.append(snap._replace(backend=backend))
+    for snap in snaps:
+        data = launch_seed(snap)
+        if data is not None:
+            kind = snap.backend if snap.backend in LAUNCH_SELECTOR else "auto"
+            yield "%s_%s" % (snap.source, kind), data
+
+
 TARGETS = {"spec_json": spec_json_seeds, "tfconfig": tfconfig_seeds,
            "k8s_pods": k8s_pods_seeds, "gce_lists": gce_lists_seeds,
            "tpu_node": tpu_node_seeds, "hostlist": hostlist_seeds,
            "slurm_env": slurm_env_seeds, "sm_hosts": sm_hosts_seeds,
-           "hostfile": hostfile_seeds}
+           "hostfile": hostfile_seeds, "launch_env": launch_env_seeds}
 
 
 # =============================================================================================
