@@ -432,7 +432,8 @@
                   $TPU_PROCESS_ADDRESSES ("host:port" per process), else
                   $TPU_WORKER_HOSTNAMES, else the metadata attributes
                   worker-network-endpoints ("ip,ip" or "name:uid:ip,...") and
-                  agent-worker-number; with neither, an empty cluster and master "" (TF's).
+                  agent-worker-number; with neither, an empty cluster and master "" (TF's),
+                  unless TPU_WORKER_ID is set: then CRES_ERR_ENVIRONMENT.
                   GKE multislice (MEGASCALE_NUM_SLICES above 1) is coordinator-only (as
                   torch below): the variables name this slice's workers only. Rank =
                   MEGASCALE_SLICE_ID x workers per slice + TPU_WORKER_ID; the coordinator is
@@ -5410,6 +5411,12 @@ CRES__PRIVATE cres_result cres__tpu_local(cres__tpu *t, cres__http *h, cres_clus
                                            "instance/attributes/accelerator-type", &type, err)) ==
                 CRES_OK)
             t->accelerator_type = type, type = NULL;
+    } else if (res == CRES_OK && id) { /* a worker of several, but which are the others? */
+        char q[CRES__QUOTE_SIZE];
+        res = cres__fail(err, CRES_ERR_ENVIRONMENT,
+                         "tpu: TPU_WORKER_ID=%s is set, but neither TPU_PROCESS_ADDRESSES, "
+                         "TPU_WORKER_HOSTNAMES nor the metadata server names the workers",
+                         cres__quote(q, sizeof q, id, strlen(id)));
     } /* else: TF's local TPU, an empty cluster */
     if (res == CRES_OK && own >= 0) {
         if (own >= (long long)cres_spec_tasks_count(spec, t->job))

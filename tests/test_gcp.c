@@ -2379,6 +2379,19 @@ static void local_from_environment(void **state) {
     assert_string_equal(master_of(NULL, -1, NULL), "grpc://t1v-n-2:8470");
 }
 
+/* TPU_WORKER_ID says "one worker of several": without a list of them that is an error, not
+   TF's empty local cluster (which stays for a TPU VM that names nothing). */
+static void local_worker_id_without_workers_is_environment_error(void **state) {
+    cres_tpu_options o = tpu_options("local");
+    cres_error err;
+    (void)state;
+    env_set("TPU_WORKER_ID", "1");
+    tpu(&o);
+    err = resolve_fails(CRES_ERR_ENVIRONMENT);
+    assert_non_null(strstr(err.message, "TPU_WORKER_ID=\"1\""));
+    assert_non_null(strstr(err.message, "TPU_WORKER_HOSTNAMES"));
+}
+
 static void local_worker_id_past_the_workers_is_environment_error(void **state) {
     cres_tpu_options o = tpu_options("local");
     (void)state;
@@ -2845,6 +2858,7 @@ int main(void) {
         T(bad_worker_id_is_environment_error),
         T(local_from_environment),
         T(local_worker_id_past_the_workers_is_environment_error),
+        T(local_worker_id_without_workers_is_environment_error),
         T(local_process_addresses_win),
         T(multislice_is_coordinator_only),
         T(multislice_bad_input_names_the_variable),
