@@ -3680,25 +3680,28 @@ static const cres_resolver_vtable cres__tfconfig_vtable = {
 
 /* Reads an optional string member; null counts as absent. */
 CRES__PRIVATE cres_result cres__tf_string(const cres__json *d, int obj, const char *key,
-                                         char **out, cres_error *err) {
+                                         const char *src, char **out, cres_error *err) {
     int v, ok;
     char q[CRES__QUOTE_SIZE];
-    cres_result res = cres__json_member(d, obj, key, &v, "TF_CONFIG", CRES_ERR_ENVIRONMENT, err);
+    cres_result res = cres__json_member(d, obj, key, &v, src, CRES_ERR_ENVIRONMENT, err);
     *out = NULL;
     if (res != CRES_OK || v < 0 || cres__json_is_null(d, v)) return res;
     if (d->t[v].type != JSMN_STRING)
-        return cres__fail(err, CRES_ERR_ENVIRONMENT, "TF_CONFIG: \"%s\" must be a string, not %s",
+        return cres__fail(err, CRES_ERR_ENVIRONMENT, "%s: \"%s\" must be a string, not %s", src,
                           key, cres__json_quote(d, v, q, sizeof q));
     ok = cres__json_strdup(d, v, out);
-    if (ok == 0) return cres__oom(err, "TF_CONFIG");
+    if (ok == 0) return cres__oom(err, src);
     if (ok < 0)
-        return cres__fail(err, CRES_ERR_ENVIRONMENT, "TF_CONFIG: \"%s\" contains a NUL character",
+        return cres__fail(err, CRES_ERR_ENVIRONMENT, "%s: \"%s\" contains a NUL character", src,
                           key);
     return CRES_OK;
 }
 
-/* What TF_CONFIG says about the own task and the rest, before it is put in the resolver. */
+/* What TF_CONFIG (or Vertex AI's CLUSTER_SPEC, of the same shape) says about the own task
+   and the rest, before it is put in the resolver. */
 typedef struct cres__tf_fields {
+    const char *src;   /* the variable, for messages */
+    int dense;         /* jobs must be lists (CLUSTER_SPEC) */
     char *task_type, *rpc_layer, *environment;
     int task_id;
 } cres__tf_fields;
@@ -3706,16 +3709,16 @@ typedef struct cres__tf_fields {
 CRES__PRIVATE cres_result cres__tf_read_task(const cres__json *d, int task, cres__tf_fields *f,
                                             const cres_allocator *a, cres_error *err) {
     int type, index;
-    char q[CRES__QUOTE_SIZE], why[160];
+    char q[CRES__QUOTE_SIZE], why[160], what[48];
     cres_result res;
     if (!cres__json_is(d, task, JSMN_OBJECT))
-        return cres__fail(err, CRES_ERR_ENVIRONMENT,
-                          "TF_CONFIG: \"task\" must be an object, not %s",
-                          cres__json_quote(d, task, q, sizeof q));
-    if ((res = cres__json_member(d, task, "type", &type, "TF_CONFIG: \"task\"",
-                                 CRES_ERR_ENVIRONMENT, err)) != CRES_OK ||
-        (res = cres__json_member(d, task, "index", &index, "TF_CONFIG: \"task\"",
-                                 CRES_ERR_ENVIRONMENT, err)) != CRES_OK)
+        return cres__fail(err, CRES_ERR_ENVIRONMENT, "%s: \"task\" must be an object, not %s",
+                          f->src, cres__json_quote(d, task, q, sizeof q));
+    snprintf(what, sizeof what, "%s: \"task\"", f->src);
+    if ((res = cres__json_member(d, task, "type", &type, what, CRES_ERR_ENVIRONMENT, err)) !=
+            CRES_OK ||
+        (res = cres__json_member(d, task, "index", &index, what, CRES_ERR_ENVIRONMENT, err)) !=
+            CRES_OK)
         return res;
     if (type >= 0 && !cres__json_is_null(d, type)) {
         const jsmntok_t *t = &d->t[type];
@@ -3731,19 +3734,21 @@ CRES__PRIVATE cres_result cres__tf_read_task(const cres__json *d, int task, cres
             ok = f->task_type != NULL;
         } else {
             return cres__fail(err, CRES_ERR_ENVIRONMENT,
-                              "TF_CONFIG: \"task.type\" must be a string, not %s",
+                              "%s: \"task.type\" must be a string, not %s", f->src,
                               cres__json_quote(d, type, q, sizeof q));
         }
-        if (ok == 0) return cres__oom(err, "TF_CONFIG");
+        if (ok == 0) return cres__oom(err, f->src);
         if (ok < 0)
             return cres__fail(err, CRES_ERR_ENVIRONMENT,
-                              "TF_CONFIG: \"task.type\" contains a NUL character");
-        if ((res = cres__check_job_name(f->task_type, err)) != CRES_OK)
-            return cres__wrap(err, res, CRES_ERR_ENVIRONMENT, "TF_CONFIG: \"task.type\": ");
+                              "%s: \"task.type\" contains a NUL character", f->src);
+        if ((res = cres__check_job_name(f->task_type, err)) != CRES_OK) {
+            snprintf(what, sizeof what, "%s: \"task.type\": ", f->src);
+            return cres__wrap(err, res, CRES_ERR_ENVIRONMENT, what);
+        }
     }
     if (index >= 0 && !cres__json_is_null(d, index) &&
         !cres__json_index(d, index, 1, &f->task_id, why, sizeof why))
-        return cres__fail(err, CRES_ERR_ENVIRONMENT, "TF_CONFIG: \"task.index\" %s", why);
+        return cres__fail(err, CRES_ERR_ENVIRONMENT, "%s: \"task.index\" %s", f->src, why);
     return CRES_OK;
 }
 
@@ -3763,17 +3768,32 @@ CRES__PRIVATE cres_result cres__tf_check_task(const cres_cluster_spec *spec,
             n += (size_t)snprintf(jobs + n, sizeof jobs - n, "%s%s", i ? ", " : "",
                                   spec->jobs[i].pub.name);
         return cres__fail(err, CRES_ERR_ENVIRONMENT,
-                          "TF_CONFIG: \"task.type\" %s is not a job of \"cluster\" (its jobs: %s)",
-                          q, jobs);
+                          "%s: \"task.type\" %s is not a job of \"cluster\" (its jobs: %s)",
+                          f->src, q, jobs);
     }
     if (f->task_id >= 0 && !cres_spec_task_address(spec, f->task_type, f->task_id))
         return cres__fail(err, CRES_ERR_ENVIRONMENT,
-                          "TF_CONFIG: \"task.index\" %d is not a task of job %s (it has %zu)",
+                          "%s: \"task.index\" %d is not a task of job %s (it has %zu)", f->src,
                           f->task_id, q, job->tasks_count);
     return CRES_OK;
 }
 
-/* Parses TF_CONFIG text into t->spec, t->master (session_master) and f. */
+/* CLUSTER_SPEC's jobs (Vertex AI's worker pools) are lists, never TF's sparse objects. */
+CRES__PRIVATE cres_result cres__tf_dense(const cres__json *d, int cluster, const char *src,
+                                        cres_error *err) {
+    int k = cluster + 1, n;
+    char q[CRES__QUOTE_SIZE];
+    if (!cres__json_is(d, cluster, JSMN_OBJECT)) return CRES_OK; /* reported by the reader */
+    for (n = 0; n < d->t[cluster].size; n++, k = cres__json_next(d, k + 1))
+        if (!cres__json_is(d, k + 1, JSMN_ARRAY))
+            return cres__fail(err, CRES_ERR_ENVIRONMENT,
+                              "%s: \"cluster\" member %s must be a list of addresses, not %s",
+                              src, cres__json_quote(d, k, q, sizeof q),
+                              cres__json_quote(d, k + 1, q + 40, sizeof q - 40));
+    return CRES_OK;
+}
+
+/* Parses TF_CONFIG (or CLUSTER_SPEC) text into t->spec, t->master (session_master) and f. */
 CRES__PRIVATE cres_result cres__tf_parse(cres__tfconfig *t, const char *text, cres__tf_fields *f,
                                         cres_error *err) {
     const cres_allocator *a = &t->base.config.allocator;
@@ -3781,65 +3801,81 @@ CRES__PRIVATE cres_result cres__tf_parse(cres__tfconfig *t, const char *text, cr
     cres__json d;
     int cluster = -1, task = -1;
     cres_result res;
-    char q[CRES__QUOTE_SIZE];
+    char q[CRES__QUOTE_SIZE], what[48];
     if (cres__is_blank(text)) return CRES_OK;
-    if ((res = cres__json_parse_document(&d, text, len, a, "TF_CONFIG", CRES_ERR_ENVIRONMENT,
-                                         err)) != CRES_OK)
+    if ((res = cres__json_parse_document(&d, text, len, a, f->src, CRES_ERR_ENVIRONMENT, err)) !=
+        CRES_OK)
         return res;
     if (d.t[0].type != JSMN_OBJECT)
-        res = cres__fail(err, CRES_ERR_ENVIRONMENT, "TF_CONFIG: must be a JSON object, not %s",
+        res = cres__fail(err, CRES_ERR_ENVIRONMENT, "%s: must be a JSON object, not %s", f->src,
                          cres__json_quote(&d, 0, q, sizeof q));
     if (res == CRES_OK)
-        res = cres__json_member(&d, 0, "cluster", &cluster, "TF_CONFIG", CRES_ERR_ENVIRONMENT, err);
-    if (res == CRES_OK && (cluster < 0 || cres__json_is_null(&d, cluster)))
-        res = cres__json_member(&d, 0, "sparseCluster", &cluster, "TF_CONFIG", CRES_ERR_ENVIRONMENT,
+        res = cres__json_member(&d, 0, "cluster", &cluster, f->src, CRES_ERR_ENVIRONMENT, err);
+    if (res == CRES_OK && !f->dense && (cluster < 0 || cres__json_is_null(&d, cluster)))
+        res = cres__json_member(&d, 0, "sparseCluster", &cluster, f->src, CRES_ERR_ENVIRONMENT,
                                 err);
+    if (res == CRES_OK && f->dense && (cluster < 0 || cres__json_is_null(&d, cluster)))
+        res = cres__fail(err, CRES_ERR_ENVIRONMENT, "%s: \"cluster\" is missing", f->src);
+    if (res == CRES_OK && f->dense) res = cres__tf_dense(&d, cluster, f->src, err);
+    snprintf(what, sizeof what, "%s: \"cluster\"", f->src);
     if (res == CRES_OK && cluster >= 0 && !cres__json_is_null(&d, cluster))
-        res = cres__spec_read_json(t->spec, &d, cluster, "TF_CONFIG: \"cluster\"",
-                                   CRES_ERR_ENVIRONMENT, err);
+        res = cres__spec_read_json(t->spec, &d, cluster, what, CRES_ERR_ENVIRONMENT, err);
     if (res == CRES_OK)
-        res = cres__json_member(&d, 0, "task", &task, "TF_CONFIG", CRES_ERR_ENVIRONMENT, err);
+        res = cres__json_member(&d, 0, "task", &task, f->src, CRES_ERR_ENVIRONMENT, err);
     if (res == CRES_OK && task >= 0 && !cres__json_is_null(&d, task))
         res = cres__tf_read_task(&d, task, f, a, err);
-    if (res == CRES_OK) res = cres__tf_string(&d, 0, "rpc_layer", &f->rpc_layer, err);
-    if (res == CRES_OK) res = cres__tf_string(&d, 0, "environment", &f->environment, err);
-    if (res == CRES_OK) res = cres__tf_string(&d, 0, "session_master", &t->master, err);
+    if (res == CRES_OK) res = cres__tf_string(&d, 0, "rpc_layer", f->src, &f->rpc_layer, err);
+    if (res == CRES_OK)
+        res = cres__tf_string(&d, 0, "environment", f->src, &f->environment, err);
+    if (res == CRES_OK && !f->dense)
+        res = cres__tf_string(&d, 0, "session_master", f->src, &t->master, err);
     if (res == CRES_OK) res = cres__tf_check_task(t->spec, f, err);
     cres__json_free(&d);
+    return res;
+}
+
+/* tfconfig and vertex: the document `text`, else the variable f->src (unset: none), read as
+   `f` says. */
+CRES__PRIVATE cres_result cres__tf_create(const cres_resolver_vtable *vtable,
+                                         const cres_config *config, const char *text,
+                                         cres__tf_fields *f, const char *environment,
+                                         cres_resolver **r, cres_error *err) {
+    cres__tfconfig *t;
+    cres_result res = cres_resolver_new(sizeof *t, vtable, config, r, err);
+    if (res != CRES_OK) return res;
+    t = (cres__tfconfig *)*r;
+    if (!text) text = cres_resolver_getenv(*r, f->src);
+    f->task_id = -1;
+    cres__log(*r, CRES_LOG_DEBUG, "%s: reading %s (%zu bytes)", vtable->name, f->src,
+              text ? strlen(text) : (size_t)0);
+    res = cres_spec_create(&(*r)->config.allocator, &t->spec, err);
+    if (res == CRES_OK && text) res = cres__tf_parse(t, text, f, err);
+    if (res == CRES_OK) res = cres_set_detected_task(*r, f->task_type, f->task_id, err);
+    if (res == CRES_OK) res = cres_set_rpc_layer(*r, f->rpc_layer, err);
+    if (res == CRES_OK)
+        res = cres_set_environment(*r, environment ? environment : f->environment, err);
+    cres__free(&(*r)->config.allocator, f->task_type);
+    cres__free(&(*r)->config.allocator, f->rpc_layer);
+    cres__free(&(*r)->config.allocator, f->environment);
     return res;
 }
 
 CRES_API cres_result cres_tfconfig_resolver_create(const cres_tfconfig_options *o,
                                                    cres_resolver **out, cres_error *err) {
     cres_tfconfig_options none;
-    cres_resolver *r;
-    cres__tfconfig *t;
+    cres_resolver *r = NULL;
     cres__tf_fields f;
-    const char *text;
     cres_result res;
     if (!o) {
         memset(&none, 0, sizeof none);
         o = &none;
     }
     if (out) *out = NULL;
-    if ((res = cres_resolver_new(sizeof *t, &cres__tfconfig_vtable, o->config, &r, err)) != CRES_OK)
-        return res;
-    t = (cres__tfconfig *)r;
     memset(&f, 0, sizeof f);
-    f.task_id = -1;
-    text = o->json ? o->json : cres_resolver_getenv(r, "TF_CONFIG");
-    cres__log(r, CRES_LOG_DEBUG, "tfconfig: reading %s (%zu bytes)",
-              o->json ? "options.json" : "TF_CONFIG", text ? strlen(text) : (size_t)0);
-    res = cres_spec_create(&r->config.allocator, &t->spec, err);
-    if (res == CRES_OK && text) res = cres__tf_parse(t, text, &f, err);
-    if (res == CRES_OK) res = cres_set_detected_task(r, f.task_type, f.task_id, err);
-    if (res == CRES_OK) res = cres_set_rpc_layer(r, f.rpc_layer, err);
-    if (res == CRES_OK)
-        res = cres_set_environment(r, o->environment ? o->environment : f.environment, err);
+    f.src = o->json ? "options.json" : "TF_CONFIG";
+    res = cres__tf_create(&cres__tfconfig_vtable, o->config, o->json, &f, o->environment, &r, err);
     if (res == CRES_OK) res = cres__apply_options(r, o->task_type, o->task_id, o->rpc_layer, err);
-    cres__free(&r->config.allocator, f.task_type);
-    cres__free(&r->config.allocator, f.rpc_layer);
-    cres__free(&r->config.allocator, f.environment);
+    if (!r) return res;
     return cres__created(r, res, out);
 }
 #else
