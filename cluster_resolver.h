@@ -619,6 +619,14 @@ typedef struct cres_getenv_hook {
     void *user;
 } cres_getenv_hook;
 
+/* The variables one by one, as "NAME=VALUE", NULL past the last: for the few sources whose
+   variable names are not known in advance (Volcano's VC_<TASK>_HOSTS). */
+typedef const char *(*cres_env_list_fn)(void *user, size_t index);
+typedef struct cres_env_list_hook {
+    cres_env_list_fn fn;                      /* NULL = the process environment */
+    void *user;
+} cres_env_list_hook;
+
 typedef enum cres_log_level {
     CRES_LOG_DEBUG, CRES_LOG_INFO, CRES_LOG_WARN, CRES_LOG_ERROR
 } cres_log_level;
@@ -698,6 +706,8 @@ typedef struct cres_config {
     size_t max_response_bytes;  /* 0 = 64 MiB */
     int resolve_timeout_ms;     /* all HTTP requests and retry waits of one resolve;
                                    0 = 60000, -1 = no bound beyond timeout_ms per request */
+    cres_env_list_hook env_list; /* zero = the process environment; give it with a getenv
+                                    hook of your own */
 } cres_config;
 
 #ifdef CLUSTER_RESOLVER_USE_CURL
@@ -847,6 +857,9 @@ CRES_API cres_result cres_resolver_new(size_t size, const cres_resolver_vtable *
                                        cres_error *err);
 CRES_API const cres_allocator *cres_resolver_allocator(const cres_resolver *r);
 CRES_API const char *cres_resolver_getenv(const cres_resolver *r, const char *name);
+/* The index-th variable of the environment ("NAME=VALUE") through the config's env_list
+   hook; NULL past the last. */
+CRES_API const char *cres_resolver_env_at(const cres_resolver *r, size_t index);
 CRES_API cres_result cres_set_detected_task(cres_resolver *r, const char *task_type,
                                             int task_id, cres_error *err);
 CRES_API cres_result cres_set_environment(cres_resolver *r, const char *environment,
@@ -1058,6 +1071,43 @@ typedef struct cres_awsbatch_options {
     const char *rpc_layer;                    /* NULL = none */
 } cres_awsbatch_options;
 
+/* Platforms that name every member: one spec, read once at create. */
+typedef struct cres_vertex_options {
+    const cres_config *config;
+    const char *cluster_spec;                 /* JSON; NULL = $CLUSTER_SPEC */
+    const char *task_type;                    /* NULL = CLUSTER_SPEC's task */
+    int task_id;                              /* used when task_type is set */
+    const char *rpc_layer;                    /* NULL = none */
+} cres_vertex_options;
+
+typedef struct cres_skypilot_options {
+    const cres_config *config;
+    int port;                                 /* 0 = 8470 */
+    const char *job_name;                     /* NULL = "worker" */
+    const char *task_type;                    /* NULL = job_name, $SKYPILOT_NODE_RANK */
+    int task_id;                              /* used when task_type is set */
+    const char *rpc_layer;                    /* NULL = none */
+} cres_skypilot_options;
+
+typedef struct cres_volcano_options {
+    const cres_config *config;
+    int port;                                 /* 0 = 8470 */
+    const char *hostname;                     /* this pod's; NULL = $HOSTNAME */
+    const char *task_type;                    /* NULL = the task holding hostname */
+    int task_id;                              /* used when task_type is set */
+    const char *rpc_layer;                    /* NULL = none */
+} cres_volcano_options;
+
+typedef struct cres_lws_options {
+    const cres_config *config;
+    int port;                                 /* 0 = 8470 */
+    const char *hostname;                     /* this pod's; NULL = $HOSTNAME (checked) */
+    const char *job_name;                     /* NULL = "worker" */
+    const char *task_type;                    /* NULL = job_name, $LWS_WORKER_INDEX */
+    int task_id;                              /* used when task_type is set */
+    const char *rpc_layer;                    /* NULL = none */
+} cres_lws_options;
+
 typedef struct cres_auto_options {
     const cres_config *config;
     const char *backend;                      /* NULL or "auto" = detect; else force one */
@@ -1088,6 +1138,14 @@ CRES_API cres_result cres_mpi_resolver_create(const cres_mpi_options *options,
                                               cres_resolver **out, cres_error *err);
 CRES_API cres_result cres_sagemaker_resolver_create(const cres_sagemaker_options *options,
                                                     cres_resolver **out, cres_error *err);
+CRES_API cres_result cres_vertex_resolver_create(const cres_vertex_options *options,
+                                                 cres_resolver **out, cres_error *err);
+CRES_API cres_result cres_skypilot_resolver_create(const cres_skypilot_options *options,
+                                                   cres_resolver **out, cres_error *err);
+CRES_API cres_result cres_volcano_resolver_create(const cres_volcano_options *options,
+                                                  cres_resolver **out, cres_error *err);
+CRES_API cres_result cres_lws_resolver_create(const cres_lws_options *options,
+                                              cres_resolver **out, cres_error *err);
 CRES_API cres_result cres_torch_resolver_create(const cres_torch_options *options,
                                                 cres_resolver **out, cres_error *err);
 CRES_API cres_result cres_jax_resolver_create(const cres_jax_options *options,
@@ -1170,6 +1228,13 @@ CRES_API cres_result cres_tasks_per_node_expand(const char *text, int *counts, s
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+
+#ifdef _WIN32
+#  define CRES__ENVIRON _environ /* <stdlib.h> */
+#else
+extern char **environ; /* POSIX: the process environment, declared by the program */
+#  define CRES__ENVIRON environ
+#endif
 
 /* jsmn is included once per program file; ours must have parent links (linear closing of
    brackets: without them a 40 MB pod list takes seconds) and strict primitives. */
@@ -2684,6 +2749,15 @@ CRES_API const char *cres_resolver_getenv(const cres_resolver *r, const char *na
     return r->config.getenv.fn ? r->config.getenv.fn(r->config.getenv.user, name) : getenv(name);
 }
 
+CRES_API const char *cres_resolver_env_at(const cres_resolver *r, size_t index) {
+    char **env = CRES__ENVIRON;
+    size_t i;
+    if (!r) return NULL;
+    if (r->config.env_list.fn) return r->config.env_list.fn(r->config.env_list.user, index);
+    for (i = 0; env && env[i] && i < index; i++) {}
+    return env ? env[i] : NULL;
+}
+
 CRES_API const cres_allocator *cres_resolver_allocator(const cres_resolver *r) {
     return r ? &r->config.allocator : &cres__default_allocator;
 }
@@ -2899,6 +2973,34 @@ CRES__PRIVATE const char *cres__env_any(const cres_resolver *probe, const char *
     for (; *names; names++)
         if (cres__env_set(probe, *names)) return *names;
     return NULL;
+}
+
+/* Every variable of names[] must be set and not empty: else an error naming those that
+   are (with their values) and the first that is not ("WORLD_SIZE=4 and RANK=1 are set,
+   MASTER_ADDR is not"). */
+CRES__PRIVATE cres_result cres__env_require(const cres_resolver *r, const char *const *names,
+                                            cres_error *err) {
+    char set[160], q[CRES__QUOTE_SIZE];
+    const char *missing = NULL, *state = "is not";
+    size_t n = 0, count = 0, i;
+    set[0] = '\0';
+    for (i = 0; names[i]; i++) {
+        const char *v = cres_resolver_getenv(r, names[i]);
+        if (!v || !*v) {
+            if (!missing) missing = names[i], state = v ? "is empty" : "is not";
+            continue;
+        }
+        if (n < sizeof set)
+            n += (size_t)snprintf(set + n, sizeof set - n, "%s%s=%s", count ? " and " : "",
+                                  names[i], cres__quote(q, sizeof q, v, strlen(v)));
+        count++;
+    }
+    if (!missing) return CRES_OK;
+    if (!count)
+        return cres__fail(err, CRES_ERR_ENVIRONMENT, "%s: %s %s", r->vtable->name, missing,
+                          strcmp(state, "is not") == 0 ? "is not set" : state);
+    return cres__fail(err, CRES_ERR_ENVIRONMENT, "%s: %s %s set, %s %s", r->vtable->name, set,
+                      count > 1 ? "are" : "is", missing, state);
 }
 
 /* The master of the given task, or of the own task as known after the resolve that made spec
@@ -3460,7 +3562,8 @@ CRES_API cres_transport cres_curl_transport(void) { return cres__curl_transport_
 /* ////////////////////////////////////////////////////////////////////////////////////////
    Simple: a spec the caller gives                                                 >>simple */
 
-#if !defined(CLUSTER_RESOLVER_NO_SIMPLE) || !defined(CLUSTER_RESOLVER_NO_TFCONFIG)
+#if !defined(CLUSTER_RESOLVER_NO_SIMPLE) || !defined(CLUSTER_RESOLVER_NO_TFCONFIG) || \
+    !defined(CLUSTER_RESOLVER_NO_VERTEX)
 /* Also the TF_CONFIG resolver's state: a spec read once, and a master string. */
 typedef struct cres__simple {
     cres_resolver base;
@@ -3655,7 +3758,7 @@ CRES__LEFT_OUT(cres_union_resolver_create, cres_union_options, "union", "CLUSTER
 /* ////////////////////////////////////////////////////////////////////////////////////////
    TF_CONFIG                                                                     >>tfconfig */
 
-#ifndef CLUSTER_RESOLVER_NO_TFCONFIG
+#if !defined(CLUSTER_RESOLVER_NO_TFCONFIG) || !defined(CLUSTER_RESOLVER_NO_VERTEX)
 typedef cres__simple cres__tfconfig; /* master holds session_master */
 
 /* TF's rule: a spec with no jobs, or one job holding only task 0, has the local master "". */
@@ -3860,6 +3963,9 @@ CRES__PRIVATE cres_result cres__tf_create(const cres_resolver_vtable *vtable,
     return res;
 }
 
+#endif
+
+#ifndef CLUSTER_RESOLVER_NO_TFCONFIG
 CRES_API cres_result cres_tfconfig_resolver_create(const cres_tfconfig_options *o,
                                                    cres_resolver **out, cres_error *err) {
     cres_tfconfig_options none;
@@ -7264,6 +7370,423 @@ CRES__LEFT_OUT(cres_sagemaker_resolver_create, cres_sagemaker_options, "sagemake
 #endif /* CLUSTER_RESOLVER_NO_SAGEMAKER */
 
 /* ////////////////////////////////////////////////////////////////////////////////////////
+   Platforms that name every member: Vertex AI, SkyPilot, Volcano, LeaderWorkerSet
+                                                                              >>platform */
+
+#if !defined(CLUSTER_RESOLVER_NO_SKYPILOT) || !defined(CLUSTER_RESOLVER_NO_VOLCANO) || \
+    !defined(CLUSTER_RESOLVER_NO_LWS)
+/* A spec made once at create from hosts the variables name, a port each. */
+typedef struct cres__hosts {
+    cres_resolver base;
+    cres_cluster_spec *spec;
+    int gpus; /* per task; 0 = none said */
+} cres__hosts;
+
+CRES__PRIVATE cres_result cres__hosts_resolve(cres_resolver *r, cres_cluster_spec **out,
+                                             cres_error *err) {
+    return cres_spec_clone(((cres__hosts *)r)->spec, &r->config.allocator, out, err);
+}
+
+CRES__PRIVATE void cres__hosts_destroy(cres_resolver *r) {
+    cres_spec_free(((cres__hosts *)r)->spec);
+}
+
+CRES__PRIVATE cres_result cres__hosts_accelerators(cres_resolver *r, const char *task_type,
+                                                  int task_id, cres_accelerators *out,
+                                                  cres_error *err) {
+    const cres__hosts *h = (const cres__hosts *)r;
+    (void)task_type, (void)task_id, (void)err;
+    memset(out, 0, sizeof *out);
+    if (h->gpus > 0) {
+        strcpy(out->items[0].type, "GPU");
+        out->items[0].count = h->gpus;
+        out->count = 1;
+    }
+    return CRES_OK;
+}
+
+CRES__PRIVATE cres_result cres__hosts_new(const cres_resolver_vtable *vtable,
+                                          const cres_config *config, int port, cres__hosts **h,
+                                          cres_error *err) {
+    cres_resolver *r;
+    cres_result res;
+    if (port < 0 || port > 65535)
+        return cres__fail(err, CRES_ERR_INVALID_ARGUMENT, "%s: port %d is not 1 to 65535",
+                          vtable->name, port);
+    if ((res = cres_resolver_new(sizeof(cres__hosts), vtable, config, &r, err)) != CRES_OK)
+        return res;
+    *h = (cres__hosts *)r;
+    res = cres_spec_create(&r->config.allocator, &(*h)->spec, err);
+    if (res != CRES_OK) cres_resolver_free(r);
+    return res;
+}
+
+/* Adds host (n bytes) as task `index` of `job` at port; `from` names the source. */
+CRES__PRIVATE cres_result cres__hosts_add(cres__hosts *h, const char *job, int index,
+                                          const char *host, size_t n, int port, const char *from,
+                                          cres_error *err) {
+    char name[CRES_MAX_NAME_LENGTH + 1], address[CRES_MAX_NAME_LENGTH + 16], q[CRES__QUOTE_SIZE];
+    cres__writer w;
+    size_t i;
+    cres__quote(q, sizeof q, host, n);
+    if (n == 0 || n > CRES_MAX_NAME_LENGTH)
+        return cres__fail(err, CRES_ERR_ENVIRONMENT, "%s: %s: host %d is %s", h->base.vtable->name,
+                          from, index, n ? "too long" : "empty");
+    memcpy(name, host, n);
+    name[n] = '\0';
+    cres__start(&w, address, sizeof address, NULL);
+    if (!cres__put_host_port(&w, name, port) || cres__finish(&w, NULL, NULL) != CRES_OK)
+        return cres__fail(err, CRES_ERR_ENVIRONMENT, "%s: %s: %s is not a host name or address",
+                          h->base.vtable->name, from, q);
+    for (i = 0; i < (size_t)index; i++)
+        if (strcmp(cres_spec_task_address(h->spec, job, (int)i), address) == 0)
+            return cres__fail(err, CRES_ERR_ENVIRONMENT, "%s: %s names %s twice",
+                              h->base.vtable->name, from, q);
+    return cres_spec_add_task(h->spec, job, index, address, err);
+}
+
+/* Takes the own task and the options; frees the resolver on failure. */
+CRES__PRIVATE cres_result cres__hosts_finish(cres__hosts *h, cres_result res, const char *job,
+                                             int own, const char *task_type, int task_id,
+                                             const char *rpc_layer, cres_resolver **out,
+                                             cres_error *err) {
+    if (res == CRES_OK && own >= 0) res = cres_set_detected_task(&h->base, job, own, err);
+    if (res == CRES_OK) res = cres__apply_options(&h->base, task_type, task_id, rpc_layer, err);
+    if (res != CRES_OK) {
+        cres_resolver_free(&h->base);
+        return res;
+    }
+    *out = &h->base;
+    return CRES_OK;
+}
+#endif
+
+#ifndef CLUSTER_RESOLVER_NO_VERTEX
+static const cres_resolver_vtable cres__vertex_vtable = {
+    "vertex", cres__simple_resolve, cres__tfconfig_master, NULL, cres__simple_destroy, NULL, NULL};
+
+/* Vertex AI's CLUSTER_SPEC is TF_CONFIG's shape with worker pools for jobs
+   (workerpool0..3) and a "job" member we do not need; outside TensorFlow it is the only
+   description. Pools must be lists and the task one of them. */
+CRES_API cres_result cres_vertex_resolver_create(const cres_vertex_options *o,
+                                                 cres_resolver **out, cres_error *err) {
+    cres_vertex_options none;
+    cres_resolver *r = NULL;
+    cres__tf_fields f;
+    cres_result res;
+    if (!o) {
+        memset(&none, 0, sizeof none);
+        o = &none;
+    }
+    cres__clear(err);
+    if (out) *out = NULL;
+    if (!out) return cres__fail(err, CRES_ERR_INVALID_ARGUMENT, "vertex: out is NULL");
+    memset(&f, 0, sizeof f);
+    f.src = o->cluster_spec ? "options.cluster_spec" : "CLUSTER_SPEC";
+    f.dense = 1;
+    res = cres__tf_create(&cres__vertex_vtable, o->config, o->cluster_spec, &f, NULL, &r, err);
+    if (res == CRES_OK && ((cres__tfconfig *)r)->spec->count == 0)
+        res = cres__fail(err, CRES_ERR_ENVIRONMENT, "vertex: %s %s", f.src,
+                         o->cluster_spec ? "names no worker pool"
+                                         : "is not set, empty or names no worker pool");
+    if (res == CRES_OK) res = cres__apply_options(r, o->task_type, o->task_id, o->rpc_layer, err);
+    if (!r) return res;
+    return cres__created(r, res, out);
+}
+#else
+CRES__LEFT_OUT(cres_vertex_resolver_create, cres_vertex_options, "vertex",
+               "CLUSTER_RESOLVER_NO_VERTEX")
+#endif /* CLUSTER_RESOLVER_NO_VERTEX */
+
+#ifndef CLUSTER_RESOLVER_NO_SKYPILOT
+static const cres_resolver_vtable cres__skypilot_vtable = {
+    "skypilot", cres__hosts_resolve, NULL, cres__hosts_accelerators, cres__hosts_destroy, NULL,
+    NULL};
+
+/* SKYPILOT_NODE_IPS: one address per line, the head node first; a trailing newline and
+   carriage returns are tolerated, an empty line between two is not. */
+CRES__PRIVATE cres_result cres__skypilot_nodes(cres__hosts *h, const char *job, const char *ips,
+                                               int port, int *count, cres_error *err) {
+    const char *p = ips, *end = ips + strlen(ips);
+    cres_result res = CRES_OK;
+    while (end > ips && (end[-1] == '\n' || end[-1] == '\r' || end[-1] == ' ')) end--;
+    *count = 0;
+    if (end == ips)
+        return cres__fail(err, CRES_ERR_ENVIRONMENT, "skypilot: SKYPILOT_NODE_IPS is empty");
+    while (res == CRES_OK && p < end) {
+        const char *nl = (const char *)memchr(p, '\n', (size_t)(end - p));
+        const char *e = nl ? nl : end;
+        while (e > p && (e[-1] == '\r' || e[-1] == ' ')) e--;
+        while (p < e && *p == ' ') p++;
+        if (*count == CRES_MAX_HOSTLIST_HOSTS)
+            return cres__fail(err, CRES_ERR_LIMIT, "skypilot: SKYPILOT_NODE_IPS: more than %d",
+                              CRES_MAX_HOSTLIST_HOSTS);
+        res = cres__hosts_add(h, job, *count, p, (size_t)(e - p), port, "SKYPILOT_NODE_IPS", err);
+        if (res == CRES_OK) (*count)++;
+        p = nl ? nl + 1 : end;
+    }
+    return res;
+}
+
+CRES_API cres_result cres_skypilot_resolver_create(const cres_skypilot_options *o,
+                                                   cres_resolver **out, cres_error *err) {
+    static const char *const need[] = {"SKYPILOT_NODE_IPS", "SKYPILOT_NODE_RANK", NULL};
+    cres_skypilot_options none;
+    cres__hosts *h;
+    const char *job;
+    int count = 0, rank = -1, nodes = -1;
+    cres_result res;
+    if (!o) {
+        memset(&none, 0, sizeof none);
+        o = &none;
+    }
+    cres__clear(err);
+    if (out) *out = NULL;
+    if (!out) return cres__fail(err, CRES_ERR_INVALID_ARGUMENT, "skypilot: out is NULL");
+    job = o->job_name ? o->job_name : "worker";
+    if ((res = cres__check_job_name(job, err)) != CRES_OK ||
+        (res = cres__hosts_new(&cres__skypilot_vtable, o->config, o->port, &h, err)) != CRES_OK)
+        return res;
+    res = cres__env_require(&h->base, need, err);
+    if (res == CRES_OK)
+        res = cres__skypilot_nodes(h, job, cres_resolver_getenv(&h->base, "SKYPILOT_NODE_IPS"),
+                                   o->port ? o->port : CRES__DEFAULT_PORT, &count, err);
+    if (res == CRES_OK)
+        res = cres__env_int(&h->base, "SKYPILOT_NODE_RANK", 1, 0, count - 1, &rank, err);
+    if (res == CRES_OK)
+        res = cres__env_int(&h->base, "SKYPILOT_NUM_NODES", 0, 1, INT_MAX, &nodes, err);
+    if (res == CRES_OK && nodes >= 0 && nodes != count)
+        res = cres__fail(err, CRES_ERR_ENVIRONMENT,
+                         "skypilot: SKYPILOT_NUM_NODES=%d but SKYPILOT_NODE_IPS names %d nodes",
+                         nodes, count);
+    if (res == CRES_OK)
+        res = cres__env_int(&h->base, "SKYPILOT_NUM_GPUS_PER_NODE", 0, 0, 4096, &h->gpus, err);
+    return cres__hosts_finish(h, res, job, rank, o->task_type, o->task_id, o->rpc_layer, out, err);
+}
+#else
+CRES__LEFT_OUT(cres_skypilot_resolver_create, cres_skypilot_options, "skypilot",
+               "CLUSTER_RESOLVER_NO_SKYPILOT")
+#endif /* CLUSTER_RESOLVER_NO_SKYPILOT */
+
+#ifndef CLUSTER_RESOLVER_NO_LWS
+static const cres_resolver_vtable cres__lws_vtable = {
+    "lws", cres__hosts_resolve, NULL, NULL, cres__hosts_destroy, NULL, NULL};
+
+/* A DNS name: dot-separated labels of letters, digits and '-', none empty or longer than
+   63 bytes, not starting or ending with '-'. */
+CRES__PRIVATE int cres__is_dns_name(const char *s, size_t n) {
+    size_t i, label = 0;
+    if (n == 0 || n > 253) return 0;
+    for (i = 0; i < n; i++) {
+        char c = s[i];
+        if (c == '.') {
+            if (label == 0 || s[i - 1] == '-') return 0;
+            label = 0;
+        } else if ((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
+                   c == '-') {
+            if ((label == 0 && c == '-') || ++label > 63) return 0;
+        } else {
+            return 0;
+        }
+    }
+    return label > 0 && s[n - 1] != '-';
+}
+
+/* LeaderWorkerSet names the leader ("<lws>-<group>.<subdomain>.<ns>") and the group's size;
+   worker i is the leader's first label with "-i" after it, the rest unchanged. */
+CRES__PRIVATE cres_result cres__lws_group(cres__hosts *h, const char *job, const char *leader,
+                                          int size, int port, cres_error *err) {
+    size_t n = strlen(leader), first = strcspn(leader, ".");
+    char host[CRES_MAX_NAME_LENGTH + 1], q[CRES__QUOTE_SIZE];
+    int i;
+    cres_result res = CRES_OK;
+    if (!cres__is_dns_name(leader, n))
+        return cres__fail(err, CRES_ERR_ENVIRONMENT,
+                          "lws: LWS_LEADER_ADDRESS=%s is not a DNS name",
+                          cres__quote(q, sizeof q, leader, n));
+    for (i = 0; res == CRES_OK && i < size; i++) {
+        int k = i == 0 ? snprintf(host, sizeof host, "%s", leader)
+                       : snprintf(host, sizeof host, "%.*s-%d%s", (int)first, leader, i,
+                                  leader + first);
+        if (k < 0 || (size_t)k >= sizeof host)
+            return cres__fail(err, CRES_ERR_LIMIT, "lws: worker %d's name is too long", i);
+        res = cres__hosts_add(h, job, i, host, (size_t)k, port, "LWS_LEADER_ADDRESS", err);
+    }
+    return res;
+}
+
+/* The pod's host name is the first label of its address: checked when known. */
+CRES__PRIVATE cres_result cres__lws_check_host(const cres__hosts *h, const char *job, int own,
+                                               const char *hostname, cres_error *err) {
+    const char *address = cres_spec_task_address(h->spec, job, own);
+    size_t first = strcspn(address, ".:");
+    char q[CRES__QUOTE_SIZE], qa[CRES__QUOTE_SIZE];
+    if (!hostname || !*hostname ||
+        (strlen(hostname) == first && memcmp(hostname, address, first) == 0))
+        return CRES_OK;
+    return cres__fail(err, CRES_ERR_ENVIRONMENT,
+                      "lws: LWS_WORKER_INDEX=%d is %s, but this pod's host name is %s", own,
+                      cres__quote(qa, sizeof qa, address, first),
+                      cres__quote(q, sizeof q, hostname, strlen(hostname)));
+}
+
+CRES_API cres_result cres_lws_resolver_create(const cres_lws_options *o, cres_resolver **out,
+                                              cres_error *err) {
+    static const char *const need[] = {"LWS_LEADER_ADDRESS", "LWS_GROUP_SIZE",
+                                       "LWS_WORKER_INDEX", NULL};
+    cres_lws_options none;
+    cres__hosts *h;
+    const char *job;
+    int size = 0, own = -1;
+    cres_result res;
+    if (!o) {
+        memset(&none, 0, sizeof none);
+        o = &none;
+    }
+    cres__clear(err);
+    if (out) *out = NULL;
+    if (!out) return cres__fail(err, CRES_ERR_INVALID_ARGUMENT, "lws: out is NULL");
+    job = o->job_name ? o->job_name : "worker";
+    if ((res = cres__check_job_name(job, err)) != CRES_OK ||
+        (res = cres__hosts_new(&cres__lws_vtable, o->config, o->port, &h, err)) != CRES_OK)
+        return res;
+    res = cres__env_require(&h->base, need, err);
+    if (res == CRES_OK)
+        res = cres__env_int(&h->base, "LWS_GROUP_SIZE", 1, 1, CRES_MAX_HOSTLIST_HOSTS, &size, err);
+    if (res == CRES_OK)
+        res = cres__env_int(&h->base, "LWS_WORKER_INDEX", 1, 0, size - 1, &own, err);
+    if (res == CRES_OK)
+        res = cres__lws_group(h, job, cres_resolver_getenv(&h->base, "LWS_LEADER_ADDRESS"), size,
+                              o->port ? o->port : CRES__DEFAULT_PORT, err);
+    if (res == CRES_OK)
+        res = cres__lws_check_host(
+            h, job, own, o->hostname ? o->hostname : cres_resolver_getenv(&h->base, "HOSTNAME"),
+            err);
+    return cres__hosts_finish(h, res, job, own, o->task_type, o->task_id, o->rpc_layer, out, err);
+}
+#else
+CRES__LEFT_OUT(cres_lws_resolver_create, cres_lws_options, "lws", "CLUSTER_RESOLVER_NO_LWS")
+#endif /* CLUSTER_RESOLVER_NO_LWS */
+
+#ifndef CLUSTER_RESOLVER_NO_VOLCANO
+static const cres_resolver_vtable cres__volcano_vtable = {
+    "volcano", cres__hosts_resolve, NULL, NULL, cres__hosts_destroy, NULL, NULL};
+
+/* One task's hosts: VC_<TASK>_HOSTS, a comma list of "<job>-<task>-<i>.<job>", whose count
+   VC_<TASK>_NUM repeats. The job is the task's name in lower case ('_' stays: Volcano
+   wrote '-' as '_' and the two cannot be told apart). */
+CRES__PRIVATE cres_result cres__volcano_task(cres__hosts *h, const char *var, size_t task_len,
+                                             const char *hosts, int port, cres_error *err) {
+    char job[CRES_MAX_NAME_LENGTH + 1], num_var[CRES_MAX_NAME_LENGTH + 16], q[CRES__QUOTE_SIZE];
+    const char *p = hosts;
+    size_t i;
+    int count = 0, num = -1;
+    cres_result res = CRES_OK;
+    if (task_len == 0 || task_len > CRES_MAX_NAME_LENGTH)
+        return cres__fail(err, CRES_ERR_ENVIRONMENT, "volcano: %s: no task name", var);
+    for (i = 0; i < task_len; i++) {
+        char c = var[3 + i];
+        job[i] = (char)(c >= 'A' && c <= 'Z' ? c - 'A' + 'a' : c);
+    }
+    job[task_len] = '\0';
+    snprintf(num_var, sizeof num_var, "VC_%.*s_NUM", (int)task_len, var + 3);
+    if (cres__is_blank(hosts))
+        return cres__fail(err, CRES_ERR_ENVIRONMENT, "volcano: VC_%.*s_HOSTS is empty",
+                          (int)task_len, var + 3);
+    while (res == CRES_OK && *p) {
+        size_t n = strcspn(p, ",");
+        if (count == CRES_MAX_HOSTLIST_HOSTS)
+            return cres__fail(err, CRES_ERR_LIMIT, "volcano: %s: too many hosts", num_var);
+        snprintf(q, sizeof q, "VC_%.*s_HOSTS", (int)task_len, var + 3);
+        res = cres__hosts_add(h, job, count++, p, n, port, q, err);
+        p += n;
+        if (*p == ',' && *++p == '\0')
+            res = res == CRES_OK ? cres__fail(err, CRES_ERR_ENVIRONMENT,
+                                              "volcano: %s ends with a comma", q)
+                                 : res;
+    }
+    if (res == CRES_OK) res = cres__env_int(&h->base, num_var, 0, 0, INT_MAX, &num, err);
+    if (res == CRES_OK && num >= 0 && num != count)
+        res = cres__fail(err, CRES_ERR_ENVIRONMENT, "volcano: %s=%d but %s names %d hosts",
+                         num_var, num, q, count);
+    return res;
+}
+
+/* Every VC_<TASK>_HOSTS of the environment, one job each. */
+CRES__PRIVATE cres_result cres__volcano_tasks(cres__hosts *h, int port, cres_error *err) {
+    size_t i, found = 0;
+    const char *e;
+    cres_result res = CRES_OK;
+    for (i = 0; res == CRES_OK && (e = cres_resolver_env_at(&h->base, i)) != NULL; i++) {
+        const char *eq = strchr(e, '=');
+        size_t n = eq ? (size_t)(eq - e) : 0;
+        if (n < 10 || strncmp(e, "VC_", 3) != 0 || memcmp(eq - 6, "_HOSTS", 6) != 0) continue;
+        res = cres__volcano_task(h, e, n - 9, eq + 1, port, err);
+        found++;
+    }
+    if (res == CRES_OK && !found)
+        res = cres__fail(err, CRES_ERR_ENVIRONMENT,
+                         "volcano: no VC_<TASK>_HOSTS variable (the job's svc plugin sets them)");
+    return res;
+}
+
+/* The own task: the host whose first label is this pod's host name. */
+CRES__PRIVATE cres_result cres__volcano_own(const cres__hosts *h, const char *hostname,
+                                            const char **job, int *own, cres_error *err) {
+    size_t i, k, n = hostname ? strlen(hostname) : 0;
+    char q[CRES__QUOTE_SIZE];
+    *job = NULL;
+    *own = -1;
+    if (!n) return CRES_OK;
+    for (i = 0; i < h->spec->count; i++) {
+        const cres_job *j = &h->spec->jobs[i].pub;
+        for (k = 0; k < j->tasks_count; k++) {
+            const char *a = j->tasks[k].address;
+            if (strncmp(a, hostname, n) == 0 && (a[n] == '.' || a[n] == ':')) {
+                *job = j->name;
+                *own = j->tasks[k].index;
+                return CRES_OK;
+            }
+        }
+    }
+    return cres__fail(err, CRES_ERR_ENVIRONMENT,
+                      "volcano: this pod's host name %s is in no VC_<TASK>_HOSTS",
+                      cres__quote(q, sizeof q, hostname, n));
+}
+
+CRES_API cres_result cres_volcano_resolver_create(const cres_volcano_options *o,
+                                                  cres_resolver **out, cres_error *err) {
+    cres_volcano_options none;
+    cres__hosts *h;
+    const char *job = NULL, *hostname, *index_var = "VC_TASK_INDEX";
+    int own = -1, index = -1;
+    cres_result res;
+    if (!o) {
+        memset(&none, 0, sizeof none);
+        o = &none;
+    }
+    cres__clear(err);
+    if (out) *out = NULL;
+    if (!out) return cres__fail(err, CRES_ERR_INVALID_ARGUMENT, "volcano: out is NULL");
+    if ((res = cres__hosts_new(&cres__volcano_vtable, o->config, o->port, &h, err)) != CRES_OK)
+        return res;
+    hostname = o->hostname ? o->hostname : cres_resolver_getenv(&h->base, "HOSTNAME");
+    if (!cres_resolver_getenv(&h->base, index_var)) index_var = "VK_TASK_INDEX"; /* older */
+    res = cres__volcano_tasks(h, o->port ? o->port : CRES__DEFAULT_PORT, err);
+    if (res == CRES_OK) res = cres__volcano_own(h, hostname, &job, &own, err);
+    if (res == CRES_OK) res = cres__env_int(&h->base, index_var, 0, 0, INT_MAX, &index, err);
+    if (res == CRES_OK && index >= 0 && own >= 0 && index != own)
+        res = cres__fail(err, CRES_ERR_ENVIRONMENT,
+                         "volcano: %s=%d, but this pod's host name is task %d of %s", index_var,
+                         index, own, job);
+    return cres__hosts_finish(h, res, job, own, o->task_type, o->task_id, o->rpc_layer, out, err);
+}
+#else
+CRES__LEFT_OUT(cres_volcano_resolver_create, cres_volcano_options, "volcano",
+               "CLUSTER_RESOLVER_NO_VOLCANO")
+#endif /* CLUSTER_RESOLVER_NO_VOLCANO */
+
+/* ////////////////////////////////////////////////////////////////////////////////////////
    Coordinator-only sources: torchrun, JAX, AWS Batch, TPU multislice               >>coord */
 
 #if !defined(CLUSTER_RESOLVER_NO_TORCH) || !defined(CLUSTER_RESOLVER_NO_JAX) || \
@@ -7332,34 +7855,6 @@ CRES__PRIVATE cres_result cres__coord_new(const cres_resolver_vtable *vtable,
     (*c)->info.local_world_size = (*c)->info.node_rank = (*c)->info.num_nodes = CRES_UNKNOWN;
     (*c)->info.master_port = CRES_UNKNOWN;
     return CRES_OK;
-}
-
-/* Every variable of names[] must be set and not empty: else an error naming those that
-   are (with their values) and the first that is not ("WORLD_SIZE=4 and RANK=1 are set,
-   MASTER_ADDR is not"). */
-CRES__PRIVATE cres_result cres__env_require(const cres_resolver *r, const char *const *names,
-                                            cres_error *err) {
-    char set[160], q[CRES__QUOTE_SIZE];
-    const char *missing = NULL, *state = "is not";
-    size_t n = 0, count = 0, i;
-    set[0] = '\0';
-    for (i = 0; names[i]; i++) {
-        const char *v = cres_resolver_getenv(r, names[i]);
-        if (!v || !*v) {
-            if (!missing) missing = names[i], state = v ? "is empty" : "is not";
-            continue;
-        }
-        if (n < sizeof set)
-            n += (size_t)snprintf(set + n, sizeof set - n, "%s%s=%s", count ? " and " : "",
-                                  names[i], cres__quote(q, sizeof q, v, strlen(v)));
-        count++;
-    }
-    if (!missing) return CRES_OK;
-    if (!count)
-        return cres__fail(err, CRES_ERR_ENVIRONMENT, "%s: %s %s", r->vtable->name, missing,
-                          strcmp(state, "is not") == 0 ? "is not set" : state);
-    return cres__fail(err, CRES_ERR_ENVIRONMENT, "%s: %s %s set, %s %s", r->vtable->name, set,
-                      count > 1 ? "are" : "is", missing, state);
 }
 
 /* The coordinator: a host (IPv6 without brackets, or in them) and a port. */
@@ -7805,7 +8300,7 @@ typedef struct cres__auto_pick {
     const char *why;
 } cres__auto_pick;
 
-#define CRES__AUTO_STEPS 16 /* more than cres__auto_steps() has */
+#define CRES__AUTO_STEPS 24 /* more than cres__auto_steps() has */
 
 /* torch.distributed's names outside torchrun: RANK, or a WORLD_SIZE above one. */
 CRES__PRIVATE const char *cres__auto_torch_plain(const cres_resolver *probe) {
@@ -7822,6 +8317,8 @@ CRES__PRIVATE size_t cres__auto_steps(const cres_resolver *probe, char *selector
     static const char *const mpi[] = {"OMPI_COMM_WORLD_SIZE", "MV2_COMM_WORLD_SIZE", "PMI_SIZE",
                                       "PMIX_RANK", NULL};
     static const char *const sagemaker[] = {"SM_HOSTS", "SM_CURRENT_HOST", NULL};
+    static const char *const volcano[] = {"VC_TASK_INDEX", "VK_TASK_INDEX", NULL};
+    static const char *const lws[] = {"LWS_LEADER_ADDRESS", "LWS_WORKER_INDEX", NULL};
     static const char *const awsbatch[] = {"AWS_BATCH_JOB_NODE_INDEX", "AWS_BATCH_JOB_NUM_NODES",
                                            NULL};
     static const char *const jax[] = {"JAX_COORDINATOR_ADDRESS", "JAX_NUM_PROCESSES",
@@ -7849,11 +8346,15 @@ CRES__PRIVATE size_t cres__auto_steps(const cres_resolver *probe, char *selector
     CRES__STEP("slurm", cres__env_set(probe, "SLURM_JOB_ID") && cres__env_set(probe, "SLURM_PROCID")
                             ? "SLURM_JOB_ID and SLURM_PROCID (a batch script)"
                             : NULL);
+    CRES__STEP("vertex", cres__env_set(probe, "CLUSTER_SPEC") ? "CLUSTER_SPEC" : NULL);
     CRES__STEP("sagemaker", cres__env_any(probe, sagemaker));
     if ((f = fopen(CRES__SM_RESOURCE_CONFIG, "rb")) != NULL) {
         fclose(f);
         CRES__STEP("sagemaker", CRES__SM_RESOURCE_CONFIG);
     }
+    CRES__STEP("skypilot", cres__env_set(probe, "SKYPILOT_NODE_IPS") ? "SKYPILOT_NODE_IPS" : NULL);
+    CRES__STEP("volcano", cres__env_any(probe, volcano));
+    CRES__STEP("lws", cres__env_any(probe, lws));
     CRES__STEP("awsbatch", cres__env_any(probe, awsbatch));
     CRES__STEP("torch", cres__auto_torch_plain(probe));
     CRES__STEP("jax", cres__env_any(probe, jax));
@@ -7929,6 +8430,18 @@ static const char *const cres__left_out_table[][2] = {
 #endif
 #ifdef CLUSTER_RESOLVER_NO_K8S
     {"kubernetes", "CLUSTER_RESOLVER_NO_K8S"},
+#endif
+#ifdef CLUSTER_RESOLVER_NO_VERTEX
+    {"vertex", "CLUSTER_RESOLVER_NO_VERTEX"},
+#endif
+#ifdef CLUSTER_RESOLVER_NO_SKYPILOT
+    {"skypilot", "CLUSTER_RESOLVER_NO_SKYPILOT"},
+#endif
+#ifdef CLUSTER_RESOLVER_NO_VOLCANO
+    {"volcano", "CLUSTER_RESOLVER_NO_VOLCANO"},
+#endif
+#ifdef CLUSTER_RESOLVER_NO_LWS
+    {"lws", "CLUSTER_RESOLVER_NO_LWS"},
 #endif
 #ifdef CLUSTER_RESOLVER_NO_TORCH
     {"torch", "CLUSTER_RESOLVER_NO_TORCH"},
@@ -8040,6 +8553,41 @@ CRES__PRIVATE cres_result cres__auto_create(const char *backend, const cres_auto
         return cres_k8s_resolver_create(&k, r, err);
     }
 #endif
+#ifndef CLUSTER_RESOLVER_NO_VERTEX
+    if (strcmp(backend, "vertex") == 0) {
+        cres_vertex_options v;
+        memset(&v, 0, sizeof v);
+        v.config = o->config;
+        return cres_vertex_resolver_create(&v, r, err);
+    }
+#endif
+#ifndef CLUSTER_RESOLVER_NO_SKYPILOT
+    if (strcmp(backend, "skypilot") == 0) {
+        cres_skypilot_options k;
+        memset(&k, 0, sizeof k);
+        k.config = o->config;
+        k.port = o->port;
+        return cres_skypilot_resolver_create(&k, r, err);
+    }
+#endif
+#ifndef CLUSTER_RESOLVER_NO_VOLCANO
+    if (strcmp(backend, "volcano") == 0) {
+        cres_volcano_options v;
+        memset(&v, 0, sizeof v);
+        v.config = o->config;
+        v.port = o->port;
+        return cres_volcano_resolver_create(&v, r, err);
+    }
+#endif
+#ifndef CLUSTER_RESOLVER_NO_LWS
+    if (strcmp(backend, "lws") == 0) {
+        cres_lws_options l;
+        memset(&l, 0, sizeof l);
+        l.config = o->config;
+        l.port = o->port;
+        return cres_lws_resolver_create(&l, r, err);
+    }
+#endif
 #ifndef CLUSTER_RESOLVER_NO_TORCH
     if (strcmp(backend, "torch") == 0) {
         cres_torch_options t;
@@ -8066,8 +8614,8 @@ CRES__PRIVATE cres_result cres__auto_create(const char *backend, const cres_auto
     }
 #endif
     return cres__fail(err, CRES_ERR_UNSUPPORTED,
-                      "auto: unknown backend %s (known: tfconfig, torch, mpi, slurm, sagemaker, "
-                      "awsbatch, jax, tpu, kubernetes, local)",
+                      "auto: unknown backend %s (known: tfconfig, torch, mpi, slurm, vertex, "
+                      "sagemaker, skypilot, volcano, lws, awsbatch, jax, tpu, kubernetes, local)",
                       cres__quote(q, sizeof q, backend, strlen(backend)));
 }
 

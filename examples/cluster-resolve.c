@@ -364,6 +364,49 @@ static cres_result create_awsbatch(const cli *c, const cres_config *cfg, cres_re
     return r;
 }
 
+static cres_result create_vertex(const cli *c, const cres_config *cfg, cres_resolver **out,
+                                 cres_error *err) {
+    cres_vertex_options o;
+    memset(&o, 0, sizeof o);
+    o.config = cfg;
+    o.cluster_spec = cli_option(c, "--cluster-spec");
+    return cres_vertex_resolver_create(&o, out, err);
+}
+
+static cres_result create_skypilot(const cli *c, const cres_config *cfg, cres_resolver **out,
+                                   cres_error *err) {
+    cres_skypilot_options o;
+    cres_result r;
+    memset(&o, 0, sizeof o);
+    o.config = cfg;
+    o.job_name = cli_option(c, "--job-name");
+    if ((r = port_option(c, &o.port, err)) != CRES_OK) return r;
+    return cres_skypilot_resolver_create(&o, out, err);
+}
+
+static cres_result create_volcano(const cli *c, const cres_config *cfg, cres_resolver **out,
+                                  cres_error *err) {
+    cres_volcano_options o;
+    cres_result r;
+    memset(&o, 0, sizeof o);
+    o.config = cfg;
+    o.hostname = cli_option(c, "--hostname");
+    if ((r = port_option(c, &o.port, err)) != CRES_OK) return r;
+    return cres_volcano_resolver_create(&o, out, err);
+}
+
+static cres_result create_lws(const cli *c, const cres_config *cfg, cres_resolver **out,
+                              cres_error *err) {
+    cres_lws_options o;
+    cres_result r;
+    memset(&o, 0, sizeof o);
+    o.config = cfg;
+    o.hostname = cli_option(c, "--hostname");
+    o.job_name = cli_option(c, "--job-name");
+    if ((r = port_option(c, &o.port, err)) != CRES_OK) return r;
+    return cres_lws_resolver_create(&o, out, err);
+}
+
 static const char *const auto_options[] = {"--port", NULL};
 static const char *const local_options[] = {"--port", "--host", NULL};
 static const char *const simple_options[] = {"--spec", NULL};
@@ -395,6 +438,10 @@ static const char *const mpi_options[] = {
     "--hostfile", "--host", "--jobs", "--port-base", "--gpus-per-node", "--gpus-per-task", NULL};
 static const char *const sagemaker_options[] = {"--port", "--resource-config", "--job-name", NULL};
 static const char *const awsbatch_options[] = {"--port", "--main-host", NULL};
+static const char *const vertex_options[] = {"--cluster-spec", NULL};
+static const char *const skypilot_options[] = {"--port", "--job-name", NULL};
+static const char *const volcano_options[] = {"--port", "--hostname", NULL};
+static const char *const lws_options[] = {"--port", "--hostname", "--job-name", NULL};
 /* Backend options that take no value. */
 static const char *const flag_options[] = {"--all-namespaces", "--allow-unhealthy", NULL};
 
@@ -416,6 +463,10 @@ static const struct backend {
     {"torch", no_options, create_torch},
     {"jax", no_options, create_jax},
     {"awsbatch", awsbatch_options, create_awsbatch},
+    {"vertex", vertex_options, create_vertex},
+    {"skypilot", skypilot_options, create_skypilot},
+    {"volcano", volcano_options, create_volcano},
+    {"lws", lws_options, create_lws},
 };
 #define BACKENDS_COUNT (sizeof backends / sizeof backends[0])
 
@@ -459,7 +510,7 @@ static void usage(FILE *f) {
         "usage: cluster-resolve [BACKEND] [OPTIONS] [--exec -- CMD ARGS...]\n"
         "  BACKEND    auto (default) | simple | tfconfig | local | slurm | mpi | sagemaker | k8s | "
         "gce | tpu\n"
-        "             | torch | jax | awsbatch\n"
+        "             | torch | jax | awsbatch | vertex | skypilot | volcano | lws\n"
         "  --format F tfconfig (default) | spec | hostfile | machinefile   (every member's "
         "address)\n"
         "             | launch | torchrun | torchrun-node | jax | master   (the coordinator "
@@ -499,11 +550,16 @@ static void usage(FILE *f) {
         "               and the slurm options\n"
         "  sagemaker:   --port N (2223) --job-name J (worker) --resource-config F\n"
         "  awsbatch:    --port N (29500) --main-host H (the main node's own name; localhost)\n"
+        "  vertex:      --cluster-spec JSON (default $CLUSTER_SPEC)\n"
+        "  skypilot:    --port N (8470) --job-name J (worker)\n"
+        "  volcano:     --port N (8470) --hostname H (default $HOSTNAME)\n"
+        "  lws:         --port N (8470) --hostname H (default $HOSTNAME) --job-name J (worker)\n"
         "  torchrun, jax and --exec also export CUDA_VISIBLE_DEVICES when the backend assigns "
         "GPUs\n"
-        "  auto picks: TF_CONFIG > torchrun > MPI > Slurm > SageMaker > AWS Batch > torch "
-        "variables\n"
-        "              > JAX > PET_* > TPU VM > Kubernetes Indexed Job > local;\n"
+        "  auto picks: TF_CONFIG > torchrun > MPI > Slurm > Vertex > SageMaker > SkyPilot > "
+        "Volcano\n"
+        "              > LeaderWorkerSet > AWS Batch > torch variables > JAX > PET_* > TPU VM\n"
+        "              > Kubernetes Indexed Job > local;\n"
         "  CLUSTER_RESOLVER_BACKEND=NAME forces one, =off means local\n"
         "exit: 0 ok, 2 usage, 3 environment/config, 4 network/HTTP, 5 not ready, 1 other\n",
         f);
