@@ -2038,7 +2038,7 @@ static void auto_forces_new_backends(void **state) {
     AUTO_FAILS(o, ENV, "awsbatch: AWS_BATCH_JOB_NODE_INDEX is not set", NULL);
     /* an unknown name lists the new ones */
     o.backend = "pytorch";
-    AUTO_FAILS(o, CRES_ERR_UNSUPPORTED, "auto: unknown backend \"pytorch\"", "torch, mpi, slurm, sagemaker, awsbatch, jax");
+    AUTO_FAILS(o, CRES_ERR_UNSUPPORTED, "auto: unknown backend \"pytorch\"", "torch, mpi, slurm, vertex, sagemaker, skypilot, volcano, lws, awsbatch, jax");
     o.backend = NULL;
     env_set("CLUSTER_RESOLVER_BACKEND", "Torch");
     AUTO_FAILS(o, CRES_ERR_UNSUPPORTED, "\"Torch\"", NULL);
