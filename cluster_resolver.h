@@ -92,8 +92,8 @@
       CLUSTER_RESOLVER_USE_CURL        (I) the bundled libcurl transport (-lcurl); declare it
                                            in other files too to see cres_curl_transport().
       CLUSTER_RESOLVER_NO_<BACKEND>    (I) leaves a backend out: SIMPLE, UNION, TFCONFIG,
-                                           LOCAL, K8S, GCE, TPU, SLURM, MPI, SAGEMAKER, TORCH,
-                                           JAX, AWSBATCH, AUTO.
+                                           LOCAL, K8S, GCE, TPU, SLURM, MPI, SAGEMAKER, VERTEX,
+                                           SKYPILOT, VOLCANO, LWS, TORCH, JAX, AWSBATCH, AUTO.
                                            Its create function stays and fails with
                                            CRES_ERR_UNSUPPORTED naming the switch; the HTTP
                                            layer goes with K8S, GCE and TPU together. Auto
@@ -120,6 +120,10 @@
                       never calls setenv(). The string must stay valid until the call that
                       asked returns. (libcurl reads http_proxy and friends itself; auto also
                       looks for SageMaker's resource config file.)
+        env_list      NULL = the process environment (environ): the index-th variable as
+                      "NAME=VALUE", NULL past the last, for names not known in advance
+                      (volcano's VC_<TASK>_HOSTS); with a getenv hook of your own, give this
+                      one too, over the same variables.
         log           NULL = silent. DEBUG each request's method and URL; INFO choices (auto's
                       pick, 410 restarts, polls); WARN retries. Messages live for the call;
                       access tokens are never logged.
@@ -164,10 +168,10 @@
 
    6. RESOLVERS --------------------------------------------------------------------------
       cres_<name>_resolver_create(&options, &r, err) for simple, union, tfconfig, local,
-      k8s (named "kubernetes"), gce, tpu, slurm, mpi, sagemaker, torch, jax, awsbatch, auto;
-      *r NULL on failure. Backends whose source is the environment or a file (tfconfig,
-      slurm, mpi, sagemaker, torch, jax, awsbatch, simple, local) read it once, at create,
-      and fail there; the HTTP ones (kubernetes, gce, tpu) ask their API at every resolve.
+      k8s (named "kubernetes"), gce, tpu, slurm, mpi, sagemaker, vertex, skypilot, volcano,
+      lws, torch, jax, awsbatch, auto; *r NULL on failure. Backends whose source is the
+      environment or a file (all but kubernetes, gce and tpu) read it once, at create, and
+      fail there; the HTTP ones ask their API at every resolve.
       cres_resolve(r, &spec, err)       a fresh spec; free it with cres_spec_free().
       cres_master(r, buf, cap, &len, err)
                   the own task's address, "<rpc>://" before it when the rpc layer is not
@@ -191,7 +195,8 @@
       master, num_accelerators, destroy, visible_devices, launch); cres_resolver_new(sizeof(mine),
       &vtable, config, &r, err) checks the config and gives a zeroed block whose first
       member is the cres_resolver. resolve() builds its spec with cres_spec_create(
-      cres_resolver_allocator(r), ...), reads variables with cres_resolver_getenv(r, name),
+      cres_resolver_allocator(r), ...), reads variables with cres_resolver_getenv(r, name)
+      (and lists them with cres_resolver_env_at(r, index)),
       reports the own task with cres_set_detected_task() (an override wins) and the
       environment with cres_set_environment(); returning CRES_OK without a spec is
       CRES_ERR_UNEXPECTED_RESPONSE; failures via cres_error_set(). destroy() frees what the
@@ -239,19 +244,23 @@
                                variables describe the daemons, so MPI wins)
                   4 slurm      SLURM_STEP_NODELIST, or SLURM_JOB_ID and SLURM_PROCID (a
                                batch script)
-                  5 sagemaker  SM_HOSTS or SM_CURRENT_HOST, or the resource config file
-                  6 awsbatch   AWS_BATCH_JOB_NODE_INDEX or AWS_BATCH_JOB_NUM_NODES
-                  7 torch      RANK, or WORLD_SIZE other than 1 (torch.distributed's names)
-                  8 jax        JAX_COORDINATOR_ADDRESS, JAX_NUM_PROCESSES or JAX_PROCESS_ID
-                  9 torch      PET_NNODES, PET_NODE_RANK or PET_MASTER_ADDR (Kubeflow)
-                  10 tpu       TPU_PROCESS_ADDRESSES, TPU_WORKER_HOSTNAMES, TPU_WORKER_ID,
+                  5 vertex     CLUSTER_SPEC (Vertex AI sets TF_CONFIG too for TensorFlow)
+                  6 sagemaker  SM_HOSTS or SM_CURRENT_HOST, or the resource config file
+                  7 skypilot   SKYPILOT_NODE_IPS
+                  8 volcano    VC_TASK_INDEX or VK_TASK_INDEX
+                  9 lws        LWS_LEADER_ADDRESS or LWS_WORKER_INDEX
+                  10 awsbatch  AWS_BATCH_JOB_NODE_INDEX or AWS_BATCH_JOB_NUM_NODES
+                  11 torch     RANK, or WORLD_SIZE other than 1 (torch.distributed's names)
+                  12 jax       JAX_COORDINATOR_ADDRESS, JAX_NUM_PROCESSES or JAX_PROCESS_ID
+                  13 torch     PET_NNODES, PET_NODE_RANK or PET_MASTER_ADDR (Kubeflow)
+                  14 tpu       TPU_PROCESS_ADDRESSES, TPU_WORKER_HOSTNAMES, TPU_WORKER_ID,
                                TPU_NAME, KUBE_GOOGLE_CLOUD_TPU_ENDPOINTS or TPU_CONFIG
                                ("local" unless a TPU is named)
-                  11 kubernetes an Indexed Job's pod: KUBERNETES_SERVICE_HOST and
+                  15 kubernetes an Indexed Job's pod: KUBERNETES_SERVICE_HOST and
                                JOB_COMPLETION_INDEX set and HOSTNAME "<job>-<index>"
                                (job "worker" = selector job-name=<job>); every pod has
                                KUBERNETES_SERVICE_HOST, so that alone is not enough
-                  12 local     otherwise, so a program runs unchanged on a laptop; but never
+                  16 local     otherwise, so a program runs unchanged on a laptop; but never
                                while LOCAL_RANK, NODE_RANK, GROUP_RANK, LOCAL_WORLD_SIZE,
                                PMI_RANK, FLUX_TASK_RANK, OMPI_COMM_WORLD_RANK, SLURM_PROCID,
                                PET_NPROC_PER_NODE, PET_MASTER_PORT,
@@ -260,10 +269,9 @@
                                alone hangs its job).
                   The chosen backend's errors stand: a partial environment (WORLD_SIZE and
                   RANK without MASTER_ADDR) is an error, never the next step.
-        Options:  backend, else $CLUSTER_RESOLVER_BACKEND, forces one: "tfconfig", "torch",
-                  "mpi", "slurm", "sagemaker", "awsbatch", "jax", "tpu", "kubernetes" /
-                  "k8s", "local"; "off" = local;
-                  NULL, "" or "auto" = detect. port goes to local, kubernetes, sagemaker
+        Options:  backend, else $CLUSTER_RESOLVER_BACKEND, forces one by its name above
+                  ("k8s" = "kubernetes"); "off" = local; NULL, "" or "auto" = detect. port
+                  goes to local, kubernetes, sagemaker, skypilot, volcano, lws, awsbatch
                   (port) and slurm, mpi (port_base); a forced kubernetes outside an Indexed
                   Job lists TF's job-name=tensorflow.
         Own task: the chosen backend's. cres_resolver_name() tells which; config.log why,
@@ -328,6 +336,44 @@
         Own task: the current host's index.
         Errors:   an empty list, a host named twice or longer than CRES_MAX_NAME_LENGTH, a
                   current host not listed: CRES_ERR_ENVIRONMENT (TF: an empty cluster).
+
+      vertex (cres_vertex_options)
+        Reads:    once, options.cluster_spec, else $CLUSTER_SPEC: Vertex AI's description,
+                  TF_CONFIG's shape with worker pools for jobs ({"cluster": {"workerpool0":
+                  ["h:2222"], "workerpool1": [...], ...}, "task": {"type": "workerpool1",
+                  "index": 0}, "environment": "cloud", "job": ...}); jobs named as given
+                  (workerpool0 first: rank 0 is the primary replica). No rpc layer.
+        Own task: task.type / task.index.
+        Errors:   CRES_ERR_ENVIRONMENT prefixed "CLUSTER_SPEC:": unset, blank or without a
+                  pool, not JSON, a pool that is not a list, a task outside the cluster, and
+                  TF_CONFIG's errors.
+      skypilot (cres_skypilot_options)
+        Reads:    once, SKYPILOT_NODE_IPS (one address per line, the head node first; a
+                  trailing newline, \r and blanks around an address are fine),
+                  SKYPILOT_NODE_RANK, SKYPILOT_NUM_NODES (must be the count when set),
+                  SKYPILOT_NUM_GPUS_PER_NODE (accelerators "GPU" per task). One task per
+                  node, "<ip>:<port>" (port 1..65535, 0 = 8470), job "worker" (job_name).
+        Own task: SKYPILOT_NODE_RANK.
+        Errors:   an empty list or line, a duplicate address, a rank past the list:
+                  CRES_ERR_ENVIRONMENT naming the variable.
+      volcano (cres_volcano_options)
+        Reads:    once, every VC_<TASK>_HOSTS of the environment (config.env_list): a comma
+                  list of "<job>-<task>-<i>.<job>" per task, which Volcano's svc plugin
+                  sets; a job per task, named <task> in lower case ("-" in a task name
+                  reads as "_", as Volcano writes it); VC_<TASK>_NUM must be the count.
+                  Addresses "<host>:<port>" (port, 0 = 8470). No rpc layer.
+        Own task: the host whose first label is hostname (default $HOSTNAME); VC_TASK_INDEX
+                  (else VK_TASK_INDEX), when set, must be its index.
+        Errors:   no VC_*_HOSTS, an empty list or entry, a duplicate host, a host name in
+                  no list, an index that disagrees: CRES_ERR_ENVIRONMENT naming them.
+      lws (cres_lws_options)
+        Reads:    once, LeaderWorkerSet's LWS_LEADER_ADDRESS ("<lws>-<group>.<subdomain>.
+                  <ns>", a DNS name), LWS_GROUP_SIZE, LWS_WORKER_INDEX (0 = the leader).
+                  Task 0 is the leader's address, task i the leader's first label + "-i"
+                  and the rest unchanged (the names LWS gives its pods); port (0 = 8470);
+                  job "worker" (job_name).
+        Own task: LWS_WORKER_INDEX; hostname (default $HOSTNAME), when set, must be the
+                  first label of that task's address, else CRES_ERR_ENVIRONMENT naming both.
 
       Coordinator-only sources (torch, jax, awsbatch; tpu with several slices) name the
       coordinator, the size and the own rank, never every address. cres_resolve() is
