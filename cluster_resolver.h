@@ -19,7 +19,8 @@
       Code map (search for ">>tag"): declarations >>results >>config >>spec >>resolver
       >>backends >>launch >>hostlist; implementation >>impl >>alloc >>errors >>writer >>text
       >>json >>spec >>resolver >>http >>curl >>simple >>union >>tfconfig >>local >>k8s
-      >>google >>gce >>tpu >>hostlist >>hpc >>slurm >>mpi >>sagemaker >>auto >>launch.
+      >>google >>gce >>tpu >>hostlist >>hpc >>slurm >>mpi >>sagemaker >>platform >>coord
+      >>auto >>launch.
       The HTTP transport's contract is beside cres_transport; README has the differences
       from TensorFlow, with reasons.
 
