@@ -1077,6 +1077,26 @@ typedef struct cres_mpi_options {
     const char *rpc_layer;                    /* NULL = "grpc" */
 } cres_mpi_options;
 
+/* Schedulers beyond Slurm: their allocation is the cluster; jobs, ports and GPUs as for
+   Slurm (see cres_slurm_options). */
+#define CRES__SCHED_OPTIONS                                                                    \
+    const cres_config *config;                                                             \
+    const cres_job_count *jobs;  /* NULL = {"worker", every rank} */                       \
+    size_t jobs_count;                                                                     \
+    int port_base;               /* 0 = 8888 */                                            \
+    int gpus_per_node;                                                                     \
+    int gpus_per_task;                                                                     \
+    const char *task_type;       /* NULL = the job of the rank variable */                 \
+    int task_id;                 /* used when task_type is set */                          \
+    const char *rpc_layer;       /* NULL = "grpc" */
+typedef struct cres_pbs_options { CRES__SCHED_OPTIONS } cres_pbs_options;
+typedef struct cres_lsf_options { CRES__SCHED_OPTIONS } cres_lsf_options;
+typedef struct cres_sge_options { CRES__SCHED_OPTIONS } cres_sge_options;
+typedef struct cres_flux_options {
+    CRES__SCHED_OPTIONS
+    const char *hostfile;        /* required: Flux tells a task no hosts */
+} cres_flux_options;
+
 typedef struct cres_sagemaker_options {
     const cres_config *config;
     const char *hosts;                        /* JSON list; NULL = $SM_HOSTS, else
@@ -1185,6 +1205,14 @@ CRES_API cres_result cres_mpi_resolver_create(const cres_mpi_options *options,
                                               cres_resolver **out, cres_error *err);
 CRES_API cres_result cres_sagemaker_resolver_create(const cres_sagemaker_options *options,
                                                     cres_resolver **out, cres_error *err);
+CRES_API cres_result cres_pbs_resolver_create(const cres_pbs_options *options,
+                                              cres_resolver **out, cres_error *err);
+CRES_API cres_result cres_lsf_resolver_create(const cres_lsf_options *options,
+                                              cres_resolver **out, cres_error *err);
+CRES_API cres_result cres_sge_resolver_create(const cres_sge_options *options,
+                                              cres_resolver **out, cres_error *err);
+CRES_API cres_result cres_flux_resolver_create(const cres_flux_options *options,
+                                               cres_resolver **out, cres_error *err);
 CRES_API cres_result cres_vertex_resolver_create(const cres_vertex_options *options,
                                                  cres_resolver **out, cres_error *err);
 CRES_API cres_result cres_skypilot_resolver_create(const cres_skypilot_options *options,
@@ -1350,7 +1378,9 @@ JSMN_PARENT_LINKS and JSMN_STRICT before including it"
 #  define CRES__GOOGLE 1
 #endif
 #if !defined(CLUSTER_RESOLVER_NO_SLURM) || !defined(CLUSTER_RESOLVER_NO_MPI) || \
-    !defined(CLUSTER_RESOLVER_NO_SAGEMAKER)
+    !defined(CLUSTER_RESOLVER_NO_SAGEMAKER) || !defined(CLUSTER_RESOLVER_NO_PBS) || \
+    !defined(CLUSTER_RESOLVER_NO_LSF) || !defined(CLUSTER_RESOLVER_NO_SGE) || \
+    !defined(CLUSTER_RESOLVER_NO_FLUX)
 #  define CRES__HPC 1
 #endif
 /* A left-out backend's create function: it says which switch left it out. */
@@ -6374,7 +6404,9 @@ CRES__PRIVATE cres_result cres__layout_deal(const cres_allocator *a, const cres_
    or a hostfile that is not mpirun's, shows here instead of giving wrong addresses. */
 CRES__PRIVATE cres_result cres__layout_check(const cres__layout *l, const int *node,
                                              const int *local, const char *who, cres_error *err) {
-    int r = l->rank, n = node[r];
+    int r = l->rank, n;
+    if (r < 0) return CRES_OK; /* a job script: no own rank */
+    n = node[r];
     if ((l->own_node < 0 || l->own_node == n) && (l->own_local < 0 || l->own_local == local[r]) &&
         (l->own_local_size < 0 || l->own_local_size == l->tasks[n]))
         return CRES_OK;
@@ -6836,53 +6868,11 @@ CRES__LEFT_OUT(cres_slurm_resolver_create, cres_slurm_options, "slurm", "CLUSTER
 #endif /* CLUSTER_RESOLVER_NO_SLURM */
 
 /* ////////////////////////////////////////////////////////////////////////////////////////
-   MPI: ranks started by mpirun, mpiexec or srun                                     >>mpi */
+   Hostfiles and scheduler allocations (MPI's, and the schedulers')               >>hostfile */
 
-#ifndef CLUSTER_RESOLVER_NO_MPI
-typedef struct cres__mpi_identity {
-    int rank, size;              /* size -1 = unknown */
-    int local_rank, local_size;  /* -1 = unknown */
-    const char *source;          /* "OMPI_COMM_WORLD" */
-} cres__mpi_identity;
-
-/* Rank and sizes from the first launcher family whose rank variable is set. */
-CRES__PRIVATE cres_result cres__mpi_identify(const cres_resolver *r, cres__mpi_identity *id,
-                                             cres_error *err) {
-    static const char *const vars[][5] = {
-        /* rank, size, local rank, local size, family */
-        {"OMPI_COMM_WORLD_RANK", "OMPI_COMM_WORLD_SIZE", "OMPI_COMM_WORLD_LOCAL_RANK",
-         "OMPI_COMM_WORLD_LOCAL_SIZE", "Open MPI"},
-        {"MV2_COMM_WORLD_RANK", "MV2_COMM_WORLD_SIZE", "MV2_COMM_WORLD_LOCAL_RANK",
-         "MV2_COMM_WORLD_LOCAL_SIZE", "MVAPICH"},
-        {"PMI_RANK", "PMI_SIZE", "MPI_LOCALRANKID", "MPI_LOCALNRANKS", "MPICH"},
-        {"PMIX_RANK", NULL, NULL, NULL, "PMIx"},
-    };
-    size_t i;
-    cres_result res = CRES_OK;
-    const int max = CRES_MAX_HOSTLIST_HOSTS;
-    id->size = id->local_rank = id->local_size = -1;
-    for (i = 0; i < sizeof vars / sizeof vars[0]; i++) {
-        if (!cres_resolver_getenv(r, vars[i][0])) continue;
-        id->source = vars[i][4];
-        if (vars[i][1]) {
-            res = cres__env_int(r, vars[i][1], 1, 1, max, &id->size, err);
-            if (res == CRES_OK)
-                res = cres__env_int(r, vars[i][0], 1, 0, id->size - 1, &id->rank, err);
-            if (res == CRES_OK)
-                res = cres__env_int(r, vars[i][3], 0, 1, id->size, &id->local_size, err);
-            if (res == CRES_OK && id->local_size > 0)
-                res = cres__env_int(r, vars[i][2], 0, 0, id->local_size - 1, &id->local_rank, err);
-        } else {
-            res = cres__env_int(r, vars[i][0], 1, 0, max - 1, &id->rank, err);
-        }
-        return res;
-    }
-    return cres__fail(err, CRES_ERR_ENVIRONMENT,
-                      "%s: no MPI launcher found: OMPI_COMM_WORLD_RANK, MV2_COMM_WORLD_RANK, "
-                      "PMI_RANK and PMIX_RANK are not set",
-                      r->vtable->name);
-}
-
+#if !defined(CLUSTER_RESOLVER_NO_PBS) || !defined(CLUSTER_RESOLVER_NO_LSF) || \
+    !defined(CLUSTER_RESOLVER_NO_SGE) || !defined(CLUSTER_RESOLVER_NO_FLUX) || \
+    !defined(CLUSTER_RESOLVER_NO_MPI)
 /* Cuts the next blank-separated word off the line at *p; NULL at the end. */
 CRES__PRIVATE char *cres__next_word(char **p) {
     char *s = *p, *w;
@@ -7042,6 +7032,184 @@ CRES__PRIVATE cres_result cres__mpi_fill(cres__layout *l, int size, int by_node,
     return CRES_OK;
 }
 
+/* Grid Engine's PE_HOSTFILE: "host slots queue processors" per line. The first two fields
+   become the "host slots=N" line the hostfile reader takes (the line is rewritten in place,
+   never longer). */
+CRES__PRIVATE cres_result cres__pe_hostfile_lines(char *text, const char *who, const char *path,
+                                                  cres_error *err) {
+    char *line = text, q[CRES__QUOTE_SIZE];
+    size_t number = 1;
+    while (line) {
+        char *eol = strchr(line, '\n'), *p = line, *host, *slots;
+        size_t hn, sn;
+        if (eol) *eol = '\0';
+        while (*p == ' ' || *p == '\t') p++;
+        host = p;
+        hn = strcspn(host, " \t\r");
+        slots = host + hn + strspn(host + hn, " \t\r");
+        sn = strcspn(slots, " \t\r");
+        if (hn && !sn)
+            return cres__fail(err, CRES_ERR_ENVIRONMENT,
+                              "%s: %s line %zu: %s has fewer than two fields (host slots queue "
+                              "processors)",
+                              who, path, number, cres__quote(q, sizeof q, line, strlen(line)));
+        if (hn) { /* "host slots=N" fits where "host N queue ..." was, padded with blanks */
+            char tmp[32];
+            size_t total = strlen(line);
+            int k = snprintf(tmp, sizeof tmp, " slots=%.*s", (int)(sn < 20 ? sn : 20), slots);
+            if (hn + (size_t)k > total) /* "h 1" is shorter than "h slots=1" */
+                return cres__fail(err, CRES_ERR_ENVIRONMENT,
+                                  "%s: %s line %zu: %s has no queue field", who, path, number,
+                                  cres__quote(q, sizeof q, line, total));
+            memmove(line, host, hn);
+            memcpy(line + hn, tmp, (size_t)k);
+            memset(line + hn + k, ' ', total - hn - (size_t)k);
+        }
+        if (eol) *eol = '\n';
+        line = eol ? eol + 1 : NULL;
+        number++;
+    }
+    return CRES_OK;
+}
+
+/* LSB_MCPU_HOSTS "hostA 4 hostB 4" as "hostA slots=4\nhostB slots=4". */
+CRES__PRIVATE cres_result cres__mcpu_hosts(const cres_allocator *a, const char *v, char **out,
+                                           const char *who, cres_error *err) {
+    size_t n = strlen(v), words = 0, i;
+    char *text, *o, q[CRES__QUOTE_SIZE];
+    const char *p = v;
+    *out = NULL;
+    if (n > CRES_MAX_DOCUMENT_BYTES)
+        return cres__fail(err, CRES_ERR_LIMIT, "%s: LSB_MCPU_HOSTS is too long", who);
+    if (!(text = (char *)cres__alloc(a, n * 2 + 16))) return cres__oom(err, who);
+    o = text;
+    while (*p) {
+        size_t w;
+        long long count;
+        p += strspn(p, " \t");
+        if (!*p) break;
+        w = strcspn(p, " \t");
+        if (words++ % 2 == 0) {
+            memcpy(o, p, w);
+            o += w;
+        } else if (cres__parse_decimal(p, w, &count) != 1 || count < 1 ||
+                   count > CRES_MAX_HOSTLIST_HOSTS) {
+            cres__free(a, text);
+            return cres__fail(err, CRES_ERR_ENVIRONMENT,
+                              "%s: LSB_MCPU_HOSTS: %s is not a slot count (\"host N host N\")",
+                              who, cres__quote(q, sizeof q, p, w));
+        } else {
+            o += sprintf(o, " slots=%lld\n", count);
+        }
+        p += w;
+    }
+    if (words % 2 || !words) {
+        cres__free(a, text);
+        return cres__fail(err, CRES_ERR_ENVIRONMENT,
+                          "%s: LSB_MCPU_HOSTS=%s has %zu words, not host and count pairs", who,
+                          cres__quote(q, sizeof q, v, n), words);
+    }
+    *o = '\0';
+    for (i = 0; text[i]; i++) {} /* NUL-terminated */
+    *out = text;
+    return CRES_OK;
+}
+
+/* The allocation a scheduler gave: a file of hosts (`var` names it) or LSB_MCPU_HOSTS.
+   CRES_ERR_NOT_FOUND when var is not set. */
+CRES__PRIVATE cres_result cres__sched_read(const cres_resolver *r, const char *var,
+                                           cres__layout *l, cres_error *err) {
+    const char *who = r->vtable->name, *v = cres_resolver_getenv(r, var);
+    char *text = NULL;
+    cres_result res;
+    if (!v || !*v) return CRES_ERR_NOT_FOUND;
+    if (strcmp(var, "LSB_MCPU_HOSTS") == 0)
+        res = cres__mcpu_hosts(&r->config.allocator, v, &text, who, err);
+    else
+        res = cres__read_small_file(r, v, CRES_MAX_DOCUMENT_BYTES, &text, err);
+    if (res == CRES_OK && strcmp(var, "PE_HOSTFILE") == 0)
+        res = cres__pe_hostfile_lines(text, who, v, err);
+    if (res != CRES_OK) {
+        char prefix[96];
+        cres__free(&r->config.allocator, text);
+        snprintf(prefix, sizeof prefix, "%s: %s: ", who, var);
+        return res == CRES_ERR_ENVIRONMENT ? res : cres__wrap(err, res, res, prefix);
+    }
+    res = cres__hostfile_parse(&r->config.allocator, text, l, who, err);
+    if (res == CRES_OK) {
+        size_t i;
+        for (i = 0, l->ntasks = 0; i < l->nodes; i++) l->ntasks += l->tasks[i];
+        cres__log(r, CRES_LOG_INFO, "%s: hosts from %s (%s): %zu hosts, %d slots", who, var, v,
+                  l->nodes, l->ntasks);
+    }
+    return res;
+}
+
+/* The launch node that LSF on CSM systems (Summit, Sierra) lists first, with one slot, in
+   LSB_DJOB_RANKFILE and LSB_MCPU_HOSTS: no rank runs there (jsrun skips it). */
+CRES__PRIVATE void cres__lsf_drop_launch_node(const cres_resolver *r, cres__layout *l) {
+    size_t i;
+    if (l->nodes < 2 || l->tasks[0] != 1 || !cres__env_set(r, "CSM_ALLOCATION_ID")) return;
+    cres__log(r, CRES_LOG_INFO, "%s: leaving out the launch node %s (CSM_ALLOCATION_ID is set)",
+              r->vtable->name, l->hosts[0]);
+    for (i = 1; i < l->nodes; i++) {
+        l->hosts[i - 1] = l->hosts[i];
+        l->tasks[i - 1] = l->tasks[i];
+    }
+    l->nodes--;
+    l->ntasks--;
+}
+#endif
+
+/* ////////////////////////////////////////////////////////////////////////////////////////
+   MPI: ranks started by mpirun, mpiexec or srun                                     >>mpi */
+
+#ifndef CLUSTER_RESOLVER_NO_MPI
+typedef struct cres__mpi_identity {
+    int rank, size;              /* size -1 = unknown */
+    int local_rank, local_size;  /* -1 = unknown */
+    const char *source;          /* "OMPI_COMM_WORLD" */
+} cres__mpi_identity;
+
+/* Rank and sizes from the first launcher family whose rank variable is set. */
+CRES__PRIVATE cres_result cres__mpi_identify(const cres_resolver *r, cres__mpi_identity *id,
+                                             cres_error *err) {
+    static const char *const vars[][5] = {
+        /* rank, size, local rank, local size, family */
+        {"OMPI_COMM_WORLD_RANK", "OMPI_COMM_WORLD_SIZE", "OMPI_COMM_WORLD_LOCAL_RANK",
+         "OMPI_COMM_WORLD_LOCAL_SIZE", "Open MPI"},
+        {"MV2_COMM_WORLD_RANK", "MV2_COMM_WORLD_SIZE", "MV2_COMM_WORLD_LOCAL_RANK",
+         "MV2_COMM_WORLD_LOCAL_SIZE", "MVAPICH"},
+        {"PMI_RANK", "PMI_SIZE", "MPI_LOCALRANKID", "MPI_LOCALNRANKS", "MPICH"},
+        {"PMIX_RANK", NULL, NULL, NULL, "PMIx"},
+    };
+    size_t i;
+    cres_result res = CRES_OK;
+    const int max = CRES_MAX_HOSTLIST_HOSTS;
+    id->size = id->local_rank = id->local_size = -1;
+    for (i = 0; i < sizeof vars / sizeof vars[0]; i++) {
+        if (!cres_resolver_getenv(r, vars[i][0])) continue;
+        id->source = vars[i][4];
+        if (vars[i][1]) {
+            res = cres__env_int(r, vars[i][1], 1, 1, max, &id->size, err);
+            if (res == CRES_OK)
+                res = cres__env_int(r, vars[i][0], 1, 0, id->size - 1, &id->rank, err);
+            if (res == CRES_OK)
+                res = cres__env_int(r, vars[i][3], 0, 1, id->size, &id->local_size, err);
+            if (res == CRES_OK && id->local_size > 0)
+                res = cres__env_int(r, vars[i][2], 0, 0, id->local_size - 1, &id->local_rank, err);
+        } else {
+            res = cres__env_int(r, vars[i][0], 1, 0, max - 1, &id->rank, err);
+        }
+        return res;
+    }
+    return cres__fail(err, CRES_ERR_ENVIRONMENT,
+                      "%s: no MPI launcher found: OMPI_COMM_WORLD_RANK, MV2_COMM_WORLD_RANK, "
+                      "PMI_RANK and PMIX_RANK are not set",
+                      r->vtable->name);
+}
+
+
 /* Open MPI tells its ranks how mpirun mapped (which node gets how many ranks) and ranked
    (which of those ranks) them. Policies within a node (slot, core, socket...) place by
    blocks; "node" deals round-robin; others (ppr, seq, rankfile) we cannot follow. */
@@ -7097,6 +7265,26 @@ CRES__PRIVATE cres_result cres__mpi_from_hostfile(const cres_resolver *r, const 
     if (res == CRES_OK) res = cres__mpi_policies(r, l, &by_node, err);
     if (res == CRES_OK) res = cres__mpi_fill(l, id->size, by_node, r->vtable->name, err);
     return res;
+}
+
+/* Hosts from the scheduler that allocated the job, when it says (DESIGN's rule 6): Grid
+   Engine, PBS, LSF, or the hostfile Open MPI was given (Kubeflow's MPIJob). Ranks fill the
+   slots as mpirun fills them. CRES_ERR_NOT_FOUND: none says. */
+CRES__PRIVATE cres_result cres__mpi_from_scheduler(const cres_resolver *r,
+                                                   const cres__mpi_identity *id, cres__layout *l,
+                                                   cres_error *err) {
+    static const char *const sources[] = {"PE_HOSTFILE", "PBS_NODEFILE", "LSB_DJOB_RANKFILE",
+                                          "LSB_MCPU_HOSTS", "OMPI_MCA_orte_default_hostfile",
+                                          NULL};
+    size_t i;
+    int by_node = 0;
+    cres_result res = CRES_ERR_NOT_FOUND;
+    for (i = 0; sources[i] && res == CRES_ERR_NOT_FOUND; i++)
+        res = cres__sched_read(r, sources[i], l, err);
+    if (res != CRES_OK) return res;
+    if (strncmp(sources[i - 1], "LSB_", 4) == 0) cres__lsf_drop_launch_node(r, l);
+    if ((res = cres__mpi_policies(r, l, &by_node, err)) != CRES_OK) return res;
+    return cres__mpi_fill(l, id->size, by_node, r->vtable->name, err);
 }
 
 /* Every rank on this host: one node. */
@@ -7196,6 +7384,7 @@ CRES__PRIVATE cres_result cres__mpi_layout(const cres_resolver *r, const cres_mp
     if (id.size < 0)
         return cres__fail(err, CRES_ERR_ENVIRONMENT, "%s: %s gives no world size; pass a hostfile",
                           r->vtable->name, id.source);
+    if ((res = cres__mpi_from_scheduler(r, &id, l, err)) != CRES_ERR_NOT_FOUND) return res;
     if (id.size == 1 || id.local_size == id.size)
         return cres__mpi_one_host(r, o->hostname, &id, l, err);
     if (id.local_size > 0 && cres_resolver_getenv(r, "SLURM_STEP_NODELIST"))
@@ -7232,6 +7421,216 @@ CRES_API cres_result cres_mpi_resolver_create(const cres_mpi_options *o, cres_re
 #else
 CRES__LEFT_OUT(cres_mpi_resolver_create, cres_mpi_options, "mpi", "CLUSTER_RESOLVER_NO_MPI")
 #endif /* CLUSTER_RESOLVER_NO_MPI */
+
+/* ////////////////////////////////////////////////////////////////////////////////////////
+   PBS, LSF, Grid Engine, Flux: ranks on a scheduler's allocation                >>sched */
+
+#if !defined(CLUSTER_RESOLVER_NO_PBS) || !defined(CLUSTER_RESOLVER_NO_LSF) || \
+    !defined(CLUSTER_RESOLVER_NO_SGE) || !defined(CLUSTER_RESOLVER_NO_FLUX)
+/* A rank variable and its size (or the allocation's slots when size_var is NULL): the rank
+   must be below it and the slots must hold them. */
+CRES__PRIVATE cres_result cres__sched_rank(const cres_resolver *r, cres__layout *l,
+                                           const char *rank_var, const char *size_var,
+                                           cres_error *err) {
+    int size = l->ntasks;
+    cres_result res = CRES_OK;
+    if (size_var) res = cres__env_int(r, size_var, 1, 1, CRES_MAX_HOSTLIST_HOSTS, &size, err);
+    if (res == CRES_OK) res = cres__env_int(r, rank_var, 1, 0, size - 1, &l->rank, err);
+    if (res == CRES_OK && size_var) res = cres__mpi_fill(l, size, 0, r->vtable->name, err);
+    return res;
+}
+
+/* No rank variable: the batch script, one process of its own. The allocation is the
+   cluster and no task is this process's (never "the only task": it is not). */
+CRES__PRIVATE cres_result cres__sched_script(const cres_resolver *r, cres__layout *l,
+                                             const char *said) {
+    cres__log(r, CRES_LOG_INFO,
+              "%s: no rank variable (%s), so this is the job script: the cluster is the "
+              "allocation's %d slots and no task is this process's",
+              r->vtable->name, said, l->ntasks);
+    l->rank = -1;
+    return CRES_OK;
+}
+
+/* The options every scheduler backend shares. */
+#define CRES__SCHED_CREATE(fn, vtable, options_type, layout)                                    \
+    CRES_API cres_result fn(const options_type *o, cres_resolver **out, cres_error *err) {     \
+        options_type none;                                                                     \
+        cres__hpc_want w;                                                                      \
+        cres__layout l;                                                                        \
+        cres_resolver *r;                                                                      \
+        cres_result res;                                                                       \
+        if (!o) {                                                                              \
+            memset(&none, 0, sizeof none);                                                     \
+            o = &none;                                                                         \
+        }                                                                                      \
+        cres__clear(err);                                                                      \
+        if (out) *out = NULL;                                                                  \
+        if (!out) return cres__fail(err, CRES_ERR_INVALID_ARGUMENT, "out is NULL");            \
+        if ((res = cres__hpc_new(&vtable, o->config, &r, &l, err)) != CRES_OK) return res;     \
+        cres__hpc_want_set(&w, o->jobs, o->jobs_count, o->port_base, o->gpus_per_node,         \
+                           o->gpus_per_task);                                                  \
+        res = layout(r, o, &l, err);                                                           \
+        return cres__created(                                                                  \
+            r, cres__hpc_finish(r, res, &l, &w, o->task_type, o->task_id, o->rpc_layer, err),  \
+            out);                                                                              \
+    }
+#endif
+
+#ifndef CLUSTER_RESOLVER_NO_PBS
+static const cres_resolver_vtable cres__pbs_vtable = {
+    "pbs", cres__hpc_resolve,  NULL, cres__hpc_accelerators, cres__hpc_destroy,
+    cres__hpc_devices, NULL};
+
+/* PBS_NODEFILE has a line per slot. Ranks: Cray PALS's mpiexec (PALS_RANKID of PMI_SIZE,
+   checked against PALS_NODEID and PALS_LOCAL_RANKID), else pbsdsh's PBS_VNODENUM (the
+   slot's line: one task per slot), else the job script. */
+CRES__PRIVATE cres_result cres__pbs_layout(const cres_resolver *r, const cres_pbs_options *o,
+                                           cres__layout *l, cres_error *err) {
+    cres_result res = cres__sched_read(r, "PBS_NODEFILE", l, err);
+    (void)o;
+    if (res == CRES_ERR_NOT_FOUND)
+        return cres__fail(err, CRES_ERR_ENVIRONMENT, "pbs: PBS_NODEFILE is not set%s",
+                          cres__env_set(r, "PBS_JOBID") ? " (PBS_JOBID is)" : "");
+    if (res != CRES_OK) return res;
+    if (cres__env_set(r, "PALS_RANKID")) {
+        res = cres__sched_rank(r, l, "PALS_RANKID", "PMI_SIZE", err);
+        if (res == CRES_OK)
+            res = cres__env_int(r, "PALS_NODEID", 0, 0, (long long)l->nodes - 1, &l->own_node, err);
+        if (res == CRES_OK)
+            res = cres__env_int(r, "PALS_LOCAL_RANKID", 0, 0, INT_MAX, &l->own_local, err);
+        if (res == CRES_OK)
+            res = cres__env_int(r, "PALS_LOCAL_SIZE", 0, 1, INT_MAX, &l->own_local_size, err);
+        return res;
+    }
+    if (cres__env_set(r, "PBS_VNODENUM")) return cres__sched_rank(r, l, "PBS_VNODENUM", NULL, err);
+    return cres__sched_script(r, l, "PALS_RANKID, PBS_VNODENUM");
+}
+
+CRES__SCHED_CREATE(cres_pbs_resolver_create, cres__pbs_vtable, cres_pbs_options, cres__pbs_layout)
+#else
+CRES__LEFT_OUT(cres_pbs_resolver_create, cres_pbs_options, "pbs", "CLUSTER_RESOLVER_NO_PBS")
+#endif /* CLUSTER_RESOLVER_NO_PBS */
+
+#ifndef CLUSTER_RESOLVER_NO_LSF
+static const cres_resolver_vtable cres__lsf_vtable = {
+    "lsf", cres__hpc_resolve,  NULL, cres__hpc_accelerators, cres__hpc_destroy,
+    cres__hpc_devices, NULL};
+
+/* LSB_DJOB_RANKFILE (a line per slot), else LSB_MCPU_HOSTS; ranks from jsrun's
+   JSM_NAMESPACE_* (local rank and size checked), else the MPI launcher's, else the script. */
+CRES__PRIVATE cres_result cres__lsf_layout(const cres_resolver *r, const cres_lsf_options *o,
+                                           cres__layout *l, cres_error *err) {
+    cres_result res = cres__sched_read(r, "LSB_DJOB_RANKFILE", l, err);
+    (void)o;
+    if (res == CRES_ERR_NOT_FOUND) res = cres__sched_read(r, "LSB_MCPU_HOSTS", l, err);
+    if (res == CRES_ERR_NOT_FOUND)
+        return cres__fail(err, CRES_ERR_ENVIRONMENT,
+                          "lsf: neither LSB_DJOB_RANKFILE nor LSB_MCPU_HOSTS is set");
+    if (res != CRES_OK) return res;
+    cres__lsf_drop_launch_node(r, l);
+    if (cres__env_set(r, "JSM_NAMESPACE_RANK")) {
+        res = cres__sched_rank(r, l, "JSM_NAMESPACE_RANK", "JSM_NAMESPACE_SIZE", err);
+        if (res == CRES_OK)
+            res = cres__env_int(r, "JSM_NAMESPACE_LOCAL_RANK", 0, 0, INT_MAX, &l->own_local, err);
+        if (res == CRES_OK)
+            res = cres__env_int(r, "JSM_NAMESPACE_LOCAL_SIZE", 0, 1, INT_MAX, &l->own_local_size,
+                                err);
+        return res;
+    }
+    if (cres__env_set(r, "OMPI_COMM_WORLD_RANK"))
+        return cres__sched_rank(r, l, "OMPI_COMM_WORLD_RANK", "OMPI_COMM_WORLD_SIZE", err);
+    if (cres__env_set(r, "PMI_RANK")) return cres__sched_rank(r, l, "PMI_RANK", "PMI_SIZE", err);
+    return cres__sched_script(r, l, "JSM_NAMESPACE_RANK, OMPI_COMM_WORLD_RANK, PMI_RANK");
+}
+
+CRES__SCHED_CREATE(cres_lsf_resolver_create, cres__lsf_vtable, cres_lsf_options, cres__lsf_layout)
+#else
+CRES__LEFT_OUT(cres_lsf_resolver_create, cres_lsf_options, "lsf", "CLUSTER_RESOLVER_NO_LSF")
+#endif /* CLUSTER_RESOLVER_NO_LSF */
+
+#ifndef CLUSTER_RESOLVER_NO_SGE
+static const cres_resolver_vtable cres__sge_vtable = {
+    "sge", cres__hpc_resolve,  NULL, cres__hpc_accelerators, cres__hpc_destroy,
+    cres__hpc_devices, NULL};
+
+/* PE_HOSTFILE (NSLOTS, when set, must be its slots); ranks from the MPI launcher the job
+   started (Open MPI reads PE_HOSTFILE itself), else the job script. */
+CRES__PRIVATE cres_result cres__sge_layout(const cres_resolver *r, const cres_sge_options *o,
+                                           cres__layout *l, cres_error *err) {
+    int nslots = -1;
+    cres_result res = cres__sched_read(r, "PE_HOSTFILE", l, err);
+    (void)o;
+    if (res == CRES_ERR_NOT_FOUND)
+        return cres__fail(err, CRES_ERR_ENVIRONMENT,
+                          "sge: PE_HOSTFILE is not set%s (submit with qsub -pe)",
+                          cres__env_set(r, "JOB_ID") ? ", though JOB_ID is" : "");
+    if (res == CRES_OK) res = cres__env_int(r, "NSLOTS", 0, 1, INT_MAX, &nslots, err);
+    if (res == CRES_OK && nslots >= 0 && nslots != l->ntasks)
+        res = cres__fail(err, CRES_ERR_ENVIRONMENT, "sge: NSLOTS=%d but PE_HOSTFILE has %d slots",
+                         nslots, l->ntasks);
+    if (res != CRES_OK) return res;
+    if (cres__env_set(r, "OMPI_COMM_WORLD_RANK")) {
+        res = cres__sched_rank(r, l, "OMPI_COMM_WORLD_RANK", "OMPI_COMM_WORLD_SIZE", err);
+        if (res == CRES_OK)
+            res = cres__env_int(r, "OMPI_COMM_WORLD_LOCAL_RANK", 0, 0, INT_MAX, &l->own_local,
+                                err);
+        return res;
+    }
+    if (cres__env_set(r, "PMI_RANK")) return cres__sched_rank(r, l, "PMI_RANK", "PMI_SIZE", err);
+    return cres__sched_script(r, l, "OMPI_COMM_WORLD_RANK, PMI_RANK");
+}
+
+CRES__SCHED_CREATE(cres_sge_resolver_create, cres__sge_vtable, cres_sge_options, cres__sge_layout)
+#else
+CRES__LEFT_OUT(cres_sge_resolver_create, cres_sge_options, "sge", "CLUSTER_RESOLVER_NO_SGE")
+#endif /* CLUSTER_RESOLVER_NO_SGE */
+
+#ifndef CLUSTER_RESOLVER_NO_FLUX
+static const cres_resolver_vtable cres__flux_vtable = {
+    "flux", cres__hpc_resolve,  NULL, cres__hpc_accelerators, cres__hpc_destroy,
+    cres__hpc_devices, NULL};
+
+/* Flux names no hosts to its tasks (FLUX_TASK_RANK, FLUX_JOB_SIZE, FLUX_TASK_LOCAL_ID,
+   FLUX_JOB_NNODES): they come from options.hostfile (`flux hostlist`'s hosts, one per line,
+   or "host slots=N" / "host:N"), never guessed. */
+CRES__PRIVATE cres_result cres__flux_layout(const cres_resolver *r, const cres_flux_options *o,
+                                            cres__layout *l, cres_error *err) {
+    static const char *const need[] = {"FLUX_TASK_RANK", "FLUX_JOB_SIZE", NULL};
+    int nnodes = -1, size = 0;
+    char *text;
+    cres_result res = cres__env_require(r, need, err);
+    if (res == CRES_OK && !o->hostfile)
+        res = cres__fail(err, CRES_ERR_ENVIRONMENT,
+                         "flux: Flux tells a task no hosts; pass the job's hosts with "
+                         "options.hostfile (--hostfile; `flux hostlist -e -d '\\n'`)");
+    if (res == CRES_OK)
+        res = cres__env_int(r, "FLUX_JOB_SIZE", 1, 1, CRES_MAX_HOSTLIST_HOSTS, &size, err);
+    if (res == CRES_OK) res = cres__env_int(r, "FLUX_TASK_RANK", 1, 0, size - 1, &l->rank, err);
+    if (res == CRES_OK)
+        res = cres__env_int(r, "FLUX_TASK_LOCAL_ID", 0, 0, INT_MAX, &l->own_local, err);
+    if (res == CRES_OK) res = cres__env_int(r, "FLUX_JOB_NNODES", 0, 1, INT_MAX, &nnodes, err);
+    if (res == CRES_OK)
+        res = cres__read_small_file(r, o->hostfile, CRES_MAX_DOCUMENT_BYTES, &text, err);
+    if (res == CRES_OK) res = cres__hostfile_parse(&r->config.allocator, text, l, "flux", err);
+    if (res == CRES_OK && nnodes >= 0 && (size_t)nnodes != l->nodes)
+        res = cres__fail(err, CRES_ERR_ENVIRONMENT,
+                         "flux: FLUX_JOB_NNODES=%d but the hostfile names %zu hosts", nnodes,
+                         l->nodes);
+    if (res == CRES_OK && nnodes >= 0 && size % nnodes == 0) { /* flux run -N n -n k*n */
+        size_t i;
+        for (i = 0; i < l->nodes; i++) l->tasks[i] = size / nnodes;
+    }
+    if (res == CRES_OK) res = cres__mpi_fill(l, size, 0, "flux", err);
+    return res;
+}
+
+CRES__SCHED_CREATE(cres_flux_resolver_create, cres__flux_vtable, cres_flux_options,
+                   cres__flux_layout)
+#else
+CRES__LEFT_OUT(cres_flux_resolver_create, cres_flux_options, "flux", "CLUSTER_RESOLVER_NO_FLUX")
+#endif /* CLUSTER_RESOLVER_NO_FLUX */
+
 
 /* ////////////////////////////////////////////////////////////////////////////////////////
    SageMaker: the hosts of a training job                                      >>sagemaker */
@@ -8347,7 +8746,7 @@ typedef struct cres__auto_pick {
     const char *why;
 } cres__auto_pick;
 
-#define CRES__AUTO_STEPS 24 /* more than cres__auto_steps() has */
+#define CRES__AUTO_STEPS 32 /* more than cres__auto_steps() has */
 
 /* torch.distributed's names outside torchrun: RANK, or a WORLD_SIZE above one. */
 CRES__PRIVATE const char *cres__auto_torch_plain(const cres_resolver *probe) {
@@ -8365,6 +8764,9 @@ CRES__PRIVATE size_t cres__auto_steps(const cres_resolver *probe, char *selector
                                       "PMIX_RANK", NULL};
     static const char *const sagemaker[] = {"SM_HOSTS", "SM_CURRENT_HOST", NULL};
     static const char *const volcano[] = {"VC_TASK_INDEX", "VK_TASK_INDEX", NULL};
+    static const char *const pbs[] = {"PBS_NODEFILE", "PBS_JOBID", NULL};
+    static const char *const lsf[] = {"LSB_DJOB_RANKFILE", "LSB_MCPU_HOSTS", "LSB_JOBID", NULL};
+    static const char *const flux[] = {"FLUX_TASK_RANK", "FLUX_JOB_ID", NULL};
     static const char *const lws[] = {"LWS_LEADER_ADDRESS", "LWS_WORKER_INDEX", NULL};
     static const char *const awsbatch[] = {"AWS_BATCH_JOB_NODE_INDEX", "AWS_BATCH_JOB_NUM_NODES",
                                            NULL};
@@ -8393,6 +8795,10 @@ CRES__PRIVATE size_t cres__auto_steps(const cres_resolver *probe, char *selector
     CRES__STEP("slurm", cres__env_set(probe, "SLURM_JOB_ID") && cres__env_set(probe, "SLURM_PROCID")
                             ? "SLURM_JOB_ID and SLURM_PROCID (a batch script)"
                             : NULL);
+    CRES__STEP("pbs", cres__env_any(probe, pbs));
+    CRES__STEP("lsf", cres__env_any(probe, lsf));
+    CRES__STEP("sge", cres__env_set(probe, "PE_HOSTFILE") ? "PE_HOSTFILE" : NULL);
+    CRES__STEP("flux", cres__env_any(probe, flux));
     CRES__STEP("vertex", cres__env_set(probe, "CLUSTER_SPEC") ? "CLUSTER_SPEC" : NULL);
     CRES__STEP("sagemaker", cres__env_any(probe, sagemaker));
     if ((f = fopen(CRES__SM_RESOURCE_CONFIG, "rb")) != NULL) {
@@ -8477,6 +8883,18 @@ static const char *const cres__left_out_table[][2] = {
 #endif
 #ifdef CLUSTER_RESOLVER_NO_K8S
     {"kubernetes", "CLUSTER_RESOLVER_NO_K8S"},
+#endif
+#ifdef CLUSTER_RESOLVER_NO_PBS
+    {"pbs", "CLUSTER_RESOLVER_NO_PBS"},
+#endif
+#ifdef CLUSTER_RESOLVER_NO_LSF
+    {"lsf", "CLUSTER_RESOLVER_NO_LSF"},
+#endif
+#ifdef CLUSTER_RESOLVER_NO_SGE
+    {"sge", "CLUSTER_RESOLVER_NO_SGE"},
+#endif
+#ifdef CLUSTER_RESOLVER_NO_FLUX
+    {"flux", "CLUSTER_RESOLVER_NO_FLUX"},
 #endif
 #ifdef CLUSTER_RESOLVER_NO_VERTEX
     {"vertex", "CLUSTER_RESOLVER_NO_VERTEX"},
@@ -8600,6 +9018,27 @@ CRES__PRIVATE cres_result cres__auto_create(const char *backend, const cres_auto
         return cres_k8s_resolver_create(&k, r, err);
     }
 #endif
+#define CRES__AUTO_SCHED(name)                                                                 \
+    if (strcmp(backend, #name) == 0) {                                                         \
+        cres_##name##_options s;                                                               \
+        memset(&s, 0, sizeof s);                                                               \
+        s.config = o->config;                                                                  \
+        s.port_base = o->port;                                                                 \
+        return cres_##name##_resolver_create(&s, r, err);                                      \
+    }
+#ifndef CLUSTER_RESOLVER_NO_PBS
+    CRES__AUTO_SCHED(pbs)
+#endif
+#ifndef CLUSTER_RESOLVER_NO_LSF
+    CRES__AUTO_SCHED(lsf)
+#endif
+#ifndef CLUSTER_RESOLVER_NO_SGE
+    CRES__AUTO_SCHED(sge)
+#endif
+#ifndef CLUSTER_RESOLVER_NO_FLUX
+    CRES__AUTO_SCHED(flux)
+#endif
+#undef CRES__AUTO_SCHED
 #ifndef CLUSTER_RESOLVER_NO_VERTEX
     if (strcmp(backend, "vertex") == 0) {
         cres_vertex_options v;
@@ -8661,8 +9100,9 @@ CRES__PRIVATE cres_result cres__auto_create(const char *backend, const cres_auto
     }
 #endif
     return cres__fail(err, CRES_ERR_UNSUPPORTED,
-                      "auto: unknown backend %s (known: tfconfig, torch, mpi, slurm, vertex, "
-                      "sagemaker, skypilot, volcano, lws, awsbatch, jax, tpu, kubernetes, local)",
+                      "auto: unknown backend %s (known: tfconfig, torch, mpi, slurm, pbs, lsf, "
+                      "sge, flux, vertex, sagemaker, skypilot, volcano, lws, awsbatch, jax, tpu, "
+                      "kubernetes, local)",
                       cres__quote(q, sizeof q, backend, strlen(backend)));
 }
 

@@ -317,6 +317,29 @@ static cres_result create_mpi(const cli *c, const cres_config *cfg, cres_resolve
     return cres_mpi_resolver_create(&o, out, err);
 }
 
+/* pbs, lsf, sge and flux: the Slurm options; flux also --hostfile. */
+#define CREATE_SCHED(name, extra)                                                              \
+    static cres_result create_##name(const cli *c, const cres_config *cfg, cres_resolver **out, \
+                                     cres_error *err) {                                        \
+        static hpc_args h;                                                                     \
+        cres_##name##_options o;                                                               \
+        cres_result r;                                                                         \
+        if ((r = hpc_args_read(c, &h, err)) != CRES_OK) return r;                              \
+        memset(&o, 0, sizeof o);                                                               \
+        o.config = cfg;                                                                        \
+        o.jobs = h.jobs_count ? h.jobs : NULL;                                                 \
+        o.jobs_count = h.jobs_count;                                                           \
+        o.port_base = h.port_base;                                                             \
+        o.gpus_per_node = h.gpus_per_node;                                                     \
+        o.gpus_per_task = h.gpus_per_task;                                                     \
+        extra;                                                                                 \
+        return cres_##name##_resolver_create(&o, out, err);                                    \
+    }
+CREATE_SCHED(pbs, (void)0)
+CREATE_SCHED(lsf, (void)0)
+CREATE_SCHED(sge, (void)0)
+CREATE_SCHED(flux, o.hostfile = cli_option(c, "--hostfile"))
+
 static cres_result create_sagemaker(const cli *c, const cres_config *cfg, cres_resolver **out,
                                     cres_error *err) {
     cres_sagemaker_options o;
@@ -437,6 +460,8 @@ static const char *const slurm_options[] = {"--jobs", "--port-base", "--gpus-per
 static const char *const mpi_options[] = {
     "--hostfile", "--host", "--jobs", "--port-base", "--gpus-per-node", "--gpus-per-task", NULL};
 static const char *const sagemaker_options[] = {"--port", "--resource-config", "--job-name", NULL};
+static const char *const flux_options[] = {
+    "--hostfile", "--jobs", "--port-base", "--gpus-per-node", "--gpus-per-task", NULL};
 static const char *const awsbatch_options[] = {"--port", "--main-host", NULL};
 static const char *const vertex_options[] = {"--cluster-spec", NULL};
 static const char *const skypilot_options[] = {"--port", "--job-name", NULL};
@@ -463,6 +488,10 @@ static const struct backend {
     {"torch", no_options, create_torch},
     {"jax", no_options, create_jax},
     {"awsbatch", awsbatch_options, create_awsbatch},
+    {"pbs", slurm_options, create_pbs},
+    {"lsf", slurm_options, create_lsf},
+    {"sge", slurm_options, create_sge},
+    {"flux", flux_options, create_flux},
     {"vertex", vertex_options, create_vertex},
     {"skypilot", skypilot_options, create_skypilot},
     {"volcano", volcano_options, create_volcano},
@@ -510,7 +539,8 @@ static void usage(FILE *f) {
         "usage: cluster-resolve [BACKEND] [OPTIONS] [--exec -- CMD ARGS...]\n"
         "  BACKEND    auto (default) | simple | tfconfig | local | slurm | mpi | sagemaker | k8s | "
         "gce | tpu\n"
-        "             | torch | jax | awsbatch | vertex | skypilot | volcano | lws\n"
+        "             | pbs | lsf | sge | flux | torch | jax | awsbatch | vertex | skypilot | volcano\n"
+        "             | lws\n"
         "  --format F tfconfig (default) | spec | hostfile | machinefile   (every member's "
         "address)\n"
         "             | launch | torchrun | torchrun-node | jax | master   (the coordinator "
@@ -548,6 +578,8 @@ static void usage(FILE *f) {
         "--gpus-per-task N\n"
         "  mpi:         --hostfile F (Open MPI or MPICH format)  --host H (single-host jobs)\n"
         "               and the slurm options\n"
+        "  pbs, lsf, sge: the slurm options   flux: --hostfile F (required) and the slurm "
+        "options\n"
         "  sagemaker:   --port N (2223) --job-name J (worker) --resource-config F\n"
         "  awsbatch:    --port N (29500) --main-host H (the main node's own name; localhost)\n"
         "  vertex:      --cluster-spec JSON (default $CLUSTER_SPEC)\n"
@@ -556,8 +588,9 @@ static void usage(FILE *f) {
         "  lws:         --port N (8470) --hostname H (default $HOSTNAME) --job-name J (worker)\n"
         "  torchrun, jax and --exec also export CUDA_VISIBLE_DEVICES when the backend assigns "
         "GPUs\n"
-        "  auto picks: TF_CONFIG > torchrun > MPI > Slurm > Vertex > SageMaker > SkyPilot > "
-        "Volcano\n"
+        "  auto picks: TF_CONFIG > torchrun > MPI > Slurm > PBS > LSF > Grid Engine > Flux > "
+        "Vertex\n"
+        "              > SageMaker > SkyPilot > Volcano\n"
         "              > LeaderWorkerSet > AWS Batch > torch variables > JAX > PET_* > TPU VM\n"
         "              > Kubernetes Indexed Job > local;\n"
         "  CLUSTER_RESOLVER_BACKEND=NAME forces one, =off means local\n"

@@ -736,13 +736,16 @@ def test_auto_jax_before_pet_before_tpu_and_indexed_jobs():
 
 
 def test_auto_refuses_one_task_when_launch_variables_say_otherwise():
-    for name in ("LOCAL_RANK", "NODE_RANK", "GROUP_RANK", "LOCAL_WORLD_SIZE", "PMI_RANK", "FLUX_TASK_RANK",
+    for name in ("LOCAL_RANK", "NODE_RANK", "GROUP_RANK", "LOCAL_WORLD_SIZE", "PMI_RANK",
                  "OMPI_COMM_WORLD_RANK", "SLURM_PROCID", "PET_NPROC_PER_NODE", "JOB_COMPLETION_INDEX"):
         expect_fail(["--format", "launch"], 3, [f'{name}="2"', "CLUSTER_RESOLVER_BACKEND=local"], env={name: "2"})
         # forced local is one task
         assert launch([], env={name: "2", "CLUSTER_RESOLVER_BACKEND": "local"}) == \
             launch_doc(1, 0, 0, 1, 0, 1, "localhost", 8470)
     assert launch(["local"], env={"SLURM_PROCID": "2"})["world_size"] == 1  # and so is a named one
+    # FLUX_TASK_RANK now picks the flux backend, whose partial environment is the error
+    expect_fail(["--format", "launch"], 3, ['FLUX_TASK_RANK="2"', "FLUX_JOB_SIZE is not"],
+                env={"FLUX_TASK_RANK": "2"})
     # blank is not set; WORLD_SIZE=1 alone is a one-process job
     assert launch([], env={"LOCAL_RANK": "", "WORLD_SIZE": "1"})["world_size"] == 1
 

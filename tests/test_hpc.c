@@ -2299,8 +2299,8 @@ static void auto_backend_variable_forces(void **state) {
 static void auto_unknown_backend_is_unsupported(void **state) {
     cres_auto_options o = auto_options();
     (void)state;
-    o.backend = "pbs";
-    AUTO_FAILS(o, CRES_ERR_UNSUPPORTED, "\"pbs\"", "slurm");
+    o.backend = "condor";
+    AUTO_FAILS(o, CRES_ERR_UNSUPPORTED, "\"condor\"", "slurm");
     o.backend = "";
     AUTO_FAILS(o, CRES_ERR_UNSUPPORTED, "\"\"", NULL);
     o.backend = NULL;

@@ -1943,8 +1943,9 @@ static void auto_order_innermost_launcher_first(void **state) {
 /* Rule 1: a variable that says "one of several processes", with no launcher complete, is
    an error, not a one-task local job; CLUSTER_RESOLVER_BACKEND=local still runs alone. */
 static void auto_rule_one_hints(void **state) {
+    /* FLUX_TASK_RANK picks the flux backend now: its partial environment is the error */
     static const char *const hints[] = {"LOCAL_RANK",     "NODE_RANK",           "GROUP_RANK",   "LOCAL_WORLD_SIZE",
-                                        "PMI_RANK",       "FLUX_TASK_RANK",      "OMPI_COMM_WORLD_RANK",
+                                        "PMI_RANK",       "OMPI_COMM_WORLD_RANK",
                                         "SLURM_PROCID",   "PET_NPROC_PER_NODE", "JOB_COMPLETION_INDEX"};
     size_t i;
     char named[64];
@@ -2038,7 +2039,7 @@ static void auto_forces_new_backends(void **state) {
     AUTO_FAILS(o, ENV, "awsbatch: AWS_BATCH_JOB_NODE_INDEX is not set", NULL);
     /* an unknown name lists the new ones */
     o.backend = "pytorch";
-    AUTO_FAILS(o, CRES_ERR_UNSUPPORTED, "auto: unknown backend \"pytorch\"", "torch, mpi, slurm, vertex, sagemaker, skypilot, volcano, lws, awsbatch, jax");
+    AUTO_FAILS(o, CRES_ERR_UNSUPPORTED, "auto: unknown backend \"pytorch\"", "torch, mpi, slurm, pbs, lsf, sge, flux, vertex, sagemaker, skypilot, volcano, lws, awsbatch, jax");
     o.backend = NULL;
     env_set("CLUSTER_RESOLVER_BACKEND", "Torch");
     AUTO_FAILS(o, CRES_ERR_UNSUPPORTED, "\"Torch\"", NULL);
