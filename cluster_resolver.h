@@ -93,8 +93,9 @@
       CLUSTER_RESOLVER_USE_CURL        (I) the bundled libcurl transport (-lcurl); declare it
                                            in other files too to see cres_curl_transport().
       CLUSTER_RESOLVER_NO_<BACKEND>    (I) leaves a backend out: SIMPLE, UNION, TFCONFIG,
-                                           LOCAL, K8S, GCE, TPU, SLURM, MPI, SAGEMAKER, VERTEX,
-                                           SKYPILOT, VOLCANO, LWS, TORCH, JAX, AWSBATCH, AUTO.
+                                           LOCAL, K8S, GCE, TPU, SLURM, MPI, PBS, LSF, SGE,
+                                           FLUX, SAGEMAKER, VERTEX, SKYPILOT, VOLCANO, LWS,
+                                           TORCH, JAX, AWSBATCH, AUTO.
                                            Its create function stays and fails with
                                            CRES_ERR_UNSUPPORTED naming the switch; the HTTP
                                            layer goes with K8S, GCE and TPU together. Auto
@@ -169,10 +170,11 @@
 
    6. RESOLVERS --------------------------------------------------------------------------
       cres_<name>_resolver_create(&options, &r, err) for simple, union, tfconfig, local,
-      k8s (named "kubernetes"), gce, tpu, slurm, mpi, sagemaker, vertex, skypilot, volcano,
-      lws, torch, jax, awsbatch, auto; *r NULL on failure. Backends whose source is the
-      environment or a file (all but kubernetes, gce and tpu) read it once, at create, and
-      fail there; the HTTP ones ask their API at every resolve.
+      k8s (named "kubernetes"), gce, tpu, slurm, mpi, pbs, lsf, sge, flux, sagemaker,
+      vertex, skypilot, volcano, lws, torch, jax, awsbatch, auto; *r NULL on failure.
+      Backends whose source is the environment or a file (all but kubernetes, gce and tpu)
+      read it once, at create, and fail there; the HTTP ones ask their API at every
+      resolve.
       cres_resolve(r, &spec, err)       a fresh spec; free it with cres_spec_free().
       cres_master(r, buf, cap, &len, err)
                   the own task's address, "<rpc>://" before it when the rpc layer is not
@@ -193,7 +195,8 @@
       CRES_OWN_TASK the id) that always wins over what the backend finds later, "" and 0
       included. cres_set_rpc_layer(r, rpc, err): NULL or "" = none. cres_resolver_free(r).
       Your own backend: fill a static cres_resolver_vtable (name, resolve; optionally
-      master, num_accelerators, destroy, visible_devices, launch); cres_resolver_new(sizeof(mine),
+      master, num_accelerators, destroy, visible_devices, launch);
+      cres_resolver_new(sizeof(mine),
       &vtable, config, &r, err) checks the config and gives a zeroed block whose first
       member is the cres_resolver. resolve() builds its spec with cres_spec_create(
       cres_resolver_allocator(r), ...), reads variables with cres_resolver_getenv(r, name)
@@ -245,25 +248,29 @@
                                variables describe the daemons, so MPI wins)
                   4 slurm      SLURM_STEP_NODELIST, or SLURM_JOB_ID and SLURM_PROCID (a
                                batch script)
-                  5 vertex     CLUSTER_SPEC (Vertex AI sets TF_CONFIG too for TensorFlow)
-                  6 sagemaker  SM_HOSTS or SM_CURRENT_HOST, or the resource config file
-                  7 skypilot   SKYPILOT_NODE_IPS
-                  8 volcano    VC_TASK_INDEX or VK_TASK_INDEX
-                  9 lws        LWS_LEADER_ADDRESS or LWS_WORKER_INDEX
-                  10 awsbatch  AWS_BATCH_JOB_NODE_INDEX or AWS_BATCH_JOB_NUM_NODES
-                  11 torch     RANK, or WORLD_SIZE other than 1 (torch.distributed's names)
-                  12 jax       JAX_COORDINATOR_ADDRESS, JAX_NUM_PROCESSES or JAX_PROCESS_ID
-                  13 torch     PET_NNODES, PET_NODE_RANK or PET_MASTER_ADDR (Kubeflow)
-                  14 tpu       TPU_PROCESS_ADDRESSES, TPU_WORKER_HOSTNAMES, TPU_WORKER_ID,
+                  5 pbs        PBS_NODEFILE or PBS_JOBID
+                  6 lsf        LSB_DJOB_RANKFILE, LSB_MCPU_HOSTS or LSB_JOBID
+                  7 sge        PE_HOSTFILE
+                  8 flux       FLUX_TASK_RANK or FLUX_JOB_ID
+                  9 vertex     CLUSTER_SPEC (Vertex AI sets TF_CONFIG too for TensorFlow)
+                  10 sagemaker SM_HOSTS or SM_CURRENT_HOST, or the resource config file
+                  11 skypilot  SKYPILOT_NODE_IPS
+                  12 volcano   VC_TASK_INDEX or VK_TASK_INDEX
+                  13 lws       LWS_LEADER_ADDRESS or LWS_WORKER_INDEX
+                  14 awsbatch  AWS_BATCH_JOB_NODE_INDEX or AWS_BATCH_JOB_NUM_NODES
+                  15 torch     RANK, or WORLD_SIZE other than 1 (torch.distributed's names)
+                  16 jax       JAX_COORDINATOR_ADDRESS, JAX_NUM_PROCESSES or JAX_PROCESS_ID
+                  17 torch     PET_NNODES, PET_NODE_RANK or PET_MASTER_ADDR (Kubeflow)
+                  18 tpu       TPU_PROCESS_ADDRESSES, TPU_WORKER_HOSTNAMES, TPU_WORKER_ID,
                                TPU_NAME, KUBE_GOOGLE_CLOUD_TPU_ENDPOINTS or TPU_CONFIG
                                ("local" unless a TPU is named)
-                  15 kubernetes an Indexed Job's pod: KUBERNETES_SERVICE_HOST and
+                  19 kubernetes an Indexed Job's pod: KUBERNETES_SERVICE_HOST and
                                JOB_COMPLETION_INDEX set and HOSTNAME "<job>-<index>"
                                (job "worker" = selector job-name=<job>); every pod has
                                KUBERNETES_SERVICE_HOST, so that alone is not enough
-                  16 local     otherwise, so a program runs unchanged on a laptop; but never
+                  20 local     otherwise, so a program runs unchanged on a laptop; but never
                                while LOCAL_RANK, NODE_RANK, GROUP_RANK, LOCAL_WORLD_SIZE,
-                               PMI_RANK, FLUX_TASK_RANK, OMPI_COMM_WORLD_RANK, SLURM_PROCID,
+                               PMI_RANK, OMPI_COMM_WORLD_RANK, SLURM_PROCID,
                                PET_NPROC_PER_NODE, PET_MASTER_PORT,
                                AWS_BATCH_JOB_MAIN_NODE_INDEX or JOB_COMPLETION_INDEX is set:
                                that is CRES_ERR_ENVIRONMENT naming it (a rank told it is
@@ -273,7 +280,8 @@
         Options:  backend, else $CLUSTER_RESOLVER_BACKEND, forces one by its name above
                   ("k8s" = "kubernetes"); "off" = local; NULL, "" or "auto" = detect. port
                   goes to local, kubernetes, sagemaker, skypilot, volcano, lws, awsbatch
-                  (port) and slurm, mpi (port_base); a forced kubernetes outside an Indexed
+                  (port) and slurm, mpi, pbs, lsf, sge, flux (port_base); a forced kubernetes
+                  outside an Indexed
                   Job lists TF's job-name=tensorflow.
         Own task: the chosen backend's. cres_resolver_name() tells which; config.log why,
                   and the later steps that also applied ("passed over").
@@ -319,15 +327,43 @@
                   (OMPI_MCA_rmaps_base_mapping_policy / _ranking_policy "node"; policies
                   within a node count as slot); (2) srun started the ranks (SLURM_PROCID and
                   SLURM_STEP_NUM_TASKS equal rank and size): the Slurm step, as slurm reads
-                  it; (3) every rank on this host: options.hostname, else $PMIX_HOSTNAME,
-                  else localhost; (4) mpirun inside a Slurm allocation: its daemons' step
-                  (SLURM_STEP_NODELIST, own node SLURM_NODEID), local-size ranks each, in
-                  Open MPI's ranking order.
+                  it; (3) the scheduler's allocation, filled as (1): PE_HOSTFILE (Grid
+                  Engine), PBS_NODEFILE, LSB_DJOB_RANKFILE or LSB_MCPU_HOSTS (LSF), or
+                  OMPI_MCA_orte_default_hostfile (Kubeflow's MPIJob: /etc/mpi/hostfile);
+                  config.log says which; (4) every rank on this host: options.hostname,
+                  else $PMIX_HOSTNAME, else localhost; (5) mpirun inside a Slurm
+                  allocation: its daemons' step (SLURM_STEP_NODELIST, own node SLURM_NODEID),
+                  local-size ranks each, in Open MPI's ranking order.
         Options:  hostfile, hostname; jobs, port_base, GPUs as slurm.
         Own task: the job and index of the MPI rank.
         Errors:   no source of hosts: CRES_ERR_ENVIRONMENT asking for the hostfile; a local
                   rank or size that disagrees with the placement: CRES_ERR_ENVIRONMENT;
                   ppr, seq, rankfile and other policies: CRES_ERR_UNSUPPORTED.
+      pbs, lsf, sge, flux (cres_pbs_options, ...: slurm's jobs, port_base and GPUs)
+        Reads:    once, the scheduler's allocation, hosts in its order, a slot per task,
+                  ranks filling each host's slots in turn:
+                  pbs  PBS_NODEFILE, a line per slot.
+                  lsf  LSB_DJOB_RANKFILE (a line per slot), else LSB_MCPU_HOSTS ("hA 4 hB 4");
+                       with CSM_ALLOCATION_ID set (IBM CSM: Summit, Sierra) a first host of
+                       one slot is the launch node and left out.
+                  sge  PE_HOSTFILE ("host slots queue processors"); NSLOTS must agree.
+                  flux only options.hostfile (one host per line, or "host slots=N" /
+                       "host:N"; `flux hostlist`): Flux tells a task no hosts, so without
+                       it CRES_ERR_ENVIRONMENT names the option. FLUX_JOB_NNODES must be its
+                       host count, and a FLUX_JOB_SIZE it divides gives each that many.
+        Own task: the rank: pbs PALS_RANKID of PMI_SIZE (Cray PALS; PALS_NODEID,
+                  PALS_LOCAL_RANKID, PALS_LOCAL_SIZE checked), else PBS_VNODENUM (pbsdsh:
+                  the slot's line); lsf jsrun's JSM_NAMESPACE_RANK of _SIZE (_LOCAL_RANK,
+                  _LOCAL_SIZE checked), else OMPI_COMM_WORLD_RANK, else PMI_RANK; sge
+                  OMPI_COMM_WORLD_RANK, else PMI_RANK; flux FLUX_TASK_RANK of FLUX_JOB_SIZE
+                  (FLUX_TASK_LOCAL_ID checked). Without one (the job script, one process)
+                  the cluster is the whole allocation and there is no own task: never "the
+                  only task", which it is not.
+        Errors:   a missing, unreadable or empty file, a line that is not "host", "host
+                  slots=N" or "host:N" (PE_HOSTFILE: fewer than two fields), an odd
+                  LSB_MCPU_HOSTS or one with a count that is not a number, a rank past the
+                  slots, a placement the launcher contradicts: CRES_ERR_ENVIRONMENT naming
+                  the file or variable and the line.
       sagemaker (cres_sagemaker_options)
         Reads:    once, the hosts (a JSON list): options.hosts, else $SM_HOSTS, else "hosts"
                   of the resource config (resource_config, default /opt/ml/input/config/
@@ -8825,7 +8861,7 @@ CRES__PRIVATE size_t cres__auto_steps(const cres_resolver *probe, char *selector
 CRES__PRIVATE cres_result cres__auto_not_alone(const cres_resolver *probe, cres_error *err) {
     static const char *const hints[] = {
         "LOCAL_RANK",   "NODE_RANK",     "GROUP_RANK",          "LOCAL_WORLD_SIZE",
-        "PMI_RANK",     "FLUX_TASK_RANK", "OMPI_COMM_WORLD_RANK", "SLURM_PROCID",
+        "PMI_RANK",     "OMPI_COMM_WORLD_RANK", "SLURM_PROCID",
         "PET_NPROC_PER_NODE", "PET_MASTER_PORT", "AWS_BATCH_JOB_MAIN_NODE_INDEX",
         "JOB_COMPLETION_INDEX", NULL};
     const char *hint = cres__env_any(probe, hints), *v;
