@@ -73,6 +73,7 @@ unit-san:
 
 cli-test: $(BUILD)/san/cluster-resolve $(BUILD)/san/custom_backend $(BUILD)/san/custom_transport
 	python3 tests/test_cli.py $(BUILD)/san
+	python3 tests/test_cli_sched.py $(BUILD)/san
 
 # The fake API server against python3-kubernetes, then our CLI (curl) against the fake.
 k8s-test: $(BUILD)/san/cluster-resolve

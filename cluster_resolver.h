@@ -1343,7 +1343,11 @@ CRES_API cres_result cres_tasks_per_node_expand(const char *text, int *counts, s
 #ifdef _WIN32
 #  define CRES__ENVIRON _environ /* <stdlib.h> */
 #else
-extern char **environ; /* POSIX: the process environment, declared by the program */
+#  ifdef __cplusplus
+extern "C" char **environ; /* POSIX: the process environment, declared by the program */
+#  else
+extern char **environ;
+#  endif
 #  define CRES__ENVIRON environ
 #endif
 
@@ -3974,7 +3978,8 @@ CRES__PRIVATE cres_result cres__tf_check_task(const cres_cluster_spec *spec,
                                               const cres__tf_fields *f, cres_error *err) {
     const cres_job *job;
     char q[CRES__QUOTE_SIZE];
-    if (!f->task_type || spec->count == 0 || strcmp(f->task_type, "evaluator") == 0) return CRES_OK;
+    if (!f->task_type || spec->count == 0 || (!f->dense && strcmp(f->task_type, "evaluator") == 0))
+        return CRES_OK; /* TF runs its evaluator outside the cluster; Vertex lists it */
     cres__quote(q, sizeof q, f->task_type, strlen(f->task_type));
     job = cres_spec_job(spec, f->task_type);
     if (!job) {
@@ -7068,43 +7073,36 @@ CRES__PRIVATE cres_result cres__mpi_fill(cres__layout *l, int size, int by_node,
     return CRES_OK;
 }
 
-/* Grid Engine's PE_HOSTFILE: "host slots queue processors" per line. The first two fields
-   become the "host slots=N" line the hostfile reader takes (the line is rewritten in place,
-   never longer). */
-CRES__PRIVATE cres_result cres__pe_hostfile_lines(char *text, const char *who, const char *path,
-                                                  cres_error *err) {
-    char *line = text, q[CRES__QUOTE_SIZE];
-    size_t number = 1;
-    while (line) {
-        char *eol = strchr(line, '\n'), *p = line, *host, *slots;
-        size_t hn, sn;
-        if (eol) *eol = '\0';
-        while (*p == ' ' || *p == '\t') p++;
-        host = p;
-        hn = strcspn(host, " \t\r");
+/* Grid Engine's PE_HOSTFILE: "host slots queue processors" per line, as the "host slots=N"
+   lines the hostfile reader takes (a new text; the queue and processors are not needed). */
+CRES__PRIVATE cres_result cres__pe_hostfile(const cres_allocator *a, const char *in, char **out,
+                                            const char *who, cres_error *err) {
+    size_t lines = 1, number = 1;
+    const char *p;
+    char *o, q[CRES__QUOTE_SIZE];
+    for (p = in; *p; p++) lines += *p == '\n';
+    if (!(*out = (char *)cres__alloc(a, strlen(in) + 8 * lines + 16))) return cres__oom(err, who);
+    o = *out;
+    for (p = in; *p || number == 1; number++) {
+        size_t len = strcspn(p, "\n"), hn, sn;
+        const char *host = p + strspn(p, " \t\r"), *slots;
+        hn = strcspn(host, " \t\r\n");
         slots = host + hn + strspn(host + hn, " \t\r");
-        sn = strcspn(slots, " \t\r");
-        if (hn && !sn)
+        sn = strcspn(slots, " \t\r\n");
+        if (hn && !sn) {
+            cres__free(a, *out);
+            *out = NULL;
             return cres__fail(err, CRES_ERR_ENVIRONMENT,
-                              "%s: %s line %zu: %s has fewer than two fields (host slots queue "
+                              "%s: line %zu: %s has fewer than two fields (host slots queue "
                               "processors)",
-                              who, path, number, cres__quote(q, sizeof q, line, strlen(line)));
-        if (hn) { /* "host slots=N" fits where "host N queue ..." was, padded with blanks */
-            char tmp[32];
-            size_t total = strlen(line);
-            int k = snprintf(tmp, sizeof tmp, " slots=%.*s", (int)(sn < 20 ? sn : 20), slots);
-            if (hn + (size_t)k > total) /* "h 1" is shorter than "h slots=1" */
-                return cres__fail(err, CRES_ERR_ENVIRONMENT,
-                                  "%s: %s line %zu: %s has no queue field", who, path, number,
-                                  cres__quote(q, sizeof q, line, total));
-            memmove(line, host, hn);
-            memcpy(line + hn, tmp, (size_t)k);
-            memset(line + hn + k, ' ', total - hn - (size_t)k);
+                              who, number, cres__quote(q, sizeof q, p, len));
         }
-        if (eol) *eol = '\n';
-        line = eol ? eol + 1 : NULL;
-        number++;
+        if (hn) o += sprintf(o, "%.*s slots=%.*s\n", (int)hn, host, (int)sn, slots);
+        p += len;
+        if (*p) p++;
+        else break;
     }
+    *o = '\0';
     return CRES_OK;
 }
 
@@ -7151,6 +7149,17 @@ CRES__PRIVATE cres_result cres__mcpu_hosts(const cres_allocator *a, const char *
     return CRES_OK;
 }
 
+/* "who: rest" becomes "who: VAR ("value"): rest", so a hostfile error names its source. */
+CRES__PRIVATE void cres__name_source(cres_error *err, const char *who, const char *var,
+                                     const char *value) {
+    char old[CRES_ERROR_MESSAGE_SIZE], q[CRES__QUOTE_SIZE];
+    size_t n = strlen(who);
+    if (strncmp(err->message, who, n) != 0 || strncmp(err->message + n, ": ", 2) != 0) return;
+    memcpy(old, err->message, sizeof old);
+    snprintf(err->message, sizeof err->message, "%s: %s (%s): %s", who, var,
+             cres__quote(q, sizeof q, value, strlen(value)), old + n + 2);
+}
+
 /* The allocation a scheduler gave: a file of hosts (`var` names it) or LSB_MCPU_HOSTS.
    CRES_ERR_NOT_FOUND when var is not set. */
 CRES__PRIVATE cres_result cres__sched_read(const cres_resolver *r, const char *var,
@@ -7163,21 +7172,32 @@ CRES__PRIVATE cres_result cres__sched_read(const cres_resolver *r, const char *v
         res = cres__mcpu_hosts(&r->config.allocator, v, &text, who, err);
     else
         res = cres__read_small_file(r, v, CRES_MAX_DOCUMENT_BYTES, &text, err);
-    if (res == CRES_OK && strcmp(var, "PE_HOSTFILE") == 0)
-        res = cres__pe_hostfile_lines(text, who, v, err);
-    if (res != CRES_OK) {
-        char prefix[96];
+    if (res == CRES_OK && strcmp(var, "PE_HOSTFILE") == 0) {
+        char *lines = NULL;
+        res = cres__pe_hostfile(&r->config.allocator, text, &lines, who, err);
         cres__free(&r->config.allocator, text);
-        snprintf(prefix, sizeof prefix, "%s: %s: ", who, var);
-        return res == CRES_ERR_ENVIRONMENT ? res : cres__wrap(err, res, res, prefix);
+        text = lines;
+    }
+    if (res != CRES_OK) {
+        cres__free(&r->config.allocator, text);
+        if (res != CRES_ERR_OUT_OF_MEMORY && err) cres__name_source(err, who, var, v);
+        return res;
     }
     res = cres__hostfile_parse(&r->config.allocator, text, l, who, err);
     if (res == CRES_OK) {
         size_t i;
-        for (i = 0, l->ntasks = 0; i < l->nodes; i++) l->ntasks += l->tasks[i];
+        long long slots = 0;
+        for (i = 0; i < l->nodes; i++) slots += l->tasks[i]; /* each <= 1e6 + 1 */
+        if (slots > CRES_MAX_HOSTLIST_HOSTS)
+            res = cres__fail(err, CRES_ERR_LIMIT, "%s: %s has %lld slots, more than %d", who,
+                             var, slots, CRES_MAX_HOSTLIST_HOSTS);
+        l->ntasks = (int)(slots > CRES_MAX_HOSTLIST_HOSTS ? 0 : slots);
+    }
+    if (res == CRES_OK)
         cres__log(r, CRES_LOG_INFO, "%s: hosts from %s (%s): %zu hosts, %d slots", who, var, v,
                   l->nodes, l->ntasks);
-    }
+    if (res != CRES_OK && res != CRES_ERR_OUT_OF_MEMORY && err) /* name the file */
+        cres__name_source(err, who, var, v);
     return res;
 }
 
@@ -7518,6 +7538,39 @@ static const cres_resolver_vtable cres__pbs_vtable = {
     "pbs", cres__hpc_resolve,  NULL, cres__hpc_accelerators, cres__hpc_destroy,
     cres__hpc_devices, NULL};
 
+/* pbsdsh's PBS_VNODENUM counts PBS_NODEFILE's lines; the layout (hosts merged in order of
+   first mention) gives line i's host only when each host's lines are together. */
+CRES__PRIVATE cres_result cres__pbs_grouped(const cres_resolver *r, const cres__layout *l,
+                                            cres_error *err) {
+    const char *path = cres_resolver_getenv(r, "PBS_NODEFILE");
+    char *text, *line, q[CRES__QUOTE_SIZE];
+    size_t node = 0, number = 1;
+    int left = l->tasks[0];
+    cres_result res = cres__read_small_file(r, path, CRES_MAX_DOCUMENT_BYTES, &text, err);
+    if (res != CRES_OK) return res;
+    for (line = text; line && res == CRES_OK; number++) {
+        char *eol = strchr(line, '\n'), *host;
+        size_t n;
+        if (eol) *eol = '\0';
+        host = line + strspn(line, " \t\r");
+        n = strcspn(host, " \t\r#");
+        line = eol ? eol + 1 : NULL;
+        if (!n) continue;
+        if (!left && node + 1 < l->nodes) left = l->tasks[++node];
+        if (strlen(l->hosts[node]) != n || memcmp(l->hosts[node], host, n) != 0) {
+            char qh[CRES__QUOTE_SIZE];
+            res = cres__fail(err, CRES_ERR_ENVIRONMENT,
+                             "pbs: PBS_NODEFILE line %zu is %s while %s has lines after it; "
+                             "PBS_VNODENUM counts lines, so each host's lines must be together",
+                             number, cres__quote(q, sizeof q, host, n),
+                             cres__quote(qh, sizeof qh, l->hosts[node], strlen(l->hosts[node])));
+        }
+        left--;
+    }
+    cres__free(&r->config.allocator, text);
+    return res;
+}
+
 /* PBS_NODEFILE has a line per slot. Ranks: Cray PALS's mpiexec (PALS_RANKID of PMI_SIZE,
    checked against PALS_NODEID and PALS_LOCAL_RANKID), else pbsdsh's PBS_VNODENUM (the
    slot's line: one task per slot), else the job script. */
@@ -7530,7 +7583,16 @@ CRES__PRIVATE cres_result cres__pbs_layout(const cres_resolver *r, const cres_pb
                           cres__env_set(r, "PBS_JOBID") ? " (PBS_JOBID is)" : "");
     if (res != CRES_OK) return res;
     if (cres__env_set(r, "PALS_RANKID")) {
-        res = cres__sched_rank(r, l, "PALS_RANKID", "PMI_SIZE", err);
+        int ppn = -1;
+        size_t i;
+        res = cres__env_int(r, "PALS_LOCAL_SIZE", 0, 1, CRES_MAX_HOSTLIST_HOSTS, &ppn, err);
+        if (res == CRES_OK && ppn > 0 && (size_t)l->ntasks == l->nodes &&
+            (long long)ppn * (long long)l->nodes <= CRES_MAX_HOSTLIST_HOSTS) {
+            /* a line per node (Polaris, Aurora) and mpiexec --ppn: PALS_LOCAL_SIZE each */
+            for (i = 0; i < l->nodes; i++) l->tasks[i] = ppn;
+            l->ntasks = (int)l->nodes * ppn;
+        }
+        if (res == CRES_OK) res = cres__sched_rank(r, l, "PALS_RANKID", "PMI_SIZE", err);
         if (res == CRES_OK)
             res = cres__env_int(r, "PALS_NODEID", 0, 0, (long long)l->nodes - 1, &l->own_node, err);
         if (res == CRES_OK)
@@ -7539,7 +7601,10 @@ CRES__PRIVATE cres_result cres__pbs_layout(const cres_resolver *r, const cres_pb
             res = cres__env_int(r, "PALS_LOCAL_SIZE", 0, 1, INT_MAX, &l->own_local_size, err);
         return res;
     }
-    if (cres__env_set(r, "PBS_VNODENUM")) return cres__sched_rank(r, l, "PBS_VNODENUM", NULL, err);
+    if (cres__env_set(r, "PBS_VNODENUM")) {
+        if ((res = cres__pbs_grouped(r, l, err)) != CRES_OK) return res;
+        return cres__sched_rank(r, l, "PBS_VNODENUM", NULL, err);
+    }
     return cres__sched_script(r, l, "PALS_RANKID, PBS_VNODENUM");
 }
 
@@ -7648,7 +7713,11 @@ CRES__PRIVATE cres_result cres__flux_layout(const cres_resolver *r, const cres_f
     if (res == CRES_OK) res = cres__env_int(r, "FLUX_JOB_NNODES", 0, 1, INT_MAX, &nnodes, err);
     if (res == CRES_OK)
         res = cres__read_small_file(r, o->hostfile, CRES_MAX_DOCUMENT_BYTES, &text, err);
-    if (res == CRES_OK) res = cres__hostfile_parse(&r->config.allocator, text, l, "flux", err);
+    if (res == CRES_OK) {
+        res = cres__hostfile_parse(&r->config.allocator, text, l, "flux", err);
+        if (res != CRES_OK && res != CRES_ERR_OUT_OF_MEMORY && err)
+            cres__name_source(err, "flux", "hostfile", o->hostfile);
+    }
     if (res == CRES_OK && nnodes >= 0 && (size_t)nnodes != l->nodes)
         res = cres__fail(err, CRES_ERR_ENVIRONMENT,
                          "flux: FLUX_JOB_NNODES=%d but the hostfile names %zu hosts", nnodes,
@@ -7917,14 +7986,40 @@ CRES__PRIVATE cres_result cres__hosts_add(cres__hosts *h, const char *job, int i
     memcpy(name, host, n);
     name[n] = '\0';
     cres__start(&w, address, sizeof address, NULL);
-    if (!cres__put_host_port(&w, name, port) || cres__finish(&w, NULL, NULL) != CRES_OK)
+    if (strpbrk(name, ",;") || !cres__put_host_port(&w, name, port) ||
+        cres__finish(&w, NULL, NULL) != CRES_OK)
         return cres__fail(err, CRES_ERR_ENVIRONMENT, "%s: %s: %s is not a host name or address",
                           h->base.vtable->name, from, q);
-    for (i = 0; i < (size_t)index; i++)
-        if (strcmp(cres_spec_task_address(h->spec, job, (int)i), address) == 0)
-            return cres__fail(err, CRES_ERR_ENVIRONMENT, "%s: %s names %s twice",
-                              h->base.vtable->name, from, q);
+    (void)i;
     return cres_spec_add_task(h->spec, job, index, address, err);
+}
+
+CRES__PRIVATE int cres__cmp_str_ptr(const void *a, const void *b) {
+    return strcmp(*(const char *const *)a, *(const char *const *)b);
+}
+
+/* No address twice, in any job: sorted, so a million hosts take no time. */
+CRES__PRIVATE cres_result cres__hosts_unique(cres__hosts *h, const char *from, cres_error *err) {
+    const cres_allocator *a = &h->base.config.allocator;
+    const char **all;
+    size_t i, k, n = 0, total = 0;
+    cres_result res = CRES_OK;
+    char q[CRES__QUOTE_SIZE];
+    for (i = 0; i < h->spec->count; i++) total += h->spec->jobs[i].pub.tasks_count;
+    if (total < 2) return CRES_OK;
+    if (!(all = (const char **)cres__alloc(a, total * sizeof *all)))
+        return cres__oom(err, h->base.vtable->name);
+    for (i = 0; i < h->spec->count; i++)
+        for (k = 0; k < h->spec->jobs[i].pub.tasks_count; k++)
+            all[n++] = h->spec->jobs[i].pub.tasks[k].address;
+    qsort(all, n, sizeof *all, cres__cmp_str_ptr);
+    for (i = 1; i < n && res == CRES_OK; i++)
+        if (strcmp(all[i - 1], all[i]) == 0)
+            res = cres__fail(err, CRES_ERR_ENVIRONMENT, "%s: %s names %s twice",
+                             h->base.vtable->name, from,
+                             cres__quote(q, sizeof q, all[i], strcspn(all[i], ":[")));
+    cres__free(a, (void *)all);
+    return res;
 }
 
 /* Takes the own task and the options; frees the resolver on failure. */
@@ -7944,6 +8039,12 @@ CRES__PRIVATE cres_result cres__hosts_finish(cres__hosts *h, cres_result res, co
 #endif
 
 #ifndef CLUSTER_RESOLVER_NO_VERTEX
+CRES__PRIVATE size_t cres__spec_total(const cres_cluster_spec *s) {
+    size_t i, n = 0;
+    for (i = 0; i < s->count; i++) n += s->jobs[i].pub.tasks_count;
+    return n;
+}
+
 static const cres_resolver_vtable cres__vertex_vtable = {
     "vertex", cres__simple_resolve, cres__tfconfig_master, NULL, cres__simple_destroy, NULL, NULL};
 
@@ -7967,8 +8068,8 @@ CRES_API cres_result cres_vertex_resolver_create(const cres_vertex_options *o,
     f.src = o->cluster_spec ? "options.cluster_spec" : "CLUSTER_SPEC";
     f.dense = 1;
     res = cres__tf_create(&cres__vertex_vtable, o->config, o->cluster_spec, &f, NULL, &r, err);
-    if (res == CRES_OK && ((cres__tfconfig *)r)->spec->count == 0)
-        res = cres__fail(err, CRES_ERR_ENVIRONMENT, "vertex: %s %s", f.src,
+    if (res == CRES_OK && cres__spec_total(((cres__tfconfig *)r)->spec) == 0)
+        res = cres__fail(err, CRES_ERR_ENVIRONMENT, "vertex: %s %s with a member", f.src,
                          o->cluster_spec ? "names no worker pool"
                                          : "is not set, empty or names no worker pool");
     if (res == CRES_OK) res = cres__apply_options(r, o->task_type, o->task_id, o->rpc_layer, err);
@@ -8033,6 +8134,7 @@ CRES_API cres_result cres_skypilot_resolver_create(const cres_skypilot_options *
     if (res == CRES_OK)
         res = cres__skypilot_nodes(h, job, cres_resolver_getenv(&h->base, "SKYPILOT_NODE_IPS"),
                                    o->port ? o->port : CRES__DEFAULT_PORT, &count, err);
+    if (res == CRES_OK) res = cres__hosts_unique(h, "SKYPILOT_NODE_IPS", err);
     if (res == CRES_OK)
         res = cres__env_int(&h->base, "SKYPILOT_NODE_RANK", 1, 0, count - 1, &rank, err);
     if (res == CRES_OK)
@@ -8058,7 +8160,7 @@ static const cres_resolver_vtable cres__lws_vtable = {
    63 bytes, not starting or ending with '-'. */
 CRES__PRIVATE int cres__is_dns_name(const char *s, size_t n) {
     size_t i, label = 0;
-    if (n == 0 || n > 253) return 0;
+    if (n == 0 || n > 253 || strspn(s, "0123456789.") >= n) return 0; /* not an IPv4 address */
     for (i = 0; i < n; i++) {
         char c = s[i];
         if (c == '.') {
@@ -8172,9 +8274,14 @@ CRES__PRIVATE cres_result cres__volcano_task(cres__hosts *h, const char *var, si
     }
     job[task_len] = '\0';
     snprintf(num_var, sizeof num_var, "VC_%.*s_NUM", (int)task_len, var + 3);
-    if (cres__is_blank(hosts))
-        return cres__fail(err, CRES_ERR_ENVIRONMENT, "volcano: VC_%.*s_HOSTS is empty",
-                          (int)task_len, var + 3);
+    if (cres__is_blank(hosts)) { /* a task of 0 replicas: Volcano says VC_<TASK>_NUM=0 */
+        res = cres__env_int(&h->base, num_var, 0, 0, INT_MAX, &num, err);
+        if (res == CRES_OK && num == 0) return cres_spec_add_job(h->spec, job, NULL, 0, err);
+        return res != CRES_OK ? res
+                              : cres__fail(err, CRES_ERR_ENVIRONMENT,
+                                           "volcano: VC_%.*s_HOSTS is empty but %s is not 0",
+                                           (int)task_len, var + 3, num_var);
+    }
     while (res == CRES_OK && *p) {
         size_t n = strcspn(p, ",");
         if (count == CRES_MAX_HOSTLIST_HOSTS)
@@ -8255,6 +8362,7 @@ CRES_API cres_result cres_volcano_resolver_create(const cres_volcano_options *o,
     hostname = o->hostname ? o->hostname : cres_resolver_getenv(&h->base, "HOSTNAME");
     if (!cres_resolver_getenv(&h->base, index_var)) index_var = "VK_TASK_INDEX"; /* older */
     res = cres__volcano_tasks(h, o->port ? o->port : CRES__DEFAULT_PORT, err);
+    if (res == CRES_OK) res = cres__hosts_unique(h, "VC_<TASK>_HOSTS", err);
     if (res == CRES_OK) res = cres__volcano_own(h, hostname, &job, &own, err);
     if (res == CRES_OK) res = cres__env_int(&h->base, index_var, 0, 0, INT_MAX, &index, err);
     if (res == CRES_OK && index >= 0 && own >= 0 && index != own)
@@ -8803,7 +8911,9 @@ CRES__PRIVATE size_t cres__auto_steps(const cres_resolver *probe, char *selector
     static const char *const pbs[] = {"PBS_NODEFILE", "PBS_JOBID", NULL};
     static const char *const lsf[] = {"LSB_DJOB_RANKFILE", "LSB_MCPU_HOSTS", "LSB_JOBID", NULL};
     static const char *const flux[] = {"FLUX_TASK_RANK", "FLUX_JOB_ID", NULL};
-    static const char *const lws[] = {"LWS_LEADER_ADDRESS", "LWS_WORKER_INDEX", NULL};
+    static const char *const lws[] = {"LWS_LEADER_ADDRESS", "LWS_WORKER_INDEX", "LWS_GROUP_SIZE",
+                                      NULL};
+    static const char *const skypilot[] = {"SKYPILOT_NODE_IPS", "SKYPILOT_NODE_RANK", NULL};
     static const char *const awsbatch[] = {"AWS_BATCH_JOB_NODE_INDEX", "AWS_BATCH_JOB_NUM_NODES",
                                            NULL};
     static const char *const jax[] = {"JAX_COORDINATOR_ADDRESS", "JAX_NUM_PROCESSES",
@@ -8826,7 +8936,11 @@ CRES__PRIVATE size_t cres__auto_steps(const cres_resolver *probe, char *selector
     } while (0)
     CRES__STEP("tfconfig", cres__env_set(probe, "TF_CONFIG") ? "TF_CONFIG" : NULL);
     CRES__STEP("torch", cres__env_set(probe, "TORCHELASTIC_RUN_ID") ? "TORCHELASTIC_RUN_ID" : NULL);
-    CRES__STEP("mpi", cres__env_any(probe, mpi));
+    /* Flux's own PMI sets PMI_RANK and PMI_SIZE for every task: flux reads those jobs */
+    CRES__STEP("mpi", (why = cres__env_any(probe, mpi)) != NULL && strcmp(why, "PMI_SIZE") == 0 &&
+                              cres__env_set(probe, "FLUX_TASK_RANK")
+                          ? NULL
+                          : why);
     CRES__STEP("slurm", cres__env_set(probe, "SLURM_STEP_NODELIST") ? "SLURM_STEP_NODELIST" : NULL);
     CRES__STEP("slurm", cres__env_set(probe, "SLURM_JOB_ID") && cres__env_set(probe, "SLURM_PROCID")
                             ? "SLURM_JOB_ID and SLURM_PROCID (a batch script)"
@@ -8841,7 +8955,7 @@ CRES__PRIVATE size_t cres__auto_steps(const cres_resolver *probe, char *selector
         fclose(f);
         CRES__STEP("sagemaker", CRES__SM_RESOURCE_CONFIG);
     }
-    CRES__STEP("skypilot", cres__env_set(probe, "SKYPILOT_NODE_IPS") ? "SKYPILOT_NODE_IPS" : NULL);
+    CRES__STEP("skypilot", cres__env_any(probe, skypilot));
     CRES__STEP("volcano", cres__env_any(probe, volcano));
     CRES__STEP("lws", cres__env_any(probe, lws));
     CRES__STEP("awsbatch", cres__env_any(probe, awsbatch));
@@ -9443,8 +9557,8 @@ CRES_API cres_result cres_tfconfig(cres_resolver *r, char *buf, size_t cap, size
     cres_result res;
     if (!r) return cres__fail(err, CRES_ERR_INVALID_ARGUMENT, "TF_CONFIG output: resolver is NULL");
     if ((res = cres_resolve(r, &spec, err)) == CRES_OK)
-        res = cres_spec_to_tfconfig(spec, r->task_type, r->task_id, r->rpc_layer, r->environment,
-                                    buf, cap, out_len, err);
+        res = cres_spec_to_tfconfig(spec, r->task_id >= 0 ? r->task_type : NULL, r->task_id,
+                                    r->rpc_layer, r->environment, buf, cap, out_len, err);
     cres_spec_free(spec);
     return res;
 }

@@ -393,7 +393,16 @@ static cres_result create_vertex(const cli *c, const cres_config *cfg, cres_reso
     memset(&o, 0, sizeof o);
     o.config = cfg;
     o.cluster_spec = cli_option(c, "--cluster-spec");
-    return cres_vertex_resolver_create(&o, out, err);
+    if (cres_vertex_resolver_create(&o, out, err) != CRES_OK) {
+        char *at = strstr(err->message, "options.cluster_spec"), rest[CRES_ERROR_MESSAGE_SIZE];
+        if (at) { /* the CLI's words for the library's field */
+            snprintf(rest, sizeof rest, "%s", at + strlen("options.cluster_spec"));
+            snprintf(at, sizeof err->message - (size_t)(at - err->message), "--cluster-spec%s",
+                     rest);
+        }
+        return err->result;
+    }
+    return CRES_OK;
 }
 
 static cres_result create_skypilot(const cli *c, const cres_config *cfg, cres_resolver **out,

@@ -43,7 +43,8 @@ long=$(awk 'length > 100 { print FILENAME ":" FNR }' cluster_resolver.h examples
 # The compile switches: each CLUSTER_RESOLVER_NO_<BACKEND> alone and all of them together,
 # tests/compile/switches.c built (C99; all of them also as C++11) and run; and the HTTP layer
 # gone from the object when its three backends are.
-backends="SIMPLE UNION TFCONFIG LOCAL K8S GCE TPU SLURM MPI SAGEMAKER TORCH JAX AWSBATCH AUTO"
+backends="SIMPLE UNION TFCONFIG LOCAL K8S GCE TPU SLURM MPI PBS LSF SGE FLUX SAGEMAKER VERTEX SKYPILOT VOLCANO
+    LWS TORCH JAX AWSBATCH AUTO"
 all=""
 for b in $backends; do all="$all -DCLUSTER_RESOLVER_NO_$b"; done
 for b in $backends ALL; do
@@ -57,7 +58,8 @@ http_symbols() { gcc -std=c99 -O0 $warn "$@" -c tests/compile/impl_only.c -o "$o
 [ "$(http_symbols -DCLUSTER_RESOLVER_NO_K8S -DCLUSTER_RESOLVER_NO_GCE)" != 0 ] &&
     [ "$(http_symbols -DCLUSTER_RESOLVER_NO_K8S -DCLUSTER_RESOLVER_NO_GCE -DCLUSTER_RESOLVER_NO_TPU)" = 0 ] ||
     { echo "check: the HTTP layer is not dropped with its last backend" >&2; exit 1; }
-n=$((n + 16))
+switches=$(($(echo $backends | wc -w) + 2)) # each alone, all of them, all as C++
+n=$((n + switches))
 
 # Portability, C99 and C11 at -O2. 32-bit x86 (gcc -m32): tests/compile/tfconfig.c built and
 # run, the CLI compiled (no 32-bit libcurl to link; curl's headers are the same for every
@@ -210,7 +212,7 @@ win custom_transport-pending 1 '' \
 wine_env /usr/lib/wine/wineserver -k 2>/dev/null || true # all have run: end Wine's server now
 [ "$fails" = 0 ] || { echo "check: $fails of the Windows checks failed (above)" >&2; exit 1; }
 n=$((n + 7))
-echo "check: $n configurations built cleanly and ran (16 of compile switches; gcc -m32 C99 and" \
+echo "check: $n configurations built cleanly and ran ($switches of compile switches; gcc -m32 C99 and" \
     "C11, run; mingw-w64 C99 and C11 with and without curl, and $runs runs under $wine_version:" \
     "tfconfig.c C99 and C11, windows.c (7 backends, as on Linux), custom_backend.c and" \
     "custom_transport.c)"

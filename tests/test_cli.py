@@ -975,6 +975,309 @@ def test_round_trip_fails_like_the_source():
         assert (code, out) == (3, "") and "RANK=7 is not below WORLD_SIZE=3" in err, (fmt, code, err)
 
 
+# ---- platforms that name every member: vertex, skypilot, lws, volcano ---------------------------
+
+# Vertex AI: a CustomJob of three worker pools (the primary replica, two workers, one parameter server), the
+# process of workerpool1 replica 1. CLUSTER_SPEC as "Format of CLUSTER_SPEC" of
+# cloud.google.com/vertex-ai/docs/training/distributed-training gives it: "cluster" (pool -> "host:port" list),
+# "environment" "cloud", "task" {type, index, trial}, "job" (the CustomJobSpec) and "open_ports".
+VERTEX_CLUSTER = {"workerpool0": ["cmle-training-workerpool0-1d969d3ba6-0:2222"],
+                  "workerpool1": ["cmle-training-workerpool1-1d969d3ba6-0:2222",
+                                  "cmle-training-workerpool1-1d969d3ba6-1:2222"],
+                  "workerpool2": ["cmle-training-workerpool2-1d969d3ba6-0:2222"]}
+VERTEX_DOC = {"cluster": VERTEX_CLUSTER, "environment": "cloud",
+              "task": {"type": "workerpool1", "index": 1, "trial": ""},
+              "job": {"worker_pool_specs": [{"machine_spec": {"machine_type": "n1-standard-4"}, "replica_count": "1",
+                                             "container_spec": {"image_uri": "gcr.io/p/trainer:1"}}]},
+              "open_ports": [3333]}
+VERTEX = {"CLUSTER_SPEC": json.dumps(VERTEX_DOC)}
+# The TF_CONFIG Vertex AI sets beside it for TensorFlow (the same page: pools 0, 1, 2 are chief, worker, ps).
+VERTEX_TF_CONFIG = {"cluster": {"chief": VERTEX_CLUSTER["workerpool0"], "worker": VERTEX_CLUSTER["workerpool1"],
+                                "ps": VERTEX_CLUSTER["workerpool2"]},
+                    "environment": "cloud", "task": {"type": "worker", "index": 1, "trial": ""}, "job": {}}
+VERTEX_HEAD = "cmle-training-workerpool0-1d969d3ba6-0"
+
+# SkyPilot: node 2 of `sky launch` with num_nodes: 3 and accelerators A100:8, the variables
+# docs.skypilot.co/en/stable/running-jobs/environment-variables.html lists for the run section (SKYPILOT_NODE_IPS
+# one IP a line, head node first, as distributed-jobs.html reads it with `head -n1`).
+SKYPILOT = {"SKYPILOT_NODE_IPS": "10.128.0.21\n10.128.0.22\n10.128.0.23", "SKYPILOT_NODE_RANK": "2",
+            "SKYPILOT_NUM_NODES": "3", "SKYPILOT_NUM_GPUS_PER_NODE": "8",
+            "SKYPILOT_TASK_ID": "sky-2026-08-01-12-00-00-123456_mycluster_1"}
+
+# LeaderWorkerSet: worker 2 of group 1 of the LWS "vllm" (size 4) in namespace "default": AddLWSVariables in
+# kubernetes-sigs/lws pkg/utils/pod/pod_utils.go (LWS_LEADER_ADDRESS "<lws>-<group>.<subdomain>.<namespace>",
+# LWS_GROUP_SIZE, LWS_WORKER_INDEX), the worker pod's HOSTNAME "<lws>-<group>-<index>".
+LWS = {"LWS_LEADER_ADDRESS": "vllm-1.vllm.default", "LWS_GROUP_SIZE": "4", "LWS_WORKER_INDEX": "2",
+       "HOSTNAME": "vllm-1-2", "KUBERNETES_SERVICE_HOST": "10.96.0.1", "KUBERNETES_SERVICE_PORT": "443"}
+# On TPU, LWS's webhook adds TPU_WORKER_HOSTNAMES (the group's pods, leader first), TPU_WORKER_ID, TPU_NAME.
+LWS_TPU = dict(LWS, TPU_WORKER_HOSTNAMES="vllm-1.vllm,vllm-1-1.vllm,vllm-1-2.vllm,vllm-1-3.vllm", TPU_WORKER_ID="2",
+               TPU_NAME="vllm-1")
+
+# Volcano: worker 1 of the Job "pytorch-job" (tasks master x1, worker x2; plugins env, svc, pytorch), from
+# volcano-sh/volcano pkg/controllers/job/plugins: svc/svc.go GenerateHosts (VC_<TASK>_HOSTS, comma-joined
+# "<job>-<task>-<i>.<job>", and VC_<TASK>_NUM), env (VC_TASK_INDEX, legacy VK_TASK_INDEX),
+# distributed-framework/pytorch/pytorch.go (MASTER_ADDR, MASTER_PORT 23456, WORLD_SIZE, RANK = index + 1).
+VOLCANO = {"VC_MASTER_HOSTS": "pytorch-job-master-0.pytorch-job", "VC_MASTER_NUM": "1",
+           "VC_WORKER_HOSTS": "pytorch-job-worker-0.pytorch-job,pytorch-job-worker-1.pytorch-job",
+           "VC_WORKER_NUM": "2", "VC_TASK_INDEX": "1", "VK_TASK_INDEX": "1", "HOSTNAME": "pytorch-job-worker-1",
+           "MASTER_ADDR": "pytorch-job-master-0.pytorch-job", "MASTER_PORT": "23456", "WORLD_SIZE": "3",
+           "RANK": "2", "KUBERNETES_SERVICE_HOST": "10.96.0.1"}
+VOLCANO_MASTER = "pytorch-job-master-0.pytorch-job"
+
+PLATFORMS = [("vertex", VERTEX), ("skypilot", SKYPILOT), ("lws", LWS), ("volcano", VOLCANO)]
+
+
+def torchrun_exports(addr, port, world, rank):
+    """--format torchrun of a process alone on its host."""
+    return (f"export MASTER_ADDR={addr}\nexport MASTER_PORT={port}\nexport WORLD_SIZE={world}\nexport RANK={rank}\n"
+            f"export LOCAL_RANK=0\nexport LOCAL_WORLD_SIZE=1\nexport GROUP_RANK={rank}\n"
+            f"export GROUP_WORLD_SIZE={world}\n")
+
+
+def test_vertex_every_format():
+    doc = {"cluster": VERTEX_CLUSTER, "task": {"type": "workerpool1", "index": 1}, "rpc_layer": "",
+           "environment": "cloud"}
+    assert json.loads(ok(["vertex"], env=VERTEX)) == doc
+    assert json.loads(ok([], env=VERTEX)) == doc
+    assert json.loads(ok(["vertex", "--format", "spec"], env=VERTEX)) == VERTEX_CLUSTER
+    # no chief: the pools in name order
+    assert launch(["vertex"], env=VERTEX) == launch_doc(4, 2, 0, 1, 2, 4, VERTEX_HEAD, 2222)
+    assert ok(["--format", "torchrun"], env=VERTEX) == torchrun_exports(VERTEX_HEAD, 2222, 4, 2)
+    assert ok(["--format", "torchrun-node"], env=VERTEX) == (
+        f"export PET_NNODES=4\nexport PET_NODE_RANK=2\nexport PET_MASTER_ADDR={VERTEX_HEAD}\n"
+        "export PET_MASTER_PORT=2222\n")
+    assert ok(["--format", "jax"], env=VERTEX) == (
+        f"export JAX_COORDINATOR_ADDRESS={VERTEX_HEAD}:2222\nexport JAX_NUM_PROCESSES=4\nexport JAX_PROCESS_ID=2\n")
+    assert ok(["vertex", "--format", "hostfile"], env=VERTEX) == "".join(
+        f"{a.rsplit(':', 1)[0]} slots=1\n" for pool in sorted(VERTEX_CLUSTER) for a in VERTEX_CLUSTER[pool])
+    assert ok(["vertex", "--format", "machinefile"], env=VERTEX) == "".join(
+        f"{a.rsplit(':', 1)[0]}:1\n" for pool in sorted(VERTEX_CLUSTER) for a in VERTEX_CLUSTER[pool])
+    assert ok(["--format", "master"], env=VERTEX) == "cmle-training-workerpool1-1d969d3ba6-1:2222\n"
+    assert ok(["vertex", "--format", "master", "--rpc-layer", "grpc"], env=VERTEX) == \
+        "grpc://cmle-training-workerpool1-1d969d3ba6-1:2222\n"
+    # --cluster-spec instead of the variable, and the task options
+    spec = json.dumps(dict(VERTEX_DOC, task={"type": "workerpool0", "index": 0}))
+    assert launch(["vertex", "--cluster-spec", spec], env=VERTEX) == launch_doc(4, 0, 0, 1, 0, 4, VERTEX_HEAD, 2222)
+    assert launch(["vertex", "--cluster-spec", spec, "--task-type", "workerpool2", "--task-id", "0"]) == \
+        launch_doc(4, 3, 0, 1, 3, 4, VERTEX_HEAD, 2222)
+
+
+def test_skypilot_every_format():
+    spec = {"worker": ["10.128.0.21:8470", "10.128.0.22:8470", "10.128.0.23:8470"]}
+    doc = {"cluster": spec, "task": {"type": "worker", "index": 2}, "rpc_layer": "", "environment": ""}
+    assert json.loads(ok(["skypilot"], env=SKYPILOT)) == doc
+    assert json.loads(ok([], env=SKYPILOT)) == doc
+    assert launch([], env=SKYPILOT) == launch_doc(3, 2, 0, 1, 2, 3, "10.128.0.21", 8470)
+    assert ok(["--format", "torchrun"], env=SKYPILOT) == torchrun_exports("10.128.0.21", 8470, 3, 2)
+    assert ok(["--format", "jax"], env=SKYPILOT) == (
+        "export JAX_COORDINATOR_ADDRESS=10.128.0.21:8470\nexport JAX_NUM_PROCESSES=3\nexport JAX_PROCESS_ID=2\n")
+    assert ok(["skypilot", "--format", "hostfile"], env=SKYPILOT) == \
+        "10.128.0.21 slots=1\n10.128.0.22 slots=1\n10.128.0.23 slots=1\n"
+    assert ok(["--format", "machinefile"], env=SKYPILOT) == "10.128.0.21:1\n10.128.0.22:1\n10.128.0.23:1\n"
+    assert ok(["--format", "master"], env=SKYPILOT) == "10.128.0.23:8470\n"
+    # --port (auto's too) and --job-name
+    assert launch(["skypilot", "--port", "29500"], env=SKYPILOT) == \
+        launch_doc(3, 2, 0, 1, 2, 3, "10.128.0.21", 29500)
+    assert launch(["--port", "29500"], env=SKYPILOT)["master_port"] == 29500
+    assert json.loads(ok(["skypilot", "--job-name", "trainer", "--port", "8008", "--format", "spec"],
+                         env=SKYPILOT)) == {"trainer": ["10.128.0.21:8008", "10.128.0.22:8008", "10.128.0.23:8008"]}
+    # the list as a shell leaves it: a trailing newline, CRLF; IPv6
+    assert json.loads(ok(["--format", "spec"], env=dict(SKYPILOT, SKYPILOT_NODE_IPS=SKYPILOT["SKYPILOT_NODE_IPS"] +
+                                                          "\n"))) == spec
+    assert json.loads(ok(["--format", "spec"], env=dict(SKYPILOT, SKYPILOT_NODE_IPS="10.128.0.21\r\n10.128.0.22\r\n"
+                                                          "10.128.0.23\r\n"))) == spec
+    v6 = dict(SKYPILOT, SKYPILOT_NODE_IPS="fd00::21\nfd00::22\nfd00::23")
+    assert launch([], env=v6) == launch_doc(3, 2, 0, 1, 2, 3, "fd00::21", 8470)
+    assert exports(ok(["--format", "jax"], env=v6))["JAX_COORDINATOR_ADDRESS"] == "[fd00::21]:8470"
+    assert ok(["--format", "hostfile"], env=v6) == "fd00::21 slots=1\nfd00::22 slots=1\nfd00::23 slots=1\n"
+
+
+def test_lws_every_format():
+    spec = {"worker": ["vllm-1.vllm.default:8470", "vllm-1-1.vllm.default:8470", "vllm-1-2.vllm.default:8470",
+                       "vllm-1-3.vllm.default:8470"]}
+    doc = {"cluster": spec, "task": {"type": "worker", "index": 2}, "rpc_layer": "", "environment": ""}
+    assert json.loads(ok(["lws"], env=LWS)) == doc
+    assert json.loads(ok([], env=LWS)) == doc
+    assert launch([], env=LWS) == launch_doc(4, 2, 0, 1, 2, 4, "vllm-1.vllm.default", 8470)
+    assert ok(["lws", "--format", "torchrun"], env=LWS) == torchrun_exports("vllm-1.vllm.default", 8470, 4, 2)
+    assert ok(["--format", "hostfile"], env=LWS) == "".join(f"{a[:-5]} slots=1\n" for a in spec["worker"])
+    assert ok(["--format", "master"], env=LWS) == "vllm-1-2.vllm.default:8470\n"
+    # the leader's pod
+    assert launch([], env=dict(LWS, LWS_WORKER_INDEX="0", HOSTNAME="vllm-1")) == \
+        launch_doc(4, 0, 0, 1, 0, 4, "vllm-1.vllm.default", 8470)
+    # --port, --job-name, --hostname (checked instead of $HOSTNAME)
+    assert json.loads(ok(["lws", "--port", "29500", "--job-name", "vllm", "--format", "spec"], env=LWS)) == \
+        {"vllm": [a.replace(":8470", ":29500") for a in spec["worker"]]}
+    assert launch(["--port", "29500"], env=LWS)["master_port"] == 29500
+    assert launch(["lws", "--hostname", "vllm-1-2"], env=dict(LWS, HOSTNAME="elsewhere"))["rank"] == 2
+
+
+def test_volcano_every_format():
+    spec = {"master": [VOLCANO_MASTER + ":8470"],
+            "worker": ["pytorch-job-worker-0.pytorch-job:8470", "pytorch-job-worker-1.pytorch-job:8470"]}
+    doc = {"cluster": spec, "task": {"type": "worker", "index": 1}, "rpc_layer": "", "environment": ""}
+    assert json.loads(ok(["volcano"], env=VOLCANO)) == doc
+    assert json.loads(ok([], env=VOLCANO)) == doc
+    # the ranks the pytorch plugin gives (RANK=2 of WORLD_SIZE=3): master 0, then the workers
+    assert launch([], env=VOLCANO) == launch_doc(3, 2, 0, 1, 2, 3, VOLCANO_MASTER, 8470)
+    assert ok(["--format", "torchrun"], env=VOLCANO) == torchrun_exports(VOLCANO_MASTER, 8470, 3, 2)
+    assert ok(["volcano", "--format", "hostfile"], env=VOLCANO) == (
+        "pytorch-job-master-0.pytorch-job slots=1\npytorch-job-worker-0.pytorch-job slots=1\n"
+        "pytorch-job-worker-1.pytorch-job slots=1\n")
+    assert ok(["--format", "master"], env=VOLCANO) == "pytorch-job-worker-1.pytorch-job:8470\n"
+    # --port 23456 (the pytorch plugin's) gives exactly the plugin's MASTER_ADDR and MASTER_PORT
+    assert exports(ok(["volcano", "--port", "23456", "--format", "torchrun"], env=VOLCANO)) == dict(
+        {k: VOLCANO[k] for k in ("MASTER_ADDR", "MASTER_PORT", "WORLD_SIZE", "RANK")}, LOCAL_RANK="0",
+        LOCAL_WORLD_SIZE="1", GROUP_RANK="2", GROUP_WORLD_SIZE="3")
+    assert launch(["--port", "23456"], env=VOLCANO)["master_port"] == 23456
+    # --hostname instead of $HOSTNAME: the master's pod (VC_TASK_INDEX 0)
+    master = dict(VOLCANO, VC_TASK_INDEX="0", VK_TASK_INDEX="0", RANK="0")
+    assert launch(["volcano", "--hostname", "pytorch-job-master-0"], env=master) == \
+        launch_doc(3, 0, 0, 1, 0, 3, VOLCANO_MASTER, 8470)
+    # the legacy VK_TASK_INDEX alone
+    legacy = {k: v for k, v in VOLCANO.items() if k != "VC_TASK_INDEX"}
+    assert launch([], env=legacy) == launch_doc(3, 2, 0, 1, 2, 3, VOLCANO_MASTER, 8470)
+
+
+def test_platform_bad_input_exits_3_naming_the_variable():
+    no_task = json.dumps(dict(VERTEX_DOC, task={"type": "workerpool3", "index": 0}))
+    cases = [
+        # vertex
+        (["vertex"], {}, ["vertex: CLUSTER_SPEC", "not set"]),
+        (["vertex"], {"CLUSTER_SPEC": "  "}, ["vertex: CLUSTER_SPEC", "empty"]),
+        (["vertex"], {"CLUSTER_SPEC": '{"cluster": {}}'}, ["CLUSTER_SPEC", "names no worker pool"]),
+        ([], {"CLUSTER_SPEC": json.dumps({"cluster": {"workerpool0": {"0": "h:2222"}}})},
+         ['CLUSTER_SPEC: "cluster" member "workerpool0" must be a list']),
+        ([], {"CLUSTER_SPEC": no_task}, ['CLUSTER_SPEC: "task.type" "workerpool3" is not a job']),
+        (["vertex"], {"CLUSTER_SPEC": json.dumps(dict(VERTEX_DOC, task={"type": "workerpool1", "index": 2}))},
+         ['CLUSTER_SPEC: "task.index" 2 is not a task of job "workerpool1"']),
+        ([], {"CLUSTER_SPEC": '{"cluster": '}, ["CLUSTER_SPEC: invalid JSON"]),
+        # skypilot
+        (["skypilot"], {}, ["skypilot: SKYPILOT_NODE_IPS is not set"]),
+        ([], dict(SKYPILOT, SKYPILOT_NODE_IPS="10.128.0.21\n\n10.128.0.23"), ["SKYPILOT_NODE_IPS", "host 1 is empty"]),
+        (["skypilot"], dict(SKYPILOT, SKYPILOT_NODE_IPS="\n \n"), ["SKYPILOT_NODE_IPS is empty"]),
+        ([], dict(SKYPILOT, SKYPILOT_NODE_IPS="10.128.0.21\n10.128.0.21\n10.128.0.23"),
+         ['SKYPILOT_NODE_IPS names "10.128.0.21" twice']),
+        ([], dict(SKYPILOT, SKYPILOT_NODE_IPS="10.128.0.21\nbad host\n10.128.0.23"),
+         ['SKYPILOT_NODE_IPS: "bad host" is not a host name or address']),
+        ([], dict(SKYPILOT, SKYPILOT_NODE_RANK="3"), ['SKYPILOT_NODE_RANK="3"', "0 to 2"]),
+        ([], {k: v for k, v in SKYPILOT.items() if k != "SKYPILOT_NODE_RANK"}, ["SKYPILOT_NODE_RANK is not"]),
+        ([], dict(SKYPILOT, SKYPILOT_NUM_NODES="4"), ["SKYPILOT_NUM_NODES=4", "SKYPILOT_NODE_IPS names 3 nodes"]),
+        ([], dict(SKYPILOT, SKYPILOT_NUM_GPUS_PER_NODE="eight"), ['SKYPILOT_NUM_GPUS_PER_NODE="eight"']),
+        # lws
+        (["lws"], {}, ["lws: LWS_LEADER_ADDRESS is not set"]),
+        ([], dict(LWS, LWS_LEADER_ADDRESS="vllm_1.vllm.default"),
+         ['LWS_LEADER_ADDRESS="vllm_1.vllm.default" is not a DNS name']),
+        ([], dict(LWS, LWS_GROUP_SIZE="0"), ['LWS_GROUP_SIZE="0"']),
+        ([], dict(LWS, LWS_WORKER_INDEX="4"), ['LWS_WORKER_INDEX="4"', "0 to 3"]),
+        ([], dict(LWS, HOSTNAME="vllm-1-3"), ['LWS_WORKER_INDEX=2 is "vllm-1-2"', '"vllm-1-3"']),
+        ([], {"LWS_WORKER_INDEX": "1"}, ['LWS_WORKER_INDEX="1" is set, LWS_LEADER_ADDRESS is not']),
+        # volcano
+        (["volcano"], {}, ["volcano: no VC_<TASK>_HOSTS variable"]),
+        ([], {"VC_TASK_INDEX": "0"}, ["volcano: no VC_<TASK>_HOSTS variable"]),
+        ([], dict(VOLCANO, VC_WORKER_HOSTS=""), ["VC_WORKER_HOSTS is empty"]),
+        ([], dict(VOLCANO, VC_WORKER_HOSTS="pytorch-job-worker-0.pytorch-job,pytorch-job-worker-1.pytorch-job,"),
+         ["VC_WORKER_HOSTS ends with a comma"]),
+        ([], dict(VOLCANO, VC_WORKER_HOSTS="pytorch-job-worker-1.pytorch-job,pytorch-job-worker-1.pytorch-job"),
+         ['VC_<TASK>_HOSTS names "pytorch-job-worker-1.pytorch-job" twice']),
+        ([], dict(VOLCANO, VC_WORKER_NUM="3"), ["VC_WORKER_NUM=3 but VC_WORKER_HOSTS names 2 hosts"]),
+        ([], dict(VOLCANO, HOSTNAME="pytorch-job-worker-7"), ['"pytorch-job-worker-7" is in no VC_<TASK>_HOSTS']),
+        ([], dict(VOLCANO, VC_TASK_INDEX="0"), ["VC_TASK_INDEX=0, but this pod's host name is task 1 of worker"]),
+        ([], dict({k: v for k, v in VOLCANO.items() if k != "VC_TASK_INDEX"}, VK_TASK_INDEX="0"),
+         ["VK_TASK_INDEX=0", "task 1 of worker"]),
+    ]
+    for i, (args, env, words) in enumerate(cases):  # tfconfig, then launch and torchrun by turns
+        fmt = ["--format", ("launch", "torchrun", "hostfile")[i % 3]] if i % 2 else []
+        expect_fail(args + fmt, 3, words, env=env)
+    # the options: --port range (usage of the value), bad job names
+    expect_fail(["skypilot", "--port", "0"], 3, ["--port 0"], env=SKYPILOT)
+    expect_fail(["lws", "--port", "65536"], 3, ["--port 65536"], env=LWS)
+    expect_fail(["volcano", "--port", "x"], 3, ["--port x"], env=VOLCANO)
+    expect_fail(["lws", "--job-name", ""], 3, ["job name is empty"], env=LWS)
+    expect_fail(["vertex", "--port", "1"], 2, ["--port does not apply"], env=VERTEX)
+    expect_fail(["skypilot", "--hostname", "h"], 2, ["--hostname does not apply"], env=SKYPILOT)
+    expect_fail(["vertex", "--cluster-spec"], 2, ["--cluster-spec needs a value"])
+
+
+def test_vertex_cluster_spec_option_errors_name_the_option():
+    # the library says options.cluster_spec; on the command line the option is --cluster-spec (as --main-host)
+    expect_fail(["vertex", "--cluster-spec", '{"cluster": {}}'], 3, ["--cluster-spec", "names no worker pool"])
+    expect_fail(["vertex", "--cluster-spec", '{"cluster": {"workerpool0": ["a:1"]}, "task": {"type": '
+                 '"workerpool0", "index": 3}}'], 3, ["--cluster-spec", '"task.index" 3'])
+
+
+def test_auto_platform_order_passed_over():
+    # Vertex sets TF_CONFIG too: tfconfig wins, with TF's ranks (chief, ps, then worker)
+    doc, line = auto_verbose(VERTEX, tf_config=VERTEX_TF_CONFIG)
+    assert doc == launch_doc(4, 3, 0, 1, 3, 4, VERTEX_HEAD, 2222), doc
+    assert line.endswith("auto: using the tfconfig backend: TF_CONFIG; passed over vertex (CLUSTER_SPEC)"), line
+    # the pytorch plugin's MASTER_ADDR, WORLD_SIZE and RANK: volcano wins, and agrees with them
+    doc, line = auto_verbose(VOLCANO)
+    assert (doc["rank"], doc["world_size"], doc["master_addr"]) == (2, 3, VOLCANO_MASTER), doc
+    assert line.endswith("auto: using the volcano backend: VC_TASK_INDEX; passed over torch (RANK is set)"), line
+    # LWS on TPU: lws wins over the TPU variables its webhook sets
+    doc, line = auto_verbose(LWS_TPU)
+    assert doc == launch_doc(4, 2, 0, 1, 2, 4, "vllm-1.vllm.default", 8470), doc
+    assert line.endswith("auto: using the lws backend: LWS_LEADER_ADDRESS; passed over tpu (TPU_WORKER_HOSTNAMES)")
+    # neighbours in the order: vertex > sagemaker > skypilot > volcano > lws > awsbatch
+    sm = {"SM_HOSTS": '["algo-1", "algo-2"]', "SM_CURRENT_HOST": "algo-2"}
+    _, line = auto_verbose(dict(sm, **VERTEX))
+    assert line.endswith("auto: using the vertex backend: CLUSTER_SPEC; passed over sagemaker (SM_HOSTS)"), line
+    _, line = auto_verbose(dict(sm, **SKYPILOT))
+    assert line.endswith("auto: using the sagemaker backend: SM_HOSTS; passed over skypilot (SKYPILOT_NODE_IPS)"), line
+    doc, line = auto_verbose(dict(VOLCANO, **SKYPILOT))
+    assert doc["master_addr"] == "10.128.0.21", doc
+    assert "auto: using the skypilot backend: SKYPILOT_NODE_IPS; passed over volcano (VC_TASK_INDEX), torch (RANK " \
+           "is set)" in line, line
+    _, line = auto_verbose(dict(LWS, **VOLCANO))
+    assert line.endswith("auto: using the volcano backend: VC_TASK_INDEX; passed over lws (LWS_LEADER_ADDRESS), "
+                         "torch (RANK is set)"), line
+    _, line = auto_verbose(dict(AWSBATCH_CHILD, **LWS))
+    assert line.endswith("auto: using the lws backend: LWS_LEADER_ADDRESS; passed over awsbatch "
+                         "(AWS_BATCH_JOB_NODE_INDEX)"), line
+    # torchrun inside SkyPilot or Vertex: the innermost launcher
+    _, line = auto_verbose(dict(SKYPILOT, **TORCHRUN_WORKER))
+    assert "auto: using the torch backend: TORCHELASTIC_RUN_ID; passed over skypilot (SKYPILOT_NODE_IPS)" in line
+    _, line = auto_verbose(dict(VERTEX, **TORCHRUN_WORKER))
+    assert "auto: using the torch backend: TORCHELASTIC_RUN_ID; passed over vertex (CLUSTER_SPEC)" in line, line
+    # a script's torch names inside SkyPilot do not win
+    _, line = auto_verbose(dict(SKYPILOT, MASTER_ADDR="10.128.0.21", MASTER_PORT="8008", RANK="2", WORLD_SIZE="3"))
+    assert line.endswith("auto: using the skypilot backend: SKYPILOT_NODE_IPS; passed over torch (RANK is set)"), line
+
+
+def test_platforms_forced_by_name():
+    # every platform's variables at once (and TF_CONFIG): the name decides; HOSTNAME is the named one's pod
+    every = dict(VERTEX, **SKYPILOT)
+    every.update(VOLCANO)
+    every.update(LWS)
+    for name, hostname, world in [("vertex", None, 4), ("skypilot", None, 3), ("volcano", VOLCANO["HOSTNAME"], 3),
+                                  ("lws", LWS["HOSTNAME"], 4)]:
+        env = dict(every, HOSTNAME=hostname or "any", CLUSTER_RESOLVER_BACKEND=name)
+        code, out, err = run(["--verbose", "--format", "launch"], env=env, tf_config=VERTEX_TF_CONFIG)
+        assert code == 0, (name, err)
+        assert f"auto: using the {name} backend: forced by CLUSTER_RESOLVER_BACKEND" in err, err
+        assert (json.loads(out)["rank"], json.loads(out)["world_size"]) == (2, world), (name, out)
+        assert launch([name], env=env, tf_config=VERTEX_TF_CONFIG)["world_size"] == world
+    expect_fail([], 3, ["volcano: no VC_<TASK>_HOSTS variable"], env={"CLUSTER_RESOLVER_BACKEND": "volcano"})
+    expect_fail([], 3, ["lws: LWS_LEADER_ADDRESS is not set"], env={"CLUSTER_RESOLVER_BACKEND": "lws"})
+
+
+def test_round_trip_platforms():
+    # what each platform exports for torchrun (and JAX, and one torchrun per node), read back by torch (jax)
+    for name, env in PLATFORMS:
+        want = launch([], env=env)
+        assert through([], "torchrun", "torch", env=env) == want, name
+        assert through([name], "torchrun", "torch", env=env) == want, name
+        assert through([], "jax", "jax", env=env) == dict(want, **LAUNCH_NULLS), name
+        node = launch_doc(want["num_nodes"], want["node_rank"], 0, 1, want["node_rank"], want["num_nodes"],
+                          want["master_addr"], want["master_port"])
+        assert through([], "torchrun-node", "torch", env=env, unset=TORCH_NAMES) == node, name
+    # the exec'd command does not run when the source fails
+    code, out, err = run(["--format", "torchrun", "--exec", "--", "sh", "-c", "echo ran"],
+                         env=dict(SKYPILOT, SKYPILOT_NODE_RANK="9"))
+    assert (code, out) == (3, "") and 'SKYPILOT_NODE_RANK="9"' in err, (code, out, err)
+
+
 def main():
     tests = [(n, f) for n, f in sorted(globals().items()) if n.startswith("test_") and callable(f)]
     failed = 0

@@ -377,9 +377,9 @@ static const char *env_get(void *user, const char *name) {
 /* ---------------------------------------------------------------------------------------
    The backends */
 
-enum backend { TFCONFIG, SLURM, MPI, SAGEMAKER, KUBERNETES, GCE, TPU, LOCAL, AUTO, BACKENDS };
-static const char *const NAMES[BACKENDS] = {"tfconfig", "slurm",      "mpi", "sagemaker", "kubernetes",
-                                            "gce",      "tpu", "local", "auto"};
+enum backend { TFCONFIG, SLURM, MPI, PBS, LSF, SGE, FLUX, SAGEMAKER, KUBERNETES, GCE, TPU, LOCAL, AUTO, BACKENDS };
+static const char *const NAMES[BACKENDS] = {"tfconfig", "slurm", "mpi", "pbs", "lsf", "sge", "flux", "sagemaker",
+                                            "kubernetes", "gce", "tpu", "local", "auto"};
 
 typedef struct setup {
     enum backend backend;
@@ -418,6 +418,22 @@ static void slurm_env(env *e, unsigned n) {
     }
 }
 
+/* A scheduler's allocation file of n slots, 8 a host: `line` is printed per host (with the
+   host's number and slots) or, when per_slot, once per slot (PBS_NODEFILE). */
+static void sched_file(setup *s, unsigned n, const char *line, int per_slot) {
+    FILE *f;
+    int fd;
+    unsigned h, k, hosts = (n + 7) / 8;
+    strcpy(s->hostfile, "/tmp/cres-heap-allocation.XXXXXX");
+    if ((fd = mkstemp(s->hostfile)) < 0 || !(f = fdopen(fd, "w"))) die("cannot make an allocation file");
+    for (h = 0; h < hosts; h++) {
+        unsigned slots = n - h * 8 < 8 ? n - h * 8 : 8;
+        for (k = 0; k < (per_slot ? slots : 1); k++) fprintf(f, line, h + 1, slots, h + 1);
+    }
+    s->input_bytes += (size_t)ftell(f);
+    if (fclose(f) != 0) die("cannot write the allocation file");
+}
+
 static void prepare(setup *s, enum backend backend, unsigned n) {
     memset(s, 0, sizeof *s);
     s->backend = backend;
@@ -450,6 +466,33 @@ static void prepare(setup *s, enum backend backend, unsigned n) {
         env_setf(&s->env, "OMPI_COMM_WORLD_LOCAL_SIZE", "%u", n < 8 ? n : 8);
         break;
     }
+    case PBS: /* pbsdsh's task 0 */
+        sched_file(s, n, "n%u\n", 1);
+        env_set(&s->env, "PBS_NODEFILE", strdup(s->hostfile));
+        env_setf(&s->env, "PBS_VNODENUM", "0");
+        break;
+    case LSF: { /* jsrun's rank 0 of LSB_MCPU_HOSTS "n1 8 n2 8 ..." */
+        sb b = {0, 0, 0};
+        unsigned h;
+        for (h = 0; h < (n + 7) / 8; h++) sb_add(&b, "%sn%u %u", h ? " " : "", h + 1, n - h * 8 < 8 ? n - h * 8 : 8);
+        env_set(&s->env, "LSB_MCPU_HOSTS", sb_take(&b));
+        env_setf(&s->env, "JSM_NAMESPACE_RANK", "0");
+        env_setf(&s->env, "JSM_NAMESPACE_SIZE", "%u", n);
+        break;
+    }
+    case SGE: /* Open MPI's rank 0 on a PE_HOSTFILE */
+        sched_file(s, n, "n%u %u all.q@n%u UNDEFINED\n", 0);
+        env_set(&s->env, "PE_HOSTFILE", strdup(s->hostfile));
+        env_setf(&s->env, "NSLOTS", "%u", n);
+        env_setf(&s->env, "OMPI_COMM_WORLD_RANK", "0");
+        env_setf(&s->env, "OMPI_COMM_WORLD_SIZE", "%u", n);
+        break;
+    case FLUX: /* task 0 of `flux run -n N`, the hosts in a hostfile */
+        sched_file(s, n, "n%u slots=%u\n", 0);
+        env_setf(&s->env, "FLUX_TASK_RANK", "0");
+        env_setf(&s->env, "FLUX_JOB_SIZE", "%u", n);
+        env_setf(&s->env, "FLUX_JOB_NNODES", "%u", (n + 7) / 8);
+        break;
     case SAGEMAKER: {
         char *hosts = list_of(n, "\"algo-%u\"", 1);
         env_setf(&s->env, "SM_HOSTS", "[%s]", hosts);
@@ -513,6 +556,31 @@ static cres_result create(setup *s, const cres_config *c, cres_resolver **r, cre
         o.config = c;
         o.hostfile = s->hostfile;
         return cres_mpi_resolver_create(&o, r, err);
+    }
+    case PBS: {
+        cres_pbs_options o;
+        memset(&o, 0, sizeof o);
+        o.config = c;
+        return cres_pbs_resolver_create(&o, r, err);
+    }
+    case LSF: {
+        cres_lsf_options o;
+        memset(&o, 0, sizeof o);
+        o.config = c;
+        return cres_lsf_resolver_create(&o, r, err);
+    }
+    case SGE: {
+        cres_sge_options o;
+        memset(&o, 0, sizeof o);
+        o.config = c;
+        return cres_sge_resolver_create(&o, r, err);
+    }
+    case FLUX: {
+        cres_flux_options o;
+        memset(&o, 0, sizeof o);
+        o.config = c;
+        o.hostfile = s->hostfile;
+        return cres_flux_resolver_create(&o, r, err);
     }
     case SAGEMAKER: {
         cres_sagemaker_options o;

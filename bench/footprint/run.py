@@ -44,6 +44,10 @@ SOURCES = {  # what each backend reads, for the report
     "tfconfig": "TF_CONFIG with N workers",
     "slurm": "Slurm step variables: `n[1-N/8]`, `8(xN/8)`",
     "mpi": "Open MPI variables + a hostfile of N/8 hosts, `slots=8`",
+    "pbs": "PBS_NODEFILE, a line per slot, 8 per host; pbsdsh's PBS_VNODENUM",
+    "lsf": "LSB_MCPU_HOSTS `n1 8 n2 8 ...`; jsrun's JSM_NAMESPACE_RANK and _SIZE",
+    "sge": "PE_HOSTFILE of N/8 hosts, `nK 8 all.q@nK UNDEFINED`; NSLOTS, Open MPI's rank",
+    "flux": "FLUX_TASK_RANK, FLUX_JOB_SIZE, FLUX_JOB_NNODES + a hostfile of N/8 hosts",
     "sagemaker": "SM_HOSTS with N hosts",
     "kubernetes": "PodList pages of 500 pods (about 2.1 KB each)",
     "gce": "listInstances pages + zone instance-list pages (fields=), 500 each",
@@ -123,7 +127,8 @@ int main(void) {
     return 0;
 }
 """
-LEFT_OUT_BUT_AUTO4 = ["K8S", "GCE", "TPU", "SAGEMAKER", "TORCH", "JAX", "AWSBATCH", "SIMPLE", "UNION"]
+LEFT_OUT_BUT_AUTO4 = ["K8S", "GCE", "TPU", "PBS", "LSF", "SGE", "FLUX", "SAGEMAKER", "VERTEX", "SKYPILOT", "VOLCANO",
+                      "LWS", "TORCH", "JAX", "AWSBATCH", "SIMPLE", "UNION"]
 PROGRAMS = [  # (name, create function, switches)
     ("auto, every backend", "cres_auto_resolver_create", []),
     ("auto with TF_CONFIG, Slurm, MPI and local only", "cres_auto_resolver_create", LEFT_OUT_BUT_AUTO4),

@@ -2,13 +2,16 @@
    CLUSTER_RESOLVER_NO_<BACKEND> alone and with all of them, and runs it. Whatever the build,
    every create function links; one left out fails with CRES_ERR_UNSUPPORTED naming its switch,
    one compiled in does not. Auto, in an environment that names each backend (through the
-   getenv hook), picks it when it is there and refuses, naming the switch, when it is not: a
-   left-out backend never turns a cluster into a one-task local job. Its log line lists what
-   the build left out. Exit 0 when all holds; each failure is printed. */
+   getenv and env_list hooks), picks it when it is there and refuses, naming the switch, when
+   it is not: a left-out backend never turns a cluster into a one-task local job. Its log line
+   lists what the build left out. Flux tells its tasks no hosts, so auto can only pick it and
+   fail with flux's own error. Exit 0 when all holds; each failure is printed. */
+#define _POSIX_C_SOURCE 200809L /* mkstemp: PBS_NODEFILE and PE_HOSTFILE are files */
 #define CLUSTER_RESOLVER_IMPLEMENTATION
 #include "../../cluster_resolver.h"
 
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 static int failures;
@@ -83,6 +86,46 @@ static void check_create(const char *name, const char *macro, int left_out, cres
 #else
 #  define OUT_SAGEMAKER 0
 #endif
+#ifdef CLUSTER_RESOLVER_NO_PBS
+#  define OUT_PBS 1
+#else
+#  define OUT_PBS 0
+#endif
+#ifdef CLUSTER_RESOLVER_NO_LSF
+#  define OUT_LSF 1
+#else
+#  define OUT_LSF 0
+#endif
+#ifdef CLUSTER_RESOLVER_NO_SGE
+#  define OUT_SGE 1
+#else
+#  define OUT_SGE 0
+#endif
+#ifdef CLUSTER_RESOLVER_NO_FLUX
+#  define OUT_FLUX 1
+#else
+#  define OUT_FLUX 0
+#endif
+#ifdef CLUSTER_RESOLVER_NO_VERTEX
+#  define OUT_VERTEX 1
+#else
+#  define OUT_VERTEX 0
+#endif
+#ifdef CLUSTER_RESOLVER_NO_SKYPILOT
+#  define OUT_SKYPILOT 1
+#else
+#  define OUT_SKYPILOT 0
+#endif
+#ifdef CLUSTER_RESOLVER_NO_VOLCANO
+#  define OUT_VOLCANO 1
+#else
+#  define OUT_VOLCANO 0
+#endif
+#ifdef CLUSTER_RESOLVER_NO_LWS
+#  define OUT_LWS 1
+#else
+#  define OUT_LWS 0
+#endif
 #ifdef CLUSTER_RESOLVER_NO_TORCH
 #  define OUT_TORCH 1
 #else
@@ -121,10 +164,23 @@ static const char *env_get(void *user, const char *name) {
     return NULL;
 }
 
+/* The same variables as "NAME=VALUE", for the env_list hook (Volcano's VC_<TASK>_HOSTS). */
+static char listed[MAX_VARS][512];
+
+static const char *env_at(void *user, size_t index) {
+    environment *e = (environment *)user;
+    if (index >= MAX_VARS || !e->vars[index][0]) return NULL;
+    snprintf(listed[index], sizeof listed[index], "%s=%s", e->vars[index][0], e->vars[index][1]);
+    return listed[index];
+}
+
 static void env_log(void *user, cres_log_level level, const char *message) {
     environment *e = (environment *)user;
     if (level == CRES_LOG_INFO && strncmp(message, "auto:", 5) == 0) snprintf(e->log, sizeof e->log, "%s", message);
 }
+
+/* The schedulers' files, written by main(). */
+static char nodefile[64] = "/tmp/switches_nodefile.XXXXXX", pe_hostfile[64] = "/tmp/switches_pe_hostfile.XXXXXX";
 
 static const struct {
     const char *backend, *macro;
@@ -159,12 +215,37 @@ static const struct {
     {"awsbatch", "CLUSTER_RESOLVER_NO_AWSBATCH", OUT_AWSBATCH,
      {{{"AWS_BATCH_JOB_NODE_INDEX", "1"}, {"AWS_BATCH_JOB_NUM_NODES", "2"}, {"AWS_BATCH_JOB_MAIN_NODE_INDEX", "0"},
        {"AWS_BATCH_JOB_MAIN_NODE_PRIVATE_IPV4_ADDRESS", "10.0.0.1"}}, ""}},
+    /* PBS: pbsdsh's task 1 of a nodefile of two slots */
+    {"pbs", "CLUSTER_RESOLVER_NO_PBS", OUT_PBS, {{{"PBS_NODEFILE", nodefile}, {"PBS_VNODENUM", "1"}}, ""}},
+    /* LSF: the job script of `bsub -n 2` */
+    {"lsf", "CLUSTER_RESOLVER_NO_LSF", OUT_LSF, {{{"LSB_JOBID", "81"}, {"LSB_MCPU_HOSTS", "hostA 1 hostB 1"}}, ""}},
+    /* Grid Engine: the job script of a parallel environment */
+    {"sge", "CLUSTER_RESOLVER_NO_SGE", OUT_SGE, {{{"PE_HOSTFILE", pe_hostfile}, {"NSLOTS", "2"}}, ""}},
+    /* Flux: a task of `flux run -N2 -n2` (no hostfile: flux's own error) */
+    {"flux", "CLUSTER_RESOLVER_NO_FLUX", OUT_FLUX,
+     {{{"FLUX_JOB_ID", "f2oLkTLb"}, {"FLUX_TASK_RANK", "1"}, {"FLUX_JOB_SIZE", "2"}, {"FLUX_JOB_NNODES", "2"}}, ""}},
+    /* Vertex AI's CLUSTER_SPEC: the primary replica and a worker, the worker's process */
+    {"vertex", "CLUSTER_RESOLVER_NO_VERTEX", OUT_VERTEX,
+     {{{"CLUSTER_SPEC", "{\"cluster\": {\"workerpool0\": [\"p0:2222\"], \"workerpool1\": [\"w0:2222\"]}, "
+                        "\"environment\": \"cloud\", \"task\": {\"type\": \"workerpool1\", \"index\": 0}}"}}, ""}},
+    /* SkyPilot's node 1 of 2 */
+    {"skypilot", "CLUSTER_RESOLVER_NO_SKYPILOT", OUT_SKYPILOT,
+     {{{"SKYPILOT_NODE_IPS", "10.0.0.1\n10.0.0.2"}, {"SKYPILOT_NODE_RANK", "1"}, {"SKYPILOT_NUM_NODES", "2"}}, ""}},
+    /* Volcano's worker 1 of a job "j" (svc and env plugins; the hosts through env_list) */
+    {"volcano", "CLUSTER_RESOLVER_NO_VOLCANO", OUT_VOLCANO,
+     {{{"VC_WORKER_HOSTS", "j-worker-0.j,j-worker-1.j"}, {"VC_WORKER_NUM", "2"}, {"VC_TASK_INDEX", "1"},
+       {"HOSTNAME", "j-worker-1"}}, ""}},
+    /* LeaderWorkerSet's worker 1 of a group of 2 */
+    {"lws", "CLUSTER_RESOLVER_NO_LWS", OUT_LWS,
+     {{{"LWS_LEADER_ADDRESS", "g-0.g.default"}, {"LWS_GROUP_SIZE", "2"}, {"LWS_WORKER_INDEX", "1"},
+       {"HOSTNAME", "g-0-1"}}, ""}},
     {"local", "CLUSTER_RESOLVER_NO_LOCAL", OUT_LOCAL, {{{"HOME", "/"}}, ""}},
 };
 
 static int any_left_out(void) {
     return OUT_TFCONFIG || OUT_MPI || OUT_SLURM || OUT_SAGEMAKER || OUT_TPU || OUT_K8S || OUT_LOCAL || OUT_TORCH ||
-           OUT_JAX || OUT_AWSBATCH;
+           OUT_JAX || OUT_AWSBATCH || OUT_VERTEX || OUT_SKYPILOT || OUT_VOLCANO || OUT_LWS || OUT_PBS || OUT_LSF ||
+           OUT_SGE || OUT_FLUX;
 }
 
 static void check_auto(void) {
@@ -180,6 +261,8 @@ static void check_auto(void) {
         memset(&config, 0, sizeof config);
         config.getenv.fn = env_get;
         config.getenv.user = &env;
+        config.env_list.fn = env_at;
+        config.env_list.user = &env;
         config.log.fn = env_log;
         config.log.user = &env;
         memset(&o, 0, sizeof o);
@@ -192,6 +275,8 @@ static void check_auto(void) {
         snprintf(what, sizeof what, "auto in a %s environment", cases[i].backend);
         if (cases[i].left_out) {
             expect(res == CRES_ERR_UNSUPPORTED && strstr(err.message, cases[i].macro) != NULL, what, &err);
+        } else if (strcmp(cases[i].backend, "flux") == 0) {
+            expect(res == CRES_ERR_ENVIRONMENT && strncmp(err.message, "flux: ", 6) == 0, what, &err);
         } else {
             expect(res == CRES_OK && strcmp(cres_resolver_name(r), cases[i].backend) == 0, what, &err);
             expect(res != CRES_OK || (strstr(env.log, "left out of this build") != NULL) == any_left_out(),
@@ -199,6 +284,21 @@ static void check_auto(void) {
         }
         cres_resolver_free(r);
     }
+}
+
+/* Writes text to a new file at path (a mkstemp template). */
+static void write_temp(char *path, const char *text) {
+    int fd = mkstemp(path);
+    FILE *f = fd >= 0 ? fdopen(fd, "w") : NULL;
+    if (!f || fputs(text, f) < 0 || fclose(f) != 0) {
+        printf("switches: cannot write %s\n", path);
+        failures++;
+    }
+}
+
+static void write_files(void) {
+    write_temp(nodefile, "node01\nnode02\n");
+    write_temp(pe_hostfile, "node01 1 all.q@node01 UNDEFINED\nnode02 1 all.q@node02 UNDEFINED\n");
 }
 
 int main(void) {
@@ -211,6 +311,8 @@ int main(void) {
     memset(&nothing_set, 0, sizeof nothing_set);
     nothing_set.getenv.fn = env_get;
     nothing_set.getenv.user = &none;
+    nothing_set.env_list.fn = env_at;
+    nothing_set.env_list.user = &none;
     {
         cres_simple_options o;
         memset(&o, 0, sizeof o);
@@ -254,10 +356,23 @@ int main(void) {
     CREATE(cres_mpi_resolver_create, cres_mpi_options, "mpi", "CLUSTER_RESOLVER_NO_MPI", OUT_MPI);
     CREATE(cres_sagemaker_resolver_create, cres_sagemaker_options, "sagemaker", "CLUSTER_RESOLVER_NO_SAGEMAKER",
            OUT_SAGEMAKER);
+    CREATE(cres_pbs_resolver_create, cres_pbs_options, "pbs", "CLUSTER_RESOLVER_NO_PBS", OUT_PBS);
+    CREATE(cres_lsf_resolver_create, cres_lsf_options, "lsf", "CLUSTER_RESOLVER_NO_LSF", OUT_LSF);
+    CREATE(cres_sge_resolver_create, cres_sge_options, "sge", "CLUSTER_RESOLVER_NO_SGE", OUT_SGE);
+    CREATE(cres_flux_resolver_create, cres_flux_options, "flux", "CLUSTER_RESOLVER_NO_FLUX", OUT_FLUX);
+    CREATE(cres_vertex_resolver_create, cres_vertex_options, "vertex", "CLUSTER_RESOLVER_NO_VERTEX", OUT_VERTEX);
+    CREATE(cres_skypilot_resolver_create, cres_skypilot_options, "skypilot", "CLUSTER_RESOLVER_NO_SKYPILOT",
+           OUT_SKYPILOT);
+    CREATE(cres_volcano_resolver_create, cres_volcano_options, "volcano", "CLUSTER_RESOLVER_NO_VOLCANO",
+           OUT_VOLCANO);
+    CREATE(cres_lws_resolver_create, cres_lws_options, "lws", "CLUSTER_RESOLVER_NO_LWS", OUT_LWS);
     CREATE(cres_torch_resolver_create, cres_torch_options, "torch", "CLUSTER_RESOLVER_NO_TORCH", OUT_TORCH);
     CREATE(cres_jax_resolver_create, cres_jax_options, "jax", "CLUSTER_RESOLVER_NO_JAX", OUT_JAX);
     CREATE(cres_awsbatch_resolver_create, cres_awsbatch_options, "awsbatch", "CLUSTER_RESOLVER_NO_AWSBATCH",
            OUT_AWSBATCH);
+    write_files();
     check_auto();
+    remove(nodefile);
+    remove(pe_hostfile);
     return failures != 0;
 }

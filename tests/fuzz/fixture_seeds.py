@@ -49,7 +49,9 @@ MAX_SEEDS = 200
 MIN_SEEDS = 20   # every target gets at least this many today (hostfile: 28)
 MAX_BYTES = 64 * 1024
 # What the targets read at most (their MAX_INPUT_BYTES); longer inputs would be skipped.
-TARGET_MAX_BYTES = {"slurm_env": 4096, "hostfile": 8192, "sm_hosts": 8192, "launch_env": 4096}
+TARGET_MAX_BYTES = {"slurm_env": 4096, "hostfile": 8192, "sm_hosts": 8192, "launch_env": 4096,
+                    "sched_files": 32768,
+                    "platform_env": 8192}
 HOSTLIST_ORACLE_SEED = 20261121  # hostlist_oracle.py's default --seed
 # Hostlists that expand to more hosts than this make every run of the target slow; those over
 # the library's 1,000,000-host limit are kept (they are refused before expanding).
@@ -1726,11 +1728,124 @@ def launch_env_seeds():
             yield "%s_%s" % (snap.source, kind), data
 
 
+# fuzz_platform_env: a selector byte (bits 0-2 backend: 0 vertex, 1 skypilot, 2 volcano, 3 lws,
+# 4 auto; bits 3-4 task type none, "worker", "workerpool0", ""; bit 5 rpc layer "grpc"; bits 6-7
+# port 0, 2222, 65535, -1), the task id byte with a task type, then NAME=VALUE entries separated
+# by NUL bytes, where "--cluster-spec", "--hostname" and "--job-name" are the options.
+PLATFORM_SELECTOR = {"vertex": 0, "skypilot": 1, "volcano": 2, "lws": 3}
+PLATFORM_TASK_TYPES = {"worker": 1, "workerpool0": 2, "": 3}
+PLATFORM_PORTS = {0: 0, 2222: 1, 65535: 2, -1: 3}
+PLATFORM_OPTIONS = (("cluster_spec", "--cluster-spec"), ("hostname", "--hostname"), ("job_name", "--job-name"))
+PLATFORM_KEYS = ("CLUSTER_SPEC", "SKYPILOT_NODE_IPS", "VC_TASK_INDEX", "VK_TASK_INDEX",
+                 "LWS_LEADER_ADDRESS", "LWS_WORKER_INDEX")
+
+
+def platform_seed(snap):
+    """A resolver's environment for fuzz_platform_env: the four platforms as themselves, every
+    other backend's environment through auto (a forced options.backend becomes
+    CLUSTER_RESOLVER_BACKEND); the options, task, rpc layer and port when the target can say
+    them."""
+    env = dict(snap.env)
+    o = snap.opts
+    backend = PLATFORM_SELECTOR.get(snap.backend, 4)
+    if snap.backend == "auto" and known_text(o.get("backend")) and \
+            "CLUSTER_RESOLVER_BACKEND" not in env:
+        env["CLUSTER_RESOLVER_BACKEND"] = o["backend"]
+    entries = [(flag, o[key]) for key, flag in PLATFORM_OPTIONS
+               if backend != 4 and known_text(o.get(key))] + list(env.items())
+    if not all(known_text(k) and known_text(v) and k and "=" not in k and "\0" not in k + v
+               for k, v in entries):
+        return None
+    flags, task = backend, b""
+    task_type, task_id = o.get("task_type"), o.get("task_id", 0)
+    if known_text(task_type) and task_type in PLATFORM_TASK_TYPES and isinstance(task_id, int) \
+            and -128 <= task_id <= 127:
+        flags |= PLATFORM_TASK_TYPES[task_type] << 3
+        task = bytes([task_id & 255])
+    if o.get("rpc_layer") == "grpc":
+        flags |= 32
+    port = o.get("port", 0)
+    if isinstance(port, int) and port in PLATFORM_PORTS:
+        flags |= PLATFORM_PORTS[port] << 6
+    return bytes([flags]) + task + b"\0".join(c_bytes("%s=%s" % kv) for kv in entries)
+
+
+def platform_env_seeds():
+    """test_platforms.c's resolvers (named by backend, so that each gets its turn in choose()),
+    and test_cli.py's platform environments, through auto and as their backend."""
+    snaps = [s for s in replay("test_platforms.c").snapshots if s.env or s.backend == "auto"]
+    for snap in env_snapshots(py_file("test_cli.py"), "auto", PLATFORM_KEYS):
+        snaps.append(snap)
+        for backend, key in (("vertex", "CLUSTER_SPEC"), ("skypilot", "SKYPILOT_NODE_IPS"),
+                             ("volcano", "VC_TASK_INDEX"), ("lws", "LWS_LEADER_ADDRESS")):
+            if key in snap.env:
+                snaps.append(snap._replace(backend=backend))
+    for snap in snaps:
+        data = platform_seed(snap)
+        if data is not None:
+            kind = snap.backend if snap.backend in PLATFORM_SELECTOR else "auto"
+            yield "%s_%s" % (snap.source, kind), data
+
+
+# fuzz_sched_files: byte 0 the source (0 pbs PBS_NODEFILE, 1 lsf LSB_DJOB_RANKFILE, 2 lsf
+# LSB_MCPU_HOSTS, 3 sge PE_HOSTFILE, 4 flux hostfile, 5 mpi PE_HOSTFILE, 6 mpi hostfile (Open
+# MPI's default, PBS_NODEFILE, LSB_DJOB_RANKFILE), 7 mpi LSB_MCPU_HOSTS), bits 3-4 the ranks
+# (none; rank and size; with local ranks), bit 5 CSM_ALLOCATION_ID, bit 6 NSLOTS or
+# FLUX_JOB_NNODES; byte 1 the world size (1..255, 0 = every slot), byte 2 the rank, byte 3
+# bit 0 jobs, bit 1 port_base 65000, bit 2 CUDA_VISIBLE_DEVICES; then the file or variable.
+SCHED_SOURCES = [("pbs", "PBS_NODEFILE", 0), ("lsf", "LSB_DJOB_RANKFILE", 1), ("lsf", "LSB_MCPU_HOSTS", 2),
+                 ("sge", "PE_HOSTFILE", 3), ("mpi", "PE_HOSTFILE", 5),
+                 ("mpi", "OMPI_MCA_orte_default_hostfile", 6), ("mpi", "PBS_NODEFILE", 6),
+                 ("mpi", "LSB_DJOB_RANKFILE", 6), ("mpi", "LSB_MCPU_HOSTS", 7)]
+SCHED_RANKS = [("PALS_RANKID", "PMI_SIZE", "PALS_LOCAL_RANKID"), ("PBS_VNODENUM", None, None),
+               ("JSM_NAMESPACE_RANK", "JSM_NAMESPACE_SIZE", "JSM_NAMESPACE_LOCAL_RANK"),
+               ("FLUX_TASK_RANK", "FLUX_JOB_SIZE", "FLUX_TASK_LOCAL_ID"),
+               ("OMPI_COMM_WORLD_RANK", "OMPI_COMM_WORLD_SIZE", "OMPI_COMM_WORLD_LOCAL_RANK"),
+               ("PMI_RANK", "PMI_SIZE", None)]
+
+
+def sched_seed(snap):
+    env, o = snap.env, snap.opts
+    found = [(var, code) for backend, var, code in SCHED_SOURCES
+             if backend == snap.backend and known_text(env.get(var))]
+    if snap.backend in ("flux", "mpi") and isinstance(o.get("hostfile"), FileText):
+        found = [("hostfile", 4 if snap.backend == "flux" else 6)]  # mpi: as Open MPI's default
+    if not found:
+        return None
+    var, source = found[0]
+    text = o["hostfile"] if var == "hostfile" else env[var]
+    if source not in (2, 7) and not isinstance(text, FileText):
+        return None  # a path the replay cannot read (a missing file)
+    ranks, world, rank = 0, 0, 0
+    for rank_var, size_var, local_var in SCHED_RANKS:
+        r = env.get(rank_var)
+        if known_text(r) and r.isdigit():
+            size = env.get(size_var) if size_var else None
+            ranks = 2 if local_var and local_var in env else 1
+            world = int(size) if known_text(size) and size.isdigit() and 1 <= int(size) <= 255 else 0
+            rank = int(r) % 256
+            break
+    flags = source | ranks << 3 | ("CSM_ALLOCATION_ID" in env) << 5 | \
+        ("NSLOTS" in env or "FLUX_JOB_NNODES" in env) << 6
+    extra = (1 if o.get("jobs") else 0) | (2 if o.get("port_base") == 65000 else 0) | \
+        (4 if "CUDA_VISIBLE_DEVICES" in env else 0)
+    return bytes([flags, world, rank, extra]) + c_bytes(text)
+
+
+def sched_files_seeds():
+    yield from encoded(c_snapshots("test_sched.c", "pbs") + c_snapshots("test_sched.c", "lsf") +
+                       c_snapshots("test_sched.c", "sge") + c_snapshots("test_sched.c", "flux") +
+                       c_snapshots("test_sched.c", "mpi"), sched_seed)
+    yield from encoded(c_snapshots("test_hpc.c", "mpi"), sched_seed)
+
+
 TARGETS = {"spec_json": spec_json_seeds, "tfconfig": tfconfig_seeds,
            "k8s_pods": k8s_pods_seeds, "gce_lists": gce_lists_seeds,
            "tpu_node": tpu_node_seeds, "hostlist": hostlist_seeds,
            "slurm_env": slurm_env_seeds, "sm_hosts": sm_hosts_seeds,
-           "hostfile": hostfile_seeds, "launch_env": launch_env_seeds}
+           "hostfile": hostfile_seeds, "launch_env": launch_env_seeds,
+           "sched_files": sched_files_seeds,
+           "platform_env": platform_env_seeds}
 
 
 # =============================================================================================

@@ -1,6 +1,7 @@
 /* libFuzzer target: the coordinator-only backends (torch, jax, awsbatch) and auto over a
-   fuzzed environment, served through cres_config.getenv (the process environment is never
-   touched, and auto's HTTP backends get a transport that always fails).
+   fuzzed environment, served through cres_config.getenv and cres_config.env_list (the
+   process environment is never touched, and auto's HTTP backends get a transport that
+   always fails).
 
    The input is up to 4096 bytes:
       byte 0      the selector and options:
@@ -154,6 +155,16 @@ static const char *fuzz_getenv(void *user, const char *name) {
     CHECK(name != NULL);
     if (e->allowed) CHECK(listed(e->allowed, name)); /* a direct create reads only its own */
     return env_get(e, name);
+}
+
+/* The same variables as "NAME=VALUE" for the env_list hook (auto's volcano enumerates
+   VC_<TASK>_HOSTS): without it the library would list the process environment. */
+static const char *fuzz_env_at(void *user, size_t index) {
+    static char entries[MAX_VARS][MAX_INPUT_BYTES + 2];
+    const env *e = (const env *)user;
+    if (index >= e->count) return NULL;
+    snprintf(entries[index], sizeof entries[index], "%s=%s", e->name[index], e->value[index]);
+    return entries[index];
 }
 
 /* set to something other than blanks, as the library means it */
@@ -449,6 +460,8 @@ static void run(const options *o, env *e) {
     config.allocator.user = &count;
     config.getenv.fn = fuzz_getenv;
     config.getenv.user = e;
+    config.env_list.fn = fuzz_env_at;
+    config.env_list.user = e;
     config.transport.perform = failing_perform;
     config.sleep.fn = no_sleep;
     config.log.fn = check_log;

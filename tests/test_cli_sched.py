@@ -1,0 +1,481 @@
+#!/usr/bin/env python3
+"""The scheduler backends (pbs, lsf, sge, flux) and the MPI backend's hosts from a scheduler, through the
+built cluster-resolve: exact hostfile, machinefile, spec and launch output; bad input (exit 3, nothing on
+stdout, the file or variable named); --verbose's source lines; and round trips through --exec and through a
+machinefile read back by the mpi backend.
+
+usage: test_cli_sched.py BUILD_DIR      (the directory holding cluster-resolve)
+
+The environments are the shapes tests/test_sched.c cites (PBS's nodefile and Cray PALS's mpiexec, LSF's
+LSB_MCPU_HOSTS and LSB_DJOB_RANKFILE with jsrun, Grid Engine's PE_HOSTFILE, Flux's shell variables, Kubeflow
+MPIJob's hostfile).
+"""
+import atexit
+import json
+import os
+import shlex
+import shutil
+import subprocess
+import sys
+import tempfile
+
+BIN_DIR = sys.argv[1] if len(sys.argv) > 1 else "build"
+CLI = os.path.join(BIN_DIR, "cluster-resolve")
+ENV_BIN = shutil.which("env") or "/usr/bin/env"
+
+TMP = tempfile.mkdtemp(prefix="test_cli_sched.")
+atexit.register(shutil.rmtree, TMP, True)
+
+
+# ---- helpers (as tests/test_cli.py's) -------------------------------------------------------
+
+def run(args, env=None):
+    """Runs the CLI with a clean environment (plus env); returns (code, stdout, stderr)."""
+    e = {"PATH": os.environ.get("PATH", "/usr/bin:/bin")}
+    for k in ("ASAN_OPTIONS", "UBSAN_OPTIONS", "LSAN_OPTIONS"):
+        if k in os.environ:
+            e[k] = os.environ[k]
+    e.update(env or {})
+    p = subprocess.run([CLI] + args, env=e, capture_output=True, text=True, timeout=60)
+    return p.returncode, p.stdout, p.stderr
+
+
+def ok(args, env=None):
+    code, out, err = run(args, env)
+    assert code == 0, f"{args}: exit {code}: {err}"
+    assert err == "", err
+    return out
+
+
+def expect_fail(args, code, words, env=None):
+    got, out, err = run(args, env)
+    assert got == code, f"{args}: exit {got}, want {code}: {err}"
+    assert out == "", out
+    assert err.count("\n") == 1 and err.startswith("cluster-resolve: "), err
+    for w in words:
+        assert w in err, f"{w!r} not in {err!r}"
+    return err
+
+
+def exports(text):
+    """Parses `export NAME=value` lines the way a shell would."""
+    out = {}
+    for line in text.splitlines():
+        words = shlex.split(line)
+        assert words[0] == "export", line
+        name, _, value = words[1].partition("=")
+        out[name] = value
+    return out
+
+
+def launch(args, env=None):
+    out = ok(args + ["--format", "launch"], env)
+    assert out.endswith("}\n") and out.count("\n") == 1, out
+    return json.loads(out)
+
+
+def launch_doc(world_size, rank, local_rank, local_world_size, node_rank, num_nodes, addr, port):
+    return {"world_size": world_size, "rank": rank, "local_rank": local_rank, "local_world_size": local_world_size,
+            "node_rank": node_rank, "num_nodes": num_nodes, "master_addr": addr, "master_port": port}
+
+
+def write(name, text):
+    path = os.path.join(TMP, name)
+    with open(path, "w") as f:
+        f.write(text)
+    return path
+
+
+def workers(*hosts_and_counts, base=8888):
+    """["h1:8888", "h1:8889", "h2:8888"] from ("h1", 2, "h2", 1)."""
+    out = []
+    for host, count in zip(hosts_and_counts[::2], hosts_and_counts[1::2]):
+        out += ["%s:%d" % (host, base + k) for k in range(count)]
+    return out
+
+
+# ---- the environments ------------------------------------------------------------------------
+
+# PBS Professional `qsub -l select=2:ncpus=4:mpiprocs=2`: PBS_NODEFILE has a line per slot.
+NODEFILE = write("4711.pbs-server", "node01\nnode01\nnode02\nnode02\n")
+PBS_JOB = {"PBS_JOBID": "4711.pbs-server", "PBS_NODEFILE": NODEFILE, "PBS_ENVIRONMENT": "PBS_BATCH",
+           "PBS_O_WORKDIR": "/home/user/job", "PBS_QUEUE": "workq", "NCPUS": "4"}
+
+
+def pals(rank, size=4, ppn=2):
+    """Rank `rank` of Cray PALS's `mpiexec -n size --ppn ppn` (ALCF Polaris / Aurora)."""
+    return dict(PBS_JOB, PALS_RANKID=str(rank), PALS_NODEID=str(rank // ppn), PALS_LOCAL_RANKID=str(rank % ppn),
+                PALS_LOCAL_SIZE=str(ppn), PALS_DEPTH="1", PMI_RANK=str(rank), PMI_SIZE=str(size),
+                PMI_LOCAL_RANK=str(rank % ppn), PMI_LOCAL_SIZE=str(ppn))
+
+
+def pbsdsh(vnode):
+    """Task `vnode` of Torque's pbsdsh (pbsdsh(1): PBS_VNODENUM, PBS_NODENUM, PBS_TASKNUM)."""
+    return dict(PBS_JOB, PBS_VNODENUM=str(vnode), PBS_NODENUM=str(vnode // 2), PBS_TASKNUM=str(vnode + 1))
+
+
+# LSF on a CSM system (Summit): the launch node first with one slot; jsrun's JSM_NAMESPACE_* and Spectrum
+# MPI's Open MPI names.
+RANKFILE = write("lsb_djob_rankfile", "batch3\na01n01\na01n01\na01n02\na01n02\n")
+LSF_JOB = {"LSB_JOBID": "1170513", "LSB_MCPU_HOSTS": "batch3 1 a01n01 2 a01n02 2", "LSB_DJOB_RANKFILE": RANKFILE,
+           "CSM_ALLOCATION_ID": "1088245", "LSB_QUEUE": "batch"}
+
+
+def jsrun(rank, size=4, per_node=2):
+    return dict(LSF_JOB, JSM_NAMESPACE_RANK=str(rank), JSM_NAMESPACE_SIZE=str(size),
+                JSM_NAMESPACE_LOCAL_RANK=str(rank % per_node), JSM_NAMESPACE_LOCAL_SIZE=str(per_node),
+                OMPI_COMM_WORLD_RANK=str(rank), OMPI_COMM_WORLD_SIZE=str(size),
+                OMPI_COMM_WORLD_LOCAL_RANK=str(rank % per_node), OMPI_COMM_WORLD_LOCAL_SIZE=str(per_node),
+                PMIX_RANK=str(rank))
+
+
+# Grid Engine `qsub -pe mpi 6` (sge_pe(5)).
+PE_HOSTFILE = write("pe_hostfile", "node01.cluster 4 all.q@node01.cluster UNDEFINED\n"
+                                   "node02.cluster 2 all.q@node02.cluster UNDEFINED\n")
+SGE_JOB = {"JOB_ID": "17", "PE": "mpi", "NSLOTS": "6", "NHOSTS": "2", "PE_HOSTFILE": PE_HOSTFILE,
+           "SGE_TASK_ID": "undefined"}
+SGE_SPEC = {"worker": workers("node01.cluster", 4, "node02.cluster", 2)}
+SGE_NODE = [0, 0, 0, 0, 1, 1]
+SGE_LOCAL = [0, 1, 2, 3, 0, 1]
+SGE_LOCAL_SIZE = [4, 2]
+
+
+def sge_ompi(rank):
+    return dict(SGE_JOB, OMPI_COMM_WORLD_RANK=str(rank), OMPI_COMM_WORLD_SIZE="6",
+                OMPI_COMM_WORLD_LOCAL_RANK=str(SGE_LOCAL[rank]),
+                OMPI_COMM_WORLD_LOCAL_SIZE=str(SGE_LOCAL_SIZE[SGE_NODE[rank]]), PMIX_RANK=str(rank))
+
+
+# Flux `flux run -N2 -n4` (flux-core src/shell: task.c, shell.c, pmi/pmi.c), hosts from `flux hostlist`.
+FLUX_HOSTS = write("flux_hosts", "corona171\ncorona172\n")
+
+
+def flux(rank):
+    return {"FLUX_JOB_ID": "f2oLkTLb", "FLUX_JOB_SIZE": "4", "FLUX_JOB_NNODES": "2", "FLUX_TASK_RANK": str(rank),
+            "FLUX_TASK_LOCAL_ID": str(rank % 2), "FLUX_URI": "local:///tmp/flux-1uzZ4v/local-0",
+            "PMI_RANK": str(rank), "PMI_SIZE": "4", "PMI_FD": "7"}
+
+
+# Kubeflow MPIJob's launcher (kubeflow/mpi-operator newConfigMap): /etc/mpi/hostfile.
+MPIJOB_HOSTFILE = write("mpijob_hostfile", "pi-worker-0.pi.default.svc slots=2\npi-worker-1.pi.default.svc slots=2\n")
+
+
+def mpijob(rank):
+    return {"OMPI_MCA_orte_default_hostfile": MPIJOB_HOSTFILE, "OMPI_MCA_orte_keep_fqdn_hostnames": "true",
+            "OMPI_COMM_WORLD_RANK": str(rank), "OMPI_COMM_WORLD_SIZE": "4",
+            "OMPI_COMM_WORLD_LOCAL_RANK": str(rank % 2), "OMPI_COMM_WORLD_LOCAL_SIZE": "2"}
+
+
+PBS_SPEC = {"worker": workers("node01", 2, "node02", 2)}
+LSF_SPEC = {"worker": workers("a01n01", 2, "a01n02", 2)}
+FLUX_SPEC = {"worker": workers("corona171", 2, "corona172", 2)}
+MPIJOB_SPEC = {"worker": workers("pi-worker-0.pi.default.svc", 2, "pi-worker-1.pi.default.svc", 2)}
+
+
+# ---- each backend: spec, hostfile, machinefile, launch --------------------------------------------
+
+def test_pbs_pals_every_rank():
+    for rank in range(4):
+        doc = json.loads(ok(["pbs"], pals(rank)))
+        assert doc == {"cluster": PBS_SPEC, "task": {"type": "worker", "index": rank}, "rpc_layer": "grpc",
+                       "environment": ""}, doc
+        assert launch(["pbs"], pals(rank)) == launch_doc(4, rank, rank % 2, 2, rank // 2, 2, "node01", 8888)
+        assert ok(["pbs", "--format", "hostfile"], pals(rank)) == "node01 slots=2\nnode02 slots=2\n"
+        assert ok(["pbs", "--format", "machinefile"], pals(rank)) == "node01:2\nnode02:2\n"
+        assert ok(["pbs", "--format", "master"], pals(rank)) == "grpc://%s\n" % PBS_SPEC["worker"][rank]
+
+
+def test_pbs_pbsdsh_every_task():
+    for vnode in range(4):
+        assert json.loads(ok(["pbs", "--format", "spec"], pbsdsh(vnode))) == PBS_SPEC
+        assert launch(["pbs"], pbsdsh(vnode)) == launch_doc(4, vnode, vnode % 2, 2, vnode // 2, 2, "node01", 8888)
+
+
+def test_pbs_job_script_is_the_allocation_without_a_task():
+    doc = json.loads(ok(["pbs"], PBS_JOB))
+    assert doc == {"cluster": PBS_SPEC, "rpc_layer": "grpc", "environment": ""}, doc
+    assert ok(["pbs", "--format", "hostfile"], PBS_JOB) == "node01 slots=2\nnode02 slots=2\n"
+    assert ok(["pbs", "--format", "machinefile"], PBS_JOB) == "node01:2\nnode02:2\n"
+    for fmt in ("launch", "torchrun", "torchrun-node", "jax"):
+        expect_fail(["pbs", "--format", fmt], 3, ["--format %s needs this process's task" % fmt, "--task-type"],
+                    PBS_JOB)
+    # naming one makes it launchable
+    assert launch(["pbs", "--task-type", "worker", "--task-id", "3"], PBS_JOB) == \
+        launch_doc(4, 3, 1, 2, 1, 2, "node01", 8888)
+
+
+def test_pbs_repeated_hosts_merge_in_first_mention_order():
+    env = dict(PBS_JOB, PBS_NODEFILE=write("mixed_nodefile", "node02\nnode01\nnode02\nnode03\nnode01\n"))
+    assert ok(["pbs", "--format", "hostfile"], env) == "node02 slots=2\nnode01 slots=2\nnode03 slots=1\n"
+    assert ok(["pbs", "--format", "machinefile"], env) == "node02:2\nnode01:2\nnode03:1\n"
+
+
+def test_pbs_options_jobs_ports_gpus():
+    env = dict(pals(3), CUDA_VISIBLE_DEVICES="0,1,2,3")
+    out = exports(ok(["pbs", "--jobs", "worker=3,chief=1", "--port-base", "7000", "--format", "torchrun"], env))
+    assert out == {"MASTER_ADDR": "node01", "MASTER_PORT": "7000", "WORLD_SIZE": "4", "RANK": "3",
+                   "LOCAL_RANK": "1", "LOCAL_WORLD_SIZE": "2", "GROUP_RANK": "1", "GROUP_WORLD_SIZE": "2",
+                   "CUDA_VISIBLE_DEVICES": "2,3"}, out
+    doc = json.loads(ok(["pbs", "--jobs", "worker=3,chief=1", "--port-base", "7000"], env))
+    assert doc["cluster"] == {"chief": ["node01:7000"], "worker": ["node01:7001", "node02:7000", "node02:7001"]}, doc
+    assert doc["task"] == {"type": "worker", "index": 2}, doc
+    out = exports(ok(["pbs", "--gpus-per-node", "0", "--format", "torchrun"], env))
+    assert "CUDA_VISIBLE_DEVICES" not in out, out
+    out = exports(ok(["pbs", "--gpus-per-task", "1", "--format", "jax"], env))
+    assert out == {"JAX_COORDINATOR_ADDRESS": "node01:8888", "JAX_NUM_PROCESSES": "4", "JAX_PROCESS_ID": "3",
+                   "CUDA_VISIBLE_DEVICES": "1", "JAX_LOCAL_DEVICE_IDS": "0"}, out
+    expect_fail(["pbs", "--jobs", "worker=3"], 3, ["3 tasks", "4"], env)
+    expect_fail(["pbs", "--hostfile", NODEFILE], 2, ["--hostfile does not apply"], env)
+    expect_fail(["pbs", "--port", "1"], 2, ["--port does not apply"], env)
+
+
+def test_lsf_jsrun_every_rank():
+    for rank in range(4):
+        doc = json.loads(ok(["lsf"], jsrun(rank)))
+        assert doc["cluster"] == LSF_SPEC and doc["task"] == {"type": "worker", "index": rank}, doc
+        assert launch(["lsf"], jsrun(rank)) == launch_doc(4, rank, rank % 2, 2, rank // 2, 2, "a01n01", 8888)
+        assert ok(["lsf", "--format", "hostfile"], jsrun(rank)) == "a01n01 slots=2\na01n02 slots=2\n"
+        assert ok(["lsf", "--format", "machinefile"], jsrun(rank)) == "a01n01:2\na01n02:2\n"
+
+
+def test_lsf_mcpu_hosts_and_job_script():
+    env = {"LSB_JOBID": "81", "LSB_MCPU_HOSTS": "hostA 2 hostB 1"}
+    assert ok(["lsf", "--format", "hostfile"], env) == "hostA slots=2\nhostB slots=1\n"
+    assert ok(["lsf", "--format", "machinefile"], env) == "hostA:2\nhostB:1\n"
+    assert json.loads(ok(["lsf"], env)) == {"cluster": {"worker": workers("hostA", 2, "hostB", 1)},
+                                            "rpc_layer": "grpc", "environment": ""}
+    expect_fail(["lsf", "--format", "launch"], 3, ["needs this process's task"], env)
+    env = dict(env, PMI_RANK="2", PMI_SIZE="3")
+    assert launch(["lsf"], env) == launch_doc(3, 2, 0, 1, 1, 2, "hostA", 8888)
+    # on CSM the one-slot first host is the launch node
+    assert ok(["lsf", "--format", "hostfile"], dict(env, CSM_ALLOCATION_ID="1", LSB_MCPU_HOSTS="b1 1 h1 3")) == \
+        "h1 slots=3\n"
+
+
+def test_sge_every_rank():
+    for rank in range(6):
+        doc = json.loads(ok(["sge"], sge_ompi(rank)))
+        assert doc["cluster"] == SGE_SPEC and doc["task"] == {"type": "worker", "index": rank}, doc
+        assert launch(["sge"], sge_ompi(rank)) == launch_doc(6, rank, SGE_LOCAL[rank], SGE_LOCAL_SIZE[SGE_NODE[rank]],
+                                                             SGE_NODE[rank], 2, "node01.cluster", 8888)
+    assert ok(["sge", "--format", "hostfile"], SGE_JOB) == "node01.cluster slots=4\nnode02.cluster slots=2\n"
+    assert ok(["sge", "--format", "machinefile"], SGE_JOB) == "node01.cluster:4\nnode02.cluster:2\n"
+    expect_fail(["sge", "--format", "torchrun"], 3, ["needs this process's task"], SGE_JOB)
+    out = exports(ok(["sge", "--jobs", "ps=2,worker=4", "--format", "torchrun"],
+                     dict(sge_ompi(5), CUDA_VISIBLE_DEVICES="0,1,2,3,4,5,6,7")))
+    assert out == {"MASTER_ADDR": "node01.cluster", "MASTER_PORT": "8888", "WORLD_SIZE": "6", "RANK": "5",
+                   "LOCAL_RANK": "1", "LOCAL_WORLD_SIZE": "2", "GROUP_RANK": "1", "GROUP_WORLD_SIZE": "2",
+                   "CUDA_VISIBLE_DEVICES": "2,3"}, out
+
+
+def test_flux_every_rank():
+    for rank in range(4):
+        doc = json.loads(ok(["flux", "--hostfile", FLUX_HOSTS], flux(rank)))
+        assert doc["cluster"] == FLUX_SPEC and doc["task"] == {"type": "worker", "index": rank}, doc
+        assert launch(["flux", "--hostfile", FLUX_HOSTS], flux(rank)) == \
+            launch_doc(4, rank, rank % 2, 2, rank // 2, 2, "corona171", 8888)
+    assert ok(["flux", "--hostfile", FLUX_HOSTS, "--format", "hostfile"], flux(0)) == \
+        "corona171 slots=2\ncorona172 slots=2\n"
+    assert ok(["flux", "--hostfile", FLUX_HOSTS, "--format", "machinefile"], flux(0)) == "corona171:2\ncorona172:2\n"
+    assert json.loads(ok(["flux", "--hostfile", FLUX_HOSTS, "--port-base", "29500", "--format", "spec"], flux(3))) == \
+        {"worker": workers("corona171", 2, "corona172", 2, base=29500)}
+
+
+def test_flux_needs_its_hostfile():
+    expect_fail(["flux"], 3, ["flux", "--hostfile"], flux(1))
+    expect_fail(["flux", "--hostfile", os.path.join(TMP, "missing")], 3, [os.path.join(TMP, "missing")], flux(1))
+
+
+def test_mpi_hosts_from_each_scheduler():
+    cases = [(sge_ompi(4), "PE_HOSTFILE", PE_HOSTFILE, "2 hosts, 6 slots", SGE_SPEC),
+             (dict(pals(2), PALS_RANKID="2"), "PBS_NODEFILE", NODEFILE, "2 hosts, 4 slots", PBS_SPEC),
+             (jsrun(2), "LSB_DJOB_RANKFILE", RANKFILE, "3 hosts, 5 slots", LSF_SPEC),
+             ({k: v for k, v in jsrun(2).items() if k != "LSB_DJOB_RANKFILE"}, "LSB_MCPU_HOSTS",
+              "batch3 1 a01n01 2 a01n02 2", "3 hosts, 5 slots", LSF_SPEC),
+             (mpijob(2), "OMPI_MCA_orte_default_hostfile", MPIJOB_HOSTFILE, "2 hosts, 4 slots", MPIJOB_SPEC)]
+    for env, var, value, counts, spec in cases:
+        code, out, err = run(["mpi", "--verbose", "--format", "spec"], env)
+        assert code == 0, (var, code, err)
+        assert json.loads(out) == spec, (var, out)
+        assert "cluster-resolve: info: mpi: hosts from %s (%s): %s\n" % (var, value, counts) in err, (var, err)
+        # auto picks mpi and says the same
+        code, out, err = run(["--verbose", "--format", "spec"], env)
+        assert code == 0 and json.loads(out) == spec, (var, code, err)
+        assert "mpi: hosts from %s (" % var in err and "auto: using the mpi backend" in err, (var, err)
+
+
+def test_mpi_without_a_scheduler_still_asks_for_the_hostfile():
+    env = {k: v for k, v in sge_ompi(4).items() if k != "PE_HOSTFILE"}
+    expect_fail(["mpi"], 3, ["the 6 ranks run on several hosts", "hostfile"], env)
+    env = {k: v for k, v in mpijob(2).items() if k != "OMPI_MCA_orte_default_hostfile"}
+    expect_fail(["mpi"], 3, ["the 4 ranks run on several hosts"], env)
+
+
+def test_verbose_names_the_source():
+    for args, env, line in [
+            (["pbs"], pals(1), "cluster-resolve: info: pbs: hosts from PBS_NODEFILE (%s): 2 hosts, 4 slots\n" % NODEFILE),
+            (["lsf"], jsrun(1), "cluster-resolve: info: lsf: hosts from LSB_DJOB_RANKFILE (%s): 3 hosts, 5 slots\n"
+             % RANKFILE),
+            (["lsf"], jsrun(1), "cluster-resolve: info: lsf: leaving out the launch node batch3 (CSM_ALLOCATION_ID "
+             "is set)\n"),
+            (["sge"], SGE_JOB, "cluster-resolve: info: sge: hosts from PE_HOSTFILE (%s): 2 hosts, 6 slots\n"
+             % PE_HOSTFILE),
+            (["sge"], SGE_JOB, "sge: no rank variable"),
+            ([], PBS_JOB, "cluster-resolve: info: auto: using the pbs backend: PBS_NODEFILE\n"),
+            ([], dict(SGE_JOB, LSB_MCPU_HOSTS="h 1"), "auto: using the lsf backend: LSB_MCPU_HOSTS; passed over sge "
+             "(PE_HOSTFILE)\n"),
+            ([], dict(pals(1)), "auto: using the mpi backend: PMI_SIZE; passed over pbs (PBS_NODEFILE)\n")]:
+        code, out, err = run(args + ["--verbose", "--format", "hostfile"], env)
+        assert code == 0, (args, code, err)
+        assert line in err, (args, line, err)
+
+
+# ---- bad input: exit 3, nothing on stdout, the file or variable named ----------------------------
+
+def test_bad_pbs_input():
+    expect_fail(["pbs"], 3, ["PBS_NODEFILE is not set"], {"PBS_JOBID": "1.s"})
+    expect_fail([], 3, ["pbs", "PBS_NODEFILE"], {"PBS_JOBID": "1.s"})
+    missing = os.path.join(TMP, "no_nodefile")
+    expect_fail(["pbs"], 3, [missing], dict(PBS_JOB, PBS_NODEFILE=missing))
+    expect_fail(["pbs"], 3, ["PALS_RANKID", '"4"'], dict(pals(1), PALS_RANKID="4"))
+    expect_fail(["pbs"], 3, ["rank 1", "launcher says"], dict(pals(1), PALS_LOCAL_RANKID="0"))
+    expect_fail(["pbs"], 3, ["PBS_VNODENUM", '"4"'], pbsdsh(4))
+
+
+def test_bad_pbs_files_name_the_file():
+    for text, words in [("", []), ("\n\n", []), ("node01\n" + "a" * 300 + "\n", ["line 2"]),
+                        ("node01\nnode02 extra\n", ["line 2"])]:
+        path = write("bad_nodefile", text)
+        err = expect_fail(["pbs"], 3, words, dict(PBS_JOB, PBS_NODEFILE=path))
+        assert path in err or "PBS_NODEFILE" in err, (text, err)
+
+
+def test_bad_lsf_input():
+    env = {"LSB_JOBID": "81"}
+    expect_fail(["lsf"], 3, ["LSB_DJOB_RANKFILE", "LSB_MCPU_HOSTS"], env)
+    expect_fail(["lsf"], 3, ["LSB_MCPU_HOSTS", "3 words"], dict(env, LSB_MCPU_HOSTS="hostA 2 hostB"))
+    expect_fail(["lsf"], 3, ["LSB_MCPU_HOSTS", '"x"'], dict(env, LSB_MCPU_HOSTS="hostA x"))
+    expect_fail(["lsf"], 3, ["JSM_NAMESPACE_SIZE"], dict(LSF_JOB, JSM_NAMESPACE_RANK="1"))
+    expect_fail(["lsf"], 3, ["rank 1", "launcher says"], dict(jsrun(1), JSM_NAMESPACE_LOCAL_SIZE="1"))
+    missing = os.path.join(TMP, "no_rankfile")
+    expect_fail(["lsf"], 3, [missing], dict(env, LSB_DJOB_RANKFILE=missing))
+
+
+def test_bad_sge_input():
+    expect_fail(["sge"], 3, ["PE_HOSTFILE is not set", "JOB_ID"], {"JOB_ID": "17"})
+    expect_fail(["sge"], 3, ["NSLOTS=5", "6 slots"], dict(SGE_JOB, NSLOTS="5"))
+    short = write("pe_short", "node01 4 all.q@node01 UNDEFINED\nnode02\n")
+    expect_fail(["sge"], 3, [short, "line 2", "fewer than two fields"], dict(SGE_JOB, PE_HOSTFILE=short, NSLOTS="4"))
+    expect_fail(["sge"], 3, ["rank 4", "launcher says"], dict(sge_ompi(4), OMPI_COMM_WORLD_LOCAL_RANK="1"))
+
+
+def test_bad_sge_files_name_the_file():
+    for text, words in [("node01 x all.q@node01 UNDEFINED\n", ["line 1"]), ("", [])]:
+        path = write("pe_bad", text)
+        err = expect_fail(["sge"], 3, words, {"PE_HOSTFILE": path})
+        assert path in err or "PE_HOSTFILE" in err, (text, err)
+
+
+def test_bad_flux_input():
+    expect_fail(["flux", "--hostfile", FLUX_HOSTS], 3, ["FLUX_TASK_RANK"], {"FLUX_JOB_ID": "f1"})
+    expect_fail(["flux", "--hostfile", FLUX_HOSTS], 3, ["FLUX_JOB_NNODES=3", "2 hosts"],
+                dict(flux(1), FLUX_JOB_NNODES="3"))
+    expect_fail(["flux", "--hostfile", FLUX_HOSTS], 3, ["rank 1", "launcher says"],
+                dict(flux(1), FLUX_TASK_LOCAL_ID="0"))
+    bad = write("flux_bad", "corona171\ncorona172 slots=x\n")
+    err = expect_fail(["flux", "--hostfile", bad], 3, ["line 2"], flux(1))
+    assert bad in err, err
+
+
+def test_bad_mpi_scheduler_files():
+    missing = os.path.join(TMP, "no_pe_hostfile")
+    expect_fail(["mpi"], 3, [missing], dict(sge_ompi(1), PE_HOSTFILE=missing))
+    expect_fail(["mpi"], 3, ["6 slots for 7 ranks"], dict(sge_ompi(1), OMPI_COMM_WORLD_SIZE="7"))
+
+
+# ---- round trips --------------------------------------------------------------------------------
+
+def through(src, env, fmt="torchrun", reader="torch"):
+    """cluster-resolve SRC --format FMT --exec -- cluster-resolve READER --format launch."""
+    args = src + ["--format", fmt, "--exec", "--", os.path.abspath(CLI), reader, "--format", "launch"]
+    code, out, err = run(args, env)
+    assert code == 0 and err == "", (src, fmt, reader, code, err)
+    return json.loads(out)
+
+
+def sources():
+    """(what, args, env) of each backend with a rank of its own."""
+    return [("pbs PALS", ["pbs"], pals(3)), ("pbs pbsdsh", ["pbs"], pbsdsh(1)), ("lsf jsrun", ["lsf"], jsrun(2)),
+            ("lsf mcpu", ["lsf"], {"LSB_MCPU_HOSTS": "hostA 2 hostB 1", "OMPI_COMM_WORLD_RANK": "2",
+                                   "OMPI_COMM_WORLD_SIZE": "3"}),
+            ("sge", ["sge"], sge_ompi(5)), ("flux", ["flux", "--hostfile", FLUX_HOSTS], flux(2)),
+            ("mpi PE_HOSTFILE", ["mpi"], sge_ompi(3)), ("mpi PBS_NODEFILE", ["mpi"], pals(1)),
+            ("mpi MPIJob", ["mpi"], mpijob(3)), ("auto pbs", [], pbsdsh(2))]
+
+
+def test_round_trip_torchrun_to_torch():
+    for what, args, env in sources():
+        want = launch(args, env)
+        got = through(args, env)
+        assert got == want, (what, got, want)
+
+
+def test_round_trip_torchrun_node_to_torch():
+    for what, args, env in sources():
+        want = launch(args, env)
+        cmd = args + ["--format", "torchrun-node", "--exec", "--", ENV_BIN, "-u", "RANK", "-u", "WORLD_SIZE",
+                      os.path.abspath(CLI), "torch", "--format", "launch"]
+        code, out, err = run(cmd, env)
+        assert code == 0 and err == "", (what, code, err)
+        assert json.loads(out) == launch_doc(want["num_nodes"], want["node_rank"], 0, 1, want["node_rank"],
+                                             want["num_nodes"], want["master_addr"], want["master_port"]), (what, out)
+
+
+def test_round_trip_machinefile_to_mpi():
+    # the allocation as a machinefile (or hostfile), read back by the mpi backend with the same rank: the same
+    # cluster and launch info
+    for what, args, env in sources():
+        want = json.loads(ok(args + ["--format", "spec"], env))
+        info = launch(args, env)
+        mpi_env = {"OMPI_COMM_WORLD_RANK": str(info["rank"]), "OMPI_COMM_WORLD_SIZE": str(info["world_size"])}
+        for fmt in ("machinefile", "hostfile"):
+            path = write("round_trip." + fmt, ok(args + ["--format", fmt], env))
+            assert json.loads(ok(["mpi", "--hostfile", path, "--format", "spec"], mpi_env)) == want, (what, fmt)
+            assert launch(["mpi", "--hostfile", path], mpi_env) == info, (what, fmt)
+
+
+def test_round_trip_job_script_machinefile_to_mpi():
+    # the job script writes the allocation once; each rank mpirun starts reads it back
+    for what, args, env, size in [("pbs", ["pbs"], PBS_JOB, 4), ("lsf", ["lsf"], LSF_JOB, 4),
+                                  ("sge", ["sge"], SGE_JOB, 6)]:
+        want = json.loads(ok(args + ["--format", "spec"], env))
+        path = write("script.machinefile", ok(args + ["--format", "machinefile"], env))
+        for rank in range(size):
+            mpi_env = {"PMI_RANK": str(rank), "PMI_SIZE": str(size)}
+            assert json.loads(ok(["mpi", "--hostfile", path, "--format", "spec"], mpi_env)) == want, (what, rank)
+            assert launch(["mpi", "--hostfile", path], mpi_env) == \
+                launch(args + ["--task-type", "worker", "--task-id", str(rank)], env), (what, rank)
+
+
+def test_exec_tfconfig_from_a_scheduler():
+    out = ok(["sge", "--exec", "--", sys.executable, "-c", "import os; print(os.environ['TF_CONFIG'])"], sge_ompi(2))
+    assert json.loads(out) == {"cluster": SGE_SPEC, "task": {"type": "worker", "index": 2}, "rpc_layer": "grpc",
+                               "environment": ""}, out
+
+
+def main():
+    tests = [(n, f) for n, f in sorted(globals().items()) if n.startswith("test_") and callable(f)]
+    failed = 0
+    for name, fn in tests:
+        try:
+            fn()
+            print(f"ok   {name}")
+        except Exception as e:  # report every failure, then fail the run
+            failed += 1
+            print(f"FAIL {name}: {type(e).__name__}: {e}")
+    print(f"{len(tests) - failed} passed, {failed} failed")
+    return 1 if failed else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
