@@ -266,8 +266,9 @@
                                ("local" unless a TPU is named)
                   19 kubernetes an Indexed Job's pod: KUBERNETES_SERVICE_HOST and
                                JOB_COMPLETION_INDEX set and HOSTNAME "<job>-<index>"
-                               (job "worker" = selector job-name=<job>); every pod has
-                               KUBERNETES_SERVICE_HOST, so that alone is not enough
+                               (job "worker" = selector job-name=<job>, with follow_jobset:
+                               the whole JobSet when the Job is one of a JobSet's); every
+                               pod has KUBERNETES_SERVICE_HOST, so that alone is not enough
                   20 local     otherwise, so a program runs unchanged on a laptop; but never
                                while LOCAL_RANK, NODE_RANK, GROUP_RANK, LOCAL_WORLD_SIZE,
                                PMI_RANK, OMPI_COMM_WORLD_RANK, SLURM_PROCID,
@@ -461,7 +462,11 @@
                   500) with limit/continue; a 410 Gone restarts the list (three times at
                   most). Members: Running pods that are not terminating; a pod matched twice
                   in a job counts once. Tasks 0..n-1 by Indexed Job completion index when
-                  every pod has one, else by name in natural order.
+                  every pod has one, else by name in natural order. JobSet pods (label
+                  jobset.sigs.k8s.io/jobset-name) go by their Job's jobset.sigs.k8s.io/
+                  job-global-index (label, else annotation) first: completion indices
+                  restart in every Job of a JobSet. A job's pods must all be of one JobSet
+                  (name and namespace) or all of none.
         Options:  token, token_file (not both; files up to 64 KiB), ca_file; namespace_name,
                   else namespace_file (up to 253 bytes; none with options.server), else
                   "default"; all_namespaces; address CRES_K8S_POD_IP (default),
@@ -469,14 +474,26 @@
                   cluster_domain, "cluster.local"; the pod IP for a pod without both); IPv6
                   in brackets; port 1..65535 (0 = 8470); wait_ms: poll a not-ready list
                   (after 0.5, 1, 2, 4, then every 5 s; each poll bounded by
-                  resolve_timeout_ms).
+                  resolve_timeout_ms). follow_jobset (auto sets it for an Indexed Job's
+                  pod): a job whose pods include the own pod, when that pod carries
+                  jobset.sigs.k8s.io/jobset-name, is listed again as that whole JobSet
+                  (selector jobset.sigs.k8s.io/jobset-name=<name>, in the own pod's
+                  namespace) instead; an own pod not among them leaves the job as its
+                  selectors found it. config.log INFO says which. The own pod is looked for
+                  in the list, by name or spec.hostname, not read with GET pods/$HOSTNAME:
+                  that needs the "get" verb too, and an Indexed Job pod's name is
+                  "<job>-<index>-<random>", only its hostname is "<job>-<index>".
         Own task: the pod whose name or spec.hostname is options.hostname ($HOSTNAME; in
                   two jobs: the later job), after a resolve.
-        Errors:   a pod not Running, a Running pod without the chosen IP, two pods with one
-                  completion index: CRES_ERR_NOT_READY naming them (unless wait_ms); a
-                  completion index not 0..INT_MAX: CRES_ERR_UNEXPECTED_RESPONSE; a repeated
-                  continue token or CRES_MAX_K8S_PAGES pages: an error; 401 and 403 say what
-                  to fix (the token; the RBAC rule needed).
+        Errors:   a pod not Running, a Running pod without the chosen IP, two pods of one
+                  Job (one job-global-index in a JobSet) with one completion index:
+                  CRES_ERR_NOT_READY naming them (unless wait_ms); a completion index or
+                  job-global-index not 0..INT_MAX, a JobSet pod without job-global-index
+                  (a JobSet release before August 2024), a JobSet name to follow that is no
+                  label value: CRES_ERR_UNEXPECTED_RESPONSE naming the pod and label; pods
+                  of two JobSets, or of a JobSet and none, in one job: CRES_ERR_CONFLICT; a
+                  repeated continue token or CRES_MAX_K8S_PAGES pages: an error; 401 and 403
+                  say what to fix (the token; the RBAC rule needed).
       Google Cloud (gce, tpu) share the metadata server: http://$GCE_METADATA_HOST, else
                   $GCE_METADATA_IP, else metadata.google.internal (or metadata_url), with
                   "Metadata-Flavor: Google"; at most 2 s (less if timeout_ms is) and one retry
@@ -1024,6 +1041,9 @@ typedef struct cres_k8s_options {
     int wait_ms;                              /* 0 = a pod not Running is CRES_ERR_NOT_READY;
                                                  else poll until this many ms have passed */
     const char *hostname;                     /* own pod; NULL = $HOSTNAME */
+    int follow_jobset;                        /* non-zero: the job holding the own pod, when
+                                                 that pod is of a JobSet, is the whole JobSet
+                                                 (auto sets it; manual: kubernetes) */
     const char *task_type;                    /* NULL = the job of the pod named hostname */
     int task_id;                              /* used when task_type is set */
     const char *rpc_layer;                    /* NULL = "grpc" */
@@ -4178,12 +4198,19 @@ CRES__LEFT_OUT(cres_local_resolver_create, cres_local_options, "local", "CLUSTER
 #endif
 #define CRES__K8S_SA_DIR "/var/run/secrets/kubernetes.io/serviceaccount/"
 #define CRES__K8S_INDEX_KEY "batch.kubernetes.io/job-completion-index"
+/* What the JobSet controller puts on its pods (kubernetes-sigs/jobset, api/jobset/v1alpha2/
+   jobset_types.go): the JobSet's name, and each Job's index across the whole JobSet, since
+   completion indices restart in every Job (the latter since jobset#650, August 2024). */
+#define CRES__K8S_JOBSET_KEY "jobset.sigs.k8s.io/jobset-name"
+#define CRES__K8S_GLOBAL_KEY "jobset.sigs.k8s.io/job-global-index"
 
-/* What we keep of a pod: seven strings in one block, so memory grows with pods by about a
+/* What we keep of a pod: eight strings in one block, so memory grows with pods by about a
    hundred bytes each, not with page bytes. */
 typedef struct cres__pod {
     char *name, *ns, *ip, *host_ip, *hostname, *subdomain, *phase; /* NULL when absent */
+    char *jobset;    /* label jobset.sigs.k8s.io/jobset-name, NULL when absent */
     int index;       /* Indexed Job completion index, -1 when none */
+    int global;      /* a JobSet pod's job-global-index, -1 for other pods */
     int terminating; /* metadata.deletionTimestamp is set */
     char *block;     /* owns the strings */
 } cres__pod;
@@ -4198,7 +4225,7 @@ typedef struct cres__k8s {
     cres_k8s_job_selector *jobs; /* owned copies */
     size_t jobs_count;
     char *server, *token, *token_file, *ca_file, *ns, *hostname, *cluster_domain;
-    int all_namespaces, port, page_size, wait_ms;
+    int all_namespaces, port, page_size, wait_ms, follow_jobset;
     cres_k8s_address address;
 } cres__k8s;
 
@@ -4210,14 +4237,38 @@ CRES__PRIVATE void cres__pods_truncate(const cres_allocator *a, cres__pods *pods
     while (pods->count > keep) cres__pod_free(a, &pods->items[--pods->count]);
 }
 
-/* The Indexed Job completion index from an annotation or label object: -1 when absent,
-   -2 (with why) when present but not an index, which the Job controller never writes. */
-CRES__PRIVATE int cres__k8s_index(const cres__json *d, int map, char *why, size_t cap) {
-    static const char *const key[] = {CRES__K8S_INDEX_KEY};
+/* An index (completion or JobSet global) from an annotation or label object: -1 when absent,
+   -2 (with why) when present but not an index, which the controllers never write. */
+CRES__PRIVATE int cres__k8s_index(const cres__json *d, int map, const char *key, char *why,
+                                  size_t cap) {
     int v, index;
-    cres__json_pick(d, map, key, &v, 1);
+    cres__json_pick(d, map, &key, &v, 1);
     if (v < 0 || cres__json_is_null(d, v)) return -1;
     return cres__json_index(d, v, 1, &index, why, cap) ? index : -2;
+}
+
+/* The completion index, annotation first; a JobSet pod's job-global-index, label first. An
+   index that is there but malformed, or a JobSet pod without its global index, is an error:
+   ordering by anything else would give tasks that disagree with the pods' own indices. */
+CRES__PRIVATE cres_result cres__k8s_pod_indices(const cres__json *d, const int *m, cres__pod *p,
+                                                cres_error *err) {
+    char q[CRES__QUOTE_SIZE], why[96];
+    const char *key = CRES__K8S_INDEX_KEY;
+    p->index = cres__k8s_index(d, m[3], key, why, sizeof why);
+    if (p->index == -1) p->index = cres__k8s_index(d, m[4], key, why, sizeof why);
+    p->global = -1;
+    if (p->index != -2 && p->jobset) {
+        key = CRES__K8S_GLOBAL_KEY;
+        p->global = cres__k8s_index(d, m[4], key, why, sizeof why);
+        if (p->global == -1) p->global = cres__k8s_index(d, m[3], key, why, sizeof why);
+        if (p->global == -1) {
+            snprintf(why, sizeof why, "is missing, but the pod has " CRES__K8S_JOBSET_KEY);
+            p->global = -2;
+        }
+    }
+    if (p->index != -2 && p->global != -2) return CRES_OK;
+    return cres__fail(err, CRES_ERR_UNEXPECTED_RESPONSE, "kubernetes: pod %s: %s %s",
+                      cres__quote(q, sizeof q, p->name, strlen(p->name)), key, why);
 }
 
 CRES__PRIVATE cres_result cres__k8s_read_pod(const cres__json *d, int item, cres__pod *p,
@@ -4227,25 +4278,28 @@ CRES__PRIVATE cres_result cres__k8s_read_pod(const cres__json *d, int item, cres
                                        "labels"};
     static const char *const spec[] = {"hostname", "subdomain"};
     static const char *const status[] = {"phase", "podIP", "hostIP"};
-    static const char *const names[] = {"metadata.name",  "metadata.namespace", "spec.hostname",
-                                        "spec.subdomain", "status.phase",       "status.podIP",
-                                        "status.hostIP"};
-    int t[3], m[5], sp[2], st[3], field[7], i;
-    char **slot[7], q[CRES__QUOTE_SIZE], why[96];
+    static const char *const jobset[] = {CRES__K8S_JOBSET_KEY};
+    static const char *const names[] = {
+        "metadata.name", "metadata.namespace", "spec.hostname", "spec.subdomain", "status.phase",
+        "status.podIP",  "status.hostIP",      "metadata.labels[" CRES__K8S_JOBSET_KEY "]"};
+    int t[3], m[5], sp[2], st[3], field[8], i;
+    char **slot[8], q[CRES__QUOTE_SIZE];
     size_t size = 1, used = 0;
+    cres_result res;
     cres__json_pick(d, item, top, t, 3);
     cres__json_pick(d, t[0], meta, m, 5);
     cres__json_pick(d, t[1], spec, sp, 2);
     cres__json_pick(d, t[2], status, st, 3);
+    cres__json_pick(d, m[4], jobset, &field[7], 1);
     memset(p, 0, sizeof *p);
     field[0] = m[0], field[1] = m[1], field[2] = sp[0], field[3] = sp[1], field[4] = st[0],
     field[5] = st[1], field[6] = st[2];
     slot[0] = &p->name, slot[1] = &p->ns, slot[2] = &p->hostname, slot[3] = &p->subdomain,
-    slot[4] = &p->phase, slot[5] = &p->ip, slot[6] = &p->host_ip;
+    slot[4] = &p->phase, slot[5] = &p->ip, slot[6] = &p->host_ip, slot[7] = &p->jobset;
     if (m[0] < 0 || d->t[m[0]].type != JSMN_STRING)
         return cres__fail(err, CRES_ERR_UNEXPECTED_RESPONSE,
                           "kubernetes: a pod in the list has no \"metadata.name\"");
-    for (i = 0; i < 7; i++) { /* absent or null fields stay NULL; others must be strings */
+    for (i = 0; i < 8; i++) { /* absent or null fields stay NULL; others must be strings */
         if (field[i] >= 0 && cres__json_is_null(d, field[i])) field[i] = -1;
         if (field[i] >= 0 && d->t[field[i]].type != JSMN_STRING)
             return cres__fail(err, CRES_ERR_UNEXPECTED_RESPONSE,
@@ -4256,7 +4310,7 @@ CRES__PRIVATE cres_result cres__k8s_read_pod(const cres__json *d, int item, cres
         if (field[i] >= 0) size += (size_t)(d->t[field[i]].end - d->t[field[i]].start) + 1;
     }
     if (!(p->block = (char *)cres__alloc(a, size))) return cres__oom(err, "kubernetes");
-    for (i = 0; i < 7; i++) {
+    for (i = 0; i < 8; i++) {
         const jsmntok_t *tok = &d->t[field[i] < 0 ? 0 : field[i]];
         long n;
         if (field[i] < 0) continue;
@@ -4268,16 +4322,8 @@ CRES__PRIVATE cres_result cres__k8s_read_pod(const cres__json *d, int item, cres
     if (!p->ns) p->ns = p->block + used; /* "" */
     p->block[used] = '\0';
     p->terminating = m[2] >= 0 && !cres__json_is_null(d, m[2]);
-    p->index = cres__k8s_index(d, m[3], why, sizeof why);
-    if (p->index == -1) p->index = cres__k8s_index(d, m[4], why, sizeof why);
-    if (p->index == -2) {
-        cres__fail(err, CRES_ERR_UNEXPECTED_RESPONSE,
-                   "kubernetes: pod %s: " CRES__K8S_INDEX_KEY " %s",
-                   cres__quote(q, sizeof q, p->name, strlen(p->name)), why);
-        cres__pod_free(a, p);
-        return CRES_ERR_UNEXPECTED_RESPONSE;
-    }
-    return CRES_OK;
+    if ((res = cres__k8s_pod_indices(d, m, p, err)) != CRES_OK) cres__pod_free(a, p);
+    return res;
 }
 
 /* A page is read without tokenizing it whole: the top level is walked here and each item
@@ -4481,8 +4527,9 @@ CRES__PRIVATE cres_result cres__k8s_status_error(cres__k8s *k, const cres_http_r
     return CRES_ERR_HTTP_STATUS;
 }
 
-/* The pod-list URL for one page. */
-CRES__PRIVATE char *cres__k8s_url(cres__k8s *k, const char *selector, const char *token) {
+/* The pod-list URL for one page of namespace ns (NULL = every namespace). */
+CRES__PRIVATE char *cres__k8s_url(cres__k8s *k, const char *ns, const char *selector,
+                                  const char *token) {
     cres__writer w;
     char *url = NULL;
     size_t need = 0;
@@ -4490,11 +4537,11 @@ CRES__PRIVATE char *cres__k8s_url(cres__k8s *k, const char *selector, const char
     for (pass = 0; pass < 2; pass++) { /* measure, then write */
         cres__start(&w, url, need, NULL);
         cres__puts(&w, k->server);
-        if (k->all_namespaces) {
+        if (!ns) {
             cres__puts(&w, "/api/v1/pods");
         } else {
             cres__puts(&w, "/api/v1/namespaces/");
-            cres__put_url_encoded(&w, k->ns);
+            cres__put_url_encoded(&w, ns);
             cres__puts(&w, "/pods");
         }
         cres__puts(&w, "?labelSelector=");
@@ -4512,11 +4559,12 @@ CRES__PRIVATE char *cres__k8s_url(cres__k8s *k, const char *selector, const char
     return url;
 }
 
-/* Lists every page of one selector into pods; a 410 Gone (an expired continue token)
-   starts the list again, up to three times. */
+/* Lists every page of one selector in namespace ns (NULL = all) into pods; a 410 Gone (an
+   expired continue token) starts the list again, up to three times. */
 CRES__PRIVATE cres_result cres__k8s_list(cres__k8s *k, cres__http *h,
                                          const cres_http_header *headers, size_t nh,
-                                         const char *selector, cres__pods *pods, cres_error *err) {
+                                         const char *ns, const char *selector, cres__pods *pods,
+                                         cres_error *err) {
     const cres_allocator *a = &k->base.config.allocator;
     size_t first = pods->count;
     char *token = NULL, *url, *next;
@@ -4525,7 +4573,7 @@ CRES__PRIVATE cres_result cres__k8s_list(cres__k8s *k, cres__http *h,
     cres_result res;
     char q[CRES__QUOTE_SIZE];
     for (;;) {
-        if (!(url = cres__k8s_url(k, selector, token))) {
+        if (!(url = cres__k8s_url(k, ns, selector, token))) {
             res = cres__oom(err, "kubernetes");
             break;
         }
@@ -4570,20 +4618,25 @@ CRES__PRIVATE int cres__cmp_pod_key(const void *x, const void *y) {
     return c ? c : strcmp(p->name, q->name);
 }
 
+/* A JobSet's Jobs go by job-global-index first (other pods all have -1). */
 CRES__PRIVATE int cres__cmp_pod_name(const void *x, const void *y) {
     const cres__pod *p = (const cres__pod *)x, *q = (const cres__pod *)y;
-    int c = cres__natural_cmp(p->name, q->name);
+    int c;
+    if (p->global != q->global) return p->global < q->global ? -1 : 1;
+    c = cres__natural_cmp(p->name, q->name);
     return c ? c : strcmp(p->ns, q->ns);
 }
 
 CRES__PRIVATE int cres__cmp_pod_index(const void *x, const void *y) {
     const cres__pod *p = (const cres__pod *)x, *q = (const cres__pod *)y;
+    if (p->global != q->global) return p->global < q->global ? -1 : 1;
     if (p->index != q->index) return p->index < q->index ? -1 : 1;
     return cres__cmp_pod_name(x, y);
 }
 
 /* Drops pods listed twice (matched by two selectors) and terminating pods, then orders them:
-   by completion index when every pod has one, else by name, naturally. */
+   a JobSet's by job-global-index, then (every pod) by completion index when every pod has
+   one, else by name, naturally. */
 CRES__PRIVATE void cres__k8s_order(const cres_allocator *a, cres__pods *pods) {
     size_t i, kept = 0;
     int indexed = 1;
@@ -4631,24 +4684,71 @@ CRES__PRIVATE char *cres__k8s_address(cres__k8s *k, const cres__pod *p, cres_res
     return s;
 }
 
+/* Two pods of one Job with one completion index: the Job is replacing a pod. */
+CRES__PRIVATE cres_result cres__k8s_duplicate(const cres__pod *o, const cres__pod *p,
+                                              cres_error *err) {
+    char q1[CRES__QUOTE_SIZE], q2[CRES__QUOTE_SIZE], of_job[48] = "";
+    if (p->global >= 0) snprintf(of_job, sizeof of_job, " in job-global-index %d", p->global);
+    return cres__fail(err, CRES_ERR_NOT_READY,
+                      "kubernetes: pods %s and %s both have completion index %d%s",
+                      cres__quote(q1, sizeof q1, o->name, strlen(o->name)),
+                      cres__quote(q2, sizeof q2, p->name, strlen(p->name)), p->index, of_job);
+}
+
 /* In completion-index order, two pods of one namespace with one index mean the Job is
-   replacing a pod: not ready yet (task ids would not match the indices). */
+   replacing a pod: not ready yet (task ids would not match the indices). In a JobSet every
+   Job counts from 0, so only pods of one Job (one job-global-index) are compared. */
 CRES__PRIVATE cres_result cres__k8s_check_indices(const cres__pods *pods, cres_error *err) {
     size_t i, d;
-    char q1[CRES__QUOTE_SIZE], q2[CRES__QUOTE_SIZE];
     for (i = 0; i < pods->count; i++)
         if (pods->items[i].index < 0) return CRES_OK; /* ordered by name: indices unused */
     for (i = 0; i < pods->count; i++) {
-        const cres__pod *p = &pods->items[i];
-        for (d = i; d-- > 0 && pods->items[d].index == p->index;)
-            if (strcmp(pods->items[d].ns, p->ns) == 0)
-                return cres__fail(
-                    err, CRES_ERR_NOT_READY,
-                    "kubernetes: pods %s and %s both have completion index %d",
-                    cres__quote(q1, sizeof q1, pods->items[d].name, strlen(pods->items[d].name)),
-                    cres__quote(q2, sizeof q2, p->name, strlen(p->name)), p->index);
+        const cres__pod *p = &pods->items[i], *o;
+        for (d = i; d-- > 0 && (o = &pods->items[d])->index == p->index && o->global == p->global;)
+            if (strcmp(o->ns, p->ns) == 0) return cres__k8s_duplicate(o, p, err);
     }
     return CRES_OK;
+}
+
+/* Whether two pods are of one JobSet (its name and namespace), or both of none. */
+CRES__PRIVATE int cres__k8s_same_jobset(const cres__pod *p, const cres__pod *q) {
+    if (!p->jobset || !q->jobset) return !p->jobset && !q->jobset;
+    return strcmp(p->jobset, q->jobset) == 0 && strcmp(p->ns, q->ns) == 0;
+}
+
+/* " (JobSet "js" in ml)" or " (no JobSet)", for messages. */
+CRES__PRIVATE const char *cres__k8s_jobset_note(const cres__pod *p, char *buf, size_t cap) {
+    char q[CRES__QUOTE_SIZE];
+    if (!p->jobset) return " (no JobSet)";
+    cres__quote(q, sizeof q, p->jobset, strlen(p->jobset));
+    snprintf(buf, cap, " (JobSet %s in %.40s)", q, p->ns);
+    return buf;
+}
+
+/* One job's pods are of one JobSet, or of none: job-global-index orders the Jobs of one
+   JobSet, but nothing orders two JobSets, or a JobSet and other pods, against each other. */
+CRES__PRIVATE cres_result cres__k8s_check_jobset(const char *job, const cres__pods *pods,
+                                                 cres_error *err) {
+    char q1[CRES__QUOTE_SIZE], q2[CRES__QUOTE_SIZE], n1[160], n2[160];
+    size_t i;
+    for (i = 1; i < pods->count; i++) {
+        const cres__pod *p = &pods->items[0], *q = &pods->items[i];
+        if (cres__k8s_same_jobset(p, q)) continue;
+        return cres__fail(err, CRES_ERR_CONFLICT,
+                          "kubernetes: job \"%.40s\" mixes pod %s%s with pod %s%s; select one "
+                          "JobSet (" CRES__K8S_JOBSET_KEY "=NAME) or none",
+                          job, cres__quote(q1, sizeof q1, p->name, strlen(p->name)),
+                          cres__k8s_jobset_note(p, n1, sizeof n1),
+                          cres__quote(q2, sizeof q2, q->name, strlen(q->name)),
+                          cres__k8s_jobset_note(q, n2, sizeof n2));
+    }
+    return CRES_OK;
+}
+
+/* The own pod: named like this host, or with its spec.hostname (an Indexed Job's pod). */
+CRES__PRIVATE int cres__k8s_is_own(const cres__k8s *k, const cres__pod *p) {
+    return k->hostname && (strcmp(p->name, k->hostname) == 0 ||
+                           (p->hostname && strcmp(p->hostname, k->hostname) == 0));
 }
 
 /* Adds a job's pods as tasks 0..n-1 and notes the own task (the pod named like this host)
@@ -4660,7 +4760,9 @@ CRES__PRIVATE cres_result cres__k8s_add_job(cres__k8s *k, cres_cluster_spec *spe
     cres_result res = CRES_OK;
     char q[CRES__QUOTE_SIZE];
     cres__job *j;
-    if ((res = cres__k8s_check_indices(pods, err)) != CRES_OK) return res;
+    if ((res = cres__k8s_check_jobset(job, pods, err)) != CRES_OK ||
+        (res = cres__k8s_check_indices(pods, err)) != CRES_OK)
+        return res;
     if ((res = cres__spec_job(spec, job, &j, err)) != CRES_OK) return res; /* an empty job too */
     for (i = 0; i < pods->count && res == CRES_OK; i++) {
         const cres__pod *p = &pods->items[i];
@@ -4675,12 +4777,94 @@ CRES__PRIVATE cres_result cres__k8s_add_job(cres__k8s *k, cres_cluster_spec *spe
         cres__free(&k->base.config.allocator, address);
         if (res != CRES_OK)
             return cres__wrap(err, res, CRES_ERR_UNEXPECTED_RESPONSE, "kubernetes: ");
-        if (k->hostname && (strcmp(p->name, k->hostname) == 0 ||
-                            (p->hostname && strcmp(p->hostname, k->hostname) == 0))) {
+        if (cres__k8s_is_own(k, p)) {
             *own_job = job;
             *own_index = (int)i;
         }
     }
+    return res;
+}
+
+/* A label value the API server would store: 1..63 of [A-Za-z0-9-_.], a letter or digit at
+   both ends. A JobSet name from a pod goes into a selector, where ',' or '!' would change it. */
+CRES__PRIVATE int cres__k8s_label_value(const char *v) {
+    static const char alnum[] = "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789";
+    size_t n = strlen(v), i;
+    if (n < 1 || n > 63 || !strchr(alnum, v[0]) || !strchr(alnum, v[n - 1])) return 0;
+    for (i = 0; i < n; i++)
+        if (!strchr(alnum, v[i]) && !strchr("-_.", v[i])) return 0;
+    return 1;
+}
+
+/* Whether job j is listed by `selector` alone, in the resolver's one namespace. */
+CRES__PRIVATE int cres__k8s_listed_by(const cres__k8s *k, size_t j, const char *selector) {
+    size_t s, others = 0;
+    for (s = 0; s < k->jobs_count; s++)
+        if (strcmp(k->jobs[s].job, k->jobs[j].job) == 0)
+            others += strcmp(k->jobs[s].selector, selector) != 0;
+    return !k->all_namespaces && others == 0;
+}
+
+/* The own pod among a job's pods, or NULL (logged: the job then stands as it is). */
+CRES__PRIVATE const cres__pod *cres__k8s_own_pod(cres__k8s *k, const char *job,
+                                                 const cres__pods *pods) {
+    char q[CRES__QUOTE_SIZE];
+    size_t i;
+    for (i = 0; i < pods->count; i++)
+        if (cres__k8s_is_own(k, &pods->items[i])) return &pods->items[i];
+    cres__log(&k->base, CRES_LOG_INFO,
+              "kubernetes: job \"%s\": the own pod (%s) is not among its pods; resolving its "
+              "selectors alone, not following a JobSet",
+              job, k->hostname ? cres__quote(q, sizeof q, k->hostname, strlen(k->hostname))
+                               : "no hostname");
+    return NULL;
+}
+
+/* follow_jobset: when the own pod is among job j's pods and belongs to a JobSet, the job
+   becomes that whole JobSet, listed by its label in the own pod's namespace in place of what
+   the job's selectors found. The own pod is found in a list we make anyway, so this needs no
+   RBAC verb beyond "list"; GET pods/$HOSTNAME would 404, since an Indexed Job pod is named
+   "<job>-<index>-<random>" and only its spec.hostname is "<job>-<index>". */
+CRES__PRIVATE cres_result cres__k8s_follow_jobset(cres__k8s *k, cres__http *h,
+                                                  const cres_http_header *headers, size_t nh,
+                                                  size_t j, cres__pods *pods, cres_error *err) {
+    const cres_allocator *a = &k->base.config.allocator;
+    const char *job = k->jobs[j].job;
+    const cres__pod *own = cres__k8s_own_pod(k, job, pods);
+    char *selector, *ns = NULL, q[CRES__QUOTE_SIZE], q2[CRES__QUOTE_SIZE];
+    size_t n;
+    cres_result res;
+    if (!own) return CRES_OK;
+    cres__quote(q, sizeof q, own->name, strlen(own->name));
+    if (!own->jobset) {
+        cres__log(&k->base, CRES_LOG_INFO,
+                  "kubernetes: job \"%s\": the own pod %s belongs to no JobSet", job, q);
+        return CRES_OK;
+    }
+    if (!cres__k8s_label_value(own->jobset))
+        return cres__fail(err, CRES_ERR_UNEXPECTED_RESPONSE,
+                          "kubernetes: pod %s: " CRES__K8S_JOBSET_KEY " %s is not a label value", q,
+                          cres__quote(q2, sizeof q2, own->jobset, strlen(own->jobset)));
+    n = sizeof CRES__K8S_JOBSET_KEY + strlen(own->jobset) + 1;
+    if (!(selector = (char *)cres__alloc(a, n)) ||
+        (k->all_namespaces && *own->ns && !(ns = cres__strdup(a, own->ns)))) {
+        cres__free(a, selector);
+        return cres__oom(err, "kubernetes");
+    }
+    snprintf(selector, n, CRES__K8S_JOBSET_KEY "=%s", own->jobset);
+    res = CRES_OK;
+    if (!cres__k8s_listed_by(k, j, selector)) { /* else the list in hand is the JobSet's */
+        cres__log(&k->base, CRES_LOG_INFO,
+                  "kubernetes: job \"%s\": the own pod %s belongs to JobSet %s; resolving the "
+                  "whole JobSet (%s)",
+                  job, q, cres__quote(q2, sizeof q2, own->jobset, strlen(own->jobset)), selector);
+        cres__pods_truncate(a, pods, 0); /* own points into it: not used after this */
+        res = cres__k8s_list(k, h, headers, nh, k->all_namespaces ? ns : k->ns, selector, pods,
+                             err);
+        if (res == CRES_OK) cres__k8s_order(a, pods);
+    }
+    cres__free(a, selector);
+    cres__free(a, ns);
     return res;
 }
 
@@ -4721,11 +4905,12 @@ CRES__PRIVATE cres_result cres__k8s_resolve_once(cres__k8s *k, cres_cluster_spec
         if (s < i) continue; /* this job's selectors were listed with its first entry */
         for (s = i; s < k->jobs_count && res == CRES_OK; s++)
             if (strcmp(k->jobs[s].job, job) == 0)
-                res = cres__k8s_list(k, &h, headers, nh, k->jobs[s].selector, &pods, err);
-        if (res == CRES_OK) {
-            cres__k8s_order(a, &pods);
-            res = cres__k8s_add_job(k, *out, job, &pods, &own_job, &own_index, err);
-        }
+                res = cres__k8s_list(k, &h, headers, nh, k->all_namespaces ? NULL : k->ns,
+                                     k->jobs[s].selector, &pods, err);
+        if (res == CRES_OK) cres__k8s_order(a, &pods);
+        if (res == CRES_OK && k->follow_jobset)
+            res = cres__k8s_follow_jobset(k, &h, headers, nh, i, &pods, err);
+        if (res == CRES_OK) res = cres__k8s_add_job(k, *out, job, &pods, &own_job, &own_index, err);
         cres__pods_truncate(a, &pods, 0);
     }
     if (res == CRES_OK && own_job) res = cres_set_detected_task(&k->base, own_job, own_index, err);
@@ -4887,6 +5072,7 @@ CRES_API cres_result cres_k8s_resolver_create(const cres_k8s_options *o, cres_re
     k->port = o->port ? o->port : CRES__DEFAULT_PORT;
     k->page_size = o->page_size ? o->page_size : 500;
     k->wait_ms = o->wait_ms;
+    k->follow_jobset = o->follow_jobset != 0;
     k->address = o->address;
     host = o->hostname ? o->hostname : cres_resolver_getenv(r, "HOSTNAME");
     res = cres__k8s_copy_jobs(k, o, err);
@@ -9047,9 +9233,10 @@ CRES__PRIVATE cres_result cres__auto_create(const char *backend, const cres_auto
         k.port = o->port;
         job.job = "worker";
         job.selector = selector;
-        if (*selector) {
+        if (*selector) { /* an Indexed Job's pod: its Job, or the JobSet the Job is part of */
             k.jobs = &job;
             k.jobs_count = 1;
+            k.follow_jobset = 1;
         }
         return cres_k8s_resolver_create(&k, r, err);
     }
@@ -9174,6 +9361,9 @@ CRES_API cres_result cres_auto_resolver_create(const cres_auto_options *o, cres_
     if (strcmp(backend, "local") == 0 && strcmp(why, "no launcher or cluster variables") == 0 &&
         (res = cres__auto_not_alone(&probe, err)) != CRES_OK)
         return res;
+    if (strcmp(backend, "kubernetes") == 0 && *selector) /* what auto made of the pod */
+        snprintf(why + strlen(why), sizeof why - strlen(why),
+                 "; job \"worker\" = %s, or the whole JobSet when the own pod is in one", selector);
     res = cres__auto_create(backend, o, selector, &probe, &r, err);
     if (res == CRES_OK) res = cres__apply_options(r, o->task_type, o->task_id, o->rpc_layer, err);
     if (res != CRES_OK) {

@@ -211,6 +211,7 @@ def test_usage_errors_exit_2():
     expect_fail(["--task-id", "x", "--task-type", "w"], 2, ["--task-id x"])
     expect_fail(["--task-id", "1"], 2, ["--task-type"])
     expect_fail(["tfconfig", "--spec", "{}"], 2, ["--spec does not apply"])
+    expect_fail(["local", "--follow-jobset"], 2, ["--follow-jobset does not apply"])
     expect_fail(["--format"], 2, ["--format needs a value"])
     expect_fail(["--exec"], 2, ["--exec needs a command"])
 
