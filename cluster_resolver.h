@@ -7083,8 +7083,8 @@ enum { CRES__SM_HOSTS, CRES__SM_CURRENT, CRES__SM_GROUPS, CRES__SM_GROUP, CRES__
 /* What was read, and from where: the resource config only for what the options and the
    environment leave out (options first, then the environment, then the file). */
 typedef struct cres__sm_source {
-    cres__json file; /* the resource config, parsed, when it was read */
-    int have_file;
+    cres__json file;         /* the resource config, parsed, when it was read */
+    int have_file;           /* it was */
     int pick[CRES__SM_KEYS]; /* its keys' value tokens, -1 = absent */
     cres__json text;         /* the hosts list given as text (options.hosts, SM_HOSTS) */
     const cres__json *doc;   /* the document holding the hosts list: &text or &file */
