@@ -27,8 +27,9 @@
 
    A malformed endpoint list is the fault of its source: CRES_ERR_INVALID_ARGUMENT only for
    options.tpu (never given a list here), CRES_ERR_ENVIRONMENT for a variable or TPU_CONFIG,
-   CRES_ERR_UNEXPECTED_RESPONSE for the metadata server (so "local" from the metadata never
-   fails with CRES_ERR_ENVIRONMENT); an empty TPU_WORKER_ID is unset; no
+   CRES_ERR_UNEXPECTED_RESPONSE for the metadata server (so "local" from the metadata fails
+   with CRES_ERR_ENVIRONMENT only when TPU_WORKER_ID is set and no worker is named: a worker
+   of several, but which are the others?); an empty TPU_WORKER_ID is unset; no
    request URL holds "/../", '?' or '#' (TPU_CONFIG's project and zone are checked).
 
    clang -g -O1 -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=undefined \
@@ -165,7 +166,10 @@ static void check_resolve_failure(const fuzz_case *c, cres_result r, const cres_
           r == CRES_ERR_LIMIT || r == CRES_ERR_ENVIRONMENT || r == CRES_ERR_NOT_FOUND);
     if (r == CRES_ERR_HTTP_STATUS) CHECK(err->http_status == 403 || err->http_status == 500); /* the node's */
     else CHECK(err->http_status == 0);
-    if (c->path == LOCAL_METADATA) CHECK(r != CRES_ERR_ENVIRONMENT);         /* only the metadata spoke */
+    /* only the metadata spoke, but for a TPU_WORKER_ID set while no worker is named */
+    if (c->path == LOCAL_METADATA && r == CRES_ERR_ENVIRONMENT)
+        CHECK(c->worker_id_env && c->text[5][0] &&
+              strstr(err->message, "nor the metadata server names the workers") != NULL);
     if (c->path == LOCAL_ENV && c->worker_id_env && !c->text[5][0] && r == CRES_ERR_ENVIRONMENT)
         CHECK(strncmp(err->message, "tpu: TPU_WORKER_ID", 18) != 0); /* an empty TPU_WORKER_ID is unset */
 }
