@@ -349,6 +349,10 @@ static cres_result create_sagemaker(const cli *c, const cres_config *cfg, cres_r
     o.config = cfg;
     o.resource_config = cli_option(c, "--resource-config");
     o.job_name = cli_option(c, "--job-name");
+    o.instance_groups = cli_option(c, "--instance-groups") != NULL;
+    if (o.instance_groups && o.job_name) /* the groups name the jobs */
+        return usage_fail(err, "sagemaker: --job-name and --instance-groups exclude each other%s",
+                          "");
     if ((r = port_option(c, &o.port, err)) != CRES_OK) return r;
     return cres_sagemaker_resolver_create(&o, out, err);
 }
@@ -461,7 +465,8 @@ static const char *const slurm_options[] = {"--jobs", "--port-base", "--gpus-per
                                             "--gpus-per-task", NULL};
 static const char *const mpi_options[] = {
     "--hostfile", "--host", "--jobs", "--port-base", "--gpus-per-node", "--gpus-per-task", NULL};
-static const char *const sagemaker_options[] = {"--port", "--resource-config", "--job-name", NULL};
+static const char *const sagemaker_options[] = {"--port", "--resource-config", "--job-name",
+                                                "--instance-groups", NULL};
 static const char *const flux_options[] = {
     "--hostfile", "--jobs", "--port-base", "--gpus-per-node", "--gpus-per-task", NULL};
 static const char *const awsbatch_options[] = {"--port", "--main-host", NULL};
@@ -471,7 +476,7 @@ static const char *const volcano_options[] = {"--port", "--hostname", NULL};
 static const char *const lws_options[] = {"--port", "--hostname", "--job-name", NULL};
 /* Backend options that take no value. */
 static const char *const flag_options[] = {"--all-namespaces", "--allow-unhealthy",
-                                           "--follow-jobset", NULL};
+                                           "--follow-jobset", "--instance-groups", NULL};
 
 static const struct backend {
     const char *name;
@@ -586,6 +591,8 @@ static void usage(FILE *f) {
         "  pbs, lsf, sge: the slurm options   flux: --hostfile F (required) and the slurm "
         "options\n"
         "  sagemaker:   --port N (2223) --job-name J (worker) --resource-config F\n"
+        "               --instance-groups (a job per instance group, named by it; default one "
+        "job)\n"
         "  awsbatch:    --port N (29500) --main-host H (the main node's own name; localhost)\n"
         "  vertex:      --cluster-spec JSON (default $CLUSTER_SPEC)\n"
         "  skypilot:    --port N (8470) --job-name J (worker)\n"

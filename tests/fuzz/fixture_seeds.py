@@ -1399,6 +1399,12 @@ def sm_seed(snap):
     fields = [hosts or "", current or ""]
     if isinstance(config, FileText):
         fields.append(config)
+    if o.get("instance_groups"):  # fields 4 and 5: the groups ("" = from the file), the current group
+        groups, groups_bit = sm_source(o, env, "instance_groups_dict", "SM_INSTANCE_GROUPS_DICT", 1)
+        group, group_bit = sm_source(o, env, "current_instance_group", "SM_CURRENT_INSTANCE_GROUP", 2)
+        hosts_bit = hosts_bit if hosts is not None else groups_bit  # one bit says where both come from
+        current_bit = current_bit if current is not None else group_bit
+        fields = fields + [""] * (3 - len(fields)) + [groups or ""] + ([group] if group is not None else [])
     from_file = 0 if hosts is not None and current is not None else \
         5 if current is not None else 6 if hosts is not None else 7
     port = o.get("port")
