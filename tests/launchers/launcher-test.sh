@@ -5,9 +5,10 @@
 #   2. makes node1..node4 resolve to 127.0.0.1 while it runs, for PyTorch's MASTER_ADDR: a
 #      line per name that does not resolve yet, appended to /etc/hosts with a marker comment;
 #   3. runs tests/slurm/test_slurm.py (srun, sbatch, PyTorch gloo) and tests/mpi/test_mpi.py
-#      (mpirun here, on fake hosts, inside sbatch, with our hostfile, PyTorch gloo), then
-#      tests/launchers/test_torchrun.py (torchrun alone, one torchrun per node under srun,
-#      torchrun inside srun);
+#      (mpirun here, on fake hosts, inside sbatch, with our hostfile, PyTorch gloo),
+#      tests/mpi/test_mpich.py (MPICH's mpiexec.hydra here and on fake hosts from our
+#      machinefile), then tests/launchers/test_torchrun.py (torchrun alone, one torchrun per
+#      node under srun, torchrun inside srun);
 #   4. always, also on failure or Ctrl-C: stops the daemons by their pid files
 #      (tests/slurm/stop-slurm.sh) and removes exactly the marked /etc/hosts lines.
 # Needs root. Installs missing packages first (tests/deps.sh).
@@ -67,12 +68,14 @@ python3 "$root/tests/slurm/test_slurm.py" "$cli" "$@" | tee -a "$log"
 [ "${PIPESTATUS[0]}" = 0 ] || status=1
 python3 "$root/tests/mpi/test_mpi.py" "$cli" "$@" | tee -a "$log"
 [ "${PIPESTATUS[0]}" = 0 ] || status=1
+python3 "$root/tests/mpi/test_mpich.py" "$cli" "$@" | tee -a "$log"
+[ "${PIPESTATUS[0]}" = 0 ] || status=1
 python3 "$root/tests/launchers/test_torchrun.py" "$cli" "$@" | tee -a "$log"
 [ "${PIPESTATUS[0]}" = 0 ] || status=1
 
 echo "== launcher-test summary ($cli)"
 grep -E '^(PASS|FAIL) ' "$log" | awk '{print $1}' | sort | uniq -c | sed 's/^ */   /'
 grep -E '^FAIL ' "$log" | sed 's/^/   /'
-grep -E '^test_(slurm|mpi|torchrun): ' "$log" | sed 's/^/   /'
+grep -E '^test_(slurm|mpi|mpich|torchrun): ' "$log" | sed 's/^/   /'
 echo "   start and tests took $(elapsed) s"
 exit $status
