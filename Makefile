@@ -122,7 +122,9 @@ soak-test: $(BUILD)/soak $(BUILD)/asan/soak
 	python3 tests/soak/run_soak.py $^
 
 # Real launchers on this machine (root): a four-node Slurm (srun, sbatch), Open MPI (mpirun here,
-# on fake hosts, inside sbatch) and PyTorch gloo from our torchrun variables; stops all it starts.
+# on fake hosts, inside sbatch), MPICH's mpiexec.hydra (here, on fake hosts), a one-host Grid
+# Engine (qsub -pe, mpirun and mpiexec.hydra in the job) and PyTorch gloo from our torchrun
+# variables; stops all it starts.
 launcher-test: deps-test $(BUILD)/cluster-resolve
 	bash tests/launchers/launcher-test.sh $(BUILD)/cluster-resolve
 

@@ -266,8 +266,9 @@
                                ("local" unless a TPU is named)
                   19 kubernetes an Indexed Job's pod: KUBERNETES_SERVICE_HOST and
                                JOB_COMPLETION_INDEX set and HOSTNAME "<job>-<index>"
-                               (job "worker" = selector job-name=<job>); every pod has
-                               KUBERNETES_SERVICE_HOST, so that alone is not enough
+                               (job "worker" = selector job-name=<job>, with follow_jobset:
+                               the whole JobSet when the Job is one of a JobSet's); every
+                               pod has KUBERNETES_SERVICE_HOST, so that alone is not enough
                   20 local     otherwise, so a program runs unchanged on a laptop; but never
                                while LOCAL_RANK, NODE_RANK, GROUP_RANK, LOCAL_WORLD_SIZE,
                                PMI_RANK, OMPI_COMM_WORLD_RANK, SLURM_PROCID,
@@ -370,9 +371,27 @@
                   resourceconfig.json); this host: current_host, else $SM_CURRENT_HOST,
                   else "current_host". Hosts in natural order (algo-2 before algo-10), job
                   "worker" (job_name), port 2223 (1..65535). No rpc layer, as TF.
-        Own task: the current host's index.
+                  instance_groups (heterogeneous clusters): a job per instance group instead,
+                  named by its instance_group_name, its hosts in natural order. The groups:
+                  options.instance_groups_dict, else $SM_INSTANCE_GROUPS_DICT ({"train":
+                  {"instance_group_name": "train", "hosts": [...]}, ...}; the inner name may
+                  be left out, else it must be the key), else the resource config's
+                  "instance_groups" list. The hosts list is then optional; when known it
+                  must hold the groups' hosts exactly. The current group
+                  (current_instance_group, else $SM_CURRENT_INSTANCE_GROUP, else
+                  "current_group_name") is checked when known. Ranks order jobs "chief"
+                  first, then by name (section 8): rank 0 is the first group's first host.
+                  SM_INSTANCE_GROUPS, SM_CURRENT_INSTANCE_GROUP_HOSTS and SM_IS_HETERO repeat
+                  what is read; SM_DISTRIBUTION_INSTANCE_GROUPS is not read (every group is a
+                  job).
+        Own task: the current host's index (instance_groups: in its group's job).
         Errors:   an empty list, a host named twice or longer than CRES_MAX_NAME_LENGTH, a
                   current host not listed: CRES_ERR_ENVIRONMENT (TF: an empty cluster).
+                  instance_groups: CRES_ERR_ENVIRONMENT naming the variable or file and the
+                  field for no group, a group named twice, with an empty name or no host, a
+                  host in two groups, groups that are not the hosts list, a current host in
+                  no group or in another than the current group, a malformed document;
+                  job_name with it, or its two strings without it: _INVALID_ARGUMENT.
 
       vertex (cres_vertex_options)
         Reads:    once, options.cluster_spec, else $CLUSTER_SPEC: Vertex AI's description,
@@ -461,7 +480,11 @@
                   500) with limit/continue; a 410 Gone restarts the list (three times at
                   most). Members: Running pods that are not terminating; a pod matched twice
                   in a job counts once. Tasks 0..n-1 by Indexed Job completion index when
-                  every pod has one, else by name in natural order.
+                  every pod has one, else by name in natural order. JobSet pods (label
+                  jobset.sigs.k8s.io/jobset-name) go by their Job's jobset.sigs.k8s.io/
+                  job-global-index (label, else annotation) first: completion indices
+                  restart in every Job of a JobSet. A job's pods must all be of one JobSet
+                  (name and namespace) or all of none.
         Options:  token, token_file (not both; files up to 64 KiB), ca_file; namespace_name,
                   else namespace_file (up to 253 bytes; none with options.server), else
                   "default"; all_namespaces; address CRES_K8S_POD_IP (default),
@@ -469,14 +492,26 @@
                   cluster_domain, "cluster.local"; the pod IP for a pod without both); IPv6
                   in brackets; port 1..65535 (0 = 8470); wait_ms: poll a not-ready list
                   (after 0.5, 1, 2, 4, then every 5 s; each poll bounded by
-                  resolve_timeout_ms).
+                  resolve_timeout_ms). follow_jobset (auto sets it for an Indexed Job's
+                  pod): a job whose pods include the own pod, when that pod carries
+                  jobset.sigs.k8s.io/jobset-name, is listed again as that whole JobSet
+                  (selector jobset.sigs.k8s.io/jobset-name=<name>, in the own pod's
+                  namespace) instead; an own pod not among them leaves the job as its
+                  selectors found it. config.log INFO says which. The own pod is looked for
+                  in the list, by name or spec.hostname, not read with GET pods/$HOSTNAME:
+                  that needs the "get" verb too, and an Indexed Job pod's name is
+                  "<job>-<index>-<random>", only its hostname is "<job>-<index>".
         Own task: the pod whose name or spec.hostname is options.hostname ($HOSTNAME; in
                   two jobs: the later job), after a resolve.
-        Errors:   a pod not Running, a Running pod without the chosen IP, two pods with one
-                  completion index: CRES_ERR_NOT_READY naming them (unless wait_ms); a
-                  completion index not 0..INT_MAX: CRES_ERR_UNEXPECTED_RESPONSE; a repeated
-                  continue token or CRES_MAX_K8S_PAGES pages: an error; 401 and 403 say what
-                  to fix (the token; the RBAC rule needed).
+        Errors:   a pod not Running, a Running pod without the chosen IP, two pods of one
+                  Job (one job-global-index in a JobSet) with one completion index:
+                  CRES_ERR_NOT_READY naming them (unless wait_ms); a completion index or
+                  job-global-index not 0..INT_MAX, a JobSet pod without job-global-index
+                  (a JobSet release before August 2024), a JobSet name to follow that is no
+                  label value: CRES_ERR_UNEXPECTED_RESPONSE naming the pod and label; pods
+                  of two JobSets, or of a JobSet and none, in one job: CRES_ERR_CONFLICT; a
+                  repeated continue token or CRES_MAX_K8S_PAGES pages: an error; 401 and 403
+                  say what to fix (the token; the RBAC rule needed).
       Google Cloud (gce, tpu) share the metadata server: http://$GCE_METADATA_HOST, else
                   $GCE_METADATA_IP, else metadata.google.internal (or metadata_url), with
                   "Metadata-Flavor: Google"; at most 2 s (less if timeout_ms is) and one retry
@@ -1024,6 +1059,9 @@ typedef struct cres_k8s_options {
     int wait_ms;                              /* 0 = a pod not Running is CRES_ERR_NOT_READY;
                                                  else poll until this many ms have passed */
     const char *hostname;                     /* own pod; NULL = $HOSTNAME */
+    int follow_jobset;                        /* non-zero: the job holding the own pod, when
+                                                 that pod is of a JobSet, is the whole JobSet
+                                                 (auto sets it; manual: kubernetes) */
     const char *task_type;                    /* NULL = the job of the pod named hostname */
     int task_id;                              /* used when task_type is set */
     const char *rpc_layer;                    /* NULL = "grpc" */
@@ -1142,8 +1180,18 @@ typedef struct cres_sagemaker_options {
     const char *resource_config;              /* NULL = /opt/ml/input/config/
                                                  resourceconfig.json */
     int port;                                 /* 0 = 2223 */
-    const char *job_name;                     /* NULL = "worker" */
-    const char *task_type;                    /* NULL = job_name, the current host's index */
+    const char *job_name;                     /* NULL = "worker"; not with instance_groups */
+    int instance_groups;                      /* 0 = one job of every host; else a job per
+                                                 instance group (heterogeneous clusters),
+                                                 named by its instance_group_name */
+    const char *instance_groups_dict;         /* JSON object as $SM_INSTANCE_GROUPS_DICT; NULL
+                                                 = it, else resource_config's
+                                                 "instance_groups" (instance_groups only) */
+    const char *current_instance_group;       /* checked when known; NULL =
+                                                 $SM_CURRENT_INSTANCE_GROUP, else
+                                                 "current_group_name" (instance_groups only) */
+    const char *task_type;                    /* NULL = job_name (or the current host's group),
+                                                 the current host's index */
     int task_id;                              /* used when task_type is set */
     const char *rpc_layer;                    /* NULL = none (as TensorFlow) */
 } cres_sagemaker_options;
@@ -4183,12 +4231,19 @@ CRES__LEFT_OUT(cres_local_resolver_create, cres_local_options, "local", "CLUSTER
 #endif
 #define CRES__K8S_SA_DIR "/var/run/secrets/kubernetes.io/serviceaccount/"
 #define CRES__K8S_INDEX_KEY "batch.kubernetes.io/job-completion-index"
+/* What the JobSet controller puts on its pods (kubernetes-sigs/jobset, api/jobset/v1alpha2/
+   jobset_types.go): the JobSet's name, and each Job's index across the whole JobSet, since
+   completion indices restart in every Job (the latter since jobset#650, August 2024). */
+#define CRES__K8S_JOBSET_KEY "jobset.sigs.k8s.io/jobset-name"
+#define CRES__K8S_GLOBAL_KEY "jobset.sigs.k8s.io/job-global-index"
 
-/* What we keep of a pod: seven strings in one block, so memory grows with pods by about a
+/* What we keep of a pod: eight strings in one block, so memory grows with pods by about a
    hundred bytes each, not with page bytes. */
 typedef struct cres__pod {
     char *name, *ns, *ip, *host_ip, *hostname, *subdomain, *phase; /* NULL when absent */
+    char *jobset;    /* label jobset.sigs.k8s.io/jobset-name, NULL when absent */
     int index;       /* Indexed Job completion index, -1 when none */
+    int global;      /* a JobSet pod's job-global-index, -1 for other pods */
     int terminating; /* metadata.deletionTimestamp is set */
     char *block;     /* owns the strings */
 } cres__pod;
@@ -4203,7 +4258,7 @@ typedef struct cres__k8s {
     cres_k8s_job_selector *jobs; /* owned copies */
     size_t jobs_count;
     char *server, *token, *token_file, *ca_file, *ns, *hostname, *cluster_domain;
-    int all_namespaces, port, page_size, wait_ms;
+    int all_namespaces, port, page_size, wait_ms, follow_jobset;
     cres_k8s_address address;
 } cres__k8s;
 
@@ -4215,14 +4270,38 @@ CRES__PRIVATE void cres__pods_truncate(const cres_allocator *a, cres__pods *pods
     while (pods->count > keep) cres__pod_free(a, &pods->items[--pods->count]);
 }
 
-/* The Indexed Job completion index from an annotation or label object: -1 when absent,
-   -2 (with why) when present but not an index, which the Job controller never writes. */
-CRES__PRIVATE int cres__k8s_index(const cres__json *d, int map, char *why, size_t cap) {
-    static const char *const key[] = {CRES__K8S_INDEX_KEY};
+/* An index (completion or JobSet global) from an annotation or label object: -1 when absent,
+   -2 (with why) when present but not an index, which the controllers never write. */
+CRES__PRIVATE int cres__k8s_index(const cres__json *d, int map, const char *key, char *why,
+                                  size_t cap) {
     int v, index;
-    cres__json_pick(d, map, key, &v, 1);
+    cres__json_pick(d, map, &key, &v, 1);
     if (v < 0 || cres__json_is_null(d, v)) return -1;
     return cres__json_index(d, v, 1, &index, why, cap) ? index : -2;
+}
+
+/* The completion index, annotation first; a JobSet pod's job-global-index, label first. An
+   index that is there but malformed, or a JobSet pod without its global index, is an error:
+   ordering by anything else would give tasks that disagree with the pods' own indices. */
+CRES__PRIVATE cres_result cres__k8s_pod_indices(const cres__json *d, const int *m, cres__pod *p,
+                                                cres_error *err) {
+    char q[CRES__QUOTE_SIZE], why[96];
+    const char *key = CRES__K8S_INDEX_KEY;
+    p->index = cres__k8s_index(d, m[3], key, why, sizeof why);
+    if (p->index == -1) p->index = cres__k8s_index(d, m[4], key, why, sizeof why);
+    p->global = -1;
+    if (p->index != -2 && p->jobset) {
+        key = CRES__K8S_GLOBAL_KEY;
+        p->global = cres__k8s_index(d, m[4], key, why, sizeof why);
+        if (p->global == -1) p->global = cres__k8s_index(d, m[3], key, why, sizeof why);
+        if (p->global == -1) {
+            snprintf(why, sizeof why, "is missing, but the pod has " CRES__K8S_JOBSET_KEY);
+            p->global = -2;
+        }
+    }
+    if (p->index != -2 && p->global != -2) return CRES_OK;
+    return cres__fail(err, CRES_ERR_UNEXPECTED_RESPONSE, "kubernetes: pod %s: %s %s",
+                      cres__quote(q, sizeof q, p->name, strlen(p->name)), key, why);
 }
 
 CRES__PRIVATE cres_result cres__k8s_read_pod(const cres__json *d, int item, cres__pod *p,
@@ -4232,25 +4311,28 @@ CRES__PRIVATE cres_result cres__k8s_read_pod(const cres__json *d, int item, cres
                                        "labels"};
     static const char *const spec[] = {"hostname", "subdomain"};
     static const char *const status[] = {"phase", "podIP", "hostIP"};
-    static const char *const names[] = {"metadata.name",  "metadata.namespace", "spec.hostname",
-                                        "spec.subdomain", "status.phase",       "status.podIP",
-                                        "status.hostIP"};
-    int t[3], m[5], sp[2], st[3], field[7], i;
-    char **slot[7], q[CRES__QUOTE_SIZE], why[96];
+    static const char *const jobset[] = {CRES__K8S_JOBSET_KEY};
+    static const char *const names[] = {
+        "metadata.name", "metadata.namespace", "spec.hostname", "spec.subdomain", "status.phase",
+        "status.podIP",  "status.hostIP",      "metadata.labels[" CRES__K8S_JOBSET_KEY "]"};
+    int t[3], m[5], sp[2], st[3], field[8], i;
+    char **slot[8], q[CRES__QUOTE_SIZE];
     size_t size = 1, used = 0;
+    cres_result res;
     cres__json_pick(d, item, top, t, 3);
     cres__json_pick(d, t[0], meta, m, 5);
     cres__json_pick(d, t[1], spec, sp, 2);
     cres__json_pick(d, t[2], status, st, 3);
+    cres__json_pick(d, m[4], jobset, &field[7], 1);
     memset(p, 0, sizeof *p);
     field[0] = m[0], field[1] = m[1], field[2] = sp[0], field[3] = sp[1], field[4] = st[0],
     field[5] = st[1], field[6] = st[2];
     slot[0] = &p->name, slot[1] = &p->ns, slot[2] = &p->hostname, slot[3] = &p->subdomain,
-    slot[4] = &p->phase, slot[5] = &p->ip, slot[6] = &p->host_ip;
+    slot[4] = &p->phase, slot[5] = &p->ip, slot[6] = &p->host_ip, slot[7] = &p->jobset;
     if (m[0] < 0 || d->t[m[0]].type != JSMN_STRING)
         return cres__fail(err, CRES_ERR_UNEXPECTED_RESPONSE,
                           "kubernetes: a pod in the list has no \"metadata.name\"");
-    for (i = 0; i < 7; i++) { /* absent or null fields stay NULL; others must be strings */
+    for (i = 0; i < 8; i++) { /* absent or null fields stay NULL; others must be strings */
         if (field[i] >= 0 && cres__json_is_null(d, field[i])) field[i] = -1;
         if (field[i] >= 0 && d->t[field[i]].type != JSMN_STRING)
             return cres__fail(err, CRES_ERR_UNEXPECTED_RESPONSE,
@@ -4261,7 +4343,7 @@ CRES__PRIVATE cres_result cres__k8s_read_pod(const cres__json *d, int item, cres
         if (field[i] >= 0) size += (size_t)(d->t[field[i]].end - d->t[field[i]].start) + 1;
     }
     if (!(p->block = (char *)cres__alloc(a, size))) return cres__oom(err, "kubernetes");
-    for (i = 0; i < 7; i++) {
+    for (i = 0; i < 8; i++) {
         const jsmntok_t *tok = &d->t[field[i] < 0 ? 0 : field[i]];
         long n;
         if (field[i] < 0) continue;
@@ -4273,16 +4355,8 @@ CRES__PRIVATE cres_result cres__k8s_read_pod(const cres__json *d, int item, cres
     if (!p->ns) p->ns = p->block + used; /* "" */
     p->block[used] = '\0';
     p->terminating = m[2] >= 0 && !cres__json_is_null(d, m[2]);
-    p->index = cres__k8s_index(d, m[3], why, sizeof why);
-    if (p->index == -1) p->index = cres__k8s_index(d, m[4], why, sizeof why);
-    if (p->index == -2) {
-        cres__fail(err, CRES_ERR_UNEXPECTED_RESPONSE,
-                   "kubernetes: pod %s: " CRES__K8S_INDEX_KEY " %s",
-                   cres__quote(q, sizeof q, p->name, strlen(p->name)), why);
-        cres__pod_free(a, p);
-        return CRES_ERR_UNEXPECTED_RESPONSE;
-    }
-    return CRES_OK;
+    if ((res = cres__k8s_pod_indices(d, m, p, err)) != CRES_OK) cres__pod_free(a, p);
+    return res;
 }
 
 /* A page is read without tokenizing it whole: the top level is walked here and each item
@@ -4486,8 +4560,9 @@ CRES__PRIVATE cres_result cres__k8s_status_error(cres__k8s *k, const cres_http_r
     return CRES_ERR_HTTP_STATUS;
 }
 
-/* The pod-list URL for one page. */
-CRES__PRIVATE char *cres__k8s_url(cres__k8s *k, const char *selector, const char *token) {
+/* The pod-list URL for one page of namespace ns (NULL = every namespace). */
+CRES__PRIVATE char *cres__k8s_url(cres__k8s *k, const char *ns, const char *selector,
+                                  const char *token) {
     cres__writer w;
     char *url = NULL;
     size_t need = 0;
@@ -4495,11 +4570,11 @@ CRES__PRIVATE char *cres__k8s_url(cres__k8s *k, const char *selector, const char
     for (pass = 0; pass < 2; pass++) { /* measure, then write */
         cres__start(&w, url, need, NULL);
         cres__puts(&w, k->server);
-        if (k->all_namespaces) {
+        if (!ns) {
             cres__puts(&w, "/api/v1/pods");
         } else {
             cres__puts(&w, "/api/v1/namespaces/");
-            cres__put_url_encoded(&w, k->ns);
+            cres__put_url_encoded(&w, ns);
             cres__puts(&w, "/pods");
         }
         cres__puts(&w, "?labelSelector=");
@@ -4517,11 +4592,12 @@ CRES__PRIVATE char *cres__k8s_url(cres__k8s *k, const char *selector, const char
     return url;
 }
 
-/* Lists every page of one selector into pods; a 410 Gone (an expired continue token)
-   starts the list again, up to three times. */
+/* Lists every page of one selector in namespace ns (NULL = all) into pods; a 410 Gone (an
+   expired continue token) starts the list again, up to three times. */
 CRES__PRIVATE cres_result cres__k8s_list(cres__k8s *k, cres__http *h,
                                          const cres_http_header *headers, size_t nh,
-                                         const char *selector, cres__pods *pods, cres_error *err) {
+                                         const char *ns, const char *selector, cres__pods *pods,
+                                         cres_error *err) {
     const cres_allocator *a = &k->base.config.allocator;
     size_t first = pods->count;
     char *token = NULL, *url, *next;
@@ -4530,7 +4606,7 @@ CRES__PRIVATE cres_result cres__k8s_list(cres__k8s *k, cres__http *h,
     cres_result res;
     char q[CRES__QUOTE_SIZE];
     for (;;) {
-        if (!(url = cres__k8s_url(k, selector, token))) {
+        if (!(url = cres__k8s_url(k, ns, selector, token))) {
             res = cres__oom(err, "kubernetes");
             break;
         }
@@ -4575,20 +4651,25 @@ CRES__PRIVATE int cres__cmp_pod_key(const void *x, const void *y) {
     return c ? c : strcmp(p->name, q->name);
 }
 
+/* A JobSet's Jobs go by job-global-index first (other pods all have -1). */
 CRES__PRIVATE int cres__cmp_pod_name(const void *x, const void *y) {
     const cres__pod *p = (const cres__pod *)x, *q = (const cres__pod *)y;
-    int c = cres__natural_cmp(p->name, q->name);
+    int c;
+    if (p->global != q->global) return p->global < q->global ? -1 : 1;
+    c = cres__natural_cmp(p->name, q->name);
     return c ? c : strcmp(p->ns, q->ns);
 }
 
 CRES__PRIVATE int cres__cmp_pod_index(const void *x, const void *y) {
     const cres__pod *p = (const cres__pod *)x, *q = (const cres__pod *)y;
+    if (p->global != q->global) return p->global < q->global ? -1 : 1;
     if (p->index != q->index) return p->index < q->index ? -1 : 1;
     return cres__cmp_pod_name(x, y);
 }
 
 /* Drops pods listed twice (matched by two selectors) and terminating pods, then orders them:
-   by completion index when every pod has one, else by name, naturally. */
+   a JobSet's by job-global-index, then (every pod) by completion index when every pod has
+   one, else by name, naturally. */
 CRES__PRIVATE void cres__k8s_order(const cres_allocator *a, cres__pods *pods) {
     size_t i, kept = 0;
     int indexed = 1;
@@ -4636,24 +4717,71 @@ CRES__PRIVATE char *cres__k8s_address(cres__k8s *k, const cres__pod *p, cres_res
     return s;
 }
 
+/* Two pods of one Job with one completion index: the Job is replacing a pod. */
+CRES__PRIVATE cres_result cres__k8s_duplicate(const cres__pod *o, const cres__pod *p,
+                                              cres_error *err) {
+    char q1[CRES__QUOTE_SIZE], q2[CRES__QUOTE_SIZE], of_job[48] = "";
+    if (p->global >= 0) snprintf(of_job, sizeof of_job, " in job-global-index %d", p->global);
+    return cres__fail(err, CRES_ERR_NOT_READY,
+                      "kubernetes: pods %s and %s both have completion index %d%s",
+                      cres__quote(q1, sizeof q1, o->name, strlen(o->name)),
+                      cres__quote(q2, sizeof q2, p->name, strlen(p->name)), p->index, of_job);
+}
+
 /* In completion-index order, two pods of one namespace with one index mean the Job is
-   replacing a pod: not ready yet (task ids would not match the indices). */
+   replacing a pod: not ready yet (task ids would not match the indices). In a JobSet every
+   Job counts from 0, so only pods of one Job (one job-global-index) are compared. */
 CRES__PRIVATE cres_result cres__k8s_check_indices(const cres__pods *pods, cres_error *err) {
     size_t i, d;
-    char q1[CRES__QUOTE_SIZE], q2[CRES__QUOTE_SIZE];
     for (i = 0; i < pods->count; i++)
         if (pods->items[i].index < 0) return CRES_OK; /* ordered by name: indices unused */
     for (i = 0; i < pods->count; i++) {
-        const cres__pod *p = &pods->items[i];
-        for (d = i; d-- > 0 && pods->items[d].index == p->index;)
-            if (strcmp(pods->items[d].ns, p->ns) == 0)
-                return cres__fail(
-                    err, CRES_ERR_NOT_READY,
-                    "kubernetes: pods %s and %s both have completion index %d",
-                    cres__quote(q1, sizeof q1, pods->items[d].name, strlen(pods->items[d].name)),
-                    cres__quote(q2, sizeof q2, p->name, strlen(p->name)), p->index);
+        const cres__pod *p = &pods->items[i], *o;
+        for (d = i; d-- > 0 && (o = &pods->items[d])->index == p->index && o->global == p->global;)
+            if (strcmp(o->ns, p->ns) == 0) return cres__k8s_duplicate(o, p, err);
     }
     return CRES_OK;
+}
+
+/* Whether two pods are of one JobSet (its name and namespace), or both of none. */
+CRES__PRIVATE int cres__k8s_same_jobset(const cres__pod *p, const cres__pod *q) {
+    if (!p->jobset || !q->jobset) return !p->jobset && !q->jobset;
+    return strcmp(p->jobset, q->jobset) == 0 && strcmp(p->ns, q->ns) == 0;
+}
+
+/* " (JobSet "js" in ml)" or " (no JobSet)", for messages. */
+CRES__PRIVATE const char *cres__k8s_jobset_note(const cres__pod *p, char *buf, size_t cap) {
+    char q[CRES__QUOTE_SIZE];
+    if (!p->jobset) return " (no JobSet)";
+    cres__quote(q, sizeof q, p->jobset, strlen(p->jobset));
+    snprintf(buf, cap, " (JobSet %s in %.40s)", q, p->ns);
+    return buf;
+}
+
+/* One job's pods are of one JobSet, or of none: job-global-index orders the Jobs of one
+   JobSet, but nothing orders two JobSets, or a JobSet and other pods, against each other. */
+CRES__PRIVATE cres_result cres__k8s_check_jobset(const char *job, const cres__pods *pods,
+                                                 cres_error *err) {
+    char q1[CRES__QUOTE_SIZE], q2[CRES__QUOTE_SIZE], n1[160], n2[160];
+    size_t i;
+    for (i = 1; i < pods->count; i++) {
+        const cres__pod *p = &pods->items[0], *q = &pods->items[i];
+        if (cres__k8s_same_jobset(p, q)) continue;
+        return cres__fail(err, CRES_ERR_CONFLICT,
+                          "kubernetes: job \"%.40s\" mixes pod %s%s with pod %s%s; select one "
+                          "JobSet (" CRES__K8S_JOBSET_KEY "=NAME) or none",
+                          job, cres__quote(q1, sizeof q1, p->name, strlen(p->name)),
+                          cres__k8s_jobset_note(p, n1, sizeof n1),
+                          cres__quote(q2, sizeof q2, q->name, strlen(q->name)),
+                          cres__k8s_jobset_note(q, n2, sizeof n2));
+    }
+    return CRES_OK;
+}
+
+/* The own pod: named like this host, or with its spec.hostname (an Indexed Job's pod). */
+CRES__PRIVATE int cres__k8s_is_own(const cres__k8s *k, const cres__pod *p) {
+    return k->hostname && (strcmp(p->name, k->hostname) == 0 ||
+                           (p->hostname && strcmp(p->hostname, k->hostname) == 0));
 }
 
 /* Adds a job's pods as tasks 0..n-1 and notes the own task (the pod named like this host)
@@ -4665,7 +4793,9 @@ CRES__PRIVATE cres_result cres__k8s_add_job(cres__k8s *k, cres_cluster_spec *spe
     cres_result res = CRES_OK;
     char q[CRES__QUOTE_SIZE];
     cres__job *j;
-    if ((res = cres__k8s_check_indices(pods, err)) != CRES_OK) return res;
+    if ((res = cres__k8s_check_jobset(job, pods, err)) != CRES_OK ||
+        (res = cres__k8s_check_indices(pods, err)) != CRES_OK)
+        return res;
     if ((res = cres__spec_job(spec, job, &j, err)) != CRES_OK) return res; /* an empty job too */
     for (i = 0; i < pods->count && res == CRES_OK; i++) {
         const cres__pod *p = &pods->items[i];
@@ -4680,12 +4810,94 @@ CRES__PRIVATE cres_result cres__k8s_add_job(cres__k8s *k, cres_cluster_spec *spe
         cres__free(&k->base.config.allocator, address);
         if (res != CRES_OK)
             return cres__wrap(err, res, CRES_ERR_UNEXPECTED_RESPONSE, "kubernetes: ");
-        if (k->hostname && (strcmp(p->name, k->hostname) == 0 ||
-                            (p->hostname && strcmp(p->hostname, k->hostname) == 0))) {
+        if (cres__k8s_is_own(k, p)) {
             *own_job = job;
             *own_index = (int)i;
         }
     }
+    return res;
+}
+
+/* A label value the API server would store: 1..63 of [A-Za-z0-9-_.], a letter or digit at
+   both ends. A JobSet name from a pod goes into a selector, where ',' or '!' would change it. */
+CRES__PRIVATE int cres__k8s_label_value(const char *v) {
+    static const char alnum[] = "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789";
+    size_t n = strlen(v), i;
+    if (n < 1 || n > 63 || !strchr(alnum, v[0]) || !strchr(alnum, v[n - 1])) return 0;
+    for (i = 0; i < n; i++)
+        if (!strchr(alnum, v[i]) && !strchr("-_.", v[i])) return 0;
+    return 1;
+}
+
+/* Whether job j is listed by `selector` alone, in the resolver's one namespace. */
+CRES__PRIVATE int cres__k8s_listed_by(const cres__k8s *k, size_t j, const char *selector) {
+    size_t s, others = 0;
+    for (s = 0; s < k->jobs_count; s++)
+        if (strcmp(k->jobs[s].job, k->jobs[j].job) == 0)
+            others += strcmp(k->jobs[s].selector, selector) != 0;
+    return !k->all_namespaces && others == 0;
+}
+
+/* The own pod among a job's pods, or NULL (logged: the job then stands as it is). */
+CRES__PRIVATE const cres__pod *cres__k8s_own_pod(cres__k8s *k, const char *job,
+                                                 const cres__pods *pods) {
+    char q[CRES__QUOTE_SIZE];
+    size_t i;
+    for (i = 0; i < pods->count; i++)
+        if (cres__k8s_is_own(k, &pods->items[i])) return &pods->items[i];
+    cres__log(&k->base, CRES_LOG_INFO,
+              "kubernetes: job \"%s\": the own pod (%s) is not among its pods; resolving its "
+              "selectors alone, not following a JobSet",
+              job, k->hostname ? cres__quote(q, sizeof q, k->hostname, strlen(k->hostname))
+                               : "no hostname");
+    return NULL;
+}
+
+/* follow_jobset: when the own pod is among job j's pods and belongs to a JobSet, the job
+   becomes that whole JobSet, listed by its label in the own pod's namespace in place of what
+   the job's selectors found. The own pod is found in a list we make anyway, so this needs no
+   RBAC verb beyond "list"; GET pods/$HOSTNAME would 404, since an Indexed Job pod is named
+   "<job>-<index>-<random>" and only its spec.hostname is "<job>-<index>". */
+CRES__PRIVATE cres_result cres__k8s_follow_jobset(cres__k8s *k, cres__http *h,
+                                                  const cres_http_header *headers, size_t nh,
+                                                  size_t j, cres__pods *pods, cres_error *err) {
+    const cres_allocator *a = &k->base.config.allocator;
+    const char *job = k->jobs[j].job;
+    const cres__pod *own = cres__k8s_own_pod(k, job, pods);
+    char *selector, *ns = NULL, q[CRES__QUOTE_SIZE], q2[CRES__QUOTE_SIZE];
+    size_t n;
+    cres_result res;
+    if (!own) return CRES_OK;
+    cres__quote(q, sizeof q, own->name, strlen(own->name));
+    if (!own->jobset) {
+        cres__log(&k->base, CRES_LOG_INFO,
+                  "kubernetes: job \"%s\": the own pod %s belongs to no JobSet", job, q);
+        return CRES_OK;
+    }
+    if (!cres__k8s_label_value(own->jobset))
+        return cres__fail(err, CRES_ERR_UNEXPECTED_RESPONSE,
+                          "kubernetes: pod %s: " CRES__K8S_JOBSET_KEY " %s is not a label value", q,
+                          cres__quote(q2, sizeof q2, own->jobset, strlen(own->jobset)));
+    n = sizeof CRES__K8S_JOBSET_KEY + strlen(own->jobset) + 1;
+    if (!(selector = (char *)cres__alloc(a, n)) ||
+        (k->all_namespaces && *own->ns && !(ns = cres__strdup(a, own->ns)))) {
+        cres__free(a, selector);
+        return cres__oom(err, "kubernetes");
+    }
+    snprintf(selector, n, CRES__K8S_JOBSET_KEY "=%s", own->jobset);
+    res = CRES_OK;
+    if (!cres__k8s_listed_by(k, j, selector)) { /* else the list in hand is the JobSet's */
+        cres__log(&k->base, CRES_LOG_INFO,
+                  "kubernetes: job \"%s\": the own pod %s belongs to JobSet %s; resolving the "
+                  "whole JobSet (%s)",
+                  job, q, cres__quote(q2, sizeof q2, own->jobset, strlen(own->jobset)), selector);
+        cres__pods_truncate(a, pods, 0); /* own points into it: not used after this */
+        res = cres__k8s_list(k, h, headers, nh, k->all_namespaces ? ns : k->ns, selector, pods,
+                             err);
+        if (res == CRES_OK) cres__k8s_order(a, pods);
+    }
+    cres__free(a, selector);
+    cres__free(a, ns);
     return res;
 }
 
@@ -4726,11 +4938,12 @@ CRES__PRIVATE cres_result cres__k8s_resolve_once(cres__k8s *k, cres_cluster_spec
         if (s < i) continue; /* this job's selectors were listed with its first entry */
         for (s = i; s < k->jobs_count && res == CRES_OK; s++)
             if (strcmp(k->jobs[s].job, job) == 0)
-                res = cres__k8s_list(k, &h, headers, nh, k->jobs[s].selector, &pods, err);
-        if (res == CRES_OK) {
-            cres__k8s_order(a, &pods);
-            res = cres__k8s_add_job(k, *out, job, &pods, &own_job, &own_index, err);
-        }
+                res = cres__k8s_list(k, &h, headers, nh, k->all_namespaces ? NULL : k->ns,
+                                     k->jobs[s].selector, &pods, err);
+        if (res == CRES_OK) cres__k8s_order(a, &pods);
+        if (res == CRES_OK && k->follow_jobset)
+            res = cres__k8s_follow_jobset(k, &h, headers, nh, i, &pods, err);
+        if (res == CRES_OK) res = cres__k8s_add_job(k, *out, job, &pods, &own_job, &own_index, err);
         cres__pods_truncate(a, &pods, 0);
     }
     if (res == CRES_OK && own_job) res = cres_set_detected_task(&k->base, own_job, own_index, err);
@@ -4892,6 +5105,7 @@ CRES_API cres_result cres_k8s_resolver_create(const cres_k8s_options *o, cres_re
     k->port = o->port ? o->port : CRES__DEFAULT_PORT;
     k->page_size = o->page_size ? o->page_size : 500;
     k->wait_ms = o->wait_ms;
+    k->follow_jobset = o->follow_jobset != 0;
     k->address = o->address;
     host = o->hostname ? o->hostname : cres_resolver_getenv(r, "HOSTNAME");
     res = cres__k8s_copy_jobs(k, o, err);
@@ -7742,14 +7956,163 @@ CRES__LEFT_OUT(cres_flux_resolver_create, cres_flux_options, "flux", "CLUSTER_RE
 
 #ifndef CLUSTER_RESOLVER_NO_SAGEMAKER
 
+/* Where the resource config's keys are in cres__sm_source.pick. */
+enum { CRES__SM_HOSTS, CRES__SM_CURRENT, CRES__SM_GROUPS, CRES__SM_GROUP, CRES__SM_KEYS };
+
+/* What was read, and from where: the resource config only for what the options and the
+   environment leave out (options first, then the environment, then the file). */
 typedef struct cres__sm_source {
-    cres__json doc;      /* the parsed text holding the hosts list */
-    int hosts;           /* its list token */
-    char *current;       /* the current host (owned) */
+    cres__json file;         /* the resource config, parsed, when it was read */
+    int have_file;           /* it was */
+    int pick[CRES__SM_KEYS]; /* its keys' value tokens, -1 = absent */
+    cres__json text;         /* the hosts list given as text (options.hosts, SM_HOSTS) */
+    const cres__json *doc;   /* the document holding the hosts list: &text or &file */
+    int hosts;               /* its list token; -1 = no list (allowed with instance groups) */
+    char *current;           /* the current host (owned) */
     const char *hosts_what, *current_what;
+    /* with options.instance_groups: */
+    cres__json gtext;       /* the groups given as text (options, SM_INSTANCE_GROUPS_DICT) */
+    const cres__json *gdoc; /* &gtext (an object: name -> group) or &file (a list) */
+    int groups;             /* the object's or list's token */
+    char *group;            /* the current group when told (owned), else NULL */
+    const char *groups_what, *group_what;
 } cres__sm_source;
 
-/* Reads what the options and the environment leave out from the resource config file. */
+/* Options that only mean something together. */
+CRES__PRIVATE cres_result cres__sm_check_options(const cres_sagemaker_options *o, cres_error *err) {
+    if (o->instance_groups && o->job_name)
+        return cres__fail(err, CRES_ERR_INVALID_ARGUMENT,
+                          "sagemaker: job_name and instance_groups exclude each other (the "
+                          "groups name the jobs)");
+    if (!o->instance_groups && (o->instance_groups_dict || o->current_instance_group))
+        return cres__fail(err, CRES_ERR_INVALID_ARGUMENT,
+                          "sagemaker: options.%s is read only with options.instance_groups",
+                          o->instance_groups_dict ? "instance_groups_dict"
+                                                  : "current_instance_group");
+    return CRES_OK;
+}
+
+/* Reads and parses the resource config; `missing` names the variable that sent us there. */
+CRES__PRIVATE cres_result cres__sm_file(const cres_resolver *r, const char *path,
+                                        const char *missing, char **file, cres__sm_source *src,
+                                        cres_error *err) {
+    static const char *const keys[CRES__SM_KEYS] = {"hosts", "current_host", "instance_groups",
+                                                    "current_group_name"};
+    char q[CRES__QUOTE_SIZE];
+    cres_result res = cres__read_small_file(r, path, CRES_MAX_DOCUMENT_BYTES, file, err);
+    if (res == CRES_ERR_OUT_OF_MEMORY || res == CRES_ERR_LIMIT) return res;
+    if (res != CRES_OK)
+        return cres__fail(err, CRES_ERR_ENVIRONMENT,
+                          "sagemaker: %s is not set and %s cannot be read: not a SageMaker "
+                          "training job",
+                          missing, cres__quote(q, sizeof q, path, strlen(path)));
+    if ((res = cres__json_parse(&src->file, *file, strlen(*file), &r->config.allocator, path,
+                                CRES_ERR_ENVIRONMENT, err)) != CRES_OK)
+        return res;
+    src->have_file = 1;
+    cres__json_pick(&src->file, 0, keys, src->pick, CRES__SM_KEYS);
+    return CRES_OK;
+}
+
+/* Parses a JSON text an option or a variable gave; it must open with `open`. */
+CRES__PRIVATE cres_result cres__sm_parse(const cres_resolver *r, cres__json *d, const char *text,
+                                         const char *what, char open, const char *shape,
+                                         cres_error *err) {
+    const char *first = text + strspn(text, " \t\r\n");
+    cres_result res;
+    if (!*first) return cres__fail(err, CRES_ERR_ENVIRONMENT, "sagemaker: %s is empty", what);
+    if (*first != open)
+        return cres__fail(err, CRES_ERR_ENVIRONMENT, "sagemaker: %s must be %s", what, shape);
+    res = cres__json_parse_document(d, text, strlen(text), &r->config.allocator, what,
+                                    CRES_ERR_ENVIRONMENT, err);
+    return res == CRES_OK ? res : cres__wrap(err, res, CRES_OK, "sagemaker: ");
+}
+
+/* A string of the resource config, copied: key `k` of src->pick, named for messages. */
+CRES__PRIVATE cres_result cres__sm_file_string(const cres__sm_source *src, int k, const char *key,
+                                               const char *path, char **out, cres_error *err) {
+    char q[CRES__QUOTE_SIZE];
+    int ok;
+    if (!cres__json_is(&src->file, src->pick[k], JSMN_STRING))
+        return cres__fail(err, CRES_ERR_ENVIRONMENT, "sagemaker: %s has no \"%s\" string",
+                          cres__quote(q, sizeof q, path, strlen(path)), key);
+    if ((ok = cres__json_strdup(&src->file, src->pick[k], out)) == 0)
+        return cres__oom(err, "sagemaker");
+    if (ok < 0)
+        return cres__fail(err, CRES_ERR_ENVIRONMENT, "sagemaker: \"%s\" holds a NUL character",
+                          key);
+    return CRES_OK;
+}
+
+/* The hosts list: options.hosts, else $SM_HOSTS, else the file's "hosts" (optional: with
+   instance groups it is only checked against them). */
+CRES__PRIVATE cres_result cres__sm_hosts_source(const cres_resolver *r, const char *hosts,
+                                                int optional, cres__sm_source *src,
+                                                cres_error *err) {
+    cres_result res;
+    if (hosts) {
+        res = cres__sm_parse(r, &src->text, hosts, src->hosts_what, '[',
+                             "a JSON list of host names", err);
+        if (res != CRES_OK) return res;
+        src->doc = &src->text;
+        src->hosts = 0;
+    } else if (src->have_file) {
+        src->hosts_what = "resource config \"hosts\"";
+        src->doc = &src->file;
+        src->hosts = src->pick[CRES__SM_HOSTS];
+        if (optional && src->hosts < 0) return CRES_OK;
+    } else {
+        return CRES_OK; /* not needed, so the file was not read */
+    }
+    if (!cres__json_is(src->doc, src->hosts, JSMN_ARRAY))
+        return cres__fail(err, CRES_ERR_ENVIRONMENT,
+                          "sagemaker: %s must be a JSON list of host names", src->hosts_what);
+    return CRES_OK;
+}
+
+/* The groups (options.instance_groups_dict, else $SM_INSTANCE_GROUPS_DICT, else the file's
+   "instance_groups") and the current group when told (options.current_instance_group, else
+   $SM_CURRENT_INSTANCE_GROUP, else the file's "current_group_name"). */
+CRES__PRIVATE cres_result cres__sm_groups_source(const cres_resolver *r,
+                                                 const cres_sagemaker_options *o,
+                                                 const char *groups, const char *path,
+                                                 cres__sm_source *src, cres_error *err) {
+    const char *group = o->current_instance_group
+                            ? o->current_instance_group
+                            : cres_resolver_getenv(r, "SM_CURRENT_INSTANCE_GROUP");
+    cres_result res;
+    src->group_what =
+        o->current_instance_group ? "options.current_instance_group" : "SM_CURRENT_INSTANCE_GROUP";
+    if (groups) {
+        res = cres__sm_parse(r, &src->gtext, groups, src->groups_what, '{',
+                             "a JSON object of instance groups by name", err);
+        if (res != CRES_OK) return res;
+        src->gdoc = &src->gtext;
+        src->groups = 0;
+    } else {
+        src->groups_what = "resource config \"instance_groups\"";
+        src->gdoc = &src->file;
+        src->groups = src->pick[CRES__SM_GROUPS];
+        if (!cres__json_is(&src->file, src->groups, JSMN_ARRAY))
+            return cres__fail(err, CRES_ERR_ENVIRONMENT,
+                              "sagemaker: %s must be a JSON list of instance groups",
+                              src->groups_what);
+    }
+    if (group) {
+        if (!*group)
+            return cres__fail(err, CRES_ERR_ENVIRONMENT, "sagemaker: %s is empty", src->group_what);
+        if (!(src->group = cres__strdup(&r->config.allocator, group)))
+            return cres__oom(err, "sagemaker");
+    } else if (src->have_file && src->pick[CRES__SM_GROUP] >= 0) {
+        src->group_what = "resource config \"current_group_name\"";
+        return cres__sm_file_string(src, CRES__SM_GROUP, "current_group_name", path, &src->group,
+                                    err);
+    }
+    return CRES_OK;
+}
+
+/* Reads what the options and the environment give, and the resource config file for the
+   rest: the hosts list and the current host; with instance groups, the groups too. */
 CRES__PRIVATE cres_result cres__sm_read(const cres_resolver *r, const cres_sagemaker_options *o,
                                         char **file, cres__sm_source *src, cres_error *err) {
     const cres_allocator *a = &r->config.allocator;
@@ -7757,133 +8120,368 @@ CRES__PRIVATE cres_result cres__sm_read(const cres_resolver *r, const cres_sagem
     const char *current =
         o->current_host ? o->current_host : cres_resolver_getenv(r, "SM_CURRENT_HOST");
     const char *path = o->resource_config ? o->resource_config : CRES__SM_RESOURCE_CONFIG;
-    const char *doc_text = hosts;
-    int picked[2] = {-1, -1}, ok;
+    const char *groups = NULL;
     cres_result res;
-    char q[CRES__QUOTE_SIZE];
     src->hosts_what = o->hosts ? "options.hosts" : "SM_HOSTS";
     src->current_what = o->current_host ? "options.current_host" : "SM_CURRENT_HOST";
-    if (!hosts || !current) {
-        static const char *const keys[2] = {"hosts", "current_host"};
-        res = cres__read_small_file(r, path, CRES_MAX_DOCUMENT_BYTES, file, err);
-        if (res == CRES_ERR_OUT_OF_MEMORY || res == CRES_ERR_LIMIT) return res;
-        if (res != CRES_OK)
-            return cres__fail(err, CRES_ERR_ENVIRONMENT,
-                              "sagemaker: %s is not set and %s cannot be read: not a SageMaker "
-                              "training job",
-                              hosts ? "SM_CURRENT_HOST" : "SM_HOSTS",
-                              cres__quote(q, sizeof q, path, strlen(path)));
-        if ((res = cres__json_parse(&src->doc, *file, strlen(*file), a, path, CRES_ERR_ENVIRONMENT,
-                                    err)) != CRES_OK)
-            return res;
-        cres__json_pick(&src->doc, 0, keys, picked, 2);
-        if (!hosts) {
-            src->hosts = picked[0];
-            src->hosts_what = "resource config \"hosts\"";
-            doc_text = NULL;
-        }
-        if (!current) {
-            src->current_what = "resource config \"current_host\"";
-            if (!cres__json_is(&src->doc, picked[1], JSMN_STRING))
-                return cres__fail(err, CRES_ERR_ENVIRONMENT,
-                                  "sagemaker: %s has no \"current_host\" string",
-                                  cres__quote(q, sizeof q, path, strlen(path)));
-            if ((ok = cres__json_strdup(&src->doc, picked[1], &src->current)) == 0)
-                return cres__oom(err, "sagemaker");
-            if (ok < 0)
-                return cres__fail(err, CRES_ERR_ENVIRONMENT,
-                                  "sagemaker: \"current_host\" holds a NUL character");
-        }
-        if (doc_text) cres__json_free(&src->doc);
+    if (o->instance_groups) {
+        groups = o->instance_groups_dict ? o->instance_groups_dict
+                                         : cres_resolver_getenv(r, "SM_INSTANCE_GROUPS_DICT");
+        src->groups_what =
+            o->instance_groups_dict ? "options.instance_groups_dict" : "SM_INSTANCE_GROUPS_DICT";
     }
-    if (current && !(src->current = cres__strdup(a, current))) return cres__oom(err, "sagemaker");
-    if (doc_text) {
-        const char *first = doc_text + strspn(doc_text, " \t\r\n");
-        if (!*first)
-            return cres__fail(err, CRES_ERR_ENVIRONMENT, "sagemaker: %s is empty", src->hosts_what);
-        if (*first != '[')
-            return cres__fail(err, CRES_ERR_ENVIRONMENT,
-                              "sagemaker: %s must be a JSON list of host names", src->hosts_what);
-        res = cres__json_parse_document(&src->doc, doc_text, strlen(doc_text), a, src->hosts_what,
-                                        CRES_ERR_ENVIRONMENT, err);
-        if (res != CRES_OK) return cres__wrap(err, res, CRES_OK, "sagemaker: ");
-        src->hosts = 0;
+    if (o->instance_groups ? !groups || !current : !hosts || !current) {
+        const char *missing = o->instance_groups && !groups   ? "SM_INSTANCE_GROUPS_DICT"
+                              : !o->instance_groups && !hosts ? "SM_HOSTS"
+                                                              : "SM_CURRENT_HOST";
+        if ((res = cres__sm_file(r, path, missing, file, src, err)) != CRES_OK) return res;
     }
-    if (!cres__json_is(&src->doc, src->hosts, JSMN_ARRAY))
-        return cres__fail(err, CRES_ERR_ENVIRONMENT,
-                          "sagemaker: %s must be a JSON list of host names", src->hosts_what);
-    return CRES_OK;
+    if (current) {
+        if (!(src->current = cres__strdup(a, current))) return cres__oom(err, "sagemaker");
+    } else {
+        src->current_what = "resource config \"current_host\"";
+        res = cres__sm_file_string(src, CRES__SM_CURRENT, "current_host", path, &src->current, err);
+        if (res != CRES_OK) return res;
+    }
+    if ((res = cres__sm_hosts_source(r, hosts, o->instance_groups, src, err)) != CRES_OK)
+        return res;
+    return o->instance_groups ? cres__sm_groups_source(r, o, groups, path, src, err) : CRES_OK;
 }
 
 CRES__PRIVATE int cres__cmp_natural_ptr(const void *x, const void *y) {
     return cres__natural_cmp(*(const char *const *)x, *(const char *const *)y);
 }
 
-/* The hosts in natural order ("algo-2" before "algo-10"), checked: names, no repeats. */
-CRES__PRIVATE cres_result cres__sm_hosts(const cres__sm_source *src, char **names, size_t n,
-                                         cres_error *err) {
-    const cres__json *d = &src->doc;
+CRES__PRIVATE void cres__sm_names_free(const cres_allocator *a, char **names, size_t n) {
     size_t i;
-    int t = src->hosts + 1;
-    char q[CRES__QUOTE_SIZE];
+    for (i = 0; names && i < n; i++) cres__free(a, names[i]);
+    cres__free(a, names);
+}
+
+/* The host names of list token `list`, in natural order ("algo-2" before "algo-10"),
+   checked: names, no repeats. *out gets the array (one per item, free it with
+   cres__sm_names_free) even on failure. */
+CRES__PRIVATE cres_result cres__sm_names(const cres_allocator *a, const cres__json *d, int list,
+                                         const char *what, char ***out, cres_error *err) {
+    size_t i, n = (size_t)d->t[list].size;
+    int t = list + 1;
+    char **names, q[CRES__QUOTE_SIZE];
+    if (!(*out = names = (char **)cres__alloc(a, (n ? n : 1) * sizeof *names)))
+        return cres__oom(err, "sagemaker");
+    memset(names, 0, (n ? n : 1) * sizeof *names);
     for (i = 0; i < n; i++, t = cres__json_next(d, t)) {
         int ok;
         if (d->t[t].type != JSMN_STRING)
             return cres__fail(err, CRES_ERR_ENVIRONMENT,
-                              "sagemaker: %s: item %zu is %s, not a host name", src->hosts_what, i,
+                              "sagemaker: %s: item %zu is %s, not a host name", what, i,
                               cres__json_quote(d, t, q, sizeof q));
         if ((ok = cres__json_strdup(d, t, &names[i])) == 0) return cres__oom(err, "sagemaker");
         if (ok < 0 || !*names[i] || strlen(names[i]) > CRES_MAX_NAME_LENGTH ||
             cres__bad_text(names[i], 1))
             return cres__fail(err, CRES_ERR_ENVIRONMENT,
-                              "sagemaker: %s: item %zu, %s, is not a host name", src->hosts_what, i,
+                              "sagemaker: %s: item %zu, %s, is not a host name", what, i,
                               cres__json_quote(d, t, q, sizeof q));
     }
     if (n) qsort(names, n, sizeof *names, cres__cmp_natural_ptr);
     for (i = 1; i < n; i++)
         if (strcmp(names[i - 1], names[i]) == 0)
-            return cres__fail(err, CRES_ERR_ENVIRONMENT, "sagemaker: %s names %s twice",
-                              src->hosts_what,
+            return cres__fail(err, CRES_ERR_ENVIRONMENT, "sagemaker: %s names %s twice", what,
                               cres__quote(q, sizeof q, names[i], strlen(names[i])));
     return CRES_OK;
 }
 
-/* Builds the spec from the source: one job, "host:port" per host; finds the own task. */
-CRES__PRIVATE cres_result cres__sm_build(cres__hpc *h, const cres__sm_source *src,
-                                         const cres_sagemaker_options *o, cres_error *err) {
-    const cres_allocator *a = &h->base.config.allocator;
-    const char *job = o->job_name ? o->job_name : "worker";
-    size_t i, n = (size_t)src->doc.t[src->hosts].size, own = n;
-    int port = o->port ? o->port : 2223;
-    char **names, q[CRES__QUOTE_SIZE];
-    cres_result res;
-    if (port < 1 || port > 65535)
-        return cres__fail(err, CRES_ERR_INVALID_ARGUMENT, "sagemaker: port %d is not a port", port);
-    if (!(names = (char **)cres__alloc(a, (n ? n : 1) * sizeof *names)))
-        return cres__oom(err, "sagemaker");
-    memset(names, 0, (n ? n : 1) * sizeof *names);
-    res = cres__sm_hosts(src, names, n, err);
-    if (res == CRES_OK) res = cres_spec_create(a, &h->spec, err);
-    if (res == CRES_OK && !n) res = cres_spec_add_job(h->spec, job, NULL, 0, err);
+/* Adds job `job` to the spec: task i at "names[i]:port" (an empty list: an empty job). */
+CRES__PRIVATE cres_result cres__sm_add_job(cres_cluster_spec *spec, const char *job,
+                                           char *const *names, size_t n, int port, const char *what,
+                                           cres_error *err) {
+    size_t i;
+    cres_result res = n ? CRES_OK : cres_spec_add_job(spec, job, NULL, 0, err);
     for (i = 0; i < n && res == CRES_OK; i++) {
-        char address[CRES_MAX_NAME_LENGTH + 16];
+        char address[CRES_MAX_NAME_LENGTH + 16], q[CRES__QUOTE_SIZE];
         cres__writer aw;
         cres__start(&aw, address, sizeof address, NULL);
         if (!cres__put_host_port(&aw, names[i], port) || cres__finish(&aw, NULL, NULL) != CRES_OK)
             res = cres__fail(err, CRES_ERR_ENVIRONMENT,
-                             "sagemaker: %s: %s is not a host name or IPv6 address",
-                             src->hosts_what, cres__quote(q, sizeof q, names[i], strlen(names[i])));
-        else res = cres_spec_add_task(h->spec, job, (int)i, address, err);
-        if (strcmp(names[i], src->current) == 0) own = i;
+                             "sagemaker: %s: %s is not a host name or IPv6 address", what,
+                             cres__quote(q, sizeof q, names[i], strlen(names[i])));
+        else
+            res = cres_spec_add_task(spec, job, (int)i, address, err);
     }
-    for (i = 0; i < n; i++) cres__free(a, names[i]);
-    cres__free(a, names);
+    return res;
+}
+
+/* Builds the spec from the source: one job, "host:port" per host; finds the own task. */
+CRES__PRIVATE cres_result cres__sm_build(cres__hpc *h, const cres__sm_source *src,
+                                         const cres_sagemaker_options *o, int port,
+                                         cres_error *err) {
+    const cres_allocator *a = &h->base.config.allocator;
+    const char *job = o->job_name ? o->job_name : "worker";
+    size_t i, n = (size_t)src->doc->t[src->hosts].size, own = n;
+    char **names = NULL, q[CRES__QUOTE_SIZE];
+    cres_result res = cres__sm_names(a, src->doc, src->hosts, src->hosts_what, &names, err);
+    if (res == CRES_OK) res = cres_spec_create(a, &h->spec, err);
+    if (res == CRES_OK) res = cres__sm_add_job(h->spec, job, names, n, port, src->hosts_what, err);
+    for (i = 0; i < n && res == CRES_OK; i++)
+        if (strcmp(names[i], src->current) == 0) own = i;
+    cres__sm_names_free(a, names, n);
     if (res == CRES_OK && own == n)
         return cres__fail(err, CRES_ERR_ENVIRONMENT,
                           "sagemaker: %s %s is not one of the %zu hosts of %s", src->current_what,
                           cres__quote(q, sizeof q, src->current, strlen(src->current)), n,
                           src->hosts_what);
     if (res == CRES_OK) res = cres_set_detected_task(&h->base, job, (int)own, err);
+    return res;
+}
+
+/* ----------------------------------------------------------------------------------------
+   Heterogeneous clusters: a job per instance group (options.instance_groups) */
+
+/* One instance group: a job named by its instance_group_name, hosts in natural order. */
+typedef struct cres__sm_group {
+    char *name;   /* owned */
+    char **hosts; /* owned, count entries */
+    size_t count;
+} cres__sm_group;
+
+CRES__PRIVATE void cres__sm_groups_free(const cres_allocator *a, cres__sm_group *g, size_t n) {
+    size_t i;
+    for (i = 0; g && i < n; i++) {
+        cres__free(a, g[i].name);
+        cres__sm_names_free(a, g[i].hosts, g[i].count);
+    }
+    cres__free(a, g);
+}
+
+/* The group's name must be a job name; `where` says which group this is. */
+CRES__PRIVATE cres_result cres__sm_group_name(const char *name, const char *where,
+                                              cres_error *err) {
+    char q[CRES__QUOTE_SIZE];
+    if (!*name)
+        return cres__fail(err, CRES_ERR_ENVIRONMENT,
+                          "sagemaker: %s: the instance_group_name is empty", where);
+    if (cres__check_job_name(name, NULL) != CRES_OK)
+        return cres__fail(err, CRES_ERR_ENVIRONMENT,
+                          "sagemaker: %s: instance_group_name %s cannot name a job (more than "
+                          "%d bytes, a control character or invalid UTF-8)",
+                          where, cres__quote(q, sizeof q, name, strlen(name)),
+                          CRES_MAX_NAME_LENGTH);
+    return CRES_OK;
+}
+
+/* SM_INSTANCE_GROUPS_DICT's key and its group's instance_group_name must agree. */
+CRES__PRIVATE cres_result cres__sm_group_key(const cres__json *d, int name_at, const char *key,
+                                             const char *where, cres_error *err) {
+    char *inner = NULL, q[CRES__QUOTE_SIZE];
+    int ok, same;
+    if ((ok = cres__json_strdup(d, name_at, &inner)) == 0) return cres__oom(err, "sagemaker");
+    same = ok > 0 && strcmp(inner, key) == 0;
+    cres__free(d->a, inner);
+    if (same) return CRES_OK;
+    return cres__fail(err, CRES_ERR_ENVIRONMENT,
+                      "sagemaker: %s: \"instance_group_name\" is %s, not the group's key", where,
+                      cres__json_quote(d, name_at, q, sizeof q));
+}
+
+/* The name of group `value` (with `key` its SM_INSTANCE_GROUPS_DICT key, else -1 for an item
+   of the file's list) and its "hosts" list token. */
+CRES__PRIVATE cres_result cres__sm_group_head(const cres__sm_source *src, int key, int value,
+                                              size_t item, cres__sm_group *g, int *hosts,
+                                              cres_error *err) {
+    const cres__json *d = src->gdoc;
+    char where[CRES__QUOTE_SIZE + 128], q[CRES__QUOTE_SIZE];
+    int name_at = -1, ok;
+    cres_result res;
+    if (key >= 0)
+        snprintf(where, sizeof where, "%s: group %s", src->groups_what,
+                 cres__json_quote(d, key, q, sizeof q));
+    else
+        snprintf(where, sizeof where, "%s: item %zu", src->groups_what, item);
+    if (!cres__json_is(d, value, JSMN_OBJECT))
+        return cres__fail(err, CRES_ERR_ENVIRONMENT, "sagemaker: %s is %s, not an object", where,
+                          cres__json_quote(d, value, q, sizeof q));
+    res = cres__json_member(d, value, "instance_group_name", &name_at, where, CRES_ERR_ENVIRONMENT,
+                            err);
+    if (res == CRES_OK)
+        res = cres__json_member(d, value, "hosts", hosts, where, CRES_ERR_ENVIRONMENT, err);
+    if (res != CRES_OK) return cres__wrap(err, res, CRES_OK, "sagemaker: ");
+    if (name_at >= 0 ? !cres__json_is(d, name_at, JSMN_STRING) : key < 0)
+        return cres__fail(err, CRES_ERR_ENVIRONMENT,
+                          "sagemaker: %s has no \"instance_group_name\" string", where);
+    if ((ok = cres__json_strdup(d, key >= 0 ? key : name_at, &g->name)) == 0)
+        return cres__oom(err, "sagemaker");
+    if (ok < 0)
+        return cres__fail(err, CRES_ERR_ENVIRONMENT,
+                          "sagemaker: %s: the instance_group_name holds a NUL character", where);
+    if (key >= 0 && name_at >= 0 &&
+        (res = cres__sm_group_key(d, name_at, g->name, where, err)) != CRES_OK)
+        return res;
+    return cres__sm_group_name(g->name, where, err);
+}
+
+/* Reads one group: its name and its hosts (at least one, checked as the hosts list is). */
+CRES__PRIVATE cres_result cres__sm_group_read(const cres_allocator *a, const cres__sm_source *src,
+                                              int key, int value, size_t item, cres__sm_group *g,
+                                              cres_error *err) {
+    const cres__json *d = src->gdoc;
+    char where[CRES__QUOTE_SIZE + 128], q[CRES__QUOTE_SIZE];
+    int hosts = -1;
+    cres_result res = cres__sm_group_head(src, key, value, item, g, &hosts, err);
+    if (res != CRES_OK) return res;
+    snprintf(where, sizeof where, "%s: group %s: \"hosts\"", src->groups_what,
+             cres__quote(q, sizeof q, g->name, strlen(g->name)));
+    if (!cres__json_is(d, hosts, JSMN_ARRAY))
+        return cres__fail(err, CRES_ERR_ENVIRONMENT,
+                          "sagemaker: %s must be a JSON list of host names", where);
+    if (d->t[hosts].size == 0) /* SageMaker starts at least one instance per group */
+        return cres__fail(err, CRES_ERR_ENVIRONMENT, "sagemaker: %s is empty", where);
+    g->count = (size_t)d->t[hosts].size;
+    return cres__sm_names(a, d, hosts, where, &g->hosts, err);
+}
+
+CRES__PRIVATE int cres__cmp_sm_group(const void *x, const void *y) {
+    return strcmp(((const cres__sm_group *)x)->name, ((const cres__sm_group *)y)->name);
+}
+
+/* Every group, sorted by name (the spec's order); a name given twice is an error. */
+CRES__PRIVATE cres_result cres__sm_groups_read(const cres_allocator *a, const cres__sm_source *src,
+                                               cres__sm_group **out, size_t *out_n,
+                                               cres_error *err) {
+    const cres__json *d = src->gdoc;
+    size_t i, n = (size_t)d->t[src->groups].size;
+    int t = src->groups + 1, dict = d->t[src->groups].type == JSMN_OBJECT;
+    char q[CRES__QUOTE_SIZE];
+    cres_result res = CRES_OK;
+    *out_n = 0;
+    if (!n)
+        return cres__fail(err, CRES_ERR_ENVIRONMENT, "sagemaker: %s names no instance group",
+                          src->groups_what);
+    if (!(*out = (cres__sm_group *)cres__alloc(a, n * sizeof **out)))
+        return cres__oom(err, "sagemaker");
+    memset(*out, 0, n * sizeof **out);
+    *out_n = n;
+    for (i = 0; i < n && res == CRES_OK; i++) {
+        int value = dict ? t + 1 : t;
+        res = cres__sm_group_read(a, src, dict ? t : -1, value, i, &(*out)[i], err);
+        t = cres__json_next(d, value);
+    }
+    if (res != CRES_OK) return res;
+    qsort(*out, n, sizeof **out, cres__cmp_sm_group);
+    for (i = 1; i < n; i++)
+        if (strcmp((*out)[i - 1].name, (*out)[i].name) == 0)
+            return cres__fail(err, CRES_ERR_ENVIRONMENT,
+                              "sagemaker: %s names instance group %s twice", src->groups_what,
+                              cres__quote(q, sizeof q, (*out)[i].name, strlen((*out)[i].name)));
+    return CRES_OK;
+}
+
+CRES__PRIVATE int cres__cmp_name_at_natural(const void *x, const void *y) {
+    const cres__name_at *a = (const cres__name_at *)x, *b = (const cres__name_at *)y;
+    int c = cres__natural_cmp(a->name, b->name);
+    return c ? c : (a->at < b->at ? -1 : a->at > b->at);
+}
+
+/* The groups' hosts, all sorted (`at` = the group), against the flat list (natural order):
+   the same hosts, when the flat list is known. */
+CRES__PRIVATE cres_result cres__sm_groups_flat(const cres__sm_source *src, const cres__sm_group *g,
+                                               const cres__name_at *all, size_t total,
+                                               char *const *flat, size_t flat_n, cres_error *err) {
+    size_t i = 0, j = 0;
+    char q[CRES__QUOTE_SIZE], qg[CRES__QUOTE_SIZE];
+    while (i < total || j < flat_n) {
+        int c = i == total ? 1 : j == flat_n ? -1 : cres__natural_cmp(all[i].name, flat[j]);
+        if (c < 0)
+            return cres__fail(
+                err, CRES_ERR_ENVIRONMENT,
+                "sagemaker: %s: group %s has host %s, which %s does not list", src->groups_what,
+                cres__quote(qg, sizeof qg, g[all[i].at].name, strlen(g[all[i].at].name)),
+                cres__quote(q, sizeof q, all[i].name, strlen(all[i].name)), src->hosts_what);
+        if (c > 0)
+            return cres__fail(err, CRES_ERR_ENVIRONMENT,
+                              "sagemaker: %s lists host %s, which no group of %s has",
+                              src->hosts_what, cres__quote(q, sizeof q, flat[j], strlen(flat[j])),
+                              src->groups_what);
+        i++;
+        j++;
+    }
+    return CRES_OK;
+}
+
+/* No host in two groups; the union of the groups is the flat list when that is known. */
+CRES__PRIVATE cres_result cres__sm_groups_union(const cres_allocator *a, const cres__sm_source *src,
+                                                const cres__sm_group *g, size_t n,
+                                                char *const *flat, size_t flat_n, cres_error *err) {
+    size_t i, k, total = 0;
+    cres__name_at *all;
+    cres_result res = CRES_OK;
+    char q[CRES__QUOTE_SIZE], q1[CRES__QUOTE_SIZE], q2[CRES__QUOTE_SIZE];
+    for (i = 0; i < n; i++) total += g[i].count;
+    if (!(all = (cres__name_at *)cres__alloc(a, total * sizeof *all)))
+        return cres__oom(err, "sagemaker");
+    for (i = total = 0; i < n; i++) {
+        for (k = 0; k < g[i].count; k++, total++) {
+            all[total].name = g[i].hosts[k];
+            all[total].at = i;
+        }
+    }
+    qsort(all, total, sizeof *all, cres__cmp_name_at_natural);
+    for (i = 1; i < total && res == CRES_OK; i++) { /* no repeats within a group: read so */
+        const char *x = g[all[i - 1].at].name, *y = g[all[i].at].name;
+        if (strcmp(all[i - 1].name, all[i].name) == 0)
+            res = cres__fail(
+                err, CRES_ERR_ENVIRONMENT, "sagemaker: %s puts host %s in two groups, %s and %s",
+                src->groups_what, cres__quote(q, sizeof q, all[i].name, strlen(all[i].name)),
+                cres__quote(q1, sizeof q1, x, strlen(x)), cres__quote(q2, sizeof q2, y, strlen(y)));
+    }
+    if (res == CRES_OK && flat) res = cres__sm_groups_flat(src, g, all, total, flat, flat_n, err);
+    cres__free(a, all);
+    return res;
+}
+
+/* The current host's group and index there; the current group, when told, must agree. */
+CRES__PRIVATE cres_result cres__sm_groups_own(const cres__sm_source *src, const cres__sm_group *g,
+                                              size_t n, size_t *own, size_t *own_index,
+                                              cres_error *err) {
+    char q[CRES__QUOTE_SIZE], qg[CRES__QUOTE_SIZE], qt[CRES__QUOTE_SIZE];
+    size_t i, k = 0;
+    for (i = 0; i < n; i++) {
+        for (k = 0; k < g[i].count && strcmp(g[i].hosts[k], src->current) != 0; k++) {}
+        if (k < g[i].count) break;
+    }
+    if (i == n)
+        return cres__fail(
+            err, CRES_ERR_ENVIRONMENT, "sagemaker: %s %s is in no group of %s", src->current_what,
+            cres__quote(q, sizeof q, src->current, strlen(src->current)), src->groups_what);
+    *own = i;
+    *own_index = k;
+    if (!src->group || strcmp(src->group, g[i].name) == 0) return CRES_OK;
+    return cres__fail(err, CRES_ERR_ENVIRONMENT,
+                      "sagemaker: %s is %s, but %s puts %s %s in group %s", src->group_what,
+                      cres__quote(qt, sizeof qt, src->group, strlen(src->group)), src->groups_what,
+                      src->current_what,
+                      cres__quote(q, sizeof q, src->current, strlen(src->current)),
+                      cres__quote(qg, sizeof qg, g[i].name, strlen(g[i].name)));
+}
+
+/* Builds the spec with a job per instance group and finds the own task. */
+CRES__PRIVATE cres_result cres__sm_build_groups(cres__hpc *h, const cres__sm_source *src, int port,
+                                                cres_error *err) {
+    const cres_allocator *a = &h->base.config.allocator;
+    cres__sm_group *g = NULL;
+    char **flat = NULL;
+    size_t i, n = 0, flat_n = src->hosts >= 0 ? (size_t)src->doc->t[src->hosts].size : 0;
+    size_t own = 0, own_index = 0;
+    cres_result res = cres__sm_groups_read(a, src, &g, &n, err);
+    if (res == CRES_OK && src->hosts >= 0)
+        res = cres__sm_names(a, src->doc, src->hosts, src->hosts_what, &flat, err);
+    if (res == CRES_OK) res = cres__sm_groups_union(a, src, g, n, flat, flat_n, err);
+    if (res == CRES_OK) res = cres__sm_groups_own(src, g, n, &own, &own_index, err);
+    if (res == CRES_OK) res = cres_spec_create(a, &h->spec, err);
+    for (i = 0; i < n && res == CRES_OK; i++)
+        res = cres__sm_add_job(h->spec, g[i].name, g[i].hosts, g[i].count, port, src->groups_what,
+                               err);
+    if (res == CRES_OK) res = cres_set_detected_task(&h->base, g[own].name, (int)own_index, err);
+    cres__sm_names_free(a, flat, flat_n);
+    cres__sm_groups_free(a, g, n);
     return res;
 }
 
@@ -7897,6 +8495,7 @@ CRES_API cres_result cres_sagemaker_resolver_create(const cres_sagemaker_options
     cres_resolver *r;
     char *file = NULL;
     cres_result res;
+    int port;
     if (!o) {
         memset(&none, 0, sizeof none);
         o = &none;
@@ -7906,12 +8505,22 @@ CRES_API cres_result cres_sagemaker_resolver_create(const cres_sagemaker_options
         CRES_OK)
         return res;
     memset(&src, 0, sizeof src);
-    src.hosts = -1;
-    res = cres__sm_read(r, o, &file, &src, err);
-    if (res == CRES_OK) res = cres__sm_build((cres__hpc *)r, &src, o, err);
+    src.hosts = src.groups = -1;
+    port = o->port ? o->port : 2223;
+    res = cres__sm_check_options(o, err);
+    if (res == CRES_OK) res = cres__sm_read(r, o, &file, &src, err);
+    if (res == CRES_OK && (port < 1 || port > 65535))
+        res =
+            cres__fail(err, CRES_ERR_INVALID_ARGUMENT, "sagemaker: port %d is not a port", o->port);
+    if (res == CRES_OK)
+        res = o->instance_groups ? cres__sm_build_groups((cres__hpc *)r, &src, port, err)
+                                 : cres__sm_build((cres__hpc *)r, &src, o, port, err);
     if (res == CRES_OK) res = cres__apply_options(r, o->task_type, o->task_id, o->rpc_layer, err);
-    cres__json_free(&src.doc);
+    cres__json_free(&src.file);
+    cres__json_free(&src.text);
+    cres__json_free(&src.gtext);
     cres__free(&r->config.allocator, src.current);
+    cres__free(&r->config.allocator, src.group);
     cres__free(&r->config.allocator, file);
     return cres__created(r, res, out);
 }
@@ -9161,9 +9770,10 @@ CRES__PRIVATE cres_result cres__auto_create(const char *backend, const cres_auto
         k.port = o->port;
         job.job = "worker";
         job.selector = selector;
-        if (*selector) {
+        if (*selector) { /* an Indexed Job's pod: its Job, or the JobSet the Job is part of */
             k.jobs = &job;
             k.jobs_count = 1;
+            k.follow_jobset = 1;
         }
         return cres_k8s_resolver_create(&k, r, err);
     }
@@ -9288,6 +9898,9 @@ CRES_API cres_result cres_auto_resolver_create(const cres_auto_options *o, cres_
     if (strcmp(backend, "local") == 0 && strcmp(why, "no launcher or cluster variables") == 0 &&
         (res = cres__auto_not_alone(&probe, err)) != CRES_OK)
         return res;
+    if (strcmp(backend, "kubernetes") == 0 && *selector) /* what auto made of the pod */
+        snprintf(why + strlen(why), sizeof why - strlen(why),
+                 "; job \"worker\" = %s, or the whole JobSet when the own pod is in one", selector);
     res = cres__auto_create(backend, o, selector, &probe, &r, err);
     if (res == CRES_OK) res = cres__apply_options(r, o->task_type, o->task_id, o->rpc_layer, err);
     if (res != CRES_OK) {

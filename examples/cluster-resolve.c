@@ -172,6 +172,7 @@ static cres_result create_k8s(const cli *c, const cres_config *cfg, cres_resolve
     o.ca_file = cli_option(c, "--ca-file");
     o.namespace_name = cli_option(c, "--namespace");
     o.all_namespaces = cli_option(c, "--all-namespaces") != NULL;
+    o.follow_jobset = cli_option(c, "--follow-jobset") != NULL;
     o.cluster_domain = cli_option(c, "--cluster-domain");
     if ((r = port_option(c, &o.port, err)) != CRES_OK ||
         (r = k8s_jobs(c, jobs, &o.jobs_count, store, sizeof store, err)) != CRES_OK)
@@ -348,6 +349,10 @@ static cres_result create_sagemaker(const cli *c, const cres_config *cfg, cres_r
     o.config = cfg;
     o.resource_config = cli_option(c, "--resource-config");
     o.job_name = cli_option(c, "--job-name");
+    o.instance_groups = cli_option(c, "--instance-groups") != NULL;
+    if (o.instance_groups && o.job_name) /* the groups name the jobs */
+        return usage_fail(err, "sagemaker: --job-name and --instance-groups exclude each other%s",
+                          "");
     if ((r = port_option(c, &o.port, err)) != CRES_OK) return r;
     return cres_sagemaker_resolver_create(&o, out, err);
 }
@@ -445,7 +450,8 @@ static const char *const simple_options[] = {"--spec", NULL};
 static const char *const no_options[] = {NULL};
 static const char *const k8s_options[] = {
     "--server",  "--token-file", "--ca-file", "--namespace", "--all-namespaces", "--job",
-    "--address", "--wait",       "--port",    "--page-size", "--cluster-domain", NULL};
+    "--address", "--wait",       "--port",    "--page-size", "--cluster-domain", "--follow-jobset",
+    NULL};
 static const char *const gce_options[] = {
     "--project", "--zone",         "--region",     "--instance-group", "--compute-url",
     "--ca-file", "--metadata-url", "--token-file", "--port",           "--job-name",
@@ -468,7 +474,8 @@ static const char *const slurm_options[] = {"--jobs", "--port-base", "--gpus-per
                                             "--gpus-per-task", NULL};
 static const char *const mpi_options[] = {
     "--hostfile", "--host", "--jobs", "--port-base", "--gpus-per-node", "--gpus-per-task", NULL};
-static const char *const sagemaker_options[] = {"--port", "--resource-config", "--job-name", NULL};
+static const char *const sagemaker_options[] = {"--port", "--resource-config", "--job-name",
+                                                "--instance-groups", NULL};
 static const char *const flux_options[] = {
     "--hostfile", "--jobs", "--port-base", "--gpus-per-node", "--gpus-per-task", NULL};
 static const char *const awsbatch_options[] = {"--port", "--main-host", NULL};
@@ -477,7 +484,8 @@ static const char *const skypilot_options[] = {"--port", "--job-name", NULL};
 static const char *const volcano_options[] = {"--port", "--hostname", NULL};
 static const char *const lws_options[] = {"--port", "--hostname", "--job-name", NULL};
 /* Backend options that take no value. */
-static const char *const flag_options[] = {"--all-namespaces", "--allow-unhealthy", NULL};
+static const char *const flag_options[] = {"--all-namespaces", "--allow-unhealthy",
+                                           "--follow-jobset", "--instance-groups", NULL};
 
 static const struct backend {
     const char *name;
@@ -571,6 +579,8 @@ static void usage(FILE *f) {
         "               default worker=job-name=tensorflow)   --address pod-ip|host-ip|dns\n"
         "               --wait SECONDS   --port N (8470)   --page-size N (500)   --cluster-domain "
         "D\n"
+        "               --follow-jobset (the job holding this pod: its whole JobSet, if in one;\n"
+        "               auto does it in an Indexed Job's pod)\n"
         "  gce:         --instance-group G  --project P --zone Z | --region R (default: this "
         "VM's)\n"
         "               --port N (8470) --job-name J (worker) --token-file F (default: metadata)\n"
@@ -590,6 +600,8 @@ static void usage(FILE *f) {
         "  pbs, lsf, sge: the slurm options   flux: --hostfile F (required) and the slurm "
         "options\n"
         "  sagemaker:   --port N (2223) --job-name J (worker) --resource-config F\n"
+        "               --instance-groups (a job per instance group, named by it; default one "
+        "job)\n"
         "  awsbatch:    --port N (29500) --main-host H (the main node's own name; localhost)\n"
         "  vertex:      --cluster-spec JSON (default $CLUSTER_SPEC)\n"
         "  skypilot:    --port N (8470) --job-name J (worker)\n"
@@ -601,7 +613,7 @@ static void usage(FILE *f) {
         "Vertex\n"
         "              > SageMaker > SkyPilot > Volcano\n"
         "              > LeaderWorkerSet > AWS Batch > torch variables > JAX > PET_* > TPU VM\n"
-        "              > Kubernetes Indexed Job > local;\n"
+        "              > Kubernetes Indexed Job (or its JobSet) > local;\n"
         "  CLUSTER_RESOLVER_BACKEND=NAME forces one, =off means local\n"
         "exit: 0 ok, 2 usage, 3 environment/config, 4 network/HTTP, 5 not ready, 1 other\n",
         f);

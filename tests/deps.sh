@@ -42,6 +42,12 @@ if [ "$mode" = test ]; then
     need slurm-client has srun
     need munge test -x /usr/sbin/munged
     need openmpi-bin has mpirun
+    need mpich test -x /usr/bin/mpiexec.hydra   # MPICH's Hydra, called by that name only
+    # Son of Grid Engine, one host (tests/sge/start-sge.sh); its postinst asks debconf
+    # questions, answered by their defaults (DEBIAN_FRONTEND=noninteractive below)
+    need gridengine-master test -x /usr/sbin/sge_qmaster
+    need gridengine-exec test -x /usr/sbin/sge_execd
+    need gridengine-client test -x /usr/lib/gridengine/qsub   # not Torque's qsub
     need python3-torch test -f /usr/lib/python3/dist-packages/torch/__init__.py
     if has clang >/dev/null 2>&1; then need libclang-rt-14-dev fuzzer_links; else missing+=(libclang-rt-14-dev); fi
 fi

@@ -14,9 +14,10 @@ usage: fake_api.py --port-file F [options]
   --routes ROUTES.json   {"[METHOD ]/path[?query]": BODY | {"status": N, "body": BODY,
                          "headers": {...}}}; a key ending in * is a prefix route. A string BODY
                          is sent as text/plain, anything else as JSON.
-  --pods PODS.json       a JSON list of Pods or a PodList: serves GET /api/v1/pods,
-                         /api/v1/namespaces/NS/pods and /api/v1/namespaces/NS/pods/NAME with
-                         labelSelector, fieldSelector, limit and continue (see PodStore),
+  --pods PODS.json       a JSON list of Pods or a PodList: serves GET /api/v1/pods and
+                         /api/v1/namespaces/NS/pods with labelSelector, fieldSelector, limit
+                         and continue (see PodStore), /api/v1/namespaces/NS/pods/NAME (the
+                         Pod by its metadata.name, else a 404 Status; never by hostname),
                          and the discovery documents kubectl reads first: GET /version, /api
                          (APIVersions), /apis (APIGroupList, no groups), /api/v1
                          (APIResourceList: pods); /api and /apis answer the aggregated

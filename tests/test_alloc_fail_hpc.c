@@ -78,7 +78,18 @@ static const char resource_config_text[] =
     "    \"network_interface_name\": \"eth0\"\n"
     "}\n";
 
-static char temp_dir[64], openmpi_path[128], mpich_path[128], resource_config_path[128];
+/* A heterogeneous cluster on algo-2, in the shape of sagemaker-training-toolkit's
+   src/sagemaker_training/environment.py (read_resource_config's keys). */
+static const char hetero_config_text[] =
+    "{\"current_host\": \"algo-2\", \"current_instance_type\": \"ml.p4d.24xlarge\",\n"
+    " \"current_group_name\": \"train\", \"hosts\": [\"algo-1\", \"algo-2\", \"algo-3\"],\n"
+    " \"instance_groups\": [{\"instance_group_name\": \"train\", \"instance_type\": \"ml.p4d.24xlarge\",\n"
+    "                      \"hosts\": [\"algo-2\", \"algo-1\"]},\n"
+    "                     {\"instance_group_name\": \"data\", \"instance_type\": \"ml.c5.xlarge\",\n"
+    "                      \"hosts\": [\"algo-3\"]}],\n"
+    " \"network_interface_name\": \"eth0\"}\n";
+
+static char temp_dir[64], openmpi_path[128], mpich_path[128], resource_config_path[128], hetero_config_path[128];
 
 static int make_files(void **state) {
     (void)state;
@@ -87,9 +98,11 @@ static int make_files(void **state) {
     snprintf(openmpi_path, sizeof openmpi_path, "%s/openmpi_hostfile", temp_dir);
     snprintf(mpich_path, sizeof mpich_path, "%s/mpich_hostfile", temp_dir);
     snprintf(resource_config_path, sizeof resource_config_path, "%s/resourceconfig.json", temp_dir);
+    snprintf(hetero_config_path, sizeof hetero_config_path, "%s/hetero.json", temp_dir);
     write_file(openmpi_path, openmpi_text);
     write_file(mpich_path, mpich_text);
     write_file(resource_config_path, resource_config_text);
+    write_file(hetero_config_path, hetero_config_text);
     return 0;
 }
 
@@ -98,13 +111,14 @@ static int remove_files(void **state) {
     unlink(openmpi_path);
     unlink(mpich_path);
     unlink(resource_config_path);
+    unlink(hetero_config_path);
     return rmdir(temp_dir);
 }
 
 /* ---------------------------------------------------------------------------------------
    Scenarios */
 
-typedef enum backend { SLURM, MPI, SAGEMAKER, AUTO } backend;
+typedef enum backend { SLURM, MPI, SAGEMAKER, SAGEMAKER_GROUPS, AUTO } backend;
 
 typedef struct scenario {
     const char *name;
@@ -149,11 +163,13 @@ static cres_result run_create(const scenario *sc, const cres_config *config, cre
         res = cres_mpi_resolver_create(&o, r, &err);
         break;
     }
-    case SAGEMAKER: {
+    case SAGEMAKER:
+    case SAGEMAKER_GROUPS: {
         cres_sagemaker_options o;
         memset(&o, 0, sizeof o);
         o.config = config;
         o.resource_config = sc->resource_config ? sc->resource_config : "/nonexistent/resourceconfig.json";
+        o.instance_groups = sc->backend == SAGEMAKER_GROUPS;
         res = cres_sagemaker_resolver_create(&o, r, &err);
         break;
     }
@@ -448,6 +464,68 @@ static void sagemaker_not_listed(void **state) {
     walk(&sc);
 }
 
+/* Instance groups (options.instance_groups): the variables sagemaker-training-toolkit's
+   environment.py to_env_vars() writes on algo-2 of a two-group job. */
+#define HETERO_ENV                                                                                           \
+    "SM_HOSTS", "[\"algo-1\",\"algo-2\",\"algo-3\"]", "SM_CURRENT_INSTANCE_GROUP", "train",                      \
+        "SM_INSTANCE_GROUPS_DICT",                                                                           \
+        "{\"data\":{\"hosts\":[\"algo-3\"],\"instance_group_name\":\"data\",\"instance_type\":\"ml.c5.xlarge\"}," \
+        "\"train\":{\"hosts\":[\"algo-2\",\"algo-1\"],\"instance_group_name\":\"train\",\"instance_type\":"        \
+        "\"ml.p4d.24xlarge\"}}"
+#define HETERO_SPEC "{\"data\": [\"algo-3:2223\"], \"train\": [\"algo-1:2223\", \"algo-2:2223\"]}"
+
+static void sagemaker_groups_env(void **state) {
+    static const char *const env[] = {HETERO_ENV, "SM_CURRENT_HOST", "algo-2", NULL};
+    static const scenario sc = {"sagemaker instance groups", SAGEMAKER_GROUPS, env, NULL, 0, NULL, NULL, NULL, 0,
+                                CRES_OK, "sagemaker", HETERO_SPEC, "train 1", "algo-2:2223", "", 0, NULL};
+    (void)state;
+    walk(&sc);
+}
+
+static void sagemaker_groups_resource_config(void **state) {
+    static const scenario sc = {"sagemaker instance groups, resource config", SAGEMAKER_GROUPS, NULL, NULL, 0, NULL,
+                                hetero_config_path, NULL, 0, CRES_OK, "sagemaker", HETERO_SPEC, "train 1",
+                                "algo-2:2223", "", 0, NULL};
+    (void)state;
+    walk(&sc);
+}
+
+/* Every source at once: the groups from the variable, the rest from the file, whose
+   current_group_name disagrees. */
+static void sagemaker_groups_wrong_group(void **state) {
+    static const char *const env[] = {"SM_INSTANCE_GROUPS_DICT",
+                                      "{\"data\": {\"hosts\": [\"algo-3\"]}, \"train\": {\"hosts\": [\"algo-1\"]}, "
+                                      "\"eval\": {\"hosts\": [\"algo-2\"]}}",
+                                      NULL};
+    static const scenario sc = {"sagemaker instance groups, wrong group", SAGEMAKER_GROUPS, env, NULL, 0, NULL,
+                                hetero_config_path, NULL, 0, CRES_ERR_ENVIRONMENT, "sagemaker", NULL, NULL, NULL,
+                                NULL, 0, "\"current_group_name\" is \"train\""};
+    (void)state;
+    walk(&sc);
+}
+
+static void sagemaker_groups_host_twice(void **state) {
+    static const char *const env[] = {"SM_INSTANCE_GROUPS_DICT",
+                                      "{\"a\": {\"hosts\": [\"algo-1\", \"algo-2\"]}, "
+                                      "\"b\": {\"hosts\": [\"algo-2\"]}}",
+                                      "SM_CURRENT_HOST", "algo-1", NULL};
+    static const scenario sc = {"sagemaker instance groups, host twice", SAGEMAKER_GROUPS, env, NULL, 0, NULL, NULL,
+                                NULL, 0, CRES_ERR_ENVIRONMENT, "sagemaker", NULL, NULL, NULL, NULL, 0,
+                                "puts host \"algo-2\" in two groups"};
+    (void)state;
+    walk(&sc);
+}
+
+static void sagemaker_groups_not_the_hosts(void **state) {
+    static const char *const env[] = {"SM_INSTANCE_GROUPS_DICT", "{\"a\": {\"hosts\": [\"algo-1\"]}}",
+                                      "SM_HOSTS", "[\"algo-1\", \"algo-2\"]", "SM_CURRENT_HOST", "algo-1", NULL};
+    static const scenario sc = {"sagemaker instance groups, not the hosts", SAGEMAKER_GROUPS, env, NULL, 0, NULL,
+                                NULL, NULL, 0, CRES_ERR_ENVIRONMENT, "sagemaker", NULL, NULL, NULL, NULL, 0,
+                                "SM_HOSTS lists host \"algo-2\""};
+    (void)state;
+    walk(&sc);
+}
+
 /* ---------------------------------------------------------------------------------------
    Auto-detection of each backend */
 
@@ -575,6 +653,11 @@ int main(void) {
         cmocka_unit_test(sagemaker_resource_config),
         cmocka_unit_test(sagemaker_mixed),
         cmocka_unit_test(sagemaker_not_listed),
+        cmocka_unit_test(sagemaker_groups_env),
+        cmocka_unit_test(sagemaker_groups_resource_config),
+        cmocka_unit_test(sagemaker_groups_wrong_group),
+        cmocka_unit_test(sagemaker_groups_host_twice),
+        cmocka_unit_test(sagemaker_groups_not_the_hosts),
         cmocka_unit_test(auto_tfconfig),
         cmocka_unit_test(auto_mpi),
         cmocka_unit_test(auto_slurm_step),

@@ -114,6 +114,21 @@ static const char forbidden[] =
     "{\"kind\": \"Status\", \"apiVersion\": \"v1\", \"status\": \"Failure\", \"message\": \"pods is forbidden: User "
     "\\\"system:serviceaccount:ml:default\\\" cannot list resource \\\"pods\\\"\", \"reason\": \"Forbidden\", \"code\": 403}";
 static const char page_bad_item[] = PAGE("", POD("worker-5", "10.4.0.15", "", "") ", 42");
+
+/* JobSet js: pod i of Job js-w-<job> (job-global-index <job>); `more` ends the labels. */
+#define JS_POD_WITH(job, i, ip, more)                                                                                  \
+    "{\"metadata\": {\"name\": \"js-w-" #job "-" #i "-x7k2p\", \"namespace\": \"ml\", \"labels\": {\"job-name\": "       \
+    "\"js-w-" #job "\", \"jobset.sigs.k8s.io/jobset-name\": \"js\"" more "}, \"annotations\": "                              \
+    "{\"batch.kubernetes.io/job-completion-index\": \"" #i "\", \"jobset.sigs.k8s.io/jobset-name\": \"js\"}}, "               \
+    "\"spec\": {\"hostname\": \"js-w-" #job "-" #i "\", \"subdomain\": \"js\"}, "                                          \
+    "\"status\": {\"phase\": \"Running\", \"podIP\": \"" ip "\"}}"
+#define JS_POD(job, i, ip) JS_POD_WITH(job, i, ip, ", \"jobset.sigs.k8s.io/job-global-index\": \"" #job "\"")
+static const char page_js1[] = PAGE(CONT("js/2"), JS_POD(1, 0, "10.4.2.12") ", " JS_POD(0, 1, "10.4.2.11"));
+static const char page_js2[] = PAGE("", JS_POD(1, 1, "10.4.2.13") ", " JS_POD(0, 0, "10.4.2.10"));
+static const char page_js_own_job[] = PAGE("", JS_POD(1, 1, "10.4.2.13") ", " JS_POD(1, 0, "10.4.2.12"));
+static const char page_js_mixed[] = PAGE("", JS_POD(0, 0, "10.4.2.10") ", " POD("worker-0", "10.4.0.10", "", ""));
+static const char page_js_no_global[] = PAGE("", JS_POD(0, 0, "10.4.2.10") ", " JS_POD_WITH(1, 0, "10.4.2.12", ""));
+#define JS_SPEC "{\"worker\": [\"10.4.2.10:8470\", \"10.4.2.11:8470\", \"10.4.2.12:8470\", \"10.4.2.13:8470\"]}"
 static const char page_truncated[] = "{\"kind\": \"PodList\", \"items\": [{\"metadata\": {\"name\": \"worker-5\"";
 
 /* ---------------------------------------------------------------------------------------
@@ -155,6 +170,8 @@ typedef struct scenario {
     const char *want_spec;    /* JSON, when expected is CRES_OK */
     const char *want_master;  /* master() of the own task after the resolve; NULL = none */
     const char *want_message; /* part of the message when the undisturbed run fails */
+    int follow_jobset;
+    const char *hostname;     /* NULL = "worker-1" */
 } scenario;
 
 static cres_result run_create(const scenario *sc, const cres_config *config, cres_resolver **r) {
@@ -167,7 +184,8 @@ static cres_result run_create(const scenario *sc, const cres_config *config, cre
     o.jobs_count = sc->jobs_count;
     o.address = sc->address;
     o.wait_ms = sc->wait_ms;
-    o.hostname = "worker-1";
+    o.follow_jobset = sc->follow_jobset;
+    o.hostname = sc->hostname ? sc->hostname : "worker-1";
     if (sc->in_cluster) {
         o.token_file = token_path;
         o.namespace_file = namespace_path;
@@ -240,7 +258,7 @@ static void in_cluster_two_pages_and_master(void **state) {
                                 CRES_K8S_POD_IP, 0, CRES_OK,
                                 "{\"ps\": [\"10.4.1.10:8470\"], \"worker\": [\"10.4.0.10:8470\", \"10.4.0.11:8470\", "
                                 "\"[fd00::12]:8470\"]}",
-                                "grpc://10.4.0.11:8470", NULL};
+                                "grpc://10.4.0.11:8470", NULL, 0, NULL};
     (void)state;
     walk(&sc);
 }
@@ -249,7 +267,7 @@ static void in_cluster_two_pages_and_master(void **state) {
 static void retry_then_forbidden(void **state) {
     static const answer answers[] = {{503, busy}, {403, forbidden}};
     static const scenario sc = {"503 then 403", answers, N(answers), 0, NULL, 0, CRES_K8S_POD_IP, 0,
-                                CRES_ERR_HTTP_STATUS, NULL, NULL, "system:serviceaccount:ml:default"};
+                                CRES_ERR_HTTP_STATUS, NULL, NULL, "system:serviceaccount:ml:default", 0, NULL};
     (void)state;
     walk(&sc);
 }
@@ -260,7 +278,7 @@ static void gone_restart(void **state) {
     static const scenario sc = {"410 restart", answers, N(answers), 1, NULL, 0, CRES_K8S_DNS, 0, CRES_OK,
                                 "{\"worker\": [\"worker-0.tf.ml.svc.cluster.local:8470\", "
                                 "\"worker-1.tf.ml.svc.cluster.local:8470\", \"worker-2.tf.ml.svc.cluster.local:8470\"]}",
-                                NULL, NULL};
+                                NULL, NULL, 0, NULL};
     (void)state;
     walk(&sc);
 }
@@ -268,7 +286,7 @@ static void gone_restart(void **state) {
 static void malformed_second_page(void **state) {
     static const answer answers[] = {{200, page1}, {200, page_bad_item}};
     static const scenario sc = {"malformed page 2", answers, N(answers), 0, NULL, 0, CRES_K8S_POD_IP, 0,
-                                CRES_ERR_UNEXPECTED_RESPONSE, NULL, NULL, "item 1 is not an object"};
+                                CRES_ERR_UNEXPECTED_RESPONSE, NULL, NULL, "item 1 is not an object", 0, NULL};
     (void)state;
     walk(&sc);
 }
@@ -276,7 +294,7 @@ static void malformed_second_page(void **state) {
 static void truncated_second_page(void **state) {
     static const answer answers[] = {{200, page1}, {200, page_truncated}};
     static const scenario sc = {"truncated page 2", answers, N(answers), 0, NULL, 0, CRES_K8S_POD_IP, 0,
-                                CRES_ERR_UNEXPECTED_RESPONSE, NULL, NULL, "invalid JSON"};
+                                CRES_ERR_UNEXPECTED_RESPONSE, NULL, NULL, "invalid JSON", 0, NULL};
     (void)state;
     walk(&sc);
 }
@@ -285,16 +303,53 @@ static void truncated_second_page(void **state) {
 static void wait_then_running(void **state) {
     static const answer answers[] = {{200, page_pending}, {200, page_running}};
     static const scenario sc = {"wait for Running", answers, N(answers), 0, NULL, 0, CRES_K8S_POD_IP, 60000, CRES_OK,
-                                "{\"worker\": [\"10.4.0.10:8470\"]}", NULL, NULL};
+                                "{\"worker\": [\"10.4.0.10:8470\"]}", NULL, NULL, 0, NULL};
     (void)state;
     walk(&sc);
+}
+
+/* A JobSet over two pages, in job-global-index order; the own pod by its hostname. */
+static void jobset_order(void **state) {
+    static const cres_k8s_job_selector jobset[] = {{"worker", "jobset.sigs.k8s.io/jobset-name=js"}};
+    static const answer answers[] = {{200, page_js1}, {200, page_js2}, {200, page_js1}, {200, page_js2}};
+    static const scenario sc = {"JobSet order", answers, N(answers), 0, jobset, 1, CRES_K8S_POD_IP, 0, CRES_OK,
+                                JS_SPEC, "grpc://10.4.2.12:8470", NULL, 0, "js-w-1-0"};
+    (void)state;
+    walk(&sc);
+}
+
+/* follow_jobset in cluster: the own Job's list, then the whole JobSet's over two pages
+   (master() does it all again). */
+static void follow_jobset(void **state) {
+    static const cres_k8s_job_selector own_job[] = {{"worker", "job-name=js-w-1"}};
+    static const answer answers[] = {{200, page_js_own_job}, {200, page_js1}, {200, page_js2},
+                                     {200, page_js_own_job}, {200, page_js1}, {200, page_js2}};
+    static const scenario sc = {"follow_jobset", answers, N(answers), 1, own_job, 1, CRES_K8S_POD_IP, 0, CRES_OK,
+                                JS_SPEC, "grpc://10.4.2.12:8470", NULL, 1, "js-w-1-0"};
+    (void)state;
+    walk(&sc);
+}
+
+/* A job mixing a JobSet's pods with others; a JobSet pod without job-global-index. */
+static void jobset_errors(void **state) {
+    static const answer mixed[] = {{200, page_js_mixed}};
+    static const answer no_global[] = {{200, page_js_own_job}, {200, page_js_no_global}};
+    static const cres_k8s_job_selector own_job[] = {{"worker", "job-name=js-w-1"}};
+    static const scenario sc_mixed = {"JobSet mixed with a Job", mixed, N(mixed), 0, NULL, 0, CRES_K8S_POD_IP, 0,
+                                      CRES_ERR_CONFLICT, NULL, NULL, "(no JobSet)", 0, NULL};
+    static const scenario sc_no_global = {"JobSet pod without job-global-index", no_global, N(no_global), 0, own_job,
+                                          1, CRES_K8S_POD_IP, 0, CRES_ERR_UNEXPECTED_RESPONSE, NULL, NULL,
+                                          "job-global-index is missing", 1, "js-w-1-1"};
+    (void)state;
+    walk(&sc_mixed);
+    walk(&sc_no_global);
 }
 
 /* See alloc_walk_first_fails(). */
 static void allocator_fails_the_first_allocation(void **state) {
     static const answer answers[] = {{200, page_running}};
     static const scenario sc = {"first allocation", answers, N(answers), 0, NULL, 0, CRES_K8S_POD_IP, 0, CRES_OK,
-                                "{\"worker\": [\"10.4.0.10:8470\"]}", NULL, NULL};
+                                "{\"worker\": [\"10.4.0.10:8470\"]}", NULL, NULL, 0, NULL};
     (void)state;
     alloc_walk_first_fails(run_scenario, &sc);
 }
@@ -308,6 +363,9 @@ int main(void) {
         cmocka_unit_test(malformed_second_page),
         cmocka_unit_test(truncated_second_page),
         cmocka_unit_test(wait_then_running),
+        cmocka_unit_test(jobset_order),
+        cmocka_unit_test(follow_jobset),
+        cmocka_unit_test(jobset_errors),
     };
     return cmocka_run_group_tests(tests, make_files, remove_files);
 }

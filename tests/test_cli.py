@@ -211,6 +211,7 @@ def test_usage_errors_exit_2():
     expect_fail(["--task-id", "x", "--task-type", "w"], 2, ["--task-id x"])
     expect_fail(["--task-id", "1"], 2, ["--task-type"])
     expect_fail(["tfconfig", "--spec", "{}"], 2, ["--spec does not apply"])
+    expect_fail(["local", "--follow-jobset"], 2, ["--follow-jobset does not apply"])
     expect_fail(["--format"], 2, ["--format needs a value"])
     expect_fail(["--exec"], 2, ["--exec needs a command"])
 
@@ -354,6 +355,76 @@ def test_sagemaker_natural_order_and_errors():
                    "task": {"type": "worker", "index": 2}, "rpc_layer": "", "environment": ""}, doc
     code, _, err = run(["sagemaker"], env=dict(env, SM_CURRENT_HOST="algo-3"))
     assert code == 3 and "algo-3" in err, (code, err)
+
+
+# A heterogeneous SageMaker job, as seen on algo-2: the variables sagemaker-training-toolkit's
+# src/sagemaker_training/environment.py (Environment.to_env_vars, JSON from mapping.py's to_env_vars: sorted
+# keys, no spaces) sets for two instance groups, "train" (2 x ml.p4d.24xlarge) and "data" (1 x ml.c5.xlarge).
+SM_HETERO = {
+    "SM_HOSTS": '["algo-1","algo-2","algo-3"]', "SM_CURRENT_HOST": "algo-2",
+    "SM_CURRENT_INSTANCE_TYPE": "ml.p4d.24xlarge", "SM_CURRENT_INSTANCE_GROUP": "train",
+    "SM_CURRENT_INSTANCE_GROUP_HOSTS": '["algo-1","algo-2"]', "SM_INSTANCE_GROUPS": '["train","data"]',
+    "SM_INSTANCE_GROUPS_DICT": '{"data":{"hosts":["algo-3"],"instance_group_name":"data","instance_type":'
+                               '"ml.c5.xlarge"},"train":{"hosts":["algo-1","algo-2"],"instance_group_name":'
+                               '"train","instance_type":"ml.p4d.24xlarge"}}',
+    "SM_DISTRIBUTION_INSTANCE_GROUPS": '["train"]', "SM_IS_HETERO": "true"}
+SM_HETERO_SPEC = {"data": ["algo-3:2223"], "train": ["algo-1:2223", "algo-2:2223"]}
+
+
+def test_sagemaker_instance_groups():
+    # the default stays one flat job
+    assert json.loads(ok(["sagemaker", "--format", "spec"], env=SM_HETERO)) == \
+        {"worker": ["algo-1:2223", "algo-2:2223", "algo-3:2223"]}
+    doc = json.loads(ok(["sagemaker", "--instance-groups"], env=SM_HETERO))
+    assert doc == {"cluster": SM_HETERO_SPEC, "task": {"type": "train", "index": 1}, "rpc_layer": "",
+                   "environment": ""}, doc
+    # rank order: the jobs by name, each by task index, so data's algo-3 is rank 0 and the master
+    for host, group, rank in (("algo-3", "data", 0), ("algo-1", "train", 1), ("algo-2", "train", 2)):
+        env = dict(SM_HETERO, SM_CURRENT_HOST=host, SM_CURRENT_INSTANCE_GROUP=group)
+        assert launch(["sagemaker", "--instance-groups"], env=env) == \
+            launch_doc(3, rank, 0, 1, rank, 3, "algo-3", 2223), (host, group)
+    got = exports(ok(["sagemaker", "--instance-groups", "--port", "29500", "--format", "torchrun"], env=SM_HETERO))
+    assert (got["MASTER_ADDR"], got["MASTER_PORT"], got["RANK"], got["WORLD_SIZE"]) == ("algo-3", "29500", "2", "3")
+    assert ok(["sagemaker", "--instance-groups", "--format", "master", "--rpc-layer", "grpc"], env=SM_HETERO) == \
+        "grpc://algo-2:2223\n"
+
+
+def test_sagemaker_instance_groups_from_the_resource_config():
+    # environment.py read_resource_config's keys, the groups' hosts in no particular order
+    config = {"current_host": "algo-3", "current_instance_type": "ml.c5.xlarge", "current_group_name": "data",
+              "hosts": ["algo-1", "algo-2", "algo-3"],
+              "instance_groups": [{"instance_group_name": "train", "instance_type": "ml.p4d.24xlarge",
+                                   "hosts": ["algo-2", "algo-1"]},
+                                  {"instance_group_name": "data", "instance_type": "ml.c5.xlarge",
+                                   "hosts": ["algo-3"]}],
+              "network_interface_name": "eth0"}
+    with tempfile.NamedTemporaryFile("w", suffix=".json", delete=False) as f:
+        json.dump(config, f)
+    try:
+        args = ["sagemaker", "--instance-groups", "--resource-config", f.name]
+        doc = json.loads(ok(args))
+        assert doc["cluster"] == SM_HETERO_SPEC and doc["task"] == {"type": "data", "index": 0}, doc
+        assert launch(args) == launch_doc(3, 0, 0, 1, 0, 3, "algo-3", 2223)
+        expect_fail(args, 3, ['resource config "current_group_name" is "data"', 'group "train"'],
+                    env={"SM_CURRENT_HOST": "algo-1"})
+    finally:
+        os.unlink(f.name)
+
+
+def test_sagemaker_instance_groups_errors():
+    expect_fail(["sagemaker", "--instance-groups", "--job-name", "w"], 3,
+                ["--job-name and --instance-groups exclude each other"], env=SM_HETERO)
+    expect_fail(["slurm", "--instance-groups"], 2, ["--instance-groups does not apply to this backend"])
+    expect_fail(["sagemaker", "--instance-groups"], 3,
+                ['SM_CURRENT_INSTANCE_GROUP is "data"', 'puts SM_CURRENT_HOST "algo-2" in group "train"'],
+                env=dict(SM_HETERO, SM_CURRENT_INSTANCE_GROUP="data"))
+    expect_fail(["sagemaker", "--instance-groups"], 3, ['SM_HOSTS lists host "algo-4"'],
+                env=dict(SM_HETERO, SM_HOSTS='["algo-1","algo-2","algo-3","algo-4"]'))
+    expect_fail(["sagemaker", "--instance-groups"], 3, ['puts host "algo-2" in two groups, "a" and "b"'],
+                env={"SM_CURRENT_HOST": "algo-2",
+                     "SM_INSTANCE_GROUPS_DICT": '{"a": {"hosts": ["algo-2"]}, "b": {"hosts": ["algo-2"]}}'})
+    expect_fail(["sagemaker", "--instance-groups", "--resource-config", "/nonexistent/resourceconfig.json"], 3,
+                ["SM_INSTANCE_GROUPS_DICT is not set"], env={"SM_HOSTS": '["algo-1"]', "SM_CURRENT_HOST": "algo-1"})
 
 
 def test_backend_switch_forces_and_turns_off():

@@ -118,7 +118,7 @@ static int reset(void **state) {
 }
 
 /* Temporary files of this group, removed at its end. */
-static char temp_paths[32][64];
+static char temp_paths[64][64];
 static size_t temp_count;
 
 static const char *temp_file(const char *content) {
@@ -2022,6 +2022,410 @@ static void sm_hosts_and_current_host_options(void **state) {
 }
 
 /* ---------------------------------------------------------------------------------------
+   SageMaker heterogeneous clusters: a job per instance group (options.instance_groups).
+   The fixtures have the shapes of aws/sagemaker-training-toolkit's
+   src/sagemaker_training/environment.py: Environment.__init__ reads the resource config's
+   "hosts", "current_host" and "current_group_name"; get_instance_groups_dict() maps each
+   "instance_group_name" to its "instance_groups" entry; to_env_vars() writes them as
+   SM_HOSTS, SM_CURRENT_HOST, SM_CURRENT_INSTANCE_GROUP (plain text), SM_INSTANCE_GROUPS_DICT
+   and the other SM_* lists, JSON made by mapping.py's to_env_vars (sorted keys, no spaces).
+   Two groups: "train", 2 x ml.p4d.24xlarge (algo-1, algo-2) and "data", 1 x ml.c5.xlarge
+   (algo-3). */
+
+#define HETERO_DICT                                                                           \
+    "{\"data\":{\"hosts\":[\"algo-3\"],\"instance_group_name\":\"data\",\"instance_type\":"   \
+    "\"ml.c5.xlarge\"},\"train\":{\"hosts\":[\"algo-1\",\"algo-2\"],\"instance_group_name\":" \
+    "\"train\",\"instance_type\":\"ml.p4d.24xlarge\"}}"
+#define HETERO_SPEC "{'data': ['algo-3:2223'], 'train': ['algo-1:2223', 'algo-2:2223']}"
+
+/* The variables the toolkit sets on algo-2 (environment.py to_env_vars). */
+static void hetero_env(const char *current, const char *group) {
+    env_set("SM_HOSTS", "[\"algo-1\",\"algo-2\",\"algo-3\"]");
+    env_set("SM_CURRENT_HOST", current);
+    env_set("SM_CURRENT_INSTANCE_TYPE", strcmp(group, "data") == 0 ? "ml.c5.xlarge" : "ml.p4d.24xlarge");
+    env_set("SM_CURRENT_INSTANCE_GROUP", group);
+    env_set("SM_CURRENT_INSTANCE_GROUP_HOSTS", strcmp(group, "data") == 0 ? "[\"algo-3\"]" : "[\"algo-1\",\"algo-2\"]");
+    env_set("SM_INSTANCE_GROUPS", "[\"train\",\"data\"]");
+    env_set("SM_INSTANCE_GROUPS_DICT", HETERO_DICT);
+    env_set("SM_DISTRIBUTION_INSTANCE_GROUPS", "[\"train\"]");
+    env_set("SM_IS_HETERO", "true");
+}
+
+static cres_sagemaker_options sm_groups_options(void) {
+    cres_sagemaker_options o = sm_options();
+    o.instance_groups = 1;
+    return o;
+}
+
+/* The resource config of that job on algo-2, as SageMaker writes it (environment.py
+   read_resource_config's keys); the groups' hosts in no particular order. */
+#define HETERO_RESOURCE_CONFIG                                                              \
+    "{\"current_host\": \"algo-2\", \"current_instance_type\": \"ml.p4d.24xlarge\", "       \
+    "\"current_group_name\": \"train\", \"hosts\": [\"algo-1\", \"algo-2\", \"algo-3\"], "  \
+    "\"instance_groups\": [{\"instance_group_name\": \"train\", \"instance_type\": "        \
+    "\"ml.p4d.24xlarge\", \"hosts\": [\"algo-2\", \"algo-1\"]}, {\"instance_group_name\": " \
+    "\"data\", \"instance_type\": \"ml.c5.xlarge\", \"hosts\": [\"algo-3\"]}], "            \
+    "\"network_interface_name\": \"eth0\"}\n"
+
+static void expect_launch(cres_resolver *r, int world, int rank, const char *master) {
+    cres_launch_info li;
+    cres_error err;
+    OK(cres_launch(r, &li, &err));
+    assert_int_equal(li.world_size, world);
+    assert_int_equal(li.rank, rank);
+    assert_int_equal(li.local_rank, 0);
+    assert_int_equal(li.local_world_size, 1);
+    assert_int_equal(li.node_rank, rank); /* one task per host */
+    assert_int_equal(li.num_nodes, world);
+    assert_string_equal(li.master_address, master);
+}
+
+static void sm_groups_two_groups_from_the_environment(void **state) {
+    cres_resolver *r;
+    (void)state;
+    hetero_env("algo-2", "train");
+    r = sagemaker_with(sm_groups_options());
+    assert_string_equal(resolved_json(r), dq(HETERO_SPEC));
+    expect_task(r, "train", 1);
+    assert_string_equal(master_of(r, NULL, -1, NULL), "algo-2:2223");
+    assert_string_equal(master_of(r, "data", 0, NULL), "algo-3:2223");
+    /* ranks: jobs by name, so data's host is rank 0 (the master) */
+    expect_launch(r, 3, 2, "algo-3:2223");
+    cres_resolver_free(r);
+    env_reset();
+    hetero_env("algo-3", "data");
+    r = sagemaker_with(sm_groups_options());
+    assert_string_equal(resolved_json(r), dq(HETERO_SPEC));
+    expect_task(r, "data", 0);
+    expect_launch(r, 3, 0, "algo-3:2223");
+    cres_resolver_free(r);
+    env_reset();
+    hetero_env("algo-1", "train");
+    r = sagemaker_with(sm_groups_options());
+    expect_task(r, "train", 0);
+    expect_launch(r, 3, 1, "algo-3:2223");
+    cres_resolver_free(r);
+}
+
+/* The flat default reads none of the group variables: one "worker" job, as before. */
+static void sm_groups_flat_default_unchanged(void **state) {
+    cres_sagemaker_options o = sm_options();
+    cres_resolver *r;
+    (void)state;
+    hetero_env("algo-2", "train");
+    r = sagemaker_with(o);
+    assert_string_equal(resolved_json(r), dq("{'worker': ['algo-1:2223', 'algo-2:2223', 'algo-3:2223']}"));
+    expect_task(r, "worker", 1);
+    cres_resolver_free(r);
+    env_set("SM_INSTANCE_GROUPS_DICT", "not JSON");
+    env_set("SM_CURRENT_INSTANCE_GROUP", "data");
+    r = sagemaker_with(o);
+    expect_task(r, "worker", 1);
+    cres_resolver_free(r);
+}
+
+static void sm_groups_from_the_resource_config(void **state) {
+    cres_sagemaker_options o = sm_groups_options();
+    cres_resolver *r;
+    (void)state;
+    o.resource_config = temp_file(HETERO_RESOURCE_CONFIG);
+    r = sagemaker_with(o);
+    assert_string_equal(resolved_json(r), dq(HETERO_SPEC));
+    expect_task(r, "train", 1);
+    cres_resolver_free(r);
+    /* the environment wins where it is set, the file fills in the rest */
+    env_set("SM_CURRENT_HOST", "algo-3");
+    SM_FAILS(o, CRES_ERR_ENVIRONMENT, "resource config \"current_group_name\" is \"train\"", "\"data\"");
+    env_set("SM_CURRENT_INSTANCE_GROUP", "data");
+    r = sagemaker_with(o);
+    expect_task(r, "data", 0);
+    cres_resolver_free(r);
+    env_reset();
+    env_set("SM_INSTANCE_GROUPS_DICT", HETERO_DICT); /* the groups from the variable */
+    r = sagemaker_with(o);
+    assert_string_equal(resolved_json(r), dq(HETERO_SPEC));
+    expect_task(r, "train", 1);
+    cres_resolver_free(r);
+}
+
+/* Options first, then the environment: options.instance_groups_dict and
+   options.current_instance_group, the port and the task options. */
+static void sm_groups_options_win(void **state) {
+    cres_sagemaker_options o = sm_groups_options();
+    cres_resolver *r;
+    (void)state;
+    hetero_env("algo-2", "train");
+    o.instance_groups_dict = "{\"ps\": {\"hosts\": [\"algo-1\"]}, \"worker\": {\"hosts\": [\"algo-3\", \"algo-2\"]}}";
+    o.current_instance_group = "worker";
+    o.port = 9000;
+    r = sagemaker_with(o);
+    assert_string_equal(resolved_json(r), dq("{'ps': ['algo-1:9000'], 'worker': ['algo-2:9000', 'algo-3:9000']}"));
+    expect_task(r, "worker", 0);
+    cres_resolver_free(r);
+    o.task_type = "ps";
+    o.task_id = 0;
+    o.rpc_layer = "grpc";
+    r = sagemaker_with(o);
+    expect_task(r, "ps", 0);
+    assert_string_equal(master_of(r, NULL, -1, NULL), "grpc://algo-1:9000");
+    cres_resolver_free(r);
+    o.task_type = NULL;
+    o.current_instance_group = "ps"; /* the option is checked like the variable */
+    SM_FAILS(o, CRES_ERR_ENVIRONMENT, "options.current_instance_group is \"ps\"", "options.instance_groups_dict");
+    /* the job "chief" comes first in rank order, as for every backend */
+    o.instance_groups_dict = "{\"chief\": {\"hosts\": [\"algo-3\"]}, \"a\": {\"hosts\": [\"algo-1\", \"algo-2\"]}}";
+    o.current_instance_group = NULL;
+    env_unset("SM_CURRENT_INSTANCE_GROUP");
+    r = sagemaker_with(o);
+    expect_task(r, "a", 1);
+    expect_launch(r, 3, 2, "algo-3:9000");
+    cres_resolver_free(r);
+}
+
+/* Hosts in natural order within a group; groups need not be given sorted. */
+static void sm_groups_natural_order_within_a_group(void **state) {
+    cres_resolver *r;
+    (void)state;
+    env_set("SM_INSTANCE_GROUPS_DICT",
+            "{\"train\": {\"hosts\": [\"algo-10\", \"algo-2\", \"algo-9\", \"algo-11\"], \"instance_group_name\": "
+            "\"train\"},"
+            " \"data\": {\"hosts\": [\"algo-1\", \"algo-3\"], \"instance_group_name\": \"data\"}}");
+    env_set("SM_HOSTS", "[\"algo-1\",\"algo-10\",\"algo-11\",\"algo-2\",\"algo-3\",\"algo-9\"]");
+    env_set("SM_CURRENT_HOST", "algo-10");
+    r = sagemaker_with(sm_groups_options());
+    assert_string_equal(resolved_json(r), dq("{'data': ['algo-1:2223', 'algo-3:2223'], 'train': ['algo-2:2223', "
+                                             "'algo-9:2223', 'algo-10:2223', 'algo-11:2223']}"));
+    expect_task(r, "train", 2);
+    cres_resolver_free(r);
+}
+
+/* Without SM_HOSTS or a file there is nothing to check the groups against: they stand. */
+static void sm_groups_without_a_flat_list(void **state) {
+    cres_resolver *r;
+    (void)state;
+    env_set("SM_INSTANCE_GROUPS_DICT", HETERO_DICT);
+    env_set("SM_CURRENT_HOST", "algo-3");
+    r = sagemaker_with(sm_groups_options());
+    assert_string_equal(resolved_json(r), dq(HETERO_SPEC));
+    expect_task(r, "data", 0);
+    cres_resolver_free(r);
+    /* a file without "hosts" (or without "current_group_name") likewise */
+    env_reset();
+    {
+        cres_sagemaker_options o = sm_groups_options();
+        o.resource_config = temp_file("{\"current_host\": \"algo-1\", \"instance_groups\": [{\"instance_group_name\": "
+                                      "\"solo\", \"hosts\": [\"algo-1\"]}]}");
+        r = sagemaker_with(o);
+        assert_string_equal(resolved_json(r), dq("{'solo': ['algo-1:2223']}"));
+        expect_task(r, "solo", 0);
+        cres_resolver_free(r);
+    }
+}
+
+static void sm_groups_host_in_two_groups(void **state) {
+    cres_sagemaker_options o = sm_groups_options();
+    (void)state;
+    hetero_env("algo-2", "train");
+    env_set("SM_INSTANCE_GROUPS_DICT",
+            "{\"data\": {\"hosts\": [\"algo-3\", \"algo-2\"]}, \"train\": {\"hosts\": [\"algo-1\", \"algo-2\"]}}");
+    SM_FAILS(o, CRES_ERR_ENVIRONMENT, "SM_INSTANCE_GROUPS_DICT puts host \"algo-2\" in two groups",
+             "\"data\" and \"train\"");
+    /* twice in one group */
+    env_set("SM_INSTANCE_GROUPS_DICT",
+            "{\"data\": {\"hosts\": [\"algo-3\"]}, \"train\": {\"hosts\": [\"algo-1\", \"algo-2\", \"algo-1\"]}}");
+    SM_FAILS(o, CRES_ERR_ENVIRONMENT, "SM_INSTANCE_GROUPS_DICT: group \"train\": \"hosts\" names \"algo-1\" twice",
+             NULL);
+    /* the same in the resource config */
+    env_reset();
+    o.resource_config =
+        temp_file("{\"current_host\": \"algo-1\", \"instance_groups\": [{\"instance_group_name\": \"a\", "
+                  "\"hosts\": [\"algo-1\"]}, {\"instance_group_name\": \"b\", \"hosts\": [\"algo-1\"]}]}");
+    SM_FAILS(o, CRES_ERR_ENVIRONMENT, "resource config \"instance_groups\" puts host \"algo-1\" in two groups",
+             "\"a\" and \"b\"");
+}
+
+static void sm_groups_group_listed_twice(void **state) {
+    cres_sagemaker_options o = sm_groups_options();
+    (void)state;
+    env_set("SM_CURRENT_HOST", "algo-1");
+    env_set("SM_INSTANCE_GROUPS_DICT", "{\"train\": {\"hosts\": [\"algo-1\"]}, \"train\": {\"hosts\": [\"algo-2\"]}}");
+    SM_FAILS(o, CRES_ERR_ENVIRONMENT, "SM_INSTANCE_GROUPS_DICT names instance group \"train\" twice", NULL);
+    env_unset("SM_INSTANCE_GROUPS_DICT");
+    o.resource_config =
+        temp_file("{\"current_host\": \"algo-1\", \"instance_groups\": [{\"instance_group_name\": \"t\", "
+                  "\"hosts\": [\"algo-1\"]}, {\"instance_group_name\": \"t\", \"hosts\": [\"algo-2\"]}]}");
+    SM_FAILS(o, CRES_ERR_ENVIRONMENT, "resource config \"instance_groups\" names instance group \"t\" twice", NULL);
+}
+
+static void sm_groups_empty_group_name(void **state) {
+    cres_sagemaker_options o = sm_groups_options();
+    (void)state;
+    env_set("SM_CURRENT_HOST", "algo-1");
+    env_set("SM_INSTANCE_GROUPS_DICT", "{\"\": {\"hosts\": [\"algo-1\"]}}");
+    SM_FAILS(o, CRES_ERR_ENVIRONMENT, "SM_INSTANCE_GROUPS_DICT: group \"\"", "instance_group_name is empty");
+    env_set("SM_INSTANCE_GROUPS_DICT", "{\"\": {\"hosts\": [\"algo-1\"], \"instance_group_name\": \"\"}}");
+    SM_FAILS(o, CRES_ERR_ENVIRONMENT, "SM_INSTANCE_GROUPS_DICT: group \"\"", "instance_group_name is empty");
+    env_unset("SM_INSTANCE_GROUPS_DICT");
+    o.resource_config =
+        temp_file("{\"current_host\": \"algo-1\", \"instance_groups\": [{\"instance_group_name\": \"\", "
+                  "\"hosts\": [\"algo-1\"]}]}");
+    SM_FAILS(o, CRES_ERR_ENVIRONMENT, "resource config \"instance_groups\": item 0", "instance_group_name is empty");
+    /* names a job cannot have */
+    env_set("SM_INSTANCE_GROUPS_DICT", "{\"a\\u0001b\": {\"hosts\": [\"algo-1\"]}}");
+    SM_FAILS(o, CRES_ERR_ENVIRONMENT, "SM_INSTANCE_GROUPS_DICT", "cannot name a job");
+    env_set("SM_INSTANCE_GROUPS_DICT", "{\"a\\u0000b\": {\"hosts\": [\"algo-1\"]}}");
+    SM_FAILS(o, CRES_ERR_ENVIRONMENT, "SM_INSTANCE_GROUPS_DICT", "NUL");
+}
+
+/* The union of the groups must be SM_HOSTS (or the file's "hosts"), both ways. */
+static void sm_groups_disagree_with_the_flat_list(void **state) {
+    cres_sagemaker_options o = sm_groups_options();
+    (void)state;
+    hetero_env("algo-2", "train");
+    env_set("SM_HOSTS", "[\"algo-1\",\"algo-2\"]");
+    SM_FAILS(o, CRES_ERR_ENVIRONMENT, "SM_INSTANCE_GROUPS_DICT: group \"data\" has host \"algo-3\"",
+             "which SM_HOSTS does not list");
+    env_set("SM_HOSTS", "[\"algo-1\",\"algo-2\",\"algo-3\",\"algo-4\"]");
+    SM_FAILS(o, CRES_ERR_ENVIRONMENT, "SM_HOSTS lists host \"algo-4\"",
+             "which no group of SM_INSTANCE_GROUPS_DICT has");
+    env_set("SM_HOSTS", "[\"algo-1\",\"algo-2\",\"algo-03\"]"); /* natural twins are not the same host */
+    SM_FAILS(o, CRES_ERR_ENVIRONMENT, "SM_HOSTS lists host \"algo-03\"", NULL);
+    /* the flat list itself is checked as in the default mode */
+    env_set("SM_HOSTS", "[\"algo-1\",\"algo-2\",\"algo-3\",\"algo-1\"]");
+    SM_FAILS(o, CRES_ERR_ENVIRONMENT, "SM_HOSTS names \"algo-1\" twice", NULL);
+    env_set("SM_HOSTS", "{}");
+    SM_FAILS(o, CRES_ERR_ENVIRONMENT, "SM_HOSTS must be a JSON list", NULL);
+    /* the file's lists */
+    env_reset();
+    o.resource_config =
+        temp_file("{\"current_host\": \"algo-1\", \"hosts\": [\"algo-1\", \"algo-2\"], \"instance_groups\": "
+                  "[{\"instance_group_name\": \"a\", \"hosts\": [\"algo-1\"]}]}");
+    SM_FAILS(o, CRES_ERR_ENVIRONMENT, "resource config \"hosts\" lists host \"algo-2\"",
+             "resource config \"instance_groups\"");
+}
+
+static void sm_groups_current_host_and_group(void **state) {
+    cres_sagemaker_options o = sm_groups_options();
+    (void)state;
+    hetero_env("algo-2", "data");
+    SM_FAILS(o, CRES_ERR_ENVIRONMENT, "SM_CURRENT_INSTANCE_GROUP is \"data\"",
+             "SM_INSTANCE_GROUPS_DICT puts SM_CURRENT_HOST \"algo-2\" in group \"train\"");
+    env_set("SM_CURRENT_INSTANCE_GROUP", "nosuch");
+    SM_FAILS(o, CRES_ERR_ENVIRONMENT, "SM_CURRENT_INSTANCE_GROUP is \"nosuch\"", NULL);
+    env_set("SM_CURRENT_INSTANCE_GROUP", "");
+    SM_FAILS(o, CRES_ERR_ENVIRONMENT, "SM_CURRENT_INSTANCE_GROUP is empty", NULL);
+    env_unset("SM_CURRENT_INSTANCE_GROUP");
+    env_set("SM_HOSTS", "[\"algo-1\",\"algo-2\",\"algo-3\",\"algo-4\"]");
+    env_set("SM_INSTANCE_GROUPS_DICT",
+            "{\"a\": {\"hosts\": [\"algo-1\", \"algo-2\", \"algo-3\"]}, \"b\": {\"hosts\": [\"algo-4\"]}}");
+    env_set("SM_CURRENT_HOST", "algo-5");
+    SM_FAILS(o, CRES_ERR_ENVIRONMENT, "SM_CURRENT_HOST \"algo-5\" is in no group of SM_INSTANCE_GROUPS_DICT", NULL);
+    /* the file's current_group_name must be a string */
+    env_reset();
+    o.resource_config = temp_file("{\"current_host\": \"algo-1\", \"current_group_name\": 7, \"instance_groups\": "
+                                  "[{\"instance_group_name\": \"a\", \"hosts\": [\"algo-1\"]}]}");
+    SM_FAILS(o, CRES_ERR_ENVIRONMENT, "has no \"current_group_name\" string", NULL);
+}
+
+/* A malformed document is an error naming the variable or the file and the field, never a
+   partial spec. */
+static void sm_groups_malformed_dict(void **state) {
+    static const struct {
+        const char *dict, *sub1, *sub2;
+    } bad[] = {
+        {"", "SM_INSTANCE_GROUPS_DICT is empty", NULL},
+        {"[\"train\"]", "SM_INSTANCE_GROUPS_DICT must be a JSON object of instance groups", NULL},
+        {"{\"train\": ", "SM_INSTANCE_GROUPS_DICT", "invalid JSON"},
+        {"{}", "SM_INSTANCE_GROUPS_DICT names no instance group", NULL},
+        {"{\"train\": [\"algo-1\"]}", "SM_INSTANCE_GROUPS_DICT: group \"train\" is a list, not an object", NULL},
+        {"{\"train\": {}}", "SM_INSTANCE_GROUPS_DICT: group \"train\": \"hosts\" must be a JSON list", NULL},
+        {"{\"train\": {\"hosts\": \"algo-1\"}}", "group \"train\": \"hosts\" must be a JSON list of host names", NULL},
+        {"{\"train\": {\"hosts\": []}}", "SM_INSTANCE_GROUPS_DICT: group \"train\": \"hosts\" is empty", NULL},
+        {"{\"train\": {\"hosts\": [\"algo-1\", 2]}}", "group \"train\": \"hosts\": item 1 is 2", "not a host name"},
+        {"{\"train\": {\"hosts\": [\"algo 1\"]}}", "group \"train\": \"hosts\": item 0", "not a host name"},
+        {"{\"train\": {\"hosts\": [\"algo-1\"], \"hosts\": [\"algo-1\"]}}",
+         "group \"train\": key \"hosts\" appears twice", NULL},
+        {"{\"train\": {\"hosts\": [\"algo-1\"], \"instance_group_name\": \"data\"}}",
+         "group \"train\": \"instance_group_name\" is \"data\", not the group's key", NULL},
+        {"{\"train\": {\"hosts\": [\"algo-1\"], \"instance_group_name\": 3}}",
+         "group \"train\" has no \"instance_group_name\" string", NULL},
+    };
+    cres_sagemaker_options o = sm_groups_options();
+    size_t i;
+    (void)state;
+    env_set("SM_HOSTS", "[\"algo-1\"]");
+    env_set("SM_CURRENT_HOST", "algo-1");
+    for (i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+        env_set("SM_INSTANCE_GROUPS_DICT", bad[i].dict);
+        SM_FAILS(o, CRES_ERR_ENVIRONMENT, bad[i].sub1, bad[i].sub2);
+    }
+    /* the option is named as such */
+    o.instance_groups_dict = "{\"train\": {\"hosts\": []}}";
+    SM_FAILS(o, CRES_ERR_ENVIRONMENT, "options.instance_groups_dict: group \"train\": \"hosts\" is empty", NULL);
+}
+
+static void sm_groups_malformed_resource_config(void **state) {
+    static const struct {
+        const char *groups, *sub1, *sub2;
+    } bad[] = {
+        {"", "resource config \"instance_groups\" must be a JSON list of instance groups", NULL},
+        {", \"instance_groups\": {\"a\": {\"hosts\": [\"algo-1\"]}}",
+         "resource config \"instance_groups\" must be a JSON list", NULL},
+        {", \"instance_groups\": []", "resource config \"instance_groups\" names no instance group", NULL},
+        {", \"instance_groups\": [\"a\"]", "resource config \"instance_groups\": item 0 is \"a\", not an object", NULL},
+        {", \"instance_groups\": [{\"hosts\": [\"algo-1\"]}]",
+         "resource config \"instance_groups\": item 0 has no \"instance_group_name\" string", NULL},
+        {", \"instance_groups\": [{\"instance_group_name\": \"a\"}]",
+         "resource config \"instance_groups\": group \"a\": \"hosts\" must be a JSON list", NULL},
+        {", \"instance_groups\": [{\"instance_group_name\": \"a\", \"hosts\": [null]}]",
+         "group \"a\": \"hosts\": item 0 is null", NULL},
+    };
+    cres_sagemaker_options o = sm_groups_options();
+    char text[512];
+    size_t i;
+    (void)state;
+    for (i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+        snprintf(text, sizeof text, "{\"current_host\": \"algo-1\"%s}", bad[i].groups);
+        o.resource_config = temp_file(text);
+        SM_FAILS(o, CRES_ERR_ENVIRONMENT, bad[i].sub1, bad[i].sub2);
+    }
+    o.resource_config =
+        temp_file("{\"current_host\": \"algo-1\", \"instance_groups\": [{\"instance_group_name\": \"a\", "
+                  "\"hosts\": [\"algo-1\"]}");
+    SM_FAILS(o, CRES_ERR_ENVIRONMENT, "invalid JSON", NULL);
+}
+
+/* Nothing to read: the error names the variable of the groups and the file. */
+static void sm_groups_nothing_set(void **state) {
+    cres_sagemaker_options o = sm_groups_options();
+    (void)state;
+    SM_FAILS(o, CRES_ERR_ENVIRONMENT, "SM_INSTANCE_GROUPS_DICT is not set",
+             "/nonexistent/test_hpc/resourceconfig.json");
+    env_set("SM_HOSTS", "[\"algo-1\"]"); /* the flat list alone is not enough */
+    env_set("SM_CURRENT_HOST", "algo-1");
+    SM_FAILS(o, CRES_ERR_ENVIRONMENT, "SM_INSTANCE_GROUPS_DICT is not set", NULL);
+    env_unset("SM_CURRENT_HOST");
+    env_set("SM_INSTANCE_GROUPS_DICT", "{\"a\": {\"hosts\": [\"algo-1\"]}}");
+    SM_FAILS(o, CRES_ERR_ENVIRONMENT, "SM_CURRENT_HOST is not set", NULL);
+}
+
+static void sm_groups_conflicting_options(void **state) {
+    cres_sagemaker_options o = sm_groups_options();
+    (void)state;
+    hetero_env("algo-2", "train");
+    o.job_name = "worker";
+    SM_FAILS(o, CRES_ERR_INVALID_ARGUMENT, "job_name and instance_groups", NULL);
+    o = sm_options();
+    o.instance_groups_dict = HETERO_DICT;
+    SM_FAILS(o, CRES_ERR_INVALID_ARGUMENT, "options.instance_groups_dict", "only with options.instance_groups");
+    o = sm_options();
+    o.current_instance_group = "train";
+    SM_FAILS(o, CRES_ERR_INVALID_ARGUMENT, "options.current_instance_group", NULL);
+    o = sm_groups_options();
+    o.port = 70000;
+    SM_FAILS(o, CRES_ERR_INVALID_ARGUMENT, "port 70000", NULL);
+}
+/* ---------------------------------------------------------------------------------------
    Auto-detection */
 
 static cres_auto_options auto_options(void) {
@@ -2444,6 +2848,22 @@ int main(void) {
         cmocka_unit_test_setup(sm_nothing_set_names_variable_and_file, reset),
         cmocka_unit_test_setup(sm_port_and_job_name_options, reset),
         cmocka_unit_test_setup(sm_hosts_and_current_host_options, reset),
+        /* SageMaker instance groups */
+        cmocka_unit_test_setup(sm_groups_two_groups_from_the_environment, reset),
+        cmocka_unit_test_setup(sm_groups_flat_default_unchanged, reset),
+        cmocka_unit_test_setup(sm_groups_from_the_resource_config, reset),
+        cmocka_unit_test_setup(sm_groups_options_win, reset),
+        cmocka_unit_test_setup(sm_groups_natural_order_within_a_group, reset),
+        cmocka_unit_test_setup(sm_groups_without_a_flat_list, reset),
+        cmocka_unit_test_setup(sm_groups_host_in_two_groups, reset),
+        cmocka_unit_test_setup(sm_groups_group_listed_twice, reset),
+        cmocka_unit_test_setup(sm_groups_empty_group_name, reset),
+        cmocka_unit_test_setup(sm_groups_disagree_with_the_flat_list, reset),
+        cmocka_unit_test_setup(sm_groups_current_host_and_group, reset),
+        cmocka_unit_test_setup(sm_groups_malformed_dict, reset),
+        cmocka_unit_test_setup(sm_groups_malformed_resource_config, reset),
+        cmocka_unit_test_setup(sm_groups_nothing_set, reset),
+        cmocka_unit_test_setup(sm_groups_conflicting_options, reset),
         /* Auto */
         cmocka_unit_test_setup(auto_detection_order, reset),
         cmocka_unit_test_setup(auto_picks_each_backend_alone, reset),

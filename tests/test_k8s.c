@@ -68,9 +68,28 @@ typedef struct pod {
     const char *index;     /* Indexed Job completion index; NULL = none */
     int index_where;       /* INDEX_BOTH, _ANNOTATION_ONLY, _LABEL_ONLY */
     int terminating;       /* metadata.deletionTimestamp set */
+    const char *jobset;    /* label and annotation jobset.sigs.k8s.io/jobset-name; NULL = none */
+    const char *global;    /* jobset.sigs.k8s.io/job-global-index; NULL = absent */
+    int global_where;      /* as index_where */
 } pod;
 
 #define INDEX_KEY "batch.kubernetes.io/job-completion-index"
+#define JOBSET_KEY "jobset.sigs.k8s.io/jobset-name"
+#define GLOBAL_KEY "jobset.sigs.k8s.io/job-global-index"
+
+/* The keys the JobSet controller adds to labels and annotations alike (kubernetes-sigs/jobset,
+   pkg/controllers/jobset_controller.go, labelAndAnnotateObject), with fixed values here but
+   the name and the global index; where = INDEX_LABEL_ONLY writes the labels' share. */
+static void jobset_keys(text *t, const pod *p, int where) {
+    if (!p->jobset) return;
+    text_add(t, ", \"" JOBSET_KEY "\": \"%s\", \"jobset.sigs.k8s.io/replicatedjob-name\": \"workers\", "
+                "\"jobset.sigs.k8s.io/replicatedjob-replicas\": \"2\", \"jobset.sigs.k8s.io/global-replicas\": \"4\", "
+                "\"jobset.sigs.k8s.io/job-index\": \"1\", \"jobset.sigs.k8s.io/restart-attempt\": \"0\", "
+                "\"jobset.sigs.k8s.io/job-key\": \"5d4c6e2f0bd1a5fbd2c1e4e1b8d0c2d6a9f3e7b1\"",
+             p->jobset);
+    if (p->global && p->global_where != (where == INDEX_LABEL_ONLY ? INDEX_ANNOTATION_ONLY : INDEX_LABEL_ONLY))
+        text_add(t, ", \"" GLOBAL_KEY "\": \"%s\"", p->global);
+}
 
 static void pod_metadata(text *t, const pod *p) {
     const char *ns = p->ns ? p->ns : "default";
@@ -82,7 +101,10 @@ static void pod_metadata(text *t, const pod *p) {
         text_add(t, "\"deletionTimestamp\": \"2026-01-15T09:46:01Z\", \"deletionGracePeriodSeconds\": 30, ");
     text_add(t, "\"labels\": {\"controller-uid\": \"a162bcbf-57fe-4f77-903f-4d523dfefde1\", \"job-name\": \"trainer\"");
     if (p->index && p->index_where != INDEX_ANNOTATION_ONLY) text_add(t, ", \"" INDEX_KEY "\": \"%s\"", p->index);
-    text_add(t, "}, \"annotations\": {");
+    jobset_keys(t, p, INDEX_LABEL_ONLY);
+    text_add(t, "}, \"annotations\": {\"kubectl.kubernetes.io/default-container\": \"tensorflow\"");
+    jobset_keys(t, p, INDEX_ANNOTATION_ONLY);
+    text_add(t, ", ");
     if (p->index && p->index_where != INDEX_LABEL_ONLY) text_add(t, "\"" INDEX_KEY "\": \"%s\", ", p->index);
     text_add(t,
              "\"k8s.v1.cni.cncf.io/network-status\": \"[\\n    {\\n        \\\"name\\\": \\\"k8s-pod-network\\\",\\n"
@@ -1430,12 +1452,12 @@ static void indexed_job_ordered_by_completion_index(void **state) {
 /* Two Running pods of one namespace holding one index: the Job is replacing a pod. */
 static void duplicate_completion_index_is_not_ready(void **state) {
     static const pod replacing[] = {
-        {"trainer-0-aaaaa", "10.4.0.10", NULL, NULL, NULL, NULL, NULL, "0", INDEX_BOTH, 0},
-        {"trainer-1-bbbbb", "10.4.0.11", NULL, NULL, NULL, NULL, NULL, "1", INDEX_BOTH, 0},
-        {"trainer-1-ccccc", "10.4.0.12", NULL, NULL, NULL, NULL, NULL, "1", INDEX_BOTH, 0}};
+        {"trainer-0-aaaaa", "10.4.0.10", NULL, NULL, NULL, NULL, NULL, "0", INDEX_BOTH, 0, NULL, NULL, 0},
+        {"trainer-1-bbbbb", "10.4.0.11", NULL, NULL, NULL, NULL, NULL, "1", INDEX_BOTH, 0, NULL, NULL, 0},
+        {"trainer-1-ccccc", "10.4.0.12", NULL, NULL, NULL, NULL, NULL, "1", INDEX_BOTH, 0, NULL, NULL, 0}};
     static const pod other_namespace[] = {
-        {"trainer-0-aaaaa", "10.4.0.10", NULL, NULL, NULL, NULL, NULL, "0", INDEX_BOTH, 0},
-        {"trainer-0-ddddd", "10.4.1.10", NULL, NULL, "other", NULL, NULL, "0", INDEX_BOTH, 0}};
+        {"trainer-0-aaaaa", "10.4.0.10", NULL, NULL, NULL, NULL, NULL, "0", INDEX_BOTH, 0, NULL, NULL, 0},
+        {"trainer-0-ddddd", "10.4.1.10", NULL, NULL, "other", NULL, NULL, "0", INDEX_BOTH, 0, NULL, NULL, 0}};
     cres_k8s_options o = options();
     cres_error err;
     (void)state;
@@ -1513,6 +1535,317 @@ static void natural_name_order(void **state) {
     create(&o);
     assert_string_equal(resolved(), dq("{'worker': ['10.4.0.10:8470', '10.4.0.11:8470', '10.4.0.12:8470', "
                                        "'10.4.0.13:8470', '10.4.0.14:8470']}"));
+}
+
+/* ---------------------------------------------------------------------------------------
+   JobSets: one Job per replica of each replicated job, whose completion indices each start at
+   0. Here JobSet "js" has replicated jobs "workers" then "driver", 2 replicas of 2 pods each:
+   job-global-index 0-1 are workers' Jobs, 2-3 driver's (kubernetes-sigs/jobset,
+   globalJobIndex), so names in natural order ("driver" first) are not the order. Pod
+   "js-<rjob>-<job>-<pod>-<5 chars>", hostname without the 5 chars, subdomain the JobSet's. */
+
+#define JS_POD(host, ip_, index_, global_)                                                          \
+    {.name = "js-" host "-x7k2p", .ip = ip_, .hostname = "js-" host, .subdomain = "js", .index = index_, \
+     .jobset = "js", .global = global_}
+
+/* The 8 pods, rank r at 10.4.0.(10 + r), as a shuffled list over two pages. */
+static const pod jobset_page1[] = {JS_POD("driver-1-0", "10.4.0.16", "0", "3"), JS_POD("workers-1-1", "10.4.0.13", "1", "1"),
+                                   JS_POD("driver-0-0", "10.4.0.14", "0", "2"), JS_POD("workers-0-0", "10.4.0.10", "0", "0")};
+static const pod jobset_page2[] = {JS_POD("workers-1-0", "10.4.0.12", "0", "1"), JS_POD("driver-1-1", "10.4.0.17", "1", "3"),
+                                   JS_POD("workers-0-1", "10.4.0.11", "1", "0"), JS_POD("driver-0-1", "10.4.0.15", "1", "2")};
+#define JOBSET_SPEC                                                                                                   \
+    "{'worker': ['10.4.0.10:8470', '10.4.0.11:8470', '10.4.0.12:8470', '10.4.0.13:8470', '10.4.0.14:8470', "         \
+    "'10.4.0.15:8470', '10.4.0.16:8470', '10.4.0.17:8470']}"
+#define JOBSET_SELECTOR_URL "labelSelector=jobset.sigs.k8s.io%2Fjobset-name%3Djs&"
+
+static void script_jobset(void) {
+    script_page(jobset_page1, N(jobset_page1), "page-2");
+    script_page(jobset_page2, N(jobset_page2), NULL);
+}
+
+static const cres_k8s_job_selector jobset_js[] = {{"worker", JOBSET_KEY "=js"}};
+
+/* The issue's case: Jobs js-workers-0 and js-workers-1 both have completion index 0, which
+   is no replacement but the next Job of the JobSet. */
+static void jobset_ordered_by_global_index_then_completion_index(void **state) {
+    cres_k8s_options o = options();
+    (void)state;
+    o.jobs = jobset_js;
+    o.jobs_count = 1;
+    o.hostname = "js-driver-0-1";
+    script_jobset();
+    create(&o);
+    assert_string_equal(resolved(), dq(JOBSET_SPEC));
+    all_replies_used();
+    HAS(url(0), JOBSET_SELECTOR_URL);
+    HAS(url(1), "&continue=page-2");
+    assert_string_equal(cres_task_type(C.r), "worker");
+    assert_int_equal(cres_task_id(C.r), 5);
+}
+
+/* Launch info in the JobSet order: one pod a node, the master global rank 0's pod. */
+static void jobset_launch_info(void **state) {
+    cres_k8s_options o = options();
+    cres_launch_info info;
+    cres_error err;
+    (void)state;
+    o.jobs = jobset_js;
+    o.jobs_count = 1;
+    o.hostname = "js-workers-1-1";
+    script_jobset();
+    create(&o);
+    OK(cres_launch(C.r, &info, &err));
+    assert_int_equal(info.world_size, 8);
+    assert_int_equal(info.rank, 3);
+    assert_int_equal(info.local_rank, 0);
+    assert_int_equal(info.local_world_size, 1);
+    assert_int_equal(info.node_rank, 3);
+    assert_int_equal(info.num_nodes, 8);
+    assert_string_equal(info.master_address, "10.4.0.10:8470");
+    assert_string_equal(info.master_host, "10.4.0.10");
+    assert_int_equal(info.master_port, 8470);
+    all_replies_used();
+}
+
+/* job-global-index as a number (Job 10 after Job 2), from the label or, without it, the
+   annotation; completion indices within each Job. */
+static void jobset_global_index_from_label_or_annotation(void **state) {
+    static const pod pods[] = {
+        {.name = "js-a-10-0-x", .ip = "10.4.0.12", .index = "0", .jobset = "js", .global = "10",
+         .global_where = INDEX_ANNOTATION_ONLY},
+        {.name = "js-a-2-1-x", .ip = "10.4.0.11", .index = "1", .jobset = "js", .global = "2", .global_where = INDEX_LABEL_ONLY},
+        {.name = "js-a-2-0-x", .ip = "10.4.0.10", .index = "0", .jobset = "js", .global = "2"},
+    };
+    cres_k8s_options o = options();
+    (void)state;
+    script_page(pods, N(pods), NULL);
+    create(&o);
+    assert_string_equal(resolved(), dq(THREE_WORKERS));
+}
+
+/* Two pods of one Job (one job-global-index) with one completion index: the Job is replacing
+   a pod. One index in two Jobs of the JobSet is the normal case. */
+static void jobset_duplicate_index_only_within_one_job(void **state) {
+    static const pod two_jobs[] = {
+        {.name = "js-workers-1-0-x", .ip = "10.4.0.11", .index = "0", .jobset = "js", .global = "1"},
+        {.name = "js-workers-0-0-x", .ip = "10.4.0.10", .index = "0", .jobset = "js", .global = "0"},
+    };
+    static const pod replacing[] = {
+        {.name = "js-workers-0-0-x", .ip = "10.4.0.10", .index = "0", .jobset = "js", .global = "0"},
+        {.name = "js-workers-1-0-a", .ip = "10.4.0.11", .index = "0", .jobset = "js", .global = "1"},
+        {.name = "js-workers-1-0-b", .ip = "10.4.0.12", .index = "0", .jobset = "js", .global = "1"},
+    };
+    cres_k8s_options o = options();
+    cres_error err;
+    (void)state;
+    script_page(two_jobs, N(two_jobs), NULL);
+    script_page(replacing, N(replacing), NULL);
+    create(&o);
+    assert_string_equal(resolved(), dq("{'worker': ['10.4.0.10:8470', '10.4.0.11:8470']}"));
+    err = resolve_fails(CRES_ERR_NOT_READY);
+    HAS(err.message, "pods \"js-workers-1-0-a\" and \"js-workers-1-0-b\" both have completion index 0 in "
+                     "job-global-index 1");
+}
+
+/* A JobSet pod without a usable job-global-index cannot be placed: an error naming the pod
+   and the label, as for a malformed completion index (never a fall back to names). */
+static void jobset_missing_or_malformed_global_index_is_unexpected(void **state) {
+    static const char *const bad[] = {NULL, "x1", "-1", "", "2147483648"};
+    static const char *const why[] = {("is missing, but the pod has " JOBSET_KEY), "must be an integer, not \"x1\"",
+                                      "must not be negative: \"-1\"", "must be an integer, not \"\"",
+                                      "is out of range (0 to 2147483647): \"2147483648\""};
+    size_t i;
+    (void)state;
+    for (i = 0; i < N(bad); i++) {
+        const pod pods[] = {{.name = "js-w-0-0-x", .ip = "10.4.0.10", .index = "0", .jobset = "js", .global = "0"},
+                            {.name = "js-w-1-0-x", .ip = "10.4.0.11", .index = "0", .jobset = "js", .global = bad[i]}};
+        cres_k8s_options o = options();
+        cres_error err;
+        script_page(pods, N(pods), NULL);
+        create(&o);
+        err = resolve_fails(CRES_ERR_UNEXPECTED_RESPONSE);
+        HAS(err.message, "kubernetes: pod \"js-w-1-0-x\": " GLOBAL_KEY " ");
+        HAS(err.message, why[i]);
+    }
+}
+
+/* Nothing orders a JobSet against other pods, or two JobSets (a name in two namespaces is
+   two JobSets): the selector must pick one. */
+static void jobset_mixed_with_other_pods_is_a_conflict(void **state) {
+    static const pod with_plain[] = {
+        {.name = "js-w-0-0-x", .ip = "10.4.0.10", .index = "0", .jobset = "js", .global = "0"},
+        {.name = "trainer-0-x", .ip = "10.4.0.11", .index = "0"},
+    };
+    static const pod two_jobsets[] = {
+        {.name = "js-w-0-0-x", .ip = "10.4.0.10", .index = "0", .jobset = "js", .global = "0"},
+        {.name = "other-w-0-0-x", .ip = "10.4.0.11", .index = "0", .jobset = "other", .global = "0"},
+    };
+    static const pod two_namespaces[] = {
+        {.name = "js-w-0-0-x", .ip = "10.4.0.10", .index = "0", .jobset = "js", .global = "0"},
+        {.name = "js-w-0-0-x", .ip = "10.4.1.10", .ns = "ml", .index = "0", .jobset = "js", .global = "0"},
+    };
+    cres_k8s_options o = options();
+    cres_error err;
+    (void)state;
+    o.all_namespaces = 1;
+    script_page(with_plain, N(with_plain), NULL);
+    script_page(two_jobsets, N(two_jobsets), NULL);
+    script_page(two_namespaces, N(two_namespaces), NULL);
+    create(&o);
+    err = resolve_fails(CRES_ERR_CONFLICT);
+    HAS(err.message, "kubernetes: job \"worker\" mixes pod \"trainer-0-x\" (no JobSet) with pod \"js-w-0-0-x\" "
+                     "(JobSet \"js\" in default); select one JobSet (" JOBSET_KEY "=NAME) or none");
+    err = resolve_fails(CRES_ERR_CONFLICT);
+    HAS(err.message, "(JobSet \"other\" in default)");
+    err = resolve_fails(CRES_ERR_CONFLICT);
+    HAS(err.message, "(JobSet \"js\" in default) with pod \"js-w-0-0-x\" (JobSet \"js\" in ml)");
+}
+
+/* ---------------------------------------------------------------------------------------
+   follow_jobset: from one Job's pods to the whole JobSet (what auto does in an Indexed Job
+   pod, whose HOSTNAME names only its Job) */
+
+static const cres_k8s_job_selector one_job_of_js[] = {{"worker", "job-name=js-workers-1"}};
+
+static cres_k8s_options follow_options(const char *hostname) {
+    cres_k8s_options o = options();
+    o.jobs = one_job_of_js;
+    o.jobs_count = 1;
+    o.follow_jobset = 1;
+    o.hostname = hostname;
+    return o;
+}
+
+/* The own pod, found by spec.hostname among its Job's pods, names JobSet "js": the job is
+   listed again as the whole JobSet, in the JobSet's order, and the own task is its rank. */
+static void follow_jobset_widens_to_the_whole_jobset(void **state) {
+    static const pod own_job[] = {JS_POD("workers-1-1", "10.4.0.13", "1", "1"), JS_POD("workers-1-0", "10.4.0.12", "0", "1")};
+    cres_k8s_options o = follow_options("js-workers-1-1");
+    cres_launch_info info;
+    cres_error err;
+    (void)state;
+    script_page(own_job, N(own_job), NULL);
+    script_jobset();
+    create(&o);
+    assert_string_equal(resolved(), dq(JOBSET_SPEC));
+    assert_int_equal(C.requests_count, 3);
+    HAS(url(0), "labelSelector=job-name%3Djs-workers-1&");
+    assert_string_equal(url(1), NS_URL "?" JOBSET_SELECTOR_URL "limit=500");
+    HAS(url(2), JOBSET_SELECTOR_URL "limit=500&continue=page-2");
+    assert_string_equal(cres_task_type(C.r), "worker");
+    assert_int_equal(cres_task_id(C.r), 3);
+    HAS(C.logs, "kubernetes: job \"worker\": the own pod \"js-workers-1-1-x7k2p\" belongs to JobSet \"js\"; "
+                "resolving the whole JobSet (" JOBSET_KEY "=js)\n");
+    /* launch info resolves again, the same way */
+    script_page(own_job, N(own_job), NULL);
+    script_jobset();
+    OK(cres_launch(C.r, &info, &err));
+    assert_int_equal(info.world_size, 8);
+    assert_int_equal(info.rank, 3);
+    assert_int_equal(info.node_rank, 3);
+    assert_string_equal(info.master_host, "10.4.0.10");
+    all_replies_used();
+}
+
+/* A plain Indexed Job's pod: nothing to follow, one list, the Job alone. */
+static void follow_jobset_keeps_a_plain_indexed_job(void **state) {
+    static const pod pods[] = {
+        {.name = "trainer-1-xp8x7", .ip = "10.4.0.11", .hostname = "trainer-1", .subdomain = "trainer", .index = "1"},
+        {.name = "trainer-0-pkwzt", .ip = "10.4.0.10", .hostname = "trainer-0", .subdomain = "trainer", .index = "0"},
+    };
+    cres_k8s_options o = follow_options("trainer-1");
+    (void)state;
+    script_page(pods, N(pods), NULL);
+    create(&o);
+    assert_string_equal(resolved(), dq("{'worker': ['10.4.0.10:8470', '10.4.0.11:8470']}"));
+    all_replies_used();
+    assert_int_equal(cres_task_id(C.r), 1);
+    HAS(C.logs, "kubernetes: job \"worker\": the own pod \"trainer-1-xp8x7\" belongs to no JobSet\n");
+}
+
+/* The own pod not among the Job's pods (another HOSTNAME, or none): the Job alone, said so. */
+static void follow_jobset_without_the_own_pod_keeps_the_job(void **state) {
+    static const pod own_job[] = {JS_POD("workers-1-1", "10.4.0.13", "1", "1"), JS_POD("workers-1-0", "10.4.0.12", "0", "1")};
+    cres_k8s_options o = follow_options("laptop");
+    (void)state;
+    script_page(own_job, N(own_job), NULL);
+    script_page(own_job, N(own_job), NULL);
+    create(&o);
+    assert_string_equal(resolved(), dq("{'worker': ['10.4.0.12:8470', '10.4.0.13:8470']}"));
+    HAS(C.logs, "kubernetes: job \"worker\": the own pod (\"laptop\") is not among its pods; resolving its selectors "
+                "alone, not following a JobSet\n");
+    o.hostname = NULL; /* and no $HOSTNAME */
+    create(&o);
+    resolved();
+    HAS(C.logs, "the own pod (no hostname) is not among its pods");
+    all_replies_used();
+}
+
+/* All namespaces: the JobSet is listed in the own pod's namespace only. A job already
+   selected by the JobSet's label alone is not listed twice. */
+static void follow_jobset_namespace_and_no_second_list(void **state) {
+    static const pod own_job[] = {
+        {.name = "js-w-0-0-x", .ip = "10.4.0.10", .ns = "ml", .hostname = "js-w-0-0", .index = "0", .jobset = "js", .global = "0"}};
+    cres_k8s_options o = follow_options("js-w-0-0");
+    (void)state;
+    o.all_namespaces = 1;
+    script_page(own_job, N(own_job), NULL);
+    script_page(own_job, N(own_job), NULL);
+    create(&o);
+    resolved();
+    HAS(url(0), SERVER "/api/v1/pods?");
+    assert_string_equal(url(1), SERVER "/api/v1/namespaces/ml/pods?" JOBSET_SELECTOR_URL "limit=500");
+    o.all_namespaces = 0;
+    o.jobs = jobset_js;
+    script_page(own_job, N(own_job), NULL);
+    create(&o);
+    assert_string_equal(resolved(), dq("{'worker': ['10.4.0.10:8470']}"));
+    all_replies_used();
+    assert_int_equal(C.requests_count, 3);
+}
+
+/* A JobSet name that no API server would store as a label would change the selector it goes
+   into ("js,app" selects by two labels): refused. */
+static void follow_jobset_refuses_a_name_that_is_no_label_value(void **state) {
+    static const char *const bad[] = {"js,app", "-js", "js.", "a b"};
+    size_t i;
+    (void)state;
+    for (i = 0; i < N(bad); i++) {
+        const pod own[] = {{.name = "w-0-x", .ip = "10.4.0.10", .hostname = "w-0", .index = "0", .jobset = bad[i], .global = "0"}};
+        cres_k8s_options o = follow_options("w-0");
+        cres_error err;
+        script_page(own, N(own), NULL);
+        create(&o);
+        err = resolve_fails(CRES_ERR_UNEXPECTED_RESPONSE);
+        HAS(err.message, "kubernetes: pod \"w-0-x\": " JOBSET_KEY " \"");
+        HAS(err.message, "\" is not a label value");
+    }
+    all_replies_used();
+}
+
+/* Auto in a JobSet's pod: JOB_COMPLETION_INDEX and HOSTNAME "<js>-<rjob>-<job>-<pod>" name
+   the Job; auto lists it with follow_jobset, and says so. (The resolve itself, in cluster,
+   reads the service account's token file: tests/k8s/test_k8s_integration.py runs it end to
+   end; follow_jobset_widens_to_the_whole_jobset has the same options.) */
+static void auto_in_a_jobset_pod_follows_the_jobset(void **state) {
+    cres_auto_options o;
+    cres_cluster_spec *spec = NULL;
+    cres_error err;
+    (void)state;
+    memset(&o, 0, sizeof o);
+    o.config = &C.config;
+    env_set("KUBERNETES_SERVICE_HOST", "10.96.0.1");
+    env_set("KUBERNETES_SERVICE_PORT", "443");
+    env_set("JOB_COMPLETION_INDEX", "1");
+    env_set("HOSTNAME", "js-workers-1-1");
+    OK(cres_auto_resolver_create(&o, &C.r, &err));
+    assert_string_equal(cres_resolver_name(C.r), "kubernetes");
+    HAS(C.logs, "auto: using the kubernetes backend: KUBERNETES_SERVICE_HOST and JOB_COMPLETION_INDEX (an Indexed "
+                "Job); job \"worker\" = job-name=js-workers-1, or the whole JobSet when the own pod is in one\n");
+    if (access(SA_DIR "token", F_OK) == 0) return; /* really inside a pod */
+    EXPECT(cres_resolve(C.r, &spec, &err), CRES_ERR_ENVIRONMENT);
+    HAS(err.message, SA_DIR "token");
+    assert_int_equal(C.requests_count, 0);
 }
 
 /* ---------------------------------------------------------------------------------------
@@ -2209,6 +2542,18 @@ int main(void) {
         T(natural_name_order_when_a_pod_lacks_an_index),
         T(malformed_completion_index_is_unexpected),
         T(natural_name_order),
+        T(jobset_ordered_by_global_index_then_completion_index),
+        T(jobset_launch_info),
+        T(jobset_global_index_from_label_or_annotation),
+        T(jobset_duplicate_index_only_within_one_job),
+        T(jobset_missing_or_malformed_global_index_is_unexpected),
+        T(jobset_mixed_with_other_pods_is_a_conflict),
+        T(follow_jobset_widens_to_the_whole_jobset),
+        T(follow_jobset_keeps_a_plain_indexed_job),
+        T(follow_jobset_without_the_own_pod_keeps_the_job),
+        T(follow_jobset_namespace_and_no_second_list),
+        T(follow_jobset_refuses_a_name_that_is_no_label_value),
+        T(auto_in_a_jobset_pod_follows_the_jobset),
         T(own_task_from_pod_name),
         T(own_task_from_spec_hostname_of_indexed_job),
         T(own_task_from_hostname_variable),

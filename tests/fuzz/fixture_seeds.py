@@ -1205,7 +1205,8 @@ def k8s_seed(snap):
     address = K8S_ADDRESS.get(address, address if address in (0, 1, 2) else 0)
     jobs = snap.opts.get("jobs_count")
     flags = address | (4 if truth(snap.opts.get("all_namespaces")) else 0) | \
-        (8 if isinstance(jobs, int) and jobs > 1 else 0)
+        (8 if isinstance(jobs, int) and jobs > 1 else 0) | \
+        (16 if truth(snap.opts.get("follow_jobset")) else 0)
     bodies = [c_bytes(r.get("body") or "") for r in answers]
     if any(b"\xff" in b for b in bodies[:-1]):
         return None
@@ -1400,6 +1401,12 @@ def sm_seed(snap):
     fields = [hosts or "", current or ""]
     if isinstance(config, FileText):
         fields.append(config)
+    if o.get("instance_groups"):  # fields 4 and 5: the groups ("" = from the file), the current group
+        groups, groups_bit = sm_source(o, env, "instance_groups_dict", "SM_INSTANCE_GROUPS_DICT", 1)
+        group, group_bit = sm_source(o, env, "current_instance_group", "SM_CURRENT_INSTANCE_GROUP", 2)
+        hosts_bit = hosts_bit if hosts is not None else groups_bit  # one bit says where both come from
+        current_bit = current_bit if current is not None else group_bit
+        fields = fields + [""] * (3 - len(fields)) + [groups or ""] + ([group] if group is not None else [])
     from_file = 0 if hosts is not None and current is not None else \
         5 if current is not None else 6 if hosts is not None else 7
     port = o.get("port")
@@ -1500,13 +1507,26 @@ def k8s_generated():
                        pod_pages(pods, 0, namespace), tag)
         yield Snapshot("k8s", {}, {"address": n % 3, "all_namespaces": 1},
                        pod_pages(pods, -(-len(pods) // 3)), tag)
-    tag, pods = sets[0]
+        for members in jobsets(pods):  # as a jobset-name selector lists them (a whole
+            yield Snapshot("k8s", {}, {"address": n % 3},  # fixture can be too big for a seed)
+                           pod_pages(members, 0, namespace), tag)
+    tag, pods = next((s for s in sets if s[0] == "pods_small"), sets[0])
     gone = pod_page_gone(pods, 3)
     if gone:
         yield Snapshot("k8s", {}, {"all_namespaces": 1}, gone, "fake_api")
     path = "/api/v1/namespaces/default/pods"
     for reply in (fake_api.forbidden_reply("GET", path), fake_api.status_reply(500)):
         yield Snapshot("k8s", {}, {}, [reply_text(reply)], "fake_api")
+
+
+def jobsets(pods):
+    """The pods of each JobSet among pods (label jobset.sigs.k8s.io/jobset-name), by name."""
+    by = {}
+    for p in pods:
+        name = (p["metadata"].get("labels") or {}).get("jobset.sigs.k8s.io/jobset-name")
+        if name:
+            by.setdefault(name, []).append(p)
+    return [by[name] for name in sorted(by)]
 
 
 def k8s_pods_seeds():

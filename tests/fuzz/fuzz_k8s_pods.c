@@ -3,7 +3,11 @@
    Input: byte 0 chooses the HTTP status of each of the first three answers, one base-6 digit
    per answer among 200, 200, 200, 410, 500, 403 (so error paths are fuzzed too); byte 1
    chooses options (bits 0-1: address kind pod IP / host IP / DNS, bit 2: all namespaces,
-   bit 3: two jobs, "worker" from two selectors and "ps" from one). The rest is split at
+   bit 3: two jobs, "worker" from two selectors and "ps" from one, bit 4: follow_jobset with
+   the own hostname "js-workers-1-1", a JobSet pod's as tests/k8s/fixtures/jobset.json and
+   the unit tests name them, so the second answer can be the whole JobSet's list). Pods with
+   JobSet labels come from that fixture (tests/fuzz/fixture_seeds.py), the unit tests and
+   the hand seeds corpus/k8s_pods/jobset_*. The rest is split at
    0xFF bytes into up to three bodies (the third keeps any later 0xFF). Requests past the
    given answers get an empty list. No retries (config.max_retries = -1), a sleep hook that
    returns at once, wait_ms 0, no environment.
@@ -12,7 +16,7 @@
    http_status set exactly for CRES_ERR_HTTP_STATUS. A successful one must hold every
    configured job, each dense (tasks 0..n-1), and round-trip through cres_spec_to_json /
    cres_spec_from_json; resolving again on the same answers must give the same spec, and the
-   own task (hostname "worker-1"), when found, must be in it.
+   own task (hostname "worker-1", or the JobSet pod's), when found, must be in it.
 
    Found by this target and fixed (regression seed corpus/k8s_pods/regression_own_pod_in_two_jobs,
    unit test own_task_in_two_jobs_is_stable_across_resolves): a pod selected by two jobs set
@@ -104,7 +108,7 @@ static void check_failure(cres_result r, const cres_error *err) {
     CHECK(err->message[0] != '\0');
     CHECK(memchr(err->message, '\0', sizeof err->message) != NULL);
     CHECK(r == CRES_ERR_UNEXPECTED_RESPONSE || r == CRES_ERR_NOT_READY || r == CRES_ERR_HTTP_STATUS ||
-          r == CRES_ERR_LIMIT);
+          r == CRES_ERR_LIMIT || r == CRES_ERR_CONFLICT); /* conflict: a job mixing JobSets */
     if (r == CRES_ERR_HTTP_STATUS) CHECK(err->http_status == 410 || err->http_status == 500 || err->http_status == 403);
     else CHECK(err->http_status == 0);
 }
@@ -188,7 +192,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     o.all_namespaces = (data[1] & 4) != 0;
     o.jobs = (data[1] & 8) ? two_jobs : one_job;
     o.jobs_count = (data[1] & 8) ? 3 : 1;
-    o.hostname = "worker-1";
+    o.follow_jobset = (data[1] & 16) != 0;
+    o.hostname = o.follow_jobset ? "js-workers-1-1" : "worker-1";
     CHECK(cres_k8s_resolver_create(&o, &r, &err) == CRES_OK);
 
     res = cres_resolve(r, &spec, &err);

@@ -27,8 +27,9 @@
 
    A malformed endpoint list is the fault of its source: CRES_ERR_INVALID_ARGUMENT only for
    options.tpu (never given a list here), CRES_ERR_ENVIRONMENT for a variable or TPU_CONFIG,
-   CRES_ERR_UNEXPECTED_RESPONSE for the metadata server (so "local" from the metadata never
-   fails with CRES_ERR_ENVIRONMENT); an empty TPU_WORKER_ID is unset; no
+   CRES_ERR_UNEXPECTED_RESPONSE for the metadata server (so "local" from the metadata fails
+   with CRES_ERR_ENVIRONMENT only for a TPU_WORKER_ID when no workers are named: the variable
+   is then the fault); an empty TPU_WORKER_ID is unset; no
    request URL holds "/../", '?' or '#' (TPU_CONFIG's project and zone are checked).
 
    clang -g -O1 -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=undefined \
@@ -165,8 +166,11 @@ static void check_resolve_failure(const fuzz_case *c, cres_result r, const cres_
           r == CRES_ERR_LIMIT || r == CRES_ERR_ENVIRONMENT || r == CRES_ERR_NOT_FOUND);
     if (r == CRES_ERR_HTTP_STATUS) CHECK(err->http_status == 403 || err->http_status == 500); /* the node's */
     else CHECK(err->http_status == 0);
-    if (c->path == LOCAL_METADATA) CHECK(r != CRES_ERR_ENVIRONMENT);         /* only the metadata spoke */
-    if (c->path == LOCAL_ENV && c->worker_id_env && !c->text[5][0] && r == CRES_ERR_ENVIRONMENT)
+    if (c->path == LOCAL_METADATA && r == CRES_ERR_ENVIRONMENT) /* only the metadata spoke, but a */
+        CHECK(c->worker_id_env && c->text[5][0] &&                /* worker id without workers */
+              strncmp(err->message, "tpu: TPU_WORKER_ID=", 19) == 0); /* is the environment's fault */
+    if ((c->path == LOCAL_ENV || c->path == LOCAL_METADATA) && c->worker_id_env && !c->text[5][0] &&
+        r == CRES_ERR_ENVIRONMENT)
         CHECK(strncmp(err->message, "tpu: TPU_WORKER_ID", 18) != 0); /* an empty TPU_WORKER_ID is unset */
 }
 

@@ -8,6 +8,8 @@ usage:
                [--ipv6] [--dual-stack] [--start-ip 10.4.0.10] [--first-index 0] [--attempt 0]
                [--pending-names a,b] [--terminating-names x] [--no-ip-names y]
                [--out FILE] [--compact]
+  make_pods.py --jobset NAME --replicated-job RJOB:REPLICAS:PODS [--replicated-job ...]
+               [--restarts N] [--namespace NS] [the options above but --count and --job]
   make_pods.py --write-fixtures DIR     re-creates the fixture set (tests/k8s/fixtures/)
 
 Prints (or writes to --out) a PodList. Entries of the --*-names lists may be a pod name,
@@ -15,9 +17,15 @@ Prints (or writes to --out) a PodList. Entries of the --*-names lists may be a p
 "<job>-<index>-<5 chars>" (hostname "<job>-<index>", subdomain "<job>") for an Indexed Job.
 --attempt changes the 5 characters, uid and IP hashes, as a replacement pod would.
 
+A JobSet (kubernetes-sigs/jobset) makes one Indexed Job "<jobset>-<rjob>-<i>" per replica of
+each replicated job, in the order given, so its pods are "<jobset>-<rjob>-<i>-<pod>-<5 chars>",
+hostname "<jobset>-<rjob>-<i>-<pod>", subdomain the JobSet's name, and carry the JobSet's
+labels and annotations besides the Job's (see jobset_keys()). IPs count up in that order.
+
 As a module (stdlib only):
-  from make_pods import make_pods, pod_list
+  from make_pods import make_pods, make_jobset_pods, pod_list
   pods = make_pods(3, "trainer", "default", indexed=True)    # list of Pod dicts
+  pods = make_jobset_pods("js", [("workers", 2, 2), ("driver", 1, 4)], "default")
 """
 import argparse
 import hashlib
@@ -35,6 +43,7 @@ CONTAINER = "tensorflow"
 NODE_COUNT = 4
 DEFAULT_START_IP = {4: "10.4.0.10", 6: "fd00:10:4::a"}
 INDEX_KEY = "batch.kubernetes.io/job-completion-index"
+JOBSET = "jobset.sigs.k8s.io/"
 SA_DIR = "/var/run/secrets/kubernetes.io/serviceaccount"
 
 
@@ -66,13 +75,29 @@ def _time(seconds):
 
 # ---- pieces of a pod ----
 
+def jobset_keys(js):
+    """What the JobSet controller puts on a Job's pod template, as labels and as annotations
+    alike (kubernetes-sigs/jobset: the keys in api/jobset/v1alpha2/jobset_types.go, the values
+    in pkg/controllers/jobset_controller.go labelAndAnnotateObject, globalJobIndex,
+    globalReplicas and jobHashKey, restart-attempt from pkg/constants)."""
+    return {JOBSET + "jobset-name": js["name"], JOBSET + "replicatedjob-name": js["rjob"],
+            JOBSET + "restart-attempt": str(js["restarts"]),
+            JOBSET + "replicatedjob-replicas": str(js["rjob_replicas"]),
+            JOBSET + "global-replicas": str(js["global_replicas"]),
+            JOBSET + "job-index": str(js["job_index"]),
+            JOBSET + "job-key": hashlib.sha1(js["namespaced_job"].encode()).hexdigest(),
+            JOBSET + "job-global-index": str(js["global_index"])}
+
+
 def _labels(pod):
     labels = {"batch.kubernetes.io/controller-uid": pod["job_uid"]}
     if pod["indexed"]:
         labels[INDEX_KEY] = str(pod["index"])
     labels.update({"batch.kubernetes.io/job-name": pod["job"],
                    "controller-uid": pod["job_uid"], "job-name": pod["job"]})
-    return labels
+    if pod["jobset"]:
+        labels.update(jobset_keys(pod["jobset"]))
+    return dict(sorted(labels.items()))  # as the API server writes maps: keys sorted
 
 
 def _network_status(ips):
@@ -80,13 +105,20 @@ def _network_status(ips):
     return json.dumps([{"name": "k8s-pod-network", "ips": ips, "default": True}], indent=4)
 
 
-def _annotations(pod):
+def _controller_annotations(pod):
     notes = {}
     if pod["indexed"]:
         notes[INDEX_KEY] = str(pod["index"])
+    if pod["jobset"]:
+        notes.update(jobset_keys(pod["jobset"]))
+    return notes
+
+
+def _annotations(pod):
+    notes = _controller_annotations(pod)
     if pod["pod_ips"]:
         notes["k8s.v1.cni.cncf.io/network-status"] = _network_status(pod["pod_ips"])
-    return notes
+    return dict(sorted(notes.items()))
 
 
 def _controller_fields(pod):
@@ -103,7 +135,7 @@ def _controller_fields(pod):
             "f:generateName": {}, "f:labels": dict({".": {}}, **labels),
             "f:ownerReferences": {".": {}, 'k:{"uid":"%s"}' % pod["job_uid"]: {}}}
     if pod["indexed"]:
-        meta["f:annotations"] = {".": {}, "f:" + INDEX_KEY: {}}
+        meta["f:annotations"] = dict({".": {}}, **{"f:" + k: {} for k in _controller_annotations(pod)})
     return {"f:metadata": meta, "f:spec": spec}
 
 
@@ -193,9 +225,9 @@ def _spec(pod):
             "restartPolicy": "Never", "terminationGracePeriodSeconds": 30,
             "dnsPolicy": "ClusterFirst", "serviceAccountName": "default",
             "serviceAccount": "default", "nodeName": pod["node"], "securityContext": {}}
-    if pod["indexed"]:
+    if pod["indexed"]:  # a JobSet's subdomain is its own name (GetSubdomain's default)
         spec["hostname"] = "%s-%d" % (pod["job"], pod["index"])
-        spec["subdomain"] = pod["job"]
+        spec["subdomain"] = pod["jobset"]["name"] if pod["jobset"] else pod["job"]
     spec.update({"schedulerName": "default-scheduler", "tolerations": _tolerations(),
                  "priority": 0, "enableServiceLinks": True,
                  "preemptionPolicy": "PreemptLowerPriority"})
@@ -305,7 +337,8 @@ def _facts(job, namespace, index, offset, opts):
             "terminating": _chosen(opts["terminating_names"], name, job, index),
             "node": "gpu-pool-1-node-%d" % node, "host_ip": _host_ip(node, opts["ipv6"]),
             "t0": 60 * opts["attempt"] + index, "image": opts["image"], "port": opts["port"],
-            "token_volume": "kube-api-access-" + _suffix(uid, "volume")}
+            "token_volume": "kube-api-access-" + _suffix(uid, "volume"),
+            "jobset": opts.get("jobset")}
 
 
 def make_pod(facts):
@@ -321,6 +354,30 @@ def make_pods(count, job, namespace, indexed=False, phase="Running", ipv6=False,
                 terminating_names=terminating_names, no_ip_names=no_ip_names,
                 attempt=attempt, image=image, port=port)
     return [make_pod(_facts(job, namespace, first_index + i, i, opts)) for i in range(count)]
+
+
+def make_jobset_pods(name, replicated_jobs, namespace="default", restarts=0, phase="Running",
+                     ipv6=False, dual_stack=False, start_ip=None, pending_names=(),
+                     terminating_names=(), no_ip_names=(), attempt=0, image=IMAGE, port=2222):
+    """The pods of JobSet `name`: replicated_jobs is [(rjob, replicas, pods per Job)] in the
+    JobSet's spec order, which is the order of job-global-index. The --*-names lists name pods
+    as for make_pods (a pod name, "<job>-<index>" with the Job's full name, or an index)."""
+    total = sum(replicas for _, replicas, _ in replicated_jobs)
+    pods, global_index, offset = [], 0, 0
+    for rjob, replicas, parallelism in replicated_jobs:
+        for job_index in range(replicas):
+            job = "%s-%s-%d" % (name, rjob, job_index)
+            js = {"name": name, "rjob": rjob, "job_index": job_index, "restarts": restarts,
+                  "global_index": global_index, "rjob_replicas": replicas,
+                  "global_replicas": total, "namespaced_job": namespace + "/" + job}
+            opts = dict(indexed=True, phase=phase, ipv6=ipv6, dual_stack=dual_stack,
+                        start_ip=start_ip, pending_names=pending_names,
+                        terminating_names=terminating_names, no_ip_names=no_ip_names,
+                        attempt=attempt, image=image, port=port, jobset=js)
+            pods += [make_pod(_facts(job, namespace, i, offset + i, opts)) for i in range(parallelism)]
+            global_index += 1
+            offset += parallelism
+    return pods
 
 
 def pod_key(pod):
@@ -352,7 +409,22 @@ def small_fixture():
     return pod_list(pods)
 
 
-FIXTURES = {"pods_small.json": small_fixture}
+def jobset_fixture():
+    """jobset.json: JobSet js (default) with replicated jobs workers then driver, 2 Jobs of 2
+    pods each (job-global-index 0-1 workers', 2-3 driver's, so natural name order is not the
+    JobSet's order, and every Job has completion indices 0 and 1), with a terminating
+    replaced pod of js-workers-1 index 0; JobSet other (2 Jobs of 1 pod); and the plain
+    Indexed Job solo (2 pods), all Running."""
+    pods = (make_jobset_pods("js", [("workers", 2, 2), ("driver", 2, 2)], "default",
+                             start_ip="10.4.3.10")
+            + make_jobset_pods("js", [("workers", 2, 2)], "default", start_ip="10.4.3.30",
+                               attempt=1, terminating_names=["js-workers-1-0"])[2:3]
+            + make_jobset_pods("other", [("slice", 2, 1)], "default", start_ip="10.4.4.10")
+            + make_pods(2, "solo", "default", indexed=True, start_ip="10.4.5.10"))
+    return pod_list(pods)
+
+
+FIXTURES = {"pods_small.json": small_fixture, "jobset.json": jobset_fixture}
 
 
 def dump(obj, path=None, compact=False):
@@ -380,10 +452,21 @@ def _names(text):
     return [n for n in (text or "").split(",") if n]
 
 
+def _replicated_job(ap, text):
+    """"workers:2:4" -> ("workers", 2, 4)."""
+    parts = text.split(":")
+    if len(parts) != 3 or not parts[0] or not all(p.isdigit() for p in parts[1:]):
+        ap.error("--replicated-job wants RJOB:REPLICAS:PODS, got %r" % text)
+    return parts[0], int(parts[1]), int(parts[2])
+
+
 def main(argv=None):
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--count", type=int)
     ap.add_argument("--job")
+    ap.add_argument("--jobset")
+    ap.add_argument("--replicated-job", action="append", default=[], metavar="RJOB:REPLICAS:PODS")
+    ap.add_argument("--restarts", type=int, default=0)
     ap.add_argument("--namespace", default="default")
     ap.add_argument("--indexed", action="store_true")
     ap.add_argument("--phase", default="Running",
@@ -403,14 +486,20 @@ def main(argv=None):
     if a.write_fixtures:
         write_fixtures(a.write_fixtures)
         return 0
-    if a.count is None or not a.job:
-        ap.error("--count and --job are required (or --write-fixtures DIR)")
-    pods = make_pods(a.count, a.job, a.namespace, indexed=a.indexed, phase=a.phase,
-                     ipv6=a.ipv6, dual_stack=a.dual_stack, start_ip=a.start_ip,
-                     pending_names=_names(a.pending_names),
-                     terminating_names=_names(a.terminating_names),
-                     no_ip_names=_names(a.no_ip_names),
-                     first_index=a.first_index, attempt=a.attempt)
+    common = dict(phase=a.phase, ipv6=a.ipv6, dual_stack=a.dual_stack, start_ip=a.start_ip,
+                  pending_names=_names(a.pending_names),
+                  terminating_names=_names(a.terminating_names),
+                  no_ip_names=_names(a.no_ip_names), attempt=a.attempt)
+    if a.jobset:
+        rjobs = [_replicated_job(ap, r) for r in a.replicated_job]
+        if not rjobs:
+            ap.error("--jobset needs --replicated-job RJOB:REPLICAS:PODS")
+        pods = make_jobset_pods(a.jobset, rjobs, a.namespace, restarts=a.restarts, **common)
+    elif a.count is None or not a.job:
+        ap.error("--count and --job are required (or --jobset, or --write-fixtures DIR)")
+    else:
+        pods = make_pods(a.count, a.job, a.namespace, indexed=a.indexed,
+                         first_index=a.first_index, **common)
     dump(pod_list(pods), a.out, a.compact)
     return 0
 

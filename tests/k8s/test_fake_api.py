@@ -11,6 +11,7 @@ Needs python3-kubernetes (Debian) and openssl. Prints one line per test, then "N
 """
 import base64
 import gzip
+import hashlib
 import http.client
 import json
 import os
@@ -30,11 +31,14 @@ TESTS = os.path.dirname(HERE)
 FAKE = os.path.join(TESTS, "fake_api.py")
 GEN_CERTS = os.path.join(TESTS, "gen_certs.sh")
 FIXTURE = os.path.join(HERE, "fixtures", "pods_small.json")
+JOBSET_FIXTURE = os.path.join(HERE, "fixtures", "jobset.json")
 # Servers run under the first python3 on PATH (pyenv 3.11 here) unless FAKE_API_PYTHON says
 # otherwise; the in-cluster test always runs its server under Debian's /usr/bin/python3.
 PATH_PY = os.environ.get("FAKE_API_PYTHON") or shutil.which("python3") or "/usr/bin/python3"
 SYSTEM_PY = "/usr/bin/python3"
 INDEX = "batch.kubernetes.io/job-completion-index"
+JOBSET = "jobset.sigs.k8s.io/jobset-name"
+GLOBAL = "jobset.sigs.k8s.io/job-global-index"
 sys.path.insert(0, HERE)
 import make_pods  # noqa: E402
 sys.path.insert(0, TESTS)
@@ -362,6 +366,36 @@ def k8s_read_pod_and_404():
         equal(json.loads(e.body)["message"], 'pods "missing" not found', "404 message")
         e = api_error(lambda: api.read_namespaced_pod(name, "other"))
         equal(e.status, 404, "pod in another namespace")
+
+
+@test
+def k8s_jobset_list_and_get_by_name_not_hostname():
+    """A JobSet's pods by its label, one Job of it by two; a pod read by its name. An Indexed
+    Job pod's hostname is not its name: GET pods/<hostname> is a 404, which is why the
+    resolver finds the own pod in a list (403 when the token may not get pods at all)."""
+    with open(JOBSET_FIXTURE) as f:
+        pods = json.load(f)["items"]
+    js = sorted(p["metadata"]["name"] for p in pods if p["metadata"]["labels"].get(JOBSET) == "js")
+    with Fake(pods=JOBSET_FIXTURE) as fake:
+        api = plain_api(fake)
+        got = api.list_namespaced_pod("default", label_selector=JOBSET + "=js")
+        equal([p.metadata.name for p in got.items], js, "JobSet js, all its Jobs")
+        equal(len(js), 9, "8 pods and a terminating one")
+        one = api.list_namespaced_pod("default", label_selector="%s=js,%s=1" % (JOBSET, GLOBAL))
+        equal(sorted({p.metadata.labels["job-name"] for p in one.items}), ["js-workers-1"], "one Job")
+        own = [p for p in got.items if p.spec.hostname == "js-workers-1-1"][0]
+        pod = api.read_namespaced_pod(own.metadata.name, "default")
+        equal((pod.metadata.labels[JOBSET], pod.metadata.labels[GLOBAL], pod.spec.subdomain),
+              ("js", "1", "js"), "read by name")
+        e = api_error(lambda: api.read_namespaced_pod("js-workers-1-1", "default"))
+        equal(e.status, 404, "GET by hostname")
+        equal(status_object(e.body, 404, "NotFound")["message"], 'pods "js-workers-1-1" not found',
+              "404 message")
+    with Fake("--forbid-token", "viewer", pods=JOBSET_FIXTURE, tls=True) as fake:
+        e = api_error(lambda: incluster_api(fake, "viewer").read_namespaced_pod(own.metadata.name, "default"))
+        msg = status_object(e.body, 403, "Forbidden")["message"]
+        check(msg.startswith('pods "%s" is forbidden' % own.metadata.name) and 'cannot get resource "pods"' in msg,
+              msg)
 
 
 @test
@@ -821,8 +855,10 @@ def make_pods_fixture_is_reproducible():
     out = os.path.join(TMP, "fixtures")
     subprocess.run([PATH_PY, os.path.join(HERE, "make_pods.py"), "--write-fixtures", out],
                    check=True)
-    with open(FIXTURE, "rb") as a, open(os.path.join(out, "pods_small.json"), "rb") as b:
-        check(a.read() == b.read(), "regenerated pods_small.json differs from the checked-in one")
+    equal(sorted(os.listdir(out)), sorted(make_pods.FIXTURES), "fixture files")
+    for name in make_pods.FIXTURES:
+        with open(os.path.join(HERE, "fixtures", name), "rb") as a, open(os.path.join(out, name), "rb") as b:
+            check(a.read() == b.read(), "regenerated %s differs from the checked-in one" % name)
     pods = fixture_pods()
     sizes = [len(json.dumps(p, separators=(",", ":"))) for p in pods]
     check(all(3000 <= s <= 6000 for s in sizes), "compact pod sizes %s" % sizes)
@@ -883,6 +919,45 @@ def make_pods_module_and_cli():
         v6 = json.load(f)
     equal([p["status"]["podIPs"] for p in v6["items"]][0][0]["ip"].count(":") > 1, True, "IPv6")
     equal(len(v6["items"][0]["status"]["podIPs"]), 2, "dual stack")
+
+
+@test
+def make_pods_jobset():
+    """A JobSet's pods as its controller and the Job controller label them: Jobs
+    <js>-<rjob>-<i> in the order of the replicated jobs, job-global-index counting them over
+    the whole JobSet, completion indices from 0 in each Job; the JobSet's keys alike as labels
+    and annotations; hostname <job>-<pod>, subdomain the JobSet's name."""
+    args = ("js", [("workers", 2, 3), ("driver", 1, 2)], "ml")
+    pods = make_pods.make_jobset_pods(*args, restarts=2, start_ip="10.9.0.10")
+    equal(pods, make_pods.make_jobset_pods(*args, restarts=2, start_ip="10.9.0.10"), "deterministic")
+    rows = []
+    for n, pod in enumerate(pods):
+        check_pod_shape(pod)
+        meta, labels = pod["metadata"], pod["metadata"]["labels"]
+        job = labels["job-name"]
+        keys = {k: v for k, v in labels.items() if k.startswith("jobset.sigs.k8s.io/")}
+        equal({k: meta["annotations"][k] for k in keys}, keys, "JobSet annotations = labels")
+        equal(len(keys), 8, "JobSet keys")
+        equal(keys["jobset.sigs.k8s.io/job-key"], hashlib.sha1(("ml/" + job).encode()).hexdigest(), "job-key")
+        check(meta["name"].startswith(pod["spec"]["hostname"] + "-") and
+              len(meta["name"]) == len(pod["spec"]["hostname"]) + 6, meta["name"])
+        equal(pod["spec"]["hostname"], "%s-%s" % (job, labels[INDEX]), "hostname")
+        equal(pod["spec"]["subdomain"], "js", "subdomain")
+        equal(pod["status"]["podIP"], "10.9.0.%d" % (10 + n), "IPs in JobSet order")
+        rows.append((job, keys[GLOBAL], keys["jobset.sigs.k8s.io/job-index"],
+                     keys["jobset.sigs.k8s.io/replicatedjob-replicas"], labels[INDEX]))
+        equal((keys["jobset.sigs.k8s.io/global-replicas"], keys["jobset.sigs.k8s.io/restart-attempt"]),
+              ("3", "2"), "global replicas, restarts")
+    equal(rows, [("js-workers-0", "0", "0", "2", "0"), ("js-workers-0", "0", "0", "2", "1"),
+                 ("js-workers-0", "0", "0", "2", "2"), ("js-workers-1", "1", "1", "2", "0"),
+                 ("js-workers-1", "1", "1", "2", "1"), ("js-workers-1", "1", "1", "2", "2"),
+                 ("js-driver-0", "2", "0", "1", "0"), ("js-driver-0", "2", "0", "1", "1")], "Jobs and indices")
+    out = os.path.join(TMP, "js.json")
+    subprocess.run([PATH_PY, os.path.join(HERE, "make_pods.py"), "--jobset", "js", "--replicated-job",
+                    "workers:2:3", "--replicated-job", "driver:1:2", "--namespace", "ml", "--restarts", "2",
+                    "--start-ip", "10.9.0.10", "--out", out], check=True)
+    with open(out) as f:
+        equal(json.load(f), make_pods.pod_list(pods), "the CLI makes the same pods")
 
 
 @test

@@ -21,11 +21,14 @@ PY = "/usr/bin/python3"   # Debian's python: python3-torch is importable there o
 # Variables of an outer job or launcher that must not leak into the scenarios.
 _DROP = ("SLURM_", "SLURMD_", "OMPI_", "PMIX_", "PMI_", "MV2_", "TF_CONFIG", "MASTER_ADDR",
          "MASTER_PORT", "WORLD_SIZE", "RANK", "LOCAL_RANK", "LOCAL_WORLD_SIZE", "JAX_",
-         "SM_", "TPU_", "KUBERNETES_", "CUDA_VISIBLE_DEVICES")
+         "SM_", "TPU_", "KUBERNETES_", "CUDA_VISIBLE_DEVICES", "MPI_LOCALRANKID",
+         "MPI_LOCALNRANKS", "MPIR_CVAR_", "HYDI_", "HYDRA_")
+# ... and a Grid Engine job's (SGE_ROOT, SGE_CELL and the ports stay: qsub needs them).
+_DROP_NAMES = ("JOB_ID", "PE", "PE_HOSTFILE", "NSLOTS", "NHOSTS", "NQUEUES", "QUEUE")
 
 
 def clean_env(**extra):
-    env = {k: v for k, v in os.environ.items() if not k.startswith(_DROP)}
+    env = {k: v for k, v in os.environ.items() if not k.startswith(_DROP) and k not in _DROP_NAMES}
     if "SLURM_CONF" in os.environ:
         env["SLURM_CONF"] = os.environ["SLURM_CONF"]
     env.update({k: str(v) for k, v in extra.items()})

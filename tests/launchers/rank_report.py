@@ -1,7 +1,7 @@
 #!/usr/bin/python3
 """Runs on every rank a launcher starts: runs each command given (a JSON list of argv lists),
 then writes one JSON file into DIR with what the launcher told this process (its Slurm,
-Open MPI, PMIx, PMI and torchrun variables) and each command's exit code, stdout and stderr.
+Open MPI, PMIx, PMI, MPICH, Grid Engine and torchrun variables) and each command's exit code, stdout and stderr.
 (A file per rank, not stdout: srun cuts long lines from several ranks into pieces and
 interleaves them.)
 
@@ -14,7 +14,11 @@ import subprocess
 import sys
 
 PREFIXES = ("SLURM", "OMPI_COMM_WORLD_", "OMPI_UNIVERSE_SIZE", "PMIX_RANK", "PMIX_HOSTNAME",
-            "PMI_", "MV2_", "CRES_", "TORCHELASTIC_", "PET_")
+            "PMI_", "MV2_", "CRES_", "TORCHELASTIC_", "PET_",
+            # MPICH's Hydra: local rank and size, and the host it placed the rank on
+            "MPI_LOCALRANKID", "MPI_LOCALNRANKS", "MPIR_CVAR_CH3_INTERFACE_HOSTNAME")
+# What Grid Engine gives a job (and what its MPI launchers pass on to the ranks).
+SGE = ("JOB_ID", "PE", "PE_HOSTFILE", "NSLOTS", "NHOSTS", "NQUEUES", "QUEUE")
 # What torchrun gives each worker besides TORCHELASTIC_* (and PET_*, what it was started with).
 TORCHRUN = ("RANK", "WORLD_SIZE", "LOCAL_RANK", "LOCAL_WORLD_SIZE", "GROUP_RANK",
             "GROUP_WORLD_SIZE", "ROLE_RANK", "ROLE_WORLD_SIZE", "MASTER_ADDR", "MASTER_PORT")
@@ -29,7 +33,8 @@ def main():
             runs.append({"argv": argv, "rc": p.returncode, "out": p.stdout, "err": p.stderr})
         except (OSError, subprocess.TimeoutExpired) as e:
             runs.append({"argv": argv, "rc": None, "out": "", "err": f"{type(e).__name__}: {e}"})
-    env = {k: v for k, v in os.environ.items() if k.startswith(PREFIXES) or k in TORCHRUN}
+    env = {k: v for k, v in os.environ.items()
+           if k.startswith(PREFIXES) or k in TORCHRUN or k in SGE}
     doc = {"env": env, "hostname": socket.gethostname(), "pid": os.getpid(), "runs": runs}
     path = os.path.join(out_dir, f"rank-{os.getpid()}.json")
     with open(path + ".tmp", "w") as f:
