@@ -7403,8 +7403,8 @@ CRES__PRIVATE cres_result cres__sched_read(const cres_resolver *r, const char *v
         long long slots = 0;
         for (i = 0; i < l->nodes; i++) slots += l->tasks[i]; /* each <= 1e6 + 1 */
         if (slots > CRES_MAX_HOSTLIST_HOSTS)
-            res = cres__fail(err, CRES_ERR_LIMIT, "%s: %s has %lld slots, more than %d", who,
-                             var, slots, CRES_MAX_HOSTLIST_HOSTS);
+            res = cres__fail(err, CRES_ERR_LIMIT, "%s: %lld slots, more than %d", who, slots,
+                             CRES_MAX_HOSTLIST_HOSTS);
         l->ntasks = (int)(slots > CRES_MAX_HOSTLIST_HOSTS ? 0 : slots);
     }
     if (res == CRES_OK)
@@ -7768,6 +7768,7 @@ CRES__PRIVATE cres_result cres__pbs_grouped(const cres_resolver *r, const cres__
         if (eol) *eol = '\0';
         host = line + strspn(line, " \t\r");
         n = strcspn(host, " \t\r#");
+        if (memchr(host, ':', n) || strstr(host, "slots")) break; /* counts: not a node file */
         line = eol ? eol + 1 : NULL;
         if (!n) continue;
         if (!left && node + 1 < l->nodes) left = l->tasks[++node];
