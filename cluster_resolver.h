@@ -8534,6 +8534,15 @@ CRES__LEFT_OUT(cres_sagemaker_resolver_create, cres_sagemaker_options, "sagemake
    Platforms that name every member: Vertex AI, SkyPilot, Volcano, LeaderWorkerSet
                                                                               >>platform */
 
+#if !defined(CLUSTER_RESOLVER_NO_VERTEX) || !defined(CLUSTER_RESOLVER_NO_VOLCANO)
+/* All the tasks of a spec. */
+CRES__PRIVATE size_t cres__spec_total(const cres_cluster_spec *s) {
+    size_t i, n = 0;
+    for (i = 0; i < s->count; i++) n += s->jobs[i].pub.tasks_count;
+    return n;
+}
+#endif
+
 #if !defined(CLUSTER_RESOLVER_NO_SKYPILOT) || !defined(CLUSTER_RESOLVER_NO_VOLCANO) || \
     !defined(CLUSTER_RESOLVER_NO_LWS)
 /* A spec made once at create from hosts the variables name, a port each. */
@@ -8649,11 +8658,6 @@ CRES__PRIVATE cres_result cres__hosts_finish(cres__hosts *h, cres_result res, co
 #endif
 
 #ifndef CLUSTER_RESOLVER_NO_VERTEX
-CRES__PRIVATE size_t cres__spec_total(const cres_cluster_spec *s) {
-    size_t i, n = 0;
-    for (i = 0; i < s->count; i++) n += s->jobs[i].pub.tasks_count;
-    return n;
-}
 
 static const cres_resolver_vtable cres__vertex_vtable = {
     "vertex", cres__simple_resolve, cres__tfconfig_master, NULL, cres__simple_destroy, NULL, NULL};
@@ -8926,6 +8930,8 @@ CRES__PRIVATE cres_result cres__volcano_tasks(cres__hosts *h, int port, cres_err
     if (res == CRES_OK && !found)
         res = cres__fail(err, CRES_ERR_ENVIRONMENT,
                          "volcano: no VC_<TASK>_HOSTS variable (the job's svc plugin sets them)");
+    if (res == CRES_OK && cres__spec_total(h->spec) == 0) /* tasks of no replicas only */
+        res = cres__fail(err, CRES_ERR_ENVIRONMENT, "volcano: every VC_<TASK>_HOSTS is empty");
     return res;
 }
 

@@ -1200,6 +1200,17 @@ static void volcano_options_port_hostname(void **state) {
     VOLCANO_FAILS(o, CRES_ERR_INVALID_ARGUMENT, "volcano: port -2", NULL);
 }
 
+/* Tasks of no replicas are empty jobs (Volcano sets VC_<TASK>_HOSTS="" and _NUM=0), but a
+   job whose every task is empty names no member: an error, never an empty cluster (found by
+   fuzz_platform_env: seed regression_volcano_no_members). */
+static void volcano_only_empty_tasks_is_an_error(void **state) {
+    cres_volcano_options o = volcano_options();
+    (void)state;
+    env_set("VC_MASTER_HOSTS", "");
+    env_set("VC_MASTER_NUM", "0");
+    VOLCANO_FAILS(o, CRES_ERR_ENVIRONMENT, "every VC_<TASK>_HOSTS is empty", NULL);
+}
+
 static void volcano_bad_values(void **state) {
     static const struct {
         const char *name, *value, *sub1, *sub2, *name2, *value2;
@@ -1830,6 +1841,7 @@ int main(void) {
         cmocka_unit_test_setup(volcano_task_index_variables, reset),
         cmocka_unit_test_setup(volcano_options_port_hostname, reset),
         cmocka_unit_test_setup(volcano_bad_values, reset),
+        cmocka_unit_test_setup(volcano_only_empty_tasks_is_an_error, reset),
         cmocka_unit_test_setup(volcano_without_hosts_variables, reset),
         cmocka_unit_test_setup(volcano_env_list_hook, reset),
         cmocka_unit_test_setup(env_at_without_hook_is_the_process_environment, reset),
