@@ -8534,7 +8534,7 @@ CRES__LEFT_OUT(cres_sagemaker_resolver_create, cres_sagemaker_options, "sagemake
    Platforms that name every member: Vertex AI, SkyPilot, Volcano, LeaderWorkerSet
                                                                               >>platform */
 
-#if !defined(CLUSTER_RESOLVER_NO_VERTEX) || !defined(CLUSTER_RESOLVER_NO_VOLCANO)
+#ifndef CLUSTER_RESOLVER_NO_VERTEX
 /* All the tasks of a spec. */
 CRES__PRIVATE size_t cres__spec_total(const cres_cluster_spec *s) {
     size_t i, n = 0;
@@ -8888,14 +8888,9 @@ CRES__PRIVATE cres_result cres__volcano_task(cres__hosts *h, const char *var, si
     }
     job[task_len] = '\0';
     snprintf(num_var, sizeof num_var, "VC_%.*s_NUM", (int)task_len, var + 3);
-    if (cres__is_blank(hosts)) { /* a task of 0 replicas: Volcano says VC_<TASK>_NUM=0 */
-        res = cres__env_int(&h->base, num_var, 0, 0, INT_MAX, &num, err);
-        if (res == CRES_OK && num == 0) return cres_spec_add_job(h->spec, job, NULL, 0, err);
-        return res != CRES_OK ? res
-                              : cres__fail(err, CRES_ERR_ENVIRONMENT,
-                                           "volcano: VC_%.*s_HOSTS is empty but %s is not 0",
-                                           (int)task_len, var + 3, num_var);
-    }
+    if (cres__is_blank(hosts)) /* also a task of no replicas: no member to name */
+        return cres__fail(err, CRES_ERR_ENVIRONMENT, "volcano: VC_%.*s_HOSTS is empty",
+                          (int)task_len, var + 3);
     while (res == CRES_OK && *p) {
         size_t n = strcspn(p, ",");
         if (count == CRES_MAX_HOSTLIST_HOSTS)
@@ -8930,8 +8925,6 @@ CRES__PRIVATE cres_result cres__volcano_tasks(cres__hosts *h, int port, cres_err
     if (res == CRES_OK && !found)
         res = cres__fail(err, CRES_ERR_ENVIRONMENT,
                          "volcano: no VC_<TASK>_HOSTS variable (the job's svc plugin sets them)");
-    if (res == CRES_OK && cres__spec_total(h->spec) == 0) /* tasks of no replicas only */
-        res = cres__fail(err, CRES_ERR_ENVIRONMENT, "volcano: every VC_<TASK>_HOSTS is empty");
     return res;
 }
 
