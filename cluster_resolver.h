@@ -9701,27 +9701,30 @@ CRES__PRIVATE const char *cres__left_out_list(char *buf, size_t cap) {
 }
 
 /* Creates the named backend with the auto options' common fields. */
+/* A backend by name: its options zero but the config, and auto's port in `field` (port or
+   port_base; `config` for a backend without one). */
+#define CRES__AUTO_CREATE(name, field)                                                         \
+    if (strcmp(backend, #name) == 0) {                                                         \
+        cres_##name##_options opt;                                                             \
+        memset(&opt, 0, sizeof opt);                                                           \
+        opt.config = o->config;                                                                \
+        CRES__AUTO_##field(opt);                                                               \
+        return cres_##name##_resolver_create(&opt, r, err);                                    \
+    }
+#define CRES__AUTO_port(opt) opt.port = o->port
+#define CRES__AUTO_port_base(opt) opt.port_base = o->port
+#define CRES__AUTO_config(opt) (void)0
+
 CRES__PRIVATE cres_result cres__auto_create(const char *backend, const cres_auto_options *o,
                                             const char *selector, const cres_resolver *probe,
                                             cres_resolver **r, cres_error *err) {
     char q[CRES__QUOTE_SIZE];
     (void)selector, (void)probe;
 #ifndef CLUSTER_RESOLVER_NO_TFCONFIG
-    if (strcmp(backend, "tfconfig") == 0) {
-        cres_tfconfig_options t;
-        memset(&t, 0, sizeof t);
-        t.config = o->config;
-        return cres_tfconfig_resolver_create(&t, r, err);
-    }
+    CRES__AUTO_CREATE(tfconfig, config)
 #endif
 #ifndef CLUSTER_RESOLVER_NO_LOCAL
-    if (strcmp(backend, "local") == 0) {
-        cres_local_options l;
-        memset(&l, 0, sizeof l);
-        l.config = o->config;
-        l.port = o->port;
-        return cres_local_resolver_create(&l, r, err);
-    }
+    CRES__AUTO_CREATE(local, port)
 #endif
 #ifndef CLUSTER_RESOLVER_NO_SLURM
     if (strcmp(backend, "slurm") == 0) {
@@ -9742,13 +9745,7 @@ CRES__PRIVATE cres_result cres__auto_create(const char *backend, const cres_auto
     }
 #endif
 #ifndef CLUSTER_RESOLVER_NO_SAGEMAKER
-    if (strcmp(backend, "sagemaker") == 0) {
-        cres_sagemaker_options s;
-        memset(&s, 0, sizeof s);
-        s.config = o->config;
-        s.port = o->port;
-        return cres_sagemaker_resolver_create(&s, r, err);
-    }
+    CRES__AUTO_CREATE(sagemaker, port)
 #endif
 #ifndef CLUSTER_RESOLVER_NO_TPU
     if (strcmp(backend, "tpu") == 0) {
@@ -9778,86 +9775,38 @@ CRES__PRIVATE cres_result cres__auto_create(const char *backend, const cres_auto
         return cres_k8s_resolver_create(&k, r, err);
     }
 #endif
-#define CRES__AUTO_SCHED(name)                                                                 \
-    if (strcmp(backend, #name) == 0) {                                                         \
-        cres_##name##_options s;                                                               \
-        memset(&s, 0, sizeof s);                                                               \
-        s.config = o->config;                                                                  \
-        s.port_base = o->port;                                                                 \
-        return cres_##name##_resolver_create(&s, r, err);                                      \
-    }
 #ifndef CLUSTER_RESOLVER_NO_PBS
-    CRES__AUTO_SCHED(pbs)
+    CRES__AUTO_CREATE(pbs, port_base)
 #endif
 #ifndef CLUSTER_RESOLVER_NO_LSF
-    CRES__AUTO_SCHED(lsf)
+    CRES__AUTO_CREATE(lsf, port_base)
 #endif
 #ifndef CLUSTER_RESOLVER_NO_SGE
-    CRES__AUTO_SCHED(sge)
+    CRES__AUTO_CREATE(sge, port_base)
 #endif
 #ifndef CLUSTER_RESOLVER_NO_FLUX
-    CRES__AUTO_SCHED(flux)
+    CRES__AUTO_CREATE(flux, port_base)
 #endif
-#undef CRES__AUTO_SCHED
 #ifndef CLUSTER_RESOLVER_NO_VERTEX
-    if (strcmp(backend, "vertex") == 0) {
-        cres_vertex_options v;
-        memset(&v, 0, sizeof v);
-        v.config = o->config;
-        return cres_vertex_resolver_create(&v, r, err);
-    }
+    CRES__AUTO_CREATE(vertex, config)
 #endif
 #ifndef CLUSTER_RESOLVER_NO_SKYPILOT
-    if (strcmp(backend, "skypilot") == 0) {
-        cres_skypilot_options k;
-        memset(&k, 0, sizeof k);
-        k.config = o->config;
-        k.port = o->port;
-        return cres_skypilot_resolver_create(&k, r, err);
-    }
+    CRES__AUTO_CREATE(skypilot, port)
 #endif
 #ifndef CLUSTER_RESOLVER_NO_VOLCANO
-    if (strcmp(backend, "volcano") == 0) {
-        cres_volcano_options v;
-        memset(&v, 0, sizeof v);
-        v.config = o->config;
-        v.port = o->port;
-        return cres_volcano_resolver_create(&v, r, err);
-    }
+    CRES__AUTO_CREATE(volcano, port)
 #endif
 #ifndef CLUSTER_RESOLVER_NO_LWS
-    if (strcmp(backend, "lws") == 0) {
-        cres_lws_options l;
-        memset(&l, 0, sizeof l);
-        l.config = o->config;
-        l.port = o->port;
-        return cres_lws_resolver_create(&l, r, err);
-    }
+    CRES__AUTO_CREATE(lws, port)
 #endif
 #ifndef CLUSTER_RESOLVER_NO_TORCH
-    if (strcmp(backend, "torch") == 0) {
-        cres_torch_options t;
-        memset(&t, 0, sizeof t);
-        t.config = o->config;
-        return cres_torch_resolver_create(&t, r, err);
-    }
+    CRES__AUTO_CREATE(torch, config)
 #endif
 #ifndef CLUSTER_RESOLVER_NO_JAX
-    if (strcmp(backend, "jax") == 0) {
-        cres_jax_options j;
-        memset(&j, 0, sizeof j);
-        j.config = o->config;
-        return cres_jax_resolver_create(&j, r, err);
-    }
+    CRES__AUTO_CREATE(jax, config)
 #endif
 #ifndef CLUSTER_RESOLVER_NO_AWSBATCH
-    if (strcmp(backend, "awsbatch") == 0) {
-        cres_awsbatch_options b;
-        memset(&b, 0, sizeof b);
-        b.config = o->config;
-        b.port = o->port;
-        return cres_awsbatch_resolver_create(&b, r, err);
-    }
+    CRES__AUTO_CREATE(awsbatch, port)
 #endif
     return cres__fail(err, CRES_ERR_UNSUPPORTED,
                       "auto: unknown backend %s (known: tfconfig, torch, mpi, slurm, pbs, lsf, "
