@@ -9700,7 +9700,6 @@ CRES__PRIVATE const char *cres__left_out_list(char *buf, size_t cap) {
     return buf;
 }
 
-/* Creates the named backend with the auto options' common fields. */
 /* A backend by name: its options zero but the config, and auto's port in `field` (port or
    port_base; `config` for a backend without one). */
 #define CRES__AUTO_CREATE(name, field)                                                         \
@@ -9727,22 +9726,10 @@ CRES__PRIVATE cres_result cres__auto_create(const char *backend, const cres_auto
     CRES__AUTO_CREATE(local, port)
 #endif
 #ifndef CLUSTER_RESOLVER_NO_SLURM
-    if (strcmp(backend, "slurm") == 0) {
-        cres_slurm_options s;
-        memset(&s, 0, sizeof s);
-        s.config = o->config;
-        s.port_base = o->port;
-        return cres_slurm_resolver_create(&s, r, err);
-    }
+    CRES__AUTO_CREATE(slurm, port_base)
 #endif
 #ifndef CLUSTER_RESOLVER_NO_MPI
-    if (strcmp(backend, "mpi") == 0) {
-        cres_mpi_options m;
-        memset(&m, 0, sizeof m);
-        m.config = o->config;
-        m.port_base = o->port;
-        return cres_mpi_resolver_create(&m, r, err);
-    }
+    CRES__AUTO_CREATE(mpi, port_base)
 #endif
 #ifndef CLUSTER_RESOLVER_NO_SAGEMAKER
     CRES__AUTO_CREATE(sagemaker, port)

@@ -134,6 +134,10 @@ PROGRAMS = [  # (name, create function, switches)
     ("auto with TF_CONFIG, Slurm, MPI and local only", "cres_auto_resolver_create", LEFT_OUT_BUT_AUTO4),
     ("TF_CONFIG only", "cres_tfconfig_resolver_create", []),
 ]
+# One program per backend: what each costs on its own (local is about the shared core).
+ONE_BACKEND = ["local", "tfconfig", "simple", "union", "slurm", "mpi", "pbs", "lsf", "sge", "flux",
+               "torch", "jax", "awsbatch", "sagemaker", "vertex", "skypilot", "volcano", "lws",
+               "k8s", "gce", "tpu"]
 SMALL = ["-Os", "-ffunction-sections", "-fdata-sections", "-Wl,--gc-sections", "-s"]
 NO_UNWIND = "-fno-asynchronous-unwind-tables"
 
@@ -148,7 +152,9 @@ def measure_programs(args, tmp):
     """text + data of stripped programs built for size (gc-sections), with and without
     unwind tables, and of the implementation object at -Os without them."""
     rows = []
-    for name, create, switches in PROGRAMS:
+    programs = PROGRAMS + [("%s only" % b, "cres_%s_resolver_create" % b, [], b)
+                           for b in ONE_BACKEND]
+    for name, create, switches, *backend in programs:
         src = os.path.join(tmp, "prog.c")
         with open(src, "w") as f:
             f.write(PROGRAM % create)
@@ -161,7 +167,8 @@ def measure_programs(args, tmp):
             if p.returncode:
                 fail("%s failed:\n%s" % (" ".join(cmd), p.stderr[-2000:]))
             sizes.append(text_data(exe))
-        rows.append({"program": name, "switches": switches, "text_data": sizes[0], "no_unwind": sizes[1]})
+        rows.append({"program": name, "switches": switches, "text_data": sizes[0], "no_unwind": sizes[1],
+                     "backend": backend[0] if backend else None})
         print("    %s: %d bytes, %d without unwind tables" % (name, sizes[0], sizes[1]), file=sys.stderr, flush=True)
     src = os.path.join(tmp, "impl.c")
     obj = os.path.join(tmp, "impl-no-unwind.o")
@@ -232,10 +239,23 @@ def report(objects, programs, heap, args, elapsed):
               "backtraces). Left out with `CLUSTER_RESOLVER_NO_<BACKEND>` where the row says so:"
               % (args.cc, " ".join(SMALL), NO_UNWIND), "",
               "| program | switches | text + data | without unwind tables |", "|---|---|---:|---:|"]
-    for r in programs:
+    for r in (r for r in programs if not r.get("backend")):
         lines.append("| %s | %s | %s | %s |" % (
             r["program"], ", ".join("`NO_%s`" % x for x in r["switches"]) or "-",
             kib(r["text_data"]) if "text_data" in r else "(above)", kib(r["no_unwind"])))
+    core = next(r for r in programs if r.get("backend") == "local")
+    lines += ["", "One backend alone: the same program calling that backend's create function "
+              "(options NULL; every other backend is dropped by the linker). `local` is about the "
+              "shared core (resolver, spec, JSON writer, messages); \"over local\" is what the "
+              "backend adds to it:", "",
+              "| backend | text + data | over local | without unwind tables | over local |",
+              "|---|---:|---:|---:|---:|"]
+    for r in (r for r in programs if r.get("backend")):
+        lines.append("| %s | %s | %s | %s | %s |" % (
+            r["backend"], kib(r["text_data"]),
+            "-" if r is core else "+" + kib(r["text_data"] - core["text_data"]),
+            kib(r["no_unwind"]),
+            "-" if r is core else "+" + kib(r["no_unwind"] - core["no_unwind"])))
     sizes = args.sizes
     by = {(h["backend"], h["n"]): h for h in heap}
     backends = list(dict.fromkeys(h["backend"] for h in heap))
