@@ -145,7 +145,8 @@ install-test: deps-test | $(BUILD)
 check: deps-test
 	bash tests/check.sh
 
-$(BUILD)/fuzz_%: tests/fuzz/fuzz_%.c cluster_resolver.h | $(BUILD)
+$(BUILD)/fuzz_%: tests/fuzz/fuzz_%.c tests/fuzz/fuzz_common.h tests/fuzz/host_model.h \
+                  cluster_resolver.h | $(BUILD)
 	clang -g -O1 -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=undefined $< -o $@
 
 # tests/fuzz/run_fuzzers.sh runs each target on a scratch copy of its seeds, JOBS at a time.

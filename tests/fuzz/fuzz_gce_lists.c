@@ -27,21 +27,7 @@
    clang -g -O1 -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=undefined \
          tests/fuzz/fuzz_gce_lists.c -o build/fuzz_gce_lists */
 
-#include <stdint.h>
-#include <stdio.h>
-#include <stdlib.h>
-#include <string.h>
-
-#define CLUSTER_RESOLVER_IMPLEMENTATION
-#include "../../cluster_resolver.h"
-
-#define CHECK(cond)                                                                           \
-    do {                                                                                      \
-        if (!(cond)) {                                                                        \
-            fprintf(stderr, "fuzz_gce_lists.c:%d: check failed: %s\n", __LINE__, #cond);     \
-            abort();                                                                          \
-        }                                                                                     \
-    } while (0)
+#include "fuzz_common.h"
 
 #define COMPUTE "https://compute.googleapis.com/compute/v1/projects/fuzz-project/"
 #define METADATA "http://metadata.test/computeMetadata/v1/"

@@ -15,21 +15,7 @@
    clang -g -O1 -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=undefined \
          tests/fuzz/fuzz_hostlist.c -o build/fuzz_hostlist */
 
-#include <stdint.h>
-#include <stdio.h>
-#include <stdlib.h>
-#include <string.h>
-
-#define CLUSTER_RESOLVER_IMPLEMENTATION
-#include "../../cluster_resolver.h"
-
-#define CHECK(cond)                                                                           \
-    do {                                                                                      \
-        if (!(cond)) {                                                                        \
-            fprintf(stderr, "fuzz_hostlist.c:%d: check failed: %s\n", __LINE__, #cond);      \
-            abort();                                                                          \
-        }                                                                                     \
-    } while (0)
+#include "fuzz_common.h"
 
 /* Outputs larger than this are only measured, not written (a 4 KB name times a million). */
 #define MAX_WRITTEN ((size_t)32 << 20)

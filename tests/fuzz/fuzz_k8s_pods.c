@@ -26,21 +26,7 @@
    clang -g -O1 -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=undefined \
          -I. tests/fuzz/fuzz_k8s_pods.c -o build/fuzz_k8s_pods */
 
-#include <stdint.h>
-#include <stdio.h>
-#include <stdlib.h>
-#include <string.h>
-
-#define CLUSTER_RESOLVER_IMPLEMENTATION
-#include "../../cluster_resolver.h"
-
-#define CHECK(cond)                                                                           \
-    do {                                                                                      \
-        if (!(cond)) {                                                                        \
-            fprintf(stderr, "fuzz_k8s_pods.c:%d: check failed: %s\n", __LINE__, #cond);      \
-            abort();                                                                          \
-        }                                                                                     \
-    } while (0)
+#include "fuzz_common.h"
 
 #define MAX_PAGES 3
 

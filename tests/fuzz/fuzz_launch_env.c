@@ -92,21 +92,8 @@
    build/fuzz_launch_env -max_len=4096 tests/fuzz/corpus/launch_env */
 
 #include <limits.h>
-#include <stdint.h>
-#include <stdio.h>
-#include <stdlib.h>
-#include <string.h>
 
-#define CLUSTER_RESOLVER_IMPLEMENTATION
-#include "../../cluster_resolver.h"
-
-#define CHECK(cond)                                                                           \
-    do {                                                                                      \
-        if (!(cond)) {                                                                        \
-            fprintf(stderr, "fuzz_launch_env.c:%d: check failed: %s\n", __LINE__, #cond);    \
-            abort();                                                                          \
-        }                                                                                     \
-    } while (0)
+#include "fuzz_common.h"
 
 #define MAX_INPUT_BYTES 4096
 #define MAX_VARS 64

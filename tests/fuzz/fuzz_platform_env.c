@@ -99,22 +99,9 @@
    build/fuzz_platform_env -max_len=8192 tests/fuzz/corpus/platform_env */
 
 #include <limits.h>
-#include <stdint.h>
-#include <stdio.h>
-#include <stdlib.h>
-#include <string.h>
 
-#define CLUSTER_RESOLVER_IMPLEMENTATION
-#include "../../cluster_resolver.h"
+#include "fuzz_common.h"
 #include "host_model.h"
-
-#define CHECK(cond)                                                                           \
-    do {                                                                                      \
-        if (!(cond)) {                                                                        \
-            fprintf(stderr, "fuzz_platform_env.c:%d: check failed: %s\n", __LINE__, #cond);  \
-            abort();                                                                          \
-        }                                                                                     \
-    } while (0)
 
 #define MAX_INPUT_BYTES 8192
 #define MAX_VARS 64

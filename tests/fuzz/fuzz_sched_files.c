@@ -38,25 +38,11 @@
    clang -g -O1 -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=undefined \
          tests/fuzz/fuzz_sched_files.c -o build/fuzz_sched_files */
 
-#include <stdint.h>
-#include <stdio.h>
-#include <stdlib.h>
-#include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "fuzz_common.h"
 #include "host_model.h"
-
-#define CLUSTER_RESOLVER_IMPLEMENTATION
-#include "../../cluster_resolver.h"
-
-#define CHECK(cond)                                                                           \
-    do {                                                                                      \
-        if (!(cond)) {                                                                        \
-            fprintf(stderr, "fuzz_sched_files.c:%d: check failed: %s\n", __LINE__, #cond);   \
-            abort();                                                                          \
-        }                                                                                     \
-    } while (0)
 
 #define MAX_INPUT_BYTES 32768 /* room for the 2148 hosts of 10^6 slots that pass INT_MAX */
 #define MAX_SLOTS 1000000LL

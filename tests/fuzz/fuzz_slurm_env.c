@@ -35,23 +35,9 @@
    build/fuzz_slurm_env -max_len=4096 tests/fuzz/corpus/slurm_env */
 
 #include <limits.h>
-#include <stdint.h>
-#include <stdio.h>
-#include <stdlib.h>
-#include <string.h>
 
+#include "fuzz_common.h"
 #include "host_model.h"
-
-#define CLUSTER_RESOLVER_IMPLEMENTATION
-#include "../../cluster_resolver.h"
-
-#define CHECK(cond)                                                                           \
-    do {                                                                                      \
-        if (!(cond)) {                                                                        \
-            fprintf(stderr, "fuzz_slurm_env.c:%d: check failed: %s\n", __LINE__, #cond);     \
-            abort();                                                                          \
-        }                                                                                     \
-    } while (0)
 
 #define MAX_INPUT_BYTES 4096
 #define MAX_HOSTS 200000

@@ -38,24 +38,10 @@
    clang -g -O1 -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=undefined \
          tests/fuzz/fuzz_sm_hosts.c -o build/fuzz_sm_hosts */
 
-#include <stdint.h>
-#include <stdio.h>
-#include <stdlib.h>
-#include <string.h>
 #include <unistd.h>
 
+#include "fuzz_common.h"
 #include "host_model.h"
-
-#define CLUSTER_RESOLVER_IMPLEMENTATION
-#include "../../cluster_resolver.h"
-
-#define CHECK(cond)                                                                           \
-    do {                                                                                      \
-        if (!(cond)) {                                                                        \
-            fprintf(stderr, "fuzz_sm_hosts.c:%d: check failed: %s\n", __LINE__, #cond);      \
-            abort();                                                                          \
-        }                                                                                     \
-    } while (0)
 
 #define MAX_INPUT_BYTES 8192
 

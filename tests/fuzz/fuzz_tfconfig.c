@@ -9,21 +9,7 @@
    clang -g -O1 -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=undefined \
          tests/fuzz/fuzz_tfconfig.c -o build/fuzz_tfconfig */
 
-#include <stdint.h>
-#include <stdio.h>
-#include <stdlib.h>
-#include <string.h>
-
-#define CLUSTER_RESOLVER_IMPLEMENTATION
-#include "../../cluster_resolver.h"
-
-#define CHECK(cond)                                                                           \
-    do {                                                                                      \
-        if (!(cond)) {                                                                        \
-            fprintf(stderr, "fuzz_tfconfig.c:%d: check failed: %s\n", __LINE__, #cond);      \
-            abort();                                                                          \
-        }                                                                                     \
-    } while (0)
+#include "fuzz_common.h"
 
 static const char *no_environment(void *user, const char *name) {
     (void)name;

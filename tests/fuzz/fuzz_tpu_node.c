@@ -35,21 +35,7 @@
    clang -g -O1 -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=undefined \
          tests/fuzz/fuzz_tpu_node.c -o build/fuzz_tpu_node */
 
-#include <stdint.h>
-#include <stdio.h>
-#include <stdlib.h>
-#include <string.h>
-
-#define CLUSTER_RESOLVER_IMPLEMENTATION
-#include "../../cluster_resolver.h"
-
-#define CHECK(cond)                                                                           \
-    do {                                                                                      \
-        if (!(cond)) {                                                                        \
-            fprintf(stderr, "fuzz_tpu_node.c:%d: check failed: %s\n", __LINE__, #cond);      \
-            abort();                                                                          \
-        }                                                                                     \
-    } while (0)
+#include "fuzz_common.h"
 
 #define METADATA "http://metadata.google.internal/computeMetadata/v1/"
 #define TPU_API "https://tpu.googleapis.com/"
