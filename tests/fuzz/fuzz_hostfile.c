@@ -43,19 +43,6 @@
 #define MAX_SLOTS 1000000
 #define MAX_WHOLE_RANKS 10000 /* whole-resolver runs build a spec of this many tasks at most */
 
-/* strdup is not C99 */
-static char *dup_text(const char *s) {
-    char *p = (char *)malloc(strlen(s) + 1);
-    if (p) strcpy(p, s);
-    return p;
-}
-
-static void check_error(cres_result r, const cres_error *err) {
-    CHECK(err->result == r);
-    CHECK(memchr(err->message, '\0', sizeof err->message) != NULL);
-    if (r != CRES_OK) CHECK(err->message[0] != '\0');
-}
-
 /* ---------------------------------------------------------------------------------------
    The model */
 
@@ -149,8 +136,7 @@ static int model_parse(const char *text, model *m) {
         }
         for (i = 0; i < m->n && strcmp(m->hosts[i], host) != 0; i++) {}
         if (i == m->n) {
-            m->hosts[m->n] = dup_text(host);
-            CHECK(m->hosts[m->n] != NULL);
+            m->hosts[m->n] = fuzz_dup_n(host, strlen(host));
             m->slots[m->n++] = 0;
         }
         m->slots[i] += slots;
@@ -248,14 +234,10 @@ static void whole_resolver(const char *text, const cres__layout *l, int size, in
     cres_error err;
     cres_result r;
     env e;
-    FILE *f;
     size_t i;
     int max_tasks = 0, k, refused = 0, unsure = 0, cyclic, *node, *local_index;
     if (!file_path[0]) snprintf(file_path, sizeof file_path, "/tmp/fuzz_hostfile.%ld", (long)getpid());
-    f = fopen(file_path, "wb");
-    CHECK(f != NULL);
-    CHECK(fwrite(text, 1, strlen(text), f) == strlen(text));
-    CHECK(fclose(f) == 0);
+    fuzz_write_file(file_path, text, strlen(text));
     memset(&e, 0, sizeof e);
     e.mapping = by_node ? (policy & 4 ? "node:SPAN" : "node") : (policy & 4 ? "slot:PE=2" : NULL);
     e.ranking = rankings[policy & 3];
@@ -288,7 +270,7 @@ static void whole_resolver(const char *text, const cres__layout *l, int size, in
     o.hostfile = file_path;
     r = cres_mpi_resolver_create(&o, &res, &err);
     unlink(file_path); /* read at create only */
-    check_error(r, &err);
+    fuzz_check_error(r, &err);
     if (8888 + max_tasks - 1 > 65535 || refused) { /* too many ranks on a host for the ports; a bad name */
         CHECK(r == CRES_ERR_ENVIRONMENT && res == NULL);
     } else if (unsure && r == CRES_ERR_ENVIRONMENT) {
@@ -331,17 +313,14 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     mode = data[0] & 3;
     whole = ((data[0] >> 2) & 15) == 15;
     by_node = data[0] >> 7;
-    /* l->names takes the text and is freed with the allocator: plain malloc here */
-    text = (char *)malloc(size - 3);
-    copy = (char *)malloc(size - 3);
+    /* l->names takes the text and is freed with the allocator: fuzz_text's plain malloc */
+    text = fuzz_text(data, size, 4);
+    copy = fuzz_text(data, size, 4);
     if (!text || !copy) {
         free(text);
         free(copy);
         return 0;
     }
-    memcpy(text, data + 4, size - 4);
-    text[size - 4] = '\0';
-    memcpy(copy, text, size - 3);
 
     ok = model_parse(copy, &m);
     for (i = 0; ok && i < m.n; i++) total += m.slots[i] > MAX_SLOTS ? MAX_SLOTS + 1 : m.slots[i];
@@ -356,7 +335,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     cres__clear(&err);
     r = cres__hostfile_parse(&a, text, &l, "mpi", &err);
     if (r == CRES_OK) err.result = CRES_OK; /* the parser reports only failures */
-    check_error(r, &err);
+    fuzz_check_error(r, &err);
     CHECK(l.names == text);
     if (r != CRES_OK) {
         CHECK(r == CRES_ERR_ENVIRONMENT || r == CRES_ERR_LIMIT);
@@ -374,7 +353,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
         cres__clear(&err);
         r = cres__mpi_fill(&l, world, by_node, "mpi", &err);
         if (r == CRES_OK) err.result = CRES_OK;
-        check_error(r, &err);
+        fuzz_check_error(r, &err);
         if (world > total) {
             CHECK(r == CRES_ERR_ENVIRONMENT);
         } else {
@@ -403,10 +382,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
             free(want_tasks);
             CHECK(sum == world);
             if (whole && world <= MAX_WHOLE_RANKS) {
-                char *again = (char *)malloc(size - 3);
+                char *again = fuzz_text(data, size, 4);
                 CHECK(again != NULL);
-                memcpy(again, data + 4, size - 4);
-                again[size - 4] = '\0';
                 whole_resolver(again, &l, world, data[2] % world, (data[0] >> 6) & 1, by_node, data[3]);
                 free(again);
             }

@@ -79,14 +79,6 @@ static void model_free(model *m) {
     free(m->line_hosts); /* borrowed strings */
 }
 
-static char *dup_n(const char *s, size_t n) {
-    char *p = (char *)malloc(n + 1);
-    CHECK(p != NULL);
-    memcpy(p, s, n);
-    p[n] = '\0';
-    return p;
-}
-
 /* N in 1..10^6, digits only (leading zeros allowed, as the library's decimal reader). */
 static int count_value(const char *s, size_t n, long long *out) {
     long long v = 0;
@@ -123,7 +115,7 @@ static void model_add(model *m, const char *host, size_t n, long long slots) {
             m->slots = (long long *)realloc(m->slots, m->cap * sizeof *m->slots);
             CHECK(m->hosts && m->slots);
         }
-        m->hosts[m->n] = dup_n(host, n);
+        m->hosts[m->n] = fuzz_dup_n(host, n);
         m->slots[m->n++] = 0;
     }
     m->slots[i] += slots;
@@ -139,7 +131,7 @@ static void model_hostfile(const char *text, model *m) {
     while (line && m->verdict == 1) {
         const char *eol = strchr(line, '\n');
         size_t len = eol ? (size_t)(eol - line) : strlen(line);
-        char *copy = dup_n(line, len), *p, *host, *colon, *word, *hash;
+        char *copy = fuzz_dup_n(line, len), *p, *host, *colon, *word, *hash;
         long long slots = 1;
         line = eol ? eol + 1 : NULL;
         if ((hash = strchr(copy, '#')) != NULL) *hash = '\0';
@@ -202,7 +194,7 @@ static void model_pe_hostfile(const char *text, model *m) {
             } else if (!count_value(f[1], fl[1], &slots)) {
                 m->verdict = 0;
             } else {
-                host = dup_n(f[0], fl[0]);
+                host = fuzz_dup_n(f[0], fl[0]);
                 if (!host_ok(host)) m->verdict = 0;
                 else model_add(m, host, fl[0], slots);
                 free(host);
@@ -230,7 +222,7 @@ static void model_mcpu(const char *v, model *m) {
         } else if (!count_value(p, w, &count)) {
             m->verdict = 0;
         } else {
-            char *h = dup_n(host, hn);
+            char *h = fuzz_dup_n(host, hn);
             if (m->verdict == 1 && !host_ok(h)) m->verdict = 0;
             if (m->verdict == 1) model_add(m, h, hn, count);
             free(h);
@@ -277,12 +269,6 @@ static char dir_path[64], file_path[96];
 static void remove_dir(void) {
     unlink(file_path);
     rmdir(dir_path);
-}
-
-static void check_error(cres_result r, const cres_error *err) {
-    CHECK(err->result == r);
-    CHECK(memchr(err->message, '\0', sizeof err->message) != NULL);
-    if (r != CRES_OK) CHECK(err->message[0] != '\0');
 }
 
 static cres_result create(int source, const cres_config *config, const cres_job_count *jobs, size_t jobs_count,
@@ -362,7 +348,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     use_jobs = data[3] & 1;
     port_base = data[3] & 2 ? 65000 : 0;
     gpus = (data[3] >> 2) & 1;
-    text = dup_n((const char *)data + 4, size - 4);
+    text = fuzz_dup_n((const char *)data + 4, size - 4);
 
     /* -- the model */
     memset(&m, 0, sizeof m);
@@ -480,17 +466,13 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     if (source == SRC_LSF_MCPU || source == SRC_MPI_MCPU) {
         e.big = text;
     } else {
-        FILE *f;
         if (!dir_path[0]) {
             snprintf(dir_path, sizeof dir_path, "/tmp/fuzz_sched_files.%ld", (long)getpid());
             mkdir(dir_path, 0700);
             snprintf(file_path, sizeof file_path, "%s/allocation", dir_path);
             atexit(remove_dir);
         }
-        f = fopen(file_path, "wb");
-        CHECK(f != NULL);
-        CHECK(fwrite(data + 4, 1, size - 4, f) == size - 4);
-        CHECK(fclose(f) == 0);
+        fuzz_write_file(file_path, data + 4, size - 4);
         e.big = file_path;
     }
     if (source == SRC_FLUX) e.big_name = NULL;
@@ -539,7 +521,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     }
     got = create(source, &config, use_jobs ? jobs : NULL, use_jobs ? 2 : 0, port_base, &r, &err);
     if (source != SRC_LSF_MCPU && source != SRC_MPI_MCPU) unlink(file_path);
-    check_error(got, &err);
+    fuzz_check_error(got, &err);
     if (got != CRES_OK) {
         CHECK(r == NULL);
         CHECK(got == CRES_ERR_ENVIRONMENT || got == CRES_ERR_LIMIT);

@@ -69,13 +69,6 @@ static const char *fuzz_getenv(void *user, const char *name) {
 /* ---------------------------------------------------------------------------------------
    Reading the input */
 
-/* A decimal integer as the library reads one (-?[0-9]+ that fits), else 0 in *ok. */
-static long long decimal(const char *s, int *ok) {
-    long long v = 0;
-    *ok = cres__parse_decimal(s, strlen(s), &v) == 1;
-    return v;
-}
-
 /* strtol clamped to int: the options field may hold anything. */
 static int clamp_int(const char *s) {
     long long v = strtoll(s, NULL, 10);
@@ -136,10 +129,6 @@ static void model_free(model *m) {
     free(m->local);
 }
 
-static int cmp_str_ptr(const void *x, const void *y) {
-    return strcmp(*(char *const *)x, *(char *const *)y);
-}
-
 static int cmp_job_count(const void *x, const void *y) {
     const cres_job_count *a = (const cres_job_count *)x, *b = (const cres_job_count *)y;
     int ca = strcmp(a->job, "chief") == 0, cb = strcmp(b->job, "chief") == 0;
@@ -169,9 +158,9 @@ static void model_build(model *m, const env *e) {
         CHECK(cres_hostlist_expand(e->v[F_NODELIST], m->names, len + 1, NULL, NULL, &err) == CRES_OK);
         m->nodes = count;
         CHECK(e->v[F_PROCID] && e->v[F_NUM_TASKS] && e->v[F_TPN]);
-        m->rank = (int)decimal(e->v[F_PROCID], &ok);
+        m->rank = (int)fuzz_decimal(e->v[F_PROCID], &ok);
         CHECK(ok);
-        m->ntasks = decimal(e->v[F_NUM_TASKS], &ok);
+        m->ntasks = fuzz_decimal(e->v[F_NUM_TASKS], &ok);
         CHECK(ok);
     }
     CHECK(m->nodes >= 1);
@@ -200,7 +189,7 @@ static void model_build(model *m, const env *e) {
             char **sorted = (char **)malloc(m->nodes * sizeof *sorted);
             CHECK(sorted != NULL);
             memcpy(sorted, m->hosts, m->nodes * sizeof *sorted);
-            qsort(sorted, m->nodes, sizeof *sorted, cmp_str_ptr);
+            qsort(sorted, m->nodes, sizeof *sorted, fuzz_cmp_str_ptr);
             for (i = 1; i < m->nodes; i++) CHECK(strcmp(sorted[i - 1], sorted[i]) != 0);
             free(sorted);
         }
@@ -223,7 +212,7 @@ static void model_deal(model *m, const env *e) {
     if (d && n == 6 && memcmp(d, "cyclic", 6) == 0) step = 1;
     else if (d && n == 5 && memcmp(d, "plane", 5) == 0) {
         CHECK(e->v[F_PLANE] != NULL);
-        step = decimal(e->v[F_PLANE], &ok);
+        step = fuzz_decimal(e->v[F_PLANE], &ok);
         CHECK(ok && step >= 1);
     } else {
         CHECK(!d || (n == 5 && memcmp(d, "block", 5) == 0)); /* others are unsupported */
@@ -310,12 +299,6 @@ static void model_devices(const model *m, int local, char *out, size_t cap) {
 /* ---------------------------------------------------------------------------------------
    Checks */
 
-static void check_error(cres_result r, const cres_error *err) {
-    CHECK(err->result == r);
-    CHECK(memchr(err->message, '\0', sizeof err->message) != NULL);
-    if (r != CRES_OK) CHECK(err->message[0] != '\0');
-}
-
 /* host:port with port in 1..65535 as the model writes it, read back the same way by the
    library's reader. */
 static void check_address(const char *address, const char *want_host, int want_port) {
@@ -325,7 +308,7 @@ static void check_address(const char *address, const char *want_host, int want_p
     int port = -1, ok;
     long long p;
     CHECK(colon != NULL && colon > address);
-    p = decimal(colon + 1, &ok);
+    p = fuzz_decimal(colon + 1, &ok);
     CHECK(ok && p >= 1 && p <= 65535);
     if (want_host) {
         CHECK(model_host_address(want_host, want_port, want, sizeof want)); /* accepted: the model must agree */
@@ -340,19 +323,19 @@ static void check_devices(cres_resolver *res, const char *type, int id, const ch
     char *buf, small[4];
     cres_error err;
     cres_result r = cres_visible_devices_of(res, type, id, NULL, 0, &len, &err);
-    check_error(r, &err);
+    fuzz_check_error(r, &err);
     CHECK(r == CRES_OK);
     buf = (char *)malloc(len + 1);
     CHECK(buf != NULL);
     r = cres_visible_devices_of(res, type, id, buf, len + 1, &len2, &err);
-    check_error(r, &err);
+    fuzz_check_error(r, &err);
     CHECK(r == CRES_OK);
     CHECK(len2 == len && strlen(buf) == len);
     if (want) CHECK(strcmp(buf, want) == 0);
     if (len > 0) {
         size_t cap = len < sizeof small ? len : sizeof small;
         r = cres_visible_devices_of(res, type, id, small, cap, &len2, &err);
-        check_error(r, &err);
+        fuzz_check_error(r, &err);
         CHECK(r == CRES_ERR_BUFFER_TOO_SMALL);
         CHECK(len2 == len && strlen(small) == cap - 1 && memcmp(small, buf, cap - 1) == 0);
     }
@@ -386,7 +369,7 @@ static void check_success(cres_resolver *res, const env *e, const cres_slurm_opt
     CHECK(devices != NULL);
 
     r = cres_resolve(res, &spec, &err);
-    check_error(r, &err);
+    fuzz_check_error(r, &err);
     CHECK(r == CRES_OK);
     CHECK(cres_resolve(res, &spec2, &err) == CRES_OK);
     CHECK(cres_spec_equal(spec, spec2));
@@ -431,7 +414,7 @@ static void check_success(cres_resolver *res, const env *e, const cres_slurm_opt
     own_address = cres_spec_task_address(spec, own_type, own_id);
     CHECK(own_address != NULL);
     r = cres_spec_launch_info(spec, own_type, own_id, &info, &err);
-    check_error(r, &err);
+    fuzz_check_error(r, &err);
     CHECK(r == CRES_OK);
     if (r == CRES_OK) {
         CHECK(info.rank == m.rank);
@@ -443,13 +426,15 @@ static void check_success(cres_resolver *res, const env *e, const cres_slurm_opt
     }
     if (m.node) {
         int ok;
-        if (e->v[F_NODELIST] && e->v[F_NODEID]) CHECK(decimal(e->v[F_NODEID], &ok) == m.node[m.rank] && ok);
-        if (e->v[F_NODELIST] && e->v[F_LOCALID]) CHECK(decimal(e->v[F_LOCALID], &ok) == m.local[m.rank] && ok);
+        if (e->v[F_NODELIST] && e->v[F_NODEID])
+            CHECK(fuzz_decimal(e->v[F_NODEID], &ok) == m.node[m.rank] && ok);
+        if (e->v[F_NODELIST] && e->v[F_LOCALID])
+            CHECK(fuzz_decimal(e->v[F_LOCALID], &ok) == m.local[m.rank] && ok);
     }
 
     /* master: the own address behind grpc://, the same by length query */
     r = cres_master(res, master, sizeof master, &len, &err);
-    check_error(r, &err);
+    fuzz_check_error(r, &err);
     CHECK(r == CRES_OK);
     snprintf(want, sizeof want, "grpc://%s", own_address);
     CHECK(strcmp(master, want) == 0);
@@ -457,7 +442,7 @@ static void check_success(cres_resolver *res, const env *e, const cres_slurm_opt
     CHECK(len == strlen(own_address));
     if (cres_spec_job(spec, order[0].job)->tasks_count) {
         r = cres_master_of(res, order[0].job, 0, NULL, master, sizeof master, NULL, &err);
-        check_error(r, &err);
+        fuzz_check_error(r, &err);
         CHECK(r == CRES_OK);
     }
 
@@ -481,7 +466,7 @@ static void check_success(cres_resolver *res, const env *e, const cres_slurm_opt
         }
         /* past the job's last task */
         r = cres_visible_devices_of(res, order[i].job, order[i].count, NULL, 0, &len, &err);
-        check_error(r, &err);
+        fuzz_check_error(r, &err);
         CHECK(r == (m.gpus_per_task > 0 ? CRES_ERR_NOT_FOUND : CRES_OK));
     }
 
@@ -501,10 +486,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     char *text, *p;
     size_t i;
     if (size > MAX_INPUT_BYTES) return 0;
-    text = (char *)malloc(size + 1);
+    text = fuzz_text(data, size, 0);
     if (!text) return 0;
-    memcpy(text, data, size);
-    text[size] = '\0';
 
     memset(&e, 0, sizeof e);
     for (i = 0, p = text; i < FIELDS && p; i++) {
@@ -545,14 +528,14 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
             free(text);
             return 0;
         }
-        if (e.v[F_NUM_TASKS] && decimal(e.v[F_NUM_TASKS], &ok) > MAX_HOSTS && ok) {
+        if (e.v[F_NUM_TASKS] && fuzz_decimal(e.v[F_NUM_TASKS], &ok) > MAX_HOSTS && ok) {
             free(text);
             return 0;
         }
     }
 
     r = cres_slurm_resolver_create(&o, &res, &err);
-    check_error(r, &err);
+    fuzz_check_error(r, &err);
 #ifdef FUZZ_DEBUG
     fprintf(stderr, "create: %s: %s\n", cres_result_string(r), err.message);
 #endif

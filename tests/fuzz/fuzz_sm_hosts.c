@@ -58,38 +58,20 @@ static const char *fuzz_getenv(void *user, const char *name) {
     return NULL;
 }
 
-/* strdup is not C99 */
-static char *dup_text(const char *s) {
-    char *p = (char *)malloc(strlen(s) + 1);
-    if (p) strcpy(p, s);
-    return p;
-}
-
-static void check_error(cres_result r, const cres_error *err) {
-    CHECK(err->result == r);
-    CHECK(memchr(err->message, '\0', sizeof err->message) != NULL);
-    if (r != CRES_OK) CHECK(err->message[0] != '\0');
-}
-
 static char file_path[64];
 
 static void remove_file(void) { unlink(file_path); }
 
 static void write_file(const char *text) {
     static char *last;
-    FILE *f;
     if (!file_path[0]) {
         snprintf(file_path, sizeof file_path, "/tmp/fuzz_sm_hosts.%ld.json", (long)getpid());
         atexit(remove_file);
     }
     if (last && strcmp(last, text) == 0) return;
     free(last);
-    last = dup_text(text);
-    CHECK(last != NULL);
-    f = fopen(file_path, "wb");
-    CHECK(f != NULL);
-    CHECK(fwrite(text, 1, strlen(text), f) == strlen(text));
-    CHECK(fclose(f) == 0);
+    last = fuzz_dup_n(text, strlen(text));
+    fuzz_write_file(file_path, text, strlen(text));
 }
 
 /* The items of the JSON list that gave the hosts: text, or the "hosts" of the file. */
@@ -107,8 +89,6 @@ static int hosts_items(const char *text, int from_file) {
     return n;
 }
 
-static int cmp_str_ptr(const void *x, const void *y) { return strcmp(*(char *const *)x, *(char *const *)y); }
-
 static void check_success(cres_resolver *res, const char *job, int port, int items, const char *current) {
     cres_cluster_spec *spec = NULL;
     const cres_job *j;
@@ -117,7 +97,7 @@ static void check_success(cres_resolver *res, const char *job, int port, int ite
     size_t i, len = 0;
     int natural_twins = 0;
     cres_result r = cres_resolve(res, &spec, &err);
-    check_error(r, &err);
+    fuzz_check_error(r, &err);
     CHECK(r == CRES_OK);
     CHECK(strcmp(cres_resolver_name(res), "sagemaker") == 0);
     CHECK(cres_spec_jobs_count(spec) == 1);
@@ -147,7 +127,7 @@ static void check_success(cres_resolver *res, const char *job, int port, int ite
         CHECK(cres__natural_cmp(hosts[i - 1], hosts[i]) <= 0);
         if (cres__natural_cmp(hosts[i - 1], hosts[i]) == 0) natural_twins = 1;
     }
-    qsort(hosts, j->tasks_count, sizeof *hosts, cmp_str_ptr);
+    qsort(hosts, j->tasks_count, sizeof *hosts, fuzz_cmp_str_ptr);
     for (i = 1; i < j->tasks_count; i++) CHECK(strcmp(hosts[i - 1], hosts[i]) != 0);
     (void)natural_twins;
     for (i = 0; i < j->tasks_count; i++) free(hosts[i]);
@@ -160,7 +140,7 @@ static void check_success(cres_resolver *res, const char *job, int port, int ite
     CHECK(strcmp(cres_spec_task_address(spec, job, cres_task_id(res)), want) == 0);
     CHECK(cres_rpc_layer(res) == NULL);
     r = cres_master(res, master, sizeof master, &len, &err);
-    check_error(r, &err);
+    fuzz_check_error(r, &err);
     CHECK(r == CRES_OK && strcmp(master, want) == 0 && len == strlen(want));
     r = cres_visible_devices(res, NULL, 0, &len, &err);
     CHECK(r == CRES_OK && len == 0);
@@ -257,7 +237,7 @@ static void check_groups_success(cres_resolver *res, int port, const char *group
     char want[300], master[512], **hosts;
     size_t i, k, n = 0, total, len = 0;
     cres_result r = cres_resolve(res, &spec, &err);
-    check_error(r, &err);
+    fuzz_check_error(r, &err);
     CHECK(r == CRES_OK);
     total = check_groups_are_jobs(spec, groups_text, file_text);
     CHECK(items < 0 || total == (size_t)items);
@@ -272,7 +252,7 @@ static void check_groups_success(cres_resolver *res, int port, const char *group
             if (k) CHECK(cres__natural_cmp(hosts[n - 1], hosts[n]) < 0);
         }
     }
-    qsort(hosts, total, sizeof *hosts, cmp_str_ptr);
+    qsort(hosts, total, sizeof *hosts, fuzz_cmp_str_ptr);
     for (i = 1; i < total; i++) CHECK(strcmp(hosts[i - 1], hosts[i]) != 0);
     for (i = 0; i < total; i++) free(hosts[i]);
     free(hosts);
@@ -281,7 +261,7 @@ static void check_groups_success(cres_resolver *res, int port, const char *group
     CHECK(model_host_address(current, port, want, sizeof want));
     CHECK(strcmp(cres_spec_task_address(spec, cres_task_type(res), cres_task_id(res)), want) == 0);
     r = cres_master(res, master, sizeof master, &len, &err);
-    check_error(r, &err);
+    fuzz_check_error(r, &err);
     CHECK(r == CRES_OK && strcmp(master, want) == 0 && len == strlen(want));
     cres_spec_free(spec);
 }
@@ -323,10 +303,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     size_t i;
     if (size < 1 || size > MAX_INPUT_BYTES) return 0;
     flags = data[0];
-    text = (char *)malloc(size);
+    text = fuzz_text(data, size, 1);
     if (!text) return 0;
-    memcpy(text, data + 1, size - 1);
-    text[size - 1] = '\0';
     for (i = 0, p = text; i < 5 && p; i++) {
         char *sep = strchr(p, '\x01');
         if (sep) *sep = '\0';
@@ -380,7 +358,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     if (flags & 128) o.job_name = job;
 
     r = cres_sagemaker_resolver_create(&o, &res, &err);
-    check_error(r, &err);
+    fuzz_check_error(r, &err);
     if (r != CRES_OK) {
         CHECK(r == CRES_ERR_ENVIRONMENT || r == CRES_ERR_LIMIT || r == CRES_ERR_INVALID_ARGUMENT);
         if (r == CRES_ERR_INVALID_ARGUMENT) CHECK(port == 70000 || (groups && (flags & 128)));

@@ -12,12 +12,6 @@
 
 #include "fuzz_common.h"
 
-static void check_error(cres_result r, const cres_error *err) {
-    CHECK(err->result == r);
-    CHECK(memchr(err->message, '\0', sizeof err->message) != NULL);
-    if (r != CRES_OK) CHECK(err->message[0] != '\0');
-}
-
 static int has_space_or_control(const char *s) {
     for (; *s; s++)
         if ((unsigned char)*s <= 0x20 || *s == 0x7f) return 1;
@@ -51,12 +45,12 @@ static char *to_json(const cres_cluster_spec *s) {
     cres_error err;
     char *text;
     cres_result r = cres_spec_to_json(s, NULL, 0, &len, &err);
-    check_error(r, &err);
+    fuzz_check_error(r, &err);
     CHECK(r == CRES_OK);
     text = (char *)malloc(len + 1);
     CHECK(text != NULL);
     r = cres_spec_to_json(s, text, len + 1, &len2, &err);
-    check_error(r, &err);
+    fuzz_check_error(r, &err);
     CHECK(r == CRES_OK);
     CHECK(len2 == len && strlen(text) == len);
     return text;
@@ -68,7 +62,7 @@ static void check_round_trip(const cres_cluster_spec *spec) {
     cres_cluster_spec *again = NULL;
     cres_error err;
     cres_result r = cres_spec_from_json(text, len, NULL, &again, &err);
-    check_error(r, &err);
+    fuzz_check_error(r, &err);
     if (r == CRES_ERR_LIMIT && len > CRES_MAX_DOCUMENT_BYTES) { /* the output grew past the limit */
         free(text);
         return;
@@ -112,7 +106,7 @@ static void check_add_job(const cres_cluster_spec *spec) {
         cres_result r;
         CHECK(cres_spec_clone(spec, NULL, &copy, NULL) == CRES_OK);
         r = cres_spec_add_job(copy, j->name, addresses, 2, &err);
-        check_error(r, &err);
+        fuzz_check_error(r, &err);
         if (taken) {
             CHECK(r == CRES_ERR_CONFLICT);
             CHECK(cres_spec_equal(spec, copy));
@@ -126,7 +120,7 @@ static void check_add_job(const cres_cluster_spec *spec) {
             cres_spec_free(copy);
             CHECK(cres_spec_clone(spec, NULL, &copy, NULL) == CRES_OK);
             r = cres_spec_add_task(copy, j->name, j->tasks[j->tasks_count - 1].index, "other:1", &err);
-            check_error(r, &err);
+            fuzz_check_error(r, &err);
             CHECK(r == CRES_ERR_CONFLICT);
             CHECK(cres_spec_equal(spec, copy));
         }
@@ -138,7 +132,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     cres_cluster_spec *spec = NULL;
     cres_error err;
     cres_result r = cres_spec_from_json((const char *)data, size, NULL, &spec, &err);
-    check_error(r, &err);
+    fuzz_check_error(r, &err);
     if (r != CRES_OK) {
         CHECK(r == CRES_ERR_INVALID_JSON || r == CRES_ERR_LIMIT);
         CHECK(spec == NULL);

@@ -17,12 +17,6 @@ static const char *no_environment(void *user, const char *name) {
     return NULL;
 }
 
-static void check_error(cres_result r, const cres_error *err) {
-    CHECK(err->result == r);
-    CHECK(memchr(err->message, '\0', sizeof err->message) != NULL);
-    if (r != CRES_OK) CHECK(err->message[0] != '\0');
-}
-
 /* The snprintf contract of a text written into buf[cap] with full length len. */
 static void check_text(cres_result r, const char *buf, size_t cap, size_t len) {
     if (r == CRES_OK) {
@@ -32,12 +26,6 @@ static void check_text(cres_result r, const char *buf, size_t cap, size_t len) {
         CHECK(len >= cap);
         CHECK(strlen(buf) == cap - 1);
     }
-}
-
-static size_t total_tasks(const cres_cluster_spec *s) {
-    size_t i, n = 0;
-    for (i = 0; i < cres_spec_jobs_count(s); i++) n += cres_spec_job_at(s, i)->tasks_count;
-    return n;
 }
 
 /* Rank 0 of section 8: the first task of "chief", else of the first job by name. */
@@ -58,7 +46,7 @@ static char *spec_json(const cres_cluster_spec *s) {
     cres_error err;
     char *text;
     cres_result r = cres_spec_to_json(s, small, sizeof small, &len2, &err);
-    check_error(r, &err);
+    fuzz_check_error(r, &err);
     check_text(r, small, sizeof small, len2);
     CHECK(cres_spec_to_json(s, NULL, 0, &len, &err) == CRES_OK);
     CHECK(len == len2);
@@ -77,7 +65,7 @@ static void check_spec_round_trip(const cres_cluster_spec *s) {
     cres_cluster_spec *again = NULL;
     cres_error err;
     cres_result r = cres_spec_from_json(text, strlen(text), NULL, &again, &err);
-    check_error(r, &err);
+    fuzz_check_error(r, &err);
     if (!(r == CRES_ERR_LIMIT && strlen(text) > CRES_MAX_DOCUMENT_BYTES)) {
         CHECK(r == CRES_OK);
         CHECK(cres_spec_equal(s, again));
@@ -91,7 +79,7 @@ static void check_master(cres_resolver *res, const cres_cluster_spec *s) {
     size_t len = 0, len2 = 0;
     cres_error err;
     cres_result r = cres_master(res, small, sizeof small, &len, &err);
-    check_error(r, &err);
+    fuzz_check_error(r, &err);
     CHECK(r == CRES_OK || r == CRES_ERR_BUFFER_TOO_SMALL || r == CRES_ERR_NOT_FOUND);
     check_text(r, small, sizeof small, len);
     if (r != CRES_ERR_NOT_FOUND) {
@@ -99,12 +87,12 @@ static void check_master(cres_resolver *res, const cres_cluster_spec *s) {
         CHECK(len2 == len);
     }
     /* An explicit task that the spec has always has a master. */
-    if (total_tasks(s)) {
+    if (fuzz_spec_tasks(s)) {
         const cres_job *j = cres_spec_job_at(s, 0);
         size_t i = 0;
         while (j->tasks_count == 0) j = cres_spec_job_at(s, ++i);
         r = cres_master_of(res, j->name, j->tasks[0].index, "", NULL, 0, &len, &err);
-        check_error(r, &err);
+        fuzz_check_error(r, &err);
         CHECK(r == CRES_OK);
     }
 }
@@ -121,7 +109,7 @@ static void check_tf_config_round_trip(cres_resolver *res, const cres_cluster_sp
     char *text;
     cres_result r = cres_spec_to_tfconfig(s, type, cres_task_id(res), cres_rpc_layer(res), cres_environment(res),
                                         NULL, 0, &len, &err);
-    check_error(r, &err);
+    fuzz_check_error(r, &err);
     CHECK(r == CRES_OK);
     text = (char *)malloc(len + 1);
     CHECK(text != NULL);
@@ -133,7 +121,7 @@ static void check_tf_config_round_trip(cres_resolver *res, const cres_cluster_sp
     o.config = &config;
     o.json = text;
     r = cres_tfconfig_resolver_create(&o, &again, &err);
-    check_error(r, &err);
+    fuzz_check_error(r, &err);
     if (!(r == CRES_ERR_LIMIT && len > CRES_MAX_DOCUMENT_BYTES)) {
         CHECK(r == CRES_OK);
         CHECK(cres_resolve(again, &s2, &err) == CRES_OK);
@@ -158,10 +146,10 @@ static void check_launch_info(const cres_resolver *res, const cres_cluster_spec 
     cres_result r;
     if (!cres_task_type(res) || cres_task_id(res) < 0) return;
     r = cres_spec_launch_info(s, cres_task_type(res), cres_task_id(res), &info, &err);
-    check_error(r, &err);
+    fuzz_check_error(r, &err);
     CHECK(r == CRES_OK || r == CRES_ERR_NOT_FOUND || r == CRES_ERR_INVALID_ARGUMENT || r == CRES_ERR_LIMIT);
     if (r != CRES_OK) return;
-    CHECK((size_t)info.world_size == total_tasks(s));
+    CHECK((size_t)info.world_size == fuzz_spec_tasks(s));
     CHECK(info.rank >= 0 && info.rank < info.world_size);
     CHECK(info.local_rank >= 0 && info.local_rank < info.local_world_size);
     CHECK(info.local_world_size <= info.world_size);
@@ -177,7 +165,7 @@ static void check_hostfile(const cres_cluster_spec *s) {
     cres_error err;
     char *text, *line;
     cres_result r = cres_spec_to_hostfile(s, NULL, 0, &len, &err);
-    check_error(r, &err);
+    fuzz_check_error(r, &err);
     CHECK(r == CRES_OK || r == CRES_ERR_INVALID_ARGUMENT);
     if (r != CRES_OK) return;
     text = (char *)malloc(len + 1);
@@ -193,8 +181,8 @@ static void check_hostfile(const cres_cluster_spec *s) {
         slots += (size_t)strtoul(sep + 7, NULL, 10);
         line = end + 1;
     }
-    CHECK(slots == total_tasks(s));
-    CHECK(lines <= total_tasks(s));
+    CHECK(slots == fuzz_spec_tasks(s));
+    CHECK(lines <= fuzz_spec_tasks(s));
     free(text);
 }
 
@@ -206,10 +194,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     cres_accelerators acc;
     cres_error err;
     cres_result r;
-    char *text = (char *)malloc(size + 1);
+    char *text = fuzz_text(data, size, 0);
     if (!text) return 0;
-    memcpy(text, data, size);
-    text[size] = '\0';
 
     memset(&config, 0, sizeof config);
     config.getenv.fn = no_environment;
@@ -217,7 +203,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     o.config = &config;
     o.json = text;
     r = cres_tfconfig_resolver_create(&o, &res, &err);
-    check_error(r, &err);
+    fuzz_check_error(r, &err);
     if (r != CRES_OK) {
         CHECK(r == CRES_ERR_ENVIRONMENT || r == CRES_ERR_LIMIT);
         CHECK(res == NULL);
@@ -228,7 +214,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     CHECK(strcmp(cres_resolver_name(res), "tfconfig") == 0);
 
     r = cres_resolve(res, &spec, &err);
-    check_error(r, &err);
+    fuzz_check_error(r, &err);
     CHECK(r == CRES_OK);
     CHECK(cres_resolve(res, &spec2, &err) == CRES_OK);
     CHECK(cres_spec_equal(spec, spec2));
