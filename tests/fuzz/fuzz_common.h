@@ -44,6 +44,23 @@ FUZZ_HELPER void fuzz_check_error(cres_result r, const cres_error *err) {
     if (r != CRES_OK) CHECK(err->message[0] != '\0');
 }
 
+/* A resolve over fuzzed HTTP answers failed: with a message, a result of `allowed` (ended by
+   CRES_OK) and an http_status of `statuses` (ended by 0) exactly for CRES_ERR_HTTP_STATUS.
+   The lists are the target's: which errors and statuses its answers can cause. */
+FUZZ_HELPER void fuzz_check_answer_failure(cres_result r, const cres_error *err,
+                                           const cres_result *allowed, const int *statuses) {
+    int known = 0, answered = 0;
+    fuzz_check_error(r, err);
+    for (; *allowed != CRES_OK; allowed++) known |= r == *allowed;
+    CHECK(known);
+    if (r != CRES_ERR_HTTP_STATUS) {
+        CHECK(err->http_status == 0);
+        return;
+    }
+    for (; *statuses; statuses++) answered |= err->http_status == *statuses;
+    CHECK(answered);
+}
+
 /* ---------------------------------------------------------------------------------------
    The input */
 
@@ -66,6 +83,28 @@ FUZZ_HELPER char *fuzz_dup_n(const char *s, size_t n) {
     return p;
 }
 
+/* data[start..size) cut at 0xFF bytes into at most max parts, the last keeping any later
+   0xFF: the HTTP targets' bodies. A part the input does not reach is empty. Returns how many
+   parts the input holds (start <= size: at least one). */
+FUZZ_HELPER size_t fuzz_split(const uint8_t *data, size_t size, size_t start, const uint8_t **part,
+                              size_t *len, size_t max) {
+    size_t i, found = 0;
+    for (i = 0; i < max; i++) {
+        part[i] = (const uint8_t *)"";
+        len[i] = 0;
+    }
+    for (i = 0; i < max && start <= size; i++) {
+        const uint8_t *cut = i + 1 < max ? memchr(data + start, 0xFF, size - start) : NULL;
+        size_t end = cut ? (size_t)(cut - data) : size;
+        part[i] = data + start;
+        len[i] = end - start;
+        found = i + 1;
+        if (!cut) break;
+        start = end + 1;
+    }
+    return found;
+}
+
 /* A decimal integer as the library reads one (-?[0-9]+ that fits); *ok is 0 for anything
    else, NULL (an unset variable) too. */
 FUZZ_HELPER long long fuzz_decimal(const char *s, int *ok) {
@@ -76,6 +115,49 @@ FUZZ_HELPER long long fuzz_decimal(const char *s, int *ok) {
 
 FUZZ_HELPER int fuzz_cmp_str_ptr(const void *x, const void *y) {
     return strcmp(*(char *const *)x, *(char *const *)y);
+}
+
+/* ---------------------------------------------------------------------------------------
+   Hooks that keep a run inside the process */
+
+FUZZ_HELPER void fuzz_no_sleep(void *user, int ms) {
+    (void)user, (void)ms;
+}
+
+FUZZ_HELPER const char *fuzz_no_environment(void *user, const char *name) {
+    (void)user, (void)name;
+    return NULL;
+}
+
+/* ---------------------------------------------------------------------------------------
+   Canned HTTP answers: the HTTP targets' fake servers */
+
+/* The answer a transport hands over: status, and body copied into memory of the library's
+   allocator (the library frees it), NUL-terminated. */
+FUZZ_HELPER cres_result fuzz_answer(cres_http_response *resp, const cres_allocator *alloc,
+                                    int status, const void *body, size_t len) {
+    resp->status = status;
+    resp->body = (char *)(alloc->alloc ? alloc->alloc(alloc->user, len + 1) : malloc(len + 1));
+    if (!resp->body) return CRES_ERR_OUT_OF_MEMORY;
+    if (len) memcpy(resp->body, body, len);
+    resp->body[len] = '\0';
+    resp->body_len = len;
+    return CRES_OK;
+}
+
+/* A config whose requests go to perform(user, ...): no retries (a fuzzed 500 is answered
+   once), no sleeping, no environment. */
+FUZZ_HELPER void fuzz_canned_config(cres_config *config,
+                                    cres_result (*perform)(void *, const cres_http_request *,
+                                                           cres_http_response *,
+                                                           const cres_allocator *, cres_error *),
+                                    void *user) {
+    memset(config, 0, sizeof *config);
+    config->transport.perform = perform;
+    config->transport.user = user;
+    config->max_retries = -1;
+    config->sleep.fn = fuzz_no_sleep;
+    config->getenv.fn = fuzz_no_environment;
 }
 
 /* ---------------------------------------------------------------------------------------
@@ -96,6 +178,40 @@ FUZZ_HELPER size_t fuzz_spec_tasks(const cres_cluster_spec *s) {
     size_t i, n = 0;
     for (i = 0; i < cres_spec_jobs_count(s); i++) n += cres_spec_job_at(s, i)->tasks_count;
     return n;
+}
+
+/* The spec's JSON, written after a length query, reads back to an equal spec. */
+FUZZ_HELPER void fuzz_check_round_trip(const cres_cluster_spec *spec) {
+    cres_cluster_spec *again = NULL;
+    cres_error err;
+    size_t len = 0;
+    char *text;
+    CHECK(cres_spec_to_json(spec, NULL, 0, &len, &err) == CRES_OK);
+    text = (char *)malloc(len + 1);
+    CHECK(text != NULL);
+    CHECK(cres_spec_to_json(spec, text, len + 1, NULL, &err) == CRES_OK);
+    CHECK(strlen(text) == len);
+    CHECK(cres_spec_from_json(text, len, NULL, &again, &err) == CRES_OK);
+    CHECK(cres_spec_equal(spec, again));
+    cres_spec_free(again);
+    free(text);
+}
+
+/* The own task, when found, is a task of spec, and master() gives its address. master()
+   resolves again: the caller has rewound its fake server to the same answers. */
+FUZZ_HELPER void fuzz_check_own_task(cres_resolver *r, const cres_cluster_spec *spec) {
+    const char *type = cres_task_type(r), *address;
+    char master[2048];
+    cres_error err;
+    CHECK(cres_master_of(r, NULL, -1, "", master, sizeof master, NULL, &err) == CRES_OK);
+    if (!type) {
+        CHECK(cres_task_id(r) == -1);
+        CHECK(master[0] == '\0');
+        return;
+    }
+    address = cres_spec_task_address(spec, type, cres_task_id(r));
+    CHECK(address != NULL);
+    CHECK(strcmp(master, address) == 0);
 }
 
 #endif

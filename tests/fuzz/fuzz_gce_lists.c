@@ -99,79 +99,35 @@ static int part_of(const cres_http_request *req) {
 static cres_result fake_perform(void *user, const cres_http_request *req, cres_http_response *resp,
                                 const cres_allocator *alloc, cres_error *err) {
     fake_cloud *c = (fake_cloud *)user;
-    int p = part_of(req);
+    int p = part_of(req), status = 200;
     const void *body = empty_list;
     size_t len = sizeof empty_list - 1;
     (void)err;
-    resp->status = 200;
     if (p == NAME || c->served[p] < 2) {
         body = c->body[p];
         len = c->len[p];
-        resp->status = c->status[p];
+        status = c->status[p];
     }
     c->served[p]++;
-    resp->body = (char *)(alloc->alloc ? alloc->alloc(alloc->user, len + 1) : malloc(len + 1));
-    if (!resp->body) return CRES_ERR_OUT_OF_MEMORY;
-    if (len) memcpy(resp->body, body, len);
-    resp->body[len] = '\0';
-    resp->body_len = len;
-    return CRES_OK;
-}
-
-static void no_sleep(void *user, int ms) {
-    (void)user;
-    (void)ms;
-}
-
-static const char *no_environment(void *user, const char *name) {
-    (void)name;
-    (void)user;
-    return NULL;
+    return fuzz_answer(resp, alloc, status, body, len);
 }
 
 static void split(fake_cloud *c, const uint8_t *data, size_t size) {
     static const int list_statuses[4] = {200, 200, 403, 500};
     static const int name_statuses[4] = {200, 200, 404, 500};
-    size_t start = 2, i;
     memset(c, 0, sizeof *c);
     c->status[GROUP] = list_statuses[data[0] & 3];
     c->status[ZONE] = list_statuses[(data[0] >> 2) & 3];
     c->status[NAME] = name_statuses[(data[0] >> 4) & 3];
-    for (i = 0; i < PARTS; i++) c->body[i] = (const uint8_t *)""; /* absent: empty */
-    for (i = 0; i < PARTS && start <= size; i++) {
-        const uint8_t *cut = i + 1 < PARTS ? memchr(data + start, 0xFF, size - start) : NULL;
-        size_t end = cut ? (size_t)(cut - data) : size;
-        c->body[i] = data + start;
-        c->len[i] = end - start;
-        if (!cut) break;
-        start = end + 1;
-    }
+    fuzz_split(data, size, 2, c->body, c->len, PARTS);
 }
 
+/* What bad answers may cause (a 404 for instance/name leaves the own task unknown: no failure). */
 static void check_failure(cres_result r, const cres_error *err) {
-    CHECK(err->result == r);
-    CHECK(err->message[0] != '\0');
-    CHECK(memchr(err->message, '\0', sizeof err->message) != NULL);
-    CHECK(r == CRES_ERR_UNEXPECTED_RESPONSE || r == CRES_ERR_NOT_READY || r == CRES_ERR_HTTP_STATUS ||
-          r == CRES_ERR_LIMIT);
-    if (r == CRES_ERR_HTTP_STATUS) CHECK(err->http_status == 403 || err->http_status == 500);
-    else CHECK(err->http_status == 0);
-}
-
-static void check_round_trip(const cres_cluster_spec *spec) {
-    cres_cluster_spec *again = NULL;
-    cres_error err;
-    size_t len = 0;
-    char *text;
-    CHECK(cres_spec_to_json(spec, NULL, 0, &len, &err) == CRES_OK);
-    text = (char *)malloc(len + 1);
-    CHECK(text != NULL);
-    CHECK(cres_spec_to_json(spec, text, len + 1, NULL, &err) == CRES_OK);
-    CHECK(strlen(text) == len);
-    CHECK(cres_spec_from_json(text, len, NULL, &again, &err) == CRES_OK);
-    CHECK(cres_spec_equal(spec, again));
-    cres_spec_free(again);
-    free(text);
+    static const cres_result allowed[] = {CRES_ERR_UNEXPECTED_RESPONSE, CRES_ERR_NOT_READY,
+                                          CRES_ERR_HTTP_STATUS, CRES_ERR_LIMIT, CRES_OK};
+    static const int statuses[] = {403, 500, 0};
+    fuzz_check_answer_failure(r, err, allowed, statuses);
 }
 
 static void check_spec(const cres_cluster_spec *spec, const char *job, int port) {
@@ -189,24 +145,7 @@ static void check_spec(const cres_cluster_spec *spec, const char *job, int port)
         CHECK(a != NULL && a[0] != '\0');
         CHECK(strlen(a) > strlen(suffix) && strcmp(a + strlen(a) - strlen(suffix), suffix) == 0);
     }
-    check_round_trip(spec);
-}
-
-/* The own task, when found, is a task of the spec, and master() gives its address. */
-static void check_own_task(cres_resolver *r, fake_cloud *c, const cres_cluster_spec *spec) {
-    const char *type = cres_task_type(r), *address;
-    char master[2048];
-    cres_error err;
-    memset(c->served, 0, sizeof c->served); /* master() resolves again: the same answers */
-    CHECK(cres_master_of(r, NULL, -1, "", master, sizeof master, NULL, &err) == CRES_OK);
-    if (!type) {
-        CHECK(cres_task_id(r) == -1);
-        CHECK(master[0] == '\0');
-        return;
-    }
-    address = cres_spec_task_address(spec, type, cres_task_id(r));
-    CHECK(address != NULL);
-    CHECK(strcmp(master, address) == 0);
+    fuzz_check_round_trip(spec);
 }
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
@@ -220,12 +159,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     if (size < 2) return 0;
     split(&cloud, data, size);
 
-    memset(&config, 0, sizeof config);
-    config.transport.perform = fake_perform;
-    config.transport.user = &cloud;
-    config.max_retries = -1;
-    config.sleep.fn = no_sleep;
-    config.getenv.fn = no_environment;
+    fuzz_canned_config(&config, fake_perform, &cloud);
     memset(&o, 0, sizeof o);
     o.config = &config;
     o.instance_group = "fuzz-group";
@@ -248,7 +182,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
         memset(cloud.served, 0, sizeof cloud.served);
         CHECK(cres_resolve(r, &spec2, &err) == CRES_OK);
         CHECK(cres_spec_equal(spec, spec2));
-        check_own_task(r, &cloud, spec);
+        memset(cloud.served, 0, sizeof cloud.served); /* master() resolves again: the same */
+        fuzz_check_own_task(r, spec);
     }
     cres_spec_free(spec2);
     cres_spec_free(spec);

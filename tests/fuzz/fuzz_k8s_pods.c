@@ -44,75 +44,34 @@ static cres_result fake_perform(void *user, const cres_http_request *req, cres_h
     fake_api *api = (fake_api *)user;
     const void *body = empty_list;
     size_t len = sizeof empty_list - 1;
+    int status = 200;
     (void)req;
     (void)err;
-    resp->status = 200;
     if (api->next < api->pages) {
         body = api->body[api->next];
         len = api->len[api->next];
-        resp->status = api->status[api->next];
+        status = api->status[api->next];
     }
     api->next++;
-    resp->body = (char *)(alloc->alloc ? alloc->alloc(alloc->user, len + 1) : malloc(len + 1));
-    if (!resp->body) return CRES_ERR_OUT_OF_MEMORY;
-    if (len) memcpy(resp->body, body, len);
-    resp->body[len] = '\0';
-    resp->body_len = len;
-    return CRES_OK;
-}
-
-static void no_sleep(void *user, int ms) {
-    (void)user;
-    (void)ms;
-}
-
-static const char *no_environment(void *user, const char *name) {
-    (void)name;
-    (void)user;
-    return NULL;
+    return fuzz_answer(resp, alloc, status, body, len);
 }
 
 static void split_pages(fake_api *api, const uint8_t *data, size_t size) {
     static const int statuses[6] = {200, 200, 200, 410, 500, 403};
     unsigned digits = data[0];
-    size_t start = 2, i;
+    size_t i;
     memset(api, 0, sizeof *api);
     for (i = 0; i < MAX_PAGES; i++, digits /= 6) api->status[i] = statuses[digits % 6];
-    while (api->pages < MAX_PAGES && start <= size) {
-        const uint8_t *cut = api->pages + 1 < MAX_PAGES ? memchr(data + start, 0xFF, size - start) : NULL;
-        size_t end = cut ? (size_t)(cut - data) : size;
-        api->body[api->pages] = data + start;
-        api->len[api->pages] = end - start;
-        api->pages++;
-        if (!cut) break;
-        start = end + 1;
-    }
+    api->pages = fuzz_split(data, size, 2, api->body, api->len, MAX_PAGES);
 }
 
 static void check_failure(cres_result r, const cres_error *err) {
-    CHECK(err->result == r);
-    CHECK(err->message[0] != '\0');
-    CHECK(memchr(err->message, '\0', sizeof err->message) != NULL);
-    CHECK(r == CRES_ERR_UNEXPECTED_RESPONSE || r == CRES_ERR_NOT_READY || r == CRES_ERR_HTTP_STATUS ||
-          r == CRES_ERR_LIMIT || r == CRES_ERR_CONFLICT); /* conflict: a job mixing JobSets */
-    if (r == CRES_ERR_HTTP_STATUS) CHECK(err->http_status == 410 || err->http_status == 500 || err->http_status == 403);
-    else CHECK(err->http_status == 0);
-}
-
-static void check_round_trip(const cres_cluster_spec *spec) {
-    cres_cluster_spec *again = NULL;
-    cres_error err;
-    size_t len = 0;
-    char *text;
-    CHECK(cres_spec_to_json(spec, NULL, 0, &len, &err) == CRES_OK);
-    text = (char *)malloc(len + 1);
-    CHECK(text != NULL);
-    CHECK(cres_spec_to_json(spec, text, len + 1, NULL, &err) == CRES_OK);
-    CHECK(strlen(text) == len);
-    CHECK(cres_spec_from_json(text, len, NULL, &again, &err) == CRES_OK);
-    CHECK(cres_spec_equal(spec, again));
-    cres_spec_free(again);
-    free(text);
+    static const cres_result allowed[] = {CRES_ERR_UNEXPECTED_RESPONSE, CRES_ERR_NOT_READY,
+                                          CRES_ERR_HTTP_STATUS, CRES_ERR_LIMIT,
+                                          CRES_ERR_CONFLICT, /* a job mixing JobSets */
+                                          CRES_OK};
+    static const int statuses[] = {410, 500, 403, 0};
+    fuzz_check_answer_failure(r, err, allowed, statuses);
 }
 
 static void check_spec(const cres_cluster_spec *spec, const cres_k8s_job_selector *jobs, size_t jobs_count) {
@@ -128,26 +87,7 @@ static void check_spec(const cres_cluster_spec *spec, const cres_k8s_job_selecto
         n++;
     }
     CHECK(n <= jobs_count); /* no job that was not asked for */
-    check_round_trip(spec);
-}
-
-/* The own task, when found, is a task of the spec, and master() gives its address. */
-static void check_own_task(cres_resolver *r, fake_api *api, const cres_cluster_spec *spec) {
-    const char *type = cres_task_type(r), *address;
-    char master[2048];
-    cres_error err;
-    cres_result res;
-    api->next = 0; /* master() resolves again: the same answers */
-    res = cres_master_of(r, NULL, -1, "", master, sizeof master, NULL, &err);
-    CHECK(res == CRES_OK);
-    if (!type) {
-        CHECK(cres_task_id(r) == -1);
-        CHECK(master[0] == '\0');
-        return;
-    }
-    address = cres_spec_task_address(spec, type, cres_task_id(r));
-    CHECK(address != NULL);
-    CHECK(strcmp(master, address) == 0);
+    fuzz_check_round_trip(spec);
 }
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
@@ -164,12 +104,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     if (size < 2) return 0;
     split_pages(&api, data, size);
 
-    memset(&config, 0, sizeof config);
-    config.transport.perform = fake_perform;
-    config.transport.user = &api;
-    config.max_retries = -1;
-    config.sleep.fn = no_sleep;
-    config.getenv.fn = no_environment;
+    fuzz_canned_config(&config, fake_perform, &api);
     memset(&o, 0, sizeof o);
     o.config = &config;
     o.server = "https://k8s.test:6443";
@@ -191,7 +126,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
         api.next = 0;
         CHECK(cres_resolve(r, &spec2, &err) == CRES_OK);
         CHECK(cres_spec_equal(spec, spec2));
-        check_own_task(r, &api, spec);
+        api.next = 0; /* master() resolves again: the same answers */
+        fuzz_check_own_task(r, spec);
     }
     cres_spec_free(spec2);
     cres_spec_free(spec);

@@ -11,12 +11,6 @@
 
 #include "fuzz_common.h"
 
-static const char *no_environment(void *user, const char *name) {
-    (void)name;
-    (void)user;
-    return NULL;
-}
-
 /* The snprintf contract of a text written into buf[cap] with full length len. */
 static void check_text(cres_result r, const char *buf, size_t cap, size_t len) {
     if (r == CRES_OK) {
@@ -116,7 +110,7 @@ static void check_tf_config_round_trip(cres_resolver *res, const cres_cluster_sp
     CHECK(cres_spec_to_tfconfig(s, type, cres_task_id(res), cres_rpc_layer(res), cres_environment(res), text,
                               len + 1, NULL, &err) == CRES_OK);
     memset(&config, 0, sizeof config);
-    config.getenv.fn = no_environment;
+    config.getenv.fn = fuzz_no_environment;
     memset(&o, 0, sizeof o);
     o.config = &config;
     o.json = text;
@@ -198,7 +192,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     if (!text) return 0;
 
     memset(&config, 0, sizeof config);
-    config.getenv.fn = no_environment;
+    config.getenv.fn = fuzz_no_environment;
     memset(&o, 0, sizeof o);
     o.config = &config;
     o.json = text;
