@@ -44,6 +44,13 @@ FUZZ_HELPER void fuzz_check_error(cres_result r, const cres_error *err) {
     if (r != CRES_OK) CHECK(err->message[0] != '\0');
 }
 
+/* The same, for the environment targets, whose hooks could hand back a code of their own:
+   the result must also be one the library defines. */
+FUZZ_HELPER void fuzz_check_known_error(cres_result r, const cres_error *err) {
+    CHECK((int)r >= 0 && r < CRES_RESULT_COUNT);
+    fuzz_check_error(r, err);
+}
+
 /* A resolve over fuzzed HTTP answers failed: with a message, a result of `allowed` (ended by
    CRES_OK) and an http_status of `statuses` (ended by 0) exactly for CRES_ERR_HTTP_STATUS.
    The lists are the target's: which errors and statuses its answers can cause. */
@@ -118,6 +125,51 @@ FUZZ_HELPER int fuzz_cmp_str_ptr(const void *x, const void *y) {
 }
 
 /* ---------------------------------------------------------------------------------------
+   The environment a target reads from its input, behind the getenv hook */
+
+#define FUZZ_MAX_VARS 64
+
+typedef struct fuzz_env {
+    const char *name[FUZZ_MAX_VARS];
+    const char *value[FUZZ_MAX_VARS];
+    size_t count;
+} fuzz_env;
+
+FUZZ_HELPER const char *fuzz_env_get(const fuzz_env *e, const char *name) {
+    size_t i;
+    for (i = 0; i < e->count; i++)
+        if (strcmp(e->name[i], name) == 0) return e->value[i];
+    return NULL;
+}
+
+/* Set to something other than blanks, as the library means it. */
+FUZZ_HELPER int fuzz_env_set(const fuzz_env *e, const char *name) {
+    const char *v = fuzz_env_get(e, name);
+    return v && !cres__is_blank(v);
+}
+
+/* Auto's work bound: a Slurm step, or a world one of `sizes` counts, past limit tasks (the
+   spec would be built in every run, which only slows the search). */
+FUZZ_HELPER int fuzz_env_too_big(const fuzz_env *e, const char *const *sizes, size_t limit) {
+    const char *nodes = fuzz_env_get(e, "SLURM_STEP_NODELIST");
+    size_t k, count = 0;
+    int ok;
+    cres_error ignored;
+    for (k = 0; sizes[k]; k++)
+        if (fuzz_decimal(fuzz_env_get(e, sizes[k]), &ok) > (long long)limit && ok) return 1;
+    return nodes && cres_hostlist_expand(nodes, NULL, 0, NULL, &count, &ignored) == CRES_OK &&
+           count > limit;
+}
+
+/* Auto answered "local": unless CLUSTER_RESOLVER_BACKEND forced that, it detected nothing, so
+   none of `triggers` (each a sign of another backend) may be set. */
+FUZZ_HELPER void fuzz_check_auto_local(const fuzz_env *e, const char *const *triggers) {
+    const char *forced = fuzz_env_get(e, "CLUSTER_RESOLVER_BACKEND");
+    if (forced && *forced && strcmp(forced, "auto") != 0) return;
+    for (; *triggers; triggers++) CHECK(!fuzz_env_set(e, *triggers));
+}
+
+/* ---------------------------------------------------------------------------------------
    Hooks that keep a run inside the process */
 
 FUZZ_HELPER void fuzz_no_sleep(void *user, int ms) {
@@ -127,6 +179,58 @@ FUZZ_HELPER void fuzz_no_sleep(void *user, int ms) {
 FUZZ_HELPER const char *fuzz_no_environment(void *user, const char *name) {
     (void)user, (void)name;
     return NULL;
+}
+
+/* For backends that might reach for the network (auto's HTTP ones): there is none. */
+FUZZ_HELPER cres_result fuzz_failing_perform(void *user, const cres_http_request *req,
+                                             cres_http_response *resp, const cres_allocator *alloc,
+                                             cres_error *err) {
+    (void)user, (void)req, (void)resp, (void)alloc;
+    return cres_error_set(err, CRES_ERR_TRANSPORT, "fuzz transport: no network here");
+}
+
+FUZZ_HELPER void fuzz_check_log(void *user, cres_log_level level, const char *message) {
+    (void)user;
+    CHECK(level >= CRES_LOG_DEBUG && level <= CRES_LOG_ERROR);
+    CHECK(message != NULL);
+    CHECK(strlen(message) < 65536);
+}
+
+/* An allocator that counts what is live, so a run can check that all was freed (beyond
+   ASan's leak check, which reports only at exit). */
+typedef struct fuzz_counter {
+    long long live;
+} fuzz_counter;
+
+FUZZ_HELPER void *fuzz_count_alloc(void *user, size_t size) {
+    fuzz_counter *c = (fuzz_counter *)user;
+    void *p;
+    CHECK(size > 0); /* the allocator contract: never 0 bytes */
+    p = malloc(size);
+    if (p) c->live++;
+    return p;
+}
+
+FUZZ_HELPER void fuzz_count_free(void *user, void *p) {
+    fuzz_counter *c = (fuzz_counter *)user;
+    CHECK(p != NULL); /* never NULL */
+    c->live--;
+    free(p);
+}
+
+/* The environment targets' config: allocations counted in *count, no network, no sleeping,
+   logs checked, no retries, short timeouts. The getenv and env_list hooks are the target's. */
+FUZZ_HELPER void fuzz_offline_config(cres_config *config, fuzz_counter *count) {
+    memset(config, 0, sizeof *config);
+    config->allocator.alloc = fuzz_count_alloc;
+    config->allocator.free = fuzz_count_free;
+    config->allocator.user = count;
+    config->transport.perform = fuzz_failing_perform;
+    config->sleep.fn = fuzz_no_sleep;
+    config->log.fn = fuzz_check_log;
+    config->max_retries = -1;
+    config->timeout_ms = 1000;
+    config->resolve_timeout_ms = 1000;
 }
 
 /* ---------------------------------------------------------------------------------------
@@ -212,6 +316,17 @@ FUZZ_HELPER void fuzz_check_own_task(cres_resolver *r, const cres_cluster_spec *
     address = cres_spec_task_address(spec, type, cres_task_id(r));
     CHECK(address != NULL);
     CHECK(strcmp(master, address) == 0);
+}
+
+/* A launch info's master_address reads back (the library's own address reader) as its
+   master_host and master_port. */
+FUZZ_HELPER void fuzz_check_master_reads_back(const cres_launch_info *i) {
+    const char *host;
+    size_t host_len;
+    int port = -2;
+    CHECK(cres__split_address(i->master_address, &host, &host_len, &port));
+    CHECK(host_len == strlen(i->master_host) && memcmp(host, i->master_host, host_len) == 0);
+    CHECK(port == i->master_port);
 }
 
 #endif

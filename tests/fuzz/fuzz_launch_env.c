@@ -96,15 +96,12 @@
 #include "fuzz_common.h"
 
 #define MAX_INPUT_BYTES 4096
-#define MAX_VARS 64
 #define MAX_AUTO_TASKS 20000
 
 enum { B_TORCH, B_JAX, B_AWSBATCH, B_AUTO };
 
 typedef struct env {
-    const char *name[MAX_VARS];
-    const char *value[MAX_VARS];
-    size_t count;
+    fuzz_env vars;
     const char *const *allowed; /* the names a direct create may read, or NULL */
 } env;
 
@@ -130,92 +127,30 @@ static int listed(const char *const *names, const char *name) {
     return 0;
 }
 
-static const char *env_get(const env *e, const char *name) {
-    size_t i;
-    for (i = 0; i < e->count; i++)
-        if (strcmp(e->name[i], name) == 0) return e->value[i];
-    return NULL;
-}
-
 static const char *fuzz_getenv(void *user, const char *name) {
     const env *e = (const env *)user;
     CHECK(name != NULL);
     if (e->allowed) CHECK(listed(e->allowed, name)); /* a direct create reads only its own */
-    return env_get(e, name);
+    return fuzz_env_get(&e->vars, name);
 }
 
 /* The same variables as "NAME=VALUE" for the env_list hook (auto's volcano enumerates
    VC_<TASK>_HOSTS): without it the library would list the process environment. */
 static const char *fuzz_env_at(void *user, size_t index) {
-    static char entries[MAX_VARS][MAX_INPUT_BYTES + 2];
-    const env *e = (const env *)user;
+    static char entries[FUZZ_MAX_VARS][MAX_INPUT_BYTES + 2];
+    const fuzz_env *e = &((const env *)user)->vars;
     if (index >= e->count) return NULL;
     snprintf(entries[index], sizeof entries[index], "%s=%s", e->name[index], e->value[index]);
     return entries[index];
 }
 
-/* set to something other than blanks, as the library means it */
-static int env_set(const env *e, const char *name) {
-    const char *v = env_get(e, name);
-    return v && !cres__is_blank(v);
-}
-
-/* ---------------------------------------------------------------------------------------
-   Hooks: a counting allocator, a transport that always fails, no sleeping, a log check */
-
-typedef struct counter {
-    long long live;
-    long long total;
-} counter;
-
-static void *count_alloc(void *user, size_t size) {
-    counter *c = (counter *)user;
-    void *p;
-    CHECK(size > 0); /* the allocator contract: never 0 bytes */
-    p = malloc(size);
-    if (p) c->live++, c->total++;
-    return p;
-}
-
-static void count_free(void *user, void *p) {
-    counter *c = (counter *)user;
-    CHECK(p != NULL); /* never NULL */
-    c->live--;
-    free(p);
-}
-
-static cres_result failing_perform(void *user, const cres_http_request *req, cres_http_response *resp,
-                                   const cres_allocator *alloc, cres_error *err) {
-    (void)user, (void)req, (void)resp, (void)alloc;
-    return cres_error_set(err, CRES_ERR_TRANSPORT, "fuzz transport: no network here");
-}
-
-static void no_sleep(void *user, int ms) {
-    (void)user, (void)ms;
-}
-
-static void check_log(void *user, cres_log_level level, const char *message) {
-    (void)user;
-    CHECK(level >= CRES_LOG_DEBUG && level <= CRES_LOG_ERROR);
-    CHECK(message != NULL);
-    CHECK(strlen(message) < 65536);
-}
-
 /* ---------------------------------------------------------------------------------------
    Checks */
 
+/* A known code, and one the library can name. */
 static void check_error(cres_result r, const cres_error *err) {
-    CHECK((int)r >= 0 && r < CRES_RESULT_COUNT);
-    CHECK(err->result == r);
-    CHECK(memchr(err->message, '\0', sizeof err->message) != NULL);
-    if (r != CRES_OK) CHECK(err->message[0] != '\0');
+    fuzz_check_known_error(r, err);
     CHECK(cres_result_string(r) != NULL);
-}
-
-static long long decimal(const char *s, int *ok) {
-    long long v = 0;
-    *ok = s && cres__parse_decimal(s, strlen(s), &v) == 1;
-    return v;
 }
 
 static int is_coord(const char *name) {
@@ -224,9 +159,7 @@ static int is_coord(const char *name) {
 
 /* The launch info of any backend, on success. */
 static void check_launch_info(const cres_launch_info *i, int coord) {
-    const char *host;
-    size_t host_len, k;
-    int port = -2;
+    size_t k;
     CHECK(i->world_size >= 1);
     CHECK(i->rank >= 0 && i->rank < i->world_size);
     CHECK(i->local_rank >= CRES_UNKNOWN && i->local_world_size >= CRES_UNKNOWN);
@@ -248,11 +181,7 @@ static void check_launch_info(const cres_launch_info *i, int coord) {
     for (k = 0; i->master_host[k]; k++)
         CHECK((unsigned char)i->master_host[k] >= 0x20 && (unsigned char)i->master_host[k] != 0x7f);
     if (coord) CHECK(i->master_host[0] != '\0');
-    if (i->master_address[0]) {
-        CHECK(cres__split_address(i->master_address, &host, &host_len, &port));
-        CHECK(host_len == strlen(i->master_host) && memcmp(host, i->master_host, host_len) == 0);
-        CHECK(port == i->master_port);
-    }
+    if (i->master_address[0]) fuzz_check_master_reads_back(i);
 }
 
 /* What a coordinator-only source must say: world size, rank (before an override), port,
@@ -271,33 +200,33 @@ static void strip_brackets(const char *v, char *out, size_t cap) {
 }
 
 /* A variable the create read as an integer. */
-static long long must_decimal(const env *e, const char *name) {
+static long long must_decimal(const fuzz_env *e, const char *name) {
     int ok;
-    long long v = decimal(env_get(e, name), &ok);
+    long long v = fuzz_decimal(fuzz_env_get(e, name), &ok);
     CHECK(ok);
     return v;
 }
 
-static void coord_model_of(const char *backend, const env *e, int port_option, const char *main_host,
-                           coord_model *m) {
+static void coord_model_of(const char *backend, const fuzz_env *e, int port_option,
+                           const char *main_host, coord_model *m) {
     memset(m, 0, sizeof *m);
     if (strcmp(backend, "torch") == 0) {
         static const char *const plain[] = {"MASTER_ADDR", "MASTER_PORT", "RANK", "WORLD_SIZE", NULL};
-        int workers = env_set(e, "TORCHELASTIC_RUN_ID"), k;
-        for (k = 0; !workers && plain[k]; k++) workers = env_set(e, plain[k]);
+        int workers = fuzz_env_set(e, "TORCHELASTIC_RUN_ID"), k;
+        for (k = 0; !workers && plain[k]; k++) workers = fuzz_env_set(e, plain[k]);
         if (workers) {
             m->world_size = must_decimal(e, "WORLD_SIZE");
             m->rank = must_decimal(e, "RANK");
             m->port = must_decimal(e, "MASTER_PORT");
-            strip_brackets(env_get(e, "MASTER_ADDR"), m->host, sizeof m->host);
+            strip_brackets(fuzz_env_get(e, "MASTER_ADDR"), m->host, sizeof m->host);
         } else {
             m->world_size = must_decimal(e, "PET_NNODES");
             m->rank = must_decimal(e, "PET_NODE_RANK");
             m->port = must_decimal(e, "PET_MASTER_PORT");
-            strip_brackets(env_get(e, "PET_MASTER_ADDR"), m->host, sizeof m->host);
+            strip_brackets(fuzz_env_get(e, "PET_MASTER_ADDR"), m->host, sizeof m->host);
         }
     } else if (strcmp(backend, "jax") == 0) {
-        const char *a = env_get(e, "JAX_COORDINATOR_ADDRESS"), *host;
+        const char *a = fuzz_env_get(e, "JAX_COORDINATOR_ADDRESS"), *host;
         size_t len;
         int port;
         CHECK(a && cres__split_address(a, &host, &len, &port));
@@ -308,7 +237,7 @@ static void coord_model_of(const char *backend, const env *e, int port_option, c
         m->world_size = must_decimal(e, "JAX_NUM_PROCESSES");
         m->rank = must_decimal(e, "JAX_PROCESS_ID");
     } else {
-        const char *ip = env_get(e, "AWS_BATCH_JOB_MAIN_NODE_PRIVATE_IPV4_ADDRESS");
+        const char *ip = fuzz_env_get(e, "AWS_BATCH_JOB_MAIN_NODE_PRIVATE_IPV4_ADDRESS");
         long long node, main_node;
         m->world_size = must_decimal(e, "AWS_BATCH_JOB_NUM_NODES");
         node = must_decimal(e, "AWS_BATCH_JOB_NODE_INDEX");
@@ -420,18 +349,11 @@ static int backend_of(const char *name) {
 static int too_big_for_auto(const env *e) {
     static const char *const sizes[] = {"SLURM_STEP_NUM_TASKS", "OMPI_COMM_WORLD_SIZE",
                                         "MV2_COMM_WORLD_SIZE", "PMI_SIZE", NULL};
-    const char *nodes = env_get(e, "SLURM_STEP_NODELIST");
-    size_t k, count = 0;
-    int ok;
-    cres_error ignored;
-    for (k = 0; sizes[k]; k++)
-        if (decimal(env_get(e, sizes[k]), &ok) > MAX_AUTO_TASKS && ok) return 1;
-    return nodes && cres_hostlist_expand(nodes, NULL, 0, NULL, &count, &ignored) == CRES_OK &&
-           count > MAX_AUTO_TASKS;
+    return fuzz_env_too_big(&e->vars, sizes, MAX_AUTO_TASKS);
 }
 
 static void run(const options *o, env *e) {
-    counter count = {0, 0};
+    fuzz_counter count = {0};
     cres_config config;
     cres_resolver *res = (cres_resolver *)&count; /* must come back NULL on failure */
     cres_cluster_spec *spec = (cres_cluster_spec *)&count;
@@ -441,20 +363,11 @@ static void run(const options *o, env *e) {
     const char *name;
     int coord;
 
-    memset(&config, 0, sizeof config);
-    config.allocator.alloc = count_alloc;
-    config.allocator.free = count_free;
-    config.allocator.user = &count;
+    fuzz_offline_config(&config, &count);
     config.getenv.fn = fuzz_getenv;
     config.getenv.user = e;
     config.env_list.fn = fuzz_env_at;
     config.env_list.user = e;
-    config.transport.perform = failing_perform;
-    config.sleep.fn = no_sleep;
-    config.log.fn = check_log;
-    config.max_retries = -1;
-    config.timeout_ms = 1000;
-    config.resolve_timeout_ms = 1000;
 
     e->allowed = o->backend == B_TORCH      ? torch_names
                  : o->backend == B_JAX      ? jax_names
@@ -485,13 +398,8 @@ static void run(const options *o, env *e) {
     }
 
     /* auto's rule 1: no "local" while launch variables say there are several processes */
-    if (o->backend == B_AUTO && strcmp(name, "local") == 0) {
-        const char *forced = env_get(e, "CLUSTER_RESOLVER_BACKEND");
-        if (!forced || !*forced || strcmp(forced, "auto") == 0) {
-            size_t k;
-            for (k = 0; not_alone[k]; k++) CHECK(!env_set(e, not_alone[k]));
-        }
-    }
+    if (o->backend == B_AUTO && strcmp(name, "local") == 0)
+        fuzz_check_auto_local(&e->vars, not_alone);
 
     /* launch */
     memset(&info, 0x5a, sizeof info);
@@ -510,7 +418,7 @@ static void run(const options *o, env *e) {
         } else {
             CHECK(in_job);
             CHECK(info.rank == id);
-            coord_model_of(name, e, o->port, o->backend == B_AUTO ? NULL : o->main_host, &m);
+            coord_model_of(name, &e->vars, o->port, o->backend == B_AUTO ? NULL : o->main_host, &m);
             CHECK(info.world_size == m.world_size);
             if (!o->task_type) CHECK(info.rank == m.rank);
             CHECK(info.master_port == m.port);
@@ -581,21 +489,19 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
         skip = 2;
     }
 
-    text = (char *)malloc(size - skip + 1);
+    text = fuzz_text(data, size, skip);
     if (!text) return 0;
-    memcpy(text, data + skip, size - skip);
-    text[size - skip] = '\0';
     end = text + (size - skip);
     memset(&e, 0, sizeof e);
-    for (p = text; p < end && e.count < MAX_VARS;) {
+    for (p = text; p < end && e.vars.count < FUZZ_MAX_VARS;) {
         char *nl = memchr(p, '\n', (size_t)(end - p)), *eq;
         if (nl) *nl = '\0';
         eq = strchr(p, '=');
         if (eq && eq > p && strlen(p) == (size_t)(nl ? nl - p : end - p)) { /* no NUL inside */
             *eq = '\0';
-            if (!env_get(&e, p)) {
-                e.name[e.count] = p;
-                e.value[e.count++] = eq + 1;
+            if (!fuzz_env_get(&e.vars, p)) {
+                e.vars.name[e.vars.count] = p;
+                e.vars.value[e.vars.count++] = eq + 1;
             }
         }
         if (!nl) break;

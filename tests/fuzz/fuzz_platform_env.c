@@ -104,35 +104,19 @@
 #include "host_model.h"
 
 #define MAX_INPUT_BYTES 8192
-#define MAX_VARS 64
 #define MAX_TASKS 4096
 
 enum { B_VERTEX, B_SKYPILOT, B_VOLCANO, B_LWS, B_AUTO };
 static const char *const backend_names[] = {"vertex", "skypilot", "volcano", "lws", "auto"};
 
 typedef struct env {
-    const char *name[MAX_VARS];
-    const char *value[MAX_VARS];
-    const char *entry[MAX_VARS]; /* "NAME=VALUE" as the input holds it */
-    size_t count;
+    fuzz_env vars;
+    const char *entry[FUZZ_MAX_VARS]; /* "NAME=VALUE" as the input holds it */
     const char *cluster_spec, *hostname, *job_name; /* the "--" options, NULL when absent */
     int backend;       /* whose reads are checked; B_AUTO: any */
     int checking;      /* the reads of a direct create are being checked */
     size_t listed;     /* env_list calls while checking */
 } env;
-
-static const char *env_get(const env *e, const char *name) {
-    size_t i;
-    for (i = 0; i < e->count; i++)
-        if (strcmp(e->name[i], name) == 0) return e->value[i];
-    return NULL;
-}
-
-/* set to something other than blanks, as the library means it */
-static int env_set(const env *e, const char *name) {
-    const char *v = env_get(e, name);
-    return v && !cres__is_blank(v);
-}
 
 /* VC_<TASK>_HOSTS as the library tells it: at least one character of task. */
 static int is_vc_hosts(const char *name, size_t n) {
@@ -159,7 +143,7 @@ static const char *fuzz_getenv(void *user, const char *name) {
     const env *e = (const env *)user;
     CHECK(name != NULL);
     if (e->checking) CHECK(may_read(e->backend, name));
-    return env_get(e, name);
+    return fuzz_env_get(&e->vars, name);
 }
 
 static const char *fuzz_env_at(void *user, size_t index) {
@@ -168,70 +152,11 @@ static const char *fuzz_env_at(void *user, size_t index) {
         CHECK(e->backend == B_VOLCANO); /* only volcano enumerates */
         e->listed++;
     }
-    return index < e->count ? e->entry[index] : NULL;
-}
-
-/* ---------------------------------------------------------------------------------------
-   Hooks: a counting allocator, a transport that always fails, no sleeping, a log check */
-
-typedef struct counter {
-    long long live;
-} counter;
-
-static void *count_alloc(void *user, size_t size) {
-    counter *c = (counter *)user;
-    void *p;
-    CHECK(size > 0);
-    p = malloc(size);
-    if (p) c->live++;
-    return p;
-}
-
-static void count_free(void *user, void *p) {
-    counter *c = (counter *)user;
-    CHECK(p != NULL);
-    c->live--;
-    free(p);
-}
-
-static cres_result failing_perform(void *user, const cres_http_request *req, cres_http_response *resp,
-                                   const cres_allocator *alloc, cres_error *err) {
-    (void)user, (void)req, (void)resp, (void)alloc;
-    return cres_error_set(err, CRES_ERR_TRANSPORT, "fuzz transport: no network here");
-}
-
-static void no_sleep(void *user, int ms) {
-    (void)user, (void)ms;
-}
-
-static void check_log(void *user, cres_log_level level, const char *message) {
-    (void)user;
-    CHECK(level >= CRES_LOG_DEBUG && level <= CRES_LOG_ERROR);
-    CHECK(message != NULL);
-    CHECK(strlen(message) < 65536);
+    return index < e->vars.count ? e->entry[index] : NULL;
 }
 
 /* ---------------------------------------------------------------------------------------
    Checks */
-
-static void check_error(cres_result r, const cres_error *err) {
-    CHECK((int)r >= 0 && r < CRES_RESULT_COUNT);
-    CHECK(err->result == r);
-    CHECK(memchr(err->message, '\0', sizeof err->message) != NULL);
-    if (r != CRES_OK) CHECK(err->message[0] != '\0');
-}
-
-static long long decimal(const char *s, int *ok) {
-    long long v = 0;
-    *ok = s && cres__parse_decimal(s, strlen(s), &v) == 1;
-    return v;
-}
-
-static size_t spec_tasks(const cres_cluster_spec *s) {
-    size_t i, n = 0;
-    for (i = 0; i < cres_spec_jobs_count(s); i++) n += cres_spec_job_at(s, i)->tasks_count;
-    return n;
-}
 
 static int same_info(const cres_launch_info *a, const cres_launch_info *b) {
     return a->world_size == b->world_size && a->rank == b->rank && a->local_rank == b->local_rank &&
@@ -241,9 +166,6 @@ static int same_info(const cres_launch_info *a, const cres_launch_info *b) {
 }
 
 static void check_launch_info(const cres_launch_info *i, size_t tasks) {
-    const char *host;
-    size_t host_len;
-    int port = -2;
     CHECK(i->world_size >= 1 && (size_t)i->world_size == tasks);
     CHECK(i->rank >= 0 && i->rank < i->world_size);
     CHECK(i->local_rank >= 0 && i->local_rank < i->local_world_size && i->local_world_size <= i->world_size);
@@ -252,9 +174,7 @@ static void check_launch_info(const cres_launch_info *i, size_t tasks) {
     CHECK(memchr(i->master_host, '\0', sizeof i->master_host) != NULL);
     CHECK(memchr(i->master_address, '\0', sizeof i->master_address) != NULL);
     CHECK(i->master_address[0] != '\0');
-    CHECK(cres__split_address(i->master_address, &host, &host_len, &port));
-    CHECK(host_len == strlen(i->master_host) && memcmp(host, i->master_host, host_len) == 0);
-    CHECK(port == i->master_port);
+    fuzz_check_master_reads_back(i);
 }
 
 /* ---------------------------------------------------------------------------------------
@@ -400,8 +320,8 @@ static cres_cluster_spec *model_lws(const char *leader, long long size, const ch
 static cres_cluster_spec *model_volcano(const env *e, int port, int *unsure) {
     cres_cluster_spec *s = new_spec();
     size_t i;
-    for (i = 0; i < e->count; i++) {
-        const char *name = e->name[i], *p = e->value[i];
+    for (i = 0; i < e->vars.count; i++) {
+        const char *name = e->vars.name[i], *p = e->vars.value[i];
         size_t n = strlen(name), k;
         char job[256];
         int index = 0;
@@ -445,7 +365,7 @@ static int no_duplicates(const cres_cluster_spec *s) {
    One run */
 
 typedef struct outcome {
-    counter count;                /* the allocations of the resolver and its spec */
+    fuzz_counter count;           /* the allocations of the resolver and its spec */
     cres_result created;
     cres_cluster_spec *spec;      /* the resolved spec (owned), NULL on failure */
     char task_type[300];
@@ -455,21 +375,12 @@ typedef struct outcome {
     char environment[300];
 } outcome;
 
-static void config_for(cres_config *config, counter *count, env *e) {
-    memset(config, 0, sizeof *config);
-    config->allocator.alloc = count_alloc;
-    config->allocator.free = count_free;
-    config->allocator.user = count;
+static void config_for(cres_config *config, fuzz_counter *count, env *e) {
+    fuzz_offline_config(config, count);
     config->getenv.fn = fuzz_getenv;
     config->getenv.user = e;
     config->env_list.fn = fuzz_env_at;
     config->env_list.user = e;
-    config->transport.perform = failing_perform;
-    config->sleep.fn = no_sleep;
-    config->log.fn = check_log;
-    config->max_retries = -1;
-    config->timeout_ms = 1000;
-    config->resolve_timeout_ms = 1000;
 }
 
 /* Creates, resolves, launches; the resolver is freed. *name gets the resolver's name. */
@@ -487,7 +398,7 @@ static void run_backend(int backend, const options *o, env *e, int with_options,
     e->listed = 0;
     out->created = create(backend, o, e, with_options, &config, &r, &err);
     e->checking = 0;
-    check_error(out->created, &err);
+    fuzz_check_known_error(out->created, &err);
     if (out->created != CRES_OK) {
         CHECK(r == NULL);
         CHECK(out->created != CRES_ERR_INCOMPLETE && out->created != CRES_ERR_BUFFER_TOO_SMALL);
@@ -522,10 +433,10 @@ static void run_backend(int backend, const options *o, env *e, int with_options,
 
     /* resolve twice: fresh, equal specs */
     res = cres_resolve(r, &out->spec, &err);
-    check_error(res, &err);
+    fuzz_check_known_error(res, &err);
     if (res == CRES_OK) {
         res = cres_resolve(r, &spec2, &err);
-        check_error(res, &err);
+        fuzz_check_known_error(res, &err);
         CHECK(res == CRES_OK && spec2 != out->spec && cres_spec_equal(spec2, out->spec));
         cres_spec_free(spec2);
     } else {
@@ -534,7 +445,7 @@ static void run_backend(int backend, const options *o, env *e, int with_options,
     if (backend_of(name) >= 0) {
         size_t i;
         CHECK(res == CRES_OK); /* complete sources: the spec made at create */
-        CHECK(spec_tasks(out->spec) >= 1);
+        CHECK(fuzz_spec_tasks(out->spec) >= 1);
         /* the hosts backends make no empty job (a CLUSTER_SPEC may list an empty pool) */
         if (strcmp(name, "vertex") != 0)
             for (i = 0; i < cres_spec_jobs_count(out->spec); i++) CHECK(cres_spec_job_at(out->spec, i)->tasks_count);
@@ -543,7 +454,7 @@ static void run_backend(int backend, const options *o, env *e, int with_options,
     /* launch: exactly when the own task is in the spec, as the spec says */
     memset(&out->info, 0x5a, sizeof out->info);
     out->launched = cres_launch(r, &out->info, &err);
-    check_error(out->launched, &err);
+    fuzz_check_known_error(out->launched, &err);
     if (out->spec && backend_of(name) >= 0) {
         int in_spec = out->has_type && out->task_id >= 0 &&
                       cres_spec_task_address(out->spec, out->task_type, out->task_id) != NULL;
@@ -557,7 +468,7 @@ static void run_backend(int backend, const options *o, env *e, int with_options,
             if (strcmp(name, "vertex") != 0) CHECK(r2 == CRES_OK);
             if (r2 == CRES_OK) {
                 CHECK(same_info(&out->info, &want));
-                check_launch_info(&out->info, spec_tasks(out->spec));
+                check_launch_info(&out->info, fuzz_spec_tasks(out->spec));
             }
         }
     }
@@ -568,26 +479,27 @@ static void run_backend(int backend, const options *o, env *e, int with_options,
         size_t len = 0, len2 = 0;
         cres_accelerators acc;
         res = cres_master(r, NULL, 0, &len, &err);
-        check_error(res, &err);
+        fuzz_check_known_error(res, &err);
         if (res == CRES_OK && len < sizeof buf) {
             res = cres_master(r, buf, sizeof buf, &len2, &err);
-            check_error(res, &err);
+            fuzz_check_known_error(res, &err);
             CHECK(res == CRES_OK && len2 == len && strlen(buf) == len);
         }
         res = cres_num_accelerators(r, &acc, &err);
-        check_error(res, &err);
+        fuzz_check_known_error(res, &err);
         if (res == CRES_OK && backend_of(name) >= 0) {
             CHECK(acc.count <= 1);
             if (acc.count) CHECK(strcmp(name, "skypilot") == 0 && strcmp(acc.items[0].type, "GPU") == 0);
             if (strcmp(name, "skypilot") == 0) {
+                const char *v = fuzz_env_get(&e->vars, "SKYPILOT_NUM_GPUS_PER_NODE");
                 int ok;
-                long long gpus = decimal(env_get(e, "SKYPILOT_NUM_GPUS_PER_NODE"), &ok);
+                long long gpus = fuzz_decimal(v, &ok);
                 CHECK(acc.count == (ok && gpus > 0 ? 1u : 0u));
                 if (acc.count) CHECK(acc.items[0].count == gpus);
             }
         }
         res = cres_tfconfig(r, NULL, 0, &len, &err);
-        check_error(res, &err);
+        fuzz_check_known_error(res, &err);
         if (out->spec) CHECK(res == CRES_OK);
     }
     cres_resolver_free(r);
@@ -604,10 +516,10 @@ static void free_outcome(outcome *o) {
 static void check_model(const options *o, env *e, const outcome *got) {
     int port = o->port ? o->port : 8470, unsure = 0, ok;
     cres_cluster_spec *want = NULL;
-    const char *hostname = e->hostname ? e->hostname : env_get(e, "HOSTNAME");
+    const char *hostname = e->hostname ? e->hostname : fuzz_env_get(&e->vars, "HOSTNAME");
     switch (o->backend) {
     case B_SKYPILOT: {
-        const char *ips = env_get(e, "SKYPILOT_NODE_IPS");
+        const char *ips = fuzz_env_get(&e->vars, "SKYPILOT_NODE_IPS");
         const char *job = e->job_name ? e->job_name : "worker";
         size_t count = 0;
         long long rank;
@@ -620,21 +532,21 @@ static void check_model(const options *o, env *e, const outcome *got) {
         if (got->created != CRES_OK) break;
         CHECK(cres_spec_equal(got->spec, want));
         CHECK(no_duplicates(got->spec));
-        rank = decimal(env_get(e, "SKYPILOT_NODE_RANK"), &ok);
+        rank = fuzz_decimal(fuzz_env_get(&e->vars, "SKYPILOT_NODE_RANK"), &ok);
         CHECK(ok && rank >= 0 && (size_t)rank < count);
         if (!o->task_type) CHECK(got->has_type && strcmp(got->task_type, job) == 0 && got->task_id == rank);
         break;
     }
     case B_LWS: {
-        const char *leader = env_get(e, "LWS_LEADER_ADDRESS");
+        const char *leader = fuzz_env_get(&e->vars, "LWS_LEADER_ADDRESS");
         const char *job = e->job_name ? e->job_name : "worker";
-        long long size = decimal(env_get(e, "LWS_GROUP_SIZE"), &ok), own;
+        long long size = fuzz_decimal(fuzz_env_get(&e->vars, "LWS_GROUP_SIZE"), &ok), own;
         if (got->created != CRES_OK) break;
         CHECK(ok && size >= 1 && leader);
         want = model_lws(leader, size, job, port, &unsure);
         CHECK(want || unsure);
         if (want) CHECK(cres_spec_equal(got->spec, want));
-        own = decimal(env_get(e, "LWS_WORKER_INDEX"), &ok);
+        own = fuzz_decimal(fuzz_env_get(&e->vars, "LWS_WORKER_INDEX"), &ok);
         CHECK(ok && own >= 0 && own < size);
         if (!o->task_type) CHECK(got->has_type && strcmp(got->task_type, job) == 0 && got->task_id == own);
         if (hostname && *hostname) { /* the own pod's name is its address's first label */
@@ -644,7 +556,8 @@ static void check_model(const options *o, env *e, const outcome *got) {
         break;
     }
     case B_VOLCANO: {
-        const char *index_var = env_get(e, "VC_TASK_INDEX") ? "VC_TASK_INDEX" : "VK_TASK_INDEX";
+        const char *index_var =
+            fuzz_env_get(&e->vars, "VC_TASK_INDEX") ? "VC_TASK_INDEX" : "VK_TASK_INDEX";
         long long index;
         if (o->port < 0 || o->port > 65535) break;
         want = model_volcano(e, port, &unsure);
@@ -676,8 +589,8 @@ static void check_model(const options *o, env *e, const outcome *got) {
             a = cres_spec_task_address(got->spec, got->task_type, got->task_id);
             CHECK(a && strncmp(a, hostname, n) == 0 && (a[n] == '.' || a[n] == ':'));
         }
-        index = decimal(env_get(e, index_var), &ok);
-        if (env_get(e, index_var)) CHECK(ok && index == got->task_id);
+        index = fuzz_decimal(fuzz_env_get(&e->vars, index_var), &ok);
+        if (fuzz_env_get(&e->vars, index_var)) CHECK(ok && index == got->task_id);
         break;
     }
     default: /* vertex: the same reader as tfconfig */
@@ -688,8 +601,8 @@ static void check_model(const options *o, env *e, const outcome *got) {
 
 /* vertex against tfconfig over the same text. */
 static void check_vertex_against_tfconfig(const options *o, env *e, const outcome *got) {
-    const char *text = e->cluster_spec ? e->cluster_spec : env_get(e, "CLUSTER_SPEC");
-    counter count = {0};
+    const char *text = e->cluster_spec ? e->cluster_spec : fuzz_env_get(&e->vars, "CLUSTER_SPEC");
+    fuzz_counter count = {0};
     cres_config config;
     cres_tfconfig_options t;
     cres_resolver *r = NULL;
@@ -708,7 +621,7 @@ static void check_vertex_against_tfconfig(const options *o, env *e, const outcom
     t.task_id = o->task_id;
     t.rpc_layer = o->rpc_layer;
     res = cres_tfconfig_resolver_create(&t, &r, &err);
-    check_error(res, &err);
+    fuzz_check_known_error(res, &err);
     if (res != CRES_OK) {
         CHECK(got->created != CRES_OK); /* vertex is the stricter reader */
         CHECK(count.live == 0);
@@ -732,15 +645,11 @@ static void check_vertex_against_tfconfig(const options *o, env *e, const outcom
 
 /* Auto's work bound: a Slurm step or MPI world past MAX_TASKS is skipped. */
 static int too_big_for_auto(const env *e) {
-    static const char *const sizes[] = {"SLURM_STEP_NUM_TASKS", "OMPI_COMM_WORLD_SIZE", "MV2_COMM_WORLD_SIZE",
-                                        "PMI_SIZE", "SLURM_NTASKS", "NSLOTS", "FLUX_JOB_SIZE", NULL};
-    const char *nodes = env_get(e, "SLURM_STEP_NODELIST");
-    size_t k, count = 0;
-    int ok;
-    cres_error ignored;
-    for (k = 0; sizes[k]; k++)
-        if (decimal(env_get(e, sizes[k]), &ok) > MAX_TASKS && ok) return 1;
-    return nodes && cres_hostlist_expand(nodes, NULL, 0, NULL, &count, &ignored) == CRES_OK && count > MAX_TASKS;
+    static const char *const sizes[] = {"SLURM_STEP_NUM_TASKS", "OMPI_COMM_WORLD_SIZE",
+                                        "MV2_COMM_WORLD_SIZE",  "PMI_SIZE",
+                                        "SLURM_NTASKS",         "NSLOTS",
+                                        "FLUX_JOB_SIZE",        NULL};
+    return fuzz_env_too_big(&e->vars, sizes, MAX_TASKS);
 }
 
 static void run(const options *o, env *e) {
@@ -750,14 +659,11 @@ static void run(const options *o, env *e) {
     if (o->backend == B_AUTO) {
         int picked = got.created == CRES_OK ? backend_of(name) : -1;
         if (got.created == CRES_OK && strcmp(name, "local") == 0) {
-            const char *forced = env_get(e, "CLUSTER_RESOLVER_BACKEND");
-            if (!forced || !*forced || strcmp(forced, "auto") == 0) {
-                static const char *const triggers[] = {"CLUSTER_SPEC", "SKYPILOT_NODE_IPS", "VC_TASK_INDEX",
-                                                       "VK_TASK_INDEX", "LWS_LEADER_ADDRESS", "LWS_WORKER_INDEX",
-                                                       NULL};
-                size_t k;
-                for (k = 0; triggers[k]; k++) CHECK(!env_set(e, triggers[k]));
-            }
+            static const char *const triggers[] = {"CLUSTER_SPEC",       "SKYPILOT_NODE_IPS",
+                                                   "VC_TASK_INDEX",      "VK_TASK_INDEX",
+                                                   "LWS_LEADER_ADDRESS", "LWS_WORKER_INDEX",
+                                                   NULL};
+            fuzz_check_auto_local(&e->vars, triggers);
         }
         if (picked >= 0) { /* auto's pick is the backend itself */
             outcome direct;
@@ -800,13 +706,11 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
         skip = 2;
     }
 
-    text = (char *)malloc(size - skip + 1);
+    text = fuzz_text(data, size, skip);
     if (!text) return 0;
-    memcpy(text, data + skip, size - skip);
-    text[size - skip] = '\0';
     end = text + (size - skip);
     memset(&e, 0, sizeof e);
-    for (p = text; p < end && e.count < MAX_VARS; p = next) {
+    for (p = text; p < end && e.vars.count < FUZZ_MAX_VARS; p = next) {
         char *eq = strchr(p, '=');
         next = p + strlen(p) + 1; /* before the '=' is cut */
         if (!eq || eq == p) continue;
@@ -817,7 +721,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
             if (!e.hostname) e.hostname = eq + 1;
         } else if (strcmp(p, "--job-name") == 0) {
             if (!e.job_name) e.job_name = eq + 1;
-        } else if (!env_get(&e, p) && !(o.backend == B_AUTO && strstr(p, "FILE"))) {
+        } else if (!fuzz_env_get(&e.vars, p) && !(o.backend == B_AUTO && strstr(p, "FILE"))) {
             /* the list's entry: "NAME=VALUE" again (the '=' put back in a copy) */
             size_t n = strlen(p), v = strlen(eq + 1);
             char *copy = (char *)malloc(n + v + 2);
@@ -825,17 +729,17 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
             memcpy(copy, p, n);
             copy[n] = '=';
             memcpy(copy + n + 1, eq + 1, v + 1);
-            e.name[e.count] = p;
-            e.value[e.count] = eq + 1;
-            e.entry[e.count++] = copy;
+            e.vars.name[e.vars.count] = p;
+            e.vars.value[e.vars.count] = eq + 1;
+            e.entry[e.vars.count++] = copy;
         }
     }
     /* the work bounds (see the top comment) */
-    if (decimal(env_get(&e, "LWS_GROUP_SIZE"), &ok) > MAX_TASKS && ok) goto done;
+    if (fuzz_decimal(fuzz_env_get(&e.vars, "LWS_GROUP_SIZE"), &ok) > MAX_TASKS && ok) goto done;
     if (o.backend == B_AUTO && too_big_for_auto(&e)) goto done;
     run(&o, &e);
 done:
-    while (e.count) free((void *)e.entry[--e.count]);
+    while (e.vars.count) free((void *)e.entry[--e.vars.count]);
     free(text);
     return 0;
 }
