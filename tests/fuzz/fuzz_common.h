@@ -329,4 +329,75 @@ FUZZ_HELPER void fuzz_check_master_reads_back(const cres_launch_info *i) {
     CHECK(port == i->master_port);
 }
 
+/* ---------------------------------------------------------------------------------------
+   The model of an MPI hostfile as the manual's mpi backend describes options.hostfile:
+   fuzz_hostfile checks the parser against it, fuzz_sched_files the schedulers' hostfiles */
+
+#define FUZZ_MAX_SLOTS 1000000LL /* a host's slots, and a count, are 1..FUZZ_MAX_SLOTS */
+
+/* The blanks between the words of a line. */
+FUZZ_HELPER int fuzz_model_blank(char c) {
+    return c == ' ' || c == '\t' || c == '\r';
+}
+
+/* N of "slots=N" or "host:N" (s[0..n)): digits only, leading zeros allowed (as the library's
+   decimal reader takes them), 1..FUZZ_MAX_SLOTS. */
+FUZZ_HELPER int fuzz_model_count(const char *s, size_t n, long long *out) {
+    long long v = 0;
+    size_t i;
+    if (!n) return 0;
+    for (i = 0; i < n; i++) {
+        if (s[i] < '0' || s[i] > '9') return 0;
+        if (v <= FUZZ_MAX_SLOTS) v = v * 10 + (s[i] - '0');
+    }
+    if (v < 1 || v > FUZZ_MAX_SLOTS) return 0;
+    *out = v;
+    return 1;
+}
+
+/* "key=N" or "key:N". */
+FUZZ_HELPER int fuzz_model_keyed_count(const char *word, const char *key, long long *out) {
+    size_t k = strlen(key);
+    return strncmp(word, key, k) == 0 && (word[k] == '=' || word[k] == ':') &&
+           fuzz_model_count(word + k + 1, strlen(word + k + 1), out);
+}
+
+/* A host name the readers take: 1..255 bytes of UTF-8 without blanks or control characters. */
+FUZZ_HELPER int fuzz_model_host_name(const char *host) {
+    return *host && strlen(host) <= CRES_MAX_NAME_LENGTH && !cres__bad_text(host, 1);
+}
+
+/* One line (no '\n') of a hostfile: "host", "host slots=N [max_slots=M]" or "host:N" (more
+   ':' make it an IPv6 literal), max_slots / max-slots accepted and ignored, any other word an
+   error, '#' to the end a comment. Cuts line in place. Returns -1 for a line that names no
+   host, 0 for an invalid one, else 1 with *host (in line) and *slots (1 when not given). */
+FUZZ_HELPER int fuzz_model_hostfile_line(char *line, char **host, long long *slots) {
+    char *p, *hash = strchr(line, '#'), *colon, *word;
+    long long ignored;
+    if (hash) *hash = '\0';
+    for (p = line; fuzz_model_blank(*p); p++) {}
+    if (!*p) return -1;
+    *host = p;
+    while (*p && !fuzz_model_blank(*p)) p++;
+    if (*p) *p++ = '\0';
+    *slots = 1;
+    colon = strchr(*host, ':');
+    if (colon && !strchr(colon + 1, ':')) {
+        if (!fuzz_model_count(colon + 1, strlen(colon + 1), slots)) return 0;
+        *colon = '\0';
+    }
+    if (!fuzz_model_host_name(*host)) return 0;
+    for (;;) {
+        while (fuzz_model_blank(*p)) p++;
+        if (!*p) return 1;
+        word = p;
+        while (*p && !fuzz_model_blank(*p)) p++;
+        if (*p) *p++ = '\0';
+        if (fuzz_model_keyed_count(word, "slots", slots)) continue;
+        if (fuzz_model_keyed_count(word, "max_slots", &ignored)) continue;
+        if (fuzz_model_keyed_count(word, "max-slots", &ignored)) continue;
+        return 0; /* any other word */
+    }
+}
+
 #endif

@@ -15,17 +15,17 @@
                        mapping's), "slot", "node", "core:span"
              bit 2     the mapping policy is written "node:SPAN" / "slot:PE=2" (a modifier)
 
-   The parser is checked against a model written here from the manual: hosts in order of
-   first mention, a host named again adds its slots, "host:N" or slots=N set the slots
-   (1..1000000), max_slots / max-slots are accepted and ignored, any other word is an
-   error, host names are 1..255 bytes of UTF-8 without blanks or control characters. Both
-   must accept and reject the same files. Accepted: nodes > 0, hosts non-empty without
-   blanks and unique, slots >= 1; after the fill the tasks add up to the world size, each
-   host's tasks are at most its slots, and they are what the model's fill gives: each
-   host's slots in turn, or one rank per host and round skipping full hosts (by node). Failures are CRES_ERR_ENVIRONMENT (or _LIMIT)
-   with a message. The whole resolver's spec has world-size tasks at "<host>:<8888 + its
-   index on the host>", ranks dealt in blocks or round-robin (ranking by node), which the
-   library's address reader must read back.
+   The parser is checked against a model written from the manual (its lines are fuzz_common.h's,
+   which fuzz_sched_files shares): hosts in order of first mention, a host named again adds its
+   slots, "host:N" or slots=N set the slots (1..1000000), max_slots / max-slots are accepted and
+   ignored, any other word is an error, host names are 1..255 bytes of UTF-8 without blanks or
+   control characters. Both must accept and reject the same files. Accepted: nodes > 0, hosts
+   non-empty without blanks and unique, slots >= 1; after the fill the tasks add up to the world
+   size, each host's tasks are at most its slots, and they are what the model's fill gives: each
+   host's slots in turn, or one rank per host and round skipping full hosts (by node). Failures
+   are CRES_ERR_ENVIRONMENT (or _LIMIT) with a message. The whole resolver's spec has world-size
+   tasks at "<host>:<8888 + its index on the host>", ranks dealt in blocks or round-robin
+   (ranking by node), which the library's address reader must read back.
 
    Host names follow tests/fuzz/host_model.h: IPv6 literals are bracketed ("[fd00::1]:8888"),
    names the address reader could not split back are refused (this target found both written
@@ -40,7 +40,6 @@
 #include "host_model.h"
 
 #define MAX_INPUT_BYTES 8192
-#define MAX_SLOTS 1000000
 #define MAX_WHOLE_RANKS 10000 /* whole-resolver runs build a spec of this many tasks at most */
 
 /* ---------------------------------------------------------------------------------------
@@ -59,29 +58,6 @@ static void model_free(model *m) {
     free(m->slots);
 }
 
-/* N of "slots=N": -?[0-9]+ in 1..1000000 (leading zeros allowed, as the library's
-   decimal reader takes them). */
-static int count_value(const char *s, long long *out) {
-    long long v = 0;
-    size_t i = 0, digits = 0;
-    if (s[0] == '-') return 0; /* never in range */
-    for (; s[i]; i++) {
-        if (s[i] < '0' || s[i] > '9') return 0;
-        if (v <= MAX_SLOTS) v = v * 10 + (s[i] - '0');
-        digits++;
-    }
-    if (!digits || v < 1 || v > MAX_SLOTS) return 0;
-    *out = v;
-    return 1;
-}
-
-static int keyed_count(const char *word, const char *key, long long *out) {
-    size_t k = strlen(key);
-    return strncmp(word, key, k) == 0 && (word[k] == '=' || word[k] == ':') && count_value(word + k + 1, out);
-}
-
-static int is_blank(char c) { return c == ' ' || c == '\t' || c == '\r'; }
-
 /* 1 = a valid hostfile, its hosts and slots in m. */
 static int model_parse(const char *text, model *m) {
     const char *line = text;
@@ -92,54 +68,23 @@ static int model_parse(const char *text, model *m) {
     m->n = 0;
     CHECK(m->hosts && m->slots);
     while (line) {
-        const char *eol = strchr(line, '\n'), *hash;
-        size_t len = eol ? (size_t)(eol - line) : strlen(line);
-        char *copy = (char *)malloc(len + 1), *p, *host, *colon, *word;
-        long long slots = 1;
-        CHECK(copy != NULL);
-        memcpy(copy, line, len);
-        copy[len] = '\0';
+        const char *eol = strchr(line, '\n');
+        char *copy = fuzz_dup_n(line, eol ? (size_t)(eol - line) : strlen(line)), *host;
+        long long slots;
+        int kind = fuzz_model_hostfile_line(copy, &host, &slots);
         line = eol ? eol + 1 : NULL;
-        if ((hash = strchr(copy, '#')) != NULL) copy[hash - copy] = '\0';
-        p = copy;
-        while (is_blank(*p)) p++;
-        if (!*p) {
+        if (kind == 0) {
             free(copy);
-            continue;
+            return 0;
         }
-        host = p;
-        while (*p && !is_blank(*p)) p++;
-        if (*p) *p++ = '\0';
-        colon = strchr(host, ':');
-        if (colon && !strchr(colon + 1, ':')) { /* host:N; more colons: an IPv6 literal */
-            if (!count_value(colon + 1, &slots)) {
-                free(copy);
-                return 0;
+        if (kind > 0) { /* a host named again adds its slots */
+            for (i = 0; i < m->n && strcmp(m->hosts[i], host) != 0; i++) {}
+            if (i == m->n) {
+                m->hosts[m->n] = fuzz_dup_n(host, strlen(host));
+                m->slots[m->n++] = 0;
             }
-            *colon = '\0';
+            m->slots[i] += slots;
         }
-        if (!*host || strlen(host) > CRES_MAX_NAME_LENGTH || cres__bad_text(host, 1)) {
-            free(copy);
-            return 0;
-        }
-        for (;;) {
-            long long ignored;
-            while (is_blank(*p)) p++;
-            if (!*p) break;
-            word = p;
-            while (*p && !is_blank(*p)) p++;
-            if (*p) *p++ = '\0';
-            if (keyed_count(word, "slots", &slots)) continue;
-            if (keyed_count(word, "max_slots", &ignored) || keyed_count(word, "max-slots", &ignored)) continue;
-            free(copy);
-            return 0;
-        }
-        for (i = 0; i < m->n && strcmp(m->hosts[i], host) != 0; i++) {}
-        if (i == m->n) {
-            m->hosts[m->n] = fuzz_dup_n(host, strlen(host));
-            m->slots[m->n++] = 0;
-        }
-        m->slots[i] += slots;
         free(copy);
     }
     return m->n > 0;
@@ -153,7 +98,7 @@ static int model_fill(const model *m, long long world, int by_node, long long *t
     for (i = 0; i < m->n; i++) tasks[i] = 0;
     if (!by_node) {
         for (i = 0; i < m->n; i++) {
-            long long cap = m->slots[i] > MAX_SLOTS ? MAX_SLOTS + 1 : m->slots[i];
+            long long cap = m->slots[i] > FUZZ_MAX_SLOTS ? FUZZ_MAX_SLOTS + 1 : m->slots[i];
             tasks[i] = left < cap ? left : cap;
             left -= tasks[i];
         }
@@ -244,10 +189,7 @@ static void whole_resolver(const char *text, const cres__layout *l, int size, in
     cyclic = e.ranking ? strcmp(e.ranking, "node") == 0 : by_node;
     for (i = 0; i < l->nodes; i++) {
         if (l->tasks[i] > max_tasks) max_tasks = l->tasks[i];
-        char tmp[300];
-        const char *c;
-        if (!model_host_address(l->hosts[i], 1, tmp, sizeof tmp)) refused = 1;
-        for (c = l->hosts[i]; *c; c++) unsure |= (unsigned char)*c >= 0x80; /* UTF-8 is the library's call */
+        if (!model_host_accepted(l->hosts[i], &unsure)) refused = 1;
     }
     node = (int *)malloc((size_t)size * sizeof *node);
     local_index = (int *)malloc((size_t)size * sizeof *local_index);
@@ -323,10 +265,15 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     }
 
     ok = model_parse(copy, &m);
-    for (i = 0; ok && i < m.n; i++) total += m.slots[i] > MAX_SLOTS ? MAX_SLOTS + 1 : m.slots[i];
+    for (i = 0; ok && i < m.n; i++)
+        total += m.slots[i] > FUZZ_MAX_SLOTS ? FUZZ_MAX_SLOTS + 1 : m.slots[i];
     switch (mode) {
-    case 0: world = (int)(total < 1 ? 1 : total > MAX_SLOTS ? MAX_SLOTS : total); break;
-    case 1: world = (int)(total - data[1] % 4 < 1 ? 1 : total - data[1] % 4 > MAX_SLOTS ? MAX_SLOTS : total - data[1] % 4); break;
+    case 0: world = (int)(total < 1 ? 1 : total > FUZZ_MAX_SLOTS ? FUZZ_MAX_SLOTS : total); break;
+    case 1:
+        world = (int)(total - data[1] % 4 < 1                ? 1
+                      : total - data[1] % 4 > FUZZ_MAX_SLOTS ? FUZZ_MAX_SLOTS
+                                                             : total - data[1] % 4);
+        break;
     case 2: world = data[1] + 1; break;
     default: world = (data[1] << 8 | data[2]) + 1; break;
     }
@@ -346,7 +293,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
         for (i = 0; i < l.nodes; i++) {
             CHECK(strcmp(l.hosts[i], m.hosts[i]) == 0);
             CHECK(l.tasks[i] >= 1);
-            CHECK(l.tasks[i] == (m.slots[i] > MAX_SLOTS ? MAX_SLOTS + 1 : m.slots[i]));
+            CHECK(l.tasks[i] == (m.slots[i] > FUZZ_MAX_SLOTS ? FUZZ_MAX_SLOTS + 1 : m.slots[i]));
             CHECK(l.hosts[i][0] != '\0' && strcspn(l.hosts[i], " \t\r\n#") == strlen(l.hosts[i]));
             for (j = 0; j < i; j++) CHECK(strcmp(l.hosts[i], l.hosts[j]) != 0);
         }

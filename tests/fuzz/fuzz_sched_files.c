@@ -24,16 +24,16 @@
              bit 1     port_base 65000 (more than 536 tasks on a host do not fit)
              bit 2     CUDA_VISIBLE_DEVICES=0,1,2,3
 
-   The library's answer is checked against a model written here from the manual and the
-   brief: hosts in order of first mention, a host named again adds its slots; hostfile lines
-   as tests/fuzz/fuzz_hostfile.c models them; PE_HOSTFILE lines "host slots [queue
-   processors]" (fewer than two fields, or slots not 1..1000000: an error); LSB_MCPU_HOSTS
-   "host N host N" (an odd or zero word count, a count not 1..1000000: an error); on CSM the
-   first host of one slot is left out; ranks fill the slots in order; "<host>:<port_base +
-   index on the host>"; the launch info and the hostfile of the spec follow. A failure is
-   CRES_ERR_ENVIRONMENT or CRES_ERR_LIMIT with a message, and no resolver. Where the library
-   is known to differ from that model (reported; see ALLOW below) the model accepts either
-   answer, so that the target keeps exploring.
+   The library's answer is checked against a model written here from the manual and the brief:
+   hosts in order of first mention, a host named again adds its slots; hostfile lines as
+   tests/fuzz/fuzz_common.h models them for both targets; PE_HOSTFILE lines "host slots [queue
+   processors]" (fewer than two fields, or slots not 1..1000000: an error); LSB_MCPU_HOSTS "host
+   N host N" (an odd or zero word count, a count not 1..1000000: an error); on CSM the first
+   host of one slot is left out; ranks fill the slots in order; "<host>:<port_base + index on
+   the host>"; the launch info and the hostfile of the spec follow. A failure is
+   CRES_ERR_ENVIRONMENT or CRES_ERR_LIMIT with a message, and no resolver. Where the library is
+   known to differ from that model (reported; see ALLOW below) the model accepts either answer,
+   so that the target keeps exploring.
 
    clang -g -O1 -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=undefined \
          tests/fuzz/fuzz_sched_files.c -o build/fuzz_sched_files */
@@ -45,7 +45,6 @@
 #include "host_model.h"
 
 #define MAX_INPUT_BYTES 32768 /* room for the 2148 hosts of 10^6 slots that pass INT_MAX */
-#define MAX_SLOTS 1000000LL
 #define MAX_BUILT_TASKS 20000 /* larger specs take too long per run: not built */
 
 /* Known differences from the model (reported to the lead), accepted until fixed; build with
@@ -79,30 +78,6 @@ static void model_free(model *m) {
     free(m->line_hosts); /* borrowed strings */
 }
 
-/* N in 1..10^6, digits only (leading zeros allowed, as the library's decimal reader). */
-static int count_value(const char *s, size_t n, long long *out) {
-    long long v = 0;
-    size_t i;
-    if (!n) return 0;
-    for (i = 0; i < n; i++) {
-        if (s[i] < '0' || s[i] > '9') return 0;
-        if (v <= MAX_SLOTS) v = v * 10 + (s[i] - '0');
-    }
-    if (v < 1 || v > MAX_SLOTS) return 0;
-    *out = v;
-    return 1;
-}
-
-static int keyed_count(const char *word, const char *key, long long *out) {
-    size_t k = strlen(key);
-    return strncmp(word, key, k) == 0 && (word[k] == '=' || word[k] == ':') &&
-           count_value(word + k + 1, strlen(word + k + 1), out);
-}
-
-static int host_ok(const char *host) {
-    return *host && strlen(host) <= CRES_MAX_NAME_LENGTH && !cres__bad_text(host, 1);
-}
-
 /* Adds slots to host (merging a host named again); the line's slots go to line_hosts. */
 static void model_add(model *m, const char *host, size_t n, long long slots) {
     size_t i;
@@ -119,48 +94,21 @@ static void model_add(model *m, const char *host, size_t n, long long slots) {
         m->slots[m->n++] = 0;
     }
     m->slots[i] += slots;
-    if (m->slots[i] > MAX_SLOTS + 1) m->slots[i] = MAX_SLOTS + 1; /* the library's cap */
+    if (m->slots[i] > FUZZ_MAX_SLOTS + 1) m->slots[i] = FUZZ_MAX_SLOTS + 1; /* the library's cap */
     for (; slots > 0 && m->line_slots < MAX_BUILT_TASKS; slots--) m->line_hosts[m->line_slots++] = m->hosts[i];
 }
 
-static int is_blank(char c) { return c == ' ' || c == '\t' || c == '\r'; }
-
-/* A hostfile: "host", "host slots=N [max_slots=M]", "host:N", '#' comments. */
+/* A hostfile, line by line as fuzz_common.h models it. */
 static void model_hostfile(const char *text, model *m) {
     const char *line = text;
     while (line && m->verdict == 1) {
         const char *eol = strchr(line, '\n');
-        size_t len = eol ? (size_t)(eol - line) : strlen(line);
-        char *copy = fuzz_dup_n(line, len), *p, *host, *colon, *word, *hash;
-        long long slots = 1;
+        char *copy = fuzz_dup_n(line, eol ? (size_t)(eol - line) : strlen(line)), *host;
+        long long slots;
+        int kind = fuzz_model_hostfile_line(copy, &host, &slots);
         line = eol ? eol + 1 : NULL;
-        if ((hash = strchr(copy, '#')) != NULL) *hash = '\0';
-        for (p = copy; is_blank(*p); p++) {}
-        if (!*p) {
-            free(copy);
-            continue;
-        }
-        host = p;
-        while (*p && !is_blank(*p)) p++;
-        if (*p) *p++ = '\0';
-        colon = strchr(host, ':');
-        if (colon && !strchr(colon + 1, ':')) {
-            if (!count_value(colon + 1, strlen(colon + 1), &slots)) m->verdict = 0;
-            *colon = '\0';
-        }
-        if (m->verdict == 1 && !host_ok(host)) m->verdict = 0;
-        while (m->verdict == 1) {
-            long long ignored;
-            while (is_blank(*p)) p++;
-            if (!*p) break;
-            word = p;
-            while (*p && !is_blank(*p)) p++;
-            if (*p) *p++ = '\0';
-            if (keyed_count(word, "slots", &slots)) continue;
-            if (keyed_count(word, "max_slots", &ignored) || keyed_count(word, "max-slots", &ignored)) continue;
-            m->verdict = 0;
-        }
-        if (m->verdict == 1) model_add(m, host, strlen(host), slots);
+        if (kind == 0) m->verdict = 0;
+        if (kind > 0) model_add(m, host, strlen(host), slots);
         free(copy);
     }
 }
@@ -175,14 +123,14 @@ static void model_pe_hostfile(const char *text, model *m) {
         char *host;
         for (lead = 0; lead < len && (line[lead] == ' ' || line[lead] == '\t'); lead++) {}
         if (lead < len && line[lead] == '\r') { /* the library's reader skips no leading \r */
-            for (p = line + lead; p < line + len && is_blank(*p); p++) {}
+            for (p = line + lead; p < line + len && fuzz_model_blank(*p); p++) {}
             if (p < line + len) m->verdict = -1;
         }
         for (p = line; p < line + len && nf < 2;) {
-            while (p < line + len && is_blank(*p)) p++;
+            while (p < line + len && fuzz_model_blank(*p)) p++;
             if (p == line + len) break;
             f[nf] = p;
-            while (p < line + len && !is_blank(*p)) p++;
+            while (p < line + len && !fuzz_model_blank(*p)) p++;
             fl[nf] = (size_t)(p - f[nf]);
             nf++;
         }
@@ -191,11 +139,11 @@ static void model_pe_hostfile(const char *text, model *m) {
             /* read back through the hostfile reader: '#' and ':' would mean something there */
             if (memchr(f[0], '#', fl[0]) || memchr(f[1], '#', fl[1]) || memchr(f[0], ':', fl[0]) || fl[1] > 20) {
                 m->verdict = -1;
-            } else if (!count_value(f[1], fl[1], &slots)) {
+            } else if (!fuzz_model_count(f[1], fl[1], &slots)) {
                 m->verdict = 0;
             } else {
                 host = fuzz_dup_n(f[0], fl[0]);
-                if (!host_ok(host)) m->verdict = 0;
+                if (!fuzz_model_host_name(host)) m->verdict = 0;
                 else model_add(m, host, fl[0], slots);
                 free(host);
                 if (ALLOW_PE_SHORT_LINE && fl[0] + 7 + fl[1] > len) m->may_reject = 1;
@@ -219,11 +167,11 @@ static void model_mcpu(const char *v, model *m) {
         if (words++ % 2 == 0) {
             host = p;
             hn = w;
-        } else if (!count_value(p, w, &count)) {
+        } else if (!fuzz_model_count(p, w, &count)) {
             m->verdict = 0;
         } else {
             char *h = fuzz_dup_n(host, hn);
-            if (m->verdict == 1 && !host_ok(h)) m->verdict = 0;
+            if (m->verdict == 1 && !fuzz_model_host_name(h)) m->verdict = 0;
             if (m->verdict == 1) model_add(m, h, hn, count);
             free(h);
         }
@@ -481,8 +429,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     unsure = m.verdict < 0;
     may_reject = m.may_reject;
     expect_ok = m.verdict == 1;
-    if (expect_ok && world > total) expect_ok = 0;                            /* more ranks than slots */
-    if (expect_ok && has_rank && world > MAX_SLOTS) expect_ok = 0;            /* a size past the limit */
+    if (expect_ok && world > total) expect_ok = 0;                      /* more ranks than slots */
+    if (expect_ok && has_rank && world > FUZZ_MAX_SLOTS) expect_ok = 0; /* a size past the limit */
     if (expect_ok && (port_base ? port_base : 8888) + max_tasks - 1 > 65535) expect_ok = 0;
     if (expect_ok && ranks == 3) expect_ok = 0; /* every source of local ranks is checked */
     if (expect_ok && source == SRC_SGE && count_set && count_off) expect_ok = 0;
@@ -493,20 +441,17 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
         if (rank >= (long long)m.line_slots) unsure = 1;
         else if (!lines_grouped(&m)) unsure = 1; /* refused unless counts hide the lines */
     }
-    for (i = 0; expect_ok && i < used_hosts; i++) {
-        char tmp[300];
-        const char *c;
-        if (!model_host_address(m.hosts[i], 1, tmp, sizeof tmp)) expect_ok = 0;
-        for (c = m.hosts[i]; *c; c++) unsure |= (unsigned char)*c >= 0x80; /* the library's UTF-8 call */
-    }
-    if (m.verdict == 1 && ranks == 0 && source <= SRC_SGE && total > MAX_SLOTS && ALLOW_BIG_ALLOCATION)
+    for (i = 0; expect_ok && i < used_hosts; i++)
+        if (!model_host_accepted(m.hosts[i], &unsure)) expect_ok = 0;
+    if (m.verdict == 1 && ranks == 0 && source <= SRC_SGE && total > FUZZ_MAX_SLOTS &&
+        ALLOW_BIG_ALLOCATION)
         unsure = 1;
-    if (expect_ok && total > MAX_SLOTS && !unsure && source != SRC_FLUX) /* CRES_ERR_LIMIT */
+    if (expect_ok && total > FUZZ_MAX_SLOTS && !unsure && source != SRC_FLUX) /* CRES_ERR_LIMIT */
         expect_ok = 0; /* (flux reads its hostfile itself, and its counts may replace the slots) */
     /* Building a spec of many tasks takes too long per run; past INT_MAX it must fail at once
        (the sum of the slots is where the library overflowed). */
     build = world <= MAX_BUILT_TASKS || total > 2147483647LL || max_tasks + (port_base ? port_base : 8888) > 65536 ||
-            m.verdict == 0 || world > total || (has_rank && world > MAX_SLOTS);
+            m.verdict == 0 || world > total || (has_rank && world > FUZZ_MAX_SLOTS);
     if (!build) goto done;
 
     /* -- the library */

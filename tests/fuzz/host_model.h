@@ -10,7 +10,14 @@
 #include <stdio.h>
 #include <string.h>
 
-static int model_host_address(const char *host, int port, char *out, size_t cap) {
+/* Not every target uses both: the unused one must not trip -Wunused-function. */
+#if defined(__GNUC__) || defined(__clang__)
+#define HOST_MODEL_HELPER static __attribute__((unused))
+#else
+#define HOST_MODEL_HELPER static
+#endif
+
+HOST_MODEL_HELPER int model_host_address(const char *host, int port, char *out, size_t cap) {
     size_t n = strlen(host), i;
     const char *colon = strchr(host, ':');
     int v6 = colon != NULL;
@@ -22,6 +29,16 @@ static int model_host_address(const char *host, int port, char *out, size_t cap)
     }
     snprintf(out, cap, v6 ? "[%s]:%d" : "%s:%d", host, port);
     return 1;
+}
+
+/* Whether the model takes host as a launcher's host (at any port). Sets *unsure when host has
+   bytes over 0x7f: whether the library takes those is its UTF-8 check's call. */
+HOST_MODEL_HELPER int model_host_accepted(const char *host, int *unsure) {
+    char address[300];
+    const char *c;
+    int ok = model_host_address(host, 1, address, sizeof address);
+    for (c = host; *c; c++) *unsure |= (unsigned char)*c >= 0x80;
+    return ok;
 }
 
 #endif
