@@ -301,6 +301,15 @@ FUZZ_HELPER void fuzz_check_round_trip(const cres_cluster_spec *spec) {
     free(text);
 }
 
+/* Resolving again gives an equal spec (a fake server is rewound to the same answers first). */
+FUZZ_HELPER void fuzz_check_resolves_again(cres_resolver *r, const cres_cluster_spec *spec) {
+    cres_cluster_spec *again = NULL;
+    cres_error err;
+    CHECK(cres_resolve(r, &again, &err) == CRES_OK);
+    CHECK(cres_spec_equal(spec, again));
+    cres_spec_free(again);
+}
+
 /* The own task, when found, is a task of spec, and master() gives its address. master()
    resolves again: the caller has rewound its fake server to the same answers. */
 FUZZ_HELPER void fuzz_check_own_task(cres_resolver *r, const cres_cluster_spec *spec) {
