@@ -170,6 +170,21 @@ FUZZ_HELPER void fuzz_check_auto_local(const fuzz_env *e, const char *const *tri
 }
 
 /* ---------------------------------------------------------------------------------------
+   Creating a backend with an own task */
+
+/* Clears x, a backend's options, and gives it config and the task of o, the target's own
+   options: what the environment targets give every backend they create. A macro, because
+   each backend has an options struct of its own. */
+#define FUZZ_TASK_OPTIONS(x, cfg, o)                                                         \
+    do {                                                                                     \
+        memset(&(x), 0, sizeof(x));                                                          \
+        (x).config = (cfg);                                                                  \
+        (x).task_type = (o)->task_type;                                                      \
+        (x).task_id = (o)->task_id;                                                          \
+        (x).rpc_layer = (o)->rpc_layer;                                                      \
+    } while (0)
+
+/* ---------------------------------------------------------------------------------------
    Hooks that keep a run inside the process */
 
 FUZZ_HELPER void fuzz_no_sleep(void *user, int ms) {

@@ -299,40 +299,24 @@ static cres_result create(int backend, const options *o, const cres_config *conf
     switch (backend) {
     case B_TORCH: {
         cres_torch_options t;
-        memset(&t, 0, sizeof t);
-        t.config = config;
-        t.task_type = o->task_type;
-        t.task_id = o->task_id;
-        t.rpc_layer = o->rpc_layer;
+        FUZZ_TASK_OPTIONS(t, config, o);
         return cres_torch_resolver_create(&t, res, err);
     }
     case B_JAX: {
         cres_jax_options j;
-        memset(&j, 0, sizeof j);
-        j.config = config;
-        j.task_type = o->task_type;
-        j.task_id = o->task_id;
-        j.rpc_layer = o->rpc_layer;
+        FUZZ_TASK_OPTIONS(j, config, o);
         return cres_jax_resolver_create(&j, res, err);
     }
     case B_AWSBATCH: {
         cres_awsbatch_options b;
-        memset(&b, 0, sizeof b);
-        b.config = config;
+        FUZZ_TASK_OPTIONS(b, config, o);
         b.main_host = o->main_host;
         b.port = o->port;
-        b.task_type = o->task_type;
-        b.task_id = o->task_id;
-        b.rpc_layer = o->rpc_layer;
         return cres_awsbatch_resolver_create(&b, res, err);
     }
     default: {
         cres_auto_options a;
-        memset(&a, 0, sizeof a);
-        a.config = config;
-        a.task_type = o->task_type;
-        a.task_id = o->task_id;
-        a.rpc_layer = o->rpc_layer;
+        FUZZ_TASK_OPTIONS(a, config, o);
         a.port = o->port;
         return cres_auto_resolver_create(&a, res, err);
     }

@@ -194,56 +194,36 @@ static cres_result create(int backend, const options *o, const env *e, int with_
     switch (backend) {
     case B_VERTEX: {
         cres_vertex_options v;
-        memset(&v, 0, sizeof v);
-        v.config = config;
+        FUZZ_TASK_OPTIONS(v, config, o);
         v.cluster_spec = with_options ? e->cluster_spec : NULL;
-        v.task_type = o->task_type;
-        v.task_id = o->task_id;
-        v.rpc_layer = o->rpc_layer;
         return cres_vertex_resolver_create(&v, r, err);
     }
     case B_SKYPILOT: {
         cres_skypilot_options s;
-        memset(&s, 0, sizeof s);
-        s.config = config;
+        FUZZ_TASK_OPTIONS(s, config, o);
         s.port = o->port;
         s.job_name = with_options ? e->job_name : NULL;
-        s.task_type = o->task_type;
-        s.task_id = o->task_id;
-        s.rpc_layer = o->rpc_layer;
         return cres_skypilot_resolver_create(&s, r, err);
     }
     case B_VOLCANO: {
         cres_volcano_options v;
-        memset(&v, 0, sizeof v);
-        v.config = config;
+        FUZZ_TASK_OPTIONS(v, config, o);
         v.port = o->port;
         v.hostname = with_options ? e->hostname : NULL;
-        v.task_type = o->task_type;
-        v.task_id = o->task_id;
-        v.rpc_layer = o->rpc_layer;
         return cres_volcano_resolver_create(&v, r, err);
     }
     case B_LWS: {
         cres_lws_options l;
-        memset(&l, 0, sizeof l);
-        l.config = config;
+        FUZZ_TASK_OPTIONS(l, config, o);
         l.port = o->port;
         l.hostname = with_options ? e->hostname : NULL;
         l.job_name = with_options ? e->job_name : NULL;
-        l.task_type = o->task_type;
-        l.task_id = o->task_id;
-        l.rpc_layer = o->rpc_layer;
         return cres_lws_resolver_create(&l, r, err);
     }
     default: {
         cres_auto_options a;
-        memset(&a, 0, sizeof a);
-        a.config = config;
+        FUZZ_TASK_OPTIONS(a, config, o);
         a.port = o->port;
-        a.task_type = o->task_type;
-        a.task_id = o->task_id;
-        a.rpc_layer = o->rpc_layer;
         return cres_auto_resolver_create(&a, r, err);
     }
     }
