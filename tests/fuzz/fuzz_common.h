@@ -211,6 +211,14 @@ FUZZ_HELPER void fuzz_check_log(void *user, cres_log_level level, const char *me
     CHECK(strlen(message) < 65536);
 }
 
+/* A config whose only hook is getenv, answered by fn(user, name): for the backends that read
+   variables and files and make no request, so the library's defaults serve for the rest. */
+FUZZ_HELPER void fuzz_getenv_config(cres_config *config, cres_getenv_fn fn, void *user) {
+    memset(config, 0, sizeof *config);
+    config->getenv.fn = fn;
+    config->getenv.user = user;
+}
+
 /* An allocator that counts what is live, so a run can check that all was freed (beyond
    ASan's leak check, which reports only at exit). */
 typedef struct fuzz_counter {

@@ -204,9 +204,7 @@ static void whole_resolver(const char *text, const cres__layout *l, int size, in
     snprintf(e.local_rank, sizeof e.local_rank, "%d", local_index[rank]);
     snprintf(e.local_size, sizeof e.local_size, "%d", l->tasks[node[rank]]);
     e.local = local;
-    memset(&config, 0, sizeof config);
-    config.getenv.fn = fuzz_getenv;
-    config.getenv.user = &e;
+    fuzz_getenv_config(&config, fuzz_getenv, &e);
     memset(&o, 0, sizeof o);
     o.config = &config;
     o.hostfile = file_path;

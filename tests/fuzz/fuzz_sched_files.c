@@ -455,9 +455,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     if (!build) goto done;
 
     /* -- the library */
-    memset(&config, 0, sizeof config);
-    config.getenv.fn = fuzz_getenv;
-    config.getenv.user = &e;
+    fuzz_getenv_config(&config, fuzz_getenv, &e);
     if (use_jobs) {
         jobs[0].job = "worker";
         jobs[0].count = (int)(world - 1 < 0 ? 0 : world - 1);

@@ -495,9 +495,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
         p = bar ? bar + 1 : NULL;
     }
     memset(&o, 0, sizeof o);
-    memset(&config, 0, sizeof config);
-    config.getenv.fn = fuzz_getenv;
-    config.getenv.user = &e;
+    fuzz_getenv_config(&config, fuzz_getenv, &e);
     o.config = &config;
     j.given = 0;
     if (e.v[F_JOBS]) {

@@ -320,9 +320,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     }
 
     memset(&e, 0, sizeof e);
-    memset(&config, 0, sizeof config);
-    config.getenv.fn = fuzz_getenv;
-    config.getenv.user = &e;
+    fuzz_getenv_config(&config, fuzz_getenv, &e);
     memset(&o, 0, sizeof o);
     o.config = &config;
     o.instance_groups = groups;

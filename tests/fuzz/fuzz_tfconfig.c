@@ -109,8 +109,7 @@ static void check_tf_config_round_trip(cres_resolver *res, const cres_cluster_sp
     CHECK(text != NULL);
     CHECK(cres_spec_to_tfconfig(s, type, cres_task_id(res), cres_rpc_layer(res), cres_environment(res), text,
                               len + 1, NULL, &err) == CRES_OK);
-    memset(&config, 0, sizeof config);
-    config.getenv.fn = fuzz_no_environment;
+    fuzz_getenv_config(&config, fuzz_no_environment, NULL);
     memset(&o, 0, sizeof o);
     o.config = &config;
     o.json = text;
@@ -191,8 +190,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     char *text = fuzz_text(data, size, 0);
     if (!text) return 0;
 
-    memset(&config, 0, sizeof config);
-    config.getenv.fn = fuzz_no_environment;
+    fuzz_getenv_config(&config, fuzz_no_environment, NULL);
     memset(&o, 0, sizeof o);
     o.config = &config;
     o.json = text;
