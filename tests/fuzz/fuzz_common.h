@@ -148,6 +148,24 @@ FUZZ_HELPER int fuzz_env_set(const fuzz_env *e, const char *name) {
     return v && !cres__is_blank(v);
 }
 
+/* The environment targets' input after its selector byte: with a task option, byte 1 is the
+   task id (a signed byte); the rest is the variables' text, NUL-terminated, and *end is one
+   past its last byte (it may hold NULs of its own). NULL when the input is too short for
+   the task id or memory runs out. */
+FUZZ_HELPER char *fuzz_task_and_text(const uint8_t *data, size_t size, int with_task,
+                                     int *task_id, char **end) {
+    size_t skip = 1;
+    char *text;
+    if (with_task) {
+        if (size < 2) return NULL;
+        *task_id = (signed char)data[1];
+        skip = 2;
+    }
+    text = fuzz_text(data, size, skip);
+    if (text) *end = text + (size - skip);
+    return text;
+}
+
 /* Auto's work bound: a Slurm step, or a world one of `sizes` counts, past limit tasks (the
    spec would be built in every run, which only slows the search). */
 FUZZ_HELPER int fuzz_env_too_big(const fuzz_env *e, const char *const *sizes, size_t limit) {

@@ -459,7 +459,6 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     options o;
     env e;
     char *text, *p, *end;
-    size_t skip = 1;
     if (size < 1 || size > MAX_INPUT_BYTES) return 0;
     memset(&o, 0, sizeof o);
     o.backend = data[0] & 3;
@@ -467,15 +466,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     o.rpc_layer = data[0] & 16 ? "grpc" : NULL;
     o.port = ports[(data[0] >> 5) & 3];
     o.main_host = data[0] & 128 ? "main-0.internal" : NULL;
-    if (o.task_type) {
-        if (size < 2) return 0;
-        o.task_id = (signed char)data[1];
-        skip = 2;
-    }
 
-    text = fuzz_text(data, size, skip);
+    text = fuzz_task_and_text(data, size, o.task_type != NULL, &o.task_id, &end);
     if (!text) return 0;
-    end = text + (size - skip);
     memset(&e, 0, sizeof e);
     for (p = text; p < end && e.vars.count < FUZZ_MAX_VARS;) {
         char *nl = memchr(p, '\n', (size_t)(end - p)), *eq;

@@ -672,7 +672,6 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     options o;
     env e;
     char *text, *p, *end, *next;
-    size_t skip = 1;
     int ok;
     if (size < 1 || size > MAX_INPUT_BYTES) return 0;
     memset(&o, 0, sizeof o);
@@ -680,15 +679,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     o.task_type = types[(data[0] >> 3) & 3];
     o.rpc_layer = data[0] & 32 ? "grpc" : NULL;
     o.port = ports[(data[0] >> 6) & 3];
-    if (o.task_type) {
-        if (size < 2) return 0;
-        o.task_id = (signed char)data[1];
-        skip = 2;
-    }
 
-    text = fuzz_text(data, size, skip);
+    text = fuzz_task_and_text(data, size, o.task_type != NULL, &o.task_id, &end);
     if (!text) return 0;
-    end = text + (size - skip);
     memset(&e, 0, sizeof e);
     for (p = text; p < end && e.vars.count < FUZZ_MAX_VARS; p = next) {
         char *eq = strchr(p, '=');
