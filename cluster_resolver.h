@@ -8580,14 +8580,15 @@ CRES__PRIVATE cres_result cres__hosts_new(const cres_resolver_vtable *vtable,
                                           cres_error *err) {
     cres_resolver *r;
     cres_result res;
+    *h = NULL;
     if (port < 0 || port > 65535)
         return cres__fail(err, CRES_ERR_INVALID_ARGUMENT, "%s: port %d is not 1 to 65535",
                           vtable->name, port);
     if ((res = cres_resolver_new(sizeof(cres__hosts), vtable, config, &r, err)) != CRES_OK)
         return res;
-    *h = (cres__hosts *)r;
-    res = cres_spec_create(&r->config.allocator, &(*h)->spec, err);
+    res = cres_spec_create(&r->config.allocator, &((cres__hosts *)r)->spec, err);
     if (res != CRES_OK) cres_resolver_free(r);
+    else *h = (cres__hosts *)r;
     return res;
 }
 
@@ -9834,9 +9835,13 @@ CRES_API cres_result cres_auto_resolver_create(const cres_auto_options *o, cres_
     if (strcmp(backend, "local") == 0 && strcmp(why, "no launcher or cluster variables") == 0 &&
         (res = cres__auto_not_alone(&probe, err)) != CRES_OK)
         return res;
-    if (strcmp(backend, "kubernetes") == 0 && *selector) /* what auto made of the pod */
-        snprintf(why + strlen(why), sizeof why - strlen(why),
-                 "; job \"worker\" = %s, or the whole JobSet when the own pod is in one", selector);
+    if (strcmp(backend, "kubernetes") == 0 && *selector) { /* what auto made of the pod */
+        size_t used = strlen(why); /* a long selector is cut short: why is only for the log */
+        if (snprintf(why + used, sizeof why - used,
+                     "; job \"worker\" = %s, or the whole JobSet when the own pod is in one",
+                     selector) < 0)
+            why[used] = '\0';
+    }
     res = cres__auto_create(backend, o, selector, &probe, &r, err);
     if (res == CRES_OK) res = cres__apply_options(r, o->task_type, o->task_id, o->rpc_layer, err);
     if (res != CRES_OK) {

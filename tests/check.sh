@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # The compile matrix: gcc and clang as C99 and C11, g++ and clang++ as C++11 and C++17, all
-# with -Wall -Wextra -Wpedantic -Werror at -O0 and -O2; the single-header mechanics
+# with -Wall -Wextra -Wpedantic -Werror at -O0 and -O2 (the implementation with gcc and g++
+# also at -O1, -O3, -Os and -Og); the single-header mechanics
 # (implementation in its own file, declarations only, CLUSTER_RESOLVER_STATIC, the header
 # included twice) and the examples. Each program built is also run. Then 32-bit (gcc -m32,
 # built and run) and Windows (mingw-w64, built and run under Wine): see the end.
@@ -36,6 +37,16 @@ wait "$gnu" || status=1
 wait "$llvm" || status=1
 [ "$status" = 0 ] || { echo "check: a configuration failed (above)" >&2; exit 1; }
 n=16
+# GCC's flow-sensitive warnings (maybe-uninitialized, format-truncation) change with the
+# optimization level, and users build at every one: the implementation alone, C and C++, at
+# the other levels too (clang's warnings do not depend on the level).
+for opt in -O1 -O3 -Os -Og; do
+    gcc -std=c99 $opt $warn -DCLUSTER_RESOLVER_USE_CURL -c tests/compile/impl_only.c -o "$out/impl-gcc$opt.o" &
+    g++ -std=c++11 $opt $warn -DCLUSTER_RESOLVER_USE_CURL -x c++ -c tests/compile/impl_only.c -o "$out/impl-g++$opt.o" || status=1
+    wait $! || status=1
+done
+[ "$status" = 0 ] || { echo "check: the implementation warns at an optimization level (above)" >&2; exit 1; }
+n=$((n + 8))
 # The layout rule (.clang-format): no line of the header or the examples past 100 columns.
 long=$(awk 'length > 100 { print FILENAME ":" FNR }' cluster_resolver.h examples/*.c)
 [ -z "$long" ] || { printf 'check: lines past 100 columns (clang-format --lines=N:N FILE fixes them):\n%s\n' "$long" >&2; exit 1; }
