@@ -5,9 +5,10 @@
    environment names. The tests never call setenv: the table is the whole environment.
 
    Values set with env_set() are borrowed (string literals); env_lines() and env_setf()
-   copy into the pool, which lives until env_reset(). Include after test_util.h, with
-   _POSIX_C_SOURCE 200809L defined first (mkstemp, mkdtemp). Each helper is TEST_HELPER:
-   a file that does not use one is not warned about it. */
+   copy into the pool, which lives until env_reset(). Include with _POSIX_C_SOURCE
+   200809L defined first (mkstemp, mkdtemp). Each helper is TEST_HELPER: a file that does
+   not use one is not warned about it. tests/fuzz/fixture_seeds.py replays the tests with
+   these helpers, but for env_set() and its kin and temp_file(), which it models. */
 #ifndef CRES_ENV_TABLE_H
 #define CRES_ENV_TABLE_H
 
@@ -115,6 +116,17 @@ TEST_HELPER void env_lines(const char *text) {
         }
         text += n + (eol ? 1 : 0);
     }
+}
+
+/* Open MPI's variables for one rank of `size`, local rank `local` of `local_size` on its
+   node, as mpirun gives them. */
+TEST_HELPER void ompi_rank(int rank, int size, int local, int local_size) {
+    env_setf("OMPI_COMM_WORLD_RANK", "%d", rank);
+    env_setf("OMPI_COMM_WORLD_SIZE", "%d", size);
+    env_setf("OMPI_COMM_WORLD_LOCAL_RANK", "%d", local);
+    env_setf("OMPI_COMM_WORLD_LOCAL_SIZE", "%d", local_size);
+    env_setf("OMPI_COMM_WORLD_NODE_RANK", "%d", local);
+    env_setf("PMIX_RANK", "%d", rank);
 }
 
 /* ---------------------------------------------------------------------------------------

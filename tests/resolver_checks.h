@@ -1,13 +1,15 @@
 /* Checks of what a resolver answers, shared by the environment backends' unit tests
    (test_hpc.c, test_launch.c, test_platforms.c, test_sched.c; their environment is
-   tests/env_table.h): a create call that must fail, the whole launch info, and the
-   master, devices, GPUs and own task. Failures name the test's line (the *_at helpers and
-   their macros). Each helper is TEST_HELPER: a file that does not use one is not warned
-   about it. Include after test_util.h, with _POSIX_C_SOURCE 200809L defined first. */
+   tests/env_table.h): a create call that must fail, the whole launch info, the master,
+   devices, GPUs and own task, and the backend auto picks. Failures name the test's line
+   (the *_at helpers and their macros). Each helper is TEST_HELPER: a file that does not
+   use one is not warned about it. Include with _POSIX_C_SOURCE 200809L defined first.
+   tests/fuzz/fixture_seeds.py replays these helpers with the tests that call them. */
 #ifndef CRES_RESOLVER_CHECKS_H
 #define CRES_RESOLVER_CHECKS_H
 
 #include "test_util.h"
+#include "env_table.h"
 
 #include <unistd.h>
 
@@ -154,9 +156,31 @@ TEST_HELPER void expect_task(cres_resolver *r, const char *type, int id) {
 }
 
 /* ---------------------------------------------------------------------------------------
-   Auto-detection looks for SageMaker's resource config in the real file system (no hook):
-   on a machine that has one, the backends after SageMaker cannot be detected. */
+   Auto-detection over cfg */
 
+TEST_HELPER cres_auto_options auto_options(void) {
+    cres_auto_options o;
+    memset(&o, 0, sizeof o);
+    o.config = &cfg;
+    return o;
+}
+
+/* The resolver auto picks with o, which must be the backend want_name. */
+TEST_HELPER cres_resolver *auto_with(cres_auto_options o, const char *want_name) {
+    cres_resolver *r = NULL;
+    cres_error err;
+    OK(cres_auto_resolver_create(&o, &r, &err));
+    assert_non_null(r);
+    assert_string_equal(cres_resolver_name(r), want_name);
+    return r;
+}
+
+TEST_HELPER void expect_auto(const char *want_name) {
+    cres_resolver_free(auto_with(auto_options(), want_name));
+}
+
+/* Auto-detection looks for SageMaker's resource config in the real file system (no hook):
+   on a machine that has one, the backends after SageMaker cannot be detected. */
 TEST_HELPER int on_sagemaker_machine(void) {
     return access("/opt/ml/input/config/resourceconfig.json", F_OK) == 0;
 }

@@ -1050,15 +1050,6 @@ static const char mpirun_np4_rank0[] =
     "PMIX_SERVER_URI4=1308950528.0;tcp4://127.0.0.1:42151\n"
     "PMIX_VERSION=4.2.2rc2\n";
 
-static void ompi_rank(int rank, int size, int local, int local_size) {
-    env_setf("OMPI_COMM_WORLD_RANK", "%d", rank);
-    env_setf("OMPI_COMM_WORLD_SIZE", "%d", size);
-    env_setf("OMPI_COMM_WORLD_LOCAL_RANK", "%d", local);
-    env_setf("OMPI_COMM_WORLD_LOCAL_SIZE", "%d", local_size);
-    env_setf("OMPI_COMM_WORLD_NODE_RANK", "%d", local);
-    env_setf("PMIX_RANK", "%d", rank);
-}
-
 static void mpirun_np4_one_host(void **state) {
     int rank;
     (void)state;
@@ -2239,26 +2230,6 @@ static void sm_groups_conflicting_options(void **state) {
 }
 /* ---------------------------------------------------------------------------------------
    Auto-detection */
-
-static cres_auto_options auto_options(void) {
-    cres_auto_options o;
-    memset(&o, 0, sizeof o);
-    o.config = &cfg;
-    return o;
-}
-
-static cres_resolver *auto_with(cres_auto_options o, const char *want_name) {
-    cres_resolver *r = NULL;
-    cres_error err;
-    OK(cres_auto_resolver_create(&o, &r, &err));
-    assert_non_null(r);
-    assert_string_equal(cres_resolver_name(r), want_name);
-    return r;
-}
-
-static void expect_auto(const char *want_name) {
-    cres_resolver_free(auto_with(auto_options(), want_name));
-}
 
 #define AUTO_FAILS(opts, want, sub1, sub2) FAILS_WITH(cres_auto_resolver_create, opts, want, sub1, sub2)
 

@@ -130,24 +130,6 @@ static cres_resolver *awsbatch_with(cres_awsbatch_options o) {
 
 static cres_resolver *awsbatch(void) { return awsbatch_with(awsbatch_options()); }
 
-static cres_auto_options auto_options(void) {
-    cres_auto_options o;
-    memset(&o, 0, sizeof o);
-    o.config = &cfg;
-    return o;
-}
-
-static cres_resolver *auto_with(cres_auto_options o, const char *want_name) {
-    cres_resolver *r = NULL;
-    cres_error err;
-    OK(cres_auto_resolver_create(&o, &r, &err));
-    assert_non_null(r);
-    assert_string_equal(cres_resolver_name(r), want_name);
-    return r;
-}
-
-static void expect_auto(const char *want_name) { cres_resolver_free(auto_with(auto_options(), want_name)); }
-
 #define TORCH_FAILS(opts, want, sub1, sub2) FAILS_WITH(cres_torch_resolver_create, opts, want, sub1, sub2)
 #define JAX_FAILS(opts, want, sub1, sub2) FAILS_WITH(cres_jax_resolver_create, opts, want, sub1, sub2)
 #define AWSBATCH_FAILS(opts, want, sub1, sub2) FAILS_WITH(cres_awsbatch_resolver_create, opts, want, sub1, sub2)

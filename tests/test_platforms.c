@@ -170,24 +170,6 @@ static cres_resolver *lws_with(cres_lws_options o) {
 
 static cres_resolver *lws(void) { return lws_with(lws_options()); }
 
-static cres_auto_options auto_options(void) {
-    cres_auto_options o;
-    memset(&o, 0, sizeof o);
-    o.config = &cfg;
-    return o;
-}
-
-static cres_resolver *auto_with(cres_auto_options o, const char *want_name) {
-    cres_resolver *r = NULL;
-    cres_error err;
-    OK(cres_auto_resolver_create(&o, &r, &err));
-    assert_non_null(r);
-    assert_string_equal(cres_resolver_name(r), want_name);
-    return r;
-}
-
-static void expect_auto(const char *want_name) { cres_resolver_free(auto_with(auto_options(), want_name)); }
-
 #define VERTEX_FAILS(opts, want, sub1, sub2) FAILS_WITH(cres_vertex_resolver_create, opts, want, sub1, sub2)
 #define SKYPILOT_FAILS(opts, want, sub1, sub2) FAILS_WITH(cres_skypilot_resolver_create, opts, want, sub1, sub2)
 #define VOLCANO_FAILS(opts, want, sub1, sub2) FAILS_WITH(cres_volcano_resolver_create, opts, want, sub1, sub2)

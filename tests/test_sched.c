@@ -202,13 +202,7 @@ static cres_resolver *mpi_with_at(cres_mpi_options o, int line) {
     return r;
 }
 
-static cres_auto_options auto_options(void) {
-    cres_auto_options o;
-    memset(&o, 0, sizeof o);
-    o.config = &cfg;
-    return o;
-}
-
+/* Auto with auto_options() (tests/resolver_checks.h); the pick is checked by auto_checked(). */
 static cres_resolver *auto_with_at(cres_auto_options o, int line) {
     cres_resolver *r = NULL;
     cres_error err;
@@ -871,15 +865,6 @@ static const char sge_job[] = "JOB_ID=17\n"
 #define SGE_SPEC                                                                                            \
     "{'worker': ['node01.cluster:8888', 'node01.cluster:8889', 'node01.cluster:8890', 'node01.cluster:8891', " \
     "'node02.cluster:8888', 'node02.cluster:8889']}"
-
-static void ompi_rank(int r, int size, int local, int local_size) {
-    env_setf("OMPI_COMM_WORLD_RANK", "%d", r);
-    env_setf("OMPI_COMM_WORLD_SIZE", "%d", size);
-    env_setf("OMPI_COMM_WORLD_LOCAL_RANK", "%d", local);
-    env_setf("OMPI_COMM_WORLD_LOCAL_SIZE", "%d", local_size);
-    env_setf("OMPI_COMM_WORLD_NODE_RANK", "%d", local);
-    env_setf("PMIX_RANK", "%d", r);
-}
 
 static void sge_open_mpi_every_rank(void **state) {
     static const int local[6] = {0, 1, 2, 3, 0, 1}, node[6] = {0, 0, 0, 0, 1, 1}, size[2] = {4, 2};
