@@ -54,7 +54,8 @@ $(BUILD)/san/impl.o: tests/impl.c cluster_resolver.h | $(BUILD)/san
 	clang -std=c99 $(SAN) $(WARN) -c $< -o $@
 
 # Every unit test depends on every shared test header (a rule per header would be longer).
-TEST_HEADERS := tests/test_util.h tests/alloc_walk.h tests/env_table.h tests/resolver_checks.h
+TEST_HEADERS := tests/test_util.h tests/alloc_walk.h tests/walk_files.h tests/env_table.h \
+                tests/resolver_checks.h
 
 $(BUILD)/test_%: tests/test_%.c $(BUILD)/impl.o $(TEST_HEADERS) cluster_resolver.h | $(BUILD)
 	gcc -std=c99 -O2 $(WARN) $< $(BUILD)/impl.o -lcmocka -o $@

@@ -32,6 +32,9 @@
 /* The test allocator, the walk, and the environment (name/value pairs ending in NULL), the
    offline transport and the checks the backends' walks share */
 #include "alloc_walk.h"
+#include "walk_files.h"
+
+#define N(a) (sizeof(a) / sizeof *(a))
 
 /* ---------------------------------------------------------------------------------------
    Temporary files */
@@ -66,30 +69,24 @@ static const char hetero_config_text[] =
     "                      \"hosts\": [\"algo-3\"]}],\n"
     " \"network_interface_name\": \"eth0\"}\n";
 
-static char temp_dir[64], openmpi_path[128], mpich_path[128], resource_config_path[128], hetero_config_path[128];
+static char temp_dir[WALK_PATH_SIZE], openmpi_path[WALK_PATH_SIZE], mpich_path[WALK_PATH_SIZE],
+    resource_config_path[WALK_PATH_SIZE], hetero_config_path[WALK_PATH_SIZE];
+
+static const walk_file files[] = {
+    {openmpi_path, "openmpi_hostfile", openmpi_text},
+    {mpich_path, "mpich_hostfile", mpich_text},
+    {resource_config_path, "resourceconfig.json", resource_config_text},
+    {hetero_config_path, "hetero.json", hetero_config_text},
+};
 
 static int make_files(void **state) {
     (void)state;
-    snprintf(temp_dir, sizeof temp_dir, "/tmp/test_alloc_fail_hpc.XXXXXX");
-    if (!mkdtemp(temp_dir)) return -1;
-    snprintf(openmpi_path, sizeof openmpi_path, "%s/openmpi_hostfile", temp_dir);
-    snprintf(mpich_path, sizeof mpich_path, "%s/mpich_hostfile", temp_dir);
-    snprintf(resource_config_path, sizeof resource_config_path, "%s/resourceconfig.json", temp_dir);
-    snprintf(hetero_config_path, sizeof hetero_config_path, "%s/hetero.json", temp_dir);
-    write_file(openmpi_path, openmpi_text);
-    write_file(mpich_path, mpich_text);
-    write_file(resource_config_path, resource_config_text);
-    write_file(hetero_config_path, hetero_config_text);
-    return 0;
+    return walk_files_make(temp_dir, "/tmp/test_alloc_fail_hpc.XXXXXX", files, N(files));
 }
 
 static int remove_files(void **state) {
     (void)state;
-    unlink(openmpi_path);
-    unlink(mpich_path);
-    unlink(resource_config_path);
-    unlink(hetero_config_path);
-    return rmdir(temp_dir);
+    return walk_files_remove(temp_dir, files, N(files));
 }
 
 /* ---------------------------------------------------------------------------------------
@@ -165,8 +162,6 @@ static cres_result run_scenario(test_alloc *t, const void *ctx) {
    The walk */
 
 static void walk(const scenario *sc) { alloc_walk(sc->name, run_scenario, sc, sc->expected); }
-
-#define N(a) (sizeof(a) / sizeof *(a))
 
 /* ---------------------------------------------------------------------------------------
    Slurm: the environment of `srun -N4 -n8` on node[1-4], 4+2+1+1 tasks */

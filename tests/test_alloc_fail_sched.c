@@ -31,6 +31,9 @@
 /* The test allocator, the walk, and the environment (name/value pairs ending in NULL) and
    the checks the backends' walks share */
 #include "alloc_walk.h"
+#include "walk_files.h"
+
+#define N(a) (sizeof(a) / sizeof *(a))
 
 /* ---------------------------------------------------------------------------------------
    The schedulers' files */
@@ -50,40 +53,28 @@ static const char flux_hosts_text[] = "corona171\ncorona172\n";
 /* Kubeflow MPIJob's /etc/mpi/hostfile. */
 static const char mpijob_text[] = "pi-worker-0.pi.default.svc slots=2\npi-worker-1.pi.default.svc slots=2\n";
 
-static char temp_dir[64], nodefile[128], nodefile_mixed[128], rankfile[128], pe_hostfile[128], pe_bad[128], flux_hosts[128],
-    mpijob_hostfile[128];
+static char temp_dir[WALK_PATH_SIZE], nodefile[WALK_PATH_SIZE], nodefile_mixed[WALK_PATH_SIZE],
+    rankfile[WALK_PATH_SIZE], pe_hostfile[WALK_PATH_SIZE], pe_bad[WALK_PATH_SIZE],
+    flux_hosts[WALK_PATH_SIZE], mpijob_hostfile[WALK_PATH_SIZE];
+
+static const walk_file files[] = {
+    {nodefile, "4711.pbs-server", nodefile_text},
+    {nodefile_mixed, "4712.pbs-server", nodefile_mixed_text},
+    {rankfile, "lsb_djob_rankfile", rankfile_text},
+    {pe_hostfile, "pe_hostfile", pe_hostfile_text},
+    {pe_bad, "pe_bad", pe_bad_text},
+    {flux_hosts, "flux_hosts", flux_hosts_text},
+    {mpijob_hostfile, "hostfile", mpijob_text},
+};
 
 static int make_files(void **state) {
     (void)state;
-    snprintf(temp_dir, sizeof temp_dir, "/tmp/test_alloc_fail_sched.XXXXXX");
-    if (!mkdtemp(temp_dir)) return -1;
-    snprintf(nodefile, sizeof nodefile, "%s/4711.pbs-server", temp_dir);
-    snprintf(nodefile_mixed, sizeof nodefile_mixed, "%s/4712.pbs-server", temp_dir);
-    snprintf(rankfile, sizeof rankfile, "%s/lsb_djob_rankfile", temp_dir);
-    snprintf(pe_hostfile, sizeof pe_hostfile, "%s/pe_hostfile", temp_dir);
-    snprintf(pe_bad, sizeof pe_bad, "%s/pe_bad", temp_dir);
-    snprintf(flux_hosts, sizeof flux_hosts, "%s/flux_hosts", temp_dir);
-    snprintf(mpijob_hostfile, sizeof mpijob_hostfile, "%s/hostfile", temp_dir);
-    write_file(nodefile, nodefile_text);
-    write_file(nodefile_mixed, nodefile_mixed_text);
-    write_file(rankfile, rankfile_text);
-    write_file(pe_hostfile, pe_hostfile_text);
-    write_file(pe_bad, pe_bad_text);
-    write_file(flux_hosts, flux_hosts_text);
-    write_file(mpijob_hostfile, mpijob_text);
-    return 0;
+    return walk_files_make(temp_dir, "/tmp/test_alloc_fail_sched.XXXXXX", files, N(files));
 }
 
 static int remove_files(void **state) {
     (void)state;
-    unlink(nodefile);
-    unlink(nodefile_mixed);
-    unlink(rankfile);
-    unlink(pe_hostfile);
-    unlink(pe_bad);
-    unlink(flux_hosts);
-    unlink(mpijob_hostfile);
-    return rmdir(temp_dir);
+    return walk_files_remove(temp_dir, files, N(files));
 }
 
 /* ---------------------------------------------------------------------------------------
@@ -171,8 +162,6 @@ static cres_result run_scenario(test_alloc *t, const void *ctx) {
 }
 
 static void walk(const scenario *sc) { alloc_walk(sc->name, run_scenario, sc, sc->expected); }
-
-#define N(a) (sizeof(a) / sizeof *(a))
 
 /* ---------------------------------------------------------------------------------------
    PBS */
