@@ -123,8 +123,8 @@ static cres_result run_create(const scenario *sc, const cres_config *config, cre
         WALK_CREATE(cres_slurm_options, cres_slurm_resolver_create, WALK_JOBS_FIELDS);
         break;
     case MPI:
-        WALK_CREATE(cres_mpi_options, cres_mpi_resolver_create, WALK_JOBS_FIELDS;
-                    o.hostfile = sc->hostfile);
+        WALK_CREATE(cres_mpi_options, cres_mpi_resolver_create,
+                    WALK_JOBS_FIELDS; o.hostfile = sc->hostfile);
         break;
     case SAGEMAKER:
     case SAGEMAKER_GROUPS:

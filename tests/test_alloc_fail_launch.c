@@ -78,8 +78,8 @@ static cres_result run_create(const scenario *sc, const cres_config *config, cre
         WALK_CREATE(cres_slurm_options, cres_slurm_resolver_create, WALK_TASK_FIELDS);
         break;
     default:
-        WALK_CREATE(cres_auto_options, cres_auto_resolver_create, o.backend = sc->force;
-                    o.port = sc->port; WALK_TASK_FIELDS);
+        WALK_CREATE(cres_auto_options, cres_auto_resolver_create,
+                    o.backend = sc->force; o.port = sc->port; WALK_TASK_FIELDS);
         break;
     }
     return check_create(res, &err, *r, t, sc->expected, sc->want_message, sc->want_name);

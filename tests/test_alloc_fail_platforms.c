@@ -83,24 +83,25 @@ static cres_result run_create(const scenario *sc, const cres_config *config, cre
     cres_result res;
     switch (sc->kind) {
     case VERTEX:
-        WALK_CREATE(cres_vertex_options, cres_vertex_resolver_create, o.cluster_spec = sc->text;
-                    WALK_TASK_FIELDS);
+        WALK_CREATE(cres_vertex_options, cres_vertex_resolver_create,
+                    o.cluster_spec = sc->text; WALK_TASK_FIELDS);
         break;
     case SKYPILOT:
-        WALK_CREATE(cres_skypilot_options, cres_skypilot_resolver_create, o.port = sc->port;
-                    o.job_name = sc->job; WALK_TASK_FIELDS);
+        WALK_CREATE(cres_skypilot_options, cres_skypilot_resolver_create,
+                    o.port = sc->port; o.job_name = sc->job; WALK_TASK_FIELDS);
         break;
     case VOLCANO:
-        WALK_CREATE(cres_volcano_options, cres_volcano_resolver_create, o.port = sc->port;
-                    o.hostname = sc->text; WALK_TASK_FIELDS);
+        WALK_CREATE(cres_volcano_options, cres_volcano_resolver_create,
+                    o.port = sc->port; o.hostname = sc->text; WALK_TASK_FIELDS);
         break;
     case LWS:
-        WALK_CREATE(cres_lws_options, cres_lws_resolver_create, o.port = sc->port;
-                    o.hostname = sc->text; o.job_name = sc->job; WALK_TASK_FIELDS);
+        WALK_CREATE(cres_lws_options, cres_lws_resolver_create,
+                    o.port = sc->port; o.hostname = sc->text; o.job_name = sc->job;
+                    WALK_TASK_FIELDS);
         break;
     default:
-        WALK_CREATE(cres_auto_options, cres_auto_resolver_create, o.backend = sc->force;
-                    o.port = sc->port; WALK_TASK_FIELDS);
+        WALK_CREATE(cres_auto_options, cres_auto_resolver_create,
+                    o.backend = sc->force; o.port = sc->port; WALK_TASK_FIELDS);
         break;
     }
     return check_create(res, &err, *r, t, sc->expected, sc->want_message, sc->want_name);

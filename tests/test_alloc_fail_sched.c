@@ -117,12 +117,12 @@ static cres_result run_create(const scenario *sc, const cres_config *config, cre
         WALK_CREATE(cres_sge_options, cres_sge_resolver_create, WALK_JOBS_FIELDS);
         break;
     case FLUX:
-        WALK_CREATE(cres_flux_options, cres_flux_resolver_create, WALK_JOBS_FIELDS;
-                    o.hostfile = sc->hostfile);
+        WALK_CREATE(cres_flux_options, cres_flux_resolver_create,
+                    WALK_JOBS_FIELDS; o.hostfile = sc->hostfile);
         break;
     case MPI:
-        WALK_CREATE(cres_mpi_options, cres_mpi_resolver_create, WALK_JOBS_FIELDS;
-                    o.hostfile = sc->hostfile);
+        WALK_CREATE(cres_mpi_options, cres_mpi_resolver_create,
+                    WALK_JOBS_FIELDS; o.hostfile = sc->hostfile);
         break;
     default:
         WALK_CREATE(cres_auto_options, cres_auto_resolver_create, o.backend = sc->force);
