@@ -135,8 +135,8 @@ TEST_HELPER void ompi_rank(int rank, int size, int local, int local_size) {
 static cres_config cfg;
 
 /* cfg zeroed, its getenv hook on the table. The env_list hook stays zero (the process
-   environment) unless a test adds env_list_config(): a backend that lists the environment
-   must see what it saw before. */
+   environment) unless the file adds env_list_config(), as test_platforms.c does: the other
+   files' tests run, as they were written, with the process environment listed. */
 TEST_HELPER void env_config(void) {
     memset(&cfg, 0, sizeof cfg);
     cfg.getenv.fn = table_getenv;
