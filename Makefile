@@ -53,10 +53,14 @@ $(BUILD)/impl.o: tests/impl.c cluster_resolver.h | $(BUILD)
 $(BUILD)/san/impl.o: tests/impl.c cluster_resolver.h | $(BUILD)/san
 	clang -std=c99 $(SAN) $(WARN) -c $< -o $@
 
-$(BUILD)/test_%: tests/test_%.c $(BUILD)/impl.o tests/test_util.h tests/alloc_walk.h cluster_resolver.h | $(BUILD)
+# Every unit test depends on every shared test header (a rule per header would be longer).
+TEST_HEADERS := tests/test_util.h tests/alloc_walk.h tests/walk_files.h tests/env_table.h \
+                tests/resolver_checks.h
+
+$(BUILD)/test_%: tests/test_%.c $(BUILD)/impl.o $(TEST_HEADERS) cluster_resolver.h | $(BUILD)
 	gcc -std=c99 -O2 $(WARN) $< $(BUILD)/impl.o -lcmocka -o $@
 
-$(BUILD)/san/test_%: tests/test_%.c $(BUILD)/san/impl.o tests/test_util.h tests/alloc_walk.h cluster_resolver.h | $(BUILD)/san
+$(BUILD)/san/test_%: tests/test_%.c $(BUILD)/san/impl.o $(TEST_HEADERS) cluster_resolver.h | $(BUILD)/san
 	clang -std=c99 $(SAN) $(WARN) $< $(BUILD)/san/impl.o -lcmocka -o $@
 
 # Defines CRES_MALLOC/REALLOC/FREE and the implementation itself, so it links alone.

@@ -1,5 +1,7 @@
 /* Allocation-failure injection for the HPC backends (Slurm, MPI, SageMaker) and for
-   auto-detection of every backend, with the compact allocator of tests/test_alloc_fail_k8s.c.
+   auto-detection of every backend, with the allocator and walk of tests/alloc_walk.h, which
+   also holds the scenario parts (environment, create, checks) this file shares with
+   test_alloc_fail_launch.c, _platforms.c and _sched.c.
 
    A counting test allocator fails the n-th allocation (n = 0, 1, 2, ...) of a scenario and
    counts the blocks still live. A scenario creates its resolver from an environment served
@@ -27,34 +29,12 @@
 
 #include "../cluster_resolver.h"
 
-/* ---------------------------------------------------------------------------------------
-   The test allocator */
-
+/* The test allocator, the walk, and the environment (name/value pairs ending in NULL), the
+   offline transport and the checks the backends' walks share */
 #include "alloc_walk.h"
+#include "walk_files.h"
 
-/* ---------------------------------------------------------------------------------------
-   The environment: name/value pairs ending in NULL */
-
-static const char *pairs_getenv(void *user, const char *name) {
-    const char *const *kv = (const char *const *)user;
-    for (; kv && *kv; kv += 2)
-        if (strcmp(kv[0], name) == 0) return kv[1];
-    return NULL;
-}
-
-/* ---------------------------------------------------------------------------------------
-   No network: every backend here must answer without a request, so the transport fails
-   (and counts) any it gets */
-
-static cres_result no_network(void *user, const cres_http_request *req, cres_http_response *resp,
-                              const cres_allocator *alloc, cres_error *err) {
-    (void)req;
-    (void)resp;
-    (void)alloc;
-    ++*(int *)user;
-    if (err) snprintf(err->message, sizeof err->message, "test: no network here");
-    return CRES_ERR_TRANSPORT;
-}
+#define N(a) (sizeof(a) / sizeof *(a))
 
 /* ---------------------------------------------------------------------------------------
    Temporary files */
@@ -89,30 +69,24 @@ static const char hetero_config_text[] =
     "                      \"hosts\": [\"algo-3\"]}],\n"
     " \"network_interface_name\": \"eth0\"}\n";
 
-static char temp_dir[64], openmpi_path[128], mpich_path[128], resource_config_path[128], hetero_config_path[128];
+static char temp_dir[WALK_PATH_SIZE], openmpi_path[WALK_PATH_SIZE], mpich_path[WALK_PATH_SIZE],
+    resource_config_path[WALK_PATH_SIZE], hetero_config_path[WALK_PATH_SIZE];
+
+static const walk_file files[] = {
+    {openmpi_path, "openmpi_hostfile", openmpi_text},
+    {mpich_path, "mpich_hostfile", mpich_text},
+    {resource_config_path, "resourceconfig.json", resource_config_text},
+    {hetero_config_path, "hetero.json", hetero_config_text},
+};
 
 static int make_files(void **state) {
     (void)state;
-    snprintf(temp_dir, sizeof temp_dir, "/tmp/test_alloc_fail_hpc.XXXXXX");
-    if (!mkdtemp(temp_dir)) return -1;
-    snprintf(openmpi_path, sizeof openmpi_path, "%s/openmpi_hostfile", temp_dir);
-    snprintf(mpich_path, sizeof mpich_path, "%s/mpich_hostfile", temp_dir);
-    snprintf(resource_config_path, sizeof resource_config_path, "%s/resourceconfig.json", temp_dir);
-    snprintf(hetero_config_path, sizeof hetero_config_path, "%s/hetero.json", temp_dir);
-    write_file(openmpi_path, openmpi_text);
-    write_file(mpich_path, mpich_text);
-    write_file(resource_config_path, resource_config_text);
-    write_file(hetero_config_path, hetero_config_text);
-    return 0;
+    return walk_files_make(temp_dir, "/tmp/test_alloc_fail_hpc.XXXXXX", files, N(files));
 }
 
 static int remove_files(void **state) {
     (void)state;
-    unlink(openmpi_path);
-    unlink(mpich_path);
-    unlink(resource_config_path);
-    unlink(hetero_config_path);
-    return rmdir(temp_dir);
+    return walk_files_remove(temp_dir, files, N(files));
 }
 
 /* ---------------------------------------------------------------------------------------
@@ -140,90 +114,30 @@ typedef struct scenario {
     const char *want_message;         /* part of the message when the undisturbed run fails */
 } scenario;
 
-static cres_result run_create(const scenario *sc, const cres_config *config, cres_resolver **r, const test_alloc *t) {
+static cres_result run_create(const scenario *sc, const cres_config *config, cres_resolver **r,
+                              const test_alloc *t) {
     cres_error err;
     cres_result res;
     switch (sc->backend) {
-    case SLURM: {
-        cres_slurm_options o;
-        memset(&o, 0, sizeof o);
-        o.config = config;
-        o.jobs = sc->jobs;
-        o.jobs_count = sc->jobs_count;
-        res = cres_slurm_resolver_create(&o, r, &err);
+    case SLURM:
+        WALK_CREATE(cres_slurm_options, cres_slurm_resolver_create, WALK_JOBS_FIELDS);
         break;
-    }
-    case MPI: {
-        cres_mpi_options o;
-        memset(&o, 0, sizeof o);
-        o.config = config;
-        o.jobs = sc->jobs;
-        o.jobs_count = sc->jobs_count;
-        o.hostfile = sc->hostfile;
-        res = cres_mpi_resolver_create(&o, r, &err);
+    case MPI:
+        WALK_CREATE(cres_mpi_options, cres_mpi_resolver_create,
+                    WALK_JOBS_FIELDS; o.hostfile = sc->hostfile);
         break;
-    }
     case SAGEMAKER:
-    case SAGEMAKER_GROUPS: {
-        cres_sagemaker_options o;
-        memset(&o, 0, sizeof o);
-        o.config = config;
-        o.resource_config = sc->resource_config ? sc->resource_config : "/nonexistent/resourceconfig.json";
-        o.instance_groups = sc->backend == SAGEMAKER_GROUPS;
-        res = cres_sagemaker_resolver_create(&o, r, &err);
+    case SAGEMAKER_GROUPS:
+        WALK_CREATE(cres_sagemaker_options, cres_sagemaker_resolver_create,
+                    o.resource_config = sc->resource_config ? sc->resource_config
+                                                            : "/nonexistent/resourceconfig.json";
+                    o.instance_groups = sc->backend == SAGEMAKER_GROUPS);
+        break;
+    default:
+        WALK_CREATE(cres_auto_options, cres_auto_resolver_create, o.backend = sc->force);
         break;
     }
-    default: {
-        cres_auto_options o;
-        memset(&o, 0, sizeof o);
-        o.config = config;
-        o.backend = sc->force;
-        res = cres_auto_resolver_create(&o, r, &err);
-        break;
-    }
-    }
-    res = checked(res, &err);
-    if (res != CRES_OK && *r) return mismatch("create failed but returned a resolver", err.message);
-    if (res == sc->expected && res != CRES_OK && !t->triggered && sc->want_message && !strstr(err.message, sc->want_message))
-        return mismatch("message", err.message);
-    if (res == CRES_OK && strcmp(cres_resolver_name(*r), sc->want_name) != 0)
-        return mismatch("resolver name", cres_resolver_name(*r));
-    return res;
-}
-
-static cres_result run_resolve(const scenario *sc, cres_resolver *r) {
-    cres_cluster_spec *spec = NULL;
-    cres_error err;
-    char json[2048], task[300];
-    cres_result res = checked(cres_resolve(r, &spec, &err), &err);
-    if (res != CRES_OK && spec) res = mismatch("resolve failed but returned a spec", err.message);
-    if (res == CRES_OK && cres_spec_to_json(spec, json, sizeof json, NULL, &err) != CRES_OK)
-        res = mismatch("to_json", err.message);
-    if (res == CRES_OK && strcmp(json, sc->want_spec) != 0) res = mismatch("spec", json);
-    cres_spec_free(spec);
-    snprintf(task, sizeof task, "%s %d", cres_task_type(r) ? cres_task_type(r) : "-", cres_task_id(r));
-    if (res == CRES_OK && strcmp(task, sc->want_task) != 0) res = mismatch("own task", task);
-    return res;
-}
-
-/* A length query, then a buffer of exactly that size; accelerators agree. */
-static cres_result run_devices(const scenario *sc, cres_resolver *r) {
-    cres_error err;
-    cres_accelerators acc;
-    char devices[64];
-    size_t len = 0, len2 = 0;
-    cres_result res = checked(cres_visible_devices(r, NULL, 0, &len, &err), &err);
-    if (res != CRES_OK) return res;
-    if (len >= sizeof devices) return mismatch("visible devices length", "too long");
-    res = checked(cres_visible_devices(r, devices, len + 1, &len2, &err), &err);
-    if (res != CRES_OK) return res;
-    if (len2 != len || strcmp(devices, sc->want_devices) != 0) return mismatch("visible devices", devices);
-    res = checked(cres_num_accelerators(r, &acc, &err), &err);
-    if (res != CRES_OK) return res;
-    if (sc->want_gpus ? acc.count != 1 || strcmp(acc.items[0].type, "GPU") != 0 || acc.items[0].count != sc->want_gpus
-                      : acc.count != 0)
-        return mismatch("accelerators", acc.count ? acc.items[0].type : "none");
-    return CRES_OK;
+    return check_create(res, &err, *r, t, sc->expected, sc->want_message, sc->want_name);
 }
 
 static cres_result run_scenario(test_alloc *t, const void *ctx) {
@@ -232,17 +146,13 @@ static cres_result run_scenario(test_alloc *t, const void *ctx) {
     cres_resolver *r = NULL;
     cres_result res;
     int requests = 0;
-    memset(&config, 0, sizeof config);
-    config.transport.perform = no_network;
-    config.transport.user = &requests;
-    config.max_retries = -1;
-    test_alloc_use(&config.allocator, t);
-    config.getenv.fn = pairs_getenv;
-    config.getenv.user = (void *)sc->env;
+    walk_config(&config, t, sc->env);
+    walk_offline(&config, &requests);
     res = run_create(sc, &config, &r, t);
-    if (res == CRES_OK && !sc->create_only) res = run_resolve(sc, r);
+    if (res == CRES_OK && !sc->create_only)
+        res = check_resolve(r, sc->want_spec, NULL, sc->want_task);
     if (res == CRES_OK && !sc->create_only) res = check_master(r, sc->want_master);
-    if (res == CRES_OK && sc->want_devices) res = run_devices(sc, r);
+    if (res == CRES_OK && sc->want_devices) res = check_devices(r, sc->want_devices, sc->want_gpus);
     if (requests) res = mismatch("an HTTP request was made", sc->name);
     cres_resolver_free(r);
     return res;
@@ -252,8 +162,6 @@ static cres_result run_scenario(test_alloc *t, const void *ctx) {
    The walk */
 
 static void walk(const scenario *sc) { alloc_walk(sc->name, run_scenario, sc, sc->expected); }
-
-#define N(a) (sizeof(a) / sizeof *(a))
 
 /* ---------------------------------------------------------------------------------------
    Slurm: the environment of `srun -N4 -n8` on node[1-4], 4+2+1+1 tasks */

@@ -32,6 +32,7 @@
    The test allocator */
 
 #include "alloc_walk.h"
+#include "walk_files.h"
 
 /* ---------------------------------------------------------------------------------------
    The fake API server: scripted answers served in order, bodies made with the allocator
@@ -134,24 +135,21 @@ static const char page_truncated[] = "{\"kind\": \"PodList\", \"items\": [{\"met
 /* ---------------------------------------------------------------------------------------
    Temporary service-account files */
 
-static char temp_dir[64], token_path[128], namespace_path[128];
+static char temp_dir[WALK_PATH_SIZE], token_path[WALK_PATH_SIZE], namespace_path[WALK_PATH_SIZE];
+
+static const walk_file files[] = {
+    {token_path, "token", "eyJhbGciOiJSUzI1NiJ9.token\n"},
+    {namespace_path, "namespace", "ml\n"},
+};
 
 static int make_files(void **state) {
     (void)state;
-    snprintf(temp_dir, sizeof temp_dir, "/tmp/test_alloc_fail_k8s.XXXXXX");
-    if (!mkdtemp(temp_dir)) return -1;
-    snprintf(token_path, sizeof token_path, "%s/token", temp_dir);
-    snprintf(namespace_path, sizeof namespace_path, "%s/namespace", temp_dir);
-    write_file(token_path, "eyJhbGciOiJSUzI1NiJ9.token\n");
-    write_file(namespace_path, "ml\n");
-    return 0;
+    return walk_files_make(temp_dir, "/tmp/test_alloc_fail_k8s.XXXXXX", files, N(files));
 }
 
 static int remove_files(void **state) {
     (void)state;
-    unlink(token_path);
-    unlink(namespace_path);
-    return rmdir(temp_dir);
+    return walk_files_remove(temp_dir, files, N(files));
 }
 
 /* ---------------------------------------------------------------------------------------

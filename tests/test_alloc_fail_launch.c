@@ -1,7 +1,8 @@
 /* Allocation-failure injection for the launch contract: the coordinator-only backends
    (torch, jax, awsbatch) and auto choosing them, cres_launch on spec-based backends, and
    cres_spec_launch_info / cres_spec_to_machinefile / cres_spec_to_hostfile, with the
-   allocator and walk of tests/alloc_walk.h (as tests/test_alloc_fail_hpc.c).
+   allocator, walk and shared scenario parts (environment, create, checks) of
+   tests/alloc_walk.h (as tests/test_alloc_fail_hpc.c).
 
    A scenario creates its resolver from an environment served through cres_config.getenv,
    then resolves (CRES_ERR_INCOMPLETE and no spec for a coordinator-only source), asks for
@@ -27,34 +28,9 @@
 
 #include "../cluster_resolver.h"
 
+/* The test allocator, the walk, and the environment (name/value pairs ending in NULL), the
+   offline transport, the log count and the checks the backends' walks share */
 #include "alloc_walk.h"
-
-/* ---------------------------------------------------------------------------------------
-   The environment (name/value pairs ending in NULL) and no network */
-
-static const char *pairs_getenv(void *user, const char *name) {
-    const char *const *kv = (const char *const *)user;
-    for (; kv && *kv; kv += 2)
-        if (strcmp(kv[0], name) == 0) return kv[1];
-    return NULL;
-}
-
-static cres_result no_network(void *user, const cres_http_request *req, cres_http_response *resp,
-                              const cres_allocator *alloc, cres_error *err) {
-    (void)req;
-    (void)resp;
-    (void)alloc;
-    ++*(int *)user;
-    if (err) snprintf(err->message, sizeof err->message, "test: no network here");
-    return CRES_ERR_TRANSPORT;
-}
-
-/* The log hook runs too (auto and the coordinator-only backends log their choice). */
-static void count_log(void *user, cres_log_level level, const char *message) {
-    (void)level;
-    (void)message;
-    ++*(int *)user;
-}
 
 /* ---------------------------------------------------------------------------------------
    Scenarios */
@@ -83,86 +59,30 @@ typedef struct scenario {
 
 #define U CRES_UNKNOWN
 
-static cres_result compare_info(const cres_launch_info *got, const cres_launch_info *want) {
-    char text[2200];
-    if (got->world_size == want->world_size && got->rank == want->rank && got->local_rank == want->local_rank &&
-        got->local_world_size == want->local_world_size && got->node_rank == want->node_rank &&
-        got->num_nodes == want->num_nodes && got->master_port == want->master_port &&
-        strcmp(got->master_host, want->master_host) == 0 && strcmp(got->master_address, want->master_address) == 0)
-        return CRES_OK;
-    snprintf(text, sizeof text, "world %d rank %d local %d/%d node %d/%d master %s port %d address %s",
-             got->world_size, got->rank, got->local_rank, got->local_world_size, got->node_rank, got->num_nodes,
-             got->master_host, got->master_port, got->master_address);
-    return mismatch("launch info", text);
-}
-
-static cres_result run_create(const scenario *sc, const cres_config *config, cres_resolver **r, const test_alloc *t) {
+static cres_result run_create(const scenario *sc, const cres_config *config, cres_resolver **r,
+                              const test_alloc *t) {
     cres_error err;
     cres_result res;
     switch (sc->kind) {
-    case TORCH: {
-        cres_torch_options o;
-        memset(&o, 0, sizeof o);
-        o.config = config;
-        o.task_type = sc->task_type;
-        o.task_id = sc->task_id;
-        o.rpc_layer = sc->rpc_layer;
-        res = cres_torch_resolver_create(&o, r, &err);
+    case TORCH:
+        WALK_CREATE(cres_torch_options, cres_torch_resolver_create, WALK_TASK_FIELDS);
+        break;
+    case JAX:
+        WALK_CREATE(cres_jax_options, cres_jax_resolver_create, WALK_TASK_FIELDS);
+        break;
+    case AWSBATCH:
+        WALK_CREATE(cres_awsbatch_options, cres_awsbatch_resolver_create,
+                    o.main_host = sc->main_host; o.port = sc->port; WALK_TASK_FIELDS);
+        break;
+    case SLURM:
+        WALK_CREATE(cres_slurm_options, cres_slurm_resolver_create, WALK_TASK_FIELDS);
+        break;
+    default:
+        WALK_CREATE(cres_auto_options, cres_auto_resolver_create,
+                    o.backend = sc->force; o.port = sc->port; WALK_TASK_FIELDS);
         break;
     }
-    case JAX: {
-        cres_jax_options o;
-        memset(&o, 0, sizeof o);
-        o.config = config;
-        o.task_type = sc->task_type;
-        o.task_id = sc->task_id;
-        o.rpc_layer = sc->rpc_layer;
-        res = cres_jax_resolver_create(&o, r, &err);
-        break;
-    }
-    case AWSBATCH: {
-        cres_awsbatch_options o;
-        memset(&o, 0, sizeof o);
-        o.config = config;
-        o.main_host = sc->main_host;
-        o.port = sc->port;
-        o.task_type = sc->task_type;
-        o.task_id = sc->task_id;
-        o.rpc_layer = sc->rpc_layer;
-        res = cres_awsbatch_resolver_create(&o, r, &err);
-        break;
-    }
-    case SLURM: {
-        cres_slurm_options o;
-        memset(&o, 0, sizeof o);
-        o.config = config;
-        o.task_type = sc->task_type;
-        o.task_id = sc->task_id;
-        o.rpc_layer = sc->rpc_layer;
-        res = cres_slurm_resolver_create(&o, r, &err);
-        break;
-    }
-    default: {
-        cres_auto_options o;
-        memset(&o, 0, sizeof o);
-        o.config = config;
-        o.backend = sc->force;
-        o.port = sc->port;
-        o.task_type = sc->task_type;
-        o.task_id = sc->task_id;
-        o.rpc_layer = sc->rpc_layer;
-        res = cres_auto_resolver_create(&o, r, &err);
-        break;
-    }
-    }
-    res = checked(res, &err);
-    if (res != CRES_OK && *r) return mismatch("create failed but returned a resolver", err.message);
-    if (res == sc->expected && res != CRES_OK && !t->triggered && sc->want_message &&
-        !strstr(err.message, sc->want_message))
-        return mismatch("message", err.message);
-    if (res == CRES_OK && strcmp(cres_resolver_name(*r), sc->want_name) != 0)
-        return mismatch("resolver name", cres_resolver_name(*r));
-    return res;
+    return check_create(res, &err, *r, t, sc->expected, sc->want_message, sc->want_name);
 }
 
 /* A coordinator-only source: no spec, CRES_ERR_INCOMPLETE (or out of memory). */
@@ -182,15 +102,6 @@ static cres_result run_resolve_incomplete(cres_resolver *r) {
     return res;
 }
 
-static cres_result run_launch(const scenario *sc, cres_resolver *r) {
-    cres_launch_info info;
-    cres_error err;
-    cres_result res;
-    memset(&info, 0x5a, sizeof info);
-    res = checked(cres_launch(r, &info, &err), &err);
-    return res == CRES_OK ? compare_info(&info, &sc->want) : res;
-}
-
 /* The coordinator is task "worker" 0; task 1 is not named. */
 static cres_result run_masters(const scenario *sc, cres_resolver *r) {
     cres_error err;
@@ -208,18 +119,13 @@ static cres_result run_resolver(test_alloc *t, const void *ctx) {
     cres_resolver *r = NULL;
     cres_result res;
     int requests = 0, lines = 0;
-    memset(&config, 0, sizeof config);
-    config.transport.perform = no_network;
-    config.transport.user = &requests;
-    config.max_retries = -1;
-    config.log.fn = count_log;
+    walk_config(&config, t, sc->env);
+    walk_offline(&config, &requests);
+    config.log.fn = count_log; /* auto and the coordinator-only backends log their choice */
     config.log.user = &lines;
-    test_alloc_use(&config.allocator, t);
-    config.getenv.fn = pairs_getenv;
-    config.getenv.user = (void *)sc->env;
     res = run_create(sc, &config, &r, t);
     if (res == CRES_OK && strcmp(sc->want_name, "slurm") != 0) res = run_resolve_incomplete(r);
-    if (res == CRES_OK) res = run_launch(sc, r);
+    if (res == CRES_OK) res = check_launch(r, &sc->want);
     if (res == CRES_OK) res = check_master(r, sc->want_master);
     if (res == CRES_OK && strcmp(sc->want_name, "slurm") != 0) res = run_masters(sc, r);
     if (res == CRES_OK && !lines && sc->kind != SLURM) res = mismatch("nothing logged", sc->name);
@@ -295,7 +201,7 @@ static cres_result run_simple(test_alloc *t, const void *ctx) {
         res = checked(cres_simple_resolver_create(&o, &r, &err), &err);
         if (res != CRES_OK && r) res = mismatch("create failed but returned a resolver", err.message);
     }
-    if (res == CRES_OK) res = run_launch(sc, r);
+    if (res == CRES_OK) res = check_launch(r, &sc->want);
     if (res == CRES_OK) res = check_master(r, sc->want_master);
     cres_resolver_free(r);
     cres_spec_free(spec);

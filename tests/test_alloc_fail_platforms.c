@@ -1,7 +1,8 @@
 /* Allocation-failure injection for the platforms that name every member: vertex
    (CLUSTER_SPEC), skypilot (SKYPILOT_NODE_IPS), volcano (VC_<TASK>_HOSTS through the
    env_list hook) and lws (LWS_LEADER_ADDRESS), directly and through auto, with the
-   allocator and walk of tests/alloc_walk.h (as tests/test_alloc_fail_launch.c).
+   allocator, walk and shared scenario parts (environment, create, checks) of
+   tests/alloc_walk.h (as tests/test_alloc_fail_launch.c).
 
    A scenario creates its resolver from an environment served through cres_config.getenv
    and, over the same pairs, cres_config.env_list; then resolves twice (the spec written out
@@ -27,17 +28,12 @@
 
 #include "../cluster_resolver.h"
 
+/* The test allocator, the walk, and the environment (name/value pairs ending in NULL), the
+   offline transport, the log count and the checks the backends' walks share */
 #include "alloc_walk.h"
 
 /* ---------------------------------------------------------------------------------------
-   The environment (name/value pairs ending in NULL), listed and asked, and no network */
-
-static const char *pairs_getenv(void *user, const char *name) {
-    const char *const *kv = (const char *const *)user;
-    for (; kv && *kv; kv += 2)
-        if (strcmp(kv[0], name) == 0) return kv[1];
-    return NULL;
-}
+   The environment's pairs listed too (alloc_walk.h's pairs_getenv asks them) */
 
 /* "NAME=VALUE" of the index-th pair, in a slot of its own (no allocation). */
 #define MAX_PAIRS 32
@@ -53,22 +49,6 @@ static const char *pairs_env_at(void *user, size_t index) {
             return listed[index];
         }
     return NULL;
-}
-
-static cres_result no_network(void *user, const cres_http_request *req, cres_http_response *resp,
-                              const cres_allocator *alloc, cres_error *err) {
-    (void)req;
-    (void)resp;
-    (void)alloc;
-    ++*(int *)user;
-    if (err) snprintf(err->message, sizeof err->message, "test: no network here");
-    return CRES_ERR_TRANSPORT;
-}
-
-static void count_log(void *user, cres_log_level level, const char *message) {
-    (void)level;
-    (void)message;
-    ++*(int *)user;
 }
 
 /* ---------------------------------------------------------------------------------------
@@ -97,92 +77,34 @@ typedef struct scenario {
     const char *want_environment; /* in the TF_CONFIG written */
 } scenario;
 
-static cres_result compare_info(const cres_launch_info *got, const cres_launch_info *want) {
-    char text[2200];
-    if (got->world_size == want->world_size && got->rank == want->rank && got->local_rank == want->local_rank &&
-        got->local_world_size == want->local_world_size && got->node_rank == want->node_rank &&
-        got->num_nodes == want->num_nodes && got->master_port == want->master_port &&
-        strcmp(got->master_host, want->master_host) == 0 && strcmp(got->master_address, want->master_address) == 0)
-        return CRES_OK;
-    snprintf(text, sizeof text, "world %d rank %d local %d/%d node %d/%d master %s port %d address %s",
-             got->world_size, got->rank, got->local_rank, got->local_world_size, got->node_rank, got->num_nodes,
-             got->master_host, got->master_port, got->master_address);
-    return mismatch("launch info", text);
-}
-
-static cres_result run_create(const scenario *sc, const cres_config *config, cres_resolver **r, const test_alloc *t) {
+static cres_result run_create(const scenario *sc, const cres_config *config, cres_resolver **r,
+                              const test_alloc *t) {
     cres_error err;
     cres_result res;
     switch (sc->kind) {
-    case VERTEX: {
-        cres_vertex_options o;
-        memset(&o, 0, sizeof o);
-        o.config = config;
-        o.cluster_spec = sc->text;
-        o.task_type = sc->task_type;
-        o.task_id = sc->task_id;
-        o.rpc_layer = sc->rpc_layer;
-        res = cres_vertex_resolver_create(&o, r, &err);
+    case VERTEX:
+        WALK_CREATE(cres_vertex_options, cres_vertex_resolver_create,
+                    o.cluster_spec = sc->text; WALK_TASK_FIELDS);
+        break;
+    case SKYPILOT:
+        WALK_CREATE(cres_skypilot_options, cres_skypilot_resolver_create,
+                    o.port = sc->port; o.job_name = sc->job; WALK_TASK_FIELDS);
+        break;
+    case VOLCANO:
+        WALK_CREATE(cres_volcano_options, cres_volcano_resolver_create,
+                    o.port = sc->port; o.hostname = sc->text; WALK_TASK_FIELDS);
+        break;
+    case LWS:
+        WALK_CREATE(cres_lws_options, cres_lws_resolver_create,
+                    o.port = sc->port; o.hostname = sc->text; o.job_name = sc->job;
+                    WALK_TASK_FIELDS);
+        break;
+    default:
+        WALK_CREATE(cres_auto_options, cres_auto_resolver_create,
+                    o.backend = sc->force; o.port = sc->port; WALK_TASK_FIELDS);
         break;
     }
-    case SKYPILOT: {
-        cres_skypilot_options o;
-        memset(&o, 0, sizeof o);
-        o.config = config;
-        o.port = sc->port;
-        o.job_name = sc->job;
-        o.task_type = sc->task_type;
-        o.task_id = sc->task_id;
-        o.rpc_layer = sc->rpc_layer;
-        res = cres_skypilot_resolver_create(&o, r, &err);
-        break;
-    }
-    case VOLCANO: {
-        cres_volcano_options o;
-        memset(&o, 0, sizeof o);
-        o.config = config;
-        o.port = sc->port;
-        o.hostname = sc->text;
-        o.task_type = sc->task_type;
-        o.task_id = sc->task_id;
-        o.rpc_layer = sc->rpc_layer;
-        res = cres_volcano_resolver_create(&o, r, &err);
-        break;
-    }
-    case LWS: {
-        cres_lws_options o;
-        memset(&o, 0, sizeof o);
-        o.config = config;
-        o.port = sc->port;
-        o.hostname = sc->text;
-        o.job_name = sc->job;
-        o.task_type = sc->task_type;
-        o.task_id = sc->task_id;
-        o.rpc_layer = sc->rpc_layer;
-        res = cres_lws_resolver_create(&o, r, &err);
-        break;
-    }
-    default: {
-        cres_auto_options o;
-        memset(&o, 0, sizeof o);
-        o.config = config;
-        o.backend = sc->force;
-        o.port = sc->port;
-        o.task_type = sc->task_type;
-        o.task_id = sc->task_id;
-        o.rpc_layer = sc->rpc_layer;
-        res = cres_auto_resolver_create(&o, r, &err);
-        break;
-    }
-    }
-    res = checked(res, &err);
-    if (res != CRES_OK && *r) return mismatch("create failed but returned a resolver", err.message);
-    if (res == sc->expected && res != CRES_OK && !t->triggered && sc->want_message &&
-        !strstr(err.message, sc->want_message))
-        return mismatch("message", err.message);
-    if (res == CRES_OK && strcmp(cres_resolver_name(*r), sc->want_name) != 0)
-        return mismatch("resolver name", cres_resolver_name(*r));
-    return res;
+    return check_create(res, &err, *r, t, sc->expected, sc->want_message, sc->want_name);
 }
 
 /* Two resolves: equal specs, each a fresh one, written as want_spec. */
@@ -198,27 +120,6 @@ static cres_result run_resolve(const scenario *sc, cres_resolver *r) {
     cres_spec_free(a);
     cres_spec_free(b);
     return res;
-}
-
-static cres_result run_launch(const scenario *sc, cres_resolver *r) {
-    cres_launch_info info;
-    cres_error err;
-    cres_result res;
-    memset(&info, 0x5a, sizeof info);
-    res = checked(cres_launch(r, &info, &err), &err);
-    return res == CRES_OK ? compare_info(&info, &sc->want) : res;
-}
-
-static cres_result run_accelerators(const scenario *sc, cres_resolver *r) {
-    cres_accelerators acc;
-    cres_error err;
-    cres_result res = checked(cres_num_accelerators(r, &acc, &err), &err);
-    if (res != CRES_OK) return res;
-    if (sc->want_gpus == 0 ? acc.count != 0
-                           : acc.count != 1 || strcmp(acc.items[0].type, "GPU") != 0 ||
-                                 acc.items[0].count != sc->want_gpus)
-        return mismatch("accelerators", acc.count ? acc.items[0].type : "none");
-    return CRES_OK;
 }
 
 /* The own TF_CONFIG: a length query, then a buffer of that size; it holds the environment. */
@@ -242,22 +143,17 @@ static cres_result run_scenario(test_alloc *t, const void *ctx) {
     cres_resolver *r = NULL;
     cres_result res;
     int requests = 0, lines = 0;
-    memset(&config, 0, sizeof config);
-    config.transport.perform = no_network;
-    config.transport.user = &requests;
-    config.max_retries = -1;
+    walk_config(&config, t, sc->env);
+    walk_offline(&config, &requests);
     config.log.fn = count_log;
     config.log.user = &lines;
-    test_alloc_use(&config.allocator, t);
-    config.getenv.fn = pairs_getenv;
-    config.getenv.user = (void *)sc->env;
     config.env_list.fn = pairs_env_at;
     config.env_list.user = (void *)sc->env;
     res = run_create(sc, &config, &r, t);
     if (res == CRES_OK) res = run_resolve(sc, r);
-    if (res == CRES_OK) res = run_launch(sc, r);
+    if (res == CRES_OK) res = check_launch(r, &sc->want);
     if (res == CRES_OK) res = check_master(r, sc->want_master);
-    if (res == CRES_OK) res = run_accelerators(sc, r);
+    if (res == CRES_OK) res = check_gpus(r, sc->want_gpus);
     if (res == CRES_OK) res = run_tfconfig(sc, r);
     if (res == CRES_OK && sc->kind == AUTO && !lines) res = mismatch("nothing logged", sc->name);
     if (requests) res = mismatch("an HTTP request was made", sc->name);

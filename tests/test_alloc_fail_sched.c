@@ -1,6 +1,7 @@
 /* Allocation-failure injection for the scheduler backends (pbs, lsf, sge, flux), the MPI
    backend's hosts from a scheduler's allocation, and auto's pick of each, with the
-   allocator and walk of tests/alloc_walk.h (see tests/test_alloc_fail_hpc.c).
+   allocator, walk and shared scenario parts (environment, create, checks) of
+   tests/alloc_walk.h (see tests/test_alloc_fail_hpc.c).
 
    A scenario creates its resolver from an environment served through cres_config.getenv
    (the schedulers' files are temporary files), then resolves, asks for the own task, the
@@ -27,17 +28,12 @@
 
 #include "../cluster_resolver.h"
 
+/* The test allocator, the walk, and the environment (name/value pairs ending in NULL) and
+   the checks the backends' walks share */
 #include "alloc_walk.h"
+#include "walk_files.h"
 
-/* ---------------------------------------------------------------------------------------
-   The environment: name/value pairs ending in NULL */
-
-static const char *pairs_getenv(void *user, const char *name) {
-    const char *const *kv = (const char *const *)user;
-    for (; kv && *kv; kv += 2)
-        if (strcmp(kv[0], name) == 0) return kv[1];
-    return NULL;
-}
+#define N(a) (sizeof(a) / sizeof *(a))
 
 /* ---------------------------------------------------------------------------------------
    The schedulers' files */
@@ -57,40 +53,28 @@ static const char flux_hosts_text[] = "corona171\ncorona172\n";
 /* Kubeflow MPIJob's /etc/mpi/hostfile. */
 static const char mpijob_text[] = "pi-worker-0.pi.default.svc slots=2\npi-worker-1.pi.default.svc slots=2\n";
 
-static char temp_dir[64], nodefile[128], nodefile_mixed[128], rankfile[128], pe_hostfile[128], pe_bad[128], flux_hosts[128],
-    mpijob_hostfile[128];
+static char temp_dir[WALK_PATH_SIZE], nodefile[WALK_PATH_SIZE], nodefile_mixed[WALK_PATH_SIZE],
+    rankfile[WALK_PATH_SIZE], pe_hostfile[WALK_PATH_SIZE], pe_bad[WALK_PATH_SIZE],
+    flux_hosts[WALK_PATH_SIZE], mpijob_hostfile[WALK_PATH_SIZE];
+
+static const walk_file files[] = {
+    {nodefile, "4711.pbs-server", nodefile_text},
+    {nodefile_mixed, "4712.pbs-server", nodefile_mixed_text},
+    {rankfile, "lsb_djob_rankfile", rankfile_text},
+    {pe_hostfile, "pe_hostfile", pe_hostfile_text},
+    {pe_bad, "pe_bad", pe_bad_text},
+    {flux_hosts, "flux_hosts", flux_hosts_text},
+    {mpijob_hostfile, "hostfile", mpijob_text},
+};
 
 static int make_files(void **state) {
     (void)state;
-    snprintf(temp_dir, sizeof temp_dir, "/tmp/test_alloc_fail_sched.XXXXXX");
-    if (!mkdtemp(temp_dir)) return -1;
-    snprintf(nodefile, sizeof nodefile, "%s/4711.pbs-server", temp_dir);
-    snprintf(nodefile_mixed, sizeof nodefile_mixed, "%s/4712.pbs-server", temp_dir);
-    snprintf(rankfile, sizeof rankfile, "%s/lsb_djob_rankfile", temp_dir);
-    snprintf(pe_hostfile, sizeof pe_hostfile, "%s/pe_hostfile", temp_dir);
-    snprintf(pe_bad, sizeof pe_bad, "%s/pe_bad", temp_dir);
-    snprintf(flux_hosts, sizeof flux_hosts, "%s/flux_hosts", temp_dir);
-    snprintf(mpijob_hostfile, sizeof mpijob_hostfile, "%s/hostfile", temp_dir);
-    write_file(nodefile, nodefile_text);
-    write_file(nodefile_mixed, nodefile_mixed_text);
-    write_file(rankfile, rankfile_text);
-    write_file(pe_hostfile, pe_hostfile_text);
-    write_file(pe_bad, pe_bad_text);
-    write_file(flux_hosts, flux_hosts_text);
-    write_file(mpijob_hostfile, mpijob_text);
-    return 0;
+    return walk_files_make(temp_dir, "/tmp/test_alloc_fail_sched.XXXXXX", files, N(files));
 }
 
 static int remove_files(void **state) {
     (void)state;
-    unlink(nodefile);
-    unlink(nodefile_mixed);
-    unlink(rankfile);
-    unlink(pe_hostfile);
-    unlink(pe_bad);
-    unlink(flux_hosts);
-    unlink(mpijob_hostfile);
-    return rmdir(temp_dir);
+    return walk_files_remove(temp_dir, files, N(files));
 }
 
 /* ---------------------------------------------------------------------------------------
@@ -118,65 +102,33 @@ typedef struct scenario {
     const char *want_message;         /* part of the message when the undisturbed run fails */
 } scenario;
 
-#define SCHED_CREATE(type, fn)                                                                 \
-    do {                                                                                       \
-        type o;                                                                                \
-        memset(&o, 0, sizeof o);                                                               \
-        o.config = config;                                                                     \
-        o.jobs = sc->jobs;                                                                     \
-        o.jobs_count = sc->jobs_count;                                                         \
-        EXTRA;                                                                                 \
-        res = fn(&o, r, &err);                                                                 \
-    } while (0)
-
-static cres_result run_create(const scenario *sc, const cres_config *config, cres_resolver **r, const test_alloc *t) {
+static cres_result run_create(const scenario *sc, const cres_config *config, cres_resolver **r,
+                              const test_alloc *t) {
     cres_error err;
     cres_result res;
     switch (sc->backend) {
-#define EXTRA (void)0
-    case PBS: SCHED_CREATE(cres_pbs_options, cres_pbs_resolver_create); break;
-    case LSF: SCHED_CREATE(cres_lsf_options, cres_lsf_resolver_create); break;
-    case SGE: SCHED_CREATE(cres_sge_options, cres_sge_resolver_create); break;
-#undef EXTRA
-#define EXTRA o.hostfile = sc->hostfile
-    case FLUX: SCHED_CREATE(cres_flux_options, cres_flux_resolver_create); break;
-    case MPI: SCHED_CREATE(cres_mpi_options, cres_mpi_resolver_create); break;
-#undef EXTRA
-    default: {
-        cres_auto_options o;
-        memset(&o, 0, sizeof o);
-        o.config = config;
-        o.backend = sc->force;
-        res = cres_auto_resolver_create(&o, r, &err);
+    case PBS:
+        WALK_CREATE(cres_pbs_options, cres_pbs_resolver_create, WALK_JOBS_FIELDS);
+        break;
+    case LSF:
+        WALK_CREATE(cres_lsf_options, cres_lsf_resolver_create, WALK_JOBS_FIELDS);
+        break;
+    case SGE:
+        WALK_CREATE(cres_sge_options, cres_sge_resolver_create, WALK_JOBS_FIELDS);
+        break;
+    case FLUX:
+        WALK_CREATE(cres_flux_options, cres_flux_resolver_create,
+                    WALK_JOBS_FIELDS; o.hostfile = sc->hostfile);
+        break;
+    case MPI:
+        WALK_CREATE(cres_mpi_options, cres_mpi_resolver_create,
+                    WALK_JOBS_FIELDS; o.hostfile = sc->hostfile);
+        break;
+    default:
+        WALK_CREATE(cres_auto_options, cres_auto_resolver_create, o.backend = sc->force);
         break;
     }
-    }
-    res = checked(res, &err);
-    if (res != CRES_OK && *r) return mismatch("create failed but returned a resolver", err.message);
-    if (res == sc->expected && res != CRES_OK && !t->triggered && sc->want_message && !strstr(err.message, sc->want_message))
-        return mismatch("message", err.message);
-    if (res == CRES_OK && strcmp(cres_resolver_name(*r), sc->want_name) != 0)
-        return mismatch("resolver name", cres_resolver_name(*r));
-    return res;
-}
-
-static cres_result run_resolve(const scenario *sc, cres_resolver *r) {
-    cres_cluster_spec *spec = NULL;
-    cres_error err;
-    char json[2048], task[300], hosts[512];
-    cres_result res = checked(cres_resolve(r, &spec, &err), &err);
-    if (res != CRES_OK && spec) res = mismatch("resolve failed but returned a spec", err.message);
-    if (res == CRES_OK && cres_spec_to_json(spec, json, sizeof json, NULL, &err) != CRES_OK)
-        res = mismatch("to_json", err.message);
-    if (res == CRES_OK && strcmp(json, sc->want_spec) != 0) res = mismatch("spec", json);
-    if (res == CRES_OK && sc->want_hostfile) {
-        res = checked(cres_spec_to_hostfile(spec, hosts, sizeof hosts, NULL, &err), &err);
-        if (res == CRES_OK && strcmp(hosts, sc->want_hostfile) != 0) res = mismatch("hostfile", hosts);
-    }
-    cres_spec_free(spec);
-    snprintf(task, sizeof task, "%s %d", cres_task_type(r) ? cres_task_type(r) : "-", cres_task_id(r));
-    if (res == CRES_OK && strcmp(task, sc->want_task) != 0) res = mismatch("own task", task);
-    return res;
+    return check_create(res, &err, *r, t, sc->expected, sc->want_message, sc->want_name);
 }
 
 static cres_result run_launch(const scenario *sc, cres_resolver *r) {
@@ -194,47 +146,22 @@ static cres_result run_launch(const scenario *sc, cres_resolver *r) {
     return strcmp(got, sc->want_launch) == 0 ? CRES_OK : mismatch("launch info", got);
 }
 
-/* A length query, then a buffer of exactly that size; accelerators agree. */
-static cres_result run_devices(const scenario *sc, cres_resolver *r) {
-    cres_error err;
-    cres_accelerators acc;
-    char devices[64];
-    size_t len = 0, len2 = 0;
-    cres_result res = checked(cres_visible_devices(r, NULL, 0, &len, &err), &err);
-    if (res != CRES_OK) return res;
-    if (len >= sizeof devices) return mismatch("visible devices length", "too long");
-    res = checked(cres_visible_devices(r, devices, len + 1, &len2, &err), &err);
-    if (res != CRES_OK) return res;
-    if (len2 != len || strcmp(devices, sc->want_devices) != 0) return mismatch("visible devices", devices);
-    res = checked(cres_num_accelerators(r, &acc, &err), &err);
-    if (res != CRES_OK) return res;
-    if (sc->want_gpus ? acc.count != 1 || strcmp(acc.items[0].type, "GPU") != 0 || acc.items[0].count != sc->want_gpus
-                      : acc.count != 0)
-        return mismatch("accelerators", acc.count ? acc.items[0].type : "none");
-    return CRES_OK;
-}
-
 static cres_result run_scenario(test_alloc *t, const void *ctx) {
     const scenario *sc = (const scenario *)ctx;
     cres_config config;
     cres_resolver *r = NULL;
     cres_result res;
-    memset(&config, 0, sizeof config);
-    test_alloc_use(&config.allocator, t);
-    config.getenv.fn = pairs_getenv;
-    config.getenv.user = (void *)sc->env;
+    walk_config(&config, t, sc->env);
     res = run_create(sc, &config, &r, t);
-    if (res == CRES_OK) res = run_resolve(sc, r);
+    if (res == CRES_OK) res = check_resolve(r, sc->want_spec, sc->want_hostfile, sc->want_task);
     if (res == CRES_OK) res = check_master(r, sc->want_master);
     if (res == CRES_OK && sc->want_launch) res = run_launch(sc, r);
-    if (res == CRES_OK && sc->want_devices) res = run_devices(sc, r);
+    if (res == CRES_OK && sc->want_devices) res = check_devices(r, sc->want_devices, sc->want_gpus);
     cres_resolver_free(r);
     return res;
 }
 
 static void walk(const scenario *sc) { alloc_walk(sc->name, run_scenario, sc, sc->expected); }
-
-#define N(a) (sizeof(a) / sizeof *(a))
 
 /* ---------------------------------------------------------------------------------------
    PBS */

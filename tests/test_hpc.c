@@ -6,192 +6,28 @@
    environment we return the value through cres_visible_devices() and check the environment
    did not change. Launcher environments are the ones captured under real srun, sbatch and
    mpirun on a four-node test cluster. The environment is only ever given through the
-   cres_config.getenv hook: these tests never call setenv. Files (hostfiles, SageMaker's
-   resource config) are temporary files removed when the group ends. No test needs the
-   network. */
+   cres_config.getenv hook, over the table of tests/env_table.h: these tests never call
+   setenv. Files (hostfiles, SageMaker's resource config) are temporary files (also
+   env_table.h's) removed when the group ends. No test needs the network. */
 
 #define _POSIX_C_SOURCE 200809L
+#define TEMP_PREFIX "/tmp/test_hpc_" /* tests/env_table.h's temporary files */
 
 #include "test_util.h"
-
-#include <stdarg.h>
-#include <unistd.h>
+#include "env_table.h"
+#include "resolver_checks.h"
 
 /* ---------------------------------------------------------------------------------------
-   Helpers of this file (the shared ones are in test_util.h). */
-
-/* The process environment as the library sees it: a table behind the getenv hook. Values
-   set with env_set() are borrowed (string literals); env_lines() and env_setf() copy into
-   the pool, which lives until env_reset(). */
-#define ENV_MAX 128
-typedef struct env_table {
-    const char *names[ENV_MAX];
-    const char *values[ENV_MAX];
-    size_t count;
-    char pool[16384];
-    size_t used;
-} env_table;
-
-static env_table env;
-
-static const char *table_getenv(void *user, const char *name) {
-    env_table *t = (env_table *)user;
-    size_t i;
-    for (i = 0; i < t->count; i++)
-        if (strcmp(t->names[i], name) == 0) return t->values[i];
-    return NULL;
-}
-
-static void env_reset(void) {
-    env.count = 0;
-    env.used = 0;
-}
-
-/* Sets (or, with value NULL, removes) a variable. */
-static void env_set(const char *name, const char *value) {
-    size_t i;
-    for (i = 0; i < env.count; i++) {
-        if (strcmp(env.names[i], name) != 0) continue;
-        if (value) {
-            env.values[i] = value;
-        } else {
-            env.count--;
-            env.names[i] = env.names[env.count];
-            env.values[i] = env.values[env.count];
-        }
-        return;
-    }
-    if (!value) return;
-    assert_true(env.count < ENV_MAX);
-    env.names[env.count] = name;
-    env.values[env.count++] = value;
-}
-
-static void env_unset(const char *name) { env_set(name, NULL); }
-
-static char *pool_copy(const char *s, size_t n) {
-    char *p = env.pool + env.used;
-    assert_true(env.used + n + 1 <= sizeof env.pool);
-    memcpy(p, s, n);
-    p[n] = '\0';
-    env.used += n + 1;
-    return p;
-}
-
-static void env_setf(const char *name, const char *fmt, ...) {
-    char buf[512];
-    va_list ap;
-    va_start(ap, fmt);
-    vsnprintf(buf, sizeof buf, fmt, ap);
-    va_end(ap);
-    env_set(pool_copy(name, strlen(name)), pool_copy(buf, strlen(buf)));
-}
-
-/* "NAME=value" lines, as `env` prints them; blank lines are skipped. */
-static void env_lines(const char *text) {
-    while (*text) {
-        const char *eol = strchr(text, '\n'), *eq;
-        size_t n = eol ? (size_t)(eol - text) : strlen(text);
-        eq = (const char *)memchr(text, '=', n);
-        if (n) {
-            assert_non_null(eq);
-            env_set(pool_copy(text, (size_t)(eq - text)), pool_copy(eq + 1, n - (size_t)(eq - text) - 1));
-        }
-        text += n + (eol ? 1 : 0);
-    }
-}
-
-static cres_config cfg;
-
-static void setup_config(void) {
-    memset(&cfg, 0, sizeof cfg);
-    cfg.getenv.fn = table_getenv;
-    cfg.getenv.user = &env;
-}
+   Helpers of this file (the shared ones are in test_util.h, the environment table and
+   temporary files in env_table.h, the checks of a resolver's answers in
+   resolver_checks.h). */
 
 /* Every test starts from an empty environment. */
 static int reset(void **state) {
     (void)state;
     env_reset();
-    setup_config();
+    env_config();
     return 0;
-}
-
-/* Temporary files of this group, removed at its end. */
-static char temp_paths[64][64];
-static size_t temp_count;
-
-static const char *temp_file(const char *content) {
-    char *path;
-    int fd;
-    size_t n = strlen(content);
-    assert_true(temp_count < sizeof temp_paths / sizeof temp_paths[0]);
-    path = temp_paths[temp_count];
-    snprintf(path, sizeof temp_paths[0], "/tmp/test_hpc_XXXXXX");
-    fd = mkstemp(path);
-    assert_true(fd >= 0);
-    temp_count++;
-    assert_int_equal(write(fd, content, n), (long)n);
-    close(fd);
-    return path;
-}
-
-static int remove_temp_files(void **state) {
-    size_t i;
-    (void)state;
-    for (i = 0; i < temp_count; i++) unlink(temp_paths[i]);
-    temp_count = 0;
-    return 0;
-}
-
-static const char *resolved_json(cres_resolver *r) {
-    static char buf[2][8192];
-    static int next;
-    char *out = buf[next++ % 2];
-    cres_cluster_spec *s = NULL;
-    cres_error err;
-    OK(cres_resolve(r, &s, &err));
-    OK(cres_spec_to_json(s, out, sizeof buf[0], NULL, &err));
-    cres_spec_free(s);
-    return out;
-}
-
-static const char *master_of(cres_resolver *r, const char *type, int id, const char *rpc) {
-    static char buf[2][512];
-    static int next;
-    char *out = buf[next++ % 2];
-    cres_error err;
-    OK(cres_master_of(r, type, id, rpc, out, sizeof buf[0], NULL, &err));
-    return out;
-}
-
-static const char *devices_of(cres_resolver *r, const char *type, int id) {
-    static char buf[2][512];
-    static int next;
-    char *out = buf[next++ % 2];
-    size_t len = 9999;
-    cres_error err;
-    OK(cres_visible_devices_of(r, type, id, out, sizeof buf[0], &len, &err));
-    assert_int_equal(len, strlen(out));
-    return out;
-}
-
-/* The GPU count per task: 0 when the resolver reports no accelerator. */
-static int gpus_of(cres_resolver *r) {
-    cres_accelerators acc;
-    cres_error err;
-    OK(cres_num_accelerators(r, &acc, &err));
-    if (acc.count == 0) return 0;
-    assert_int_equal(acc.count, 1);
-    assert_string_equal(acc.items[0].type, "GPU");
-    assert_true(acc.items[0].count > 0);
-    return acc.items[0].count;
-}
-
-static void expect_task(cres_resolver *r, const char *type, int id) {
-    assert_non_null(cres_task_type(r));
-    assert_string_equal(cres_task_type(r), type);
-    assert_int_equal(cres_task_id(r), id);
 }
 
 /* The process environment's CUDA_VISIBLE_DEVICES, to check the library never changes it. */
@@ -214,30 +50,6 @@ static void expect_cuda_unchanged(const cuda_snapshot *before) {
     assert_int_equal(after.set, before->set);
     assert_string_equal(after.value, before->value);
 }
-
-/* A create call that must fail with `want`, hand back no resolver and name sub1 and sub2
-   (NULL = not checked) in its message. */
-static void expect_failure(cres_result got, cres_resolver *r, const cres_error *err, cres_result want, const char *sub1,
-                           const char *sub2, int line) {
-    if (got == CRES_OK) cres_resolver_free(r); /* so that a failure here leaks nothing */
-    if (got != want)
-        fail_msg("line %d: got %s, want %s: %s", line, cres_result_string(got), cres_result_string(want), err->message);
-    if (r) fail_msg("line %d: a resolver came back on failure", line);
-    if (err->result != want) fail_msg("line %d: err.result is %d", line, (int)err->result);
-    if (sub1 && !strstr(err->message, sub1))
-        fail_msg("line %d: \"%s\" does not contain \"%s\"", line, err->message, sub1);
-    if (sub2 && !strstr(err->message, sub2))
-        fail_msg("line %d: \"%s\" does not contain \"%s\"", line, err->message, sub2);
-}
-
-#define FAILS_WITH(create_fn, opts, want, sub1, sub2)                                      \
-    do {                                                                                   \
-        static int sentinel_;                                                              \
-        cres_resolver *r_ = (cres_resolver *)(void *)&sentinel_;                           \
-        cres_error e_;                                                                     \
-        cres_result g_ = create_fn(&(opts), &r_, &e_);                                     \
-        expect_failure(g_, r_, &e_, (want), (sub1), (sub2), __LINE__);                    \
-    } while (0)
 
 /* ---------------------------------------------------------------------------------------
    Slurm helpers */
@@ -1237,15 +1049,6 @@ static const char mpirun_np4_rank0[] =
     "PMIX_SECURITY_MODE=native\n"
     "PMIX_SERVER_URI4=1308950528.0;tcp4://127.0.0.1:42151\n"
     "PMIX_VERSION=4.2.2rc2\n";
-
-static void ompi_rank(int rank, int size, int local, int local_size) {
-    env_setf("OMPI_COMM_WORLD_RANK", "%d", rank);
-    env_setf("OMPI_COMM_WORLD_SIZE", "%d", size);
-    env_setf("OMPI_COMM_WORLD_LOCAL_RANK", "%d", local);
-    env_setf("OMPI_COMM_WORLD_LOCAL_SIZE", "%d", local_size);
-    env_setf("OMPI_COMM_WORLD_NODE_RANK", "%d", local);
-    env_setf("PMIX_RANK", "%d", rank);
-}
 
 static void mpirun_np4_one_host(void **state) {
     int rank;
@@ -2428,33 +2231,7 @@ static void sm_groups_conflicting_options(void **state) {
 /* ---------------------------------------------------------------------------------------
    Auto-detection */
 
-static cres_auto_options auto_options(void) {
-    cres_auto_options o;
-    memset(&o, 0, sizeof o);
-    o.config = &cfg;
-    return o;
-}
-
-static cres_resolver *auto_with(cres_auto_options o, const char *want_name) {
-    cres_resolver *r = NULL;
-    cres_error err;
-    OK(cres_auto_resolver_create(&o, &r, &err));
-    assert_non_null(r);
-    assert_string_equal(cres_resolver_name(r), want_name);
-    return r;
-}
-
-static void expect_auto(const char *want_name) {
-    cres_resolver_free(auto_with(auto_options(), want_name));
-}
-
 #define AUTO_FAILS(opts, want, sub1, sub2) FAILS_WITH(cres_auto_resolver_create, opts, want, sub1, sub2)
-
-/* Detection looks for SageMaker's resource config in the real file system (no hook): on a
-   machine that has one, the backends after SageMaker cannot be detected. */
-static void skip_on_sagemaker_machine(void) {
-    if (access("/opt/ml/input/config/resourceconfig.json", F_OK) == 0) skip();
-}
 
 #define TF_CONFIG_ONE "{\"cluster\": {\"worker\": [\"w0:2222\"]}, \"task\": {\"type\": \"worker\", \"index\": 0}}"
 

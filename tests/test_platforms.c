@@ -6,8 +6,9 @@
    process, cited where it is defined. Every positive case checks the whole spec, the own
    task and the whole launch info. Every bad variable must give an error whose message
    names the variable and its value. The environment is only ever given through the
-   cres_config.getenv and cres_config.env_list hooks, both over one test-owned table (never
-   setenv), the log through cres_config.log. No test needs the network or a file.
+   cres_config.getenv and cres_config.env_list hooks, both over the table of
+   tests/env_table.h (never setenv), the log through cres_config.log. No test needs the
+   network or a file.
 
    Tests named in the "library bugs" section at the end fail on the header they were
    written against (see the comment above each). */
@@ -15,213 +16,30 @@
 #define _POSIX_C_SOURCE 200809L
 
 #include "test_util.h"
-
-#include <stdarg.h>
-#include <unistd.h>
+#include "env_table.h"
+#include "resolver_checks.h"
 
 /* ---------------------------------------------------------------------------------------
-   The environment: a table behind the getenv hook and the env_list hook (as
-   tests/test_launch.c, plus the list). Values set with env_set() are borrowed (string
-   literals); env_lines() and env_setf() copy into the pool, which lives until env_reset(). */
+   The environment: the table of tests/env_table.h behind the getenv hook and the env_list
+   hook, and its log capture behind the log hook. */
 
-#define ENV_MAX 128
-#define ENTRY_SIZE 2048
-typedef struct env_table {
-    const char *names[ENV_MAX];
-    const char *values[ENV_MAX];
-    size_t count;
-    char pool[32768];
-    size_t used;
-    char entries[ENV_MAX][ENTRY_SIZE]; /* "NAME=VALUE", as env_list hands them out */
-    size_t listed;                     /* calls of the env_list hook */
-    size_t asked;                      /* calls of the getenv hook */
-} env_table;
-
-static env_table env;
-
-static const char *table_getenv(void *user, const char *name) {
-    env_table *t = (env_table *)user;
-    size_t i;
-    t->asked++;
-    for (i = 0; i < t->count; i++)
-        if (strcmp(t->names[i], name) == 0) return t->values[i];
-    return NULL;
-}
-
-/* The index-th variable as "NAME=VALUE"; NULL past the last. Each index has its own slot,
-   so every string handed out stays valid until the table changes. */
-static const char *table_env_at(void *user, size_t index) {
-    env_table *t = (env_table *)user;
-    int n;
-    t->listed++;
-    if (index >= t->count) return NULL;
-    n = snprintf(t->entries[index], ENTRY_SIZE, "%s=%s", t->names[index], t->values[index]);
-    assert_true(n > 0 && n < ENTRY_SIZE);
-    return t->entries[index];
-}
-
-static void env_reset(void) {
-    env.count = 0;
-    env.used = 0;
-}
-
-/* Sets (or, with value NULL, removes) a variable. */
-static void env_set(const char *name, const char *value) {
-    size_t i;
-    for (i = 0; i < env.count; i++) {
-        if (strcmp(env.names[i], name) != 0) continue;
-        if (value) {
-            env.values[i] = value;
-        } else {
-            env.count--;
-            env.names[i] = env.names[env.count];
-            env.values[i] = env.values[env.count];
-        }
-        return;
-    }
-    if (!value) return;
-    assert_true(env.count < ENV_MAX);
-    env.names[env.count] = name;
-    env.values[env.count++] = value;
-}
-
-TEST_HELPER void env_unset(const char *name) { env_set(name, NULL); }
-
-static char *pool_copy(const char *s, size_t n) {
-    char *p = env.pool + env.used;
-    assert_true(env.used + n + 1 <= sizeof env.pool);
-    memcpy(p, s, n);
-    p[n] = '\0';
-    env.used += n + 1;
-    return p;
-}
-
-TEST_HELPER void env_setf(const char *name, const char *fmt, ...) {
-    char buf[1024];
-    va_list ap;
-    va_start(ap, fmt);
-    vsnprintf(buf, sizeof buf, fmt, ap);
-    va_end(ap);
-    env_set(pool_copy(name, strlen(name)), pool_copy(buf, strlen(buf)));
-}
-
-/* "NAME=value" lines, as `env` prints them; blank lines are skipped. */
-static void env_lines(const char *text) {
-    while (*text) {
-        const char *eol = strchr(text, '\n'), *eq;
-        size_t n = eol ? (size_t)(eol - text) : strlen(text);
-        eq = (const char *)memchr(text, '=', n);
-        if (n) {
-            assert_non_null(eq);
-            env_set(pool_copy(text, (size_t)(eq - text)), pool_copy(eq + 1, n - (size_t)(eq - text) - 1));
-        }
-        text += n + (eol ? 1 : 0);
-    }
-}
-
-/* The log: every line the library writes, "LEVEL message\n". */
-typedef struct log_capture {
-    char text[8192];
-    size_t used;
-} log_capture;
-
-static log_capture logs;
-
-static void capture_log(void *user, cres_log_level level, const char *message) {
-    static const char *const names[] = {"DEBUG", "INFO", "WARN", "ERROR"};
-    log_capture *l = (log_capture *)user;
-    size_t room = sizeof l->text - l->used;
-    int n = snprintf(l->text + l->used, room, "%s %s\n", names[level], message);
-    if (n > 0) l->used += (size_t)n < room ? (size_t)n : room - 1;
-}
-
-static cres_config cfg;
-
-/* Every test starts from an empty environment and an empty log. */
+/* Every test starts from an empty environment, uncounted hooks and an empty log. */
 static int reset(void **state) {
     (void)state;
     env_reset();
     env.listed = env.asked = 0;
-    memset(&logs, 0, sizeof logs);
-    memset(&cfg, 0, sizeof cfg);
-    cfg.getenv.fn = table_getenv;
-    cfg.getenv.user = &env;
-    cfg.env_list.fn = table_env_at;
-    cfg.env_list.user = &env;
-    cfg.log.fn = capture_log;
-    cfg.log.user = &logs;
+    env_config();
+    env_list_config();
+    log_config();
     return 0;
 }
 
 /* ---------------------------------------------------------------------------------------
-   Checks */
+   Checks (the shared ones are in tests/resolver_checks.h) */
 
 #define U CRES_UNKNOWN
 #define N(a) (sizeof(a) / sizeof *(a))
 #define ENV CRES_ERR_ENVIRONMENT
-
-/* The whole launch info, field by field. */
-static void expect_info_at(const cres_launch_info *got, int world, int rank, int local_rank, int local_world,
-                           int node_rank, int num_nodes, const char *host, int port, const char *address, int line) {
-#define FIELD(name, want)                                                                   \
-    if (got->name != (want)) fail_msg("line %d: " #name " is %d, want %d", line, got->name, (want))
-    FIELD(world_size, world);
-    FIELD(rank, rank);
-    FIELD(local_rank, local_rank);
-    FIELD(local_world_size, local_world);
-    FIELD(node_rank, node_rank);
-    FIELD(num_nodes, num_nodes);
-    FIELD(master_port, port);
-#undef FIELD
-    if (strcmp(got->master_host, host) != 0)
-        fail_msg("line %d: master_host is \"%s\", want \"%s\"", line, got->master_host, host);
-    if (strcmp(got->master_address, address) != 0)
-        fail_msg("line %d: master_address is \"%s\", want \"%s\"", line, got->master_address, address);
-}
-
-/* cres_launch() must succeed and give exactly this. */
-static void expect_launch_at(cres_resolver *r, int world, int rank, int local_rank, int local_world, int node_rank,
-                             int num_nodes, const char *host, int port, const char *address, int line) {
-    cres_launch_info info;
-    cres_error err;
-    cres_result got;
-    memset(&info, 0x5a, sizeof info); /* nothing may be left as it was */
-    got = cres_launch(r, &info, &err);
-    if (got != CRES_OK) fail_msg("line %d: cres_launch: %s: %s", line, cres_result_string(got), err.message);
-    expect_info_at(&info, world, rank, local_rank, local_world, node_rank, num_nodes, host, port, address, line);
-}
-
-#define LAUNCH_IS(r, ...) expect_launch_at((r), __VA_ARGS__, __LINE__)
-
-/* A call that must fail with `want`, its message naming sub1 and sub2 (NULL: not checked). */
-static void expect_error_at(cres_result got, const cres_error *err, cres_result want, const char *sub1,
-                            const char *sub2, int line) {
-    if (got != want)
-        fail_msg("line %d: got %s, want %s: %s", line, cres_result_string(got), cres_result_string(want),
-                 err->message);
-    if (err->result != want) fail_msg("line %d: err.result is %d", line, (int)err->result);
-    if (sub1 && !strstr(err->message, sub1))
-        fail_msg("line %d: \"%s\" does not contain \"%s\"", line, err->message, sub1);
-    if (sub2 && !strstr(err->message, sub2))
-        fail_msg("line %d: \"%s\" does not contain \"%s\"", line, err->message, sub2);
-}
-
-/* A create call that must fail with `want`, hand back no resolver and name sub1 and sub2. */
-static void expect_failure(cres_result got, cres_resolver *r, const cres_error *err, cres_result want, const char *sub1,
-                           const char *sub2, int line) {
-    if (got == CRES_OK) cres_resolver_free(r); /* so that a failure here leaks nothing */
-    expect_error_at(got, err, want, sub1, sub2, line);
-    if (r) fail_msg("line %d: a resolver came back on failure", line);
-}
-
-#define FAILS_WITH(create_fn, opts, want, sub1, sub2)                                      \
-    do {                                                                                   \
-        static int sentinel_;                                                              \
-        cres_resolver *r_ = (cres_resolver *)(void *)&sentinel_;                           \
-        cres_error e_;                                                                     \
-        cres_result g_ = create_fn(&(opts), &r_, &e_);                                     \
-        expect_failure(g_, r_, &e_, (want), (sub1), (sub2), __LINE__);                    \
-    } while (0)
 
 /* cres_resolve() must give exactly this spec (written with single quotes), as a fresh copy
    each time. */
@@ -253,24 +71,6 @@ static void expect_task_at(cres_resolver *r, const char *type, int id, int line)
 }
 
 #define TASK_IS(r, type, id) expect_task_at((r), (type), (id), __LINE__)
-
-static const char *own_master(cres_resolver *r) {
-    static char buf[512];
-    cres_error err;
-    size_t len = 9999;
-    OK(cres_master(r, buf, sizeof buf, &len, &err));
-    assert_int_equal(len, strlen(buf));
-    return buf;
-}
-
-static const char *master_of(cres_resolver *r, const char *type, int id, const char *rpc) {
-    static char buf[2][512];
-    static int next;
-    char *out = buf[next++ % 2];
-    cres_error err;
-    OK(cres_master_of(r, type, id, rpc, out, sizeof buf[0], NULL, &err));
-    return out;
-}
 
 static const char *tfconfig_of(cres_resolver *r) {
     static char buf[4096];
@@ -370,35 +170,11 @@ static cres_resolver *lws_with(cres_lws_options o) {
 
 static cres_resolver *lws(void) { return lws_with(lws_options()); }
 
-static cres_auto_options auto_options(void) {
-    cres_auto_options o;
-    memset(&o, 0, sizeof o);
-    o.config = &cfg;
-    return o;
-}
-
-static cres_resolver *auto_with(cres_auto_options o, const char *want_name) {
-    cres_resolver *r = NULL;
-    cres_error err;
-    OK(cres_auto_resolver_create(&o, &r, &err));
-    assert_non_null(r);
-    assert_string_equal(cres_resolver_name(r), want_name);
-    return r;
-}
-
-static void expect_auto(const char *want_name) { cres_resolver_free(auto_with(auto_options(), want_name)); }
-
 #define VERTEX_FAILS(opts, want, sub1, sub2) FAILS_WITH(cres_vertex_resolver_create, opts, want, sub1, sub2)
 #define SKYPILOT_FAILS(opts, want, sub1, sub2) FAILS_WITH(cres_skypilot_resolver_create, opts, want, sub1, sub2)
 #define VOLCANO_FAILS(opts, want, sub1, sub2) FAILS_WITH(cres_volcano_resolver_create, opts, want, sub1, sub2)
 #define LWS_FAILS(opts, want, sub1, sub2) FAILS_WITH(cres_lws_resolver_create, opts, want, sub1, sub2)
 #define AUTO_FAILS(opts, want, sub1, sub2) FAILS_WITH(cres_auto_resolver_create, opts, want, sub1, sub2)
-
-/* Auto looks for SageMaker's resource config in the real file system (no hook): on a
-   machine that has one, the backends after SageMaker cannot be detected. */
-static void skip_on_sagemaker_machine(void) {
-    if (access("/opt/ml/input/config/resourceconfig.json", F_OK) == 0) skip();
-}
 
 /* ---------------------------------------------------------------------------------------
    Platform environments */

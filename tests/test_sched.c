@@ -20,193 +20,45 @@
      MPI   Kubeflow's MPIJob launcher: OMPI_MCA_orte_default_hostfile=/etc/mpi/hostfile,
            "<job>-worker-<i>.<job>.<namespace>.svc slots=N" lines (kubeflow/mpi-operator
            pkg/controller/mpi_job_controller.go, newConfigMap).
-   The environment is only given through the cres_config.getenv hook (these tests never
-   call setenv); the files are temporary files removed when the group ends; the log hook
-   keeps what the library says, to check where it took the hosts from. */
+   The environment is only given through the cres_config.getenv hook, over the table of
+   tests/env_table.h (these tests never call setenv); the files are env_table.h's
+   temporary files, removed when the group ends; the log hook keeps what the library says,
+   to check where it took the hosts from. */
 
 #define _POSIX_C_SOURCE 200809L
+#define TEMP_PREFIX "/tmp/test_sched_" /* tests/env_table.h's temporary files */
 
 #include "test_util.h"
-
-#include <stdarg.h>
-#include <sys/stat.h>
-#include <unistd.h>
+#include "env_table.h"
+#include "resolver_checks.h"
 
 /* ---------------------------------------------------------------------------------------
-   The environment: a table behind the getenv hook. env_set() borrows its strings;
-   env_setf() and env_lines() copy into the pool, which lives until env_reset(). */
+   The environment: the table of tests/env_table.h behind the getenv hook; the files it
+   names are env_table.h's temporary files. */
 
-#define ENV_MAX 128
-typedef struct env_table {
-    const char *names[ENV_MAX];
-    const char *values[ENV_MAX];
-    size_t count;
-    char pool[16384];
-    size_t used;
-} env_table;
-
-static env_table env;
-
-static const char *table_getenv(void *user, const char *name) {
-    env_table *t = (env_table *)user;
-    size_t i;
-    for (i = 0; i < t->count; i++)
-        if (strcmp(t->names[i], name) == 0) return t->values[i];
-    return NULL;
-}
-
-static void env_reset(void) {
-    env.count = 0;
-    env.used = 0;
-}
-
-/* Sets (or, with value NULL, removes) a variable. */
-static void env_set(const char *name, const char *value) {
-    size_t i;
-    for (i = 0; i < env.count; i++) {
-        if (strcmp(env.names[i], name) != 0) continue;
-        if (value) {
-            env.values[i] = value;
-        } else {
-            env.count--;
-            env.names[i] = env.names[env.count];
-            env.values[i] = env.values[env.count];
-        }
-        return;
-    }
-    if (!value) return;
-    assert_true(env.count < ENV_MAX);
-    env.names[env.count] = name;
-    env.values[env.count++] = value;
-}
-
-static void env_unset(const char *name) { env_set(name, NULL); }
-
-static char *pool_copy(const char *s, size_t n) {
-    char *p = env.pool + env.used;
-    assert_true(env.used + n + 1 <= sizeof env.pool);
-    memcpy(p, s, n);
-    p[n] = '\0';
-    env.used += n + 1;
-    return p;
-}
-
-static void env_setf(const char *name, const char *fmt, ...) {
-    char buf[512];
-    va_list ap;
-    va_start(ap, fmt);
-    vsnprintf(buf, sizeof buf, fmt, ap);
-    va_end(ap);
-    env_set(pool_copy(name, strlen(name)), pool_copy(buf, strlen(buf)));
-}
-
-/* "NAME=value" lines, as `env` prints them; blank lines are skipped. */
-static void env_lines(const char *text) {
-    while (*text) {
-        const char *eol = strchr(text, '\n'), *eq;
-        size_t n = eol ? (size_t)(eol - text) : strlen(text);
-        eq = (const char *)memchr(text, '=', n);
-        if (n) {
-            assert_non_null(eq);
-            env_set(pool_copy(text, (size_t)(eq - text)), pool_copy(eq + 1, n - (size_t)(eq - text) - 1));
-        }
-        text += n + (eol ? 1 : 0);
-    }
-}
-
-/* What the library logged (INFO and up) since the test began, a line per message. */
+/* What the library logged (INFO and up) since the test began, a line per message. Not
+   env_table.h's capture, which keeps DEBUG lines too: LOGGED() must find a message said
+   at INFO or above. */
 static char log_text[16384];
 
-static void capture_log(void *user, cres_log_level level, const char *message) {
+static void capture_info_log(void *user, cres_log_level level, const char *message) {
     size_t n = strlen(log_text);
     (void)user;
     if (level >= CRES_LOG_INFO) snprintf(log_text + n, sizeof log_text - n, "%s\n", message);
 }
-
-static cres_config cfg;
 
 /* Every test starts from an empty environment and an empty log. */
 static int reset(void **state) {
     (void)state;
     env_reset();
     log_text[0] = '\0';
-    memset(&cfg, 0, sizeof cfg);
-    cfg.getenv.fn = table_getenv;
-    cfg.getenv.user = &env;
-    cfg.log.fn = capture_log;
-    return 0;
-}
-
-/* Temporary files and directories of this group, removed at its end. */
-static char temp_paths[160][64];
-static size_t temp_count;
-static char temp_dirs[4][64];
-static size_t temp_dir_count;
-
-static const char *temp_file(const char *content) {
-    char *path;
-    int fd;
-    size_t n = strlen(content);
-    assert_true(temp_count < sizeof temp_paths / sizeof temp_paths[0]);
-    path = temp_paths[temp_count];
-    snprintf(path, sizeof temp_paths[0], "/tmp/test_sched_XXXXXX");
-    fd = mkstemp(path);
-    assert_true(fd >= 0);
-    temp_count++;
-    assert_int_equal(write(fd, content, n), (long)n);
-    close(fd);
-    return path;
-}
-
-/* A file of n bytes (content may hold NUL bytes). */
-static const char *temp_file_n(const char *content, size_t n) {
-    char *path;
-    int fd;
-    assert_true(temp_count < sizeof temp_paths / sizeof temp_paths[0]);
-    path = temp_paths[temp_count];
-    snprintf(path, sizeof temp_paths[0], "/tmp/test_sched_XXXXXX");
-    fd = mkstemp(path);
-    assert_true(fd >= 0);
-    temp_count++;
-    assert_int_equal(write(fd, content, n), (long)n);
-    close(fd);
-    return path;
-}
-
-/* A directory: a path that opens but cannot be read as a file. */
-static const char *temp_dir(void) {
-    char *path;
-    assert_true(temp_dir_count < sizeof temp_dirs / sizeof temp_dirs[0]);
-    path = temp_dirs[temp_dir_count];
-    snprintf(path, sizeof temp_dirs[0], "/tmp/test_sched_dir_XXXXXX");
-    assert_non_null(mkdtemp(path));
-    temp_dir_count++;
-    return path;
-}
-
-static int remove_temp_files(void **state) {
-    size_t i;
-    (void)state;
-    for (i = 0; i < temp_count; i++) unlink(temp_paths[i]);
-    for (i = 0; i < temp_dir_count; i++) rmdir(temp_dirs[i]);
-    temp_count = temp_dir_count = 0;
+    env_config();
+    cfg.log.fn = capture_info_log;
     return 0;
 }
 
 /* ---------------------------------------------------------------------------------------
-   What a resolver answers */
-
-static const char *resolved_json(cres_resolver *r) {
-    static char buf[2][8192];
-    static int next;
-    char *out = buf[next++ % 2];
-    cres_cluster_spec *s = NULL;
-    cres_error err;
-    OK(cres_resolve(r, &s, &err));
-    OK(cres_spec_to_json(s, out, sizeof buf[0], NULL, &err));
-    cres_spec_free(s);
-    return out;
-}
+   What a resolver answers (the shared checks are in tests/resolver_checks.h) */
 
 /* The resolved spec as the CLI's hostfile (machine 0) or machinefile (machine 1) formats. */
 static const char *hosts_of(cres_resolver *r, int machine) {
@@ -222,47 +74,11 @@ static const char *hosts_of(cres_resolver *r, int machine) {
     return out;
 }
 
-static const char *master_of(cres_resolver *r, const char *type, int id, const char *rpc) {
-    static char buf[2][512];
-    static int next;
-    char *out = buf[next++ % 2];
-    cres_error err;
-    OK(cres_master_of(r, type, id, rpc, out, sizeof buf[0], NULL, &err));
-    return out;
-}
-
-static const char *devices_of(cres_resolver *r, const char *type, int id) {
-    static char buf[2][512];
-    static int next;
-    char *out = buf[next++ % 2];
-    size_t len = 9999;
-    cres_error err;
-    OK(cres_visible_devices_of(r, type, id, out, sizeof buf[0], &len, &err));
-    assert_int_equal(len, strlen(out));
-    return out;
-}
-
-/* The GPU count per task: 0 when the resolver reports no accelerator. */
-static int gpus_of(cres_resolver *r) {
-    cres_accelerators acc;
-    cres_error err;
-    OK(cres_num_accelerators(r, &acc, &err));
-    if (acc.count == 0) return 0;
-    assert_int_equal(acc.count, 1);
-    assert_string_equal(acc.items[0].type, "GPU");
-    assert_true(acc.items[0].count > 0);
-    return acc.items[0].count;
-}
-
-static void expect_task(cres_resolver *r, const char *type, int id) {
-    assert_non_null(cres_task_type(r));
-    assert_string_equal(cres_task_type(r), type);
-    assert_int_equal(cres_task_id(r), id);
-}
-
-/* The launch info of the own task, every field. */
-static void expect_launch_at(cres_resolver *r, int world, int rank, int local, int local_size, int node, int nodes,
-                             const char *master_host, int master_port, int line) {
+/* The launch info of the own task, every field but the master address (unlike
+   resolver_checks.h's LAUNCH_IS). */
+static void expect_own_launch_at(cres_resolver *r, int world, int rank, int local, int local_size,
+                                 int node, int nodes, const char *master_host, int master_port,
+                                 int line) {
     cres_launch_info i;
     cres_error err;
     cres_result got = cres_launch(r, &i, &err);
@@ -276,7 +92,7 @@ static void expect_launch_at(cres_resolver *r, int world, int rank, int local, i
                  i.master_host, i.master_port, world, rank, local, local_size, node, nodes, master_host, master_port);
 }
 #define EXPECT_LAUNCH(r, world, rank, local, local_size, node, nodes, host, port) \
-    expect_launch_at(r, world, rank, local, local_size, node, nodes, host, port, __LINE__)
+    expect_own_launch_at(r, world, rank, local, local_size, node, nodes, host, port, __LINE__)
 
 /* No own task (a job script): cres_task_id is -1, launch and master-of-own say so. */
 static void expect_no_own_task(cres_resolver *r) {
@@ -295,30 +111,6 @@ static void expect_no_own_task(cres_resolver *r) {
 
 /* The log holds `sub`. */
 #define LOGGED(sub) HAS(log_text, sub)
-
-/* A create call that must fail with `want`, hand back no resolver and name sub1 and sub2
-   (NULL = not checked) in its message. */
-static void expect_failure(cres_result got, cres_resolver *r, const cres_error *err, cres_result want, const char *sub1,
-                           const char *sub2, int line) {
-    if (got == CRES_OK) cres_resolver_free(r); /* so that a failure here leaks nothing */
-    if (got != want)
-        fail_msg("line %d: got %s, want %s: %s", line, cres_result_string(got), cres_result_string(want), err->message);
-    if (r) fail_msg("line %d: a resolver came back on failure", line);
-    if (err->result != want) fail_msg("line %d: err.result is %d", line, (int)err->result);
-    if (sub1 && !strstr(err->message, sub1))
-        fail_msg("line %d: \"%s\" does not contain \"%s\"", line, err->message, sub1);
-    if (sub2 && !strstr(err->message, sub2))
-        fail_msg("line %d: \"%s\" does not contain \"%s\"", line, err->message, sub2);
-}
-
-#define FAILS_WITH(create_fn, opts, want, sub1, sub2)                                      \
-    do {                                                                                   \
-        static int sentinel_;                                                              \
-        cres_resolver *r_ = (cres_resolver *)(void *)&sentinel_;                           \
-        cres_error e_;                                                                     \
-        cres_result g_ = create_fn(&(opts), &r_, &e_);                                     \
-        expect_failure(g_, r_, &e_, (want), (sub1), (sub2), __LINE__);                    \
-    } while (0)
 
 /* ---------------------------------------------------------------------------------------
    The backends' options and resolvers */
@@ -410,13 +202,7 @@ static cres_resolver *mpi_with_at(cres_mpi_options o, int line) {
     return r;
 }
 
-static cres_auto_options auto_options(void) {
-    cres_auto_options o;
-    memset(&o, 0, sizeof o);
-    o.config = &cfg;
-    return o;
-}
-
+/* Auto with auto_options() (tests/resolver_checks.h); the pick is checked by auto_checked(). */
 static cres_resolver *auto_with_at(cres_auto_options o, int line) {
     cres_resolver *r = NULL;
     cres_error err;
@@ -1079,15 +865,6 @@ static const char sge_job[] = "JOB_ID=17\n"
 #define SGE_SPEC                                                                                            \
     "{'worker': ['node01.cluster:8888', 'node01.cluster:8889', 'node01.cluster:8890', 'node01.cluster:8891', " \
     "'node02.cluster:8888', 'node02.cluster:8889']}"
-
-static void ompi_rank(int r, int size, int local, int local_size) {
-    env_setf("OMPI_COMM_WORLD_RANK", "%d", r);
-    env_setf("OMPI_COMM_WORLD_SIZE", "%d", size);
-    env_setf("OMPI_COMM_WORLD_LOCAL_RANK", "%d", local);
-    env_setf("OMPI_COMM_WORLD_LOCAL_SIZE", "%d", local_size);
-    env_setf("OMPI_COMM_WORLD_NODE_RANK", "%d", local);
-    env_setf("PMIX_RANK", "%d", r);
-}
 
 static void sge_open_mpi_every_rank(void **state) {
     static const int local[6] = {0, 1, 2, 3, 0, 1}, node[6] = {0, 0, 0, 0, 1, 1}, size[2] = {4, 2};

@@ -226,12 +226,30 @@ def library_constants():
             re.finditer(r"#\s*define\s+(CRES_\w+)[ \t]+\(?-?[0-9]+\)?[ \t]*$", text, re.M)}
 
 
+# An #include of a header of tests/ ("test_util.h"; not "../cluster_resolver.h").
+LOCAL_INCLUDE = re.compile(r'^[ \t]*#[ \t]*include[ \t]+"([\w.]+)"', re.M)
+
+
+def local_headers(text, seen):
+    """The headers of tests/ that a C text includes, each once and after the ones it
+    includes itself: the tests' shared helpers, which the replay runs as the file's own."""
+    out = ""
+    for name in LOCAL_INCLUDE.findall(text):
+        if name not in seen:
+            seen.add(name)
+            header = read(os.path.join(TESTS, name))
+            out += local_headers(header, seen) + header + "\n"
+    return out
+
+
 class CFile:
-    """A C test file with test_util.h: macros, functions and initialized globals."""
+    """A C test file with the headers of tests/ it includes: macros, functions and
+    initialized globals."""
 
     def __init__(self, path):
         self.path, self.tag = path, tag_of(path)
-        text = read(os.path.join(TESTS, "test_util.h")) + "\n" + read(path)
+        source = read(path)
+        text = local_headers(source, set()) + source
         tokens = c_tokens(text)
         self.macros = library_constants()
         for kind, pp in tokens:
