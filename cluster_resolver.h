@@ -1,4 +1,4 @@
-/* cluster_resolver.h - v0.3.0 - who are the members of this distributed job, at which
+/* cluster_resolver.h - v0.3.1 - who are the members of this distributed job, at which
    addresses, and which one am I? - MIT or public domain (Unlicense), see end of file
 
    Do this:
@@ -110,7 +110,7 @@
       list), CRES_MAX_HOSTLIST_HOSTS (1000000, checked before expanding). Whatever they say,
       cres_launch_info keeps hosts of CRES_HOST_SIZE - 1 bytes and addresses of
       CRES_ADDRESS_SIZE - 1, and a hostlist name has at most 16 bracket groups.
-      Version: CLUSTER_RESOLVER_VERSION_MAJOR/_MINOR/_PATCH, _STRING ("0.3.0"), _NUM
+      Version: CLUSTER_RESOLVER_VERSION_MAJOR/_MINOR/_PATCH, _STRING ("0.3.1"), _NUM
       ((major << 16) | (minor << 8) | patch), and cres_version_string().
 
    4. CRES_CONFIG -----------------------------------------------------------------------
@@ -638,7 +638,7 @@
 
 #define CLUSTER_RESOLVER_VERSION_MAJOR 0
 #define CLUSTER_RESOLVER_VERSION_MINOR 3
-#define CLUSTER_RESOLVER_VERSION_PATCH 0
+#define CLUSTER_RESOLVER_VERSION_PATCH 1
 #define CRES__STR2(x) #x
 #define CRES__STR(x) CRES__STR2(x)
 #define CLUSTER_RESOLVER_VERSION_STRING             \
@@ -711,7 +711,7 @@ typedef struct cres_error {
 } cres_error;
 
 CRES_API const char *cres_result_string(cres_result result); /* never NULL */
-CRES_API const char *cres_version_string(void);              /* "0.3.0" */
+CRES_API const char *cres_version_string(void);              /* "0.3.1" */
 /* For backends and transports of your own: sets err's result and its message (printf-style,
    cut to fit), leaves http_status as it is; err may be NULL. Returns result. */
 CRES_API cres_result cres_error_set(cres_error *err, cres_result result, const char *format, ...)

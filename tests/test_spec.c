@@ -1338,7 +1338,7 @@ static void result_strings_and_version(void **state) {
     assert_string_equal(cres_result_string(CRES_ERR_CONFLICT), "conflicting definitions (the same task defined twice)");
     assert_string_equal(cres_result_string(CRES_RESULT_COUNT), "unknown result");
     assert_string_equal(cres_result_string((cres_result)-1), "unknown result");
-    assert_string_equal(cres_version_string(), "0.3.0");
+    assert_string_equal(cres_version_string(), "0.3.1");
 }
 
 int main(void) {
