@@ -6965,6 +6965,31 @@ CRES__PRIVATE cres_result cres__hpc_finish(cres_resolver *r, cres_result res, cr
     cres__layout_free(&r->config.allocator, l);
     return res;
 }
+
+/* The create function of an HPC backend (Slurm, MPI, the schedulers): the options they all
+   share, then layout(r, o, &l, err) places the ranks. */
+#define CRES__HPC_CREATE(fn, vtable, options_type, layout)                                      \
+    CRES_API cres_result fn(const options_type *o, cres_resolver **out, cres_error *err) {     \
+        options_type none;                                                                     \
+        cres__hpc_want w;                                                                      \
+        cres__layout l;                                                                        \
+        cres_resolver *r;                                                                      \
+        cres_result res;                                                                       \
+        if (!o) {                                                                              \
+            memset(&none, 0, sizeof none);                                                     \
+            o = &none;                                                                         \
+        }                                                                                      \
+        cres__clear(err);                                                                      \
+        if (out) *out = NULL;                                                                  \
+        if (!out) return cres__fail(err, CRES_ERR_INVALID_ARGUMENT, "out is NULL");            \
+        if ((res = cres__hpc_new(&vtable, o->config, &r, &l, err)) != CRES_OK) return res;     \
+        cres__hpc_want_set(&w, o->jobs, o->jobs_count, o->port_base, o->gpus_per_node,         \
+                           o->gpus_per_task);                                                  \
+        res = layout(r, o, &l, err);                                                           \
+        return cres__created(                                                                  \
+            r, cres__hpc_finish(r, res, &l, &w, o->task_type, o->task_id, o->rpc_layer, err),  \
+            out);                                                                              \
+    }
 #endif /* CRES__HPC */
 
 /* ////////////////////////////////////////////////////////////////////////////////////////
@@ -7099,25 +7124,16 @@ static const cres_resolver_vtable cres__slurm_vtable = {
     "slurm", cres__hpc_resolve,  NULL, cres__hpc_accelerators, cres__hpc_destroy,
     cres__hpc_devices, NULL};
 
-CRES_API cres_result cres_slurm_resolver_create(const cres_slurm_options *o, cres_resolver **out,
-                                                cres_error *err) {
-    cres_slurm_options none;
-    cres__hpc_want w;
-    cres__layout l;
-    cres_resolver *r;
-    cres_result res;
-    if (!o) {
-        memset(&none, 0, sizeof none);
-        o = &none;
-    }
-    if (out) *out = NULL;
-    if ((res = cres__hpc_new(&cres__slurm_vtable, o->config, &r, &l, err)) != CRES_OK) return res;
-    cres__hpc_want_set(&w, o->jobs, o->jobs_count, o->port_base, o->gpus_per_node,
-                       o->gpus_per_task);
-    res = cres__slurm_layout(r, &l, err);
-    return cres__created(
-        r, cres__hpc_finish(r, res, &l, &w, o->task_type, o->task_id, o->rpc_layer, err), out);
+/* The step's layout takes no options. */
+CRES__PRIVATE cres_result cres__slurm_own_layout(const cres_resolver *r,
+                                                 const cres_slurm_options *o, cres__layout *l,
+                                                 cres_error *err) {
+    (void)o;
+    return cres__slurm_layout(r, l, err);
 }
+
+CRES__HPC_CREATE(cres_slurm_resolver_create, cres__slurm_vtable, cres_slurm_options,
+                 cres__slurm_own_layout)
 #else
 CRES__LEFT_OUT(cres_slurm_resolver_create, cres_slurm_options, "slurm", "CLUSTER_RESOLVER_NO_SLURM")
 #endif /* CLUSTER_RESOLVER_NO_SLURM */
@@ -7669,25 +7685,7 @@ static const cres_resolver_vtable cres__mpi_vtable = {
     "mpi", cres__hpc_resolve,  NULL, cres__hpc_accelerators, cres__hpc_destroy,
     cres__hpc_devices, NULL};
 
-CRES_API cres_result cres_mpi_resolver_create(const cres_mpi_options *o, cres_resolver **out,
-                                              cres_error *err) {
-    cres_mpi_options none;
-    cres__hpc_want w;
-    cres__layout l;
-    cres_resolver *r;
-    cres_result res;
-    if (!o) {
-        memset(&none, 0, sizeof none);
-        o = &none;
-    }
-    if (out) *out = NULL;
-    if ((res = cres__hpc_new(&cres__mpi_vtable, o->config, &r, &l, err)) != CRES_OK) return res;
-    cres__hpc_want_set(&w, o->jobs, o->jobs_count, o->port_base, o->gpus_per_node,
-                       o->gpus_per_task);
-    res = cres__mpi_layout(r, o, &l, err);
-    return cres__created(
-        r, cres__hpc_finish(r, res, &l, &w, o->task_type, o->task_id, o->rpc_layer, err), out);
-}
+CRES__HPC_CREATE(cres_mpi_resolver_create, cres__mpi_vtable, cres_mpi_options, cres__mpi_layout)
 #else
 CRES__LEFT_OUT(cres_mpi_resolver_create, cres_mpi_options, "mpi", "CLUSTER_RESOLVER_NO_MPI")
 #endif /* CLUSTER_RESOLVER_NO_MPI */
@@ -7722,29 +7720,6 @@ CRES__PRIVATE cres_result cres__sched_script(const cres_resolver *r, cres__layou
     return CRES_OK;
 }
 
-/* The options every scheduler backend shares. */
-#define CRES__SCHED_CREATE(fn, vtable, options_type, layout)                                    \
-    CRES_API cres_result fn(const options_type *o, cres_resolver **out, cres_error *err) {     \
-        options_type none;                                                                     \
-        cres__hpc_want w;                                                                      \
-        cres__layout l;                                                                        \
-        cres_resolver *r;                                                                      \
-        cres_result res;                                                                       \
-        if (!o) {                                                                              \
-            memset(&none, 0, sizeof none);                                                     \
-            o = &none;                                                                         \
-        }                                                                                      \
-        cres__clear(err);                                                                      \
-        if (out) *out = NULL;                                                                  \
-        if (!out) return cres__fail(err, CRES_ERR_INVALID_ARGUMENT, "out is NULL");            \
-        if ((res = cres__hpc_new(&vtable, o->config, &r, &l, err)) != CRES_OK) return res;     \
-        cres__hpc_want_set(&w, o->jobs, o->jobs_count, o->port_base, o->gpus_per_node,         \
-                           o->gpus_per_task);                                                  \
-        res = layout(r, o, &l, err);                                                           \
-        return cres__created(                                                                  \
-            r, cres__hpc_finish(r, res, &l, &w, o->task_type, o->task_id, o->rpc_layer, err),  \
-            out);                                                                              \
-    }
 #endif
 
 #ifndef CLUSTER_RESOLVER_NO_PBS
@@ -7823,7 +7798,7 @@ CRES__PRIVATE cres_result cres__pbs_layout(const cres_resolver *r, const cres_pb
     return cres__sched_script(r, l, "PALS_RANKID, PBS_VNODENUM");
 }
 
-CRES__SCHED_CREATE(cres_pbs_resolver_create, cres__pbs_vtable, cres_pbs_options, cres__pbs_layout)
+CRES__HPC_CREATE(cres_pbs_resolver_create, cres__pbs_vtable, cres_pbs_options, cres__pbs_layout)
 #else
 CRES__LEFT_OUT(cres_pbs_resolver_create, cres_pbs_options, "pbs", "CLUSTER_RESOLVER_NO_PBS")
 #endif /* CLUSTER_RESOLVER_NO_PBS */
@@ -7860,7 +7835,7 @@ CRES__PRIVATE cres_result cres__lsf_layout(const cres_resolver *r, const cres_ls
     return cres__sched_script(r, l, "JSM_NAMESPACE_RANK, OMPI_COMM_WORLD_RANK, PMI_RANK");
 }
 
-CRES__SCHED_CREATE(cres_lsf_resolver_create, cres__lsf_vtable, cres_lsf_options, cres__lsf_layout)
+CRES__HPC_CREATE(cres_lsf_resolver_create, cres__lsf_vtable, cres_lsf_options, cres__lsf_layout)
 #else
 CRES__LEFT_OUT(cres_lsf_resolver_create, cres_lsf_options, "lsf", "CLUSTER_RESOLVER_NO_LSF")
 #endif /* CLUSTER_RESOLVER_NO_LSF */
@@ -7897,7 +7872,7 @@ CRES__PRIVATE cres_result cres__sge_layout(const cres_resolver *r, const cres_sg
     return cres__sched_script(r, l, "OMPI_COMM_WORLD_RANK, PMI_RANK");
 }
 
-CRES__SCHED_CREATE(cres_sge_resolver_create, cres__sge_vtable, cres_sge_options, cres__sge_layout)
+CRES__HPC_CREATE(cres_sge_resolver_create, cres__sge_vtable, cres_sge_options, cres__sge_layout)
 #else
 CRES__LEFT_OUT(cres_sge_resolver_create, cres_sge_options, "sge", "CLUSTER_RESOLVER_NO_SGE")
 #endif /* CLUSTER_RESOLVER_NO_SGE */
@@ -7945,7 +7920,7 @@ CRES__PRIVATE cres_result cres__flux_layout(const cres_resolver *r, const cres_f
     return res;
 }
 
-CRES__SCHED_CREATE(cres_flux_resolver_create, cres__flux_vtable, cres_flux_options,
+CRES__HPC_CREATE(cres_flux_resolver_create, cres__flux_vtable, cres_flux_options,
                    cres__flux_layout)
 #else
 CRES__LEFT_OUT(cres_flux_resolver_create, cres_flux_options, "flux", "CLUSTER_RESOLVER_NO_FLUX")
