@@ -6,51 +6,17 @@ usage: test_cli.py BUILD_DIR      (the directory holding cluster-resolve and cus
 import atexit
 import json
 import os
-import shlex
 import shutil
 import subprocess
 import sys
 import tempfile
 
-BIN_DIR = sys.argv[1] if len(sys.argv) > 1 else "build"
-CLI = os.path.join(BIN_DIR, "cluster-resolve")
+from cli_common import BIN_DIR, CLI, exports, expect_fail, ok, run, run_tests
+
 CUSTOM = os.path.join(BIN_DIR, "custom_backend")
 
 CLUSTER = {"chief": ["c0:2222"], "ps": ["p0:2222"], "worker": ["w0:2222", "w1:2222", "w2:2222"]}
 
-
-def run(args, env=None, tf_config=None):
-    """Runs the CLI with a clean environment (plus env); returns (code, stdout, stderr)."""
-    e = {"PATH": os.environ.get("PATH", "/usr/bin:/bin")}
-    for k in ("ASAN_OPTIONS", "UBSAN_OPTIONS", "LSAN_OPTIONS"):
-        if k in os.environ:
-            e[k] = os.environ[k]
-    if tf_config is not None:
-        e["TF_CONFIG"] = tf_config if isinstance(tf_config, str) else json.dumps(tf_config)
-    e.update(env or {})
-    p = subprocess.run([CLI] + args, env=e, capture_output=True, text=True, timeout=60)
-    return p.returncode, p.stdout, p.stderr
-
-
-def exports(text):
-    """Parses `export NAME=value` lines the way a shell would."""
-    out = {}
-    for line in text.splitlines():
-        words = shlex.split(line)
-        assert words[0] == "export", line
-        name, _, value = words[1].partition("=")
-        out[name] = value
-    return out
-
-
-def ok(args, **kw):
-    code, out, err = run(args, **kw)
-    assert code == 0, f"exit {code}: {err}"
-    assert err == "", err
-    return out
-
-
-# ---- the local fallback and auto-detection ------------------------------------------------
 
 def test_auto_without_environment_is_local():
     doc = json.loads(ok([]))
@@ -194,15 +160,6 @@ def test_exec_refuses_formats_without_variables():
 
 
 # ---- errors and exit codes -----------------------------------------------------------------
-
-def expect_fail(args, code, words, **kw):
-    got, out, err = run(args, **kw)
-    assert got == code, f"{args}: exit {got}, want {code}: {err}"
-    assert out == "", out
-    assert err.count("\n") == 1 and err.startswith("cluster-resolve: "), err
-    for w in words:
-        assert w in err, f"{w!r} not in {err!r}"
-
 
 def test_usage_errors_exit_2():
     expect_fail(["bogus"], 2, ['unknown backend "bogus"'])
@@ -1349,19 +1306,5 @@ def test_round_trip_platforms():
     assert (code, out) == (3, "") and 'SKYPILOT_NODE_RANK="9"' in err, (code, out, err)
 
 
-def main():
-    tests = [(n, f) for n, f in sorted(globals().items()) if n.startswith("test_") and callable(f)]
-    failed = 0
-    for name, fn in tests:
-        try:
-            fn()
-            print(f"ok   {name}")
-        except Exception as e:  # report every failure, then fail the run
-            failed += 1
-            print(f"FAIL {name}: {type(e).__name__}: {e}")
-    print(f"{len(tests) - failed} passed, {failed} failed")
-    return 1 if failed else 0
-
-
 if __name__ == "__main__":
-    sys.exit(main())
+    sys.exit(run_tests(globals()))

@@ -13,60 +13,19 @@ MPIJob's hostfile).
 import atexit
 import json
 import os
-import shlex
 import shutil
-import subprocess
 import sys
 import tempfile
 
-BIN_DIR = sys.argv[1] if len(sys.argv) > 1 else "build"
-CLI = os.path.join(BIN_DIR, "cluster-resolve")
+from cli_common import CLI, exports, expect_fail, ok, run, run_tests
+
 ENV_BIN = shutil.which("env") or "/usr/bin/env"
 
 TMP = tempfile.mkdtemp(prefix="test_cli_sched.")
 atexit.register(shutil.rmtree, TMP, True)
 
 
-# ---- helpers (as tests/test_cli.py's) -------------------------------------------------------
-
-def run(args, env=None):
-    """Runs the CLI with a clean environment (plus env); returns (code, stdout, stderr)."""
-    e = {"PATH": os.environ.get("PATH", "/usr/bin:/bin")}
-    for k in ("ASAN_OPTIONS", "UBSAN_OPTIONS", "LSAN_OPTIONS"):
-        if k in os.environ:
-            e[k] = os.environ[k]
-    e.update(env or {})
-    p = subprocess.run([CLI] + args, env=e, capture_output=True, text=True, timeout=60)
-    return p.returncode, p.stdout, p.stderr
-
-
-def ok(args, env=None):
-    code, out, err = run(args, env)
-    assert code == 0, f"{args}: exit {code}: {err}"
-    assert err == "", err
-    return out
-
-
-def expect_fail(args, code, words, env=None):
-    got, out, err = run(args, env)
-    assert got == code, f"{args}: exit {got}, want {code}: {err}"
-    assert out == "", out
-    assert err.count("\n") == 1 and err.startswith("cluster-resolve: "), err
-    for w in words:
-        assert w in err, f"{w!r} not in {err!r}"
-    return err
-
-
-def exports(text):
-    """Parses `export NAME=value` lines the way a shell would."""
-    out = {}
-    for line in text.splitlines():
-        words = shlex.split(line)
-        assert words[0] == "export", line
-        name, _, value = words[1].partition("=")
-        out[name] = value
-    return out
-
+# ---- helpers --------------------------------------------------------------------------------
 
 def launch(args, env=None):
     out = ok(args + ["--format", "launch"], env)
@@ -463,19 +422,5 @@ def test_exec_tfconfig_from_a_scheduler():
                                "environment": ""}, out
 
 
-def main():
-    tests = [(n, f) for n, f in sorted(globals().items()) if n.startswith("test_") and callable(f)]
-    failed = 0
-    for name, fn in tests:
-        try:
-            fn()
-            print(f"ok   {name}")
-        except Exception as e:  # report every failure, then fail the run
-            failed += 1
-            print(f"FAIL {name}: {type(e).__name__}: {e}")
-    print(f"{len(tests) - failed} passed, {failed} failed")
-    return 1 if failed else 0
-
-
 if __name__ == "__main__":
-    sys.exit(main())
+    sys.exit(run_tests(globals()))
