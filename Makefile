@@ -37,8 +37,9 @@ deps-test:
 $(BUILD) $(BUILD)/san $(BUILD)/tsan $(BUILD)/asan:
 	mkdir -p $@
 
-# The CLI uses the bundled libcurl transport; the other examples need no library.
-LIBS_cluster-resolve := -lcurl
+# The CLI uses the bundled libcurl transport and libyaml (YAML kubeconfig files); the other
+# examples need no library.
+LIBS_cluster-resolve := -lcurl -lyaml
 
 $(BUILD)/%: examples/%.c cluster_resolver.h | deps-build $(BUILD)
 	$(CC) -std=c99 -O2 $(WARN) $< -o $@ $(LIBS_$*)

@@ -781,7 +781,27 @@ typedef struct cres_http_request {
     void **session;                      /* where a transport may keep a connection between
                                             the requests of one resolve; *session starts NULL
                                             and close_session() gets it at the end */
+    const struct cres_http_tls *tls;     /* NULL = none of the TLS material below */
 } cres_http_request;
+
+/* TLS material beyond ca_file, as a kubeconfig carries it. A transport says in
+   cres_transport.features which fields it honours; the library never hands it a request that
+   needs another one (CRES_ERR_UNSUPPORTED names the field instead of the field being ignored). */
+#define CRES_TRANSPORT_CA_PEM 0x01u      /* tls->ca_pem */
+#define CRES_TRANSPORT_CLIENT_CERT 0x02u /* tls->client_cert_pem and client_key_pem */
+#define CRES_TRANSPORT_SERVER_NAME 0x04u /* tls->server_name */
+#define CRES_TRANSPORT_PROXY 0x08u       /* tls->proxy */
+#define CRES_TRANSPORT_INSECURE 0x10u    /* tls->insecure_skip_verify */
+typedef struct cres_http_tls {
+    const char *ca_pem;          /* trusted CAs as PEM text, instead of ca_file; NULL = none */
+    const char *client_cert_pem; /* a client certificate (chain) as PEM, with its key: */
+    const char *client_key_pem;
+    const char *server_name;     /* the name SNI sends and the certificate must match, not the
+                                    URL's host; the Host header stays the URL's */
+    const char *proxy;           /* "http://h:p", "https://h:p" or "socks5://h:p" for every
+                                    host, loopback too (no_proxy is not consulted) */
+    int insecure_skip_verify;    /* non-zero: the server's certificate is not verified */
+} cres_http_tls;
 
 /* perform() fills it; body is allocated with the allocator it is handed, NUL-terminated.
    perform() returns CRES_OK for any HTTP status; it fails only when there is no whole answer
@@ -811,7 +831,36 @@ typedef struct cres_transport {
                            const cres_allocator *alloc, cres_error *err);
     void (*close_session)(void *user, void *session); /* optional */
     void *user;
+    unsigned features; /* CRES_TRANSPORT_* bits: the request->tls fields it honours */
 } cres_transport;
+
+/* Runs a program without a shell (a kubeconfig's exec credential plugin): stdin /dev/null,
+   stdout collected, stderr's last CRES_EXEC_STDERR_KEEP bytes kept. Returns CRES_OK when it
+   ran and ended (any exit code); CRES_ERR_ENVIRONMENT when it could not start (named in the
+   message), CRES_ERR_TIMEOUT killed at timeout_ms, CRES_ERR_LIMIT killed for more stdout than
+   max_output_bytes, CRES_ERR_OUT_OF_MEMORY; on failure nothing is left allocated. */
+#define CRES_EXEC_STDERR_KEEP 4096
+typedef struct cres_exec_request {
+    const char *const *argv;  /* NULL-terminated; argv[0] a path when it holds a '/', else
+                                 looked up in the PATH of the calling process */
+    const char *const *envp;  /* the program's whole environment, "NAME=VALUE", NULL-ended */
+    int timeout_ms;
+    size_t max_output_bytes;
+} cres_exec_request;
+typedef struct cres_exec_result {
+    int exit_code;            /* 0..255; 128 + N when signal N ended it */
+    char *out;                /* stdout, NUL-terminated, allocated with the given allocator */
+    size_t out_len;
+    char *err;                /* the end of stderr, likewise */
+    size_t err_len;
+} cres_exec_result;
+typedef cres_result (*cres_exec_fn)(void *user, const cres_exec_request *req,
+                                    cres_exec_result *result, const cres_allocator *alloc,
+                                    cres_error *err);
+typedef struct cres_exec_hook {
+    cres_exec_fn fn;          /* NULL = posix_spawnp() (CRES_ERR_UNSUPPORTED on Windows) */
+    void *user;
+} cres_exec_hook;
 
 typedef struct cres_config {
     cres_allocator allocator;   /* zero = CRES_MALLOC / CRES_FREE */
@@ -826,6 +875,7 @@ typedef struct cres_config {
                                    0 = 60000, -1 = no bound beyond timeout_ms per request */
     cres_env_list_hook env_list; /* zero = the process environment; give it with a getenv
                                     hook of your own */
+    cres_exec_hook exec;        /* zero = posix_spawnp(): kubeconfig exec plugins */
 } cres_config;
 
 #ifdef CLUSTER_RESOLVER_USE_CURL
@@ -1062,6 +1112,10 @@ typedef struct cres_k8s_options {
     int follow_jobset;                        /* non-zero: the job holding the own pod, when
                                                  that pod is of a JobSet, is the whole JobSet
                                                  (auto sets it; manual: kubernetes) */
+    const char *kubeconfig;                   /* this kubeconfig file only; NULL = the files of
+                                                 $KUBECONFIG, else ~/.kube/config, else in
+                                                 cluster (unused with server) */
+    const char *context;                      /* NULL = the kubeconfig's current-context */
     const char *task_type;                    /* NULL = the job of the pod named hostname */
     int task_id;                              /* used when task_type is set */
     const char *rpc_layer;                    /* NULL = "grpc" */
@@ -3324,6 +3378,7 @@ typedef struct cres__http {
     int requests;
     int metadata_answered; /* the metadata server answered during this resolve */
     long long deadline;    /* cres__now_ms() past which no request starts; 0 = none */
+    const cres_http_tls *tls; /* what every request carries (a kubeconfig's), or NULL */
 } cres__http;
 
 CRES__PRIVATE cres_result cres__http_begin(cres__http *h, cres_resolver *r, cres_error *err) {
@@ -3360,6 +3415,18 @@ CRES__PRIVATE int cres__http_out_of_time(const cres__http *h) {
     return h->deadline && cres__now_ms() >= h->deadline;
 }
 
+/* The first field of tls that the transport does not say it honours, or NULL. */
+CRES__PRIVATE const char *cres__tls_unhonoured(const cres_http_tls *tls, unsigned features) {
+    if (!tls) return NULL;
+    if (tls->ca_pem && !(features & CRES_TRANSPORT_CA_PEM)) return "ca_pem";
+    if (tls->client_cert_pem && !(features & CRES_TRANSPORT_CLIENT_CERT)) return "client_cert_pem";
+    if (tls->server_name && !(features & CRES_TRANSPORT_SERVER_NAME)) return "server_name";
+    if (tls->proxy && !(features & CRES_TRANSPORT_PROXY)) return "proxy";
+    if (tls->insecure_skip_verify && !(features & CRES_TRANSPORT_INSECURE))
+        return "insecure_skip_verify";
+    return NULL;
+}
+
 CRES__PRIVATE int cres__retryable(cres_result res, int status) {
     return res == CRES_ERR_TRANSPORT || (res == CRES_OK && (status == 429 || status >= 500));
 }
@@ -3371,12 +3438,17 @@ CRES__PRIVATE cres_result cres__http_attempt(cres__http *h, cres_http_request *r
     const cres_config *c = &h->r->config;
     int resolve_ms = c->resolve_timeout_ms;
     long long left = h->deadline ? h->deadline - cres__now_ms() : -1;
+    const char *field;
     cres_result res;
     memset(resp, 0, sizeof *resp);
     if (h->deadline && left <= 0) /* a slow drip of answers, each in time, adds up here */
         return cres__fail(err, CRES_ERR_TIMEOUT,
                           "the resolve took longer than config.resolve_timeout_ms (%d ms)",
                           resolve_ms);
+    if ((field = cres__tls_unhonoured(req->tls, h->transport.features)) != NULL)
+        return cres__fail(err, CRES_ERR_UNSUPPORTED,
+                          "the transport does not honour tls->%s (its features lack the bit)",
+                          field);
     req->timeout_ms = left >= 0 && left < request_ms ? (int)left : request_ms;
     cres__log(h->r, CRES_LOG_DEBUG, "%s: %s %s", h->r->vtable->name, req->method, req->url);
     res = h->transport.perform(h->transport.user, req, resp, &c->allocator, err);
@@ -3429,6 +3501,7 @@ CRES__PRIVATE cres_result cres__http_call(cres__http *h, const char *method, con
     req.ca_file = ca_file;
     req.max_response_bytes = c->max_response_bytes;
     req.session = &h->session;
+    req.tls = h->tls;
     for (attempt = 0;; attempt++,
         wait_ms = wait_ms <= CRES_MAX_RETRY_AFTER_MS / 2 ? wait_ms * 2 : CRES_MAX_RETRY_AFTER_MS) {
         int pause;
@@ -3630,6 +3703,88 @@ static struct curl_slist *cres__curl_headers(const cres_http_request *req, const
     return list;
 }
 
+/* The lists and strings a request's TLS material needs while curl runs it. */
+typedef struct cres__curl_tls {
+    struct curl_slist *connect_to;
+    char *url; /* the URL with tls->server_name as its host (curl's allocation) */
+} cres__curl_tls;
+
+/* tls->server_name: curl verifies (and sends SNI for) the URL's host, so the URL names the
+   server name, CONNECT_TO sends the connection to the real host, and a Host header keeps the
+   real host for HTTP. 0 when out of memory or the URL is not one curl can take apart. */
+static int cres__curl_server_name(const cres_http_request *req, struct curl_slist **headers,
+                                  cres__curl_tls *t) {
+    CURLU *u = curl_url();
+    char *host = NULL, *port = NULL, *given = NULL, line[600];
+    int ok = 0;
+    if (u && !curl_url_set(u, CURLUPART_URL, req->url, 0) &&
+        !curl_url_get(u, CURLUPART_HOST, &host, 0) &&
+        !curl_url_get(u, CURLUPART_PORT, &port, CURLU_DEFAULT_PORT) && strlen(host) < 256 &&
+        strlen(req->tls->server_name) < 256 &&
+        !curl_url_set(u, CURLUPART_HOST, req->tls->server_name, 0) &&
+        !curl_url_get(u, CURLUPART_URL, &t->url, 0)) {
+        struct curl_slist *more;
+        int explicit_port = !curl_url_get(u, CURLUPART_PORT, &given, 0);
+        snprintf(line, sizeof line, "%s:%s:%s:%s", req->tls->server_name, port, host, port);
+        t->connect_to = curl_slist_append(NULL, line);
+        snprintf(line, sizeof line, "Host: %s%s%s", host, explicit_port ? ":" : "",
+                 explicit_port ? port : "");
+        more = t->connect_to ? curl_slist_append(*headers, line) : NULL;
+        if (more) *headers = more;
+        ok = more != NULL;
+    }
+    curl_free(host);
+    curl_free(port);
+    curl_free(given);
+    curl_url_cleanup(u);
+    return ok;
+}
+
+static void cres__curl_blob(CURL *c, CURLoption option, const char *pem) {
+    struct curl_blob blob;
+    blob.data = (void *)(size_t)pem; /* copied by curl: CURL_BLOB_COPY */
+    blob.len = strlen(pem);
+    blob.flags = CURL_BLOB_COPY;
+    curl_easy_setopt(c, option, &blob);
+}
+
+/* The request's TLS material beyond ca_file (cres_http_tls); the proxy's TLS, as Go's, trusts
+   what the server's does. 0 when out of memory. */
+static int cres__curl_tls_options(CURL *c, const cres_http_request *req,
+                                  struct curl_slist **headers, cres__curl_tls *t) {
+    const cres_http_tls *tls = req->tls;
+    if (tls->ca_pem) {
+        cres__curl_blob(c, CURLOPT_CAINFO_BLOB, tls->ca_pem);
+        cres__curl_blob(c, CURLOPT_PROXY_CAINFO_BLOB, tls->ca_pem);
+    }
+    if (tls->client_cert_pem && tls->client_key_pem) {
+        curl_easy_setopt(c, CURLOPT_SSLCERTTYPE, "PEM");
+        cres__curl_blob(c, CURLOPT_SSLCERT_BLOB, tls->client_cert_pem);
+        curl_easy_setopt(c, CURLOPT_SSLKEYTYPE, "PEM");
+        cres__curl_blob(c, CURLOPT_SSLKEY_BLOB, tls->client_key_pem);
+    }
+    if (tls->insecure_skip_verify) {
+        curl_easy_setopt(c, CURLOPT_SSL_VERIFYPEER, 0L);
+        curl_easy_setopt(c, CURLOPT_SSL_VERIFYHOST, 0L);
+        curl_easy_setopt(c, CURLOPT_PROXY_SSL_VERIFYPEER, 0L);
+        curl_easy_setopt(c, CURLOPT_PROXY_SSL_VERIFYHOST, 0L);
+    }
+    if (tls->proxy) { /* socks5 as Go dials it: the proxy resolves the name */
+        char url[600];
+        int socks = strncmp(tls->proxy, "socks5://", 9) == 0;
+        snprintf(url, sizeof url, "%s%s", socks ? "socks5h://" : "", tls->proxy + (socks ? 9 : 0));
+        curl_easy_setopt(c, CURLOPT_PROXY, url);
+        curl_easy_setopt(c, CURLOPT_NOPROXY, "");
+        if (req->ca_file) curl_easy_setopt(c, CURLOPT_PROXY_CAINFO, req->ca_file);
+    }
+    if (tls->server_name) {
+        if (!cres__curl_server_name(req, headers, t)) return 0;
+        curl_easy_setopt(c, CURLOPT_URL, t->url);
+        curl_easy_setopt(c, CURLOPT_CONNECT_TO, t->connect_to);
+    }
+    return 1;
+}
+
 static void cres__curl_options(CURL *c, const cres_http_request *req, struct curl_slist *headers,
                                cres__curl_sink *sink, char *detail) {
     curl_easy_setopt(c, CURLOPT_URL, req->url);
@@ -3668,6 +3823,7 @@ static cres_result cres__curl_perform(void *user, const cres_http_request *req,
     CURL *c = req->session && *req->session ? (CURL *)*req->session : curl_easy_init();
     struct curl_slist *headers;
     cres__curl_sink sink;
+    cres__curl_tls tls;
     char detail[CURL_ERROR_SIZE];
     CURLcode rc = CURLE_OUT_OF_MEMORY;
     long status = 0;
@@ -3681,12 +3837,17 @@ static cres_result cres__curl_perform(void *user, const cres_http_request *req,
     sink.a = alloc;
     sink.max = req->max_response_bytes;
     detail[0] = '\0';
+    memset(&tls, 0, sizeof tls);
     headers = cres__curl_headers(req, alloc, &ok);
     if (ok) {
         cres__curl_options(c, req, headers, &sink, detail);
-        rc = curl_easy_perform(c);
+        if (req->tls && !cres__curl_tls_options(c, req, &headers, &tls)) ok = 0;
+        else curl_easy_setopt(c, CURLOPT_HTTPHEADER, headers); /* the Host line may be new */
     }
+    if (ok) rc = curl_easy_perform(c);
     curl_slist_free_all(headers);
+    curl_slist_free_all(tls.connect_to);
+    curl_free(tls.url);
     curl_easy_getinfo(c, CURLINFO_RESPONSE_CODE, &status); /* 0 until a status line arrives */
     resp->status = (int)status;
 #if LIBCURL_VERSION_NUM < 0x075000 /* no PREREQFUNCTION: a connect time or a reused connection */
@@ -3718,6 +3879,8 @@ static cres_transport cres__curl_transport_value(void) {
     t.perform = cres__curl_perform;
     t.user = NULL;
     t.close_session = cres__curl_close;
+    t.features = CRES_TRANSPORT_CA_PEM | CRES_TRANSPORT_CLIENT_CERT | CRES_TRANSPORT_SERVER_NAME |
+                 CRES_TRANSPORT_PROXY | CRES_TRANSPORT_INSECURE;
     return t;
 }
 
@@ -4253,6 +4416,31 @@ typedef struct cres__pods {
     size_t count, cap;
 } cres__pods;
 
+/* An exec plugin's credential, kept until it expires. */
+typedef struct cres__kube_cred {
+    char *token, *cert_pem, *key_pem; /* owned; NULL when the plugin gave none */
+    long long expires;                /* Unix seconds; -1 = never */
+    int have;
+} cres__kube_cred;
+
+/* What a kubeconfig says beyond the server, read once at create. The strings point into
+   `owned`, which holds every block read from the files. */
+typedef struct cres__kube {
+    void **owned;
+    size_t owned_count, owned_cap;
+    int used;                   /* the settings came from a kubeconfig */
+    char *ns;                   /* the context's namespace; NULL = "default" */
+    cres_http_tls tls;          /* the cluster's and the user's */
+    char *token, *token_file, *basic, *as_user, *as_uid;
+    char **as_groups;
+    size_t as_groups_count;
+    char **exec_argv;           /* the plugin and its args; NULL = no exec */
+    char **exec_env;            /* exec.env as "NAME=VALUE", NULL-ended */
+    char *exec_info, *exec_api, *exec_hint, *exec_config;
+    int exec_provide;           /* provideClusterInfo */
+    cres__kube_cred cred;
+} cres__kube;
+
 typedef struct cres__k8s {
     cres_resolver base;
     cres_k8s_job_selector *jobs; /* owned copies */
@@ -4260,7 +4448,1597 @@ typedef struct cres__k8s {
     char *server, *token, *token_file, *ca_file, *ns, *hostname, *cluster_domain;
     int all_namespaces, port, page_size, wait_ms, follow_jobset;
     cres_k8s_address address;
+    cres__kube kube;
 } cres__k8s;
+
+/* ////////////////////////////////////////////////////////////////////////////////////////
+   Kubernetes from outside the cluster: kubeconfig files, exec plugins            >>kubeconfig
+
+   Read as client-go (kubectl) reads them: options.kubeconfig alone, else the files of
+   $KUBECONFIG in order, else ~/.kube/config; a cluster, user or context comes whole from the
+   first file that names it, current-context from the first file that sets it, relative paths
+   from the directory of the file that holds them. JSON is read as it is; YAML is turned into
+   JSON first (libyaml, CLUSTER_RESOLVER_USE_YAML), as client-go does. */
+
+#ifndef CLUSTER_RESOLVER_NO_KUBECONFIG
+#ifndef CRES_MAX_KUBECONFIG_FILES
+#  define CRES_MAX_KUBECONFIG_FILES 64 /* names in $KUBECONFIG */
+#endif
+#define CRES__EXEC_MAX_OUTPUT (1024u * 1024u) /* an ExecCredential is a few KB */
+#define CRES__EXEC_TIMEOUT_MS 60000            /* a plugin's run when the resolve has no bound */
+#define CRES__EXEC_INFO "KUBERNETES_EXEC_INFO"
+#define CRES__EXEC_V1 "client.authentication.k8s.io/v1"
+#define CRES__EXEC_V1BETA1 "client.authentication.k8s.io/v1beta1"
+
+/* ---- base64 and RFC 3339, for certificate data and credential expiry ------------------ */
+
+static const char cres__b64[] = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
+
+/* Decodes standard base64 (padding required, CR and LF skipped, as Go's StdEncoding) into a
+   new NUL-terminated string. 1 = ok, 0 = out of memory, -1 = not base64 or holds a NUL. */
+CRES__PRIVATE int cres__base64_decode(const cres_allocator *a, const char *s, size_t n,
+                                      char **out) {
+    size_t i, o = 0, quad = 0, pad = 0;
+    unsigned long acc = 0;
+    char *p = (char *)cres__alloc(a, n / 4 * 3 + 4);
+    *out = NULL;
+    if (!p) return 0;
+    for (i = 0; i < n; i++) {
+        const char *at = s[i] ? strchr(cres__b64, s[i]) : NULL;
+        if (s[i] == '\r' || s[i] == '\n') continue;
+        if (s[i] == '=' && quad >= 2) pad++;
+        else if (!at || pad) break;
+        acc = (acc << 6) | (unsigned long)(at ? at - cres__b64 : 0);
+        if (++quad < 4) continue;
+        p[o++] = (char)(acc >> 16);
+        if (pad < 2) p[o++] = (char)(acc >> 8);
+        if (pad < 1) p[o++] = (char)acc;
+        quad = 0;
+        acc = 0;
+    }
+    if (i < n || quad || memchr(p, '\0', o)) {
+        cres__free(a, p);
+        return -1;
+    }
+    p[o] = '\0';
+    *out = p;
+    return 1;
+}
+
+CRES__PRIVATE void cres__put_base64(cres__writer *w, const char *s, size_t n) {
+    size_t i;
+    for (i = 0; i < n; i += 3) {
+        unsigned long v = (unsigned long)(unsigned char)s[i] << 16;
+        char q[4];
+        if (i + 1 < n) v |= (unsigned long)(unsigned char)s[i + 1] << 8;
+        if (i + 2 < n) v |= (unsigned char)s[i + 2];
+        q[0] = cres__b64[v >> 18];
+        q[1] = cres__b64[(v >> 12) & 63];
+        q[2] = i + 1 < n ? cres__b64[(v >> 6) & 63] : '=';
+        q[3] = i + 2 < n ? cres__b64[v & 63] : '=';
+        cres__put(w, q, 4);
+    }
+}
+
+/* Days from 1970-01-01 to the given civil date (proleptic Gregorian). */
+CRES__PRIVATE long long cres__days_from_civil(long long y, int m, int d) {
+    long long era, yoe, doy;
+    y -= m <= 2;
+    era = (y >= 0 ? y : y - 399) / 400;
+    yoe = y - era * 400;
+    doy = (153 * (m + (m > 2 ? -3 : 9)) + 2) / 5 + d - 1;
+    return era * 146097 + yoe * 365 + yoe / 4 - yoe / 100 + doy - 719468;
+}
+
+/* An RFC 3339 time ("2026-11-26T10:00:00Z", fractions and offsets allowed) as Unix seconds;
+   0 when it is not one. */
+CRES__PRIVATE int cres__parse_rfc3339(const char *s, long long *out) {
+    int v[6], i, sign = 0, oh = 0, om = 0;
+    static const int at[6] = {0, 5, 8, 11, 14, 17}, len[6] = {4, 2, 2, 2, 2, 2};
+    const char *p;
+    size_t n = strlen(s);
+    if (n < 20 || s[4] != '-' || s[7] != '-' || (s[10] != 'T' && s[10] != 't') ||
+        s[13] != ':' || s[16] != ':')
+        return 0;
+    for (i = 0; i < 6; i++) {
+        long long x;
+        if (cres__parse_decimal(s + at[i], (size_t)len[i], &x) != 1 || x < 0) return 0;
+        v[i] = (int)x;
+    }
+    if (v[1] < 1 || v[1] > 12 || v[2] < 1 || v[2] > 31 || v[3] > 23 || v[4] > 59 || v[5] > 60)
+        return 0;
+    p = s + 19;
+    if (*p == '.')
+        for (p++; *p >= '0' && *p <= '9'; p++) {}
+    if (*p == 'Z' || *p == 'z') {
+        p++;
+    } else if ((*p == '+' || *p == '-') && strlen(p) == 6 && p[3] == ':') {
+        long long h, m;
+        if (cres__parse_decimal(p + 1, 2, &h) != 1 || cres__parse_decimal(p + 4, 2, &m) != 1)
+            return 0;
+        sign = *p == '-' ? -1 : 1, oh = (int)h, om = (int)m;
+        p += 6;
+    }
+    if (*p) return 0;
+    *out = ((cres__days_from_civil(v[0], v[1], v[2]) * 24 + v[3]) * 60 + v[4]) * 60 + v[5] -
+           sign * (oh * 3600 + om * 60);
+    return 1;
+}
+
+/* ---- YAML as JSON text ------------------------------------------------------------------ */
+
+#ifdef CLUSTER_RESOLVER_USE_YAML
+#include <yaml.h>
+
+/* One open collection of the conversion, and where each anchor's JSON text lies. */
+typedef struct cres__yframe {
+    int mapping;  /* else a sequence */
+    size_t items; /* values written so far (a mapping counts keys and values) */
+    size_t start; /* offset of its '{' or '[' */
+    char *anchor; /* libyaml's, freed with yaml_free */
+} cres__yframe;
+
+typedef struct cres__yanchor {
+    char *name; /* ours */
+    size_t start, end;
+} cres__yanchor;
+
+typedef struct cres__yconv {
+    const cres_allocator *a;
+    char *out;
+    size_t len, cap;
+    cres__yframe stack[CRES_MAX_JSON_DEPTH];
+    int depth;
+    cres__yanchor *anchors;
+    size_t anchors_count, anchors_cap;
+    int oom, too_big;
+} cres__yconv;
+
+CRES__PRIVATE void cres__yput(cres__yconv *y, const char *s, size_t n) {
+    if (y->oom || y->too_big) return;
+    if (n > CRES_MAX_DOCUMENT_BYTES - y->len) {
+        y->too_big = 1; /* aliases can grow a small file without bound */
+        return;
+    }
+    if (!cres__grow(y->a, (void **)&y->out, &y->cap, 1, y->len + n + 1)) {
+        y->oom = 1;
+        return;
+    }
+    memcpy(y->out + y->len, s, n);
+    y->len += n;
+}
+
+/* A JSON string of n bytes (NULs written as \u0000, which the JSON reader then refuses). */
+CRES__PRIVATE void cres__yput_string(cres__yconv *y, const char *s, size_t n) {
+    size_t i, run = 0;
+    cres__yput(y, "\"", 1);
+    for (i = 0; i < n; i++) {
+        unsigned char c = (unsigned char)s[i];
+        char esc[8];
+        if (c >= 0x20 && c != '"' && c != '\\') continue;
+        cres__yput(y, s + run, i - run);
+        if (c == '"' || c == '\\') snprintf(esc, sizeof esc, "\\%c", c);
+        else snprintf(esc, sizeof esc, "\\u%04x", c);
+        cres__yput(y, esc, strlen(esc));
+        run = i + 1;
+    }
+    cres__yput(y, s + run, n - run);
+    cres__yput(y, "\"", 1);
+}
+
+/* What a plain scalar is under YAML 1.1's rules, as sigs.k8s.io/yaml reads it: "n" null,
+   "b" a boolean (*truth set), "#" a number JSON can write as it is, else "s" a string. */
+CRES__PRIVATE char cres__yaml_kind(const char *s, size_t n, int *truth) {
+    static const char *const yes[] = {"y", "Y", "yes", "Yes", "YES", "true", "True", "TRUE",
+                                      "on", "On", "ON"};
+    static const char *const no[] = {"n", "N", "no", "No", "NO", "false", "False", "FALSE",
+                                     "off", "Off", "OFF"};
+    cres__scan c;
+    size_t i;
+    if (n == 0 || (n == 1 && s[0] == '~') || (n == 4 && (!memcmp(s, "null", 4) ||
+                                                         !memcmp(s, "Null", 4) ||
+                                                         !memcmp(s, "NULL", 4))))
+        return 'n';
+    for (i = 0; i < sizeof yes / sizeof *yes; i++) {
+        if (strlen(yes[i]) == n && !memcmp(s, yes[i], n)) return *truth = 1, 'b';
+        if (strlen(no[i]) == n && !memcmp(s, no[i], n)) return *truth = 0, 'b';
+    }
+    c.s = s, c.n = n, c.pos = 0, c.why = "";
+    return cres__scan_number(&c) && c.pos == n ? '#' : 's';
+}
+
+/* A scalar as a JSON value; as a key it is always a string (true, 1 and null too, as
+   sigs.k8s.io/yaml writes them). */
+CRES__PRIVATE void cres__yaml_scalar(cres__yconv *y, const yaml_event_t *e, int key) {
+    const char *s = (const char *)e->data.scalar.value;
+    size_t n = e->data.scalar.length;
+    const char *tag = (const char *)e->data.scalar.tag;
+    int truth = 0;
+    char kind = 's';
+    if (e->data.scalar.style == YAML_PLAIN_SCALAR_STYLE && (!tag || strcmp(tag, "!") != 0) &&
+        !(tag && strcmp(tag, YAML_STR_TAG) == 0))
+        kind = cres__yaml_kind(s, n, &truth);
+    if (key && kind == 'n') cres__yput_string(y, "null", 4);
+    else if (key && kind == 'b') cres__yput_string(y, truth ? "true" : "false", truth ? 4 : 5);
+    else if (key || kind == 's') cres__yput_string(y, s, n);
+    else if (kind == 'n') cres__yput(y, "null", 4);
+    else if (kind == 'b') cres__yput(y, truth ? "true" : "false", truth ? 4 : 5);
+    else cres__yput(y, s, n);
+}
+
+/* Before a value or key inside the open collection: the comma, or the colon after a key. */
+CRES__PRIVATE int cres__yaml_before(cres__yconv *y) {
+    cres__yframe *f;
+    if (y->depth == 0) return 0;
+    f = &y->stack[y->depth - 1];
+    if (f->items) cres__yput(y, f->mapping && f->items % 2 ? ":" : ",", 1);
+    return f->mapping && f->items % 2 == 0; /* a key comes next */
+}
+
+CRES__PRIVATE void cres__yaml_after(cres__yconv *y) {
+    if (y->depth) y->stack[y->depth - 1].items++;
+}
+
+/* Remembers where an anchored node's JSON text lies, for its aliases. */
+CRES__PRIVATE void cres__yaml_anchor(cres__yconv *y, const yaml_char_t *name, size_t start) {
+    cres__yanchor *an;
+    if (!name || y->oom) return;
+    if (!cres__grow(y->a, (void **)&y->anchors, &y->anchors_cap, sizeof *y->anchors,
+                    y->anchors_count + 1) ||
+        !(y->anchors[y->anchors_count].name = cres__strdup(y->a, (const char *)name))) {
+        y->oom = 1;
+        return;
+    }
+    an = &y->anchors[y->anchors_count++];
+    an->start = start;
+    an->end = y->len;
+}
+
+/* An alias: the anchored node's text again (the last anchor of that name before it). */
+CRES__PRIVATE const char *cres__yaml_alias(cres__yconv *y, const yaml_event_t *e, int key) {
+    size_t i = y->anchors_count;
+    while (i-- > 0)
+        if (strcmp(y->anchors[i].name, (const char *)e->data.alias.anchor) == 0) break;
+    if (i == (size_t)-1) return "an alias names no anchor before it";
+    if (key && y->out[y->anchors[i].start] != '"') return "an alias of a collection is a key";
+    cres__yput(y, y->out + y->anchors[i].start, y->anchors[i].end - y->anchors[i].start);
+    return NULL;
+}
+
+/* One event into JSON text; returns why it cannot be, or NULL. *done at the document's end. */
+CRES__PRIVATE const char *cres__yaml_event(cres__yconv *y, const yaml_event_t *e, int *done) {
+    int key;
+    cres__yframe *f;
+    switch (e->type) {
+    case YAML_DOCUMENT_END_EVENT:
+    case YAML_STREAM_END_EVENT: *done = 1; return NULL;
+    case YAML_SCALAR_EVENT:
+        key = cres__yaml_before(y);
+        if (key && e->data.scalar.length == 2 && !memcmp(e->data.scalar.value, "<<", 2) &&
+            e->data.scalar.style == YAML_PLAIN_SCALAR_STYLE)
+            return "merge keys (<<) are not supported";
+        {
+            size_t start = y->len;
+            cres__yaml_scalar(y, e, key);
+            cres__yaml_anchor(y, e->data.scalar.anchor, start);
+        }
+        cres__yaml_after(y);
+        return NULL;
+    case YAML_ALIAS_EVENT: {
+        const char *why;
+        key = cres__yaml_before(y);
+        if ((why = cres__yaml_alias(y, e, key)) != NULL) return why;
+        cres__yaml_after(y);
+        return NULL;
+    }
+    case YAML_MAPPING_START_EVENT:
+    case YAML_SEQUENCE_START_EVENT:
+        if (cres__yaml_before(y)) return "a key is a mapping or a list";
+        if (y->depth == CRES_MAX_JSON_DEPTH) return "it is nested too deeply";
+        f = &y->stack[y->depth++];
+        f->mapping = e->type == YAML_MAPPING_START_EVENT;
+        f->items = 0;
+        f->start = y->len;
+        f->anchor = NULL;
+        if (e->type == YAML_MAPPING_START_EVENT && e->data.mapping_start.anchor)
+            f->anchor = cres__strdup(y->a, (const char *)e->data.mapping_start.anchor);
+        if (e->type == YAML_SEQUENCE_START_EVENT && e->data.sequence_start.anchor)
+            f->anchor = cres__strdup(y->a, (const char *)e->data.sequence_start.anchor);
+        cres__yput(y, f->mapping ? "{" : "[", 1);
+        return NULL;
+    case YAML_MAPPING_END_EVENT:
+    case YAML_SEQUENCE_END_EVENT:
+        f = &y->stack[--y->depth];
+        cres__yput(y, f->mapping ? "}" : "]", 1);
+        if (f->anchor) {
+            cres__yaml_anchor(y, (const yaml_char_t *)f->anchor, f->start);
+            cres__free(y->a, f->anchor);
+        }
+        cres__yaml_after(y);
+        return NULL;
+    default: return NULL; /* stream and document starts */
+    }
+}
+
+CRES__PRIVATE void cres__yconv_free(cres__yconv *y) {
+    size_t i;
+    for (i = 0; i < y->anchors_count; i++) cres__free(y->a, y->anchors[i].name);
+    while (y->depth > 0) cres__free(y->a, y->stack[--y->depth].anchor);
+    cres__free(y->a, y->anchors);
+}
+
+/* The first YAML document of text as JSON text in *out ("null" for an empty one). */
+CRES__PRIVATE cres_result cres__yaml_to_json(const cres_allocator *a, const char *what,
+                                             const char *text, size_t n, char **out,
+                                             cres_error *err) {
+    yaml_parser_t p;
+    yaml_event_t e;
+    cres__yconv y;
+    const char *why = NULL;
+    int done = 0;
+    char line[48] = "";
+    memset(&y, 0, sizeof y);
+    y.a = a;
+    *out = NULL;
+    if (!yaml_parser_initialize(&p)) return cres__oom(err, what);
+    yaml_parser_set_input_string(&p, (const unsigned char *)text, n);
+    while (!done && !why && !y.oom && !y.too_big) {
+        if (!yaml_parser_parse(&p, &e)) {
+            if (p.error == YAML_MEMORY_ERROR) y.oom = 1;
+            why = p.problem ? p.problem : "not YAML";
+            snprintf(line, sizeof line, " at line %lu", (unsigned long)p.problem_mark.line + 1);
+            break;
+        }
+        why = cres__yaml_event(&y, &e, &done);
+        if (why) snprintf(line, sizeof line, " at line %lu", (unsigned long)e.start_mark.line + 1);
+        yaml_event_delete(&e);
+    }
+    yaml_parser_delete(&p);
+    cres__yconv_free(&y);
+    if (!y.oom && !why && !y.too_big && y.len == 0) cres__yput(&y, "null", 4);
+    if (y.oom || y.too_big || why) {
+        cres__free(a, y.out);
+        if (y.oom) return cres__oom(err, what);
+        if (y.too_big)
+            return cres__fail(err, CRES_ERR_LIMIT, "%s: as JSON it is over %u bytes", what,
+                              (unsigned)CRES_MAX_DOCUMENT_BYTES);
+        return cres__fail(err, CRES_ERR_ENVIRONMENT, "%s: YAML%s: %s", what, line, why);
+    }
+    y.out[y.len] = '\0';
+    *out = y.out;
+    return CRES_OK;
+}
+#endif /* CLUSTER_RESOLVER_USE_YAML */
+
+/* ---- the files ----------------------------------------------------------------------- */
+
+typedef struct cres__kfile {
+    char *path; /* as named */
+    char *text; /* JSON */
+    cres__json d;
+} cres__kfile;
+
+typedef struct cres__kload {
+    cres__k8s *k;
+    cres__kfile files[CRES_MAX_KUBECONFIG_FILES];
+    size_t count;
+    const char *origin; /* where the names came from, for messages and the log */
+} cres__kload;
+
+/* A stanza being read, and how messages name it: kubeconfig "F": user "alice". */
+typedef struct cres__kstanza {
+    cres__kload *L;
+    const cres__kfile *f;
+    int obj;          /* its object token, or -1 */
+    const char *kind; /* "cluster", "user", "context" */
+    const char *name;
+    const char *prefix; /* before field names in messages: "exec." */
+} cres__kstanza;
+
+/* Owns p for the resolver's life (freed by cres__kube_free); NULL when p is NULL or the list
+   cannot grow (p freed then). */
+CRES__PRIVATE void *cres__kube_keep(cres__k8s *k, void *p) {
+    const cres_allocator *a = &k->base.config.allocator;
+    cres__kube *kube = &k->kube;
+    if (!p) return NULL;
+    if (!cres__grow(a, (void **)&kube->owned, &kube->owned_cap, sizeof *kube->owned,
+                    kube->owned_count + 1)) {
+        cres__free(a, p);
+        return NULL;
+    }
+    return kube->owned[kube->owned_count++] = p;
+}
+
+CRES__PRIVATE void cres__kube_cred_free(const cres_allocator *a, cres__kube_cred *c) {
+    cres__free(a, c->token);
+    cres__free(a, c->cert_pem);
+    cres__free(a, c->key_pem);
+    memset(c, 0, sizeof *c);
+}
+
+CRES__PRIVATE void cres__kube_free(cres__k8s *k) {
+    const cres_allocator *a = &k->base.config.allocator;
+    size_t i;
+    for (i = 0; i < k->kube.owned_count; i++) cres__free(a, k->kube.owned[i]);
+    cres__free(a, k->kube.owned);
+    cres__kube_cred_free(a, &k->kube.cred);
+}
+
+CRES__PRIVATE const char *cres__kwhere(const cres__kstanza *st, char *buf, size_t cap) {
+    char q1[CRES__QUOTE_SIZE], q2[CRES__QUOTE_SIZE];
+    snprintf(buf, cap, "kubeconfig %s: %s %s",
+             cres__quote(q1, sizeof q1, st->f->path, strlen(st->f->path)), st->kind,
+             cres__quote(q2, sizeof q2, st->name, strlen(st->name)));
+    return buf;
+}
+
+/* CRES_ERR_ENVIRONMENT: kubernetes: kubeconfig "F": user "u": "field" <why>. */
+CRES__PRIVATE cres_result cres__kfail(const cres__kstanza *st, const char *field, const char *why,
+                                      cres_error *err) {
+    char where[200];
+    return cres__fail(err, CRES_ERR_ENVIRONMENT, "kubernetes: %s: \"%s%s\" %s",
+                      cres__kwhere(st, where, sizeof where), st->prefix ? st->prefix : "", field,
+                      why);
+}
+
+/* A string field of the stanza, kept; *out NULL when absent, null or "". */
+CRES__PRIVATE cres_result cres__kstr(const cres__kstanza *st, const char *field, char **out,
+                                     cres_error *err) {
+    const cres__json *d = &st->f->d;
+    int v, ok;
+    *out = NULL;
+    cres__json_pick(d, st->obj, &field, &v, 1);
+    if (v < 0 || cres__json_is_null(d, v)) return CRES_OK;
+    if (d->t[v].type != JSMN_STRING) return cres__kfail(st, field, "must be a string", err);
+    if ((ok = cres__json_strdup(d, v, out)) == 0) return cres__oom(err, "kubernetes");
+    if (ok < 0) return cres__kfail(st, field, "holds a NUL character", err);
+    if (!**out) {
+        cres__free(d->a, *out);
+        *out = NULL;
+        return CRES_OK;
+    }
+    return cres__kube_keep(st->L->k, *out) ? CRES_OK : cres__oom(err, "kubernetes");
+}
+
+/* A boolean field: 0 when absent or null. */
+CRES__PRIVATE cres_result cres__kbool(const cres__kstanza *st, const char *field, int *out,
+                                      cres_error *err) {
+    const cres__json *d = &st->f->d;
+    int v;
+    *out = 0;
+    cres__json_pick(d, st->obj, &field, &v, 1);
+    if (v < 0 || cres__json_is_null(d, v)) return CRES_OK;
+    if (d->t[v].type != JSMN_PRIMITIVE || (d->s[d->t[v].start] != 't' && d->s[d->t[v].start] != 'f'))
+        return cres__kfail(st, field, "must be true or false", err);
+    *out = d->s[d->t[v].start] == 't';
+    return CRES_OK;
+}
+
+/* A path of the stanza made absolute against its file's directory, kept. */
+CRES__PRIVATE cres_result cres__kpath(const cres__kstanza *st, const char *path, char **out,
+                                      cres_error *err) {
+    const char *file = st->f->path, *slash = strrchr(file, '/');
+    size_t dir = slash ? (size_t)(slash - file) + 1 : 0, n = strlen(path);
+    int absolute = path[0] == '/';
+#ifdef _WIN32
+    absolute = absolute || path[0] == '\\' || (n > 1 && path[1] == ':');
+    if (!slash && (slash = strrchr(file, '\\')) != NULL) dir = (size_t)(slash - file) + 1;
+#endif
+    if (absolute) dir = 0;
+    *out = (char *)cres__alloc(&st->L->k->base.config.allocator, dir + n + 1);
+    if (!*out) return cres__oom(err, "kubernetes");
+    memcpy(*out, file, dir);
+    memcpy(*out + dir, path, n + 1);
+    return cres__kube_keep(st->L->k, *out) ? CRES_OK : cres__oom(err, "kubernetes");
+}
+
+/* PEM material from field (a path) or field-data (base64), never both; *out NULL when
+   neither. The file is read now, as client-go's checks do: one it cannot read is an error. */
+CRES__PRIVATE cres_result cres__kpem(const cres__kstanza *st, const char *field, char **out,
+                                     cres_error *err) {
+    char data_field[48], *path, *data, q[CRES__QUOTE_SIZE], why[128];
+    cres_result res;
+    int ok;
+    *out = NULL;
+    snprintf(data_field, sizeof data_field, "%s-data", field);
+    if ((res = cres__kstr(st, field, &path, err)) != CRES_OK ||
+        (res = cres__kstr(st, data_field, &data, err)) != CRES_OK)
+        return res;
+    if (path && data) {
+        snprintf(why, sizeof why, "and \"%s\" are both set; set one", data_field);
+        return cres__kfail(st, field, why, err);
+    }
+    if (data) {
+        ok = cres__base64_decode(&st->L->k->base.config.allocator, data, strlen(data), out);
+        if (ok == 0) return cres__oom(err, "kubernetes");
+        if (ok < 0) return cres__kfail(st, data_field, "is not base64 of PEM text", err);
+        return cres__kube_keep(st->L->k, *out) ? CRES_OK : cres__oom(err, "kubernetes");
+    }
+    if (!path) return CRES_OK;
+    if ((res = cres__kpath(st, path, &path, err)) != CRES_OK) return res;
+    res = cres__read_small_file(&st->L->k->base, path, 1024 * 1024, out, err);
+    if (res == CRES_ERR_OUT_OF_MEMORY) return res;
+    if (res != CRES_OK) {
+        snprintf(why, sizeof why, "names %s, which cannot be read%s",
+                 cres__quote(q, sizeof q, path, strlen(path)),
+                 res == CRES_ERR_LIMIT ? " (over 1 MiB)" : "");
+        return cres__kfail(st, field, why, err);
+    }
+    return cres__kube_keep(st->L->k, *out) ? CRES_OK : cres__oom(err, "kubernetes");
+}
+
+/* Reads and parses one file into L->files; *found 0 when it does not exist (skipped in a
+   $KUBECONFIG list). */
+CRES__PRIVATE cres_result cres__kube_read(cres__kload *L, const char *path, size_t n,
+                                          int must_exist, cres_error *err) {
+    const cres_allocator *a = &L->k->base.config.allocator;
+    cres__kfile *f = &L->files[L->count];
+    char q[CRES__QUOTE_SIZE], what[120];
+    size_t i;
+    cres_result res;
+    for (i = 0; i < L->count; i++) /* a name twice in $KUBECONFIG counts once */
+        if (strlen(L->files[i].path) == n && memcmp(L->files[i].path, path, n) == 0) return CRES_OK;
+    memset(f, 0, sizeof *f);
+    if (!(f->path = cres__strndup(a, path, n))) return cres__oom(err, "kubernetes");
+    snprintf(what, sizeof what, "kubernetes: kubeconfig %s",
+             cres__quote(q, sizeof q, f->path, strlen(f->path)));
+    res = cres__read_small_file(&L->k->base, f->path, CRES_MAX_DOCUMENT_BYTES, &f->text, err);
+    if (res == CRES_ERR_ENVIRONMENT && !must_exist) {
+        FILE *probe = fopen(f->path, "rb"); /* missing: skipped; there but unreadable: not */
+        if (!probe) {
+            cres__free(a, f->path);
+            return CRES_OK;
+        }
+        fclose(probe);
+    }
+    L->count++;
+    if (res == CRES_ERR_ENVIRONMENT)
+        return cres__fail(err, res, "%s cannot be read%s", what,
+                          must_exist ? " (named by options.kubeconfig / --kubeconfig)" : "");
+    if (res != CRES_OK) return res;
+    i = strspn(f->text, " \t\r\n");
+    if (f->text[i] != '{' && f->text[i] != '\0') { /* YAML, unless empty */
+#ifdef CLUSTER_RESOLVER_USE_YAML
+        char *json;
+        if ((res = cres__yaml_to_json(a, what, f->text, strlen(f->text), &json, err)) != CRES_OK)
+            return res;
+        cres__free(a, f->text);
+        f->text = json;
+#else
+        return cres__fail(err, CRES_ERR_UNSUPPORTED,
+                          "%s is YAML: build with CLUSTER_RESOLVER_USE_YAML (-lyaml), or convert "
+                          "it: kubectl config view --raw --minify --flatten -o json",
+                          what);
+#endif
+    }
+    if (!f->text[strspn(f->text, " \t\r\n")]) return CRES_OK; /* empty: an empty config */
+    res = cres__json_parse_document(&f->d, f->text, strlen(f->text), a, what,
+                                    CRES_ERR_ENVIRONMENT, err);
+    if (res == CRES_OK && !cres__json_is(&f->d, 0, JSMN_OBJECT) && !cres__json_is_null(&f->d, 0))
+        res = cres__fail(err, CRES_ERR_ENVIRONMENT, "%s is not a mapping", what);
+    return res;
+}
+
+/* Which files: options.kubeconfig alone, else $KUBECONFIG's names, else ~/.kube/config. */
+CRES__PRIVATE cres_result cres__kube_files(cres__kload *L, const char *explicit_file,
+                                           cres_error *err) {
+    const cres_resolver *r = &L->k->base;
+    const char *list = cres_resolver_getenv(r, "KUBECONFIG"), *home, *p;
+    char path[4096];
+#ifdef _WIN32
+    const char sep = ';';
+#else
+    const char sep = ':';
+#endif
+    cres_result res = CRES_OK;
+    if (explicit_file) {
+        L->origin = "options.kubeconfig";
+        return cres__kube_read(L, explicit_file, strlen(explicit_file), 1, err);
+    }
+    if (list && *list) {
+        L->origin = "$KUBECONFIG";
+        for (p = list; res == CRES_OK && *p;) {
+            size_t n = strcspn(p, sep == ':' ? ":" : ";");
+            if (n && L->count == CRES_MAX_KUBECONFIG_FILES)
+                return cres__fail(err, CRES_ERR_LIMIT, "kubernetes: $KUBECONFIG names more than "
+                                  "%d files", CRES_MAX_KUBECONFIG_FILES);
+            if (n) res = cres__kube_read(L, p, n, 0, err); /* empty names: skipped */
+            p += n + (p[n] == sep);
+        }
+        return res;
+    }
+    home = cres_resolver_getenv(r, "HOME");
+#ifdef _WIN32
+    if (!home || !*home) home = cres_resolver_getenv(r, "USERPROFILE");
+#endif
+    L->origin = "~/.kube/config";
+    if (!home || !*home || strlen(home) > sizeof path - 16) return CRES_OK;
+    snprintf(path, sizeof path, "%s/.kube/config", home);
+    return cres__kube_read(L, path, strlen(path), 0, err);
+}
+
+/* Checks the named lists of every file, as client-go decodes each whole: "clusters",
+   "users" and "contexts" are lists (or null) of mappings whose "name" is a string, no name
+   twice in one file. */
+CRES__PRIVATE cres_result cres__kube_check(cres__kload *L, cres_error *err) {
+    static const char *const lists[] = {"clusters", "users", "contexts"};
+    char q[CRES__QUOTE_SIZE], n1[CRES__QUOTE_SIZE];
+    size_t f, l;
+    for (f = 0; f < L->count; f++) {
+        const cres__json *d = &L->files[f].d;
+        int at[3], i, item;
+        if (!cres__json_is(d, 0, JSMN_OBJECT)) continue;
+        cres__json_pick(d, 0, lists, at, 3);
+        for (l = 0; l < 3; l++) {
+            const char *path = L->files[f].path;
+            if (at[l] < 0 || cres__json_is_null(d, at[l])) continue;
+            if (d->t[at[l]].type != JSMN_ARRAY)
+                return cres__fail(err, CRES_ERR_ENVIRONMENT,
+                                  "kubernetes: kubeconfig %s: \"%s\" must be a list",
+                                  cres__quote(q, sizeof q, path, strlen(path)), lists[l]);
+            for (i = 0, item = at[l] + 1; i < d->t[at[l]].size; i++, item = cres__json_next(d, item)) {
+                static const char *const key[] = {"name"};
+                int name, j, other;
+                cres__json_pick(d, item, key, &name, 1);
+                if (name < 0 || d->t[name].type != JSMN_STRING)
+                    return cres__fail(err, CRES_ERR_ENVIRONMENT,
+                                      "kubernetes: kubeconfig %s: %s[%d] has no \"name\" string",
+                                      cres__quote(q, sizeof q, path, strlen(path)), lists[l], i);
+                for (j = 0, other = at[l] + 1; j < i; j++, other = cres__json_next(d, other)) {
+                    int name2;
+                    cres__json_pick(d, other, key, &name2, 1);
+                    if (d->t[name2].end - d->t[name2].start == d->t[name].end - d->t[name].start &&
+                        !memcmp(d->s + d->t[name2].start, d->s + d->t[name].start,
+                                (size_t)(d->t[name].end - d->t[name].start)))
+                        return cres__fail(err, CRES_ERR_ENVIRONMENT,
+                                          "kubernetes: kubeconfig %s: %s names %s twice",
+                                          cres__quote(q, sizeof q, path, strlen(path)), lists[l],
+                                          cres__json_quote(d, name, n1, sizeof n1));
+                }
+            }
+        }
+    }
+    return CRES_OK;
+}
+
+/* The stanza named `name` in list `list` ("clusters") under `inner` ("cluster"), from the
+   first file that names it; st->f NULL when none does. */
+CRES__PRIVATE void cres__kube_find(cres__kload *L, const char *list, const char *inner,
+                                   const char *name, cres__kstanza *st) {
+    static const char *const keys[] = {"name", ""};
+    size_t f;
+    memset(st, 0, sizeof *st);
+    st->L = L;
+    st->kind = inner;
+    st->name = name;
+    st->obj = -1;
+    for (f = 0; f < L->count; f++) {
+        const cres__json *d = &L->files[f].d;
+        int at, i, item, v[2];
+        const char *k2[2];
+        cres__json_pick(d, 0, &list, &at, 1);
+        if (!cres__json_is(d, at, JSMN_ARRAY)) continue;
+        k2[0] = keys[0], k2[1] = inner;
+        for (i = 0, item = at + 1; i < d->t[at].size; i++, item = cres__json_next(d, item)) {
+            cres__json_pick(d, item, k2, v, 2);
+            if (v[0] < 0 || !cres__json_eq(d, v[0], name)) continue;
+            st->f = &L->files[f];
+            st->obj = v[1]; /* absent or null: an empty stanza */
+            return;
+        }
+    }
+}
+
+/* The current-context of the first file that sets it (not ""), or NULL. */
+CRES__PRIVATE cres_result cres__kube_current(cres__kload *L, char **out, size_t *file,
+                                             cres_error *err) {
+    size_t f;
+    cres_result res;
+    *out = NULL;
+    for (f = 0; f < L->count; f++) {
+        cres__kstanza st;
+        memset(&st, 0, sizeof st);
+        st.L = L, st.f = &L->files[f], st.obj = 0, st.kind = "file", st.name = "";
+        if (!cres__json_is(&st.f->d, 0, JSMN_OBJECT)) continue;
+        if ((res = cres__kstr(&st, "current-context", out, err)) != CRES_OK) {
+            char q[CRES__QUOTE_SIZE];
+            if (res == CRES_ERR_OUT_OF_MEMORY) return res;
+            return cres__fail(err, CRES_ERR_ENVIRONMENT,
+                              "kubernetes: kubeconfig %s: \"current-context\" must be a string",
+                              cres__quote(q, sizeof q, st.f->path, strlen(st.f->path)));
+        }
+        if (*out) {
+            *file = f;
+            return CRES_OK;
+        }
+    }
+    return CRES_OK;
+}
+
+CRES__PRIVATE void cres__kload_free(cres__kload *L) {
+    const cres_allocator *a = &L->k->base.config.allocator;
+    size_t f;
+    for (f = 0; f < L->count; f++) {
+        cres__json_free(&L->files[f].d);
+        cres__free(a, L->files[f].text);
+        cres__free(a, L->files[f].path);
+    }
+}
+
+/* ---- the stanzas ----------------------------------------------------------------------- */
+
+/* The cluster: server, CA, TLS server name, proxy, insecure flag, the exec extension. */
+CRES__PRIVATE cres_result cres__kube_cluster(cres__kstanza *st, char **server, cres_error *err) {
+    static const char *const ext_keys[] = {"name", "extension"};
+    cres__kube *kube = &st->L->k->kube;
+    const cres__json *d = &st->f->d;
+    char *ca = NULL, *name = NULL, *proxy = NULL;
+    int insecure = 0, ext, i, item, v[2];
+    const char *ext_key = "extensions";
+    cres_result res;
+    if ((res = cres__kstr(st, "server", server, err)) != CRES_OK ||
+        (res = cres__kpem(st, "certificate-authority", &ca, err)) != CRES_OK ||
+        (res = cres__kbool(st, "insecure-skip-tls-verify", &insecure, err)) != CRES_OK ||
+        (res = cres__kstr(st, "tls-server-name", &name, err)) != CRES_OK ||
+        (res = cres__kstr(st, "proxy-url", &proxy, err)) != CRES_OK)
+        return res;
+    if (!*server)
+        return cres__kfail(st, "server", "is not set (kubectl would try http://localhost:8080)",
+                           err);
+    if (insecure && ca)
+        return cres__kfail(st, "insecure-skip-tls-verify",
+                           "is set together with a certificate authority: set one", err);
+    if (proxy && strncmp(proxy, "http://", 7) != 0 && strncmp(proxy, "https://", 8) != 0 &&
+        strncmp(proxy, "socks5://", 9) != 0)
+        return cres__kfail(st, "proxy-url", "must start with http://, https:// or socks5://", err);
+    kube->tls.ca_pem = ca;
+    kube->tls.insecure_skip_verify = insecure;
+    kube->tls.server_name = name;
+    kube->tls.proxy = proxy;
+    cres__json_pick(d, st->obj, &ext_key, &ext, 1);
+    for (i = 0, item = ext + 1; cres__json_is(d, ext, JSMN_ARRAY) && i < d->t[ext].size;
+         i++, item = cres__json_next(d, item)) { /* spec.cluster.config for exec plugins */
+        cres__json_pick(d, item, ext_keys, v, 2);
+        if (v[0] >= 0 && v[1] >= 0 && cres__json_eq(d, v[0], "client.authentication.k8s.io/exec") &&
+            !(kube->exec_config = (char *)cres__kube_keep(
+                  st->L->k, cres__strndup(d->a, d->s + d->t[v[1]].start,
+                                          (size_t)(d->t[v[1]].end - d->t[v[1]].start)))))
+            return cres__oom(err, "kubernetes");
+    }
+    if (insecure)
+        cres__log(&st->L->k->base, CRES_LOG_WARN,
+                  "kubernetes: cluster \"%s\": insecure-skip-tls-verify: the server's certificate "
+                  "is not checked",
+                  st->name);
+    return CRES_OK;
+}
+
+/* A list of strings (args, as-groups) as a kept, NULL-ended array, with room for `before`
+   entries ahead of it; *count its length. */
+CRES__PRIVATE cres_result cres__kstrings(cres__kstanza *st, const char *field, size_t before,
+                                         char ***out, size_t *count, cres_error *err) {
+    const cres__json *d = &st->f->d;
+    int v, i, item, ok;
+    size_t n;
+    *out = NULL;
+    *count = 0;
+    cres__json_pick(d, st->obj, &field, &v, 1);
+    if (v >= 0 && !cres__json_is_null(d, v) && d->t[v].type != JSMN_ARRAY)
+        return cres__kfail(st, field, "must be a list of strings", err);
+    n = v >= 0 && d->t[v].type == JSMN_ARRAY ? (size_t)d->t[v].size : 0;
+    *out = (char **)cres__kube_keep(st->L->k, cres__alloc(d->a, (before + n + 1) * sizeof **out));
+    if (!*out) return cres__oom(err, "kubernetes");
+    memset(*out, 0, (before + n + 1) * sizeof **out);
+    for (i = 0, item = v + 1; (size_t)i < n; i++, item = cres__json_next(d, item)) {
+        char **slot = &(*out)[before + (size_t)i];
+        if (d->t[item].type != JSMN_STRING)
+            return cres__kfail(st, field, "must be a list of strings", err);
+        if ((ok = cres__json_strdup(d, item, slot)) == 0 || !cres__kube_keep(st->L->k, *slot))
+            return cres__oom(err, "kubernetes");
+        if (ok < 0) return cres__kfail(st, field, "holds a NUL character", err);
+    }
+    *count = n;
+    return CRES_OK;
+}
+
+/* exec.env: [{name, value}] as "NAME=VALUE" strings. */
+CRES__PRIVATE cres_result cres__kube_exec_env(cres__kstanza *st, cres_error *err) {
+    static const char *const keys[] = {"name", "value"};
+    cres__kube *kube = &st->L->k->kube;
+    const cres__json *d = &st->f->d;
+    const char *field = "env";
+    int v, i, item, nv[2];
+    size_t n;
+    cres__json_pick(d, st->obj, &field, &v, 1);
+    if (v >= 0 && !cres__json_is_null(d, v) && d->t[v].type != JSMN_ARRAY)
+        return cres__kfail(st, "env", "must be a list of {name, value}", err);
+    n = v >= 0 && d->t[v].type == JSMN_ARRAY ? (size_t)d->t[v].size : 0;
+    kube->exec_env = (char **)cres__kube_keep(st->L->k, cres__alloc(d->a, (n + 1) * sizeof(char *)));
+    if (!kube->exec_env) return cres__oom(err, "kubernetes");
+    memset(kube->exec_env, 0, (n + 1) * sizeof(char *));
+    for (i = 0, item = v + 1; (size_t)i < n; i++, item = cres__json_next(d, item)) {
+        char *name = NULL, *value = NULL, *both;
+        int ok1, ok2, bad;
+        cres__json_pick(d, item, keys, nv, 2);
+        if (nv[0] < 0 || nv[1] < 0 || d->t[nv[0]].type != JSMN_STRING ||
+            d->t[nv[1]].type != JSMN_STRING)
+            return cres__kfail(st, "env", "must be a list of {name, value} strings", err);
+        ok1 = cres__json_strdup(d, nv[0], &name);
+        ok2 = ok1 == 1 ? cres__json_strdup(d, nv[1], &value) : 0;
+        both = ok1 == 1 && ok2 == 1 ? (char *)cres__alloc(d->a, strlen(name) + strlen(value) + 2)
+                                    : NULL;
+        if (both) snprintf(both, strlen(name) + strlen(value) + 2, "%s=%s", name, value);
+        bad = ok1 < 0 || ok2 < 0 || (name && (!*name || strchr(name, '=')));
+        cres__free(d->a, name);
+        cres__free(d->a, value);
+        if (bad) {
+            cres__free(d->a, both);
+            return cres__kfail(st, "env", "has a name that is empty or holds '=' or NUL", err);
+        }
+        if (!both || !cres__kube_keep(st->L->k, both)) return cres__oom(err, "kubernetes");
+        kube->exec_env[i] = both;
+    }
+    return CRES_OK;
+}
+
+/* The exec stanza of a user, checked as client-go checks it. */
+CRES__PRIVATE cres_result cres__kube_exec(cres__kstanza *user, int obj, cres_error *err) {
+    cres__kube *kube = &user->L->k->kube;
+    cres__kstanza st = *user;
+    char *command, *api, *mode, *hint, **argv;
+    size_t count;
+    int provide;
+    cres_result res;
+    st.obj = obj;
+    st.prefix = "exec.";
+    if ((res = cres__kstr(&st, "command", &command, err)) != CRES_OK ||
+        (res = cres__kstr(&st, "apiVersion", &api, err)) != CRES_OK ||
+        (res = cres__kstr(&st, "interactiveMode", &mode, err)) != CRES_OK ||
+        (res = cres__kstr(&st, "installHint", &hint, err)) != CRES_OK ||
+        (res = cres__kbool(&st, "provideClusterInfo", &provide, err)) != CRES_OK ||
+        (res = cres__kstrings(&st, "args", 1, &argv, &count, err)) != CRES_OK ||
+        (res = cres__kube_exec_env(&st, err)) != CRES_OK)
+        return res;
+    if (!command) return cres__kfail(&st, "command", "is not set", err);
+    if (!api) return cres__kfail(&st, "apiVersion", "is not set", err);
+    if (strcmp(api, CRES__EXEC_V1) != 0 && strcmp(api, CRES__EXEC_V1BETA1) != 0)
+        return cres__kfail(&st, "apiVersion",
+                           "must be " CRES__EXEC_V1 " or " CRES__EXEC_V1BETA1
+                           " (v1alpha1 is no longer served)",
+                           err);
+    if (!mode && strcmp(api, CRES__EXEC_V1) == 0)
+        return cres__kfail(&st, "interactiveMode", "is not set (required by v1)", err);
+    if (mode && strcmp(mode, "Never") != 0 && strcmp(mode, "IfAvailable") != 0) {
+        if (strcmp(mode, "Always") == 0)
+            return cres__kfail(&st, "interactiveMode",
+                               "is Always, but the library gives a plugin no terminal", err);
+        return cres__kfail(&st, "interactiveMode", "must be Never, IfAvailable or Always", err);
+    }
+    if (strchr(command, '/') && (res = cres__kpath(&st, command, &command, err)) != CRES_OK)
+        return res;
+    argv[0] = command;
+    kube->exec_argv = argv;
+    kube->exec_api = api;
+    kube->exec_hint = hint;
+    kube->exec_provide = provide;
+    return CRES_OK;
+}
+
+/* auth-provider: oidc's id-token is a bearer token; gcp and azure are gone from kubectl. */
+CRES__PRIVATE cres_result cres__kube_provider(cres__kstanza *user, int obj, char **token,
+                                              cres_error *err) {
+    static const char *const config_key[] = {"config"};
+    cres__kstanza st = *user;
+    char *name;
+    int cfg;
+    cres_result res;
+    st.obj = obj;
+    st.prefix = "auth-provider.";
+    if ((res = cres__kstr(&st, "name", &name, err)) != CRES_OK) return res;
+    if (!name) return cres__kfail(&st, "name", "is not set", err);
+    if (strcmp(name, "gcp") == 0)
+        return cres__kfail(&st, "name", "is gcp, removed in Kubernetes 1.26: install "
+                           "gke-gcloud-auth-plugin and run gcloud container clusters "
+                           "get-credentials again", err);
+    if (strcmp(name, "azure") == 0)
+        return cres__kfail(&st, "name", "is azure, removed in Kubernetes 1.26: use kubelogin "
+                           "(kubelogin convert-kubeconfig)", err);
+    if (strcmp(name, "oidc") != 0)
+        return cres__kfail(&st, "name", "names a provider the library does not know (oidc "
+                           "only; use an exec plugin)", err);
+    cres__json_pick(&st.f->d, obj, config_key, &cfg, 1);
+    st.obj = cfg;
+    st.prefix = "auth-provider.config.";
+    if ((res = cres__kstr(&st, "id-token", token, err)) != CRES_OK) return res;
+    return *token ? CRES_OK
+                  : cres__kfail(&st, "id-token", "is not set (the library does not refresh "
+                                "OIDC tokens: use kubelogin as an exec plugin)", err);
+}
+
+/* The user: its credentials, checked as client-go checks them; *kind says which. */
+CRES__PRIVATE cres_result cres__kube_user(cres__kstanza *st, const char **kind, cres_error *err) {
+    static const char *const keys[] = {"exec", "auth-provider", "as-user-extra"};
+    cres__k8s *k = st->L->k;
+    cres__kube *kube = &k->kube;
+    const cres__json *d = &st->f->d;
+    char *token, *file, *cert, *key, *user, *pass, *oidc = NULL;
+    int at[3];
+    size_t groups;
+    cres_result res;
+    if ((res = cres__kstr(st, "token", &token, err)) != CRES_OK ||
+        (res = cres__kstr(st, "tokenFile", &file, err)) != CRES_OK ||
+        (res = cres__kpem(st, "client-certificate", &cert, err)) != CRES_OK ||
+        (res = cres__kpem(st, "client-key", &key, err)) != CRES_OK ||
+        (res = cres__kstr(st, "username", &user, err)) != CRES_OK ||
+        (res = cres__kstr(st, "password", &pass, err)) != CRES_OK ||
+        (res = cres__kstr(st, "as", (char **)&kube->as_user, err)) != CRES_OK ||
+        (res = cres__kstr(st, "as-uid", (char **)&kube->as_uid, err)) != CRES_OK ||
+        (res = cres__kstrings(st, "as-groups", 0, &kube->as_groups, &groups, err)) != CRES_OK)
+        return res;
+    kube->as_groups_count = groups;
+    cres__json_pick(d, st->obj, keys, at, 3);
+    if (at[2] >= 0 && d->t[at[2]].type == JSMN_OBJECT && d->t[at[2]].size > 0)
+        return cres__kfail(st, "as-user-extra", "is not supported by the library", err);
+    if (cert && !key) return cres__kfail(st, "client-certificate", "is set, client-key is not", err);
+    if (key && !cert) return cres__kfail(st, "client-key", "is set, client-certificate is not", err);
+    if ((token || file) && (user || pass))
+        return cres__kfail(st, token ? "token" : "tokenFile",
+                           "and username/password are both set: one authentication method", err);
+    if (at[0] >= 0 && cres__json_is_null(d, at[0])) at[0] = -1;
+    if (at[1] >= 0 && cres__json_is_null(d, at[1])) at[1] = -1;
+    if (at[0] >= 0 && at[1] >= 0)
+        return cres__kfail(st, "exec", "and auth-provider are both set: one authentication method",
+                           err);
+    if ((at[0] >= 0 || at[1] >= 0) && (token || file || user || pass || cert))
+        return cres__kfail(st, at[0] >= 0 ? "exec" : "auth-provider",
+                           "is set with a token, password or certificate: one authentication "
+                           "method", err);
+    if (at[0] >= 0 && (res = cres__kube_exec(st, at[0], err)) != CRES_OK) return res;
+    if (at[1] >= 0 && (res = cres__kube_provider(st, at[1], &oidc, err)) != CRES_OK) return res;
+    if (file && (res = cres__kpath(st, file, &file, err)) != CRES_OK) return res;
+    kube->token = oidc ? oidc : token;
+    kube->token_file = file;
+    kube->tls.client_cert_pem = cert;
+    kube->tls.client_key_pem = key;
+    if (user || pass) {
+        cres__writer w;
+        char *basic = NULL;
+        size_t need = 0, nu = user ? strlen(user) : 0, np = pass ? strlen(pass) : 0;
+        int pass_no;
+        char *plain = (char *)cres__alloc(d->a, nu + np + 2);
+        if (!plain) return cres__oom(err, "kubernetes");
+        snprintf(plain, nu + np + 2, "%s:%s", user ? user : "", pass ? pass : "");
+        for (pass_no = 0; pass_no < 2; pass_no++) { /* measure, then write */
+            cres__start(&w, basic, need, NULL);
+            cres__puts(&w, "Basic ");
+            cres__put_base64(&w, plain, nu + np + 1);
+            need = w.len + 1;
+            if (!basic && !(basic = (char *)cres__alloc(d->a, need))) break;
+        }
+        cres__free(d->a, plain);
+        if (!basic || !cres__kube_keep(k, basic)) return cres__oom(err, "kubernetes");
+        basic[w.len] = '\0';
+        kube->basic = basic;
+    }
+    *kind = at[0] >= 0 ? "exec plugin" : oidc ? "oidc id-token" : file ? "token file" : token ? "token"
+            : user || pass ? "basic auth" : cert ? "client certificate" : "none";
+    return CRES_OK;
+}
+
+/* "KUBERNETES_EXEC_INFO={"kind", "apiVersion", "spec": {"cluster" (provideClusterInfo),
+   "interactive": false}}", as client-go sets it without a terminal. */
+CRES__PRIVATE cres_result cres__kube_exec_info(cres__k8s *k, cres_error *err) {
+    cres__kube *kube = &k->kube;
+    const cres_http_tls *t = &kube->tls;
+    cres__writer w;
+    char *info = NULL;
+    size_t need = 0;
+    int pass;
+    for (pass = 0; pass < 2; pass++) { /* measure, then write */
+        cres__start(&w, info, need, NULL);
+        cres__puts(&w, CRES__EXEC_INFO "={\"kind\":\"ExecCredential\",\"apiVersion\":");
+        cres__put_json_string(&w, kube->exec_api);
+        cres__puts(&w, ",\"spec\":{");
+        if (kube->exec_provide) {
+            cres__puts(&w, "\"cluster\":{\"server\":");
+            cres__put_json_string(&w, k->server);
+            if (t->server_name) {
+                cres__puts(&w, ",\"tls-server-name\":");
+                cres__put_json_string(&w, t->server_name);
+            }
+            if (t->insecure_skip_verify) cres__puts(&w, ",\"insecure-skip-tls-verify\":true");
+            if (t->ca_pem) {
+                cres__puts(&w, ",\"certificate-authority-data\":\"");
+                cres__put_base64(&w, t->ca_pem, strlen(t->ca_pem));
+                cres__puts(&w, "\"");
+            }
+            if (t->proxy) {
+                cres__puts(&w, ",\"proxy-url\":");
+                cres__put_json_string(&w, t->proxy);
+            }
+            if (kube->exec_config) {
+                cres__puts(&w, ",\"config\":");
+                cres__puts(&w, kube->exec_config);
+            }
+            cres__puts(&w, "},");
+        }
+        cres__puts(&w, "\"interactive\":false}}");
+        need = w.len + 1;
+        if (!info && !(info = (char *)cres__alloc(&k->base.config.allocator, need))) break;
+    }
+    if (!info || !cres__kube_keep(k, info)) return cres__oom(err, "kubernetes");
+    info[w.len] = '\0';
+    kube->exec_info = info;
+    return CRES_OK;
+}
+
+/* The context to use: the option, else the first current-context; none is an error, unless
+   in-cluster configuration can take over (client-go's rule for a config with no context):
+   then CRES_ERR_NOT_FOUND. */
+CRES__PRIVATE cres_result cres__kube_context(cres__kload *L, const char *option, const char **name,
+                                             cres_error *err) {
+    const cres_resolver *r = &L->k->base;
+    char q[CRES__QUOTE_SIZE];
+    char *current;
+    size_t file = 0;
+    const char *host = cres_resolver_getenv(r, "KUBERNETES_SERVICE_HOST");
+    cres_result res;
+    *name = option;
+    if (option) return CRES_OK;
+    if ((res = cres__kube_current(L, &current, &file, err)) != CRES_OK) return res;
+    *name = current;
+    if (current) return CRES_OK;
+    if (host && *host) {
+        cres__log(r, CRES_LOG_INFO, "kubernetes: the kubeconfig files of %s set no "
+                  "current-context; using the in-cluster configuration", L->origin);
+        return CRES_ERR_NOT_FOUND;
+    }
+    return cres__fail(err, CRES_ERR_ENVIRONMENT,
+                      "kubernetes: kubeconfig %s%s (%s) sets no current-context: pass "
+                      "options.context (--context NAME) or run kubectl config use-context",
+                      cres__quote(q, sizeof q, L->files[0].path, strlen(L->files[0].path)),
+                      L->count > 1 ? " and the others" : "", L->origin);
+}
+
+/* Reads the kubeconfig and settles server, namespace, TLS and credentials from it.
+   CRES_ERR_NOT_FOUND: there is none (or it names no context): in-cluster config applies. */
+CRES__PRIVATE cres_result cres__kube_load(cres__k8s *k, const cres_k8s_options *o,
+                                          cres_error *err) {
+    cres__kload L;
+    cres__kstanza ctx, cluster, user;
+    const char *context, *kind = "none";
+    char *cluster_name = NULL, *user_name = NULL, *server = NULL, where[CRES__QUOTE_SIZE];
+    char q[CRES__QUOTE_SIZE];
+    cres_result res;
+    memset(&L, 0, sizeof L);
+    L.k = k;
+    res = cres__kube_files(&L, o->kubeconfig, err);
+    if (res == CRES_OK && L.count == 0) res = CRES_ERR_NOT_FOUND;
+    if (res == CRES_OK) res = cres__kube_check(&L, err);
+    if (res == CRES_OK) res = cres__kube_context(&L, o->context, &context, err);
+    if (res == CRES_OK) {
+        cres__kube_find(&L, "contexts", "context", context, &ctx);
+        if (!ctx.f) {
+            res = cres__fail(err, CRES_ERR_ENVIRONMENT,
+                             "kubernetes: context %s is defined in no kubeconfig file of %s",
+                             cres__quote(q, sizeof q, context, strlen(context)), L.origin);
+        }
+    }
+    if (res == CRES_OK) res = cres__kstr(&ctx, "cluster", &cluster_name, err);
+    if (res == CRES_OK) res = cres__kstr(&ctx, "user", &user_name, err);
+    if (res == CRES_OK) res = cres__kstr(&ctx, "namespace", &k->kube.ns, err);
+    if (res == CRES_OK && !cluster_name)
+        res = cres__kfail(&ctx, "cluster", "is not set", err);
+    if (res == CRES_OK) {
+        cres__kube_find(&L, "clusters", "cluster", cluster_name, &cluster);
+        if (!cluster.f)
+            res = cres__kfail(&ctx, "cluster", "names a cluster no kubeconfig file defines "
+                              "(kubectl would try http://localhost:8080)", err);
+    }
+    if (res == CRES_OK) res = cres__kube_cluster(&cluster, &server, err);
+    if (res == CRES_OK && user_name) {
+        cres__kube_find(&L, "users", "user", user_name, &user);
+        if (!user.f) res = cres__kfail(&ctx, "user", "names a user no kubeconfig file defines", err);
+        else res = cres__kube_user(&user, &kind, err);
+    }
+    if (res == CRES_OK) {
+        const char *scheme = strstr(server, "://") ? "" : "https://";
+        size_t n = strlen(scheme) + strlen(server) + 1;
+        if (!*scheme && strncmp(server, "https://", 8) != 0 && strncmp(server, "http://", 7) != 0)
+            res = cres__kfail(&cluster, "server", "must be an http:// or https:// URL", err);
+        else if (!(k->server = (char *)cres__alloc(&k->base.config.allocator, n)))
+            res = cres__oom(err, "kubernetes");
+        else
+            snprintf(k->server, n, "%s%s", scheme, server);
+        for (n = res == CRES_OK ? strlen(k->server) : 0; n > 0 && k->server[n - 1] == '/';)
+            k->server[--n] = '\0'; /* paths are appended with their own slash */
+    }
+    if (res == CRES_OK && strncmp(k->server, "http://", 7) == 0 && strcmp(kind, "none") != 0) {
+        /* client-go sends a kubeconfig's credentials over TLS only */
+        cres__log(&k->base, CRES_LOG_INFO, "kubernetes: %s is plain HTTP: user \"%s\"'s "
+                  "credentials are not sent", k->server, user_name);
+        memset(&k->kube.tls, 0, sizeof k->kube.tls);
+        k->kube.token = k->kube.token_file = k->kube.basic = k->kube.as_user = k->kube.as_uid = NULL;
+        k->kube.as_groups_count = 0;
+        k->kube.exec_argv = NULL;
+        kind = "none (plain HTTP)";
+    }
+    if (res == CRES_OK && k->kube.exec_argv) res = cres__kube_exec_info(k, err);
+    if (res == CRES_OK) {
+        k->kube.used = 1;
+        cres__log(&k->base, CRES_LOG_INFO,
+                  "kubernetes: kubeconfig %s (of %s): context %s, cluster \"%s\" at %s, user "
+                  "\"%s\": %s%s%s%s",
+                  cres__quote(where, sizeof where, ctx.f->path, strlen(ctx.f->path)), L.origin,
+                  cres__quote(q, sizeof q, context, strlen(context)), cluster_name,
+                  k->server, user_name ? user_name : "", kind,
+                  k->kube.exec_argv ? " \"" : "", k->kube.exec_argv ? k->kube.exec_argv[0] : "",
+                  k->kube.exec_argv ? "\"" : "");
+    }
+    cres__kload_free(&L);
+    return res;
+}
+
+/* ---- running exec plugins -------------------------------------------------------------- */
+
+#ifdef _WIN32
+CRES__PRIVATE cres_result cres__spawn_run(void *user, const cres_exec_request *req,
+                                          cres_exec_result *out, const cres_allocator *a,
+                                          cres_error *err) {
+    (void)user, (void)req, (void)out, (void)a;
+    return cres__fail(err, CRES_ERR_UNSUPPORTED,
+                      "running a program needs config.exec on Windows (no default there)");
+}
+#else
+#include <errno.h>
+#include <fcntl.h>
+#include <poll.h>
+#include <signal.h>
+#include <spawn.h>
+#include <sys/wait.h>
+#include <unistd.h>
+#if !defined(__cplusplus) && !defined(_POSIX_C_SOURCE) && !defined(_XOPEN_SOURCE)
+int kill(pid_t pid, int signal); /* POSIX; <signal.h> hides it in strict ISO C modes */
+#endif
+
+typedef struct cres__spawned {
+    pid_t pid;
+    int fd[2]; /* stdout, stderr: read ends, -1 once closed */
+    const cres_allocator *a;
+    cres_exec_result *out;
+    size_t out_cap, max;
+} cres__spawned;
+
+/* Starts argv with stdin /dev/null and stdout, stderr into pipes; the errno of a failure. */
+CRES__PRIVATE int cres__spawn(cres__spawned *s, const cres_exec_request *req) {
+    int p[4] = {-1, -1, -1, -1}, rc, i;
+    posix_spawn_file_actions_t fa;
+    if (pipe(p) != 0 || pipe(p + 2) != 0) {
+        rc = errno;
+        for (i = 0; i < 4; i++)
+            if (p[i] >= 0) close(p[i]);
+        return rc;
+    }
+    for (i = 0; i < 4; i++) fcntl(p[i], F_SETFD, FD_CLOEXEC); /* other children must not hold them */
+    if ((rc = posix_spawn_file_actions_init(&fa)) == 0) {
+        rc = posix_spawn_file_actions_addopen(&fa, 0, "/dev/null", O_RDONLY, 0);
+        if (!rc) rc = posix_spawn_file_actions_adddup2(&fa, p[1], 1);
+        if (!rc) rc = posix_spawn_file_actions_adddup2(&fa, p[3], 2);
+        if (!rc)
+            rc = posix_spawnp(&s->pid, req->argv[0], &fa, NULL, (char *const *)req->argv,
+                              (char *const *)req->envp);
+        posix_spawn_file_actions_destroy(&fa);
+    }
+    close(p[1]);
+    close(p[3]);
+    s->fd[0] = p[0];
+    s->fd[1] = p[2];
+    if (rc) {
+        close(p[0]);
+        close(p[2]);
+        s->fd[0] = s->fd[1] = -1;
+    }
+    return rc;
+}
+
+enum { CRES__SPAWN_RUNNING, CRES__SPAWN_TIMEOUT, CRES__SPAWN_TOO_MUCH, CRES__SPAWN_OOM,
+       CRES__SPAWN_LOST };
+
+/* Appends what fd i has to stdout (bounded) or to stderr's last bytes; *stop set when stdout
+   is too large or memory runs out. */
+CRES__PRIVATE void cres__spawn_read(cres__spawned *s, int i, int *stop) {
+    char chunk[4096];
+    cres_exec_result *o = s->out;
+    ssize_t n = read(s->fd[i], chunk, sizeof chunk);
+    if (n < 0 && errno == EINTR) return;
+    if (n <= 0) {
+        close(s->fd[i]);
+        s->fd[i] = -1;
+        return;
+    }
+    if (i == 1) { /* stderr: keep its end */
+        size_t k = (size_t)n > CRES_EXEC_STDERR_KEEP ? CRES_EXEC_STDERR_KEEP : (size_t)n;
+        if (o->err_len + k > CRES_EXEC_STDERR_KEEP) {
+            size_t drop = o->err_len + k - CRES_EXEC_STDERR_KEEP;
+            memmove(o->err, o->err + drop, o->err_len - drop);
+            o->err_len -= drop;
+        }
+        memcpy(o->err + o->err_len, chunk + (size_t)n - k, k);
+        o->err[o->err_len += k] = '\0';
+    } else if ((size_t)n > s->max - o->out_len) {
+        *stop = CRES__SPAWN_TOO_MUCH;
+    } else if (!cres__grow(s->a, (void **)&o->out, &s->out_cap, 1, o->out_len + (size_t)n + 1)) {
+        *stop = CRES__SPAWN_OOM;
+    } else {
+        memcpy(o->out + o->out_len, chunk, (size_t)n);
+        o->out[o->out_len += (size_t)n] = '\0';
+    }
+}
+
+/* Waits for the program to end, killing it at the deadline; its exit code. */
+CRES__PRIVATE int cres__spawn_wait(pid_t pid, long long deadline, int kill_now) {
+    int status = 0;
+    pid_t got;
+    if (kill_now) kill(pid, SIGKILL);
+    while ((got = waitpid(pid, &status, kill_now ? 0 : WNOHANG)) == 0 ||
+           (got < 0 && errno == EINTR)) {
+        if (got == 0 && cres__now_ms() >= deadline) {
+            kill(pid, SIGKILL); /* it closed its output but lives on */
+            kill_now = 1;
+        } else if (got == 0) {
+            cres__system_sleep(NULL, 5);
+        }
+    }
+    if (got < 0) return -1;
+    return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+}
+
+/* The default config.exec: posix_spawnp, no shell, bounded in time and output. */
+CRES__PRIVATE cres_result cres__spawn_run(void *user, const cres_exec_request *req,
+                                          cres_exec_result *out, const cres_allocator *a,
+                                          cres_error *err) {
+    cres__spawned s;
+    long long deadline = cres__now_ms() + req->timeout_ms;
+    const char *name = req->argv[0];
+    char q[CRES__QUOTE_SIZE];
+    int rc, stop = CRES__SPAWN_RUNNING;
+    (void)user;
+    memset(&s, 0, sizeof s);
+    memset(out, 0, sizeof *out);
+    s.a = a, s.out = out, s.max = req->max_output_bytes;
+    cres__quote(q, sizeof q, name, strlen(name));
+    if (!(out->err = (char *)cres__alloc(a, CRES_EXEC_STDERR_KEEP + 1)))
+        return cres__oom(err, "exec");
+    out->err[0] = '\0';
+    if ((rc = cres__spawn(&s, req)) != 0) {
+        cres__free(a, out->err);
+        out->err = NULL;
+        return cres__fail(err, CRES_ERR_ENVIRONMENT, "cannot run %s: %s", q,
+                          rc == ENOENT   ? "no such file (not in PATH?)"
+                          : rc == EACCES ? "permission denied"
+                                         : "the system refused to start it");
+    }
+    while (!stop && (s.fd[0] >= 0 || s.fd[1] >= 0)) {
+        struct pollfd p[2];
+        long long left = deadline - cres__now_ms();
+        int n = 0, i, ready;
+        if (left <= 0) {
+            stop = CRES__SPAWN_TIMEOUT;
+            break;
+        }
+        for (i = 0; i < 2; i++)
+            if (s.fd[i] >= 0) p[n].fd = s.fd[i], p[n].events = POLLIN, p[n++].revents = 0;
+        ready = poll(p, (nfds_t)n, left > 1000 ? 1000 : (int)left);
+        for (i = 0; ready > 0 && i < n && !stop; i++)
+            if (p[i].revents) cres__spawn_read(&s, p[i].fd == s.fd[0] ? 0 : 1, &stop);
+    }
+    if (s.fd[0] >= 0) close(s.fd[0]);
+    if (s.fd[1] >= 0) close(s.fd[1]);
+    out->exit_code = cres__spawn_wait(s.pid, deadline, stop != CRES__SPAWN_RUNNING);
+    if (!stop && out->exit_code < 0) stop = CRES__SPAWN_LOST;
+    if (!stop && !out->out && !(out->out = (char *)cres__alloc(a, 1))) stop = CRES__SPAWN_OOM;
+    if (!stop) {
+        out->out[out->out_len] = '\0';
+        return CRES_OK;
+    }
+    cres__free(a, out->out);
+    cres__free(a, out->err);
+    memset(out, 0, sizeof *out);
+    if (stop == CRES__SPAWN_OOM) return cres__oom(err, "exec");
+    if (stop == CRES__SPAWN_TOO_MUCH)
+        return cres__fail(err, CRES_ERR_LIMIT, "%s printed more than %zu bytes and was killed", q,
+                          req->max_output_bytes);
+    if (stop == CRES__SPAWN_LOST)
+        return cres__fail(err, CRES_ERR_ENVIRONMENT, "%s: its exit status was lost", q);
+    return cres__fail(err, CRES_ERR_TIMEOUT, "%s ran longer than %d ms and was killed", q,
+                      req->timeout_ms);
+}
+#endif /* _WIN32 */
+
+/* The plugin's environment: the process's (config.env_list) with exec.env and
+   KUBERNETES_EXEC_INFO set over it, as client-go builds it. NULL when out of memory. */
+CRES__PRIVATE const char **cres__k8s_exec_env(cres__k8s *k) {
+    const cres_allocator *a = &k->base.config.allocator;
+    const cres__kube *kube = &k->kube;
+    size_t n = 0, extra = 0, i, j, used = 0;
+    const char *v, **envp;
+    while (kube->exec_env[extra]) extra++;
+    while (cres_resolver_env_at(&k->base, n)) n++;
+    if (!(envp = (const char **)cres__alloc(a, (n + extra + 2) * sizeof *envp))) return NULL;
+    for (i = 0; i < n && (v = cres_resolver_env_at(&k->base, i)) != NULL; i++) {
+        size_t name = strcspn(v, "=");
+        int replaced = name == sizeof CRES__EXEC_INFO - 1 && !memcmp(v, CRES__EXEC_INFO, name);
+        for (j = 0; j < extra && !replaced; j++)
+            replaced = !strncmp(kube->exec_env[j], v, name) && kube->exec_env[j][name] == '=';
+        if (!replaced) envp[used++] = v;
+    }
+    for (j = 0; j < extra; j++) envp[used++] = kube->exec_env[j];
+    envp[used++] = kube->exec_info;
+    envp[used] = NULL;
+    return envp;
+}
+
+/* The plugin's stderr, line by line, to the log (it is the plugin's message to the user). */
+CRES__PRIVATE void cres__k8s_exec_stderr(const cres__k8s *k, const char *text, char *last,
+                                         size_t cap) {
+    const char *line = text;
+    last[0] = '\0';
+    while (*line) {
+        size_t n = strcspn(line, "\r\n");
+        if (n) {
+            cres__log(&k->base, CRES_LOG_INFO, "kubernetes: exec plugin \"%s\": %.*s",
+                      k->kube.exec_argv[0], (int)(n > 400 ? 400 : n), line);
+            snprintf(last, cap, ": %.*s", (int)(n > 160 ? 160 : n), line);
+        }
+        line += n + (line[n] != '\0');
+    }
+}
+
+/* Reads an ExecCredential the plugin printed into k->kube.cred. */
+CRES__PRIVATE cres_result cres__k8s_exec_read(cres__k8s *k, const char *text, size_t n,
+                                              cres_error *err) {
+    static const char *const top[] = {"apiVersion", "kind", "status"};
+    static const char *const status[] = {"token", "clientCertificateData", "clientKeyData",
+                                         "expirationTimestamp"};
+    const cres_allocator *a = &k->base.config.allocator;
+    cres__kube_cred c;
+    cres__json d;
+    char what[120], q[CRES__QUOTE_SIZE], *expiry = NULL;
+    char **slot[3];
+    int t[3], s[4], i, ok = 1;
+    cres_result res;
+    snprintf(what, sizeof what, "kubernetes: exec plugin \"%.60s\"", k->kube.exec_argv[0]);
+    if ((res = cres__json_parse(&d, text, n, a, what, CRES_ERR_ENVIRONMENT, err)) != CRES_OK)
+        return res;
+    memset(&c, 0, sizeof c);
+    slot[0] = &c.token, slot[1] = &c.cert_pem, slot[2] = &c.key_pem;
+    cres__json_pick(&d, 0, top, t, 3);
+    cres__json_pick(&d, t[2], status, s, 4);
+    if (t[0] < 0 || !cres__json_eq(&d, t[0], k->kube.exec_api)) {
+        res = cres__fail(err, CRES_ERR_ENVIRONMENT, "%s printed apiVersion %s, not %s", what,
+                         t[0] < 0 ? "none" : cres__json_quote(&d, t[0], q, sizeof q),
+                         k->kube.exec_api);
+    } else if (t[1] < 0 || !cres__json_eq(&d, t[1], "ExecCredential")) {
+        res = cres__fail(err, CRES_ERR_ENVIRONMENT, "%s printed no ExecCredential", what);
+    } else {
+        for (i = 0; i < 4 && ok == 1; i++)
+            if (s[i] >= 0 && !cres__json_is_null(&d, s[i]) && d.t[s[i]].type != JSMN_STRING) ok = -1;
+            else if (s[i] >= 0 && !cres__json_is_null(&d, s[i]))
+                ok = cres__json_strdup(&d, s[i], i < 3 ? slot[i] : &expiry);
+        if (ok == 0) res = cres__oom(err, "kubernetes");
+        else if (ok < 0)
+            res = cres__fail(err, CRES_ERR_ENVIRONMENT, "%s: status.%s is not a string", what,
+                             status[i - 1]);
+        else if (!c.cert_pem != !c.key_pem)
+            res = cres__fail(err, CRES_ERR_ENVIRONMENT, "%s printed clientCertificateData or "
+                             "clientKeyData without the other", what);
+        else if ((!c.token || !*c.token) && !c.cert_pem)
+            res = cres__fail(err, CRES_ERR_ENVIRONMENT, "%s printed no token and no client "
+                             "certificate", what);
+        else if (expiry && !cres__parse_rfc3339(expiry, &c.expires))
+            res = cres__fail(err, CRES_ERR_ENVIRONMENT, "%s: status.expirationTimestamp %s is not "
+                             "an RFC 3339 time", what, cres__quote(q, sizeof q, expiry, strlen(expiry)));
+    }
+    cres__free(a, expiry);
+    cres__json_free(&d);
+    if (res != CRES_OK) {
+        cres__kube_cred_free(a, &c);
+        return res;
+    }
+    cres__kube_cred_free(a, &k->kube.cred);
+    c.have = 1;
+    if (!c.expires) c.expires = -1; /* never: cached for the resolver's life */
+    k->kube.cred = c;
+    return CRES_OK;
+}
+
+/* Runs the exec plugin for a fresh credential, within what is left of the resolve. */
+CRES__PRIVATE cres_result cres__k8s_exec(cres__k8s *k, const cres__http *h, cres_error *err) {
+    const cres_allocator *a = &k->base.config.allocator;
+    const cres__kube *kube = &k->kube;
+    cres_exec_request req;
+    cres_exec_result out;
+    const char **envp = cres__k8s_exec_env(k);
+    long long left = h->deadline ? h->deadline - cres__now_ms() : CRES__EXEC_TIMEOUT_MS;
+    char last[200], q[CRES__QUOTE_SIZE];
+    cres_result res;
+    if (!envp) return cres__oom(err, "kubernetes");
+    memset(&req, 0, sizeof req);
+    req.argv = (const char *const *)kube->exec_argv;
+    req.envp = envp;
+    req.timeout_ms = left <= 0 ? 1 : left > INT_MAX ? INT_MAX : (int)left;
+    req.max_output_bytes = CRES__EXEC_MAX_OUTPUT;
+    cres__log(&k->base, CRES_LOG_DEBUG, "kubernetes: running exec plugin %s",
+              cres__quote(q, sizeof q, kube->exec_argv[0], strlen(kube->exec_argv[0])));
+    memset(&out, 0, sizeof out);
+    res = (k->base.config.exec.fn ? k->base.config.exec.fn : cres__spawn_run)(
+        k->base.config.exec.user, &req, &out, a, err);
+    cres__free(a, (void *)envp);
+    if (res != CRES_OK) {
+        char prefix[300];
+        snprintf(prefix, sizeof prefix, "kubernetes: exec plugin%s%.200s%s: ",
+                 kube->exec_hint ? " (" : "", kube->exec_hint ? kube->exec_hint : "",
+                 kube->exec_hint ? ")" : "");
+        return cres__wrap(err, res, CRES_OK, prefix);
+    }
+    cres__k8s_exec_stderr(k, out.err ? out.err : "", last, sizeof last);
+    if (out.exit_code != 0)
+        res = cres__fail(err, CRES_ERR_ENVIRONMENT, "kubernetes: exec plugin %s exited with %d%s",
+                         q, out.exit_code, last);
+    else
+        res = cres__k8s_exec_read(k, out.out, out.out_len, err);
+    cres__free(a, out.out);
+    cres__free(a, out.err);
+    return res;
+}
+#endif /* CLUSTER_RESOLVER_NO_KUBECONFIG */
+
+/* ---- credentials of one resolve --------------------------------------------------------- */
+
+typedef struct cres__k8s_auth {
+    cres_http_header *headers; /* Accept, then Authorization and impersonation when set */
+    size_t count;
+    size_t bearer_at; /* the Authorization header's place; 0 = none yet */
+    char *bearer;     /* "Bearer <token>" */
+    char *file_token; /* a token file's text this resolve */
+    cres_http_tls tls;
+    int reran;        /* the exec plugin ran again after a 401 */
+} cres__k8s_auth;
+
+/* Sets "Authorization: Bearer <token>" (replacing the one set before). */
+CRES__PRIVATE cres_result cres__k8s_bearer(cres__k8s *k, cres__k8s_auth *au, const char *t,
+                                           cres_error *err) {
+    const cres_allocator *a = &k->base.config.allocator;
+    size_t n = strlen(t) + 8;
+    if (!*t || cres__bad_text(t, 1)) /* a CR or LF would smuggle in another header */
+        return cres__fail(err, CRES_ERR_ENVIRONMENT,
+                          "kubernetes: the token is empty or has spaces, control characters or "
+                          "invalid UTF-8");
+    cres__free(a, au->bearer);
+    if (!(au->bearer = (char *)cres__alloc(a, n))) return cres__oom(err, "kubernetes");
+    snprintf(au->bearer, n, "Bearer %s", t);
+    if (!au->bearer_at) au->bearer_at = au->count++;
+    au->headers[au->bearer_at].name = "Authorization";
+    au->headers[au->bearer_at].value = au->bearer;
+    return CRES_OK;
+}
+
+#ifndef CLUSTER_RESOLVER_NO_KUBECONFIG
+/* Whether the exec plugin gives this resolver's credential (options.token and token_file win). */
+CRES__PRIVATE int cres__k8s_uses_exec(const cres__k8s *k) {
+    return k->kube.exec_argv && !k->token && !k->token_file;
+}
+
+/* The plugin's credential into the request headers and TLS; run first when there is none or
+   it has expired. */
+CRES__PRIVATE cres_result cres__k8s_exec_apply(cres__k8s *k, cres__http *h, cres__k8s_auth *au,
+                                               cres_error *err) {
+    const cres__kube_cred *c = &k->kube.cred;
+    cres_result res;
+    if ((!c->have || (c->expires > 0 && (long long)time(NULL) >= c->expires)) &&
+        (res = cres__k8s_exec(k, h, err)) != CRES_OK)
+        return res;
+    au->tls.client_cert_pem = c->cert_pem ? c->cert_pem : k->kube.tls.client_cert_pem;
+    au->tls.client_key_pem = c->key_pem ? c->key_pem : k->kube.tls.client_key_pem;
+    return c->token && *c->token ? cres__k8s_bearer(k, au, c->token, err) : CRES_OK;
+}
+#endif
+
+/* The token of a file, read at every resolve (bound service account tokens rotate). */
+CRES__PRIVATE cres_result cres__k8s_file_token(cres__k8s *k, cres__k8s_auth *au, const char *path,
+                                               cres_error *err) {
+    cres_result res = cres__read_small_file(&k->base, path, 64 * 1024, &au->file_token, err);
+    return res == CRES_OK ? cres__k8s_bearer(k, au, au->file_token, err) : res;
+}
+
+/* The headers and TLS material of one resolve: options.token or token_file, else the
+   kubeconfig user's (exec plugin, token file, token, basic auth, impersonation), else the
+   service account's token file in a cluster. */
+CRES__PRIVATE cres_result cres__k8s_auth_begin(cres__k8s *k, cres__http *h, cres__k8s_auth *au,
+                                               cres_error *err) {
+    const cres_allocator *a = &k->base.config.allocator;
+    size_t groups = 0, i;
+    cres_result res = CRES_OK;
+    memset(au, 0, sizeof au[0]);
+#ifndef CLUSTER_RESOLVER_NO_KUBECONFIG
+    groups = k->kube.as_groups_count;
+    au->tls = k->kube.tls;
+    if (k->ca_file) au->tls.ca_pem = NULL; /* options.ca_file wins */
+#endif
+    if (!(au->headers = (cres_http_header *)cres__alloc(a, (5 + groups) * sizeof *au->headers)))
+        return cres__oom(err, "kubernetes");
+    au->headers[0].name = "Accept";
+    au->headers[0].value = "application/json";
+    au->count = 1;
+    if (k->token) return cres__k8s_bearer(k, au, k->token, err);
+    if (k->token_file) return cres__k8s_file_token(k, au, k->token_file, err);
+#ifndef CLUSTER_RESOLVER_NO_KUBECONFIG
+    if (k->kube.exec_argv) res = cres__k8s_exec_apply(k, h, au, err);
+    else if (k->kube.token_file) { /* readable, it wins over token (client-go's rule) */
+        res = cres__k8s_file_token(k, au, k->kube.token_file, err);
+        if (res != CRES_OK && res != CRES_ERR_OUT_OF_MEMORY && k->kube.token)
+            res = cres__k8s_bearer(k, au, k->kube.token, err);
+    } else if (k->kube.token) {
+        res = cres__k8s_bearer(k, au, k->kube.token, err);
+    } else if (k->kube.basic) {
+        au->headers[au->count].name = "Authorization";
+        au->headers[au->count++].value = k->kube.basic;
+    }
+    if (k->kube.as_user) {
+        au->headers[au->count].name = "Impersonate-User";
+        au->headers[au->count++].value = k->kube.as_user;
+    }
+    if (k->kube.as_uid) {
+        au->headers[au->count].name = "Impersonate-Uid";
+        au->headers[au->count++].value = k->kube.as_uid;
+    }
+    for (i = 0; i < groups; i++) {
+        au->headers[au->count].name = "Impersonate-Group";
+        au->headers[au->count++].value = k->kube.as_groups[i];
+    }
+    if (k->kube.used) h->tls = &au->tls;
+#else
+    (void)h, (void)i;
+#endif
+    return res;
+}
+
+CRES__PRIVATE void cres__k8s_auth_end(cres__k8s *k, cres__k8s_auth *au) {
+    const cres_allocator *a = &k->base.config.allocator;
+    cres__free(a, au->headers);
+    cres__free(a, au->bearer);
+    cres__free(a, au->file_token);
+}
+
+/* GET url with the resolve's credentials; a 401 while an exec plugin gives them runs the
+   plugin once more and asks again (its credential may have been revoked early). */
+CRES__PRIVATE cres_result cres__k8s_get(cres__k8s *k, cres__http *h, cres__k8s_auth *au,
+                                        const char *url, cres_http_response *resp,
+                                        cres_error *err) {
+    cres_result res;
+    for (;;) {
+#ifndef CLUSTER_RESOLVER_NO_KUBECONFIG
+        if (cres__k8s_uses_exec(k) && (res = cres__k8s_exec_apply(k, h, au, err)) != CRES_OK)
+            return res;
+#endif
+        res = cres__http_request(h, "GET", url, au->headers, au->count, NULL, k->ca_file, resp,
+                                 err);
+#ifndef CLUSTER_RESOLVER_NO_KUBECONFIG
+        if (res == CRES_OK && resp->status == 401 && cres__k8s_uses_exec(k) && !au->reran) {
+            cres__log(&k->base, CRES_LOG_INFO,
+                      "kubernetes: 401 Unauthorized: running the exec plugin again");
+            cres__response_free(&k->base, resp);
+            au->reran = 1;
+            k->kube.cred.have = 0;
+            continue;
+        }
+#endif
+        return res;
+    }
+}
+
+/* ////////////////////////////////////////////////////////////////////////////////////////
+   Kubernetes: the pods of a job                                                            */
 
 CRES__PRIVATE void cres__pod_free(const cres_allocator *a, cres__pod *p) {
     cres__free(a, p->block);
@@ -4594,8 +6372,7 @@ CRES__PRIVATE char *cres__k8s_url(cres__k8s *k, const char *ns, const char *sele
 
 /* Lists every page of one selector in namespace ns (NULL = all) into pods; a 410 Gone (an
    expired continue token) starts the list again, up to three times. */
-CRES__PRIVATE cres_result cres__k8s_list(cres__k8s *k, cres__http *h,
-                                         const cres_http_header *headers, size_t nh,
+CRES__PRIVATE cres_result cres__k8s_list(cres__k8s *k, cres__http *h, cres__k8s_auth *au,
                                          const char *ns, const char *selector, cres__pods *pods,
                                          cres_error *err) {
     const cres_allocator *a = &k->base.config.allocator;
@@ -4610,7 +6387,7 @@ CRES__PRIVATE cres_result cres__k8s_list(cres__k8s *k, cres__http *h,
             res = cres__oom(err, "kubernetes");
             break;
         }
-        res = cres__http_request(h, "GET", url, headers, nh, NULL, k->ca_file, &resp, err);
+        res = cres__k8s_get(k, h, au, url, &resp, err);
         cres__free(a, url);
         if (res != CRES_OK) break;
         if (resp.status == 410 && token && restarts < 3) {
@@ -4858,8 +6635,7 @@ CRES__PRIVATE const cres__pod *cres__k8s_own_pod(cres__k8s *k, const char *job,
    the job's selectors found. The own pod is found in a list we make anyway, so this needs no
    RBAC verb beyond "list"; GET pods/$HOSTNAME would 404, since an Indexed Job pod is named
    "<job>-<index>-<random>" and only its spec.hostname is "<job>-<index>". */
-CRES__PRIVATE cres_result cres__k8s_follow_jobset(cres__k8s *k, cres__http *h,
-                                                  const cres_http_header *headers, size_t nh,
+CRES__PRIVATE cres_result cres__k8s_follow_jobset(cres__k8s *k, cres__http *h, cres__k8s_auth *au,
                                                   size_t j, cres__pods *pods, cres_error *err) {
     const cres_allocator *a = &k->base.config.allocator;
     const char *job = k->jobs[j].job;
@@ -4892,8 +6668,7 @@ CRES__PRIVATE cres_result cres__k8s_follow_jobset(cres__k8s *k, cres__http *h,
                   "whole JobSet (%s)",
                   job, q, cres__quote(q2, sizeof q2, own->jobset, strlen(own->jobset)), selector);
         cres__pods_truncate(a, pods, 0); /* own points into it: not used after this */
-        res = cres__k8s_list(k, h, headers, nh, k->all_namespaces ? ns : k->ns, selector, pods,
-                             err);
+        res = cres__k8s_list(k, h, au, k->all_namespaces ? ns : k->ns, selector, pods, err);
         if (res == CRES_OK) cres__k8s_order(a, pods);
     }
     cres__free(a, selector);
@@ -4904,33 +6679,17 @@ CRES__PRIVATE cres_result cres__k8s_follow_jobset(cres__k8s *k, cres__http *h,
 CRES__PRIVATE cres_result cres__k8s_resolve_once(cres__k8s *k, cres_cluster_spec **out,
                                                  cres_error *err) {
     const cres_allocator *a = &k->base.config.allocator;
-    cres_http_header headers[2];
-    char *token = NULL, *bearer = NULL;
     /* set once at the end: a pod in two jobs must not churn the getter's string */
     const char *own_job = NULL;
     int own_index = -1;
     cres__pods pods;
     cres__http h;
-    size_t i, s, nh = 1;
+    cres__k8s_auth au;
+    size_t i, s;
     cres_result res;
     memset(&pods, 0, sizeof pods);
     if ((res = cres__http_begin(&h, &k->base, err)) != CRES_OK) return res;
-    headers[0].name = "Accept";
-    headers[0].value = "application/json";
-    if (k->token_file) res = cres__read_small_file(&k->base, k->token_file, 64 * 1024, &token, err);
-    if (res == CRES_OK && (k->token || token)) { /* re-read each time: bound tokens rotate */
-        const char *t = k->token ? k->token : token;
-        size_t n = strlen(t) + 8;
-        if (!*t || cres__bad_text(t, 1)) /* a CR or LF would smuggle in another header */
-            res = cres__fail(err, CRES_ERR_ENVIRONMENT,
-                             "kubernetes: the token is empty or has spaces, control "
-                             "characters or invalid UTF-8");
-        else if ((bearer = (char *)cres__alloc(a, n)) == NULL) res = cres__oom(err, "kubernetes");
-        else snprintf(bearer, n, "Bearer %s", t);
-        headers[1].name = "Authorization";
-        headers[1].value = bearer;
-        nh = 2;
-    }
+    res = cres__k8s_auth_begin(k, &h, &au, err);
     if (res == CRES_OK) res = cres_spec_create(a, out, err);
     for (i = 0; i < k->jobs_count && res == CRES_OK; i++) {
         const char *job = k->jobs[i].job;
@@ -4938,11 +6697,11 @@ CRES__PRIVATE cres_result cres__k8s_resolve_once(cres__k8s *k, cres_cluster_spec
         if (s < i) continue; /* this job's selectors were listed with its first entry */
         for (s = i; s < k->jobs_count && res == CRES_OK; s++)
             if (strcmp(k->jobs[s].job, job) == 0)
-                res = cres__k8s_list(k, &h, headers, nh, k->all_namespaces ? NULL : k->ns,
+                res = cres__k8s_list(k, &h, &au, k->all_namespaces ? NULL : k->ns,
                                      k->jobs[s].selector, &pods, err);
         if (res == CRES_OK) cres__k8s_order(a, &pods);
         if (res == CRES_OK && k->follow_jobset)
-            res = cres__k8s_follow_jobset(k, &h, headers, nh, i, &pods, err);
+            res = cres__k8s_follow_jobset(k, &h, &au, i, &pods, err);
         if (res == CRES_OK) res = cres__k8s_add_job(k, *out, job, &pods, &own_job, &own_index, err);
         cres__pods_truncate(a, &pods, 0);
     }
@@ -4950,8 +6709,7 @@ CRES__PRIVATE cres_result cres__k8s_resolve_once(cres__k8s *k, cres_cluster_spec
     cres__log(&k->base, CRES_LOG_DEBUG, "kubernetes: %d requests", h.requests);
     cres__http_end(&h);
     cres__free(a, pods.items);
-    cres__free(a, bearer);
-    cres__free(a, token);
+    cres__k8s_auth_end(k, &au);
     return res;
 }
 
@@ -4990,6 +6748,9 @@ CRES__PRIVATE void cres__k8s_destroy(cres_resolver *r) {
     cres__free(a, k->ns);
     cres__free(a, k->hostname);
     cres__free(a, k->cluster_domain);
+#ifndef CLUSTER_RESOLVER_NO_KUBECONFIG
+    cres__kube_free(k);
+#endif
 }
 
 static const cres_resolver_vtable cres__k8s_vtable = {
@@ -5021,26 +6782,35 @@ CRES__PRIVATE cres_result cres__k8s_copy_jobs(cres__k8s *k, const cres_k8s_optio
     return CRES_OK;
 }
 
-/* Where the API server is: options.server, else the in-cluster service variables. */
+/* Where the API server is: options.server, else a kubeconfig (client-go's order), else the
+   in-cluster service variables. */
 CRES__PRIVATE cres_result cres__k8s_server(cres__k8s *k, const cres_k8s_options *o,
                                            cres_error *err) {
     const cres_allocator *a = &k->base.config.allocator;
     const char *host, *port;
     size_t n;
+    cres_result res;
     if (o->server) {
         if (strncmp(o->server, "http://", 7) != 0 && strncmp(o->server, "https://", 8) != 0)
             return cres__fail(err, CRES_ERR_INVALID_ARGUMENT,
                               "kubernetes: server must start with http:// or https://");
         return cres__url_copy(a, &k->server, o->server) ? CRES_OK : cres__oom(err, "kubernetes");
     }
+#ifndef CLUSTER_RESOLVER_NO_KUBECONFIG
+    if ((res = cres__kube_load(k, o, err)) != CRES_ERR_NOT_FOUND) return res;
+#else
+    if (o->kubeconfig || o->context)
+        return cres__fail(err, CRES_ERR_UNSUPPORTED, "kubernetes: kubeconfig files are left out "
+                          "of this build by CLUSTER_RESOLVER_NO_KUBECONFIG");
+    (void)res;
+#endif
     host = cres_resolver_getenv(&k->base, "KUBERNETES_SERVICE_HOST");
     port = cres_resolver_getenv(&k->base, "KUBERNETES_SERVICE_PORT");
     if (!host || !*host || !port || !*port)
-        return cres__fail(
-            err, CRES_ERR_ENVIRONMENT,
-            "kubernetes: not inside a cluster: KUBERNETES_SERVICE_HOST and KUBERNETES_SERVICE_PORT "
-            "are "
-            "not set; pass options.server (e.g. http://127.0.0.1:8001 for kubectl proxy)");
+        return cres__fail(err, CRES_ERR_ENVIRONMENT,
+                          "kubernetes: no kubeconfig ($KUBECONFIG, ~/.kube/config) and not inside "
+                          "a cluster (KUBERNETES_SERVICE_HOST and KUBERNETES_SERVICE_PORT unset); "
+                          "pass options.kubeconfig or options.server");
     if (strlen(host) > 256 || strlen(port) > 5 || cres__bad_text(host, 1) ||
         strspn(port, "0123456789") != strlen(port) || atol(port) < 1 || atol(port) > 65535)
         return cres__fail(err, CRES_ERR_ENVIRONMENT,
@@ -5066,6 +6836,10 @@ CRES__PRIVATE cres_result cres__k8s_namespace(cres__k8s *k, const cres_k8s_optio
     if (o->namespace_name)
         return cres__opt_copy(a, &k->ns, o->namespace_name) ? CRES_OK
                                                             : cres__oom(err, "kubernetes");
+    if (k->kube.used) /* the context's, else "default" */
+        return cres__opt_copy(a, &k->ns, k->kube.ns ? k->kube.ns : "default")
+                   ? CRES_OK
+                   : cres__oom(err, "kubernetes");
     if (file) {
         cres_result res = cres__read_small_file(&k->base, file, 253, &k->ns, err);
         if (res == CRES_ERR_OUT_OF_MEMORY || (res != CRES_OK && o->namespace_file)) return res;

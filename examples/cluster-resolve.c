@@ -10,6 +10,7 @@
 #define _POSIX_C_SOURCE 200809L
 #define CLUSTER_RESOLVER_IMPLEMENTATION
 #define CLUSTER_RESOLVER_USE_CURL /* link with -lcurl */
+#define CLUSTER_RESOLVER_USE_YAML /* YAML kubeconfig files: link with -lyaml */
 #include "../cluster_resolver.h"
 
 #include <errno.h>
@@ -168,6 +169,8 @@ static cres_result create_k8s(const cli *c, const cres_config *cfg, cres_resolve
     memset(&o, 0, sizeof o);
     o.config = cfg;
     o.server = cli_option(c, "--server");
+    o.kubeconfig = cli_option(c, "--kubeconfig");
+    o.context = cli_option(c, "--context");
     o.token_file = cli_option(c, "--token-file");
     o.ca_file = cli_option(c, "--ca-file");
     o.namespace_name = cli_option(c, "--namespace");
@@ -449,9 +452,9 @@ static const char *const local_options[] = {"--port", "--host", NULL};
 static const char *const simple_options[] = {"--spec", NULL};
 static const char *const no_options[] = {NULL};
 static const char *const k8s_options[] = {
-    "--server",  "--token-file", "--ca-file", "--namespace", "--all-namespaces", "--job",
-    "--address", "--wait",       "--port",    "--page-size", "--cluster-domain", "--follow-jobset",
-    NULL};
+    "--server",     "--token-file", "--ca-file",   "--namespace",      "--all-namespaces",
+    "--job",        "--address",    "--wait",      "--port",           "--page-size",
+    "--cluster-domain", "--follow-jobset", "--kubeconfig", "--context", NULL};
 static const char *const gce_options[] = {
     "--project", "--zone",         "--region",     "--instance-group", "--compute-url",
     "--ca-file", "--metadata-url", "--token-file", "--port",           "--job-name",
@@ -573,8 +576,10 @@ static void usage(FILE *f) {
         "                 --max-response-bytes N (64 MiB)\n"
         "  auto, local: --port N (default 8470)   local: --host H (default localhost)\n"
         "  simple:      --spec JSON    e.g. '{\"worker\": [\"a:1\", \"b:1\"]}'\n"
-        "  k8s:         --server URL --token-file F --ca-file F (default: in-cluster service "
-        "account)\n"
+        "  k8s:         --kubeconfig F --context NAME (default: $KUBECONFIG, ~/.kube/config, as "
+        "kubectl)\n"
+        "               --server URL --token-file F --ca-file F (default: a kubeconfig, else the\n"
+        "               in-cluster service account)\n"
         "               --namespace NS | --all-namespaces   --job JOB=SELECTOR (repeatable;\n"
         "               default worker=job-name=tensorflow)   --address pod-ip|host-ip|dns\n"
         "               --wait SECONDS   --port N (8470)   --page-size N (500)   --cluster-domain "
