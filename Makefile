@@ -12,7 +12,7 @@ FUZZ_SMOKE_SECONDS ?= 15
 JOBS ?= 2
 VERSION := $(shell sed -n 's/^\#define CLUSTER_RESOLVER_VERSION_\(MAJOR\|MINOR\|PATCH\) //p' cluster_resolver.h | paste -sd.)
 
-UNIT := $(filter-out tests/test_malloc_macros.c,$(wildcard tests/test_*.c))
+UNIT := $(filter-out tests/test_malloc_macros.c tests/test_kubeconfig.c,$(wildcard tests/test_*.c))
 UNIT_BINS := $(UNIT:tests/%.c=$(BUILD)/%)
 UNIT_SAN_BINS := $(UNIT:tests/%.c=$(BUILD)/san/%)
 FUZZ_BINS := $(patsubst tests/fuzz/%.c,$(BUILD)/%,$(wildcard tests/fuzz/fuzz_*.c))
@@ -68,13 +68,20 @@ $(BUILD)/san/test_%: tests/test_%.c $(BUILD)/san/impl.o $(TEST_HEADERS) cluster_
 $(BUILD)/san/test_malloc_macros: tests/test_malloc_macros.c cluster_resolver.h | $(BUILD)/san
 	clang -std=c99 $(SAN) $(WARN) $< -lcmocka -o $@
 
+# Defines the implementation with CLUSTER_RESOLVER_USE_YAML: YAML kubeconfig files need -lyaml.
+$(BUILD)/test_kubeconfig: tests/test_kubeconfig.c $(TEST_HEADERS) cluster_resolver.h | $(BUILD)
+	gcc -std=c99 -O2 $(WARN) $< -lcmocka -lyaml -o $@
+
+$(BUILD)/san/test_kubeconfig: tests/test_kubeconfig.c $(TEST_HEADERS) cluster_resolver.h | $(BUILD)/san
+	clang -std=c99 $(SAN) $(WARN) $< -lcmocka -lyaml -o $@
+
 unit:
-	@$(MAKE) --no-print-directory -j$(JOBS) $(UNIT_BINS)
-	@set -e; for t in $(UNIT_BINS); do echo "== $$t"; ./$$t; done
+	@$(MAKE) --no-print-directory -j$(JOBS) $(UNIT_BINS) $(BUILD)/test_kubeconfig
+	@set -e; for t in $(UNIT_BINS) $(BUILD)/test_kubeconfig; do echo "== $$t"; ./$$t; done
 
 unit-san:
-	@$(MAKE) --no-print-directory -j$(JOBS) $(UNIT_SAN_BINS) $(BUILD)/san/test_malloc_macros
-	@set -e; for t in $(UNIT_SAN_BINS) $(BUILD)/san/test_malloc_macros; do echo "== $$t (ASan+UBSan)"; ./$$t; done
+	@$(MAKE) --no-print-directory -j$(JOBS) $(UNIT_SAN_BINS) $(BUILD)/san/test_malloc_macros $(BUILD)/san/test_kubeconfig
+	@set -e; for t in $(UNIT_SAN_BINS) $(BUILD)/san/test_malloc_macros $(BUILD)/san/test_kubeconfig; do echo "== $$t (ASan+UBSan)"; ./$$t; done
 
 cli-test: $(BUILD)/san/cluster-resolve $(BUILD)/san/custom_backend $(BUILD)/san/custom_transport
 	python3 tests/test_cli.py $(BUILD)/san

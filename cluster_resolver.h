@@ -92,6 +92,10 @@
                                            (malloc, realloc, free): all three or none.
       CLUSTER_RESOLVER_USE_CURL        (I) the bundled libcurl transport (-lcurl); declare it
                                            in other files too to see cres_curl_transport().
+      CLUSTER_RESOLVER_USE_YAML        (I) YAML kubeconfig files through libyaml (-lyaml,
+                                           Debian libyaml-dev); JSON ones need nothing.
+      CLUSTER_RESOLVER_NO_KUBECONFIG   (I) kubernetes without kubeconfig files and exec
+                                           plugins (in cluster and options.server only).
       CLUSTER_RESOLVER_NO_<BACKEND>    (I) leaves a backend out: SIMPLE, UNION, TFCONFIG,
                                            LOCAL, K8S, GCE, TPU, SLURM, MPI, PBS, LSF, SGE,
                                            FLUX, SAGEMAKER, VERTEX, SKYPILOT, VOLCANO, LWS,
@@ -107,7 +111,8 @@
       an HTTP body, a hostfile, TPU_CONFIG), CRES_MAX_NAME_LENGTH (255: a job or host name),
       CRES_MAX_ADDRESS_LENGTH (1023), CRES_MAX_RETRY_AFTER_MS (10000), CRES_MAX_K8S_PAGES
       (1000 per selector), CRES_MAX_K8S_PODS (100000 per job), CRES_MAX_GCP_PAGES (1000 per
-      list), CRES_MAX_HOSTLIST_HOSTS (1000000, checked before expanding). Whatever they say,
+      list), CRES_MAX_HOSTLIST_HOSTS (1000000, checked before expanding),
+      CRES_MAX_KUBECONFIG_FILES (64 names in $KUBECONFIG). Whatever they say,
       cres_launch_info keeps hosts of CRES_HOST_SIZE - 1 bytes and addresses of
       CRES_ADDRESS_SIZE - 1, and a hostlist name has at most 16 bracket groups.
       Version: CLUSTER_RESOLVER_VERSION_MAJOR/_MINOR/_PATCH, _STRING ("0.3.1"), _NUM
@@ -131,7 +136,14 @@
                       access tokens are never logged.
         sleep         NULL = select() (Sleep() on Windows): retry waits and Kubernetes polls,
                       so tests can make time pass at once.
-        transport     perform NULL = cres_curl_transport() when compiled in.
+        transport     perform NULL = cres_curl_transport() when compiled in. features: the
+                      CRES_TRANSPORT_* bits of request->tls (cres_http_tls: CA and client
+                      certificate as PEM, server name, proxy, insecure) it honours; a
+                      request needing another is CRES_ERR_UNSUPPORTED before perform().
+        exec          fn NULL = posix_spawnp() (CRES_ERR_UNSUPPORTED on Windows): runs a
+                      kubeconfig's exec plugin, argv without a shell, the whole environment
+                      in envp, stdin /dev/null, bounded by timeout_ms and max_output_bytes;
+                      see cres_exec_fn for its results.
         timeout_ms    each HTTP request: 0 = 10000; negative: CRES_ERR_INVALID_ARGUMENT.
         max_retries   connection errors (a connect timeout among them), 429 and 5xx: 0 = 3,
                       -1 = none; below -1 invalid.
@@ -473,7 +485,22 @@
         Reads:    at every resolve, the pods of label selectors, a job per selector
                   ({"worker", "job-name=trainer"}; repeat a job for several; default TF's
                   {"worker", "job-name=tensorflow"}), from options.server (http:// for
-                  `kubectl proxy`; https:// with token and CA), else in cluster:
+                  `kubectl proxy`; https:// with token and CA), else a kubeconfig read at
+                  create as kubectl reads it: options.kubeconfig alone, else the files of
+                  $KUBECONFIG (':', on Windows ';'; missing ones skipped), else
+                  $HOME/.kube/config; a cluster, user or context whole from the first file
+                  that names it; the context options.context, else the first
+                  current-context (none: in cluster when KUBERNETES_SERVICE_HOST is set, else
+                  an error); relative paths against the file's directory. Cluster: server,
+                  certificate-authority(-data), insecure-skip-tls-verify (WARN logged),
+                  tls-server-name, proxy-url. User: token, tokenFile (read at each resolve;
+                  readable, it wins over token), client-certificate(-data) and
+                  client-key(-data), username/password, as, as-groups, as-uid, exec (v1,
+                  v1beta1: run through config.exec with args, env and KUBERNETES_EXEC_INFO;
+                  its token or certificate kept until expirationTimestamp, checked before
+                  each request; run once more on a 401; its stderr to the log), auth-provider
+                  oidc (id-token). Nothing of the user goes to an http:// server. Else in
+                  cluster:
                   KUBERNETES_SERVICE_HOST / _PORT (1..65535), the service account's token
                   (read at every resolve: bound tokens rotate), ca.crt and namespace in
                   /var/run/secrets/kubernetes.io/serviceaccount/. Pages of page_size (0 =
@@ -485,22 +512,23 @@
                   job-global-index (label, else annotation) first: completion indices
                   restart in every Job of a JobSet. A job's pods must all be of one JobSet
                   (name and namespace) or all of none.
-        Options:  token, token_file (not both; files up to 64 KiB), ca_file; namespace_name,
-                  else namespace_file (up to 253 bytes; none with options.server), else
-                  "default"; all_namespaces; address CRES_K8S_POD_IP (default),
-                  CRES_K8S_HOST_IP (TF's), CRES_K8S_DNS (hostname.subdomain.namespace.svc.
-                  cluster_domain, "cluster.local"; the pod IP for a pod without both); IPv6
-                  in brackets; port 1..65535 (0 = 8470); wait_ms: poll a not-ready list
-                  (after 0.5, 1, 2, 4, then every 5 s; each poll bounded by
-                  resolve_timeout_ms). follow_jobset (auto sets it for an Indexed Job's
-                  pod): a job whose pods include the own pod, when that pod carries
-                  jobset.sigs.k8s.io/jobset-name, is listed again as that whole JobSet
-                  (selector jobset.sigs.k8s.io/jobset-name=<name>, in the own pod's
-                  namespace) instead; an own pod not among them leaves the job as its
-                  selectors found it. config.log INFO says which. The own pod is looked for
-                  in the list, by name or spec.hostname, not read with GET pods/$HOSTNAME:
-                  that needs the "get" verb too, and an Indexed Job pod's name is
-                  "<job>-<index>-<random>", only its hostname is "<job>-<index>".
+        Options:  token, token_file (not both; files up to 64 KiB), ca_file (with a
+                  kubeconfig they replace its user's credentials and its CA);
+                  namespace_name, else the kubeconfig context's, else namespace_file (up to
+                  253 bytes; none with options.server), else "default"; kubeconfig, context;
+                  all_namespaces; address CRES_K8S_POD_IP (default), CRES_K8S_HOST_IP
+                  (TF's), CRES_K8S_DNS (hostname.subdomain.namespace.svc.cluster_domain,
+                  "cluster.local"; the pod IP for a pod without both); IPv6 in brackets;
+                  port 1..65535 (0 = 8470); wait_ms: poll a not-ready list (after 0.5, 1, 2,
+                  4, then every 5 s; each poll bounded by resolve_timeout_ms). follow_jobset
+                  (auto sets it for an Indexed Job's pod): a job whose pods include the own
+                  pod, when that pod carries jobset.sigs.k8s.io/jobset-name, is listed again
+                  as that whole JobSet (selector jobset.sigs.k8s.io/jobset-name=<name>, in
+                  the own pod's namespace) instead; an own pod not among them leaves the job
+                  as its selectors found it. config.log INFO says which. The own pod is
+                  looked for in the list, by name or spec.hostname, not read with GET
+                  pods/$HOSTNAME: that needs the "get" verb too, and an Indexed Job pod's
+                  name is "<job>-<index>-<random>", only its hostname is "<job>-<index>".
         Own task: the pod whose name or spec.hostname is options.hostname ($HOSTNAME; in
                   two jobs: the later job), after a resolve.
         Errors:   a pod not Running, a Running pod without the chosen IP, two pods of one
@@ -511,7 +539,17 @@
                   label value: CRES_ERR_UNEXPECTED_RESPONSE naming the pod and label; pods
                   of two JobSets, or of a JobSet and none, in one job: CRES_ERR_CONFLICT; a
                   repeated continue token or CRES_MAX_K8S_PAGES pages: an error; 401 and 403
-                  say what to fix (the token; the RBAC rule needed).
+                  say what to fix (the token; the RBAC rule needed). Kubeconfig errors are
+                  CRES_ERR_ENVIRONMENT naming file, stanza and field: a path and its -data
+                  both set, a certificate without its key, two authentication methods, an
+                  undefined context, cluster or user, a cluster without server, a file it
+                  names that cannot be read, exec without command or apiVersion (v1:
+                  interactiveMode; Always is refused: no terminal), auth-provider gcp or
+                  azure (removed from kubectl; use their exec plugins), a YAML file without
+                  CLUSTER_RESOLVER_USE_YAML (CRES_ERR_UNSUPPORTED). An exec plugin that
+                  cannot start, exits non-zero (its last stderr line quoted) or prints no
+                  ExecCredential of its apiVersion: CRES_ERR_ENVIRONMENT; one that outlives
+                  the resolve's time: CRES_ERR_TIMEOUT; over 1 MiB of output: CRES_ERR_LIMIT.
       Google Cloud (gce, tpu) share the metadata server: http://$GCE_METADATA_HOST, else
                   $GCE_METADATA_IP, else metadata.google.internal (or metadata_url), with
                   "Metadata-Flavor: Google"; at most 2 s (less if timeout_ms is) and one retry
@@ -4462,13 +4500,14 @@ typedef struct cres__k8s {
 
 #ifndef CLUSTER_RESOLVER_NO_KUBECONFIG
 #ifndef CRES_MAX_KUBECONFIG_FILES
-#  define CRES_MAX_KUBECONFIG_FILES 64 /* names in $KUBECONFIG */
+#define CRES_MAX_KUBECONFIG_FILES 64 /* names in $KUBECONFIG */
 #endif
 #define CRES__EXEC_MAX_OUTPUT (1024u * 1024u) /* an ExecCredential is a few KB */
-#define CRES__EXEC_TIMEOUT_MS 60000            /* a plugin's run when the resolve has no bound */
+#define CRES__EXEC_TIMEOUT_MS 60000           /* a plugin's run when the resolve has no bound */
 #define CRES__EXEC_INFO "KUBERNETES_EXEC_INFO"
 #define CRES__EXEC_V1 "client.authentication.k8s.io/v1"
 #define CRES__EXEC_V1BETA1 "client.authentication.k8s.io/v1beta1"
+#include <time.h> /* time(): exec credentials expire by the wall clock */
 
 /* ---- base64 and RFC 3339, for certificate data and credential expiry ------------------ */
 
@@ -4486,8 +4525,10 @@ CRES__PRIVATE int cres__base64_decode(const cres_allocator *a, const char *s, si
     for (i = 0; i < n; i++) {
         const char *at = s[i] ? strchr(cres__b64, s[i]) : NULL;
         if (s[i] == '\r' || s[i] == '\n') continue;
-        if (s[i] == '=' && quad >= 2) pad++;
-        else if (!at || pad) break;
+        if (s[i] == '=' && quad >= 2)
+            pad++;
+        else if (!at || pad)
+            break;
         acc = (acc << 6) | (unsigned long)(at ? at - cres__b64 : 0);
         if (++quad < 4) continue;
         p[o++] = (char)(acc >> 16);
@@ -4537,8 +4578,8 @@ CRES__PRIVATE int cres__parse_rfc3339(const char *s, long long *out) {
     static const int at[6] = {0, 5, 8, 11, 14, 17}, len[6] = {4, 2, 2, 2, 2, 2};
     const char *p;
     size_t n = strlen(s);
-    if (n < 20 || s[4] != '-' || s[7] != '-' || (s[10] != 'T' && s[10] != 't') ||
-        s[13] != ':' || s[16] != ':')
+    if (n < 20 || s[4] != '-' || s[7] != '-' || (s[10] != 'T' && s[10] != 't') || s[13] != ':' ||
+        s[16] != ':')
         return 0;
     for (i = 0; i < 6; i++) {
         long long x;
@@ -4549,7 +4590,8 @@ CRES__PRIVATE int cres__parse_rfc3339(const char *s, long long *out) {
         return 0;
     p = s + 19;
     if (*p == '.')
-        for (p++; *p >= '0' && *p <= '9'; p++) {}
+        for (p++; *p >= '0' && *p <= '9'; p++) {
+        }
     if (*p == 'Z' || *p == 'z') {
         p++;
     } else if ((*p == '+' || *p == '-') && strlen(p) == 6 && p[3] == ':') {
@@ -4617,8 +4659,10 @@ CRES__PRIVATE void cres__yput_string(cres__yconv *y, const char *s, size_t n) {
         char esc[8];
         if (c >= 0x20 && c != '"' && c != '\\') continue;
         cres__yput(y, s + run, i - run);
-        if (c == '"' || c == '\\') snprintf(esc, sizeof esc, "\\%c", c);
-        else snprintf(esc, sizeof esc, "\\u%04x", c);
+        if (c == '"' || c == '\\')
+            snprintf(esc, sizeof esc, "\\%c", c);
+        else
+            snprintf(esc, sizeof esc, "\\u%04x", c);
         cres__yput(y, esc, strlen(esc));
         run = i + 1;
     }
@@ -4629,15 +4673,14 @@ CRES__PRIVATE void cres__yput_string(cres__yconv *y, const char *s, size_t n) {
 /* What a plain scalar is under YAML 1.1's rules, as sigs.k8s.io/yaml reads it: "n" null,
    "b" a boolean (*truth set), "#" a number JSON can write as it is, else "s" a string. */
 CRES__PRIVATE char cres__yaml_kind(const char *s, size_t n, int *truth) {
-    static const char *const yes[] = {"y", "Y", "yes", "Yes", "YES", "true", "True", "TRUE",
-                                      "on", "On", "ON"};
-    static const char *const no[] = {"n", "N", "no", "No", "NO", "false", "False", "FALSE",
-                                     "off", "Off", "OFF"};
+    static const char *const yes[] = {"y",    "Y",    "yes", "Yes", "YES", "true",
+                                      "True", "TRUE", "on",  "On",  "ON"};
+    static const char *const no[] = {"n",     "N",     "no",  "No",  "NO", "false",
+                                     "False", "FALSE", "off", "Off", "OFF"};
     cres__scan c;
     size_t i;
-    if (n == 0 || (n == 1 && s[0] == '~') || (n == 4 && (!memcmp(s, "null", 4) ||
-                                                         !memcmp(s, "Null", 4) ||
-                                                         !memcmp(s, "NULL", 4))))
+    if (n == 0 || (n == 1 && s[0] == '~') ||
+        (n == 4 && (!memcmp(s, "null", 4) || !memcmp(s, "Null", 4) || !memcmp(s, "NULL", 4))))
         return 'n';
     for (i = 0; i < sizeof yes / sizeof *yes; i++) {
         if (strlen(yes[i]) == n && !memcmp(s, yes[i], n)) return *truth = 1, 'b';
@@ -4658,12 +4701,18 @@ CRES__PRIVATE void cres__yaml_scalar(cres__yconv *y, const yaml_event_t *e, int 
     if (e->data.scalar.style == YAML_PLAIN_SCALAR_STYLE && (!tag || strcmp(tag, "!") != 0) &&
         !(tag && strcmp(tag, YAML_STR_TAG) == 0))
         kind = cres__yaml_kind(s, n, &truth);
-    if (key && kind == 'n') cres__yput_string(y, "null", 4);
-    else if (key && kind == 'b') cres__yput_string(y, truth ? "true" : "false", truth ? 4 : 5);
-    else if (key || kind == 's') cres__yput_string(y, s, n);
-    else if (kind == 'n') cres__yput(y, "null", 4);
-    else if (kind == 'b') cres__yput(y, truth ? "true" : "false", truth ? 4 : 5);
-    else cres__yput(y, s, n);
+    if (key && kind == 'n')
+        cres__yput_string(y, "null", 4);
+    else if (key && kind == 'b')
+        cres__yput_string(y, truth ? "true" : "false", truth ? 4 : 5);
+    else if (key || kind == 's')
+        cres__yput_string(y, s, n);
+    else if (kind == 'n')
+        cres__yput(y, "null", 4);
+    else if (kind == 'b')
+        cres__yput(y, truth ? "true" : "false", truth ? 4 : 5);
+    else
+        cres__yput(y, s, n);
 }
 
 /* Before a value or key inside the open collection: the comma, or the colon after a key. */
@@ -4696,12 +4745,24 @@ CRES__PRIVATE void cres__yaml_anchor(cres__yconv *y, const yaml_char_t *name, si
 
 /* An alias: the anchored node's text again (the last anchor of that name before it). */
 CRES__PRIVATE const char *cres__yaml_alias(cres__yconv *y, const yaml_event_t *e, int key) {
-    size_t i = y->anchors_count;
+    size_t i = y->anchors_count, n;
     while (i-- > 0)
         if (strcmp(y->anchors[i].name, (const char *)e->data.alias.anchor) == 0) break;
     if (i == (size_t)-1) return "an alias names no anchor before it";
-    if (key && y->out[y->anchors[i].start] != '"') return "an alias of a collection is a key";
-    cres__yput(y, y->out + y->anchors[i].start, y->anchors[i].end - y->anchors[i].start);
+    if (key && y->out[y->anchors[i].start] != '"') return "an alias used as a key is no string";
+    n = y->anchors[i].end - y->anchors[i].start;
+    if (y->oom || y->too_big) return NULL;
+    if (n > CRES_MAX_DOCUMENT_BYTES - y->len) {
+        y->too_big = 1; /* aliases of aliases double at each level */
+        return NULL;
+    }
+    /* the copy comes from the buffer itself: grow it first, then copy */
+    if (!cres__grow(y->a, (void **)&y->out, &y->cap, 1, y->len + n + 1)) {
+        y->oom = 1;
+        return NULL;
+    }
+    memcpy(y->out + y->len, y->out + y->anchors[i].start, n);
+    y->len += n;
     return NULL;
 }
 
@@ -4711,7 +4772,9 @@ CRES__PRIVATE const char *cres__yaml_event(cres__yconv *y, const yaml_event_t *e
     cres__yframe *f;
     switch (e->type) {
     case YAML_DOCUMENT_END_EVENT:
-    case YAML_STREAM_END_EVENT: *done = 1; return NULL;
+    case YAML_STREAM_END_EVENT:
+        *done = 1;
+        return NULL;
     case YAML_SCALAR_EVENT:
         key = cres__yaml_before(y);
         if (key && e->data.scalar.length == 2 && !memcmp(e->data.scalar.value, "<<", 2) &&
@@ -4756,7 +4819,8 @@ CRES__PRIVATE const char *cres__yaml_event(cres__yconv *y, const yaml_event_t *e
         }
         cres__yaml_after(y);
         return NULL;
-    default: return NULL; /* stream and document starts */
+    default:
+        return NULL; /* stream and document starts */
     }
 }
 
@@ -4908,7 +4972,8 @@ CRES__PRIVATE cres_result cres__kbool(const cres__kstanza *st, const char *field
     *out = 0;
     cres__json_pick(d, st->obj, &field, &v, 1);
     if (v < 0 || cres__json_is_null(d, v)) return CRES_OK;
-    if (d->t[v].type != JSMN_PRIMITIVE || (d->s[d->t[v].start] != 't' && d->s[d->t[v].start] != 'f'))
+    if (d->t[v].type != JSMN_PRIMITIVE ||
+        (d->s[d->t[v].start] != 't' && d->s[d->t[v].start] != 'f'))
         return cres__kfail(st, field, "must be true or false", err);
     *out = d->s[d->t[v].start] == 't';
     return CRES_OK;
@@ -5011,9 +5076,10 @@ CRES__PRIVATE cres_result cres__kube_read(cres__kload *L, const char *path, size
                           what);
 #endif
     }
-    if (!f->text[strspn(f->text, " \t\r\n")]) return CRES_OK; /* empty: an empty config */
-    res = cres__json_parse_document(&f->d, f->text, strlen(f->text), a, what,
-                                    CRES_ERR_ENVIRONMENT, err);
+    if (!f->text[strspn(f->text, " \t\r\n")] || strcmp(f->text, "null") == 0)
+        return CRES_OK; /* empty (a YAML file of comments is null): an empty config */
+    res = cres__json_parse_document(&f->d, f->text, strlen(f->text), a, what, CRES_ERR_ENVIRONMENT,
+                                    err);
     if (res == CRES_OK && !cres__json_is(&f->d, 0, JSMN_OBJECT) && !cres__json_is_null(&f->d, 0))
         res = cres__fail(err, CRES_ERR_ENVIRONMENT, "%s is not a mapping", what);
     return res;
@@ -5040,8 +5106,10 @@ CRES__PRIVATE cres_result cres__kube_files(cres__kload *L, const char *explicit_
         for (p = list; res == CRES_OK && *p;) {
             size_t n = strcspn(p, sep == ':' ? ":" : ";");
             if (n && L->count == CRES_MAX_KUBECONFIG_FILES)
-                return cres__fail(err, CRES_ERR_LIMIT, "kubernetes: $KUBECONFIG names more than "
-                                  "%d files", CRES_MAX_KUBECONFIG_FILES);
+                return cres__fail(err, CRES_ERR_LIMIT,
+                                  "kubernetes: $KUBECONFIG names more than "
+                                  "%d files",
+                                  CRES_MAX_KUBECONFIG_FILES);
             if (n) res = cres__kube_read(L, p, n, 0, err); /* empty names: skipped */
             p += n + (p[n] == sep);
         }
@@ -5076,7 +5144,8 @@ CRES__PRIVATE cres_result cres__kube_check(cres__kload *L, cres_error *err) {
                 return cres__fail(err, CRES_ERR_ENVIRONMENT,
                                   "kubernetes: kubeconfig %s: \"%s\" must be a list",
                                   cres__quote(q, sizeof q, path, strlen(path)), lists[l]);
-            for (i = 0, item = at[l] + 1; i < d->t[at[l]].size; i++, item = cres__json_next(d, item)) {
+            for (i = 0, item = at[l] + 1; i < d->t[at[l]].size;
+                 i++, item = cres__json_next(d, item)) {
                 static const char *const key[] = {"name"};
                 int name, j, other;
                 cres__json_pick(d, item, key, &name, 1);
@@ -5253,7 +5322,8 @@ CRES__PRIVATE cres_result cres__kube_exec_env(cres__kstanza *st, cres_error *err
     if (v >= 0 && !cres__json_is_null(d, v) && d->t[v].type != JSMN_ARRAY)
         return cres__kfail(st, "env", "must be a list of {name, value}", err);
     n = v >= 0 && d->t[v].type == JSMN_ARRAY ? (size_t)d->t[v].size : 0;
-    kube->exec_env = (char **)cres__kube_keep(st->L->k, cres__alloc(d->a, (n + 1) * sizeof(char *)));
+    kube->exec_env =
+        (char **)cres__kube_keep(st->L->k, cres__alloc(d->a, (n + 1) * sizeof(char *)));
     if (!kube->exec_env) return cres__oom(err, "kubernetes");
     memset(kube->exec_env, 0, (n + 1) * sizeof(char *));
     for (i = 0, item = v + 1; (size_t)i < n; i++, item = cres__json_next(d, item)) {
@@ -5337,22 +5407,30 @@ CRES__PRIVATE cres_result cres__kube_provider(cres__kstanza *user, int obj, char
     if ((res = cres__kstr(&st, "name", &name, err)) != CRES_OK) return res;
     if (!name) return cres__kfail(&st, "name", "is not set", err);
     if (strcmp(name, "gcp") == 0)
-        return cres__kfail(&st, "name", "is gcp, removed in Kubernetes 1.26: install "
+        return cres__kfail(&st, "name",
+                           "is gcp, removed in Kubernetes 1.26: install "
                            "gke-gcloud-auth-plugin and run gcloud container clusters "
-                           "get-credentials again", err);
+                           "get-credentials again",
+                           err);
     if (strcmp(name, "azure") == 0)
-        return cres__kfail(&st, "name", "is azure, removed in Kubernetes 1.26: use kubelogin "
-                           "(kubelogin convert-kubeconfig)", err);
+        return cres__kfail(&st, "name",
+                           "is azure, removed in Kubernetes 1.26: use kubelogin "
+                           "(kubelogin convert-kubeconfig)",
+                           err);
     if (strcmp(name, "oidc") != 0)
-        return cres__kfail(&st, "name", "names a provider the library does not know (oidc "
-                           "only; use an exec plugin)", err);
+        return cres__kfail(&st, "name",
+                           "names a provider the library does not know (oidc "
+                           "only; use an exec plugin)",
+                           err);
     cres__json_pick(&st.f->d, obj, config_key, &cfg, 1);
     st.obj = cfg;
     st.prefix = "auth-provider.config.";
     if ((res = cres__kstr(&st, "id-token", token, err)) != CRES_OK) return res;
     return *token ? CRES_OK
-                  : cres__kfail(&st, "id-token", "is not set (the library does not refresh "
-                                "OIDC tokens: use kubelogin as an exec plugin)", err);
+                  : cres__kfail(&st, "id-token",
+                                "is not set (the library does not refresh "
+                                "OIDC tokens: use kubelogin as an exec plugin)",
+                                err);
 }
 
 /* The user: its credentials, checked as client-go checks them; *kind says which. */
@@ -5379,8 +5457,10 @@ CRES__PRIVATE cres_result cres__kube_user(cres__kstanza *st, const char **kind, 
     cres__json_pick(d, st->obj, keys, at, 3);
     if (at[2] >= 0 && d->t[at[2]].type == JSMN_OBJECT && d->t[at[2]].size > 0)
         return cres__kfail(st, "as-user-extra", "is not supported by the library", err);
-    if (cert && !key) return cres__kfail(st, "client-certificate", "is set, client-key is not", err);
-    if (key && !cert) return cres__kfail(st, "client-key", "is set, client-certificate is not", err);
+    if (cert && !key)
+        return cres__kfail(st, "client-certificate", "is set, client-key is not", err);
+    if (key && !cert)
+        return cres__kfail(st, "client-key", "is set, client-certificate is not", err);
     if ((token || file) && (user || pass))
         return cres__kfail(st, token ? "token" : "tokenFile",
                            "and username/password are both set: one authentication method", err);
@@ -5392,7 +5472,8 @@ CRES__PRIVATE cres_result cres__kube_user(cres__kstanza *st, const char **kind, 
     if ((at[0] >= 0 || at[1] >= 0) && (token || file || user || pass || cert))
         return cres__kfail(st, at[0] >= 0 ? "exec" : "auth-provider",
                            "is set with a token, password or certificate: one authentication "
-                           "method", err);
+                           "method",
+                           err);
     if (at[0] >= 0 && (res = cres__kube_exec(st, at[0], err)) != CRES_OK) return res;
     if (at[1] >= 0 && (res = cres__kube_provider(st, at[1], &oidc, err)) != CRES_OK) return res;
     if (file && (res = cres__kpath(st, file, &file, err)) != CRES_OK) return res;
@@ -5420,8 +5501,13 @@ CRES__PRIVATE cres_result cres__kube_user(cres__kstanza *st, const char **kind, 
         basic[w.len] = '\0';
         kube->basic = basic;
     }
-    *kind = at[0] >= 0 ? "exec plugin" : oidc ? "oidc id-token" : file ? "token file" : token ? "token"
-            : user || pass ? "basic auth" : cert ? "client certificate" : "none";
+    *kind = at[0] >= 0     ? "exec plugin"
+            : oidc         ? "oidc id-token"
+            : file         ? "token file"
+            : token        ? "token"
+            : user || pass ? "basic auth"
+            : cert         ? "client certificate"
+                           : "none";
     return CRES_OK;
 }
 
@@ -5489,8 +5575,10 @@ CRES__PRIVATE cres_result cres__kube_context(cres__kload *L, const char *option,
     *name = current;
     if (current) return CRES_OK;
     if (host && *host) {
-        cres__log(r, CRES_LOG_INFO, "kubernetes: the kubeconfig files of %s set no "
-                  "current-context; using the in-cluster configuration", L->origin);
+        cres__log(r, CRES_LOG_INFO,
+                  "kubernetes: the kubeconfig files of %s set no "
+                  "current-context; using the in-cluster configuration",
+                  L->origin);
         return CRES_ERR_NOT_FOUND;
     }
     return cres__fail(err, CRES_ERR_ENVIRONMENT,
@@ -5507,8 +5595,7 @@ CRES__PRIVATE cres_result cres__kube_load(cres__k8s *k, const cres_k8s_options *
     cres__kload L;
     cres__kstanza ctx, cluster, user;
     const char *context, *kind = "none";
-    char *cluster_name = NULL, *user_name = NULL, *server = NULL, where[CRES__QUOTE_SIZE];
-    char q[CRES__QUOTE_SIZE];
+    char *cluster_name = NULL, *user_name = NULL, *server = NULL, q[CRES__QUOTE_SIZE];
     cres_result res;
     memset(&L, 0, sizeof L);
     L.k = k;
@@ -5527,19 +5614,22 @@ CRES__PRIVATE cres_result cres__kube_load(cres__k8s *k, const cres_k8s_options *
     if (res == CRES_OK) res = cres__kstr(&ctx, "cluster", &cluster_name, err);
     if (res == CRES_OK) res = cres__kstr(&ctx, "user", &user_name, err);
     if (res == CRES_OK) res = cres__kstr(&ctx, "namespace", &k->kube.ns, err);
-    if (res == CRES_OK && !cluster_name)
-        res = cres__kfail(&ctx, "cluster", "is not set", err);
+    if (res == CRES_OK && !cluster_name) res = cres__kfail(&ctx, "cluster", "is not set", err);
     if (res == CRES_OK) {
         cres__kube_find(&L, "clusters", "cluster", cluster_name, &cluster);
         if (!cluster.f)
-            res = cres__kfail(&ctx, "cluster", "names a cluster no kubeconfig file defines "
-                              "(kubectl would try http://localhost:8080)", err);
+            res = cres__kfail(&ctx, "cluster",
+                              "names a cluster no kubeconfig file defines "
+                              "(kubectl would try http://localhost:8080)",
+                              err);
     }
     if (res == CRES_OK) res = cres__kube_cluster(&cluster, &server, err);
     if (res == CRES_OK && user_name) {
         cres__kube_find(&L, "users", "user", user_name, &user);
-        if (!user.f) res = cres__kfail(&ctx, "user", "names a user no kubeconfig file defines", err);
-        else res = cres__kube_user(&user, &kind, err);
+        if (!user.f)
+            res = cres__kfail(&ctx, "user", "names a user no kubeconfig file defines", err);
+        else
+            res = cres__kube_user(&user, &kind, err);
     }
     if (res == CRES_OK) {
         const char *scheme = strstr(server, "://") ? "" : "https://";
@@ -5555,10 +5645,13 @@ CRES__PRIVATE cres_result cres__kube_load(cres__k8s *k, const cres_k8s_options *
     }
     if (res == CRES_OK && strncmp(k->server, "http://", 7) == 0 && strcmp(kind, "none") != 0) {
         /* client-go sends a kubeconfig's credentials over TLS only */
-        cres__log(&k->base, CRES_LOG_INFO, "kubernetes: %s is plain HTTP: user \"%s\"'s "
-                  "credentials are not sent", k->server, user_name);
+        cres__log(&k->base, CRES_LOG_INFO,
+                  "kubernetes: %s is plain HTTP: user \"%s\"'s "
+                  "credentials are not sent",
+                  k->server, user_name);
         memset(&k->kube.tls, 0, sizeof k->kube.tls);
-        k->kube.token = k->kube.token_file = k->kube.basic = k->kube.as_user = k->kube.as_uid = NULL;
+        k->kube.token = k->kube.token_file = k->kube.basic = k->kube.as_user = k->kube.as_uid =
+            NULL;
         k->kube.as_groups_count = 0;
         k->kube.exec_argv = NULL;
         kind = "none (plain HTTP)";
@@ -5566,14 +5659,12 @@ CRES__PRIVATE cres_result cres__kube_load(cres__k8s *k, const cres_k8s_options *
     if (res == CRES_OK && k->kube.exec_argv) res = cres__kube_exec_info(k, err);
     if (res == CRES_OK) {
         k->kube.used = 1;
-        cres__log(&k->base, CRES_LOG_INFO,
-                  "kubernetes: kubeconfig %s (of %s): context %s, cluster \"%s\" at %s, user "
-                  "\"%s\": %s%s%s%s",
-                  cres__quote(where, sizeof where, ctx.f->path, strlen(ctx.f->path)), L.origin,
-                  cres__quote(q, sizeof q, context, strlen(context)), cluster_name,
-                  k->server, user_name ? user_name : "", kind,
-                  k->kube.exec_argv ? " \"" : "", k->kube.exec_argv ? k->kube.exec_argv[0] : "",
-                  k->kube.exec_argv ? "\"" : "");
+        cres__log(&k->base, CRES_LOG_INFO, /* whole names: the log has room, unlike errors */
+                  "kubernetes: kubeconfig \"%.160s\" (of %s): context \"%.100s\", cluster "
+                  "\"%.100s\" at %.100s, user \"%.100s\": %s%s%.100s%s",
+                  ctx.f->path, L.origin, context, cluster_name, k->server,
+                  user_name ? user_name : "", kind, k->kube.exec_argv ? " \"" : "",
+                  k->kube.exec_argv ? k->kube.exec_argv[0] : "", k->kube.exec_argv ? "\"" : "");
     }
     cres__kload_free(&L);
     return res;
@@ -5619,7 +5710,8 @@ CRES__PRIVATE int cres__spawn(cres__spawned *s, const cres_exec_request *req) {
             if (p[i] >= 0) close(p[i]);
         return rc;
     }
-    for (i = 0; i < 4; i++) fcntl(p[i], F_SETFD, FD_CLOEXEC); /* other children must not hold them */
+    for (i = 0; i < 4; i++)
+        fcntl(p[i], F_SETFD, FD_CLOEXEC); /* other children must not hold them */
     if ((rc = posix_spawn_file_actions_init(&fa)) == 0) {
         rc = posix_spawn_file_actions_addopen(&fa, 0, "/dev/null", O_RDONLY, 0);
         if (!rc) rc = posix_spawn_file_actions_adddup2(&fa, p[1], 1);
@@ -5641,8 +5733,13 @@ CRES__PRIVATE int cres__spawn(cres__spawned *s, const cres_exec_request *req) {
     return rc;
 }
 
-enum { CRES__SPAWN_RUNNING, CRES__SPAWN_TIMEOUT, CRES__SPAWN_TOO_MUCH, CRES__SPAWN_OOM,
-       CRES__SPAWN_LOST };
+enum {
+    CRES__SPAWN_RUNNING,
+    CRES__SPAWN_TIMEOUT,
+    CRES__SPAWN_TOO_MUCH,
+    CRES__SPAWN_OOM,
+    CRES__SPAWN_LOST
+};
 
 /* Appends what fd i has to stdout (bounded) or to stderr's last bytes; *stop set when stdout
    is too large or memory runs out. */
@@ -5714,7 +5811,7 @@ CRES__PRIVATE cres_result cres__spawn_run(void *user, const cres_exec_request *r
         cres__free(a, out->err);
         out->err = NULL;
         return cres__fail(err, CRES_ERR_ENVIRONMENT, "cannot run %s: %s", q,
-                          rc == ENOENT   ? "no such file (not in PATH?)"
+                          rc == ENOENT ? "no such file (not in PATH?)"
                           : rc == EACCES ? "permission denied"
                                          : "the system refused to start it");
     }
@@ -5822,22 +5919,30 @@ CRES__PRIVATE cres_result cres__k8s_exec_read(cres__k8s *k, const char *text, si
         res = cres__fail(err, CRES_ERR_ENVIRONMENT, "%s printed no ExecCredential", what);
     } else {
         for (i = 0; i < 4 && ok == 1; i++)
-            if (s[i] >= 0 && !cres__json_is_null(&d, s[i]) && d.t[s[i]].type != JSMN_STRING) ok = -1;
+            if (s[i] >= 0 && !cres__json_is_null(&d, s[i]) && d.t[s[i]].type != JSMN_STRING)
+                ok = -1;
             else if (s[i] >= 0 && !cres__json_is_null(&d, s[i]))
                 ok = cres__json_strdup(&d, s[i], i < 3 ? slot[i] : &expiry);
-        if (ok == 0) res = cres__oom(err, "kubernetes");
+        if (ok == 0)
+            res = cres__oom(err, "kubernetes");
         else if (ok < 0)
             res = cres__fail(err, CRES_ERR_ENVIRONMENT, "%s: status.%s is not a string", what,
                              status[i - 1]);
         else if (!c.cert_pem != !c.key_pem)
-            res = cres__fail(err, CRES_ERR_ENVIRONMENT, "%s printed clientCertificateData or "
-                             "clientKeyData without the other", what);
+            res = cres__fail(err, CRES_ERR_ENVIRONMENT,
+                             "%s printed clientCertificateData or "
+                             "clientKeyData without the other",
+                             what);
         else if ((!c.token || !*c.token) && !c.cert_pem)
-            res = cres__fail(err, CRES_ERR_ENVIRONMENT, "%s printed no token and no client "
-                             "certificate", what);
+            res = cres__fail(err, CRES_ERR_ENVIRONMENT,
+                             "%s printed no token and no client "
+                             "certificate",
+                             what);
         else if (expiry && !cres__parse_rfc3339(expiry, &c.expires))
-            res = cres__fail(err, CRES_ERR_ENVIRONMENT, "%s: status.expirationTimestamp %s is not "
-                             "an RFC 3339 time", what, cres__quote(q, sizeof q, expiry, strlen(expiry)));
+            res = cres__fail(err, CRES_ERR_ENVIRONMENT,
+                             "%s: status.expirationTimestamp %s is not "
+                             "an RFC 3339 time",
+                             what, cres__quote(q, sizeof q, expiry, strlen(expiry)));
     }
     cres__free(a, expiry);
     cres__json_free(&d);
@@ -5871,14 +5976,14 @@ CRES__PRIVATE cres_result cres__k8s_exec(cres__k8s *k, const cres__http *h, cres
     cres__log(&k->base, CRES_LOG_DEBUG, "kubernetes: running exec plugin %s",
               cres__quote(q, sizeof q, kube->exec_argv[0], strlen(kube->exec_argv[0])));
     memset(&out, 0, sizeof out);
-    res = (k->base.config.exec.fn ? k->base.config.exec.fn : cres__spawn_run)(
-        k->base.config.exec.user, &req, &out, a, err);
+    res = (k->base.config.exec.fn ? k->base.config.exec.fn
+                                  : cres__spawn_run)(k->base.config.exec.user, &req, &out, a, err);
     cres__free(a, (void *)envp);
     if (res != CRES_OK) {
         char prefix[300];
-        snprintf(prefix, sizeof prefix, "kubernetes: exec plugin%s%.200s%s: ",
-                 kube->exec_hint ? " (" : "", kube->exec_hint ? kube->exec_hint : "",
-                 kube->exec_hint ? ")" : "");
+        snprintf(prefix, sizeof prefix,
+                 "kubernetes: exec plugin%s%.200s%s: ", kube->exec_hint ? " (" : "",
+                 kube->exec_hint ? kube->exec_hint : "", kube->exec_hint ? ")" : "");
         return cres__wrap(err, res, CRES_OK, prefix);
     }
     cres__k8s_exec_stderr(k, out.err ? out.err : "", last, sizeof last);
@@ -5902,7 +6007,7 @@ typedef struct cres__k8s_auth {
     char *bearer;     /* "Bearer <token>" */
     char *file_token; /* a token file's text this resolve */
     cres_http_tls tls;
-    int reran;        /* the exec plugin ran again after a 401 */
+    int reran; /* the exec plugin ran again after a 401 */
 } cres__k8s_auth;
 
 /* Sets "Authorization: Bearer <token>" (replacing the one set before). */
@@ -5973,7 +6078,8 @@ CRES__PRIVATE cres_result cres__k8s_auth_begin(cres__k8s *k, cres__http *h, cres
     if (k->token) return cres__k8s_bearer(k, au, k->token, err);
     if (k->token_file) return cres__k8s_file_token(k, au, k->token_file, err);
 #ifndef CLUSTER_RESOLVER_NO_KUBECONFIG
-    if (k->kube.exec_argv) res = cres__k8s_exec_apply(k, h, au, err);
+    if (k->kube.exec_argv)
+        res = cres__k8s_exec_apply(k, h, au, err);
     else if (k->kube.token_file) { /* readable, it wins over token (client-go's rule) */
         res = cres__k8s_file_token(k, au, k->kube.token_file, err);
         if (res != CRES_OK && res != CRES_ERR_OUT_OF_MEMORY && k->kube.token)
@@ -6021,8 +6127,8 @@ CRES__PRIVATE cres_result cres__k8s_get(cres__k8s *k, cres__http *h, cres__k8s_a
         if (cres__k8s_uses_exec(k) && (res = cres__k8s_exec_apply(k, h, au, err)) != CRES_OK)
             return res;
 #endif
-        res = cres__http_request(h, "GET", url, au->headers, au->count, NULL, k->ca_file, resp,
-                                 err);
+        res =
+            cres__http_request(h, "GET", url, au->headers, au->count, NULL, k->ca_file, resp, err);
 #ifndef CLUSTER_RESOLVER_NO_KUBECONFIG
         if (res == CRES_OK && resp->status == 401 && cres__k8s_uses_exec(k) && !au->reran) {
             cres__log(&k->base, CRES_LOG_INFO,

@@ -18,7 +18,7 @@ build_and_run() { # compiler std lang opt
     for f in static twice; do
         "$cc" -std="$std" $opt $warn -x "$lang" "tests/compile/$f.c" -o "$out/$f-$tag" && "$out/$f-$tag"
     done
-    "$cc" -std="$std" $opt $warn -x "$lang" examples/cluster-resolve.c -x none -lcurl -o "$out/cli-$tag"
+    "$cc" -std="$std" $opt $warn -x "$lang" examples/cluster-resolve.c -x none -lcurl -lyaml -o "$out/cli-$tag"
     "$cc" -std="$std" $opt $warn -x "$lang" examples/custom_backend.c -o "$out/custom-$tag"
     "$cc" -std="$std" $opt $warn -x "$lang" examples/custom_transport.c -o "$out/transport-$tag"
 }

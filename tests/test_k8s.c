@@ -1152,6 +1152,27 @@ static void token_and_token_file_is_invalid(void **state) {
     HAS(err.message, "token");
 }
 
+/* This file's implementation has no CLUSTER_RESOLVER_USE_YAML: a YAML kubeconfig is refused
+   with the define and the conversion to JSON named (tests/test_kubeconfig.c reads YAML). */
+static void yaml_kubeconfig_without_the_define_names_it(void **state) {
+    cres_k8s_options o;
+    cres_resolver *r = NULL;
+    cres_error err;
+    (void)state;
+    memset(&o, 0, sizeof o);
+    o.config = &C.config;
+    o.kubeconfig = temp_file("config", "apiVersion: v1\nkind: Config\ncurrent-context: x\n");
+    EXPECT(cres_k8s_resolver_create(&o, &r, &err), CRES_ERR_UNSUPPORTED);
+    assert_null(r);
+    HAS(err.message, "is YAML: build with CLUSTER_RESOLVER_USE_YAML");
+    HAS(err.message, "kubectl config view --raw --minify --flatten -o json");
+    o.kubeconfig = temp_file("config.json", "{\"current-context\": \"x\", \"contexts\": [{\"name\": "
+                                            "\"x\", \"context\": {\"cluster\": \"c\"}}], \"clusters\": "
+                                            "[{\"name\": \"c\", \"cluster\": {\"server\": \"" SERVER "\"}}]}");
+    OK(cres_k8s_resolver_create(&o, &r, &err)); /* JSON needs nothing */
+    cres_resolver_free(r);
+}
+
 /* The token is in the Authorization header and nowhere else: not in the URL, not in another
    header, not in a log message, not in an error message. */
 static void token_only_in_authorization_header(void **state) {
@@ -2517,6 +2538,7 @@ int main(void) {
         T(token_file_is_read_at_each_resolve),
         T(token_file_missing_at_resolve_is_environment_error),
         T(token_and_token_file_is_invalid),
+        T(yaml_kubeconfig_without_the_define_names_it),
         T(token_with_line_break_is_refused),
         T(token_only_in_authorization_header),
         T(no_token_sends_no_authorization_header),

@@ -1,0 +1,920 @@
+/* Unit tests of the Kubernetes backend's kubeconfig loader (client-go's rules: which files,
+   the first-wins merge, contexts, relative paths, validation), its credentials (tokens, token
+   files, basic auth, client certificates, impersonation, exec plugins with expiry and 401),
+   the TLS material a request carries, the transport's features, YAML through libyaml, and the
+   default exec hook running real programs (/bin/sh scripts: a hang, a flood, a failure).
+
+   Requests go to an in-process fake transport that records each one (URL, headers, TLS
+   fields) and answers with a PodList of two Running pods of the namespace asked for; exec
+   plugins run through a scripted config.exec hook, except in the tests of the default one.
+   The environment is a table behind the getenv and env_list hooks (tests/env_table.h).
+
+   This file defines the implementation itself, with CLUSTER_RESOLVER_USE_YAML (-lyaml). */
+
+#define _POSIX_C_SOURCE 200809L /* mkdtemp, mkstemp */
+#define CLUSTER_RESOLVER_IMPLEMENTATION
+#define CLUSTER_RESOLVER_USE_YAML
+#include "env_table.h"
+
+#include <sys/stat.h>
+
+#define N(a) (sizeof(a) / sizeof *(a))
+#define CA_PEM "-----BEGIN CERTIFICATE-----\nMIIBfake-ca\n-----END CERTIFICATE-----"
+#define CERT_PEM "-----BEGIN CERTIFICATE-----\nMIIBfake-client\n-----END CERTIFICATE-----"
+#define KEY_PEM "-----BEGIN EC PRIVATE KEY-----\nMHcfake-key\n-----END EC PRIVATE KEY-----"
+
+/* ---------------------------------------------------------------------------------------
+   The fake API server and exec hook */
+
+typedef struct seen {
+    char url[512];
+    char headers[8][512]; /* "Name: value" */
+    size_t headers_count;
+    char ca_pem[256], cert_pem[256], key_pem[256], server_name[128], proxy[128];
+    int has_tls, insecure;
+} seen;
+
+typedef struct ran {
+    char argv[8][256];
+    size_t argc;
+    char info[2048]; /* KUBERNETES_EXEC_INFO */
+    char env[4096];  /* every "NAME=VALUE", one per line */
+} ran;
+
+typedef struct plugin_answer {
+    int exit_code;
+    const char *out, *err;
+    cres_result fail;
+} plugin_answer;
+
+static struct {
+    cres_config cfg;
+    unsigned features;
+    seen requests[16];
+    size_t requests_count;
+    int status[16]; /* the status of the n-th request; 0 = 200 */
+    plugin_answer plugin[8];
+    size_t plugin_count, plugin_next;
+    ran runs[8];
+    char dir[64];
+} T;
+
+static void copy_field(char *dst, size_t cap, const char *src) {
+    snprintf(dst, cap, "%s", src ? src : "");
+}
+
+/* A PodList of two Running pods of the namespace in the URL. */
+static char *pod_list(const char *url, const cres_allocator *a, size_t *len) {
+    const char *ns = strstr(url, "/namespaces/"), *end;
+    char name[64] = "all", *body;
+    size_t cap = 1024;
+    int n;
+    if (ns) {
+        ns += strlen("/namespaces/");
+        end = strchr(ns, '/');
+        snprintf(name, sizeof name, "%.*s", (int)(end - ns), ns);
+    }
+    body = (char *)a->alloc(a->user, cap);
+    if (!body) return NULL;
+    n = snprintf(body, cap,
+                 "{\"kind\":\"PodList\",\"apiVersion\":\"v1\",\"metadata\":{\"resourceVersion\":\"7\"},"
+                 "\"items\":[{\"metadata\":{\"name\":\"w-0\",\"namespace\":\"%s\"},\"status\":{"
+                 "\"phase\":\"Running\",\"podIP\":\"10.0.0.1\"}},{\"metadata\":{\"name\":\"w-1\","
+                 "\"namespace\":\"%s\"},\"status\":{\"phase\":\"Running\",\"podIP\":\"10.0.0.2\"}}]}",
+                 name, name);
+    *len = (size_t)n;
+    return body;
+}
+
+static void *default_alloc(void *user, size_t n) {
+    (void)user;
+    return malloc(n);
+}
+
+static void default_free(void *user, void *p) {
+    (void)user;
+    free(p);
+}
+
+static cres_result fake_perform(void *user, const cres_http_request *req, cres_http_response *resp,
+                                const cres_allocator *alloc, cres_error *err) {
+    seen *s;
+    size_t i;
+    cres_allocator fallback = {default_alloc, default_free, NULL};
+    (void)user;
+    if (T.requests_count == N(T.requests)) return cres_error_set(err, CRES_ERR_TRANSPORT, "too many");
+    s = &T.requests[T.requests_count];
+    memset(s, 0, sizeof *s);
+    copy_field(s->url, sizeof s->url, req->url);
+    for (i = 0; i < req->headers_count && i < N(s->headers); i++)
+        snprintf(s->headers[i], sizeof s->headers[i], "%s: %s", req->headers[i].name,
+                 req->headers[i].value);
+    s->headers_count = i;
+    if (req->tls) {
+        s->has_tls = 1;
+        copy_field(s->ca_pem, sizeof s->ca_pem, req->tls->ca_pem);
+        copy_field(s->cert_pem, sizeof s->cert_pem, req->tls->client_cert_pem);
+        copy_field(s->key_pem, sizeof s->key_pem, req->tls->client_key_pem);
+        copy_field(s->server_name, sizeof s->server_name, req->tls->server_name);
+        copy_field(s->proxy, sizeof s->proxy, req->tls->proxy);
+        s->insecure = req->tls->insecure_skip_verify;
+    }
+    resp->status = T.status[T.requests_count] ? T.status[T.requests_count] : 200;
+    T.requests_count++;
+    if (!alloc->alloc) alloc = &fallback;
+    resp->body = pod_list(req->url, alloc, &resp->body_len);
+    return resp->body ? CRES_OK : CRES_ERR_OUT_OF_MEMORY;
+}
+
+static cres_result fake_exec(void *user, const cres_exec_request *req, cres_exec_result *out,
+                             const cres_allocator *alloc, cres_error *err) {
+    ran *r;
+    const plugin_answer *p;
+    size_t i, used = 0;
+    (void)user, (void)alloc;
+    assert_true(T.plugin_next < T.plugin_count);
+    r = &T.runs[T.plugin_next];
+    p = &T.plugin[T.plugin_next++];
+    memset(r, 0, sizeof *r);
+    for (i = 0; req->argv[i] && i < N(r->argv); i++) copy_field(r->argv[i], sizeof r->argv[i], req->argv[i]);
+    r->argc = i;
+    for (i = 0; req->envp[i]; i++) {
+        if (strncmp(req->envp[i], "KUBERNETES_EXEC_INFO=", 21) == 0)
+            copy_field(r->info, sizeof r->info, req->envp[i] + 21);
+        used += (size_t)snprintf(r->env + used, sizeof r->env - used, "%s\n", req->envp[i]);
+        assert_true(used < sizeof r->env);
+    }
+    assert_true(req->timeout_ms > 0 && req->max_output_bytes > 0);
+    if (p->fail) return cres_error_set(err, p->fail, "cannot run \"%s\": no such file", req->argv[0]);
+    out->exit_code = p->exit_code;
+    out->out = strdup(p->out ? p->out : "");
+    out->out_len = strlen(out->out);
+    out->err = strdup(p->err ? p->err : "");
+    out->err_len = strlen(out->err);
+    return CRES_OK;
+}
+
+static void plugin(int exit_code, const char *out, const char *err_text) {
+    assert_true(T.plugin_count < N(T.plugin));
+    T.plugin[T.plugin_count].exit_code = exit_code;
+    T.plugin[T.plugin_count].out = out;
+    T.plugin[T.plugin_count++].err = err_text;
+}
+
+static int setup(void **state) {
+    (void)state;
+    memset(&T, 0, sizeof T);
+    env_reset();
+    T.cfg.getenv.fn = table_getenv;
+    T.cfg.getenv.user = &env;
+    T.cfg.env_list.fn = table_env_at;
+    T.cfg.env_list.user = &env;
+    T.cfg.transport.perform = fake_perform;
+    T.cfg.transport.features = CRES_TRANSPORT_CA_PEM | CRES_TRANSPORT_CLIENT_CERT |
+                               CRES_TRANSPORT_SERVER_NAME | CRES_TRANSPORT_PROXY |
+                               CRES_TRANSPORT_INSECURE;
+    T.cfg.exec.fn = fake_exec;
+    memset(&logs, 0, sizeof logs);
+    T.cfg.log.fn = capture_log;
+    T.cfg.log.user = &logs;
+    snprintf(T.dir, sizeof T.dir, "/tmp/test_kubeconfig.XXXXXX");
+    assert_non_null(mkdtemp(T.dir));
+    return 0;
+}
+
+static int teardown(void **state) {
+    char cmd[128];
+    (void)state;
+    snprintf(cmd, sizeof cmd, "rm -rf '%s'", T.dir);
+    assert_int_equal(system(cmd), 0);
+    return 0;
+}
+
+/* Writes `text` (single quotes turned into double quotes when sq) to DIR/name; returns the
+   path, valid until the next call with the same slot. */
+static const char *put(const char *name, const char *text) {
+    static char paths[8][192];
+    static int next;
+    char *path = paths[next++ % 8], *dir;
+    FILE *f;
+    snprintf(path, sizeof paths[0], "%s/%s", T.dir, name);
+    if ((dir = strrchr(path, '/')) != NULL && dir != path + strlen(T.dir)) {
+        *dir = '\0';
+        mkdir(path, 0700);
+        *dir = '/';
+    }
+    f = fopen(path, "wb");
+    assert_non_null(f);
+    assert_int_equal(fwrite(text, 1, strlen(text), f), strlen(text));
+    assert_int_equal(fclose(f), 0);
+    return path;
+}
+
+/* A JSON kubeconfig with one cluster, one user and one context (all named "x"); `cluster`
+   and `user` are the members of those stanzas, single-quoted. */
+static const char *config_json(const char *name, const char *cluster, const char *user) {
+    char text[4096];
+    snprintf(text, sizeof text,
+             "{'apiVersion': 'v1', 'kind': 'Config', 'current-context': 'x', "
+             "'clusters': [{'name': 'x', 'cluster': {%s}}], "
+             "'users': [{'name': 'x', 'user': {%s}}], "
+             "'contexts': [{'name': 'x', 'context': {'cluster': 'x', 'user': 'x'}}]}",
+             cluster, user);
+    return put(name, dq(text));
+}
+
+#define SERVER "'server': 'https://k8s.test:6443'"
+
+static cres_result resolve(const char *kubeconfig, const char *context, cres_error *err) {
+    cres_k8s_options o;
+    cres_resolver *r = NULL;
+    cres_cluster_spec *spec = NULL;
+    static const cres_k8s_job_selector jobs[] = {{"worker", "job-name=w"}};
+    cres_result res;
+    memset(&o, 0, sizeof o);
+    o.config = &T.cfg;
+    o.jobs = jobs;
+    o.jobs_count = 1;
+    o.kubeconfig = kubeconfig;
+    o.context = context;
+    res = cres_k8s_resolver_create(&o, &r, err);
+    if (res == CRES_OK) res = cres_resolve(r, &spec, err);
+    if (res == CRES_OK) assert_int_equal(cres_spec_tasks_count(spec, "worker"), 2);
+    cres_spec_free(spec);
+    cres_resolver_free(r);
+    return res;
+}
+
+static const char *header(size_t request, const char *name) {
+    const seen *s = &T.requests[request];
+    size_t i, n = strlen(name);
+    for (i = 0; i < s->headers_count; i++)
+        if (strncmp(s->headers[i], name, n) == 0 && s->headers[i][n] == ':')
+            return s->headers[i] + n + 2;
+    return NULL;
+}
+
+#define FAILS(call, code, ...)                                                             \
+    do {                                                                                   \
+        static const char *const words_[] = {__VA_ARGS__};                                 \
+        size_t w_;                                                                         \
+        cres_error err;                                                                    \
+        EXPECT(call, code);                                                                \
+        for (w_ = 0; w_ < N(words_); w_++) HAS(err.message, words_[w_]);                   \
+    } while (0)
+
+/* ---------------------------------------------------------------------------------------
+   Which files, and the merge */
+
+static void explicit_file_alone(void **state) {
+    cres_error err;
+    (void)state;
+    env_set("KUBECONFIG", config_json("other", "'server': 'https://other.test'", "'token': 'o'"));
+    OK(resolve(config_json("mine", SERVER, "'token': 't1'"), NULL, &err));
+    assert_string_equal(T.requests[0].url,
+                        "https://k8s.test:6443/api/v1/namespaces/default/pods?labelSelector=job-name%3Dw&limit=500");
+    assert_string_equal(header(0, "Authorization"), "Bearer t1");
+    HAS(logs.text, "mine\" (of options.kubeconfig): context \"x\", cluster \"x\" at https://k8s.test:6443, user \"x\": token");
+}
+
+static void explicit_file_missing_is_an_error(void **state) {
+    (void)state;
+    FAILS(resolve("/nonexistent/kubeconfig", NULL, &err), CRES_ERR_ENVIRONMENT,
+          "\"/nonexistent/kubeconfig\" cannot be read", "--kubeconfig");
+}
+
+/* The first file to define a name wins it whole: user x of the second file (a token and a
+   client certificate) lends nothing to the first's (a token only). */
+static void first_file_wins_each_entry_whole(void **state) {
+    const char *a, *b;
+    char list[512];
+    cres_error err;
+    (void)state;
+    put("ca.pem", CA_PEM);
+    a = config_json("a", SERVER, "'token': 'from-a'");
+    b = config_json("b", "'server': 'https://b.test', 'certificate-authority': 'ca.pem'",
+                    "'token': 'from-b', 'client-certificate-data': 'Y2VydA==', 'client-key-data': 'a2V5'");
+    snprintf(list, sizeof list, "%s:%s", a, b);
+    env_set("KUBECONFIG", list);
+    OK(resolve(NULL, NULL, &err));
+    assert_string_equal(header(0, "Authorization"), "Bearer from-a");
+    assert_string_equal(T.requests[0].cert_pem, "");
+    assert_string_equal(T.requests[0].ca_pem, "");
+    HAS(T.requests[0].url, "https://k8s.test:6443/");
+}
+
+/* current-context: the first file that sets it; "" counts as unset. Missing files and empty
+   names in the list are skipped. */
+static void current_context_of_the_first_file_that_sets_one(void **state) {
+    char list[1024];
+    const char *a, *b, *c;
+    cres_error err;
+    (void)state;
+    a = put("a", dq("{'current-context': '', 'contexts': [{'name': 'cb', 'context': {'cluster': 'b'}}, "
+                    "{'name': 'cc', 'context': {'cluster': 'c'}}]}"));
+    b = put("b", dq("{'current-context': 'cb', 'clusters': [{'name': 'b', 'cluster': {'server': 'https://b.test'}}]}"));
+    c = put("c", dq("{'current-context': 'cc', 'clusters': [{'name': 'c', 'cluster': {'server': 'https://c.test'}}]}"));
+    snprintf(list, sizeof list, "::%s/missing:%s::%s:%s:%s", T.dir, a, b, c, a);
+    env_set("KUBECONFIG", list);
+    OK(resolve(NULL, NULL, &err));
+    HAS(T.requests[0].url, "https://b.test/api/v1/namespaces/default/pods");
+    assert_null(header(0, "Authorization")); /* the context names no user */
+    T.requests_count = 0;
+    OK(resolve(NULL, "cc", &err));
+    HAS(T.requests[0].url, "https://c.test/");
+}
+
+static void home_kube_config_when_kubeconfig_unset_or_empty(void **state) {
+    cres_error err;
+    char home[128];
+    (void)state;
+    put(".kube/config", dq("{'current-context': 'h', 'clusters': [{'name': 'h', 'cluster': {'server': 'https://home.test'}}], "
+                           "'contexts': [{'name': 'h', 'context': {'cluster': 'h', 'namespace': 'ml'}}]}"));
+    snprintf(home, sizeof home, "%s", T.dir);
+    env_set("HOME", home);
+    OK(resolve(NULL, NULL, &err));
+    assert_string_equal(T.requests[0].url, "https://home.test/api/v1/namespaces/ml/pods?labelSelector=job-name%3Dw&limit=500");
+    env_set("KUBECONFIG", "");
+    OK(resolve(NULL, NULL, &err));
+    HAS(T.requests[1].url, "https://home.test/");
+}
+
+/* No kubeconfig and no context: in-cluster configuration takes over, as in client-go. */
+static void no_file_or_no_context_falls_back_to_in_cluster(void **state) {
+    cres_error err;
+    cres_k8s_options o;
+    cres_resolver *r = NULL;
+    (void)state;
+    memset(&o, 0, sizeof o);
+    o.config = &T.cfg;
+    FAILS(cres_k8s_resolver_create(&o, &r, &err), CRES_ERR_ENVIRONMENT, "no kubeconfig",
+          "KUBERNETES_SERVICE_HOST");
+    env_set("KUBECONFIG", put("noctx", dq("{'clusters': [{'name': 'a', 'cluster': {'server': 'https://a'}}]}")));
+    FAILS(cres_k8s_resolver_create(&o, &r, &err), CRES_ERR_ENVIRONMENT, "noctx",
+          "sets no current-context", "--context");
+    env_set("KUBERNETES_SERVICE_HOST", "10.96.0.1");
+    env_set("KUBERNETES_SERVICE_PORT", "443");
+    OK(cres_k8s_resolver_create(&o, &r, &err));
+    HAS(logs.text, "using the in-cluster configuration");
+    cres_resolver_free(r);
+}
+
+/* ---------------------------------------------------------------------------------------
+   Fields */
+
+static void namespace_option_then_context_then_default(void **state) {
+    cres_k8s_options o;
+    cres_resolver *r = NULL;
+    cres_cluster_spec *spec = NULL;
+    cres_error err;
+    (void)state;
+    env_set("KUBECONFIG", put("ns", dq("{'current-context': 'x', 'clusters': [{'name': 'x', 'cluster': {'server': 'https://a'}}], "
+                                     "'contexts': [{'name': 'x', 'context': {'cluster': 'x', 'namespace': 'team'}}, "
+                                     "{'name': 'y', 'context': {'cluster': 'x'}}]}")));
+    memset(&o, 0, sizeof o);
+    o.config = &T.cfg;
+    OK(cres_k8s_resolver_create(&o, &r, &err));
+    OK(cres_resolve(r, &spec, &err));
+    cres_spec_free(spec);
+    cres_resolver_free(r);
+    o.namespace_name = "override";
+    OK(cres_k8s_resolver_create(&o, &r, &err));
+    OK(cres_resolve(r, &spec, &err));
+    cres_spec_free(spec);
+    cres_resolver_free(r);
+    o.namespace_name = NULL;
+    o.context = "y";
+    OK(cres_k8s_resolver_create(&o, &r, &err));
+    OK(cres_resolve(r, &spec, &err));
+    cres_spec_free(spec);
+    cres_resolver_free(r);
+    HAS(T.requests[0].url, "/namespaces/team/");
+    HAS(T.requests[1].url, "/namespaces/override/");
+    HAS(T.requests[2].url, "/namespaces/default/");
+}
+
+/* Paths relative to the file that names them; data fields are base64 of PEM. */
+static void tls_material_from_files_and_data(void **state) {
+    cres_error err;
+    char data[256];
+    (void)state;
+    put("sub/ca.pem", CA_PEM "\n");
+    put("sub/client.pem", CERT_PEM);
+    put("sub/client.key", KEY_PEM);
+    OK(resolve(config_json("sub/config", SERVER ", 'certificate-authority': 'ca.pem', 'tls-server-name': 'api.internal', "
+                           "'proxy-url': 'socks5://127.0.0.1:1080'",
+                           "'client-certificate': 'client.pem', 'client-key': './client.key'"),
+               NULL, &err));
+    assert_true(T.requests[0].has_tls);
+    assert_string_equal(T.requests[0].ca_pem, CA_PEM);
+    assert_string_equal(T.requests[0].cert_pem, CERT_PEM);
+    assert_string_equal(T.requests[0].key_pem, KEY_PEM);
+    assert_string_equal(T.requests[0].server_name, "api.internal");
+    assert_string_equal(T.requests[0].proxy, "socks5://127.0.0.1:1080");
+    assert_null(header(0, "Authorization"));
+    HAS(logs.text, "user \"x\": client certificate");
+    /* base64 of CA_PEM, made by hand below: "Y2E=" is "ca" */
+    snprintf(data, sizeof data, SERVER ", 'certificate-authority-data': 'Y2E=', 'insecure-skip-tls-verify': false");
+    OK(resolve(config_json("data", data, "'client-certificate-data': 'Y2VydA==', 'client-key-data': 'a2V5\\n'"), NULL, &err));
+    assert_string_equal(T.requests[1].ca_pem, "ca");
+    assert_string_equal(T.requests[1].cert_pem, "cert");
+    assert_string_equal(T.requests[1].key_pem, "key");
+    assert_int_equal(T.requests[1].insecure, 0);
+}
+
+static void insecure_is_passed_on_and_logged(void **state) {
+    cres_error err;
+    (void)state;
+    OK(resolve(config_json("insecure", SERVER ", 'insecure-skip-tls-verify': true", "'token': 't'"), NULL, &err));
+    assert_int_equal(T.requests[0].insecure, 1);
+    HAS(logs.text, "insecure-skip-tls-verify: the server's certificate is not checked");
+}
+
+/* tokenFile, readable, wins over token (client-go); unreadable, token stands in. */
+static void token_file_wins_over_token_when_readable(void **state) {
+    cres_error err;
+    char user[256];
+    (void)state;
+    put("tok", "from-file\n");
+    OK(resolve(config_json("both", SERVER, "'token': 'inline', 'tokenFile': 'tok'"), NULL, &err));
+    assert_string_equal(header(0, "Authorization"), "Bearer from-file");
+    snprintf(user, sizeof user, "'token': 'inline', 'tokenFile': '%s/gone'", T.dir);
+    OK(resolve(config_json("both2", SERVER, user), NULL, &err));
+    assert_string_equal(header(1, "Authorization"), "Bearer inline");
+    FAILS(resolve(config_json("fileonly", SERVER, "'tokenFile': 'gone'"), NULL, &err),
+          CRES_ERR_ENVIRONMENT, "gone");
+}
+
+static void basic_auth_and_impersonation_headers(void **state) {
+    cres_error err;
+    (void)state;
+    OK(resolve(config_json("basic", SERVER, "'username': 'admin', 'password': 'p@ss:w', 'as': 'jane', "
+                           "'as-groups': ['dev', 'ops'], 'as-uid': '42'"),
+               NULL, &err));
+    assert_string_equal(header(0, "Authorization"), "Basic YWRtaW46cEBzczp3"); /* admin:p@ss:w */
+    assert_string_equal(header(0, "Impersonate-User"), "jane");
+    assert_string_equal(header(0, "Impersonate-Uid"), "42");
+    assert_string_equal(T.requests[0].headers[4], "Impersonate-Group: dev");
+    assert_string_equal(T.requests[0].headers[5], "Impersonate-Group: ops");
+}
+
+/* An http:// server gets nothing of the user (kubectl sends credentials over TLS only). */
+static void plain_http_server_gets_no_credentials(void **state) {
+    cres_error err;
+    (void)state;
+    OK(resolve(config_json("http", "'server': 'http://127.0.0.1:8001'", "'token': 'secret', 'as': 'jane'"), NULL, &err));
+    assert_int_equal(T.requests[0].headers_count, 1);
+    assert_string_equal(T.requests[0].headers[0], "Accept: application/json");
+    HAS(logs.text, "plain HTTP");
+}
+
+static void oidc_id_token_is_the_bearer(void **state) {
+    cres_error err;
+    (void)state;
+    OK(resolve(config_json("oidc", SERVER, "'auth-provider': {'name': 'oidc', 'config': {'id-token': 'eyJ.id', "
+                           "'refresh-token': 'r', 'client-id': 'k'}}"),
+               NULL, &err));
+    assert_string_equal(header(0, "Authorization"), "Bearer eyJ.id");
+}
+
+static void options_token_and_ca_replace_the_kubeconfig_ones(void **state) {
+    cres_k8s_options o;
+    cres_resolver *r = NULL;
+    cres_cluster_spec *spec = NULL;
+    cres_error err;
+    (void)state;
+    memset(&o, 0, sizeof o);
+    o.config = &T.cfg;
+    o.kubeconfig = config_json("c", SERVER ", 'certificate-authority-data': 'Y2E='", "'token': 'kube'");
+    o.token = "mine";
+    o.ca_file = "/etc/my-ca.pem";
+    OK(cres_k8s_resolver_create(&o, &r, &err));
+    OK(cres_resolve(r, &spec, &err));
+    assert_string_equal(header(0, "Authorization"), "Bearer mine");
+    assert_string_equal(T.requests[0].ca_pem, "");
+    cres_spec_free(spec);
+    cres_resolver_free(r);
+}
+
+/* ---------------------------------------------------------------------------------------
+   Validation: each error names the file, the stanza and the field */
+
+static void validation_errors_name_file_stanza_and_field(void **state) {
+    static const struct {
+        const char *cluster, *user, *words[3];
+    } cases[] = {
+        {SERVER ", 'certificate-authority': 'a', 'certificate-authority-data': 'Y2E='", "",
+         {"cluster \"x\"", "\"certificate-authority\" and \"certificate-authority-data\" are both set", "bad0"}},
+        {SERVER, "'client-certificate-data': 'Y2E='", {"user \"x\"", "\"client-certificate\" is set, client-key is not", "bad1"}},
+        {SERVER, "'client-key-data': 'Y2E='", {"user \"x\"", "\"client-key\"", "bad2"}},
+        {SERVER, "'token': 't', 'username': 'u', 'password': 'p'", {"\"token\" and username/password", "bad3", "user"}},
+        {SERVER, "'exec': {'command': 'aws'}", {"\"exec.apiVersion\" is not set", "bad4", "user \"x\""}},
+        {SERVER, "'exec': {'apiVersion': 'client.authentication.k8s.io/v1', 'command': 'aws'}",
+         {"\"exec.interactiveMode\" is not set", "bad5", "v1"}},
+        {SERVER, "'exec': {'apiVersion': 'client.authentication.k8s.io/v1beta1', 'command': 'aws', 'interactiveMode': 'Always'}",
+         {"\"exec.interactiveMode\" is Always", "no terminal", "bad6"}},
+        {SERVER, "'exec': {'apiVersion': 'client.authentication.k8s.io/v1alpha1', 'command': 'aws'}",
+         {"\"exec.apiVersion\" must be", "v1alpha1", "bad7"}},
+        {SERVER, "'auth-provider': {'name': 'gcp'}", {"\"auth-provider.name\" is gcp", "gke-gcloud-auth-plugin", "bad8"}},
+        {SERVER, "'auth-provider': {'name': 'azure'}", {"kubelogin", "bad9", "removed"}},
+        {SERVER ", 'certificate-authority': 'no-such-ca.pem'", "", {"\"certificate-authority\" names", "no-such-ca.pem", "cannot be read"}},
+        {"'certificate-authority-data': 'Y2E='", "", {"\"server\" is not set", "localhost:8080", "bad11"}},
+        {SERVER ", 'insecure-skip-tls-verify': true, 'certificate-authority-data': 'Y2E='", "",
+         {"\"insecure-skip-tls-verify\" is set together with a certificate authority", "bad12", "cluster"}},
+        {SERVER ", 'insecure-skip-tls-verify': 'yes'", "", {"\"insecure-skip-tls-verify\" must be true or false", "bad13", "x"}},
+        {SERVER ", 'proxy-url': 'ftp://p'", "", {"\"proxy-url\" must start with", "bad14", "x"}},
+        {SERVER, "'exec': {'apiVersion': 'client.authentication.k8s.io/v1beta1', 'command': 'a'}, 'token': 't'",
+         {"\"exec\" is set with a token", "bad15", "x"}},
+        {SERVER, "'token': 5", {"\"token\" must be a string", "bad16", "x"}},
+        {SERVER ", 'certificate-authority-data': 'not base64!'", "", {"\"certificate-authority-data\" is not base64", "bad17", "x"}},
+        {SERVER, "'as-user-extra': {'reason': ['x']}", {"as-user-extra", "bad18", "not supported"}},
+        {"'server': 'ftp://k8s.test'", "", {"\"server\" must be an http:// or https:// URL", "bad19", "x"}},
+    };
+    size_t i;
+    (void)state;
+    for (i = 0; i < N(cases); i++) {
+        char name[16];
+        const char *path;
+        cres_error err;
+        size_t w;
+        snprintf(name, sizeof name, "bad%zu", i);
+        path = config_json(name, cases[i].cluster, cases[i].user);
+        if (resolve(path, NULL, &err) != CRES_ERR_ENVIRONMENT)
+            fail_msg("case %zu: want CRES_ERR_ENVIRONMENT, got: %s", i, err.message);
+        HAS(err.message, "kubernetes: kubeconfig \"");
+        HAS(err.message, name);
+        for (w = 0; w < N(cases[i].words); w++) HAS(err.message, cases[i].words[w]);
+    }
+    assert_int_equal(T.requests_count, 0);
+}
+
+static void contexts_clusters_and_users_that_name_nothing(void **state) {
+    (void)state;
+    FAILS(resolve(config_json("c1", SERVER, ""), "nope", &err), CRES_ERR_ENVIRONMENT,
+          "context \"nope\" is defined in no kubeconfig file", "options.kubeconfig");
+    put("c2", dq("{'current-context': 'gone', 'contexts': []}"));
+    env_set("KUBECONFIG", put("c2", dq("{'current-context': 'gone', 'contexts': null}")));
+    FAILS(resolve(NULL, NULL, &err), CRES_ERR_ENVIRONMENT, "context \"gone\" is defined in no",
+          "$KUBECONFIG");
+    FAILS(resolve(put("c3", dq("{'current-context': 'x', 'contexts': [{'name': 'x', 'context': {'cluster': 'k', "
+                              "'user': 'u'}}], 'clusters': [{'name': 'k', 'cluster': {'server': 'https://k'}}]}")),
+                  NULL, &err),
+          CRES_ERR_ENVIRONMENT, "context \"x\": \"user\" names a user no kubeconfig file defines");
+    FAILS(resolve(put("c4", dq("{'current-context': 'x', 'contexts': [{'name': 'x', 'context': {'cluster': 'k'}}]}")),
+                  NULL, &err),
+          CRES_ERR_ENVIRONMENT, "\"cluster\" names a cluster no kubeconfig file defines", "localhost:8080");
+    FAILS(resolve(put("c5", dq("{'current-context': 'x', 'contexts': [{'name': 'x', 'context': {'cluster': 'k'}}, "
+                              "{'name': 'x', 'context': {}}]}")),
+                  NULL, &err),
+          CRES_ERR_ENVIRONMENT, "contexts names \"x\" twice");
+    FAILS(resolve(put("c6", dq("{'clusters': {'name': 'x'}}")), "x", &err), CRES_ERR_ENVIRONMENT,
+          "\"clusters\" must be a list");
+    FAILS(resolve(put("c7", dq("{'users': [{'user': {}}]}")), "x", &err), CRES_ERR_ENVIRONMENT,
+          "users[0] has no \"name\" string");
+    FAILS(resolve(put("c8", "{\"clusters\": ["), "x", &err), CRES_ERR_ENVIRONMENT, "c8", "invalid JSON");
+    FAILS(resolve(put("c9", "[1]"), "x", &err), CRES_ERR_ENVIRONMENT, "c9", "not a mapping");
+}
+
+/* ---------------------------------------------------------------------------------------
+   YAML, as kubectl writes it and as people edit it */
+
+static void yaml_as_kubectl_writes_it(void **state) {
+    cres_error err;
+    (void)state;
+    OK(resolve(put("kubectl.yaml",
+                   "apiVersion: v1\n"
+                   "clusters:\n"
+                   "- cluster:\n"
+                   "    certificate-authority-data: Y2E=\n"
+                   "    server: https://k8s.test:6443\n"
+                   "  name: arn:aws:eks:us-east-1:123456789012:cluster/train\n"
+                   "contexts:\n"
+                   "- context:\n"
+                   "    cluster: arn:aws:eks:us-east-1:123456789012:cluster/train\n"
+                   "    namespace: ml\n"
+                   "    user: arn:aws:eks:us-east-1:123456789012:cluster/train\n"
+                   "  name: arn:aws:eks:us-east-1:123456789012:cluster/train\n"
+                   "current-context: arn:aws:eks:us-east-1:123456789012:cluster/train\n"
+                   "kind: Config\n"
+                   "preferences: {}\n"
+                   "users:\n"
+                   "- name: arn:aws:eks:us-east-1:123456789012:cluster/train\n"
+                   "  user:\n"
+                   "    token: 'abc:def'\n"),
+               NULL, &err));
+    HAS(T.requests[0].url, "/namespaces/ml/");
+    assert_string_equal(T.requests[0].ca_pem, "ca");
+    assert_string_equal(header(0, "Authorization"), "Bearer abc:def");
+}
+
+static void yaml_as_people_edit_it(void **state) {
+    cres_error err;
+    (void)state;
+    OK(resolve(put("edited.yaml",
+                   "---\r\n"
+                   "# shared CA, referenced twice\r\n"
+                   "clusters:\r\n"
+                   "  - name: a\r\n"
+                   "    cluster: &c {server: \"https://k8s.test\", certificate-authority-data: Y2E=}\r\n"
+                   "  - name: b\r\n"
+                   "    cluster: *c\r\n"
+                   "contexts: [{name: ctx, context: {cluster: b, user: u}}]\r\n"
+                   "current-context: ctx   # trailing comment\r\n"
+                   "users:\r\n"
+                   "  - name: u\r\n"
+                   "    user:\r\n"
+                   "      token: >-\r\n"
+                   "        folded\r\n"
+                   "      as: ~\r\n"
+                   "---\r\n"
+                   "current-context: ignored-second-document\r\n"),
+               NULL, &err));
+    HAS(T.requests[0].url, "https://k8s.test/");
+    assert_string_equal(header(0, "Authorization"), "Bearer folded");
+    assert_null(header(0, "Impersonate-User"));
+}
+
+static void yaml_one_one_booleans_are_not_strings(void **state) {
+    (void)state;
+    FAILS(resolve(put("on.yaml", "current-context: x\ncontexts:\n- name: x\n  context: {cluster: k}\n"
+                                 "clusters:\n- name: k\n  cluster: {server: https://k, tls-server-name: on}\n"),
+                  NULL, &err),
+          CRES_ERR_ENVIRONMENT, "\"tls-server-name\" must be a string");
+    FAILS(resolve(put("merge.yaml", "base: &b {server: https://k}\nclusters:\n- name: k\n  cluster:\n    <<: *b\n"),
+                  "x", &err),
+          CRES_ERR_ENVIRONMENT, "merge.yaml", "merge keys");
+    FAILS(resolve(put("broken.yaml", "clusters:\n- name: [\n"), "x", &err), CRES_ERR_ENVIRONMENT,
+          "broken.yaml", "YAML at line");
+    FAILS(resolve(put("alias.yaml", "a: *nothing\n"), "x", &err), CRES_ERR_ENVIRONMENT,
+          "an alias names no anchor");
+}
+
+/* Aliases that double at each level would make 2^40 bytes of JSON: stopped at the limit. */
+static void yaml_alias_bomb_is_bounded(void **state) {
+    char text[4096];
+    size_t used = 0;
+    int i;
+    (void)state;
+    used += (size_t)snprintf(text + used, sizeof text - used, "a0: &a0 [x, x]\n");
+    for (i = 1; i <= 40; i++)
+        used += (size_t)snprintf(text + used, sizeof text - used, "a%d: &a%d [*a%d, *a%d]\n", i, i,
+                                 i - 1, i - 1);
+    FAILS(resolve(put("bomb.yaml", text), "x", &err), CRES_ERR_LIMIT, "bomb.yaml", "over");
+}
+
+static void empty_files_are_empty_configs(void **state) {
+    char list[512];
+    const char *a, *b, *c;
+    cres_error err;
+    (void)state;
+    a = put("empty", "");
+    b = put("comments.yaml", "# nothing here\n---\n");
+    c = put("nulls.yaml", "clusters: null\nusers: null\ncontexts: null\ncurrent-context: \"\"\n");
+    snprintf(list, sizeof list, "%s:%s:%s:%s", a, b, c,
+             config_json("real", SERVER, "'token': 't'"));
+    env_set("KUBECONFIG", list);
+    OK(resolve(NULL, NULL, &err));
+    assert_string_equal(header(0, "Authorization"), "Bearer t");
+}
+
+/* ---------------------------------------------------------------------------------------
+   Exec plugins (through the scripted config.exec hook) */
+
+#define EXEC_V1 "client.authentication.k8s.io/v1"
+#define EXEC_USER(more)                                                                    \
+    "'exec': {'apiVersion': '" EXEC_V1 "', 'command': 'bin/get-token', 'args': ['--cluster', 'c1'], " \
+    "'env': [{'name': 'PROFILE', 'value': 'ml'}, {'name': 'HOME', 'value': '/plugin-home'}], " \
+    "'interactiveMode': 'Never', 'installHint': 'install get-token'" more "}"
+#define CRED(token, expiry)                                                                \
+    "{\"apiVersion\": \"" EXEC_V1 "\", \"kind\": \"ExecCredential\", \"status\": {\"token\": \"" token \
+    "\"" expiry "}}"
+
+static void exec_plugin_gets_args_env_and_exec_info(void **state) {
+    const char *path;
+    char want[256];
+    cres_error err;
+    (void)state;
+    env_set("HOME", "/home/me");
+    env_set("PATH", "/usr/bin");
+    env_set("KUBERNETES_EXEC_INFO", "stale");
+    plugin(0, CRED("t-1", ""), "note: from the plugin\n");
+    path = config_json("exec", SERVER ", 'certificate-authority-data': 'Y2E=', 'extensions': [{'name': "
+                       "'client.authentication.k8s.io/exec', 'extension': {'audience': 'k8s'}}]",
+                       EXEC_USER(", 'provideClusterInfo': true"));
+    OK(resolve(path, NULL, &err));
+    snprintf(want, sizeof want, "%s/bin/get-token", T.dir);
+    assert_string_equal(T.runs[0].argv[0], want);
+    assert_string_equal(T.runs[0].argv[1], "--cluster");
+    assert_string_equal(T.runs[0].argv[2], "c1");
+    assert_int_equal(T.runs[0].argc, 3);
+    HAS(T.runs[0].env, "PATH=/usr/bin\n");
+    HAS(T.runs[0].env, "PROFILE=ml\n");
+    HAS(T.runs[0].env, "HOME=/plugin-home\n"); /* exec.env over the process's */
+    assert_null(strstr(T.runs[0].env, "HOME=/home/me"));
+    assert_null(strstr(T.runs[0].env, "stale"));
+    assert_string_equal(T.runs[0].info,
+                        "{\"kind\":\"ExecCredential\",\"apiVersion\":\"" EXEC_V1 "\",\"spec\":{\"cluster\":{"
+                        "\"server\":\"https://k8s.test:6443\",\"certificate-authority-data\":\"Y2E=\","
+                        "\"config\":{\"audience\": \"k8s\"}},\"interactive\":false}}");
+    assert_string_equal(header(0, "Authorization"), "Bearer t-1");
+    HAS(logs.text, "exec plugin \"");
+    HAS(logs.text, "note: from the plugin");
+    assert_null(strstr(logs.text, "t-1"));
+}
+
+static void exec_credential_kept_until_it_expires(void **state) {
+    cres_k8s_options o;
+    cres_resolver *r = NULL;
+    cres_cluster_spec *spec = NULL;
+    cres_error err;
+    (void)state;
+    memset(&o, 0, sizeof o);
+    o.config = &T.cfg;
+    o.kubeconfig = config_json("exp", SERVER, EXEC_USER(""));
+    plugin(0, CRED("never-expires", ""), "");
+    OK(cres_k8s_resolver_create(&o, &r, &err));
+    OK(cres_resolve(r, &spec, &err));
+    cres_spec_free(spec);
+    OK(cres_resolve(r, &spec, &err)); /* no second run: the credential has no expiry */
+    cres_spec_free(spec);
+    cres_resolver_free(r);
+    assert_int_equal(T.plugin_next, 1);
+    /* an expiry in the past: the plugin runs before each request */
+    plugin(0, CRED("old", ", \"expirationTimestamp\": \"2020-01-01T00:00:00Z\""), "");
+    plugin(0, CRED("new", ", \"expirationTimestamp\": \"2099-01-01T00:00:00+02:00\""), "");
+    OK(cres_k8s_resolver_create(&o, &r, &err));
+    OK(cres_resolve(r, &spec, &err));
+    cres_spec_free(spec);
+    cres_resolver_free(r);
+    assert_int_equal(T.plugin_next, 3);
+    assert_string_equal(header(2, "Authorization"), "Bearer new");
+}
+
+static void exec_runs_again_once_on_401(void **state) {
+    cres_error err;
+    const char *path;
+    (void)state;
+    path = config_json("401", SERVER, EXEC_USER(""));
+    plugin(0, CRED("revoked", ""), "");
+    plugin(0, CRED("fresh", ""), "");
+    T.status[0] = 401;
+    OK(resolve(path, NULL, &err));
+    assert_int_equal(T.requests_count, 2);
+    assert_string_equal(header(0, "Authorization"), "Bearer revoked");
+    assert_string_equal(header(1, "Authorization"), "Bearer fresh");
+    HAS(logs.text, "401 Unauthorized: running the exec plugin again");
+    /* a second 401 is the answer */
+    T.plugin_count = T.plugin_next = T.requests_count = 0;
+    plugin(0, CRED("a", ""), "");
+    plugin(0, CRED("b", ""), "");
+    T.status[0] = T.status[1] = 401;
+    FAILS(resolve(path, NULL, &err), CRES_ERR_HTTP_STATUS, "401");
+    assert_int_equal(T.plugin_next, 2);
+}
+
+static void exec_client_certificate(void **state) {
+    cres_error err;
+    (void)state;
+    plugin(0, "{\"apiVersion\": \"" EXEC_V1 "\", \"kind\": \"ExecCredential\", \"status\": {"
+              "\"clientCertificateData\": \"" "PEM-CERT" "\", \"clientKeyData\": \"PEM-KEY\"}}", "");
+    OK(resolve(config_json("certexec", SERVER, EXEC_USER("")), NULL, &err));
+    assert_string_equal(T.requests[0].cert_pem, "PEM-CERT");
+    assert_string_equal(T.requests[0].key_pem, "PEM-KEY");
+    assert_null(header(0, "Authorization"));
+}
+
+static void exec_failures_are_named(void **state) {
+    static const struct {
+        int exit_code;
+        const char *out, *err_text, *words[2];
+    } cases[] = {
+        {255, "", "Unable to locate credentials.\nYou can configure credentials by running \"aws configure\".\n",
+         {"exited with 255", "You can configure credentials by running"}},
+        {0, "not json", "", {"invalid JSON", "get-token"}},
+        {0, "{\"apiVersion\": \"client.authentication.k8s.io/v1beta1\", \"kind\": \"ExecCredential\", \"status\": {\"token\": \"t\"}}",
+         "", {"printed apiVersion \"client.authentication.k8s.io/v1beta1\"", EXEC_V1}},
+        {0, "{\"apiVersion\": \"" EXEC_V1 "\", \"kind\": \"ExecCredential\", \"status\": {}}", "",
+         {"printed no token and no client certificate", "get-token"}},
+        {0, "{\"apiVersion\": \"" EXEC_V1 "\", \"kind\": \"ExecCredential\", \"status\": {\"clientKeyData\": \"k\"}}", "",
+         {"without the other", "clientKeyData"}},
+        {0, CRED("t", ", \"expirationTimestamp\": \"tomorrow\""), "", {"expirationTimestamp \"tomorrow\"", "RFC 3339"}},
+        {0, "{\"apiVersion\": \"" EXEC_V1 "\", \"kind\": \"Status\"}", "", {"printed no ExecCredential", "get-token"}},
+    };
+    size_t i;
+    const char *path;
+    (void)state;
+    path = config_json("fails", SERVER, EXEC_USER(""));
+    for (i = 0; i < N(cases); i++) {
+        cres_error err;
+        T.plugin_count = T.plugin_next = 0;
+        plugin(cases[i].exit_code, cases[i].out, cases[i].err_text);
+        if (resolve(path, NULL, &err) != CRES_ERR_ENVIRONMENT)
+            fail_msg("case %zu: want CRES_ERR_ENVIRONMENT: %s", i, err.message);
+        HAS(err.message, cases[i].words[0]);
+        HAS(err.message, cases[i].words[1]);
+    }
+    T.plugin_count = T.plugin_next = 0;
+    plugin(0, "", "");
+    T.plugin[0].fail = CRES_ERR_ENVIRONMENT;
+    FAILS(resolve(path, NULL, &err), CRES_ERR_ENVIRONMENT, "install get-token", "no such file");
+    assert_int_equal(T.requests_count, 0);
+}
+
+/* A transport that does not say it honours client certificates never gets such a request. */
+static void transport_features_are_checked(void **state) {
+    (void)state;
+    T.cfg.transport.features = CRES_TRANSPORT_CA_PEM;
+    put("c.pem", CERT_PEM);
+    put("c.key", KEY_PEM);
+    FAILS(resolve(config_json("feat", SERVER, "'client-certificate': 'c.pem', 'client-key': 'c.key'"), NULL, &err),
+          CRES_ERR_UNSUPPORTED, "tls->client_cert_pem");
+    assert_int_equal(T.requests_count, 0);
+}
+
+/* ---------------------------------------------------------------------------------------
+   The default exec hook: real programs */
+
+static const char *script(const char *name, const char *body) {
+    const char *path = put(name, body);
+    assert_int_equal(chmod(path, 0700), 0);
+    return path;
+}
+
+static cres_result run_default(const char *body, int resolve_timeout_ms, cres_error *err) {
+    char user[512];
+    T.cfg.exec.fn = NULL;
+    T.cfg.resolve_timeout_ms = resolve_timeout_ms;
+    script("plugin.sh", body);
+    snprintf(user, sizeof user,
+             "'exec': {'apiVersion': '" EXEC_V1 "', 'command': './plugin.sh', 'interactiveMode': 'IfAvailable', "
+             "'args': ['one two'], 'env': [{'name': 'FROM_ENV', 'value': 'v'}]}");
+    return resolve(config_json("default", SERVER, user), NULL, err);
+}
+
+static void default_exec_runs_without_a_shell(void **state) {
+    cres_error err;
+    (void)state;
+    env_set("PATH", "/usr/bin:/bin");
+    OK(run_default("#!/bin/sh\n"
+                   "[ \"$1\" = 'one two' ] && [ $# = 1 ] || exit 9\n"
+                   "read line && exit 8\n" /* stdin is /dev/null */
+                   "echo \"to stderr\" >&2\n"
+                   "case \"$KUBERNETES_EXEC_INFO\" in *'\"interactive\":false'*) ;; *) exit 7;; esac\n"
+                   "printf '{\"apiVersion\":\"" EXEC_V1 "\",\"kind\":\"ExecCredential\",\"status\":{\"token\":\"sh-%s\"}}' \"$FROM_ENV\"\n",
+                   0, &err));
+    assert_string_equal(header(0, "Authorization"), "Bearer sh-v");
+    HAS(logs.text, "to stderr");
+}
+
+static void default_exec_failures(void **state) {
+    char big[64];
+    (void)state;
+    env_set("PATH", "/usr/bin:/bin");
+    FAILS(run_default("#!/bin/sh\necho first >&2\necho 'error: token expired' >&2\nexit 3\n", 0, &err),
+          CRES_ERR_ENVIRONMENT, "exited with 3: error: token expired");
+    FAILS(run_default("#!/bin/sh\nexec sleep 30\n", 300, &err), CRES_ERR_TIMEOUT, "plugin.sh",
+          "killed");
+    FAILS(run_default("#!/bin/sh\nexec yes\n", 0, &err), CRES_ERR_LIMIT, "printed more than 1048576 bytes");
+    FAILS(run_default("#!/bin/sh\nkill -9 $$\n", 0, &err), CRES_ERR_ENVIRONMENT, "exited with 137");
+    snprintf(big, sizeof big, "%s", "");
+    T.cfg.exec.fn = NULL;
+    FAILS(resolve(config_json("nocmd", SERVER, "'exec': {'apiVersion': '" EXEC_V1 "', 'command': 'no-such-plugin-here', "
+                              "'interactiveMode': 'Never', 'installHint': 'see the docs'}"), NULL, &err),
+          CRES_ERR_ENVIRONMENT, "see the docs", "cannot run \"no-such-plugin-here\"");
+}
+
+int main(void) {
+#define T_(f) cmocka_unit_test_setup_teardown(f, setup, teardown)
+    const struct CMUnitTest tests[] = {
+        T_(explicit_file_alone),
+        T_(explicit_file_missing_is_an_error),
+        T_(first_file_wins_each_entry_whole),
+        T_(current_context_of_the_first_file_that_sets_one),
+        T_(home_kube_config_when_kubeconfig_unset_or_empty),
+        T_(no_file_or_no_context_falls_back_to_in_cluster),
+        T_(namespace_option_then_context_then_default),
+        T_(tls_material_from_files_and_data),
+        T_(insecure_is_passed_on_and_logged),
+        T_(token_file_wins_over_token_when_readable),
+        T_(basic_auth_and_impersonation_headers),
+        T_(plain_http_server_gets_no_credentials),
+        T_(oidc_id_token_is_the_bearer),
+        T_(options_token_and_ca_replace_the_kubeconfig_ones),
+        T_(validation_errors_name_file_stanza_and_field),
+        T_(contexts_clusters_and_users_that_name_nothing),
+        T_(yaml_as_kubectl_writes_it),
+        T_(yaml_as_people_edit_it),
+        T_(yaml_one_one_booleans_are_not_strings),
+        T_(yaml_alias_bomb_is_bounded),
+        T_(empty_files_are_empty_configs),
+        T_(exec_plugin_gets_args_env_and_exec_info),
+        T_(exec_credential_kept_until_it_expires),
+        T_(exec_runs_again_once_on_401),
+        T_(exec_client_certificate),
+        T_(exec_failures_are_named),
+        T_(transport_features_are_checked),
+        T_(default_exec_runs_without_a_shell),
+        T_(default_exec_failures),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
