@@ -18,7 +18,7 @@ UNIT_SAN_BINS := $(UNIT:tests/%.c=$(BUILD)/san/%)
 FUZZ_BINS := $(patsubst tests/fuzz/%.c,$(BUILD)/%,$(wildcard tests/fuzz/fuzz_*.c))
 EXAMPLES := $(BUILD)/cluster-resolve $(BUILD)/custom_backend $(BUILD)/custom_transport
 
-.PHONY: all run test bench unit unit-san cli-test k8s-test gcp-test hostile-test launcher-test hostlist-oracle readme-test install-test check fuzz fuzz-smoke \
+.PHONY: all run test bench unit unit-san cli-test k8s-test kubeconfig-test gcp-test hostile-test launcher-test hostlist-oracle readme-test install-test check fuzz fuzz-smoke \
         netfault-test clients-test thread-test soak-test install uninstall clean deps-build deps-test
 
 all: $(EXAMPLES)
@@ -26,7 +26,7 @@ all: $(EXAMPLES)
 run: $(BUILD)/cluster-resolve
 	./$(BUILD)/cluster-resolve
 
-test: deps-test unit unit-san cli-test k8s-test gcp-test hostile-test netfault-test clients-test thread-test soak-test hostlist-oracle launcher-test readme-test install-test check fuzz-smoke
+test: deps-test unit unit-san cli-test k8s-test kubeconfig-test gcp-test hostile-test netfault-test clients-test thread-test soak-test hostlist-oracle launcher-test readme-test install-test check fuzz-smoke
 	@echo "make test: every test passed"
 
 deps-build:
@@ -91,6 +91,16 @@ cli-test: $(BUILD)/san/cluster-resolve $(BUILD)/san/custom_backend $(BUILD)/san/
 k8s-test: $(BUILD)/san/cluster-resolve
 	/usr/bin/python3 tests/k8s/test_fake_api.py
 	python3 tests/k8s/test_k8s_integration.py $(BUILD)/san
+
+# Kubernetes from outside the cluster, with kubectl as the oracle: the servers the tests use
+# (fake API with client certificates and SNI, HTTP CONNECT and SOCKS5 proxies), then 66
+# kubeconfig cases where kubectl and our CLI must send the same and see the same pods, then
+# the real cloud exec plugins (aws eks get-token, gke-gcloud-auth-plugin) with the kubeconfig
+# files aws and gcloud write against fakes of their cluster APIs.
+kubeconfig-test: $(BUILD)/san/cluster-resolve
+	python3 tests/kubeconfig/test_servers.py
+	python3 tests/kubeconfig/test_kubeconfig_kubectl.py $(BUILD)/san
+	python3 tests/kubeconfig/test_cloud_plugins.py $(BUILD)/san
 
 # The fake metadata, Compute and Cloud TPU servers, then our CLI against them.
 gcp-test: $(BUILD)/san/cluster-resolve

@@ -1714,10 +1714,11 @@ CRES__PRIVATE cres_result cres__wrap(cres_error *err, cres_result inner, cres_re
     return r;
 }
 
-/* Quotes untrusted text for a message: printable, escaped, cut to about 48 bytes. */
+/* Quotes untrusted text for a message: printable, escaped, cut to about cap - 32 bytes (48
+   in a CRES__QUOTE_SIZE buffer; file paths get a CRES__PATH_QUOTE_SIZE one). */
 CRES__PRIVATE const char *cres__quote(char *dst, size_t cap, const char *s, size_t n) {
     size_t o = 0, i;
-    const size_t keep = 48;
+    const size_t keep = cap - 32;
     dst[o++] = '"';
     for (i = 0; i < n && o + 8 < cap; i++) {
         unsigned char c = (unsigned char)s[i];
@@ -1740,6 +1741,7 @@ CRES__PRIVATE const char *cres__quote(char *dst, size_t cap, const char *s, size
     return dst;
 }
 #define CRES__QUOTE_SIZE 80
+#define CRES__PATH_QUOTE_SIZE 160
 
 /* ////////////////////////////////////////////////////////////////////////////////////////
    Text output into the caller's buffer                                            >>writer */
@@ -1958,10 +1960,10 @@ CRES__PRIVATE char *cres__join_host_port(const cres_allocator *a, const char *ho
     return s;
 }
 
-/* Reads a small file (a token, a namespace, a hostfile) into a new string without trailing
-   whitespace. Missing file: CRES_ERR_ENVIRONMENT; larger than max: CRES_ERR_LIMIT. */
-CRES__PRIVATE cres_result cres__read_small_file(const cres_resolver *r, const char *path,
-                                                size_t max, char **out, cres_error *err) {
+/* Reads a small file into a new string, its trailing whitespace cut when trim is set.
+   Missing file: CRES_ERR_ENVIRONMENT; larger than max: CRES_ERR_LIMIT. */
+CRES__PRIVATE cres_result cres__read_file(const cres_resolver *r, const char *path, size_t max,
+                                          int trim, char **out, cres_error *err) {
     FILE *f;
     char *buf;
     size_t n;
@@ -1991,7 +1993,7 @@ CRES__PRIVATE cres_result cres__read_small_file(const cres_resolver *r, const ch
         return cres__fail(err, CRES_ERR_LIMIT, "%s: %s is larger than %zu bytes", r->vtable->name,
                           cres__quote(q, sizeof q, path, strlen(path)), limit);
     }
-    while (n &&
+    while (trim && n &&
            (buf[n - 1] == '\n' || buf[n - 1] == '\r' || buf[n - 1] == ' ' || buf[n - 1] == '\t'))
         n--;
     buf[n] = '\0';
@@ -2002,6 +2004,12 @@ CRES__PRIVATE cres_result cres__read_small_file(const cres_resolver *r, const ch
     }
     *out = buf;
     return CRES_OK;
+}
+
+/* A small file (a token, a namespace, a hostfile) without its trailing whitespace. */
+CRES__PRIVATE cres_result cres__read_small_file(const cres_resolver *r, const char *path,
+                                                size_t max, char **out, cres_error *err) {
+    return cres__read_file(r, path, max, 1, out, err);
 }
 
 /* ////////////////////////////////////////////////////////////////////////////////////////
@@ -4474,7 +4482,7 @@ typedef struct cres__kube {
     size_t as_groups_count;
     char **exec_argv;           /* the plugin and its args; NULL = no exec */
     char **exec_env;            /* exec.env as "NAME=VALUE", NULL-ended */
-    char *exec_info, *exec_api, *exec_hint, *exec_config;
+    char *exec_info, *exec_api, *exec_hint, *exec_config, *exec_where;
     int exec_provide;           /* provideClusterInfo */
     cres__kube_cred cred;
 } cres__kube;
@@ -4929,7 +4937,7 @@ CRES__PRIVATE void cres__kube_free(cres__k8s *k) {
 }
 
 CRES__PRIVATE const char *cres__kwhere(const cres__kstanza *st, char *buf, size_t cap) {
-    char q1[CRES__QUOTE_SIZE], q2[CRES__QUOTE_SIZE];
+    char q1[CRES__PATH_QUOTE_SIZE], q2[CRES__QUOTE_SIZE];
     snprintf(buf, cap, "kubeconfig %s: %s %s",
              cres__quote(q1, sizeof q1, st->f->path, strlen(st->f->path)), st->kind,
              cres__quote(q2, sizeof q2, st->name, strlen(st->name)));
@@ -4939,7 +4947,7 @@ CRES__PRIVATE const char *cres__kwhere(const cres__kstanza *st, char *buf, size_
 /* CRES_ERR_ENVIRONMENT: kubernetes: kubeconfig "F": user "u": "field" <why>. */
 CRES__PRIVATE cres_result cres__kfail(const cres__kstanza *st, const char *field, const char *why,
                                       cres_error *err) {
-    char where[200];
+    char where[240];
     return cres__fail(err, CRES_ERR_ENVIRONMENT, "kubernetes: %s: \"%s%s\" %s",
                       cres__kwhere(st, where, sizeof where), st->prefix ? st->prefix : "", field,
                       why);
@@ -4997,11 +5005,22 @@ CRES__PRIVATE cres_result cres__kpath(const cres__kstanza *st, const char *path,
     return cres__kube_keep(st->L->k, *out) ? CRES_OK : cres__oom(err, "kubernetes");
 }
 
+/* A file that field names and that could not be read (res: how it failed). */
+CRES__PRIVATE cres_result cres__kunreadable(const cres__kstanza *st, const char *field,
+                                            const char *path, cres_result res, cres_error *err) {
+    char why[200], q[CRES__PATH_QUOTE_SIZE];
+    if (res == CRES_ERR_OUT_OF_MEMORY) return res;
+    snprintf(why, sizeof why, "names %s, which cannot be read%s",
+             cres__quote(q, sizeof q, path, strlen(path)),
+             res == CRES_ERR_LIMIT ? " (too large)" : "");
+    return cres__kfail(st, field, why, err);
+}
+
 /* PEM material from field (a path) or field-data (base64), never both; *out NULL when
    neither. The file is read now, as client-go's checks do: one it cannot read is an error. */
 CRES__PRIVATE cres_result cres__kpem(const cres__kstanza *st, const char *field, char **out,
                                      cres_error *err) {
-    char data_field[48], *path, *data, q[CRES__QUOTE_SIZE], why[128];
+    char data_field[48], *path, *data, why[128];
     cres_result res;
     int ok;
     *out = NULL;
@@ -5021,14 +5040,8 @@ CRES__PRIVATE cres_result cres__kpem(const cres__kstanza *st, const char *field,
     }
     if (!path) return CRES_OK;
     if ((res = cres__kpath(st, path, &path, err)) != CRES_OK) return res;
-    res = cres__read_small_file(&st->L->k->base, path, 1024 * 1024, out, err);
-    if (res == CRES_ERR_OUT_OF_MEMORY) return res;
-    if (res != CRES_OK) {
-        snprintf(why, sizeof why, "names %s, which cannot be read%s",
-                 cres__quote(q, sizeof q, path, strlen(path)),
-                 res == CRES_ERR_LIMIT ? " (over 1 MiB)" : "");
-        return cres__kfail(st, field, why, err);
-    }
+    res = cres__read_file(&st->L->k->base, path, 1024 * 1024, 0, out, err); /* bytes as they are */
+    if (res != CRES_OK) return cres__kunreadable(st, field, path, res, err);
     return cres__kube_keep(st->L->k, *out) ? CRES_OK : cres__oom(err, "kubernetes");
 }
 
@@ -5038,7 +5051,7 @@ CRES__PRIVATE cres_result cres__kube_read(cres__kload *L, const char *path, size
                                           int must_exist, cres_error *err) {
     const cres_allocator *a = &L->k->base.config.allocator;
     cres__kfile *f = &L->files[L->count];
-    char q[CRES__QUOTE_SIZE], what[120];
+    char q[CRES__PATH_QUOTE_SIZE], what[200];
     size_t i;
     cres_result res;
     for (i = 0; i < L->count; i++) /* a name twice in $KUBECONFIG counts once */
@@ -5130,7 +5143,7 @@ CRES__PRIVATE cres_result cres__kube_files(cres__kload *L, const char *explicit_
    twice in one file. */
 CRES__PRIVATE cres_result cres__kube_check(cres__kload *L, cres_error *err) {
     static const char *const lists[] = {"clusters", "users", "contexts"};
-    char q[CRES__QUOTE_SIZE], n1[CRES__QUOTE_SIZE];
+    char q[CRES__PATH_QUOTE_SIZE], n1[CRES__QUOTE_SIZE];
     size_t f, l;
     for (f = 0; f < L->count; f++) {
         const cres__json *d = &L->files[f].d;
@@ -5210,7 +5223,7 @@ CRES__PRIVATE cres_result cres__kube_current(cres__kload *L, char **out, size_t 
         st.L = L, st.f = &L->files[f], st.obj = 0, st.kind = "file", st.name = "";
         if (!cres__json_is(&st.f->d, 0, JSMN_OBJECT)) continue;
         if ((res = cres__kstr(&st, "current-context", out, err)) != CRES_OK) {
-            char q[CRES__QUOTE_SIZE];
+            char q[CRES__PATH_QUOTE_SIZE];
             if (res == CRES_ERR_OUT_OF_MEMORY) return res;
             return cres__fail(err, CRES_ERR_ENVIRONMENT,
                               "kubernetes: kubeconfig %s: \"current-context\" must be a string",
@@ -5475,8 +5488,20 @@ CRES__PRIVATE cres_result cres__kube_user(cres__kstanza *st, const char **kind, 
                            "method",
                            err);
     if (at[0] >= 0 && (res = cres__kube_exec(st, at[0], err)) != CRES_OK) return res;
+    if (at[0] >= 0) { /* plugin failures at resolve name where it came from */
+        char where[240];
+        cres__kwhere(st, where, sizeof where);
+        if (!(kube->exec_where = (char *)cres__kube_keep(k, cres__strdup(d->a, where))))
+            return cres__oom(err, "kubernetes");
+    }
     if (at[1] >= 0 && (res = cres__kube_provider(st, at[1], &oidc, err)) != CRES_OK) return res;
     if (file && (res = cres__kpath(st, file, &file, err)) != CRES_OK) return res;
+    if (file && !token) { /* client-go reads it at load: one it cannot read is an error now */
+        char *probe = NULL;
+        res = cres__read_small_file(&k->base, file, 64 * 1024, &probe, err);
+        cres__free(d->a, probe);
+        if (res != CRES_OK) return cres__kunreadable(st, "tokenFile", file, res, err);
+    }
     kube->token = oidc ? oidc : token;
     kube->token_file = file;
     kube->tls.client_cert_pem = cert;
@@ -5564,7 +5589,7 @@ CRES__PRIVATE cres_result cres__kube_exec_info(cres__k8s *k, cres_error *err) {
 CRES__PRIVATE cres_result cres__kube_context(cres__kload *L, const char *option, const char **name,
                                              cres_error *err) {
     const cres_resolver *r = &L->k->base;
-    char q[CRES__QUOTE_SIZE];
+    char q[CRES__PATH_QUOTE_SIZE];
     char *current;
     size_t file = 0;
     const char *host = cres_resolver_getenv(r, "KUBERNETES_SERVICE_HOST");
@@ -5588,6 +5613,17 @@ CRES__PRIVATE cres_result cres__kube_context(cres__kload *L, const char *option,
                       L->count > 1 ? " and the others" : "", L->origin);
 }
 
+/* A context naming a cluster or user that no file defines: kubectl would go on with
+   http://localhost:8080 or no credentials; we say so. */
+CRES__PRIVATE cres_result cres__kube_undefined(const cres__kstanza *ctx, const char *field,
+                                               const char *name, cres_error *err) {
+    char why[160], q[CRES__QUOTE_SIZE];
+    snprintf(why, sizeof why, "names %s, which no kubeconfig file defines%s",
+             cres__quote(q, sizeof q, name, strlen(name)),
+             field[0] == 'c' ? " (kubectl would try http://localhost:8080)" : "");
+    return cres__kfail(ctx, field, why, err);
+}
+
 /* Reads the kubeconfig and settles server, namespace, TLS and credentials from it.
    CRES_ERR_NOT_FOUND: there is none (or it names no context): in-cluster config applies. */
 CRES__PRIVATE cres_result cres__kube_load(cres__k8s *k, const cres_k8s_options *o,
@@ -5606,9 +5642,13 @@ CRES__PRIVATE cres_result cres__kube_load(cres__k8s *k, const cres_k8s_options *
     if (res == CRES_OK) {
         cres__kube_find(&L, "contexts", "context", context, &ctx);
         if (!ctx.f) {
+            char p[CRES__PATH_QUOTE_SIZE];
             res = cres__fail(err, CRES_ERR_ENVIRONMENT,
-                             "kubernetes: context %s is defined in no kubeconfig file of %s",
-                             cres__quote(q, sizeof q, context, strlen(context)), L.origin);
+                             "kubernetes: %s %s is defined in no kubeconfig file (%s%s, of %s)",
+                             o->context ? "context" : "current-context",
+                             cres__quote(q, sizeof q, context, strlen(context)),
+                             cres__quote(p, sizeof p, L.files[0].path, strlen(L.files[0].path)),
+                             L.count > 1 ? " and the others" : "", L.origin);
         }
     }
     if (res == CRES_OK) res = cres__kstr(&ctx, "cluster", &cluster_name, err);
@@ -5617,17 +5657,12 @@ CRES__PRIVATE cres_result cres__kube_load(cres__k8s *k, const cres_k8s_options *
     if (res == CRES_OK && !cluster_name) res = cres__kfail(&ctx, "cluster", "is not set", err);
     if (res == CRES_OK) {
         cres__kube_find(&L, "clusters", "cluster", cluster_name, &cluster);
-        if (!cluster.f)
-            res = cres__kfail(&ctx, "cluster",
-                              "names a cluster no kubeconfig file defines "
-                              "(kubectl would try http://localhost:8080)",
-                              err);
+        if (!cluster.f) res = cres__kube_undefined(&ctx, "cluster", cluster_name, err);
     }
     if (res == CRES_OK) res = cres__kube_cluster(&cluster, &server, err);
     if (res == CRES_OK && user_name) {
         cres__kube_find(&L, "users", "user", user_name, &user);
-        if (!user.f)
-            res = cres__kfail(&ctx, "user", "names a user no kubeconfig file defines", err);
+        if (!user.f) res = cres__kube_undefined(&ctx, "user", user_name, err);
         else
             res = cres__kube_user(&user, &kind, err);
     }
@@ -5980,9 +6015,9 @@ CRES__PRIVATE cres_result cres__k8s_exec(cres__k8s *k, const cres__http *h, cres
                                   : cres__spawn_run)(k->base.config.exec.user, &req, &out, a, err);
     cres__free(a, (void *)envp);
     if (res != CRES_OK) {
-        char prefix[300];
-        snprintf(prefix, sizeof prefix,
-                 "kubernetes: exec plugin%s%.200s%s: ", kube->exec_hint ? " (" : "",
+        char prefix[400];
+        snprintf(prefix, sizeof prefix, "kubernetes: %s: exec plugin%s%.200s%s: ",
+                 kube->exec_where, kube->exec_hint ? " (" : "",
                  kube->exec_hint ? kube->exec_hint : "", kube->exec_hint ? ")" : "");
         return cres__wrap(err, res, CRES_OK, prefix);
     }
@@ -6084,6 +6119,7 @@ CRES__PRIVATE cres_result cres__k8s_auth_begin(cres__k8s *k, cres__http *h, cres
         res = cres__k8s_file_token(k, au, k->kube.token_file, err);
         if (res != CRES_OK && res != CRES_ERR_OUT_OF_MEMORY && k->kube.token)
             res = cres__k8s_bearer(k, au, k->kube.token, err);
+        else if (res != CRES_OK) res = cres__wrap(err, res, CRES_OK, "kubeconfig tokenFile: ");
     } else if (k->kube.token) {
         res = cres__k8s_bearer(k, au, k->kube.token, err);
     } else if (k->kube.basic) {

@@ -1,13 +1,22 @@
 #!/usr/bin/env python3
 """Fake JSON API server for the integration tests: static routes, a Kubernetes pod API that
-pages like the real one, bearer-token auth, and injectable faults. Standard library only; runs
-under the pyenv `python3` and Debian's `/usr/bin/python3`. Binds 127.0.0.1 only, port 0.
+pages like the real one, bearer-token, basic and client-certificate auth, and injectable
+faults. Standard library only; runs under the pyenv `python3` and Debian's `/usr/bin/python3`.
+Binds 127.0.0.1 only, port 0.
 
 usage: fake_api.py --port-file F [options]
   --port-file F          write the chosen port to F (atomically) once listening [required]
   --cert PEM --key PEM   serve HTTPS (the handshake runs in the handler thread)
   --bearer TOKEN         require "Authorization: Bearer TOKEN" (scheme case-insensitive);
-                         missing or wrong -> 401 Status
+                         missing or wrong -> 401 Status. Repeatable: any listed token
+                         authenticates (tests/gcp/fake_gcp.py heeds the first only)
+  --basic USER:PASS      repeatable; "Authorization: Basic base64(USER:PASS)" authenticates
+  --client-ca PEM        (with --cert) ask every client for an optional certificate and verify
+                         it against PEM (a certificate that does not verify fails the
+                         handshake); a request over a connection with a verified client
+                         certificate is authenticated, bearer or not, as by kube-apiserver's
+                         x509 authenticator. Any of --bearer, --basic and --client-ca makes
+                         authentication required: none of them -> 401 Status
   --forbid-token TOKEN   this token authenticates but is not authorized -> 403 Status with an
                          RBAC-style message ("pods is forbidden: User ... cannot list ...")
   --require-header 'Name: value'   repeatable; missing or different -> 400 Status
@@ -29,9 +38,14 @@ usage: fake_api.py --port-file F [options]
                          served to anyone) -> 410 Gone, reason Expired, as after etcd compaction
   --faults FAULTS.json   a list of faults (below)
   --log LOG.jsonl        one JSON line per request, written before the response is sent:
-                         time, method, path, query (dict of lists), headers (lower-case names),
+                         time, method, path, query (dict of lists), headers (lower-case names;
+                         a header sent more than once has the list of its values, in order),
                          status (null when no response is sent), fault (when one was applied),
-                         body (the request body's first 4 KiB, when there is one)
+                         body (the request body's first 4 KiB, when there is one);
+                         over HTTPS also "sni" (the server name the client sent in its TLS
+                         ClientHello, or null), and with --client-ca "client_subject" (the
+                         verified client certificate's subject as "CN=jane,O=ml-team", in the
+                         certificate's order, or null)
   --log-secrets          log the Authorization value as sent (default "<scheme> <redacted>")
   --chunked              send bodies over 2 KiB with Transfer-Encoding: chunked (Go's habit)
   --gzip                 gzip bodies over 128 KiB when the client accepts gzip (kube-apiserver)
@@ -637,17 +651,37 @@ def forbidden_reply(method, path):
     return status_reply(403, message, details=details)
 
 
-def auth_reply(opts, headers, method, path, discovery=False):
-    """401/403 for a bad or forbidden token, else None. Discovery is never 403 for a token
-    that authenticates: RBAC's system:discovery and system:public-info-viewer roles let every
-    authenticated user read it."""
-    scheme, _, token = (headers.get("Authorization") or "").strip().partition(" ")
-    token = token.strip() if scheme.lower() == "bearer" else None
+def _basic_credentials(value):
+    """"USER:PASS" from a Basic credential (base64), else None."""
+    try:
+        return base64.b64decode(value.strip(), validate=True).decode("utf-8")
+    except (binascii.Error, ValueError):
+        return None
+
+
+def auth_reply(opts, headers, method, path, discovery=False, client_subject=None):
+    """401/403 for a bad or forbidden credential, else None. A request authenticates with a
+    --bearer token (or the --forbid-token), a --basic user and password, or a verified client
+    certificate (client_subject, with --client-ca); when none of those options is given,
+    every request does. Discovery is never 403 for a token that authenticates: RBAC's
+    system:discovery and system:public-info-viewer roles let every authenticated user read
+    it."""
+    scheme, _, credential = (headers.get("Authorization") or "").strip().partition(" ")
+    token = credential.strip() if scheme.lower() == "bearer" else None
+    bearers = getattr(opts, "bearers", None) or ([opts.bearer] if opts.bearer else [])
+    basics = getattr(opts, "basic", None) or []
+    client_ca = getattr(opts, "client_ca", None)
     if opts.forbid_token and token == opts.forbid_token and not discovery:
         return forbidden_reply(method, path)
-    if opts.bearer and not (token and token in (opts.bearer, opts.forbid_token)):
-        return status_reply(401)
-    return None
+    if not (bearers or basics or client_ca):
+        return None
+    if token and token in bearers + [opts.forbid_token]:
+        return None
+    if scheme.lower() == "basic" and basics and _basic_credentials(credential) in basics:
+        return None
+    if client_ca and client_subject is not None:
+        return None
+    return status_reply(401)
 
 
 def header_reply(required, headers):
@@ -698,6 +732,32 @@ def fault_name(fault):
 
 # ---------------------------------------------------------------- request log
 
+def tls_facts(srv, conn):
+    """The log's TLS fields of a connection: {"sni": ...} over HTTPS, and "client_subject"
+    too with --client-ca; {} over plain HTTP."""
+    if not getattr(srv, "tls", None):
+        return {}
+    facts = {"sni": getattr(conn, "sni", None)}
+    if getattr(srv.opts, "client_ca", None):
+        facts["client_subject"] = getattr(conn, "client_subject", None)
+    return facts
+
+
+# the attribute names of getpeercert()'s subject, as RFC 4514 abbreviates them
+RDN_NAMES = {"commonName": "CN", "organizationName": "O", "organizationalUnitName": "OU",
+             "countryName": "C", "stateOrProvinceName": "ST", "localityName": "L",
+             "domainComponent": "DC", "userId": "UID"}
+
+
+def subject_text(cert):
+    """getpeercert()'s subject -> "CN=jane,O=ml-team" (the certificate's order); None when
+    there is no verified certificate."""
+    if not cert or not cert.get("subject"):
+        return None
+    return ",".join("%s=%s" % (RDN_NAMES.get(name, name), value)
+                    for rdn in cert["subject"] for name, value in rdn)
+
+
 class RequestLog:
     def __init__(self, path, secrets):
         self.file = open(path, "a", buffering=1) if path else None
@@ -710,6 +770,8 @@ class RequestLog:
             name = name.lower()
             if name == "authorization" and not self.secrets:
                 value = value.strip().partition(" ")[0] + " <redacted>"
+            if name in out:  # sent more than once (Impersonate-Group): every value, in order
+                value = (out[name] if isinstance(out[name], list) else [out[name]]) + [value]
             out[name] = value
         return out
 
@@ -724,6 +786,7 @@ class RequestLog:
             rec["fault"] = fault_name(fault)
         if handler.request_body:
             rec["body"] = handler.request_body[:4096].decode("utf-8", "replace")
+        rec.update(tls_facts(handler.server, handler.connection))
         with self.lock:
             if self.file:  # None once the server is stopping
                 self.file.write(json.dumps(rec) + "\n")
@@ -819,7 +882,8 @@ class Handler(BaseHTTPRequestHandler):
         """auth, required headers, static routes, discovery and the pod API, else 404."""
         srv, method, path = self.server, self.command, self.url.path
         discovery = bool(srv.pods) and path in DISCOVERY_PATHS
-        reply = auth_reply(srv.opts, self.headers, method, path, discovery) or \
+        reply = auth_reply(srv.opts, self.headers, method, path, discovery,
+                           getattr(self.connection, "client_subject", None)) or \
             header_reply(srv.required, self.headers)
         if reply is None and srv.routes:
             reply = srv.routes.lookup(method, path, self.url.query)
@@ -977,6 +1041,8 @@ class Server(ThreadingHTTPServer):
         request.settimeout(HANDSHAKE_SECONDS)
         with self.tls.wrap_socket(request, server_side=True) as conn:
             conn.settimeout(None)
+            conn.client_subject = subject_text(conn.getpeercert()) \
+                if getattr(self.opts, "client_ca", None) else None
             self.RequestHandlerClass(conn, client_address, self)
 
     def handle_error(self, request, client_address):
@@ -993,7 +1059,9 @@ def parse_args(argv, extend=None, description=None):
     ap.add_argument("--port-file", required=True)
     ap.add_argument("--cert")
     ap.add_argument("--key")
-    ap.add_argument("--bearer")
+    ap.add_argument("--bearer", dest="bearers", action="append", default=[])
+    ap.add_argument("--basic", action="append", default=[])
+    ap.add_argument("--client-ca")
     ap.add_argument("--forbid-token")
     ap.add_argument("--require-header", action="append", default=[])
     ap.add_argument("--routes")
@@ -1009,8 +1077,14 @@ def parse_args(argv, extend=None, description=None):
     if extend:
         extend(ap)
     opts = ap.parse_args(argv)
+    opts.bearer = opts.bearers[0] if opts.bearers else None  # what one-token servers read
     if bool(opts.cert) != bool(opts.key):
         ap.error("--cert and --key go together")
+    if opts.client_ca and not opts.cert:
+        ap.error("--client-ca needs --cert and --key")
+    for b in opts.basic:
+        if ":" not in b:
+            ap.error("--basic wants USER:PASS, got %r" % b)
     try:
         parse_server_version(opts.server_version)
     except ValueError as e:
@@ -1048,7 +1122,18 @@ def build_server(opts, handler=None):
     if opts.cert:
         srv.tls = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
         srv.tls.load_cert_chain(opts.cert, opts.key)
+        srv.tls.sni_callback = _remember_sni
+        if getattr(opts, "client_ca", None):
+            srv.tls.verify_mode = ssl.CERT_OPTIONAL
+            srv.tls.load_verify_locations(opts.client_ca)
     return srv
+
+
+def _remember_sni(conn, server_name, context):
+    """SSLContext.sni_callback: keeps the name the client asked for on its connection (an
+    SSLSocket here), where the request log reads it; None when the client sent no SNI."""
+    conn.sni = server_name
+    return None
 
 
 def write_port(path, port):

@@ -406,7 +406,7 @@ static void tls_material_from_files_and_data(void **state) {
                            "'client-certificate': 'client.pem', 'client-key': './client.key'"),
                NULL, &err));
     assert_true(T.requests[0].has_tls);
-    assert_string_equal(T.requests[0].ca_pem, CA_PEM);
+    assert_string_equal(T.requests[0].ca_pem, CA_PEM "\n"); /* the file's bytes, as they are */
     assert_string_equal(T.requests[0].cert_pem, CERT_PEM);
     assert_string_equal(T.requests[0].key_pem, KEY_PEM);
     assert_string_equal(T.requests[0].server_name, "api.internal");
@@ -554,15 +554,15 @@ static void contexts_clusters_and_users_that_name_nothing(void **state) {
           "context \"nope\" is defined in no kubeconfig file", "options.kubeconfig");
     put("c2", dq("{'current-context': 'gone', 'contexts': []}"));
     env_set("KUBECONFIG", put("c2", dq("{'current-context': 'gone', 'contexts': null}")));
-    FAILS(resolve(NULL, NULL, &err), CRES_ERR_ENVIRONMENT, "context \"gone\" is defined in no",
-          "$KUBECONFIG");
+    FAILS(resolve(NULL, NULL, &err), CRES_ERR_ENVIRONMENT,
+          "current-context \"gone\" is defined in no kubeconfig file", "c2", "$KUBECONFIG");
     FAILS(resolve(put("c3", dq("{'current-context': 'x', 'contexts': [{'name': 'x', 'context': {'cluster': 'k', "
                               "'user': 'u'}}], 'clusters': [{'name': 'k', 'cluster': {'server': 'https://k'}}]}")),
                   NULL, &err),
-          CRES_ERR_ENVIRONMENT, "context \"x\": \"user\" names a user no kubeconfig file defines");
+          CRES_ERR_ENVIRONMENT, "context \"x\": \"user\" names \"u\", which no kubeconfig file defines");
     FAILS(resolve(put("c4", dq("{'current-context': 'x', 'contexts': [{'name': 'x', 'context': {'cluster': 'k'}}]}")),
                   NULL, &err),
-          CRES_ERR_ENVIRONMENT, "\"cluster\" names a cluster no kubeconfig file defines", "localhost:8080");
+          CRES_ERR_ENVIRONMENT, "\"cluster\" names \"k\", which no kubeconfig file defines", "localhost:8080");
     FAILS(resolve(put("c5", dq("{'current-context': 'x', 'contexts': [{'name': 'x', 'context': {'cluster': 'k'}}, "
                               "{'name': 'x', 'context': {}}]}")),
                   NULL, &err),
