@@ -96,11 +96,13 @@ k8s-test: $(BUILD)/san/cluster-resolve
 # (fake API with client certificates and SNI, HTTP CONNECT and SOCKS5 proxies), then 66
 # kubeconfig cases where kubectl and our CLI must send the same and see the same pods, then
 # the real cloud exec plugins (aws eks get-token, gke-gcloud-auth-plugin) with the kubeconfig
-# files aws and gcloud write against fakes of their cluster APIs.
+# files aws and gcloud write against fakes of their cluster APIs; plugins of our own for expiry
+# mid-resolve and 401s.
 kubeconfig-test: $(BUILD)/san/cluster-resolve
 	python3 tests/kubeconfig/test_servers.py
 	python3 tests/kubeconfig/test_kubeconfig_kubectl.py $(BUILD)/san
 	python3 tests/kubeconfig/test_cloud_plugins.py $(BUILD)/san
+	python3 tests/kubeconfig/test_exec_plugins.py $(BUILD)/san
 
 # The fake metadata, Compute and Cloud TPU servers, then our CLI against them.
 gcp-test: $(BUILD)/san/cluster-resolve

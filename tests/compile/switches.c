@@ -350,6 +350,25 @@ int main(void) {
     CREATE(cres_tfconfig_resolver_create, cres_tfconfig_options, "tfconfig", "CLUSTER_RESOLVER_NO_TFCONFIG", OUT_TFCONFIG);
     CREATE(cres_local_resolver_create, cres_local_options, "local", "CLUSTER_RESOLVER_NO_LOCAL", OUT_LOCAL);
     CREATE(cres_k8s_resolver_create, cres_k8s_options, "k8s", "CLUSTER_RESOLVER_NO_K8S", OUT_K8S);
+    { /* CLUSTER_RESOLVER_NO_KUBECONFIG: a kubeconfig named is refused, naming the switch */
+        cres_k8s_options o;
+        int no_kubeconfig = 0;
+#ifdef CLUSTER_RESOLVER_NO_KUBECONFIG
+        no_kubeconfig = 1;
+#endif
+        memset(&o, 0, sizeof o);
+        o.config = &nothing_set;
+        o.kubeconfig = "/nonexistent/kubeconfig";
+        r = NULL;
+        res = cres_k8s_resolver_create(&o, &r, &err);
+        if (!OUT_K8S)
+            check_create("k8s kubeconfig", "CLUSTER_RESOLVER_NO_KUBECONFIG", no_kubeconfig, res, r,
+                         &err);
+        else cres_resolver_free(r);
+        if (!OUT_K8S && !no_kubeconfig)
+            expect(res == CRES_ERR_ENVIRONMENT && strstr(err.message, "/nonexistent/kubeconfig"),
+                   "k8s: a missing kubeconfig named by the option is an error naming it", &err);
+    }
     CREATE(cres_gce_resolver_create, cres_gce_options, "gce", "CLUSTER_RESOLVER_NO_GCE", OUT_GCE);
     CREATE(cres_tpu_resolver_create, cres_tpu_options, "tpu", "CLUSTER_RESOLVER_NO_TPU", OUT_TPU);
     CREATE(cres_slurm_resolver_create, cres_slurm_options, "slurm", "CLUSTER_RESOLVER_NO_SLURM", OUT_SLURM);
