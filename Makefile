@@ -126,8 +126,10 @@ clients-test: $(BUILD)/san/cluster-resolve
 	python3 tests/clients/test_real_clients.py $(BUILD)/san
 
 # The manual's thread rules under ThreadSanitizer: 8 threads, each with its own resolvers of
-# every backend (Kubernetes and GCE through curl against the fakes), and a union they share
-# under a lock; then the control, the union shared without its lock, which TSan must catch.
+# every backend (Kubernetes and GCE through curl against the fakes; Kubernetes also from
+# kubeconfig files, half the threads through exec plugins run by the default posix_spawnp
+# hook), and a union they share under a lock; then the control, the union shared without its
+# lock, which TSan must catch.
 $(BUILD)/tsan/test_threads: tests/threads/test_threads.c cluster_resolver.h | $(BUILD)/tsan
 	clang -std=c99 -g -O1 -fsanitize=thread $(WARN) $< -o $@ -lcurl -lpthread
 
@@ -169,9 +171,12 @@ install-test: deps-test | $(BUILD)
 check: deps-test
 	bash tests/check.sh
 
+# A target's own libraries: fuzz_kubeconfig defines CLUSTER_RESOLVER_USE_YAML (YAML kubeconfigs).
+LIBS_fuzz_kubeconfig := -lyaml
+
 $(BUILD)/fuzz_%: tests/fuzz/fuzz_%.c tests/fuzz/fuzz_common.h tests/fuzz/host_model.h \
                   cluster_resolver.h | $(BUILD)
-	clang -g -O1 -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=undefined $< -o $@
+	clang -g -O1 -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=undefined $< -o $@ $(LIBS_fuzz_$*)
 
 # tests/fuzz/run_fuzzers.sh runs each target on a scratch copy of its seeds, JOBS at a time.
 # The smoke run in `make test` uses a fixed seed: CI replays a prefix of a run checked here,

@@ -5726,6 +5726,15 @@ CRES__PRIVATE cres_result cres__spawn_run(void *user, const cres_exec_request *r
 #if !defined(__cplusplus) && !defined(_POSIX_C_SOURCE) && !defined(_XOPEN_SOURCE)
 int kill(pid_t pid, int signal); /* POSIX; <signal.h> hides it in strict ISO C modes */
 #endif
+/* A plugin gets stdin, stdout and stderr only, as kubectl's do: not the other threads' pipes
+   and connections (glibc 2.34 closes the rest for us; elsewhere descriptors made without
+   FD_CLOEXEC by the program stay open in the plugin). */
+#if defined(__GLIBC__) && (__GLIBC__ > 2 || (__GLIBC__ == 2 && __GLIBC_MINOR__ >= 34))
+#  define CRES__SPAWN_CLOSEFROM 1
+#  if !defined(__cplusplus) && !defined(_DEFAULT_SOURCE)
+int posix_spawn_file_actions_addclosefrom_np(posix_spawn_file_actions_t *actions, int from);
+#  endif
+#endif
 
 typedef struct cres__spawned {
     pid_t pid;
@@ -5745,12 +5754,17 @@ CRES__PRIVATE int cres__spawn(cres__spawned *s, const cres_exec_request *req) {
             if (p[i] >= 0) close(p[i]);
         return rc;
     }
-    for (i = 0; i < 4; i++)
-        fcntl(p[i], F_SETFD, FD_CLOEXEC); /* other children must not hold them */
+    for (i = 0; i < 4; i++) /* children of other threads should not hold them; one spawned
+                                between pipe() and here may, so the reading loop does not wait
+                                for end-of-file once our plugin has exited */
+        fcntl(p[i], F_SETFD, FD_CLOEXEC);
     if ((rc = posix_spawn_file_actions_init(&fa)) == 0) {
         rc = posix_spawn_file_actions_addopen(&fa, 0, "/dev/null", O_RDONLY, 0);
         if (!rc) rc = posix_spawn_file_actions_adddup2(&fa, p[1], 1);
         if (!rc) rc = posix_spawn_file_actions_adddup2(&fa, p[3], 2);
+#ifdef CRES__SPAWN_CLOSEFROM
+        if (!rc) rc = posix_spawn_file_actions_addclosefrom_np(&fa, 3);
+#endif
         if (!rc)
             rc = posix_spawnp(&s->pid, req->argv[0], &fa, NULL, (char *const *)req->argv,
                               (char *const *)req->envp);
@@ -5833,7 +5847,7 @@ CRES__PRIVATE cres_result cres__spawn_run(void *user, const cres_exec_request *r
     long long deadline = cres__now_ms() + req->timeout_ms;
     const char *name = req->argv[0];
     char q[CRES__QUOTE_SIZE];
-    int rc, stop = CRES__SPAWN_RUNNING;
+    int rc, stop = CRES__SPAWN_RUNNING, exited = 0, status = 0;
     (void)user;
     memset(&s, 0, sizeof s);
     memset(out, 0, sizeof *out);
@@ -5860,13 +5874,17 @@ CRES__PRIVATE cres_result cres__spawn_run(void *user, const cres_exec_request *r
         }
         for (i = 0; i < 2; i++)
             if (s.fd[i] >= 0) p[n].fd = s.fd[i], p[n].events = POLLIN, p[n++].revents = 0;
-        ready = poll(p, (nfds_t)n, left > 1000 ? 1000 : (int)left);
+        ready = poll(p, (nfds_t)n, exited ? 0 : left > 200 ? 200 : (int)left);
         for (i = 0; ready > 0 && i < n && !stop; i++)
             if (p[i].revents) cres__spawn_read(&s, p[i].fd == s.fd[0] ? 0 : 1, &stop);
+        if (ready == 0 && exited) break; /* it has exited and its output is read */
+        if (ready == 0 && waitpid(s.pid, &status, WNOHANG) == s.pid) exited = 1;
     }
     if (s.fd[0] >= 0) close(s.fd[0]);
     if (s.fd[1] >= 0) close(s.fd[1]);
-    out->exit_code = cres__spawn_wait(s.pid, deadline, stop != CRES__SPAWN_RUNNING);
+    if (exited) /* a descriptor leaked to another process held the pipe open */
+        out->exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+    else out->exit_code = cres__spawn_wait(s.pid, deadline, stop != CRES__SPAWN_RUNNING);
     if (!stop && out->exit_code < 0) stop = CRES__SPAWN_LOST;
     if (!stop && !out->out && !(out->out = (char *)cres__alloc(a, 1))) stop = CRES__SPAWN_OOM;
     if (!stop) {
@@ -6113,9 +6131,9 @@ CRES__PRIVATE cres_result cres__k8s_auth_begin(cres__k8s *k, cres__http *h, cres
     if (k->token) return cres__k8s_bearer(k, au, k->token, err);
     if (k->token_file) return cres__k8s_file_token(k, au, k->token_file, err);
 #ifndef CLUSTER_RESOLVER_NO_KUBECONFIG
-    if (k->kube.exec_argv)
-        res = cres__k8s_exec_apply(k, h, au, err);
-    else if (k->kube.token_file) { /* readable, it wins over token (client-go's rule) */
+    if (k->kube.exec_argv) {
+        /* cres__k8s_get runs the plugin before each request that needs it */
+    } else if (k->kube.token_file) { /* readable, it wins over token (client-go's rule) */
         res = cres__k8s_file_token(k, au, k->kube.token_file, err);
         if (res != CRES_OK && res != CRES_ERR_OUT_OF_MEMORY && k->kube.token)
             res = cres__k8s_bearer(k, au, k->kube.token, err);

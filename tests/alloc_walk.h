@@ -194,6 +194,23 @@ ALLOC_WALK_OPTIONAL static const char *pairs_getenv(void *user, const char *name
     return NULL;
 }
 
+/* ... and listed, over the same pairs, behind the env_list hook: the index-th pair as
+   "NAME=VALUE", in a slot of its own (no allocation), NULL past the last. */
+#define MAX_PAIRS 32
+
+ALLOC_WALK_OPTIONAL static const char *pairs_env_at(void *user, size_t index) {
+    static char listed_pairs[MAX_PAIRS][512];
+    const char *const *kv = (const char *const *)user;
+    size_t i;
+    for (i = 0; kv && kv[2 * i]; i++)
+        if (i == index) {
+            assert_true(index < MAX_PAIRS);
+            snprintf(listed_pairs[index], sizeof listed_pairs[index], "%s=%s", kv[2 * i], kv[2 * i + 1]);
+            return listed_pairs[index];
+        }
+    return NULL;
+}
+
 /* No network: the backends walked answer without a request, so the transport fails (and
    counts, in *user) any it gets. */
 ALLOC_WALK_OPTIONAL static cres_result no_network(void *user, const cres_http_request *req,

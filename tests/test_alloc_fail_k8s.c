@@ -10,6 +10,12 @@
    never reaches; that undisturbed run must give the expected result and content. Each
    scenario is walked twice: failing only allocation n, and failing n and every later one.
 
+   The kubeconfig scenarios read JSON files (a $KUBECONFIG list of two merged files; one
+   with an exec user) and compare every request of every run whole (URL, headers, TLS
+   material): a failed allocation must never change what is sent. Their exec plugin is a
+   fake config.exec hook that makes its output with the allocator it is handed, so those
+   allocations are walked too.
+
    Build: gcc -std=c99 ... tests/test_alloc_fail_k8s.c tests/impl.c -lcmocka */
 
 #define _XOPEN_SOURCE 700 /* mkdtemp, unlink, rmdir */
@@ -36,7 +42,8 @@
 
 /* ---------------------------------------------------------------------------------------
    The fake API server: scripted answers served in order, bodies made with the allocator
-   handed to perform() */
+   handed to perform(); when the scenario says what each request must be, every request of
+   every run (a failed allocation must never change what is sent) is compared with it */
 
 typedef struct answer {
     int status;
@@ -46,18 +53,55 @@ typedef struct answer {
 typedef struct fake_server {
     const answer *answers;
     size_t count, next;
+    const char *const *want_requests; /* each request as request_text() writes it; NULL = any */
+    char wrong[2048];                 /* the first request that differed; "" = none */
 } fake_server;
+
+/* Appends to buf (cap bytes, *used of them taken), cutting what does not fit. */
+static void append(char *buf, size_t cap, size_t *used, const char *fmt, ...) {
+    va_list ap;
+    int n;
+    if (*used + 1 >= cap) return;
+    va_start(ap, fmt);
+    n = vsnprintf(buf + *used, cap - *used, fmt, ap);
+    va_end(ap);
+    if (n > 0) *used = *used + (size_t)n < cap ? *used + (size_t)n : cap - 1;
+}
+
+/* The request a line each: the URL, each header "Name: value", then with TLS material its
+   fields ("-" when absent; PEM text keeps its own line breaks). */
+static void request_text(const cres_http_request *req, char *buf, size_t cap) {
+    size_t used = 0, i;
+    const cres_http_tls *tls = req->tls;
+    buf[0] = '\0';
+    append(buf, cap, &used, "%s %s\n", req->method, req->url);
+    for (i = 0; i < req->headers_count; i++)
+        append(buf, cap, &used, "%s: %s\n", req->headers[i].name, req->headers[i].value);
+    if (tls)
+        append(buf, cap, &used, "ca: %s\ncert: %s\nkey: %s\nserver name: %s\nproxy: %s\ninsecure: %d\n",
+               tls->ca_pem ? tls->ca_pem : "-", tls->client_cert_pem ? tls->client_cert_pem : "-",
+               tls->client_key_pem ? tls->client_key_pem : "-", tls->server_name ? tls->server_name : "-",
+               tls->proxy ? tls->proxy : "-", tls->insecure_skip_verify);
+}
+
+static void check_request(fake_server *s, const cres_http_request *req, size_t n) {
+    char got[2048];
+    if (!s->want_requests || s->wrong[0]) return;
+    request_text(req, got, sizeof got);
+    if (strcmp(got, s->want_requests[n]) != 0)
+        snprintf(s->wrong, sizeof s->wrong, "request %zu is\n%s\nwant\n%s", n, got, s->want_requests[n]);
+}
 
 static cres_result fake_perform(void *user, const cres_http_request *req, cres_http_response *resp,
                                 const cres_allocator *alloc, cres_error *err) {
     fake_server *s = (fake_server *)user;
     const answer *a;
     size_t n;
-    (void)req;
     if (s->next >= s->count) {
         if (err) snprintf(err->message, sizeof err->message, "fake: no answer left");
         return CRES_ERR_TRANSPORT;
     }
+    check_request(s, req, s->next);
     a = &s->answers[s->next++];
     n = strlen(a->body);
     resp->status = a->status;
@@ -133,18 +177,74 @@ static const char page_js_no_global[] = PAGE("", JS_POD(0, 0, "10.4.2.10") ", " 
 static const char page_truncated[] = "{\"kind\": \"PodList\", \"items\": [{\"metadata\": {\"name\": \"worker-5\"";
 
 /* ---------------------------------------------------------------------------------------
-   Temporary service-account files */
+   Kubeconfig files (JSON: build/impl.o has no CLUSTER_RESOLVER_USE_YAML) and what they name
+
+   $KUBECONFIG lists kube-a.json, then kube-b.json. The first wins each entry whole and the
+   current-context: context "train" (namespace ml) and user "jane" (a relative token file,
+   client certificate and key as data, impersonation with two groups) come from kube-a;
+   cluster "prod" (a CA file relative to kube-b, a TLS server name) from kube-b, whose own
+   "train", "jane" and current-context lose. kube-exec.json (options.kubeconfig) has a user
+   whose exec plugin (a relative command, args, env, provideClusterInfo) is the fake below,
+   and a cluster with CA data and the exec extension. */
+
+#define CA_PEM "-----BEGIN CERTIFICATE-----\nMIIBwalk-ca\n-----END CERTIFICATE-----\n"
+#define CA_DATA "LS0tLS1CRUdJTiBDRVJUSUZJQ0FURS0tLS0tCk1JSUJ3YWxrLWNhCi0tLS0tRU5EIENFUlRJRklDQVRFLS0tLS0K"
+#define CERT_PEM "-----BEGIN CERTIFICATE-----\nMIIBwalk-client\n-----END CERTIFICATE-----\n"
+#define CERT_DATA "LS0tLS1CRUdJTiBDRVJUSUZJQ0FURS0tLS0tCk1JSUJ3YWxrLWNsaWVudAotLS0tLUVORCBDRVJUSUZJQ0FURS0tLS0tCg=="
+#define KEY_PEM "-----BEGIN EC PRIVATE KEY-----\nMHcwalk-key\n-----END EC PRIVATE KEY-----\n"
+#define KEY_DATA "LS0tLS1CRUdJTiBFQyBQUklWQVRFIEtFWS0tLS0tCk1IY3dhbGsta2V5Ci0tLS0tRU5EIEVDIFBSSVZBVEUgS0VZLS0tLS0K"
+#define EXEC_V1 "client.authentication.k8s.io/v1"
+
+static const char kube_a[] =
+    "{\"apiVersion\": \"v1\", \"kind\": \"Config\", \"current-context\": \"train\", \"preferences\": {},\n"
+    " \"contexts\": [{\"name\": \"train\", \"context\": {\"cluster\": \"prod\", \"user\": \"jane\", \"namespace\": \"ml\"}}],\n"
+    " \"users\": [{\"name\": \"jane\", \"user\": {\"tokenFile\": \"jane.token\",\n"
+    "   \"client-certificate-data\": \"" CERT_DATA "\",\n"
+    "   \"client-key-data\": \"" KEY_DATA "\",\n"
+    "   \"as\": \"ml-bot\", \"as-groups\": [\"ml-team\", \"system:authenticated\"]}}]}\n";
+static const char kube_b[] =
+    "{\"apiVersion\": \"v1\", \"kind\": \"Config\", \"current-context\": \"other\",\n"
+    " \"clusters\": [{\"name\": \"prod\", \"cluster\": {\"server\": \"https://k8s.test:6443/\",\n"
+    "   \"certificate-authority\": \"ca.pem\", \"tls-server-name\": \"api.internal\"}}],\n"
+    " \"contexts\": [{\"name\": \"train\", \"context\": {\"cluster\": \"prod\", \"user\": \"jane\"}},\n"
+    "   {\"name\": \"other\", \"context\": {\"cluster\": \"prod\"}}],\n"
+    " \"users\": [{\"name\": \"jane\", \"user\": {\"token\": \"from-kube-b\"}}]}\n";
+#define EXEC_EXTENSION "{\"audience\": \"ml-walk\", \"scopes\": [\"read\", \"list\"]}"
+static const char kube_exec[] =
+    "{\"apiVersion\": \"v1\", \"kind\": \"Config\", \"current-context\": \"gke\",\n"
+    " \"clusters\": [{\"name\": \"gke_ml\", \"cluster\": {\"server\": \"https://k8s.test:6443\",\n"
+    "   \"certificate-authority-data\": \"" CA_DATA "\",\n"
+    "   \"extensions\": [{\"name\": \"other/extension\", \"extension\": {\"x\": 1}},\n"
+    "     {\"name\": \"client.authentication.k8s.io/exec\", \"extension\": " EXEC_EXTENSION "}]}}],\n"
+    " \"contexts\": [{\"name\": \"gke\", \"context\": {\"cluster\": \"gke_ml\", \"user\": \"plugin\", \"namespace\": \"ml\"}}],\n"
+    " \"users\": [{\"name\": \"plugin\", \"user\": {\"exec\": {\"apiVersion\": \"" EXEC_V1 "\",\n"
+    "   \"command\": \"bin/get-token\", \"args\": [\"--cluster\", \"gke_ml\", \"--audience\", \"ml-walk\"],\n"
+    "   \"env\": [{\"name\": \"TOKEN_PROFILE\", \"value\": \"ml\"}, {\"name\": \"HOME\", \"value\": \"/plugin-home\"}],\n"
+    "   \"provideClusterInfo\": true, \"interactiveMode\": \"IfAvailable\", \"installHint\": \"install get-token\"}}}]}\n";
+
+/* ---------------------------------------------------------------------------------------
+   Temporary files: the service account's, the kubeconfigs and the files they name */
 
 static char temp_dir[WALK_PATH_SIZE], token_path[WALK_PATH_SIZE], namespace_path[WALK_PATH_SIZE];
+static char kube_a_path[WALK_PATH_SIZE], kube_b_path[WALK_PATH_SIZE], kube_exec_path[WALK_PATH_SIZE];
+static char ca_path[WALK_PATH_SIZE], jane_token_path[WALK_PATH_SIZE];
+static char kubeconfig_list[2 * WALK_PATH_SIZE]; /* $KUBECONFIG: kube-a.json:kube-b.json */
 
 static const walk_file files[] = {
     {token_path, "token", "eyJhbGciOiJSUzI1NiJ9.token\n"},
     {namespace_path, "namespace", "ml\n"},
+    {kube_a_path, "kube-a.json", kube_a},
+    {kube_b_path, "kube-b.json", kube_b},
+    {kube_exec_path, "kube-exec.json", kube_exec},
+    {ca_path, "ca.pem", CA_PEM},
+    {jane_token_path, "jane.token", "jane-token-from-file\n"},
 };
 
 static int make_files(void **state) {
     (void)state;
-    return walk_files_make(temp_dir, "/tmp/test_alloc_fail_k8s.XXXXXX", files, N(files));
+    if (walk_files_make(temp_dir, "/tmp/test_alloc_fail_k8s.XXXXXX", files, N(files)) != 0) return -1;
+    snprintf(kubeconfig_list, sizeof kubeconfig_list, "%s:%s", kube_a_path, kube_b_path);
+    return 0;
 }
 
 static int remove_files(void **state) {
@@ -227,9 +327,9 @@ static cres_result run_scenario(test_alloc *t, const void *ctx) {
     config.transport.user = &server;
     config.getenv.fn = cluster_env;
     config.sleep.fn = no_sleep;
+    memset(&server, 0, sizeof server);
     server.answers = sc->answers;
     server.count = sc->answers_count;
-    server.next = 0;
     res = run_create(sc, &config, &r);
     if (res == CRES_OK) res = run_resolve(sc, r, t);
     if (res == CRES_OK && sc->want_master) res = check_master(r, sc->want_master);
@@ -343,6 +443,212 @@ static void jobset_errors(void **state) {
     walk(&sc_no_global);
 }
 
+/* ---------------------------------------------------------------------------------------
+   Kubeconfig scenarios: the create reads the files, every resolve sends their credentials
+   and TLS material (each request compared whole), and an exec plugin runs through the
+   config.exec hook: a fake that makes its stdout and stderr with the allocator it is
+   handed, so those allocations are walked too */
+
+typedef struct fake_plugin {
+    const char *const *outputs; /* the ExecCredential each run prints, in order */
+    size_t count, runs;
+    const char *want_argv;      /* argv a line each, the temporary directory as $DIR */
+    const char *want_env;       /* envp a line each */
+    char wrong[2048];           /* the first run whose argv or envp differed; "" = none */
+} fake_plugin;
+
+#define PLUGIN_STDERR "note: token for gke_ml\nI0101 cached in /plugin-home\n"
+
+static char *copy_text(const cres_allocator *a, const char *text, size_t *len) {
+    char *p;
+    *len = strlen(text);
+    if (!(p = (char *)a->alloc(a->user, *len + 1))) return NULL;
+    memcpy(p, text, *len + 1);
+    return p;
+}
+
+static void plugin_check(fake_plugin *p, const cres_exec_request *req) {
+    char argv[1024], envp[2048];
+    size_t used = 0, i, dir = strlen(temp_dir);
+    argv[0] = '\0';
+    for (i = 0; req->argv[i]; i++)
+        if (i == 0 && strncmp(req->argv[0], temp_dir, dir) == 0)
+            append(argv, sizeof argv, &used, "$DIR%s\n", req->argv[0] + dir);
+        else
+            append(argv, sizeof argv, &used, "%s\n", req->argv[i]);
+    used = 0;
+    envp[0] = '\0';
+    for (i = 0; req->envp[i]; i++) append(envp, sizeof envp, &used, "%s\n", req->envp[i]);
+    if (p->wrong[0]) return;
+    if (strcmp(argv, p->want_argv) != 0)
+        snprintf(p->wrong, sizeof p->wrong, "run %zu: argv\n%s\nwant\n%s", p->runs, argv, p->want_argv);
+    else if (strcmp(envp, p->want_env) != 0)
+        snprintf(p->wrong, sizeof p->wrong, "run %zu: envp\n%s\nwant\n%s", p->runs, envp, p->want_env);
+    else if (req->timeout_ms <= 0 || req->max_output_bytes == 0)
+        snprintf(p->wrong, sizeof p->wrong, "run %zu: timeout %d ms, output bound %zu", p->runs, req->timeout_ms,
+                 req->max_output_bytes);
+}
+
+/* The config.exec hook: the run's ExecCredential on stdout, PLUGIN_STDERR on stderr, exit
+   code 0; out of memory leaves nothing allocated, as the hook's contract says. */
+static cres_result fake_exec(void *user, const cres_exec_request *req, cres_exec_result *out,
+                             const cres_allocator *alloc, cres_error *err) {
+    fake_plugin *p = (fake_plugin *)user;
+    plugin_check(p, req);
+    if (p->runs >= p->count) return cres_error_set(err, CRES_ERR_ENVIRONMENT, "fake plugin: no run left");
+    memset(out, 0, sizeof *out);
+    out->out = copy_text(alloc, p->outputs[p->runs++], &out->out_len);
+    out->err = out->out ? copy_text(alloc, PLUGIN_STDERR, &out->err_len) : NULL;
+    if (!out->err) {
+        if (out->out) alloc->free(alloc->user, out->out);
+        memset(out, 0, sizeof *out);
+        return cres_error_set(err, CRES_ERR_OUT_OF_MEMORY, "fake plugin: out of memory");
+    }
+    return CRES_OK;
+}
+
+typedef struct kube_scenario {
+    scenario base;                       /* answers, expected, want_spec, want_master, want_message */
+    const char *const *env;              /* getenv and env_list: name, value, ..., NULL */
+    const char *kubeconfig;              /* options.kubeconfig; NULL = $KUBECONFIG */
+    const char *const *want_requests;    /* each request, as request_text() writes it */
+    const char *const *plugin_outputs;   /* the ExecCredential of each plugin run */
+    size_t plugin_runs;                  /* the undisturbed run's */
+    const char *want_argv, *want_env;    /* of each plugin run */
+} kube_scenario;
+
+static cres_result run_kube(test_alloc *t, const void *ctx) {
+    const kube_scenario *ks = (const kube_scenario *)ctx;
+    const scenario *sc = &ks->base;
+    fake_server server;
+    fake_plugin plugin;
+    cres_config config;
+    cres_k8s_options o;
+    cres_resolver *r = NULL;
+    cres_error err;
+    cres_result res;
+    char count[64];
+    int lines = 0;
+    memset(&server, 0, sizeof server);
+    server.answers = sc->answers;
+    server.count = sc->answers_count;
+    server.want_requests = ks->want_requests;
+    memset(&plugin, 0, sizeof plugin);
+    plugin.outputs = ks->plugin_outputs;
+    plugin.count = ks->plugin_runs;
+    plugin.want_argv = ks->want_argv;
+    plugin.want_env = ks->want_env;
+    walk_config(&config, t, ks->env);
+    config.env_list.fn = pairs_env_at;
+    config.env_list.user = (void *)ks->env;
+    config.transport.perform = fake_perform;
+    config.transport.user = &server;
+    config.transport.features = CRES_TRANSPORT_CA_PEM | CRES_TRANSPORT_CLIENT_CERT | CRES_TRANSPORT_SERVER_NAME;
+    config.exec.fn = fake_exec;
+    config.exec.user = &plugin;
+    config.sleep.fn = no_sleep;
+    config.log.fn = count_log;
+    config.log.user = &lines;
+    memset(&o, 0, sizeof o);
+    o.config = &config;
+    o.jobs = sc->jobs;
+    o.jobs_count = sc->jobs_count;
+    o.hostname = "worker-1";
+    o.kubeconfig = ks->kubeconfig;
+    res = checked(cres_k8s_resolver_create(&o, &r, &err), &err);
+    if (res != CRES_OK && r) res = mismatch("create failed but returned a resolver", err.message);
+    if (res == CRES_OK) res = run_resolve(sc, r, t);
+    if (res == CRES_OK && sc->want_master) res = check_master(r, sc->want_master);
+    cres_resolver_free(r);
+    if (server.wrong[0]) return mismatch("request", server.wrong);
+    if (plugin.wrong[0]) return mismatch("exec plugin", plugin.wrong);
+    snprintf(count, sizeof count, "%zu requests, %zu plugin runs", server.next, plugin.runs);
+    if (res == CRES_OK && (server.next != sc->answers_count || plugin.runs != ks->plugin_runs))
+        res = mismatch("requests and plugin runs", count);
+    if (res == CRES_OK && !lines) res = mismatch("nothing logged", "");
+    return res;
+}
+
+static void walk_kube(const kube_scenario *ks) { alloc_walk(ks->base.name, run_kube, ks, ks->base.expected); }
+
+static const cres_k8s_job_selector tf_job[] = {{"worker", "job-name=tf"}};
+#define TF_URL "GET https://k8s.test:6443/api/v1/namespaces/ml/pods?labelSelector=job-name%3Dtf&limit=500"
+#define TF_SPEC "{\"worker\": [\"10.4.0.10:8470\", \"10.4.0.11:8470\", \"[fd00::12]:8470\"]}"
+#define TF_MASTER "grpc://10.4.0.11:8470"
+
+/* $KUBECONFIG of two files, merged; the token file is read at each resolve, master()
+   resolves again: four requests, each with every credential and the TLS material. */
+#define JANE_REQUEST(url)                                                                   \
+    url "\nAccept: application/json\nAuthorization: Bearer jane-token-from-file\n"          \
+        "Impersonate-User: ml-bot\nImpersonate-Group: ml-team\n"                           \
+        "Impersonate-Group: system:authenticated\nca: " CA_PEM "\ncert: " CERT_PEM "\nkey: " \
+        KEY_PEM "\nserver name: api.internal\nproxy: -\ninsecure: 0\n"
+static void kubeconfig_list_merged(void **state) {
+    static const char *const env[] = {"KUBECONFIG", kubeconfig_list, "HOME", "/home/walk", NULL};
+    static const answer answers[] = {{200, page1}, {200, page2}, {200, page1}, {200, page2}};
+    static const char *const requests[] = {JANE_REQUEST(TF_URL), JANE_REQUEST(TF_URL "&continue=tok%2F1"),
+                                           JANE_REQUEST(TF_URL), JANE_REQUEST(TF_URL "&continue=tok%2F1")};
+    static const kube_scenario ks = {
+        {"kubeconfig list: CA file, client cert data, token file, impersonation", answers, N(answers), 0, tf_job,
+         N(tf_job), CRES_K8S_POD_IP, 0, CRES_OK, TF_SPEC, TF_MASTER, NULL, 0, NULL},
+        env, NULL, requests, NULL, 0, NULL, NULL};
+    (void)state;
+    walk_kube(&ks);
+}
+
+/* The exec user: the plugin runs once, before the first request; its credential expires in
+   2099, so the requests of master()'s resolve carry it too. */
+#define CRED(token)                                                                         \
+    "{\"apiVersion\": \"" EXEC_V1 "\", \"kind\": \"ExecCredential\", \"status\": {\"token\": \"" token \
+    "\", \"expirationTimestamp\": \"2099-01-01T00:00:00Z\"}}\n"
+#define EXEC_REQUEST(url, token)                                                            \
+    url "\nAccept: application/json\nAuthorization: Bearer " token "\nca: " CA_PEM "\n"      \
+        "cert: -\nkey: -\nserver name: -\nproxy: -\ninsecure: 0\n"
+#define EXEC_ENV                                                                            \
+    {"PATH", "/usr/bin:/bin", "HOME", "/home/walk", "KUBERNETES_EXEC_INFO", "stale", NULL}
+#define WANT_ARGV "$DIR/bin/get-token\n--cluster\ngke_ml\n--audience\nml-walk\n"
+#define WANT_ENV                                                                            \
+    "PATH=/usr/bin:/bin\nTOKEN_PROFILE=ml\nHOME=/plugin-home\nKUBERNETES_EXEC_INFO={\"kind\":\"ExecCredential\"," \
+    "\"apiVersion\":\"" EXEC_V1 "\",\"spec\":{\"cluster\":{\"server\":\"https://k8s.test:6443\","                   \
+    "\"certificate-authority-data\":\"" CA_DATA "\",\"config\":" EXEC_EXTENSION "},\"interactive\":false}}\n"
+static void kubeconfig_exec_plugin(void **state) {
+    static const char *const env[] = EXEC_ENV;
+    static const answer answers[] = {{200, page1}, {200, page2}, {200, page1}, {200, page2}};
+    static const char *const requests[] = {EXEC_REQUEST(TF_URL, "plugin-token-1"),
+                                           EXEC_REQUEST(TF_URL "&continue=tok%2F1", "plugin-token-1"),
+                                           EXEC_REQUEST(TF_URL, "plugin-token-1"),
+                                           EXEC_REQUEST(TF_URL "&continue=tok%2F1", "plugin-token-1")};
+    static const char *const outputs[] = {CRED("plugin-token-1")};
+    static const kube_scenario ks = {
+        {"kubeconfig exec plugin", answers, N(answers), 0, tf_job, N(tf_job), CRES_K8S_POD_IP, 0, CRES_OK, TF_SPEC,
+         TF_MASTER, NULL, 0, NULL},
+        env, kube_exec_path, requests, outputs, N(outputs), WANT_ARGV, WANT_ENV};
+    (void)state;
+    walk_kube(&ks);
+}
+
+/* The first request answers 401: the plugin runs again and the request is made again with
+   its fresh credential, which the later requests keep. */
+static const char unauthorized[] = "{\"kind\": \"Status\", \"apiVersion\": \"v1\", \"metadata\": {}, \"status\": "
+                                   "\"Failure\", \"message\": \"Unauthorized\", \"reason\": \"Unauthorized\", "
+                                   "\"code\": 401}";
+static void kubeconfig_exec_plugin_401(void **state) {
+    static const char *const env[] = EXEC_ENV;
+    static const answer answers[] = {{401, unauthorized}, {200, page1}, {200, page2}, {200, page1}, {200, page2}};
+    static const char *const requests[] = {EXEC_REQUEST(TF_URL, "revoked-token"),
+                                           EXEC_REQUEST(TF_URL, "fresh-token"),
+                                           EXEC_REQUEST(TF_URL "&continue=tok%2F1", "fresh-token"),
+                                           EXEC_REQUEST(TF_URL, "fresh-token"),
+                                           EXEC_REQUEST(TF_URL "&continue=tok%2F1", "fresh-token")};
+    static const char *const outputs[] = {CRED("revoked-token"), CRED("fresh-token")};
+    static const kube_scenario ks = {
+        {"kubeconfig exec plugin, 401", answers, N(answers), 0, tf_job, N(tf_job), CRES_K8S_POD_IP, 0, CRES_OK,
+         TF_SPEC, TF_MASTER, NULL, 0, NULL},
+        env, kube_exec_path, requests, outputs, N(outputs), WANT_ARGV, WANT_ENV};
+    (void)state;
+    walk_kube(&ks);
+}
+
 /* See alloc_walk_first_fails(). */
 static void allocator_fails_the_first_allocation(void **state) {
     static const answer answers[] = {{200, page_running}};
@@ -364,6 +670,9 @@ int main(void) {
         cmocka_unit_test(jobset_order),
         cmocka_unit_test(follow_jobset),
         cmocka_unit_test(jobset_errors),
+        cmocka_unit_test(kubeconfig_list_merged),
+        cmocka_unit_test(kubeconfig_exec_plugin),
+        cmocka_unit_test(kubeconfig_exec_plugin_401),
     };
     return cmocka_run_group_tests(tests, make_files, remove_files);
 }

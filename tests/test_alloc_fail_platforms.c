@@ -28,28 +28,10 @@
 
 #include "../cluster_resolver.h"
 
-/* The test allocator, the walk, and the environment (name/value pairs ending in NULL), the
-   offline transport, the log count and the checks the backends' walks share */
+/* The test allocator, the walk, and the environment (name/value pairs ending in NULL, asked
+   and listed), the offline transport, the log count and the checks the backends' walks
+   share */
 #include "alloc_walk.h"
-
-/* ---------------------------------------------------------------------------------------
-   The environment's pairs listed too (alloc_walk.h's pairs_getenv asks them) */
-
-/* "NAME=VALUE" of the index-th pair, in a slot of its own (no allocation). */
-#define MAX_PAIRS 32
-static char listed[MAX_PAIRS][512];
-
-static const char *pairs_env_at(void *user, size_t index) {
-    const char *const *kv = (const char *const *)user;
-    size_t i;
-    for (i = 0; kv && kv[2 * i]; i++)
-        if (i == index) {
-            assert_true(index < MAX_PAIRS);
-            snprintf(listed[index], sizeof listed[index], "%s=%s", kv[2 * i], kv[2 * i + 1]);
-            return listed[index];
-        }
-    return NULL;
-}
 
 /* ---------------------------------------------------------------------------------------
    Scenarios */

@@ -16,6 +16,7 @@
 #define CLUSTER_RESOLVER_USE_YAML
 #include "env_table.h"
 
+#include <fcntl.h>
 #include <sys/stat.h>
 
 #define N(a) (sizeof(a) / sizeof *(a))
@@ -739,15 +740,22 @@ static void exec_credential_kept_until_it_expires(void **state) {
     cres_spec_free(spec);
     cres_resolver_free(r);
     assert_int_equal(T.plugin_next, 1);
-    /* an expiry in the past: the plugin runs before each request */
+    /* a credential that has expired is used once, as it came, then replaced before the
+       next request (kubectl's rule: it checks the cached one's expiry at each request) */
     plugin(0, CRED("old", ", \"expirationTimestamp\": \"2020-01-01T00:00:00Z\""), "");
     plugin(0, CRED("new", ", \"expirationTimestamp\": \"2099-01-01T00:00:00+02:00\""), "");
     OK(cres_k8s_resolver_create(&o, &r, &err));
     OK(cres_resolve(r, &spec, &err));
     cres_spec_free(spec);
+    OK(cres_resolve(r, &spec, &err));
+    cres_spec_free(spec);
+    OK(cres_resolve(r, &spec, &err));
+    cres_spec_free(spec);
     cres_resolver_free(r);
     assert_int_equal(T.plugin_next, 3);
-    assert_string_equal(header(2, "Authorization"), "Bearer new");
+    assert_string_equal(header(2, "Authorization"), "Bearer old");
+    assert_string_equal(header(3, "Authorization"), "Bearer new");
+    assert_string_equal(header(4, "Authorization"), "Bearer new");
 }
 
 static void exec_runs_again_once_on_401(void **state) {
@@ -853,9 +861,15 @@ static cres_result run_default(const char *body, int resolve_timeout_ms, cres_er
 
 static void default_exec_runs_without_a_shell(void **state) {
     cres_error err;
+    char fd[16];
+    int leak = open("/dev/null", O_RDONLY); /* no FD_CLOEXEC: the plugin must not get it */
     (void)state;
+    assert_true(leak >= 3);
+    snprintf(fd, sizeof fd, "%d", leak);
     env_set("PATH", "/usr/bin:/bin");
+    env_set("LEAK_FD", fd);
     OK(run_default("#!/bin/sh\n"
+                   "[ -e /proc/$$/fd/$LEAK_FD ] && exit 6\n" /* stdin, stdout, stderr only */
                    "[ \"$1\" = 'one two' ] && [ $# = 1 ] || exit 9\n"
                    "read line && exit 8\n" /* stdin is /dev/null */
                    "echo \"to stderr\" >&2\n"
@@ -864,6 +878,7 @@ static void default_exec_runs_without_a_shell(void **state) {
                    0, &err));
     assert_string_equal(header(0, "Authorization"), "Bearer sh-v");
     HAS(logs.text, "to stderr");
+    close(leak);
 }
 
 static void default_exec_failures(void **state) {

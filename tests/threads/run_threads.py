@@ -3,9 +3,11 @@
 fake Kubernetes API (HTTPS, bearer token) and the fake Google metadata and Compute servers.
 
 It writes each thread's fixture (its own Indexed Job of 2-4 real-shaped pods, its own GCE
-instance group of 2-4 instances, the own pod and instance, and the cluster each must give),
-starts the two fakes, runs the program, and passes only when the program exits 0, TSan reported
-nothing, and both fakes saw the requests of every thread (each thread's selector and group).
+instance group of 2-4 instances, the own pod and instance, and the cluster each must give) and
+the kubeconfig files with their exec plugin (kubeconfigs()), starts the two fakes, runs the
+program, and passes only when the program exits 0, TSan reported nothing, and both fakes saw
+the requests of every thread (each thread's selector and group; each selector also through
+the kubeconfig's server name, 127.0.0.1, with the token, from the plugin or the file).
 Then the control: the same program sharing its union without the lock must make TSan report
 a data race in the library, or TSan was not watching.
 
@@ -68,6 +70,55 @@ def write_case(tmp, kind, t, name, own, index, spec):
         f.write("%s\n%s\n%d\n%s\n" % (name, own, index, json.dumps(spec)))
 
 
+# The exec plugin of the kubeconfig's exec users, run by the library's default exec hook.
+PLUGIN = r"""#!/bin/sh
+# Prints the token of $TOKEN_FILE (the kubeconfig's exec.env) as an ExecCredential, already
+# expired when $1 is "expired"; says on stderr whose environment it got ($CRES_THREAD: the
+# thread's variables, through the library's env_list hook).
+read -r token < "$TOKEN_FILE" || exit 3
+case "$KUBERNETES_EXEC_INFO" in *'"interactive":false'*) ;; *) echo "no KUBERNETES_EXEC_INFO" >&2; exit 4 ;; esac
+expiry=
+[ "$1" = expired ] && expiry=', "expirationTimestamp": "2000-01-01T00:00:00Z"'
+echo "plugin ran for thread $CRES_THREAD" >&2
+printf '{"apiVersion": "client.authentication.k8s.io/v1", "kind": "ExecCredential", "status": {"token": "%s"%s}}\n' \
+    "$token" "$expiry"
+"""
+EXEC_V1 = "client.authentication.k8s.io/v1"
+
+
+def exec_user(tmp, *args):
+    return {"exec": {"apiVersion": EXEC_V1, "command": "./plugin.sh", "args": list(args),
+                     "env": [{"name": "TOKEN_FILE", "value": os.path.join(tmp, "token")}],
+                     "provideClusterInfo": True, "interactiveMode": "Never"}}
+
+
+def kubeconfigs(tmp, port):
+    """kubeconfig.json, which every thread reads, the kubeconfig-<t>.json of the threads with
+    t % 4 of 2 or 3, and plugin.sh (what test_threads.c's header describes)."""
+    def context(name, user):
+        return {"name": name, "context": {"cluster": "fake", "user": user, "namespace": "default"}}
+    shared = {"apiVersion": "v1", "kind": "Config", "current-context": "token",
+              "clusters": [{"name": "fake", "cluster": {"server": "https://127.0.0.1:%d" % port,
+                                                        "certificate-authority": "ca.pem"}}],
+              "users": [{"name": "token-user", "user": {"token": TOKEN}},
+                        {"name": "exec-user", "user": exec_user(tmp, "shared")}],
+              "contexts": [context("token", "token-user"), context("exec", "exec-user")]}
+    with open(os.path.join(tmp, "kubeconfig.json"), "w") as f:
+        json.dump(shared, f, indent=1)
+    for t in range(THREADS):
+        if t % 4 < 2:
+            continue
+        own = {"apiVersion": "v1", "kind": "Config", "current-context": "thread-%d" % t,
+               "contexts": [context("thread-%d" % t, "token-user" if t % 4 == 2 else "thread-%d" % t)],
+               "users": [] if t % 4 == 2 else [{"name": "thread-%d" % t, "user": exec_user(tmp, "expired")}]}
+        with open(os.path.join(tmp, "kubeconfig-%d.json" % t), "w") as f:
+            json.dump(own, f, indent=1)
+    plugin = os.path.join(tmp, "plugin.sh")
+    with open(plugin, "w") as f:
+        f.write(PLUGIN)
+    os.chmod(plugin, 0o755)
+
+
 def metadata():
     return {"project/project-id": PROJECT, "instance/zone": "projects/123456789012/zones/" + ZONE,
             "instance/service-accounts/default/token":
@@ -96,6 +147,7 @@ def main():
         f.write("https://localhost:%d\n" % k8s.port)
     with open(os.path.join(tmp, "gce_url"), "w") as f:
         f.write(gce.url + "\n")
+    kubeconfigs(tmp, k8s.port)
     env = dict(os.environ, TSAN_OPTIONS="halt_on_error=1 exitcode=66 second_deadlock_stack=1")
     started = time.time()
     try:
@@ -118,6 +170,12 @@ def main():
     want_groups = {"group%d" % t for t in range(THREADS)}
     if selectors != want_sel or groups != want_groups:
         problems.append("the fakes saw selectors %s and groups %s" % (sorted(selectors), sorted(groups)))
+    by_kubeconfig = [r for r in k8s_log if r["headers"].get("host") == "127.0.0.1:%d" % k8s.port]
+    kube_sel = {unquote(r["query"].get("labelSelector", [""])[0]) for r in by_kubeconfig}
+    kube_auth = {r["headers"].get("authorization") for r in by_kubeconfig}
+    if kube_sel != want_sel or kube_auth != {"Bearer " + TOKEN}:
+        problems.append("through the kubeconfig files the fake saw selectors %s with %s" %
+                        (sorted(kube_sel), sorted(map(str, kube_auth))))
     if control.returncode != 66 or "WARNING: ThreadSanitizer: data race" not in control.stderr \
             or "cres_" not in control.stderr:
         problems.append("the control (a union shared without its lock) got no data race report from TSan: "

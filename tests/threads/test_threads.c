@@ -7,19 +7,30 @@
        and simple, each reading its own thread's variables through its own getenv hook;
      - kubernetes (HTTPS, bearer token, pages of two pods, its own label selector) and gce (its
        own instance group) through the bundled curl transport against the fake servers;
+     - kubernetes again, from a kubeconfig (kubeconfig_resolver() says which file and user
+       each thread has): the test CA as certificate-authority and the token, or an exec
+       user whose plugin, a /bin/sh script, the default exec hook runs (posix_spawnp, pipes,
+       waitpid), several threads at once; the plugin names on stderr the thread whose
+       environment (the env_list hook) it got, which must be the thread that ran it;
      - a union of its own kubernetes and simple resolvers;
      - and, under a mutex, one union that every thread shares (a union and its children count
-       as one object: the manual allows sharing it with a lock).
+       as one object: the manual allows sharing it with a lock), first in each round.
    Each answer is checked against what that thread's input says it must be. Every callback
-   (allocator, getenv, logger) checks that it runs on the thread that owns it; each thread's
-   allocator must end with nothing live; no log line may carry the token.
+   (allocator, getenv, env_list, logger) checks that it runs on the thread that owns it; each
+   thread's allocator must end with nothing live; no log line may carry the token.
 
    usage: test_threads ROUNDS FIXTURES_DIR [unlocked]
      unlocked: the threads share the union without the lock, which the manual forbids: the
      control that shows TSan is watching (it must report a data race).
      FIXTURES_DIR holds k8s_url, gce_url, ca.pem, token, and for each thread t k8s-<t>.txt and
      gce-<t>.txt: a selector or group name, the own pod or instance, its index, and the
-     expected cluster JSON, a line each. */
+     expected cluster JSON, a line each. And the kubeconfig files: kubeconfig.json, which
+     every thread reads (cluster "fake": the Kubernetes fake at https://127.0.0.1:PORT,
+     certificate-authority ca.pem; users "token-user" and "exec-user", whose plugin.sh gets
+     its token file from exec.env; contexts "token" and "exec", in namespace default), and
+     kubeconfig-<t>.json of the threads with t % 4 of 2 or 3 (context "thread-<t>" on
+     cluster "fake": user "token-user" for 2, for 3 its own exec user "thread-<t>", whose
+     plugin.sh is told to print a credential already expired). */
 #define CLUSTER_RESOLVER_IMPLEMENTATION
 #define CLUSTER_RESOLVER_USE_CURL
 #include "../../cluster_resolver.h"
@@ -32,7 +43,7 @@
 #include <string.h>
 
 #define THREADS 8
-#define MAX_VARS 16
+#define MAX_VARS 24
 
 /* ---- per-thread state: variables, allocator, logger, failures ------------------------ */
 
@@ -43,11 +54,12 @@ typedef struct env_var {
 
 typedef struct worker worker;
 
-/* The variables one getenv hook sees. */
+/* The variables one getenv hook sees (and its env_list hook lists). */
 typedef struct env_set {
     worker *owner;
     env_var vars[MAX_VARS];
     int count;
+    char listed[MAX_VARS][sizeof(env_var)]; /* "NAME=VALUE", a slot per variable */
 } env_set;
 
 struct worker {
@@ -58,6 +70,7 @@ struct worker {
     long live_blocks;       /* the counting allocator's blocks not freed yet */
     long foreign_calls;     /* callbacks that ran on another thread */
     long log_lines;
+    long plugin_runs;       /* the exec plugin's stderr lines "ran for thread <t>" logged */
     int token_logged;
     int failures;
     char first_failure[512];
@@ -96,12 +109,13 @@ static const char *own_getenv(void *user, const char *name) {
     return NULL;
 }
 
-static void own_log(void *user, cres_log_level level, const char *message) {
-    worker *w = (worker *)user;
-    (void)level;
-    on_own_thread(w);
-    w->log_lines++;
-    if (w->token && strstr(message, w->token)) w->token_logged = 1;
+/* The index-th variable as "NAME=VALUE" (the exec plugin's environment). */
+static const char *own_env_at(void *user, size_t index) {
+    env_set *e = (env_set *)user;
+    on_own_thread(e->owner);
+    if (index >= (size_t)e->count) return NULL;
+    snprintf(e->listed[index], sizeof e->listed[index], "%s=%s", e->vars[index].name, e->vars[index].value);
+    return e->listed[index];
 }
 
 static void failf(worker *w, const char *fmt, ...) {
@@ -110,6 +124,20 @@ static void failf(worker *w, const char *fmt, ...) {
     va_start(ap, fmt);
     vsnprintf(w->first_failure, sizeof w->first_failure, fmt, ap);
     va_end(ap);
+}
+
+static void own_log(void *user, cres_log_level level, const char *message) {
+    worker *w = (worker *)user;
+    const char *ran = strstr(message, "plugin ran for thread ");
+    (void)level;
+    on_own_thread(w);
+    w->log_lines++;
+    if (w->token && strstr(message, w->token)) w->token_logged = 1;
+    if (ran) { /* the plugin's stderr: the thread whose variables it was given */
+        w->plugin_runs++;
+        if (atoi(ran + strlen("plugin ran for thread ")) != w->id)
+            failf(w, "thread %d's exec plugin got another thread's environment: %s", w->id, message);
+    }
 }
 
 static void set_var(env_set *e, const char *name, const char *fmt, ...) {
@@ -128,6 +156,8 @@ static void config_for(worker *w, env_set *env, cres_config *c) {
     c->allocator.user = w;
     c->getenv.fn = own_getenv;
     c->getenv.user = env;
+    c->env_list.fn = own_env_at;
+    c->env_list.user = env;
     c->log.fn = own_log;
     c->log.user = w;
     c->timeout_ms = 20000;          /* TSan slows us, not the servers: generous bounds */
@@ -214,6 +244,9 @@ static void set_environment(worker *w) {
     set_var(e, "SM_CURRENT_HOST", "t%d-algo-%d", t, t % 2 ? 10 : 2);
     set_var(e, "TPU_WORKER_HOSTNAMES", "t%dtpu0,t%dtpu1", t, t);
     set_var(e, "TPU_WORKER_ID", "%d", t % 2);
+    set_var(e, "CRES_THREAD", "%d", t); /* what the exec plugin says it got */
+    set_var(e, "PATH", "/usr/bin:/bin");   /* the plugin's, as a launcher would pass it */
+    if (t % 4 >= 2) set_var(e, "KUBECONFIG", "%s/kubeconfig-%d.json:%s/kubeconfig.json", w->dir, t, w->dir);
 }
 
 static void environment_backends(worker *w, const cres_config *c) {
@@ -363,12 +396,42 @@ static cres_resolver *gce_resolver(worker *w, const cres_config *c, const http_c
     return created(w, "gce", cres_gce_resolver_create(&o, &r, &err), r, &err);
 }
 
+/* Thread t's kubeconfig: t % 4 == 0 the shared file's context "token", 1 its context "exec"
+   (options.kubeconfig and options.context); 2 and 3 $KUBECONFIG (set_environment()): its own
+   file, then the shared one, and its own file's current-context, whose user is the shared
+   "token-user" (2) or its own exec user (3). So threads 1, 3, 5 and 7 run exec plugins:
+   1 and 5 once per resolver (the credential has no expiry), 3 and 7 before every request
+   (it comes back expired). */
+static cres_resolver *kubeconfig_resolver(worker *w, const cres_config *c, const http_case *hc) {
+    cres_k8s_options o;
+    cres_k8s_job_selector job;
+    cres_resolver *r = NULL;
+    cres_error err;
+    char shared[512];
+    snprintf(shared, sizeof shared, "%s/kubeconfig.json", w->dir);
+    job.job = "worker";
+    job.selector = hc->name;
+    memset(&o, 0, sizeof o);
+    o.config = c;
+    o.jobs = &job;
+    o.jobs_count = 1;
+    if (w->id % 4 < 2) {
+        o.kubeconfig = shared;
+        o.context = w->id % 4 ? "exec" : "token";
+    }
+    o.page_size = 2;
+    o.hostname = hc->own;
+    return created(w, "kubeconfig", cres_k8s_resolver_create(&o, &r, &err), r, &err);
+}
+
 static void http_backends(worker *w, const cres_config *c, const http_case *k8s, const http_case *gce) {
     char master[256];
     cres_cluster_spec *want = spec_of(w, k8s->spec);
     const char *address = want ? cres_spec_task_address(want, "worker", k8s->own_index) : NULL;
     snprintf(master, sizeof master, "grpc://%s", address ? address : "?");
     check(w, "kubernetes", k8s_resolver(w, c, k8s), want, "worker", k8s->own_index, master);
+    check(w, "kubeconfig", kubeconfig_resolver(w, c, k8s), spec_of(w, k8s->spec), "worker", k8s->own_index,
+          master);
 
     want = spec_of(w, gce->spec);
     address = want ? cres_spec_task_address(want, "worker", gce->own_index) : NULL;
@@ -420,6 +483,11 @@ static pthread_mutex_t shared_lock = PTHREAD_MUTEX_INITIALIZER;
 static int shared_locked = 1;
 static cres_resolver *shared_union;
 static long shared_uses;
+/* Set by main once every thread runs: the threads wait for it, then use the shared union
+   first in each round, so their first uses come together, with nothing in between that
+   orders them (the rest of a round does: OpenSSL's locks, in curl), and each thread's
+   history still holds its own. Without it TSan missed the control now and then. */
+static int all_started;
 
 static cres_resolver *make_shared_union(void) {
     static const char tf[] = "{\"cluster\": {\"worker\": [\"sw0:2222\", \"sw1:2222\"]},"
@@ -486,11 +554,12 @@ static void *run_worker(void *arg) {
         failf(w, "cannot read the fixtures of thread %d in %s", w->id, w->dir);
         return NULL;
     }
+    while (!__atomic_load_n(&all_started, __ATOMIC_ACQUIRE)) sched_yield();
     for (round = 0; round < w->rounds; round++) {
+        use_shared_union(w);
         environment_backends(w, &c);
         http_backends(w, &c, &k8s, &gce);
         own_union(w, &c, &k8s);
-        use_shared_union(w);
     }
     return NULL;
 }
@@ -536,17 +605,25 @@ int main(int argc, char **argv) {
             return 1;
         }
     }
+    __atomic_store_n(&all_started, 1, __ATOMIC_RELEASE);
     for (t = 0; t < THREADS; t++) pthread_join(threads[t], NULL);
     for (t = 0; t < THREADS; t++) {
         worker *w = &workers[t];
         if (w->live_blocks) failf(w, "%ld blocks of this thread's allocator were never freed", w->live_blocks);
         if (w->foreign_calls) failf(w, "%ld callbacks ran on another thread", w->foreign_calls);
         if (w->token_logged) failf(w, "the token was logged");
+        if (t % 4 == 1 && w->plugin_runs != w->rounds) /* its credential is kept */
+            failf(w, "the exec plugin ran %ld times, want once per round (%d)", w->plugin_runs, w->rounds);
+        if (t % 4 == 3 && w->plugin_runs < 2L * w->rounds) /* expired: before every request */
+            failf(w, "the exec plugin ran %ld times, want at least twice per round (%d)", w->plugin_runs,
+                  w->rounds);
+        if (t % 2 == 0 && w->plugin_runs) failf(w, "an exec plugin ran for a token user");
         if (w->failures) {
             failed = 1;
             printf("FAIL thread %d: %d failed checks; first: %s\n", t, w->failures, w->first_failure);
         } else {
-            printf("ok   thread %d: %d rounds of 11 resolvers, %ld log lines\n", t, w->rounds, w->log_lines);
+            printf("ok   thread %d: %d rounds of 12 resolvers, %ld log lines, %ld exec plugin runs\n", t, w->rounds,
+                   w->log_lines, w->plugin_runs);
         }
     }
     if (shared_uses != (long)THREADS * atoi(argv[1])) {
