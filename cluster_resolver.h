@@ -18,7 +18,7 @@
       5. Cluster specs
       Code map (search for ">>tag"): declarations >>results >>config >>spec >>resolver
       >>backends >>launch >>hostlist; implementation >>impl >>alloc >>errors >>writer >>text
-      >>json >>spec >>resolver >>http >>curl >>simple >>union >>tfconfig >>local >>k8s
+      >>json >>spec >>resolver >>http >>curl >>simple >>union >>tfconfig >>local >>k8s >>kubeconfig
       >>google >>gce >>tpu >>hostlist >>hpc >>slurm >>mpi >>sagemaker >>platform >>coord
       >>auto >>launch.
       The HTTP transport's contract is beside cres_transport; README has the differences

@@ -25,13 +25,15 @@ import ipaddress
 import json
 import os
 import select
-import signal
 import socket
 import socketserver
 import struct
 import sys
 import threading
 import time
+
+sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+import fake_api  # noqa: E402
 
 HEAD_LIMIT = 64 * 1024
 CONNECT_SECONDS = 10
@@ -265,17 +267,6 @@ class Server(socketserver.ThreadingTCPServer):
         super().handle_error(request, client_address)
 
 
-def write_port(path, port):
-    tmp = "%s.%d.tmp" % (path, os.getpid())
-    with open(tmp, "w") as f:
-        f.write("%d\n" % port)
-    os.replace(tmp, path)
-
-
-def _stop(signum, frame):
-    raise SystemExit(0)
-
-
 def main(argv=None):
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("kind", choices=("http", "socks5"))
@@ -287,19 +278,7 @@ def main(argv=None):
     srv = Server(("127.0.0.1", 0), handler)
     srv.stopping = threading.Event()
     srv.log = Log(opts.log)
-    signal.signal(signal.SIGTERM, _stop)
-    signal.signal(signal.SIGINT, _stop)
-    timer = threading.Timer(opts.max_seconds, srv.shutdown)
-    timer.daemon = True
-    timer.start()
-    write_port(opts.port_file, srv.server_address[1])
-    try:
-        srv.serve_forever(poll_interval=0.1)
-    finally:
-        srv.stopping.set()
-        srv.server_close()
-        srv.log.close()
-    return 0
+    return fake_api.serve(srv, opts)  # the port file, signals, --max-seconds, as the fakes do
 
 
 if __name__ == "__main__":
