@@ -3,7 +3,8 @@
 to compile, and the heap each backend uses to resolve 8, 1,000 and 10,000 members.
 
   programs  small programs (auto with every backend; auto with only TF_CONFIG, Slurm, MPI and
-            local, the rest left out by compile switches; TF_CONFIG alone) built for size
+            local, the rest left out by compile switches; TF_CONFIG alone; Kubernetes with and
+            without kubeconfig files, CLUSTER_RESOLVER_NO_KUBECONFIG) built for size
             with -ffunction-sections -fdata-sections -Wl,--gc-sections -s, with and without
             unwind tables: text + data
   size      a .c file that defines CLUSTER_RESOLVER_IMPLEMENTATION and includes the header,
@@ -133,6 +134,8 @@ PROGRAMS = [  # (name, create function, switches)
     ("auto, every backend", "cres_auto_resolver_create", []),
     ("auto with TF_CONFIG, Slurm, MPI and local only", "cres_auto_resolver_create", LEFT_OUT_BUT_AUTO4),
     ("TF_CONFIG only", "cres_tfconfig_resolver_create", []),
+    ("Kubernetes with kubeconfig files and exec plugins", "cres_k8s_resolver_create", []),
+    ("Kubernetes in a cluster and `server` only", "cres_k8s_resolver_create", ["KUBECONFIG"]),
 ]
 # One program per backend: what each costs on its own (local is about the shared core).
 ONE_BACKEND = ["local", "tfconfig", "simple", "union", "slurm", "mpi", "pbs", "lsf", "sge", "flux",
