@@ -5138,47 +5138,70 @@ CRES__PRIVATE cres_result cres__kube_files(cres__kload *L, const char *explicit_
     return cres__kube_read(L, path, strlen(path), 0, err);
 }
 
+/* A name in a list, as its JSON text (a name given twice is the same text). */
+typedef struct cres__kname {
+    const char *s;
+    size_t n;
+} cres__kname;
+
+CRES__PRIVATE int cres__cmp_kname(const void *x, const void *y) {
+    const cres__kname *a = (const cres__kname *)x, *b = (const cres__kname *)y;
+    int c = memcmp(a->s, b->s, a->n < b->n ? a->n : b->n);
+    return c ? c : (a->n > b->n) - (a->n < b->n);
+}
+
+/* One list of one file: a list (or null) of mappings whose "name" is a string, no name twice
+   (sorted, so a file of many entries costs n log n, not n^2). */
+CRES__PRIVATE cres_result cres__kube_check_list(const cres__kfile *f, const char *list, int at,
+                                                cres_error *err) {
+    static const char *const key[] = {"name"};
+    const cres__json *d = &f->d;
+    char q[CRES__PATH_QUOTE_SIZE], n1[CRES__QUOTE_SIZE];
+    cres__kname *names;
+    int i, item, name, n;
+    cres_result res = CRES_OK;
+    cres__quote(q, sizeof q, f->path, strlen(f->path));
+    if (at < 0 || cres__json_is_null(d, at)) return CRES_OK;
+    if (d->t[at].type != JSMN_ARRAY)
+        return cres__fail(err, CRES_ERR_ENVIRONMENT,
+                          "kubernetes: kubeconfig %s: \"%s\" must be a list", q, list);
+    if ((n = d->t[at].size) == 0) return CRES_OK;
+    if (!(names = (cres__kname *)cres__alloc(d->a, (size_t)n * sizeof *names)))
+        return cres__oom(err, "kubernetes");
+    for (i = 0, item = at + 1; i < n && res == CRES_OK; i++, item = cres__json_next(d, item)) {
+        cres__json_pick(d, item, key, &name, 1);
+        if (name < 0 || d->t[name].type != JSMN_STRING)
+            res =
+                cres__fail(err, CRES_ERR_ENVIRONMENT,
+                           "kubernetes: kubeconfig %s: %s[%d] has no \"name\" string", q, list, i);
+        else
+            names[i].s = d->s + d->t[name].start,
+            names[i].n = (size_t)(d->t[name].end - d->t[name].start);
+    }
+    if (res == CRES_OK) qsort(names, (size_t)n, sizeof *names, cres__cmp_kname);
+    for (i = 1; i < n && res == CRES_OK; i++)
+        if (cres__cmp_kname(&names[i - 1], &names[i]) == 0)
+            res = cres__fail(err, CRES_ERR_ENVIRONMENT,
+                             "kubernetes: kubeconfig %s: %s names %s twice", q, list,
+                             cres__quote(n1, sizeof n1, names[i].s, names[i].n));
+    cres__free(d->a, names);
+    return res;
+}
+
 /* Checks the named lists of every file, as client-go decodes each whole: "clusters",
    "users" and "contexts" are lists (or null) of mappings whose "name" is a string, no name
    twice in one file. */
 CRES__PRIVATE cres_result cres__kube_check(cres__kload *L, cres_error *err) {
     static const char *const lists[] = {"clusters", "users", "contexts"};
-    char q[CRES__PATH_QUOTE_SIZE], n1[CRES__QUOTE_SIZE];
     size_t f, l;
+    cres_result res;
     for (f = 0; f < L->count; f++) {
-        const cres__json *d = &L->files[f].d;
-        int at[3], i, item;
-        if (!cres__json_is(d, 0, JSMN_OBJECT)) continue;
-        cres__json_pick(d, 0, lists, at, 3);
-        for (l = 0; l < 3; l++) {
-            const char *path = L->files[f].path;
-            if (at[l] < 0 || cres__json_is_null(d, at[l])) continue;
-            if (d->t[at[l]].type != JSMN_ARRAY)
-                return cres__fail(err, CRES_ERR_ENVIRONMENT,
-                                  "kubernetes: kubeconfig %s: \"%s\" must be a list",
-                                  cres__quote(q, sizeof q, path, strlen(path)), lists[l]);
-            for (i = 0, item = at[l] + 1; i < d->t[at[l]].size;
-                 i++, item = cres__json_next(d, item)) {
-                static const char *const key[] = {"name"};
-                int name, j, other;
-                cres__json_pick(d, item, key, &name, 1);
-                if (name < 0 || d->t[name].type != JSMN_STRING)
-                    return cres__fail(err, CRES_ERR_ENVIRONMENT,
-                                      "kubernetes: kubeconfig %s: %s[%d] has no \"name\" string",
-                                      cres__quote(q, sizeof q, path, strlen(path)), lists[l], i);
-                for (j = 0, other = at[l] + 1; j < i; j++, other = cres__json_next(d, other)) {
-                    int name2;
-                    cres__json_pick(d, other, key, &name2, 1);
-                    if (d->t[name2].end - d->t[name2].start == d->t[name].end - d->t[name].start &&
-                        !memcmp(d->s + d->t[name2].start, d->s + d->t[name].start,
-                                (size_t)(d->t[name].end - d->t[name].start)))
-                        return cres__fail(err, CRES_ERR_ENVIRONMENT,
-                                          "kubernetes: kubeconfig %s: %s names %s twice",
-                                          cres__quote(q, sizeof q, path, strlen(path)), lists[l],
-                                          cres__json_quote(d, name, n1, sizeof n1));
-                }
-            }
-        }
+        int at[3];
+        if (!cres__json_is(&L->files[f].d, 0, JSMN_OBJECT)) continue;
+        cres__json_pick(&L->files[f].d, 0, lists, at, 3);
+        for (l = 0; l < 3; l++)
+            if ((res = cres__kube_check_list(&L->files[f], lists[l], at[l], err)) != CRES_OK)
+                return res;
     }
     return CRES_OK;
 }

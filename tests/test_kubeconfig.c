@@ -576,6 +576,22 @@ static void contexts_clusters_and_users_that_name_nothing(void **state) {
     FAILS(resolve(put("c9", "[1]"), "x", &err), CRES_ERR_ENVIRONMENT, "c9", "not a mapping");
 }
 
+/* 100,000 contexts in one file are checked for a name given twice in n log n, not n^2 (which
+   would take minutes here). */
+static void many_entries_are_checked_quickly(void **state) {
+    const size_t n = 100000;
+    size_t used = 0, i, cap = n * 64 + 256;
+    char *text = (char *)malloc(cap);
+    (void)state;
+    assert_non_null(text);
+    used += (size_t)snprintf(text + used, cap - used, "{\"contexts\": [");
+    for (i = 0; i < n; i++)
+        used += (size_t)snprintf(text + used, cap - used, "{\"name\": \"ctx-%zu\", \"context\": {}},", i);
+    used += (size_t)snprintf(text + used, cap - used, "{\"name\": \"ctx-77\"}]}");
+    FAILS(resolve(put("many", text), "ctx-1", &err), CRES_ERR_ENVIRONMENT, "contexts names \"ctx-77\" twice");
+    free(text);
+}
+
 /* ---------------------------------------------------------------------------------------
    YAML, as kubectl writes it and as people edit it */
 
@@ -917,6 +933,7 @@ int main(void) {
         T_(options_token_and_ca_replace_the_kubeconfig_ones),
         T_(validation_errors_name_file_stanza_and_field),
         T_(contexts_clusters_and_users_that_name_nothing),
+        T_(many_entries_are_checked_quickly),
         T_(yaml_as_kubectl_writes_it),
         T_(yaml_as_people_edit_it),
         T_(yaml_one_one_booleans_are_not_strings),
