@@ -499,8 +499,8 @@
                   v1beta1: run through config.exec with args, env and KUBERNETES_EXEC_INFO;
                   its token or certificate kept until expirationTimestamp, checked before
                   each request; run once more on a 401; its stderr to the log), auth-provider
-                  oidc (id-token). Nothing of the user goes to an http:// server. Else in
-                  cluster:
+                  oidc (id-token). No credential goes to an http:// server (impersonation
+                  headers do, as with kubectl). Else in cluster:
                   KUBERNETES_SERVICE_HOST / _PORT (1..65535), the service account's token
                   (read at every resolve: bound tokens rotate), ca.crt and namespace in
                   /var/run/secrets/kubernetes.io/serviceaccount/. Pages of page_size (0 =
@@ -5636,6 +5636,28 @@ CRES__PRIVATE cres_result cres__kube_context(cres__kload *L, const char *option,
                       L->count > 1 ? " and the others" : "", L->origin);
 }
 
+/* The cluster's server as the base URL of requests: https:// or http:// (none: https://, as
+   client-go with a CA), a host, no blanks or control characters, no trailing slash. */
+CRES__PRIVATE cres_result cres__kube_server(cres__k8s *k, const cres__kstanza *cluster,
+                                            const char *server, cres_error *err) {
+    const char *scheme = strstr(server, "://") ? "" : "https://", *host;
+    size_t n = strlen(scheme) + strlen(server) + 1;
+    if (!*scheme && strncmp(server, "https://", 8) != 0 && strncmp(server, "http://", 7) != 0)
+        return cres__kfail(cluster, "server", "must be an http:// or https:// URL", err);
+    host = *scheme ? server : strstr(server, "://") + 3;
+    if (!*host || *host == '/' || *host == '?' || *host == '#' || cres__bad_text(server, 1))
+        return cres__kfail(cluster, "server",
+                           "must name a host, without blanks or control "
+                           "characters",
+                           err);
+    if (!(k->server = (char *)cres__alloc(&k->base.config.allocator, n)))
+        return cres__oom(err, "kubernetes");
+    snprintf(k->server, n, "%s%s", scheme, server);
+    for (n = strlen(k->server); n > 0 && k->server[n - 1] == '/';)
+        k->server[--n] = '\0'; /* paths are appended with their own slash */
+    return CRES_OK;
+}
+
 /* A context naming a cluster or user that no file defines: kubectl would go on with
    http://localhost:8080 or no credentials; we say so. */
 CRES__PRIVATE cres_result cres__kube_undefined(const cres__kstanza *ctx, const char *field,
@@ -5689,28 +5711,14 @@ CRES__PRIVATE cres_result cres__kube_load(cres__k8s *k, const cres_k8s_options *
         else
             res = cres__kube_user(&user, &kind, err);
     }
-    if (res == CRES_OK) {
-        const char *scheme = strstr(server, "://") ? "" : "https://";
-        size_t n = strlen(scheme) + strlen(server) + 1;
-        if (!*scheme && strncmp(server, "https://", 8) != 0 && strncmp(server, "http://", 7) != 0)
-            res = cres__kfail(&cluster, "server", "must be an http:// or https:// URL", err);
-        else if (!(k->server = (char *)cres__alloc(&k->base.config.allocator, n)))
-            res = cres__oom(err, "kubernetes");
-        else
-            snprintf(k->server, n, "%s%s", scheme, server);
-        for (n = res == CRES_OK ? strlen(k->server) : 0; n > 0 && k->server[n - 1] == '/';)
-            k->server[--n] = '\0'; /* paths are appended with their own slash */
-    }
+    if (res == CRES_OK) res = cres__kube_server(k, &cluster, server, err);
     if (res == CRES_OK && strncmp(k->server, "http://", 7) == 0 && strcmp(kind, "none") != 0) {
-        /* client-go sends a kubeconfig's credentials over TLS only */
+        /* client-go sends a kubeconfig's credentials over TLS only (impersonation goes on) */
         cres__log(&k->base, CRES_LOG_INFO,
-                  "kubernetes: %s is plain HTTP: user \"%s\"'s "
-                  "credentials are not sent",
+                  "kubernetes: %s is plain HTTP: user \"%s\"'s credentials are not sent",
                   k->server, user_name);
         memset(&k->kube.tls, 0, sizeof k->kube.tls);
-        k->kube.token = k->kube.token_file = k->kube.basic = k->kube.as_user = k->kube.as_uid =
-            NULL;
-        k->kube.as_groups_count = 0;
+        k->kube.token = k->kube.token_file = k->kube.basic = NULL;
         k->kube.exec_argv = NULL;
         kind = "none (plain HTTP)";
     }
@@ -5754,7 +5762,7 @@ int kill(pid_t pid, int signal); /* POSIX; <signal.h> hides it in strict ISO C m
    FD_CLOEXEC by the program stay open in the plugin). */
 #if defined(__GLIBC__) && (__GLIBC__ > 2 || (__GLIBC__ == 2 && __GLIBC_MINOR__ >= 34))
 #  define CRES__SPAWN_CLOSEFROM 1
-#  if !defined(__cplusplus) && !defined(_DEFAULT_SOURCE)
+#  if !defined(__cplusplus) && !defined(_GNU_SOURCE) /* <spawn.h> declares it for GNU only */
 int posix_spawn_file_actions_addclosefrom_np(posix_spawn_file_actions_t *actions, int from);
 #  endif
 #endif

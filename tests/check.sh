@@ -47,6 +47,15 @@ for opt in -O1 -O3 -Os -Og; do
 done
 [ "$status" = 0 ] || { echo "check: the implementation warns at an optimization level (above)" >&2; exit 1; }
 n=$((n + 8))
+# Compilers' own dialects (gnu11, gnu17: what `cc` builds without -std) and _GNU_SOURCE, where
+# the system headers declare more (POSIX spawn's extensions among them) than in strict C.
+for cc in gcc clang; do
+    for std in gnu11 gnu17; do
+        "$cc" -std=$std -O2 $warn -DCLUSTER_RESOLVER_USE_CURL -c tests/compile/impl_only.c -o "$out/impl-$cc-$std.o"
+    done
+    "$cc" -std=c99 -O2 $warn -D_GNU_SOURCE -DCLUSTER_RESOLVER_USE_CURL -c tests/compile/impl_only.c -o "$out/impl-$cc-gnusrc.o"
+done
+n=$((n + 6))
 # The layout rule (.clang-format): no line of the header or the examples past 100 columns.
 long=$(awk 'length > 100 { print FILENAME ":" FNR }' cluster_resolver.h examples/*.c)
 [ -z "$long" ] || { printf 'check: lines past 100 columns (clang-format --lines=N:N FILE fixes them):\n%s\n' "$long" >&2; exit 1; }

@@ -1143,8 +1143,6 @@ def write_port(path, port):
     os.replace(tmp, path)
 
 
-def _stop(signum, frame):
-    raise SystemExit(0)
 
 
 def main(argv=None):
@@ -1159,8 +1157,13 @@ def main(argv=None):
 
 def serve(srv, opts):
     """Writes the port file, serves until SIGTERM/SIGINT or --max-seconds; returns 0."""
-    signal.signal(signal.SIGTERM, _stop)
-    signal.signal(signal.SIGINT, _stop)
+    def stop(signum, frame):
+        # shutdown() from another thread: serve_forever() then returns by itself. (Raising
+        # SystemExit here instead could land in a garbage-collection callback, where Python
+        # ignores it, and the server would live on until killed.)
+        threading.Thread(target=srv.shutdown, daemon=True).start()
+    signal.signal(signal.SIGTERM, stop)
+    signal.signal(signal.SIGINT, stop)
     timer = threading.Timer(opts.max_seconds, srv.shutdown)
     timer.daemon = True
     timer.start()

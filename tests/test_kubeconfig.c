@@ -459,13 +459,16 @@ static void basic_auth_and_impersonation_headers(void **state) {
     assert_string_equal(T.requests[0].headers[5], "Impersonate-Group: ops");
 }
 
-/* An http:// server gets nothing of the user (kubectl sends credentials over TLS only). */
+/* An http:// server gets no credentials (kubectl sends them over TLS only); impersonation
+   headers, which are no credential, go as kubectl sends them. */
 static void plain_http_server_gets_no_credentials(void **state) {
     cres_error err;
     (void)state;
     OK(resolve(config_json("http", "'server': 'http://127.0.0.1:8001'", "'token': 'secret', 'as': 'jane'"), NULL, &err));
-    assert_int_equal(T.requests[0].headers_count, 1);
+    assert_int_equal(T.requests[0].headers_count, 2);
     assert_string_equal(T.requests[0].headers[0], "Accept: application/json");
+    assert_string_equal(T.requests[0].headers[1], "Impersonate-User: jane");
+    assert_false(T.requests[0].has_tls && T.requests[0].cert_pem[0]);
     HAS(logs.text, "plain HTTP");
 }
 
@@ -530,6 +533,11 @@ static void validation_errors_name_file_stanza_and_field(void **state) {
         {SERVER ", 'certificate-authority-data': 'not base64!'", "", {"\"certificate-authority-data\" is not base64", "bad17", "x"}},
         {SERVER, "'as-user-extra': {'reason': ['x']}", {"as-user-extra", "bad18", "not supported"}},
         {"'server': 'ftp://k8s.test'", "", {"\"server\" must be an http:// or https:// URL", "bad19", "x"}},
+        /* no host (curl would read "http:/api/..." as host "api"), blanks, a CR LF */
+        {"'server': 'http://'", "'token': 'Tok3n-0123456789abc'", {"\"server\" must name a host", "bad20", "x"}},
+        {"'server': 'https:///api'", "", {"\"server\" must name a host", "bad21", "x"}},
+        {"'server': ' k8s.test:6443'", "", {"\"server\" must name a host", "bad22", "blanks"}},
+        {"'server': 'https://h\\r\\nX-Injected: 1'", "", {"\"server\" must name a host", "bad23", "control"}},
     };
     size_t i;
     (void)state;

@@ -11,8 +11,9 @@ one of tests/fuzz/corpus/NAME/ are left out. The same fixtures give the same fil
 Nothing here is typed in by hand; the seeds come from
   - the C unit tests (tests/test_*.c), replayed by a small interpreter: every resolver a test
     creates is recorded with the environment, options, files and scripted HTTP answers it was
-    given, and so is every string a test hands to the hostlist and JSON readers; string
-    literals that are JSON documents are collected too;
+    given (tests/test_kubeconfig.c: its kubeconfig files and exec plugin answers), and so is
+    every string a test hands to the hostlist and JSON readers; string literals that are JSON
+    documents are collected too;
   - the fixture generators, called with the arguments the Python tests give them:
     tests/k8s/make_pods.py (pages as tests/fake_api.py serves them), tests/gcp/make_gcp.py
     (pages as tests/gcp/fake_gcp.py serves them), the fixed-seed hostlist corpus of
@@ -930,6 +931,50 @@ def replay(name):
     if name not in _REPLAYS:
         _REPLAYS[name] = Replay(CFile(os.path.join(TESTS, name))).run()
     return _REPLAYS[name]
+
+
+KC_DIR = "/kubeconfig-test-dir"  # test_kubeconfig.c's T.dir, as the replay names it
+
+
+class KubeconfigReplay(Replay):
+    """tests/test_kubeconfig.c, whose helpers write files and script exec plugins: put() (and
+    config_json() and script(), which call it) keeps a file's text under the path it returns,
+    plugin() queues an answer; every resolver a test makes records the files written so far
+    (in its options, as "__files__") and the plugin answers (in its routes)."""
+
+    def __init__(self, cfile):
+        super().__init__(cfile)
+        self.globals["T"] = {"dir": KC_DIR}
+
+    def b_put(self, name, text=UNKNOWN, *args):
+        if not (known_text(name) and known_text(text)):
+            return UNKNOWN
+        path = KC_DIR + "/" + name
+        self.state.__dict__.setdefault("files", {})[path] = text
+        return path
+
+    def user_call(self, name, args):
+        if name in ("setup", "teardown"):  # they make and remove the real T.dir: not replayed
+            return UNKNOWN
+        return super().user_call(name, args)
+
+    def b_plugin(self, exit_code, out=None, err=None, *args):
+        self.state.routes.append({"plugin": out, "exit": exit_code})
+
+    def create(self, backend, opts):
+        opts = deref(opts)
+        if isinstance(opts, dict):
+            opts = dict(opts, __files__=dict(self.state.__dict__.get("files", {})))
+            self.snapshots.append(Snapshot(backend, dict(self.state.env), opts,
+                                           list(self.state.routes), self.c.tag))
+        return UNKNOWN
+
+
+def kubeconfig_replay():
+    if "kubeconfig" not in _REPLAYS:
+        _REPLAYS["kubeconfig"] = KubeconfigReplay(
+            CFile(os.path.join(TESTS, "test_kubeconfig.c"))).run()
+    return _REPLAYS["kubeconfig"]
 
 
 def c_json_documents(names):
@@ -1877,13 +1922,61 @@ def sched_files_seeds():
     yield from encoded(c_snapshots("test_hpc.c", "mpi"), sched_seed)
 
 
+# fuzz_kubeconfig: byte 0 (bits 0-1 the files: 0 options.kubeconfig A, 1 $KUBECONFIG "A:B",
+# 2 $KUBECONFIG with an empty name, a missing file and a repeat, 3 $HOME/.kube/config A; bit 2
+# options.context; bit 3 a 401 first; bit 4 a CA-only transport; bits 5-6 the plugin exits 0,
+# 0, 3 or cannot start; bit 7 all_namespaces), then file A, file B, the plugin's stdout and the
+# context, separated by 0xFF.
+KC_PLUGIN_EXITS_3 = 2 << 5
+
+
+def kubeconfig_seed(snap):
+    """A resolver of tests/test_kubeconfig.c: its kubeconfig files (the first two of a list),
+    how they are named, its context and the last plugin answer scripted before it."""
+    files, o, env = snap.opts.get("__files__", {}), snap.opts, snap.env
+    explicit, listed, home = o.get("kubeconfig"), env.get("KUBECONFIG"), env.get("HOME")
+    if known_text(explicit):
+        mode, paths = 0, [explicit]
+    elif known_text(listed) and listed:
+        names = listed.split(":")
+        paths = [n for i, n in enumerate(names) if n in files and n not in names[:i]]
+        mode = 1 if names == paths and len(paths) <= 2 else 2
+    elif known_text(home) and home + "/.kube/config" in files:
+        mode, paths = 3, [home + "/.kube/config"]
+    else:
+        return None  # in-cluster, or files the replay did not see written
+    if not paths or any(p not in files for p in paths):
+        return None
+    flags = mode
+    context = o.get("context")
+    if known_text(context):
+        flags |= 4
+    out = ""
+    plugins = [r for r in snap.routes if "plugin" in r]
+    if plugins:
+        out = plugins[-1]["plugin"] if known_text(plugins[-1]["plugin"]) else ""
+        if plugins[-1]["exit"] not in (0, None):
+            flags |= KC_PLUGIN_EXITS_3
+    parts = [c_bytes(t) for t in (files[paths[0]], files[paths[1]] if len(paths) > 1 else "",
+                                  out, context if known_text(context) else "")]
+    if any(b"\xff" in p for p in parts[:3]):
+        return None
+    while len(parts) > 1 and not parts[-1]:
+        parts.pop()
+    return bytes([flags]) + b"\xff".join(parts)
+
+
+def kubeconfig_seeds():
+    yield from encoded(kubeconfig_replay().snapshots, kubeconfig_seed)
+
+
 TARGETS = {"spec_json": spec_json_seeds, "tfconfig": tfconfig_seeds,
            "k8s_pods": k8s_pods_seeds, "gce_lists": gce_lists_seeds,
            "tpu_node": tpu_node_seeds, "hostlist": hostlist_seeds,
            "slurm_env": slurm_env_seeds, "sm_hosts": sm_hosts_seeds,
            "hostfile": hostfile_seeds, "launch_env": launch_env_seeds,
            "sched_files": sched_files_seeds,
-           "platform_env": platform_env_seeds}
+           "platform_env": platform_env_seeds, "kubeconfig": kubeconfig_seeds}
 
 
 # =============================================================================================

@@ -726,6 +726,17 @@ def http_server_gets_no_credentials():
 
 
 @test
+def http_server_gets_impersonation_but_no_token():
+    """A plain http:// server with a token and impersonation: kubectl drops the token but still
+    sends Impersonate-User and Impersonate-Group (they are not credentials); so must we."""
+    c = Case()
+    fake = plain_fake()
+    env = c.env(c.write("config", simple(fake.url, {"token": TOKEN, "as": "jane",
+                                                    "as-groups": ["dev", "ops"]})))
+    expect(same(c, fake, env), user="jane", groups=("dev", "ops"))
+
+
+@test
 def http_server_gets_no_basic_auth():
     """The same for a username and password: no Basic credentials to an http:// server."""
     c = Case()
