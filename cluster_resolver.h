@@ -4508,7 +4508,7 @@ typedef struct cres__k8s {
 
 #ifndef CLUSTER_RESOLVER_NO_KUBECONFIG
 #ifndef CRES_MAX_KUBECONFIG_FILES
-#define CRES_MAX_KUBECONFIG_FILES 64 /* names in $KUBECONFIG */
+#  define CRES_MAX_KUBECONFIG_FILES 64 /* names in $KUBECONFIG */
 #endif
 #define CRES__EXEC_MAX_OUTPUT (1024u * 1024u) /* an ExecCredential is a few KB */
 #define CRES__EXEC_TIMEOUT_MS 60000           /* a plugin's run when the resolve has no bound */
@@ -4618,7 +4618,7 @@ CRES__PRIVATE int cres__parse_rfc3339(const char *s, long long *out) {
 /* ---- YAML as JSON text ------------------------------------------------------------------ */
 
 #ifdef CLUSTER_RESOLVER_USE_YAML
-#include <yaml.h>
+#  include <yaml.h>
 
 /* One open collection of the conversion, and where each anchor's JSON text lies. */
 typedef struct cres__yframe {
@@ -5747,25 +5747,25 @@ CRES__PRIVATE cres_result cres__spawn_run(void *user, const cres_exec_request *r
                       "running a program needs config.exec on Windows (no default there)");
 }
 #else
-#include <errno.h>
-#include <fcntl.h>
-#include <poll.h>
-#include <signal.h>
-#include <spawn.h>
-#include <sys/wait.h>
-#include <unistd.h>
-#if !defined(__cplusplus) && !defined(_POSIX_C_SOURCE) && !defined(_XOPEN_SOURCE)
+#  include <errno.h>
+#  include <fcntl.h>
+#  include <poll.h>
+#  include <signal.h>
+#  include <spawn.h>
+#  include <sys/wait.h>
+#  include <unistd.h>
+#  if !defined(__cplusplus) && !defined(_POSIX_C_SOURCE) && !defined(_XOPEN_SOURCE)
 int kill(pid_t pid, int signal); /* POSIX; <signal.h> hides it in strict ISO C modes */
-#endif
+#  endif
 /* A plugin gets stdin, stdout and stderr only, as kubectl's do: not the other threads' pipes
    and connections (glibc 2.34 closes the rest for us; elsewhere descriptors made without
    FD_CLOEXEC by the program stay open in the plugin). */
-#if defined(__GLIBC__) && (__GLIBC__ > 2 || (__GLIBC__ == 2 && __GLIBC_MINOR__ >= 34))
-#  define CRES__SPAWN_CLOSEFROM 1
-#  if !defined(__cplusplus) && !defined(_GNU_SOURCE) /* <spawn.h> declares it for GNU only */
+#  if defined(__GLIBC__) && (__GLIBC__ > 2 || (__GLIBC__ == 2 && __GLIBC_MINOR__ >= 34))
+#    define CRES__SPAWN_CLOSEFROM 1
+#    if !defined(__cplusplus) && !defined(_GNU_SOURCE) /* <spawn.h> declares it for GNU only */
 int posix_spawn_file_actions_addclosefrom_np(posix_spawn_file_actions_t *actions, int from);
+#    endif
 #  endif
-#endif
 
 typedef struct cres__spawned {
     pid_t pid;
