@@ -1768,10 +1768,11 @@ CRES__PRIVATE void cres__put_int(cres__writer *w, long long v) {
     cres__put(w, tmp, (size_t)n);
 }
 
-CRES__PRIVATE void cres__put_json_string(cres__writer *w, const char *s) {
-    const char *run = s;
+/* n bytes as a JSON string (a NUL as \u0000, which the JSON reader refuses again). */
+CRES__PRIVATE void cres__put_json_string_n(cres__writer *w, const char *s, size_t n) {
+    const char *run = s, *end = s + n;
     cres__put(w, "\"", 1);
-    for (; *s; s++) {
+    for (; s < end; s++) {
         unsigned char c = (unsigned char)*s;
         if (c >= 0x20 && c != '"' && c != '\\') continue;
         cres__put(w, run, (size_t)(s - run));
@@ -1787,6 +1788,10 @@ CRES__PRIVATE void cres__put_json_string(cres__writer *w, const char *s) {
     }
     cres__put(w, run, (size_t)(s - run));
     cres__put(w, "\"", 1);
+}
+
+CRES__PRIVATE void cres__put_json_string(cres__writer *w, const char *s) {
+    cres__put_json_string_n(w, s, strlen(s));
 }
 
 /* Ends the text: NUL-terminates (cutting if needed) and applies the snprintf contract. */
@@ -4644,38 +4649,38 @@ typedef struct cres__yconv {
     int oom, too_big;
 } cres__yconv;
 
-CRES__PRIVATE void cres__yput(cres__yconv *y, const char *s, size_t n) {
-    if (y->oom || y->too_big) return;
+/* Room for n more bytes at the end of the text, within the limit; NULL when there is none
+   (then oom or too_big says why). */
+CRES__PRIVATE char *cres__yroom(cres__yconv *y, size_t n) {
+    if (y->oom || y->too_big) return NULL;
     if (n > CRES_MAX_DOCUMENT_BYTES - y->len) {
         y->too_big = 1; /* aliases can grow a small file without bound */
-        return;
+        return NULL;
     }
     if (!cres__grow(y->a, (void **)&y->out, &y->cap, 1, y->len + n + 1)) {
         y->oom = 1;
-        return;
+        return NULL;
     }
-    memcpy(y->out + y->len, s, n);
+    return y->out + y->len;
+}
+
+CRES__PRIVATE void cres__yput(cres__yconv *y, const char *s, size_t n) {
+    char *at = cres__yroom(y, n);
+    if (!at) return;
+    memcpy(at, s, n);
     y->len += n;
 }
 
-/* A JSON string of n bytes (NULs written as \u0000, which the JSON reader then refuses). */
+/* A scalar of n bytes as a JSON string: measured, then written in place. */
 CRES__PRIVATE void cres__yput_string(cres__yconv *y, const char *s, size_t n) {
-    size_t i, run = 0;
-    cres__yput(y, "\"", 1);
-    for (i = 0; i < n; i++) {
-        unsigned char c = (unsigned char)s[i];
-        char esc[8];
-        if (c >= 0x20 && c != '"' && c != '\\') continue;
-        cres__yput(y, s + run, i - run);
-        if (c == '"' || c == '\\')
-            snprintf(esc, sizeof esc, "\\%c", c);
-        else
-            snprintf(esc, sizeof esc, "\\u%04x", c);
-        cres__yput(y, esc, strlen(esc));
-        run = i + 1;
-    }
-    cres__yput(y, s + run, n - run);
-    cres__yput(y, "\"", 1);
+    cres__writer w;
+    char *at;
+    cres__start(&w, NULL, 0, NULL);
+    cres__put_json_string_n(&w, s, n);
+    if (!(at = cres__yroom(y, w.len))) return;
+    cres__start(&w, at, w.len, NULL);
+    cres__put_json_string_n(&w, s, n);
+    y->len += w.len;
 }
 
 /* What a plain scalar is under YAML 1.1's rules, as sigs.k8s.io/yaml reads it: "n" null,
@@ -4759,16 +4764,7 @@ CRES__PRIVATE const char *cres__yaml_alias(cres__yconv *y, const yaml_event_t *e
     if (i == (size_t)-1) return "an alias names no anchor before it";
     if (key && y->out[y->anchors[i].start] != '"') return "an alias used as a key is no string";
     n = y->anchors[i].end - y->anchors[i].start;
-    if (y->oom || y->too_big) return NULL;
-    if (n > CRES_MAX_DOCUMENT_BYTES - y->len) {
-        y->too_big = 1; /* aliases of aliases double at each level */
-        return NULL;
-    }
-    /* the copy comes from the buffer itself: grow it first, then copy */
-    if (!cres__grow(y->a, (void **)&y->out, &y->cap, 1, y->len + n + 1)) {
-        y->oom = 1;
-        return NULL;
-    }
+    if (!cres__yroom(y, n)) return NULL; /* the copy's source is in the buffer: grow it first */
     memcpy(y->out + y->len, y->out + y->anchors[i].start, n);
     y->len += n;
     return NULL;
@@ -5210,8 +5206,9 @@ CRES__PRIVATE cres_result cres__kube_check(cres__kload *L, cres_error *err) {
    first file that names it; st->f NULL when none does. */
 CRES__PRIVATE void cres__kube_find(cres__kload *L, const char *list, const char *inner,
                                    const char *name, cres__kstanza *st) {
-    static const char *const keys[] = {"name", ""};
+    const char *keys[2];
     size_t f;
+    keys[0] = "name", keys[1] = inner;
     memset(st, 0, sizeof *st);
     st->L = L;
     st->kind = inner;
@@ -5220,12 +5217,10 @@ CRES__PRIVATE void cres__kube_find(cres__kload *L, const char *list, const char 
     for (f = 0; f < L->count; f++) {
         const cres__json *d = &L->files[f].d;
         int at, i, item, v[2];
-        const char *k2[2];
         cres__json_pick(d, 0, &list, &at, 1);
         if (!cres__json_is(d, at, JSMN_ARRAY)) continue;
-        k2[0] = keys[0], k2[1] = inner;
         for (i = 0, item = at + 1; i < d->t[at].size; i++, item = cres__json_next(d, item)) {
-            cres__json_pick(d, item, k2, v, 2);
+            cres__json_pick(d, item, keys, v, 2);
             if (v[0] < 0 || !cres__json_eq(d, v[0], name)) continue;
             st->f = &L->files[f];
             st->obj = v[1]; /* absent or null: an empty stanza */
@@ -5852,6 +5847,11 @@ CRES__PRIVATE void cres__spawn_read(cres__spawned *s, int i, int *stop) {
     }
 }
 
+/* A wait status as an exit code: 0..255, 128 + N for signal N. */
+CRES__PRIVATE int cres__exit_code(int status) {
+    return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+}
+
 /* Waits for the program to end, killing it at the deadline; its exit code. */
 CRES__PRIVATE int cres__spawn_wait(pid_t pid, long long deadline, int kill_now) {
     int status = 0;
@@ -5867,7 +5867,7 @@ CRES__PRIVATE int cres__spawn_wait(pid_t pid, long long deadline, int kill_now) 
         }
     }
     if (got < 0) return -1;
-    return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+    return cres__exit_code(status);
 }
 
 /* The default config.exec: posix_spawnp, no shell, bounded in time and output. */
@@ -5914,7 +5914,7 @@ CRES__PRIVATE cres_result cres__spawn_run(void *user, const cres_exec_request *r
     if (s.fd[0] >= 0) close(s.fd[0]);
     if (s.fd[1] >= 0) close(s.fd[1]);
     if (exited) /* a descriptor leaked to another process held the pipe open */
-        out->exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+        out->exit_code = cres__exit_code(status);
     else out->exit_code = cres__spawn_wait(s.pid, deadline, stop != CRES__SPAWN_RUNNING);
     if (!stop && out->exit_code < 0) stop = CRES__SPAWN_LOST;
     if (!stop && !out->out && !(out->out = (char *)cres__alloc(a, 1))) stop = CRES__SPAWN_OOM;
@@ -6091,7 +6091,8 @@ typedef struct cres__k8s_auth {
     char *bearer;     /* "Bearer <token>" */
     char *file_token; /* a token file's text this resolve */
     cres_http_tls tls;
-    int reran; /* the exec plugin ran again after a 401 */
+    int reran;   /* the exec plugin ran again after a 401 */
+    int applied; /* the plugin's current credential is in the headers and TLS */
 } cres__k8s_auth;
 
 /* Sets "Authorization: Bearer <token>" (replacing the one set before). */
@@ -6118,15 +6119,18 @@ CRES__PRIVATE int cres__k8s_uses_exec(const cres__k8s *k) {
     return k->kube.exec_argv && !k->token && !k->token_file;
 }
 
-/* The plugin's credential into the request headers and TLS; run first when there is none or
-   it has expired. */
+/* The plugin's credential into the request headers and TLS, once per credential; the plugin
+   runs first when there is none or it has expired. */
 CRES__PRIVATE cres_result cres__k8s_exec_apply(cres__k8s *k, cres__http *h, cres__k8s_auth *au,
                                                cres_error *err) {
     const cres__kube_cred *c = &k->kube.cred;
     cres_result res;
-    if ((!c->have || (c->expires > 0 && (long long)time(NULL) >= c->expires)) &&
-        (res = cres__k8s_exec(k, h, err)) != CRES_OK)
-        return res;
+    if (!c->have || (c->expires > 0 && (long long)time(NULL) >= c->expires)) {
+        if ((res = cres__k8s_exec(k, h, err)) != CRES_OK) return res;
+        au->applied = 0; /* a new credential */
+    }
+    if (au->applied) return CRES_OK;
+    au->applied = 1;
     au->tls.client_cert_pem = c->cert_pem ? c->cert_pem : k->kube.tls.client_cert_pem;
     au->tls.client_key_pem = c->key_pem ? c->key_pem : k->kube.tls.client_key_pem;
     return c->token && *c->token ? cres__k8s_bearer(k, au, c->token, err) : CRES_OK;

@@ -787,8 +787,12 @@ class RequestLog:
         if handler.request_body:
             rec["body"] = handler.request_body[:4096].decode("utf-8", "replace")
         rec.update(tls_facts(handler.server, handler.connection))
+        self.append(rec)
+
+    def append(self, rec):
+        """One JSON line, written whole, unless the log is closed (the server is stopping)."""
         with self.lock:
-            if self.file:  # None once the server is stopping
+            if self.file:
                 self.file.write(json.dumps(rec) + "\n")
 
     def write_part(self, handler, method, url, headers, status, body=b""):
@@ -802,9 +806,7 @@ class RequestLog:
                "headers": self._headers(headers), "status": status, "batch_part": True}
         if body:
             rec["body"] = body[:4096].decode("utf-8", "replace")
-        with self.lock:
-            if self.file:
-                self.file.write(json.dumps(rec) + "\n")
+        self.append(rec)
 
     def close(self):
         with self.lock:

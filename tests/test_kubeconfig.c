@@ -226,24 +226,36 @@ static const char *config_json(const char *name, const char *cluster, const char
 
 #define SERVER "'server': 'https://k8s.test:6443'"
 
-static cres_result resolve(const char *kubeconfig, const char *context, cres_error *err) {
-    cres_k8s_options o;
-    cres_resolver *r = NULL;
-    cres_cluster_spec *spec = NULL;
+/* Options for job "worker" of the fake, with a kubeconfig file (NULL: the environment's). */
+static cres_k8s_options kube_options(const char *kubeconfig, const char *context) {
     static const cres_k8s_job_selector jobs[] = {{"worker", "job-name=w"}};
-    cres_result res;
+    cres_k8s_options o;
     memset(&o, 0, sizeof o);
     o.config = &T.cfg;
     o.jobs = jobs;
     o.jobs_count = 1;
     o.kubeconfig = kubeconfig;
     o.context = context;
-    res = cres_k8s_resolver_create(&o, &r, err);
-    if (res == CRES_OK) res = cres_resolve(r, &spec, err);
-    if (res == CRES_OK) assert_int_equal(cres_spec_tasks_count(spec, "worker"), 2);
-    cres_spec_free(spec);
+    return o;
+}
+
+/* One resolver made with o, resolved `times` times; each must find the fake's two pods. */
+static cres_result resolve_times(const cres_k8s_options *o, int times, cres_error *err) {
+    cres_resolver *r = NULL;
+    cres_result res = cres_k8s_resolver_create(o, &r, err);
+    for (; res == CRES_OK && times > 0; times--) {
+        cres_cluster_spec *spec = NULL;
+        res = cres_resolve(r, &spec, err);
+        if (res == CRES_OK) assert_int_equal(cres_spec_tasks_count(spec, "worker"), 2);
+        cres_spec_free(spec);
+    }
     cres_resolver_free(r);
     return res;
+}
+
+static cres_result resolve(const char *kubeconfig, const char *context, cres_error *err) {
+    cres_k8s_options o = kube_options(kubeconfig, context);
+    return resolve_times(&o, 1, err);
 }
 
 static const char *header(size_t request, const char *name) {
@@ -364,31 +376,18 @@ static void no_file_or_no_context_falls_back_to_in_cluster(void **state) {
    Fields */
 
 static void namespace_option_then_context_then_default(void **state) {
-    cres_k8s_options o;
-    cres_resolver *r = NULL;
-    cres_cluster_spec *spec = NULL;
+    cres_k8s_options o = kube_options(NULL, NULL);
     cres_error err;
     (void)state;
     env_set("KUBECONFIG", put("ns", dq("{'current-context': 'x', 'clusters': [{'name': 'x', 'cluster': {'server': 'https://a'}}], "
                                      "'contexts': [{'name': 'x', 'context': {'cluster': 'x', 'namespace': 'team'}}, "
                                      "{'name': 'y', 'context': {'cluster': 'x'}}]}")));
-    memset(&o, 0, sizeof o);
-    o.config = &T.cfg;
-    OK(cres_k8s_resolver_create(&o, &r, &err));
-    OK(cres_resolve(r, &spec, &err));
-    cres_spec_free(spec);
-    cres_resolver_free(r);
+    OK(resolve_times(&o, 1, &err));
     o.namespace_name = "override";
-    OK(cres_k8s_resolver_create(&o, &r, &err));
-    OK(cres_resolve(r, &spec, &err));
-    cres_spec_free(spec);
-    cres_resolver_free(r);
+    OK(resolve_times(&o, 1, &err));
     o.namespace_name = NULL;
     o.context = "y";
-    OK(cres_k8s_resolver_create(&o, &r, &err));
-    OK(cres_resolve(r, &spec, &err));
-    cres_spec_free(spec);
-    cres_resolver_free(r);
+    OK(resolve_times(&o, 1, &err));
     HAS(T.requests[0].url, "/namespaces/team/");
     HAS(T.requests[1].url, "/namespaces/override/");
     HAS(T.requests[2].url, "/namespaces/default/");
@@ -482,22 +481,15 @@ static void oidc_id_token_is_the_bearer(void **state) {
 }
 
 static void options_token_and_ca_replace_the_kubeconfig_ones(void **state) {
-    cres_k8s_options o;
-    cres_resolver *r = NULL;
-    cres_cluster_spec *spec = NULL;
+    cres_k8s_options o =
+        kube_options(config_json("c", SERVER ", 'certificate-authority-data': 'Y2E='", "'token': 'kube'"), NULL);
     cres_error err;
     (void)state;
-    memset(&o, 0, sizeof o);
-    o.config = &T.cfg;
-    o.kubeconfig = config_json("c", SERVER ", 'certificate-authority-data': 'Y2E='", "'token': 'kube'");
     o.token = "mine";
     o.ca_file = "/etc/my-ca.pem";
-    OK(cres_k8s_resolver_create(&o, &r, &err));
-    OK(cres_resolve(r, &spec, &err));
+    OK(resolve_times(&o, 1, &err));
     assert_string_equal(header(0, "Authorization"), "Bearer mine");
     assert_string_equal(T.requests[0].ca_pem, "");
-    cres_spec_free(spec);
-    cres_resolver_free(r);
 }
 
 /* ---------------------------------------------------------------------------------------
@@ -748,34 +740,17 @@ static void exec_plugin_gets_args_env_and_exec_info(void **state) {
 }
 
 static void exec_credential_kept_until_it_expires(void **state) {
-    cres_k8s_options o;
-    cres_resolver *r = NULL;
-    cres_cluster_spec *spec = NULL;
+    cres_k8s_options o = kube_options(config_json("exp", SERVER, EXEC_USER("")), NULL);
     cres_error err;
     (void)state;
-    memset(&o, 0, sizeof o);
-    o.config = &T.cfg;
-    o.kubeconfig = config_json("exp", SERVER, EXEC_USER(""));
     plugin(0, CRED("never-expires", ""), "");
-    OK(cres_k8s_resolver_create(&o, &r, &err));
-    OK(cres_resolve(r, &spec, &err));
-    cres_spec_free(spec);
-    OK(cres_resolve(r, &spec, &err)); /* no second run: the credential has no expiry */
-    cres_spec_free(spec);
-    cres_resolver_free(r);
+    OK(resolve_times(&o, 2, &err)); /* no second run: the credential has no expiry */
     assert_int_equal(T.plugin_next, 1);
     /* a credential that has expired is used once, as it came, then replaced before the
        next request (kubectl's rule: it checks the cached one's expiry at each request) */
     plugin(0, CRED("old", ", \"expirationTimestamp\": \"2020-01-01T00:00:00Z\""), "");
     plugin(0, CRED("new", ", \"expirationTimestamp\": \"2099-01-01T00:00:00+02:00\""), "");
-    OK(cres_k8s_resolver_create(&o, &r, &err));
-    OK(cres_resolve(r, &spec, &err));
-    cres_spec_free(spec);
-    OK(cres_resolve(r, &spec, &err));
-    cres_spec_free(spec);
-    OK(cres_resolve(r, &spec, &err));
-    cres_spec_free(spec);
-    cres_resolver_free(r);
+    OK(resolve_times(&o, 3, &err));
     assert_int_equal(T.plugin_next, 3);
     assert_string_equal(header(2, "Authorization"), "Bearer old");
     assert_string_equal(header(3, "Authorization"), "Bearer new");

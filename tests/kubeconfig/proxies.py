@@ -22,7 +22,6 @@ supported, 0x08 address type not supported). SIGTERM/SIGINT stop it with exit st
 """
 import argparse
 import ipaddress
-import json
 import os
 import select
 import socket
@@ -48,24 +47,14 @@ class Refused(Exception):
         self.result, self.code = result, code
 
 
-class Log:
+class Log(fake_api.RequestLog):
+    """The fakes' request log, with a line per tunnel instead of one per request."""
+
     def __init__(self, path):
-        self.file = open(path, "a", buffering=1) if path else None
-        self.lock = threading.Lock()
+        super().__init__(path, False)
 
     def write(self, **rec):
-        if not self.file:
-            return
-        rec = dict({"time": round(time.time(), 6)}, **rec)
-        with self.lock:
-            if self.file:
-                self.file.write(json.dumps(rec) + "\n")
-
-    def close(self):
-        with self.lock:
-            if self.file:
-                self.file.close()
-                self.file = None
+        self.append(dict({"time": round(time.time(), 6)}, **rec))
 
 
 def connect_loopback(host, port):
