@@ -6163,10 +6163,12 @@ CRES__PRIVATE cres_result cres__k8s_auth_begin(cres__k8s *k, cres__http *h, cres
     au->headers[0].name = "Accept";
     au->headers[0].value = "application/json";
     au->count = 1;
-    if (k->token) return cres__k8s_bearer(k, au, k->token, err);
-    if (k->token_file) return cres__k8s_file_token(k, au, k->token_file, err);
+    if (k->token) res = cres__k8s_bearer(k, au, k->token, err);
+    else if (k->token_file) res = cres__k8s_file_token(k, au, k->token_file, err);
 #ifndef CLUSTER_RESOLVER_NO_KUBECONFIG
-    if (k->kube.exec_argv) {
+    if (k->token || k->token_file) { /* the user's credentials go, the cluster's TLS stays */
+        au->tls.client_cert_pem = au->tls.client_key_pem = NULL;
+    } else if (k->kube.exec_argv) {
         /* cres__k8s_get runs the plugin before each request that needs it */
     } else if (k->kube.token_file) { /* readable, it wins over token (client-go's rule) */
         res = cres__k8s_file_token(k, au, k->kube.token_file, err);

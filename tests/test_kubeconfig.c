@@ -480,16 +480,23 @@ static void oidc_id_token_is_the_bearer(void **state) {
     assert_string_equal(header(0, "Authorization"), "Bearer eyJ.id");
 }
 
+/* options.token and ca_file replace the user's credentials (its client certificate too) and the
+   CA; the cluster's other TLS settings and the impersonation stay. */
 static void options_token_and_ca_replace_the_kubeconfig_ones(void **state) {
-    cres_k8s_options o =
-        kube_options(config_json("c", SERVER ", 'certificate-authority-data': 'Y2E='", "'token': 'kube'"), NULL);
+    cres_k8s_options o = kube_options(
+        config_json("c", SERVER ", 'certificate-authority-data': 'Y2E=', 'tls-server-name': 'api.internal'",
+                    "'client-certificate-data': 'Y2VydA==', 'client-key-data': 'a2V5', 'as': 'jane'"),
+        NULL);
     cres_error err;
     (void)state;
     o.token = "mine";
     o.ca_file = "/etc/my-ca.pem";
     OK(resolve_times(&o, 1, &err));
     assert_string_equal(header(0, "Authorization"), "Bearer mine");
+    assert_string_equal(header(0, "Impersonate-User"), "jane");
     assert_string_equal(T.requests[0].ca_pem, "");
+    assert_string_equal(T.requests[0].cert_pem, "");
+    assert_string_equal(T.requests[0].server_name, "api.internal");
 }
 
 /* ---------------------------------------------------------------------------------------
