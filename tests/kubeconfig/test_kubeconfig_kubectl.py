@@ -62,7 +62,12 @@ TOKEN_FILE_TOKEN = "kc-token-bravo.fedcba9876543210"
 OTHER_TOKEN = "kc-token-charlie.00112233445566"
 EXEC_TOKEN = "kc-token-exec.ffeeddccbbaa9988"
 USER, PASSWORD = "alice", "pa55:w0rd-with-colon"
-SECRETS = (TOKEN, TOKEN_FILE_TOKEN, OTHER_TOKEN, EXEC_TOKEN, PASSWORD)
+# an OIDC id-token kubectl's oidc provider uses as it is: a JWT whose exp (2100) has not passed
+OIDC_TOKEN = ".".join(base64.urlsafe_b64encode(json.dumps(part).encode()).decode().rstrip("=")
+                      for part in ({"alg": "RS256", "typ": "JWT"},
+                                   {"iss": "https://issuer.test", "sub": "alice", "aud": "k8s",
+                                    "exp": 4102444800, "iat": 1700000000})) + ".c2lnbmF0dXJl"
+SECRETS = (TOKEN, TOKEN_FILE_TOKEN, OTHER_TOKEN, EXEC_TOKEN, PASSWORD, OIDC_TOKEN)
 JANE = "CN=jane,O=ml-team"            # tests/gen_certs.sh --client-certs: client.pem
 EXEC_USER = "CN=exec-user,O=plugins"  # client2.pem, handed out by an exec plugin
 
@@ -115,7 +120,7 @@ def main_fake(version="v1.32.4"):
     """HTTPS with server.pem (127.0.0.1), and every credential of the cases: the tokens, the
     basic user, and client certificates signed by the test CA."""
     return shared_fake("main-" + version, "--bearer", TOKEN, "--bearer", TOKEN_FILE_TOKEN,
-                       "--bearer", OTHER_TOKEN, "--bearer", EXEC_TOKEN,
+                       "--bearer", OTHER_TOKEN, "--bearer", EXEC_TOKEN, "--bearer", OIDC_TOKEN,
                        "--basic", USER + ":" + PASSWORD, "--client-ca", CA,
                        "--server-version", version)
 
@@ -303,8 +308,21 @@ def the_one(requests, who):
     return seen[0]
 
 
+def secrets():
+    """The tokens and the password, and the test private keys as their PEM body lines and as
+    the start of their base64 (client-key-data)."""
+    found = list(SECRETS)
+    for name in ("client.key", "client2.key"):
+        path = os.path.join(CERTS, name)
+        if os.path.exists(path):
+            pem = read_cert(name)
+            found += [line for line in pem.splitlines() if len(line) >= 32 and "-----" not in line]
+            found.append(b64(pem)[:40])
+    return found
+
+
 def no_secret(text, what):
-    for s in SECRETS:
+    for s in secrets():
         assert s not in text, "a credential leaked into %s" % what
 
 
@@ -363,10 +381,11 @@ def kubectl(case, env, flags=()):
                 "--request-timeout", "20s"] + list(flags), env, case.work)
 
 
-def ours(case, env, flags=()):
-    """cluster-resolve k8s FLAGS --job worker=SELECTOR --format spec."""
-    return run([CLI, "k8s"] + list(flags) + ["--job", "worker=" + SELECTOR, "--format", "spec"],
-               env, case.work)
+def ours(case, env, flags=(), verbose=False):
+    """cluster-resolve k8s FLAGS --job worker=SELECTOR --format spec; verbose: every log line
+    on stderr too (where no_secret then looks)."""
+    return run([CLI, "k8s"] + list(flags) + ["--job", "worker=" + SELECTOR, "--format", "spec"]
+               + (["--verbose"] if verbose else []), env, case.work)
 
 
 class Result:
@@ -387,8 +406,8 @@ def same(case, fake, env, flags=(), namespace="ml", between=None):
     middle = len(fake.requests())
     if between:
         between()
-    o = ours(case, env, flags)
-    no_secret(o.stdout + o.stderr, "our output")
+    o = ours(case, env, flags, verbose=True)
+    no_secret(o.stdout + o.stderr, "our output and log")
     assert o.returncode == 0, "cluster-resolve exit %d: %s" % (o.returncode, o.stderr.strip())
     log = fake.requests()
     kreqs, oreqs = pod_lists(log[before:middle]), pod_lists(log[middle:])
@@ -432,6 +451,8 @@ def both_fail(case, env, file, words, flags=(), kubectl_says=None, fake=None):
                                                                     o.stderr[-800:])
     for w in [file] + list(words):
         assert w in lines[0], "%r not in our message %r" % (w, lines[0])
+    v = ours(case, env, flags, verbose=True)  # and every log line of the failing run
+    no_secret(v.stdout + v.stderr, "our log")
     assert not pod_lists(fake.requests()[middle:]), "we listed pods anyway"
     return k.stderr
 
@@ -746,6 +767,17 @@ def http_server_gets_no_basic_auth():
 
 
 # ======================================================================== user fields
+
+@test
+def user_auth_provider_oidc_id_token():
+    """auth-provider oidc with a current id-token (and the issuer and client kubectl's provider
+    requires): both send it as the bearer token, neither refreshes it."""
+    c = Case()
+    env = c.env(c.write("config", simple(main_fake().url, {"auth-provider": {
+        "name": "oidc", "config": {"idp-issuer-url": "https://issuer.test", "client-id": "k8s",
+                                   "id-token": OIDC_TOKEN}}})))
+    expect(same(c, main_fake(), env), bearer(OIDC_TOKEN))
+
 
 @test
 def user_token():
