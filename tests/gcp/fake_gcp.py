@@ -1,14 +1,16 @@
 #!/usr/bin/env python3
 """Fake Google Cloud endpoints for the GCE and Cloud TPU tests: a GCE metadata server, the
-Compute Engine API (instance groups and instances, paged like the real one) and the Cloud TPU
-API (v1 and v2 nodes). Built on tests/fake_api.py: every option of that server (port file,
+Compute Engine API (instance groups and instances, paged like the real one), the Cloud TPU
+API (v1 and v2 nodes), and Google's OAuth 2.0 token endpoint with IAM Credentials'
+generateAccessToken (Application Default Credentials). Built on tests/fake_api.py: every option of that server (port file,
 --bearer, --forbid-token, --require-header, --routes, --faults, --log, TLS, ...) works here
 too, with Google's error JSON instead of Kubernetes' Status on the Google routes. Standard
-library only; binds 127.0.0.1 only, port 0.
+library only (python3-cryptography too with --oauth service accounts, whose JWT signatures
+the fake verifies: run it with /usr/bin/python3 then); binds 127.0.0.1 only, port 0.
 
 usage: fake_gcp.py --port-file F [fake_api.py options] [--metadata META.json]
                    [--compute COMPUTE.json] [--tpu-nodes NODES.json] [--page-cap N]
-                   [--ignore-fields]
+                   [--ignore-fields] [--oauth OAUTH.json]
   --metadata META.json   {"<path>": TEXT | JSON, ...}, paths relative to /computeMetadata/v1/
                          ("project/project-id", "instance/zone", "instance/name",
                          "instance/service-accounts/default/token", "instance/attributes/X").
@@ -53,6 +55,52 @@ usage: fake_gcp.py --port-file F [fake_api.py options] [--metadata META.json]
   --page-cap N           at most N items a list page whatever maxResults or pageSize says (the
                          API may answer fewer than asked), so small fixtures page
   --ignore-fields        answer full resources whatever fields asks (a client must cope)
+  --oauth OAUTH.json     the accounts of the token endpoint and of IAM Credentials:
+      {"refresh_tokens": {REFRESH_TOKEN: {"client_id": C, "client_secret": S,
+                                          "access_token": T | [T1, T2, ...], "scope"?: S}},
+       "service_accounts": {EMAIL: {"public_key": PEM | "public_key_file": PATH,
+                                    "private_key_id": KID, "access_token": T | [T1, ...]}},
+       "impersonation": {TARGET_EMAIL: {"sources": [ACCESS_TOKEN...], "access_token": T | [..],
+                                        "delegates"?: [...]}},
+       "revoked": [ACCESS_TOKEN...]}
+      Each grant of a credential answers the next token of its list (the last one again
+      once the list is used up). A token the fake issued authenticates on the Compute and TPU
+      routes (besides --bearer) unless "revoked" lists it: then 401 as for a wrong token (so
+      access_token [T1, T2] with revoked [T1] is a token that expires under the client: its
+      first request is a 401, the next grant gives T2).
+      POST /token (the files' token_uri: http://127.0.0.1:PORT/token), Content-Type
+           application/x-www-form-urlencoded (else 400 invalid_request), each parameter once:
+        grant_type=refresh_token&client_id&client_secret&refresh_token: an unknown client_id
+           is 401 invalid_client "The OAuth client was not found.", a wrong client_secret 401
+           invalid_client "Unauthorized", an unknown refresh token (or another client's) 400
+           invalid_grant "Token has been expired or revoked."
+        grant_type=urn:ietf:params:oauth:grant-type:jwt-bearer&assertion=JWT: checked in this
+           order, each failure a 400 {"error", "error_description"}: header alg RS256 and typ
+           JWT; iss a registered service account ("Invalid grant: account not found"); kid its
+           private_key_id and the RS256 signature verifying with its public key ("Invalid JWT
+           Signature."); aud this endpoint's URL exactly or https://oauth2.googleapis.com/token
+           (which Google takes too, and today's google-auth and gcloud send whatever the
+           token_uri); iat within 300 s of now and exp == iat + 3600, as google-auth makes them
+           (Google takes a shorter life too; "Invalid JWT: Token must be a short-lived token
+           (60 minutes) and in a reasonable timeframe. ..."); scope, space-separated, holding
+           https://www.googleapis.com/auth/cloud-platform (else invalid_scope).
+        A grant answers {"access_token", "expires_in": 3599, "scope", "token_type": "Bearer"}.
+      POST /v1/projects/-/serviceAccounts/EMAIL:generateAccessToken (the files'
+           service_account_impersonation_url, path of iamcredentials.googleapis.com):
+           "Authorization: Bearer T" with T a token this fake issued (else 401
+           UNAUTHENTICATED), listed in the target's sources (else, or for an unknown target,
+           403 PERMISSION_DENIED "Permission 'iam.serviceAccounts.getAccessToken' denied on
+           resource (or it may not exist)."); a JSON body {"delegates": [...] (absent: [];
+           must equal the target's "delegates", default [], else 403), "scope": [... with
+           cloud-platform], "lifetime": "3600s"} (else 400 INVALID_ARGUMENT) -> {"accessToken",
+           "expireTime": now + 1 h, RFC 3339 in UTC ("...Z")}.
+      The log line of a token request adds "oauth": {grant_type, client_id (refresh grant),
+      jwt_header and jwt_claims (decoded; not the signature), verified (the signature checked
+      against the account's key), error (the error code, when refused), issued (the access
+      token)}; of a generateAccessToken request "iam": {target, source (the account the
+      bearer token was issued to), body (the parsed JSON), issued}. Without --log-secrets a
+      token request's client_secret, refresh_token and assertion and the tokens issued are
+      logged as "<redacted>". Every request's headers are logged (x-goog-user-project too).
 Auth (--bearer, --forbid-token) applies to the Compute and TPU routes, not to the metadata
 server: 401 UNAUTHENTICATED (WWW-Authenticate: Bearer ...), 403 PERMISSION_DENIED naming the
 permission ("Required 'compute.instanceGroups.list' permission for 'projects/p/zones/z/
@@ -71,9 +119,11 @@ import json
 import os
 import re
 import sys
+import threading
+import time
 import zlib
 from http import HTTPStatus
-from urllib.parse import parse_qs, urlsplit
+from urllib.parse import parse_qs, unquote, urlsplit
 
 sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 import fake_api as base  # noqa: E402
@@ -896,10 +946,332 @@ def batch_reply(answers):
     return base.Reply(200, b"".join(out), None, "multipart/mixed; boundary=" + boundary)
 
 
+# ---------------------------------------------------------------- OAuth 2.0 and IAM Credentials
+
+OAUTH_TOKEN_PATH = "/token"
+IAM_PATH = re.compile(r"/v1/projects/-/serviceAccounts/([^/]+):generateAccessToken")
+CLOUD_PLATFORM = "https://www.googleapis.com/auth/cloud-platform"
+GOOGLE_TOKEN_URL = "https://oauth2.googleapis.com/token"   # an audience Google always takes
+JWT_BEARER = "urn:ietf:params:oauth:grant-type:jwt-bearer"
+FORM = "application/x-www-form-urlencoded"
+OAUTH_JSON = "application/json; charset=utf-8"
+JWT_LIFETIME = 3600
+JWT_SKEW = 300
+JWT_TIMEFRAME = ("Invalid JWT: Token must be a short-lived token (60 minutes) and in a "
+                 "reasonable timeframe. Check your iat and exp values in the JWT claim.")
+IAM_DENIED = ("Permission 'iam.serviceAccounts.getAccessToken' denied on resource (or it may "
+              "not exist).")
+
+
+def oauth_error(status, error, description):
+    """The token endpoint's error answer: {"error": CODE, "error_description": TEXT}."""
+    body = {"error": error, "error_description": description}
+    return base.Reply(status, base.dumps(body).encode(),
+                      {"Cache-Control": "no-cache, no-store, max-age=0, must-revalidate",
+                       "Pragma": "no-cache"}, OAUTH_JSON)
+
+
+def _b64url(text):
+    text = text.encode("ascii") if isinstance(text, str) else text
+    return base64.urlsafe_b64decode(text + b"=" * (-len(text) % 4))
+
+
+def _rfc3339(seconds):
+    return time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime(seconds))
+
+
+def _tokens(value, where):
+    tokens = [value] if isinstance(value, str) else value
+    if not (isinstance(tokens, list) and tokens and all(isinstance(t, str) and t
+                                                        for t in tokens)):
+        raise ValueError("oauth: %s: access_token wants a token or a list of tokens" % where)
+    return tokens
+
+
+class OAuthStore:
+    """The accounts of --oauth: refresh tokens, service accounts (public keys, to verify their
+    JWTs), impersonation targets and revoked tokens; the access tokens issued so far."""
+
+    def __init__(self, doc, token_url):
+        if not isinstance(doc, dict) or set(doc) - {"refresh_tokens", "service_accounts",
+                                                    "impersonation", "revoked"}:
+            raise ValueError("oauth: want a JSON object with refresh_tokens, service_accounts, "
+                             "impersonation and revoked")
+        self.token_url = token_url
+        self.lock = threading.Lock()
+        self.issued = {}        # access token -> the account it was issued to
+        self.used = {}          # credential -> grants answered (the next token of its list)
+        self.refresh = {}
+        for rt, entry in (doc.get("refresh_tokens") or {}).items():
+            if not all(isinstance(entry.get(k), str) for k in ("client_id", "client_secret")):
+                raise ValueError("oauth: refresh token %s... wants client_id and client_secret"
+                                 % rt[:6])
+            self.refresh[rt] = dict(entry, access_token=_tokens(entry.get("access_token"),
+                                                                entry["client_id"]))
+        self.clients = {e["client_id"]: e["client_secret"] for e in self.refresh.values()}
+        self.accounts = {}
+        for who, entry in (doc.get("service_accounts") or {}).items():
+            pem = entry.get("public_key")
+            if pem is None and entry.get("public_key_file"):
+                with open(entry["public_key_file"]) as f:
+                    pem = f.read()
+            if not pem or not isinstance(entry.get("private_key_id"), str):
+                raise ValueError("oauth: service account %s wants public_key (or "
+                                 "public_key_file) and private_key_id" % who)
+            self.accounts[who] = dict(entry, access_token=_tokens(entry.get("access_token"),
+                                                                    who),
+                                        key=_load_public_key(pem, who))
+        self.targets = {}
+        for who, entry in (doc.get("impersonation") or {}).items():
+            sources = entry.get("sources")
+            if not isinstance(sources, list) or not all(isinstance(s, str) for s in sources):
+                raise ValueError("oauth: impersonation of %s wants sources (access tokens)"
+                                 % who)
+            self.targets[who] = dict(entry, access_token=_tokens(entry.get("access_token"),
+                                                                   who))
+        self.revoked = set(doc.get("revoked") or [])
+
+    def _issue(self, credential, tokens, account):
+        with self.lock:
+            n = self.used.get(credential, 0)
+            self.used[credential] = n + 1
+            token = tokens[min(n, len(tokens) - 1)]
+            self.issued[token] = account
+        return token
+
+    def accepts(self, token):
+        """Whether the Compute and TPU APIs take this bearer token."""
+        with self.lock:
+            return token in self.issued and token not in self.revoked
+
+    # -- POST /token
+
+    def token(self, method, headers, body):
+        """(Reply, what the log records) for a request to the token endpoint."""
+        note = {}
+        if method != "POST":
+            return oauth_error(405, "invalid_request", "Method %s is not allowed; POST the "
+                                                       "token request" % method), note
+        ctype = (headers.get("Content-Type") or "").split(";")[0].strip().lower()
+        if ctype != FORM:
+            return oauth_error(400, "invalid_request", "Content-Type must be %s, not %r"
+                               % (FORM, ctype)), note
+        try:
+            form = parse_qs(body.decode("utf-8"), keep_blank_values=True, strict_parsing=True)
+        except (UnicodeDecodeError, ValueError):
+            return oauth_error(400, "invalid_request", "The request body is not a form"), note
+        twice = sorted(k for k, v in form.items() if len(v) > 1)
+        if twice:
+            return oauth_error(400, "invalid_request", "Parameter given more than once: %s"
+                               % twice[0]), note
+        form = {k: v[0] for k, v in form.items()}
+        note["grant_type"] = form.get("grant_type")
+        if form.get("grant_type") == "refresh_token":
+            return self._refresh_grant(form, note), note
+        if form.get("grant_type") == JWT_BEARER:
+            return self._jwt_grant(form, note), note
+        if "grant_type" not in form:
+            return oauth_error(400, "invalid_request", "Missing required parameter: "
+                                                       "grant_type"), note
+        return oauth_error(400, "unsupported_grant_type", "Invalid grant_type: %s"
+                           % form["grant_type"]), note
+
+    def _granted(self, token, scope, note):
+        note["issued"] = token
+        body = {"access_token": token, "expires_in": 3599, "scope": scope,
+                "token_type": "Bearer"}
+        return base.Reply(200, json.dumps(body, indent=2).encode(),
+                          {"Cache-Control": "no-cache, no-store, max-age=0, must-revalidate",
+                           "Pragma": "no-cache"}, OAUTH_JSON)
+
+    def _refresh_grant(self, form, note):
+        note["client_id"] = form.get("client_id")
+        for name in ("client_id", "client_secret", "refresh_token"):
+            if not form.get(name):
+                note["error"] = "invalid_request"
+                return oauth_error(400, "invalid_request",
+                                   "Missing required parameter: " + name)
+        client_id = form["client_id"]
+        if client_id not in self.clients:
+            note["error"] = "invalid_client"
+            return oauth_error(401, "invalid_client", "The OAuth client was not found.")
+        if form["client_secret"] != self.clients[client_id]:
+            note["error"] = "invalid_client"
+            return oauth_error(401, "invalid_client", "Unauthorized")
+        entry = self.refresh.get(form["refresh_token"])
+        if entry is None or entry["client_id"] != client_id:
+            note["error"] = "invalid_grant"
+            return oauth_error(400, "invalid_grant", "Token has been expired or revoked.")
+        token = self._issue(form["refresh_token"], entry["access_token"], "user:" + client_id)
+        scope = entry.get("scope") or "%s openid https://www.googleapis.com/auth/userinfo." \
+                                      "email" % CLOUD_PLATFORM
+        return self._granted(token, scope, note)
+
+    def _jwt_grant(self, form, note):
+        note["verified"] = False
+        assertion = form.get("assertion")
+        if not assertion:
+            note["error"] = "invalid_request"
+            return oauth_error(400, "invalid_request", "Missing required parameter: assertion")
+        parts = assertion.split(".")
+        try:
+            if len(parts) != 3:
+                raise ValueError("not three parts")
+            header, claims = (json.loads(_b64url(p)) for p in parts[:2])
+            signature = _b64url(parts[2])
+            if not isinstance(header, dict) or not isinstance(claims, dict):
+                raise ValueError("not objects")
+        except (ValueError, binascii.Error, UnicodeDecodeError):
+            note["error"] = "invalid_grant"
+            return oauth_error(400, "invalid_grant", "Invalid JWT: not a signed JWT "
+                                                     "(header.claims.signature, base64url)")
+        note["jwt_header"], note["jwt_claims"] = header, claims
+        why = self._jwt_problem(parts, header, claims, signature, note)
+        if why:
+            note["error"] = why[1]
+            return oauth_error(400, why[1], why[0])
+        account = self.accounts[claims["iss"]]
+        token = self._issue("sa:" + claims["iss"], account["access_token"],
+                            "serviceAccount:" + claims["iss"])
+        return self._granted(token, claims["scope"], note)
+
+    def _jwt_problem(self, parts, header, claims, signature, note):
+        """(error_description, error) of the first check the JWT fails, else None."""
+        if header.get("alg") != "RS256" or header.get("typ") != "JWT":
+            return "Invalid JWT header: want alg RS256 and typ JWT", "invalid_grant"
+        account = self.accounts.get(claims.get("iss"))
+        if account is None:
+            return "Invalid grant: account not found", "invalid_grant"
+        if header.get("kid") != account["private_key_id"]:
+            return "Invalid JWT Signature.", "invalid_grant"
+        if not _rs256_verifies(account["key"], (parts[0] + "." + parts[1]).encode("ascii"),
+                               signature):
+            return "Invalid JWT Signature.", "invalid_grant"
+        note["verified"] = True
+        if claims.get("aud") not in (self.token_url, GOOGLE_TOKEN_URL):
+            return ("Invalid JWT: Failed audience check. The expected value was %s but the "
+                    "actual value was %s" % (self.token_url, claims.get("aud")),
+                    "invalid_grant")
+        iat, exp = claims.get("iat"), claims.get("exp")
+        if not (isinstance(iat, int) and isinstance(exp, int)) or \
+                abs(iat - time.time()) > JWT_SKEW or exp - iat != JWT_LIFETIME:
+            return JWT_TIMEFRAME, "invalid_grant"
+        scope = claims.get("scope")
+        if not isinstance(scope, str) or CLOUD_PLATFORM not in scope.split():
+            return "Invalid OAuth scope or ID token audience provided.", "invalid_scope"
+        return None
+
+    # -- POST /v1/projects/-/serviceAccounts/EMAIL:generateAccessToken
+
+    def generate(self, method, path, headers, body):
+        """(Reply, what the log records) for IAM Credentials' generateAccessToken."""
+        target = unquote(IAM_PATH.fullmatch(path).group(1))
+        note = {"target": target}
+        if method != "POST":
+            return tpu_error(405, "Method %s is not allowed" % method), note
+        scheme, _, token = (headers.get("Authorization") or "").strip().partition(" ")
+        token = token.strip() if scheme.lower() == "bearer" else None
+        with self.lock:
+            note["source"] = self.issued.get(token)
+        if note["source"] is None:
+            return tpu_error(401, "Request had invalid authentication credentials. " +
+                             AUTH_HELP, headers={"WWW-Authenticate": 'Bearer realm="https://'
+                                                 'accounts.google.com/"'}), note
+        entry = self.targets.get(target)
+        if entry is None or token not in entry["sources"]:
+            return tpu_error(403, IAM_DENIED), note
+        ctype = (headers.get("Content-Type") or "").split(";")[0].strip().lower()
+        try:
+            req = json.loads(body.decode("utf-8"))
+            if ctype != "application/json" or not isinstance(req, dict):
+                raise ValueError("not a JSON object")
+        except (UnicodeDecodeError, ValueError):
+            return tpu_error(400, "Invalid JSON payload received."), note
+        note["body"] = req
+        delegates = req.get("delegates", [])
+        scope = req.get("scope")
+        if set(req) - {"delegates", "scope", "lifetime"}:
+            return tpu_error(400, "Invalid JSON payload received. Unknown name %r"
+                             % sorted(set(req) - {"delegates", "scope", "lifetime"})[0]), note
+        if not isinstance(scope, list) or not scope:
+            return tpu_error(400, "Scope required."), note
+        if CLOUD_PLATFORM not in scope:
+            return tpu_error(400, "The fake wants the scope %s" % CLOUD_PLATFORM), note
+        if req.get("lifetime") != "3600s":
+            return tpu_error(400, "The fake wants lifetime \"3600s\", not %r"
+                             % req.get("lifetime")), note
+        if not isinstance(delegates, list) or delegates != entry.get("delegates", []):
+            return tpu_error(403, IAM_DENIED), note
+        issued = self._issue("impersonate:" + target, entry["access_token"],
+                             "serviceAccount:" + target)
+        note["issued"] = issued
+        return google_json({"accessToken": issued,
+                            "expireTime": _rfc3339(time.time() + JWT_LIFETIME)}), note
+
+
+def _load_public_key(pem, who):
+    try:
+        from cryptography.hazmat.primitives.serialization import load_pem_public_key
+    except ImportError:
+        raise ValueError("oauth: verifying %s's JWTs needs python3-cryptography (run the fake "
+                         "with /usr/bin/python3)" % who)
+    try:
+        return load_pem_public_key(pem.encode())
+    except ValueError as e:
+        raise ValueError("oauth: %s: public_key: %s" % (who, e))
+
+
+def _rs256_verifies(key, signed, signature):
+    from cryptography.exceptions import InvalidSignature
+    from cryptography.hazmat.primitives import hashes
+    from cryptography.hazmat.primitives.asymmetric import padding
+    try:
+        key.verify(signature, signed, padding.PKCS1v15(), hashes.SHA256())
+        return True
+    except (InvalidSignature, ValueError, TypeError):
+        return False
+
+
+class GcpLog(base.RequestLog):
+    """fake_api's request log with what the token endpoint and generateAccessToken add to a
+    request's line ("oauth", "iam"); without --log-secrets the secrets of a token request's body
+    and the tokens issued are "<redacted>"."""
+
+    def __init__(self, path, secrets):
+        super().__init__(path, secrets)
+        self.local = threading.local()
+
+    def write(self, handler, status, fault=None):
+        self.local.extra = getattr(handler, "log_extra", None)
+        handler.log_extra = None  # a keep-alive connection's next request starts without
+        try:
+            super().write(handler, status, fault)
+        finally:
+            self.local.extra = None
+
+    def append(self, rec):
+        extra = getattr(self.local, "extra", None)
+        if extra:
+            extra = json.loads(json.dumps(extra))  # a copy to redact
+            rec = dict(rec, **extra)
+            if not self.secrets:
+                for note in extra.values():
+                    if "issued" in note:
+                        note["issued"] = "<redacted>"
+                if "oauth" in extra and rec.get("body"):
+                    form = parse_qs(rec["body"], keep_blank_values=True)
+                    rec["body"] = "&".join(
+                        "%s=%s" % (k, "<redacted>" if k in ("client_secret", "refresh_token",
+                                                           "assertion") else v[0])
+                        for k, v in form.items())
+        super().append(rec)
+
+
 # ---------------------------------------------------------------- HTTP
 
-def google_auth_reply(opts, headers, api, method, path):
-    """401/403 worded like Google's for a missing, wrong or forbidden token; else None."""
+def google_auth_reply(opts, headers, api, method, path, oauth=None):
+    """401/403 worded like Google's for a missing, wrong or forbidden token; else None. With
+    --oauth, the tokens it issued (and not revoked) authenticate too, besides --bearer."""
     scheme, _, token = (headers.get("Authorization") or "").strip().partition(" ")
     token = token.strip() if scheme.lower() == "bearer" else None
     service = "compute.googleapis.com" if api == "compute" else "tpu.googleapis.com"
@@ -914,7 +1286,8 @@ def google_auth_reply(opts, headers, api, method, path):
             {"@type": "type.googleapis.com/google.rpc.ErrorInfo", "reason":
              "IAM_PERMISSION_DENIED", "domain": "iam.googleapis.com",
              "metadata": {"permission": perm, "resource": resource}}])
-    if opts.bearer and token != opts.bearer:
+    accepted = token and (token == opts.bearer or (oauth and oauth.accepts(token)))
+    if (opts.bearer or oauth) and not accepted:
         missing = not token
         message = ("Request is missing required authentication credential. " if missing else
                    "Request had invalid authentication credentials. ") + AUTH_HELP
@@ -946,6 +1319,8 @@ class GcpHandler(base.Handler):
         srv, path = self.server, self.url.path
         if srv.metadata is not None and path.startswith("/computeMetadata/"):
             return "metadata"
+        if srv.oauth is not None and (path == OAUTH_TOKEN_PATH or IAM_PATH.fullmatch(path)):
+            return "oauth"
         if srv.compute is not None and (path.startswith("/compute/") or path == BATCH_PATH):
             return "compute"
         if srv.tpu is not None and TPU_PATH.match(path):
@@ -966,7 +1341,15 @@ class GcpHandler(base.Handler):
         if api == "metadata":
             reply = srv.routes.lookup(method, path, self.url.query) if srv.routes else None
             return reply or srv.metadata.reply(path, query, self.headers)
-        reply = google_auth_reply(srv.opts, self.headers, api, method, path)
+        if api == "oauth":
+            if path == OAUTH_TOKEN_PATH:
+                reply, note = srv.oauth.token(method, self.headers, self.request_body)
+                self.log_extra = {"oauth": note}
+            else:
+                reply, note = srv.oauth.generate(method, path, self.headers, self.request_body)
+                self.log_extra = {"iam": note}
+            return reply
+        reply = google_auth_reply(srv.opts, self.headers, api, method, path, srv.oauth)
         for name, value in srv.required if reply is None else ():
             if self.headers.get(name) != value:
                 reply = compute_error(400, 'missing or wrong header "%s" (want "%s")'
@@ -1021,6 +1404,8 @@ class GcpHandler(base.Handler):
         code = int(fault["status"])
         if api == "metadata":
             reply = MetadataStore._text(code, "fake fault %d\n" % code)
+        elif api == "oauth" and self.url.path == OAUTH_TOKEN_PATH:
+            reply = oauth_error(code, "fake_fault", "fake fault %d" % code)
         elif api == "compute":
             reply = compute_error(code)
         else:
@@ -1035,10 +1420,17 @@ def add_options(ap):
     ap.add_argument("--tpu-nodes")
     ap.add_argument("--page-cap", type=int)
     ap.add_argument("--ignore-fields", action="store_true")
+    ap.add_argument("--oauth")
 
 
 def build_server(opts):
     srv = base.build_server(opts, GcpHandler)
+    srv.log.close()  # the same file, with what the OAuth routes add to a request's line
+    srv.log = GcpLog(opts.log, opts.log_secrets)
+    srv.oauth = None
+    if opts.oauth:
+        srv.oauth = OAuthStore(base.load_json(opts.oauth, {}), "%s://127.0.0.1:%d%s" % (
+            "https" if opts.cert else "http", srv.server_address[1], OAUTH_TOKEN_PATH))
     srv.metadata = MetadataStore(base.load_json(opts.metadata, {})) if opts.metadata else None
     srv.compute = ComputeStore(base.load_json(opts.compute, {}), opts.page_cap,
                                opts.ignore_fields) if opts.compute else None

@@ -14,6 +14,7 @@ ROOT = os.path.dirname(os.path.dirname(HERE))
 FAKE_GCP = os.path.join(HERE, "fake_gcp.py")
 FAKE_API = os.path.join(ROOT, "tests", "fake_api.py")
 TOKEN = "ya29.c.fake-access-token_0123456789"
+SYSTEM_PYTHON = "/usr/bin/python3"   # Debian's, with python3-cryptography and python3-google-auth
 LIVE = []   # fakes not stopped yet: run_tests ends them after a failed test
 
 
@@ -21,13 +22,15 @@ class Fake:
     """One fake_gcp.py process (our child; script=FAKE_API for the Kubernetes one) with a
     request log; stop() ends it and returns the logged requests. `args` are its options; dicts
     and lists among them are written to JSON files first (so Fake(tmp, "--compute", doc)
-    works). certs: a tests/gen_certs.sh directory, to serve HTTPS with its server.pem."""
+    works). certs: a tests/gen_certs.sh directory, to serve HTTPS with its server.pem. python:
+    the interpreter (default this one's; SYSTEM_PYTHON for --oauth with service accounts,
+    whose JWTs the fake verifies with python3-cryptography)."""
 
-    def __init__(self, tmp, *args, secrets=True, script=FAKE_GCP, certs=None):
+    def __init__(self, tmp, *args, secrets=True, script=FAKE_GCP, certs=None, python=None):
         self.dir = tempfile.mkdtemp(dir=tmp)
         self.port_file = os.path.join(self.dir, "port")
         self.log = os.path.join(self.dir, "log.jsonl")
-        cmd = [sys.executable, script, "--port-file", self.port_file, "--log", self.log,
+        cmd = [python or sys.executable, script, "--port-file", self.port_file, "--log", self.log,
                "--max-seconds", "300"] + (["--log-secrets"] if secrets else [])
         if certs:
             cmd += ["--cert", os.path.join(certs, "server.pem"), "--key", os.path.join(certs, "server.key")]
@@ -81,6 +84,17 @@ def write(tmp, name, content):
     with open(path, "w") as f:
         f.write(content if isinstance(content, str) else json.dumps(content))
     return path
+
+
+def rsa_key(tmp, name):
+    """A throw-away RSA key made now (openssl genpkey, 2048 bits; never committed): (the path
+    of its private key, PKCS#8 PEM as service-account key files hold it; its public key PEM)."""
+    path = os.path.join(tmp, name + ".pem")
+    subprocess.run(["openssl", "genpkey", "-algorithm", "RSA", "-pkeyopt", "rsa_keygen_bits:2048",
+                    "-out", path], check=True, capture_output=True, timeout=60)
+    public = subprocess.run(["openssl", "pkey", "-in", path, "-pubout"], check=True,
+                            capture_output=True, text=True, timeout=60).stdout
+    return path, public
 
 
 def free_port():

@@ -1,8 +1,11 @@
 #!/usr/bin/env python3
 """Proves tests/gcp/fake_gcp.py answers like the Google endpoints it stands in for (metadata
 server, Compute Engine instance groups and instances, Cloud TPU nodes: paths, paging, filters,
-partial responses, Google's error bodies, auth) and that tests/gcp/make_gcp.py is deterministic
-and realistic. Talks to the fake with http.client only; no cluster-resolve involved.
+partial responses, Google's error bodies, auth; the OAuth 2.0 token endpoint's refresh-token
+and JWT-bearer grants and IAM Credentials' generateAccessToken) and that tests/gcp/make_gcp.py
+is deterministic and realistic. Talks to the fake with http.client (JWTs signed with the
+openssl command and keys made at run time), and with python3-google-auth 1.5.1 (Debian's
+/usr/bin/python3), a real client of the token endpoint; no cluster-resolve involved.
 
 usage: python3 tests/gcp/test_fake_gcp.py [NAME_SUBSTRING...]
 """
@@ -10,6 +13,7 @@ import base64
 import http.client
 import json
 import os
+import re
 import subprocess
 import sys
 import tempfile
@@ -435,6 +439,327 @@ def faults_and_log_on_google_routes():
     assert log[0]["fault"] == "status" and log[1]["body"] == '{"instanceState": "RUNNING"}'
     assert log[1]["headers"]["authorization"] == "Bearer " + TOKEN  # --log-secrets in harness
     assert log[1]["query"] == {"maxResults": ["500"]}
+
+
+# ---- OAuth 2.0 token endpoint and IAM Credentials (Application Default Credentials) ----
+
+SA = "trainer@test-project.iam.gserviceaccount.com"
+TARGET = "tpu-runner@test-project.iam.gserviceaccount.com"
+CLOUD = "https://www.googleapis.com/auth/cloud-platform"
+JWT_BEARER = "urn:ietf:params:oauth:grant-type:jwt-bearer"
+FORM = {"Content-Type": "application/x-www-form-urlencoded"}
+KEYS = {}
+
+
+def key(name):
+    """A test RSA key (made once per run with openssl): (private key path, public key PEM)."""
+    if name not in KEYS:
+        KEYS[name] = harness.rsa_key(TMP, name)
+    return KEYS[name]
+
+
+def oauth_doc(**extra):
+    doc = {"refresh_tokens": {"1//0refresh-a": {"client_id": "cid-a.apps.googleusercontent.com",
+                                                "client_secret": "secret-a",
+                                                "access_token": ["ya29.user-1", "ya29.user-2"]},
+                              "1//0refresh-b": {"client_id": "cid-b", "client_secret": "secret-b",
+                                                "access_token": "ya29.user-b"}},
+           "service_accounts": {SA: {"public_key": key("sa")[1], "private_key_id": "kid-1",
+                                     "access_token": "ya29.c.sa-token"}},
+           "impersonation": {TARGET: {"sources": ["ya29.c.sa-token", "ya29.user-1"],
+                                      "access_token": "ya29.c.impersonated",
+                                      "delegates": ["projects/-/serviceAccounts/mid@x"]}},
+           "revoked": ["ya29.user-1"]}
+    doc.update(extra)
+    return doc
+
+
+def oauth_fake(*extra, doc=None, secrets=True):
+    d, _, _ = group_doc(2)
+    node = mg.make_tpu_node("t1", zone="us-central2-b")
+    return Fake(TMP, "--oauth", doc or oauth_doc(), "--compute", d, "--tpu-nodes",
+                mg.tpu_nodes_doc([node]), *extra, secrets=secrets, python=harness.SYSTEM_PYTHON)
+
+
+def b64url(data):
+    data = data if isinstance(data, bytes) else json.dumps(data).encode()
+    return base64.urlsafe_b64encode(data).rstrip(b"=").decode()
+
+
+def jwt(key_path, header=None, **claims):
+    """An RS256 JWT signed with openssl (the key at key_path); claims over the defaults."""
+    now = int(time.time())
+    body = {"iss": SA, "scope": CLOUD, "aud": None, "iat": now, "exp": now + 3600}
+    body.update(claims)
+    signed = b64url(header or {"alg": "RS256", "typ": "JWT", "kid": "kid-1"}) + "." + b64url(body)
+    sig = subprocess.run(["openssl", "dgst", "-sha256", "-sign", key_path], input=signed.encode(),
+                         capture_output=True, check=True, timeout=30).stdout
+    return signed + "." + b64url(sig)
+
+
+def grant(fake, form, headers=FORM, want=200):
+    status, hdrs, data = request(fake, "POST", "/token", headers, urlencode(form).encode())
+    body = json.loads(data)
+    assert status == want, (status, body)
+    if status != 200:
+        assert set(body) == {"error", "error_description"}, body
+    assert hdrs["content-type"].startswith("application/json"), hdrs
+    return body
+
+
+def refused(fake, form, status, error, description, headers=FORM):
+    body = grant(fake, form, headers, status)
+    assert body == {"error": error, "error_description": description}, body
+
+
+def bearer(token):
+    return {"Authorization": "Bearer " + token}
+
+
+def refresh_form(rt="1//0refresh-a", cid="cid-a.apps.googleusercontent.com", secret="secret-a"):
+    return {"grant_type": "refresh_token", "client_id": cid, "client_secret": secret,
+            "refresh_token": rt}
+
+
+@test
+def oauth_refresh_token_grant():
+    f = oauth_fake()
+    first = grant(f, refresh_form())
+    assert first["access_token"] == "ya29.user-1" and first["expires_in"] == 3599 and \
+        first["token_type"] == "Bearer" and CLOUD in first["scope"].split(), first
+    assert grant(f, refresh_form())["access_token"] == "ya29.user-2"   # the next of the list
+    assert grant(f, refresh_form())["access_token"] == "ya29.user-2"   # the last one again
+    assert grant(f, refresh_form("1//0refresh-b", "cid-b", "secret-b"))["access_token"] == \
+        "ya29.user-b"
+    refused(f, refresh_form(secret="wrong"), 401, "invalid_client", "Unauthorized")
+    refused(f, refresh_form(cid="nobody"), 401, "invalid_client",
+            "The OAuth client was not found.")
+    refused(f, refresh_form(rt="1//0revoked"), 400, "invalid_grant",
+            "Token has been expired or revoked.")
+    refused(f, refresh_form(rt="1//0refresh-b"), 400, "invalid_grant",  # another client's
+            "Token has been expired or revoked.")
+    form = refresh_form()
+    del form["client_secret"]
+    refused(f, form, 400, "invalid_request", "Missing required parameter: client_secret")
+    refused(f, dict(refresh_form(), grant_type="password"), 400, "unsupported_grant_type",
+            "Invalid grant_type: password")
+    body = grant(f, refresh_form(), {"Content-Type": "application/json"}, 400)
+    assert body["error"] == "invalid_request" and "x-www-form-urlencoded" in \
+        body["error_description"], body
+    status, _, data = request(f, "POST", "/token", FORM,
+                              (urlencode(refresh_form()) + "&client_id=x").encode())
+    assert status == 400 and "client_id" in json.loads(data)["error_description"]
+    assert request(f, "GET", "/token")[0] == 405
+    log = f.stop()
+    notes = [r["oauth"] for r in log if r["path"] == "/token" and "oauth" in r]
+    assert notes[0] == {"grant_type": "refresh_token", "issued": "ya29.user-1",
+                        "client_id": "cid-a.apps.googleusercontent.com"}, notes[0]
+    assert [n.get("error") for n in notes[4:8]] == ["invalid_client", "invalid_client",
+                                                    "invalid_grant", "invalid_grant"], notes
+    assert "refresh_token=1%2F%2F0refresh-a" in log[0]["body"]   # --log-secrets (harness)
+    g = oauth_fake(secrets=False)
+    grant(g, refresh_form())
+    rec = g.stop()[0]
+    assert "secret-a" not in json.dumps(rec) and "refresh-a" not in json.dumps(rec) and \
+        "ya29.user-1" not in json.dumps(rec), rec
+    assert "client_id=cid-a" in rec["body"] and rec["oauth"]["issued"] == "<redacted>", rec
+
+
+@test
+def oauth_jwt_bearer_grant_verifies_signature_and_claims():
+    f = oauth_fake()
+    url = f.url + "/token"
+    sa_key, other_key = key("sa")[0], key("other")[0]
+    ok_jwt = jwt(sa_key, aud=url)
+    body = grant(f, {"grant_type": JWT_BEARER, "assertion": ok_jwt})
+    assert body["access_token"] == "ya29.c.sa-token" and body["token_type"] == "Bearer", body
+    # the audience Google always takes (today's google-auth and gcloud send it)
+    assert grant(f, {"grant_type": JWT_BEARER, "assertion": jwt(
+        sa_key, aud="https://oauth2.googleapis.com/token")})["access_token"] == "ya29.c.sa-token"
+    bad_sig = "Invalid JWT Signature."
+    now = int(time.time())
+    cases = [
+        (jwt(other_key, aud=url), 400, "invalid_grant", bad_sig),                 # another key
+        (jwt(sa_key, {"alg": "RS256", "typ": "JWT", "kid": "kid-2"}, aud=url), 400,
+         "invalid_grant", bad_sig),
+        (ok_jwt[:-4] + ("AAAA" if not ok_jwt.endswith("AAAA") else "BBBB"), 400,
+         "invalid_grant", bad_sig),
+        (jwt(sa_key, iss="nobody@x.iam.gserviceaccount.com", aud=url), 400, "invalid_grant",
+         "Invalid grant: account not found"),
+        (jwt(sa_key, {"alg": "HS256", "typ": "JWT", "kid": "kid-1"}, aud=url), 400,
+         "invalid_grant", "Invalid JWT header: want alg RS256 and typ JWT"),
+        (jwt(sa_key, aud="http://127.0.0.1:1/token"), 400, "invalid_grant",
+         "Invalid JWT: Failed audience check. The expected value was %s but the actual value "
+         "was http://127.0.0.1:1/token" % url),
+        (jwt(sa_key, aud=url, exp=now + 3599), 400, "invalid_grant", fake_gcp.JWT_TIMEFRAME),
+        (jwt(sa_key, aud=url, iat=now - 400, exp=now + 3200), 400, "invalid_grant",
+         fake_gcp.JWT_TIMEFRAME),
+        (jwt(sa_key, aud=url, scope="https://www.googleapis.com/auth/compute.readonly"), 400,
+         "invalid_scope", "Invalid OAuth scope or ID token audience provided."),
+        ("not.a.jwt!", 400, "invalid_grant",
+         "Invalid JWT: not a signed JWT (header.claims.signature, base64url)"),
+    ]
+    for assertion, status, error, description in cases:
+        refused(f, {"grant_type": JWT_BEARER, "assertion": assertion}, status, error, description)
+    log = f.stop()
+    notes = [r["oauth"] for r in log if "oauth" in r]
+    assert notes[0]["verified"] is True and notes[0]["issued"] == "ya29.c.sa-token"
+    assert notes[0]["jwt_header"] == {"alg": "RS256", "typ": "JWT", "kid": "kid-1"}
+    assert set(notes[0]["jwt_claims"]) == {"iss", "scope", "aud", "iat", "exp"}
+    assert notes[0]["jwt_claims"]["aud"] == url and "signature" not in json.dumps(notes[0])
+    assert [n["verified"] for n in notes[2:]] == [False, False, False, False, False, True, True,
+                                                  True, True, False], notes
+
+
+@test
+def oauth_issued_tokens_authenticate_compute_and_tpu():
+    f = oauth_fake("--bearer", TOKEN)
+    tpu = "/v2/projects/test-project/locations/us-central2-b/nodes/t1"
+    body = {"instanceState": "RUNNING"}
+    # a token on the list but not issued yet does not authenticate
+    assert request(f, "GET", tpu, bearer("ya29.c.sa-token"))[0] == 401
+    grant(f, {"grant_type": JWT_BEARER, "assertion": jwt(key("sa")[0], aud=f.url + "/token")})
+    call(f, "POST", list_path(), headers=bearer("ya29.c.sa-token"), body=body)
+    call(f, "GET", tpu, headers=bearer("ya29.c.sa-token"))
+    call(f, "GET", tpu)  # --bearer still does
+    assert grant(f, refresh_form())["access_token"] == "ya29.user-1"  # issued, but revoked
+    status, hdrs, data = request(f, "POST", list_path(), bearer("ya29.user-1"), body)
+    google_error(json.loads(data), 401, "UNAUTHENTICATED", "invalid authentication credentials")
+    assert 'error="invalid_token"' in hdrs["www-authenticate"]
+    status, _, data = request(f, "GET", tpu, bearer("ya29.user-1"))
+    assert status == 401 and json.loads(data)["error"]["details"][0]["reason"] == \
+        "ACCESS_TOKEN_EXPIRED"
+    assert grant(f, refresh_form())["access_token"] == "ya29.user-2"
+    call(f, "GET", tpu, headers=bearer("ya29.user-2"))
+    call(f, "POST", list_path(), headers=dict(bearer("ya29.user-2"),
+                                             **{"x-goog-user-project": "billing-p"}), body=body)
+    log = f.stop()
+    assert log[-1]["headers"]["x-goog-user-project"] == "billing-p", log[-1]
+    g = oauth_fake()  # --oauth alone: authentication required, no token is a 401
+    assert request(g, "GET", tpu)[0] == 401
+    g.stop()
+
+
+def generate(fake, token, body, target=TARGET, want=200):
+    path = "/v1/projects/-/serviceAccounts/%s:generateAccessToken" % target
+    status, _, data = request(fake, "POST", path, bearer(token) if token else {}, body)
+    answer = json.loads(data)
+    assert status == want, (status, answer)
+    return answer
+
+
+@test
+def iam_generate_access_token():
+    f = oauth_fake()
+    grant(f, {"grant_type": JWT_BEARER, "assertion": jwt(key("sa")[0], aud=f.url + "/token")})
+    grant(f, refresh_form("1//0refresh-b", "cid-b", "secret-b"))
+    want = {"delegates": ["projects/-/serviceAccounts/mid@x"], "scope": [CLOUD],
+            "lifetime": "3600s"}
+    t = time.time()
+    answer = generate(f, "ya29.c.sa-token", want)
+    assert answer["accessToken"] == "ya29.c.impersonated", answer
+    expire = answer["expireTime"]
+    assert re.fullmatch(r"\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ", expire), expire
+    import calendar
+    seconds = calendar.timegm(time.strptime(expire, "%Y-%m-%dT%H:%M:%SZ"))
+    assert abs(seconds - (t + 3600)) < 5, (expire, t)
+    call(f, "GET", "/v2/projects/test-project/locations/us-central2-b/nodes/t1",
+         headers=bearer("ya29.c.impersonated"))
+    denied = ("Permission 'iam.serviceAccounts.getAccessToken' denied on resource (or it may "
+              "not exist).")
+    google_error(generate(f, None, want, want=401), 401, "UNAUTHENTICATED")
+    google_error(generate(f, "ya29.never-issued", want, want=401), 401, "UNAUTHENTICATED")
+    google_error(generate(f, "ya29.user-b", want, want=403), 403, "PERMISSION_DENIED", denied)
+    google_error(generate(f, "ya29.c.sa-token", want, "nobody@x", 403), 403, "PERMISSION_DENIED",
+                 denied)
+    google_error(generate(f, "ya29.c.sa-token", dict(want, delegates=[]), want=403), 403,
+                 "PERMISSION_DENIED", denied)
+    google_error(generate(f, "ya29.c.sa-token", dict(want, lifetime="7200s"), want=400), 400,
+                 "INVALID_ARGUMENT")
+    google_error(generate(f, "ya29.c.sa-token", dict(want, scope=[]), want=400), 400,
+                 "INVALID_ARGUMENT", "Scope required.")
+    google_error(generate(f, "ya29.c.sa-token", b"delegates=x", want=400), 400,
+                 "INVALID_ARGUMENT")
+    path = "/v1/projects/-/serviceAccounts/%s:generateAccessToken" % TARGET.replace("@", "%40")
+    status, _, data = request(f, "POST", path, bearer("ya29.c.sa-token"), want)  # %40 decoded
+    assert status == 200 and json.loads(data)["accessToken"] == "ya29.c.impersonated", data
+    log = f.stop()
+    iam = [r["iam"] for r in log if "iam" in r]
+    assert iam[0] == {"target": TARGET, "source": "serviceAccount:" + SA, "body": want,
+                      "issued": "ya29.c.impersonated"}, iam[0]
+    assert iam[3]["source"] == "user:cid-b" and "issued" not in iam[3], iam[3]
+
+
+GOOGLE_AUTH_CLIENT = r'''
+import json, sys
+import google.auth, google.auth.exceptions, google.oauth2.credentials
+import google.auth.transport.requests as transport
+info = json.load(open(sys.argv[1]))
+creds, project = google.auth.default(scopes=["https://www.googleapis.com/auth/cloud-platform"])
+if info["type"] == "authorized_user":  # 1.5.1 would ask Google's endpoint, whatever token_uri says
+    creds = google.oauth2.credentials.Credentials(
+        None, refresh_token=info["refresh_token"], token_uri=info["token_uri"],
+        client_id=info["client_id"], client_secret=info["client_secret"])
+try:
+    creds.refresh(transport.Request())
+    print(json.dumps({"token": creds.token, "project": project}))
+except google.auth.exceptions.RefreshError as e:
+    print(json.dumps({"error": str(e)}))
+'''
+
+
+def google_auth(path):
+    """python3-google-auth 1.5.1 (Debian's /usr/bin/python3) refreshing the credentials of
+    the ADC file at path: {"token", "project"} or {"error"}."""
+    env = {"PATH": "/usr/bin:/bin", "GOOGLE_APPLICATION_CREDENTIALS": path, "HOME": TMP,
+           "NO_PROXY": "*"}
+    p = subprocess.run([harness.SYSTEM_PYTHON, "-c", GOOGLE_AUTH_CLIENT, path], env=env,
+                       capture_output=True, text=True, timeout=60)
+    assert p.returncode == 0, p.stderr
+    return json.loads(p.stdout)
+
+
+@test
+def google_auth_obtains_tokens_from_the_fake():
+    """google-auth 1.5.1, a real client of Google's token endpoint, gets its tokens from the
+    fake: a service account's JWT (verified) and an authorized user's refresh token; the fake's
+    invalid_grant reaches it as Google's would."""
+    f = oauth_fake()
+    url = f.url + "/token"
+    with open(key("sa")[0]) as k:
+        sa = {"type": "service_account", "project_id": "sa-project", "private_key_id": "kid-1",
+              "private_key": k.read(), "client_email": SA, "client_id": "1234",
+              "token_uri": url}
+    assert google_auth(harness.write(TMP, "ga-sa.json", sa)) == {"token": "ya29.c.sa-token",
+                                                                 "project": "sa-project"}
+    user = {"type": "authorized_user", "client_id": "cid-b", "client_secret": "secret-b",
+            "refresh_token": "1//0refresh-b", "token_uri": url}
+    assert google_auth(harness.write(TMP, "ga-user.json", user))["token"] == "ya29.user-b"
+    bad = google_auth(harness.write(TMP, "ga-bad.json", dict(user, refresh_token="1//0gone")))
+    assert "invalid_grant" in bad["error"] and "expired or revoked" in bad["error"], bad
+    log = f.stop()
+    notes = [r["oauth"] for r in log]
+    assert notes[0]["verified"] and notes[0]["jwt_claims"]["aud"] == url, notes[0]
+    assert notes[0]["jwt_claims"]["exp"] - notes[0]["jwt_claims"]["iat"] == 3600
+    assert [n.get("error") for n in notes] == [None, None, "invalid_grant"], notes
+
+
+@test
+def oauth_bad_configuration_is_refused_at_start():
+    for doc, words in (({"refresh_tokens": {"1//x": {"client_id": "c"}}}, "client_secret"),
+                       ({"service_accounts": {SA: {"private_key_id": "k",
+                                                   "access_token": "t"}}}, "public_key"),
+                       ({"service_accounts": {SA: {"public_key": "junk", "private_key_id": "k",
+                                                   "access_token": "t"}}}, "public_key"),
+                       ({"impersonation": {TARGET: {"access_token": "t"}}}, "sources"),
+                       ({"refresh_tokens": {"1//x": {"client_id": "c", "client_secret": "s"}}},
+                        "access_token"),
+                       ({"tokens": {}}, "want a JSON object")):
+        try:
+            Fake(TMP, "--oauth", doc, python=harness.SYSTEM_PYTHON)
+            raise AssertionError("accepted %r" % doc)
+        except AssertionError as e:
+            assert "exited" in str(e) and words in str(e), e
 
 
 # ---- make_gcp ----
