@@ -37,6 +37,9 @@ if [ "$mode" = test ]; then
     need openssl has openssl
     need strace has strace
     need python3-kubernetes /usr/bin/python3 -c 'import kubernetes'
+    # make gcp-test: the fake token endpoint verifies service-account JWTs; google-auth is an oracle
+    need python3-cryptography /usr/bin/python3 -c 'import cryptography'
+    need python3-google-auth /usr/bin/python3 -c 'import google.auth'
     # make launcher-test: real Slurm (four simulated nodes), Open MPI and PyTorch's gloo
     need slurmctld test -x /usr/sbin/slurmctld
     need slurmd test -x /usr/sbin/slurmd
