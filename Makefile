@@ -37,9 +37,9 @@ deps-test:
 $(BUILD) $(BUILD)/san $(BUILD)/tsan $(BUILD)/asan:
 	mkdir -p $@
 
-# The CLI uses the bundled libcurl transport and libyaml (YAML kubeconfig files); the other
-# examples need no library.
-LIBS_cluster-resolve := -lcurl -lyaml
+# The CLI uses the bundled libcurl transport, libyaml (YAML kubeconfig files) and libcrypto
+# (Google service-account keys); the other examples need no library.
+LIBS_cluster-resolve := -lcurl -lyaml -lcrypto
 
 $(BUILD)/%: examples/%.c cluster_resolver.h | deps-build $(BUILD)
 	$(CC) -std=c99 -O2 $(WARN) $< -o $@ $(LIBS_$*)

@@ -900,6 +900,24 @@ typedef struct cres_exec_hook {
     void *user;
 } cres_exec_hook;
 
+/* Signs a Google service-account JWT: RS256, RSASSA-PKCS1-v1_5 over SHA-256 of data, with the
+   key file's PEM private key (PKCS#8 "BEGIN PRIVATE KEY"). Writes the signature into sig
+   (CRES_SIGNATURE_MAX bytes) and its length into *sig_len. Never logs the key. */
+#define CRES_SIGNATURE_MAX 1024 /* an RSA key of 8192 bits */
+typedef struct cres_sign_request {
+    const char *algorithm;       /* "RS256" */
+    const char *private_key_pem;
+    const unsigned char *data;
+    size_t data_len;
+} cres_sign_request;
+typedef cres_result (*cres_sign_fn)(void *user, const cres_sign_request *req, unsigned char *sig,
+                                    size_t *sig_len, cres_error *err);
+typedef struct cres_sign_hook {
+    cres_sign_fn fn;          /* NULL = OpenSSL's libcrypto with CLUSTER_RESOLVER_USE_OPENSSL,
+                                 else service-account keys fail (CRES_ERR_UNSUPPORTED) */
+    void *user;
+} cres_sign_hook;
+
 typedef struct cres_config {
     cres_allocator allocator;   /* zero = CRES_MALLOC / CRES_FREE */
     cres_transport transport;   /* zero = bundled curl if compiled in, else NO_TRANSPORT */
@@ -914,6 +932,7 @@ typedef struct cres_config {
     cres_env_list_hook env_list; /* zero = the process environment; give it with a getenv
                                     hook of your own */
     cres_exec_hook exec;        /* zero = posix_spawnp(): kubeconfig exec plugins */
+    cres_sign_hook sign;        /* zero = libcrypto if compiled in: Google key files */
 } cres_config;
 
 #ifdef CLUSTER_RESOLVER_USE_CURL
@@ -1174,6 +1193,8 @@ typedef struct cres_gce_options {
     const char *token;                        /* OAuth access token; NULL = token_file, else
                                                  the metadata server's (once per resolve) */
     const char *token_file;
+    const char *credentials_file;             /* a Google credentials file (Application
+                                                 Default Credentials); NULL = the ADC chain */
     const char *instance_name;                /* own instance; NULL = metadata instance/name */
     const char *task_type;                    /* NULL = the job of the own instance */
     int task_id;                              /* used when task_type is set */
@@ -1193,6 +1214,7 @@ typedef struct cres_tpu_options {
     const char *metadata_url;                 /* as for GCE */
     const char *token;                        /* as for GCE */
     const char *token_file;
+    const char *credentials_file;             /* as for GCE */
     const char *job_name;                     /* NULL = "worker" */
     const char *coordinator_name;             /* an extra job of one task, e.g. "coordinator" */
     const char *coordinator_address;          /* its "host:port"; required with the name */
@@ -3624,6 +3646,113 @@ CRES__PRIVATE void cres__error_message(const cres_resolver *r, const cres_http_r
     cres__json_free(&d);
 }
 
+/* ---- base64 and RFC 3339, for certificate data and credential expiry ------------------ */
+
+#include <time.h> /* time(): credentials expire by the wall clock */
+
+static const char cres__b64[] = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
+
+/* Decodes standard base64 (padding required, CR and LF skipped, as Go's StdEncoding) into a
+   new NUL-terminated string. 1 = ok, 0 = out of memory, -1 = not base64 or holds a NUL. */
+CRES__PRIVATE int cres__base64_decode(const cres_allocator *a, const char *s, size_t n,
+                                      char **out) {
+    size_t i, o = 0, quad = 0, pad = 0;
+    unsigned long acc = 0;
+    char *p = (char *)cres__alloc(a, n / 4 * 3 + 4);
+    *out = NULL;
+    if (!p) return 0;
+    for (i = 0; i < n; i++) {
+        const char *at = s[i] ? strchr(cres__b64, s[i]) : NULL;
+        if (s[i] == '\r' || s[i] == '\n') continue;
+        if (s[i] == '=' && quad >= 2)
+            pad++;
+        else if (!at || pad)
+            break;
+        acc = (acc << 6) | (unsigned long)(at ? at - cres__b64 : 0);
+        if (++quad < 4) continue;
+        p[o++] = (char)(acc >> 16);
+        if (pad < 2) p[o++] = (char)(acc >> 8);
+        if (pad < 1) p[o++] = (char)acc;
+        quad = 0;
+        acc = 0;
+    }
+    if (i < n || quad || memchr(p, '\0', o)) {
+        cres__free(a, p);
+        return -1;
+    }
+    p[o] = '\0';
+    *out = p;
+    return 1;
+}
+
+/* Standard base64 with padding, or (url) base64url without it, as JWTs want. */
+CRES__PRIVATE void cres__put_b64(cres__writer *w, const char *s, size_t n, int url) {
+    static const char url_abc[] = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_";
+    const char *abc = url ? url_abc : cres__b64;
+    size_t i;
+    for (i = 0; i < n; i += 3) {
+        unsigned long v = (unsigned long)(unsigned char)s[i] << 16;
+        char q[4];
+        if (i + 1 < n) v |= (unsigned long)(unsigned char)s[i + 1] << 8;
+        if (i + 2 < n) v |= (unsigned char)s[i + 2];
+        q[0] = abc[v >> 18];
+        q[1] = abc[(v >> 12) & 63];
+        q[2] = i + 1 < n ? abc[(v >> 6) & 63] : '=';
+        q[3] = i + 2 < n ? abc[v & 63] : '=';
+        cres__put(w, q, url ? (i + 2 < n ? 4 : i + 1 < n ? 3 : 2) : 4);
+    }
+}
+
+CRES__PRIVATE void cres__put_base64(cres__writer *w, const char *s, size_t n) {
+    cres__put_b64(w, s, n, 0);
+}
+
+/* Days from 1970-01-01 to the given civil date (proleptic Gregorian). */
+CRES__PRIVATE long long cres__days_from_civil(long long y, int m, int d) {
+    long long era, yoe, doy;
+    y -= m <= 2;
+    era = (y >= 0 ? y : y - 399) / 400;
+    yoe = y - era * 400;
+    doy = (153 * (m + (m > 2 ? -3 : 9)) + 2) / 5 + d - 1;
+    return era * 146097 + yoe * 365 + yoe / 4 - yoe / 100 + doy - 719468;
+}
+
+/* An RFC 3339 time ("2026-11-26T10:00:00Z", fractions and offsets allowed) as Unix seconds;
+   0 when it is not one. */
+CRES__PRIVATE int cres__parse_rfc3339(const char *s, long long *out) {
+    int v[6], i, sign = 0, oh = 0, om = 0;
+    static const int at[6] = {0, 5, 8, 11, 14, 17}, len[6] = {4, 2, 2, 2, 2, 2};
+    const char *p;
+    size_t n = strlen(s);
+    if (n < 20 || s[4] != '-' || s[7] != '-' || (s[10] != 'T' && s[10] != 't') || s[13] != ':' ||
+        s[16] != ':')
+        return 0;
+    for (i = 0; i < 6; i++) {
+        long long x;
+        if (cres__parse_decimal(s + at[i], (size_t)len[i], &x) != 1 || x < 0) return 0;
+        v[i] = (int)x;
+    }
+    if (v[1] < 1 || v[1] > 12 || v[2] < 1 || v[2] > 31 || v[3] > 23 || v[4] > 59 || v[5] > 60)
+        return 0;
+    p = s + 19;
+    if (*p == '.')
+        for (p++; *p >= '0' && *p <= '9'; p++) {
+        }
+    if (*p == 'Z' || *p == 'z') {
+        p++;
+    } else if ((*p == '+' || *p == '-') && strlen(p) == 6 && p[3] == ':') {
+        long long h, m;
+        if (cres__parse_decimal(p + 1, 2, &h) != 1 || cres__parse_decimal(p + 4, 2, &m) != 1)
+            return 0;
+        sign = *p == '-' ? -1 : 1, oh = (int)h, om = (int)m;
+        p += 6;
+    }
+    if (*p) return 0;
+    *out = ((cres__days_from_civil(v[0], v[1], v[2]) * 24 + v[3]) * 60 + v[4]) * 60 + v[5] -
+           sign * (oh * 3600 + om * 60);
+    return 1;
+}
+
 /* What an error message adds to a 3xx status: we never follow one. */
 CRES__PRIVATE const char *cres__redirect_note(int status) {
     return status >= 300 && status < 400
@@ -4520,105 +4649,6 @@ typedef struct cres__k8s {
 #define CRES__EXEC_INFO "KUBERNETES_EXEC_INFO"
 #define CRES__EXEC_V1 "client.authentication.k8s.io/v1"
 #define CRES__EXEC_V1BETA1 "client.authentication.k8s.io/v1beta1"
-#include <time.h> /* time(): exec credentials expire by the wall clock */
-
-/* ---- base64 and RFC 3339, for certificate data and credential expiry ------------------ */
-
-static const char cres__b64[] = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
-
-/* Decodes standard base64 (padding required, CR and LF skipped, as Go's StdEncoding) into a
-   new NUL-terminated string. 1 = ok, 0 = out of memory, -1 = not base64 or holds a NUL. */
-CRES__PRIVATE int cres__base64_decode(const cres_allocator *a, const char *s, size_t n,
-                                      char **out) {
-    size_t i, o = 0, quad = 0, pad = 0;
-    unsigned long acc = 0;
-    char *p = (char *)cres__alloc(a, n / 4 * 3 + 4);
-    *out = NULL;
-    if (!p) return 0;
-    for (i = 0; i < n; i++) {
-        const char *at = s[i] ? strchr(cres__b64, s[i]) : NULL;
-        if (s[i] == '\r' || s[i] == '\n') continue;
-        if (s[i] == '=' && quad >= 2)
-            pad++;
-        else if (!at || pad)
-            break;
-        acc = (acc << 6) | (unsigned long)(at ? at - cres__b64 : 0);
-        if (++quad < 4) continue;
-        p[o++] = (char)(acc >> 16);
-        if (pad < 2) p[o++] = (char)(acc >> 8);
-        if (pad < 1) p[o++] = (char)acc;
-        quad = 0;
-        acc = 0;
-    }
-    if (i < n || quad || memchr(p, '\0', o)) {
-        cres__free(a, p);
-        return -1;
-    }
-    p[o] = '\0';
-    *out = p;
-    return 1;
-}
-
-CRES__PRIVATE void cres__put_base64(cres__writer *w, const char *s, size_t n) {
-    size_t i;
-    for (i = 0; i < n; i += 3) {
-        unsigned long v = (unsigned long)(unsigned char)s[i] << 16;
-        char q[4];
-        if (i + 1 < n) v |= (unsigned long)(unsigned char)s[i + 1] << 8;
-        if (i + 2 < n) v |= (unsigned char)s[i + 2];
-        q[0] = cres__b64[v >> 18];
-        q[1] = cres__b64[(v >> 12) & 63];
-        q[2] = i + 1 < n ? cres__b64[(v >> 6) & 63] : '=';
-        q[3] = i + 2 < n ? cres__b64[v & 63] : '=';
-        cres__put(w, q, 4);
-    }
-}
-
-/* Days from 1970-01-01 to the given civil date (proleptic Gregorian). */
-CRES__PRIVATE long long cres__days_from_civil(long long y, int m, int d) {
-    long long era, yoe, doy;
-    y -= m <= 2;
-    era = (y >= 0 ? y : y - 399) / 400;
-    yoe = y - era * 400;
-    doy = (153 * (m + (m > 2 ? -3 : 9)) + 2) / 5 + d - 1;
-    return era * 146097 + yoe * 365 + yoe / 4 - yoe / 100 + doy - 719468;
-}
-
-/* An RFC 3339 time ("2026-11-26T10:00:00Z", fractions and offsets allowed) as Unix seconds;
-   0 when it is not one. */
-CRES__PRIVATE int cres__parse_rfc3339(const char *s, long long *out) {
-    int v[6], i, sign = 0, oh = 0, om = 0;
-    static const int at[6] = {0, 5, 8, 11, 14, 17}, len[6] = {4, 2, 2, 2, 2, 2};
-    const char *p;
-    size_t n = strlen(s);
-    if (n < 20 || s[4] != '-' || s[7] != '-' || (s[10] != 'T' && s[10] != 't') || s[13] != ':' ||
-        s[16] != ':')
-        return 0;
-    for (i = 0; i < 6; i++) {
-        long long x;
-        if (cres__parse_decimal(s + at[i], (size_t)len[i], &x) != 1 || x < 0) return 0;
-        v[i] = (int)x;
-    }
-    if (v[1] < 1 || v[1] > 12 || v[2] < 1 || v[2] > 31 || v[3] > 23 || v[4] > 59 || v[5] > 60)
-        return 0;
-    p = s + 19;
-    if (*p == '.')
-        for (p++; *p >= '0' && *p <= '9'; p++) {
-        }
-    if (*p == 'Z' || *p == 'z') {
-        p++;
-    } else if ((*p == '+' || *p == '-') && strlen(p) == 6 && p[3] == ':') {
-        long long h, m;
-        if (cres__parse_decimal(p + 1, 2, &h) != 1 || cres__parse_decimal(p + 4, 2, &m) != 1)
-            return 0;
-        sign = *p == '-' ? -1 : 1, oh = (int)h, om = (int)m;
-        p += 6;
-    }
-    if (*p) return 0;
-    *out = ((cres__days_from_civil(v[0], v[1], v[2]) * 24 + v[3]) * 60 + v[4]) * 60 + v[5] -
-           sign * (oh * 3600 + om * 60);
-    return 1;
-}
 
 /* ---- YAML as JSON text ------------------------------------------------------------------ */
 
@@ -7234,10 +7264,624 @@ CRES__PRIVATE cres_result cres__metadata_need(cres__http *h, const char *base, c
     return res;
 }
 
+/* ---- Application Default Credentials: the file ------------------------------------------ */
+
+#define CRES__GCP_SCOPE "https://www.googleapis.com/auth/cloud-platform"
+#define CRES__GCP_TOKEN_URI "https://oauth2.googleapis.com/token"
+#define CRES__GCP_TOKEN_LIFE 3600  /* seconds: a JWT's and an impersonated token's */
+#define CRES__GCP_TOKEN_MARGIN 300 /* a kept token is renewed this long before it expires */
+#define CRES__GCP_CREDENTIALS_MAX (64 * 1024) /* a key file is about 2.4 KB */
+
+/* The credential of a Google credentials file: authorized_user (gcloud auth
+   application-default login), service_account (a key file), or impersonated_service_account
+   (a source of either kind, then IAM's generateAccessToken). */
+typedef enum cres__gkind { CRES__GNONE, CRES__GUSER, CRES__GKEY } cres__gkind;
+typedef struct cres__gcred {
+    cres__gkind kind;        /* the (source) credential's kind; CRES__GNONE = no file */
+    char *client_id, *client_secret, *refresh_token;   /* authorized_user */
+    char *client_email, *private_key, *private_key_id; /* service_account */
+    char *token_uri, *project_id, *quota_project_id;
+    char *impersonation_url, *delegates; /* impersonated: the URL, the list as JSON text */
+    char *path;                          /* the file */
+    const char *origin;                  /* what named it, for messages */
+    unsigned long long hash;             /* of its text: a kept token belongs to one file */
+} cres__gcred;
+
+/* The string fields a credentials file may hold, where they go: a plain file's are the first
+   9, an impersonation source's the first 8, an impersonated file's own the last 2. */
+static const struct {
+    const char *key;
+    size_t at;
+} cres__gcred_fields[] = {
+    {"client_id", offsetof(cres__gcred, client_id)},
+    {"client_secret", offsetof(cres__gcred, client_secret)},
+    {"refresh_token", offsetof(cres__gcred, refresh_token)},
+    {"client_email", offsetof(cres__gcred, client_email)},
+    {"private_key", offsetof(cres__gcred, private_key)},
+    {"private_key_id", offsetof(cres__gcred, private_key_id)},
+    {"token_uri", offsetof(cres__gcred, token_uri)},
+    {"project_id", offsetof(cres__gcred, project_id)},
+    {"quota_project_id", offsetof(cres__gcred, quota_project_id)},
+    {"service_account_impersonation_url", offsetof(cres__gcred, impersonation_url)},
+};
+#define CRES__GCRED_FIELDS (sizeof cres__gcred_fields / sizeof cres__gcred_fields[0])
+
+CRES__PRIVATE char **cres__gcred_slot(cres__gcred *c, size_t i) {
+    return (char **)(void *)((char *)c + cres__gcred_fields[i].at);
+}
+
+CRES__PRIVATE void cres__gcred_free(const cres_allocator *a, cres__gcred *c) {
+    size_t i;
+    for (i = 0; i < CRES__GCRED_FIELDS; i++) cres__free(a, *cres__gcred_slot(c, i));
+    cres__free(a, c->delegates);
+    cres__free(a, c->path);
+    memset(c, 0, sizeof *c);
+}
+
+/* An endpoint a secret may go to: https, or http to this machine only (a local proxy or a
+   test's fake); never a host that could read the refresh token off the wire. */
+CRES__PRIVATE int cres__gcp_endpoint_ok(const char *url) {
+    static const char *const local[] = {"127.", "localhost", "[::1]"};
+    size_t i, n;
+    if (cres__bad_text(url, 1)) return 0;
+    if (strncmp(url, "https://", 8) == 0) return url[8] && url[8] != '/';
+    if (strncmp(url, "http://", 7) != 0) return 0;
+    for (i = 0; i < sizeof local / sizeof local[0]; i++) {
+        n = strlen(local[i]);
+        if (strncmp(url + 7, local[i], n) == 0 &&
+            (i == 0 || url[7 + n] == ':' || url[7 + n] == '/' || !url[7 + n]))
+            return 1;
+    }
+    return 0;
+}
+
+/* The string fields of object obj (a file, or an impersonated file's source_credentials). */
+CRES__PRIVATE cres_result cres__gcred_strings(const cres_resolver *r, const cres__json *d, int obj,
+                                             cres__gcred *c, size_t from, size_t to,
+                                             const char *what, cres_error *err) {
+    size_t i;
+    for (i = from; i < to; i++) {
+        char **slot = cres__gcred_slot(c, i);
+        int v, ok;
+        cres_result res = cres__json_member(d, obj, cres__gcred_fields[i].key, &v, what,
+                                            CRES_ERR_ENVIRONMENT, err);
+        if (res != CRES_OK) return res;
+        if (v < 0 || cres__json_is_null(d, v)) continue;
+        if (d->t[v].type != JSMN_STRING)
+            return cres__fail(err, CRES_ERR_ENVIRONMENT, "%s: \"%s\" must be a string", what,
+                              cres__gcred_fields[i].key);
+        cres__free(d->a, *slot);
+        if ((ok = cres__json_strdup(d, v, slot)) == 0) return cres__oom(err, r->vtable->name);
+        /* a private key holds newlines and goes to the signer only; the rest is text */
+        if (ok < 0 || (slot != &c->private_key && cres__bad_text(*slot, slot != &c->client_secret)))
+            return cres__fail(err, CRES_ERR_ENVIRONMENT,
+                              "%s: \"%s\" has control characters or invalid UTF-8", what,
+                              cres__gcred_fields[i].key);
+    }
+    return CRES_OK;
+}
+
+/* The kind named by "type", or an error naming what to do instead. */
+CRES__PRIVATE cres_result cres__gcred_kind(const cres__json *d, int obj, int source, cres__gkind *kind,
+                                          const char *what, cres_error *err) {
+    char q[CRES__QUOTE_SIZE];
+    int v;
+    cres_result res = cres__json_member(d, obj, "type", &v, what, CRES_ERR_ENVIRONMENT, err);
+    if (res != CRES_OK) return res;
+    if (v < 0 || d->t[v].type != JSMN_STRING)
+        return cres__fail(err, CRES_ERR_ENVIRONMENT, "%s: no \"type\" string%s", what,
+                          source ? " in source_credentials" : "");
+    *kind = cres__json_eq(d, v, "authorized_user")   ? CRES__GUSER
+            : cres__json_eq(d, v, "service_account") ? CRES__GKEY
+                                                     : CRES__GNONE;
+    if (*kind == CRES__GNONE && !source && cres__json_eq(d, v, "impersonated_service_account"))
+        return CRES_OK; /* the caller reads its source */
+    if (*kind == CRES__GNONE)
+        return cres__fail(err, CRES_ERR_UNSUPPORTED,
+                          "%s: credentials of type %s%s are not supported (workload identity "
+                          "federation and others); pass an access token: gcloud auth "
+                          "print-access-token > F, then --token-file F (options.token_file)",
+                          what, cres__json_quote(d, v, q, sizeof q),
+                          source ? " as an impersonation source" : "");
+    return CRES_OK;
+}
+
+/* An impersonated file's own parts: the URL, the delegates (a list of strings, kept as its
+   JSON text for the request body), its quota project (the source's does not count). */
+CRES__PRIVATE cres_result cres__gcred_impersonated(const cres_resolver *r, const cres__json *d,
+                                                  cres__gcred *c, const char *what,
+                                                  cres_error *err) {
+    static const char *const keys[] = {"source_credentials", "delegates"};
+    int v[2], i, e;
+    cres_result res;
+    cres__json_pick(d, 0, keys, v, 2);
+    if (v[0] < 0 || d->t[v[0]].type != JSMN_OBJECT)
+        return cres__fail(err, CRES_ERR_ENVIRONMENT, "%s: no \"source_credentials\" object", what);
+    if ((res = cres__gcred_kind(d, v[0], 1, &c->kind, what, err)) != CRES_OK ||
+        (res = cres__gcred_strings(r, d, v[0], c, 0, 8, what, err)) != CRES_OK ||
+        (res = cres__gcred_strings(r, d, 0, c, 8, 10, what, err)) != CRES_OK)
+        return res;
+    if (!c->impersonation_url)
+        return cres__fail(err, CRES_ERR_ENVIRONMENT,
+                          "%s: no \"service_account_impersonation_url\"", what);
+    if (v[1] >= 0 && !cres__json_is_null(d, v[1])) {
+        const jsmntok_t *t = &d->t[v[1]];
+        if (t->type != JSMN_ARRAY)
+            return cres__fail(err, CRES_ERR_ENVIRONMENT, "%s: \"delegates\" must be a list", what);
+        for (i = 0, e = v[1] + 1; i < t->size; i++, e = cres__json_next(d, e))
+            if (d->t[e].type != JSMN_STRING)
+                return cres__fail(err, CRES_ERR_ENVIRONMENT,
+                                  "%s: \"delegates\" must be a list of strings", what);
+        c->delegates = cres__strndup(d->a, d->s + t->start, (size_t)(t->end - t->start));
+        if (!c->delegates) return cres__oom(err, r->vtable->name);
+    }
+    return CRES_OK;
+}
+
+/* Parses a credentials file's text into c, checking what its kind needs. */
+CRES__PRIVATE cres_result cres__gcred_parse(const cres_resolver *r, const char *text,
+                                           cres__gcred *c, const char *what, cres_error *err) {
+    const char *missing = NULL;
+    cres__json d;
+    cres_result res = cres__json_parse_document(&d, text, strlen(text), &r->config.allocator, what,
+                                                CRES_ERR_ENVIRONMENT, err);
+    if (res != CRES_OK) return res;
+    if (d.t[0].type != JSMN_OBJECT)
+        res = cres__fail(err, CRES_ERR_ENVIRONMENT, "%s: not a JSON object", what);
+    if (res == CRES_OK) res = cres__gcred_kind(&d, 0, 0, &c->kind, what, err);
+    if (res == CRES_OK && c->kind == CRES__GNONE) res = cres__gcred_impersonated(r, &d, c, what, err);
+    else if (res == CRES_OK) res = cres__gcred_strings(r, &d, 0, c, 0, 9, what, err);
+    cres__json_free(&d);
+    if (res != CRES_OK) return res;
+    if (c->kind == CRES__GUSER)
+        missing = !c->client_id       ? "client_id"
+                  : !c->client_secret ? "client_secret"
+                  : !c->refresh_token ? "refresh_token"
+                                      : NULL;
+    else
+        missing = !c->client_email  ? "client_email"
+                  : !c->private_key ? "private_key"
+                  : !c->token_uri   ? "token_uri"
+                                    : NULL;
+    if (missing)
+        return cres__fail(err, CRES_ERR_ENVIRONMENT, "%s: a%s %s credential needs \"%s\"", what,
+                          c->kind == CRES__GUSER ? "n" : "",
+                          c->kind == CRES__GUSER ? "authorized_user" : "service_account", missing);
+    if (!c->token_uri && !(c->token_uri = cres__strdup(&r->config.allocator, CRES__GCP_TOKEN_URI)))
+        return cres__oom(err, r->vtable->name);
+    if (!cres__gcp_endpoint_ok(c->token_uri) ||
+        (c->impersonation_url && !cres__gcp_endpoint_ok(c->impersonation_url)))
+        return cres__fail(err, CRES_ERR_ENVIRONMENT,
+                          "%s: \"%s\" must be an https:// URL (http:// only to this machine)",
+                          what, cres__gcp_endpoint_ok(c->token_uri)
+                                    ? "service_account_impersonation_url"
+                                    : "token_uri");
+    return CRES_OK;
+}
+
+/* FNV-1a of a file's text: a token kept from one file is never used for another. */
+CRES__PRIVATE unsigned long long cres__hash_text(const char *s) {
+    unsigned long long h = 14695981039346656037ull;
+    for (; *s; s++) h = (h ^ (unsigned char)*s) * 1099511628211ull;
+    return h;
+}
+
+/* Reads the credentials file at path (named by origin) into c. missing_ok: a file that is
+   not there leaves c empty (gcloud's well-known file is optional; a named file is not). */
+CRES__PRIVATE cres_result cres__gcred_load(const cres_resolver *r, const char *path,
+                                          const char *origin, int missing_ok, cres__gcred *c,
+                                          cres_error *err) {
+    char q[CRES__PATH_QUOTE_SIZE], what[240], *text = NULL;
+    cres_result res = cres__read_file(r, path, CRES__GCP_CREDENTIALS_MAX, 0, &text, err);
+    if (res == CRES_ERR_ENVIRONMENT && missing_ok) {
+        FILE *probe = fopen(path, "rb"); /* missing: skipped; there but unreadable: not */
+        if (!probe) {
+            cres__clear(err);
+            return CRES_OK;
+        }
+        fclose(probe);
+    }
+    snprintf(what, sizeof what, "%s: %s %s", r->vtable->name, origin,
+             cres__quote(q, sizeof q, path, strlen(path)));
+    if (res == CRES_ERR_ENVIRONMENT) return cres__fail(err, res, "%s cannot be read", what);
+    if (res != CRES_OK) return res;
+    c->origin = origin;
+    c->hash = cres__hash_text(text);
+    if (!(c->path = cres__strdup(&r->config.allocator, path))) res = cres__oom(err, r->vtable->name);
+    if (res == CRES_OK) res = cres__gcred_parse(r, text, c, what, err);
+    cres__free(&r->config.allocator, text);
+    return res;
+}
+
+/* google-auth's chain after options.token and token_file: options.credentials_file,
+   $GOOGLE_APPLICATION_CREDENTIALS, then gcloud's well-known file (in $CLOUDSDK_CONFIG when
+   set, else ~/.config/gcloud, %APPDATA%\gcloud on Windows). None: c stays empty, and the
+   metadata server gives the token. */
+CRES__PRIVATE cres_result cres__gcred_find(const cres_resolver *r, const char *option,
+                                          cres__gcred *c, cres_error *err) {
+    const char *named = cres_resolver_getenv(r, "GOOGLE_APPLICATION_CREDENTIALS");
+    const char *dir = cres_resolver_getenv(r, "CLOUDSDK_CONFIG"), *sub = "";
+    char path[4096];
+    if (option) return cres__gcred_load(r, option, "options.credentials_file", 0, c, err);
+    if (named && *named) return cres__gcred_load(r, named, "GOOGLE_APPLICATION_CREDENTIALS", 0, c, err);
+    if (!dir || !*dir) {
+#ifdef _WIN32
+        dir = cres_resolver_getenv(r, "APPDATA"), sub = "/gcloud";
+#else
+        dir = cres_resolver_getenv(r, "HOME"), sub = "/.config/gcloud";
+#endif
+    }
+    if (!dir || !*dir) return CRES_OK;
+    if (strlen(dir) > sizeof path - 80)
+        return cres__fail(err, CRES_ERR_ENVIRONMENT,
+                          "%s: the directory of gcloud's credentials is too long a path",
+                          r->vtable->name);
+    snprintf(path, sizeof path, "%s%s/application_default_credentials.json", dir, sub);
+    return cres__gcred_load(r, path, "gcloud's application default credentials", 1, c, err);
+}
+
+/* The account a credential acts as, for the log: never a secret. */
+CRES__PRIVATE void cres__gcred_log(const cres_resolver *r, const cres__gcred *c) {
+    char q[CRES__PATH_QUOTE_SIZE];
+    const char *target = c->impersonation_url ? strstr(c->impersonation_url, "serviceAccounts/")
+                                              : NULL;
+    size_t n = target ? strcspn(target + 16, ":") : 0;
+    cres__log(r, CRES_LOG_INFO, "%s: credentials from %s %s: %s %s%s%.*s", r->vtable->name,
+              c->origin, cres__quote(q, sizeof q, c->path, strlen(c->path)),
+              c->kind == CRES__GUSER ? "authorized_user (client_id)" : "service_account",
+              c->kind == CRES__GUSER ? c->client_id : c->client_email,
+              c->impersonation_url ? ", impersonating " : "", (int)n, target ? target + 16 : "");
+}
+
+/* ---- Application Default Credentials: tokens ---------------------------------------------- */
+
+typedef void (*cres__render_fn)(cres__writer *w, const void *x);
+
+/* The text fn writes, in a new string (measured first). NULL when out of memory. */
+CRES__PRIVATE char *cres__render(const cres_allocator *a, cres__render_fn fn, const void *x) {
+    cres__writer w;
+    char *s;
+    size_t n;
+    cres__start(&w, NULL, 0, NULL);
+    fn(&w, x);
+    n = w.len + 1;
+    if (!(s = (char *)cres__alloc(a, n))) return NULL;
+    cres__start(&w, s, n, NULL);
+    fn(&w, x);
+    s[w.len] = '\0';
+    return s;
+}
+
+/* A secret's memory is cleared before it goes back to the allocator. */
+CRES__PRIVATE void cres__free_secret(const cres_allocator *a, char *s) {
+    if (!s) return;
+    memset(s, 0, strlen(s));
+    cres__free(a, s);
+}
+
+/* The refresh-token grant's form body (RFC 6749 section 6). */
+CRES__PRIVATE void cres__put_refresh_grant(cres__writer *w, const void *x) {
+    const cres__gcred *c = (const cres__gcred *)x;
+    cres__puts(w, "grant_type=refresh_token&client_id=");
+    cres__put_url_encoded(w, c->client_id);
+    cres__puts(w, "&client_secret=");
+    cres__put_url_encoded(w, c->client_secret);
+    cres__puts(w, "&refresh_token=");
+    cres__put_url_encoded(w, c->refresh_token);
+}
+
+typedef struct cres__jwt {
+    const cres__gcred *c;
+    long long iat;
+    char *header, *claims;     /* JSON text */
+    const unsigned char *sig;  /* NULL: the signing input alone; else the grant's form body */
+    size_t sig_len;
+} cres__jwt;
+
+/* A service-account JWT's header and claims (RFC 7523), as google-auth writes them. */
+CRES__PRIVATE void cres__put_jwt_header(cres__writer *w, const void *x) {
+    const cres__jwt *j = (const cres__jwt *)x;
+    cres__puts(w, "{\"alg\":\"RS256\",\"typ\":\"JWT\"");
+    if (j->c->private_key_id) {
+        cres__puts(w, ",\"kid\":");
+        cres__put_json_string(w, j->c->private_key_id);
+    }
+    cres__puts(w, "}");
+}
+
+CRES__PRIVATE void cres__put_jwt_claims(cres__writer *w, const void *x) {
+    const cres__jwt *j = (const cres__jwt *)x;
+    cres__puts(w, "{\"iss\":");
+    cres__put_json_string(w, j->c->client_email);
+    cres__puts(w, ",\"scope\":\"" CRES__GCP_SCOPE "\",\"aud\":");
+    cres__put_json_string(w, j->c->token_uri);
+    cres__puts(w, ",\"iat\":");
+    cres__put_int(w, j->iat);
+    cres__puts(w, ",\"exp\":");
+    cres__put_int(w, j->iat + CRES__GCP_TOKEN_LIFE);
+    cres__puts(w, "}");
+}
+
+/* base64url(header).base64url(claims), then (with the signature) the jwt-bearer grant. */
+CRES__PRIVATE void cres__put_jwt(cres__writer *w, const void *x) {
+    const cres__jwt *j = (const cres__jwt *)x;
+    if (j->sig)
+        cres__puts(w, "grant_type=urn%3Aietf%3Aparams%3Aoauth%3Agrant-type%3Ajwt-bearer&assertion=");
+    cres__put_b64(w, j->header, strlen(j->header), 1);
+    cres__puts(w, ".");
+    cres__put_b64(w, j->claims, strlen(j->claims), 1);
+    if (!j->sig) return;
+    cres__puts(w, ".");
+    cres__put_b64(w, (const char *)j->sig, j->sig_len, 1);
+}
+
+#ifdef CLUSTER_RESOLVER_USE_OPENSSL
+#  include <openssl/bio.h>
+#  include <openssl/err.h>
+#  include <openssl/evp.h>
+#  include <openssl/pem.h>
+/* OpenSSL's passphrase prompt: a library never asks (key files are not encrypted). */
+CRES__PRIVATE int cres__no_passphrase(char *buf, int size, int rwflag, void *user) {
+    (void)buf, (void)size, (void)rwflag, (void)user;
+    return 0;
+}
+
+/* The default config.sign with CLUSTER_RESOLVER_USE_OPENSSL: libcrypto's RS256. */
+CRES__PRIVATE cres_result cres__openssl_sign(void *user, const cres_sign_request *req,
+                                             unsigned char *sig, size_t *sig_len,
+                                             cres_error *err) {
+    size_t len = strlen(req->private_key_pem), n = CRES_SIGNATURE_MAX;
+    BIO *bio = len < 1000000 ? BIO_new_mem_buf(req->private_key_pem, (int)len) : NULL;
+    EVP_PKEY *key = bio ? PEM_read_bio_PrivateKey(bio, NULL, cres__no_passphrase, NULL) : NULL;
+    EVP_MD_CTX *md = key ? EVP_MD_CTX_new() : NULL;
+    const char *why = !bio                                 ? "out of memory"
+                      : !key                               ? "not a PEM private key"
+                      : !md                                ? "out of memory"
+                      : EVP_PKEY_base_id(key) != EVP_PKEY_RSA ? "not an RSA key"
+                      : EVP_PKEY_size(key) > CRES_SIGNATURE_MAX ? "an RSA key over 8192 bits"
+                                                                : NULL;
+    (void)user;
+    if (!why && (EVP_DigestSignInit(md, NULL, EVP_sha256(), NULL, key) != 1 ||
+                 EVP_DigestSignUpdate(md, req->data, req->data_len) != 1 ||
+                 EVP_DigestSignFinal(md, sig, &n) != 1))
+        why = "libcrypto could not sign with it";
+    EVP_MD_CTX_free(md);
+    EVP_PKEY_free(key);
+    BIO_free(bio);
+    ERR_clear_error(); /* nothing of ours left in the thread's error queue */
+    if (why)
+        return cres__fail(err, why[0] == 'o' ? CRES_ERR_OUT_OF_MEMORY : CRES_ERR_ENVIRONMENT,
+                          "RS256: the private_key is %s", why);
+    *sig_len = n;
+    return CRES_OK;
+}
+#endif
+
+/* Signs a JWT's input with the key through config.sign, else libcrypto when compiled in. */
+CRES__PRIVATE cres_result cres__gcp_sign(const cres_resolver *r, const cres__gcred *c,
+                                         const char *input, unsigned char *sig, size_t *sig_len,
+                                         cres_error *err) {
+    cres_sign_request req;
+    cres_sign_fn fn = r->config.sign.fn;
+    cres_result res;
+    char prefix[160];
+    req.algorithm = "RS256";
+    req.private_key_pem = c->private_key;
+    req.data = (const unsigned char *)input;
+    req.data_len = strlen(input);
+    *sig_len = 0;
+#ifdef CLUSTER_RESOLVER_USE_OPENSSL
+    if (!fn) fn = cres__openssl_sign;
+#endif
+    if (!fn)
+        return cres__fail(err, CRES_ERR_UNSUPPORTED,
+                          "%s: %s holds a service-account key: signing it (RS256) needs "
+                          "CLUSTER_RESOLVER_USE_OPENSSL (-lcrypto) or config.sign",
+                          r->vtable->name, c->origin);
+    res = fn(r->config.sign.user, &req, sig, sig_len, err);
+    if (res == CRES_OK && (*sig_len == 0 || *sig_len > CRES_SIGNATURE_MAX))
+        res = cres__fail(err, CRES_ERR_UNEXPECTED_RESPONSE,
+                         "config.sign gave a signature of %zu bytes", *sig_len);
+    snprintf(prefix, sizeof prefix, "%s: %s: ", r->vtable->name, c->origin);
+    return res == CRES_OK || res == CRES_ERR_OUT_OF_MEMORY ? res : cres__wrap(err, res, CRES_OK, prefix);
+}
+
+/* The jwt-bearer grant's form body for a service-account key, in *body. */
+CRES__PRIVATE cres_result cres__gcp_jwt_grant(const cres_resolver *r, const cres__gcred *c,
+                                              char **body, cres_error *err) {
+    const cres_allocator *a = &r->config.allocator;
+    unsigned char sig[CRES_SIGNATURE_MAX];
+    char *input = NULL;
+    cres__jwt j;
+    cres_result res;
+    memset(&j, 0, sizeof j);
+    j.c = c;
+    j.iat = (long long)time(NULL);
+    *body = NULL;
+    if (!(j.header = cres__render(a, cres__put_jwt_header, &j)) ||
+        !(j.claims = cres__render(a, cres__put_jwt_claims, &j)) ||
+        !(input = cres__render(a, cres__put_jwt, &j)))
+        res = cres__oom(err, r->vtable->name);
+    else if ((res = cres__gcp_sign(r, c, input, sig, &j.sig_len, err)) == CRES_OK) {
+        j.sig = sig;
+        if (!(*body = cres__render(a, cres__put_jwt, &j))) res = cres__oom(err, r->vtable->name);
+    }
+    cres__free(a, j.header);
+    cres__free(a, j.claims);
+    cres__free(a, input);
+    return res;
+}
+
+/* What fixes a credential the token endpoint refused. */
+CRES__PRIVATE const char *cres__gcred_fix(const cres__gcred *c) {
+    return c->kind == CRES__GUSER ? "run: gcloud auth application-default login"
+                                  : "the key may be deleted or disabled: make a new one "
+                                    "(gcloud iam service-accounts keys create)";
+}
+
+/* The token endpoint's answer (RFC 6749 section 5): the access token and its expiry. */
+CRES__PRIVATE cres_result cres__gcp_token_answer(const cres_resolver *r, const cres__gcred *c,
+                                                 const cres_http_response *resp, char **token,
+                                                 long long *expires, cres_error *err) {
+    static const char *const keys[] = {"access_token", "expires_in", "error",
+                                       "error_description"};
+    const char *name = r->vtable->name;
+    char q[2][CRES__QUOTE_SIZE];
+    long long life = CRES__GCP_TOKEN_LIFE;
+    int v[4], ok = resp->status == 200, got;
+    cres__json d;
+    cres_result res = cres__json_parse(&d, resp->body, resp->body_len, &r->config.allocator,
+                                       "token endpoint", CRES_ERR_UNEXPECTED_RESPONSE, err);
+    if (res != CRES_OK && ok) return res;
+    if (res != CRES_OK) { /* an error status without OAuth's JSON: a proxy's page, a 5xx */
+        cres__fail(err, CRES_ERR_HTTP_STATUS, "%s: token endpoint: HTTP %d%s", name, resp->status,
+                   cres__redirect_note(resp->status));
+        if (err) err->http_status = resp->status;
+        return CRES_ERR_HTTP_STATUS;
+    }
+    cres__json_pick(&d, 0, keys, v, 4);
+    if (!ok && (resp->status == 400 || resp->status == 401) && v[2] >= 0) {
+        res = cres__fail(err, CRES_ERR_ENVIRONMENT,
+                         "%s: the token endpoint refused the credentials from %s: %s %s; %s",
+                         name, c->origin, cres__json_quote(&d, v[2], q[0], sizeof q[0]),
+                         v[3] >= 0 ? cres__json_quote(&d, v[3], q[1], sizeof q[1]) : "",
+                         cres__gcred_fix(c));
+    } else if (!ok) {
+        res = cres__fail(err, CRES_ERR_HTTP_STATUS, "%s: token endpoint: HTTP %d%s%s%s", name,
+                         resp->status, cres__redirect_note(resp->status), v[2] >= 0 ? " " : "",
+                         v[2] >= 0 ? cres__json_quote(&d, v[2], q[0], sizeof q[0]) : "");
+    } else if (v[0] < 0 || d.t[v[0]].type != JSMN_STRING ||
+               (v[1] >= 0 && (d.t[v[1]].type != JSMN_PRIMITIVE ||
+                              cres__parse_decimal(d.s + d.t[v[1]].start,
+                                                  (size_t)(d.t[v[1]].end - d.t[v[1]].start),
+                                                  &life) != 1 ||
+                              life < 1 || life > 366LL * 86400))) {
+        res = cres__fail(err, CRES_ERR_UNEXPECTED_RESPONSE,
+                         "%s: the token endpoint's answer has no access_token or a bad "
+                         "expires_in", name);
+    } else if ((got = cres__json_strdup(&d, v[0], token)) == 0) {
+        res = cres__oom(err, name);
+    } else if (got < 0 || !**token || cres__bad_text(*token, 1)) {
+        res = cres__fail(err, CRES_ERR_UNEXPECTED_RESPONSE,
+                         "%s: the token endpoint's access_token is empty or not one word", name);
+    }
+    if (!ok && err) err->http_status = resp->status;
+    *expires = (long long)time(NULL) + life;
+    cres__json_free(&d);
+    return res;
+}
+
+/* POSTs a grant to the file's token_uri: the access token and its expiry. */
+CRES__PRIVATE cres_result cres__gcp_grant(cres__http *h, const cres__gcred *c, const char *body,
+                                          char **token, long long *expires, cres_error *err) {
+    cres_http_header headers[2];
+    cres_http_response resp;
+    cres_result res;
+    headers[0].name = "Content-Type";
+    headers[0].value = "application/x-www-form-urlencoded";
+    headers[1].name = "Accept";
+    headers[1].value = "application/json";
+    res = cres__http_request(h, "POST", c->token_uri, headers, 2, body, NULL, &resp, err);
+    if (res != CRES_OK) return res;
+    res = cres__gcp_token_answer(h->r, c, &resp, token, expires, err);
+    cres__free_secret(&h->r->config.allocator, resp.body);
+    return res;
+}
+
+/* IAM Credentials' generateAccessToken body: the delegates, the scope, an hour. */
+CRES__PRIVATE void cres__put_impersonation(cres__writer *w, const void *x) {
+    const cres__gcred *c = (const cres__gcred *)x;
+    cres__puts(w, "{\"delegates\":");
+    cres__puts(w, c->delegates ? c->delegates : "[]");
+    cres__puts(w, ",\"scope\":[\"" CRES__GCP_SCOPE "\"],\"lifetime\":\"3600s\"}");
+}
+
+/* The impersonated account's token, asked for with the source's. */
+CRES__PRIVATE cres_result cres__gcp_impersonate(cres__http *h, const cres__gcred *c,
+                                                const char *source, char **token,
+                                                long long *expires, cres_error *err) {
+    static const char *const keys[] = {"accessToken", "expireTime"};
+    const cres_resolver *r = h->r;
+    const cres_allocator *a = &r->config.allocator;
+    cres_http_header headers[3];
+    cres_http_response resp;
+    char *body = cres__render(a, cres__put_impersonation, c), *bearer, *expiry = NULL;
+    size_t n = strlen(source) + 8;
+    cres__json d;
+    int v[2], got[2];
+    cres_result res = CRES_OK;
+    if (!body || !(bearer = (char *)cres__alloc(a, n))) {
+        cres__free(a, body);
+        return cres__oom(err, r->vtable->name);
+    }
+    snprintf(bearer, n, "Bearer %s", source);
+    headers[0].name = "Authorization", headers[0].value = bearer;
+    headers[1].name = "Content-Type", headers[1].value = "application/json";
+    headers[2].name = "Accept", headers[2].value = "application/json";
+    res = cres__http_request(h, "POST", c->impersonation_url, headers, 3, body, NULL, &resp, err);
+    cres__free_secret(a, bearer);
+    cres__free(a, body);
+    if (res != CRES_OK) return res;
+    if (resp.status != 200) {
+        res = cres__google_status_error(r, &resp, "iam.serviceAccounts.getAccessToken", err);
+    } else if ((res = cres__json_parse(&d, resp.body, resp.body_len, a, "generateAccessToken",
+                                       CRES_ERR_UNEXPECTED_RESPONSE, err)) == CRES_OK) {
+        cres__json_pick(&d, 0, keys, v, 2);
+        if (v[0] < 0 || d.t[v[0]].type != JSMN_STRING || v[1] < 0 ||
+            d.t[v[1]].type != JSMN_STRING)
+            res = cres__fail(err, CRES_ERR_UNEXPECTED_RESPONSE,
+                             "%s: generateAccessToken's answer has no accessToken or expireTime",
+                             r->vtable->name);
+        else if ((got[0] = cres__json_strdup(&d, v[0], token)) == 0 ||
+                 (got[1] = cres__json_strdup(&d, v[1], &expiry)) == 0)
+            res = cres__oom(err, r->vtable->name);
+        else if (got[0] < 0 || got[1] < 0 || !**token || cres__bad_text(*token, 1) ||
+                 !cres__parse_rfc3339(expiry, expires))
+            res = cres__fail(err, CRES_ERR_UNEXPECTED_RESPONSE,
+                             "%s: generateAccessToken's accessToken is not one word or its "
+                             "expireTime not an RFC 3339 time",
+                             r->vtable->name);
+        cres__free(a, expiry);
+        cres__json_free(&d);
+    }
+    cres__free_secret(a, resp.body);
+    return res;
+}
+
+/* A new access token from a credentials file, and when it expires (wall clock). */
+CRES__PRIVATE cres_result cres__gcp_file_token(cres__http *h, const cres__gcred *c, char **token,
+                                               long long *expires, cres_error *err) {
+    const cres_allocator *a = &h->r->config.allocator;
+    char *body = NULL, *source = NULL;
+    cres_result res;
+    *token = NULL;
+    if (c->kind == CRES__GKEY) res = cres__gcp_jwt_grant(h->r, c, &body, err);
+    else if (!(body = cres__render(a, cres__put_refresh_grant, c)))
+        res = cres__oom(err, h->r->vtable->name);
+    else res = CRES_OK;
+    if (res != CRES_OK) return res;
+    res = cres__gcp_grant(h, c, body, c->impersonation_url ? &source : token, expires, err);
+    cres__free_secret(a, body);
+    if (res == CRES_OK && c->impersonation_url)
+        res = cres__gcp_impersonate(h, c, source, token, expires, err);
+    cres__free_secret(a, source);
+    if (res != CRES_OK) {
+        cres__free_secret(a, *token);
+        *token = NULL;
+    }
+    return res;
+}
+
 /* What GCE and Cloud TPU share: where things are, and how to get a token. */
 typedef struct cres__gcp {
-    char *project, *zone, *metadata, *token, *token_file, *ca_file;
+    char *project, *zone, *metadata, *token, *token_file, *ca_file, *credentials_file;
     int metadata_known; /* named by options or the environment: worth asking optional things */
+    /* one resolve's: */
+    int project_found;       /* project came from the environment or the credentials file */
+    cres__gcred cred;        /* the credentials file, if the chain found one */
+    char *bearer;            /* "Bearer <token>" */
+    long long bearer_expires; /* a credentials file's token: kept until then (wall clock) */
+    unsigned long long bearer_hash; /* ... for that file's text only */
 } cres__gcp;
 
 CRES__PRIVATE void cres__gcp_free(const cres_allocator *a, cres__gcp *g) {
@@ -7247,18 +7891,23 @@ CRES__PRIVATE void cres__gcp_free(const cres_allocator *a, cres__gcp *g) {
     cres__free(a, g->token);
     cres__free(a, g->token_file);
     cres__free(a, g->ca_file);
+    cres__free(a, g->credentials_file);
+    cres__gcred_free(a, &g->cred);
+    cres__free_secret(a, g->bearer);
 }
 
 CRES__PRIVATE cres_result cres__gcp_init(cres_resolver *r, cres__gcp *g, const char *project,
                                          const char *zone, const char *metadata_url,
                                          const char *token, const char *token_file,
-                                         const char *ca_file, cres_error *err) {
+                                         const char *credentials_file, const char *ca_file,
+                                         cres_error *err) {
     const cres_allocator *a = &r->config.allocator;
     if (token && token_file)
         return cres__fail(err, CRES_ERR_INVALID_ARGUMENT, "%s: set token or token_file, not both",
                           r->vtable->name);
     if (!cres__opt_copy(a, &g->project, project) || !cres__opt_copy(a, &g->zone, zone) ||
         !cres__opt_copy(a, &g->token, token) || !cres__opt_copy(a, &g->token_file, token_file) ||
+        !cres__opt_copy(a, &g->credentials_file, credentials_file) ||
         !cres__opt_copy(a, &g->ca_file, ca_file) ||
         !(g->metadata = cres__metadata_base(r, metadata_url)))
         return cres__oom(err, r->vtable->name);
@@ -7268,26 +7917,63 @@ CRES__PRIVATE cres_result cres__gcp_init(cres_resolver *r, cres__gcp *g, const c
     return CRES_OK;
 }
 
-/* Project (and zone, if asked) from the metadata server when the options left them out
-   (kept for the next resolve: they do not change under a running instance). */
+/* The project when the options leave it out: $GOOGLE_CLOUD_PROJECT, $CLOUDSDK_CORE_PROJECT,
+   the credentials file's project_id, else its quota_project_id (google-auth's order); for
+   this resolve only. None: the metadata server's (cres__gcp_locate). */
+CRES__PRIVATE cres_result cres__gcp_project(const cres_resolver *r, cres__gcp *g,
+                                            cres_error *err) {
+    static const char *const vars[] = {"GOOGLE_CLOUD_PROJECT", "CLOUDSDK_CORE_PROJECT"};
+    const char *p = NULL, *from = NULL;
+    char q[CRES__QUOTE_SIZE];
+    int i;
+    for (i = 0; i < 2 && !p; i++)
+        if (cres__env_set(r, vars[i])) p = cres_resolver_getenv(r, vars[i]), from = vars[i];
+    if (!p && g->cred.project_id) p = g->cred.project_id, from = "the credentials' project_id";
+    if (!p && g->cred.quota_project_id)
+        p = g->cred.quota_project_id, from = "the credentials' quota_project_id";
+    if (!p) return CRES_OK;
+    if (!cres__resource_name_ok(p))
+        return cres__fail(err, CRES_ERR_ENVIRONMENT, "%s: %s=%s is not a project id",
+                          r->vtable->name, from, cres__quote(q, sizeof q, p, strlen(p)));
+    if (!(g->project = cres__strdup(&r->config.allocator, p))) return cres__oom(err, r->vtable->name);
+    g->project_found = 1;
+    cres__log(r, CRES_LOG_DEBUG, "%s: project %s from %s", r->vtable->name, p, from);
+    return CRES_OK;
+}
+
+/* Project (and zone, if asked) from the metadata server when nothing else named them (kept
+   for the next resolve: they do not change under a running instance). Off Google Cloud the
+   error names the option to pass. */
 CRES__PRIVATE cres_result cres__gcp_locate(cres__http *h, cres__gcp *g, int need_zone,
                                            cres_error *err) {
+    const char *name = h->r->vtable->name;
     cres_result res = CRES_OK;
     char *zone;
-    if (!g->project)
-        res = cres__metadata_need(h, g->metadata, "project/project-id", &g->project, err);
+    if (!g->project &&
+        (res = cres__metadata_need(h, g->metadata, "project/project-id", &g->project, err)) ==
+            CRES_ERR_ENVIRONMENT)
+        return cres__fail(err, res,
+                          "%s: no project: pass options.project (--project) or set "
+                          "GOOGLE_CLOUD_PROJECT; not on Google Cloud (no metadata server at "
+                          "%.80s)",
+                          name, g->metadata);
     if (res == CRES_OK && !cres__resource_name_ok(g->project))
         res = cres__fail(err, CRES_ERR_UNEXPECTED_RESPONSE,
-                         "%s: the metadata project id is not a resource name", h->r->vtable->name);
+                         "%s: the metadata project id is not a resource name", name);
     if (res == CRES_OK && need_zone && !g->zone &&
         (res = cres__metadata_need(h, g->metadata, "instance/zone", &zone, err)) == CRES_OK) {
         const char *last = strrchr(zone, '/'); /* projects/123/zones/us-east1-d */
         g->zone = cres__strdup(&h->r->config.allocator, last ? last + 1 : zone);
         cres__free(&h->r->config.allocator, zone);
-        if (!g->zone) res = cres__oom(err, h->r->vtable->name);
+        if (!g->zone) res = cres__oom(err, name);
         else if (!cres__resource_name_ok(g->zone))
             res = cres__fail(err, CRES_ERR_UNEXPECTED_RESPONSE,
-                             "%s: the metadata zone is not a resource name", h->r->vtable->name);
+                             "%s: the metadata zone is not a resource name", name);
+    } else if (res == CRES_ERR_ENVIRONMENT) {
+        res = cres__fail(err, res,
+                         "%s: no zone: pass options.zone (--zone); off Google Cloud there is no "
+                         "default (no metadata server at %.80s)",
+                         name, g->metadata);
     }
     return res;
 }
@@ -7337,6 +8023,96 @@ CRES__PRIVATE cres_result cres__gcp_bearer(cres__http *h, cres__gcp *g, char **o
     cres__free(a, answer);
     cres__free(a, token);
     return res;
+}
+/* The bearer of this resolve: options.token or token_file, a credentials file's token (kept
+   from an earlier resolve while fresh), else the metadata server's. */
+CRES__PRIVATE cres_result cres__gcp_authorize(cres__http *h, cres__gcp *g, cres_error *err) {
+    const cres_allocator *a = &h->r->config.allocator;
+    char *token = NULL;
+    long long expires = 0;
+    size_t n;
+    cres_result res;
+    if (g->bearer) return CRES_OK;
+    if (!g->cred.kind) {
+        res = cres__gcp_bearer(h, g, &g->bearer, err);
+        if (res == CRES_ERR_ENVIRONMENT && !g->token && !g->token_file && !h->metadata_answered)
+            res = cres__fail(err, res,
+                             "%s: no credentials: set GOOGLE_APPLICATION_CREDENTIALS, run gcloud "
+                             "auth application-default login, or pass options.token_file "
+                             "(--token-file); not on Google Cloud (no metadata server at %.60s)",
+                             h->r->vtable->name, g->metadata);
+        return res;
+    }
+    if ((res = cres__gcp_file_token(h, &g->cred, &token, &expires, err)) != CRES_OK) return res;
+    n = strlen(token) + 8;
+    if ((g->bearer = (char *)cres__alloc(a, n)) == NULL) res = cres__oom(err, h->r->vtable->name);
+    else snprintf(g->bearer, n, "Bearer %s", token);
+    cres__free_secret(a, token);
+    g->bearer_expires = expires;
+    g->bearer_hash = g->cred.hash;
+    return res;
+}
+
+/* Before a resolve's first Google API request: the credentials (no request yet, so a file
+   the library cannot use fails first), the project and zone, the token. */
+CRES__PRIVATE cres_result cres__gcp_begin(cres__http *h, cres__gcp *g, int need_zone,
+                                          cres_error *err) {
+    cres_resolver *r = h->r;
+    cres_result res = CRES_OK;
+    if (!g->token && !g->token_file)
+        res = cres__gcred_find(r, g->credentials_file, &g->cred, err);
+    if (res == CRES_OK && g->cred.kind) cres__gcred_log(r, &g->cred);
+    if (g->bearer && (!g->cred.kind || g->bearer_hash != g->cred.hash ||
+                      (long long)time(NULL) + CRES__GCP_TOKEN_MARGIN >= g->bearer_expires)) {
+        cres__free_secret(&r->config.allocator, g->bearer); /* stale, or from another file */
+        g->bearer = NULL;
+    }
+    if (res == CRES_OK && !g->project) res = cres__gcp_project(r, g, err);
+    if (res == CRES_OK) res = cres__gcp_locate(h, g, need_zone, err);
+    if (res == CRES_OK) res = cres__gcp_authorize(h, g, err);
+    return res;
+}
+
+/* After the resolve: a credentials file's token stays while fresh; the rest goes. */
+CRES__PRIVATE void cres__gcp_end(const cres_allocator *a, cres__gcp *g) {
+    if (!g->cred.kind || !g->bearer) {
+        cres__free_secret(a, g->bearer);
+        g->bearer = NULL;
+    }
+    cres__gcred_free(a, &g->cred);
+    if (g->project_found) {
+        cres__free(a, g->project);
+        g->project = NULL;
+        g->project_found = 0;
+    }
+}
+
+/* A Google API request with the resolve's token, and the quota project a credentials file
+   names (google-auth's x-goog-user-project). A 401 to a credentials file's token asks the
+   token endpoint for a new one, and the request is made once more. */
+CRES__PRIVATE cres_result cres__gcp_call(cres__http *h, cres__gcp *g, const char *method,
+                                         const char *url, const char *body,
+                                         cres_http_response *resp, cres_error *err) {
+    cres_http_header headers[4];
+    size_t n;
+    int attempt;
+    cres_result res = CRES_OK;
+    for (attempt = 0;; attempt++) {
+        n = 0;
+        headers[n].name = "Authorization", headers[n++].value = g->bearer;
+        headers[n].name = "Accept", headers[n++].value = "application/json";
+        if (body) headers[n].name = "Content-Type", headers[n++].value = "application/json";
+        if (g->cred.quota_project_id)
+            headers[n].name = "x-goog-user-project", headers[n++].value = g->cred.quota_project_id;
+        res = cres__http_request(h, method, url, headers, n, body, g->ca_file, resp, err);
+        if (res != CRES_OK || resp->status != 401 || !g->cred.kind || attempt) return res;
+        cres__log(h->r, CRES_LOG_INFO, "%s: 401 Unauthorized: asking for a new access token",
+                  h->r->vtable->name);
+        cres__response_free(h->r, resp);
+        cres__free_secret(&h->r->config.allocator, g->bearer);
+        g->bearer = NULL;
+        if ((res = cres__gcp_authorize(h, g, err)) != CRES_OK) return res;
+    }
 }
 #endif /* CRES__GOOGLE */
 
@@ -7417,28 +8193,20 @@ CRES__PRIVATE cres_result cres__gce_page(cres__gce *g, const cres_http_response 
 }
 
 CRES__PRIVATE cres_result cres__gce_list(cres__gce *g, cres__http *h, const char *method,
-                                         const char *url, const char *body, const char *bearer,
+                                         const char *url, const char *body,
                                          const char *permission, cres__gce_page_fn read,
                                          cres_error *err) {
     const cres_allocator *a = &g->base.config.allocator;
-    cres_http_header headers[3];
     char *token = NULL, *page_url, *previous = NULL;
     int pages = 0;
     cres_result res = CRES_OK;
-    headers[0].name = "Authorization";
-    headers[0].value = bearer;
-    headers[1].name = "Accept";
-    headers[1].value = "application/json";
-    headers[2].name = "Content-Type";
-    headers[2].value = "application/json";
     for (;;) {
         cres_http_response resp;
         if (!(page_url = cres__gce_page_url(a, url, token))) {
             res = cres__oom(err, "gce");
             break;
         }
-        res = cres__http_request(h, method, page_url, headers, body ? 3 : 2, body, g->gcp.ca_file,
-                                 &resp, err);
+        res = cres__gcp_call(h, &g->gcp, method, page_url, body, &resp, err);
         cres__free(a, page_url);
         cres__free(a, previous);
         previous = token;
@@ -7580,7 +8348,7 @@ CRES__PRIVATE char *cres__gce_url(cres__gce *g, const char *fmt, const char *a1,
 }
 
 /* The group's RUNNING members (name and zone), from its listInstances pages. */
-CRES__PRIVATE cres_result cres__gce_list_group(cres__gce *g, cres__http *h, const char *bearer,
+CRES__PRIVATE cres_result cres__gce_list_group(cres__gce *g, cres__http *h,
                                                cres_error *err) {
     char *url =
         g->region
@@ -7591,7 +8359,7 @@ CRES__PRIVATE cres_result cres__gce_list_group(cres__gce *g, cres__http *h, cons
                             "/projects/%s/zones/%s/instanceGroups/%s/listInstances?maxResults=500",
                             g->gcp.project, g->gcp.zone, g->group);
     cres_result res =
-        url ? cres__gce_list(g, h, "POST", url, "{\"instanceState\": \"RUNNING\"}", bearer,
+        url ? cres__gce_list(g, h, "POST", url, "{\"instanceState\": \"RUNNING\"}",
                              "compute.instanceGroups.list", cres__gce_read_members, err)
             : cres__oom(err, "gce");
     cres__free(&g->base.config.allocator, url);
@@ -7599,7 +8367,7 @@ CRES__PRIVATE cres_result cres__gce_list_group(cres__gce *g, cres__http *h, cons
 }
 
 /* The members' addresses: one list of RUNNING instances (names and IPs only) per zone. */
-CRES__PRIVATE cres_result cres__gce_list_zones(cres__gce *g, cres__http *h, const char *bearer,
+CRES__PRIVATE cres_result cres__gce_list_zones(cres__gce *g, cres__http *h,
                                                cres_error *err) {
     cres_result res = CRES_OK;
     size_t i, k;
@@ -7614,7 +8382,7 @@ CRES__PRIVATE cres_result cres__gce_list_zones(cres__gce *g, cres__http *h, cons
             "/projects/%s/zones/%s/instances?filter=status%%20%%3D%%20%%22RUNNING%%22&fields=items"
             "%%28name%%2CnetworkInterfaces%%28networkIP%%29%%29%%2CnextPageToken&maxResults=500%s",
             g->gcp.project, g->members[i].zone, NULL);
-        res = url ? cres__gce_list(g, h, "GET", url, NULL, bearer, "compute.instances.list",
+        res = url ? cres__gce_list(g, h, "GET", url, NULL, "compute.instances.list",
                                    cres__gce_read_addresses, err)
                   : cres__oom(err, "gce");
         cres__free(&g->base.config.allocator, url);
@@ -7654,15 +8422,14 @@ CRES__PRIVATE cres_result cres__gce_resolve(cres_resolver *r, cres_cluster_spec 
                                             cres_error *err) {
     cres__gce *g = (cres__gce *)r;
     const cres_allocator *a = &r->config.allocator;
-    char *bearer = NULL, *own = NULL;
+    char *own = NULL;
     cres__http h;
     cres_result res;
     if ((res = cres__http_begin(&h, r, err)) != CRES_OK) return res;
     cres__gce_clear(g);
-    res = cres__gcp_locate(&h, &g->gcp, !g->region, err);
-    if (res == CRES_OK) res = cres__gcp_bearer(&h, &g->gcp, &bearer, err);
-    if (res == CRES_OK) res = cres__gce_list_group(g, &h, bearer, err);
-    if (res == CRES_OK) res = cres__gce_list_zones(g, &h, bearer, err);
+    res = cres__gcp_begin(&h, &g->gcp, !g->region, err);
+    if (res == CRES_OK) res = cres__gce_list_group(g, &h, err);
+    if (res == CRES_OK) res = cres__gce_list_zones(g, &h, err);
     /* The own instance, when the metadata server is known to be there (it gave the token, or
        was named); off Google Cloud the own task stays unknown rather than costing a timeout. */
     if (res == CRES_OK && !g->instance_name && (g->gcp.metadata_known || h.metadata_answered))
@@ -7671,8 +8438,8 @@ CRES__PRIVATE cres_result cres__gce_resolve(cres_resolver *r, cres_cluster_spec 
     cres__log(r, CRES_LOG_DEBUG, "gce: %zu instances in %d requests", g->count, h.requests);
     cres__http_end(&h);
     cres__gce_clear(g);
+    cres__gcp_end(a, &g->gcp);
     cres__free(a, own);
-    cres__free(a, bearer);
     return res;
 }
 
@@ -7719,7 +8486,7 @@ CRES_API cres_result cres_gce_resolver_create(const cres_gce_options *o, cres_re
     a = &r->config.allocator;
     g->port = o->port ? o->port : CRES__DEFAULT_PORT;
     res = cres__gcp_init(r, &g->gcp, o->project, o->zone, o->metadata_url, o->token, o->token_file,
-                         o->ca_file, err);
+                         o->credentials_file, o->ca_file, err);
     if (res == CRES_OK &&
         !(cres__opt_copy(a, &g->region, o->region) &&
           cres__opt_copy(a, &g->group, o->instance_group) &&
@@ -7941,13 +8708,11 @@ CRES__PRIVATE cres_result cres__tpu_node(cres__tpu *t, const cres__json *d, cres
 CRES__PRIVATE cres_result cres__tpu_api(cres__tpu *t, cres__http *h, cres_cluster_spec *spec,
                                         cres_error *err) {
     const cres_allocator *a = &t->base.config.allocator;
-    char *bearer = NULL, *url = NULL;
-    cres_http_header headers[2];
+    char *url = NULL;
     cres_http_response resp;
     cres__json d;
     size_t n;
-    cres_result res = cres__gcp_locate(h, &t->gcp, 1, err);
-    if (res == CRES_OK) res = cres__gcp_bearer(h, &t->gcp, &bearer, err);
+    cres_result res = cres__gcp_begin(h, &t->gcp, 1, err);
     if (res == CRES_OK) {
         n = strlen(t->api) + strlen(t->version) + strlen(t->gcp.project) + strlen(t->gcp.zone) +
             strlen(t->name) + 48;
@@ -7957,11 +8722,7 @@ CRES__PRIVATE cres_result cres__tpu_api(cres__tpu *t, cres__http *h, cres_cluste
                      t->gcp.project, t->gcp.zone, t->name);
     }
     if (res == CRES_OK) {
-        headers[0].name = "Authorization";
-        headers[0].value = bearer;
-        headers[1].name = "Accept";
-        headers[1].value = "application/json";
-        res = cres__http_request(h, "GET", url, headers, 2, NULL, t->gcp.ca_file, &resp, err);
+        res = cres__gcp_call(h, &t->gcp, "GET", url, NULL, &resp, err);
         if (res == CRES_OK && resp.status != 200)
             res = cres__google_status_error(&t->base, &resp, "tpu.nodes.get", err);
         if (res == CRES_OK) {
@@ -7975,8 +8736,8 @@ CRES__PRIVATE cres_result cres__tpu_api(cres__tpu *t, cres__http *h, cres_cluste
         }
         if (resp.body) cres__response_free(&t->base, &resp);
     }
+    cres__gcp_end(a, &t->gcp);
     cres__free(a, url);
-    cres__free(a, bearer);
     return res;
 }
 
@@ -8162,7 +8923,7 @@ CRES_API cres_result cres_tpu_resolver_create(const cres_tpu_options *o, cres_re
     t->allow_unhealthy = o->allow_unhealthy;
     t->per_host = o->accelerators_per_host;
     res = cres__gcp_init(r, &t->gcp, o->project, o->zone, o->metadata_url, o->token, o->token_file,
-                         o->ca_file, err);
+                         o->credentials_file, o->ca_file, err);
     if (res == CRES_OK) res = cres__tpu_name(t, o, err);
     if (res == CRES_OK && strcmp(t->name, "local") != 0 && strncmp(t->name, "grpc://", 7) != 0 &&
         !strchr(t->name, ':') && !cres__resource_name_ok(t->name))

@@ -11,6 +11,7 @@
 #define CLUSTER_RESOLVER_IMPLEMENTATION
 #define CLUSTER_RESOLVER_USE_CURL /* link with -lcurl */
 #define CLUSTER_RESOLVER_USE_YAML /* YAML kubeconfig files: link with -lyaml */
+#define CLUSTER_RESOLVER_USE_OPENSSL /* Google service-account keys: link with -lcrypto */
 #include "../cluster_resolver.h"
 
 #include <errno.h>
@@ -207,6 +208,7 @@ static cres_result create_gce(const cli *c, const cres_config *cfg, cres_resolve
     o.ca_file = cli_option(c, "--ca-file");
     o.metadata_url = cli_option(c, "--metadata-url");
     o.token_file = cli_option(c, "--token-file");
+    o.credentials_file = cli_option(c, "--credentials");
     o.job_name = cli_option(c, "--job-name");
     if ((r = port_option(c, &o.port, err)) != CRES_OK) return r;
     if (!o.instance_group) return usage_fail(err, "gce: --instance-group is required%s", "");
@@ -226,6 +228,7 @@ static cres_result create_tpu(const cli *c, const cres_config *cfg, cres_resolve
     o.ca_file = cli_option(c, "--ca-file");
     o.metadata_url = cli_option(c, "--metadata-url");
     o.token_file = cli_option(c, "--token-file");
+    o.credentials_file = cli_option(c, "--credentials");
     o.api_version = cli_option(c, "--api-version");
     o.job_name = cli_option(c, "--job-name");
     o.coordinator_name = cli_option(c, "--coordinator-name");
@@ -458,7 +461,7 @@ static const char *const k8s_options[] = {
 static const char *const gce_options[] = {
     "--project", "--zone",         "--region",     "--instance-group", "--compute-url",
     "--ca-file", "--metadata-url", "--token-file", "--port",           "--job-name",
-    NULL};
+    "--credentials", NULL};
 static const char *const tpu_options[] = {"--tpu",
                                           "--project",
                                           "--zone",
@@ -466,6 +469,7 @@ static const char *const tpu_options[] = {"--tpu",
                                           "--ca-file",
                                           "--metadata-url",
                                           "--token-file",
+                                          "--credentials",
                                           "--api-version",
                                           "--job-name",
                                           "--coordinator-name",
@@ -588,7 +592,9 @@ static void usage(FILE *f) {
         "               auto does it in an Indexed Job's pod)\n"
         "  gce:         --instance-group G  --project P --zone Z | --region R (default: this "
         "VM's)\n"
-        "               --port N (8470) --job-name J (worker) --token-file F (default: metadata)\n"
+        "               --port N (8470) --job-name J (worker)\n"
+        "               --token-file F | --credentials F (a Google credentials file; default:\n"
+        "               $GOOGLE_APPLICATION_CREDENTIALS, gcloud's ADC file, the metadata server)\n"
         "               --compute-url URL --ca-file F (system CA store) --metadata-url URL\n"
         "  tpu:         --tpu NAME|grpc://H:P,...|local (default: $TPU_NAME...) --project P --zone "
         "Z\n"
@@ -596,7 +602,7 @@ static void usage(FILE *f) {
         "--coordinator-address A\n"
         "               --allow-unhealthy --accelerators-per-host N --tpu-url URL --metadata-url "
         "URL\n"
-        "               --token-file F --ca-file F (for --tpu-url; system CA store)\n"
+        "               --token-file F | --credentials F (as gce) --ca-file F (for --tpu-url)\n"
         "  slurm:       --jobs worker=3,ps=1 (default: worker=every task)  --port-base N (8888)\n"
         "               --gpus-per-node N (default: count $CUDA_VISIBLE_DEVICES; 0 = none) "
         "--gpus-per-task N\n"
