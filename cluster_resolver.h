@@ -7378,9 +7378,8 @@ CRES__PRIVATE cres_result cres__gcred_kind(const cres__json *d, int obj, int sou
         return CRES_OK; /* the caller reads its source */
     if (*kind == CRES__GNONE)
         return cres__fail(err, CRES_ERR_UNSUPPORTED,
-                          "%s: credentials of type %s%s are not supported (workload identity "
-                          "federation and others); pass an access token: gcloud auth "
-                          "print-access-token > F, then --token-file F (options.token_file)",
+                          "%s: type %s%s is not supported; pass a token: gcloud auth "
+                          "print-access-token > F; --token-file F (options.token_file)",
                           what, cres__json_quote(d, v, q, sizeof q),
                           source ? " as an impersonation source" : "");
     return CRES_OK;
@@ -7517,7 +7516,7 @@ CRES__PRIVATE cres_result cres__gcred_find(const cres_resolver *r, const char *o
                           "%s: the directory of gcloud's credentials is too long a path",
                           r->vtable->name);
     snprintf(path, sizeof path, "%s%s/application_default_credentials.json", dir, sub);
-    return cres__gcred_load(r, path, "gcloud's application default credentials", 1, c, err);
+    return cres__gcred_load(r, path, "gcloud's ADC file", 1, c, err);
 }
 
 /* The account a credential acts as, for the log: never a secret. */
@@ -7971,8 +7970,8 @@ CRES__PRIVATE cres_result cres__gcp_locate(cres__http *h, cres__gcp *g, int need
                              "%s: the metadata zone is not a resource name", name);
     } else if (res == CRES_ERR_ENVIRONMENT) {
         res = cres__fail(err, res,
-                         "%s: no zone: pass options.zone (--zone); off Google Cloud there is no "
-                         "default (no metadata server at %.80s)",
+                         "%s: no zone: pass options.zone (--zone); none by default when not on "
+                         "Google Cloud (no metadata server at %.80s)",
                          name, g->metadata);
     }
     return res;

@@ -17,6 +17,7 @@
 #define _XOPEN_SOURCE 700 /* mkdtemp, unlink, rmdir, fork, waitpid */
 #include "test_util.h"
 
+#include <sys/stat.h>
 #include <sys/types.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -102,7 +103,7 @@ typedef struct request {
     char url[2048];
     char headers[MAX_HEADERS][512]; /* "Name: value" */
     size_t headers_count;
-    char body[256];
+    char body[4096];
     int has_body;
     int timeout_ms;
 } request;
@@ -308,28 +309,55 @@ static int teardown(void **state) {
    Temporary files (token files), removed by the teardown of the test that made them */
 
 static char temp_dir[64];
-static char temp_path[128];
-static int temp_made;
+static char temp_paths[8][128];
+static size_t temp_count;
 
-static const char *temp_file(const char *content) {
+/* Writes `name` in this test's temporary directory (again: replaced); its path. */
+static const char *temp_named(const char *name, const char *content) {
     FILE *f;
+    size_t i;
+    char path[128];
     if (!temp_dir[0]) {
         snprintf(temp_dir, sizeof temp_dir, "/tmp/test_gcp.XXXXXX");
         assert_non_null(mkdtemp(temp_dir));
     }
-    snprintf(temp_path, sizeof temp_path, "%s/token", temp_dir);
-    f = fopen(temp_path, "wb");
+    snprintf(path, sizeof path, "%s/%s", temp_dir, name);
+    if (strchr(name, '/')) { /* one sub-directory, e.g. ".config/gcloud/adc.json" */
+        char dir[128];
+        const char *p;
+        for (p = strchr(name, '/'); p; p = strchr(p + 1, '/')) {
+            snprintf(dir, sizeof dir, "%s/%.*s", temp_dir, (int)(p - name), name);
+            mkdir(dir, 0700);
+        }
+    }
+    f = fopen(path, "wb");
     assert_non_null(f);
     assert_int_equal(fwrite(content, 1, strlen(content), f), strlen(content));
     assert_int_equal(fclose(f), 0);
-    temp_made = 1;
-    return temp_path;
+    for (i = 0; i < temp_count && strcmp(temp_paths[i], path) != 0; i++) {}
+    if (i == temp_count) {
+        assert_true(temp_count < N(temp_paths));
+        snprintf(temp_paths[temp_count++], sizeof temp_paths[0], "%s", path);
+    }
+    return temp_paths[i];
 }
 
+static const char *temp_file(const char *content) { return temp_named("token", content); }
+
+/* Removes the files, then the directories under temp_dir (deepest first), then temp_dir. */
 static int temp_remove_all(void) {
     int bad = 0;
-    if (temp_made) bad |= unlink(temp_path);
-    temp_made = 0;
+    size_t i;
+    for (i = temp_count; i-- > 0;) {
+        char *slash;
+        bad |= unlink(temp_paths[i]);
+        while ((slash = strrchr(temp_paths[i], '/')) != NULL &&
+               (size_t)(slash - temp_paths[i]) > strlen(temp_dir)) {
+            *slash = '\0';
+            rmdir(temp_paths[i]); /* fails while another file is in it: its own turn comes */
+        }
+    }
+    temp_count = 0;
     if (temp_dir[0]) bad |= rmdir(temp_dir);
     temp_dir[0] = '\0';
     return bad ? -1 : 0;
@@ -2714,9 +2742,565 @@ static void group_member_url_with_empty_zone_is_unexpected(void **state) {
     if (WEXITSTATUS(status) != 0) fail_msg("the resolve did not fail with CRES_ERR_UNEXPECTED_RESPONSE");
 }
 
+/* ---------------------------------------------------------------------------------------
+   Application Default Credentials: the chain, each file type's requests, each error. File
+   shapes: gcloud 528's `auth application-default login` output (authorized_user) and IAM's
+   key file (service_account, https://cloud.google.com/iam/docs/keys-create-delete); the
+   impersonated file is what `gcloud auth application-default login
+   --impersonate-service-account` writes. */
+
+#define TOKEN_URI "https://oauth2.googleapis.com/token"
+#define IAM_URL                                                                            \
+    "https://iamcredentials.googleapis.com/v1/projects/-/serviceAccounts/"                 \
+    "runner@imp-project.iam.gserviceaccount.com:generateAccessToken"
+#define REFRESH_SECRET "1//0gRefresh-SECRET+token/x"
+#define CLIENT_SECRET "client-SECRET-d-FL95"
+#define KEY_PEM "-----BEGIN PRIVATE KEY-----\\nMIIEvQIBADANBgkqhkiG9w0BAQEFAASCSECRETKEY\\n-----END PRIVATE KEY-----\\n"
+#define USER_TOKEN "ya29.user-token"
+#define KEY_TOKEN "ya29.key-token"
+#define IMP_TOKEN "ya29.impersonated-token"
+#define TOKEN_ANSWER(t) "{\"access_token\": \"" t "\", \"expires_in\": 3599, \"scope\": \"https://www.googleapis.com/auth/cloud-platform\", \"token_type\": \"Bearer\"}"
+#define USER_FILE_WITH(extra)                                                               \
+    "{\"account\": \"\", \"client_id\": \"764086051850-test.apps.googleusercontent.com\", " \
+    "\"client_secret\": \"" CLIENT_SECRET "\", " extra "\"refresh_token\": \"" REFRESH_SECRET \
+    "\", \"type\": \"authorized_user\", \"universe_domain\": \"googleapis.com\"}"
+#define USER_FILE USER_FILE_WITH("\"quota_project_id\": \"quota-project\", ")
+#define KEY_OBJECT                                                                          \
+    "{\"type\": \"service_account\", \"project_id\": \"key-project\", \"private_key_id\": " \
+    "\"0123abcd\", \"private_key\": \"" KEY_PEM "\", \"client_email\": "                    \
+    "\"trainer@key-project.iam.gserviceaccount.com\", \"client_id\": \"1234567890\", "      \
+    "\"auth_uri\": \"https://accounts.google.com/o/oauth2/auth\", \"token_uri\": \"" TOKEN_URI \
+    "\", \"universe_domain\": \"googleapis.com\"}"
+#define IMP_FILE(source)                                                                    \
+    "{\"delegates\": [\"projects/-/serviceAccounts/hop@imp-project.iam.gserviceaccount.com\"], " \
+    "\"quota_project_id\": \"imp-quota\", \"service_account_impersonation_url\": \"" IAM_URL \
+    "\", \"source_credentials\": " source ", \"type\": \"impersonated_service_account\"}"
+#define USER_REFRESH_BODY                                                                   \
+    "grant_type=refresh_token&client_id=764086051850-test.apps.googleusercontent.com&"      \
+    "client_secret=" CLIENT_SECRET "&refresh_token=1%2F%2F0gRefresh-SECRET%2Btoken%2Fx"
+
+/* The sign hook: records what it signs, answers a fixed signature. */
+static char signed_data[2048], signed_key[512];
+static int signs;
+static cres_result fake_sign(void *user, const cres_sign_request *req, unsigned char *sig, size_t *sig_len,
+                             cres_error *err) {
+    static const unsigned char fixed[] = {0xfb, 0xff, 0x01, 's', 'i', 'g'};
+    (void)user, (void)err;
+    assert_string_equal(req->algorithm, "RS256");
+    snprintf(signed_data, sizeof signed_data, "%.*s", (int)req->data_len, (const char *)req->data);
+    snprintf(signed_key, sizeof signed_key, "%s", req->private_key_pem);
+    memcpy(sig, fixed, sizeof fixed);
+    *sig_len = sizeof fixed;
+    signs++;
+    return CRES_OK;
+}
+
+/* Every log line, for the secrets test. */
+static char log_text[16384];
+static void log_all(void *user, cres_log_level level, const char *message) {
+    size_t n = strlen(log_text);
+    (void)user, (void)level;
+    snprintf(log_text + n, sizeof log_text - n, "%s\n", message);
+}
+
+/* base64url without padding, decoded (test inputs are well formed). */
+static const char *b64url_decode(const char *s, size_t n) {
+    static char out[2048];
+    static const char abc[] = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_";
+    unsigned long acc = 0;
+    size_t i, o = 0;
+    int bits = 0;
+    for (i = 0; i < n; i++) {
+        const char *at = strchr(abc, s[i]);
+        assert_non_null(at);
+        acc = (acc << 6) | (unsigned long)(at - abc);
+        if ((bits += 6) >= 8) out[o++] = (char)((acc >> (bits -= 8)) & 0xff);
+    }
+    out[o] = '\0';
+    return out;
+}
+
+/* A TPU resolver of the ADC tests: no token in the options, the metadata server away. */
+static cres_tpu_options adc_tpu_options(void) {
+    cres_tpu_options o = tpu_options("test-tpu-1");
+    o.token = NULL;
+    o.project = NULL;
+    C.config.sign.fn = fake_sign;
+    signs = 0;
+    return o;
+}
+
+static void serve_adc_node(const char *project) {
+    char u[512];
+    snprintf(u, sizeof u, TPU_API "/v2/projects/%s/locations/" TPU_ZONE "/nodes/test-tpu-1", project);
+    on_owned("GET", u, 200, node("READY", "HEALTHY", "v4-8", ONE_EP));
+}
+
+#define ADC_SPEC "{'worker': ['10.2.3.4:8470']}"
+
+static void adc_authorized_user_refresh_grant(void **state) {
+    cres_tpu_options o = adc_tpu_options();
+    (void)state;
+    env_set("GOOGLE_APPLICATION_CREDENTIALS", temp_named("adc.json", USER_FILE));
+    on("POST", TOKEN_URI, 200, TOKEN_ANSWER(USER_TOKEN));
+    serve_adc_node("quota-project"); /* the project: the file's quota_project_id */
+    tpu(&o);
+    assert_string_equal(resolved(), dq(ADC_SPEC));
+    assert_int_equal(C.requests_count, 2);
+    assert_string_equal(req(0)->method, "POST");
+    assert_string_equal(url(0), TOKEN_URI); /* no token_uri in the file: Google's */
+    assert_string_equal(req(0)->body, USER_REFRESH_BODY);
+    assert_string_equal(header(0, "Content-Type"), "application/x-www-form-urlencoded");
+    assert_null(header(0, "Authorization"));
+    assert_string_equal(header(1, "Authorization"), "Bearer " USER_TOKEN);
+    assert_string_equal(header(1, "x-goog-user-project"), "quota-project");
+    assert_int_equal(metadata_requests(), 0);
+}
+
+static void adc_service_account_jwt(void **state) {
+    cres_tpu_options o = adc_tpu_options();
+    const char *body, *dot, *claims;
+    char want[512];
+    long long iat = (long long)time(NULL), got_iat = 0;
+    (void)state;
+    o.credentials_file = temp_named("key.json", KEY_OBJECT);
+    on("POST", TOKEN_URI, 200, TOKEN_ANSWER(KEY_TOKEN));
+    serve_adc_node("key-project");
+    tpu(&o);
+    assert_string_equal(resolved(), dq(ADC_SPEC));
+    assert_int_equal(C.requests_count, 2);
+    assert_int_equal(signs, 1);
+    assert_string_equal(signed_key, "-----BEGIN PRIVATE KEY-----\nMIIEvQIBADANBgkqhkiG9w0BAQEFAASCSECRETKEY\n"
+                                    "-----END PRIVATE KEY-----\n");
+    body = req(0)->body;
+#define JWT_GRANT "grant_type=urn%3Aietf%3Aparams%3Aoauth%3Agrant-type%3Ajwt-bearer&assertion="
+    assert_true(strncmp(body, JWT_GRANT, strlen(JWT_GRANT)) == 0);
+    body += strlen(JWT_GRANT);
+    /* header.claims is what was signed; the third part is the signature, base64url */
+    assert_true(strncmp(body, signed_data, strlen(signed_data)) == 0);
+    assert_string_equal(body + strlen(signed_data), ".-_8Bc2ln");
+    dot = strchr(signed_data, '.');
+    assert_string_equal(b64url_decode(signed_data, (size_t)(dot - signed_data)),
+                        "{\"alg\":\"RS256\",\"typ\":\"JWT\",\"kid\":\"0123abcd\"}");
+    claims = b64url_decode(dot + 1, strlen(dot + 1));
+    assert_true(sscanf(strstr(claims, "\"iat\":") + 6, "%lld", &got_iat) == 1);
+    assert_true(got_iat >= iat && got_iat <= iat + 5);
+    snprintf(want, sizeof want,
+             "{\"iss\":\"trainer@key-project.iam.gserviceaccount.com\",\"scope\":\"https://www.googleapis.com/"
+             "auth/cloud-platform\",\"aud\":\"" TOKEN_URI "\",\"iat\":%lld,\"exp\":%lld}",
+             got_iat, got_iat + 3600);
+    assert_string_equal(claims, want);
+    assert_string_equal(header(1, "Authorization"), "Bearer " KEY_TOKEN);
+    assert_null(header(1, "x-goog-user-project")); /* no quota_project_id */
+}
+
+static void adc_impersonated_from_each_source(void **state) {
+    static const char *const sources[] = {USER_FILE_WITH(""), KEY_OBJECT};
+    size_t i;
+    (void)state;
+    for (i = 0; i < 2; i++) {
+        cres_tpu_options o = adc_tpu_options();
+        C.requests_count = 0;
+        o.project = "p1";
+        C.routes_count = 0;
+        on("POST", TOKEN_URI, 200, i ? TOKEN_ANSWER(KEY_TOKEN) : TOKEN_ANSWER(USER_TOKEN));
+        on("POST", IAM_URL, 200, "{\"accessToken\": \"" IMP_TOKEN "\", \"expireTime\": \"2030-01-01T00:00:00Z\"}");
+        serve_adc_node("p1");
+        env_put("GOOGLE_APPLICATION_CREDENTIALS",
+                temp_named("imp.json", i ? IMP_FILE(KEY_OBJECT) : IMP_FILE(USER_FILE_WITH(""))));
+        (void)sources;
+        tpu(&o);
+        assert_string_equal(resolved(), dq(ADC_SPEC));
+        assert_int_equal(C.requests_count, 3);
+        assert_string_equal(url(0), TOKEN_URI);
+        assert_int_equal(signs, (int)i);
+        assert_string_equal(url(1), IAM_URL);
+        assert_string_equal(header(1, "Authorization"), i ? "Bearer " KEY_TOKEN : "Bearer " USER_TOKEN);
+        assert_string_equal(header(1, "Content-Type"), "application/json");
+        assert_string_equal(req(1)->body,
+                            "{\"delegates\":[\"projects/-/serviceAccounts/hop@imp-project.iam.gserviceaccount."
+                            "com\"],\"scope\":[\"https://www.googleapis.com/auth/cloud-platform\"],"
+                            "\"lifetime\":\"3600s\"}");
+        assert_string_equal(header(2, "Authorization"), "Bearer " IMP_TOKEN);
+        assert_string_equal(header(2, "x-goog-user-project"), "imp-quota"); /* the file's, not the source's */
+        while (C.routes_count) free(C.routes[--C.routes_count].body);
+    }
+}
+
+/* Which link of the chain answers: the first that is there. */
+static void adc_chain_order(void **state) {
+    cres_tpu_options o;
+    cres_error err;
+    (void)state;
+    on("POST", TOKEN_URI, 200, TOKEN_ANSWER(USER_TOKEN));
+    serve_adc_node("p1");
+    meta_token();
+    /* 1. options.token_file wins over every file */
+    o = adc_tpu_options();
+    o.project = "p1";
+    o.token_file = temp_file("file-token\n");
+    env_set("GOOGLE_APPLICATION_CREDENTIALS", temp_named("gac.json", KEY_OBJECT));
+    env_set("CLOUDSDK_CONFIG", temp_dir);
+    env_set("HOME", temp_dir);
+    tpu(&o);
+    resolved();
+    assert_int_equal(C.requests_count, 1);
+    assert_string_equal(header(0, "Authorization"), "Bearer file-token");
+    /* 2. options.credentials_file over GOOGLE_APPLICATION_CREDENTIALS (a key: would sign) */
+    o.token_file = NULL;
+    o.credentials_file = temp_named("named.json", USER_FILE);
+    C.requests_count = 0;
+    tpu(&o);
+    resolved();
+    assert_int_equal(signs, 0);
+    assert_string_equal(req(0)->body, USER_REFRESH_BODY);
+    /* 3. GOOGLE_APPLICATION_CREDENTIALS over the well-known file */
+    o.credentials_file = NULL;
+    temp_named("application_default_credentials.json", "{\"type\": \"external_account\"}");
+    C.requests_count = 0;
+    tpu(&o);
+    resolved();
+    assert_int_equal(signs, 1);
+    /* 4. the well-known file in $CLOUDSDK_CONFIG ("" counts as unset) */
+    env_put("GOOGLE_APPLICATION_CREDENTIALS", "");
+    temp_named("application_default_credentials.json", USER_FILE);
+    C.requests_count = 0;
+    tpu(&o);
+    resolved();
+    assert_string_equal(req(0)->body, USER_REFRESH_BODY);
+    /* 5. $CLOUDSDK_CONFIG set: ~/.config/gcloud is not read; none there: the metadata server */
+    temp_named(".config/gcloud/application_default_credentials.json", "{\"type\": \"external_account\"}");
+    env_put("CLOUDSDK_CONFIG", "/nonexistent/gcloud-config");
+    C.requests_count = 0;
+    tpu(&o);
+    resolved();
+    assert_int_equal(C.requests_count, 2);
+    assert_true(is_metadata(0));
+    assert_string_equal(header(1, "Authorization"), "Bearer " META_TOKEN);
+    /* 6. no $CLOUDSDK_CONFIG: ~/.config/gcloud's file */
+    env_put("CLOUDSDK_CONFIG", NULL);
+    tpu(&o);
+    err = resolve_fails(CRES_ERR_UNSUPPORTED);
+    assert_non_null(strstr(err.message, ".config/gcloud/application_default_credentials.json"));
+    assert_non_null(strstr(err.message, "\"external_account\""));
+    assert_non_null(strstr(err.message, "--token-file"));
+    /* 7. a named file that is missing is an error naming it, not a fall-through */
+    env_put("GOOGLE_APPLICATION_CREDENTIALS", "/nonexistent/key.json");
+    C.requests_count = 0;
+    tpu(&o);
+    err = resolve_fails(CRES_ERR_ENVIRONMENT);
+    assert_string_equal(err.message,
+                        "tpu: GOOGLE_APPLICATION_CREDENTIALS \"/nonexistent/key.json\" cannot be read");
+    assert_int_equal(C.requests_count, 0);
+}
+
+/* options.project, then GOOGLE_CLOUD_PROJECT, CLOUDSDK_CORE_PROJECT, project_id, quota_project_id. */
+static void adc_project_order(void **state) {
+    static const struct {
+        const char *option, *google, *sdk, *file, *want;
+    } cases[] = {
+        {"opt-p", "env-p", "sdk-p", KEY_OBJECT, "opt-p"},
+        {NULL, "env-p", "sdk-p", KEY_OBJECT, "env-p"},
+        {NULL, "", "sdk-p", KEY_OBJECT, "sdk-p"},
+        {NULL, NULL, NULL, KEY_OBJECT, "key-project"},
+        {NULL, NULL, NULL, USER_FILE, "quota-project"},
+    };
+    size_t i;
+    (void)state;
+    on("POST", TOKEN_URI, 200, TOKEN_ANSWER(USER_TOKEN));
+    for (i = 0; i < N(cases); i++) {
+        cres_tpu_options o = adc_tpu_options();
+        char u[512];
+        o.project = cases[i].option;
+        env_put("GOOGLE_CLOUD_PROJECT", cases[i].google);
+        env_put("CLOUDSDK_CORE_PROJECT", cases[i].sdk);
+        env_put("GOOGLE_APPLICATION_CREDENTIALS", temp_named("adc.json", cases[i].file));
+        serve_adc_node(cases[i].want);
+        C.requests_count = 0;
+        tpu(&o);
+        resolved();
+        snprintf(u, sizeof u, TPU_API "/v2/projects/%s/locations/" TPU_ZONE "/nodes/test-tpu-1", cases[i].want);
+        assert_string_equal(url(1), u);
+    }
+    /* a project id that is not one is named with where it came from */
+    {
+        cres_tpu_options o = adc_tpu_options();
+        cres_error err;
+        env_put("GOOGLE_CLOUD_PROJECT", "bad/project");
+        tpu(&o);
+        err = resolve_fails(CRES_ERR_ENVIRONMENT);
+        assert_string_equal(err.message, "tpu: GOOGLE_CLOUD_PROJECT=\"bad/project\" is not a project id");
+    }
+}
+
+/* Off Google Cloud there is no zone and no token but the files': the errors say what to pass. */
+static void adc_off_cloud_errors_name_the_option(void **state) {
+    cres_tpu_options o = adc_tpu_options();
+    cres_gce_options g = gce_options();
+    cres_error err;
+    (void)state;
+    on("POST", TOKEN_URI, 200, TOKEN_ANSWER(USER_TOKEN));
+    env_set("GOOGLE_APPLICATION_CREDENTIALS", temp_named("adc.json", USER_FILE));
+    o.zone = NULL;
+    tpu(&o);
+    err = resolve_fails(CRES_ERR_ENVIRONMENT);
+    assert_non_null(strstr(err.message, "tpu: no zone: pass options.zone (--zone)"));
+    /* no files, no metadata server: the credentials are what is missing */
+    env_put("GOOGLE_APPLICATION_CREDENTIALS", NULL);
+    g.token = NULL;
+    gce(&g);
+    err = resolve_fails(CRES_ERR_ENVIRONMENT);
+    assert_non_null(strstr(err.message, "gce: no credentials: set GOOGLE_APPLICATION_CREDENTIALS"));
+    g.project = NULL;
+    gce(&g);
+    err = resolve_fails(CRES_ERR_ENVIRONMENT);
+    assert_non_null(strstr(err.message, "gce: no project: pass options.project (--project)"));
+}
+
+/* Files the library cannot use fail before any request, naming the file and what is wrong. */
+static void adc_unusable_files(void **state) {
+    static const struct {
+        const char *text, *message;
+        cres_result want;
+    } cases[] = {
+        {"{\"type\": \"external_account\", \"audience\": \"//iam.googleapis.com/x\"}",
+         "type \"external_account\" is not supported", CRES_ERR_UNSUPPORTED},
+        {"{\"type\": \"external_account_authorized_user\"}", "\"external_account_authorized_user\"",
+         CRES_ERR_UNSUPPORTED},
+        {"{\"type\": \"gdch_service_account\"}", "\"gdch_service_account\"", CRES_ERR_UNSUPPORTED},
+        {IMP_FILE("{\"type\": \"external_account\"}"), "as an impersonation source", CRES_ERR_UNSUPPORTED},
+        {"{\"client_id\": \"x\"}", "no \"type\" string", CRES_ERR_ENVIRONMENT},
+        {"[1]", "not a JSON object", CRES_ERR_ENVIRONMENT},
+        {"{\"type\": \"authorized_user\",", "", CRES_ERR_ENVIRONMENT},
+        {"{\"type\": \"authorized_user\", \"client_id\": \"a\", \"client_secret\": \"b\"}",
+         "an authorized_user credential needs \"refresh_token\"", CRES_ERR_ENVIRONMENT},
+        {"{\"type\": \"service_account\", \"client_email\": \"a@b\", \"token_uri\": \"" TOKEN_URI "\"}",
+         "a service_account credential needs \"private_key\"", CRES_ERR_ENVIRONMENT},
+        {"{\"type\": \"service_account\", \"client_email\": \"a@b\", \"private_key\": \"k\"}",
+         "needs \"token_uri\"", CRES_ERR_ENVIRONMENT},
+        {"{\"type\": \"authorized_user\", \"client_id\": 7, \"client_secret\": \"b\", \"refresh_token\": \"c\"}",
+         "\"client_id\" must be a string", CRES_ERR_ENVIRONMENT},
+        {"{\"type\": \"authorized_user\", \"client_id\": \"a\\nb\", \"client_secret\": \"b\", \"refresh_token\": "
+         "\"c\"}",
+         "\"client_id\" has control characters", CRES_ERR_ENVIRONMENT},
+        {"{\"type\": \"authorized_user\", \"type\": \"authorized_user\"}", "appears twice", CRES_ERR_ENVIRONMENT},
+        {"{\"type\": \"authorized_user\", \"client_id\": \"a\", \"client_secret\": \"b\", \"refresh_token\": "
+         "\"c\", \"token_uri\": \"http://oauth2.example.com/token\"}",
+         "\"token_uri\" must be an https:// URL (http:// only to this machine)", CRES_ERR_ENVIRONMENT},
+        {"{\"type\": \"impersonated_service_account\", \"source_credentials\": " KEY_OBJECT "}",
+         "no \"service_account_impersonation_url\"", CRES_ERR_ENVIRONMENT},
+        {"{\"type\": \"impersonated_service_account\", \"service_account_impersonation_url\": \"" IAM_URL
+         "\", \"delegates\": [1], \"source_credentials\": " KEY_OBJECT "}",
+         "\"delegates\" must be a list of strings", CRES_ERR_ENVIRONMENT},
+    };
+    size_t i;
+    (void)state;
+    for (i = 0; i < N(cases); i++) {
+        cres_tpu_options o = adc_tpu_options();
+        cres_error err;
+        o.project = "p1";
+        o.credentials_file = temp_named("bad.json", cases[i].text);
+        C.requests_count = 0;
+        tpu(&o);
+        err = resolve_fails(cases[i].want);
+        if (!strstr(err.message, cases[i].message) || !strstr(err.message, "options.credentials_file"))
+            fail_msg("case %zu: %s", i, err.message);
+        assert_int_equal(C.requests_count, 0);
+    }
+}
+
+/* The token endpoint's refusals: its own words and the command that fixes it. */
+static void adc_token_endpoint_errors(void **state) {
+    static const struct {
+        int status;
+        const char *body, *message;
+        cres_result want;
+    } cases[] = {
+        {400, "{\"error\": \"invalid_grant\", \"error_description\": \"Token has been expired or revoked.\"}",
+         "tpu: the token endpoint refused the credentials from GOOGLE_APPLICATION_CREDENTIALS: "
+         "\"invalid_grant\" \"Token has been expired or revoked.\"; run: gcloud auth application-default login",
+         CRES_ERR_ENVIRONMENT},
+        {401, "{\"error\": \"invalid_client\", \"error_description\": \"Unauthorized\"}",
+         "\"invalid_client\" \"Unauthorized\"; run: gcloud auth application-default login", CRES_ERR_ENVIRONMENT},
+        {403, "{\"error\": \"access_denied\"}", "tpu: token endpoint: HTTP 403 \"access_denied\"",
+         CRES_ERR_HTTP_STATUS},
+        {302, "<html>moved</html>", "tpu: token endpoint: HTTP 302 (a redirect: not followed", CRES_ERR_HTTP_STATUS},
+        {200, "<html>sign in</html>", "token endpoint", CRES_ERR_UNEXPECTED_RESPONSE},
+        {200, "{\"token_type\": \"Bearer\"}", "has no access_token", CRES_ERR_UNEXPECTED_RESPONSE},
+        {200, "{\"access_token\": \"a b\"}", "access_token is empty or not one word", CRES_ERR_UNEXPECTED_RESPONSE},
+        {200, "{\"access_token\": \"\"}", "access_token is empty or not one word", CRES_ERR_UNEXPECTED_RESPONSE},
+        {200, "{\"access_token\": \"t\", \"expires_in\": -5}", "bad expires_in", CRES_ERR_UNEXPECTED_RESPONSE},
+        {200, "{\"access_token\": \"t\", \"expires_in\": \"3599\"}", "bad expires_in", CRES_ERR_UNEXPECTED_RESPONSE},
+        {200, "{\"access_token\": \"t\", \"expires_in\": 1e400}", "bad expires_in", CRES_ERR_UNEXPECTED_RESPONSE},
+    };
+    size_t i;
+    (void)state;
+    env_set("GOOGLE_APPLICATION_CREDENTIALS", temp_named("adc.json", USER_FILE));
+    for (i = 0; i < N(cases); i++) {
+        cres_tpu_options o = adc_tpu_options();
+        cres_error err;
+        while (C.routes_count) free(C.routes[--C.routes_count].body);
+        on("POST", TOKEN_URI, cases[i].status, cases[i].body);
+        C.requests_count = 0;
+        tpu(&o);
+        err = resolve_fails(cases[i].want);
+        if (!strstr(err.message, cases[i].message)) fail_msg("case %zu: %s", i, err.message);
+        assert_int_equal(C.requests_count, 1); /* the API was never asked */
+        if (cases[i].status != 200) assert_int_equal(err.http_status, cases[i].status);
+    }
+}
+
+/* generateAccessToken's refusals and bad answers. */
+static void adc_impersonation_errors(void **state) {
+    static const struct {
+        int status;
+        const char *body, *message;
+    } cases[] = {
+        {403, "{\"error\": {\"code\": 403, \"message\": \"Permission 'iam.serviceAccounts.getAccessToken' denied\", "
+              "\"status\": \"PERMISSION_DENIED\"}}",
+         "tpu: 403 Forbidden: Permission 'iam.serviceAccounts.getAccessToken' denied"},
+        {200, "{\"accessToken\": \"t\"}", "no accessToken or expireTime"},
+        {200, "{\"accessToken\": \"t\", \"expireTime\": \"tomorrow\"}", "not an RFC 3339 time"},
+        {200, "{\"accessToken\": \"t u\", \"expireTime\": \"2030-01-01T00:00:00Z\"}", "not one word"},
+    };
+    size_t i;
+    (void)state;
+    env_set("GOOGLE_APPLICATION_CREDENTIALS", temp_named("imp.json", IMP_FILE(USER_FILE_WITH(""))));
+    for (i = 0; i < N(cases); i++) {
+        cres_tpu_options o = adc_tpu_options();
+        cres_error err;
+        o.project = "p1";
+        while (C.routes_count) free(C.routes[--C.routes_count].body);
+        on("POST", TOKEN_URI, 200, TOKEN_ANSWER(USER_TOKEN));
+        on("POST", IAM_URL, cases[i].status, cases[i].body);
+        C.requests_count = 0;
+        tpu(&o);
+        err = resolve_fails(cases[i].status == 200 ? CRES_ERR_UNEXPECTED_RESPONSE : CRES_ERR_HTTP_STATUS);
+        if (!strstr(err.message, cases[i].message)) fail_msg("case %zu: %s", i, err.message);
+        assert_int_equal(C.requests_count, 2);
+    }
+}
+
+/* A 401 from the API: one new token, one more try; a second 401 is the answer. */
+static void adc_401_renews_the_token_once(void **state) {
+    cres_gce_options o = gce_options();
+    cres_error err;
+    (void)state;
+    o.token = NULL;
+    env_set("GOOGLE_APPLICATION_CREDENTIALS", temp_named("adc.json", USER_FILE));
+    on("POST", TOKEN_URI, 200, TOKEN_ANSWER("ya29.first"))->times = 1;
+    on("POST", TOKEN_URI, 200, TOKEN_ANSWER("ya29.second"));
+    on("POST", GROUP_URL, 401, "{\"error\": {\"code\": 401, \"message\": \"Request had invalid authentication "
+                               "credentials.\", \"status\": \"UNAUTHENTICATED\"}}")
+        ->times = 1;
+    serve_group(three_vms, 3);
+    gce(&o);
+    assert_string_equal(resolved(), dq(THREE_SPEC));
+    assert_int_equal(C.requests_count, 5); /* token, 401, token, group, zone */
+    assert_string_equal(header(1, "Authorization"), "Bearer ya29.first");
+    assert_string_equal(url(2), TOKEN_URI);
+    assert_string_equal(header(3, "Authorization"), "Bearer ya29.second");
+    assert_string_equal(header(4, "Authorization"), "Bearer ya29.second");
+    /* refused again: one renewal only, the 401 is the answer */
+    while (C.routes_count) free(C.routes[--C.routes_count].body);
+    on("POST", TOKEN_URI, 200, TOKEN_ANSWER("ya29.third"));
+    on("POST", GROUP_URL, 401, "{\"error\": {\"code\": 401, \"message\": \"no\"}}");
+    C.requests_count = 0;
+    err = resolve_fails(CRES_ERR_HTTP_STATUS);
+    assert_int_equal(err.http_status, 401);
+    /* ya29.second was still fresh, kept from the first resolve: 401, one new token, 401 */
+    assert_int_equal(C.requests_count, 3);
+    assert_int_equal(requests_to(TOKEN_URI), 1);
+}
+
+/* A file's token is kept across resolves while fresh and while the file is the same. */
+static void adc_token_kept_while_fresh(void **state) {
+    cres_tpu_options o = adc_tpu_options();
+    (void)state;
+    env_set("GOOGLE_APPLICATION_CREDENTIALS", temp_named("adc.json", USER_FILE));
+    on("POST", TOKEN_URI, 200, TOKEN_ANSWER(USER_TOKEN));
+    serve_adc_node("quota-project");
+    tpu(&o);
+    resolved();
+    resolved();
+    assert_int_equal(requests_to(TOKEN_URI), 1);
+    /* the file changed (another login): a new token */
+    temp_named("adc.json", USER_FILE_WITH("\"quota_project_id\": \"quota-project\", \"x\": 1, "));
+    resolved();
+    assert_int_equal(requests_to(TOKEN_URI), 2);
+    /* a token about to expire is not kept */
+    while (C.routes_count) free(C.routes[--C.routes_count].body);
+    on("POST", TOKEN_URI, 200, "{\"access_token\": \"short\", \"expires_in\": 60}");
+    serve_adc_node("quota-project");
+    C.requests_count = 0;
+    tpu(&o);
+    resolved();
+    resolved();
+    assert_int_equal(requests_to(TOKEN_URI), 2);
+}
+
+/* Without libcrypto (tests/impl.c) and without config.sign a key file says what to do. */
+static void adc_key_without_signer(void **state) {
+    cres_tpu_options o = adc_tpu_options();
+    cres_error err;
+    (void)state;
+    C.config.sign.fn = NULL;
+    o.credentials_file = temp_named("key.json", KEY_OBJECT);
+    tpu(&o);
+    err = resolve_fails(CRES_ERR_UNSUPPORTED);
+    assert_string_equal(err.message, "tpu: options.credentials_file holds a service-account key: signing it "
+                                     "(RS256) needs CLUSTER_RESOLVER_USE_OPENSSL (-lcrypto) or config.sign");
+    assert_int_equal(C.requests_count, 0);
+}
+
+/* No refresh token, client secret, key, assertion or access token in any log line or error. */
+static void adc_secrets_stay_secret(void **state) {
+    static const char *const secrets[] = {REFRESH_SECRET, "0gRefresh", CLIENT_SECRET, "SECRETKEY", "ya29.", "eyJ"};
+    static const char *const files[] = {USER_FILE, KEY_OBJECT, IMP_FILE(KEY_OBJECT)};
+    size_t i, k;
+    (void)state;
+    log_text[0] = '\0';
+    C.config.log.fn = log_all;
+    for (i = 0; i < N(files) * 2; i++) {
+        cres_tpu_options o = adc_tpu_options();
+        cres_error err;
+        o.project = "p1";
+        while (C.routes_count) free(C.routes[--C.routes_count].body);
+        on("POST", TOKEN_URI, 200, TOKEN_ANSWER(KEY_TOKEN));
+        on("POST", IAM_URL, 200, "{\"accessToken\": \"" IMP_TOKEN "\", \"expireTime\": \"2030-01-01T00:00:00Z\"}");
+        if (i < N(files)) serve_adc_node("p1"); /* then: the API refuses, twice */
+        else on("GET", NODE_URL_IN("v2", "p1", TPU_ZONE, "test-tpu-1"), 401, "{\"error\": {\"code\": 401}}");
+        env_put("GOOGLE_APPLICATION_CREDENTIALS", temp_named("adc.json", files[i % N(files)]));
+        tpu(&o);
+        if (i < N(files)) resolved();
+        else {
+            err = resolve_fails(CRES_ERR_HTTP_STATUS);
+            for (k = 0; k < N(secrets); k++) assert_null(strstr(err.message, secrets[k]));
+        }
+    }
+    assert_non_null(strstr(log_text, "credentials from GOOGLE_APPLICATION_CREDENTIALS"));
+    assert_non_null(strstr(log_text, "trainer@key-project.iam.gserviceaccount.com"));
+    for (k = 0; k < N(secrets); k++)
+        if (strstr(log_text, secrets[k])) fail_msg("%s in the log:\n%s", secrets[k], log_text);
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
 #define T(f) cmocka_unit_test_setup_teardown(f, setup, teardown)
+        /* Application Default Credentials */
+        T(adc_authorized_user_refresh_grant),
+        T(adc_service_account_jwt),
+        T(adc_impersonated_from_each_source),
+        T(adc_chain_order),
+        T(adc_project_order),
+        T(adc_off_cloud_errors_name_the_option),
+        T(adc_unusable_files),
+        T(adc_token_endpoint_errors),
+        T(adc_impersonation_errors),
+        T(adc_401_renews_the_token_once),
+        T(adc_token_kept_while_fresh),
+        T(adc_key_without_signer),
+        T(adc_secrets_stay_secret),
         /* GCE */
         T(tf_g1_one_instance),
         T(tf_g2_master_of_task_0),
