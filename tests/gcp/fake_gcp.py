@@ -83,7 +83,9 @@ usage: fake_gcp.py --port-file F [fake_api.py options] [--metadata META.json]
            token_uri); iat within 300 s of now and exp == iat + 3600, as google-auth makes them
            (Google takes a shorter life too; "Invalid JWT: Token must be a short-lived token
            (60 minutes) and in a reasonable timeframe. ..."); scope, space-separated, holding
-           https://www.googleapis.com/auth/cloud-platform (else invalid_scope).
+           https://www.googleapis.com/auth/cloud-platform (else invalid_scope). A JWT asking for
+           an ID token (target_audience, no scope; gcloud's activate-service-account sends one
+           and gets on without it) is a 400 invalid_request: the fake issues access tokens only.
         A grant answers {"access_token", "expires_in": 3599, "scope", "token_type": "Bearer"}.
       POST /v1/projects/-/serviceAccounts/EMAIL:generateAccessToken (the files'
            service_account_impersonation_url, path of iamcredentials.googleapis.com):
@@ -1153,6 +1155,9 @@ class OAuthStore:
                     "actual value was %s" % (self.token_url, claims.get("aud")),
                     "invalid_grant")
         iat, exp = claims.get("iat"), claims.get("exp")
+        if "target_audience" in claims and "scope" not in claims:
+            return ("The fake issues no ID tokens (a JWT with target_audience)",
+                    "invalid_request")
         if not (isinstance(iat, int) and isinstance(exp, int)) or \
                 abs(iat - time.time()) > JWT_SKEW or exp - iat != JWT_LIFETIME:
             return JWT_TIMEFRAME, "invalid_grant"

@@ -491,6 +491,7 @@ def jwt(key_path, header=None, **claims):
     now = int(time.time())
     body = {"iss": SA, "scope": CLOUD, "aud": None, "iat": now, "exp": now + 3600}
     body.update(claims)
+    body = {k: v for k, v in body.items() if v is not None}
     signed = b64url(header or {"alg": "RS256", "typ": "JWT", "kid": "kid-1"}) + "." + b64url(body)
     sig = subprocess.run(["openssl", "dgst", "-sha256", "-sign", key_path], input=signed.encode(),
                          capture_output=True, check=True, timeout=30).stdout
@@ -596,6 +597,8 @@ def oauth_jwt_bearer_grant_verifies_signature_and_claims():
          fake_gcp.JWT_TIMEFRAME),
         (jwt(sa_key, aud=url, scope="https://www.googleapis.com/auth/compute.readonly"), 400,
          "invalid_scope", "Invalid OAuth scope or ID token audience provided."),
+        (jwt(sa_key, aud=url, scope=None, target_audience="https://x"), 400,
+         "invalid_request", "The fake issues no ID tokens (a JWT with target_audience)"),
         ("not.a.jwt!", 400, "invalid_grant",
          "Invalid JWT: not a signed JWT (header.claims.signature, base64url)"),
     ]
@@ -608,7 +611,7 @@ def oauth_jwt_bearer_grant_verifies_signature_and_claims():
     assert set(notes[0]["jwt_claims"]) == {"iss", "scope", "aud", "iat", "exp"}
     assert notes[0]["jwt_claims"]["aud"] == url and "signature" not in json.dumps(notes[0])
     assert [n["verified"] for n in notes[2:]] == [False, False, False, False, False, True, True,
-                                                  True, True, False], notes
+                                                  True, True, True, False], notes
 
 
 @test
