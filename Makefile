@@ -108,6 +108,7 @@ kubeconfig-test: $(BUILD)/san/cluster-resolve
 gcp-test: $(BUILD)/san/cluster-resolve
 	python3 tests/gcp/test_fake_gcp.py
 	python3 tests/gcp/test_gcp_integration.py $(BUILD)/san
+	python3 tests/gcp/test_google_adc.py $(BUILD)/san
 
 # Every HTTP backend against hostile answers: redirects, certificates for another name, endless
 # and lying bodies, slow drips, deep nesting, numbers out of range, invalid UTF-8.
