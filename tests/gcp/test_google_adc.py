@@ -576,22 +576,35 @@ def a_401_fetches_a_new_token_once():
 
 # ======================================================================== refusals
 
-@test
-def token_endpoint_refusals_are_exit_3_with_its_description():
-    f = fake(doc=oauth_doc(public=harness.rsa_key(TMP, "another")[1]))  # SA key does not match
-    cases = [(user_info(f, refresh_token="1//0gRevoked-refresh-token"),
-              "Token has been expired or revoked."),
-             (user_info(f, client_secret="wrong-client-secret"), "Unauthorized"),
-             (sa_info(f), "Invalid JWT Signature."),
-             (impersonated_info(f, user_info(f, refresh_token="1//0gRevoked-refresh-token")),
-              "Token has been expired or revoked.")]
-    for info, description in cases:
+def refusals(cases):
+    """Each file against a fake whose service account has another public key: exit 3 with
+    the token endpoint's error_description and the gcloud command that makes a new file."""
+    f = fake(doc=oauth_doc(public=harness.rsa_key(TMP, "another")[1]))  # the key is not ours
+    for make, description in cases:
         for args in (gce(f), tpu(f)):
             fails(args, 3, [description, LOGIN_HINT],
-                  {"GOOGLE_APPLICATION_CREDENTIALS": save(info)})
+                  {"GOOGLE_APPLICATION_CREDENTIALS": save(make(f))})
     log = f.stop()
     assert api_calls(log) == [] and iam_calls(log) == [], log
-    assert {r["status"] for r in token_calls(log)} == {400, 401}, log
+    return log
+
+
+@test
+def refused_user_credentials_are_exit_3_with_the_description():
+    gone = "1//0gRevoked-refresh-token"
+    log = refusals([(lambda f: user_info(f, refresh_token=gone),
+                     "Token has been expired or revoked."),
+                    (lambda f: user_info(f, client_secret="wrong-client-secret"), "Unauthorized"),
+                    (lambda f: impersonated_info(f, user_info(f, refresh_token=gone)),
+                     "Token has been expired or revoked.")])
+    assert [r["status"] for r in token_calls(log)] == [400, 400, 401, 401, 400, 400], log
+
+
+@test
+def refused_service_account_key_is_exit_3_with_the_description():
+    log = refusals([(sa_info, "Invalid JWT Signature."),
+                    (lambda f: impersonated_info(f, sa_info(f)), "Invalid JWT Signature.")])
+    assert [r["oauth"]["verified"] for r in token_calls(log)] == [False] * 4, log
 
 
 @test
