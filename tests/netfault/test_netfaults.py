@@ -12,6 +12,12 @@ Endpoints (each its own fake server, the proxy in front of what it names):
   tpu-api  the Cloud TPU API node and the metadata server, both through the proxy (one
            connection: 3 metadata answers, then the node); faults aimed at the node request
   tpu-md   the proxy in front of the metadata server only, the TPU API direct
+  tpu-token  tpu with --credentials: an authorized_user file whose token_uri is the proxy in
+           front of the fake's OAuth token endpoint; the TPU API direct. Its own cases (below
+           the generic ones): the token answer reset before its first byte or 10 bytes in
+           (always: exit 4 after one retry; once: retried, exact), stalled for ever (exit 4
+           after one --timeout-ms, not retried), refused (exit 4); every failure names the
+           token endpoint's URL and shows no refresh token, client secret or access token
 
 Faults (proxy.py rules) and what each case demands. "Right answer": exit 0 and exactly the
 clean run's TF_CONFIG (no proxy); "fails": exit 4 (the metadata server: exit 3 where it never
@@ -548,6 +554,111 @@ def own_name_lost(ep):
     r.fired("reset").fails(4, ["Connection reset by peer"])
 
 
+# ---- the token endpoint of a credentials file ----
+# An authorized_user file whose token_uri goes through the proxy to the fake's OAuth token
+# endpoint (POST /token, a refresh grant); the Cloud TPU API direct, taking the token the
+# endpoint issued. The fault hits the one token request: a failure must be exit 4 naming the
+# token endpoint's URL, never an answer, and never show the refresh token, the client secret
+# or the access token.
+
+REFRESH_TOKEN = "1//0gNetfaultRefreshToken-abcdefXYZ_0123"
+CLIENT_ID = "32555940559.apps.googleusercontent.com"
+CLIENT_SECRET = "GOCSPX-netfault-client-secret-01"
+FILE_TOKEN = "ya29.a0Netfault-file-access-token_4567"
+SECRETS = (REFRESH_TOKEN, CLIENT_SECRET, FILE_TOKEN, TOKEN)
+
+
+class TokenEndpoint(Endpoint):
+    """tpu with --credentials: the proxy in front of the token endpoint only. cli() writes the
+    credentials file for the URL it is given (the clean run: the fake itself)."""
+
+    def __init__(self):
+        node = mg.make_tpu_node("test-tpu-1", zone=TPU_ZONE, endpoints=4)
+        oauth = {"refresh_tokens": {REFRESH_TOKEN: {"client_id": CLIENT_ID, "client_secret": CLIENT_SECRET,
+                                                    "access_token": FILE_TOKEN}}}
+        Endpoint.__init__(self, "tpu-token", "tpu", lambda: ["--tpu-nodes", mg.tpu_nodes_doc([node]), "--oauth", oauth],
+                          self.args, lambda path: path == "/token", "/token")
+        self.token_uri = None
+
+    def args(self, fake, proxy):
+        self.token_uri = proxy + "/token"
+        path = os.path.join(TMP, "adc-%s.json" % proxy.rsplit(":", 1)[1])
+        with open(path, "w") as f:
+            json.dump({"client_id": CLIENT_ID, "client_secret": CLIENT_SECRET, "refresh_token": REFRESH_TOKEN,
+                       "token_uri": self.token_uri, "type": "authorized_user"}, f)
+        return ["tpu", "--tpu", "test-tpu-1", "--project", P, "--zone", TPU_ZONE, "--tpu-url", fake,
+                "--credentials", path]
+
+    def start(self):
+        script = os.path.join(ROOT, "tests", "gcp", "fake_gcp.py")
+        self.fake = Server(TMP, script, *self.fake_args())
+        code, self.clean_out, err, _ = cli(self.cli(self.fake.url, self.fake.url), self.env, BOUND_MS)
+        assert code == 0 and err == "" and self.clean_out.startswith('{"cluster"'), (code, err)
+        self.clean = [key(r) for r in self.fake.requests()]
+        self.in_proxy = [k for k in self.clean if self.proxied(k[1])]
+        assert len(self.in_proxy) == 1 and len(self.clean) == 2, self.clean
+
+
+TOKEN_EP = TokenEndpoint()
+
+
+def token_case(fn):
+    TESTS.append((TOKEN_EP, "tpu-token/%s" % fn.__name__.replace("_", "-"), fn))
+    return fn
+
+
+def token_fails(r, ep, words, min_s=0):
+    """Exit 4 naming the token endpoint's URL and one of `words`, no secret shown, and the
+    Cloud TPU API never asked."""
+    r.fails(4, words, min_s=min_s)
+    assert ep.token_uri in r.err, "the token endpoint's URL %s is not named: %r" % (ep.token_uri, r.err)
+    assert not [s for s in SECRETS if s in r.err + r.out], "a secret shown: %r" % r.err
+    assert all(k[1] == "/token" for k in r.seen), "the API was asked: %s" % [line(k) for k in r.seen]
+    return r
+
+
+@token_case
+def reset_before_answer(ep):
+    """RST when the token endpoint has answered, before a byte reaches the client, always: one
+    retry, then exit 4 "Connection reset" naming the token endpoint."""
+    r = Run(ep, [rule("reset", "/token", times="always")])
+    token_fails(r, ep, ["Connection reset by peer"]).fired("reset", 2)
+    assert r.seen == [ep.in_proxy[0]] * 2, [line(k) for k in r.seen]
+
+
+@token_case
+def reset_mid_answer(ep):
+    """RST 10 bytes into the token answer's body, always: exit 4 after one retry."""
+    r = Run(ep, [into_body("reset", "/token", times="always")])
+    token_fails(r, ep, ["Connection reset by peer"]).fired("reset", 2)
+
+
+@token_case
+def reset_once_is_retried(ep):
+    """RST 10 bytes into the token answer once: the grant is sent again on a new connection and
+    the answer is exact; no secret in any --verbose line."""
+    r = Run(ep, [into_body("reset", "/token")], verbose=True).succeeds().fired("reset", 1)
+    assert r.seen[:2] == [ep.in_proxy[0]] * 2 and r.seen[2:] == ep.clean[1:], [line(k) for k in r.seen]
+    assert not [s for s in SECRETS if s in r.err], "a secret in the log: %r" % r.err
+
+
+@token_case
+def stall_mid_answer(ep):
+    """The token endpoint goes silent 10 bytes into its answer, for ever: one --timeout-ms, not
+    retried, exit 4 "no complete answer" naming the token endpoint."""
+    r = Run(ep, [into_body("stall", "/token")])
+    token_fails(r, ep, ["no complete answer within %d ms" % TIMEOUT_MS], min_s=TIMEOUT_MS / 1000).fired("stall", 1)
+
+
+@token_case
+def refused(ep):
+    """Nobody listens at the token endpoint: one retry, exit 4 "Couldn't connect" naming it;
+    nothing reached the fake."""
+    r = Run(ep, [rule("refuse", times="always")])
+    token_fails(r, ep, CONNECT_WORDS).fired("refuse", 1)
+    assert r.seen == [], [line(k) for k in r.seen]
+
+
 # ---- running them ----
 
 PRINT = threading.Lock()
@@ -597,7 +708,7 @@ def report(results, outcome, text):
 
 def main():
     chosen = [(ep, name, fn) for ep, name, fn in TESTS if not ARGS or any(p in name for p in ARGS)]
-    groups = [(ep, [(n, fn) for e, n, fn in chosen if e is ep]) for ep in ENDPOINTS]
+    groups = [(ep, [(n, fn) for e, n, fn in chosen if e is ep]) for ep in ENDPOINTS + [TOKEN_EP]]
     groups = [(ep, cases) for ep, cases in groups if cases]
     results, started = [], time.time()
     try:
