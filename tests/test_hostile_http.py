@@ -12,6 +12,12 @@ transport) against tests/gcp/fake_gcp.py (which serves Kubernetes pods as well),
              100,000 deep; numbers out of range where they are skipped (the answer stands) and
              where they are read (named in the error); invalid UTF-8 in a member's name.
 
+A credentials file's token endpoint (tpu --credentials) and generateAccessToken get attacks of
+their own: a redirect to another host, a lying Content-Length, an HTML page with 200, an
+access_token with a blank, a control character or CR LF, or 10 MB long, an expires_in of -5,
+1e400, a string and other non-lifetimes, an expireTime that is no RFC 3339 time; each must be a
+clean non-zero exit with one line on stderr showing no refresh token, client secret or token.
+
 The bodies of the byte-level attacks are the endpoint's real answer, fetched from the fake by
 replaying the request the CLI made on a clean run, then altered. The metadata server is plain
 HTTP by Google's design (a link-local address), so its certificate case does not apply and its
@@ -262,6 +268,144 @@ def invalid_utf8_in_a_name_is_refused(ep):
     f = raw_answer(ep, body.replace(ep.member, ep.member[:3] + BAD_UTF8 + ep.member[3:], 1))
     fails(ep, ep.args(f) + ["--retries", "0"], 4, ["invalid UTF-8"])
     f.stop()
+
+
+# ---- the token endpoint of a credentials file, and generateAccessToken ----
+# tpu --credentials with an authorized_user file whose token_uri is the fake's OAuth token
+# endpoint (an impersonated one for generateAccessToken); the fake's answers there replaced.
+# Each run must end in a clean non-zero exit (no sanitizer report), one line on stderr, and
+# no refresh token, client secret or access token shown.
+
+REFRESH_TOKEN = "1//0gHostileRefreshToken-abcdefXYZ_0123"
+CLIENT_ID = "32555940559.apps.googleusercontent.com"
+CLIENT_SECRET = "GOCSPX-hostile-client-secret-0001"
+ISSUED = "ya29.a0Hostile-issued-access-token_4567"
+ANSWERED = "ya29.a0Hostile-answered-access-token_89"   # what the replaced answers hold
+SECRETS = (REFRESH_TOKEN, CLIENT_SECRET, ISSUED, ANSWERED, TOKEN)
+IAM_PATH = "/v1/projects/-/serviceAccounts/trainer@%s.iam.gserviceaccount.com:generateAccessToken" % P
+OAUTH = {"refresh_tokens": {REFRESH_TOKEN: {"client_id": CLIENT_ID, "client_secret": CLIENT_SECRET,
+                                            "access_token": ISSUED}},
+         "impersonation": {"trainer@%s.iam.gserviceaccount.com" % P: {"sources": [ISSUED],
+                                                                     "access_token": ANSWERED}}}
+
+
+def token_fake(*faults):
+    """The fake: a TPU node, the token endpoint and generateAccessToken; faults in order (each
+    once when they say "times": 1)."""
+    return Fake(TMP, "--tpu-nodes", mg.tpu_nodes_doc([NODE]), "--oauth", OAUTH,
+                *(["--faults", list(faults)] if faults else []))
+
+
+def credentials(fake, impersonated=False):
+    user = {"client_id": CLIENT_ID, "client_secret": CLIENT_SECRET, "refresh_token": REFRESH_TOKEN,
+            "token_uri": fake.url + "/token", "type": "authorized_user"}
+    doc = user if not impersonated else {
+        "delegates": [], "service_account_impersonation_url": fake.url + IAM_PATH, "source_credentials": user,
+        "type": "impersonated_service_account"}
+    return harness.write(TMP, "adc-%d.json" % fake.port, doc)
+
+
+def token_args(fake, impersonated=False):
+    return ["tpu", "--tpu-url", fake.url, "--tpu", "test-tpu-1", "--project", P, "--zone", TPU_ZONE,
+            "--credentials", credentials(fake, impersonated), "--retries", "0"]
+
+
+def token_fails(args, code, words, within=10):
+    """A clean failure: exit `code` (or one of a tuple), one line on stderr with every one of
+    `words`, nothing on stdout, no secret, no sanitizer report, within `within` seconds."""
+    got, out, err, took = run(args)
+    assert got in (code if isinstance(code, tuple) else (code,)), "exit %d, want %s: %s" % (got, code, err.strip()[-600:])
+    assert out == "" and err.count("\n") == 1 and err.startswith("cluster-resolve: "), (out, err[-600:])
+    for w in words:
+        assert w.lower() in err.lower(), "%r not in %r" % (w, err)
+    assert not [s for s in SECRETS if s in err], "a secret shown: %r" % err
+    assert took < within, "took %.1f s" % took
+    return err
+
+
+def token_test(fn):
+    TESTS.append((fn.__name__.replace("_", " ") + ": token endpoint", fn))
+    return fn
+
+
+@token_test
+def token_endpoint_redirect_is_not_followed():
+    """A 302 to another host: not followed (the refresh token would go with it), exit 4 saying
+    redirect; the other host sees nothing, the TPU API is not asked."""
+    other = token_fake()
+    f = token_fake({"path": "/token", "status": 302, "headers": {"Location": other.url + "/token"}})
+    token_fails(token_args(f), 4, ["token endpoint", "302", "redirect"])
+    assert [r["path"] for r in f.stop()] == ["/token"]
+    assert other.stop() == [], "the redirect was followed"
+
+
+@token_test
+def token_endpoint_content_length_that_lies_fails():
+    f = token_fake({"path": "/token", "lie_length": 50})
+    token_fails(token_args(f), 4, ["/token", "50 bytes remaining"])
+    assert [r["path"] for r in f.stop()] == ["/token"]
+
+
+@token_test
+def token_endpoint_html_with_200_is_unexpected():
+    """A captive portal's sign-in page with 200: not a token."""
+    f = token_fake({"path": "/token", "status": 200, "times": 1, "headers": {"Content-Type": "text/html"},
+                    "raw": "<!DOCTYPE html><html><head><title>Sign in</title></head><body>Sign in to continue"
+                           "</body></html>"})
+    token_fails(token_args(f), 4, ["token endpoint", "JSON"])
+    assert [r["path"] for r in f.stop()] == ["/token"]
+
+
+def raw_token_answers(bodies):
+    """One fake answering these token bodies with 200, one a run, in order."""
+    return token_fake(*[{"path": "/token", "status": 200, "times": 1, "raw": b} for b in bodies])
+
+
+@token_test
+def token_endpoint_access_token_not_one_word_is_refused():
+    """An access_token with a space, a tab, a CR LF (a header injection), a NUL or a DEL: never
+    put in a header."""
+    bodies = [json.dumps({"access_token": ANSWERED[:10] + t + ANSWERED[10:], "expires_in": 3599,
+                          "token_type": "Bearer"}) for t in (" ", "\t", "\r\nX-Injected: 1", "\u0000", "\u007f")]
+    f = raw_token_answers(bodies)
+    for _ in bodies:
+        token_fails(token_args(f), 4, ["token endpoint"])
+    assert [r["path"] for r in f.stop()] == ["/token"] * len(bodies), "the TPU API was asked"
+
+
+@token_test
+def token_endpoint_access_token_of_10_mb_fails_cleanly():
+    """A 200 whose access_token is 10 MB of token characters: a clean failure naming the token
+    endpoint's answer (exit 4, or 3 for a limit), not a crash, not "out of memory" (exit 1) when
+    a 10 MB header line is refused further down."""
+    f = raw_token_answers([json.dumps({"access_token": "ya29." + "A" * (10 << 20), "expires_in": 3599})])
+    err = token_fails(token_args(f), (3, 4), ["token endpoint"], within=30)
+    assert len(err) < 1000, "a message of %d bytes" % len(err)
+    f.stop()
+
+
+@token_test
+def token_endpoint_bad_expires_in_is_refused():
+    """expires_in of -5, 0, 1e400, a string, a fraction, null or an object: refused, the API not
+    asked (a token of unknown life would be kept wrongly)."""
+    texts = ["-5", "0", "1e400", '"3599"', "3599.5", "null", "{}"]
+    f = raw_token_answers(['{"access_token": "%s", "expires_in": %s, "token_type": "Bearer"}' % (ANSWERED, t)
+                           for t in texts])
+    for t in texts:
+        token_fails(token_args(f), 4, ["expires_in"])
+    assert [r["path"] for r in f.stop()] == ["/token"] * len(texts), "the TPU API was asked"
+
+
+@token_test
+def generate_access_token_bad_expire_time_is_refused():
+    """An impersonated file: the refresh grant, then generateAccessToken answering 200 with an
+    expireTime that is no RFC 3339 time: refused, the API not asked."""
+    times = ['"tomorrow"', '"2024-13-45T99:99:99Z"', "3600", '""', '"2030-01-01 00:00:00"', "null"]
+    f = token_fake(*[{"path": IAM_PATH, "status": 200, "times": 1,
+                      "raw": '{"accessToken": "%s", "expireTime": %s}' % (ANSWERED, t)} for t in times])
+    for t in times:
+        token_fails(token_args(f, impersonated=True), 4, ["generateAccessToken"])
+    assert [r["path"] for r in f.stop()] == ["/token", IAM_PATH] * len(times), "the TPU API was asked"
 
 
 def main():
