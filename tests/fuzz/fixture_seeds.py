@@ -1970,13 +1970,55 @@ def kubeconfig_seeds():
     yield from encoded(kubeconfig_replay().snapshots, kubeconfig_seed)
 
 
+# fuzz_gcp_credentials: byte 0 the backend, where the file is and what happens (bit 0 GCE,
+# bits 1-2 the place, bit 3 a 401 first, bit 4 options.project, bit 5 the signer fails, bit 6 a
+# second resolve), byte 1 the statuses (bits 0-2 the token endpoint's first: 0 is 200, 3 is
+# 400), then the file, the token answer, generateAccessToken's answer and a later token answer,
+# separated by 0xFF. The credentials files, token answers and generateAccessToken answers the
+# GCP tests write as C literals and Python dicts, each file with answers taken in turn.
+GCRED_TYPES = ("authorized_user", "service_account", "impersonated_service_account")
+GCRED_C_TESTS = ["test_gcp.c", "test_alloc_fail_gcp.c"]
+
+
+def gcred_documents():
+    """(source, text, kind) of every credentials file ("file": a "type" member), token answer
+    ("token": access_token), error answer ("error") and generateAccessToken answer ("iam")."""
+    docs = [(src, text, doc) for src, text, doc in c_json_documents(GCRED_C_TESTS)]
+    adc = os.path.join(TESTS, "gcp", "test_google_adc.py")
+    if os.path.exists(adc):
+        f = py_file("gcp", "test_google_adc.py")
+        docs += [(f.tag, json.dumps(d, indent=2), d) for _, d in f.values(ast.Dict) if isinstance(d, dict)]
+    for src, text, doc in docs:
+        if not isinstance(doc, dict) or "\xff" in text:
+            continue
+        kind = "file" if isinstance(doc.get("type"), str) else "token" if "access_token" in doc \
+            else "iam" if "accessToken" in doc else "error" if isinstance(doc.get("error"), str) else None
+        if kind:
+            yield src, text, kind
+
+
+def gcp_credentials_seeds():
+    docs = list(gcred_documents())
+    answers = {k: [t for _, t, kind in docs if kind == k] or [""] for k in ("token", "iam", "error")}
+    files = [(src, text) for src, text, kind in docs if kind == "file"]
+    for n, (src, text) in enumerate(files):
+        flags = (n * 0x2B) & 0x7F & ~0x20  # the signer works
+        token, iam = answers["token"][n % len(answers["token"])], answers["iam"][n % len(answers["iam"])]
+        later = answers["token"][(n + 1) % len(answers["token"])]
+        yield src, bytes([flags, 0]) + b"\xff".join(c_bytes(t) for t in (text, token, iam, later))
+        if n % 3 == 0:  # refused
+            error = answers["error"][n % len(answers["error"])]
+            yield src, bytes([flags & ~0x48, 3]) + b"\xff".join(c_bytes(t) for t in (text, error))
+
+
 TARGETS = {"spec_json": spec_json_seeds, "tfconfig": tfconfig_seeds,
            "k8s_pods": k8s_pods_seeds, "gce_lists": gce_lists_seeds,
            "tpu_node": tpu_node_seeds, "hostlist": hostlist_seeds,
            "slurm_env": slurm_env_seeds, "sm_hosts": sm_hosts_seeds,
            "hostfile": hostfile_seeds, "launch_env": launch_env_seeds,
            "sched_files": sched_files_seeds,
-           "platform_env": platform_env_seeds, "kubeconfig": kubeconfig_seeds}
+           "platform_env": platform_env_seeds, "kubeconfig": kubeconfig_seeds,
+           "gcp_credentials": gcp_credentials_seeds}
 
 
 # =============================================================================================
