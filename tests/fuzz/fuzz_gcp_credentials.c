@@ -23,7 +23,8 @@
    succeeds; a failed resolve is one of the errors a bad file or answer can cause, with a
    message, http_status set exactly for CRES_ERR_HTTP_STATUS (and one of the statuses served);
    a token or generateAccessToken request goes only to an https:// URL or http:// to this
-   machine, a token request is a well-formed grant (the JWT the signer signed, then its
+   machine (endpoint_ok: user info before the host, or a DNS name however it starts, is
+   another machine; seed user_token_uri_userinfo_elsewhere), a token request is a well-formed grant (the JWT the signer signed, then its
    signature) without an Authorization header, generateAccessToken carries an access token the
    token endpoint answered; every Compute and TPU request carries "Authorization: Bearer T" with
    T exactly an access token the last token, generateAccessToken or metadata answer held (read
@@ -477,15 +478,22 @@ static const char *header_of(const cres_http_request *req, const char *name) {
     return NULL;
 }
 
-/* Where a secret may go: https://host..., or http:// to this machine. */
+/* Where a secret may go: https://host..., or http:// to this machine: an authority without
+   user info ('@') whose host is localhost, [::1] or starts "127." and is all digits and dots
+   (numeric, so no DNS name: a loopback address, or nothing curl can reach), then ':' and
+   anything (a port, or what curl refuses). "http://localhost:80@elsewhere/" and
+   "http://127.elsewhere.example/" are other machines. */
 static int endpoint_ok(const char *url) {
+    size_t n, host;
     if (strncmp(url, "https://", 8) == 0) return url[8] && url[8] != '/';
     if (strncmp(url, "http://", 7) != 0) return 0;
     url += 7;
-    if (strncmp(url, "127.", 4) == 0) return 1;
-    if (strncmp(url, "localhost", 9) == 0) return !url[9] || url[9] == ':' || url[9] == '/';
-    if (strncmp(url, "[::1]", 5) == 0) return !url[5] || url[5] == ':' || url[5] == '/';
-    return 0;
+    n = strcspn(url, "/?#");
+    if (memchr(url, '@', n)) return 0;
+    host = url[0] == '[' ? strcspn(url, "]") + 1 : strcspn(url, ":/?#");
+    if (host > n || (host < n && url[host] != ':')) return 0;
+    if ((host == 9 && strncmp(url, "localhost", 9) == 0) || (host == 5 && strncmp(url, "[::1]", 5) == 0)) return 1;
+    return host >= 4 && strncmp(url, "127.", 4) == 0 && strspn(url, "0123456789.") == host;
 }
 
 static int b64url_text(const char *s, size_t n) {
