@@ -3687,18 +3687,17 @@ CRES__PRIVATE int cres__base64_decode(const cres_allocator *a, const char *s, si
 
 /* Standard base64 with padding, or (url) base64url without it, as JWTs want. */
 CRES__PRIVATE void cres__put_b64(cres__writer *w, const char *s, size_t n, int url) {
-    static const char url_abc[] = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_";
-    const char *abc = url ? url_abc : cres__b64;
-    size_t i;
+    size_t i, k;
     for (i = 0; i < n; i += 3) {
         unsigned long v = (unsigned long)(unsigned char)s[i] << 16;
         char q[4];
         if (i + 1 < n) v |= (unsigned long)(unsigned char)s[i + 1] << 8;
         if (i + 2 < n) v |= (unsigned char)s[i + 2];
-        q[0] = abc[v >> 18];
-        q[1] = abc[(v >> 12) & 63];
-        q[2] = i + 1 < n ? abc[(v >> 6) & 63] : '=';
-        q[3] = i + 2 < n ? abc[v & 63] : '=';
+        q[0] = cres__b64[v >> 18];
+        q[1] = cres__b64[(v >> 12) & 63];
+        q[2] = i + 1 < n ? cres__b64[(v >> 6) & 63] : '=';
+        q[3] = i + 2 < n ? cres__b64[v & 63] : '=';
+        for (k = 0; url && k < 4; k++) q[k] = q[k] == '+' ? '-' : q[k] == '/' ? '_' : q[k];
         cres__put(w, q, url ? (i + 2 < n ? 4 : i + 1 < n ? 3 : 2) : 4);
     }
 }
@@ -3751,6 +3750,20 @@ CRES__PRIVATE int cres__parse_rfc3339(const char *s, long long *out) {
     *out = ((cres__days_from_civil(v[0], v[1], v[2]) * 24 + v[3]) * 60 + v[4]) * 60 + v[5] -
            sign * (oh * 3600 + om * 60);
     return 1;
+}
+
+/* Names and values several backends send, as arrays rather than literals: gcc would put a
+   shared literal in one backend's string section, which every program using it then keeps
+   whole (see "Footprint" in >>google). */
+static const char cres__accept[] = "Accept", cres__content_type[] = "Content-Type",
+                  cres__json_media[] = "application/json", cres__post[] = "POST";
+
+/* "Bearer <token>" in a new string, or NULL when out of memory. */
+CRES__PRIVATE char *cres__bearer_value(const cres_allocator *a, const char *token) {
+    size_t n = strlen(token) + 8;
+    char *s = (char *)cres__alloc(a, n);
+    if (s) snprintf(s, n, "Bearer %s", token);
+    return s;
 }
 
 /* What an error message adds to a 3xx status: we never follow one. */
@@ -6129,14 +6142,12 @@ typedef struct cres__k8s_auth {
 CRES__PRIVATE cres_result cres__k8s_bearer(cres__k8s *k, cres__k8s_auth *au, const char *t,
                                            cres_error *err) {
     const cres_allocator *a = &k->base.config.allocator;
-    size_t n = strlen(t) + 8;
     if (!*t || cres__bad_text(t, 1)) /* a CR or LF would smuggle in another header */
         return cres__fail(err, CRES_ERR_ENVIRONMENT,
                           "kubernetes: the token is empty or has spaces, control characters or "
                           "invalid UTF-8");
     cres__free(a, au->bearer);
-    if (!(au->bearer = (char *)cres__alloc(a, n))) return cres__oom(err, "kubernetes");
-    snprintf(au->bearer, n, "Bearer %s", t);
+    if (!(au->bearer = cres__bearer_value(a, t))) return cres__oom(err, "kubernetes");
     if (!au->bearer_at) au->bearer_at = au->count++;
     au->headers[au->bearer_at].name = "Authorization";
     au->headers[au->bearer_at].value = au->bearer;
@@ -6190,8 +6201,8 @@ CRES__PRIVATE cres_result cres__k8s_auth_begin(cres__k8s *k, cres__http *h, cres
 #endif
     if (!(au->headers = (cres_http_header *)cres__alloc(a, (5 + groups) * sizeof *au->headers)))
         return cres__oom(err, "kubernetes");
-    au->headers[0].name = "Accept";
-    au->headers[0].value = "application/json";
+    au->headers[0].name = cres__accept;
+    au->headers[0].value = cres__json_media;
     au->count = 1;
     if (k->token) res = cres__k8s_bearer(k, au, k->token, err);
     else if (k->token_file) res = cres__k8s_file_token(k, au, k->token_file, err);
@@ -7266,6 +7277,21 @@ CRES__PRIVATE cres_result cres__metadata_need(cres__http *h, const char *base, c
 
 /* ---- Application Default Credentials: the file ------------------------------------------ */
 
+/* Footprint: gcc puts a string literal that several functions share in the string section of
+   one of them, and --gc-sections keeps that whole section in every program using the
+   literal, and literals that static tables point to go in the section every program keeps.
+   So the names here are arrays, or one literal of their own (cres__json_pick_packed): programs
+   without GCE and TPU do not carry them. */
+
+/* cres__json_pick with the keys in one literal, "a\0b\0". */
+CRES__PRIVATE void cres__json_pick_packed(const cres__json *d, int obj, const char *packed,
+                                          int *out, int n) {
+    const char *keys[8];
+    int i;
+    for (i = 0; i < n && i < 8; i++, packed += strlen(packed) + 1) keys[i] = packed;
+    cres__json_pick(d, obj, keys, out, i);
+}
+
 #define CRES__GCP_SCOPE "https://www.googleapis.com/auth/cloud-platform"
 #define CRES__GCP_TOKEN_URI "https://oauth2.googleapis.com/token"
 #define CRES__GCP_TOKEN_LIFE 3600  /* seconds: a JWT's and an impersonated token's */
@@ -7290,7 +7316,7 @@ typedef struct cres__gcred {
 /* The string fields a credentials file may hold, where they go: a plain file's are the first
    9, an impersonation source's the first 8, an impersonated file's own the last 2. */
 static const struct {
-    const char *key;
+    char key[36];
     size_t at;
 } cres__gcred_fields[] = {
     {"client_id", offsetof(cres__gcred, client_id)},
@@ -7321,11 +7347,11 @@ CRES__PRIVATE void cres__gcred_free(const cres_allocator *a, cres__gcred *c) {
 /* An endpoint a secret may go to: https, or http to this machine only (a local proxy or a
    test's fake); never a host that could read the refresh token off the wire. */
 CRES__PRIVATE int cres__gcp_endpoint_ok(const char *url) {
-    static const char *const local[] = {"127.", "localhost", "[::1]"};
+    static const char local[][10] = {"127.", "localhost", "[::1]"}, https[] = "https://";
     size_t i, n;
     if (cres__bad_text(url, 1)) return 0;
-    if (strncmp(url, "https://", 8) == 0) return url[8] && url[8] != '/';
-    if (strncmp(url, "http://", 7) != 0) return 0;
+    if (strncmp(url, https, 8) == 0) return url[8] && url[8] != '/';
+    if (strncmp(url, https, 4) != 0 || strncmp(url + 4, https + 5, 3) != 0) return 0; /* http:// */
     for (i = 0; i < sizeof local / sizeof local[0]; i++) {
         n = strlen(local[i]);
         if (strncmp(url + 7, local[i], n) == 0 &&
@@ -7365,8 +7391,9 @@ CRES__PRIVATE cres_result cres__gcred_strings(const cres_resolver *r, const cres
 CRES__PRIVATE cres_result cres__gcred_kind(const cres__json *d, int obj, int source, cres__gkind *kind,
                                           const char *what, cres_error *err) {
     char q[CRES__QUOTE_SIZE];
+    static const char type[] = "type"; /* an array, not a literal tfconfig shares (above) */
     int v;
-    cres_result res = cres__json_member(d, obj, "type", &v, what, CRES_ERR_ENVIRONMENT, err);
+    cres_result res = cres__json_member(d, obj, type, &v, what, CRES_ERR_ENVIRONMENT, err);
     if (res != CRES_OK) return res;
     if (v < 0 || d->t[v].type != JSMN_STRING)
         return cres__fail(err, CRES_ERR_ENVIRONMENT, "%s: no \"type\" string%s", what,
@@ -7378,10 +7405,10 @@ CRES__PRIVATE cres_result cres__gcred_kind(const cres__json *d, int obj, int sou
         return CRES_OK; /* the caller reads its source */
     if (*kind == CRES__GNONE)
         return cres__fail(err, CRES_ERR_UNSUPPORTED,
-                          "%s: type %s%s is not supported; pass a token: gcloud auth "
-                          "print-access-token > F; --token-file F (options.token_file)",
+                          "%s: type %s%s is not supported; use a token file: gcloud auth "
+                          "print-access-token > F, --token-file F",
                           what, cres__json_quote(d, v, q, sizeof q),
-                          source ? " as an impersonation source" : "");
+                          source ? " (as source)" : "");
     return CRES_OK;
 }
 
@@ -7390,10 +7417,9 @@ CRES__PRIVATE cres_result cres__gcred_kind(const cres__json *d, int obj, int sou
 CRES__PRIVATE cres_result cres__gcred_impersonated(const cres_resolver *r, const cres__json *d,
                                                   cres__gcred *c, const char *what,
                                                   cres_error *err) {
-    static const char *const keys[] = {"source_credentials", "delegates"};
     int v[2], i, e;
     cres_result res;
-    cres__json_pick(d, 0, keys, v, 2);
+    cres__json_pick_packed(d, 0, "source_credentials\0delegates", v, 2);
     if (v[0] < 0 || d->t[v[0]].type != JSMN_OBJECT)
         return cres__fail(err, CRES_ERR_ENVIRONMENT, "%s: no \"source_credentials\" object", what);
     if ((res = cres__gcred_kind(d, v[0], 1, &c->kind, what, err)) != CRES_OK ||
@@ -7470,7 +7496,7 @@ CRES__PRIVATE unsigned long long cres__hash_text(const char *s) {
 CRES__PRIVATE cres_result cres__gcred_load(const cres_resolver *r, const char *path,
                                           const char *origin, int missing_ok, cres__gcred *c,
                                           cres_error *err) {
-    char q[CRES__PATH_QUOTE_SIZE], what[240], *text = NULL;
+    char q[CRES__QUOTE_SIZE], what[160], *text = NULL; /* messages name a short path */
     cres_result res = cres__read_file(r, path, CRES__GCP_CREDENTIALS_MAX, 0, &text, err);
     if (res == CRES_ERR_ENVIRONMENT && missing_ok) {
         FILE *probe = fopen(path, "rb"); /* missing: skipped; there but unreadable: not */
@@ -7722,8 +7748,6 @@ CRES__PRIVATE const char *cres__gcred_fix(const cres__gcred *c) {
 CRES__PRIVATE cres_result cres__gcp_token_answer(const cres_resolver *r, const cres__gcred *c,
                                                  const cres_http_response *resp, char **token,
                                                  long long *expires, cres_error *err) {
-    static const char *const keys[] = {"access_token", "expires_in", "error",
-                                       "error_description"};
     const char *name = r->vtable->name;
     char q[2][CRES__QUOTE_SIZE];
     long long life = CRES__GCP_TOKEN_LIFE;
@@ -7731,14 +7755,14 @@ CRES__PRIVATE cres_result cres__gcp_token_answer(const cres_resolver *r, const c
     cres__json d;
     cres_result res = cres__json_parse(&d, resp->body, resp->body_len, &r->config.allocator,
                                        "token endpoint", CRES_ERR_UNEXPECTED_RESPONSE, err);
-    if (res != CRES_OK && ok) return res;
+    if (res != CRES_OK && (ok || res == CRES_ERR_OUT_OF_MEMORY)) return res;
     if (res != CRES_OK) { /* an error status without OAuth's JSON: a proxy's page, a 5xx */
         cres__fail(err, CRES_ERR_HTTP_STATUS, "%s: token endpoint: HTTP %d%s", name, resp->status,
                    cres__redirect_note(resp->status));
         if (err) err->http_status = resp->status;
         return CRES_ERR_HTTP_STATUS;
     }
-    cres__json_pick(&d, 0, keys, v, 4);
+    cres__json_pick_packed(&d, 0, "access_token\0expires_in\0error\0error_description", v, 4);
     if (!ok && (resp->status == 400 || resp->status == 401) && v[2] >= 0) {
         res = cres__fail(err, CRES_ERR_ENVIRONMENT,
                          "%s: the token endpoint refused the credentials from %s: %s %s; %s",
@@ -7776,11 +7800,11 @@ CRES__PRIVATE cres_result cres__gcp_grant(cres__http *h, const cres__gcred *c, c
     cres_http_header headers[2];
     cres_http_response resp;
     cres_result res;
-    headers[0].name = "Content-Type";
+    headers[0].name = cres__content_type;
     headers[0].value = "application/x-www-form-urlencoded";
-    headers[1].name = "Accept";
-    headers[1].value = "application/json";
-    res = cres__http_request(h, "POST", c->token_uri, headers, 2, body, NULL, &resp, err);
+    headers[1].name = cres__accept;
+    headers[1].value = cres__json_media;
+    res = cres__http_request(h, cres__post, c->token_uri, headers, 2, body, NULL, &resp, err);
     if (res != CRES_OK) return res;
     res = cres__gcp_token_answer(h->r, c, &resp, token, expires, err);
     cres__free_secret(&h->r->config.allocator, resp.body);
@@ -7790,8 +7814,8 @@ CRES__PRIVATE cres_result cres__gcp_grant(cres__http *h, const cres__gcred *c, c
 /* IAM Credentials' generateAccessToken body: the delegates, the scope, an hour. */
 CRES__PRIVATE void cres__put_impersonation(cres__writer *w, const void *x) {
     const cres__gcred *c = (const cres__gcred *)x;
-    cres__puts(w, "{\"delegates\":");
-    cres__puts(w, c->delegates ? c->delegates : "[]");
+    cres__puts(w, c->delegates ? "{\"delegates\":" : "{\"delegates\":[]");
+    if (c->delegates) cres__puts(w, c->delegates);
     cres__puts(w, ",\"scope\":[\"" CRES__GCP_SCOPE "\"],\"lifetime\":\"3600s\"}");
 }
 
@@ -7799,25 +7823,22 @@ CRES__PRIVATE void cres__put_impersonation(cres__writer *w, const void *x) {
 CRES__PRIVATE cres_result cres__gcp_impersonate(cres__http *h, const cres__gcred *c,
                                                 const char *source, char **token,
                                                 long long *expires, cres_error *err) {
-    static const char *const keys[] = {"accessToken", "expireTime"};
     const cres_resolver *r = h->r;
     const cres_allocator *a = &r->config.allocator;
     cres_http_header headers[3];
     cres_http_response resp;
     char *body = cres__render(a, cres__put_impersonation, c), *bearer, *expiry = NULL;
-    size_t n = strlen(source) + 8;
     cres__json d;
     int v[2], got[2];
     cres_result res = CRES_OK;
-    if (!body || !(bearer = (char *)cres__alloc(a, n))) {
+    if (!body || !(bearer = cres__bearer_value(a, source))) {
         cres__free(a, body);
         return cres__oom(err, r->vtable->name);
     }
-    snprintf(bearer, n, "Bearer %s", source);
     headers[0].name = "Authorization", headers[0].value = bearer;
-    headers[1].name = "Content-Type", headers[1].value = "application/json";
-    headers[2].name = "Accept", headers[2].value = "application/json";
-    res = cres__http_request(h, "POST", c->impersonation_url, headers, 3, body, NULL, &resp, err);
+    headers[1].name = cres__content_type, headers[1].value = cres__json_media;
+    headers[2].name = cres__accept, headers[2].value = cres__json_media;
+    res = cres__http_request(h, cres__post, c->impersonation_url, headers, 3, body, NULL, &resp, err);
     cres__free_secret(a, bearer);
     cres__free(a, body);
     if (res != CRES_OK) return res;
@@ -7825,7 +7846,7 @@ CRES__PRIVATE cres_result cres__gcp_impersonate(cres__http *h, const cres__gcred
         res = cres__google_status_error(r, &resp, "iam.serviceAccounts.getAccessToken", err);
     } else if ((res = cres__json_parse(&d, resp.body, resp.body_len, a, "generateAccessToken",
                                        CRES_ERR_UNEXPECTED_RESPONSE, err)) == CRES_OK) {
-        cres__json_pick(&d, 0, keys, v, 2);
+        cres__json_pick_packed(&d, 0, "accessToken\0expireTime", v, 2);
         if (v[0] < 0 || d.t[v[0]].type != JSMN_STRING || v[1] < 0 ||
             d.t[v[1]].type != JSMN_STRING)
             res = cres__fail(err, CRES_ERR_UNEXPECTED_RESPONSE,
@@ -7988,7 +8009,6 @@ CRES__PRIVATE cres_result cres__gcp_bearer(cres__http *h, cres__gcp *g, char **o
     cres_result res = CRES_OK;
     cres__json d;
     int m;
-    size_t n;
     *out = NULL;
     if (!t && g->token_file)
         res = cres__read_small_file(h->r, g->token_file, 64 * 1024, &token, err);
@@ -8014,11 +8034,7 @@ CRES__PRIVATE cres_result cres__gcp_bearer(cres__http *h, cres__gcp *g, char **o
         res = cres__fail(err, CRES_ERR_ENVIRONMENT,
                          "%s: the access token is empty or has spaces or control characters",
                          h->r->vtable->name);
-    if (res == CRES_OK) {
-        n = strlen(t) + 8;
-        if ((*out = (char *)cres__alloc(a, n)) == NULL) res = cres__oom(err, h->r->vtable->name);
-        else snprintf(*out, n, "Bearer %s", t);
-    }
+    if (res == CRES_OK && !(*out = cres__bearer_value(a, t))) res = cres__oom(err, h->r->vtable->name);
     cres__free(a, answer);
     cres__free(a, token);
     return res;
@@ -8029,7 +8045,6 @@ CRES__PRIVATE cres_result cres__gcp_authorize(cres__http *h, cres__gcp *g, cres_
     const cres_allocator *a = &h->r->config.allocator;
     char *token = NULL;
     long long expires = 0;
-    size_t n;
     cres_result res;
     if (g->bearer) return CRES_OK;
     if (!g->cred.kind) {
@@ -8043,9 +8058,7 @@ CRES__PRIVATE cres_result cres__gcp_authorize(cres__http *h, cres__gcp *g, cres_
         return res;
     }
     if ((res = cres__gcp_file_token(h, &g->cred, &token, &expires, err)) != CRES_OK) return res;
-    n = strlen(token) + 8;
-    if ((g->bearer = (char *)cres__alloc(a, n)) == NULL) res = cres__oom(err, h->r->vtable->name);
-    else snprintf(g->bearer, n, "Bearer %s", token);
+    if (!(g->bearer = cres__bearer_value(a, token))) res = cres__oom(err, h->r->vtable->name);
     cres__free_secret(a, token);
     g->bearer_expires = expires;
     g->bearer_hash = g->cred.hash;
@@ -8099,8 +8112,8 @@ CRES__PRIVATE cres_result cres__gcp_call(cres__http *h, cres__gcp *g, const char
     for (attempt = 0;; attempt++) {
         n = 0;
         headers[n].name = "Authorization", headers[n++].value = g->bearer;
-        headers[n].name = "Accept", headers[n++].value = "application/json";
-        if (body) headers[n].name = "Content-Type", headers[n++].value = "application/json";
+        headers[n].name = cres__accept, headers[n++].value = cres__json_media;
+        if (body) headers[n].name = cres__content_type, headers[n++].value = cres__json_media;
         if (g->cred.quota_project_id)
             headers[n].name = "x-goog-user-project", headers[n++].value = g->cred.quota_project_id;
         res = cres__http_request(h, method, url, headers, n, body, g->ca_file, resp, err);
@@ -8358,7 +8371,7 @@ CRES__PRIVATE cres_result cres__gce_list_group(cres__gce *g, cres__http *h,
                             "/projects/%s/zones/%s/instanceGroups/%s/listInstances?maxResults=500",
                             g->gcp.project, g->gcp.zone, g->group);
     cres_result res =
-        url ? cres__gce_list(g, h, "POST", url, "{\"instanceState\": \"RUNNING\"}",
+        url ? cres__gce_list(g, h, cres__post, url, "{\"instanceState\": \"RUNNING\"}",
                              "compute.instanceGroups.list", cres__gce_read_members, err)
             : cres__oom(err, "gce");
     cres__free(&g->base.config.allocator, url);

@@ -19,7 +19,7 @@ build_and_run() { # compiler std lang opt
     [ "$opt" = -O0 ] && for f in static twice; do
         "$cc" -std="$std" $opt $warn -x "$lang" "tests/compile/$f.c" -o "$out/$f-$tag" && "$out/$f-$tag"
     done
-    "$cc" -std="$std" $opt $warn -x "$lang" examples/cluster-resolve.c -x none -lcurl -lyaml -o "$out/cli-$tag"
+    "$cc" -std="$std" $opt $warn -x "$lang" examples/cluster-resolve.c -x none -lcurl -lyaml -lcrypto -o "$out/cli-$tag"
     "$cc" -std="$std" $opt $warn -x "$lang" examples/custom_backend.c -o "$out/custom-$tag"
     "$cc" -std="$std" $opt $warn -x "$lang" examples/custom_transport.c -o "$out/transport-$tag"
 }
@@ -40,18 +40,19 @@ wait "$llvm" || status=1
 n=16
 # GCC's flow-sensitive warnings (maybe-uninitialized, format-truncation) change with the
 # optimization level, and users build at every one: the implementation alone, C and C++, at
-# the other levels too (clang's warnings do not depend on the level).
+# the other levels too (clang's warnings do not depend on the level). With every optional part.
+optional="-DCLUSTER_RESOLVER_USE_CURL -DCLUSTER_RESOLVER_USE_YAML -DCLUSTER_RESOLVER_USE_OPENSSL"
 for opt in -O1 -O3 -Os -Og; do
-    gcc -std=c99 $opt $warn -DCLUSTER_RESOLVER_USE_CURL -c tests/compile/impl_only.c -o "$out/impl-gcc$opt.o" &
-    g++ -std=c++11 $opt $warn -DCLUSTER_RESOLVER_USE_CURL -x c++ -c tests/compile/impl_only.c -o "$out/impl-g++$opt.o" || status=1
+    gcc -std=c99 $opt $warn $optional -c tests/compile/impl_only.c -o "$out/impl-gcc$opt.o" &
+    g++ -std=c++11 $opt $warn $optional -x c++ -c tests/compile/impl_only.c -o "$out/impl-g++$opt.o" || status=1
     wait $! || status=1
 done
 [ "$status" = 0 ] || { echo "check: the implementation warns at an optimization level (above)" >&2; exit 1; }
 n=$((n + 8))
 # A compiler's own dialect (gnu17: what `cc` builds without -std) and _GNU_SOURCE, where the
 # system headers declare more (POSIX spawn's extensions among them) than in strict C.
-gcc -std=gnu17 -O0 $warn -DCLUSTER_RESOLVER_USE_CURL -c tests/compile/impl_only.c -o "$out/impl-gnu17.o" &
-clang -std=c99 -O0 $warn -D_GNU_SOURCE -DCLUSTER_RESOLVER_USE_CURL -c tests/compile/impl_only.c -o "$out/impl-gnusrc.o" || status=1
+gcc -std=gnu17 -O0 $warn $optional -c tests/compile/impl_only.c -o "$out/impl-gnu17.o" &
+clang -std=c99 -O0 $warn -D_GNU_SOURCE $optional -c tests/compile/impl_only.c -o "$out/impl-gnusrc.o" || status=1
 wait $! || status=1
 [ "$status" = 0 ] || { echo "check: the implementation warns in GNU mode (above)" >&2; exit 1; }
 n=$((n + 2))
@@ -82,7 +83,8 @@ n=$((n + switches))
 
 # Portability, C99 and C11 at -O2. 32-bit x86 (gcc -m32): tests/compile/tfconfig.c built and
 # run, the CLI compiled (no 32-bit libcurl to link; curl's headers are the same for every
-# architecture). Windows x86-64 (mingw-w64), built and run under Wine: tfconfig.c (C99, C11);
+# architecture; OpenSSL's but two, below). Windows x86-64 (mingw-w64), built and run under
+# Wine: tfconfig.c (C99, C11);
 # tests/compile/windows.c (C99), every environment backend from the real environment, whose
 # output must also be the Linux build's, byte for byte but for "\r\n"; examples/custom_backend.c
 # and custom_transport.c (C99, -O0), all without curl (Debian has no curl for mingw), and the
@@ -92,6 +94,10 @@ inc=$out/include
 mkdir -p "$inc"
 ln -sfn /usr/include/jsmn.h "$inc/jsmn.h"
 ln -sfn "$(dirname "$(ls /usr/include/*/curl/curl.h /usr/include/curl/curl.h 2>/dev/null | head -n 1)")" "$inc/curl"
+# OpenSSL's two configuration headers are per architecture and Debian has only the 64-bit
+# ones here: they stand in for the 32-bit compile of the CLI (compiled, not linked or run).
+mkdir -p "$inc/openssl"
+for h in opensslconf.h configuration.h; do ln -sfn "/usr/include/x86_64-linux-gnu/openssl/$h" "$inc/openssl/$h"; done
 [ -x /usr/lib/wine/wine64 ] || {
     echo "check: no Wine (/usr/lib/wine/wine64) for the Windows programs: tests/deps.sh as root," \
         "or apt-get install --no-install-recommends wine64" >&2

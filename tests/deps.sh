@@ -24,6 +24,7 @@ need gcc has gcc
 need libjsmn-dev test -f /usr/include/jsmn.h
 need libcurl4-openssl-dev test -f /usr/include/x86_64-linux-gnu/curl/curl.h -o -f /usr/include/curl/curl.h
 need libyaml-dev test -f /usr/include/yaml.h   # the CLI reads YAML kubeconfig files
+need libssl-dev test -f /usr/include/openssl/evp.h # ... and signs Google service-account keys
 if [ "$mode" = test ]; then
     need g++ has g++
     need clang has clang

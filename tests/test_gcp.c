@@ -3068,7 +3068,7 @@ static void adc_unusable_files(void **state) {
         {"{\"type\": \"external_account_authorized_user\"}", "\"external_account_authorized_user\"",
          CRES_ERR_UNSUPPORTED},
         {"{\"type\": \"gdch_service_account\"}", "\"gdch_service_account\"", CRES_ERR_UNSUPPORTED},
-        {IMP_FILE("{\"type\": \"external_account\"}"), "as an impersonation source", CRES_ERR_UNSUPPORTED},
+        {IMP_FILE("{\"type\": \"external_account\"}"), "(as source)", CRES_ERR_UNSUPPORTED},
         {"{\"client_id\": \"x\"}", "no \"type\" string", CRES_ERR_ENVIRONMENT},
         {"[1]", "not a JSON object", CRES_ERR_ENVIRONMENT},
         {"{\"type\": \"authorized_user\",", "", CRES_ERR_ENVIRONMENT},

@@ -576,13 +576,14 @@ def a_401_fetches_a_new_token_once():
 
 # ======================================================================== refusals
 
-def refusals(cases):
+def refusals(cases, hint=LOGIN_HINT):
     """Each file against a fake whose service account has another public key: exit 3 with
-    the token endpoint's error_description and the gcloud command that makes a new file."""
+    the token endpoint's error_description and the gcloud command that fixes it (a new login,
+    or for a key a new key)."""
     f = fake(doc=oauth_doc(public=harness.rsa_key(TMP, "another")[1]))  # the key is not ours
     for make, description in cases:
         for args in (gce(f), tpu(f)):
-            fails(args, 3, [description, LOGIN_HINT],
+            fails(args, 3, [description, hint],
                   {"GOOGLE_APPLICATION_CREDENTIALS": save(make(f))})
     log = f.stop()
     assert api_calls(log) == [] and iam_calls(log) == [], log
@@ -603,7 +604,8 @@ def refused_user_credentials_are_exit_3_with_the_description():
 @test
 def refused_service_account_key_is_exit_3_with_the_description():
     log = refusals([(sa_info, "Invalid JWT Signature."),
-                    (lambda f: impersonated_info(f, sa_info(f)), "Invalid JWT Signature.")])
+                    (lambda f: impersonated_info(f, sa_info(f)), "Invalid JWT Signature.")],
+                   hint="gcloud iam service-accounts keys create")
     assert [r["oauth"]["verified"] for r in token_calls(log)] == [False] * 4, log
 
 
