@@ -7345,20 +7345,24 @@ CRES__PRIVATE void cres__gcred_free(const cres_allocator *a, cres__gcred *c) {
 }
 
 /* An endpoint a secret may go to: https, or http to this machine only (a local proxy or a
-   test's fake); never a host that could read the refresh token off the wire. */
+   test's fake): the authority (no user info) is localhost, 127.x.y.z or [::1], with a port or
+   not; never a host that could read the refresh token off the wire. */
 CRES__PRIVATE int cres__gcp_endpoint_ok(const char *url) {
-    static const char local[][10] = {"127.", "localhost", "[::1]"}, https[] = "https://";
-    size_t i, n;
+    static const char https[] = "https://", localhost[] = "localhost", ip6[] = "[::1]";
+    const char *host = url + 7;
+    size_t n = strcspn(host, "/?#"), h = strcspn(host, ":/?#"), i, dots = 0;
     if (cres__bad_text(url, 1)) return 0;
     if (strncmp(url, https, 8) == 0) return url[8] && url[8] != '/';
     if (strncmp(url, https, 4) != 0 || strncmp(url + 4, https + 5, 3) != 0) return 0; /* http:// */
-    for (i = 0; i < sizeof local / sizeof local[0]; i++) {
-        n = strlen(local[i]);
-        if (strncmp(url + 7, local[i], n) == 0 &&
-            (i == 0 || url[7 + n] == ':' || url[7 + n] == '/' || !url[7 + n]))
-            return 1;
-    }
-    return 0;
+    if (memchr(host, '@', n)) return 0;
+    if (host[0] == '[') return strncmp(host, ip6, 5) == 0 && (n == 5 || host[5] == ':');
+    if (h == 9 && strncmp(host, localhost, 9) == 0) return 1;
+    if (h < 7 || strncmp(host, "127.", 4) != 0) return 0;
+    for (i = 0; i < h; i++) /* digits and three dots: an address, not a name */
+        if (host[i] == '.' ? (++dots > 3 || i + 1 == h || host[i + 1] == '.')
+                           : !(host[i] >= '0' && host[i] <= '9'))
+            return 0;
+    return dots == 3;
 }
 
 /* The string fields of object obj (a file, or an impersonated file's source_credentials). */
@@ -7496,7 +7500,8 @@ CRES__PRIVATE unsigned long long cres__hash_text(const char *s) {
 CRES__PRIVATE cres_result cres__gcred_load(const cres_resolver *r, const char *path,
                                           const char *origin, int missing_ok, cres__gcred *c,
                                           cres_error *err) {
-    char q[CRES__QUOTE_SIZE], what[160], *text = NULL; /* messages name a short path */
+    char q[96], what[176], *text = NULL;
+    size_t n = strlen(path), keep = n > 60 ? n - 57 : 0; /* a long path: its end, the name */
     cres_result res = cres__read_file(r, path, CRES__GCP_CREDENTIALS_MAX, 0, &text, err);
     if (res == CRES_ERR_ENVIRONMENT && missing_ok) {
         FILE *probe = fopen(path, "rb"); /* missing: skipped; there but unreadable: not */
@@ -7506,8 +7511,8 @@ CRES__PRIVATE cres_result cres__gcred_load(const cres_resolver *r, const char *p
         }
         fclose(probe);
     }
-    snprintf(what, sizeof what, "%s: %s %s", r->vtable->name, origin,
-             cres__quote(q, sizeof q, path, strlen(path)));
+    snprintf(what, sizeof what, "%s: %s %s%s", r->vtable->name, origin, keep ? "..." : "",
+             cres__quote(q, sizeof q, path + keep, n - keep));
     if (res == CRES_ERR_ENVIRONMENT) return cres__fail(err, res, "%s cannot be read", what);
     if (res != CRES_OK) return res;
     c->origin = origin;

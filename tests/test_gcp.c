@@ -3087,6 +3087,21 @@ static void adc_unusable_files(void **state) {
         {"{\"type\": \"authorized_user\", \"client_id\": \"a\", \"client_secret\": \"b\", \"refresh_token\": "
          "\"c\", \"token_uri\": \"http://oauth2.example.com/token\"}",
          "\"token_uri\" must be an https:// URL (http:// only to this machine)", CRES_ERR_ENVIRONMENT},
+        {"{\"type\": \"authorized_user\", \"client_id\": \"a\", \"client_secret\": \"b\", \"refresh_token\": "
+         "\"c\", \"token_uri\": \"http://localhost:8080@oauth2.example.com/token\"}",
+         "\"token_uri\" must be an https:// URL", CRES_ERR_ENVIRONMENT},
+        {"{\"type\": \"authorized_user\", \"client_id\": \"a\", \"client_secret\": \"b\", \"refresh_token\": "
+         "\"c\", \"token_uri\": \"http://127.evil.example/token\"}",
+         "\"token_uri\" must be an https:// URL", CRES_ERR_ENVIRONMENT},
+        {"{\"type\": \"authorized_user\", \"client_id\": \"a\", \"client_secret\": \"b\", \"refresh_token\": "
+         "\"c\", \"token_uri\": \"http://127.0.0.1.evil.example/token\"}",
+         "\"token_uri\" must be an https:// URL", CRES_ERR_ENVIRONMENT},
+        {"{\"type\": \"authorized_user\", \"client_id\": \"a\", \"client_secret\": \"b\", \"refresh_token\": "
+         "\"c\", \"token_uri\": \"http://[::1]x/token\"}",
+         "\"token_uri\" must be an https:// URL", CRES_ERR_ENVIRONMENT},
+        {"{\"type\": \"authorized_user\", \"client_id\": \"a\", \"client_secret\": \"b\", \"refresh_token\": "
+         "\"c\", \"token_uri\": \"ftp://127.0.0.1/token\"}",
+         "\"token_uri\" must be an https:// URL", CRES_ERR_ENVIRONMENT},
         {"{\"type\": \"impersonated_service_account\", \"source_credentials\": " KEY_OBJECT "}",
          "no \"service_account_impersonation_url\"", CRES_ERR_ENVIRONMENT},
         {"{\"type\": \"impersonated_service_account\", \"service_account_impersonation_url\": \"" IAM_URL
