@@ -94,6 +94,9 @@
                                            in other files too to see cres_curl_transport().
       CLUSTER_RESOLVER_USE_YAML        (I) YAML kubeconfig files through libyaml (-lyaml,
                                            Debian libyaml-dev); JSON ones need nothing.
+      CLUSTER_RESOLVER_USE_OPENSSL     (I) Google service-account keys signed (RS256) by
+                                           OpenSSL's libcrypto (-lcrypto, libssl-dev);
+                                           without it, config.sign or no key files.
       CLUSTER_RESOLVER_NO_KUBECONFIG   (I) kubernetes without kubeconfig files and exec
                                            plugins (in cluster and options.server only).
       CLUSTER_RESOLVER_NO_<BACKEND>    (I) leaves a backend out: SIMPLE, UNION, TFCONFIG,
@@ -144,6 +147,10 @@
                       kubeconfig's exec plugin, argv without a shell, the whole environment
                       in envp, stdin /dev/null, bounded by timeout_ms and max_output_bytes;
                       see cres_exec_fn for its results.
+        sign          fn NULL = libcrypto with CLUSTER_RESOLVER_USE_OPENSSL, else none: signs
+                      a Google service-account JWT (RS256 with the key file's PEM key, at
+                      most CRES_SIGNATURE_MAX bytes); a signer of the program's own (a KMS,
+                      an HSM, another library) in builds without OpenSSL.
         timeout_ms    each HTTP request: 0 = 10000; negative: CRES_ERR_INVALID_ARGUMENT.
         max_retries   connection errors (a connect timeout among them), 429 and 5xx: 0 = 3,
                       -1 = none; below -1 invalid.
@@ -555,11 +562,41 @@
                   "Metadata-Flavor: Google"; at most 2 s (less if timeout_ms is) and one retry
                   (none with max_retries -1) per lookup. A server that gives no status line
                   means we are off Google Cloud: CRES_ERR_ENVIRONMENT, within seconds; one that
-                  has answered in this resolve and then does not is a network fault. Project
-                  and zone: options, else the metadata server (project/project-id, instance/
-                  zone). The access token: options.token, token_file (read at every resolve),
-                  else the metadata server's, once per resolve; never logged. The Compute and
-                  Cloud TPU APIs are HTTPS with the system CA store, or ca_file (for a
+                  has answered in this resolve and then does not is a network fault.
+                  Credentials, google-auth's chain (Application Default Credentials):
+                  options.token, token_file (read at every resolve); else a credentials file:
+                  options.credentials_file, else $GOOGLE_APPLICATION_CREDENTIALS (either
+                  missing: CRES_ERR_ENVIRONMENT naming it; "" = unset), else gcloud's
+                  $CLOUDSDK_CONFIG/application_default_credentials.json (with CLOUDSDK_CONFIG
+                  set $HOME is not read), ~/.config/gcloud/... (%APPDATA%\gcloud\... on
+                  Windows), absent: skipped; else the metadata server's token, once per
+                  resolve. A file is read at every resolve (64 KiB at most), its type:
+                  authorized_user (gcloud auth application-default login): the refresh-token
+                  grant to its token_uri, else https://oauth2.googleapis.com/token;
+                  service_account (a key file): a JWT (RS256, kid private_key_id, iss
+                  client_email, aud token_uri, scope cloud-platform, exp iat + 3600) signed by
+                  config.sign, else libcrypto with CLUSTER_RESOLVER_USE_OPENSSL, else
+                  CRES_ERR_UNSUPPORTED naming both; impersonated_service_account: its
+                  source_credentials (either type), then POST service_account_impersonation_url
+                  (IAM generateAccessToken; delegates, cloud-platform, 3600s). Any other type
+                  (external_account, ...): CRES_ERR_UNSUPPORTED naming it and --token-file,
+                  before any request. token_uri and the impersonation URL: https (system CA
+                  store), or http to localhost, 127.x.y.z or [::1] only. A file's token is kept
+                  across resolves until 5 minutes before it expires (the file unchanged); a 401
+                  from the API gets a new one and one more try. The token endpoint's 400/401
+                  (invalid_grant: an expired or revoked login): CRES_ERR_ENVIRONMENT quoting
+                  its error and error_description and naming the fix (gcloud auth
+                  application-default login; for a key, a new key); other statuses:
+                  CRES_ERR_HTTP_STATUS. A file's quota_project_id goes in x-goog-user-project.
+                  config.log INFO names the source, path and account; no refresh token, key,
+                  assertion or access token is ever logged or put in a message.
+                  Project: options (TPU: also TPU_CONFIG), else $GOOGLE_CLOUD_PROJECT,
+                  $CLOUDSDK_CORE_PROJECT, the file's project_id, its quota_project_id, else the
+                  metadata server (project/project-id); zone: options, else the metadata
+                  server (instance/zone). Off Google Cloud, what is missing is named:
+                  CRES_ERR_ENVIRONMENT "no project: pass options.project (--project)...", "no
+                  zone...", "no credentials: set GOOGLE_APPLICATION_CREDENTIALS...". The
+                  Compute and Cloud TPU APIs are HTTPS with the system CA store, or ca_file (for a
                   compute_url / tpu_url behind a private CA). Project, zone, region, group and
                   TPU names must be Google resource names (1..128 of [A-Za-z0-9-_.:], a letter
                   or digit first): CRES_ERR_INVALID_ARGUMENT from options, else
@@ -572,7 +609,8 @@
                   per instance. Address networkInterfaces[0].networkIP; order by name,
                   naturally; an empty group is an empty job.
         Options:  job_name ("worker"), port (8470), compute_url
-                  (https://compute.googleapis.com/compute/v1), instance_name.
+                  (https://compute.googleapis.com/compute/v1), instance_name;
+                  credentials_file, token, token_file (above).
         Own task: instance_name, else the metadata instance/name when the metadata server
                   is known to be there (named, or it gave the token): a 404 leaves it
                   unknown, any other failure fails the resolve.
@@ -595,7 +633,8 @@
                   MEGASCALE_SLICE_ID x workers per slice + TPU_WORKER_ID; the coordinator is
                   MEGASCALE_COORDINATOR_ADDRESS's host at port 8482 (JAX's); job "worker".
         Options:  job_name ("worker"); coordinator_name with coordinator_address adds a
-                  one-task job; allow_unhealthy; accelerators_per_host (0 = from the type).
+                  one-task job; allow_unhealthy; accelerators_per_host (0 = from the type);
+                  credentials_file, token, token_file (as gce).
         Own task: job_name, $TPU_WORKER_ID (below the worker count) or 0.
         Accelerators: "TPU" per host from the accelerator type: v2-N, v3-N 8 (N if
                   smaller); v4-N, v5p-N 4 (N/2 if smaller: N counts TensorCores);
@@ -7392,8 +7431,8 @@ CRES__PRIVATE cres_result cres__gcred_strings(const cres_resolver *r, const cres
 }
 
 /* The kind named by "type", or an error naming what to do instead. */
-CRES__PRIVATE cres_result cres__gcred_kind(const cres__json *d, int obj, int source, cres__gkind *kind,
-                                          const char *what, cres_error *err) {
+CRES__PRIVATE cres_result cres__gcred_kind(const cres__json *d, int obj, int source,
+                                           cres__gkind *kind, const char *what, cres_error *err) {
     char q[CRES__QUOTE_SIZE];
     static const char type[] = "type"; /* an array, not a literal tfconfig shares (above) */
     int v;
@@ -7458,7 +7497,8 @@ CRES__PRIVATE cres_result cres__gcred_parse(const cres_resolver *r, const char *
     if (d.t[0].type != JSMN_OBJECT)
         res = cres__fail(err, CRES_ERR_ENVIRONMENT, "%s: not a JSON object", what);
     if (res == CRES_OK) res = cres__gcred_kind(&d, 0, 0, &c->kind, what, err);
-    if (res == CRES_OK && c->kind == CRES__GNONE) res = cres__gcred_impersonated(r, &d, c, what, err);
+    if (res == CRES_OK && c->kind == CRES__GNONE)
+        res = cres__gcred_impersonated(r, &d, c, what, err);
     else if (res == CRES_OK) res = cres__gcred_strings(r, &d, 0, c, 0, 9, what, err);
     cres__json_free(&d);
     if (res != CRES_OK) return res;
@@ -7517,7 +7557,8 @@ CRES__PRIVATE cres_result cres__gcred_load(const cres_resolver *r, const char *p
     if (res != CRES_OK) return res;
     c->origin = origin;
     c->hash = cres__hash_text(text);
-    if (!(c->path = cres__strdup(&r->config.allocator, path))) res = cres__oom(err, r->vtable->name);
+    if (!(c->path = cres__strdup(&r->config.allocator, path)))
+        res = cres__oom(err, r->vtable->name);
     if (res == CRES_OK) res = cres__gcred_parse(r, text, c, what, err);
     cres__free(&r->config.allocator, text);
     return res;
@@ -7533,7 +7574,8 @@ CRES__PRIVATE cres_result cres__gcred_find(const cres_resolver *r, const char *o
     const char *dir = cres_resolver_getenv(r, "CLOUDSDK_CONFIG"), *sub = "";
     char path[4096];
     if (option) return cres__gcred_load(r, option, "options.credentials_file", 0, c, err);
-    if (named && *named) return cres__gcred_load(r, named, "GOOGLE_APPLICATION_CREDENTIALS", 0, c, err);
+    if (named && *named)
+        return cres__gcred_load(r, named, "GOOGLE_APPLICATION_CREDENTIALS", 0, c, err);
     if (!dir || !*dir) {
 #ifdef _WIN32
         dir = cres_resolver_getenv(r, "APPDATA"), sub = "/gcloud";
@@ -7636,7 +7678,8 @@ CRES__PRIVATE void cres__put_jwt_claims(cres__writer *w, const void *x) {
 CRES__PRIVATE void cres__put_jwt(cres__writer *w, const void *x) {
     const cres__jwt *j = (const cres__jwt *)x;
     if (j->sig)
-        cres__puts(w, "grant_type=urn%3Aietf%3Aparams%3Aoauth%3Agrant-type%3Ajwt-bearer&assertion=");
+        cres__puts(w,
+                   "grant_type=urn%3Aietf%3Aparams%3Aoauth%3Agrant-type%3Ajwt-bearer&assertion=");
     cres__put_b64(w, j->header, strlen(j->header), 1);
     cres__puts(w, ".");
     cres__put_b64(w, j->claims, strlen(j->claims), 1);
@@ -7713,7 +7756,8 @@ CRES__PRIVATE cres_result cres__gcp_sign(const cres_resolver *r, const cres__gcr
         res = cres__fail(err, CRES_ERR_UNEXPECTED_RESPONSE,
                          "config.sign gave a signature of %zu bytes", *sig_len);
     snprintf(prefix, sizeof prefix, "%s: %s: ", r->vtable->name, c->origin);
-    return res == CRES_OK || res == CRES_ERR_OUT_OF_MEMORY ? res : cres__wrap(err, res, CRES_OK, prefix);
+    return res == CRES_OK || res == CRES_ERR_OUT_OF_MEMORY ? res
+                                                           : cres__wrap(err, res, CRES_OK, prefix);
 }
 
 /* The jwt-bearer grant's form body for a service-account key, in *body. */
@@ -7843,7 +7887,8 @@ CRES__PRIVATE cres_result cres__gcp_impersonate(cres__http *h, const cres__gcred
     headers[0].name = "Authorization", headers[0].value = bearer;
     headers[1].name = cres__content_type, headers[1].value = cres__json_media;
     headers[2].name = cres__accept, headers[2].value = cres__json_media;
-    res = cres__http_request(h, cres__post, c->impersonation_url, headers, 3, body, NULL, &resp, err);
+    res =
+        cres__http_request(h, cres__post, c->impersonation_url, headers, 3, body, NULL, &resp, err);
     cres__free_secret(a, bearer);
     cres__free(a, body);
     if (res != CRES_OK) return res;
@@ -7960,7 +8005,8 @@ CRES__PRIVATE cres_result cres__gcp_project(const cres_resolver *r, cres__gcp *g
     if (!cres__resource_name_ok(p))
         return cres__fail(err, CRES_ERR_ENVIRONMENT, "%s: %s=%s is not a project id",
                           r->vtable->name, from, cres__quote(q, sizeof q, p, strlen(p)));
-    if (!(g->project = cres__strdup(&r->config.allocator, p))) return cres__oom(err, r->vtable->name);
+    if (!(g->project = cres__strdup(&r->config.allocator, p)))
+        return cres__oom(err, r->vtable->name);
     g->project_found = 1;
     cres__log(r, CRES_LOG_DEBUG, "%s: project %s from %s", r->vtable->name, p, from);
     return CRES_OK;
@@ -8039,7 +8085,8 @@ CRES__PRIVATE cres_result cres__gcp_bearer(cres__http *h, cres__gcp *g, char **o
         res = cres__fail(err, CRES_ERR_ENVIRONMENT,
                          "%s: the access token is empty or has spaces or control characters",
                          h->r->vtable->name);
-    if (res == CRES_OK && !(*out = cres__bearer_value(a, t))) res = cres__oom(err, h->r->vtable->name);
+    if (res == CRES_OK && !(*out = cres__bearer_value(a, t)))
+        res = cres__oom(err, h->r->vtable->name);
     cres__free(a, answer);
     cres__free(a, token);
     return res;
