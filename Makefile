@@ -137,7 +137,7 @@ $(BUILD)/tsan/test_threads: tests/threads/test_threads.c cluster_resolver.h | $(
 thread-test: $(BUILD)/tsan/test_threads
 	python3 tests/threads/run_threads.py $<
 
-# Long-running use: 10,000 Kubernetes resolves against the fake, 100,000 of an environment
+# Long-running use: 4,000 Kubernetes resolves against the fake, 100,000 of an environment
 # backend; memory and descriptors must not grow. Plain, and with ASan's leak checker.
 $(BUILD)/soak: tests/soak/soak.c cluster_resolver.h | $(BUILD)
 	gcc -std=c99 -O2 $(WARN) $< -o $@ -lcurl
