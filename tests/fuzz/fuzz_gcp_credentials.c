@@ -478,13 +478,22 @@ static const char *header_of(const cres_http_request *req, const char *name) {
     return NULL;
 }
 
+/* A dot-separated piece of an IPv4 literal as inet_aton reads one: decimal, octal or 0x hex. */
+static int inet_label(const char *s, size_t n) {
+    if (n > 2 && s[0] == '0' && (s[1] == 'x' || s[1] == 'X'))
+        return strspn(s + 2, "0123456789abcdefABCDEF") >= n - 2;
+    return n > 0 && strspn(s, "0123456789") >= n;
+}
+
 /* Where a secret may go: https://host..., or http:// to this machine: an authority without
-   user info ('@') whose host is localhost, [::1] or starts "127." and is all digits and dots
-   (numeric, so no DNS name: a loopback address, or nothing curl can reach), then ':' and
-   anything (a port, or what curl refuses). "http://localhost:80@elsewhere/" and
+   user info ('@') whose host is localhost, [::1], or starts "127." and is an IPv4 literal (a
+   loopback address) or no host name at all (an empty label or a character no DNS name has:
+   curl reaches nothing);
+   then ':' and anything (a port, or what curl refuses). "http://localhost:80@elsewhere/" and
    "http://127.elsewhere.example/" are other machines. */
 static int endpoint_ok(const char *url) {
-    size_t n, host;
+    size_t n, host, at, len;
+    int numeric = 1, empty = 0;
     if (strncmp(url, "https://", 8) == 0) return url[8] && url[8] != '/';
     if (strncmp(url, "http://", 7) != 0) return 0;
     url += 7;
@@ -493,7 +502,14 @@ static int endpoint_ok(const char *url) {
     host = url[0] == '[' ? strcspn(url, "]") + 1 : strcspn(url, ":/?#");
     if (host > n || (host < n && url[host] != ':')) return 0;
     if ((host == 9 && strncmp(url, "localhost", 9) == 0) || (host == 5 && strncmp(url, "[::1]", 5) == 0)) return 1;
-    return host >= 4 && strncmp(url, "127.", 4) == 0 && strspn(url, "0123456789.") == host;
+    if (host < 4 || strncmp(url, "127.", 4) != 0) return 0;
+    for (at = 0; at <= host; at += len + 1) {
+        len = strcspn(url + at, ".:/?#");
+        if (at + len > host) len = host - at;
+        numeric &= inet_label(url + at, len);
+        empty |= len == 0;
+    }
+    return numeric || empty || strspn(url, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789.-_") < host;
 }
 
 static int b64url_text(const char *s, size_t n) {
@@ -548,7 +564,8 @@ static cres_result fake_perform(void *user, const cres_http_request *req, cres_h
         }
         return fuzz_answer(resp, alloc, 404, "Not Found", 9);
     }
-    if (strncmp(req->url, TPU_API, strlen(TPU_API)) == 0 || strncmp(req->url, COMPUTE, strlen(COMPUTE)) == 0) {
+    if ((strncmp(req->url, TPU_API, strlen(TPU_API)) == 0 || strncmp(req->url, COMPUTE, strlen(COMPUTE)) == 0) &&
+        !(req->body && (strncmp(req->body, "grant_type=", 11) == 0 || strncmp(req->body, "{\"delegates\":", 13) == 0))) {
         const char *body = strstr(req->url, "/listInstances") ? GROUP_LIST
                            : strstr(req->url, "/instances?")  ? ZONE_LIST
                                                               : TPU_NODE;
