@@ -413,12 +413,14 @@ def token_uri_that_only_looks_local_is_refused():
     """http:// is allowed to this machine only (the refresh token crosses the wire in clear):
     user info before the host ("http://localhost:80@host/") or a DNS name that starts like a
     loopback address ("http://127.x.invalid/") is another machine, refused before any request
-    (exit 3 naming the field), as is the same trick in service_account_impersonation_url."""
+    (exit 3 naming the field), as is the same trick in service_account_impersonation_url; so is
+    a token_uri shorter than a scheme (the check must not read past its end)."""
     f = token_fake()
     user = {"client_id": CLIENT_ID, "client_secret": CLIENT_SECRET, "refresh_token": REFRESH_TOKEN,
             "type": "authorized_user"}
     files = [(dict(user, token_uri=uri), "token_uri") for uri in (
-        "http://localhost:80@%s/token" % f.host, "http://127.0.0.1@%s/token" % f.host, "http://127.oauth2.invalid/token")]
+        "http://localhost:80@%s/token" % f.host, "http://127.0.0.1@%s/token" % f.host, "http://127.oauth2.invalid/token",
+        "x")]
     files.append(({"delegates": [], "service_account_impersonation_url": "http://localhost:80@%s%s" % (f.host, IAM_PATH),
                    "source_credentials": dict(user, token_uri=f.url + "/token"), "type": "impersonated_service_account"},
                   "service_account_impersonation_url"))
