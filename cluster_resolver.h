@@ -3794,7 +3794,8 @@ CRES__PRIVATE int cres__parse_rfc3339(const char *s, long long *out) {
 /* Names and values several backends send, as arrays rather than literals: gcc would put a
    shared literal in one backend's string section, which every program using it then keeps
    whole (see "Footprint" in >>google). */
-static const char cres__accept[] = "Accept", cres__content_type[] = "Content-Type",
+static const char cres__accept[] = "Accept", cres__authorization[] = "Authorization",
+                  cres__content_type[] = "Content-Type",
                   cres__json_media[] = "application/json", cres__post[] = "POST";
 
 /* "Bearer <token>" in a new string, or NULL when out of memory. */
@@ -6188,7 +6189,7 @@ CRES__PRIVATE cres_result cres__k8s_bearer(cres__k8s *k, cres__k8s_auth *au, con
     cres__free(a, au->bearer);
     if (!(au->bearer = cres__bearer_value(a, t))) return cres__oom(err, "kubernetes");
     if (!au->bearer_at) au->bearer_at = au->count++;
-    au->headers[au->bearer_at].name = "Authorization";
+    au->headers[au->bearer_at].name = cres__authorization;
     au->headers[au->bearer_at].value = au->bearer;
     return CRES_OK;
 }
@@ -6258,7 +6259,7 @@ CRES__PRIVATE cres_result cres__k8s_auth_begin(cres__k8s *k, cres__http *h, cres
     } else if (k->kube.token) {
         res = cres__k8s_bearer(k, au, k->kube.token, err);
     } else if (k->kube.basic) {
-        au->headers[au->count].name = "Authorization";
+        au->headers[au->count].name = cres__authorization;
         au->headers[au->count++].value = k->kube.basic;
     }
     if (k->kube.as_user) {
@@ -7336,6 +7337,7 @@ CRES__PRIVATE void cres__json_pick_packed(const cres__json *d, int obj, const ch
 #define CRES__GCP_TOKEN_LIFE 3600  /* seconds: a JWT's and an impersonated token's */
 #define CRES__GCP_TOKEN_MARGIN 300 /* a kept token is renewed this long before it expires */
 #define CRES__GCP_CREDENTIALS_MAX (64 * 1024) /* a key file is about 2.4 KB */
+#define CRES__GCP_TOKEN_MAX 16384             /* an access token is 200 bytes to 2 KB */
 
 /* The credential of a Google credentials file: authorized_user (gcloud auth
    application-default login), service_account (a key file), or impersonated_service_account
@@ -7383,16 +7385,22 @@ CRES__PRIVATE void cres__gcred_free(const cres_allocator *a, cres__gcred *c) {
     memset(c, 0, sizeof *c);
 }
 
+/* An access token we can send: one word of at most CRES__GCP_TOKEN_MAX bytes. */
+CRES__PRIVATE int cres__gcp_token_ok(const char *t) {
+    return t && *t && strlen(t) <= CRES__GCP_TOKEN_MAX && !cres__bad_text(t, 1);
+}
+
 /* An endpoint a secret may go to: https, or http to this machine only (a local proxy or a
    test's fake): the authority (no user info) is localhost, 127.x.y.z or [::1], with a port or
    not; never a host that could read the refresh token off the wire. */
 CRES__PRIVATE int cres__gcp_endpoint_ok(const char *url) {
     static const char https[] = "https://", localhost[] = "localhost", ip6[] = "[::1]";
     const char *host = url + 7;
-    size_t n = strcspn(host, "/?#"), h = strcspn(host, ":/?#"), i, dots = 0;
+    size_t n, h, i, dots = 0;
     if (cres__bad_text(url, 1)) return 0;
     if (strncmp(url, https, 8) == 0) return url[8] && url[8] != '/';
     if (strncmp(url, https, 4) != 0 || strncmp(url + 4, https + 5, 3) != 0) return 0; /* http:// */
+    n = strcspn(host, "/?#"), h = strcspn(host, ":/?#");
     if (memchr(host, '@', n)) return 0;
     if (host[0] == '[') return strncmp(host, ip6, 5) == 0 && (n == 5 || host[5] == ':');
     if (h == 9 && strncmp(host, localhost, 9) == 0) return 1;
@@ -7624,11 +7632,15 @@ CRES__PRIVATE char *cres__render(const cres_allocator *a, cres__render_fn fn, co
     return s;
 }
 
-/* A secret's memory is cleared before it goes back to the allocator. */
-CRES__PRIVATE void cres__free_secret(const cres_allocator *a, char *s) {
+/* A secret's memory (n bytes) is cleared before it goes back to the allocator. */
+CRES__PRIVATE void cres__free_secret_n(const cres_allocator *a, char *s, size_t n) {
     if (!s) return;
-    memset(s, 0, strlen(s));
+    memset(s, 0, n);
     cres__free(a, s);
+}
+
+CRES__PRIVATE void cres__free_secret(const cres_allocator *a, char *s) {
+    if (s) cres__free_secret_n(a, s, strlen(s));
 }
 
 /* The refresh-token grant's form body (RFC 6749 section 6). */
@@ -7802,8 +7814,11 @@ CRES__PRIVATE cres_result cres__gcp_token_answer(const cres_resolver *r, const c
     long long life = CRES__GCP_TOKEN_LIFE;
     int v[4], ok = resp->status == 200, got;
     cres__json d;
-    cres_result res = cres__json_parse(&d, resp->body, resp->body_len, &r->config.allocator,
-                                       "token endpoint", CRES_ERR_UNEXPECTED_RESPONSE, err);
+    cres_result res;
+    char what[48];
+    snprintf(what, sizeof what, "%s: token endpoint", name);
+    res = cres__json_parse(&d, resp->body, resp->body_len, &r->config.allocator, what,
+                           CRES_ERR_UNEXPECTED_RESPONSE, err);
     if (res != CRES_OK && (ok || res == CRES_ERR_OUT_OF_MEMORY)) return res;
     if (res != CRES_OK) { /* an error status without OAuth's JSON: a proxy's page, a 5xx */
         cres__fail(err, CRES_ERR_HTTP_STATUS, "%s: token endpoint: HTTP %d%s", name, resp->status,
@@ -7833,9 +7848,11 @@ CRES__PRIVATE cres_result cres__gcp_token_answer(const cres_resolver *r, const c
                          "expires_in", name);
     } else if ((got = cres__json_strdup(&d, v[0], token)) == 0) {
         res = cres__oom(err, name);
-    } else if (got < 0 || !**token || cres__bad_text(*token, 1)) {
+    } else if (got < 0 || !cres__gcp_token_ok(*token)) {
         res = cres__fail(err, CRES_ERR_UNEXPECTED_RESPONSE,
-                         "%s: the token endpoint's access_token is empty or not one word", name);
+                         "%s: the token endpoint's access_token is empty, not one word or over "
+                         "16 KiB",
+                         name);
     }
     if (!ok && err) err->http_status = resp->status;
     *expires = (long long)time(NULL) + life;
@@ -7856,7 +7873,7 @@ CRES__PRIVATE cres_result cres__gcp_grant(cres__http *h, const cres__gcred *c, c
     res = cres__http_request(h, cres__post, c->token_uri, headers, 2, body, NULL, &resp, err);
     if (res != CRES_OK) return res;
     res = cres__gcp_token_answer(h->r, c, &resp, token, expires, err);
-    cres__free_secret(&h->r->config.allocator, resp.body);
+    cres__free_secret_n(&h->r->config.allocator, resp.body, resp.body_len);
     return res;
 }
 
@@ -7880,11 +7897,13 @@ CRES__PRIVATE cres_result cres__gcp_impersonate(cres__http *h, const cres__gcred
     cres__json d;
     int v[2], got[2];
     cres_result res = CRES_OK;
+    char what[48];
+    snprintf(what, sizeof what, "%s: generateAccessToken", r->vtable->name);
     if (!body || !(bearer = cres__bearer_value(a, source))) {
         cres__free(a, body);
         return cres__oom(err, r->vtable->name);
     }
-    headers[0].name = "Authorization", headers[0].value = bearer;
+    headers[0].name = cres__authorization, headers[0].value = bearer;
     headers[1].name = cres__content_type, headers[1].value = cres__json_media;
     headers[2].name = cres__accept, headers[2].value = cres__json_media;
     res =
@@ -7894,7 +7913,7 @@ CRES__PRIVATE cres_result cres__gcp_impersonate(cres__http *h, const cres__gcred
     if (res != CRES_OK) return res;
     if (resp.status != 200) {
         res = cres__google_status_error(r, &resp, "iam.serviceAccounts.getAccessToken", err);
-    } else if ((res = cres__json_parse(&d, resp.body, resp.body_len, a, "generateAccessToken",
+    } else if ((res = cres__json_parse(&d, resp.body, resp.body_len, a, what,
                                        CRES_ERR_UNEXPECTED_RESPONSE, err)) == CRES_OK) {
         cres__json_pick_packed(&d, 0, "accessToken\0expireTime", v, 2);
         if (v[0] < 0 || d.t[v[0]].type != JSMN_STRING || v[1] < 0 ||
@@ -7905,16 +7924,16 @@ CRES__PRIVATE cres_result cres__gcp_impersonate(cres__http *h, const cres__gcred
         else if ((got[0] = cres__json_strdup(&d, v[0], token)) == 0 ||
                  (got[1] = cres__json_strdup(&d, v[1], &expiry)) == 0)
             res = cres__oom(err, r->vtable->name);
-        else if (got[0] < 0 || got[1] < 0 || !**token || cres__bad_text(*token, 1) ||
+        else if (got[0] < 0 || got[1] < 0 || !cres__gcp_token_ok(*token) ||
                  !cres__parse_rfc3339(expiry, expires))
             res = cres__fail(err, CRES_ERR_UNEXPECTED_RESPONSE,
-                             "%s: generateAccessToken's accessToken is not one word or its "
-                             "expireTime not an RFC 3339 time",
+                             "%s: generateAccessToken's accessToken is not one word of 16 KiB "
+                             "at most, or its expireTime not an RFC 3339 time",
                              r->vtable->name);
         cres__free(a, expiry);
         cres__json_free(&d);
     }
-    cres__free_secret(a, resp.body);
+    cres__free_secret_n(a, resp.body, resp.body_len);
     return res;
 }
 
@@ -8081,9 +8100,10 @@ CRES__PRIVATE cres_result cres__gcp_bearer(cres__http *h, cres__gcp *g, char **o
         }
     }
     if (!t) t = token;
-    if (res == CRES_OK && (!t || !*t || cres__bad_text(t, 1)))
+    if (res == CRES_OK && !cres__gcp_token_ok(t))
         res = cres__fail(err, CRES_ERR_ENVIRONMENT,
-                         "%s: the access token is empty or has spaces or control characters",
+                         "%s: the access token is empty, over 16 KiB or has spaces or control "
+                         "characters",
                          h->r->vtable->name);
     if (res == CRES_OK && !(*out = cres__bearer_value(a, t)))
         res = cres__oom(err, h->r->vtable->name);
@@ -8163,7 +8183,7 @@ CRES__PRIVATE cres_result cres__gcp_call(cres__http *h, cres__gcp *g, const char
     cres_result res = CRES_OK;
     for (attempt = 0;; attempt++) {
         n = 0;
-        headers[n].name = "Authorization", headers[n++].value = g->bearer;
+        headers[n].name = cres__authorization, headers[n++].value = g->bearer;
         headers[n].name = cres__accept, headers[n++].value = cres__json_media;
         if (body) headers[n].name = cres__content_type, headers[n++].value = cres__json_media;
         if (g->cred.quota_project_id)
