@@ -112,7 +112,7 @@
       Limits (I), int constants (section 9): CRES_MAX_JSON_TOKENS (1000000),
       CRES_MAX_JSON_DEPTH (128), CRES_MAX_DOCUMENT_BYTES (16 MiB: a JSON document that is not
       an HTTP body, a hostfile, TPU_CONFIG), CRES_MAX_NAME_LENGTH (255: a job or host name),
-      CRES_MAX_ADDRESS_LENGTH (1023), CRES_MAX_RETRY_AFTER_MS (10000), CRES_MAX_K8S_PAGES
+      CRES_MAX_ADDRESS_LENGTH (1023), CRES_MAX_RETRY_AFTER_MS (32000), CRES_MAX_K8S_PAGES
       (1000 per selector), CRES_MAX_K8S_PODS (100000 per job), CRES_MAX_GCP_PAGES (1000 per
       list), CRES_MAX_HOSTLIST_HOSTS (1000000, checked before expanding),
       CRES_MAX_KUBECONFIG_FILES (64 names in $KUBECONFIG). Whatever they say,
@@ -152,8 +152,13 @@
                       most CRES_SIGNATURE_MAX bytes); a signer of the program's own (a KMS,
                       an HSM, another library) in builds without OpenSSL.
         timeout_ms    each HTTP request: 0 = 10000; negative: CRES_ERR_INVALID_ARGUMENT.
-        max_retries   connection errors (a connect timeout among them), 429 and 5xx: 0 = 3,
-                      -1 = none; below -1 invalid.
+        max_retries   connection errors (a connect timeout among them) and 5xx: 0 = 3,
+                      -1 = none; below -1 invalid. A 429 is retried for as long as
+                      resolve_timeout_ms leaves time (max_retries times with no bound; never
+                      with -1). Each wait is drawn at random, so that the pods of a job
+                      refused together do not come back together: Retry-After R (up to
+                      CRES_MAX_RETRY_AFTER_MS, 32 s): R to 2R; a 429 without one: 0 to b; a
+                      connection error or 5xx: b to 1.5 b (b: 250 ms doubling up to 10 s).
         max_response_bytes  0 = 64 MiB.
         resolve_timeout_ms  a whole resolve, every page, retry and wait: 0 = 60000, -1 = no
                       bound; below -1 invalid. Each request gets at most the time left and
@@ -899,10 +904,10 @@ typedef struct cres_http_response {
    answer: CRES_ERR_TRANSPORT (connect, TLS, I/O: retried), CRES_ERR_TIMEOUT (a server that
    took the request and stayed silent: not retried), CRES_ERR_LIMIT past max_response_bytes or
    CRES_ERR_OUT_OF_MEMORY; it then leaves no body allocated and sets status to the status
-   line's code if one arrived, else 0. Above it the library retries connection errors, 429 and
-   5xx config.max_retries times, waiting Retry-After (up to CRES_MAX_RETRY_AFTER_MS) or 250 ms
-   doubling through the sleep hook, none past the resolve's bound. examples/custom_transport.c
-   is a complete one in 30 lines. */
+   line's code if one arrived, else 0. Above it the library retries connection errors and 5xx
+   config.max_retries times and 429 while the resolve's bound leaves time, each wait drawn at
+   random (config.max_retries in section 4), through the sleep hook, none past the bound.
+   examples/custom_transport.c is a complete one in 30 lines. */
 typedef struct cres_transport {
     cres_result (*perform)(void *user, const cres_http_request *req, cres_http_response *resp,
                            const cres_allocator *alloc, cres_error *err);
@@ -1080,6 +1085,8 @@ struct cres_resolver {
     int task_overridden;     /* set by cres_set_task(): backends leave the task alone */
     char *rpc_layer;         /* NULL = none */
     char *environment;       /* never NULL */
+    unsigned long long jitter; /* the library's: retry waits' random state, kept between
+                                  resolves so that each draws anew */
 };
 
 CRES_API cres_result cres_resolve(cres_resolver *r, cres_cluster_spec **out_spec,
@@ -3433,8 +3440,12 @@ CRES_API cres_result cres_num_accelerators(cres_resolver *r, cres_accelerators *
 
 #ifdef CRES__HTTP
 #ifndef CRES_MAX_RETRY_AFTER_MS
-#  define CRES_MAX_RETRY_AFTER_MS 10000 /* a server's Retry-After is honoured up to this */
+#  define CRES_MAX_RETRY_AFTER_MS 32000 /* a server's Retry-After is honoured up to this (the
+                                           longest API priority and fairness asks for) */
 #endif
+#define CRES__BACKOFF_FIRST_MS 250   /* backoff without Retry-After: 250 ms doubling, */
+#define CRES__BACKOFF_MAX_MS 10000   /* ... up to 10 s, each wait drawn from [0, that] */
+#define CRES__RETRY_RESERVE_MS 1000  /* what a retry's draw leaves the request, at most */
 
 #if defined(_WIN32)
 #  ifdef CLUSTER_RESOLVER_USE_CURL
@@ -3490,12 +3501,39 @@ typedef struct cres__http {
     int requests;
     int metadata_answered; /* the metadata server answered during this resolve */
     long long deadline;    /* cres__now_ms() past which no request starts; 0 = none */
+    unsigned long long jitter; /* the state of this resolve's backoff jitter (splitmix64) */
     const cres_http_tls *tls; /* what every request carries (a kubeconfig's), or NULL */
 } cres__http;
+
+/* A seed that differs between processes started in the same millisecond on many machines:
+   the clock, this stack's address (randomized per process) and the resolver's. */
+CRES__PRIVATE unsigned long long cres__jitter_seed(const void *stack, const void *heap) {
+    unsigned long long s = (unsigned long long)cres__now_ms() * 0x9E3779B97F4A7C15ull;
+    s ^= (unsigned long long)(size_t)stack * 0xBF58476D1CE4E5B9ull;
+    s ^= (unsigned long long)(size_t)heap * 0x94D049BB133111EBull;
+#if !defined(_WIN32) && defined(CLOCK_MONOTONIC)
+    {
+        struct timespec ts;
+        if (clock_gettime(CLOCK_MONOTONIC, &ts) == 0) s ^= (unsigned long long)ts.tv_nsec << 20;
+    }
+#endif
+    return s;
+}
+
+/* A number in [0, n], from the resolve's splitmix64 state. */
+CRES__PRIVATE int cres__jitter(cres__http *h, int n) {
+    unsigned long long z = (h->jitter += 0x9E3779B97F4A7C15ull);
+    z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
+    z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
+    z ^= z >> 31;
+    return n > 0 ? (int)(z % ((unsigned long long)n + 1)) : 0;
+}
 
 CRES__PRIVATE cres_result cres__http_begin(cres__http *h, cres_resolver *r, cres_error *err) {
     memset(h, 0, sizeof *h);
     h->r = r;
+    if (!r->jitter) r->jitter = cres__jitter_seed(&h, r) | 1u;
+    h->jitter = r->jitter;
     if (r->config.resolve_timeout_ms > 0)
         h->deadline = cres__now_ms() + r->config.resolve_timeout_ms;
     h->transport = r->config.transport;
@@ -3511,6 +3549,7 @@ CRES__PRIVATE cres_result cres__http_begin(cres__http *h, cres_resolver *r, cres
 }
 
 CRES__PRIVATE void cres__http_end(cres__http *h) {
+    h->r->jitter = h->jitter; /* the next resolve goes on from here */
     if (h->session && h->transport.close_session)
         h->transport.close_session(h->transport.user, h->session);
     h->session = NULL;
@@ -3590,16 +3629,47 @@ CRES__PRIVATE cres_result cres__http_attempt(cres__http *h, cres_http_request *r
     return CRES_OK;
 }
 
+/* The wait before retry `attempt` (0-based). Every wait is drawn at random, so that the pods of
+   a job refused together do not come back together: after a Retry-After (honoured up to
+   CRES_MAX_RETRY_AFTER_MS), that plus up to as much again; after a 429 without one, from
+   [0, b] ("full jitter"); after a connection error or a 5xx, from [b, 1.5 b], where b is 250 ms
+   doubling up to 10 s: never shorter than the schedule, so an outage it outlasts is still
+   outlasted. With a bound, the draw shrinks to leave the request an eighth of the bound (1 s
+   at most); -1 when the floor does not fit in what is left, or (`beyond`: a 429 past
+   max_retries) when it leaves less than that eighth. */
+CRES__PRIVATE int cres__retry_pause(cres__http *h, int attempt, int retry_after_s, int busy,
+                                    int beyond) {
+    long long floor_ms = 0, spread, left, reserve = h->r->config.resolve_timeout_ms / 8;
+    if (retry_after_s > 0) { /* seconds, capped before they can overflow */
+        floor_ms = retry_after_s > CRES_MAX_RETRY_AFTER_MS / 1000 ? CRES_MAX_RETRY_AFTER_MS
+                                                                  : retry_after_s * 1000LL;
+        spread = floor_ms + floor_ms > CRES_MAX_RETRY_AFTER_MS ? CRES_MAX_RETRY_AFTER_MS - floor_ms
+                                                               : floor_ms;
+    } else {
+        spread = (long long)CRES__BACKOFF_FIRST_MS << (attempt < 8 ? attempt : 8);
+        if (spread > CRES__BACKOFF_MAX_MS) spread = CRES__BACKOFF_MAX_MS;
+        if (!busy) floor_ms = spread, spread /= 2;
+    }
+    if (h->deadline) {
+        if (reserve > CRES__RETRY_RESERVE_MS) reserve = CRES__RETRY_RESERVE_MS;
+        left = h->deadline - cres__now_ms() - floor_ms;
+        if (left <= 0 || (beyond && left < reserve)) return -1;
+        if (spread > left - reserve) spread = left - reserve > 0 ? left - reserve : 0;
+    }
+    return (int)(floor_ms + cres__jitter(h, (int)spread));
+}
+
 /* One request of at most timeout_ms an attempt, retried up to `retries` times on connection
-   errors, 429 and 5xx (Retry-After honoured up to CRES_MAX_RETRY_AFTER_MS, else 250 ms
-   doubling), none past the resolve's bound. Any HTTP status comes back as CRES_OK: the caller
-   judges it with the body at hand. Messages start with the backend, the method and the URL. */
+   errors and 5xx, and on 429 for as long as the resolve's bound leaves time (`retries` times
+   without a bound), each after cres__retry_pause. Any HTTP status comes back as CRES_OK: the
+   caller judges it with the body at hand. Messages start with the backend, the method and
+   the URL. */
 CRES__PRIVATE cres_result cres__http_call(cres__http *h, const char *method, const char *url,
                                           const cres_http_header *headers, size_t headers_count,
                                           const char *body, const char *ca_file, int timeout_ms,
                                           int retries, cres_http_response *resp, cres_error *err) {
     const cres_config *c = &h->r->config;
-    int attempt, wait_ms = 250;
+    int attempt;
     cres_http_request req;
     cres_result res;
     char prefix[256];
@@ -3614,22 +3684,20 @@ CRES__PRIVATE cres_result cres__http_call(cres__http *h, const char *method, con
     req.max_response_bytes = c->max_response_bytes;
     req.session = &h->session;
     req.tls = h->tls;
-    for (attempt = 0;; attempt++,
-        wait_ms = wait_ms <= CRES_MAX_RETRY_AFTER_MS / 2 ? wait_ms * 2 : CRES_MAX_RETRY_AFTER_MS) {
-        int pause;
+    for (attempt = 0;; attempt++) {
+        int pause, busy;
         res = cres__http_attempt(h, &req, timeout_ms, resp, err);
-        if (!cres__retryable(res, resp->status) || attempt >= retries) break;
-        pause = wait_ms;
-        if (resp->retry_after_s > 0) /* seconds, capped before they can overflow */
-            pause = resp->retry_after_s > CRES_MAX_RETRY_AFTER_MS / 1000
-                        ? CRES_MAX_RETRY_AFTER_MS
-                        : resp->retry_after_s * 1000;
-        if (pause > CRES_MAX_RETRY_AFTER_MS) pause = CRES_MAX_RETRY_AFTER_MS;
-        if (h->deadline && cres__now_ms() + pause >= h->deadline) break; /* no time left to retry */
-        cres__log(h->r, CRES_LOG_WARN, "%s: %s %s: %s; retrying in %d ms (retry %d of %d)",
+        busy = res == CRES_OK && resp->status == 429 && h->deadline && retries > 0;
+        if (!cres__retryable(res, resp->status) || (attempt >= retries && !busy)) break;
+        if ((pause = cres__retry_pause(h, attempt, resp->retry_after_s,
+                                       res == CRES_OK && resp->status == 429, attempt >= retries)) <
+            0)
+            break;
+        cres__log(h->r, CRES_LOG_WARN, "%s: %s %s: %s; retrying in %d ms (retry %d%s)",
                   h->r->vtable->name, method, url,
-                  res == CRES_OK ? "server busy or failing" : (err ? err->message : "no answer"),
-                  pause, attempt + 1, retries);
+                  res == CRES_OK ? (busy ? "429 Too Many Requests" : "server busy or failing")
+                                 : (err ? err->message : "no answer"),
+                  pause, attempt + 1, busy ? ", until the resolve's bound" : "");
         if (res == CRES_OK) cres__response_free(h->r, resp);
         cres__sleep(h->r, pause);
     }

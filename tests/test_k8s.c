@@ -509,6 +509,16 @@ static void sleeps_were(const int *want, size_t n) {
     for (i = 0; i < n; i++) assert_int_equal(C.sleeps[i], want[i]);
 }
 
+/* Retry waits are drawn at random: wait i is within [lo[i], hi[i]] (a 5xx or a connection
+   error: 250 ms doubling plus up to half again; Retry-After R: R to 2R). */
+static void sleeps_between(const int *lo, const int *hi, size_t n) {
+    size_t i;
+    assert_int_equal(C.sleeps_count, n);
+    for (i = 0; i < n; i++) {
+        assert_in_range(C.sleeps[i], lo[i], hi[i]);
+    }
+}
+
 static const char *url(size_t i) {
     assert_true(i < C.requests_count);
     return C.requests[i].url;
@@ -2090,7 +2100,7 @@ static void error_status_with_non_json_body(void **state) {
 }
 
 static void server_error_500_retried_then_succeeds(void **state) {
-    static const int want[] = {250, 500};
+    static const int lo[] = {250, 500}, hi[] = {375, 750};
     cres_k8s_options o = options();
     (void)state;
     script(500, "{\"kind\": \"Status\", \"message\": \"etcdserver: request timed out\", \"code\": 500}");
@@ -2098,26 +2108,26 @@ static void server_error_500_retried_then_succeeds(void **state) {
     script_page(three_workers, N(three_workers), NULL);
     create(&o);
     assert_string_equal(resolved(), dq(THREE_WORKERS));
-    sleeps_were(want, N(want));
+    sleeps_between(lo, hi, N(lo));
     assert_int_equal(C.requests_count, 3);
     assert_string_equal(url(2), url(0));
 }
 
 static void unavailable_503_honours_retry_after(void **state) {
-    static const int want[] = {2000};
+    static const int lo[] = {2000}, hi[] = {4000};
     cres_k8s_options o = options();
     (void)state;
     script_retry_after(503, 2);
     script_page(three_workers, N(three_workers), NULL);
     create(&o);
     assert_string_equal(resolved(), dq(THREE_WORKERS));
-    sleeps_were(want, N(want));
+    sleeps_between(lo, hi, N(lo));
 }
 
-/* A Retry-After of an hour is capped (CRES_MAX_RETRY_AFTER_MS, 10 s); backoff goes on doubling
-   underneath, so the next plain retry waits 500 ms. */
+/* A Retry-After of an hour is capped (CRES_MAX_RETRY_AFTER_MS, 32 s, with no jitter above it);
+   backoff goes on doubling underneath, so the next plain retry waits 500 to 750 ms. */
 static void retry_after_is_capped(void **state) {
-    static const int want[] = {10000, 500};
+    static const int lo[] = {32000, 500}, hi[] = {32000, 750};
     cres_k8s_options o = options();
     (void)state;
     script_retry_after(503, 3600);
@@ -2125,22 +2135,99 @@ static void retry_after_is_capped(void **state) {
     script_page(three_workers, N(three_workers), NULL);
     create(&o);
     assert_string_equal(resolved(), dq(THREE_WORKERS));
-    sleeps_were(want, N(want));
+    sleeps_between(lo, hi, N(lo));
 }
 
 static void too_many_requests_429_retried(void **state) {
-    static const int want[] = {1000};
+    static const int lo[] = {1000}, hi[] = {2000};
     cres_k8s_options o = options();
     (void)state;
     script_retry_after(429, 1);
     script_page(three_workers, N(three_workers), NULL);
     create(&o);
     assert_string_equal(resolved(), dq(THREE_WORKERS));
-    sleeps_were(want, N(want));
+    sleeps_between(lo, hi, N(lo));
+}
+
+/* API priority and fairness answers 429 while a flow's seats are taken: retried for as long as
+   the resolve's bound leaves time, not config.max_retries (3) times. */
+static void too_many_requests_429_retried_past_max_retries(void **state) {
+    cres_k8s_options o = options();
+    size_t i;
+    (void)state;
+    for (i = 0; i < 10; i++) script_retry_after(429, 1);
+    script_page(three_workers, N(three_workers), NULL);
+    create(&o);
+    assert_string_equal(resolved(), dq(THREE_WORKERS));
+    assert_int_equal(C.requests_count, 11);
+    assert_int_equal(C.sleeps_count, 10);
+    for (i = 0; i < 10; i++) assert_in_range(C.sleeps[i], 1000, 2000);
+    all_replies_used();
+}
+
+/* Without a bound (resolve_timeout_ms -1) the count is what stops a 429 loop. */
+static void too_many_requests_429_without_a_bound_stops_at_max_retries(void **state) {
+    cres_k8s_options o = options();
+    cres_error err;
+    size_t i;
+    (void)state;
+    C.config.resolve_timeout_ms = -1;
+    for (i = 0; i < 4; i++) script(429, "{\"kind\": \"Status\", \"code\": 429}");
+    create(&o);
+    err = resolve_fails(CRES_ERR_HTTP_STATUS);
+    assert_int_equal(err.http_status, 429);
+    assert_int_equal(C.requests_count, 4);
+    all_replies_used();
+}
+
+/* Retry-After is honoured up to 32 s (APF's longest), plus a draw up to that cap; one that does
+   not fit in what is left of the bound ends the resolve at once, with the 429. */
+static void retry_after_up_to_32_s_and_within_the_bound(void **state) {
+    static const int lo[] = {20000}, hi[] = {32000};
+    cres_k8s_options o = options();
+    cres_error err;
+    (void)state;
+    script_retry_after(429, 20);
+    script_page(three_workers, N(three_workers), NULL);
+    create(&o);
+    assert_string_equal(resolved(), dq(THREE_WORKERS));
+    sleeps_between(lo, hi, N(lo));
+    C.config.resolve_timeout_ms = 5000;
+    script_retry_after(429, 10);
+    create(&o);
+    err = resolve_fails(CRES_ERR_HTTP_STATUS);
+    assert_int_equal(err.http_status, 429);
+    assert_int_equal(C.sleeps_count, 1); /* no new wait */
+}
+
+/* Two resolves that meet the same failures wait differently: pods refused together must not
+   come back together. */
+static void backoff_jitter_differs_between_resolves(void **state) {
+    cres_k8s_options o = options();
+    int first[8];
+    size_t i, same = 0;
+    (void)state;
+    C.config.max_retries = 8;
+    for (i = 0; i < 8; i++) script(503, "{}");
+    script_page(three_workers, N(three_workers), NULL);
+    create(&o);
+    resolved();
+    assert_int_equal(C.sleeps_count, 8);
+    memcpy(first, C.sleeps, sizeof first);
+    C.sleeps_count = 0;
+    for (i = 0; i < 8; i++) script(503, "{}");
+    script_page(three_workers, N(three_workers), NULL);
+    resolved();
+    for (i = 0; i < 8; i++) {
+        int b = i < 6 ? 250 << i : 10000;
+        assert_in_range(C.sleeps[i], b, b + b / 2);
+        same += C.sleeps[i] == first[i];
+    }
+    assert_true(same < 8);
 }
 
 static void retries_exhausted_gives_http_status(void **state) {
-    static const int want[] = {250, 500, 1000};
+    static const int lo[] = {250, 500, 1000}, hi[] = {375, 750, 1500};
     cres_k8s_options o = options();
     cres_error err;
     int i;
@@ -2151,7 +2238,7 @@ static void retries_exhausted_gives_http_status(void **state) {
     assert_int_equal(err.http_status, 500);
     HAS(err.message, "500");
     HAS(err.message, "internal error");
-    sleeps_were(want, N(want));
+    sleeps_between(lo, hi, N(lo));
     assert_int_equal(C.requests_count, 4);
     all_replies_used();
 }
@@ -2170,7 +2257,7 @@ static void max_retries_minus_one_means_no_retry(void **state) {
 }
 
 static void max_retries_option(void **state) {
-    static const int want[] = {250};
+    static const int lo[] = {250}, hi[] = {375};
     cres_k8s_options o = options();
     (void)state;
     C.config.max_retries = 1;
@@ -2179,11 +2266,11 @@ static void max_retries_option(void **state) {
     create(&o);
     resolve_fails(CRES_ERR_HTTP_STATUS);
     assert_int_equal(C.requests_count, 2);
-    sleeps_were(want, N(want));
+    sleeps_between(lo, hi, N(lo));
 }
 
 static void transport_error_retried_then_succeeds(void **state) {
-    static const int want[] = {250, 500};
+    static const int lo[] = {250, 500}, hi[] = {375, 750};
     cres_k8s_options o = options();
     (void)state;
     script_fail(CRES_ERR_TRANSPORT);
@@ -2191,7 +2278,7 @@ static void transport_error_retried_then_succeeds(void **state) {
     script_page(three_workers, N(three_workers), NULL);
     create(&o);
     assert_string_equal(resolved(), dq(THREE_WORKERS));
-    sleeps_were(want, N(want));
+    sleeps_between(lo, hi, N(lo));
 }
 
 static void transport_error_exhausted(void **state) {
@@ -2594,6 +2681,10 @@ int main(void) {
         T(unavailable_503_honours_retry_after),
         T(retry_after_is_capped),
         T(too_many_requests_429_retried),
+        T(too_many_requests_429_retried_past_max_retries),
+        T(too_many_requests_429_without_a_bound_stops_at_max_retries),
+        T(retry_after_up_to_32_s_and_within_the_bound),
+        T(backoff_jitter_differs_between_resolves),
         T(retries_exhausted_gives_http_status),
         T(max_retries_minus_one_means_no_retry),
         T(max_retries_option),
