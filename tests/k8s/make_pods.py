@@ -11,6 +11,8 @@ usage:
   make_pods.py --jobset NAME --replicated-job RJOB:REPLICAS:PODS [--replicated-job ...]
                [--restarts N] [--namespace NS] [the options above but --count and --job]
   make_pods.py --write-fixtures DIR     re-creates the fixture set (tests/k8s/fixtures/)
+  --jobs-out FILE (either form) also writes the pods' Job(s) as a JobList, --jobset-out FILE
+  (with --jobset) the JobSet as a JobSetList: objects for fake_api.py --jobs and --jobsets
 
 Prints (or writes to --out) a PodList. Entries of the --*-names lists may be a pod name,
 "<job>-<index>" or the bare index. Names: "<job>-<5 chars>" for a plain Job and
@@ -26,6 +28,11 @@ As a module (stdlib only):
   from make_pods import make_pods, make_jobset_pods, pod_list
   pods = make_pods(3, "trainer", "default", indexed=True)    # list of Pod dicts
   pods = make_jobset_pods("js", [("workers", 2, 2), ("driver", 1, 4)], "default")
+  job = make_job("trainer", "default", completions=3, pods=trainer_pods)  # status from pods
+  jobset = make_jobset("js", [("workers", 2, 2), ("driver", 1, 4)], "default", pods=js_pods)
+  jobs = make_jobset_jobs("js", [("workers", 2, 2), ("driver", 1, 4)], "default", js_pods)
+  job_list(jobs), jobset_list([jobset])    # for fake_api.py --jobs and --jobsets
+The Job and JobSet shapes, and where they come from, are described above make_job().
 """
 import argparse
 import hashlib
@@ -394,6 +401,342 @@ def pod_list(pods, resource_version=None):
             "items": sorted(pods, key=pod_key)}
 
 
+# ---- the Jobs and JobSets the pods above belong to ----
+#
+# Shapes (field order as kube-apiserver writes its Go structs; what each controller writes):
+# - A Job as kube-apiserver 1.32 returns it: batch/v1 defaulting (completionMode, suspend,
+#   backoffLimit 6, manualSelector false, podReplacementPolicy TerminatingOrFailed), the
+#   registry's generated selector and the four controller-uid/job-name template labels, the
+#   template's labels copied to a Job created without labels (SetDefaults_Job), PodSpec and
+#   Container defaults in the template; status as the Job controller (pkg/controller/job)
+#   writes it: active and ready (non-terminal pods without deletionTimestamp), terminating,
+#   succeeded, failed, completedIndexes, startTime, uncountedTerminatedPods {}, and when done
+#   SuccessCriteriaMet + Complete (1.31+: the interim condition first).
+# - A JobSet and its Jobs as kubernetes-sigs/jobset v0.8.2 writes them, commit
+#   bba74dba625a36c5566494ebef90b8c806132672 (2025-07-09; the release whose label set
+#   jobset_keys() above reproduces: v0.9.0 added jobset-uid and the group-* keys): the webhook's
+#   defaults (pkg/webhooks/jobset_webhook.go Default: completionMode Indexed, successPolicy All,
+#   startupPolicy AnyOrder, network.enableDNSHostnames and publishNotReadyAddresses true;
+#   replicas defaults to 1 in the CRD schema), constructJob and labelAndAnnotateObject
+#   (pkg/controllers/jobset_controller.go: the JobSet keys as labels and annotations on the
+#   Job and its pod template, the template's subdomain GetSubdomain(js): network.subdomain,
+#   else the JobSet's name; suspend false; the JobSet as controller owner), and
+#   calculateReplicatedJobStatuses (replicatedJobsStatus; Go map order there, spec order
+#   here). Types: api/jobset/v1alpha2/jobset_types.go at that commit.
+# Pod hostnames are "<job>-<index>" (the Job controller sets them; a template has none), so in
+# a JobSet "<jobset>-<rjob>-<jobindex>-<podindex>".
+JOBSET_COMMIT = "bba74dba625a36c5566494ebef90b8c806132672"  # kubernetes-sigs/jobset v0.8.2
+JOBSET_API = "jobset.x-k8s.io/v1alpha2"
+JOB_LABELS = ("batch.kubernetes.io/controller-uid", "batch.kubernetes.io/job-name",
+              "controller-uid", "job-name")
+
+
+# the merge keys of the lists _fields_v1 meets (the rest are atomic)
+LIST_KEYS = {"containers": ("name",), "env": ("name",), "ports": ("containerPort", "protocol"),
+             "ownerReferences": ("uid",), "replicatedJobs": ("name",),
+             "replicatedJobsStatus": ("name",), "conditions": ("type",)}
+
+
+def _fields_v1(obj, name=None):
+    """A managedFields fieldsV1 set naming every field of obj; the elements of a list with a
+    merge key (LIST_KEYS) as 'k:{"key":value}'."""
+    if isinstance(obj, dict):
+        return {"f:" + k: _fields_v1(v, k) for k, v in obj.items()}
+    keys = LIST_KEYS.get(name)
+    if keys and isinstance(obj, list):
+        return {"k:" + json.dumps({k: x[k] for k in keys}, separators=(",", ":")):
+                dict({".": {}}, **_fields_v1(x)) for x in obj}
+    return {}
+
+
+def _job_template_container(job, image, port, defaulted=True):
+    """The container of a Job's pod template: the pods' container without what admission and
+    the Job controller add to a pod (the service account token mount, JOB_COMPLETION_INDEX);
+    with the API server's Container defaults unless it sits in a JobSet (a custom resource:
+    only the CRD schema's defaults, such as a port's protocol)."""
+    resources = {"cpu": "4", "memory": "16Gi", "nvidia.com/gpu": "1"}
+    c = {"name": CONTAINER, "image": image, "args": ["--job-name=" + job, "--port=%d" % port],
+         "ports": [{"name": "grpc", "containerPort": port, "protocol": "TCP"}],
+         "env": [{"name": "TF_CPP_MIN_LOG_LEVEL", "value": "2"}],
+         "resources": {"limits": dict(resources), "requests": dict(resources)}}
+    if defaulted:
+        c.update({"terminationMessagePath": "/dev/termination-log",
+                  "terminationMessagePolicy": "File", "imagePullPolicy": "IfNotPresent"})
+    return c
+
+
+def _job_pods(pods, job, namespace):
+    return [p for p in pods or () if p["metadata"]["namespace"] == namespace
+            and (p["metadata"].get("labels") or {}).get("job-name") == job]
+
+
+def _index_ranges(indexes):
+    """[0, 1, 2, 5] -> "0-2,5" (the Job controller's completedIndexes: three or more in a row as
+    a range, two as "a,b")."""
+    out, run = [], []
+    for i in sorted(set(indexes)) + [None]:
+        if run and (i is None or i != run[-1] + 1):
+            out.append("%d-%d" % (run[0], run[-1]) if len(run) > 2 else
+                       ",".join(str(r) for r in run))
+            run = []
+        if i is not None:
+            run.append(i)
+    return ",".join(out)
+
+
+def _pod_ready(pod):
+    return any(c["type"] == "Ready" and c["status"] == "True"
+               for c in pod["status"].get("conditions") or ())
+
+
+def _job_status(pods, completions, indexed, backoff_limit, t_start):
+    """A Job's status from its pods, as the Job controller counts them."""
+    finished = ("Succeeded", "Failed")
+    live = [p for p in pods if p["status"]["phase"] not in finished]
+    active = [p for p in live if not p["metadata"].get("deletionTimestamp")]
+    terminating = len(live) - len(active)
+    done = [p for p in pods if p["status"]["phase"] == "Succeeded"]
+    failed = len(pods) - len(live) - len(done)
+    if indexed:
+        indexes = [int(p["metadata"]["annotations"][INDEX_KEY]) for p in done]
+        succeeded = len(set(indexes))
+    else:
+        indexes, succeeded = [], len(done)
+    status = {}
+    conditions, end = [], None
+    if succeeded >= completions:
+        end = max([_pod_finished_at(p) for p in done] + [t_start]) + 1
+        message = "Reached expected number of succeeded pods"
+        conditions = [("SuccessCriteriaMet", "CompletionsReached", message),
+                      ("Complete", "CompletionsReached", message)]
+    elif failed > backoff_limit:
+        end = max([_pod_finished_at(p) for p in pods if p["status"]["phase"] == "Failed"]
+                  + [t_start]) + 1
+        message = "Job has reached the specified backoff limit"
+        conditions = [("FailureTarget", "BackoffLimitExceeded", message),
+                      ("Failed", "BackoffLimitExceeded", message)]
+    if conditions:
+        status["conditions"] = [{"type": kind, "status": "True", "lastProbeTime": _time(end),
+                                 "lastTransitionTime": _time(end), "reason": reason,
+                                 "message": message} for kind, reason, message in conditions]
+    status["startTime"] = _time(t_start)
+    if end is not None and conditions[-1][0] == "Complete":
+        status["completionTime"] = _time(end)
+    if active and end is None:
+        status["active"] = len(active)
+    if succeeded:
+        status["succeeded"] = succeeded
+    if failed:
+        status["failed"] = failed
+    status["terminating"] = terminating
+    if indexes:
+        status["completedIndexes"] = _index_ranges(indexes)
+    status["uncountedTerminatedPods"] = {}
+    status["ready"] = 0 if end is not None else sum(1 for p in active if _pod_ready(p))
+    return status
+
+
+def _pod_finished_at(pod):
+    """Seconds after BASE_TIME at which a finished pod's container ended."""
+    for st in pod["status"].get("containerStatuses") or ():
+        ended = (st.get("state") or {}).get("terminated", {}).get("finishedAt")
+        if ended:
+            t = datetime.strptime(ended, "%Y-%m-%dT%H:%M:%SZ").replace(tzinfo=timezone.utc)
+            return int((t - BASE_TIME).total_seconds())
+    return 0
+
+
+def make_job(job, namespace="default", completions=1, parallelism=None, indexed=True,
+             pods=None, image=IMAGE, port=2222, backoff_limit=6, _jobset=None):
+    """The Job `job` as GET /apis/batch/v1/namespaces/NS/jobs/NAME returns it (with kind and
+    apiVersion), matching the pods make_pods() makes for it: the same uid (their
+    ownerReference), template labels and container, subdomain "<job>" when indexed. Its
+    status is counted from `pods` (any pod list: those labelled job-name=<job> in the
+    namespace are its own); pods=None counts `parallelism` Running, Ready pods of make_pods()."""
+    parallelism = completions if parallelism is None else parallelism
+    if pods is None:
+        pods = make_pods(parallelism, job, namespace, indexed=indexed, image=image, port=port)
+    uid = _uid(namespace, "job", job)
+    t0 = -2  # created two seconds before its first pod
+    js = _jobset
+    job_labels = {"batch.kubernetes.io/controller-uid": uid, "batch.kubernetes.io/job-name": job,
+                  "controller-uid": uid, "job-name": job}
+    template_labels = dict(job_labels, **(jobset_keys(js) if js else {}))
+    template_meta = {"creationTimestamp": None, "labels": dict(sorted(template_labels.items()))}
+    if js:
+        template_meta["annotations"] = dict(sorted(jobset_keys(js).items()))
+    pod_spec = {"containers": [_job_template_container(job, image, port)],
+                "restartPolicy": "Never", "terminationGracePeriodSeconds": 30,
+                "dnsPolicy": "ClusterFirst", "securityContext": {}}
+    if indexed:
+        pod_spec["subdomain"] = js["subdomain"] if js else job
+    pod_spec["schedulerName"] = "default-scheduler"
+    spec = {"parallelism": parallelism, "completions": completions,
+            "backoffLimit": backoff_limit,
+            "selector": {"matchLabels": {"batch.kubernetes.io/controller-uid": uid}},
+            "manualSelector": False,
+            "template": {"metadata": template_meta, "spec": pod_spec},
+            "completionMode": "Indexed" if indexed else "NonIndexed", "suspend": False,
+            "podReplacementPolicy": "TerminatingOrFailed"}
+    status = _job_status(_job_pods(pods, job, namespace), completions, indexed, backoff_limit,
+                         t0)
+    meta = {"name": job, "namespace": namespace, "uid": uid,
+            "resourceVersion": _resource_version(uid, "job", dumps_status(status)),
+            "generation": 1, "creationTimestamp": _time(t0)}
+    if js:  # the JobSet's keys, and the JobSet as its controller
+        meta["labels"] = dict(sorted(jobset_keys(js).items()))
+        meta["annotations"] = dict(sorted(jobset_keys(js).items()))
+        meta["ownerReferences"] = [{"apiVersion": JOBSET_API, "kind": "JobSet",
+                                    "name": js["name"], "uid": js["uid"], "controller": True,
+                                    "blockOwnerDeletion": True}]
+    else:  # created without labels: SetDefaults_Job copies the template's
+        meta["labels"] = dict(sorted(job_labels.items()))
+    creator = {"apiVersion": "batch/v1", "spec": {k: spec[k] for k in
+                                                 ("parallelism", "completions", "template")}}
+    if indexed:
+        creator["spec"]["completionMode"] = "Indexed"
+    if js:
+        creator["metadata"] = {"labels": meta["labels"], "annotations": meta["annotations"],
+                               "ownerReferences": meta["ownerReferences"]}
+        creator["spec"]["suspend"] = False
+    meta["managedFields"] = [
+        {"manager": "manager" if js else "kubectl-create", "operation": "Update",
+         "apiVersion": "batch/v1", "time": _time(t0), "fieldsType": "FieldsV1",
+         "fieldsV1": _fields_v1({k: v for k, v in creator.items() if k != "apiVersion"})},
+        {"manager": "kube-controller-manager", "operation": "Update", "apiVersion": "batch/v1",
+         "time": _time(t0 + 15), "fieldsType": "FieldsV1",
+         "fieldsV1": _fields_v1({"status": status}), "subresource": "status"}]
+    return {"kind": "Job", "apiVersion": "batch/v1", "metadata": meta, "spec": spec,
+            "status": status}
+
+
+def dumps_status(status):
+    return json.dumps(status, sort_keys=True)
+
+
+def _jobset_facts(name, namespace, replicated_jobs, restarts, subdomain):
+    """Per Job of the JobSet, in spec order: (rjob, job index, Job name, pods per Job, the facts
+    jobset_keys() and make_job() read)."""
+    total = sum(replicas for _, replicas, _ in replicated_jobs)
+    out, global_index = [], 0
+    for rjob, replicas, parallelism in replicated_jobs:
+        for job_index in range(replicas):
+            job = "%s-%s-%d" % (name, rjob, job_index)
+            out.append((rjob, job_index, job, parallelism, {
+                "name": name, "rjob": rjob, "job_index": job_index, "restarts": restarts,
+                "global_index": global_index, "rjob_replicas": replicas,
+                "global_replicas": total, "namespaced_job": namespace + "/" + job,
+                "uid": _uid(namespace, "jobset", name), "subdomain": subdomain or name}))
+            global_index += 1
+    return out
+
+
+def make_jobset_jobs(name, replicated_jobs, namespace="default", pods=None, restarts=0,
+                     image=IMAGE, port=2222, subdomain=None):
+    """The Jobs of JobSet `name` (replicated_jobs as for make_jobset_pods), in the JobSet's
+    order, as GET returns each; their statuses counted from `pods` (None: every Job's pods
+    Running and Ready, as make_jobset_pods makes them). subdomain: the JobSet's
+    network.subdomain (make_jobset_pods's pods always have the JobSet's name)."""
+    if pods is None:
+        pods = make_jobset_pods(name, replicated_jobs, namespace, restarts=restarts,
+                                image=image, port=port)
+    return [make_job(job, namespace, completions=n, parallelism=n, indexed=True, pods=pods,
+                     image=image, port=port, _jobset=js)
+            for _, _, job, n, js in _jobset_facts(name, namespace, replicated_jobs, restarts,
+                                                  subdomain)]
+
+
+def make_jobset(name, replicated_jobs, namespace="default", pods=None, restarts=0,
+                image=IMAGE, port=2222, subdomain=None):
+    """JobSet `name` as GET /apis/jobset.x-k8s.io/v1alpha2/namespaces/NS/jobsets/NAME returns
+    it: replicated_jobs [(rjob, replicas, pods per Job)] as for make_jobset_pods, each a
+    template of an Indexed Job with completions = parallelism = pods per Job; the webhook's
+    defaults; status.replicatedJobsStatus counted from its Jobs (make_jobset_jobs with the same
+    pods), and Completed when every Job is. subdomain: spec.network.subdomain (unset: the
+    JobSet's name, which make_jobset_pods's pods use)."""
+    jobs = make_jobset_jobs(name, replicated_jobs, namespace, pods, restarts, image, port,
+                            subdomain)
+    rjobs = []
+    for rjob, replicas, parallelism in replicated_jobs:
+        container = _job_template_container("%s-%s-0" % (name, rjob), image, port,
+                                            defaulted=False)
+        rjobs.append({"name": rjob, "replicas": replicas, "template": {
+            "metadata": {}, "spec": {
+                "parallelism": parallelism, "completions": parallelism,
+                "completionMode": "Indexed",
+                "template": {"metadata": {}, "spec": {"containers": [container],
+                                                      "restartPolicy": "Never"}}}}})
+    network = {"enableDNSHostnames": True}
+    if subdomain:
+        network["subdomain"] = subdomain
+    network["publishNotReadyAddresses"] = True
+    spec = {"replicatedJobs": rjobs, "network": network, "successPolicy": {"operator": "All"},
+            "startupPolicy": {"startupPolicyOrder": "AnyOrder"}}
+    counts = {rjob: dict(ready=0, succeeded=0, failed=0, active=0, suspended=0)
+              for rjob, _, _ in replicated_jobs}
+    for job in jobs:
+        c = counts[job["metadata"]["labels"][JOBSET + "replicatedjob-name"]]
+        st, want = job["status"], min(job["spec"]["parallelism"], job["spec"]["completions"])
+        ended = {x["type"] for x in st.get("conditions") or () if x["status"] == "True"}
+        if "Complete" in ended:
+            c["succeeded"] += 1
+        elif "Failed" in ended:
+            c["failed"] += 1
+        else:
+            c["ready"] += (st.get("succeeded", 0) + st.get("ready", 0)) >= want
+            c["active"] += st.get("active", 0) > 0
+    status = {}
+    uid = _uid(namespace, "jobset", name)
+    t0 = -3  # created before its Jobs
+    if all(c["succeeded"] == replicas for (rjob, replicas, _), c in
+           zip(replicated_jobs, counts.values())):
+        status["conditions"] = [{"type": "Completed", "status": "True",
+                                 "lastTransitionTime": max(
+                                     j["status"]["completionTime"] for j in jobs),
+                                 "reason": "AllJobsCompleted",
+                                 "message": "jobset completed successfully"}]
+    if restarts:
+        status["restarts"] = restarts
+    if "conditions" in status:
+        status["terminalState"] = "Completed"
+    status["replicatedJobsStatus"] = [dict({"name": rjob}, **counts[rjob])
+                                      for rjob, _, _ in replicated_jobs]
+    meta = {"creationTimestamp": _time(t0), "generation": 1,
+            "managedFields": [
+                {"apiVersion": JOBSET_API, "fieldsType": "FieldsV1",
+                 "fieldsV1": _fields_v1({"spec": {"replicatedJobs": rjobs}}),
+                 "manager": "kubectl-create", "operation": "Update", "time": _time(t0)},
+                {"apiVersion": JOBSET_API, "fieldsType": "FieldsV1",
+                 "fieldsV1": _fields_v1({"status": status}), "manager": "manager",
+                 "operation": "Update", "subresource": "status", "time": _time(t0 + 16)}],
+            "name": name, "namespace": namespace,
+            "resourceVersion": _resource_version(uid, "jobset", dumps_status(status)),
+            "uid": uid}
+    return {"apiVersion": JOBSET_API, "kind": "JobSet", "metadata": meta, "spec": spec,
+            "status": status}
+
+
+def job_list(jobs, resource_version=None):
+    """A JobList as kube-apiserver lists Jobs: sorted by "<namespace>/<name>", items without
+    kind and apiVersion."""
+    items = [{k: v for k, v in j.items() if k not in ("kind", "apiVersion")}
+             for j in sorted(jobs, key=pod_key)]
+    if resource_version is None:
+        resource_version = max([int(j["metadata"]["resourceVersion"]) for j in jobs] + [0]) + 1
+    return {"kind": "JobList", "apiVersion": "batch/v1",
+            "metadata": {"resourceVersion": str(resource_version)}, "items": items}
+
+
+def jobset_list(jobsets, resource_version=None):
+    """A JobSetList as apiextensions-apiserver lists JobSets (items whole, sorted by key)."""
+    if resource_version is None:
+        resource_version = max([int(j["metadata"]["resourceVersion"]) for j in jobsets]
+                               + [0]) + 1
+    return {"apiVersion": JOBSET_API, "items": sorted(jobsets, key=pod_key),
+            "kind": "JobSetList",
+            "metadata": {"continue": "", "resourceVersion": str(resource_version)}}
+
+
 # ---- the checked-in fixture set ----
 
 def small_fixture():
@@ -482,6 +825,9 @@ def main(argv=None):
     ap.add_argument("--out")
     ap.add_argument("--compact", action="store_true", help="no indentation (for big lists)")
     ap.add_argument("--write-fixtures", metavar="DIR")
+    ap.add_argument("--jobs-out", metavar="FILE", help="also write the Job(s) as a JobList")
+    ap.add_argument("--jobset-out", metavar="FILE", help="(--jobset) also write the JobSet "
+                    "as a JobSetList")
     a = ap.parse_args(argv)
     if a.write_fixtures:
         write_fixtures(a.write_fixtures)
@@ -495,11 +841,23 @@ def main(argv=None):
         if not rjobs:
             ap.error("--jobset needs --replicated-job RJOB:REPLICAS:PODS")
         pods = make_jobset_pods(a.jobset, rjobs, a.namespace, restarts=a.restarts, **common)
+        if a.jobs_out:
+            dump(job_list(make_jobset_jobs(a.jobset, rjobs, a.namespace, pods, a.restarts)),
+                 a.jobs_out, a.compact)
+        if a.jobset_out:
+            dump(jobset_list([make_jobset(a.jobset, rjobs, a.namespace, pods, a.restarts)]),
+                 a.jobset_out, a.compact)
     elif a.count is None or not a.job:
         ap.error("--count and --job are required (or --jobset, or --write-fixtures DIR)")
     else:
         pods = make_pods(a.count, a.job, a.namespace, indexed=a.indexed,
                          first_index=a.first_index, **common)
+        if a.jobs_out:  # completions: every index the pods cover
+            completions = a.first_index + a.count if a.indexed else a.count
+            dump(job_list([make_job(a.job, a.namespace, completions, a.count, a.indexed,
+                                    pods)]), a.jobs_out, a.compact)
+    if a.jobset_out and not a.jobset:
+        ap.error("--jobset-out goes with --jobset")
     dump(pod_list(pods), a.out, a.compact)
     return 0
 
