@@ -1,8 +1,8 @@
 #!/usr/bin/env python3
 """Fake JSON API server for the integration tests: static routes, a Kubernetes pod API that
-pages like the real one, bearer-token, basic and client-certificate auth, and injectable
-faults. Standard library only; runs under the pyenv `python3` and Debian's `/usr/bin/python3`.
-Binds 127.0.0.1 only, port 0.
+pages like the real one (and Jobs and JobSets alike), bearer-token, basic and
+client-certificate auth, RBAC-style denials, and injectable faults. Standard library only;
+runs under the pyenv `python3` and Debian's `/usr/bin/python3`. Binds 127.0.0.1 only, port 0.
 
 usage: fake_api.py --port-file F [options]
   --port-file F          write the chosen port to F (atomically) once listening [required]
@@ -19,6 +19,16 @@ usage: fake_api.py --port-file F [options]
                          authentication required: none of them -> 401 Status
   --forbid-token TOKEN   this token authenticates but is not authorized -> 403 Status with an
                          RBAC-style message ("pods is forbidden: User ... cannot list ...")
+  --forbid RESOURCE:VERB repeatable; an authenticated request for that verb on that resource
+                         (any credential, or none when no auth option is given) -> 403 Status
+                         as kube-apiserver's RBAC denial words it, for the user --forbid-token
+                         names: 'jobs.batch "trainer" is forbidden: User "system:serviceaccount:
+                         default:default" cannot get resource "jobs" in API group "batch" in
+                         the namespace "default"', reason Forbidden, details {name, group,
+                         kind}. RESOURCE is the plural ("jobs", "jobsets", "pods") or qualified
+                         by its group ("jobs.batch"); VERB one of get, list, watch (a list with
+                         ?watch=true), create, update, patch, delete, deletecollection, or *.
+                         e.g. --forbid jobs:get --forbid pods:list. Discovery is never denied
   --require-header 'Name: value'   repeatable; missing or different -> 400 Status
   --routes ROUTES.json   {"[METHOD ]/path[?query]": BODY | {"status": N, "body": BODY,
                          "headers": {...}}}; a key ending in * is a prefix route. A string BODY
@@ -28,10 +38,31 @@ usage: fake_api.py --port-file F [options]
                          and continue (see PodStore), /api/v1/namespaces/NS/pods/NAME (the
                          Pod by its metadata.name, else a 404 Status; never by hostname),
                          and the discovery documents kubectl reads first: GET /version, /api
-                         (APIVersions), /apis (APIGroupList, no groups), /api/v1
+                         (APIVersions), /apis (APIGroupList: no groups without --jobs or
+                         --jobsets), /api/v1
                          (APIResourceList: pods); /api and /apis answer the aggregated
                          APIGroupDiscoveryList when Accept asks for a version the server's
                          release serves (apidiscovery v2beta1 from 1.27, v2 from 1.30)
+  --jobs JOBS.json       a JSON list of Jobs or a JobList: serves GET /apis/batch/v1/jobs and
+                         /apis/batch/v1/namespaces/NS/jobs (a JobList; labelSelector,
+                         fieldSelector metadata.name, metadata.namespace, status.successful,
+                         limit and continue, paged as pods are), and .../namespaces/NS/jobs/NAME
+                         (the Job, else 404 'jobs.batch "NAME" not found', reason NotFound,
+                         details {name, group "batch", kind "jobs"}). Each object is served as
+                         given: a GET adds kind and apiVersion in front, list items go without
+                         them (as kube-apiserver's); metadata.namespace defaults to "default"
+                         only when absent. Discovery (as for --pods, which is then optional)
+                         adds the group batch (v1: jobs and jobs/status) to /apis, both legacy
+                         and aggregated, and serves /apis/batch and /apis/batch/v1
+  --jobsets JOBSETS.json a JSON list of JobSets or a JobSetList: the custom resource of
+                         kubernetes-sigs/jobset as apiextensions-apiserver serves it, at
+                         /apis/jobset.x-k8s.io/v1alpha2[/namespaces/NS]/jobsets[/NAME] (paged
+                         as above; fieldSelector metadata.name and metadata.namespace; 404
+                         'jobsets.jobset.x-k8s.io "NAME" not found'); every object and list
+                         whole (kind and apiVersion added when missing) with its keys sorted,
+                         a list's metadata with "continue" even when empty. Discovery adds the
+                         group jobset.x-k8s.io (v1alpha2: jobsets and jobsets/status, the CRD
+                         discovery controller's verbs and storageVersionHash)
   --server-version vX.Y.Z   the release /version reports and discovery follows (v1.32.4)
   --pods-resource-version-expire N
                          a continue token whose list began more than N list pages ago (pages
@@ -47,11 +78,15 @@ usage: fake_api.py --port-file F [options]
                          verified client certificate's subject as "CN=jane,O=ml-team", in the
                          certificate's order, or null)
   --log-secrets          log the Authorization value as sent (default "<scheme> <redacted>")
+  --log-bytes            each log line also has "bytes": how many bytes of response body the
+                         server sends (after gzip when gzipped; chunk framing not counted; 0
+                         for HEAD, drop and hang, n for a truncate fault, the size of an
+                         oversize one); written, like the line, before the body is sent
   --chunked              send bodies over 2 KiB with Transfer-Encoding: chunked (Go's habit)
   --gzip                 gzip bodies over 128 KiB when the client accepts gzip (kube-apiserver)
   --max-seconds N        exit by itself after N seconds (default 600)
-Order of checks per request: fault, auth (401/403; discovery is never 403), required
-headers (400), routes, discovery, pods, 404.
+Order of checks per request: fault, auth (401, then 403 for --forbid-token and --forbid;
+discovery is never 403), required headers (400), routes, discovery, pods, jobs, jobsets, 404.
 Unknown paths get a 404 Status. SIGTERM/SIGINT stop the server with exit status 0.
 
 Faults: [{"path": "/api/v1/", "query": "continue=", "method": "GET", "times": 1, ACTION...}]
@@ -70,7 +105,8 @@ Faults: [{"path": "/api/v1/", "query": "continue=", "method": "GET", "times": 1,
     {"drip": bytes_per_second}     send the normal response slowly
     {"drop": true}                 close the connection without a response ("reset": RST)
     {"hang": true}                 never answer; return when the client goes away
-    {"continue_forever": true}     pod lists always carry a continue token to the same page
+    {"continue_forever": true}     pod lists (and Job, JobSet lists) always carry a continue
+                                   token to the same page
                                    (tests/gcp/fake_gcp.py: Google lists a nextPageToken)
 Subclass servers (tests/gcp/fake_gcp.py) reuse parse_args(extend=), build_server(handler=),
 serve() and Handler._route/_fault_reply.
@@ -80,6 +116,7 @@ import base64
 import binascii
 import bisect
 import gzip
+import hashlib
 import json
 import os
 import re
@@ -300,26 +337,133 @@ POD_FIELDS = {
 }
 
 
-def parse_field_selector(text):
-    """"a=b,c!=d" -> [(field, op, value)]; only the fields in POD_FIELDS."""
+# the fields of every object (generic.ObjectMetaFieldsSet), all a custom resource has unless
+# its CRD declares selectableFields (JobSet's does not)
+META_FIELDS = {
+    "metadata.name": lambda o: _get(o, "metadata", "name"),
+    "metadata.namespace": lambda o: _get(o, "metadata", "namespace"),
+}
+# Jobs add status.successful (pkg/registry/batch/job/strategy.go JobToSelectableFields)
+JOB_FIELDS = dict(META_FIELDS, **{
+    "status.successful": lambda j: str(_get(j, "status", "succeeded") or 0),
+})
+
+
+def parse_field_selector(text, fields=POD_FIELDS):
+    """"a=b,c!=d" -> [(field, op, value)]; only the fields in `fields` (POD_FIELDS)."""
     reqs = []
     for term in filter(None, (text or "").split(",")):
         m = re.fullmatch(r"\s*([^=!\s]+)\s*(==|=|!=)\s*(.*?)\s*", term)
         if not m:
             raise SelectorError("invalid selector: '%s'; can't understand '%s'" % (text, term))
         field, op, value = m.groups()
-        if field not in POD_FIELDS:
+        if field not in fields:
             raise SelectorError('field label not supported: %s' % field)
         reqs.append((field, "!=" if op == "!=" else "=", value))
     return reqs
 
 
-def fields_match(reqs, pod):
+def fields_match(reqs, pod, fields=POD_FIELDS):
     for field, op, value in reqs:
-        actual = POD_FIELDS[field](pod) or ""
+        actual = fields[field](pod) or ""
         if (actual == value) != (op == "="):
             return False
     return True
+
+
+# ---------------------------------------------------------------- resources
+
+BUILTIN_VERBS = ["create", "delete", "deletecollection", "get", "list", "patch", "update", "watch"]
+# apiextensions-apiserver's own order (customresource_discovery_controller.go)
+CRD_VERBS = ["delete", "deletecollection", "get", "list", "patch", "create", "update", "watch"]
+
+
+def dumps_sorted(obj):
+    """Compact JSON with sorted keys: how apiextensions-apiserver writes a custom resource (an
+    unstructured object, a Go map, which encoding/json writes in key order)."""
+    return json.dumps(obj, separators=(",", ":"), sort_keys=True)
+
+
+class Resource:
+    """One resource the fake serves: its group, version and names, the fields a list may
+    select on, and whether it is built in (kube-apiserver: list items carry no kind and
+    apiVersion) or a custom resource (apiextensions-apiserver: every object carries both, keys
+    sorted, lists too). Discovery documents and error messages are derived from it."""
+
+    def __init__(self, group, version, plural, singular, kind, fields, builtin=True,
+                 short_names=(), categories=()):
+        self.group, self.version, self.plural, self.singular = group, version, plural, singular
+        self.kind, self.list_kind, self.fields, self.builtin = kind, kind + "List", fields, builtin
+        self.short_names, self.categories = list(short_names), list(categories)
+        self.group_version = group + "/" + version if group else version
+        self.qualified = plural + "." + group if group else plural  # schema.GroupResource
+        self.prefix = "/apis/" + self.group_version if group else "/api/" + version
+        self.path = re.compile(re.escape(self.prefix) + r"/(?:namespaces/([^/]+)/)?" +
+                               re.escape(plural) + r"(?:/([^/]+))?")
+        # discovery.StorageVersionHash: the first 8 bytes of sha256("group/version/kind")
+        self.storage_hash = base64.b64encode(hashlib.sha256(
+            ("%s/%s/%s" % (group, version, kind)).encode()).digest()[:8]).decode()
+
+    def details(self, name=None):
+        """A Status's details (metav1.StatusDetails: name, group, kind; empty ones left out)."""
+        out = {"name": name} if name else {}
+        if self.group:
+            out["group"] = self.group
+        out["kind"] = self.plural
+        return out
+
+    def item(self, obj):
+        """An object as the store keeps it: a built-in one without kind and apiVersion (as list
+        items are), a custom one with both (added when missing)."""
+        rest = {k: v for k, v in obj.items() if k not in ("kind", "apiVersion")}
+        if self.builtin:
+            return rest
+        return dict({"apiVersion": obj.get("apiVersion") or self.group_version,
+                     "kind": obj.get("kind") or self.kind}, **rest)
+
+    def encode(self, item):
+        return (dumps(item) if self.builtin else dumps_sorted(item)).encode()
+
+    def verbs(self):
+        return list(BUILTIN_VERBS if self.builtin else CRD_VERBS)
+
+    def legacy_entries(self):
+        """Its entries in GET <prefix> (APIResourceList): the resource, then its status."""
+        entry = {"name": self.plural, "singularName": self.singular, "namespaced": True,
+                 "kind": self.kind, "verbs": self.verbs()}
+        if self.short_names:
+            entry["shortNames"] = list(self.short_names)
+        if self.categories:
+            entry["categories"] = list(self.categories)
+        entry["storageVersionHash"] = self.storage_hash
+        status = {"name": self.plural + "/status", "singularName": "", "namespaced": True,
+                  "kind": self.kind, "verbs": ["get", "patch", "update"]}
+        return [entry, status]
+
+    def aggregated_entry(self):
+        """Its entry in an aggregated APIGroupDiscoveryList (apidiscovery v2beta1 and v2):
+        built-in kinds name no group or version (kube-apiserver's aggregated_v2.json), custom
+        ones name both (the CRD discovery controller)."""
+        kind = {"group": "", "version": "", "kind": self.kind} if self.builtin else \
+            {"group": self.group, "version": self.version, "kind": self.kind}
+        entry = {"resource": self.plural, "responseKind": kind, "scope": "Namespaced",
+                 "singularResource": self.singular, "verbs": self.verbs()}
+        if self.short_names:
+            entry["shortNames"] = list(self.short_names)
+        if self.categories:
+            entry["categories"] = list(self.categories)
+        entry["subresources"] = [{"subresource": "status", "responseKind": dict(kind),
+                                  "verbs": ["get", "patch", "update"]}]
+        return entry
+
+
+POD = Resource("", "v1", "pods", "pod", "Pod", POD_FIELDS, short_names=["po"],
+               categories=["all"])
+JOB = Resource("batch", "v1", "jobs", "job", "Job", JOB_FIELDS, categories=["all"])
+# the JobSet CRD (kubernetes-sigs/jobset config/components/crd/bases/
+# jobset.x-k8s.io_jobsets.yaml): namespaced, no shortNames or categories, a status subresource
+JOBSET = Resource("jobset.x-k8s.io", "v1alpha2", "jobsets", "jobset", "JobSet", META_FIELDS,
+                  builtin=False)
 
 
 # ---------------------------------------------------------------- pods
@@ -368,20 +512,43 @@ def _load_pods(path):
     return items, int(list_rv or 0)
 
 
+def _load_objects(path, resource):
+    """(objects, list resourceVersion) from a JSON list of objects or a list object (a JobList,
+    a JobSetList): each needs metadata.name; metadata.namespace defaults to "default" when
+    absent (the object is otherwise kept as given)."""
+    with open(path) as f:
+        data = json.load(f)
+    items = data.get("items") if isinstance(data, dict) else data
+    if not isinstance(items, list):
+        raise ValueError("%s: want a list of %ss or a %s" % (path, resource.kind,
+                                                          resource.list_kind))
+    out = []
+    for n, obj in enumerate(items):
+        if not (isinstance(obj, dict) and _get(obj, "metadata", "name")):
+            raise ValueError("%s: %s #%d has no metadata.name" % (path, resource.kind, n))
+        if not _get(obj, "metadata", "namespace"):
+            obj = dict(obj, metadata=dict(obj["metadata"], namespace="default"))
+        out.append(obj)
+    list_rv = _get(data, "metadata", "resourceVersion") if isinstance(data, dict) else None
+    return out, int(list_rv or 0)
+
+
 class PodStore:
     """Pods kept in etcd key order ("<namespace>/<name>"), listed in pages the way
     kube-apiserver's etcd3 storage does: a page is full (limit matching items) before it gets
     a continue token, and it gets one when any key (matching or not) follows its last item, so
     a filtered list may end with an empty page. Every list page served counts as one write to
     the cluster (the resourceVersion moves on), which is what --pods-resource-version-expire
-    measures a token's age in."""
+    measures a token's age in. With resource=JOB or JOBSET it keeps and pages Jobs or JobSets
+    the same way (each store counts its own pages)."""
 
-    def __init__(self, pods, list_rv=0, expire_pages=None):
+    def __init__(self, pods, list_rv=0, expire_pages=None, resource=None):
+        self.resource = resource = resource or POD
         rows = []
         for pod in pods:
-            pod = {k: v for k, v in pod.items() if k not in ("kind", "apiVersion")}
+            pod = resource.item(pod)
             meta = pod["metadata"]
-            rows.append((meta["namespace"] + "/" + meta["name"], pod, dumps(pod).encode()))
+            rows.append((meta["namespace"] + "/" + meta["name"], pod, resource.encode(pod)))
         rows.sort(key=lambda r: r[0])
         self.keys = [r[0] for r in rows]
         self.pods = [r[1] for r in rows]
@@ -419,9 +586,10 @@ class PodStore:
         return rv, prefix + start
 
     def list(self, namespace, query, forever=False):
-        """A PodList Reply for GET /api/v1[/namespaces/NS]/pods."""
+        """A PodList Reply for GET /api/v1[/namespaces/NS]/pods (a JobList, a JobSetList)."""
+        table = self.resource.fields
         labels = parse_label_selector(_param(query, "labelSelector"))
-        fields = parse_field_selector(_param(query, "fieldSelector"))
+        fields = parse_field_selector(_param(query, "fieldSelector"), table)
         limit = _int_param(query, "limit")
         lo, hi, prefix = self._scope(namespace)
         rv, start_key = self._snapshot(_param(query, "continue"), prefix)
@@ -429,7 +597,7 @@ class PodStore:
         picked, i = [], first
         while i < hi and not (limit and len(picked) >= limit):
             if labels_match(labels, _get(self.pods[i], "metadata", "labels") or {}) \
-                    and fields_match(fields, self.pods[i]):
+                    and fields_match(fields, self.pods[i], table):
                 picked.append(i)
             i += 1
         meta = {"resourceVersion": str(rv)}
@@ -444,17 +612,30 @@ class PodStore:
         return self._page(meta, picked)
 
     def _page(self, meta, picked):
-        head = '{"kind":"PodList","apiVersion":"v1","metadata":%s,"items":[' % dumps(meta)
-        body = b"".join([head.encode(), b",".join(self.encoded[i] for i in picked), b"]}"])
+        res = self.resource
+        items = b",".join(self.encoded[i] for i in picked)
+        if not res.builtin:  # an UnstructuredList: keys sorted, "continue" always there
+            meta = dict({"continue": ""}, **meta)
+            head = '{"apiVersion":"%s","items":[' % res.group_version
+            tail = '],"kind":"%s","metadata":%s}' % (res.list_kind, dumps_sorted(meta))
+            return Reply(200, b"".join([head.encode(), items, tail.encode()]))
+        head = '{"kind":"%s","apiVersion":"%s","metadata":%s,"items":[' % (
+            res.list_kind, res.group_version, dumps(meta))
+        body = b"".join([head.encode(), items, b"]}"])
         return Reply(200, body)
 
     def get(self, namespace, name):
+        res = self.resource
         key = namespace + "/" + name
         i = bisect.bisect_left(self.keys, key)
         if i == len(self.keys) or self.keys[i] != key:
-            return status_reply(404, 'pods "%s" not found' % name,
-                                details={"name": name, "kind": "pods"})
-        return Reply.of(200, dict({"kind": "Pod", "apiVersion": "v1"}, **self.pods[i]))
+            return status_reply(404, '%s "%s" not found' % (res.qualified, name),
+                                details=res.details(name))
+        if not res.builtin:  # kept whole, kind and apiVersion included
+            return Reply(200, self.encoded[i])
+        head = '{"kind":"%s","apiVersion":"%s"' % (res.kind, res.group_version)
+        body = self.encoded[i]
+        return Reply(200, head.encode() + (b"," + body[1:] if body != b"{}" else b"}"))
 
 
 def _param(query, name):
@@ -472,12 +653,13 @@ def _int_param(query, name):
         raise ReplyError(status_reply(400, 'invalid value for "%s": %s' % (name, text)))
 
 
-POD_PATH = re.compile(r"/api/v1/(?:namespaces/([^/]+)/)?pods(?:/([^/]+))?")
+POD_PATH = POD.path
 
 
 def pods_reply(store, method, path, query, forever):
-    """The pod endpoints, or None when the path is not one of them."""
-    m = POD_PATH.fullmatch(path)
+    """The pod endpoints (the store's resource's: Jobs, JobSets), or None when the path is not
+    one of them."""
+    m = store.resource.path.fullmatch(path)
     if not m:
         return None
     namespace, name = m.groups()
@@ -485,7 +667,7 @@ def pods_reply(store, method, path, query, forever):
         return None
     if method != "GET":
         return status_reply(405, "the server does not allow this method on the requested "
-                                 "resource", details={"kind": "pods"})
+                                 "resource", details=store.resource.details())
     if name is not None:
         return store.get(namespace, name)
     try:
@@ -500,8 +682,11 @@ def pods_reply(store, method, path, query, forever):
 # GET /version (Google's kubectl dispatcher picks the kubectl.1.NN build matching the server's
 # minor version from it), then /api and /apis, then /api/v1 when discovery is not aggregated.
 # The documents follow kube-apiserver's own fixtures (kubernetes/kubernetes api/discovery/:
-# api.json, api__v1.json, apis.json, aggregated_v2.json); the fake serves only pods, so pods is
-# the only resource it advertises (a real server lists every group and resource it has).
+# api.json, api__v1.json, apis.json, apis__batch.json, apis__batch__v1.json,
+# aggregated_v2.json); the fake advertises only what it serves: pods with --pods, the group
+# batch (jobs) with --jobs, jobset.x-k8s.io (jobsets, as the CRD discovery controller of
+# apiextensions-apiserver lists a custom resource) with --jobsets. A real server lists every
+# group and resource it has. Without aggregated discovery kubectl also asks /apis/GROUP/VERSION.
 DISCOVERY_PATHS = ("/version", "/api", "/apis", "/api/v1")
 AGGREGATED = "APIGroupDiscoveryList"
 POD_VERBS = ["create", "delete", "deletecollection", "get", "list", "patch", "update", "watch"]
@@ -554,9 +739,66 @@ def _pod_resource_aggregated():
                               "verbs": ["get", "patch", "update"]}]}
 
 
-def discovery_reply(server_version, method, path, headers, host):
-    """GET /version, /api, /apis, /api/v1 as kube-apiserver answers them; None for other paths."""
-    if path not in DISCOVERY_PATHS:
+def discovery_paths(served):
+    """The discovery documents of the served resources: /version, /api, /apis, /api/v1, and
+    /apis/GROUP and /apis/GROUP/VERSION of each served group."""
+    paths = list(DISCOVERY_PATHS)
+    for res in served:
+        if res.group:
+            paths += ["/apis/" + res.group, res.prefix]
+    return paths
+
+
+def _groups(served):
+    """The served API groups, built-in ones first (as /apis lists them): [(group, version,
+    [resources])]."""
+    out = []
+    for res in sorted((r for r in served if r.group), key=lambda r: not r.builtin):
+        if out and out[-1][0] == res.group:
+            out[-1][2].append(res)
+        else:
+            out.append((res.group, res.version, [res]))
+    return out
+
+
+def _group_version(group, version):
+    return {"groupVersion": group + "/" + version, "version": version}
+
+
+def _legacy_group(group, version):
+    """An APIGroup (apis__batch.json's shape) without its kind and apiVersion."""
+    return {"name": group, "versions": [_group_version(group, version)],
+            "preferredVersion": _group_version(group, version)}
+
+
+def group_discovery_reply(served, path):
+    """GET /apis/GROUP (APIGroup) and /apis/GROUP/VERSION (APIResourceList) of a served group;
+    None for other paths."""
+    for group, version, resources in _groups(served):
+        if path == "/apis/" + group:
+            return Reply.of(200, dict({"kind": "APIGroup", "apiVersion": "v1"},
+                                      **_legacy_group(group, version)))
+        if path == "/apis/%s/%s" % (group, version):
+            entries = [e for res in resources for e in res.legacy_entries()]
+            return Reply.of(200, {"kind": "APIResourceList", "apiVersion": "v1",
+                                  "groupVersion": group + "/" + version, "resources": entries})
+    return None
+
+
+def _aggregated_groups(served):
+    """The served groups as items of an aggregated /apis (aggregated_v2.json's shape)."""
+    return [{"metadata": {"name": group, "creationTimestamp": None},
+             "versions": [{"version": version, "freshness": "Current",
+                           "resources": [r.aggregated_entry() for r in resources]}]}
+            for group, version, resources in _groups(served)]
+
+
+def discovery_reply(server_version, method, path, headers, host, served=None):
+    """GET /version, /api, /apis, /api/v1 (and the served groups' /apis/GROUP[/VERSION]) as
+    kube-apiserver answers them; None for other paths. served: the Resources served (pods
+    only when not given)."""
+    served = (POD,) if served is None else tuple(served)
+    if path not in discovery_paths(served):
         return None
     if method not in ("GET", "HEAD"):
         return status_reply(405, "the server does not allow this method on the requested "
@@ -567,15 +809,18 @@ def discovery_reply(server_version, method, path, headers, host):
                               "gitCommit": "0" * 40, "gitTreeState": "clean",
                               "buildDate": "2026-01-01T00:00:00Z", "goVersion": "go1.23.6",
                               "compiler": "gc", "platform": "linux/amd64"})
+    pods = [_pod_resource_legacy()] if POD in served else []
     if path == "/api/v1":
         return Reply.of(200, {"kind": "APIResourceList", "groupVersion": "v1",
-                              "resources": [_pod_resource_legacy()]})
+                              "resources": pods})
+    if path not in DISCOVERY_PATHS:
+        return group_discovery_reply(served, path)
     version = negotiate_discovery(headers.get("Accept"), minor)
     if version:
         core = {"metadata": {"creationTimestamp": None},  # the legacy group: no name
                 "versions": [{"version": "v1", "freshness": "Current",
-                              "resources": [_pod_resource_aggregated()]}]}
-        items = [] if path == "/apis" else [core]
+                              "resources": [_pod_resource_aggregated()] if pods else []}]}
+        items = _aggregated_groups(served) if path == "/apis" else [core]
         doc = {"kind": AGGREGATED, "apiVersion": "apidiscovery.k8s.io/" + version,
                "metadata": {}, "items": items}
         media = "application/json;g=apidiscovery.k8s.io;v=%s;as=%s" % (version, AGGREGATED)
@@ -585,7 +830,8 @@ def discovery_reply(server_version, method, path, headers, host):
                               "serverAddressByClientCIDRs": [{"clientCIDR": "0.0.0.0/0",
                                                               "serverAddress": host}]},
                         {"Vary": "Accept"})
-    return Reply.of(200, {"kind": "APIGroupList", "apiVersion": "v1", "groups": []},
+    return Reply.of(200, {"kind": "APIGroupList", "apiVersion": "v1",
+                          "groups": [_legacy_group(g, v) for g, v, _ in _groups(served)]},
                     {"Vary": "Accept"})
 
 
@@ -633,22 +879,67 @@ RESOURCE_PATH = re.compile(
     r"/(?:api/[^/]+|apis/([^/]+)/[^/]+)(?:/namespaces/([^/]+))?/([^/]+)(?:/([^/]+))?")
 
 
-def forbidden_reply(method, path):
-    """403 worded like the RBAC authorizer's."""
-    m = RESOURCE_PATH.fullmatch(path)
+VERB_WORDS = ("get", "list", "watch", "create", "update", "patch", "delete", "deletecollection")
+
+
+def request_verb(method, name, query=None):
+    """The authorizer's verb for a request (k8s.io/apiserver RequestInfoFactory): a GET of a
+    collection is list, or watch with ?watch=true or 1 (only when query is given)."""
     verb = {"GET": "get", "POST": "create", "PUT": "update", "PATCH": "patch",
             "DELETE": "delete"}.get(method, method.lower())
+    if name is None:
+        verb = {"get": "list", "delete": "deletecollection"}.get(verb, verb)
+        if verb == "list" and query and _param(query, "watch") in ("true", "1"):
+            verb = "watch"
+    return verb
+
+
+def forbidden_reply(method, path, query=None):
+    """403 worded like the RBAC authorizer's (responsewriters.Forbidden: apierrors.NewForbidden
+    names the resource with its group, "jobs.batch", as details name the group)."""
+    m = RESOURCE_PATH.fullmatch(path)
+    verb = request_verb(method, "", query)
     if not m:
         return status_reply(403, 'forbidden: User "%s" cannot %s path "%s"' % (USER, verb, path))
     group, namespace, resource, name = m.groups()
-    if name is None:
-        verb = {"get": "list", "delete": "deletecollection"}.get(verb, verb)
+    verb = request_verb(method, name, query)
     scope = ('in the namespace "%s"' % namespace) if namespace else "at the cluster scope"
-    what = '%s "%s"' % (resource, name) if name else resource
+    qualified = resource + "." + group if group else resource
+    what = '%s "%s"' % (qualified, name) if name else qualified
     message = '%s is forbidden: User "%s" cannot %s resource "%s" in API group "%s" %s' % (
         what, USER, verb, resource, group or "", scope)
-    details = {"name": name, "kind": resource} if name else {"kind": resource}
+    details = {"name": name} if name else {}
+    if group:
+        details["group"] = group
+    details["kind"] = resource
     return status_reply(403, message, details=details)
+
+
+def parse_forbid(texts):
+    """--forbid RESOURCE:VERB values -> [(resource, verb)]; raises ValueError."""
+    rules = []
+    for text in texts or ():
+        resource, sep, verb = text.partition(":")
+        if not (sep and resource and (verb in VERB_WORDS or verb == "*")):
+            raise ValueError("--forbid wants RESOURCE:VERB (VERB one of %s or *), got %r" % (
+                ", ".join(VERB_WORDS), text))
+        rules.append((resource, verb))
+    return rules
+
+
+def rbac_reply(rules, method, path, query):
+    """403 for a request that a --forbid rule denies (RESOURCE is "jobs" or "jobs.batch"), else
+    None. Only resource requests (paths RESOURCE_PATH matches) are denied."""
+    m = RESOURCE_PATH.fullmatch(path) if rules else None
+    if not m:
+        return None
+    group, _, resource, name = m.groups()
+    verb = request_verb(method, name, query)
+    names = (resource, resource + "." + group) if group else (resource,)
+    for res, want in rules:
+        if res in names and want in (verb, "*"):
+            return forbidden_reply(method, path, query)
+    return None
 
 
 def _basic_credentials(value):
@@ -787,6 +1078,8 @@ class RequestLog:
         if handler.request_body:
             rec["body"] = handler.request_body[:4096].decode("utf-8", "replace")
         rec.update(tls_facts(handler.server, handler.connection))
+        if getattr(handler.server.opts, "log_bytes", False):
+            rec["bytes"] = getattr(handler, "sent_bytes", None)
         self.append(rec)
 
     def append(self, rec):
@@ -854,8 +1147,10 @@ class Handler(BaseHTTPRequestHandler):
             reply = self._fault_reply(fault)
         else:
             reply = self._normal_reply(bool(fault and fault.get("continue_forever")))
+        body, headers = self._encode(reply)
+        self.sent_bytes = self._body_bytes(body, fault or {})
         srv.log.write(self, reply.status, fault)
-        self._send(reply, fault or {})
+        self._send_encoded(reply.status, body, headers, fault or {})
 
     do_GET = do_POST = do_PUT = do_PATCH = do_DELETE = do_HEAD = _dispatch
 
@@ -881,26 +1176,34 @@ class Handler(BaseHTTPRequestHandler):
         return reply
 
     def _route(self, forever):
-        """auth, required headers, static routes, discovery and the pod API, else 404."""
+        """auth, required headers, static routes, discovery and the pod, Job and JobSet APIs,
+        else 404."""
         srv, method, path = self.server, self.command, self.url.path
-        discovery = bool(srv.pods) and path in DISCOVERY_PATHS
+        stores = [st for st in (srv.pods, getattr(srv, "jobs", None),
+                                getattr(srv, "jobsets", None)) if st is not None]
+        served = [st.resource for st in stores]
+        discovery = bool(served) and path in discovery_paths(served)
+        query = parse_qs(self.url.query, keep_blank_values=True)
         reply = auth_reply(srv.opts, self.headers, method, path, discovery,
-                           getattr(self.connection, "client_subject", None)) or \
-            header_reply(srv.required, self.headers)
+                           getattr(self.connection, "client_subject", None))
+        if reply is None and not discovery:
+            reply = rbac_reply(getattr(srv, "forbid", None), method, path, query)
+        reply = reply or header_reply(srv.required, self.headers)
         if reply is None and srv.routes:
             reply = srv.routes.lookup(method, path, self.url.query)
         if reply is None and discovery:
             reply = discovery_reply(srv.server_version, method, path, self.headers,
-                                    "%s:%d" % self.server.server_address[:2])
-        if reply is None and srv.pods:
-            query = parse_qs(self.url.query, keep_blank_values=True)
-            reply = pods_reply(srv.pods, method, path, query, forever)
+                                    "%s:%d" % self.server.server_address[:2], served)
+        for store in stores:
+            if reply is None:
+                reply = pods_reply(store, method, path, query, forever)
         return reply or status_reply(404, details={"causes": [
             {"reason": "UnexpectedServerResponse", "message": "404 page not found"}]})
 
     # -- faults that replace the response entirely
 
     def _special_fault(self, fault):
+        self.sent_bytes = int(fault["oversize"]) if "oversize" in fault else 0
         if fault.get("drop"):
             self.server.log.write(self, None, fault)
             self._drop(fault["drop"] == "reset")
@@ -953,12 +1256,30 @@ class Handler(BaseHTTPRequestHandler):
     # -- sending a reply, honestly or not
 
     def _send(self, reply, fault):
+        body, headers = self._encode(reply)
+        self._send_encoded(reply.status, body, headers, fault)
+
+    def _encode(self, reply):
+        """(body, headers) as they go out: gzipped with --gzip when the body is over
+        GZIP_ABOVE and the client accepts gzip."""
         body, headers = reply.body, dict(reply.headers)
-        chunked = False
         if self.server.opts.gzip and len(body) > GZIP_ABOVE and \
                 "gzip" in (self.headers.get("Accept-Encoding") or ""):
             body = gzip.compress(body, 1)
             headers["Content-Encoding"] = "gzip"
+        return body, headers
+
+    def _body_bytes(self, body, fault):
+        """How many bytes of the (encoded) body the reply sends: none to HEAD, n of a truncate
+        fault's body, else all of it (chunk framing not counted)."""
+        if self.command == "HEAD":
+            return 0
+        if "truncate" in fault:
+            return len(body[:int(fault["truncate"])])
+        return len(body)
+
+    def _send_encoded(self, status, body, headers, fault):
+        chunked = False
         length = len(body)
         if "truncate" in fault:
             body = body[:int(fault["truncate"])]
@@ -966,7 +1287,7 @@ class Handler(BaseHTTPRequestHandler):
             length += int(fault["lie_length"])
         elif self.server.opts.chunked and len(body) > CHUNKED_ABOVE and "drip" not in fault:
             chunked = True
-        self.send_response(reply.status)
+        self.send_response(status)
         for name, value in headers.items():
             self.send_header(name, value)
         self.send_header("Transfer-Encoding" if chunked else "Content-Length",
@@ -1065,13 +1386,17 @@ def parse_args(argv, extend=None, description=None):
     ap.add_argument("--basic", action="append", default=[])
     ap.add_argument("--client-ca")
     ap.add_argument("--forbid-token")
+    ap.add_argument("--forbid", action="append", default=[], metavar="RESOURCE:VERB")
     ap.add_argument("--require-header", action="append", default=[])
     ap.add_argument("--routes")
     ap.add_argument("--pods")
     ap.add_argument("--pods-resource-version-expire", type=int)
+    ap.add_argument("--jobs")
+    ap.add_argument("--jobsets")
     ap.add_argument("--faults")
     ap.add_argument("--log")
     ap.add_argument("--log-secrets", action="store_true")
+    ap.add_argument("--log-bytes", action="store_true")
     ap.add_argument("--chunked", action="store_true")
     ap.add_argument("--gzip", action="store_true")
     ap.add_argument("--max-seconds", type=float, default=600)
@@ -1094,6 +1419,10 @@ def parse_args(argv, extend=None, description=None):
     for h in opts.require_header:
         if ":" not in h:
             ap.error("--require-header wants 'Name: value', got %r" % h)
+    try:
+        parse_forbid(opts.forbid)
+    except ValueError as e:
+        ap.error(str(e))
     return opts
 
 
@@ -1118,6 +1447,12 @@ def build_server(opts, handler=None):
     if opts.pods:
         items, list_rv = _load_pods(opts.pods)
         srv.pods = PodStore(items, list_rv, opts.pods_resource_version_expire)
+    srv.jobs = srv.jobsets = None
+    if getattr(opts, "jobs", None):
+        srv.jobs = PodStore(*_load_objects(opts.jobs, JOB), resource=JOB)
+    if getattr(opts, "jobsets", None):
+        srv.jobsets = PodStore(*_load_objects(opts.jobsets, JOBSET), resource=JOBSET)
+    srv.forbid = parse_forbid(getattr(opts, "forbid", None))
     srv.faults = Faults(load_json(opts.faults, []))
     srv.log = RequestLog(opts.log, opts.log_secrets)
     srv.tls = None
