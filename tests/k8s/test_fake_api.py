@@ -502,6 +502,350 @@ def k8s_expired_continue_410():
         equal(names_ips(again), expected()[:2], "a fresh list works")
 
 
+# ---------------------------------------------------------------- Jobs and JobSets
+
+# the JobSet fixture's Jobs and JobSets (tests/k8s/make_pods.py, status counted from its pods)
+JOBSETS = [("js", [("workers", 2, 2), ("driver", 2, 2)]), ("other", [("slice", 2, 1)])]
+JOB_OBJECTS = {}
+
+
+def job_objects():
+    """{"jobs": [Job], "jobsets": [JobSet], "jobs_file", "jobsets_file"} made once: the Jobs of
+    JobSets js and other and the Indexed Job solo (a JobList file), and the two JobSets (a
+    plain list file)."""
+    if not JOB_OBJECTS:
+        with open(JOBSET_FIXTURE) as f:
+            pods = json.load(f)["items"]
+        jobs = [j for name, rjobs in JOBSETS
+                for j in make_pods.make_jobset_jobs(name, rjobs, "default", pods)]
+        jobs.append(make_pods.make_job("solo", "default", completions=2, pods=pods))
+        jobsets = [make_pods.make_jobset(name, rjobs, "default", pods) for name, rjobs in JOBSETS]
+        JOB_OBJECTS.update(jobs=jobs, jobsets=jobsets,
+                           jobs_file=os.path.join(TMP, "jobs.json"),
+                           jobsets_file=os.path.join(TMP, "jobsets.json"))
+        make_pods.dump(make_pods.job_list(jobs), JOB_OBJECTS["jobs_file"])
+        make_pods.dump(jobsets, JOB_OBJECTS["jobsets_file"])
+    return JOB_OBJECTS
+
+
+def job_fake(*args, **kw):
+    """A Fake with --jobs and --jobsets (the objects of job_objects())."""
+    objs = job_objects()
+    return Fake("--jobs", objs["jobs_file"], "--jobsets", objs["jobsets_file"], *args, **kw)
+
+
+def job_named(name):
+    return [j for j in job_objects()["jobs"] if j["metadata"]["name"] == name][0]
+
+
+def jobset_named(name):
+    return [j for j in job_objects()["jobsets"] if j["metadata"]["name"] == name][0]
+
+
+def bare(obj):
+    """An object as a built-in list item: without kind and apiVersion."""
+    return {k: v for k, v in obj.items() if k not in ("kind", "apiVersion")}
+
+
+def object_key(obj):
+    return obj["metadata"]["namespace"] + "/" + obj["metadata"]["name"]
+
+
+@test
+def jobs_get_list_select_page_and_404():
+    """GET a Job: the object as given, kind and apiVersion in front; JobLists with label and
+    field selectors and pages, items without kind; a 404 Status worded as kube-apiserver's."""
+    jobs = job_objects()["jobs"]
+    with job_fake() as fake:
+        status, headers, body = request(fake, "/apis/batch/v1/namespaces/default/jobs/js-workers-1")
+        equal((status, headers["content-type"]), (200, "application/json"), "GET a Job")
+        check(body.startswith(b'{"kind":"Job","apiVersion":"batch/v1","metadata":'), body[:60])
+        equal(json.loads(body), job_named("js-workers-1"), "the Job as given")
+        page = get_json(fake, "/apis/batch/v1/namespaces/default/jobs?labelSelector=" +
+                        "jobset.sigs.k8s.io%2Fjobset-name%3Djs")
+        equal((page["kind"], page["apiVersion"]), ("JobList", "batch/v1"), "JobList")
+        want = sorted((bare(j) for j in jobs if j["metadata"]["name"].startswith("js-")),
+                      key=object_key)
+        equal(page["items"], want, "JobSet js's Jobs, in key order, without kind")
+        every = get_json(fake, "/apis/batch/v1/jobs")["items"]
+        equal([object_key(j) for j in every], sorted(object_key(j) for j in jobs), "all Jobs")
+        first = get_json(fake, "/apis/batch/v1/jobs?limit=3")
+        equal((len(first["items"]), first["metadata"]["remainingItemCount"]), (3, 4), "page 1")
+        rest = get_json(fake, "/apis/batch/v1/jobs?limit=10&continue=" +
+                        first["metadata"]["continue"])
+        equal(first["items"] + rest["items"], every, "pages together")
+        equal(get_json(fake, "/apis/batch/v1/jobs?fieldSelector=status.successful%3D0&"
+                             "labelSelector=job-name%3Dsolo")["items"], [bare(job_named("solo"))],
+              "status.successful and a label")
+        equal(get_json(fake, "/apis/batch/v1/jobs?fieldSelector=metadata.name%3Dsolo")["items"],
+              [bare(job_named("solo"))], "metadata.name")
+        status, _, body = request(fake, "/apis/batch/v1/jobs?fieldSelector=status.phase%3DX")
+        equal(status, 400, "a pod field is no Job field")
+        status, _, body = request(fake, "/apis/batch/v1/namespaces/default/jobs/trainer")
+        gone = status_object(body, 404, "NotFound")
+        equal((gone["message"], gone["details"]),
+              ('jobs.batch "trainer" not found', {"name": "trainer", "group": "batch",
+                                                  "kind": "jobs"}), "404 Status")
+        equal(request(fake, "/apis/batch/v1/namespaces/other/jobs/solo")[0], 404, "namespace")
+        equal(request(fake, "/api/v1/pods")[0], 404, "no pods without --pods")
+        status, _, body = request(fake, "/apis/batch/v1/namespaces/default/jobs", method="POST",
+                                  body=b"{}")
+        equal(status_object(body, 405, "MethodNotAllowed")["details"],
+              {"group": "batch", "kind": "jobs"}, "405 details")
+
+
+@test
+def jobs_namespace_defaults_and_kind_added():
+    """Objects without metadata.namespace land in "default"; a Job given without kind and
+    apiVersion gets them in a GET; a JobSet in a list gets them too; a bad file exits 2."""
+    path = os.path.join(TMP, "bare_jobs.json")
+    with open(path, "w") as f:
+        json.dump([{"metadata": {"name": "a"}, "spec": {"completions": 1}},
+                   {"kind": "Job", "metadata": {"name": "b", "namespace": "ml"}}], f)
+    sets = os.path.join(TMP, "bare_jobsets.json")
+    with open(sets, "w") as f:
+        json.dump({"items": [{"metadata": {"name": "s"}, "spec": {"z": 1, "a": 2}}]}, f)
+    with Fake("--jobs", path, "--jobsets", sets) as fake:
+        equal(get_json(fake, "/apis/batch/v1/namespaces/default/jobs/a"),
+              {"kind": "Job", "apiVersion": "batch/v1",
+               "metadata": {"name": "a", "namespace": "default"}, "spec": {"completions": 1}},
+              "defaults")
+        equal([j["metadata"]["name"] for j in get_json(fake, "/apis/batch/v1/jobs")["items"]],
+              ["a", "b"], "both")
+        status, _, body = request(fake, "/apis/jobset.x-k8s.io/v1alpha2/jobsets")
+        equal(body, b'{"apiVersion":"jobset.x-k8s.io/v1alpha2","items":[{"apiVersion":'
+                    b'"jobset.x-k8s.io/v1alpha2","kind":"JobSet","metadata":{"name":"s",'
+                    b'"namespace":"default"},"spec":{"a":2,"z":1}}],"kind":"JobSetList",'
+                    b'"metadata":{"continue":"","resourceVersion":"1000"}}', "a CR list")
+    bad = os.path.join(TMP, "bad_jobs.json")
+    with open(bad, "w") as f:
+        json.dump([{"metadata": {"namespace": "x"}}], f)
+    p = subprocess.run([PATH_PY, FAKE, "--port-file", os.path.join(TMP, "nope"), "--jobs", bad],
+                       capture_output=True, text=True, timeout=10)
+    equal((p.returncode, p.stderr.strip()),
+          (2, "fake_api: %s: Job #0 has no metadata.name" % bad), "bad --jobs file")
+
+
+@test
+def jobsets_get_list_and_404():
+    """JobSets as apiextensions-apiserver serves a custom resource: whole objects with sorted
+    keys, a JobSetList with "continue", pages, and 404 'jobsets.jobset.x-k8s.io "x" not
+    found'."""
+    base = "/apis/jobset.x-k8s.io/v1alpha2"
+    with job_fake() as fake:
+        status, _, body = request(fake, base + "/namespaces/default/jobsets/js")
+        equal(json.loads(body), jobset_named("js"), "the JobSet as given")
+        equal(body, json.dumps(jobset_named("js"), separators=(",", ":"),
+                               sort_keys=True).encode(), "keys sorted")
+        listed = get_json(fake, base + "/namespaces/default/jobsets")
+        equal((listed["kind"], listed["apiVersion"], listed["metadata"]["continue"]),
+              ("JobSetList", "jobset.x-k8s.io/v1alpha2", ""), "JobSetList")
+        equal(listed["items"], job_objects()["jobsets"], "items whole, in key order")
+        one = get_json(fake, base + "/jobsets?limit=1")
+        check(one["metadata"]["continue"] and one["metadata"]["remainingItemCount"] == 1, one)
+        equal([j["metadata"]["name"] for j in
+               get_json(fake, base + "/jobsets?fieldSelector=metadata.name%3Dother")["items"]],
+              ["other"], "fieldSelector")
+        status, _, body = request(fake, base + "/namespaces/default/jobsets/nope")
+        gone = status_object(body, 404, "NotFound")
+        equal((gone["message"], gone["details"]),
+              ('jobsets.jobset.x-k8s.io "nope" not found',
+               {"name": "nope", "group": "jobset.x-k8s.io", "kind": "jobsets"}), "404")
+        equal(request(fake, base + "/namespaces/default/jobsets?fieldSelector=spec.x%3D1")[0],
+              400, "custom resources select on metadata only")
+
+
+@test
+def jobs_discovery_groups():
+    """With --jobs and --jobsets, /apis lists batch and jobset.x-k8s.io (legacy and aggregated
+    v2, v2beta1), /apis/GROUP and /apis/GROUP/VERSION answer; /api/v1 lists pods only with
+    --pods; discovery is open to a token --forbid denies."""
+    v2 = "application/json;g=apidiscovery.k8s.io;v=v2;as=APIGroupDiscoveryList"
+    with job_fake("--server-version", "v1.29.2", "--forbid", "jobs:*") as fake:
+        groups = get_json(fake, "/apis")["groups"]
+        equal([(g["name"], g["preferredVersion"]["groupVersion"]) for g in groups],
+              [("batch", "batch/v1"), ("jobset.x-k8s.io", "jobset.x-k8s.io/v1alpha2")], "/apis")
+        status, headers, body = request(fake, "/apis", headers={"Accept": v2 + ",application/json"})
+        equal(headers["content-type"], "application/json", "1.29 has no apidiscovery v2")
+        beta = v2.replace("v=v2", "v=v2beta1")
+        status, headers, body = request(fake, "/apis", headers={"Accept": beta})
+        doc = json.loads(body)
+        equal((headers["content-type"], doc["apiVersion"]), (beta, "apidiscovery.k8s.io/v2beta1"),
+              "aggregated")
+        res = {i["metadata"]["name"]: i["versions"][0]["resources"][0] for i in doc["items"]}
+        equal((res["batch"]["resource"], res["batch"]["responseKind"], res["batch"]["scope"],
+               res["batch"]["categories"]), ("jobs", {"group": "", "version": "", "kind": "Job"},
+                                             "Namespaced", ["all"]), "jobs")
+        equal((res["jobset.x-k8s.io"]["singularResource"], res["jobset.x-k8s.io"]["responseKind"],
+               "shortNames" in res["jobset.x-k8s.io"]),
+              ("jobset", {"group": "jobset.x-k8s.io", "version": "v1alpha2", "kind": "JobSet"},
+               False), "jobsets: a custom resource names its group")
+        equal(get_json(fake, "/apis/batch")["preferredVersion"],
+              {"groupVersion": "batch/v1", "version": "v1"}, "APIGroup")
+        jobs = get_json(fake, "/apis/batch/v1")
+        equal([(r["name"], r["kind"], r.get("storageVersionHash")) for r in jobs["resources"]],
+              [("jobs", "Job", "mudhfqk/qZY="), ("jobs/status", "Job", None)],
+              "APIResourceList (kube-apiserver's hash for batch/v1 Job)")
+        sets = get_json(fake, "/apis/jobset.x-k8s.io/v1alpha2")["resources"]
+        equal((sets[0]["name"], sets[0]["singularName"], sets[0]["verbs"][:3],
+               sets[0]["storageVersionHash"]),
+              ("jobsets", "jobset", ["delete", "deletecollection", "get"], "KpiKgyjBCag="),
+              "the CRD discovery controller's order and hash")
+        equal(get_json(fake, "/api/v1")["resources"], [], "no pods without --pods")
+        equal(request(fake, "/apis/batch/v2")[0], 404, "an unserved version")
+        equal(request(fake, "/apis/batch/v1/jobs")[0], 403, "but --forbid jobs:* holds")
+    with Fake(pods=FIXTURE) as fake:
+        equal(get_json(fake, "/apis")["groups"], [], "--pods alone: no groups")
+        equal(request(fake, "/apis/batch/v1")[0], 404, "and no batch")
+
+
+@test
+def forbid_resource_verb_403():
+    """--forbid RESOURCE:VERB: the RBAC denial for that verb only, for any authenticated
+    caller, with the group in the message and details; 401 still comes first."""
+    with job_fake("--bearer", "tok", "--forbid", "jobs:get", "--forbid",
+                  "jobsets.jobset.x-k8s.io:list", "--forbid", "jobs:watch", tls=True) as fake:
+        auth = {"Authorization": "Bearer tok"}
+        status, _, body = request(fake, "/apis/batch/v1/namespaces/default/jobs/trainer",
+                                  headers=auth)
+        denied = status_object(body, 403, "Forbidden")
+        equal((denied["message"], denied["details"]),
+              ('jobs.batch "trainer" is forbidden: User "system:serviceaccount:default:default" '
+               'cannot get resource "jobs" in API group "batch" in the namespace "default"',
+               {"name": "trainer", "group": "batch", "kind": "jobs"}), "get denied")
+        equal(request(fake, "/apis/batch/v1/namespaces/default/jobs", headers=auth)[0], 200,
+              "list allowed")
+        status, _, body = request(fake, "/apis/batch/v1/jobs?watch=true", headers=auth)
+        equal(json.loads(body)["message"].split(": ", 1)[1],
+              'User "system:serviceaccount:default:default" cannot watch resource "jobs" in API '
+              'group "batch" at the cluster scope', "watch")
+        status, _, body = request(fake, "/apis/jobset.x-k8s.io/v1alpha2/namespaces/ml/jobsets",
+                                  headers=auth)
+        equal(json.loads(body)["message"],
+              'jobsets.jobset.x-k8s.io is forbidden: User "system:serviceaccount:default:default" '
+              'cannot list resource "jobsets" in API group "jobset.x-k8s.io" in the namespace '
+              '"ml"', "a qualified RESOURCE")
+        equal(request(fake, "/apis/jobset.x-k8s.io/v1alpha2/namespaces/default/jobsets/js",
+                      headers=auth)[0], 200, "get allowed")
+        equal(request(fake, "/apis/batch/v1/namespaces/default/jobs/trainer")[0], 401,
+              "no token: 401 first")
+    with Fake("--forbid", "pods:list", pods=FIXTURE) as fake:
+        equal(request(fake, "/api/v1/namespaces/default/pods")[0], 403, "no auth option: denied")
+        pod = expected("default", "trainer")[0][0]
+        equal(request(fake, "/api/v1/namespaces/default/pods/" + pod)[0], 200, "get allowed")
+        e = api_error(lambda: plain_api(fake).list_namespaced_pod("default"))
+        equal(json.loads(e.body)["message"],
+              'pods is forbidden: User "system:serviceaccount:default:default" cannot list '
+              'resource "pods" in API group "" in the namespace "default"', "pods as before")
+    for bad in ("jobs", "jobs:read", ":get"):
+        p = subprocess.run([PATH_PY, FAKE, "--port-file", os.path.join(TMP, "nope"),
+                            "--forbid", bad], capture_output=True, text=True, timeout=10)
+        check(p.returncode == 2 and "--forbid wants RESOURCE:VERB" in p.stderr, p.stderr)
+
+
+def batch_api(fake):
+    cfg = client.Configuration()
+    cfg.host = fake.url
+    return client.ApiClient(cfg)
+
+
+@test
+def k8s_client_reads_jobs_and_jobsets():
+    """Debian's python3-kubernetes: BatchV1Api reads and lists Jobs (its own models), and
+    CustomObjectsApi reads and lists JobSets (plain dicts: the objects as given); a 404 is an
+    ApiException with the Status."""
+    with job_fake() as fake:
+        api_client = batch_api(fake)
+        batch = client.BatchV1Api(api_client)
+        job = batch.read_namespaced_job("js-driver-1", "default")
+        want = job_named("js-driver-1")
+        equal((job.kind, job.metadata.uid, job.spec.completion_mode, job.spec.completions,
+               job.spec.template.spec.subdomain, job.spec.template.spec.hostname,
+               job.status.active, job.metadata.owner_references[0].kind),
+              ("Job", want["metadata"]["uid"], "Indexed", 2, "js", None, 2, "JobSet"), "Job")
+        equal(api_client.sanitize_for_serialization(job)["metadata"]["labels"],
+              want["metadata"]["labels"], "labels")
+        listed = batch.list_namespaced_job("default", label_selector=JOBSET + "=js," + GLOBAL + "=2")
+        equal([j.metadata.name for j in listed.items], ["js-driver-0"], "job-global-index 2")
+        equal(len(batch.list_job_for_all_namespaces(limit=100).items), 7, "all Jobs")
+        e = api_error(lambda: batch.read_namespaced_job("nope", "default"))
+        equal((e.status, json.loads(e.body)["message"]), (404, 'jobs.batch "nope" not found'),
+              "404")
+        custom = client.CustomObjectsApi(api_client)
+        got = custom.get_namespaced_custom_object("jobset.x-k8s.io", "v1alpha2", "default",
+                                                  "jobsets", "js")
+        equal(got, jobset_named("js"), "the JobSet as given")
+        equal([(r["name"], r["replicas"]) for r in got["spec"]["replicatedJobs"]],
+              [("workers", 2), ("driver", 2)], "replicated jobs")
+        listed = custom.list_namespaced_custom_object("jobset.x-k8s.io", "v1alpha2", "default",
+                                                      "jobsets")
+        equal([j["metadata"]["name"] for j in listed["items"]], ["js", "other"], "JobSetList")
+        e = api_error(lambda: custom.get_namespaced_custom_object(
+            "jobset.x-k8s.io", "v1alpha2", "default", "jobsets", "nope"))
+        equal(json.loads(e.body)["reason"], "NotFound", "404")
+
+
+KUBECTL = shutil.which("kubectl")
+
+
+class Skip(Exception):
+    """A test that cannot run here (a tool missing); reported, not failed."""
+
+
+def kubectl(fake, *args, token="tok"):
+    """kubectl (Google's dispatcher on this image) against an HTTPS fake with the test CA, a
+    fresh HOME and cache (so discovery is asked, not cached): CompletedProcess."""
+    home = tempfile.mkdtemp(dir=TMP)
+    cmd = [KUBECTL, "--server", fake.url, "--certificate-authority",
+           os.path.join(CERTS, "ca.pem"), "--token", token, "--cache-dir",
+           os.path.join(home, "cache"), "--request-timeout", "20s"] + list(args)
+    return subprocess.run(cmd, capture_output=True, text=True, timeout=60, stdin=subprocess.DEVNULL,
+                          env={"HOME": home, "PATH": os.environ.get("PATH", "/usr/bin:/bin")})
+
+
+def kubectl_json(fake, *args):
+    """kubectl ... -o json, managed fields shown (kubectl hides them by default)."""
+    p = kubectl(fake, *(args + ("--show-managed-fields",)))
+    check(p.returncode == 0, "kubectl %s: %s" % (" ".join(args), p.stderr.strip()))
+    return json.loads(p.stdout)
+
+
+@test
+def kubectl_agrees_on_jobs_and_jobsets():
+    """Real kubectl over HTTPS with the test CA, through the fake's discovery (aggregated for
+    1.32, legacy for 1.26): get job X and get jobs -l SEL return the objects, get
+    jobsets.jobset.x-k8s.io and get jobset NAME resolve the custom resource, a --forbid get and
+    an unknown Job print kube-apiserver's errors."""
+    if not KUBECTL:
+        raise Skip("no kubectl on PATH")
+    with job_fake("--bearer", "tok", "--forbid", "jobs:get", tls=True) as fake:
+        got = kubectl_json(fake, "get", "jobsets.jobset.x-k8s.io", "-n", "default", "-o", "json")
+        equal(got["items"], job_objects()["jobsets"], "get jobsets.jobset.x-k8s.io -n default")
+        equal(kubectl_json(fake, "get", "jobset", "other", "-o", "json"), jobset_named("other"),
+              "get jobset other (singular, through discovery)")
+        got = kubectl_json(fake, "get", "jobs", "-l", JOBSET + "=other", "-o", "json")
+        equal(got["items"], [job_named("other-slice-0"), job_named("other-slice-1")],
+              "get jobs -l: kubectl puts kind and apiVersion back on the items")
+        p = kubectl(fake, "get", "job", "solo", "-n", "default", "-o", "json")
+        equal((p.returncode, p.stderr.strip()),
+              (1, 'Error from server (Forbidden): jobs.batch "solo" is forbidden: User '
+                  '"system:serviceaccount:default:default" cannot get resource "jobs" in API '
+                  'group "batch" in the namespace "default"'), "a forbidden get")
+        reqs = [r for r in fake.log() if r["path"].startswith("/apis/batch/v1")]
+        equal([(r["path"], r["query"]) for r in reqs][:1],
+              [("/apis/batch/v1/namespaces/default/jobs",
+                {"labelSelector": [JOBSET + "=other"], "limit": ["500"],
+                 "timeout": ["20s"]})], "kubectl's list")
+    with job_fake("--server-version", "v1.26.3", tls=True) as fake:
+        equal(kubectl_json(fake, "get", "job", "js-workers-0", "-n", "default", "-o", "json"),
+              job_named("js-workers-0"), "get job js-workers-0 (legacy discovery)")
+        p = kubectl(fake, "get", "job", "x", "-o", "json")
+        equal((p.returncode, p.stderr.strip()),
+              (1, 'Error from server (NotFound): jobs.batch "x" not found'), "a 404")
+        asked = [r["path"] for r in fake.log() if r["status"] == 200]
+        check("/apis/batch/v1" in asked and "/apis/jobset.x-k8s.io/v1alpha2" in asked, asked)
+
+
 # ---------------------------------------------------------------- TLS, routes, headers, log
 
 @test
@@ -620,6 +964,33 @@ def request_log_format():
     with Fake("--bearer", "tok", "--log-secrets", pods=FIXTURE) as fake:
         request(fake, "/api/v1/pods", headers={"Authorization": "Bearer tok"})
         equal(fake.log()[0]["headers"]["authorization"], "Bearer tok", "--log-secrets")
+
+
+@test
+def log_bytes_counts_body_bytes_sent():
+    """--log-bytes: each line's "bytes" is the body as sent (gzipped when gzipped, the part of
+    a truncated one, none to HEAD); without the option the line has no such key."""
+    pods = os.path.join(TMP, "pods_60b.json")
+    make_pods.dump(make_pods.pod_list(make_pods.make_pods(60, "big", "default")), pods)
+    faults = [{"path": "/api/v1/pods", "query": "cut=1", "truncate": 100}]
+    with Fake("--log-bytes", "--gzip", faults=faults, pods=pods) as fake:
+        _, _, plain = request(fake, "/api/v1/pods")
+        _, headers, packed = request(fake, "/api/v1/pods", headers={"Accept-Encoding": "gzip"})
+        equal(headers.get("content-encoding"), "gzip", "gzipped")
+        request(fake, "/api/v1/pods", method="HEAD")
+        status, _, missing = request(fake, "/api/v1/namespaces/default/pods/nope")
+        try:
+            request(fake, "/api/v1/pods?cut=1")
+        except http.client.IncompleteRead:
+            pass
+        log = fake.log()
+        equal([r["bytes"] for r in log], [len(plain), len(packed), 0, len(missing), 100],
+              "body bytes sent")
+        check(len(packed) * 3 < len(plain), "gzip counted after compression")
+        equal(list(log[0])[-1], "bytes", "the last key")
+    with Fake(pods=pods) as fake:
+        request(fake, "/api/v1/pods?limit=1")
+        check("bytes" not in fake.log()[0], "no bytes without --log-bytes")
 
 
 @test
@@ -961,6 +1332,77 @@ def make_pods_jobset():
 
 
 @test
+def make_pods_jobs_and_jobsets_match_their_pods():
+    """make_job/make_jobset_jobs/make_jobset: the objects the pods belong to (the pods'
+    ownerReference uid, template labels a subset of the pods' labels, the pods' subdomain, no
+    template hostname), statuses counted from the pods, JobSet v0.8.2's defaults; the CLI's
+    --jobs-out and --jobset-out write the same."""
+    rjobs = [("workers", 2, 3), ("driver", 1, 2)]
+    pods = make_pods.make_jobset_pods("js", rjobs, "ml", restarts=1,
+                                      pending_names=["js-workers-1-2"],
+                                      terminating_names=["js-driver-0-1"])
+    jobs = make_pods.make_jobset_jobs("js", rjobs, "ml", pods, restarts=1)
+    equal(jobs, make_pods.make_jobset_jobs("js", rjobs, "ml", pods, restarts=1), "deterministic")
+    equal([j["metadata"]["name"] for j in jobs], ["js-workers-0", "js-workers-1", "js-driver-0"],
+          "Jobs in JobSet order")
+    jobset = make_pods.make_jobset("js", rjobs, "ml", pods, restarts=1)
+    for job in jobs:
+        mine = [p for p in pods if p["metadata"]["labels"]["job-name"] == job["metadata"]["name"]]
+        tmpl = job["spec"]["template"]
+        for pod in mine:
+            equal(pod["metadata"]["ownerReferences"][0]["uid"], job["metadata"]["uid"], "owner")
+            labels = pod["metadata"]["labels"]
+            equal({k: labels[k] for k in tmpl["metadata"]["labels"]}, tmpl["metadata"]["labels"],
+                  "template labels on the pod")
+            equal(pod["spec"]["subdomain"], tmpl["spec"]["subdomain"], "subdomain")
+            equal(pod["spec"]["hostname"], "%s-%s" % (job["metadata"]["name"], labels[INDEX]),
+                  "hostname <job>-<index>")
+        check("hostname" not in tmpl["spec"], "the Job controller sets hostnames, not templates")
+        keys = {k: v for k, v in job["metadata"]["labels"].items()}
+        equal(keys, {k: v for k, v in mine[0]["metadata"]["labels"].items()
+                     if k.startswith(make_pods.JOBSET)}, "the JobSet's keys on the Job")
+        equal(job["metadata"]["annotations"], keys, "as annotations too")
+        equal(job["metadata"]["ownerReferences"][0]["uid"], jobset["metadata"]["uid"], "JobSet owns")
+        equal((job["spec"]["completionMode"], job["spec"]["suspend"],
+               job["spec"]["manualSelector"], job["spec"]["podReplacementPolicy"]),
+              ("Indexed", False, False, "TerminatingOrFailed"), "defaults")
+    equal([(j["status"].get("active"), j["status"]["ready"], j["status"]["terminating"])
+           for j in jobs], [(3, 3, 0), (3, 2, 0), (1, 1, 1)], "active, ready, terminating")
+    equal(jobset["spec"]["network"], {"enableDNSHostnames": True,
+                                      "publishNotReadyAddresses": True}, "webhook defaults")
+    equal([(r["name"], r["replicas"], r["template"]["spec"]["parallelism"],
+            r["template"]["spec"]["completionMode"]) for r in jobset["spec"]["replicatedJobs"]],
+          [("workers", 2, 3, "Indexed"), ("driver", 1, 2, "Indexed")], "replicated jobs")
+    equal(jobset["status"], {"restarts": 1, "replicatedJobsStatus": [
+        {"name": "workers", "ready": 1, "succeeded": 0, "failed": 0, "active": 2, "suspended": 0},
+        {"name": "driver", "ready": 0, "succeeded": 0, "failed": 0, "active": 1, "suspended": 0}]},
+        "JobSet status from its Jobs")
+    done = make_pods.make_pods(3, "trainer", "ml", indexed=True, phase="Succeeded")
+    job = make_pods.make_job("trainer", "ml", completions=3, pods=done)
+    equal(([c["type"] for c in job["status"]["conditions"]], job["status"]["succeeded"],
+           job["status"]["completedIndexes"], "active" in job["status"]),
+          (["SuccessCriteriaMet", "Complete"], 3, "0-2", False), "a complete Job")
+    equal((job["metadata"]["labels"], job["spec"]["template"]["spec"]["subdomain"]),
+          (job["spec"]["template"]["metadata"]["labels"], "trainer"),
+          "a plain Job's labels are its template's (SetDefaults_Job)")
+    finished = make_pods.make_jobset_pods("f", [("w", 1, 1)], "ml", phase="Succeeded")
+    equal(make_pods.make_jobset("f", [("w", 1, 1)], "ml", finished)["status"]["terminalState"],
+          "Completed", "a completed JobSet")
+    equal(make_pods._index_ranges([0, 1, 2, 5, 7, 8]), "0-2,5,7,8", "completedIndexes")
+    jobs_out, set_out = os.path.join(TMP, "js_jobs.json"), os.path.join(TMP, "js_set.json")
+    subprocess.run([PATH_PY, os.path.join(HERE, "make_pods.py"), "--jobset", "js",
+                    "--replicated-job", "workers:2:3", "--replicated-job", "driver:1:2",
+                    "--namespace", "ml", "--restarts", "1", "--out", os.path.join(TMP, "p.json"),
+                    "--jobs-out", jobs_out, "--jobset-out", set_out], check=True)
+    plain = make_pods.make_jobset_pods("js", rjobs, "ml", restarts=1)
+    with open(jobs_out) as f, open(set_out) as g:
+        equal((json.load(f), json.load(g)),
+              (make_pods.job_list(make_pods.make_jobset_jobs("js", rjobs, "ml", plain, 1)),
+               make_pods.jobset_list([make_pods.make_jobset("js", rjobs, "ml", plain, 1)])),
+              "the CLI writes the same objects")
+
+
+@test
 def gen_certs_fast_and_idempotent():
     d = os.path.join(TMP, "certs2")
     t = time.time()
@@ -1002,6 +1444,8 @@ def main(patterns):
                 fn()
                 passed += 1
                 print("PASS %-40s %.2f s" % (fn.__name__, time.time() - t), flush=True)
+            except Skip as e:
+                print("SKIP %-40s %s" % (fn.__name__, e), flush=True)
             except Exception as e:  # a failing test reports and the run goes on
                 failed += 1
                 print("FAIL %-40s %s: %s" % (fn.__name__, type(e).__name__, e), flush=True)
