@@ -581,7 +581,7 @@ def make_job(job, namespace="default", completions=1, parallelism=None, indexed=
     status = _job_status(_job_pods(pods, job, namespace), completions, indexed, backoff_limit,
                          t0)
     meta = {"name": job, "namespace": namespace, "uid": uid,
-            "resourceVersion": _resource_version(uid, "job", dumps_status(status)),
+            "resourceVersion": _resource_version(uid, "job", _canonical(status)),
             "generation": 1, "creationTimestamp": _time(t0)}
     if js:  # the JobSet's keys, and the JobSet as its controller
         meta["labels"] = dict(sorted(jobset_keys(js).items()))
@@ -610,8 +610,9 @@ def make_job(job, namespace="default", completions=1, parallelism=None, indexed=
             "status": status}
 
 
-def dumps_status(status):
-    return json.dumps(status, sort_keys=True)
+def _canonical(obj):
+    """obj as one string (a resourceVersion that changes when the status does)."""
+    return json.dumps(obj, sort_keys=True)
 
 
 def _jobset_facts(name, namespace, replicated_jobs, restarts, subdomain):
@@ -710,7 +711,7 @@ def make_jobset(name, replicated_jobs, namespace="default", pods=None, restarts=
                  "fieldsV1": _fields_v1({"status": status}), "manager": "manager",
                  "operation": "Update", "subresource": "status", "time": _time(t0 + 16)}],
             "name": name, "namespace": namespace,
-            "resourceVersion": _resource_version(uid, "jobset", dumps_status(status)),
+            "resourceVersion": _resource_version(uid, "jobset", _canonical(status)),
             "uid": uid}
     return {"apiVersion": JOBSET_API, "kind": "JobSet", "metadata": meta, "spec": spec,
             "status": status}
