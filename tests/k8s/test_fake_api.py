@@ -788,10 +788,6 @@ def k8s_client_reads_jobs_and_jobsets():
 KUBECTL = shutil.which("kubectl")
 
 
-class Skip(Exception):
-    """A test that cannot run here (a tool missing); reported, not failed."""
-
-
 def kubectl(fake, *args, token="tok"):
     """kubectl (Google's dispatcher on this image) against an HTTPS fake with the test CA, a
     fresh HOME and cache (so discovery is asked, not cached): CompletedProcess."""
@@ -816,8 +812,7 @@ def kubectl_agrees_on_jobs_and_jobsets():
     1.32, legacy for 1.26): get job X and get jobs -l SEL return the objects, get
     jobsets.jobset.x-k8s.io and get jobset NAME resolve the custom resource, a --forbid get and
     an unknown Job print kube-apiserver's errors."""
-    if not KUBECTL:
-        raise Skip("no kubectl on PATH")
+    check(KUBECTL, "kubectl is on the machine image (google-cloud-cli's); not on PATH here")
     with job_fake("--bearer", "tok", "--forbid", "jobs:get", tls=True) as fake:
         got = kubectl_json(fake, "get", "jobsets.jobset.x-k8s.io", "-n", "default", "-o", "json")
         equal(got["items"], job_objects()["jobsets"], "get jobsets.jobset.x-k8s.io -n default")
@@ -1444,8 +1439,6 @@ def main(patterns):
                 fn()
                 passed += 1
                 print("PASS %-40s %.2f s" % (fn.__name__, time.time() - t), flush=True)
-            except Skip as e:
-                print("SKIP %-40s %s" % (fn.__name__, e), flush=True)
             except Exception as e:  # a failing test reports and the run goes on
                 failed += 1
                 print("FAIL %-40s %s: %s" % (fn.__name__, type(e).__name__, e), flush=True)
