@@ -983,7 +983,8 @@ typedef struct cres_config {
 /* The bundled libcurl transport (CLUSTER_RESOLVER_USE_CURL where the implementation is;
    -lcurl, Debian libcurl4-openssl-dev): TLS peer and host verification always on, no
    redirects (a bearer token never goes to another host), connect timeout min(timeout_ms,
-   5 s), the size cap enforced while receiving, one connection for the requests of a resolve,
+   5 s), gzip asked for (every encoding this libcurl decodes), the size cap enforced on the
+   decoded body while receiving, one connection for the requests of a resolve,
    curl's error text in err->message. libcurl honours http_proxy, https_proxy and no_proxy.
    Call curl_global_init(CURL_GLOBAL_DEFAULT) once before starting threads: libcurl makes the
    call itself on first use otherwise, which is thread-safe only from libcurl 7.84 on. */
@@ -4090,6 +4091,9 @@ static void cres__curl_options(CURL *c, const cres_http_request *req, struct cur
                                cres__curl_sink *sink, char *detail) {
     curl_easy_setopt(c, CURLOPT_URL, req->url);
     curl_easy_setopt(c, CURLOPT_HTTPHEADER, headers);
+    /* every encoding this libcurl decodes (gzip at least): the API server compresses lists over
+       128 KiB when asked; the size cap holds for the decoded body */
+    curl_easy_setopt(c, CURLOPT_ACCEPT_ENCODING, "");
     curl_easy_setopt(c, CURLOPT_ERRORBUFFER, detail);
     curl_easy_setopt(c, CURLOPT_NOSIGNAL, 1L);       /* safe in threads */
     curl_easy_setopt(c, CURLOPT_FOLLOWLOCATION, 0L); /* a token never follows a redirect */

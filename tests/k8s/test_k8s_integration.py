@@ -143,6 +143,25 @@ def test_one_connection_serves_every_page():
     assert len(f.stop()) >= 4 and len(connects) == 1, connects
 
 
+def test_asks_for_gzip_and_reads_it():
+    """The curl transport asks for gzip; the API server (here the fake's --gzip) compresses a
+    list page over 128 KiB: the same members, a fraction of the bytes."""
+    sys.path.insert(0, HERE)
+    import make_pods
+    pods = make_pods.make_pods(300, "big", "default", indexed=True, start_ip="10.70.0.10")
+    path = os.path.join(TMP, "big.json")
+    make_pods.dump(make_pods.pod_list(pods), path, compact=True)
+    want = {"worker": ["10.70.%d.%d:8470" % divmod(10 + i, 256) for i in range(300)]}
+    sizes = []
+    for gz in ([], ["--gzip"]):
+        f = Fake("--pods", path, "--log-bytes", *gz)
+        assert resolve(f, "--job", "worker=job-name=big") == want
+        log = f.stop()
+        assert all("gzip" in r["headers"].get("accept-encoding", "") for r in log), log[0]["headers"]
+        sizes.append(sum(r["bytes"] for r in log))
+    assert sizes[1] * 5 < sizes[0], sizes  # pod JSON compresses well over 5x
+
+
 def test_restarts_after_410_gone():
     faults = write("gone.json", [{"path": "/api/v1/", "query": "continue=", "times": 1, "status": 410}])
     f = Fake("--pods", PODS, "--faults", faults)
