@@ -7,7 +7,7 @@ BUILD := build
 WARN := -Wall -Wextra -Wpedantic -Werror
 SAN := -g -O1 -fsanitize=address,undefined -fno-sanitize-recover=undefined
 FUZZ_SECONDS ?= 600
-FUZZ_SMOKE_SECONDS ?= 12
+FUZZ_SMOKE_SECONDS ?= 8
 # Builds and fuzzers go JOBS at a time (this machine has 2 cores); tests run one at a time.
 JOBS ?= 2
 VERSION := $(shell sed -n 's/^\#define CLUSTER_RESOLVER_VERSION_\(MAJOR\|MINOR\|PATCH\) //p' cluster_resolver.h | paste -sd.)
