@@ -1885,6 +1885,23 @@ CRES__PRIVATE cres_result cres__start(cres__writer *w, char *buf, size_t cap, cr
     return CRES_OK;
 }
 
+typedef void (*cres__render_fn)(cres__writer *w, const void *x);
+
+/* The text fn writes, in a new string (measured first). NULL when out of memory. */
+CRES__PRIVATE char *cres__render(const cres_allocator *a, cres__render_fn fn, const void *x) {
+    cres__writer w;
+    char *s;
+    size_t n;
+    cres__start(&w, NULL, 0, NULL);
+    fn(&w, x);
+    n = w.len + 1;
+    if (!(s = (char *)cres__alloc(a, n))) return NULL;
+    cres__start(&w, s, n, NULL);
+    fn(&w, x);
+    s[w.len] = '\0';
+    return s;
+}
+
 /* ////////////////////////////////////////////////////////////////////////////////////////
    Numbers and names                                                               >>text */
 
@@ -5619,6 +5636,13 @@ CRES__PRIVATE cres_result cres__kube_provider(cres__kstanza *user, int obj, char
                                 err);
 }
 
+/* "Basic base64(user:pass)" (RFC 7617), from "user:pass". */
+CRES__PRIVATE void cres__put_basic_auth(cres__writer *w, const void *x) {
+    const char *plain = (const char *)x;
+    cres__puts(w, "Basic ");
+    cres__put_base64(w, plain, strlen(plain));
+}
+
 /* The user: its credentials, checked as client-go checks them; *kind says which. */
 CRES__PRIVATE cres_result cres__kube_user(cres__kstanza *st, const char **kind, cres_error *err) {
     static const char *const keys[] = {"exec", "auth-provider", "as-user-extra"};
@@ -5680,23 +5704,14 @@ CRES__PRIVATE cres_result cres__kube_user(cres__kstanza *st, const char **kind, 
     kube->tls.client_cert_pem = cert;
     kube->tls.client_key_pem = key;
     if (user || pass) {
-        cres__writer w;
         char *basic = NULL;
-        size_t need = 0, nu = user ? strlen(user) : 0, np = pass ? strlen(pass) : 0;
-        int pass_no;
-        char *plain = (char *)cres__alloc(d->a, nu + np + 2);
+        size_t n = (user ? strlen(user) : 0) + (pass ? strlen(pass) : 0) + 2;
+        char *plain = (char *)cres__alloc(d->a, n);
         if (!plain) return cres__oom(err, "kubernetes");
-        snprintf(plain, nu + np + 2, "%s:%s", user ? user : "", pass ? pass : "");
-        for (pass_no = 0; pass_no < 2; pass_no++) { /* measure, then write */
-            cres__start(&w, basic, need, NULL);
-            cres__puts(&w, "Basic ");
-            cres__put_base64(&w, plain, nu + np + 1);
-            need = w.len + 1;
-            if (!basic && !(basic = (char *)cres__alloc(d->a, need))) break;
-        }
+        snprintf(plain, n, "%s:%s", user ? user : "", pass ? pass : "");
+        basic = cres__render(d->a, cres__put_basic_auth, plain);
         cres__free(d->a, plain);
         if (!basic || !cres__kube_keep(k, basic)) return cres__oom(err, "kubernetes");
-        basic[w.len] = '\0';
         kube->basic = basic;
     }
     *kind = at[0] >= 0     ? "exec plugin"
@@ -5711,48 +5726,43 @@ CRES__PRIVATE cres_result cres__kube_user(cres__kstanza *st, const char **kind, 
 
 /* "KUBERNETES_EXEC_INFO={"kind", "apiVersion", "spec": {"cluster" (provideClusterInfo),
    "interactive": false}}", as client-go sets it without a terminal. */
-CRES__PRIVATE cres_result cres__kube_exec_info(cres__k8s *k, cres_error *err) {
-    cres__kube *kube = &k->kube;
+CRES__PRIVATE void cres__put_exec_info(cres__writer *w, const void *x) {
+    const cres__k8s *k = (const cres__k8s *)x;
+    const cres__kube *kube = &k->kube;
     const cres_http_tls *t = &kube->tls;
-    cres__writer w;
-    char *info = NULL;
-    size_t need = 0;
-    int pass;
-    for (pass = 0; pass < 2; pass++) { /* measure, then write */
-        cres__start(&w, info, need, NULL);
-        cres__puts(&w, CRES__EXEC_INFO "={\"kind\":\"ExecCredential\",\"apiVersion\":");
-        cres__put_json_string(&w, kube->exec_api);
-        cres__puts(&w, ",\"spec\":{");
-        if (kube->exec_provide) {
-            cres__puts(&w, "\"cluster\":{\"server\":");
-            cres__put_json_string(&w, k->server);
-            if (t->server_name) {
-                cres__puts(&w, ",\"tls-server-name\":");
-                cres__put_json_string(&w, t->server_name);
-            }
-            if (t->insecure_skip_verify) cres__puts(&w, ",\"insecure-skip-tls-verify\":true");
-            if (t->ca_pem) {
-                cres__puts(&w, ",\"certificate-authority-data\":\"");
-                cres__put_base64(&w, t->ca_pem, strlen(t->ca_pem));
-                cres__puts(&w, "\"");
-            }
-            if (t->proxy) {
-                cres__puts(&w, ",\"proxy-url\":");
-                cres__put_json_string(&w, t->proxy);
-            }
-            if (kube->exec_config) {
-                cres__puts(&w, ",\"config\":");
-                cres__puts(&w, kube->exec_config);
-            }
-            cres__puts(&w, "},");
+    cres__puts(w, CRES__EXEC_INFO "={\"kind\":\"ExecCredential\",\"apiVersion\":");
+    cres__put_json_string(w, kube->exec_api);
+    cres__puts(w, ",\"spec\":{");
+    if (kube->exec_provide) {
+        cres__puts(w, "\"cluster\":{\"server\":");
+        cres__put_json_string(w, k->server);
+        if (t->server_name) {
+            cres__puts(w, ",\"tls-server-name\":");
+            cres__put_json_string(w, t->server_name);
         }
-        cres__puts(&w, "\"interactive\":false}}");
-        need = w.len + 1;
-        if (!info && !(info = (char *)cres__alloc(&k->base.config.allocator, need))) break;
+        if (t->insecure_skip_verify) cres__puts(w, ",\"insecure-skip-tls-verify\":true");
+        if (t->ca_pem) {
+            cres__puts(w, ",\"certificate-authority-data\":\"");
+            cres__put_base64(w, t->ca_pem, strlen(t->ca_pem));
+            cres__puts(w, "\"");
+        }
+        if (t->proxy) {
+            cres__puts(w, ",\"proxy-url\":");
+            cres__put_json_string(w, t->proxy);
+        }
+        if (kube->exec_config) {
+            cres__puts(w, ",\"config\":");
+            cres__puts(w, kube->exec_config);
+        }
+        cres__puts(w, "},");
     }
+    cres__puts(w, "\"interactive\":false}}");
+}
+
+CRES__PRIVATE cres_result cres__kube_exec_info(cres__k8s *k, cres_error *err) {
+    char *info = cres__render(&k->base.config.allocator, cres__put_exec_info, k);
     if (!info || !cres__kube_keep(k, info)) return cres__oom(err, "kubernetes");
-    info[w.len] = '\0';
-    kube->exec_info = info;
+    k->kube.exec_info = info;
     return CRES_OK;
 }
 
@@ -7686,23 +7696,6 @@ CRES__PRIVATE void cres__gcred_log(const cres_resolver *r, const cres__gcred *c)
 }
 
 /* ---- Application Default Credentials: tokens ---------------------------------------------- */
-
-typedef void (*cres__render_fn)(cres__writer *w, const void *x);
-
-/* The text fn writes, in a new string (measured first). NULL when out of memory. */
-CRES__PRIVATE char *cres__render(const cres_allocator *a, cres__render_fn fn, const void *x) {
-    cres__writer w;
-    char *s;
-    size_t n;
-    cres__start(&w, NULL, 0, NULL);
-    fn(&w, x);
-    n = w.len + 1;
-    if (!(s = (char *)cres__alloc(a, n))) return NULL;
-    cres__start(&w, s, n, NULL);
-    fn(&w, x);
-    s[w.len] = '\0';
-    return s;
-}
 
 /* A secret's memory (n bytes) is cleared before it goes back to the allocator. */
 CRES__PRIVATE void cres__free_secret_n(const cres_allocator *a, char *s, size_t n) {
