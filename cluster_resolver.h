@@ -1192,6 +1192,15 @@ typedef enum cres_k8s_address {
                                                  pod has both, else its pod IP */
 } cres_k8s_address;
 
+/* Where a job's members come from (section >>k8s, "members from the own Job"). */
+typedef enum cres_k8s_members {
+    CRES_K8S_MEMBERS_DEFAULT = 0,             /* kubernetes: LIST; auto: JOB in an Indexed
+                                                 Job's pod */
+    CRES_K8S_MEMBERS_LIST,                    /* list the selectors' pods (TF's way) */
+    CRES_K8S_MEMBERS_JOB                      /* name the own Indexed Job's (or JobSet's) pods
+                                                 from one GET of each; else the list, logged */
+} cres_k8s_members;
+
 typedef struct cres_k8s_options {
     const cres_config *config;
     const cres_k8s_job_selector *jobs;        /* NULL = {"worker", "job-name=tensorflow"} */
@@ -1216,6 +1225,7 @@ typedef struct cres_k8s_options {
     int follow_jobset;                        /* non-zero: the job holding the own pod, when
                                                  that pod is of a JobSet, is the whole JobSet
                                                  (auto sets it; manual: kubernetes) */
+    cres_k8s_members members;                 /* DEFAULT = LIST */
     const char *kubeconfig;                   /* this kubeconfig file only; NULL = the files of
                                                  $KUBECONFIG, else ~/.kube/config, else in
                                                  cluster (unused with server) */
@@ -1428,6 +1438,7 @@ typedef struct cres_auto_options {
     const char *rpc_layer;                    /* NULL = the backend's default */
     int port;                                 /* for backends that make addresses; 0 =
                                                  their default */
+    cres_k8s_members k8s_members;             /* DEFAULT = JOB in an Indexed Job's pod */
 } cres_auto_options;
 
 CRES_API cres_result cres_simple_resolver_create(const cres_simple_options *options,
@@ -2572,6 +2583,22 @@ CRES__PRIVATE void cres__json_pick(const cres__json *d, int obj, const char *con
             if (out[i] < 0 && cres__json_eq(d, k, keys[i])) out[i] = k + 1;
         k = cres__json_next(d, k + 1);
     }
+}
+
+/* cres__json_pick with the keys in one literal, "a\0b\0" (see "Footprint" in >>google). */
+CRES__PRIVATE void cres__json_pick_packed(const cres__json *d, int obj, const char *packed,
+                                          int *out, int n) {
+    const char *keys[8];
+    int i;
+    for (i = 0; i < n && i < 8; i++, packed += strlen(packed) + 1) keys[i] = packed;
+    cres__json_pick(d, obj, keys, out, i);
+}
+
+/* The value at a path of n keys below object obj ("spec\0template\0spec"), or -1. */
+CRES__PRIVATE int cres__json_dig(const cres__json *d, int obj, const char *path, int n) {
+    int v = obj;
+    for (; n > 0 && v >= 0; n--, path += strlen(path) + 1) cres__json_pick(d, obj = v, &path, &v, 1);
+    return v;
 }
 
 /* Text of token i quoted for a message. */
@@ -4768,7 +4795,9 @@ typedef struct cres__k8s {
     cres_k8s_job_selector *jobs; /* owned copies */
     size_t jobs_count;
     char *server, *token, *token_file, *ca_file, *ns, *hostname, *cluster_domain;
+    char *completion_index; /* $JOB_COMPLETION_INDEX at create, for members JOB */
     int all_namespaces, port, page_size, wait_ms, follow_jobset;
+    cres_k8s_members members; /* LIST or JOB */
     cres_k8s_address address;
     cres__kube kube;
 } cres__k8s;
@@ -6675,9 +6704,10 @@ CRES__PRIVATE cres_result cres__k8s_read_page(cres__k8s *k, const char *body, si
     return res;
 }
 
-/* A failed HTTP status as an error, with the API's own Status message and what to do. */
+/* A failed HTTP status of `doing` ("listing pods") as an error, with the API's own Status
+   message and what to do. */
 CRES__PRIVATE cres_result cres__k8s_status_error(cres__k8s *k, const cres_http_response *resp,
-                                                 cres_error *err) {
+                                                 const char *doing, cres_error *err) {
     char message[128];
     cres__error_message(&k->base, resp, NULL, 110, message, sizeof message); /* the Status's */
     if (resp->status == 401)
@@ -6692,7 +6722,7 @@ CRES__PRIVATE cres_result cres__k8s_status_error(cres__k8s *k, const cres_http_r
             "[\"pods\"] (a Role, or a ClusterRole for all namespaces)",
             message);
     else
-        cres__fail(err, CRES_ERR_HTTP_STATUS, "kubernetes: HTTP %d listing pods%s%s", resp->status,
+        cres__fail(err, CRES_ERR_HTTP_STATUS, "kubernetes: HTTP %d %s%s%s", resp->status, doing,
                    cres__redirect_note(resp->status), message);
     if (err) err->http_status = resp->status;
     return CRES_ERR_HTTP_STATUS;
@@ -6761,7 +6791,7 @@ CRES__PRIVATE cres_result cres__k8s_list(cres__k8s *k, cres__http *h, cres__k8s_
             continue;
         }
         if (resp.status != 200) {
-            res = cres__k8s_status_error(k, &resp, err);
+            res = cres__k8s_status_error(k, &resp, "listing pods", err);
             cres__response_free(&k->base, &resp);
             break;
         }
@@ -7036,12 +7066,495 @@ CRES__PRIVATE cres_result cres__k8s_follow_jobset(cres__k8s *k, cres__http *h, c
     return res;
 }
 
+/* ////////////////////////////////////////////////////////////////////////////////////////
+   Kubernetes: members named from the own Job (and JobSet), without listing pods
+
+   At job scale a list in every pod costs the API server N lists of N pods. But an Indexed
+   Job names its pods: pod i has the hostname "<job>-<i>" (the Job controller sets it when the
+   template has none, kubernetes pkg/controller/job) and, with the template's subdomain S (a
+   headless Service S), the DNS name "<job>-<i>.S.<ns>.svc.<domain>". So one GET of the own
+   Job names every member, and in a JobSet one GET of the JobSet names its other Jobs
+   "<js>-<rjob>-<j>" (kubernetes-sigs/jobset, placement.GenJobName), in the list's order:
+   replicated jobs in spec order and job index (job-global-index), then completion index.
+   Members are what the Job defines, Running or not (JobSet's Service publishes not-ready
+   addresses; the consumer's connect retries). When a condition does not hold, the log says
+   which and the list answers. */
+
+/* What names the pods of a Job: its spec, or a replicated job's Job template. */
+typedef struct cres__k8s_shape {
+    int completions, parallelism; /* -1 = absent */
+    int mode;                     /* the completionMode token; -1 = absent */
+    int pod[2];                   /* the pod template's hostname and subdomain; -1 = absent */
+} cres__k8s_shape;
+
+/* The own Job, and what the answer must agree with. */
+typedef struct cres__k8s_named {
+    char job[64];            /* the own Job's name (part of a hostname: a DNS label) */
+    int index;               /* this pod's completion index */
+    const char *want_jobset; /* the selector is this JobSet's: the own Job must be of it */
+    char subdomain[64];      /* the own Job's pods' */
+    char jobset[64];         /* the JobSet of the own Job; "" = none */
+    int completions;         /* the own Job's */
+    char why[256];           /* set when the list must answer instead */
+} cres__k8s_named;
+
+CRES__PRIVATE int cres__json_blank(const cres__json *d, int v) {
+    return v < 0 || cres__json_is_null(d, v) ||
+           (cres__json_is(d, v, JSMN_STRING) && d->t[v].end == d->t[v].start);
+}
+
+/* A DNS label as Kubernetes validates hostnames and subdomains (RFC 1123): 1 to 63 of
+   [a-z0-9-], a letter or digit at both ends. */
+CRES__PRIVATE int cres__k8s_dns_label(const char *s, size_t n) {
+    size_t i;
+    if (n < 1 || n > 63 || s[0] == '-' || s[n - 1] == '-') return 0;
+    for (i = 0; i < n; i++)
+        if (!((s[i] >= 'a' && s[i] <= 'z') || (s[i] >= '0' && s[i] <= '9') || s[i] == '-'))
+            return 0;
+    return 1;
+}
+
+/* Token v as a count 0..INT_MAX in *out, -1 when absent or null. The API server validates
+   these, so anything else is an error naming the field. */
+CRES__PRIVATE cres_result cres__k8s_count(const cres__json *d, int v, const char *what,
+                                         const char *field, int *out, cres_error *err) {
+    char why[96];
+    *out = -1;
+    if (v < 0 || cres__json_is_null(d, v) || cres__json_index(d, v, 0, out, why, sizeof why))
+        return CRES_OK;
+    return cres__fail(err, CRES_ERR_UNEXPECTED_RESPONSE, "kubernetes: %s: %s %s", what, field,
+                      why);
+}
+
+/* Reads a Job spec (the own Job's, or a replicated job's template, with the defaults that
+   batch/v1 SetDefaults_Job gives it when the Job is made). */
+CRES__PRIVATE cres_result cres__k8s_shape_read(const cres__json *d, int spec, const char *what,
+                                              int defaults, cres__k8s_shape *s,
+                                              cres_error *err) {
+    int v[4];
+    cres_result res;
+    cres__json_pick_packed(d, spec, "completions\0parallelism\0completionMode\0template", v, 4);
+    if ((res = cres__k8s_count(d, v[0], what, "completions", &s->completions, err)) != CRES_OK ||
+        (res = cres__k8s_count(d, v[1], what, "parallelism", &s->parallelism, err)) != CRES_OK)
+        return res;
+    if (defaults && s->parallelism < 0) {
+        s->parallelism = 1;
+        if (s->completions < 0) s->completions = 1;
+    }
+    s->mode = v[2];
+    cres__json_pick_packed(d, cres__json_dig(d, v[3], "spec", 1), "hostname\0subdomain", s->pod,
+                           2);
+    return CRES_OK;
+}
+
+/* Whether every pod of a shape is there to be named; else why, in plain words. */
+CRES__PRIVATE int cres__k8s_shape_ok(const cres__json *d, const cres__k8s_shape *s,
+                                     const char *what, char *why, size_t cap) {
+    char q[CRES__QUOTE_SIZE];
+    if (s->mode < 0 || !cres__json_eq(d, s->mode, "Indexed"))
+        snprintf(why, cap, "%s is not Indexed (completionMode %s)", what,
+                 s->mode < 0 ? "unset" : cres__json_quote(d, s->mode, q, sizeof q));
+    else if (s->completions < 0) snprintf(why, cap, "%s has no completions", what);
+    else if (s->parallelism != s->completions) /* elastic: not every member runs */
+        snprintf(why, cap, "%s: parallelism %d != completions %d", what, s->parallelism,
+                 s->completions);
+    else if (!cres__json_blank(d, s->pod[0])) /* every pod would have that one name */
+        snprintf(why, cap, "%s: the pod template sets hostname %s", what,
+                 cres__json_quote(d, s->pod[0], q, sizeof q));
+    else return 1;
+    return 0;
+}
+
+/* The own Job: $HOSTNAME "<job>-<i>" less "-$JOB_COMPLETION_INDEX"; 0 with why. */
+CRES__PRIVATE int cres__k8s_own_job(const cres__k8s *k, cres__k8s_named *nm) {
+    const char *host = k->hostname, *ix = k->completion_index;
+    char q[CRES__QUOTE_SIZE];
+    size_t hn, in;
+    long long v;
+    if (!ix || !*ix) {
+        snprintf(nm->why, sizeof nm->why, "JOB_COMPLETION_INDEX is unset (not an Indexed Job's "
+                                          "pod)");
+        return 0;
+    }
+    in = strlen(ix);
+    if (cres__parse_decimal(ix, in, &v) != 1 || v < 0 || v > INT_MAX || (in > 1 && *ix == '0')) {
+        snprintf(nm->why, sizeof nm->why, "JOB_COMPLETION_INDEX %s is not an index",
+                 cres__quote(q, sizeof q, ix, in));
+        return 0;
+    }
+    hn = host ? strlen(host) : 0;
+    if (hn < in + 2 || hn - in - 1 >= sizeof nm->job || host[hn - in - 1] != '-' ||
+        strcmp(host + hn - in, ix) != 0) {
+        snprintf(nm->why, sizeof nm->why, "HOSTNAME %s is not \"<job>-%s\"",
+                 host ? cres__quote(q, sizeof q, host, hn) : "(unset)", ix);
+        return 0;
+    }
+    memcpy(nm->job, host, hn - in - 1);
+    nm->job[hn - in - 1] = '\0';
+    nm->index = (int)v;
+    return 1;
+}
+
+/* The value of a selector that is exactly "key=value" or "key==value", else NULL. */
+CRES__PRIVATE const char *cres__k8s_selects(const char *selector, const char *key) {
+    size_t n = strlen(key);
+    if (strncmp(selector, key, n) != 0 || selector[n] != '=') return NULL;
+    selector += selector[n + 1] == '=' ? n + 2 : n + 1;
+    return strpbrk(selector, ",!=() ") ? NULL : selector;
+}
+
+/* Does the job's selector agree with the own Job? A selector of one Job must name it; one
+   of a JobSet makes the whole JobSet the answer. Other selectors are not compared. */
+CRES__PRIVATE int cres__k8s_selector_agrees(const cres__k8s *k, cres__k8s_named *nm) {
+    const char *sel = k->jobs[0].selector, *v = cres__k8s_selects(sel, "job-name");
+    char q[CRES__QUOTE_SIZE];
+    if (!v) v = cres__k8s_selects(sel, "batch.kubernetes.io/job-name");
+    nm->want_jobset = cres__k8s_selects(sel, CRES__K8S_JOBSET_KEY);
+    if (!v || strcmp(v, nm->job) == 0) return 1;
+    snprintf(nm->why, sizeof nm->why, "the selector names Job %s, this pod's Job is \"%s\"",
+             cres__quote(q, sizeof q, v, strlen(v)), nm->job);
+    return 0;
+}
+
+typedef struct cres__k8s_object_ref {
+    const cres__k8s *k;
+    const char *api, *resource, *name;
+} cres__k8s_object_ref;
+
+CRES__PRIVATE void cres__put_k8s_object_url(cres__writer *w, const void *x) {
+    const cres__k8s_object_ref *o = (const cres__k8s_object_ref *)x;
+    cres__puts(w, o->k->server);
+    cres__puts(w, o->api);
+    cres__puts(w, "/namespaces/");
+    cres__put_url_encoded(w, o->k->ns);
+    cres__put(w, "/", 1);
+    cres__puts(w, o->resource);
+    cres__put(w, "/", 1);
+    cres__put_url_encoded(w, o->name);
+}
+
+/* GETs one object of the own namespace and parses it into *d (which points into *resp).
+   CRES_OK with nm->why set when it is forbidden or not there: then the list answers. */
+CRES__PRIVATE cres_result cres__k8s_get_object(cres__k8s *k, cres__http *h, cres__k8s_auth *au,
+                                               const cres__k8s_object_ref *o,
+                                               cres_http_response *resp, cres__json *d,
+                                               cres__k8s_named *nm, cres_error *err) {
+    const cres_allocator *a = &k->base.config.allocator;
+    char *url = cres__render(a, cres__put_k8s_object_url, o), what[128], q[CRES__QUOTE_SIZE];
+    int v;
+    cres_result res;
+    memset(d, 0, sizeof *d);
+    memset(resp, 0, sizeof *resp);
+    if (!url) return cres__oom(err, "kubernetes");
+    res = cres__k8s_get(k, h, au, url, resp, err);
+    cres__free(a, url);
+    cres__quote(q, sizeof q, o->name, strlen(o->name));
+    snprintf(what, sizeof what, "getting %s %s", o->resource, q);
+    if (res != CRES_OK) return res;
+    if (resp->status == 403 || resp->status == 404) {
+        snprintf(nm->why, sizeof nm->why, "%s: %s", what,
+                 resp->status == 403 ? "forbidden (403: the role grants no \"get\" on it)"
+                                     : "not found (404)");
+        return CRES_OK;
+    }
+    if (resp->status != 200) return cres__k8s_status_error(k, resp, what, err);
+    snprintf(what, sizeof what, "kubernetes: %s %s", o->resource, q);
+    res = cres__json_parse(d, resp->body, resp->body_len, a, what, CRES_ERR_UNEXPECTED_RESPONSE,
+                           err);
+    if (res != CRES_OK) return res;
+    v = cres__json_dig(d, 0, "metadata\0name", 2);
+    if (v < 0 || !cres__json_eq(d, v, o->name))
+        return cres__fail(err, CRES_ERR_UNEXPECTED_RESPONSE,
+                          "%s: the answer is not that object (metadata.name %s)", what,
+                          v < 0 ? "absent" : cres__json_quote(d, v, q, sizeof q));
+    return CRES_OK;
+}
+
+/* Tasks first.. of job: "<prefix>-<i>.<subdomain>.<ns>.svc.<domain>:<port>" for each
+   completion index i; buf holds one (the caller sized it for the longest). */
+CRES__PRIVATE cres_result cres__k8s_add_named(cres__k8s *k, cres_cluster_spec *spec,
+                                              const char *job, const char *prefix,
+                                              const char *sub, int first, int count, char *buf,
+                                              size_t cap, cres_error *err) {
+    cres_result res = CRES_OK;
+    int i;
+    for (i = 0; i < count && res == CRES_OK; i++) {
+        snprintf(buf, cap, "%s-%d.%s.%s.svc.%s:%d", prefix, i, sub, k->ns, k->cluster_domain,
+                 k->port);
+        res = cres_spec_add_task(spec, job, first + i, buf, err);
+    }
+    return res == CRES_OK ? res : cres__wrap(err, res, CRES_ERR_UNEXPECTED_RESPONSE,
+                                             "kubernetes: ");
+}
+
+/* A buffer for any member's address (hostnames are at most 63 bytes, subdomains too). */
+CRES__PRIVATE char *cres__k8s_name_buffer(cres__k8s *k, size_t *cap) {
+    *cap = 2 * 64 + strlen(k->ns) + strlen(k->cluster_domain) + 32;
+    return (char *)cres__alloc(&k->base.config.allocator, *cap);
+}
+
+/* Decimal digits of v >= 0. */
+CRES__PRIVATE size_t cres__digits(long long v) {
+    size_t n = 1;
+    while (v >= 10) v /= 10, n++;
+    return n;
+}
+
+/* Reads the own Job: whether its pods can be named (else nm->why), their subdomain and
+   count, and the JobSet it is of. */
+CRES__PRIVATE cres_result cres__k8s_read_own_job(const cres__json *d, cres__k8s_named *nm,
+                                                 cres_error *err) {
+    char what[96], q[CRES__QUOTE_SIZE];
+    const char *key = CRES__K8S_JOBSET_KEY;
+    cres__k8s_shape s;
+    int js, sub;
+    size_t n;
+    cres_result res;
+    snprintf(what, sizeof what, "Job \"%s\"", nm->job);
+    res = cres__k8s_shape_read(d, cres__json_dig(d, 0, "spec", 1), what, 0, &s, err);
+    if (res != CRES_OK || !cres__k8s_shape_ok(d, &s, what, nm->why, sizeof nm->why)) return res;
+    if (nm->index >= s.completions)
+        return cres__fail(err, CRES_ERR_CONFLICT,
+                          "kubernetes: JOB_COMPLETION_INDEX %d is not below the completions of "
+                          "%s (%d)",
+                          nm->index, what, s.completions);
+    sub = s.pod[1];
+    n = sub >= 0 ? (size_t)(d->t[sub].end - d->t[sub].start) : 0;
+    if (cres__json_blank(d, sub))
+        snprintf(nm->why, sizeof nm->why, "%s has no subdomain (spec.template.spec.subdomain)",
+                 what);
+    else if (!cres__json_is(d, sub, JSMN_STRING) || !cres__k8s_dns_label(d->s + d->t[sub].start, n))
+        snprintf(nm->why, sizeof nm->why, "%s: subdomain %s is not a DNS label", what,
+                 cres__json_quote(d, sub, q, sizeof q));
+    else if (strlen(nm->job) + 1 + cres__digits(s.completions - 1) > 63 ||
+             !cres__k8s_dns_label(nm->job, strlen(nm->job)))
+        snprintf(nm->why, sizeof nm->why, "%s: hostname \"%s-%d\" is not a DNS label", what,
+                 nm->job, s.completions - 1);
+    if (*nm->why) return CRES_OK;
+    memcpy(nm->subdomain, d->s + d->t[sub].start, n);
+    nm->subdomain[n] = '\0';
+    nm->completions = s.completions;
+    cres__json_pick(d, cres__json_dig(d, 0, "metadata\0labels", 2), &key, &js, 1);
+    if (!cres__json_blank(d, js)) {
+        n = (size_t)(d->t[js].end - d->t[js].start);
+        if (!cres__json_is(d, js, JSMN_STRING) || !cres__k8s_dns_label(d->s + d->t[js].start, n))
+            snprintf(nm->why, sizeof nm->why, "%s: its label " CRES__K8S_JOBSET_KEY " %s is not "
+                     "a JobSet name", what, cres__json_quote(d, js, q, sizeof q));
+        else memcpy(nm->jobset, d->s + d->t[js].start, n);
+    }
+    if (!*nm->why && nm->want_jobset && strcmp(nm->want_jobset, nm->jobset) != 0)
+        snprintf(nm->why, sizeof nm->why, "%s is not of JobSet %s (the selector's)", what,
+                 cres__quote(q, sizeof q, nm->want_jobset, strlen(nm->want_jobset)));
+    return CRES_OK;
+}
+
+/* One replicated job of a JobSet: its name (in d), Jobs and pods per Job. */
+typedef struct cres__k8s_rjob {
+    const char *name;
+    int name_len, replicas, completions;
+} cres__k8s_rjob;
+
+/* Reads replicated job e; nm->why when its pods cannot be named. */
+CRES__PRIVATE cres_result cres__k8s_rjob_read(const cres__json *d, int e, cres__k8s_named *nm,
+                                              cres__k8s_rjob *rj, cres_error *err) {
+    char what[160], q[CRES__QUOTE_SIZE], host[160];
+    cres__k8s_shape s;
+    int v[3];
+    cres_result res;
+    cres__json_pick_packed(d, e, "name\0replicas\0template", v, 3);
+    if (!cres__json_is(d, v[0], JSMN_STRING))
+        return cres__fail(err, CRES_ERR_UNEXPECTED_RESPONSE,
+                          "kubernetes: JobSet \"%s\": a replicated job without a name", nm->jobset);
+    rj->name = d->s + d->t[v[0]].start;
+    rj->name_len = d->t[v[0]].end - d->t[v[0]].start;
+    snprintf(what, sizeof what, "replicated job %s of JobSet \"%s\"",
+             cres__json_quote(d, v[0], q, sizeof q), nm->jobset);
+    if ((res = cres__k8s_count(d, v[1], what, "replicas", &rj->replicas, err)) != CRES_OK ||
+        (res = cres__k8s_shape_read(d, cres__json_dig(d, v[2], "spec", 1), what, 1, &s, err)) !=
+            CRES_OK ||
+        !cres__k8s_shape_ok(d, &s, what, nm->why, sizeof nm->why))
+        return res;
+    if (rj->replicas < 0) rj->replicas = 1; /* the CRD's default */
+    rj->completions = s.completions;
+    snprintf(host, sizeof host, "%s-%.*s-%d-%d", nm->jobset, rj->name_len < 64 ? rj->name_len : 64,
+             rj->name, rj->replicas ? rj->replicas - 1 : 0, s.completions ? s.completions - 1 : 0);
+    if (rj->name_len >= 64 || !cres__k8s_dns_label(host, strlen(host)))
+        snprintf(nm->why, sizeof nm->why, "%s: hostname \"%s\" is not a DNS label", what, host);
+    return CRES_OK;
+}
+
+/* Whether the own Job is Job j of replicated job rj: its name is "<js>-<rj>-<j>". */
+CRES__PRIVATE int cres__k8s_own_in(const cres__k8s_named *nm, const cres__k8s_rjob *rj, int *j) {
+    size_t js = strlen(nm->jobset), at = js + (size_t)rj->name_len + 2, n = strlen(nm->job);
+    long long v;
+    if (n <= at || strncmp(nm->job, nm->jobset, js) != 0 || nm->job[js] != '-' ||
+        strncmp(nm->job + js + 1, rj->name, (size_t)rj->name_len) != 0 || nm->job[at - 1] != '-')
+        return 0;
+    if (cres__parse_decimal(nm->job + at, n - at, &v) != 1 || v < 0 || v >= rj->replicas ||
+        (n - at > 1 && nm->job[at] == '0'))
+        return 0;
+    *j = (int)v;
+    return 1;
+}
+
+/* The JobSet's network: the own Job's subdomain must be the JobSet's (network.subdomain,
+   else its name), with DNS hostnames on. */
+CRES__PRIVATE void cres__k8s_jobset_network(const cres__json *d, cres__k8s_named *nm) {
+    char q[CRES__QUOTE_SIZE];
+    int v[2], n;
+    cres__json_pick_packed(d, cres__json_dig(d, 0, "spec\0network", 2),
+                           "enableDNSHostnames\0subdomain", v, 2);
+    if (cres__json_is(d, v[0], JSMN_PRIMITIVE) && d->s[d->t[v[0]].start] == 'f')
+        snprintf(nm->why, sizeof nm->why, "JobSet \"%s\" has DNS hostnames off "
+                 "(spec.network.enableDNSHostnames false)", nm->jobset);
+    else if (cres__json_blank(d, v[1]) ? strcmp(nm->subdomain, nm->jobset) != 0
+                                       : !cres__json_eq(d, v[1], nm->subdomain)) {
+        n = cres__json_blank(d, v[1]) ? 0 : 1;
+        snprintf(nm->why, sizeof nm->why, "Job \"%s\" has subdomain \"%s\", JobSet \"%s\" %s",
+                 nm->job, nm->subdomain, nm->jobset,
+                 n ? cres__json_quote(d, v[1], q, sizeof q) : "its name");
+    }
+}
+
+/* Checks every replicated job and finds the own Job's first task (*own); nm->why when the
+   JobSet cannot be named whole. */
+CRES__PRIVATE cres_result cres__k8s_jobset_check(const cres__json *d, int rjobs,
+                                                 cres__k8s_named *nm, int *own,
+                                                 cres_error *err) {
+    long long total = 0;
+    int i, e, j;
+    cres__k8s_rjob rj;
+    cres_result res;
+    *own = -1;
+    for (i = 0, e = rjobs + 1; i < d->t[rjobs].size; i++, e = cres__json_next(d, e)) {
+        if ((res = cres__k8s_rjob_read(d, e, nm, &rj, err)) != CRES_OK || *nm->why) return res;
+        if (cres__k8s_own_in(nm, &rj, &j)) {
+            if (rj.completions != nm->completions) {
+                snprintf(nm->why, sizeof nm->why, "Job \"%s\" has completions %d, its replicated "
+                         "job %d", nm->job, nm->completions, rj.completions);
+                return CRES_OK;
+            }
+            *own = (int)total + j * rj.completions;
+        }
+        total += (long long)rj.replicas * rj.completions;
+        if (total > CRES_MAX_K8S_PODS)
+            return cres__fail(err, CRES_ERR_LIMIT, "kubernetes: JobSet \"%s\" has more than %d "
+                              "pods", nm->jobset, CRES_MAX_K8S_PODS);
+    }
+    if (*own < 0)
+        snprintf(nm->why, sizeof nm->why, "Job \"%s\" is not one of JobSet \"%s\"'s Jobs", nm->job,
+                 nm->jobset);
+    return CRES_OK;
+}
+
+/* Adds every member of the JobSet, Job by Job in job-global-index order. */
+CRES__PRIVATE cres_result cres__k8s_jobset_add(cres__k8s *k, const cres__json *d, int rjobs,
+                                               cres__k8s_named *nm, cres_cluster_spec *spec,
+                                               cres_error *err) {
+    char prefix[80], *buf;
+    size_t cap;
+    int i, e, j, task = 0;
+    cres__k8s_rjob rj;
+    cres_result res = CRES_OK;
+    if (!(buf = cres__k8s_name_buffer(k, &cap))) return cres__oom(err, "kubernetes");
+    for (i = 0, e = rjobs + 1; i < d->t[rjobs].size && res == CRES_OK; i++) {
+        if ((res = cres__k8s_rjob_read(d, e, nm, &rj, err)) != CRES_OK) break;
+        for (j = 0; j < rj.replicas && res == CRES_OK; j++, task += rj.completions) {
+            snprintf(prefix, sizeof prefix, "%s-%.*s-%d", nm->jobset, rj.name_len, rj.name, j);
+            res = cres__k8s_add_named(k, spec, k->jobs[0].job, prefix, nm->subdomain, task,
+                                      rj.completions, buf, cap, err);
+        }
+        e = cres__json_next(d, e);
+    }
+    cres__free(&k->base.config.allocator, buf);
+    return res;
+}
+
+/* The members of the JobSet named nm->jobset; *own = the own Job's first task. */
+CRES__PRIVATE cres_result cres__k8s_named_jobset(cres__k8s *k, cres__http *h, cres__k8s_auth *au,
+                                                 cres__k8s_named *nm, cres_cluster_spec *spec,
+                                                 int *own, cres_error *err) {
+    cres__k8s_object_ref o;
+    cres_http_response resp;
+    cres__json d;
+    int rjobs;
+    cres_result res;
+    o.k = k;
+    o.api = "/apis/jobset.x-k8s.io/v1alpha2";
+    o.resource = "jobsets";
+    o.name = nm->jobset;
+    res = cres__k8s_get_object(k, h, au, &o, &resp, &d, nm, err);
+    if (res == CRES_OK && !*nm->why) cres__k8s_jobset_network(&d, nm);
+    rjobs = res == CRES_OK ? cres__json_dig(&d, 0, "spec\0replicatedJobs", 2) : -1;
+    if (res == CRES_OK && !*nm->why && !cres__json_is(&d, rjobs, JSMN_ARRAY))
+        res = cres__fail(err, CRES_ERR_UNEXPECTED_RESPONSE,
+                         "kubernetes: JobSet \"%s\": spec.replicatedJobs is not a list",
+                         nm->jobset);
+    if (res == CRES_OK && !*nm->why) res = cres__k8s_jobset_check(&d, rjobs, nm, own, err);
+    if (res == CRES_OK && !*nm->why) res = cres__k8s_jobset_add(k, &d, rjobs, nm, spec, err);
+    cres__json_free(&d);
+    cres__response_free(&k->base, &resp);
+    return res;
+}
+
+/* Members JOB: names the members of the own Job, or of its JobSet when the job follows
+   JobSets or its selector is the JobSet's. *named = 0 (logged, with why) when the list
+   must answer instead. */
+CRES__PRIVATE cres_result cres__k8s_named_members(cres__k8s *k, cres__http *h, cres__k8s_auth *au,
+                                                  cres_cluster_spec *spec, const char **own_job,
+                                                  int *own_index, int *named, cres_error *err) {
+    cres__k8s_named nm;
+    cres__k8s_object_ref o;
+    cres_http_response resp;
+    cres__json d;
+    char *buf;
+    size_t cap;
+    int own = 0;
+    cres_result res = CRES_OK;
+    memset(&nm, 0, sizeof nm);
+    *named = 0;
+    if (cres__k8s_own_job(k, &nm) && cres__k8s_selector_agrees(k, &nm)) {
+        o.k = k;
+        o.api = "/apis/batch/v1";
+        o.resource = "jobs";
+        o.name = nm.job;
+        res = cres__k8s_get_object(k, h, au, &o, &resp, &d, &nm, err);
+        if (res == CRES_OK && !*nm.why) res = cres__k8s_read_own_job(&d, &nm, err);
+        cres__json_free(&d);
+        cres__response_free(&k->base, &resp);
+    }
+    if (res == CRES_OK && !*nm.why && *nm.jobset && (k->follow_jobset || nm.want_jobset)) {
+        res = cres__k8s_named_jobset(k, h, au, &nm, spec, &own, err);
+    } else if (res == CRES_OK && !*nm.why) {
+        if (!(buf = cres__k8s_name_buffer(k, &cap))) return cres__oom(err, "kubernetes");
+        res = cres__k8s_add_named(k, spec, k->jobs[0].job, nm.job, nm.subdomain, 0,
+                                  nm.completions, buf, cap, err);
+        cres__free(&k->base.config.allocator, buf);
+    }
+    if (res != CRES_OK) return res;
+    if (*nm.why) {
+        cres__log(&k->base, CRES_LOG_INFO, "kubernetes: job \"%s\": listing pods, since %s",
+                  k->jobs[0].job, nm.why);
+        return CRES_OK;
+    }
+    cres__log(&k->base, CRES_LOG_INFO,
+              "kubernetes: job \"%s\": %zu members named from %s \"%s\" (subdomain \"%s\")",
+              k->jobs[0].job, cres_spec_tasks_count(spec, k->jobs[0].job),
+              *nm.jobset && (k->follow_jobset || nm.want_jobset) ? "JobSet" : "Job",
+              *nm.jobset && (k->follow_jobset || nm.want_jobset) ? nm.jobset : nm.job,
+              nm.subdomain);
+    *named = 1;
+    *own_job = k->jobs[0].job;
+    *own_index = own + nm.index;
+    return CRES_OK;
+}
+
 CRES__PRIVATE cres_result cres__k8s_resolve_once(cres__k8s *k, cres_cluster_spec **out,
                                                  cres_error *err) {
     const cres_allocator *a = &k->base.config.allocator;
     /* set once at the end: a pod in two jobs must not churn the getter's string */
     const char *own_job = NULL;
-    int own_index = -1;
+    int own_index = -1, named = 0;
     cres__pods pods;
     cres__http h;
     cres__k8s_auth au;
@@ -7051,7 +7564,9 @@ CRES__PRIVATE cres_result cres__k8s_resolve_once(cres__k8s *k, cres_cluster_spec
     if ((res = cres__http_begin(&h, &k->base, err)) != CRES_OK) return res;
     res = cres__k8s_auth_begin(k, &h, &au, err);
     if (res == CRES_OK) res = cres_spec_create(a, out, err);
-    for (i = 0; i < k->jobs_count && res == CRES_OK; i++) {
+    if (res == CRES_OK && k->members == CRES_K8S_MEMBERS_JOB)
+        res = cres__k8s_named_members(k, &h, &au, *out, &own_job, &own_index, &named, err);
+    for (i = 0; i < k->jobs_count && res == CRES_OK && !named; i++) {
         const char *job = k->jobs[i].job;
         for (s = 0; s < i && strcmp(k->jobs[s].job, job) != 0; s++) {}
         if (s < i) continue; /* this job's selectors were listed with its first entry */
@@ -7107,6 +7622,7 @@ CRES__PRIVATE void cres__k8s_destroy(cres_resolver *r) {
     cres__free(a, k->ca_file);
     cres__free(a, k->ns);
     cres__free(a, k->hostname);
+    cres__free(a, k->completion_index);
     cres__free(a, k->cluster_domain);
 #ifndef CLUSTER_RESOLVER_NO_KUBECONFIG
     cres__kube_free(k);
@@ -7210,6 +7726,25 @@ CRES__PRIVATE cres_result cres__k8s_namespace(cres__k8s *k, const cres_k8s_optio
     return cres__opt_copy(a, &k->ns, "default") ? CRES_OK : cres__oom(err, "kubernetes");
 }
 
+/* Members JOB names one job, the own Job's (or JobSet's), in the own namespace, by DNS name. */
+CRES__PRIVATE cres_result cres__k8s_members_check(const cres_k8s_options *o, cres_error *err) {
+    size_t i;
+    if ((unsigned)o->members > (unsigned)CRES_K8S_MEMBERS_JOB)
+        return cres__fail(err, CRES_ERR_INVALID_ARGUMENT, "kubernetes: members out of range");
+    if (o->members != CRES_K8S_MEMBERS_JOB) return CRES_OK;
+    if (o->all_namespaces || o->address == CRES_K8S_HOST_IP)
+        return cres__fail(err, CRES_ERR_INVALID_ARGUMENT,
+                          "kubernetes: members JOB names pods of the own namespace by DNS name; "
+                          "all_namespaces and address HOST_IP need members LIST");
+    for (i = 1; i < o->jobs_count && o->jobs; i++)
+        if (o->jobs[i].job && o->jobs[0].job && strcmp(o->jobs[i].job, o->jobs[0].job) != 0)
+            return cres__fail(err, CRES_ERR_INVALID_ARGUMENT,
+                              "kubernetes: members JOB gives one job, the own Job's; jobs names "
+                              "\"%.40s\" and \"%.40s\"",
+                              o->jobs[0].job, o->jobs[i].job);
+    return CRES_OK;
+}
+
 CRES_API cres_result cres_k8s_resolver_create(const cres_k8s_options *o, cres_resolver **out,
                                               cres_error *err) {
     cres_k8s_options none;
@@ -7231,6 +7766,7 @@ CRES_API cres_result cres_k8s_resolver_create(const cres_k8s_options *o, cres_re
         (unsigned)o->address > (unsigned)CRES_K8S_DNS)
         return cres__fail(err, CRES_ERR_INVALID_ARGUMENT,
                           "kubernetes: port, page_size, wait_ms or address out of range");
+    if ((res = cres__k8s_members_check(o, err)) != CRES_OK) return res;
     if ((res = cres_resolver_new(sizeof *k, &cres__k8s_vtable, o->config, &r, err)) != CRES_OK)
         return res;
     k = (cres__k8s *)r;
@@ -7240,6 +7776,7 @@ CRES_API cres_result cres_k8s_resolver_create(const cres_k8s_options *o, cres_re
     k->page_size = o->page_size ? o->page_size : 500;
     k->wait_ms = o->wait_ms;
     k->follow_jobset = o->follow_jobset != 0;
+    k->members = o->members == CRES_K8S_MEMBERS_JOB ? CRES_K8S_MEMBERS_JOB : CRES_K8S_MEMBERS_LIST;
     k->address = o->address;
     host = o->hostname ? o->hostname : cres_resolver_getenv(r, "HOSTNAME");
     res = cres__k8s_copy_jobs(k, o, err);
@@ -7248,6 +7785,8 @@ CRES_API cres_result cres_k8s_resolver_create(const cres_k8s_options *o, cres_re
         !(cres__opt_copy(a, &k->token, o->token) &&
           cres__opt_copy(a, &k->token_file, o->token_file) &&
           cres__opt_copy(a, &k->ca_file, o->ca_file) && cres__opt_copy(a, &k->hostname, host) &&
+          cres__opt_copy(a, &k->completion_index,
+                         cres_resolver_getenv(r, "JOB_COMPLETION_INDEX")) &&
           cres__opt_copy(a, &k->cluster_domain,
                          o->cluster_domain ? o->cluster_domain : "cluster.local")))
         res = cres__oom(err, "kubernetes");
@@ -7404,15 +7943,6 @@ CRES__PRIVATE cres_result cres__metadata_need(cres__http *h, const char *base, c
    literal, and literals that static tables point to go in the section every program keeps.
    So the names here are arrays, or one literal of their own (cres__json_pick_packed): programs
    without GCE and TPU do not carry them. */
-
-/* cres__json_pick with the keys in one literal, "a\0b\0". */
-CRES__PRIVATE void cres__json_pick_packed(const cres__json *d, int obj, const char *packed,
-                                          int *out, int n) {
-    const char *keys[8];
-    int i;
-    for (i = 0; i < n && i < 8; i++, packed += strlen(packed) + 1) keys[i] = packed;
-    cres__json_pick(d, obj, keys, out, i);
-}
 
 #define CRES__GCP_SCOPE "https://www.googleapis.com/auth/cloud-platform"
 #define CRES__GCP_TOKEN_URI "https://oauth2.googleapis.com/token"
@@ -12612,10 +13142,12 @@ CRES__PRIVATE cres_result cres__auto_create(const char *backend, const cres_auto
         k.port = o->port;
         job.job = "worker";
         job.selector = selector;
+        k.members = o->k8s_members;
         if (*selector) { /* an Indexed Job's pod: its Job, or the JobSet the Job is part of */
             k.jobs = &job;
             k.jobs_count = 1;
             k.follow_jobset = 1;
+            if (!k.members) k.members = CRES_K8S_MEMBERS_JOB;
         }
         return cres_k8s_resolver_create(&k, r, err);
     }
@@ -12695,8 +13227,11 @@ CRES_API cres_result cres_auto_resolver_create(const cres_auto_options *o, cres_
     if (strcmp(backend, "kubernetes") == 0 && *selector) { /* what auto made of the pod */
         size_t used = strlen(why); /* a long selector is cut short: why is only for the log */
         if (snprintf(why + used, sizeof why - used,
-                     "; job \"worker\" = %s, or the whole JobSet when the own pod is in one",
-                     selector) < 0)
+                     "; job \"worker\" = %s, or the whole JobSet when the own pod is in one; "
+                     "members %s",
+                     selector,
+                     o->k8s_members == CRES_K8S_MEMBERS_LIST ? "listed"
+                                                             : "named from the Job, else listed") < 0)
             why[used] = '\0';
     }
     res = cres__auto_create(backend, o, selector, &probe, &r, err);

@@ -79,13 +79,17 @@ static cres_result port_option(const cli *c, int *port, cres_error *err) {
     return CRES_OK;
 }
 
+static cres_result members_option(const cli *c, cres_k8s_members *out, cres_error *err);
+
 static cres_result create_auto(const cli *c, const cres_config *cfg, cres_resolver **out,
                                cres_error *err) {
     cres_auto_options o;
     cres_result r;
     memset(&o, 0, sizeof o);
     o.config = cfg;
-    if ((r = port_option(c, &o.port, err)) != CRES_OK) return r;
+    if ((r = port_option(c, &o.port, err)) != CRES_OK ||
+        (r = members_option(c, &o.k8s_members, err)) != CRES_OK)
+        return r;
     return cres_auto_resolver_create(&o, out, err);
 }
 
@@ -158,6 +162,17 @@ static cres_result k8s_jobs(const cli *c, cres_k8s_job_selector *jobs, size_t *c
     return CRES_OK;
 }
 
+/* --members list|job: where a Kubernetes job's members come from. */
+static cres_result members_option(const cli *c, cres_k8s_members *out, cres_error *err) {
+    const char *m = cli_option(c, "--members");
+    *out = CRES_K8S_MEMBERS_DEFAULT;
+    if (!m) return CRES_OK;
+    if (strcmp(m, "list") == 0) *out = CRES_K8S_MEMBERS_LIST;
+    else if (strcmp(m, "job") == 0) *out = CRES_K8S_MEMBERS_JOB;
+    else return usage_fail(err, "--members %s is not list or job", m);
+    return CRES_OK;
+}
+
 static cres_result create_k8s(const cli *c, const cres_config *cfg, cres_resolver **out,
                               cres_error *err) {
     static char store[8192];
@@ -179,6 +194,7 @@ static cres_result create_k8s(const cli *c, const cres_config *cfg, cres_resolve
     o.follow_jobset = cli_option(c, "--follow-jobset") != NULL;
     o.cluster_domain = cli_option(c, "--cluster-domain");
     if ((r = port_option(c, &o.port, err)) != CRES_OK ||
+        (r = members_option(c, &o.members, err)) != CRES_OK ||
         (r = k8s_jobs(c, jobs, &o.jobs_count, store, sizeof store, err)) != CRES_OK)
         return r;
     o.jobs = jobs;
@@ -450,14 +466,14 @@ static cres_result create_lws(const cli *c, const cres_config *cfg, cres_resolve
     return cres_lws_resolver_create(&o, out, err);
 }
 
-static const char *const auto_options[] = {"--port", NULL};
+static const char *const auto_options[] = {"--port", "--members", NULL};
 static const char *const local_options[] = {"--port", "--host", NULL};
 static const char *const simple_options[] = {"--spec", NULL};
 static const char *const no_options[] = {NULL};
 static const char *const k8s_options[] = {
     "--server",     "--token-file", "--ca-file",   "--namespace",      "--all-namespaces",
     "--job",        "--address",    "--wait",      "--port",           "--page-size",
-    "--cluster-domain", "--follow-jobset", "--kubeconfig", "--context", NULL};
+    "--cluster-domain", "--follow-jobset", "--kubeconfig", "--context", "--members", NULL};
 static const char *const gce_options[] = {
     "--project", "--zone",         "--region",     "--instance-group", "--compute-url",
     "--ca-file", "--metadata-url", "--token-file", "--port",           "--job-name",
@@ -579,6 +595,7 @@ static void usage(FILE *f) {
         "                 --resolve-timeout-ms N (60000 for a whole resolve)\n"
         "                 --max-response-bytes N (64 MiB)\n"
         "  auto, local: --port N (default 8470)   local: --host H (default localhost)\n"
+        "  auto:        --members list|job (in an Indexed Job's pod: job by default; see k8s)\n"
         "  simple:      --spec JSON    e.g. '{\"worker\": [\"a:1\", \"b:1\"]}'\n"
         "  k8s:         --kubeconfig F --context NAME (default: $KUBECONFIG, ~/.kube/config, as "
         "kubectl)\n"
@@ -590,6 +607,11 @@ static void usage(FILE *f) {
         "D\n"
         "               --follow-jobset (the job holding this pod: its whole JobSet, if in one;\n"
         "               auto does it in an Indexed Job's pod)\n"
+        "               --members list|job (list: the selectors' pods, the default; job: this\n"
+        "               pod's Indexed Job, or its JobSet, named by DNS from one GET of each,\n"
+        "               not-yet-Running pods included; else the list, logged)\n",
+        f);
+    fputs(
         "  gce:         --instance-group G  --project P --zone Z | --region R (default: this "
         "VM's)\n"
         "               --port N (8470) --job-name J (worker)\n"

@@ -1872,7 +1872,8 @@ static void auto_in_a_jobset_pod_follows_the_jobset(void **state) {
     OK(cres_auto_resolver_create(&o, &C.r, &err));
     assert_string_equal(cres_resolver_name(C.r), "kubernetes");
     HAS(C.logs, "auto: using the kubernetes backend: KUBERNETES_SERVICE_HOST and JOB_COMPLETION_INDEX (an Indexed "
-                "Job); job \"worker\" = job-name=js-workers-1, or the whole JobSet when the own pod is in one\n");
+                "Job); job \"worker\" = job-name=js-workers-1, or the whole JobSet when the own pod is in one; "
+                "members named from the Job, else listed\n");
     if (access(SA_DIR "token", F_OK) == 0) return; /* really inside a pod */
     EXPECT(cres_resolve(C.r, &spec, &err), CRES_ERR_ENVIRONMENT);
     HAS(err.message, SA_DIR "token");
