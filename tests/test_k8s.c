@@ -2583,10 +2583,544 @@ static void realistic_pods_parse(void **state) {
     assert_int_equal(cres_task_id(C.r), 1);
 }
 
+/* ---------------------------------------------------------------------------------------
+   Members JOB: an Indexed Job's (or JobSet's) members named from one GET of the own Job (and
+   one of its JobSet), not from a list. The objects have the shape kube-apiserver 1.32
+   returns a Job in (batch/v1 defaults) and kubernetes-sigs/jobset v0.8.2 (bba74dba) writes
+   a JobSet and its Jobs in, as tests/k8s/make_pods.py documents them, with decoys a careless
+   reader would take: managedFields naming "f:completions" and "f:subdomain", the JobSet keys
+   in annotations too, and a status. */
+
+typedef struct job_obj {
+    const char *name;
+    const char *completions, *parallelism; /* JSON text; NULL = absent */
+    const char *mode;                      /* completionMode as JSON text; NULL = absent */
+    const char *subdomain, *hostname;      /* the pod template's, as JSON text; NULL = absent */
+    const char *jobset, *rjob, *job_index, *global; /* the JobSet keys; jobset NULL = none */
+    const char *meta_name;                 /* metadata.name when it is not `name` */
+} job_obj;
+
+static void job_jobset_keys(text *t, const job_obj *j) {
+    text_add(t, "{\"jobset.sigs.k8s.io/global-replicas\": \"3\", \"jobset.sigs.k8s.io/job-global-index\": \"%s\", "
+                "\"jobset.sigs.k8s.io/job-index\": \"%s\", \"jobset.sigs.k8s.io/jobset-name\": %s, "
+                "\"jobset.sigs.k8s.io/replicatedjob-name\": \"%s\", \"jobset.sigs.k8s.io/restart-attempt\": \"0\"}",
+             j->global ? j->global : "0", j->job_index ? j->job_index : "0", j->jobset, j->rjob ? j->rjob : "workers");
+}
+
+/* GET /apis/batch/v1/namespaces/default/jobs/NAME */
+static char *job_json(const job_obj *j) {
+    text t = {0};
+    text_add(&t, "{\"kind\": \"Job\", \"apiVersion\": \"batch/v1\", \"metadata\": {\"name\": \"%s\", "
+                 "\"namespace\": \"default\", \"uid\": \"33a6902e-26b8-4514-a707-77df1e4730d8\", "
+                 "\"resourceVersion\": \"46814744\", \"generation\": 1, \"labels\": ",
+             j->meta_name ? j->meta_name : j->name);
+    if (j->jobset) job_jobset_keys(&t, j);
+    else text_add(&t, "{\"batch.kubernetes.io/job-name\": \"%s\", \"job-name\": \"%s\"}", j->name, j->name);
+    if (j->jobset) {
+        text_add(&t, ", \"annotations\": ");
+        job_jobset_keys(&t, j);
+    }
+    text_add(&t, ", \"managedFields\": [{\"manager\": \"kubectl-create\", \"operation\": \"Update\", "
+                 "\"apiVersion\": \"batch/v1\", \"fieldsType\": \"FieldsV1\", \"fieldsV1\": {\"f:spec\": "
+                 "{\"f:completions\": {}, \"f:parallelism\": {}, \"f:template\": {\"f:spec\": {\"f:subdomain\": {}, "
+                 "\"f:hostname\": {}}}}}}]}, \"spec\": {");
+    if (j->parallelism) text_add(&t, "\"parallelism\": %s, ", j->parallelism);
+    if (j->completions) text_add(&t, "\"completions\": %s, ", j->completions);
+    text_add(&t, "\"backoffLimit\": 6, \"selector\": {\"matchLabels\": {\"batch.kubernetes.io/controller-uid\": "
+                 "\"33a6902e-26b8-4514-a707-77df1e4730d8\"}}, \"manualSelector\": false, \"template\": {\"metadata\": "
+                 "{\"creationTimestamp\": null, \"labels\": {\"job-name\": \"%s\"}}, \"spec\": {\"containers\": "
+                 "[{\"name\": \"tensorflow\", \"image\": \"tensorflow/tensorflow:2.15.0\", \"ports\": [{\"name\": "
+                 "\"grpc\", \"containerPort\": 8470, \"protocol\": \"TCP\"}]}], \"restartPolicy\": \"Never\", "
+                 "\"dnsPolicy\": \"ClusterFirst\"",
+             j->name);
+    if (j->hostname) text_add(&t, ", \"hostname\": %s", j->hostname);
+    if (j->subdomain) text_add(&t, ", \"subdomain\": %s", j->subdomain);
+    text_add(&t, ", \"schedulerName\": \"default-scheduler\"}}");
+    if (j->mode) text_add(&t, ", \"completionMode\": %s", j->mode);
+    text_add(&t, ", \"suspend\": false, \"podReplacementPolicy\": \"TerminatingOrFailed\"}, \"status\": "
+                 "{\"startTime\": \"2026-01-15T09:29:58Z\", \"active\": 3, \"ready\": 3, \"terminating\": 0, "
+                 "\"uncountedTerminatedPods\": {}}}");
+    return t.s;
+}
+
+typedef struct rjob_obj {
+    const char *name, *replicas;                  /* replicas JSON text; NULL = absent */
+    const char *completions, *parallelism, *mode; /* the Job template's; NULL = absent */
+    const char *hostname;                         /* its pod template's; NULL = absent */
+} rjob_obj;
+
+typedef struct jobset_obj {
+    const char *name;
+    const rjob_obj *rjobs;
+    size_t n;
+    const char *dns_hostnames, *subdomain; /* spec.network's, JSON text; NULL = absent */
+    const char *replicated_jobs;           /* spec.replicatedJobs as JSON text, instead of rjobs */
+} jobset_obj;
+
+/* GET /apis/jobset.x-k8s.io/v1alpha2/namespaces/default/jobsets/NAME */
+static char *jobset_json(const jobset_obj *s) {
+    text t = {0};
+    size_t i;
+    text_add(&t, "{\"apiVersion\": \"jobset.x-k8s.io/v1alpha2\", \"kind\": \"JobSet\", \"metadata\": "
+                 "{\"creationTimestamp\": \"2026-01-15T09:29:57Z\", \"generation\": 1, \"managedFields\": "
+                 "[{\"apiVersion\": \"jobset.x-k8s.io/v1alpha2\", \"fieldsType\": \"FieldsV1\", \"fieldsV1\": "
+                 "{\"f:spec\": {\"f:replicatedJobs\": {}, \"f:network\": {\"f:subdomain\": {}}}}, \"manager\": "
+                 "\"kubectl-create\", \"operation\": \"Update\"}], \"name\": \"%s\", \"namespace\": \"default\", "
+                 "\"resourceVersion\": \"43859893\", \"uid\": \"3f580137-42b1-4512-817e-b4474d6c7721\"}, "
+                 "\"spec\": {\"replicatedJobs\": ",
+             s->name);
+    if (s->replicated_jobs) text_add(&t, "%s", s->replicated_jobs);
+    for (i = 0; !s->replicated_jobs && i <= s->n; i++) {
+        const rjob_obj *r = &s->rjobs[i];
+        if (i == s->n) {
+            text_add(&t, "]");
+            break;
+        }
+        text_add(&t, "%s{\"name\": \"%s\"", i ? ", " : "[", r->name);
+        if (r->replicas) text_add(&t, ", \"replicas\": %s", r->replicas);
+        text_add(&t, ", \"template\": {\"metadata\": {}, \"spec\": {");
+        if (r->parallelism) text_add(&t, "\"parallelism\": %s, ", r->parallelism);
+        if (r->completions) text_add(&t, "\"completions\": %s, ", r->completions);
+        if (r->mode) text_add(&t, "\"completionMode\": %s, ", r->mode);
+        text_add(&t, "\"template\": {\"metadata\": {}, \"spec\": {\"containers\": [{\"name\": \"tensorflow\", "
+                     "\"image\": \"tensorflow/tensorflow:2.15.0\"}], \"restartPolicy\": \"Never\"");
+        if (r->hostname) text_add(&t, ", \"hostname\": %s", r->hostname);
+        text_add(&t, "}}}}}");
+    }
+    text_add(&t, ", \"network\": {");
+    if (s->dns_hostnames) text_add(&t, "\"enableDNSHostnames\": %s, ", s->dns_hostnames);
+    if (s->subdomain) text_add(&t, "\"subdomain\": %s, ", s->subdomain);
+    text_add(&t, "\"publishNotReadyAddresses\": true}, \"successPolicy\": {\"operator\": \"All\"}, "
+                 "\"startupPolicy\": {\"startupPolicyOrder\": \"AnyOrder\"}}, \"status\": {\"replicatedJobsStatus\": "
+                 "[{\"name\": \"workers\", \"ready\": 2, \"succeeded\": 0, \"failed\": 0, \"active\": 2, "
+                 "\"suspended\": 0}]}}");
+    return t.s;
+}
+
+static void script_owned(int status, char *body) {
+    script(status, body);
+    free(body);
+}
+
+/* The own Job "trainer": Indexed, 4 pods, subdomain "trainer" (as the Job controller's e2e
+   tests and make_pods.make_job make them). */
+#define JOB(n, c, p, m, sub) {.name = n, .completions = c, .parallelism = p, .mode = m, .subdomain = sub}
+#define TRAINER JOB("trainer", "4", "4", "\"Indexed\"", "\"trainer\"")
+static const job_obj trainer_job = TRAINER;
+
+/* JobSet "js": driver (1 Job of 2 pods), workers (2 Jobs of 3 pods): the order of
+   job-global-index is js-driver-0, js-workers-0, js-workers-1. */
+#define RJOB(n, r, c, p, m) {.name = n, .replicas = r, .completions = c, .parallelism = p, .mode = m}
+#define JS_OF(r, ...) {.name = "js", .rjobs = r, .n = 2, .dns_hostnames = "true", __VA_ARGS__}
+#define JS_WORKERS_1                                                                                           \
+    {.name = "js-workers-1", .completions = "3", .parallelism = "3", .mode = "\"Indexed\"", .subdomain = "\"js\"", \
+     .jobset = "\"js\"", .rjob = "workers", .job_index = "1", .global = "2"}
+static const rjob_obj js_rjobs[] = {RJOB("driver", "1", "2", "2", "\"Indexed\""),
+                                    RJOB("workers", "2", "3", "3", "\"Indexed\"")};
+#define JS JS_OF(js_rjobs, .subdomain = NULL)
+static const jobset_obj js_jobset = JS;
+static const job_obj js_workers_1 = JS_WORKERS_1;
+
+static const char js_spec[] = "{'worker': ['js-driver-0-0.js.default.svc.cluster.local:8470', "
+                              "'js-driver-0-1.js.default.svc.cluster.local:8470', "
+                              "'js-workers-0-0.js.default.svc.cluster.local:8470', "
+                              "'js-workers-0-1.js.default.svc.cluster.local:8470', "
+                              "'js-workers-0-2.js.default.svc.cluster.local:8470', "
+                              "'js-workers-1-0.js.default.svc.cluster.local:8470', "
+                              "'js-workers-1-1.js.default.svc.cluster.local:8470', "
+                              "'js-workers-1-2.js.default.svc.cluster.local:8470']}";
+
+static const cres_k8s_job_selector trainer_sel[] = {{"worker", "job-name=trainer"}};
+static const cres_k8s_job_selector js_workers_1_sel[] = {{"worker", "job-name=js-workers-1"}};
+
+/* Members JOB in pod `hostname` with JOB_COMPLETION_INDEX `index`, job "worker" = sel. */
+static cres_k8s_options job_mode(const char *hostname, const char *index, const cres_k8s_job_selector *sel) {
+    cres_k8s_options o = options();
+    o.members = CRES_K8S_MEMBERS_JOB;
+    o.hostname = hostname;
+    o.jobs = sel;
+    o.jobs_count = 1;
+    if (index) env_set("JOB_COMPLETION_INDEX", index);
+    return o;
+}
+
+static void job_mode_names_an_indexed_job_from_one_get(void **state) {
+    cres_k8s_options o = job_mode("trainer-2", "2", trainer_sel);
+    (void)state;
+    script_owned(200, job_json(&trainer_job));
+    create(&o);
+    assert_string_equal(resolved(), dq("{'worker': ['trainer-0.trainer.default.svc.cluster.local:8470', "
+                                       "'trainer-1.trainer.default.svc.cluster.local:8470', "
+                                       "'trainer-2.trainer.default.svc.cluster.local:8470', "
+                                       "'trainer-3.trainer.default.svc.cluster.local:8470']}"));
+    all_replies_used();
+    assert_int_equal(C.requests_count, 1);
+    assert_string_equal(url(0), SERVER "/apis/batch/v1/namespaces/default/jobs/trainer");
+    assert_string_equal(cres_task_type(C.r), "worker");
+    assert_int_equal(cres_task_id(C.r), 2);
+    HAS(C.logs, "kubernetes: job \"worker\": 4 members named from Job \"trainer\" (subdomain \"trainer\")\n");
+}
+
+/* Port, namespace and cluster domain as the list's DNS addresses have them; the namespace
+   and the name are URL-encoded into the GET like the list's. */
+static void job_mode_uses_port_namespace_and_cluster_domain(void **state) {
+    cres_k8s_options o = job_mode("trainer-0", "0", trainer_sel);
+    (void)state;
+    o.port = 2222;
+    o.namespace_name = "ml-team";
+    o.cluster_domain = "corp.example";
+    script_owned(200, job_json(&trainer_job));
+    create(&o);
+    assert_string_equal(resolved(), dq("{'worker': ['trainer-0.trainer.ml-team.svc.corp.example:2222', "
+                                       "'trainer-1.trainer.ml-team.svc.corp.example:2222', "
+                                       "'trainer-2.trainer.ml-team.svc.corp.example:2222', "
+                                       "'trainer-3.trainer.ml-team.svc.corp.example:2222']}"));
+    assert_string_equal(url(0), SERVER "/apis/batch/v1/namespaces/ml-team/jobs/trainer");
+    assert_int_equal(cres_task_id(C.r), 0);
+}
+
+/* In a JobSet, with follow_jobset (auto's): the Job, then the JobSet; every Job of it in
+   job-global-index order, then completion index. The own task counts the Jobs before it. */
+static void job_mode_names_a_whole_jobset_from_two_gets(void **state) {
+    cres_k8s_options o = job_mode("js-workers-1-1", "1", js_workers_1_sel);
+    (void)state;
+    o.follow_jobset = 1;
+    script_owned(200, job_json(&js_workers_1));
+    script_owned(200, jobset_json(&js_jobset));
+    create(&o);
+    assert_string_equal(resolved(), dq(js_spec));
+    all_replies_used();
+    assert_string_equal(url(0), SERVER "/apis/batch/v1/namespaces/default/jobs/js-workers-1");
+    assert_string_equal(url(1), SERVER "/apis/jobset.x-k8s.io/v1alpha2/namespaces/default/jobsets/js");
+    assert_int_equal(cres_task_id(C.r), 6); /* 2 driver pods, 3 of js-workers-0, then index 1 */
+    HAS(C.logs, "kubernetes: job \"worker\": 8 members named from JobSet \"js\" (subdomain \"js\")\n");
+}
+
+/* A selector that is the JobSet's makes the JobSet the answer without follow_jobset, as
+   its list would; a selector of the own Job alone keeps the Job. */
+static void job_mode_follows_the_selector(void **state) {
+    static const cres_k8s_job_selector by_jobset[] = {{"worker", JOBSET_KEY "=js"}};
+    cres_k8s_options o = job_mode("js-workers-1-1", "1", by_jobset);
+    (void)state;
+    script_owned(200, job_json(&js_workers_1));
+    script_owned(200, jobset_json(&js_jobset));
+    script_owned(200, job_json(&js_workers_1));
+    create(&o);
+    assert_string_equal(resolved(), dq(js_spec));
+    o.jobs = js_workers_1_sel;
+    create(&o);
+    assert_string_equal(resolved(), dq("{'worker': ['js-workers-1-0.js.default.svc.cluster.local:8470', "
+                                       "'js-workers-1-1.js.default.svc.cluster.local:8470', "
+                                       "'js-workers-1-2.js.default.svc.cluster.local:8470']}"));
+    assert_int_equal(cres_task_id(C.r), 1);
+    all_replies_used();
+    assert_int_equal(C.requests_count, 3);
+}
+
+/* spec.network.subdomain replaces the JobSet's name; a replicated job's template without
+   parallelism and completions is a Job of one pod (SetDefaults_Job), and replicas absent is
+   one Job (the CRD's default). */
+static void job_mode_jobset_subdomain_and_defaults(void **state) {
+    static const rjob_obj rjobs[] = {RJOB("leader", NULL, NULL, NULL, "\"Indexed\""),
+                                     RJOB("workers", "2", "3", "3", "\"Indexed\"")};
+    static const jobset_obj js = JS_OF(rjobs, .subdomain = "\"net\"");
+    static const cres_k8s_job_selector by_app[] = {{"worker", "app=trainer"}};
+    job_obj own = js_workers_1;
+    cres_k8s_options o = job_mode("js-workers-0-2", "2", js_workers_1_sel);
+    (void)state;
+    own.name = "js-workers-0";
+    own.subdomain = "\"net\"";
+    o.jobs = by_app; /* names no Job: not compared */
+    o.follow_jobset = 1;
+    script_owned(200, job_json(&own));
+    script_owned(200, jobset_json(&js));
+    create(&o);
+    assert_string_equal(resolved(), dq("{'worker': ['js-leader-0-0.net.default.svc.cluster.local:8470', "
+                                       "'js-workers-0-0.net.default.svc.cluster.local:8470', "
+                                       "'js-workers-0-1.net.default.svc.cluster.local:8470', "
+                                       "'js-workers-0-2.net.default.svc.cluster.local:8470', "
+                                       "'js-workers-1-0.net.default.svc.cluster.local:8470', "
+                                       "'js-workers-1-1.net.default.svc.cluster.local:8470', "
+                                       "'js-workers-1-2.net.default.svc.cluster.local:8470']}"));
+    assert_int_equal(cres_task_id(C.r), 3);
+}
+
+/* Job mode's answer is the list's with address DNS when every pod runs: same names, order
+   and own task. */
+static const pod trainer_pods[] = {
+    {.name = "trainer-2-a1b2c", .ip = "10.4.0.12", .hostname = "trainer-2", .subdomain = "trainer", .index = "2"},
+    {.name = "trainer-0-pkwzt", .ip = "10.4.0.10", .hostname = "trainer-0", .subdomain = "trainer", .index = "0"},
+    {.name = "trainer-3-zz9x1", .ip = "10.4.0.13", .hostname = "trainer-3", .subdomain = "trainer", .index = "3"},
+    {.name = "trainer-1-xp8x7", .ip = "10.4.0.11", .hostname = "trainer-1", .subdomain = "trainer", .index = "1"},
+};
+
+static void job_mode_equals_the_list_with_dns_addresses(void **state) {
+    cres_k8s_options o = job_mode("trainer-1", "1", trainer_sel);
+    char job_answer[1024];
+    (void)state;
+    script_owned(200, job_json(&trainer_job));
+    script_page(trainer_pods, N(trainer_pods), NULL);
+    create(&o);
+    snprintf(job_answer, sizeof job_answer, "%s", resolved());
+    assert_int_equal(cres_task_id(C.r), 1);
+    o.members = CRES_K8S_MEMBERS_LIST;
+    o.address = CRES_K8S_DNS;
+    create(&o);
+    assert_string_equal(resolved(), job_answer);
+    assert_int_equal(cres_task_id(C.r), 1);
+    all_replies_used();
+}
+
+/* Every condition that job mode needs, unmet: the log says which, in plain words, and the
+   list answers (pod IPs: the address the caller chose). */
+typedef struct fallback_case {
+    const char *hostname, *index; /* the pod's */
+    const char *selector;         /* NULL = job-name=trainer */
+    int status;                   /* of the Job GET; 0 = no GET */
+    job_obj job;                  /* its body when 200 */
+    int jobset_status;            /* of the JobSet GET; 0 = no GET */
+    jobset_obj jobset;            /* its body when 200 */
+    const char *why;              /* the log's reason */
+} fallback_case;
+
+static const rjob_obj elastic_rjobs[] = {RJOB("driver", "1", "2", "2", "\"Indexed\""),
+                                         RJOB("workers", "2", "3", "1", "\"Indexed\"")};
+static const rjob_obj nonindexed_rjobs[] = {RJOB("driver", "1", "2", "2", "\"NonIndexed\""),
+                                            RJOB("workers", "2", "3", "3", "\"Indexed\"")};
+static const rjob_obj no_completions_rjobs[] = {RJOB("driver", "1", NULL, "2", "\"Indexed\""),
+                                                RJOB("workers", "2", "3", "3", "\"Indexed\"")};
+static const rjob_obj other_rjobs[] = {RJOB("driver", "1", "2", "2", "\"Indexed\""),
+                                       RJOB("ps", "2", "3", "3", "\"Indexed\"")};
+static const rjob_obj fewer_rjobs[] = {RJOB("driver", "1", "2", "2", "\"Indexed\""),
+                                       RJOB("workers", "2", "4", "4", "\"Indexed\"")};
+static const rjob_obj long_rjobs[] = {
+    RJOB("driver", "1", "2", "2", "\"Indexed\""),
+    RJOB("workers-with-a-name-so-long-that-their-hostnames-pass-63-bytes", "2", "3", "3", "\"Indexed\"")};
+
+
+static const fallback_case fallbacks[] = {
+    {"trainer-2", NULL, NULL, 0, TRAINER, 0, JS, "JOB_COMPLETION_INDEX is unset (not an Indexed Job's pod)"},
+    {"trainer-2", "02", NULL, 0, TRAINER, 0, JS, "JOB_COMPLETION_INDEX \"02\" is not an index"},
+    {"worker-7", "2", NULL, 0, TRAINER, 0, JS, "HOSTNAME \"worker-7\" is not \"<job>-2\""},
+    {NULL, "2", NULL, 0, TRAINER, 0, JS, "HOSTNAME (unset) is not \"<job>-2\""},
+    {"trainer-2", "2", "job-name=tensorflow", 0, TRAINER, 0, JS,
+     "the selector names Job \"tensorflow\", this pod's Job is \"trainer\""},
+    {"trainer-2", "2", NULL, 403, TRAINER, 0, JS,
+     "getting jobs \"trainer\": forbidden (403: the role grants no \"get\" on it)"},
+    {"trainer-2", "2", NULL, 404, TRAINER, 0, JS, "getting jobs \"trainer\": not found (404)"},
+    {"trainer-2", "2", NULL, 200, JOB("trainer", "4", "4", "\"NonIndexed\"", "\"trainer\""), 0, JS,
+     "Job \"trainer\" is not Indexed (completionMode \"NonIndexed\")"},
+    {"trainer-2", "2", NULL, 200, JOB("trainer", "4", "4", NULL, "\"trainer\""), 0, JS,
+     "Job \"trainer\" is not Indexed (completionMode unset)"},
+    {"trainer-2", "2", NULL, 200, JOB("trainer", "32", "16", "\"Indexed\"", "\"trainer\""), 0, JS,
+     "Job \"trainer\": parallelism 16 != completions 32"},
+    {"trainer-2", "2", NULL, 200, JOB("trainer", NULL, "4", "\"Indexed\"", "\"trainer\""), 0, JS,
+     "Job \"trainer\" has no completions"},
+    {"trainer-2", "2", NULL, 200, JOB("trainer", "4", "4", "\"Indexed\"", NULL), 0, JS,
+     "Job \"trainer\" has no subdomain (spec.template.spec.subdomain)"},
+    {"trainer-2", "2", NULL, 200, JOB("trainer", "4", "4", "\"Indexed\"", "\"\""), 0, JS,
+     "Job \"trainer\" has no subdomain (spec.template.spec.subdomain)"},
+    {"trainer-2", "2", NULL, 200, JOB("trainer", "4", "4", "\"Indexed\"", "\"Trainer_Net\""), 0, JS,
+     "Job \"trainer\": subdomain \"Trainer_Net\" is not a DNS label"},
+    {"trainer-2", "2", NULL, 200,
+     {.name = "trainer", .completions = "4", .parallelism = "4", .mode = "\"Indexed\"", .subdomain = "\"trainer\"",
+      .hostname = "\"chief\""},
+     0,
+     JS, "Job \"trainer\": the pod template sets hostname \"chief\""},
+    {"a-very-long-job-name-that-leaves-no-room-for-its-indices-at-all-2", "2",
+     "job-name=a-very-long-job-name-that-leaves-no-room-for-its-indices-at-all", 200,
+     JOB("a-very-long-job-name-that-leaves-no-room-for-its-indices-at-all", "12", "12", "\"Indexed\"", "\"t\""), 0,
+     JS,
+     "hostname \"a-very-long-job-name-that-leaves-no-room-for-its-indices-at-all-11\" is not a DNS label"},
+    {"js-workers-1-1", "1", "job-name=js-workers-1", 200, JS_WORKERS_1, 403, JS,
+     "getting jobsets \"js\": forbidden (403: the role grants no \"get\" on it)"},
+    {"js-workers-1-1", "1", "job-name=js-workers-1", 200, JS_WORKERS_1, 404, JS,
+     "getting jobsets \"js\": not found (404)"},
+    {"js-workers-1-1", "1", "job-name=js-workers-1", 200, JS_WORKERS_1, 200,
+     {.name = "js", .rjobs = js_rjobs, .n = 2, .dns_hostnames = "false"},
+     "JobSet \"js\" has DNS hostnames off (spec.network.enableDNSHostnames false)"},
+    {"js-workers-1-1", "1", "job-name=js-workers-1", 200, JS_WORKERS_1, 200, JS_OF(js_rjobs, .subdomain = "\"net\""),
+     "Job \"js-workers-1\" has subdomain \"js\", JobSet \"js\" \"net\""},
+    {"js-workers-1-1", "1", "job-name=js-workers-1", 200, JS_WORKERS_1, 200, JS_OF(elastic_rjobs, .subdomain = NULL),
+     "replicated job \"workers\" of JobSet \"js\": parallelism 1 != completions 3"},
+    {"js-workers-1-1", "1", "job-name=js-workers-1", 200, JS_WORKERS_1, 200, JS_OF(nonindexed_rjobs, .subdomain = NULL),
+     "replicated job \"driver\" of JobSet \"js\" is not Indexed (completionMode \"NonIndexed\")"},
+    {"js-workers-1-1", "1", "job-name=js-workers-1", 200, JS_WORKERS_1, 200, JS_OF(no_completions_rjobs, .subdomain = NULL),
+     "replicated job \"driver\" of JobSet \"js\" has no completions"},
+    {"js-workers-1-1", "1", "job-name=js-workers-1", 200, JS_WORKERS_1, 200, JS_OF(other_rjobs, .subdomain = NULL),
+     "Job \"js-workers-1\" is not one of JobSet \"js\"'s Jobs"},
+    {"js-workers-1-1", "1", "job-name=js-workers-1", 200, JS_WORKERS_1, 200, JS_OF(fewer_rjobs, .subdomain = NULL),
+     "Job \"js-workers-1\" has completions 3, its replicated job 4"},
+    {"js-workers-1-1", "1", "job-name=js-workers-1", 200, JS_WORKERS_1, 200, JS_OF(long_rjobs, .subdomain = NULL),
+     "is not a DNS label"},
+    {"js-workers-1-1", "1", JOBSET_KEY "=other", 200, JS_WORKERS_1, 0, JS,
+     "Job \"js-workers-1\" is not of JobSet \"other\" (the selector's)"},
+};
+
+static void job_mode_falls_back_to_the_list_saying_why(void **state) {
+    size_t i;
+    (void)state;
+    for (i = 0; i < N(fallbacks); i++) {
+        const fallback_case *f = &fallbacks[i];
+        cres_k8s_job_selector sel = {"worker", f->selector ? f->selector : "job-name=trainer"};
+        cres_k8s_options o = job_mode(f->hostname, NULL, &sel);
+        char want[512];
+        teardown(NULL);
+        setup(NULL);
+        if (f->index) env_set("JOB_COMPLETION_INDEX", f->index);
+        o.config = &C.config;
+        o.follow_jobset = 1;
+        if (f->status == 200) script_owned(200, job_json(&f->job));
+        else if (f->status) script(f->status, "{\"kind\": \"Status\", \"apiVersion\": \"v1\", \"status\": \"Failure\"}");
+        if (f->jobset_status == 200) script_owned(200, jobset_json(&f->jobset));
+        else if (f->jobset_status) script(f->jobset_status, "{\"kind\": \"Status\"}");
+        script_page(three_workers, N(three_workers), NULL);
+        create(&o);
+        if (strcmp(resolved(), dq("{'worker': ['10.4.0.10:8470', '10.4.0.11:8470', '10.4.0.12:8470']}")) != 0 ||
+            !strstr(C.logs, f->why)) {
+            print_error("case %zu: logs:\n%s\n", i, C.logs);
+            fail();
+        }
+        snprintf(want, sizeof want, "kubernetes: job \"worker\": listing pods, since ");
+        HAS(C.logs, want);
+        all_replies_used();
+        assert_int_equal(C.requests_count, (size_t)(f->status != 0) + (f->jobset_status != 0) + 1);
+        assert_non_null(strstr(url(C.requests_count - 1), "/api/v1/namespaces/default/pods?"));
+    }
+}
+
+/* What no API server answers is an error naming it, not a fallback: the own index past
+   the Job's completions, a count that is no count, another object, a JobSet past the pod
+   limit or without its list. And errors the list would give too (HTTP 401, 500). */
+static void job_mode_errors_name_the_object(void **state) {
+    job_obj j = trainer_job;
+    jobset_obj big = js_jobset;
+    static const rjob_obj huge[] = {RJOB("driver", "1", "2", "2", "\"Indexed\""),
+                                    RJOB("workers", "50000", "3", "3", "\"Indexed\"")};
+    cres_k8s_options o = job_mode("trainer-4", "4", trainer_sel);
+    cres_error err;
+    (void)state;
+    script_owned(200, job_json(&j));
+    create(&o);
+    err = resolve_fails(CRES_ERR_CONFLICT);
+    assert_string_equal(err.message, "kubernetes: JOB_COMPLETION_INDEX 4 is not below the completions of Job "
+                                     "\"trainer\" (4)");
+    j.completions = "\"4\"";
+    script_owned(200, job_json(&j));
+    create(&o);
+    err = resolve_fails(CRES_ERR_UNEXPECTED_RESPONSE);
+    assert_string_equal(err.message, "kubernetes: Job \"trainer\": completions must be an integer, not \"4\"");
+    j = trainer_job;
+    j.parallelism = "-1";
+    script_owned(200, job_json(&j));
+    create(&o);
+    err = resolve_fails(CRES_ERR_UNEXPECTED_RESPONSE);
+    HAS(err.message, "kubernetes: Job \"trainer\": parallelism must not be negative: -1");
+    j = trainer_job;
+    j.meta_name = "other";
+    script_owned(200, job_json(&j));
+    create(&o);
+    err = resolve_fails(CRES_ERR_UNEXPECTED_RESPONSE);
+    assert_string_equal(err.message, "kubernetes: jobs \"trainer\": the answer is not that object (metadata.name "
+                                     "\"other\")");
+    script(200, "[1, 2]");
+    create(&o);
+    err = resolve_fails(CRES_ERR_UNEXPECTED_RESPONSE);
+    HAS(err.message, "not that object (metadata.name absent)");
+    script(200, "{\"metadata\": {\"name\": \"trainer\"");
+    create(&o);
+    err = resolve_fails(CRES_ERR_UNEXPECTED_RESPONSE);
+    HAS(err.message, "kubernetes: jobs \"trainer\"");
+    script(401, "{\"kind\": \"Status\", \"message\": \"Unauthorized\"}");
+    create(&o);
+    err = resolve_fails(CRES_ERR_HTTP_STATUS);
+    HAS(err.message, "kubernetes: 401 Unauthorized");
+    C.config.max_retries = -1;
+    script(500, "{\"kind\": \"Status\", \"message\": \"etcd is down\"}");
+    create(&o);
+    err = resolve_fails(CRES_ERR_HTTP_STATUS);
+    HAS(err.message, "kubernetes: HTTP 500 getting jobs \"trainer\"");
+    memset(C.env_names, 0, sizeof C.env_names);
+    o = job_mode("js-workers-1-1", "1", js_workers_1_sel);
+    o.follow_jobset = 1;
+    big.rjobs = huge;
+    script_owned(200, job_json(&js_workers_1));
+    script_owned(200, jobset_json(&big));
+    create(&o);
+    err = resolve_fails(CRES_ERR_LIMIT);
+    assert_string_equal(err.message, "kubernetes: JobSet \"js\" has more than 100000 pods");
+    big = js_jobset;
+    big.replicated_jobs = "{\"driver\": 1}";
+    script_owned(200, job_json(&js_workers_1));
+    script_owned(200, jobset_json(&big));
+    create(&o);
+    err = resolve_fails(CRES_ERR_UNEXPECTED_RESPONSE);
+    assert_string_equal(err.message, "kubernetes: JobSet \"js\": spec.replicatedJobs is not a list");
+    big.replicated_jobs = "[{\"replicas\": 1}]";
+    script_owned(200, job_json(&js_workers_1));
+    script_owned(200, jobset_json(&big));
+    create(&o);
+    err = resolve_fails(CRES_ERR_UNEXPECTED_RESPONSE);
+    assert_string_equal(err.message, "kubernetes: JobSet \"js\": a replicated job without a name");
+    all_replies_used();
+}
+
+/* Job mode gives one job, of the own namespace, by name: the rest needs the list. */
+static void job_mode_refuses_what_needs_the_list(void **state) {
+    static const cres_k8s_job_selector two_jobs[] = {{"worker", "job-name=trainer"}, {"ps", "job-name=ps"}};
+    cres_k8s_options o = job_mode("trainer-2", "2", trainer_sel);
+    cres_error err;
+    cres_resolver *r = NULL;
+    (void)state;
+    o.all_namespaces = 1;
+    EXPECT(cres_k8s_resolver_create(&o, &r, &err), CRES_ERR_INVALID_ARGUMENT);
+    HAS(err.message, "all_namespaces and address HOST_IP need members LIST");
+    o.all_namespaces = 0;
+    o.address = CRES_K8S_HOST_IP;
+    EXPECT(cres_k8s_resolver_create(&o, &r, &err), CRES_ERR_INVALID_ARGUMENT);
+    o.address = CRES_K8S_DNS; /* what job mode gives anyway */
+    o.jobs = two_jobs;
+    o.jobs_count = 2;
+    EXPECT(cres_k8s_resolver_create(&o, &r, &err), CRES_ERR_INVALID_ARGUMENT);
+    assert_string_equal(err.message, "kubernetes: members JOB gives one job, the own Job's; jobs names \"worker\" "
+                                     "and \"ps\"");
+    o.jobs_count = 1;
+    o.members = (cres_k8s_members)7;
+    EXPECT(cres_k8s_resolver_create(&o, &r, &err), CRES_ERR_INVALID_ARGUMENT);
+    assert_null(r);
+}
+
+/* Auto's choice in an Indexed Job's pod is job mode; k8s_members LIST keeps the list. */
+static void auto_k8s_members(void **state) {
+    cres_auto_options o;
+    cres_error err;
+    (void)state;
+    memset(&o, 0, sizeof o);
+    o.config = &C.config;
+    env_set("KUBERNETES_SERVICE_HOST", "10.96.0.1");
+    env_set("KUBERNETES_SERVICE_PORT", "443");
+    env_set("JOB_COMPLETION_INDEX", "2");
+    env_set("HOSTNAME", "trainer-2");
+    o.k8s_members = CRES_K8S_MEMBERS_LIST;
+    OK(cres_auto_resolver_create(&o, &C.r, &err));
+    HAS(C.logs, "job \"worker\" = job-name=trainer, or the whole JobSet when the own pod is in one; members "
+                "listed\n");
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
 #define T(f) cmocka_unit_test_setup_teardown(f, setup, teardown)
         T(tf_k1_one_running_pod),
+        T(job_mode_names_an_indexed_job_from_one_get),
+        T(job_mode_uses_port_namespace_and_cluster_domain),
+        T(job_mode_names_a_whole_jobset_from_two_gets),
+        T(job_mode_follows_the_selector),
+        T(job_mode_jobset_subdomain_and_defaults),
+        T(job_mode_equals_the_list_with_dns_addresses),
+        T(job_mode_falls_back_to_the_list_saying_why),
+        T(job_mode_errors_name_the_object),
+        T(job_mode_refuses_what_needs_the_list),
+        T(auto_k8s_members),
         T(tf_k4_pods_sorted_by_name),
         T(tf_k5_set_task_then_master),
         T(tf_k6_failed_pod_is_not_ready),
