@@ -2597,7 +2597,10 @@ CRES__PRIVATE void cres__json_pick_packed(const cres__json *d, int obj, const ch
 /* The value at a path of n keys below object obj ("spec\0template\0spec"), or -1. */
 CRES__PRIVATE int cres__json_dig(const cres__json *d, int obj, const char *path, int n) {
     int v = obj;
-    for (; n > 0 && v >= 0; n--, path += strlen(path) + 1) cres__json_pick(d, obj = v, &path, &v, 1);
+    for (; n > 0 && v >= 0; n--, path += strlen(path) + 1) {
+        obj = v;
+        cres__json_pick(d, obj, &path, &v, 1);
+    }
     return v;
 }
 
@@ -13226,12 +13229,13 @@ CRES_API cres_result cres_auto_resolver_create(const cres_auto_options *o, cres_
         return res;
     if (strcmp(backend, "kubernetes") == 0 && *selector) { /* what auto made of the pod */
         size_t used = strlen(why); /* a long selector is cut short: why is only for the log */
+        const char *members = o->k8s_members == CRES_K8S_MEMBERS_LIST
+                                  ? "listed"
+                                  : "named from the Job, else listed";
         if (snprintf(why + used, sizeof why - used,
                      "; job \"worker\" = %s, or the whole JobSet when the own pod is in one; "
                      "members %s",
-                     selector,
-                     o->k8s_members == CRES_K8S_MEMBERS_LIST ? "listed"
-                                                             : "named from the Job, else listed") < 0)
+                     selector, members) < 0)
             why[used] = '\0';
     }
     res = cres__auto_create(backend, o, selector, &probe, &r, err);
