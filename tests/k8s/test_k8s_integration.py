@@ -350,7 +350,8 @@ def in_pod(f, args, env):
 def test_auto_inside_a_jobset_pod():
     """Auto in pod js-workers-1-1 of JobSet js (HOSTNAME and JOB_COMPLETION_INDEX name only its
     Job, js-workers-1) resolves the whole JobSet over in-cluster HTTPS; in a plain Indexed
-    Job's pod it stays with the Job."""
+    Job's pod it stays with the Job. This fake serves no Jobs: auto's members JOB gets 404 for
+    the own Job, says so, and the pod list answers (pod IPs)."""
     need_mount_namespace()
     f = Fake("--pods", JOBSET, "--bearer", TOKEN, tls=True)
     code, out, err = in_pod(f, ["--format", "launch", "--verbose"],
@@ -359,18 +360,24 @@ def test_auto_inside_a_jobset_pod():
     assert json.loads(out) == {"world_size": 8, "rank": 3, "local_rank": 0, "local_world_size": 1, "node_rank": 3,
                                "num_nodes": 8, "master_addr": "10.4.3.10", "master_port": 8470}, out
     assert 'auto: using the kubernetes backend: KUBERNETES_SERVICE_HOST and JOB_COMPLETION_INDEX (an Indexed Job); ' \
-           'job "worker" = job-name=js-workers-1, or the whole JobSet when the own pod is in one' in err, err
+           'job "worker" = job-name=js-workers-1, or the whole JobSet when the own pod is in one; ' \
+           'members named from the Job, else listed\n' in err, err
+    assert 'kubernetes: job "worker": listing pods, since getting jobs "js-workers-1": not found (404)\n' in err, err
     assert 'belongs to JobSet "js"; resolving the whole JobSet (' + JS_SELECTOR + ")" in err, err
     assert TOKEN not in err and TOKEN not in out
     code, out, err = in_pod(f, ["--format", "spec", "--verbose"], {"HOSTNAME": "solo-1", "JOB_COMPLETION_INDEX": "1"})
     assert code == 0, err
     assert json.loads(out) == {"worker": ["10.4.5.10:8470", "10.4.5.11:8470"]}, out
+    assert 'listing pods, since getting jobs "solo": not found (404)' in err, err
     assert 'the own pod "solo-1-' in err and "belongs to no JobSet" in err, err
     log = f.stop()
-    assert [r["query"]["labelSelector"] for r in log] == [["job-name=js-workers-1"], [JS_SELECTOR],
-                                                          ["job-name=solo"]], log
-    assert all(r["path"] == "/api/v1/namespaces/default/pods" and
-               r["headers"]["authorization"] == "Bearer <redacted>" for r in log), log
+    pods = ("/api/v1/namespaces/default/pods", 200)
+    assert [(r["path"], r["status"]) for r in log] == [
+        ("/apis/batch/v1/namespaces/default/jobs/js-workers-1", 404), pods, pods,
+        ("/apis/batch/v1/namespaces/default/jobs/solo", 404), pods], log
+    assert [r["query"].get("labelSelector") for r in log] == [None, ["job-name=js-workers-1"], [JS_SELECTOR], None,
+                                                              ["job-name=solo"]], log
+    assert all(r["headers"]["authorization"] == "Bearer <redacted>" for r in log), log
 
 
 # ---- readiness ------------------------------------------------------------------------------
