@@ -291,8 +291,9 @@
                   19 kubernetes an Indexed Job's pod: KUBERNETES_SERVICE_HOST and
                                JOB_COMPLETION_INDEX set and HOSTNAME "<job>-<index>"
                                (job "worker" = selector job-name=<job>, with follow_jobset:
-                               the whole JobSet when the Job is one of a JobSet's); every
-                               pod has KUBERNETES_SERVICE_HOST, so that alone is not enough
+                               the whole JobSet when the Job is one of a JobSet's; members
+                               options.k8s_members, DEFAULT = JOB); every pod has
+                               KUBERNETES_SERVICE_HOST, so that alone is not enough
                   20 local     otherwise, so a program runs unchanged on a laptop; but never
                                while LOCAL_RANK, NODE_RANK, GROUP_RANK, LOCAL_WORLD_SIZE,
                                PMI_RANK, OMPI_COMM_WORLD_RANK, SLURM_PROCID,
@@ -305,9 +306,9 @@
         Options:  backend, else $CLUSTER_RESOLVER_BACKEND, forces one by its name above
                   ("k8s" = "kubernetes"); "off" = local; NULL, "" or "auto" = detect. port
                   goes to local, kubernetes, sagemaker, skypilot, volcano, lws, awsbatch
-                  (port) and slurm, mpi, pbs, lsf, sge, flux (port_base); a forced kubernetes
-                  outside an Indexed
-                  Job lists TF's job-name=tensorflow.
+                  (port) and slurm, mpi, pbs, lsf, sge, flux (port_base); k8s_members to
+                  kubernetes (DEFAULT: JOB in an Indexed Job's pod, else LIST); a forced
+                  kubernetes outside an Indexed Job lists TF's job-name=tensorflow.
         Own task: the chosen backend's. cres_resolver_name() tells which; config.log why,
                   and the later steps that also applied ("passed over").
         Errors:   another name: CRES_ERR_UNSUPPORTED; a backend left out of the build whose
@@ -541,6 +542,23 @@
                   looked for in the list, by name or spec.hostname, not read with GET
                   pods/$HOSTNAME: that needs the "get" verb too, and an Indexed Job pod's
                   name is "<job>-<index>-<random>", only its hostname is "<job>-<index>".
+                  members: CRES_K8S_MEMBERS_LIST (DEFAULT) lists; CRES_K8S_MEMBERS_JOB
+                  (auto's choice in an Indexed Job's pod) names the members without a list:
+                  one GET of the own Job (apis/batch/v1, name = hostname less
+                  "-$JOB_COMPLETION_INDEX"), and when it carries jobset.sigs.k8s.io/
+                  jobset-name and follow_jobset is set or the selector is that JobSet's,
+                  one GET of the JobSet (apis/jobset.x-k8s.io/v1alpha2); members
+                  "<job>-<i>.<subdomain>.<namespace>.svc.<cluster_domain>:<port>" for i <
+                  completions, a JobSet's Jobs "<js>-<rjob>-<j>" in replicated-job order
+                  (the list's order), Running or not (no wait, no CRES_ERR_NOT_READY).
+                  Needed: Indexed, parallelism == completions, the pod template's subdomain
+                  set and hostname not, hostnames that are DNS labels, a "job-name=X"
+                  selector naming the own Job, both GETs answered 200, in a JobSet DNS
+                  hostnames on and the own Job's subdomain the JobSet's
+                  (network.subdomain, else its name), every replicated job as above, the
+                  own Job one of them. Else config.log INFO "listing pods, since <why>"
+                  and the list answers. One job only, in the own namespace; not with
+                  all_namespaces or address CRES_K8S_HOST_IP (CRES_ERR_INVALID_ARGUMENT).
         Own task: the pod whose name or spec.hostname is options.hostname ($HOSTNAME; in
                   two jobs: the later job), after a resolve.
         Errors:   a pod not Running, a Running pod without the chosen IP, two pods of one
@@ -549,7 +567,10 @@
                   job-global-index not 0..INT_MAX, a JobSet pod without job-global-index
                   (a JobSet release before August 2024), a JobSet name to follow that is no
                   label value: CRES_ERR_UNEXPECTED_RESPONSE naming the pod and label; pods
-                  of two JobSets, or of a JobSet and none, in one job: CRES_ERR_CONFLICT; a
+                  of two JobSets, or of a JobSet and none, in one job: CRES_ERR_CONFLICT
+                  (and members JOB: JOB_COMPLETION_INDEX not below the Job's completions;
+                  a count that is no count, an answer naming another object, a JobSet
+                  without replicatedJobs or over CRES_MAX_K8S_PODS pods: errors); a
                   repeated continue token or CRES_MAX_K8S_PAGES pages: an error; 401 and 403
                   say what to fix (the token; the RBAC rule needed). Kubeconfig errors are
                   CRES_ERR_ENVIRONMENT naming file, stanza and field: a path and its -data
