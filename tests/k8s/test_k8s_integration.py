@@ -24,6 +24,8 @@ PODS = os.path.join(HERE, "fixtures", "pods_small.json")
 JOBSET = os.path.join(HERE, "fixtures", "jobset.json")  # JobSet js: see make_pods.jobset_fixture
 TMP = tempfile.mkdtemp(prefix="k8s-it-")
 TOKEN = "s3cr3t-token-value"
+sys.path.insert(0, HERE)
+import make_pods  # noqa: E402  (tests/k8s/make_pods.py: real-shaped Pods, Jobs and JobSets)
 
 
 class Fake:
@@ -46,12 +48,16 @@ class Fake:
             self.port = int(f.read())
         self.url = f"{'https' if tls else 'http'}://127.0.0.1:{self.port}"
 
+    def requests(self):
+        """The requests logged so far (each is logged before its response is sent)."""
+        with open(self.log) as f:
+            return [json.loads(line) for line in f]
+
     def stop(self):
         self.proc.terminate()
         _, err = self.proc.communicate(timeout=10)
         assert self.proc.returncode == 0 and not err, err.decode()
-        with open(self.log) as f:
-            return [json.loads(line) for line in f]
+        return self.requests()
 
 
 def write(name, content):
@@ -146,8 +152,6 @@ def test_one_connection_serves_every_page():
 def test_asks_for_gzip_and_reads_it():
     """The curl transport asks for gzip; the API server (here the fake's --gzip) compresses a
     list page over 128 KiB: the same members, a fraction of the bytes."""
-    sys.path.insert(0, HERE)
-    import make_pods
     pods = make_pods.make_pods(300, "big", "default", indexed=True, start_ip="10.70.0.10")
     path = os.path.join(TMP, "big.json")
     make_pods.dump(make_pods.pod_list(pods), path, compact=True)
@@ -378,6 +382,207 @@ def test_auto_inside_a_jobset_pod():
     assert [r["query"].get("labelSelector") for r in log] == [None, ["job-name=js-workers-1"], [JS_SELECTOR], None,
                                                               ["job-name=solo"]], log
     assert all(r["headers"]["authorization"] == "Bearer <redacted>" for r in log), log
+
+
+# ---- members named from the own Job (--members job) ----------------------------------------
+#
+# In an Indexed Job's pod, one GET of the own Job (and of its JobSet) names every member
+# "<hostname>.<subdomain>.<ns>.svc.cluster.local:PORT", in the list's order; any unmet condition
+# is logged and the pod list answers.
+
+def dns(host, subdomain, namespace="default", port=8470):
+    return f"{host}.{subdomain}.{namespace}.svc.cluster.local:{port}"
+
+
+def indexed_job(name, count, namespace="default", **pod_options):
+    """An Indexed Job of make_pods: its pods, the Job, and its members in order as (hostname,
+    Job, completion index)."""
+    pods = make_pods.make_pods(count, name, namespace, indexed=True, **pod_options)
+    return {"ns": namespace, "pods": pods, "jobs": [make_pods.make_job(name, namespace, count, pods=pods)],
+            "jobsets": [], "jobset": None, "subdomain": name,
+            "members": [(f"{name}-{i}", name, i) for i in range(count)]}
+
+
+def jobset(name, rjobs, namespace="default", subdomain=None, **pod_options):
+    """JobSet name of make_pods: its pods, Jobs, the JobSet and its members in job-global-index
+    order. subdomain: its spec.network.subdomain, which kubernetes-sigs/jobset's constructJob
+    gives every Job's pod template (GetSubdomain), so the pods have it too (make_jobset_pods
+    always gives them the JobSet's name: set here)."""
+    pods = make_pods.make_jobset_pods(name, rjobs, namespace, **pod_options)
+    for p in pods if subdomain else ():
+        p["spec"]["subdomain"] = subdomain
+    return {"ns": namespace, "pods": pods, "jobs": make_pods.make_jobset_jobs(name, rjobs, namespace, pods,
+                                                                               subdomain=subdomain),
+            "jobsets": [make_pods.make_jobset(name, rjobs, namespace, pods, subdomain=subdomain)],
+            "jobset": name, "subdomain": subdomain or name,
+            "members": [(f"{name}-{r}-{j}-{i}", f"{name}-{r}-{j}", i) for r, replicas, n in rjobs
+                        for j in range(replicas) for i in range(n)]}
+
+
+def serve(name, *shapes, pods=()):
+    """Writes the shapes' pods (and more pods), Jobs and JobSets as the API server lists them;
+    returns fake_api.py's options serving them."""
+    pods = list(pods) + [p for sh in shapes for p in sh["pods"]]
+    jobs = [j for sh in shapes for j in sh["jobs"]]
+    jobsets = [j for sh in shapes for j in sh["jobsets"]]
+    return ["--pods", write(name + "-pods.json", make_pods.pod_list(pods)),
+            "--jobs", write(name + "-jobs.json", make_pods.job_list(jobs)),
+            "--jobsets", write(name + "-jobsets.json", make_pods.jobset_list(jobsets))]
+
+
+JS_RJOBS = [("workers", 2, 2), ("driver", 2, 2)]  # JobSet js of jobset.json (make_pods.jobset_fixture)
+JS_DNS = [dns(f"js-{r}-{j}-{i}", "js") for r, replicas, n in JS_RJOBS for j in range(replicas) for i in range(n)]
+TRAINER5_DNS = [dns(f"trainer-{i}", "trainer") for i in range(5)]
+_SERVED = {}
+
+
+def pod_world():
+    """fake_api.py options (files written once) for: jobset.json's pods (JobSet js, Indexed Job
+    solo, JobSet other) with the Jobs and JobSet of js and solo's Job; Indexed Job trainer of 5
+    pods; Indexed Job pend of 3 Pending pods; and one Job or JobSet for each condition under
+    which members JOB must leave the answer to the list (see test_job_fallbacks_answer_as_the_list)."""
+    if "world" in _SERVED:
+        return _SERVED["world"]
+    with open(JOBSET) as f:
+        fixture = json.load(f)["items"]
+    js = {"pods": [], "jobs": make_pods.make_jobset_jobs("js", JS_RJOBS, "default", fixture),
+          "jobsets": [make_pods.make_jobset("js", JS_RJOBS, "default", fixture)]}
+    solo = {"pods": [], "jobs": [make_pods.make_job("solo", "default", 2, pods=fixture)], "jobsets": []}
+    trainer = indexed_job("trainer", 5, start_ip="10.4.6.10")
+    pend = indexed_job("pend", 3, phase="Pending")
+    # make_job's Indexed Job with completionMode NonIndexed (batch/v1's default when unset), its
+    # pods as an Indexed Job's, so HOSTNAME and JOB_COMPLETION_INDEX look right
+    nonidx = indexed_job("nonidx", 3, start_ip="10.4.7.10")
+    nonidx["jobs"][0]["spec"]["completionMode"] = "NonIndexed"
+    # an elastic Indexed Job: 4 completions, 2 at a time (make_job's parallelism)
+    elastic = indexed_job("elastic", 2, start_ip="10.4.8.10")
+    elastic["jobs"] = [make_pods.make_job("elastic", "default", 4, parallelism=2, pods=elastic["pods"])]
+    # an Indexed Job whose pod template sets no subdomain: the Job controller sets the pods'
+    # hostname only, so they have no DNS name (spec.subdomain deleted from the Job and its pods)
+    nosub = indexed_job("nosub", 3, start_ip="10.4.9.10")
+    del nosub["jobs"][0]["spec"]["template"]["spec"]["subdomain"]
+    for p in nosub["pods"]:
+        del p["spec"]["subdomain"]
+    # JobSet jsoff with spec.network.enableDNSHostnames false: constructJob then leaves the
+    # template's subdomain as the replicated job gives it (here "jsoff", set by the user), and
+    # the JobSet makes no headless Service for it
+    jsoff = jobset("jsoff", [("w", 2, 2)], start_ip="10.4.10.10")
+    jsoff["jobsets"][0]["spec"]["network"]["enableDNSHostnames"] = False
+    _SERVED["world"] = serve("world", js, solo, trainer, pend, nonidx, elastic, nosub, jsoff, pods=fixture)
+    return _SERVED["world"]
+
+
+def test_auto_names_members_from_the_own_job():
+    """Auto in an Indexed Job's pod (trainer-3) names the members from one GET of its Job, by
+    DNS, in index order; in a JobSet's pod (js-driver-0-1) from the Job and the JobSet: the
+    whole JobSet in job-global-index order. In-cluster HTTPS with the service account's token;
+    auto with --members list lists the pods."""
+    need_mount_namespace()
+    f = Fake(*pod_world(), "--bearer", TOKEN, tls=True)
+    trainer = {"HOSTNAME": "trainer-3", "JOB_COMPLETION_INDEX": "3"}
+    code, out, err = in_pod(f, ["--format", "launch", "--verbose"], trainer)
+    assert code == 0, err
+    assert json.loads(out) == {"world_size": 5, "rank": 3, "local_rank": 0, "local_world_size": 1, "node_rank": 3,
+                               "num_nodes": 5, "master_addr": "trainer-0.trainer.default.svc.cluster.local",
+                               "master_port": 8470}, out
+    assert 'job "worker" = job-name=trainer, or the whole JobSet when the own pod is in one; members named from ' \
+           'the Job, else listed\n' in err, err
+    assert 'kubernetes: job "worker": 5 members named from Job "trainer" (subdomain "trainer")\n' in err, err
+    assert "listing pods" not in err and TOKEN not in err
+    log = f.requests()
+    assert [(r["method"], r["path"], r["status"]) for r in log] == [
+        ("GET", "/apis/batch/v1/namespaces/default/jobs/trainer", 200)], log
+    assert log[0]["headers"]["authorization"] == "Bearer <redacted>" and log[0]["query"] == {}, log
+    code, out, err = in_pod(f, ["--format", "spec"], trainer)
+    assert (code, json.loads(out)) == (0, {"worker": TRAINER5_DNS}), (code, out, err)
+    assert len(f.requests()) == 2
+    # a JobSet's pod: its Job, then its JobSet
+    driver = {"HOSTNAME": "js-driver-0-1", "JOB_COMPLETION_INDEX": "1"}
+    code, out, err = in_pod(f, ["--format", "launch", "--verbose"], driver)
+    assert code == 0, err
+    assert json.loads(out) == {"world_size": 8, "rank": 5, "local_rank": 0, "local_world_size": 1, "node_rank": 5,
+                               "num_nodes": 8, "master_addr": "js-workers-0-0.js.default.svc.cluster.local",
+                               "master_port": 8470}, out
+    assert 'kubernetes: job "worker": 8 members named from JobSet "js" (subdomain "js")\n' in err, err
+    assert [(r["path"], r["status"]) for r in f.requests()[2:]] == [
+        ("/apis/batch/v1/namespaces/default/jobs/js-driver-0", 200),
+        ("/apis/jobset.x-k8s.io/v1alpha2/namespaces/default/jobsets/js", 200)]
+    code, out, err = in_pod(f, ["--format", "tfconfig"], driver)
+    assert code == 0, err
+    assert json.loads(out) == {"cluster": {"worker": JS_DNS}, "task": {"type": "worker", "index": 5},
+                               "rpc_layer": "grpc", "environment": ""}, out
+    assert len(f.requests()) == 6
+    # --members list: the pods' IPs, listed, no Job read
+    code, out, err = in_pod(f, ["--format", "spec", "--members", "list", "--verbose"], trainer)
+    assert code == 0, err
+    assert json.loads(out) == {"worker": [f"10.4.6.{10 + i}:8470" for i in range(5)]}, out
+    assert "; members listed\n" in err and "members named" not in err, err
+    log = f.stop()[6:]
+    assert [(r["path"], r["query"]["labelSelector"]) for r in log] == [
+        ("/api/v1/namespaces/default/pods", ["job-name=trainer"])], log
+
+
+def k8s_members(f, members, host, index, job, *args, ns="default", env=None):
+    """cluster-resolve k8s in pod host (index: its JOB_COMPLETION_INDEX) of Job job, with
+    --members members and --follow-jobset as auto gives them; returns (code, out, err)."""
+    e = {"HOSTNAME": host, "JOB_COMPLETION_INDEX": str(index)}
+    e.update(env or {})
+    code, out, err, _ = cli(["k8s", "--server", f.url, "--namespace", ns, "--job", "worker=job-name=" + job,
+                             "--follow-jobset", "--members", members] + list(args), e)
+    return code, out, err
+
+
+def test_forbidden_job_or_jobset_falls_back_to_the_list():
+    """A role without "get" on jobs (or on jobsets): members JOB says so (403) and the pod list
+    answers, exactly as --members list does."""
+    want = {"cluster": {"worker": JS_ORDER}, "task": {"type": "worker", "index": 5}, "rpc_layer": "grpc",
+            "environment": ""}
+    job, jobset = "/apis/batch/v1/namespaces/default/jobs/js-driver-0", \
+        "/apis/jobset.x-k8s.io/v1alpha2/namespaces/default/jobsets/js"
+    pods = ("/api/v1/namespaces/default/pods", 200)
+    for forbid, gets, named in [("jobs:get", [(job, 403)], 'jobs "js-driver-0"'),
+                                ("jobsets:get", [(job, 200), (jobset, 403)], 'jobsets "js"')]:
+        f = Fake(*pod_world(), "--forbid", forbid)
+        pod = ("js-driver-0-1", 1, "js-driver-0")
+        code, out, err = k8s_members(f, "job", *pod, "--verbose")
+        assert code == 0 and json.loads(out) == want, (code, out, err)
+        assert f'kubernetes: job "worker": listing pods, since getting {named}: forbidden (403: the role grants no ' \
+               '"get" on it)\n' in err, err
+        log = f.requests()
+        assert [(r["path"], r["status"]) for r in log] == gets + [pods, pods], log
+        assert [r["query"].get("labelSelector") for r in log[-2:]] == [["job-name=js-driver-0"], [JS_SELECTOR]], log
+        assert k8s_members(f, "list", *pod) == (0, out, ""), out
+        log = f.stop()[len(log):]
+        assert [r["query"]["labelSelector"] for r in log] == [["job-name=js-driver-0"], [JS_SELECTOR]], log
+
+
+def test_job_fallbacks_answer_as_the_list():
+    """Each condition members JOB cannot name the members under (the objects of pod_world)
+    is logged in plain words, and the answer and exit code are the pod list's."""
+    f = Fake(*pod_world())
+    for host, index, job, why in [
+            ("nonidx-1", 1, "nonidx", 'Job "nonidx" is not Indexed (completionMode "NonIndexed")'),
+            ("elastic-1", 1, "elastic", 'Job "elastic": parallelism 2 != completions 4'),
+            ("nosub-2", 2, "nosub", 'Job "nosub" has no subdomain (spec.template.spec.subdomain)'),
+            ("jsoff-w-1-0", 0, "jsoff-w-1",
+             'JobSet "jsoff" has DNS hostnames off (spec.network.enableDNSHostnames false)'),
+            ("trainer-1", 1, "solo", 'the selector names Job "solo", this pod\'s Job is "trainer"')]:
+        seen = len(f.requests())
+        code, out, err = k8s_members(f, "job", host, index, job, "--verbose")
+        assert f'kubernetes: job "worker": listing pods, since {why}\n' in err, err
+        assert "members named" not in err, err
+        gets = [] if job == "solo" else ["/apis/batch/v1/namespaces/default/jobs/" + job]  # the selector's: no GET
+        gets += ["/apis/jobset.x-k8s.io/v1alpha2/namespaces/default/jobsets/jsoff"] if job.startswith("jsoff") else []
+        asked = [r["path"] for r in f.requests()[seen:] if not r["path"].endswith("/pods")]
+        assert asked == gets, asked
+        listed = k8s_members(f, "list", host, index, job)
+        assert (code, out) == listed[:2], (job, code, out, err, listed)
+        assert code == 0 and ".svc." not in out, (code, out)
+    # what the list gave: the pod IPs in index order, the JobSet's whole
+    assert json.loads(k8s_members(f, "job", "nosub-2", 2, "nosub", "--format", "launch")[1])["rank"] == 2
+    assert json.loads(k8s_members(f, "job", "jsoff-w-1-0", 0, "jsoff-w-1", "--format", "spec")[1]) == {
+        "worker": [f"10.4.10.{10 + i}:8470" for i in range(4)]}
+    f.stop()
 
 
 # ---- readiness ------------------------------------------------------------------------------
