@@ -585,6 +585,46 @@ def test_job_fallbacks_answer_as_the_list():
     f.stop()
 
 
+def test_named_members_equal_the_listed_dns_names():
+    """With every pod Running, members JOB answers what the list with --address dns and
+    --follow-jobset answers, for the first, a middle and the last pod: Indexed Jobs of 1, 5 (in
+    namespace team-a) and 600 pods (two list pages), JobSets of two and three replicated jobs
+    (one in team-a), one with spec.network.subdomain."""
+    shapes = [indexed_job("one", 1, start_ip="10.5.0.10"),
+              indexed_job("five", 5, "team-a", start_ip="10.5.1.10"),
+              indexed_job("big", 600, start_ip="10.6.0.10"),
+              jobset("jsa", [("workers", 2, 3), ("ps", 3, 1)], start_ip="10.5.2.10"),
+              jobset("jsb", [("a", 3, 2), ("b", 2, 2), ("c", 2, 1)], "team-a", start_ip="10.5.3.10"),
+              jobset("jsn", [("workers", 3, 2), ("eval", 2, 1)], subdomain="net", start_ip="10.5.4.10")]
+    f = Fake(*serve("equal", *shapes))
+    for sh in shapes:
+        want = [dns(host, sh["subdomain"], sh["ns"]) for host, _, _ in sh["members"]]
+        n, js = len(want), sh["jobset"]
+        for rank in sorted({0, n // 2, n - 1}):
+            host, job, index = sh["members"][rank]
+            origin = f'JobSet "{js}"' if js else f'Job "{job}"'
+            gets = [f"/apis/batch/v1/namespaces/{sh['ns']}/jobs/{job}"]
+            gets += [f"/apis/jobset.x-k8s.io/v1alpha2/namespaces/{sh['ns']}/jobsets/{js}"] if js else []
+            tf, launch = [], []
+            for members, more in [("job", []), ("list", ["--address", "dns"])]:
+                seen = len(f.requests())
+                code, out, err = k8s_members(f, members, host, index, job, "--verbose", *more, ns=sh["ns"])
+                assert code == 0, (host, members, err)
+                tf.append(json.loads(out))
+                if members == "job":  # named, from one GET of the Job (and one of the JobSet)
+                    assert f'kubernetes: job "worker": {n} members named from {origin} (subdomain ' \
+                           f'"{sh["subdomain"]}")\n' in err, err
+                    assert [r["path"] for r in f.requests()[seen:]] == gets, f.requests()[seen:]
+                code, out, err = k8s_members(f, members, host, index, job, "--format", "launch", *more, ns=sh["ns"])
+                assert code == 0, (host, members, err)
+                launch.append(json.loads(out))
+            assert tf[0] == tf[1] and tf[0]["cluster"] == {"worker": want}, (host, tf)
+            assert tf[0]["task"] == {"type": "worker", "index": rank}, (host, tf)
+            assert launch[0] == launch[1] and (launch[0]["rank"], launch[0]["world_size"]) == (rank, n), (host, launch)
+            assert launch[0]["master_addr"] == want[0].rsplit(":", 1)[0], (host, launch)
+    f.stop()
+
+
 # ---- readiness ------------------------------------------------------------------------------
 
 def test_pending_pod_is_not_ready():
