@@ -585,6 +585,36 @@ def test_job_fallbacks_answer_as_the_list():
     f.stop()
 
 
+def test_pending_pods_are_members():
+    """Members JOB names Pending pods too (they get their DNS names when they run): exit 0 at
+    once, where the list says the pods are not ready (exit 5)."""
+    f = Fake(*pod_world())
+    code, out, err = k8s_members(f, "job", "pend-0", 0, "pend", "--format", "spec")
+    assert (code, err) == (0, ""), (code, err)
+    assert json.loads(out) == {"worker": [dns(f"pend-{i}", "pend") for i in range(3)]}, out
+    code, out, err = k8s_members(f, "list", "pend-0", 0, "pend", "--format", "spec", "--address", "dns")
+    assert code == 5 and out == "" and "is Pending, not Running" in err, (code, out, err)
+    f.stop()
+
+
+def test_members_option_errors():
+    f = Fake("--pods", PODS)
+    for args, code, words in [
+            (["k8s", "--server", f.url, "--members", "foo"], 3, ["--members foo is not list or job"]),
+            (["--members", "Job"], 3, ["--members Job is not list or job"]),  # auto's
+            (["k8s", "--server", f.url, "--members", "job", "--address", "host-ip"], 3,
+             ["members JOB names pods of the own namespace by DNS name", "address HOST_IP need members LIST"]),
+            (["k8s", "--server", f.url, "--members", "job", "--all-namespaces"], 3, ["all_namespaces"]),
+            (["k8s", "--server", f.url, "--members", "job", "--job", "a=job-name=a", "--job", "b=job-name=b"], 3,
+             ['members JOB gives one job, the own Job\'s; jobs names "a" and "b"'])]:
+        got, out, err, _ = cli(args, {"HOSTNAME": "trainer-1", "JOB_COMPLETION_INDEX": "1"})
+        assert (got, out) == (code, ""), (args, got, out, err)
+        assert err.startswith("cluster-resolve: ") and err.count("\n") == 1, err
+        for w in words:
+            assert w in err, (w, err)
+    assert f.stop() == []  # refused before any request
+
+
 def test_named_members_equal_the_listed_dns_names():
     """With every pod Running, members JOB answers what the list with --address dns and
     --follow-jobset answers, for the first, a middle and the last pod: Indexed Jobs of 1, 5 (in
