@@ -4,7 +4,9 @@ transport) against tests/fake_api.py over HTTP and HTTPS, with real-shaped Pod o
 logs, auth and scripted faults; and Debian's python3-kubernetes client listing the same pods,
 which must agree with us. JobSets too, and auto inside a JobSet's pod: that runs the CLI with
 the service account's files mounted in a mount namespace of its own (root and unshare; else
-the test says it is skipped).
+the test says it is skipped). Members named from the own Job and JobSet (--members job, auto's
+default in an Indexed Job's pod) against Jobs and JobSets of make_pods.py: the requests, the
+fallbacks to the list, and the same answer as the list's.
 
 usage: test_k8s_integration.py BUILD_DIR      (holding cluster-resolve)
 """
