@@ -557,8 +557,8 @@
                   hostnames on and the own Job's subdomain the JobSet's
                   (network.subdomain, else its name), every replicated job as above, the
                   own Job one of them. Else config.log INFO "listing pods, since <why>"
-                  and the list answers. One job only, in the own namespace; not with
-                  all_namespaces or address CRES_K8S_HOST_IP (CRES_ERR_INVALID_ARGUMENT).
+                  and the list answers. One job of one selector, in the own namespace; not
+                  with all_namespaces or address CRES_K8S_HOST_IP (CRES_ERR_INVALID_ARGUMENT).
         Own task: the pod whose name or spec.hostname is options.hostname ($HOSTNAME; in
                   two jobs: the later job), after a resolve.
         Errors:   a pod not Running, a Running pod without the chosen IP, two pods of one
@@ -4773,19 +4773,27 @@ CRES__LEFT_OUT(cres_local_resolver_create, cres_local_options, "local", "CLUSTER
 #define CRES__K8S_JOBSET_KEY "jobset.sigs.k8s.io/jobset-name"
 #define CRES__K8S_GLOBAL_KEY "jobset.sigs.k8s.io/job-global-index"
 
-/* What we keep of a pod: eight strings in one block, so memory grows with pods by about a
-   hundred bytes each, not with page bytes. */
+/* What we keep of a pod: one allocation, this header and then its strings, so memory grows
+   with pods by about a hundred bytes each, not with page bytes. A string is found by its
+   offset (at[f] - 1 after the header; 0 = absent): eight pointers would be most of a pod. */
+enum { /* jobset: the label jobset.sigs.k8s.io/jobset-name */
+    CRES__POD_name, CRES__POD_ns, CRES__POD_ip, CRES__POD_host_ip, CRES__POD_hostname,
+    CRES__POD_subdomain, CRES__POD_phase, CRES__POD_jobset, CRES__POD_FIELDS
+};
 typedef struct cres__pod {
-    char *name, *ns, *ip, *host_ip, *hostname, *subdomain, *phase; /* NULL when absent */
-    char *jobset;    /* label jobset.sigs.k8s.io/jobset-name, NULL when absent */
-    int index;       /* Indexed Job completion index, -1 when none */
-    int global;      /* a JobSet pod's job-global-index, -1 for other pods */
-    int terminating; /* metadata.deletionTimestamp is set */
-    char *block;     /* owns the strings */
+    int index;                 /* Indexed Job completion index, -1 when none */
+    int global;                /* a JobSet pod's job-global-index, -1 for other pods */
+    unsigned short at[CRES__POD_FIELDS];
+    unsigned char terminating; /* metadata.deletionTimestamp is set */
+    unsigned char running;     /* status.phase is "Running" (then phase is not kept) */
+    unsigned char own;         /* its name or spec.hostname is the resolver's hostname */
 } cres__pod;
 
+/* A pod's string: CRES__POD(p, name); NULL when absent (ns is "" then). */
+#define CRES__POD(p, field) cres__pod_str((p), CRES__POD_##field)
+
 typedef struct cres__pods {
-    cres__pod *items;
+    cres__pod **items;
     size_t count, cap;
 } cres__pods;
 
@@ -6453,12 +6461,12 @@ CRES__PRIVATE cres_result cres__k8s_get(cres__k8s *k, cres__http *h, cres__k8s_a
 /* ////////////////////////////////////////////////////////////////////////////////////////
    Kubernetes: the pods of a job                                                            */
 
-CRES__PRIVATE void cres__pod_free(const cres_allocator *a, cres__pod *p) {
-    cres__free(a, p->block);
+CRES__PRIVATE const char *cres__pod_str(const cres__pod *p, int field) {
+    return p->at[field] ? (const char *)(p + 1) + p->at[field] - 1 : NULL;
 }
 
 CRES__PRIVATE void cres__pods_truncate(const cres_allocator *a, cres__pods *pods, size_t keep) {
-    while (pods->count > keep) cres__pod_free(a, &pods->items[--pods->count]);
+    while (pods->count > keep) cres__free(a, pods->items[--pods->count]);
 }
 
 /* An index (completion or JobSet global) from an annotation or label object: -1 when absent,
@@ -6481,7 +6489,7 @@ CRES__PRIVATE cres_result cres__k8s_pod_indices(const cres__json *d, const int *
     p->index = cres__k8s_index(d, m[3], key, why, sizeof why);
     if (p->index == -1) p->index = cres__k8s_index(d, m[4], key, why, sizeof why);
     p->global = -1;
-    if (p->index != -2 && p->jobset) {
+    if (p->index != -2 && CRES__POD(p, jobset)) {
         key = CRES__K8S_GLOBAL_KEY;
         p->global = cres__k8s_index(d, m[4], key, why, sizeof why);
         if (p->global == -1) p->global = cres__k8s_index(d, m[3], key, why, sizeof why);
@@ -6492,11 +6500,31 @@ CRES__PRIVATE cres_result cres__k8s_pod_indices(const cres__json *d, const int *
     }
     if (p->index != -2 && p->global != -2) return CRES_OK;
     return cres__fail(err, CRES_ERR_UNEXPECTED_RESPONSE, "kubernetes: pod %s: %s %s",
-                      cres__quote(q, sizeof q, p->name, strlen(p->name)), key, why);
+                      cres__quote(q, sizeof q, CRES__POD(p, name), strlen(CRES__POD(p, name))), key,
+                      why);
 }
 
-CRES__PRIVATE cres_result cres__k8s_read_pod(const cres__json *d, int item, cres__pod *p,
-                                            const cres_allocator *a, cres_error *err) {
+/* The strings a pod's address needs, with those every pod needs (each field is checked all
+   the same): 100,000 pods are a hundred bytes each. */
+CRES__PRIVATE unsigned cres__k8s_pod_fields(const cres__k8s *k) {
+    unsigned keep = 1u << CRES__POD_name | 1u << CRES__POD_ns | 1u << CRES__POD_phase |
+                    1u << CRES__POD_jobset;
+    if (k->address == CRES_K8S_HOST_IP) return keep | 1u << CRES__POD_host_ip;
+    if (k->address == CRES_K8S_DNS)
+        keep |= 1u << CRES__POD_hostname | 1u << CRES__POD_subdomain;
+    return keep | 1u << CRES__POD_ip;
+}
+
+/* Whether token v (a pod's name or hostname) is the resolver's hostname. */
+CRES__PRIVATE int cres__k8s_names_host(const cres__k8s *k, const cres__json *d, int v) {
+    return v >= 0 && k->hostname && cres__json_eq(d, v, k->hostname);
+}
+
+/* Reads list item `item` into a new *out. */
+CRES__PRIVATE cres_result cres__k8s_read_pod(const cres__k8s *k, const cres__json *d, int item,
+                                            cres__pod **out, cres_error *err) {
+    const cres_allocator *a = &k->base.config.allocator;
+    unsigned keep = cres__k8s_pod_fields(k);
     static const char *const top[] = {"metadata", "spec", "status"};
     static const char *const meta[] = {"name", "namespace", "deletionTimestamp", "annotations",
                                        "labels"};
@@ -6504,49 +6532,62 @@ CRES__PRIVATE cres_result cres__k8s_read_pod(const cres__json *d, int item, cres
     static const char *const status[] = {"phase", "podIP", "hostIP"};
     static const char *const jobset[] = {CRES__K8S_JOBSET_KEY};
     static const char *const names[] = {
-        "metadata.name", "metadata.namespace", "spec.hostname", "spec.subdomain", "status.phase",
-        "status.podIP",  "status.hostIP",      "metadata.labels[" CRES__K8S_JOBSET_KEY "]"};
-    int t[3], m[5], sp[2], st[3], field[8], i;
-    char **slot[8], q[CRES__QUOTE_SIZE];
+        /* in the order of the fields */
+        "metadata.name", "metadata.namespace",
+        "status.podIP",  "status.hostIP",
+        "spec.hostname", "spec.subdomain",
+        "status.phase",  "metadata.labels[" CRES__K8S_JOBSET_KEY "]"};
+    int t[3], m[5], sp[2], st[3], field[CRES__POD_FIELDS], i, running = 0, own = 0;
+    char q[CRES__QUOTE_SIZE], *text;
     size_t size = 1, used = 0;
+    cres__pod *p;
     cres_result res;
     cres__json_pick(d, item, top, t, 3);
     cres__json_pick(d, t[0], meta, m, 5);
     cres__json_pick(d, t[1], spec, sp, 2);
     cres__json_pick(d, t[2], status, st, 3);
-    cres__json_pick(d, m[4], jobset, &field[7], 1);
-    memset(p, 0, sizeof *p);
-    field[0] = m[0], field[1] = m[1], field[2] = sp[0], field[3] = sp[1], field[4] = st[0],
-    field[5] = st[1], field[6] = st[2];
-    slot[0] = &p->name, slot[1] = &p->ns, slot[2] = &p->hostname, slot[3] = &p->subdomain,
-    slot[4] = &p->phase, slot[5] = &p->ip, slot[6] = &p->host_ip, slot[7] = &p->jobset;
+    cres__json_pick(d, m[4], jobset, &field[CRES__POD_jobset], 1);
+    field[CRES__POD_name] = m[0], field[CRES__POD_ns] = m[1], field[CRES__POD_ip] = st[1],
+    field[CRES__POD_host_ip] = st[2], field[CRES__POD_hostname] = sp[0],
+    field[CRES__POD_subdomain] = sp[1], field[CRES__POD_phase] = st[0];
     if (m[0] < 0 || d->t[m[0]].type != JSMN_STRING)
         return cres__fail(err, CRES_ERR_UNEXPECTED_RESPONSE,
                           "kubernetes: a pod in the list has no \"metadata.name\"");
-    for (i = 0; i < 8; i++) { /* absent or null fields stay NULL; others must be strings */
+    cres__quote(q, sizeof q, d->s + d->t[m[0]].start, (size_t)(d->t[m[0]].end - d->t[m[0]].start));
+    for (i = 0; i < CRES__POD_FIELDS; i++) { /* absent or null: absent; others are strings */
         if (field[i] >= 0 && cres__json_is_null(d, field[i])) field[i] = -1;
         if (field[i] >= 0 && d->t[field[i]].type != JSMN_STRING)
             return cres__fail(err, CRES_ERR_UNEXPECTED_RESPONSE,
-                              "kubernetes: pod %s: \"%s\" is not a string",
-                              cres__quote(q, sizeof q, d->s + d->t[m[0]].start,
-                                          (size_t)(d->t[m[0]].end - d->t[m[0]].start)),
-                              names[i]);
+                              "kubernetes: pod %s: \"%s\" is not a string", q, names[i]);
+        if (i == CRES__POD_phase && field[i] >= 0 && cres__json_eq(d, field[i], "Running"))
+            running = 1, field[i] = -1;
+        if (i == CRES__POD_hostname) own = cres__k8s_names_host(k, d, field[i]) ||
+                                           cres__k8s_names_host(k, d, field[CRES__POD_name]);
+        if (!(keep >> i & 1u)) field[i] = -1;
         if (field[i] >= 0) size += (size_t)(d->t[field[i]].end - d->t[field[i]].start) + 1;
     }
-    if (!(p->block = (char *)cres__alloc(a, size))) return cres__oom(err, "kubernetes");
-    for (i = 0; i < 8; i++) {
+    if (size > 65535) /* the offsets' range; the API server allows a few hundred bytes */
+        return cres__fail(err, CRES_ERR_UNEXPECTED_RESPONSE,
+                          "kubernetes: pod %s: its names and addresses take %zu bytes", q, size);
+    if (!(p = (cres__pod *)cres__alloc(a, sizeof *p + size))) return cres__oom(err, "kubernetes");
+    memset(p, 0, sizeof *p);
+    text = (char *)(p + 1);
+    for (i = 0; i < CRES__POD_FIELDS; i++) {
         const jsmntok_t *tok = &d->t[field[i] < 0 ? 0 : field[i]];
         long n;
         if (field[i] < 0) continue;
-        *slot[i] = p->block + used;
-        n = cres__json_unescape(d->s + tok->start, (size_t)(tok->end - tok->start), *slot[i]);
+        p->at[i] = (unsigned short)(used + 1);
+        n = cres__json_unescape(d->s + tok->start, (size_t)(tok->end - tok->start), text + used);
         used += (size_t)(n < 0 ? 0 : n) + 1; /* n < 0 cannot happen: the text was checked */
-        (*slot[i])[n < 0 ? 0 : n] = '\0';
+        text[used - 1] = '\0';
     }
-    if (!p->ns) p->ns = p->block + used; /* "" */
-    p->block[used] = '\0';
+    if (!p->at[CRES__POD_ns]) p->at[CRES__POD_ns] = (unsigned short)(used + 1); /* "" */
+    text[used] = '\0';
     p->terminating = m[2] >= 0 && !cres__json_is_null(d, m[2]);
-    if ((res = cres__k8s_pod_indices(d, m, p, err)) != CRES_OK) cres__pod_free(a, p);
+    p->running = (unsigned char)running;
+    p->own = (unsigned char)own;
+    if ((res = cres__k8s_pod_indices(d, m, p, err)) != CRES_OK) cres__free(a, p);
+    else *out = p;
     return res;
 }
 
@@ -6607,7 +6648,7 @@ CRES__PRIVATE cres_result cres__page_item(cres__page *pg, int i) {
                           CRES_MAX_K8S_PODS);
     if (!cres__grow(a, (void **)&pods->items, &pods->cap, sizeof *pods->items, pods->count + 1))
         return cres__oom(pg->err, "kubernetes");
-    res = cres__k8s_read_pod(&d, 0, &pods->items[pods->count], a, pg->err);
+    res = cres__k8s_read_pod(pg->k, &d, 0, &pods->items[pods->count], pg->err);
     if (res == CRES_OK) pods->count++;
     return res;
 }
@@ -6836,23 +6877,27 @@ CRES__PRIVATE cres_result cres__k8s_list(cres__k8s *k, cres__http *h, cres__k8s_
     return res;
 }
 
+/* qsort's comparators see pointers to the items, which point to the pods. */
+#define CRES__POD_PAIR(x, y)                                                                 \
+    const cres__pod *p = *(cres__pod *const *)(x), *q = *(cres__pod *const *)(y)
+
 CRES__PRIVATE int cres__cmp_pod_key(const void *x, const void *y) {
-    const cres__pod *p = (const cres__pod *)x, *q = (const cres__pod *)y;
-    int c = strcmp(p->ns, q->ns);
-    return c ? c : strcmp(p->name, q->name);
+    CRES__POD_PAIR(x, y);
+    int c = strcmp(CRES__POD(p, ns), CRES__POD(q, ns));
+    return c ? c : strcmp(CRES__POD(p, name), CRES__POD(q, name));
 }
 
 /* A JobSet's Jobs go by job-global-index first (other pods all have -1). */
 CRES__PRIVATE int cres__cmp_pod_name(const void *x, const void *y) {
-    const cres__pod *p = (const cres__pod *)x, *q = (const cres__pod *)y;
+    CRES__POD_PAIR(x, y);
     int c;
     if (p->global != q->global) return p->global < q->global ? -1 : 1;
-    c = cres__natural_cmp(p->name, q->name);
-    return c ? c : strcmp(p->ns, q->ns);
+    c = cres__natural_cmp(CRES__POD(p, name), CRES__POD(q, name));
+    return c ? c : strcmp(CRES__POD(p, ns), CRES__POD(q, ns));
 }
 
 CRES__PRIVATE int cres__cmp_pod_index(const void *x, const void *y) {
-    const cres__pod *p = (const cres__pod *)x, *q = (const cres__pod *)y;
+    CRES__POD_PAIR(x, y);
     if (p->global != q->global) return p->global < q->global ? -1 : 1;
     if (p->index != q->index) return p->index < q->index ? -1 : 1;
     return cres__cmp_pod_name(x, y);
@@ -6867,13 +6912,13 @@ CRES__PRIVATE void cres__k8s_order(const cres_allocator *a, cres__pods *pods) {
     if (pods->count == 0) return; /* qsort wants a non-NULL array */
     qsort(pods->items, pods->count, sizeof *pods->items, cres__cmp_pod_key);
     for (i = 0; i < pods->count; i++) {
-        cres__pod *p = &pods->items[i];
-        if (p->terminating || (kept && cres__cmp_pod_key(p, &pods->items[kept - 1]) == 0)) {
-            cres__pod_free(a, p);
+        cres__pod *p = pods->items[i];
+        if (p->terminating || (kept && cres__cmp_pod_key(&p, &pods->items[kept - 1]) == 0)) {
+            cres__free(a, p);
             continue;
         }
         if (p->index < 0) indexed = 0;
-        pods->items[kept++] = *p;
+        pods->items[kept++] = p;
     }
     pods->count = kept;
     qsort(pods->items, pods->count, sizeof *pods->items,
@@ -6885,22 +6930,22 @@ CRES__PRIVATE char *cres__k8s_address(cres__k8s *k, const cres__pod *p, cres_res
                                       cres_error *err) {
     const cres_allocator *a = &k->base.config.allocator;
     char q[CRES__QUOTE_SIZE];
-    const char *host = k->address == CRES_K8S_HOST_IP ? p->host_ip : p->ip;
+    const char *host = k->address == CRES_K8S_HOST_IP ? CRES__POD(p, host_ip) : CRES__POD(p, ip);
     char *s;
-    if (k->address == CRES_K8S_DNS && p->hostname && p->subdomain && *p->hostname &&
-        *p->subdomain) {
-        size_t n = strlen(p->hostname) + strlen(p->subdomain) + strlen(p->ns) +
-                   strlen(k->cluster_domain) + 32;
+    if (k->address == CRES_K8S_DNS && CRES__POD(p, hostname) && CRES__POD(p, subdomain) &&
+        *CRES__POD(p, hostname) && *CRES__POD(p, subdomain)) {
+        size_t n = strlen(CRES__POD(p, hostname)) + strlen(CRES__POD(p, subdomain)) +
+                   strlen(CRES__POD(p, ns)) + strlen(k->cluster_domain) + 32;
         if ((s = (char *)cres__alloc(a, n)) != NULL)
-            snprintf(s, n, "%s.%s.%s.svc.%s:%d", p->hostname, p->subdomain, p->ns,
-                     k->cluster_domain, k->port);
+            snprintf(s, n, "%s.%s.%s.svc.%s:%d", CRES__POD(p, hostname), CRES__POD(p, subdomain),
+                     CRES__POD(p, ns), k->cluster_domain, k->port);
         else *res = cres__oom(err, "kubernetes");
         return s;
     }
     if (!host || !*host) {
         *res =
             cres__fail(err, CRES_ERR_NOT_READY, "kubernetes: pod %s is Running but has no %s yet",
-                       cres__quote(q, sizeof q, p->name, strlen(p->name)),
+                       cres__quote(q, sizeof q, CRES__POD(p, name), strlen(CRES__POD(p, name))),
                        k->address == CRES_K8S_HOST_IP ? "status.hostIP" : "status.podIP");
         return NULL;
     }
@@ -6915,8 +6960,9 @@ CRES__PRIVATE cres_result cres__k8s_duplicate(const cres__pod *o, const cres__po
     if (p->global >= 0) snprintf(of_job, sizeof of_job, " in job-global-index %d", p->global);
     return cres__fail(err, CRES_ERR_NOT_READY,
                       "kubernetes: pods %s and %s both have completion index %d%s",
-                      cres__quote(q1, sizeof q1, o->name, strlen(o->name)),
-                      cres__quote(q2, sizeof q2, p->name, strlen(p->name)), p->index, of_job);
+                      cres__quote(q1, sizeof q1, CRES__POD(o, name), strlen(CRES__POD(o, name))),
+                      cres__quote(q2, sizeof q2, CRES__POD(p, name), strlen(CRES__POD(p, name))),
+                      p->index, of_job);
 }
 
 /* In completion-index order, two pods of one namespace with one index mean the Job is
@@ -6925,27 +6971,30 @@ CRES__PRIVATE cres_result cres__k8s_duplicate(const cres__pod *o, const cres__po
 CRES__PRIVATE cres_result cres__k8s_check_indices(const cres__pods *pods, cres_error *err) {
     size_t i, d;
     for (i = 0; i < pods->count; i++)
-        if (pods->items[i].index < 0) return CRES_OK; /* ordered by name: indices unused */
+        if (pods->items[i]->index < 0) return CRES_OK; /* ordered by name: indices unused */
     for (i = 0; i < pods->count; i++) {
-        const cres__pod *p = &pods->items[i], *o;
-        for (d = i; d-- > 0 && (o = &pods->items[d])->index == p->index && o->global == p->global;)
-            if (strcmp(o->ns, p->ns) == 0) return cres__k8s_duplicate(o, p, err);
+        const cres__pod *p = pods->items[i], *o;
+        for (d = i; d-- > 0 && (o = pods->items[d])->index == p->index && o->global == p->global;)
+            if (strcmp(CRES__POD(o, ns), CRES__POD(p, ns)) == 0)
+                return cres__k8s_duplicate(o, p, err);
     }
     return CRES_OK;
 }
 
 /* Whether two pods are of one JobSet (its name and namespace), or both of none. */
 CRES__PRIVATE int cres__k8s_same_jobset(const cres__pod *p, const cres__pod *q) {
-    if (!p->jobset || !q->jobset) return !p->jobset && !q->jobset;
-    return strcmp(p->jobset, q->jobset) == 0 && strcmp(p->ns, q->ns) == 0;
+    if (!CRES__POD(p, jobset) || !CRES__POD(q, jobset))
+        return !CRES__POD(p, jobset) && !CRES__POD(q, jobset);
+    return strcmp(CRES__POD(p, jobset), CRES__POD(q, jobset)) == 0 &&
+           strcmp(CRES__POD(p, ns), CRES__POD(q, ns)) == 0;
 }
 
 /* " (JobSet "js" in ml)" or " (no JobSet)", for messages. */
 CRES__PRIVATE const char *cres__k8s_jobset_note(const cres__pod *p, char *buf, size_t cap) {
     char q[CRES__QUOTE_SIZE];
-    if (!p->jobset) return " (no JobSet)";
-    cres__quote(q, sizeof q, p->jobset, strlen(p->jobset));
-    snprintf(buf, cap, " (JobSet %s in %.40s)", q, p->ns);
+    if (!CRES__POD(p, jobset)) return " (no JobSet)";
+    cres__quote(q, sizeof q, CRES__POD(p, jobset), strlen(CRES__POD(p, jobset)));
+    snprintf(buf, cap, " (JobSet %s in %.40s)", q, CRES__POD(p, ns));
     return buf;
 }
 
@@ -6956,27 +7005,23 @@ CRES__PRIVATE cres_result cres__k8s_check_jobset(const char *job, const cres__po
     char q1[CRES__QUOTE_SIZE], q2[CRES__QUOTE_SIZE], n1[160], n2[160];
     size_t i;
     for (i = 1; i < pods->count; i++) {
-        const cres__pod *p = &pods->items[0], *q = &pods->items[i];
+        const cres__pod *p = pods->items[0], *q = pods->items[i];
         if (cres__k8s_same_jobset(p, q)) continue;
-        return cres__fail(err, CRES_ERR_CONFLICT,
-                          "kubernetes: job \"%.40s\" mixes pod %s%s with pod %s%s; select one "
-                          "JobSet (" CRES__K8S_JOBSET_KEY "=NAME) or none",
-                          job, cres__quote(q1, sizeof q1, p->name, strlen(p->name)),
-                          cres__k8s_jobset_note(p, n1, sizeof n1),
-                          cres__quote(q2, sizeof q2, q->name, strlen(q->name)),
-                          cres__k8s_jobset_note(q, n2, sizeof n2));
+        return cres__fail(
+            err, CRES_ERR_CONFLICT,
+            "kubernetes: job \"%.40s\" mixes pod %s%s with pod %s%s; select one "
+            "JobSet (" CRES__K8S_JOBSET_KEY "=NAME) or none",
+            job, cres__quote(q1, sizeof q1, CRES__POD(p, name), strlen(CRES__POD(p, name))),
+            cres__k8s_jobset_note(p, n1, sizeof n1),
+            cres__quote(q2, sizeof q2, CRES__POD(q, name), strlen(CRES__POD(q, name))),
+            cres__k8s_jobset_note(q, n2, sizeof n2));
     }
     return CRES_OK;
 }
 
-/* The own pod: named like this host, or with its spec.hostname (an Indexed Job's pod). */
-CRES__PRIVATE int cres__k8s_is_own(const cres__k8s *k, const cres__pod *p) {
-    return k->hostname && (strcmp(p->name, k->hostname) == 0 ||
-                           (p->hostname && strcmp(p->hostname, k->hostname) == 0));
-}
-
-/* Adds a job's pods as tasks 0..n-1 and notes the own task (the pod named like this host)
-   in *own_job / *own_index, for the resolve to set once it has succeeded. */
+/* Adds a job's pods as tasks 0..n-1, freeing each once added (so the spec does not add to
+   the peak), and notes the own task (the pod named like this host) in *own_job / *own_index,
+   for the resolve to set once it has succeeded. */
 CRES__PRIVATE cres_result cres__k8s_add_job(cres__k8s *k, cres_cluster_spec *spec, const char *job,
                                             cres__pods *pods, const char **own_job, int *own_index,
                                             cres_error *err) {
@@ -6989,22 +7034,24 @@ CRES__PRIVATE cres_result cres__k8s_add_job(cres__k8s *k, cres_cluster_spec *spe
         return res;
     if ((res = cres__spec_job(spec, job, &j, err)) != CRES_OK) return res; /* an empty job too */
     for (i = 0; i < pods->count && res == CRES_OK; i++) {
-        const cres__pod *p = &pods->items[i];
+        const cres__pod *p = pods->items[i];
         char *address;
-        if (!p->phase || strcmp(p->phase, "Running") != 0)
-            return cres__fail(err, CRES_ERR_NOT_READY,
-                              "kubernetes: pod %s (namespace %s) is %s, not Running",
-                              cres__quote(q, sizeof q, p->name, strlen(p->name)), p->ns,
-                              p->phase ? p->phase : "without a phase");
+        if (!p->running)
+            return cres__fail(
+                err, CRES_ERR_NOT_READY, "kubernetes: pod %s (namespace %s) is %s, not Running",
+                cres__quote(q, sizeof q, CRES__POD(p, name), strlen(CRES__POD(p, name))),
+                CRES__POD(p, ns), CRES__POD(p, phase) ? CRES__POD(p, phase) : "without a phase");
         if (!(address = cres__k8s_address(k, p, &res, err))) return res;
         res = cres_spec_add_task(spec, job, (int)i, address, err);
         cres__free(&k->base.config.allocator, address);
         if (res != CRES_OK)
             return cres__wrap(err, res, CRES_ERR_UNEXPECTED_RESPONSE, "kubernetes: ");
-        if (cres__k8s_is_own(k, p)) {
+        if (p->own) {
             *own_job = job;
             *own_index = (int)i;
         }
+        cres__free(&k->base.config.allocator, pods->items[i]); /* the task replaces the pod */
+        pods->items[i] = NULL;
     }
     return res;
 }
@@ -7035,7 +7082,7 @@ CRES__PRIVATE const cres__pod *cres__k8s_own_pod(cres__k8s *k, const char *job,
     char q[CRES__QUOTE_SIZE];
     size_t i;
     for (i = 0; i < pods->count; i++)
-        if (cres__k8s_is_own(k, &pods->items[i])) return &pods->items[i];
+        if (pods->items[i]->own) return pods->items[i];
     cres__log(&k->base, CRES_LOG_INFO,
               "kubernetes: job \"%s\": the own pod (%s) is not among its pods; resolving its "
               "selectors alone, not following a JobSet",
@@ -7058,29 +7105,33 @@ CRES__PRIVATE cres_result cres__k8s_follow_jobset(cres__k8s *k, cres__http *h, c
     size_t n;
     cres_result res;
     if (!own) return CRES_OK;
-    cres__quote(q, sizeof q, own->name, strlen(own->name));
-    if (!own->jobset) {
+    cres__quote(q, sizeof q, CRES__POD(own, name), strlen(CRES__POD(own, name)));
+    if (!CRES__POD(own, jobset)) {
         cres__log(&k->base, CRES_LOG_INFO,
                   "kubernetes: job \"%s\": the own pod %s belongs to no JobSet", job, q);
         return CRES_OK;
     }
-    if (!cres__k8s_label_value(own->jobset))
-        return cres__fail(err, CRES_ERR_UNEXPECTED_RESPONSE,
-                          "kubernetes: pod %s: " CRES__K8S_JOBSET_KEY " %s is not a label value", q,
-                          cres__quote(q2, sizeof q2, own->jobset, strlen(own->jobset)));
-    n = sizeof CRES__K8S_JOBSET_KEY + strlen(own->jobset) + 1;
+    if (!cres__k8s_label_value(CRES__POD(own, jobset)))
+        return cres__fail(
+            err, CRES_ERR_UNEXPECTED_RESPONSE,
+            "kubernetes: pod %s: " CRES__K8S_JOBSET_KEY " %s is not a label value", q,
+            cres__quote(q2, sizeof q2, CRES__POD(own, jobset), strlen(CRES__POD(own, jobset))));
+    n = sizeof CRES__K8S_JOBSET_KEY + strlen(CRES__POD(own, jobset)) + 1;
     if (!(selector = (char *)cres__alloc(a, n)) ||
-        (k->all_namespaces && *own->ns && !(ns = cres__strdup(a, own->ns)))) {
+        (k->all_namespaces && *CRES__POD(own, ns) && !(ns = cres__strdup(a, CRES__POD(own, ns))))) {
         cres__free(a, selector);
         return cres__oom(err, "kubernetes");
     }
-    snprintf(selector, n, CRES__K8S_JOBSET_KEY "=%s", own->jobset);
+    snprintf(selector, n, CRES__K8S_JOBSET_KEY "=%s", CRES__POD(own, jobset));
     res = CRES_OK;
     if (!cres__k8s_listed_by(k, j, selector)) { /* else the list in hand is the JobSet's */
-        cres__log(&k->base, CRES_LOG_INFO,
-                  "kubernetes: job \"%s\": the own pod %s belongs to JobSet %s; resolving the "
-                  "whole JobSet (%s)",
-                  job, q, cres__quote(q2, sizeof q2, own->jobset, strlen(own->jobset)), selector);
+        cres__log(
+            &k->base, CRES_LOG_INFO,
+            "kubernetes: job \"%s\": the own pod %s belongs to JobSet %s; resolving the "
+            "whole JobSet (%s)",
+            job, q,
+            cres__quote(q2, sizeof q2, CRES__POD(own, jobset), strlen(CRES__POD(own, jobset))),
+            selector);
         cres__pods_truncate(a, pods, 0); /* own points into it: not used after this */
         res = cres__k8s_list(k, h, au, k->all_namespaces ? ns : k->ns, selector, pods, err);
         if (res == CRES_OK) cres__k8s_order(a, pods);
@@ -7760,12 +7811,18 @@ CRES__PRIVATE cres_result cres__k8s_members_check(const cres_k8s_options *o, cre
         return cres__fail(err, CRES_ERR_INVALID_ARGUMENT,
                           "kubernetes: members JOB names pods of the own namespace by DNS name; "
                           "all_namespaces and address HOST_IP need members LIST");
-    for (i = 1; i < o->jobs_count && o->jobs; i++)
+    for (i = 1; i < o->jobs_count && o->jobs; i++) {
         if (o->jobs[i].job && o->jobs[0].job && strcmp(o->jobs[i].job, o->jobs[0].job) != 0)
             return cres__fail(err, CRES_ERR_INVALID_ARGUMENT,
                               "kubernetes: members JOB gives one job, the own Job's; jobs names "
                               "\"%.40s\" and \"%.40s\"",
                               o->jobs[0].job, o->jobs[i].job);
+        /* its other selectors would be ignored, or could be another Job's */
+        return cres__fail(err, CRES_ERR_INVALID_ARGUMENT,
+                          "kubernetes: members JOB gives the own Job's members; job \"%.40s\" has "
+                          "%zu selectors (members LIST merges them)",
+                          o->jobs[0].job ? o->jobs[0].job : "", o->jobs_count);
+    }
     return CRES_OK;
 }
 

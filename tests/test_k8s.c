@@ -3068,6 +3068,7 @@ static void job_mode_errors_name_the_object(void **state) {
 /* Job mode gives one job, of the own namespace, by name: the rest needs the list. */
 static void job_mode_refuses_what_needs_the_list(void **state) {
     static const cres_k8s_job_selector two_jobs[] = {{"worker", "job-name=trainer"}, {"ps", "job-name=ps"}};
+    static const cres_k8s_job_selector two_selectors[] = {{"worker", "job-name=trainer"}, {"worker", "job-name=solo"}};
     cres_k8s_options o = job_mode("trainer-2", "2", trainer_sel);
     cres_error err;
     cres_resolver *r = NULL;
@@ -3084,6 +3085,10 @@ static void job_mode_refuses_what_needs_the_list(void **state) {
     EXPECT(cres_k8s_resolver_create(&o, &r, &err), CRES_ERR_INVALID_ARGUMENT);
     assert_string_equal(err.message, "kubernetes: members JOB gives one job, the own Job's; jobs names \"worker\" "
                                      "and \"ps\"");
+    o.jobs = two_selectors;
+    EXPECT(cres_k8s_resolver_create(&o, &r, &err), CRES_ERR_INVALID_ARGUMENT);
+    assert_string_equal(err.message, "kubernetes: members JOB gives the own Job's members; job \"worker\" has 2 "
+                                     "selectors (members LIST merges them)");
     o.jobs_count = 1;
     o.members = (cres_k8s_members)7;
     EXPECT(cres_k8s_resolver_create(&o, &r, &err), CRES_ERR_INVALID_ARGUMENT);
