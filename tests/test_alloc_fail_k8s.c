@@ -444,6 +444,231 @@ static void jobset_errors(void **state) {
 }
 
 /* ---------------------------------------------------------------------------------------
+   Members JOB: in an Indexed Job's pod (JOB_COMPLETION_INDEX, hostname "<job>-<index>") one
+   GET of the own Job, and of its JobSet, names every member by DNS; a 403 or 404 leaves the
+   answer to the list. The Jobs and the JobSet are tests/k8s/make_pods.py's make_job,
+   make_jobset_jobs and make_jobset (kube-apiserver 1.32, JobSet v0.8.2) in namespace ml,
+   trimmed: Indexed Job trainer of 3 pods, and JobSet js of one replicated job "w" of 2 Jobs
+   of 2 pods, the Jobs and pods of JS_POD above. Every request of every run is compared
+   whole; the undisturbed run's log says where the members came from. */
+
+#define UID_TRAINER "4581dafc-2189-4b8e-96a6-5f9dc5dc50ec"
+#define UID_JS_W_1 "385ab59b-c27d-49a3-8de7-489a381d35a4"
+#define UID_JS "e026b623-3942-4732-ae7a-a7be506b8112"
+#define JOB_LABELS(uid, job)                                                                           \
+    "\"batch.kubernetes.io/controller-uid\": \"" uid "\", \"batch.kubernetes.io/job-name\": \"" job "\", " \
+    "\"controller-uid\": \"" uid "\", \"job-name\": \"" job "\""
+#define JS_W_1_KEYS                                                                                    \
+    "\"jobset.sigs.k8s.io/global-replicas\": \"2\", \"jobset.sigs.k8s.io/job-global-index\": \"1\", "      \
+    "\"jobset.sigs.k8s.io/job-index\": \"1\", \"jobset.sigs.k8s.io/job-key\": "                            \
+    "\"1b0266ecfa5885b2d0a688b2b7c94c6bd52d3d94\", \"jobset.sigs.k8s.io/jobset-name\": \"js\", "           \
+    "\"jobset.sigs.k8s.io/replicatedjob-name\": \"w\", \"jobset.sigs.k8s.io/replicatedjob-replicas\": "    \
+    "\"2\", \"jobset.sigs.k8s.io/restart-attempt\": \"0\""
+/* Job `name` of n pods: its metadata's labels and more (meta), its template's (pod_meta). */
+#define JOB_BODY(name, uid, meta, pod_meta, n, subdomain)                                              \
+    "{\"kind\": \"Job\", \"apiVersion\": \"batch/v1\", \"metadata\": {\"name\": \"" name "\", "            \
+    "\"namespace\": \"ml\", \"uid\": \"" uid "\", \"resourceVersion\": \"45112604\", \"generation\": 1, "  \
+    "\"creationTimestamp\": \"2026-01-15T09:29:58Z\", " meta "}, \"spec\": {\"parallelism\": " #n ", "     \
+    "\"completions\": " #n ", \"backoffLimit\": 6, \"selector\": {\"matchLabels\": "                        \
+    "{\"batch.kubernetes.io/controller-uid\": \"" uid "\"}}, \"manualSelector\": false, \"template\": "    \
+    "{\"metadata\": {\"creationTimestamp\": null, " pod_meta "}, \"spec\": {\"containers\": [{\"name\": "   \
+    "\"tensorflow\", \"image\": \"tensorflow/tensorflow:2.15.0\", \"ports\": [{\"name\": \"grpc\", "       \
+    "\"containerPort\": 2222, \"protocol\": \"TCP\"}]}], \"restartPolicy\": \"Never\", "                  \
+    "\"terminationGracePeriodSeconds\": 30, \"dnsPolicy\": \"ClusterFirst\", \"securityContext\": {}, "    \
+    "\"subdomain\": \"" subdomain "\", \"schedulerName\": \"default-scheduler\"}}, \"completionMode\": "   \
+    "\"Indexed\", \"suspend\": false, \"podReplacementPolicy\": \"TerminatingOrFailed\"}, \"status\": "     \
+    "{\"startTime\": \"2026-01-15T09:29:58Z\", \"active\": " #n ", \"terminating\": 0, "                   \
+    "\"uncountedTerminatedPods\": {}, \"ready\": " #n "}}"
+#define TRAINER_LABELS "\"labels\": {" JOB_LABELS(UID_TRAINER, "trainer") "}"
+static const char job_trainer[] = JOB_BODY("trainer", UID_TRAINER, TRAINER_LABELS, TRAINER_LABELS, 3, "trainer");
+static const char job_js_w_1[] =
+    JOB_BODY("js-w-1", UID_JS_W_1,
+             "\"labels\": {" JS_W_1_KEYS "}, \"annotations\": {" JS_W_1_KEYS "}, \"ownerReferences\": "
+             "[{\"apiVersion\": \"jobset.x-k8s.io/v1alpha2\", \"kind\": \"JobSet\", \"name\": \"js\", \"uid\": "
+             "\"" UID_JS "\", \"controller\": true, \"blockOwnerDeletion\": true}]",
+             "\"labels\": {" JOB_LABELS(UID_JS_W_1, "js-w-1") ", " JS_W_1_KEYS "}, \"annotations\": {" JS_W_1_KEYS "}",
+             2, "js");
+/* As apiextensions-apiserver serves a custom resource: keys sorted. */
+static const char jobset_js[] =
+    "{\"apiVersion\": \"jobset.x-k8s.io/v1alpha2\", \"kind\": \"JobSet\", \"metadata\": {\"creationTimestamp\": "
+    "\"2026-01-15T09:29:57Z\", \"generation\": 1, \"name\": \"js\", \"namespace\": \"ml\", \"resourceVersion\": "
+    "\"42422214\", \"uid\": \"" UID_JS "\"}, \"spec\": {\"network\": {\"enableDNSHostnames\": true, "
+    "\"publishNotReadyAddresses\": true}, \"replicatedJobs\": [{\"name\": \"w\", \"replicas\": 2, \"template\": "
+    "{\"metadata\": {}, \"spec\": {\"completionMode\": \"Indexed\", \"completions\": 2, \"parallelism\": 2, "
+    "\"template\": {\"metadata\": {}, \"spec\": {\"containers\": [{\"image\": \"tensorflow/tensorflow:2.15.0\", "
+    "\"name\": \"tensorflow\", \"ports\": [{\"containerPort\": 2222, \"name\": \"grpc\", \"protocol\": \"TCP\"}]}], "
+    "\"restartPolicy\": \"Never\"}}}}}], \"startupPolicy\": {\"startupPolicyOrder\": \"AnyOrder\"}, "
+    "\"successPolicy\": {\"operator\": \"All\"}}, \"status\": {\"replicatedJobsStatus\": [{\"active\": 2, "
+    "\"failed\": 0, \"name\": \"w\", \"ready\": 2, \"succeeded\": 0, \"suspended\": 0}]}}";
+static const char job_forbidden[] =
+    "{\"kind\": \"Status\", \"apiVersion\": \"v1\", \"metadata\": {}, \"status\": \"Failure\", \"message\": "
+    "\"jobs.batch \\\"trainer\\\" is forbidden: User \\\"system:serviceaccount:ml:default\\\" cannot get resource "
+    "\\\"jobs\\\" in API group \\\"batch\\\" in the namespace \\\"ml\\\"\", \"reason\": \"Forbidden\", \"details\": "
+    "{\"name\": \"trainer\", \"group\": \"batch\", \"kind\": \"jobs\"}, \"code\": 403}";
+static const char jobset_not_found[] =
+    "{\"kind\": \"Status\", \"apiVersion\": \"v1\", \"metadata\": {}, \"status\": \"Failure\", \"message\": "
+    "\"jobsets.jobset.x-k8s.io \\\"js\\\" not found\", \"reason\": \"NotFound\", \"details\": {\"name\": \"js\", "
+    "\"group\": \"jobset.x-k8s.io\", \"kind\": \"jobsets\"}, \"code\": 404}";
+/* Job trainer's pod i, as make_pods() makes it (trimmed). */
+#define TRAINER_POD(i, ip)                                                                             \
+    "{\"metadata\": {\"name\": \"trainer-" #i "-rhvwf\", \"generateName\": \"trainer-" #i "-\", "             \
+    "\"namespace\": \"ml\", \"labels\": {\"batch.kubernetes.io/controller-uid\": \"" UID_TRAINER "\", "    \
+    "\"batch.kubernetes.io/job-completion-index\": \"" #i "\", \"batch.kubernetes.io/job-name\": "         \
+    "\"trainer\", \"controller-uid\": \"" UID_TRAINER "\", \"job-name\": \"trainer\"}, \"annotations\": "  \
+    "{\"batch.kubernetes.io/job-completion-index\": \"" #i "\"}}, \"spec\": {\"containers\": [{\"name\": " \
+    "\"tensorflow\"}], \"hostname\": \"trainer-" #i "\", \"subdomain\": \"trainer\"}, \"status\": "        \
+    "{\"phase\": \"Running\", \"conditions\": [{\"type\": \"Ready\", \"status\": \"True\"}], "             \
+    "\"hostIP\": \"10.128.0.2\", \"podIP\": \"" ip "\", \"podIPs\": [{\"ip\": \"" ip "\"}]}}"
+static const char page_trainer[] =
+    PAGE("", TRAINER_POD(2, "10.4.5.12") ", " TRAINER_POD(0, "10.4.5.10") ", " TRAINER_POD(1, "10.4.5.11"));
+
+typedef struct job_scenario {
+    scenario base;                    /* answers, jobs, expected, want_spec, want_master, follow_jobset, hostname */
+    const char *completion_index;     /* $JOB_COMPLETION_INDEX */
+    const char *const *want_requests; /* each request, as request_text() writes it */
+    const char *want_log;             /* part of an INFO line of the first resolve */
+    const char *want_task;            /* the own task after it, "worker 1" */
+} job_scenario;
+
+typedef struct log_watch {
+    const char *want;
+    int seen;
+} log_watch;
+
+static void watch_log(void *user, cres_log_level level, const char *message) {
+    log_watch *w = (log_watch *)user;
+    if (level == CRES_LOG_INFO && strstr(message, w->want)) w->seen = 1;
+}
+
+static const char *job_env(void *user, const char *name) {
+    const job_scenario *js = (const job_scenario *)user;
+    return strcmp(name, "JOB_COMPLETION_INDEX") == 0 ? js->completion_index : NULL;
+}
+
+static cres_result run_job(test_alloc *t, const void *ctx) {
+    const job_scenario *js = (const job_scenario *)ctx;
+    const scenario *sc = &js->base;
+    fake_server server;
+    log_watch watch;
+    cres_config config;
+    cres_k8s_options o;
+    cres_resolver *r = NULL;
+    cres_error err;
+    cres_result res;
+    char task[300], count[32];
+    memset(&server, 0, sizeof server);
+    server.answers = sc->answers;
+    server.count = sc->answers_count;
+    server.want_requests = js->want_requests;
+    watch.want = js->want_log;
+    watch.seen = 0;
+    memset(&config, 0, sizeof config);
+    test_alloc_use(&config.allocator, t);
+    config.transport.perform = fake_perform;
+    config.transport.user = &server;
+    config.getenv.fn = job_env;
+    config.getenv.user = (void *)js;
+    config.sleep.fn = no_sleep;
+    config.log.fn = watch_log;
+    config.log.user = &watch;
+    memset(&o, 0, sizeof o);
+    o.config = &config;
+    o.server = "https://k8s.test:6443";
+    o.token = "static-token";
+    o.namespace_name = "ml";
+    o.jobs = sc->jobs;
+    o.jobs_count = sc->jobs_count;
+    o.members = CRES_K8S_MEMBERS_JOB;
+    o.follow_jobset = sc->follow_jobset;
+    o.hostname = sc->hostname;
+    res = checked(cres_k8s_resolver_create(&o, &r, &err), &err);
+    if (res != CRES_OK && r) res = mismatch("create failed but returned a resolver", err.message);
+    if (res == CRES_OK) res = run_resolve(sc, r, t);
+    if (res == CRES_OK && !watch.seen) res = mismatch("no log line saying", js->want_log);
+    snprintf(task, sizeof task, "%s %d", r && cres_task_type(r) ? cres_task_type(r) : "-", r ? cres_task_id(r) : -1);
+    if (res == CRES_OK && strcmp(task, js->want_task) != 0) res = mismatch("own task", task);
+    if (res == CRES_OK) res = check_master(r, sc->want_master);
+    cres_resolver_free(r);
+    if (server.wrong[0]) return mismatch("request", server.wrong);
+    snprintf(count, sizeof count, "%zu requests", server.next);
+    if (res == CRES_OK && server.next != sc->answers_count) res = mismatch("requests", count);
+    return res;
+}
+
+static void walk_job(const job_scenario *js) { alloc_walk(js->base.name, run_job, js, js->base.expected); }
+
+#define GET(path) "GET https://k8s.test:6443" path "\nAccept: application/json\nAuthorization: Bearer static-token\n"
+#define JOB_GET(name) GET("/apis/batch/v1/namespaces/ml/jobs/" name)
+#define JOBSET_GET(name) GET("/apis/jobset.x-k8s.io/v1alpha2/namespaces/ml/jobsets/" name)
+#define PODS_GET(query) GET("/api/v1/namespaces/ml/pods?labelSelector=" query)
+#define TRAINER_DNS(i) "\"trainer-" #i ".trainer.ml.svc.cluster.local:8470\""
+#define JS_DNS(job, i) "\"js-w-" #job "-" #i ".js.ml.svc.cluster.local:8470\""
+
+/* A plain Indexed Job named from one GET (master() resolves again: another). */
+static void members_job_named_from_the_job(void **state) {
+    static const cres_k8s_job_selector trainer[] = {{"worker", "job-name=trainer"}};
+    static const answer answers[] = {{200, job_trainer}, {200, job_trainer}};
+    static const char *const requests[] = {JOB_GET("trainer"), JOB_GET("trainer")};
+    static const job_scenario js = {
+        {"members JOB: an Indexed Job", answers, N(answers), 0, trainer, N(trainer), CRES_K8S_POD_IP, 0, CRES_OK,
+         "{\"worker\": [" TRAINER_DNS(0) ", " TRAINER_DNS(1) ", " TRAINER_DNS(2) "]}",
+         "grpc://trainer-1.trainer.ml.svc.cluster.local:8470", NULL, 0, "trainer-1"},
+        "1", requests, "3 members named from Job \"trainer\" (subdomain \"trainer\")", "worker 1"};
+    (void)state;
+    walk_job(&js);
+}
+
+/* A JobSet's Job following its JobSet: two GETs name the JobSet's members, in its order. */
+static void members_job_named_from_the_jobset(void **state) {
+    static const cres_k8s_job_selector own_job[] = {{"worker", "job-name=js-w-1"}};
+    static const answer answers[] = {{200, job_js_w_1}, {200, jobset_js}, {200, job_js_w_1}, {200, jobset_js}};
+    static const char *const requests[] = {JOB_GET("js-w-1"), JOBSET_GET("js"), JOB_GET("js-w-1"), JOBSET_GET("js")};
+    static const job_scenario js = {
+        {"members JOB: a JobSet", answers, N(answers), 0, own_job, N(own_job), CRES_K8S_POD_IP, 0, CRES_OK,
+         "{\"worker\": [" JS_DNS(0, 0) ", " JS_DNS(0, 1) ", " JS_DNS(1, 0) ", " JS_DNS(1, 1) "]}",
+         "grpc://js-w-1-0.js.ml.svc.cluster.local:8470", NULL, 1, "js-w-1-0"},
+        "0", requests, "4 members named from JobSet \"js\" (subdomain \"js\")", "worker 2"};
+    (void)state;
+    walk_job(&js);
+}
+
+/* The role may not get Jobs: a 403, logged, and the list answers. */
+static void members_job_forbidden_lists(void **state) {
+    static const cres_k8s_job_selector trainer[] = {{"worker", "job-name=trainer"}};
+    static const answer answers[] = {{403, job_forbidden}, {200, page_trainer}, {403, job_forbidden},
+                                     {200, page_trainer}};
+#define TRAINER_PODS PODS_GET("job-name%3Dtrainer&limit=500")
+    static const char *const requests[] = {JOB_GET("trainer"), TRAINER_PODS, JOB_GET("trainer"), TRAINER_PODS};
+#undef TRAINER_PODS
+    static const job_scenario js = {
+        {"members JOB: 403 on the Job", answers, N(answers), 0, trainer, N(trainer), CRES_K8S_POD_IP, 0, CRES_OK,
+         "{\"worker\": [\"10.4.5.10:8470\", \"10.4.5.11:8470\", \"10.4.5.12:8470\"]}", "grpc://10.4.5.11:8470", NULL,
+         0, "trainer-1"},
+        "1", requests, "listing pods, since getting jobs \"trainer\": forbidden (403", "worker 1"};
+    (void)state;
+    walk_job(&js);
+}
+
+/* The selector is the JobSet's, which is not there (yet): a 404, logged, and the list of its
+   pods answers over two pages. */
+static void members_job_jobset_not_found_lists(void **state) {
+    static const cres_k8s_job_selector jobset[] = {{"worker", "jobset.sigs.k8s.io/jobset-name=js"}};
+    static const answer answers[] = {{200, job_js_w_1}, {404, jobset_not_found}, {200, page_js1}, {200, page_js2},
+                                     {200, job_js_w_1}, {404, jobset_not_found}, {200, page_js1}, {200, page_js2}};
+#define JS_PODS(more) PODS_GET("jobset.sigs.k8s.io%2Fjobset-name%3Djs&limit=500" more)
+#define JS_REQUESTS JOB_GET("js-w-1"), JOBSET_GET("js"), JS_PODS(""), JS_PODS("&continue=js%2F2")
+    static const char *const requests[] = {JS_REQUESTS, JS_REQUESTS};
+#undef JS_REQUESTS
+#undef JS_PODS
+    static const job_scenario js = {
+        {"members JOB: 404 on the JobSet", answers, N(answers), 0, jobset, N(jobset), CRES_K8S_POD_IP, 0, CRES_OK,
+         JS_SPEC, "grpc://10.4.2.12:8470", NULL, 0, "js-w-1-0"},
+        "0", requests, "listing pods, since getting jobsets \"js\": not found (404)", "worker 2"};
+    (void)state;
+    walk_job(&js);
+}
+
+/* ---------------------------------------------------------------------------------------
    Kubeconfig scenarios: the create reads the files, every resolve sends their credentials
    and TLS material (each request compared whole), and an exec plugin runs through the
    config.exec hook: a fake that makes its stdout and stderr with the allocator it is
@@ -670,6 +895,10 @@ int main(void) {
         cmocka_unit_test(jobset_order),
         cmocka_unit_test(follow_jobset),
         cmocka_unit_test(jobset_errors),
+        cmocka_unit_test(members_job_named_from_the_job),
+        cmocka_unit_test(members_job_named_from_the_jobset),
+        cmocka_unit_test(members_job_forbidden_lists),
+        cmocka_unit_test(members_job_jobset_not_found_lists),
         cmocka_unit_test(kubeconfig_list_merged),
         cmocka_unit_test(kubeconfig_exec_plugin),
         cmocka_unit_test(kubeconfig_exec_plugin_401),
