@@ -1597,6 +1597,85 @@ def k8s_pods_seeds():
     yield from encoded(c_snapshots("test_k8s.c", "k8s"), k8s_seed)
 
 
+# fuzz_k8s_job: byte 0 the statuses (bits 0-2 the Job GET's, bits 3-5 the JobSet GET's: 0 is
+# 200, 5 403, 6 404, 7 500; bits 6-7 the pod list's: 0 is 200), byte 1 the options (bits 0-2
+# the own pod, an entry of the target's own_pods[]; bit 3 follow_jobset; bits 4-5 the selector:
+# 0 the own Job's, 1 its JobSet's, 3 neither), then the Job's answer and the JobSet's, split by
+# 0xFF. The objects are make_pods' Jobs and JobSets of the tests' pods, as fake_api serves a GET.
+K8S_JOB_STATUS = {200: 0, 403: 5, 404: 6, 500: 7}
+K8S_JOBSET_KEY = "jobset.sigs.k8s.io/jobset-name"
+K8S_JOB_PATHS = {"jobs": "/apis/batch/v1/namespaces/default/jobs/",
+                 "jobsets": "/apis/jobset.x-k8s.io/v1alpha2/namespaces/default/jobsets/"}
+
+
+def k8s_job_own_pods():
+    """own_pods[] of fuzz_k8s_job.c: (hostname, JOB_COMPLETION_INDEX or None, Job) each."""
+    text = read(os.path.join(HERE, "fuzz_k8s_job.c"))
+    table = re.search(r"own_pods\[\d*\] = \{\n(.*?)\n\};", text, re.S).group(1)
+    rows = [[None if null else s for s, null in re.findall(r'"([^"]*)"|(NULL)', row)]
+            for row in re.findall(r"\{([^{}]*)\}", table)]
+    return [tuple(row[:3]) for row in rows]
+
+
+def indexed_jobs(pods):
+    """{(namespace, Job): completions} of the Indexed pods of plain Jobs (not a JobSet's)."""
+    out = {}
+    for p in pods:
+        labels = p["metadata"].get("labels") or {}
+        index = labels.get("batch.kubernetes.io/job-completion-index")
+        if index is not None and "job-name" in labels and K8S_JOBSET_KEY not in labels:
+            key = (p["metadata"]["namespace"], labels["job-name"])
+            out[key] = max(out.get(key, 0), int(index) + 1)
+    return out
+
+
+def k8s_job_objects():
+    """(source, Jobs, JobSets) as test_fake_api.py makes them (JOBSETS, and Indexed Job solo)
+    for the jobset fixture's pods, and for make_pods' own (all Running); a plain Indexed Job of
+    each fixture's other Indexed pods; and one of each own pod's Job that is no JobSet's."""
+    jobsets = py_file("k8s", "test_fake_api.py").scope.get("JOBSETS") or []
+    fixtures = [(tag_of(path), json.loads(read(path))["items"])
+                for path in sorted(glob.glob(os.path.join(TESTS, "k8s", "fixtures", "*.json")))]
+    named = set()
+    for tag, pods in fixtures:
+        sets = [(name, rjobs) for name, rjobs in jobsets
+                if any((p["metadata"].get("labels") or {}).get(K8S_JOBSET_KEY) == name for p in pods)]
+        plain = [make_pods.make_job(job, ns, completions=n, pods=pods)
+                 for (ns, job), n in sorted(indexed_jobs(pods).items())]
+        for source, chosen in ((tag, pods), ("make_pods", None)):
+            jobs = [j for name, rjobs in sets for j in make_pods.make_jobset_jobs(name, rjobs, "default", chosen)]
+            named.update(j["metadata"]["name"] for j in jobs)
+            yield source, jobs + plain, [make_pods.make_jobset(name, rjobs, "default", chosen)
+                                         for name, rjobs in sets]
+    for host, index, job in k8s_job_own_pods():
+        if index is not None and job not in named:
+            yield "make_pods", [make_pods.make_job(job, "default", completions=int(index) + 2)], []
+
+
+def k8s_job_seeds():
+    own = k8s_job_own_pods()
+    for source, jobs, sets in k8s_job_objects():
+        job_store = fake_api.PodStore(jobs, resource=fake_api.JOB)
+        set_store = fake_api.PodStore(sets, resource=fake_api.JOBSET)
+        for job in jobs:
+            name, ns = job["metadata"]["name"], job["metadata"]["namespace"]
+            jobset = (job["metadata"].get("labels") or {}).get(K8S_JOBSET_KEY)
+            body = job_store.get(ns, name).body
+            set_body = set_store.get(ns, jobset).body if jobset else b""
+            for pod in (n for n, (_, index, j) in enumerate(own)  # pods the Job has
+                        if j == name and index is not None and int(index) < job["spec"]["completions"]):
+                variants = [(0, 0, 8, set_body), (0, 0, 0, set_body), (0, 0, 8 | 48, set_body)]
+                if jobset:
+                    variants += [
+                        (0, 0, 16, set_body),
+                        (0, 6, 8, fake_api.PodStore([], resource=fake_api.JOBSET).get(ns, jobset).body),
+                        (0, 5, 16, fake_api.forbidden_reply("GET", K8S_JOB_PATHS["jobsets"] + jobset).body)]
+                for job_status, set_status, flags, answer in variants:
+                    yield source, bytes([job_status | set_status << 3, pod | flags]) + body + b"\xff" + answer
+                yield source, bytes([K8S_JOB_STATUS[403], pod]) + \
+                    fake_api.forbidden_reply("GET", K8S_JOB_PATHS["jobs"] + name).body
+
+
 def gce_groups():
     """(source, instances, region or None) of the groups the GCP tests make with make_gcp."""
     for name in ("test_gcp_integration.py", "test_fake_gcp.py"):
@@ -2012,7 +2091,7 @@ def gcp_credentials_seeds():
 
 
 TARGETS = {"spec_json": spec_json_seeds, "tfconfig": tfconfig_seeds,
-           "k8s_pods": k8s_pods_seeds, "gce_lists": gce_lists_seeds,
+           "k8s_pods": k8s_pods_seeds, "k8s_job": k8s_job_seeds, "gce_lists": gce_lists_seeds,
            "tpu_node": tpu_node_seeds, "hostlist": hostlist_seeds,
            "slurm_env": slurm_env_seeds, "sm_hosts": sm_hosts_seeds,
            "hostfile": hostfile_seeds, "launch_env": launch_env_seeds,
