@@ -15,7 +15,8 @@ Nothing here is typed in by hand; the seeds come from
     every string a test hands to the hostlist and JSON readers; string literals that are JSON
     documents are collected too;
   - the fixture generators, called with the arguments the Python tests give them:
-    tests/k8s/make_pods.py (pages as tests/fake_api.py serves them), tests/gcp/make_gcp.py
+    tests/k8s/make_pods.py (pages, Jobs and JobSets as tests/fake_api.py serves them; the Jobs
+    also for the own pods a target names), tests/gcp/make_gcp.py
     (pages as tests/gcp/fake_gcp.py serves them), the fixed-seed hostlist corpus of
     tests/slurm/hostlist_oracle.py;
   - the fixture files (tests/k8s/fixtures/*.json) and the documents, environments and files
