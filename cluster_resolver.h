@@ -99,6 +99,9 @@
                                            without it, config.sign or no key files.
       CLUSTER_RESOLVER_NO_KUBECONFIG   (I) kubernetes without kubeconfig files and exec
                                            plugins (in cluster and options.server only).
+      CLUSTER_RESOLVER_NO_K8S_JOB      (I) kubernetes without members JOB (about 12 KiB):
+                                           lists only; asking for JOB is
+                                           CRES_ERR_UNSUPPORTED, auto lists.
       CLUSTER_RESOLVER_NO_<BACKEND>    (I) leaves a backend out: SIMPLE, UNION, TFCONFIG,
                                            LOCAL, K8S, GCE, TPU, SLURM, MPI, PBS, LSF, SGE,
                                            FLUX, SAGEMAKER, VERTEX, SKYPILOT, VOLCANO, LWS,
@@ -6484,7 +6487,7 @@ CRES__PRIVATE int cres__k8s_index(const cres__json *d, int map, const char *key,
    ordering by anything else would give tasks that disagree with the pods' own indices. */
 CRES__PRIVATE cres_result cres__k8s_pod_indices(const cres__json *d, const int *m, cres__pod *p,
                                                 cres_error *err) {
-    char q[CRES__QUOTE_SIZE], why[96];
+    char q[CRES__QUOTE_SIZE], why[128];
     const char *key = CRES__K8S_INDEX_KEY;
     p->index = cres__k8s_index(d, m[3], key, why, sizeof why);
     if (p->index == -1) p->index = cres__k8s_index(d, m[4], key, why, sizeof why);
@@ -7141,6 +7144,7 @@ CRES__PRIVATE cres_result cres__k8s_follow_jobset(cres__k8s *k, cres__http *h, c
     return res;
 }
 
+#ifndef CLUSTER_RESOLVER_NO_K8S_JOB
 /* ////////////////////////////////////////////////////////////////////////////////////////
    Kubernetes: members named from the own Job (and JobSet), without listing pods
 
@@ -7193,7 +7197,7 @@ CRES__PRIVATE int cres__k8s_dns_label(const char *s, size_t n) {
    these, so anything else is an error naming the field. */
 CRES__PRIVATE cres_result cres__k8s_count(const cres__json *d, int v, const char *what,
                                          const char *field, int *out, cres_error *err) {
-    char why[96];
+    char why[128];
     *out = -1;
     if (v < 0 || cres__json_is_null(d, v) || cres__json_index(d, v, 0, out, why, sizeof why))
         return CRES_OK;
@@ -7454,7 +7458,8 @@ CRES__PRIVATE cres_result cres__k8s_rjob_read(const cres__json *d, int e, cres__
     snprintf(host, sizeof host, "%s-%.*s-%d-%d", nm->jobset, rj->name_len < 64 ? rj->name_len : 64,
              rj->name, rj->replicas ? rj->replicas - 1 : 0, s.completions ? s.completions - 1 : 0);
     if (rj->name_len >= 64 || !cres__k8s_dns_label(host, strlen(host)))
-        snprintf(nm->why, sizeof nm->why, "%s: hostname \"%s\" is not a DNS label", what, host);
+        snprintf(nm->why, sizeof nm->why, "%.120s: hostname \"%.100s\" is not a DNS label", what,
+                 host);
     return CRES_OK;
 }
 
@@ -7623,6 +7628,7 @@ CRES__PRIVATE cres_result cres__k8s_named_members(cres__k8s *k, cres__http *h, c
     *own_index = own + nm.index;
     return CRES_OK;
 }
+#endif /* CLUSTER_RESOLVER_NO_K8S_JOB */
 
 CRES__PRIVATE cres_result cres__k8s_resolve_once(cres__k8s *k, cres_cluster_spec **out,
                                                  cres_error *err) {
@@ -7639,8 +7645,10 @@ CRES__PRIVATE cres_result cres__k8s_resolve_once(cres__k8s *k, cres_cluster_spec
     if ((res = cres__http_begin(&h, &k->base, err)) != CRES_OK) return res;
     res = cres__k8s_auth_begin(k, &h, &au, err);
     if (res == CRES_OK) res = cres_spec_create(a, out, err);
+#ifndef CLUSTER_RESOLVER_NO_K8S_JOB
     if (res == CRES_OK && k->members == CRES_K8S_MEMBERS_JOB)
         res = cres__k8s_named_members(k, &h, &au, *out, &own_job, &own_index, &named, err);
+#endif
     for (i = 0; i < k->jobs_count && res == CRES_OK && !named; i++) {
         const char *job = k->jobs[i].job;
         for (s = 0; s < i && strcmp(k->jobs[s].job, job) != 0; s++) {}
@@ -7807,6 +7815,10 @@ CRES__PRIVATE cres_result cres__k8s_members_check(const cres_k8s_options *o, cre
     if ((unsigned)o->members > (unsigned)CRES_K8S_MEMBERS_JOB)
         return cres__fail(err, CRES_ERR_INVALID_ARGUMENT, "kubernetes: members out of range");
     if (o->members != CRES_K8S_MEMBERS_JOB) return CRES_OK;
+#ifdef CLUSTER_RESOLVER_NO_K8S_JOB
+    return cres__fail(err, CRES_ERR_UNSUPPORTED, "kubernetes: members JOB is left out of this "
+                      "build by CLUSTER_RESOLVER_NO_K8S_JOB");
+#endif
     if (o->all_namespaces || o->address == CRES_K8S_HOST_IP)
         return cres__fail(err, CRES_ERR_INVALID_ARGUMENT,
                           "kubernetes: members JOB names pods of the own namespace by DNS name; "
@@ -13228,7 +13240,9 @@ CRES__PRIVATE cres_result cres__auto_create(const char *backend, const cres_auto
             k.jobs = &job;
             k.jobs_count = 1;
             k.follow_jobset = 1;
+#ifndef CLUSTER_RESOLVER_NO_K8S_JOB
             if (!k.members) k.members = CRES_K8S_MEMBERS_JOB;
+#endif
         }
         return cres_k8s_resolver_create(&k, r, err);
     }
@@ -13307,9 +13321,11 @@ CRES_API cres_result cres_auto_resolver_create(const cres_auto_options *o, cres_
         return res;
     if (strcmp(backend, "kubernetes") == 0 && *selector) { /* what auto made of the pod */
         size_t used = strlen(why); /* a long selector is cut short: why is only for the log */
-        const char *members = o->k8s_members == CRES_K8S_MEMBERS_LIST
-                                  ? "listed"
-                                  : "named from the Job, else listed";
+        const char *members = "named from the Job, else listed";
+#ifdef CLUSTER_RESOLVER_NO_K8S_JOB
+        members = "listed (CLUSTER_RESOLVER_NO_K8S_JOB)";
+#endif
+        if (o->k8s_members == CRES_K8S_MEMBERS_LIST) members = "listed";
         if (snprintf(why + used, sizeof why - used,
                      "; job \"worker\" = %s, or the whole JobSet when the own pod is in one; "
                      "members %s",

@@ -19,6 +19,9 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+#ifdef __GLIBC__
+#  include <malloc.h>
+#endif
 
 #define EXIT_USAGE 2
 
@@ -1071,6 +1074,14 @@ int main(int argc, char **argv) {
     render_ctx x;
     int rc;
     if ((rc = parse_args(argc, argv, &c)) != 0) return rc;
+#if defined(__GLIBC__) && defined(M_MMAP_THRESHOLD)
+    /* Pages of a pod list are megabytes each, freed as the next arrives. glibc raises its mmap
+       threshold past the first one freed, and the later ones then come from the heap, where
+       the pods kept in between strand them: at 100,000 pods 3 MiB of peak RSS. A fixed
+       threshold keeps every page in an mmap of its own. (The library leaves the allocator's
+       settings to the program.) */
+    mallopt(M_MMAP_THRESHOLD, 256 * 1024);
+#endif
     memset(&cfg, 0, sizeof cfg);
     memset(&err, 0, sizeof err);
     if (c.verbose) cfg.log.fn = log_stderr;

@@ -63,8 +63,8 @@ long=$(awk 'length > 100 { print FILENAME ":" FNR }' cluster_resolver.h examples
 # The compile switches: each CLUSTER_RESOLVER_NO_<BACKEND> alone and all of them together,
 # tests/compile/switches.c built (C99; all of them also as C++11) and run; and the HTTP layer
 # gone from the object when its three backends are.
-backends="SIMPLE UNION TFCONFIG LOCAL K8S KUBECONFIG GCE TPU SLURM MPI PBS LSF SGE FLUX SAGEMAKER VERTEX
-    SKYPILOT VOLCANO LWS TORCH JAX AWSBATCH AUTO" # KUBECONFIG: kubernetes in cluster only
+backends="SIMPLE UNION TFCONFIG LOCAL K8S KUBECONFIG K8S_JOB GCE TPU SLURM MPI PBS LSF SGE FLUX SAGEMAKER
+    VERTEX SKYPILOT VOLCANO LWS TORCH JAX AWSBATCH AUTO" # KUBECONFIG, K8S_JOB: parts of kubernetes
 all=""
 for b in $backends; do all="$all -DCLUSTER_RESOLVER_NO_$b"; done
 for b in $backends ALL; do

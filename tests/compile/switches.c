@@ -369,6 +369,22 @@ int main(void) {
             expect(res == CRES_ERR_ENVIRONMENT && strstr(err.message, "/nonexistent/kubeconfig"),
                    "k8s: a missing kubeconfig named by the option is an error naming it", &err);
     }
+    { /* CLUSTER_RESOLVER_NO_K8S_JOB: members JOB is refused, naming the switch */
+        cres_k8s_options o;
+        int no_job = 0;
+#ifdef CLUSTER_RESOLVER_NO_K8S_JOB
+        no_job = 1;
+#endif
+        memset(&o, 0, sizeof o);
+        o.config = &nothing_set;
+        o.server = "http://127.0.0.1:1";
+        o.members = CRES_K8S_MEMBERS_JOB;
+        r = NULL;
+        res = cres_k8s_resolver_create(&o, &r, &err);
+        if (!OUT_K8S) check_create("k8s members JOB", "CLUSTER_RESOLVER_NO_K8S_JOB", no_job, res, r, &err);
+        else cres_resolver_free(r);
+        if (!OUT_K8S && !no_job) expect(res == CRES_OK, "k8s: members JOB is compiled in", &err);
+    }
     CREATE(cres_gce_resolver_create, cres_gce_options, "gce", "CLUSTER_RESOLVER_NO_GCE", OUT_GCE);
     CREATE(cres_tpu_resolver_create, cres_tpu_options, "tpu", "CLUSTER_RESOLVER_NO_TPU", OUT_TPU);
     CREATE(cres_slurm_resolver_create, cres_slurm_options, "slurm", "CLUSTER_RESOLVER_NO_SLURM", OUT_SLURM);
