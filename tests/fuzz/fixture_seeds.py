@@ -1600,9 +1600,10 @@ def k8s_pods_seeds():
 
 # fuzz_k8s_job: byte 0 the statuses (bits 0-2 the Job GET's, bits 3-5 the JobSet GET's: 0 is
 # 200, 5 403, 6 404, 7 500; bits 6-7 the pod list's: 0 is 200), byte 1 the options (bits 0-2
-# the own pod, an entry of the target's own_pods[]; bit 3 follow_jobset; bits 4-5 the selector:
-# 0 the own Job's, 1 its JobSet's, 3 neither), then the Job's answer and the JobSet's, split by
-# 0xFF. The objects are make_pods' Jobs and JobSets of the tests' pods, as fake_api serves a GET.
+# and 7 the own pod, an entry of the target's own_pods[]; bit 3 follow_jobset; bits 4-5 the
+# selector: 0 the own Job's, 1 its JobSet's, 3 neither), then the Job's answer and the JobSet's,
+# split by 0xFF. The objects are make_pods' Jobs and JobSets of the tests' pods, as fake_api
+# serves a GET.
 K8S_JOB_STATUS = {200: 0, 403: 5, 404: 6, 500: 7}
 K8S_JOBSET_KEY = "jobset.sigs.k8s.io/jobset-name"
 K8S_JOB_PATHS = {"jobs": "/apis/batch/v1/namespaces/default/jobs/",
@@ -1610,12 +1611,14 @@ K8S_JOB_PATHS = {"jobs": "/apis/batch/v1/namespaces/default/jobs/",
 
 
 def k8s_job_own_pods():
-    """own_pods[] of fuzz_k8s_job.c: (hostname, JOB_COMPLETION_INDEX or None, Job) each."""
+    """own_pods[] of fuzz_k8s_job.c: (hostname, JOB_COMPLETION_INDEX, Job) each, the index None
+    unless the hostname is "<Job>-<index>" (the others never name their Job)."""
     text = read(os.path.join(HERE, "fuzz_k8s_job.c"))
     table = re.search(r"own_pods\[\d*\] = \{\n(.*?)\n\};", text, re.S).group(1)
     rows = [[None if null else s for s, null in re.findall(r'"([^"]*)"|(NULL)', row)]
             for row in re.findall(r"\{([^{}]*)\}", table)]
-    return [tuple(row[:3]) for row in rows]
+    return [(host, index if index and index == str(int(index)) and host == job + "-" + index else None, job)
+            for host, index, job in (row[:3] for row in rows)]
 
 
 def indexed_jobs(pods):
@@ -1671,6 +1674,7 @@ def k8s_job_seeds():
                         (0, 0, 16, set_body),
                         (0, 6, 8, fake_api.PodStore([], resource=fake_api.JOBSET).get(ns, jobset).body),
                         (0, 5, 16, fake_api.forbidden_reply("GET", K8S_JOB_PATHS["jobsets"] + jobset).body)]
+                pod = (pod & 7) | (pod & 8) << 4
                 for job_status, set_status, flags, answer in variants:
                     yield source, bytes([job_status | set_status << 3, pod | flags]) + body + b"\xff" + answer
                 yield source, bytes([K8S_JOB_STATUS[403], pod]) + \

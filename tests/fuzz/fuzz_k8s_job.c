@@ -4,15 +4,16 @@
 
    Input: byte 0 chooses the HTTP statuses: bits 0-2 the Job GET's, bits 3-5 the JobSet GET's,
    each among 200 (0-4), 403, 404, 500; bits 6-7 the pod list's among 200, 200, 200, 403.
-   Byte 1 chooses options: bits 0-2 the own pod (HOSTNAME and JOB_COMPLETION_INDEX) of
-   own_pods[] below: a plain Indexed Job's pod "trainer-3", JobSet js's "js-workers-1-1" and
-   "js-driver-0-0" (as tests/k8s/make_pods.py and the unit tests name them), "solo-1",
-   "other-slice-1-0", a two-digit index, a Job index near INT_MAX, and a pod without
-   JOB_COMPLETION_INDEX; bit 3 follow_jobset; bits 4-5 the selector: "job-name=<own Job>",
-   "jobset.sigs.k8s.io/jobset-name=<the pod's JobSet>", "batch.kubernetes.io/job-name==<own
-   Job>", or "app=tf" (not compared); bit 6 port 2222 (else the default 8470); bit 7 address
-   DNS (else the pod IP: the list's). The rest is split at the first 0xFF byte into the Job's
-   body and the JobSet's (which keeps any later 0xFF). The fake server answers by URL: the own
+   Byte 1 chooses options: bits 0-2 and 7 (the high bit) the own pod (HOSTNAME and
+   JOB_COMPLETION_INDEX) of own_pods[] below: a plain Indexed Job's pod "trainer-3", JobSet
+   js's and JobSet other's pods (as tests/k8s/make_pods.py and the unit tests name them),
+   "solo-1", a two-digit index, a Job index near INT_MAX, and pods the Job GET must not be
+   made for or must refuse (no JOB_COMPLETION_INDEX, "03", a hostname of another index, Job
+   names of capitals, of 63 and 64 characters); bit 3 follow_jobset; bits 4-5 the selector:
+   "job-name=<own Job>", "jobset.sigs.k8s.io/jobset-name=<the pod's JobSet>",
+   "batch.kubernetes.io/job-name==<own Job>", or "app=tf" (not compared); bit 6 port 2222
+   (else the default 8470). The rest is split at the first 0xFF byte into the Job's body and
+   the JobSet's (which keeps any later 0xFF). The fake server answers by URL: the own
    Job's GET with the Job body, a JobSet's GET with the JobSet body, every pod list with one
    fixed page of two Running pods of Indexed Job trainer (so the fallback runs too). No
    retries (config.max_retries = -1), a sleep hook that returns at once, wait_ms 0,
@@ -54,7 +55,9 @@ typedef struct own_pod {
     const char *job, *jobset;     /* the Job the hostname names, the JobSet a selector names */
 } own_pod;
 
-static const own_pod own_pods[8] = {
+/* Entries 10 and 11: Jobs of 63 characters (a DNS label, with no room left for "-<index>")
+   and of 64 (too long for one). */
+static const own_pod own_pods[16] = {
     {"trainer-3", "3", "trainer", "js"},
     {"js-workers-1-1", "1", "js-workers-1", "js"},
     {"js-driver-0-0", "0", "js-driver-0", "js"},
@@ -63,6 +66,16 @@ static const own_pod own_pods[8] = {
     {"js-workers-1-10", "10", "js-workers-1", "js"},
     {"big-w-2147483646-1", "1", "big-w-2147483646", "big"},
     {"trainer-3", NULL, "trainer", "js"},
+    {"Trainer-3", "3", "Trainer", "js"},
+    {"trainer-03", "03", "trainer", "js"},
+    {"jaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaab-0", "0",
+     "jaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaab", "js"},
+    {"jaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaab-0", "0",
+     "jaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaab", "js"},
+    {"trainer-3", "4", "trainer", "js"},
+    {"js-driver-1-1", "1", "js-driver-1", "js"},
+    {"other-slice-0-0", "0", "other-slice-0", "other"},
+    {"js-workers-0-1", "1", "js-workers-0", "js"},
 };
 
 /* Two Running pods of Indexed Job trainer (indexes 0 and 3), shaped as make_pods() makes
@@ -303,7 +316,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     api.status[JOB] = get_statuses[data[0] & 7];
     api.status[JOBSET] = get_statuses[(data[0] >> 3) & 7];
     api.status[LIST] = list_statuses[data[0] >> 6];
-    api.own = &own_pods[data[1] & 7];
+    api.own = &own_pods[(data[1] & 7) | (data[1] >> 4 & 8)];
     fuzz_split(data, size, 2, parts, api.len, 2);
     api.body[JOB] = parts[0];
     api.body[JOBSET] = parts[1];
@@ -335,7 +348,6 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     o.follow_jobset = (data[1] & 8) != 0;
     o.hostname = api.own->hostname;
     o.port = (data[1] & 64) ? 2222 : 0;
-    o.address = (data[1] & 128) ? CRES_K8S_DNS : CRES_K8S_POD_IP;
     memset(&log, 0, sizeof log);
     CHECK(cres_k8s_resolver_create(&o, &r, &err) == CRES_OK);
 
