@@ -136,6 +136,7 @@ PROGRAMS = [  # (name, create function, switches)
     ("TF_CONFIG only", "cres_tfconfig_resolver_create", []),
     ("Kubernetes with kubeconfig files and exec plugins", "cres_k8s_resolver_create", []),
     ("Kubernetes in a cluster and `server` only", "cres_k8s_resolver_create", ["KUBECONFIG"]),
+    ("the same, lists only", "cres_k8s_resolver_create", ["KUBECONFIG", "K8S_JOB"]),
 ]
 # One program per backend: what each costs on its own (local is about the shared core).
 ONE_BACKEND = ["local", "tfconfig", "simple", "union", "slurm", "mpi", "pbs", "lsf", "sge", "flux",
