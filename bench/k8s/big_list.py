@@ -43,11 +43,10 @@ import time
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
 import run as k8s_bench  # noqa: E402  (bench/k8s/run.py: the pod cache and the measuring Runner)
-from benchlib import child_env, first_line, fmt_s, med, save_report  # noqa: E402
+from benchlib import first_line, fmt_s, med, save_report  # noqa: E402
 
 ROOT = k8s_bench.ROOT
 BENCH_DIR = k8s_bench.BENCH_DIR
-FAKE = k8s_bench.FAKE
 SYSTEM_PYTHON = k8s_bench.SYSTEM_PYTHON
 HEADER, CLI_SRC = "cluster_resolver.h", os.path.join("examples", "cluster-resolve.c")
 CFLAGS = ["-std=c99", "-O2", "-Wall", "-Wextra", "-Wpedantic", "-Werror"]
@@ -138,57 +137,11 @@ def build_baseline(rev):
 
 # ---------------------------------------------------------------- the fake API server
 
-class Fake:
-    """One tests/fake_api.py serving a pod list, logging every request with its body bytes."""
+def Fake(pods_path, tmp, gzip):
+    """run.py's fake, logging each request's body bytes, gzip on or off."""
+    extra = ["--log-bytes"] + (["--gzip"] if gzip else [])
+    return k8s_bench.Fake(pods_path, tmp, False, extra=extra, start_within=900, lifetime=14400)
 
-    def __init__(self, pods_path, tmp, gzip):
-        self.dir = tempfile.mkdtemp(prefix="fake-", dir=tmp)
-        port_file = os.path.join(self.dir, "port")
-        self.log = os.path.join(self.dir, "requests.jsonl")
-        self.err_path = os.path.join(self.dir, "stderr")
-        python = SYSTEM_PYTHON if os.path.exists(SYSTEM_PYTHON) else sys.executable
-        cmd = [python, FAKE, "--port-file", port_file, "--pods", pods_path, "--log", self.log,
-               "--log-bytes", "--max-seconds", "14400"] + (["--gzip"] if gzip else [])
-        self.err = open(self.err_path, "wb")
-        self.proc = subprocess.Popen(cmd, stdout=subprocess.DEVNULL, stderr=self.err,
-                                     stdin=subprocess.DEVNULL, env=child_env())
-        started = time.perf_counter()
-        while not os.path.exists(port_file):
-            if self.proc.poll() is not None:
-                self.err.close()
-                fail("fake_api.py exited with %s: %s" % (self.proc.returncode, self.stderr()))
-            if time.perf_counter() - started > 900:
-                self.stop()
-                fail("fake_api.py did not start within 900 s")
-            time.sleep(0.05)
-        self.startup = time.perf_counter() - started
-        with open(port_file) as f:
-            self.url = "http://127.0.0.1:%d" % int(f.read())
-
-    def stderr(self):
-        with open(self.err_path, "rb") as f:
-            return f.read().decode(errors="replace").strip()
-
-    def requests(self):
-        if not os.path.exists(self.log):
-            return []
-        with open(self.log) as f:
-            return [json.loads(line) for line in f if line.strip()]
-
-    def stop(self):
-        """Stops this fake (our own child, by its pid); returns what it wrote to stderr."""
-        if self.proc.poll() is None:
-            self.proc.terminate()
-            try:
-                self.proc.wait(timeout=120)
-            except subprocess.TimeoutExpired:
-                self.proc.kill()
-                self.proc.wait()
-        self.err.close()
-        return self.stderr()
-
-
-# ---------------------------------------------------------------- one round
 
 def resolve_cmd(exe, url):
     return [exe, "k8s", "--server", url, "--namespace", "default", "--job", "worker=" + SELECTOR,

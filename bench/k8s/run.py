@@ -167,14 +167,16 @@ class Runner:
 class Fake:
     """One tests/fake_api.py serving the pods of one size, with a request log."""
 
-    def __init__(self, pods_path, tmp, nodelay):
+    def __init__(self, pods_path, tmp, nodelay, extra=(), start_within=300, lifetime=3600):
+        """extra: more fake_api.py options; start_within: seconds it may take to load the pods
+        (a 520 MB list takes about a minute); lifetime: its --max-seconds."""
         self.dir = tempfile.mkdtemp(prefix="fake-", dir=tmp)
         port_file = os.path.join(self.dir, "port")
         self.log = os.path.join(self.dir, "requests.jsonl")
         self.err_path = os.path.join(self.dir, "stderr")
         python = SYSTEM_PYTHON if os.path.exists(SYSTEM_PYTHON) else sys.executable
         cmd = [python, FAKE_NODELAY if nodelay else FAKE, "--port-file", port_file,
-               "--pods", pods_path, "--log", self.log, "--max-seconds", "3600"]
+               "--pods", pods_path, "--log", self.log, "--max-seconds", str(lifetime)] + list(extra)
         self.err = open(self.err_path, "wb")
         self.proc = subprocess.Popen(cmd, stdout=subprocess.DEVNULL, stderr=self.err,
                                      stdin=subprocess.DEVNULL, env=child_env())
@@ -182,9 +184,9 @@ class Fake:
         while not os.path.exists(port_file):
             if self.proc.poll() is not None:
                 fail("fake_api.py exited with %s: %s" % (self.proc.returncode, self._stderr()))
-            if time.perf_counter() - started > 300:
+            if time.perf_counter() - started > start_within:
                 self.stop()
-                fail("fake_api.py did not start within 300 s")
+                fail("fake_api.py did not start within %d s" % start_within)
             time.sleep(0.02)
         self.startup = time.perf_counter() - started
         with open(port_file) as f:
