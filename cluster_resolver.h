@@ -573,7 +573,8 @@
                   of two JobSets, or of a JobSet and none, in one job: CRES_ERR_CONFLICT
                   (and members JOB: JOB_COMPLETION_INDEX not below the Job's completions;
                   a count that is no count, an answer naming another object, a JobSet
-                  without replicatedJobs or over CRES_MAX_K8S_PODS pods: errors); a
+                  without replicatedJobs or with one named twice: errors; a Job or JobSet
+                  over CRES_MAX_K8S_PODS pods, or over 1024 replicated jobs: CRES_ERR_LIMIT); a
                   repeated continue token or CRES_MAX_K8S_PAGES pages: an error; 401 and 403
                   say what to fix (the token; the RBAC rule needed). Kubeconfig errors are
                   CRES_ERR_ENVIRONMENT naming file, stanza and field: a path and its -data
@@ -7159,6 +7160,8 @@ CRES__PRIVATE cres_result cres__k8s_follow_jobset(cres__k8s *k, cres__http *h, c
    addresses; the consumer's connect retries). When a condition does not hold, the log says
    which and the list answers. */
 
+#define CRES__K8S_MAX_RJOBS 1024 /* replicated jobs of one JobSet */
+
 /* What names the pods of a Job: its spec, or a replicated job's Job template. */
 typedef struct cres__k8s_shape {
     int completions, parallelism; /* -1 = absent */
@@ -7392,6 +7395,9 @@ CRES__PRIVATE cres_result cres__k8s_read_own_job(const cres__json *d, cres__k8s_
     snprintf(what, sizeof what, "Job \"%s\"", nm->job);
     res = cres__k8s_shape_read(d, cres__json_dig(d, 0, "spec", 1), what, 0, &s, err);
     if (res != CRES_OK || !cres__k8s_shape_ok(d, &s, what, nm->why, sizeof nm->why)) return res;
+    if (s.completions > CRES_MAX_K8S_PODS)
+        return cres__fail(err, CRES_ERR_LIMIT, "kubernetes: %s has %d completions, more than %d",
+                          what, s.completions, CRES_MAX_K8S_PODS);
     if (nm->index >= s.completions)
         return cres__fail(err, CRES_ERR_CONFLICT,
                           "kubernetes: JOB_COMPLETION_INDEX %d is not below the completions of "
@@ -7463,6 +7469,21 @@ CRES__PRIVATE cres_result cres__k8s_rjob_read(const cres__json *d, int e, cres__
     return CRES_OK;
 }
 
+/* Whether a replicated job before element e has rj's name (the CRD keys them by name; the
+   names were checked to be DNS labels, so they compare as written). */
+CRES__PRIVATE int cres__k8s_rjob_twice(const cres__json *d, int rjobs, int e,
+                                       const cres__k8s_rjob *rj) {
+    const char *key = "name";
+    int f, v;
+    for (f = rjobs + 1; f < e; f = cres__json_next(d, f)) {
+        cres__json_pick(d, f, &key, &v, 1);
+        if (v >= 0 && d->t[v].end - d->t[v].start == rj->name_len &&
+            memcmp(d->s + d->t[v].start, rj->name, (size_t)rj->name_len) == 0)
+            return 1;
+    }
+    return 0;
+}
+
 /* Whether the own Job is Job j of replicated job rj: its name is "<js>-<rj>-<j>". */
 CRES__PRIVATE int cres__k8s_own_in(const cres__k8s_named *nm, const cres__k8s_rjob *rj, int *j) {
     size_t js = strlen(nm->jobset), at = js + (size_t)rj->name_len + 2, n = strlen(nm->job);
@@ -7506,20 +7527,27 @@ CRES__PRIVATE cres_result cres__k8s_jobset_check(const cres__json *d, int rjobs,
     cres__k8s_rjob rj;
     cres_result res;
     *own = -1;
+    if (d->t[rjobs].size > CRES__K8S_MAX_RJOBS) /* and so the check for names given twice */
+        return cres__fail(err, CRES_ERR_LIMIT, "kubernetes: JobSet \"%s\" has more than %d "
+                          "replicated jobs", nm->jobset, CRES__K8S_MAX_RJOBS);
     for (i = 0, e = rjobs + 1; i < d->t[rjobs].size; i++, e = cres__json_next(d, e)) {
         if ((res = cres__k8s_rjob_read(d, e, nm, &rj, err)) != CRES_OK || *nm->why) return res;
+        if (cres__k8s_rjob_twice(d, rjobs, e, &rj)) /* its pods' names would be too */
+            return cres__fail(err, CRES_ERR_UNEXPECTED_RESPONSE, "kubernetes: JobSet \"%s\": "
+                              "replicated job \"%.*s\" is there twice", nm->jobset,
+                              rj.name_len, rj.name);
+        if (total + (long long)rj.replicas * rj.completions > CRES_MAX_K8S_PODS)
+            return cres__fail(err, CRES_ERR_LIMIT, "kubernetes: JobSet \"%s\" has more than %d "
+                              "pods", nm->jobset, CRES_MAX_K8S_PODS);
         if (cres__k8s_own_in(nm, &rj, &j)) {
             if (rj.completions != nm->completions) {
                 snprintf(nm->why, sizeof nm->why, "Job \"%s\" has completions %d, its replicated "
                          "job %d", nm->job, nm->completions, rj.completions);
                 return CRES_OK;
             }
-            *own = (int)total + j * rj.completions;
+            *own = (int)(total + (long long)j * rj.completions);
         }
         total += (long long)rj.replicas * rj.completions;
-        if (total > CRES_MAX_K8S_PODS)
-            return cres__fail(err, CRES_ERR_LIMIT, "kubernetes: JobSet \"%s\" has more than %d "
-                              "pods", nm->jobset, CRES_MAX_K8S_PODS);
     }
     if (*own < 0)
         snprintf(nm->why, sizeof nm->why, "Job \"%s\" is not one of JobSet \"%s\"'s Jobs", nm->job,

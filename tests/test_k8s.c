@@ -2997,6 +2997,10 @@ static void job_mode_errors_name_the_object(void **state) {
     jobset_obj big = js_jobset;
     static const rjob_obj huge[] = {RJOB("driver", "1", "2", "2", "\"Indexed\""),
                                     RJOB("workers", "50000", "3", "3", "\"Indexed\"")};
+    static const rjob_obj twice[] = {RJOB("workers", "2", "3", "3", "\"Indexed\""),
+                                     RJOB("workers", "2", "3", "3", "\"Indexed\"")};
+    static const rjob_obj overflowing[] = {RJOB("driver", "1", "2", "2", "\"Indexed\""),
+                                           RJOB("workers", "2147483647", "3", "3", "\"Indexed\"")};
     cres_k8s_options o = job_mode("trainer-4", "4", trainer_sel);
     cres_error err;
     (void)state;
@@ -3010,6 +3014,11 @@ static void job_mode_errors_name_the_object(void **state) {
     create(&o);
     err = resolve_fails(CRES_ERR_UNEXPECTED_RESPONSE);
     assert_string_equal(err.message, "kubernetes: Job \"trainer\": completions must be an integer, not \"4\"");
+    j.completions = j.parallelism = "200000"; /* one Job past CRES_MAX_K8S_PODS */
+    script_owned(200, job_json(&j));
+    create(&o);
+    err = resolve_fails(CRES_ERR_LIMIT);
+    assert_string_equal(err.message, "kubernetes: Job \"trainer\" has 200000 completions, more than 100000");
     j = trainer_job;
     j.parallelism = "-1";
     script_owned(200, job_json(&j));
@@ -3056,6 +3065,18 @@ static void job_mode_errors_name_the_object(void **state) {
     create(&o);
     err = resolve_fails(CRES_ERR_UNEXPECTED_RESPONSE);
     assert_string_equal(err.message, "kubernetes: JobSet \"js\": spec.replicatedJobs is not a list");
+    big.rjobs = twice; /* the CRD keys them by name: two would name every pod twice */
+    big.replicated_jobs = NULL;
+    script_owned(200, job_json(&js_workers_1));
+    script_owned(200, jobset_json(&big));
+    create(&o);
+    err = resolve_fails(CRES_ERR_UNEXPECTED_RESPONSE);
+    assert_string_equal(err.message, "kubernetes: JobSet \"js\": replicated job \"workers\" is there twice");
+    big.rjobs = overflowing; /* 2^31 - 1 Jobs of 2 pods: past the limit, no int overflow */
+    script_owned(200, job_json(&js_workers_1));
+    script_owned(200, jobset_json(&big));
+    create(&o);
+    err = resolve_fails(CRES_ERR_LIMIT);
     big.replicated_jobs = "[{\"replicas\": 1}]";
     script_owned(200, job_json(&js_workers_1));
     script_owned(200, jobset_json(&big));

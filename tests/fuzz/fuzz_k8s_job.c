@@ -37,6 +37,12 @@
    task, when found, is a task of it whose address master() gives, and every allocation is
    freed.
 
+   Found while writing this target and fixed (regression seeds corpus/k8s_job/regression_*,
+   unit test job_mode_errors_name_the_object): a plain Job's completions had no limit (2^31
+   tasks were built), the own task's offset in a JobSet was computed in int before the pod
+   limit was checked (signed overflow), and a JobSet naming one replicated job twice gave
+   every address twice.
+
    clang -g -O1 -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=undefined \
          tests/fuzz/fuzz_k8s_job.c -o build/fuzz_k8s_job */
 
