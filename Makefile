@@ -196,6 +196,14 @@ bench: $(BUILD)/cluster-resolve
 	@bash tests/deps.sh bench
 	python3 bench/report.py --run
 
+# The start-up benchmark (bench/k8s/startup/README.md): every pod of a job resolving at once,
+# --members list against job, behind a model of API Priority and Fairness; about 20 minutes,
+# so not part of `make bench`. Report in build/bench/startup.md, plot in docs/startup.png.
+.PHONY: bench-startup
+bench-startup: $(BUILD)/cluster-resolve
+	@bash tests/deps.sh bench
+	python3 bench/k8s/startup/run.py --json $(BUILD)/bench/startup.json
+
 install:
 	install -d $(DESTDIR)$(PREFIX)/include $(DESTDIR)$(PREFIX)/share/pkgconfig
 	install -m 644 cluster_resolver.h $(DESTDIR)$(PREFIX)/include/cluster_resolver.h
