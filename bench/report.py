@@ -9,8 +9,9 @@ usage: python3 bench/report.py [--run] [--results build/bench] [--docs docs]
 sizes of RUNS below (several sizes each, for the plot; about 4 minutes on 2 cores), going on
 past a failing one and exiting 1 at the end when one failed. Without --run it collects what is
 there: k8s.json (bench/k8s/run.py), gce.json (bench/gce/run.py), hostlist.json
-(bench/hostlist/run.py) and footprint.json (bench/footprint/run.py); a missing one is left out
-and named. Standard library only.
+(bench/hostlist/run.py), footprint.json (bench/footprint/run.py) and startup.json
+(bench/k8s/startup/run.py, which --run leaves to `make bench-startup`); a missing one is left
+out and named. Standard library only.
 """
 import argparse
 import datetime
@@ -29,6 +30,8 @@ BENCHES = [  # file, what it is, how to run it alone
     ("gce.json", "GCE", "python3 bench/gce/run.py"),
     ("hostlist.json", "Slurm hostlists", "python3 bench/hostlist/run.py"),
     ("footprint.json", "Footprint", "python3 bench/footprint/run.py"),
+    # not run by --run (about 20 minutes): `make bench-startup` writes it
+    ("startup.json", "Start-up (make bench-startup)", "python3 bench/k8s/startup/run.py"),
 ]
 RUNS = [  # what --run runs: file, script, its options (besides --json)
     ("k8s.json", "bench/k8s/run.py", ["--sizes", "100,1000,5000,10000"]),
