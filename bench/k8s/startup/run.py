@@ -600,8 +600,13 @@ def machine_facts(args):
         pass
     fake_python = SYSTEM_PYTHON if os.path.exists(SYSTEM_PYTHON) else sys.executable
     k8s = first_line([SYSTEM_PYTHON, "-c", "import kubernetes; print(kubernetes.__version__)"])
-    out = ["- machine: %d CPUs, %s; %s %s; load average at start %s" % (
-        os.cpu_count(), cpu, platform.system(), platform.release(), load_average()),
+    commit = first_line(["git", "-C", ROOT, "rev-parse", "--short", "HEAD"])
+    dirty = first_line(["git", "-C", ROOT, "status", "--porcelain", "--", "cluster_resolver.h"])
+    out = ["- run: %s, commit %s%s" % (
+        time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime()), commit,
+        ", cluster_resolver.h modified" if dirty not in ("", "unavailable") else ""),
+        "- machine: %d CPUs, %s; %s %s; load average at start %s" % (
+            os.cpu_count(), cpu, platform.system(), platform.release(), load_average()),
         "- pods: %d at a time (`--concurrency`), each one run of `%s k8s ... --members "
         "list|job --address dns --follow-jobset --format spec --resolve-timeout-ms %d` with "
         "its HOSTNAME and JOB_COMPLETION_INDEX (default retries); TF's way: "
@@ -656,7 +661,7 @@ def plot(cells, png, workdir):
               "font 'sans,12'" % cells[0].get("k", ""),
               "set logscale xy", "set grid xtics ytics mxtics mytics lc rgb '#dddddd'",
               "set key below box samplen 2 spacing 1.1 font 'sans,9' maxrows 4",
-              "set xlabel 'pods' offset 0,0.4",
+              "set xlabel 'pods' offset 0,0.9", "set bmargin 7",
               "set xrange [%g:%g]" % (min(xs) / 1.5, max(xs) * 1.5),
               "set xtics (%s)" % ", ".join("'%s' %d" % (f"{x:,}", x) for x in sorted(set(xs)))]
     for panel, (title, ylabel, col, fmt) in enumerate((
