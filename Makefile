@@ -197,7 +197,7 @@ bench: $(BUILD)/cluster-resolve
 	python3 bench/report.py --run
 
 # The start-up benchmark (bench/k8s/startup/README.md): every pod of a job resolving at once,
-# --members list against job, behind a model of API Priority and Fairness; about 20 minutes,
+# --members list against job, behind a model of API Priority and Fairness; 11 to 20 minutes,
 # so not part of `make bench`. Report in build/bench/startup.md, plot in docs/startup.png.
 .PHONY: bench-startup
 bench-startup: $(BUILD)/cluster-resolve

@@ -30,7 +30,7 @@ BENCHES = [  # file, what it is, how to run it alone
     ("gce.json", "GCE", "python3 bench/gce/run.py"),
     ("hostlist.json", "Slurm hostlists", "python3 bench/hostlist/run.py"),
     ("footprint.json", "Footprint", "python3 bench/footprint/run.py"),
-    # not run by --run (about 20 minutes): `make bench-startup` writes it
+    # not run by --run (11 to 20 minutes on 2 cores): `make bench-startup` writes it
     ("startup.json", "Start-up (make bench-startup)", "python3 bench/k8s/startup/run.py"),
 ]
 RUNS = [  # what --run runs: file, script, its options (besides --json)
