@@ -6541,7 +6541,7 @@ CRES__PRIVATE cres_result cres__k8s_read_pod(const cres__k8s *k, const cres__jso
         "status.podIP",  "status.hostIP",
         "spec.hostname", "spec.subdomain",
         "status.phase",  "metadata.labels[" CRES__K8S_JOBSET_KEY "]"};
-    int t[3], m[5], sp[2], st[3], field[CRES__POD_FIELDS], i, running = 0, own = 0;
+    int t[3], m[5], sp[2], st[3], field[CRES__POD_FIELDS], i, running, own;
     char q[CRES__QUOTE_SIZE], *text;
     size_t size = 1, used = 0;
     cres__pod *p;
@@ -6558,15 +6558,15 @@ CRES__PRIVATE cres_result cres__k8s_read_pod(const cres__k8s *k, const cres__jso
         return cres__fail(err, CRES_ERR_UNEXPECTED_RESPONSE,
                           "kubernetes: a pod in the list has no \"metadata.name\"");
     cres__quote(q, sizeof q, d->s + d->t[m[0]].start, (size_t)(d->t[m[0]].end - d->t[m[0]].start));
+    running = field[CRES__POD_phase] >= 0 && cres__json_eq(d, field[CRES__POD_phase], "Running");
+    if (running) keep &= ~(1u << CRES__POD_phase); /* the flag says it */
+    own = cres__k8s_names_host(k, d, field[CRES__POD_name]) ||
+          cres__k8s_names_host(k, d, field[CRES__POD_hostname]);
     for (i = 0; i < CRES__POD_FIELDS; i++) { /* absent or null: absent; others are strings */
         if (field[i] >= 0 && cres__json_is_null(d, field[i])) field[i] = -1;
         if (field[i] >= 0 && d->t[field[i]].type != JSMN_STRING)
             return cres__fail(err, CRES_ERR_UNEXPECTED_RESPONSE,
                               "kubernetes: pod %s: \"%s\" is not a string", q, names[i]);
-        if (i == CRES__POD_phase && field[i] >= 0 && cres__json_eq(d, field[i], "Running"))
-            running = 1, field[i] = -1;
-        if (i == CRES__POD_hostname) own = cres__k8s_names_host(k, d, field[i]) ||
-                                           cres__k8s_names_host(k, d, field[CRES__POD_name]);
         if (!(keep >> i & 1u)) field[i] = -1;
         if (field[i] >= 0) size += (size_t)(d->t[field[i]].end - d->t[field[i]].start) + 1;
     }
@@ -7352,27 +7352,23 @@ CRES__PRIVATE cres_result cres__k8s_get_object(cres__k8s *k, cres__http *h, cres
     return CRES_OK;
 }
 
-/* Tasks first.. of job: "<prefix>-<i>.<subdomain>.<ns>.svc.<domain>:<port>" for each
-   completion index i; buf holds one (the caller sized it for the longest). */
+/* Tasks first.. of the job: "<prefix>-<i>.<subdomain>.<ns>.svc.<domain>:<port>" for each
+   completion index i of one Job. */
 CRES__PRIVATE cres_result cres__k8s_add_named(cres__k8s *k, cres_cluster_spec *spec,
-                                              const char *job, const char *prefix,
-                                              const char *sub, int first, int count, char *buf,
-                                              size_t cap, cres_error *err) {
-    cres_result res = CRES_OK;
+                                              const char *prefix, const char *sub, int first,
+                                              int count, cres_error *err) {
+    size_t cap = 2 * 64 + strlen(k->ns) + strlen(k->cluster_domain) + 32; /* labels <= 63 */
+    char *buf = (char *)cres__alloc(&k->base.config.allocator, cap);
+    cres_result res = buf ? CRES_OK : cres__oom(err, "kubernetes");
     int i;
     for (i = 0; i < count && res == CRES_OK; i++) {
         snprintf(buf, cap, "%s-%d.%s.%s.svc.%s:%d", prefix, i, sub, k->ns, k->cluster_domain,
                  k->port);
-        res = cres_spec_add_task(spec, job, first + i, buf, err);
+        if ((res = cres_spec_add_task(spec, k->jobs[0].job, first + i, buf, err)) != CRES_OK)
+            res = cres__wrap(err, res, CRES_ERR_UNEXPECTED_RESPONSE, "kubernetes: ");
     }
-    return res == CRES_OK ? res : cres__wrap(err, res, CRES_ERR_UNEXPECTED_RESPONSE,
-                                             "kubernetes: ");
-}
-
-/* A buffer for any member's address (hostnames are at most 63 bytes, subdomains too). */
-CRES__PRIVATE char *cres__k8s_name_buffer(cres__k8s *k, size_t *cap) {
-    *cap = 2 * 64 + strlen(k->ns) + strlen(k->cluster_domain) + 32;
-    return (char *)cres__alloc(&k->base.config.allocator, *cap);
+    cres__free(&k->base.config.allocator, buf);
+    return res;
 }
 
 /* Decimal digits of v >= 0. */
@@ -7559,22 +7555,18 @@ CRES__PRIVATE cres_result cres__k8s_jobset_check(const cres__json *d, int rjobs,
 CRES__PRIVATE cres_result cres__k8s_jobset_add(cres__k8s *k, const cres__json *d, int rjobs,
                                                cres__k8s_named *nm, cres_cluster_spec *spec,
                                                cres_error *err) {
-    char prefix[80], *buf;
-    size_t cap;
+    char prefix[80];
     int i, e, j, task = 0;
     cres__k8s_rjob rj;
     cres_result res = CRES_OK;
-    if (!(buf = cres__k8s_name_buffer(k, &cap))) return cres__oom(err, "kubernetes");
     for (i = 0, e = rjobs + 1; i < d->t[rjobs].size && res == CRES_OK; i++) {
         if ((res = cres__k8s_rjob_read(d, e, nm, &rj, err)) != CRES_OK) break;
         for (j = 0; j < rj.replicas && res == CRES_OK; j++, task += rj.completions) {
             snprintf(prefix, sizeof prefix, "%s-%.*s-%d", nm->jobset, rj.name_len, rj.name, j);
-            res = cres__k8s_add_named(k, spec, k->jobs[0].job, prefix, nm->subdomain, task,
-                                      rj.completions, buf, cap, err);
+            res = cres__k8s_add_named(k, spec, prefix, nm->subdomain, task, rj.completions, err);
         }
         e = cres__json_next(d, e);
     }
-    cres__free(&k->base.config.allocator, buf);
     return res;
 }
 
@@ -7615,9 +7607,7 @@ CRES__PRIVATE cres_result cres__k8s_named_members(cres__k8s *k, cres__http *h, c
     cres__k8s_object_ref o;
     cres_http_response resp;
     cres__json d;
-    char *buf;
-    size_t cap;
-    int own = 0;
+    int own = 0, whole;
     cres_result res = CRES_OK;
     memset(&nm, 0, sizeof nm);
     *named = 0;
@@ -7631,14 +7621,10 @@ CRES__PRIVATE cres_result cres__k8s_named_members(cres__k8s *k, cres__http *h, c
         cres__json_free(&d);
         cres__response_free(&k->base, &resp);
     }
-    if (res == CRES_OK && !*nm.why && *nm.jobset && (k->follow_jobset || nm.want_jobset)) {
-        res = cres__k8s_named_jobset(k, h, au, &nm, spec, &own, err);
-    } else if (res == CRES_OK && !*nm.why) {
-        if (!(buf = cres__k8s_name_buffer(k, &cap))) return cres__oom(err, "kubernetes");
-        res = cres__k8s_add_named(k, spec, k->jobs[0].job, nm.job, nm.subdomain, 0,
-                                  nm.completions, buf, cap, err);
-        cres__free(&k->base.config.allocator, buf);
-    }
+    whole = *nm.jobset && (k->follow_jobset || nm.want_jobset); /* the JobSet is the answer */
+    if (res == CRES_OK && !*nm.why)
+        res = whole ? cres__k8s_named_jobset(k, h, au, &nm, spec, &own, err)
+                    : cres__k8s_add_named(k, spec, nm.job, nm.subdomain, 0, nm.completions, err);
     if (res != CRES_OK) return res;
     if (*nm.why) {
         cres__log(&k->base, CRES_LOG_INFO, "kubernetes: job \"%s\": listing pods, since %s",
@@ -7648,9 +7634,7 @@ CRES__PRIVATE cres_result cres__k8s_named_members(cres__k8s *k, cres__http *h, c
     cres__log(&k->base, CRES_LOG_INFO,
               "kubernetes: job \"%s\": %zu members named from %s \"%s\" (subdomain \"%s\")",
               k->jobs[0].job, cres_spec_tasks_count(spec, k->jobs[0].job),
-              *nm.jobset && (k->follow_jobset || nm.want_jobset) ? "JobSet" : "Job",
-              *nm.jobset && (k->follow_jobset || nm.want_jobset) ? nm.jobset : nm.job,
-              nm.subdomain);
+              whole ? "JobSet" : "Job", whole ? nm.jobset : nm.job, nm.subdomain);
     *named = 1;
     *own_job = k->jobs[0].job;
     *own_index = own + nm.index;
@@ -7851,19 +7835,18 @@ CRES__PRIVATE cres_result cres__k8s_members_check(const cres_k8s_options *o, cre
         return cres__fail(err, CRES_ERR_INVALID_ARGUMENT,
                           "kubernetes: members JOB names pods of the own namespace by DNS name; "
                           "all_namespaces and address HOST_IP need members LIST");
-    for (i = 1; i < o->jobs_count && o->jobs; i++) {
+    if (o->jobs_count < 2 || !o->jobs) return CRES_OK;
+    for (i = 1; i < o->jobs_count; i++)
         if (o->jobs[i].job && o->jobs[0].job && strcmp(o->jobs[i].job, o->jobs[0].job) != 0)
             return cres__fail(err, CRES_ERR_INVALID_ARGUMENT,
                               "kubernetes: members JOB gives one job, the own Job's; jobs names "
                               "\"%.40s\" and \"%.40s\"",
                               o->jobs[0].job, o->jobs[i].job);
-        /* its other selectors would be ignored, or could be another Job's */
-        return cres__fail(err, CRES_ERR_INVALID_ARGUMENT,
-                          "kubernetes: members JOB gives the own Job's members; job \"%.40s\" has "
-                          "%zu selectors (members LIST merges them)",
-                          o->jobs[0].job ? o->jobs[0].job : "", o->jobs_count);
-    }
-    return CRES_OK;
+    /* one job of several selectors: the others would be ignored, or be another Job's */
+    return cres__fail(err, CRES_ERR_INVALID_ARGUMENT,
+                      "kubernetes: members JOB gives the own Job's members; job \"%.40s\" has "
+                      "%zu selectors (members LIST merges them)",
+                      o->jobs[0].job ? o->jobs[0].job : "", o->jobs_count);
 }
 
 CRES_API cres_result cres_k8s_resolver_create(const cres_k8s_options *o, cres_resolver **out,
