@@ -2989,6 +2989,14 @@ static void job_mode_falls_back_to_the_list_saying_why(void **state) {
     }
 }
 
+/* Scripts the Job's answer (and the JobSet's, when js), resolves and returns the error. */
+static cres_error job_mode_fails(const cres_k8s_options *o, const job_obj *j, const jobset_obj *js, cres_result want) {
+    script_owned(200, job_json(j));
+    if (js) script_owned(200, jobset_json(js));
+    create(o);
+    return resolve_fails(want);
+}
+
 /* What no API server answers is an error naming it, not a fallback: the own index past
    the Job's completions, a count that is no count, another object, a JobSet past the pod
    limit or without its list. And errors the list would give too (HTTP 401, 500). */
@@ -3004,32 +3012,22 @@ static void job_mode_errors_name_the_object(void **state) {
     cres_k8s_options o = job_mode("trainer-4", "4", trainer_sel);
     cres_error err;
     (void)state;
-    script_owned(200, job_json(&j));
-    create(&o);
-    err = resolve_fails(CRES_ERR_CONFLICT);
+    err = job_mode_fails(&o, &j, NULL, CRES_ERR_CONFLICT);
     assert_string_equal(err.message, "kubernetes: JOB_COMPLETION_INDEX 4 is not below the completions of Job "
                                      "\"trainer\" (4)");
     j.completions = "\"4\"";
-    script_owned(200, job_json(&j));
-    create(&o);
-    err = resolve_fails(CRES_ERR_UNEXPECTED_RESPONSE);
+    err = job_mode_fails(&o, &j, NULL, CRES_ERR_UNEXPECTED_RESPONSE);
     assert_string_equal(err.message, "kubernetes: Job \"trainer\": completions must be an integer, not \"4\"");
     j.completions = j.parallelism = "200000"; /* one Job past CRES_MAX_K8S_PODS */
-    script_owned(200, job_json(&j));
-    create(&o);
-    err = resolve_fails(CRES_ERR_LIMIT);
+    err = job_mode_fails(&o, &j, NULL, CRES_ERR_LIMIT);
     assert_string_equal(err.message, "kubernetes: Job \"trainer\" has 200000 completions, more than 100000");
     j = trainer_job;
     j.parallelism = "-1";
-    script_owned(200, job_json(&j));
-    create(&o);
-    err = resolve_fails(CRES_ERR_UNEXPECTED_RESPONSE);
+    err = job_mode_fails(&o, &j, NULL, CRES_ERR_UNEXPECTED_RESPONSE);
     HAS(err.message, "kubernetes: Job \"trainer\": parallelism must not be negative: -1");
     j = trainer_job;
     j.meta_name = "other";
-    script_owned(200, job_json(&j));
-    create(&o);
-    err = resolve_fails(CRES_ERR_UNEXPECTED_RESPONSE);
+    err = job_mode_fails(&o, &j, NULL, CRES_ERR_UNEXPECTED_RESPONSE);
     assert_string_equal(err.message, "kubernetes: jobs \"trainer\": the answer is not that object (metadata.name "
                                      "\"other\")");
     script(200, "[1, 2]");
@@ -3053,35 +3051,20 @@ static void job_mode_errors_name_the_object(void **state) {
     o = job_mode("js-workers-1-1", "1", js_workers_1_sel);
     o.follow_jobset = 1;
     big.rjobs = huge;
-    script_owned(200, job_json(&js_workers_1));
-    script_owned(200, jobset_json(&big));
-    create(&o);
-    err = resolve_fails(CRES_ERR_LIMIT);
+    err = job_mode_fails(&o, &js_workers_1, &big, CRES_ERR_LIMIT);
     assert_string_equal(err.message, "kubernetes: JobSet \"js\" has more than 100000 pods");
     big = js_jobset;
     big.replicated_jobs = "{\"driver\": 1}";
-    script_owned(200, job_json(&js_workers_1));
-    script_owned(200, jobset_json(&big));
-    create(&o);
-    err = resolve_fails(CRES_ERR_UNEXPECTED_RESPONSE);
+    err = job_mode_fails(&o, &js_workers_1, &big, CRES_ERR_UNEXPECTED_RESPONSE);
     assert_string_equal(err.message, "kubernetes: JobSet \"js\": spec.replicatedJobs is not a list");
     big.rjobs = twice; /* the CRD keys them by name: two would name every pod twice */
     big.replicated_jobs = NULL;
-    script_owned(200, job_json(&js_workers_1));
-    script_owned(200, jobset_json(&big));
-    create(&o);
-    err = resolve_fails(CRES_ERR_UNEXPECTED_RESPONSE);
+    err = job_mode_fails(&o, &js_workers_1, &big, CRES_ERR_UNEXPECTED_RESPONSE);
     assert_string_equal(err.message, "kubernetes: JobSet \"js\": replicated job \"workers\" is there twice");
     big.rjobs = overflowing; /* 2^31 - 1 Jobs of 2 pods: past the limit, no int overflow */
-    script_owned(200, job_json(&js_workers_1));
-    script_owned(200, jobset_json(&big));
-    create(&o);
-    err = resolve_fails(CRES_ERR_LIMIT);
+    err = job_mode_fails(&o, &js_workers_1, &big, CRES_ERR_LIMIT);
     big.replicated_jobs = "[{\"replicas\": 1}]";
-    script_owned(200, job_json(&js_workers_1));
-    script_owned(200, jobset_json(&big));
-    create(&o);
-    err = resolve_fails(CRES_ERR_UNEXPECTED_RESPONSE);
+    err = job_mode_fails(&o, &js_workers_1, &big, CRES_ERR_UNEXPECTED_RESPONSE);
     assert_string_equal(err.message, "kubernetes: JobSet \"js\": a replicated job without a name");
     all_replies_used();
 }
