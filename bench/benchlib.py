@@ -1,5 +1,6 @@
-"""What the benchmark runners share: the environment for their children, tool versions,
-medians and time formatting, the --sizes option, and writing the reports. Standard library only."""
+"""What the benchmark runners share: the environment for their children, tool versions, the
+machine's CPU and load, medians and time formatting, the --sizes option, and writing the
+reports. Standard library only."""
 import json
 import os
 import statistics
@@ -21,6 +22,19 @@ def first_line(cmd):
         return (p.stdout or p.stderr).strip().splitlines()[0]
     except (OSError, IndexError, subprocess.SubprocessError):
         return "unavailable"
+
+
+def cpu_model():
+    """The CPU's model name from /proc/cpuinfo, or "unknown CPU"."""
+    try:
+        with open("/proc/cpuinfo") as f:
+            return next(ln.split(":", 1)[1].strip() for ln in f if ln.startswith("model name"))
+    except (OSError, StopIteration):
+        return "unknown CPU"
+
+
+def load_average():
+    return " ".join("%.2f" % x for x in os.getloadavg())
 
 
 def med(runs, key="wall"):

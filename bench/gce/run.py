@@ -38,7 +38,8 @@ import time
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(os.path.dirname(HERE))
 sys.path.insert(0, os.path.dirname(HERE))
-from benchlib import child_env, first_line, med, fmt_s, parse_sizes, save_json, save_report  # noqa: E402
+from benchlib import (child_env, cpu_model, fmt_s, load_average, med,  # noqa: E402
+                      parse_sizes, save_json, save_report)
 sys.path.insert(0, os.path.join(ROOT, "tests", "gcp"))
 import make_gcp  # noqa: E402
 from harness import Fake, TOKEN  # noqa: E402
@@ -147,16 +148,11 @@ def report(results, args, elapsed, facts):
 
 
 def machine_facts(args):
-    cpu = "unknown CPU"
-    try:
-        with open("/proc/cpuinfo") as f:
-            cpu = next(l.split(":", 1)[1].strip() for l in f if l.startswith("model name"))
-    except (OSError, StopIteration):
-        pass
+    cpu = cpu_model()
     return [
         "- machine: %d CPUs, %s; %s %s; load average at start %s" % (
             os.cpu_count(), cpu, platform.system(), platform.release(),
-            " ".join("%.2f" % x for x in os.getloadavg())),
+            load_average()),
         "- fake: `tests/gcp/fake_gcp.py` (one zonal group of full Instance resources from "
         "`tests/gcp/make_gcp.py`, TCP_NODELAY) under %s %s, every request delayed %g ms "
         "(a fault on path `/`)" % (sys.executable, platform.python_version(), args.delay * 1000),

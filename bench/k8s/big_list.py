@@ -43,7 +43,7 @@ import time
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
 import run as k8s_bench  # noqa: E402  (bench/k8s/run.py: the pod cache and the measuring Runner)
-from benchlib import first_line, fmt_s, med, save_report  # noqa: E402
+from benchlib import cpu_model, first_line, fmt_s, load_average, med, save_report  # noqa: E402
 
 ROOT = k8s_bench.ROOT
 BENCH_DIR = k8s_bench.BENCH_DIR
@@ -225,12 +225,7 @@ def spec_check(rs, n):
 
 
 def machine_facts():
-    cpu = "unknown CPU"
-    try:
-        with open("/proc/cpuinfo") as f:
-            cpu = next(l.split(":", 1)[1].strip() for l in f if l.startswith("model name"))
-    except (OSError, StopIteration):
-        pass
+    cpu = cpu_model()
     fake_python = SYSTEM_PYTHON if os.path.exists(SYSTEM_PYTHON) else sys.executable
     return "%d CPUs, %s; %s %s; %s; %s; fake under %s (%s)" % (
         os.cpu_count(), cpu, platform.system(), platform.release(), first_line(["cc", "--version"]),
@@ -298,7 +293,7 @@ def report(args, clis, rounds, small, problems, elapsed, load_start):
         lines += ["- Checks: every run of both CLIs printed the same bytes: the %s pod IPs "
                   "in completion-index order." % f"{n:,}"]
     lines += ["- Whole run: %.0f s; load average at the start %s, at the end %s." % (
-        elapsed, load_start, k8s_bench.load_average())]
+        elapsed, load_start, load_average())]
     return "\n".join(lines) + "\n"
 
 
@@ -324,7 +319,7 @@ def parse_args(argv):
 
 def main(argv=None):
     args = parse_args(argv)
-    started, load_start = time.perf_counter(), k8s_bench.load_average()
+    started, load_start = time.perf_counter(), load_average()
     os.makedirs(BENCH_DIR, exist_ok=True)
     rev = args.baseline or default_baseline()
     clis = [build_baseline(rev), build_current()]

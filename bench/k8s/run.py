@@ -40,7 +40,8 @@ from urllib.parse import urlencode
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(os.path.dirname(HERE))
 sys.path.insert(0, os.path.dirname(HERE))
-from benchlib import child_env, first_line, med, fmt_s, parse_sizes, save_json, save_report  # noqa: E402
+from benchlib import (child_env, cpu_model, first_line, fmt_s, load_average, med,  # noqa: E402
+                      parse_sizes, save_json, save_report)
 MAKE_PODS = os.path.join(ROOT, "tests", "k8s", "make_pods.py")
 FAKE = os.path.join(ROOT, "tests", "fake_api.py")
 FAKE_NODELAY = os.path.join(HERE, "fake_nodelay.py")
@@ -323,12 +324,7 @@ def fmt_runs(runs, repeat):
 
 
 def machine_facts(args, load):
-    cpu = "unknown CPU"
-    try:
-        with open("/proc/cpuinfo") as f:
-            cpu = next(l.split(":", 1)[1].strip() for l in f if l.startswith("model name"))
-    except (OSError, StopIteration):
-        pass
+    cpu = cpu_model()
     k8s = first_line([SYSTEM_PYTHON, "-c", "import kubernetes; print(kubernetes.__version__)"])
     fake_python = SYSTEM_PYTHON if os.path.exists(SYSTEM_PYTHON) else sys.executable
     return [
@@ -349,10 +345,6 @@ def machine_facts(args, load):
         "(`ru_maxrss` of exactly that process, via bench/k8s/rusage_exec); TF's way is "
         "repeated only while a run takes under %g s (`--tf-slow`)" % (args.repeat, args.tf_slow),
     ]
-
-
-def load_average():
-    return " ".join("%.2f" % x for x in os.getloadavg())
 
 
 def report(results, args, notes, elapsed, facts):

@@ -49,7 +49,8 @@ import time
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(HERE)))
 sys.path.insert(0, os.path.dirname(os.path.dirname(HERE)))
-from benchlib import child_env, first_line, parse_sizes, save_json, save_report  # noqa: E402
+from benchlib import (child_env, cpu_model, first_line, load_average, parse_sizes,  # noqa: E402
+                      save_json, save_report)
 
 MAKE_PODS = os.path.join(ROOT, "tests", "k8s", "make_pods.py")
 FAKE_APF = os.path.join(HERE, "fake_apf.py")
@@ -587,17 +588,8 @@ def report(cells, args, facts, elapsed, skipped, image=None):
     return "\n".join(lines) + "\n"
 
 
-def load_average():
-    return " ".join("%.2f" % x for x in os.getloadavg())
-
-
 def machine_facts(args):
-    cpu = "unknown CPU"
-    try:
-        with open("/proc/cpuinfo") as f:
-            cpu = next(ln.split(":", 1)[1].strip() for ln in f if ln.startswith("model name"))
-    except (OSError, StopIteration):
-        pass
+    cpu = cpu_model()
     fake_python = SYSTEM_PYTHON if os.path.exists(SYSTEM_PYTHON) else sys.executable
     k8s = first_line([SYSTEM_PYTHON, "-c", "import kubernetes; print(kubernetes.__version__)"])
     commit = first_line(["git", "-C", ROOT, "rev-parse", "--short", "HEAD"])
