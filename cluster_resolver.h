@@ -373,8 +373,13 @@
                   ranks filling each host's slots in turn:
                   pbs  PBS_NODEFILE, a line per slot.
                   lsf  LSB_DJOB_RANKFILE (a line per slot), else LSB_MCPU_HOSTS ("hA 4 hB 4");
-                       with CSM_ALLOCATION_ID set (IBM CSM: Summit, Sierra) a first host of
-                       one slot is the launch node and left out.
+                       a first host of one slot is the launch node and left out when
+                       CSM_ALLOCATION_ID is set (IBM CSM: Summit, Sierra), or under jsrun
+                       when the slots are JSM_NAMESPACE_SIZE + 1. Under jsrun (which names
+                       no slots) the slots must be JSM_NAMESPACE_SIZE: any other count is
+                       CRES_ERR_ENVIRONMENT naming both (mpirun fills slots in order, so
+                       it may use fewer); the mpi backend applies the same rule, and its
+                       world size must equal jsrun's.
                   sge  PE_HOSTFILE ("host slots queue processors"); NSLOTS must agree.
                   flux only options.hostfile (one host per line, or "host slots=N" /
                        "host:N"; `flux hostlist`): Flux tells a task no hosts, so without
@@ -10947,19 +10952,45 @@ CRES__PRIVATE cres_result cres__sched_read(const cres_resolver *r, const char *v
     return res;
 }
 
-/* The launch node that LSF on CSM systems (Summit, Sierra) lists first, with one slot, in
-   LSB_DJOB_RANKFILE and LSB_MCPU_HOSTS: no rank runs there (jsrun skips it). */
-CRES__PRIVATE void cres__lsf_drop_launch_node(const cres_resolver *r, cres__layout *l) {
+/* Leaves out the first host, LSF's launch node: no rank runs there. */
+CRES__PRIVATE void cres__lsf_drop_launch_node(const cres_resolver *r, cres__layout *l,
+                                              const char *why) {
     size_t i;
-    if (l->nodes < 2 || l->tasks[0] != 1 || !cres__env_set(r, "CSM_ALLOCATION_ID")) return;
-    cres__log(r, CRES_LOG_INFO, "%s: leaving out the launch node %s (CSM_ALLOCATION_ID is set)",
-              r->vtable->name, l->hosts[0]);
+    cres__log(r, CRES_LOG_INFO, "%s: leaving out the launch node %s (%s)", r->vtable->name,
+              l->hosts[0], why);
     for (i = 1; i < l->nodes; i++) {
         l->hosts[i - 1] = l->hosts[i];
         l->tasks[i - 1] = l->tasks[i];
     }
     l->nodes--;
     l->ntasks--;
+}
+
+/* The slots of LSF's allocation (from `var`) that ranks use. LSF on CSM systems (Summit,
+   Sierra) lists the launch node first, with one slot, in LSB_DJOB_RANKFILE and
+   LSB_MCPU_HOSTS: a first host of one slot is that node when CSM_ALLOCATION_ID is set.
+   jsrun says only how many ranks it runs (JSM_NAMESPACE_SIZE), not on which slots, so its
+   count must be every slot, or every slot but a first host of one: the launch node, whether
+   or not CSM_ALLOCATION_ID is set. Any other count leaves the placement unsaid: an error
+   naming both. (mpirun fills slots in order, so it may use fewer.) */
+CRES__PRIVATE cres_result cres__lsf_slots(const cres_resolver *r, const char *var,
+                                          cres__layout *l, cres_error *err) {
+    int size = -1, launch_node = l->nodes >= 2 && l->tasks[0] == 1;
+    cres_result res = cres__env_int(r, "JSM_NAMESPACE_SIZE", 0, 1, CRES_MAX_HOSTLIST_HOSTS,
+                                    &size, err);
+    if (res != CRES_OK) return res;
+    if (launch_node && cres__env_set(r, "CSM_ALLOCATION_ID"))
+        cres__lsf_drop_launch_node(r, l, "CSM_ALLOCATION_ID is set");
+    else if (launch_node && l->ntasks == size + 1)
+        cres__lsf_drop_launch_node(r, l, "one slot, and jsrun's ranks fill the others");
+    else
+        launch_node = 0;
+    if (size < 0 || l->ntasks == size) return CRES_OK;
+    return cres__fail(err, CRES_ERR_ENVIRONMENT,
+                      "%s: jsrun runs JSM_NAMESPACE_SIZE=%d ranks but %s holds %d slots on %zu "
+                      "hosts%s; jsrun does not say which slots a job of another size uses",
+                      r->vtable->name, size, var, l->ntasks, l->nodes,
+                      launch_node ? " besides the launch node" : "");
 }
 #endif
 
@@ -10972,6 +11003,17 @@ typedef struct cres__mpi_identity {
     int local_rank, local_size;  /* -1 = unknown */
     const char *source;          /* "OMPI_COMM_WORLD" */
 } cres__mpi_identity;
+
+/* Under jsrun (IBM Spectrum MPI is Open MPI's) both launchers give the world size. */
+CRES__PRIVATE cres_result cres__mpi_jsrun_agrees(const cres_resolver *r, const char *size_var,
+                                                 const cres__mpi_identity *id, cres_error *err) {
+    int jsrun = -1;
+    cres_result res = cres__env_int(r, "JSM_NAMESPACE_SIZE", 0, 1, CRES_MAX_HOSTLIST_HOSTS,
+                                    &jsrun, err);
+    if (res != CRES_OK || jsrun < 0 || jsrun == id->size) return res;
+    return cres__fail(err, CRES_ERR_ENVIRONMENT, "%s: %s=%d but jsrun's JSM_NAMESPACE_SIZE=%d",
+                      r->vtable->name, size_var, id->size, jsrun);
+}
 
 /* Rank and sizes from the first launcher family whose rank variable is set. */
 CRES__PRIVATE cres_result cres__mpi_identify(const cres_resolver *r, cres__mpi_identity *id,
@@ -11003,6 +11045,7 @@ CRES__PRIVATE cres_result cres__mpi_identify(const cres_resolver *r, cres__mpi_i
         } else {
             res = cres__env_int(r, vars[i][0], 1, 0, max - 1, &id->rank, err);
         }
+        if (res == CRES_OK && vars[i][1]) res = cres__mpi_jsrun_agrees(r, vars[i][1], id, err);
         return res;
     }
     return cres__fail(err, CRES_ERR_ENVIRONMENT,
@@ -11084,7 +11127,9 @@ CRES__PRIVATE cres_result cres__mpi_from_scheduler(const cres_resolver *r,
     for (i = 0; sources[i] && res == CRES_ERR_NOT_FOUND; i++)
         res = cres__sched_read(r, sources[i], l, err);
     if (res != CRES_OK) return res;
-    if (strncmp(sources[i - 1], "LSB_", 4) == 0) cres__lsf_drop_launch_node(r, l);
+    if (strncmp(sources[i - 1], "LSB_", 4) == 0 &&
+        (res = cres__lsf_slots(r, sources[i - 1], l, err)) != CRES_OK)
+        return res;
     if ((res = cres__mpi_policies(r, l, &by_node, err)) != CRES_OK) return res;
     return cres__mpi_fill(l, id->size, by_node, r->vtable->name, err);
 }
@@ -11328,14 +11373,15 @@ static const cres_resolver_vtable cres__lsf_vtable = {
    JSM_NAMESPACE_* (local rank and size checked), else the MPI launcher's, else the script. */
 CRES__PRIVATE cres_result cres__lsf_layout(const cres_resolver *r, const cres_lsf_options *o,
                                            cres__layout *l, cres_error *err) {
-    cres_result res = cres__sched_read(r, "LSB_DJOB_RANKFILE", l, err);
+    const char *var = "LSB_DJOB_RANKFILE";
+    cres_result res = cres__sched_read(r, var, l, err);
     (void)o;
-    if (res == CRES_ERR_NOT_FOUND) res = cres__sched_read(r, "LSB_MCPU_HOSTS", l, err);
+    if (res == CRES_ERR_NOT_FOUND) res = cres__sched_read(r, var = "LSB_MCPU_HOSTS", l, err);
     if (res == CRES_ERR_NOT_FOUND)
         return cres__fail(err, CRES_ERR_ENVIRONMENT,
                           "lsf: neither LSB_DJOB_RANKFILE nor LSB_MCPU_HOSTS is set");
+    if (res == CRES_OK) res = cres__lsf_slots(r, var, l, err);
     if (res != CRES_OK) return res;
-    cres__lsf_drop_launch_node(r, l);
     if (cres__env_set(r, "JSM_NAMESPACE_RANK")) {
         res = cres__sched_rank(r, l, "JSM_NAMESPACE_RANK", "JSM_NAMESPACE_SIZE", err);
         if (res == CRES_OK)

@@ -641,7 +641,8 @@ static void lsf_lightning_rankfile(void **state) {
 }
 
 /* `jsrun -n 2 -r 1` on nodes of 42 slots: one rank per node, which the slots (filled in
-   order) do not say; jsrun's local rank and size show it: an error, not wrong addresses. */
+   order) do not say; jsrun names no slots, so any count but the allocation's is an error
+   naming both, with or without its local sizes, not addresses on the wrong slots. */
 static void lsf_jsrun_resource_sets_disagree(void **state) {
     cres_lsf_options o = lsf_options();
     (void)state;
@@ -649,9 +650,48 @@ static void lsf_jsrun_resource_sets_disagree(void **state) {
     env_set("LSB_MCPU_HOSTS", "batch3 1 a01n01 42 a01n02 42");
     env_set("JSM_NAMESPACE_RANK", "1");
     env_set("JSM_NAMESPACE_SIZE", "2");
+    LSF_FAILS(o, CRES_ERR_ENVIRONMENT, "JSM_NAMESPACE_SIZE=2",
+              "LSB_MCPU_HOSTS holds 84 slots on 2 hosts besides the launch node");
     env_set("JSM_NAMESPACE_LOCAL_RANK", "0");
     env_set("JSM_NAMESPACE_LOCAL_SIZE", "1");
-    LSF_FAILS(o, CRES_ERR_ENVIRONMENT, "rank 1", "of 1");
+    LSF_FAILS(o, CRES_ERR_ENVIRONMENT, "JSM_NAMESPACE_SIZE=2", "84 slots");
+    env_set("LSB_MCPU_HOSTS", "a01n01 42 a01n02 42"); /* no launch node */
+    LSF_FAILS(o, CRES_ERR_ENVIRONMENT, "JSM_NAMESPACE_SIZE=2", "84 slots on 2 hosts;");
+}
+
+/* jsrun's ranks on a rank file whose first line is the one-slot launch node ("batch", then
+   four compute hosts), CSM_ALLOCATION_ID unset: the slots are JSM_NAMESPACE_SIZE + 1, so the
+   first host is the launch node (Lightning's LSFEnvironment drops it under jsrun too). A
+   count that is neither the slots nor one fewer names both; with CSM_ALLOCATION_ID set the
+   launch node is never a rank's, so every slot is one too many. */
+static void lsf_jsrun_launch_node_by_count(void **state) {
+    cres_lsf_options o = lsf_options();
+    cres_resolver *r;
+    (void)state;
+    env_set("LSB_JOBID", "4107");
+    env_set("LSB_DJOB_RANKFILE", temp_file("batch\nh1\nh2\nh3\nh4\n"));
+    env_set("JSM_NAMESPACE_SIZE", "4");
+    env_set("JSM_NAMESPACE_RANK", "3");
+    env_set("JSM_NAMESPACE_LOCAL_RANK", "0");
+    r = LSF(o);
+    assert_string_equal(resolved_json(r), dq("{'worker': ['h1:8888', 'h2:8888', 'h3:8888', 'h4:8888']}"));
+    EXPECT_LAUNCH(r, 4, 3, 0, 1, 3, 4, "h1", 8888);
+    cres_resolver_free(r);
+    LOGGED("leaving out the launch node batch (one slot, and jsrun's ranks fill the others)");
+    env_set("JSM_NAMESPACE_SIZE", "5"); /* every slot: batch is an ordinary host */
+    r = LSF(o);
+    EXPECT_LAUNCH(r, 5, 3, 0, 1, 3, 5, "batch", 8888);
+    cres_resolver_free(r);
+    env_set("JSM_NAMESPACE_SIZE", "3");
+    env_set("JSM_NAMESPACE_RANK", "2");
+    LSF_FAILS(o, CRES_ERR_ENVIRONMENT, "JSM_NAMESPACE_SIZE=3",
+              "LSB_DJOB_RANKFILE holds 5 slots on 5 hosts;");
+    env_set("JSM_NAMESPACE_SIZE", "5");
+    env_set("CSM_ALLOCATION_ID", "12");
+    LSF_FAILS(o, CRES_ERR_ENVIRONMENT, "JSM_NAMESPACE_SIZE=5",
+              "4 slots on 4 hosts besides the launch node");
+    env_set("JSM_NAMESPACE_SIZE", "four");
+    LSF_FAILS(o, CRES_ERR_ENVIRONMENT, "JSM_NAMESPACE_SIZE", "four");
 }
 
 /* Without CSM_ALLOCATION_ID no host is left out, and a CSM allocation whose first host has
@@ -1268,6 +1308,28 @@ static void mpi_hosts_from_lsb_djob_rankfile(void **state) {
     cres_resolver_free(r);
 }
 
+/* Spectrum MPI under jsrun without CSM_ALLOCATION_ID: the MPI backend reads the rank file
+   as the lsf backend does (the launch node known by jsrun's count), and Open MPI's world
+   size must be jsrun's. */
+static void mpi_under_jsrun_agrees_with_it(void **state) {
+    cres_mpi_options o = mpi_options();
+    cres_resolver *r;
+    (void)state;
+    env_set("LSB_JOBID", "4107");
+    env_set("LSB_DJOB_RANKFILE", temp_file("batch\nh1\nh2\nh3\nh4\n"));
+    jsm_rank(3, 4, 1);
+    r = MPI(o);
+    assert_string_equal(resolved_json(r), dq("{'worker': ['h1:8888', 'h2:8888', 'h3:8888', 'h4:8888']}"));
+    EXPECT_LAUNCH(r, 4, 3, 0, 1, 3, 4, "h1", 8888);
+    cres_resolver_free(r);
+    env_set("OMPI_COMM_WORLD_SIZE", "5");
+    MPI_FAILS(o, CRES_ERR_ENVIRONMENT, "OMPI_COMM_WORLD_SIZE=5",
+              "JSM_NAMESPACE_SIZE=4");
+    jsm_rank(1, 2, 1);
+    MPI_FAILS(o, CRES_ERR_ENVIRONMENT, "JSM_NAMESPACE_SIZE=2",
+              "LSB_DJOB_RANKFILE holds 5 slots");
+}
+
 static void mpi_hosts_from_lsb_mcpu_hosts(void **state) {
     cres_resolver *r;
     (void)state;
@@ -1594,6 +1656,7 @@ int main(void) {
         cmocka_unit_test_setup(lsf_jsrun_every_rank_csm, reset),
         cmocka_unit_test_setup(lsf_lightning_rankfile, reset),
         cmocka_unit_test_setup(lsf_jsrun_resource_sets_disagree, reset),
+        cmocka_unit_test_setup(lsf_jsrun_launch_node_by_count, reset),
         cmocka_unit_test_setup(lsf_launch_node_only_on_csm, reset),
         cmocka_unit_test_setup(lsf_mcpu_hosts_with_mpi_ranks, reset),
         cmocka_unit_test_setup(lsf_rankfile_wins, reset),
@@ -1624,6 +1687,7 @@ int main(void) {
         cmocka_unit_test_setup(mpi_hosts_from_pe_hostfile, reset),
         cmocka_unit_test_setup(mpi_hosts_from_pbs_nodefile, reset),
         cmocka_unit_test_setup(mpi_hosts_from_lsb_djob_rankfile, reset),
+        cmocka_unit_test_setup(mpi_under_jsrun_agrees_with_it, reset),
         cmocka_unit_test_setup(mpi_hosts_from_lsb_mcpu_hosts, reset),
         cmocka_unit_test_setup(mpi_hosts_from_kubeflow_mpijob, reset),
         cmocka_unit_test_setup(mpi_scheduler_sources_in_order, reset),
