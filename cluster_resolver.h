@@ -388,9 +388,11 @@
         Own task: the rank: pbs PALS_RANKID of PMI_SIZE (Cray PALS; PALS_NODEID,
                   PALS_LOCAL_RANKID, PALS_LOCAL_SIZE checked), else PBS_VNODENUM (pbsdsh:
                   the slot's line); lsf jsrun's JSM_NAMESPACE_RANK of _SIZE (_LOCAL_RANK,
-                  _LOCAL_SIZE checked), else OMPI_COMM_WORLD_RANK, else PMI_RANK; sge
-                  OMPI_COMM_WORLD_RANK, else PMI_RANK; flux FLUX_TASK_RANK of FLUX_JOB_SIZE
-                  (FLUX_TASK_LOCAL_ID checked). Without one (the job script, one process)
+                  _LOCAL_SIZE checked); then, in pbs, lsf and sge, an MPI launcher's rank
+                  (Open MPI, MVAPICH, MPICH; as the mpi backend reads and places them:
+                  local rank and size checked, Open MPI's mapping followed; PMIx's rank
+                  without a world size is CRES_ERR_ENVIRONMENT); flux FLUX_TASK_RANK of
+                  FLUX_JOB_SIZE (FLUX_TASK_LOCAL_ID checked). Without one (the job script)
                   the cluster is the whole allocation and there is no own task: never "the
                   only task", which it is not.
         Errors:   a missing, unreadable or empty file, a line that is not "host", "host
@@ -10992,12 +10994,7 @@ CRES__PRIVATE cres_result cres__lsf_slots(const cres_resolver *r, const char *va
                       r->vtable->name, size, var, l->ntasks, l->nodes,
                       launch_node ? " besides the launch node" : "");
 }
-#endif
 
-/* ////////////////////////////////////////////////////////////////////////////////////////
-   MPI: ranks started by mpirun, mpiexec or srun                                     >>mpi */
-
-#ifndef CLUSTER_RESOLVER_NO_MPI
 typedef struct cres__mpi_identity {
     int rank, size;              /* size -1 = unknown */
     int local_rank, local_size;  /* -1 = unknown */
@@ -11093,7 +11090,12 @@ CRES__PRIVATE cres_result cres__mpi_policies(const cres_resolver *r, cres__layou
     l->deal = strcmp(rank, "node") == 0 ? CRES__DEAL_CYCLIC : CRES__DEAL_BLOCK;
     return CRES_OK;
 }
+#endif
 
+/* ////////////////////////////////////////////////////////////////////////////////////////
+   MPI: ranks started by mpirun, mpiexec or srun                                     >>mpi */
+
+#ifndef CLUSTER_RESOLVER_NO_MPI
 CRES__PRIVATE cres_result cres__mpi_from_hostfile(const cres_resolver *r, const char *path,
                                                   const cres__mpi_identity *id, cres__layout *l,
                                                   cres_error *err) {
@@ -11269,6 +11271,30 @@ CRES__PRIVATE cres_result cres__sched_rank(const cres_resolver *r, cres__layout 
     return res;
 }
 
+/* Ranks an MPI launcher started on the allocation (mpirun reads it, so it places them as
+   in the mpi backend): its rank and sizes, the local ones checked against the placement,
+   and Open MPI's mapping. CRES_ERR_NOT_FOUND when no launcher's rank variable is set. */
+CRES__PRIVATE cres_result cres__sched_mpi(const cres_resolver *r, cres__layout *l,
+                                          cres_error *err) {
+    static const char *const ranks[] = {"OMPI_COMM_WORLD_RANK", "MV2_COMM_WORLD_RANK",
+                                        "PMI_RANK", "PMIX_RANK", NULL};
+    cres__mpi_identity id;
+    int by_node = 0;
+    cres_result res;
+    if (!cres__env_any(r, ranks)) return CRES_ERR_NOT_FOUND;
+    if ((res = cres__mpi_identify(r, &id, err)) != CRES_OK) return res;
+    if (id.size < 0)
+        return cres__fail(err, CRES_ERR_ENVIRONMENT,
+                          "%s: %s's PMIX_RANK comes without a world size; use the mpi backend "
+                          "with the hostfile given to the launcher",
+                          r->vtable->name, id.source);
+    l->rank = id.rank;
+    l->own_local = id.local_rank;
+    l->own_local_size = id.local_size;
+    if ((res = cres__mpi_policies(r, l, &by_node, err)) != CRES_OK) return res;
+    return cres__mpi_fill(l, id.size, by_node, r->vtable->name, err);
+}
+
 /* No rank variable: the batch script, one process of its own. The allocation is the
    cluster and no task is this process's (never "the only task": it is not). */
 CRES__PRIVATE cres_result cres__sched_script(const cres_resolver *r, cres__layout *l,
@@ -11356,7 +11382,8 @@ CRES__PRIVATE cres_result cres__pbs_layout(const cres_resolver *r, const cres_pb
         if ((res = cres__pbs_grouped(r, l, err)) != CRES_OK) return res;
         return cres__sched_rank(r, l, "PBS_VNODENUM", NULL, err);
     }
-    return cres__sched_script(r, l, "PALS_RANKID, PBS_VNODENUM");
+    if ((res = cres__sched_mpi(r, l, err)) != CRES_ERR_NOT_FOUND) return res;
+    return cres__sched_script(r, l, "PALS_RANKID, PBS_VNODENUM, an MPI launcher's");
 }
 
 CRES__HPC_CREATE(cres_pbs_resolver_create, cres__pbs_vtable, cres_pbs_options, cres__pbs_layout)
@@ -11391,10 +11418,8 @@ CRES__PRIVATE cres_result cres__lsf_layout(const cres_resolver *r, const cres_ls
                                 err);
         return res;
     }
-    if (cres__env_set(r, "OMPI_COMM_WORLD_RANK"))
-        return cres__sched_rank(r, l, "OMPI_COMM_WORLD_RANK", "OMPI_COMM_WORLD_SIZE", err);
-    if (cres__env_set(r, "PMI_RANK")) return cres__sched_rank(r, l, "PMI_RANK", "PMI_SIZE", err);
-    return cres__sched_script(r, l, "JSM_NAMESPACE_RANK, OMPI_COMM_WORLD_RANK, PMI_RANK");
+    if ((res = cres__sched_mpi(r, l, err)) != CRES_ERR_NOT_FOUND) return res;
+    return cres__sched_script(r, l, "JSM_NAMESPACE_RANK, an MPI launcher's");
 }
 
 CRES__HPC_CREATE(cres_lsf_resolver_create, cres__lsf_vtable, cres_lsf_options, cres__lsf_layout)
@@ -11423,15 +11448,8 @@ CRES__PRIVATE cres_result cres__sge_layout(const cres_resolver *r, const cres_sg
         res = cres__fail(err, CRES_ERR_ENVIRONMENT, "sge: NSLOTS=%d but PE_HOSTFILE has %d slots",
                          nslots, l->ntasks);
     if (res != CRES_OK) return res;
-    if (cres__env_set(r, "OMPI_COMM_WORLD_RANK")) {
-        res = cres__sched_rank(r, l, "OMPI_COMM_WORLD_RANK", "OMPI_COMM_WORLD_SIZE", err);
-        if (res == CRES_OK)
-            res = cres__env_int(r, "OMPI_COMM_WORLD_LOCAL_RANK", 0, 0, INT_MAX, &l->own_local,
-                                err);
-        return res;
-    }
-    if (cres__env_set(r, "PMI_RANK")) return cres__sched_rank(r, l, "PMI_RANK", "PMI_SIZE", err);
-    return cres__sched_script(r, l, "OMPI_COMM_WORLD_RANK, PMI_RANK");
+    if ((res = cres__sched_mpi(r, l, err)) != CRES_ERR_NOT_FOUND) return res;
+    return cres__sched_script(r, l, "an MPI launcher's");
 }
 
 CRES__HPC_CREATE(cres_sge_resolver_create, cres__sge_vtable, cres_sge_options, cres__sge_layout)

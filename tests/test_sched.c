@@ -759,6 +759,65 @@ static void lsf_mcpu_hosts_with_mpi_ranks(void **state) {
     cres_resolver_free(r);
 }
 
+/* An MPI launcher's ranks on a scheduler's allocation are placed as the mpi backend places
+   them, in pbs, lsf and sge alike: Open MPI's mapping by node deals them round-robin, the
+   local rank and size must match the placement, MVAPICH's names count, and PMIx's rank
+   alone (no world size) is an error, not a job script's answer. */
+static void sched_mpi_ranks_as_mpirun_placed_them(void **state) {
+    static const char *const kinds[] = {"pbs", "lsf", "sge"};
+    const char *nodefile = temp_file("hA\nhA\nhB\nhB\n");
+    const char *pe = temp_file("hA 2 all.q@hA UNDEFINED\nhB 2 all.q@hB UNDEFINED\n");
+    size_t k;
+    (void)state;
+    for (k = 0; k < 3; k++) {
+        cres_resolver *r = NULL;
+        cres_error err;
+        cres_result got;
+        int step;
+        for (step = 0; step < 5; step++) {
+            cres_pbs_options po = pbs_options();
+            cres_lsf_options lo = lsf_options();
+            cres_sge_options so = sge_options();
+            env_reset();
+            env_set("PBS_NODEFILE", nodefile);
+            env_set("LSB_MCPU_HOSTS", "hA 2 hB 2");
+            env_set("PE_HOSTFILE", pe);
+            env_set("OMPI_COMM_WORLD_RANK", "1");
+            env_set("OMPI_COMM_WORLD_SIZE", "4");
+            env_set("OMPI_COMM_WORLD_LOCAL_SIZE", "2");
+            env_set("OMPI_COMM_WORLD_LOCAL_RANK", "0");
+            if (step == 0) env_set("OMPI_MCA_rmaps_base_mapping_policy", "node");
+            /* step 1, by slot: rank 1 is hA's second, not the local rank 0 said */
+            if (step == 2) env_set("OMPI_MCA_rmaps_base_mapping_policy", "ppr:1:node");
+            if (step >= 3) {
+                env_set("OMPI_COMM_WORLD_RANK", NULL);
+                env_set(step == 3 ? "MV2_COMM_WORLD_RANK" : "PMIX_RANK", "3");
+                env_set("MV2_COMM_WORLD_SIZE", "4");
+            }
+            got = k == 0 ? cres_pbs_resolver_create(&po, &r, &err)
+                  : k == 1 ? cres_lsf_resolver_create(&lo, &r, &err)
+                           : cres_sge_resolver_create(&so, &r, &err);
+            if (step == 0 || step == 3) {
+                if (got != CRES_OK) fail_msg("%s step %d: %s", kinds[k], step, err.message);
+                if (step == 0) {
+                    assert_string_equal(resolved_json(r),
+                                        dq("{'worker': ['hA:8888', 'hB:8888', 'hA:8889', 'hB:8889']}"));
+                    EXPECT_LAUNCH(r, 4, 1, 0, 2, 1, 2, "hA", 8888);
+                } else {
+                    expect_task(r, "worker", 3);
+                }
+                cres_resolver_free(r);
+                continue;
+            }
+            assert_int_equal(got, step == 2 ? CRES_ERR_UNSUPPORTED : CRES_ERR_ENVIRONMENT);
+            assert_null(r);
+            if (step == 1) HAS(err.message, "rank 1 should be task 1 of 2 on node 0 (hA), but the launcher says task 0");
+            if (step == 2) HAS(err.message, "OMPI_MCA_rmaps_base_mapping_policy");
+            if (step == 4) HAS(err.message, "PMIX_RANK comes without a world size");
+        }
+    }
+}
+
 /* The rank file wins over LSB_MCPU_HOSTS. */
 static void lsf_rankfile_wins(void **state) {
     cres_lsf_options o = lsf_options();
@@ -1657,6 +1716,7 @@ int main(void) {
         cmocka_unit_test_setup(lsf_lightning_rankfile, reset),
         cmocka_unit_test_setup(lsf_jsrun_resource_sets_disagree, reset),
         cmocka_unit_test_setup(lsf_jsrun_launch_node_by_count, reset),
+        cmocka_unit_test_setup(sched_mpi_ranks_as_mpirun_placed_them, reset),
         cmocka_unit_test_setup(lsf_launch_node_only_on_csm, reset),
         cmocka_unit_test_setup(lsf_mcpu_hosts_with_mpi_ranks, reset),
         cmocka_unit_test_setup(lsf_rankfile_wins, reset),
