@@ -3380,6 +3380,16 @@ CRES__PRIVATE cres_result cres__env_int(const cres_resolver *r, const char *name
     return CRES_OK;
 }
 
+/* A second source of a count: when `name` is set it must be `want`, which `source` gives. */
+CRES__PRIVATE cres_result cres__env_agrees(const cres_resolver *r, const char *name, int want,
+                                           const char *source, cres_error *err) {
+    int n = want;
+    cres_result res = cres__env_int(r, name, 0, 0, INT_MAX, &n, err);
+    if (res != CRES_OK || n == want) return res;
+    return cres__fail(err, CRES_ERR_ENVIRONMENT, "%s: %s=%d but %s gives %d", r->vtable->name,
+                      name, n, source, want);
+}
+
 /* A variable set to something other than blanks. */
 CRES__PRIVATE int cres__env_set(const cres_resolver *probe, const char *name) {
     const char *v = cres_resolver_getenv(probe, name);
@@ -10633,6 +10643,14 @@ CRES__PRIVATE cres_result cres__slurm_layout(const cres_resolver *r, cres__layou
         return cres__fail(err, CRES_ERR_ENVIRONMENT,
                           "%s: SLURM_PROCID %d is not below SLURM_STEP_NUM_TASKS %d", who, l->rank,
                           ntasks);
+    /* srun gives its tasks the step's counts under the job's names too */
+    if ((res = cres__env_agrees(r, "SLURM_NTASKS", ntasks, "SLURM_STEP_NUM_TASKS", err)) !=
+            CRES_OK ||
+        (res = cres__env_agrees(r, "SLURM_STEP_NUM_NODES", (int)l->nodes, "SLURM_STEP_NODELIST",
+                                err)) != CRES_OK ||
+        (res = cres__env_agrees(r, "SLURM_NNODES", (int)l->nodes, "SLURM_STEP_NODELIST", err)) !=
+            CRES_OK)
+        return res;
     if ((res = cres__env_int(r, "SLURM_NODEID", 0, 0, (long long)l->nodes - 1, &l->own_node,
                              err)) != CRES_OK ||
         (res = cres__env_int(r, "SLURM_LOCALID", 0, 0, CRES_MAX_HOSTLIST_HOSTS, &l->own_local,

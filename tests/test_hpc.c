@@ -475,6 +475,31 @@ static void unknown_distribution_is_unsupported(void **state) {
     SLURM_FAILS(o, CRES_ERR_UNSUPPORTED, "SLURM_DISTRIBUTION", "\"arbitrary\"");
 }
 
+/* srun gives a step's tasks its counts twice: SLURM_NTASKS is SLURM_STEP_NUM_TASKS, and
+   SLURM_NNODES and SLURM_STEP_NUM_NODES the step's nodes (envs/slurm/sbatch-multi-9.out: a
+   `srun -N2 -n3` step inside `sbatch -N4` sees ntasks=3 nnodes=2). A disagreement names both. */
+static void step_counts_must_agree(void **state) {
+    cres_slurm_options o = slurm_options();
+    cres_resolver *r;
+    (void)state;
+    env_lines(srun_n4_n8_rank5);
+    r = slurm_with(o);
+    cres_resolver_free(r);
+    env_set("SLURM_NTASKS", "16");
+    SLURM_FAILS(o, CRES_ERR_ENVIRONMENT, "SLURM_NTASKS=16", "SLURM_STEP_NUM_TASKS gives 8");
+    env_set("SLURM_NTASKS", "eight");
+    SLURM_FAILS(o, CRES_ERR_ENVIRONMENT, "SLURM_NTASKS=\"eight\"", NULL);
+    env_unset("SLURM_NTASKS");
+    env_set("SLURM_STEP_NUM_NODES", "2");
+    SLURM_FAILS(o, CRES_ERR_ENVIRONMENT, "SLURM_STEP_NUM_NODES=2", "SLURM_STEP_NODELIST gives 4");
+    env_unset("SLURM_STEP_NUM_NODES");
+    env_set("SLURM_NNODES", "5");
+    SLURM_FAILS(o, CRES_ERR_ENVIRONMENT, "SLURM_NNODES=5", "SLURM_STEP_NODELIST gives 4");
+    env_unset("SLURM_NNODES"); /* each is optional */
+    r = slurm_with(o);
+    cres_resolver_free(r);
+}
+
 /* Rank 4 of the cyclic run, as the resolver would see it without SLURM_DISTRIBUTION: block
    puts rank 4 on node2 as its task 0, Slurm says node 0, task 1. */
 static void node_and_local_id_must_match_the_placement(void **state) {
@@ -2545,6 +2570,7 @@ int main(void) {
         cmocka_unit_test_setup(srun_plane, reset),
         cmocka_unit_test_setup(plane_without_plane_size_is_an_error, reset),
         cmocka_unit_test_setup(unknown_distribution_is_unsupported, reset),
+        cmocka_unit_test_setup(step_counts_must_agree, reset),
         cmocka_unit_test_setup(node_and_local_id_must_match_the_placement, reset),
         /* Slurm: jobs, nodes, the batch script */
         cmocka_unit_test_setup(jobs_split_chief_first_then_by_name, reset),
