@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
-# Installs what the build ("build"), the tests ("test") or `make bench` ("bench") need on Debian
-# when run as root;
+# Installs what the build ("build"), the tests ("test"), `make bench` ("bench") or `make coverage`
+# ("coverage": the tests' packages and lcov) need on Debian when run as root;
 # otherwise names the packages to install.
 set -u
 mode=${1:-test}
@@ -25,7 +25,7 @@ need libjsmn-dev test -f /usr/include/jsmn.h
 need libcurl4-openssl-dev test -f /usr/include/x86_64-linux-gnu/curl/curl.h -o -f /usr/include/curl/curl.h
 need libyaml-dev test -f /usr/include/yaml.h   # the CLI reads YAML kubeconfig files
 need libssl-dev test -f /usr/include/openssl/evp.h # ... and signs Google service-account keys
-if [ "$mode" = test ]; then
+if [ "$mode" = test ] || [ "$mode" = coverage ]; then
     need g++ has g++
     need clang has clang
     need pkg-config has pkg-config
@@ -55,6 +55,9 @@ if [ "$mode" = test ]; then
     need gridengine-client test -x /usr/lib/gridengine/qsub   # not Torque's qsub
     need python3-torch test -f /usr/lib/python3/dist-packages/torch/__init__.py
     if has clang >/dev/null 2>&1; then need libclang-rt-14-dev fuzzer_links; else missing+=(libclang-rt-14-dev); fi
+fi
+if [ "$mode" = coverage ]; then # make coverage: lcov and genhtml over gcc's gcov
+    need lcov has genhtml
 fi
 if [ "$mode" = bench ]; then # make bench: the peers (TF's Kubernetes client, scontrol), size, the plot
     need python3 has python3
