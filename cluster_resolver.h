@@ -272,7 +272,9 @@
                   2 torch      TORCHELASTIC_RUN_ID (a torchrun worker, even inside srun)
                   3 mpi        OMPI_COMM_WORLD_SIZE, MV2_COMM_WORLD_SIZE, PMI_SIZE or
                                PMIX_RANK (mpirun in a Slurm allocation: its Slurm
-                               variables describe the daemons, so MPI wins)
+                               variables describe the daemons, so MPI wins); not PMI_SIZE
+                               with FLUX_TASK_RANK (Flux's PMI) or with PALS_RANKID and
+                               PBS_NODEFILE (Cray PALS's mpiexec: pbs reads its names)
                   4 slurm      SLURM_STEP_NODELIST, or SLURM_JOB_ID and SLURM_PROCID (a
                                batch script)
                   5 pbs        PBS_NODEFILE or PBS_JOBID
@@ -347,8 +349,10 @@
       mpi (cres_mpi_options)
         Reads:    rank and size from the first family set: Open MPI OMPI_COMM_WORLD_{RANK,
                   SIZE,LOCAL_RANK,LOCAL_SIZE}; MVAPICH MV2_COMM_WORLD_*; MPICH / Intel MPI
-                  PMI_RANK, PMI_SIZE (MPI_LOCALRANKID, MPI_LOCALNRANKS); PMIx PMIX_RANK.
-                  Hosts from the first source that knows: (1) options.hostfile (at create):
+                  PMI_RANK, PMI_SIZE (MPI_LOCALRANKID, MPI_LOCALNRANKS; Cray PALS's
+                  PMI_LOCAL_RANK, PMI_LOCAL_SIZE); PMIx PMIX_RANK. Every other family's
+                  rank and size that is set (jsrun's JSM_NAMESPACE_RANK and _SIZE too) must
+                  be the same, or CRES_ERR_ENVIRONMENT names both. Hosts from the first source that knows: (1) options.hostfile (at create):
                   Open MPI "host slots=N" (max_slots ignored, '#' comments, a host named
                   again adds slots) or MPICH "host:N"; ranks fill each host's slots in file
                   order (mpirun's default; more ranks than slots is an error), or go
@@ -10054,6 +10058,7 @@ typedef struct cres__layout {
     int own_node;        /* what the launcher says of the own rank, -1 = not said: */
     int own_local;       /*   its node, its index there, its node's task count */
     int own_local_size;
+    const char *from;    /* the hosts' source ("PBS_NODEFILE"), for messages */
 } cres__layout;
 
 CRES__PRIVATE void cres__layout_free(const cres_allocator *a, cres__layout *l) {
@@ -10824,13 +10829,13 @@ CRES__PRIVATE void cres__fill_by_node(cres__layout *l, long long size) {
 /* Ranks fill the hostfile's slots: in order, each host's slots first (mpirun's default,
    MPICH's too), or round-robin over the hosts when mapping by node. More ranks than slots
    is an error; hosts left without a rank drop out. */
-CRES__PRIVATE cres_result cres__mpi_fill(cres__layout *l, int size, int by_node, const char *who,
-                                         cres_error *err) {
+CRES__PRIVATE cres_result cres__mpi_fill(cres__layout *l, int size, const char *size_var,
+                                         int by_node, const char *who, cres_error *err) {
     size_t i, kept = 0;
     long long slots = cres__placed_below(l, CRES_MAX_HOSTLIST_HOSTS + 1), left = size;
     if (slots < size)
-        return cres__fail(err, CRES_ERR_ENVIRONMENT, "%s: the hostfile has %lld slots for %d ranks",
-                          who, slots, size);
+        return cres__fail(err, CRES_ERR_ENVIRONMENT, "%s: %s has %lld slots for %s=%d ranks", who,
+                          l->from ? l->from : "the hostfile", slots, size_var, size);
     if (by_node) cres__fill_by_node(l, size);
     for (i = 0; i < l->nodes; i++) {
         int take = l->tasks[i] < left ? l->tasks[i] : (int)left;
@@ -10955,6 +10960,7 @@ CRES__PRIVATE cres_result cres__sched_read(const cres_resolver *r, const char *v
         return res;
     }
     res = cres__hostfile_parse(&r->config.allocator, text, l, who, err);
+    l->from = var;
     if (res == CRES_OK) {
         size_t i;
         long long slots = 0;
@@ -11016,59 +11022,75 @@ CRES__PRIVATE cres_result cres__lsf_slots(const cres_resolver *r, const char *va
 typedef struct cres__mpi_identity {
     int rank, size;              /* size -1 = unknown */
     int local_rank, local_size;  /* -1 = unknown */
-    const char *source;          /* "OMPI_COMM_WORLD" */
+    const char *source;          /* "Open MPI" */
+    const char *size_var;        /* "OMPI_COMM_WORLD_SIZE"; NULL for PMIx */
 } cres__mpi_identity;
 
-/* Under jsrun (IBM Spectrum MPI is Open MPI's) both launchers give the world size. */
-CRES__PRIVATE cres_result cres__mpi_jsrun_agrees(const cres_resolver *r, const char *size_var,
-                                                 const cres__mpi_identity *id, cres_error *err) {
-    int jsrun = -1;
-    cres_result res = cres__env_int(r, "JSM_NAMESPACE_SIZE", 0, 1, CRES_MAX_HOSTLIST_HOSTS,
-                                    &jsrun, err);
-    if (res != CRES_OK || jsrun < 0 || jsrun == id->size) return res;
-    return cres__fail(err, CRES_ERR_ENVIRONMENT, "%s: %s=%d but jsrun's JSM_NAMESPACE_SIZE=%d",
-                      r->vtable->name, size_var, id->size, jsrun);
+/* The MPI launchers' names: rank, size, local rank, local size, family. The first family
+   whose rank is set is read; the last row (jsrun, which IBM Spectrum MPI's ranks see beside
+   Open MPI's names) is only compared. */
+static const char *const cres__mpi_names[][5] = {
+    {"OMPI_COMM_WORLD_RANK", "OMPI_COMM_WORLD_SIZE", "OMPI_COMM_WORLD_LOCAL_RANK",
+     "OMPI_COMM_WORLD_LOCAL_SIZE", "Open MPI"},
+    {"MV2_COMM_WORLD_RANK", "MV2_COMM_WORLD_SIZE", "MV2_COMM_WORLD_LOCAL_RANK",
+     "MV2_COMM_WORLD_LOCAL_SIZE", "MVAPICH"},
+    {"PMI_RANK", "PMI_SIZE", "MPI_LOCALRANKID", "MPI_LOCALNRANKS", "MPICH"},
+    {"PMIX_RANK", NULL, NULL, NULL, "PMIx"},
+    {"JSM_NAMESPACE_RANK", "JSM_NAMESPACE_SIZE", NULL, NULL, "jsrun"},
+};
+#define CRES__MPI_FAMILIES 4
+
+/* Launchers set several families' names (Open MPI PMIx's too, Cray PALS PMI's, jsrun its
+   own beside Open MPI's): each other rank and size that is set must be the one read. */
+CRES__PRIVATE cres_result cres__mpi_names_agree(const cres_resolver *r, size_t read,
+                                                const cres__mpi_identity *id, cres_error *err) {
+    size_t i;
+    cres_result res = CRES_OK;
+    for (i = 0; i < sizeof cres__mpi_names / sizeof cres__mpi_names[0] && res == CRES_OK; i++) {
+        const char *const *n = cres__mpi_names[i];
+        if (i == read) continue;
+        res = cres__env_agrees(r, n[0], id->rank, cres__mpi_names[read][0], err);
+        if (res == CRES_OK && n[1] && id->size >= 0)
+            res = cres__env_agrees(r, n[1], id->size, cres__mpi_names[read][1], err);
+    }
+    return res;
 }
 
-/* Rank and sizes from the first launcher family whose rank variable is set. */
+/* Rank and sizes from the first launcher family whose rank variable is set. Cray PALS names
+   MPICH's local rank and size PMI_LOCAL_RANK and PMI_LOCAL_SIZE. */
 CRES__PRIVATE cres_result cres__mpi_identify(const cres_resolver *r, cres__mpi_identity *id,
                                              cres_error *err) {
-    static const char *const vars[][5] = {
-        /* rank, size, local rank, local size, family */
-        {"OMPI_COMM_WORLD_RANK", "OMPI_COMM_WORLD_SIZE", "OMPI_COMM_WORLD_LOCAL_RANK",
-         "OMPI_COMM_WORLD_LOCAL_SIZE", "Open MPI"},
-        {"MV2_COMM_WORLD_RANK", "MV2_COMM_WORLD_SIZE", "MV2_COMM_WORLD_LOCAL_RANK",
-         "MV2_COMM_WORLD_LOCAL_SIZE", "MVAPICH"},
-        {"PMI_RANK", "PMI_SIZE", "MPI_LOCALRANKID", "MPI_LOCALNRANKS", "MPICH"},
-        {"PMIX_RANK", NULL, NULL, NULL, "PMIx"},
-    };
     size_t i;
     cres_result res = CRES_OK;
     const int max = CRES_MAX_HOSTLIST_HOSTS;
     id->size = id->local_rank = id->local_size = -1;
-    for (i = 0; i < sizeof vars / sizeof vars[0]; i++) {
-        if (!cres_resolver_getenv(r, vars[i][0])) continue;
-        id->source = vars[i][4];
-        if (vars[i][1]) {
-            res = cres__env_int(r, vars[i][1], 1, 1, max, &id->size, err);
-            if (res == CRES_OK)
-                res = cres__env_int(r, vars[i][0], 1, 0, id->size - 1, &id->rank, err);
-            if (res == CRES_OK)
-                res = cres__env_int(r, vars[i][3], 0, 1, id->size, &id->local_size, err);
-            if (res == CRES_OK && id->local_size > 0)
-                res = cres__env_int(r, vars[i][2], 0, 0, id->local_size - 1, &id->local_rank, err);
-        } else {
-            res = cres__env_int(r, vars[i][0], 1, 0, max - 1, &id->rank, err);
+    for (i = 0; i < CRES__MPI_FAMILIES; i++) {
+        const char *const *n = cres__mpi_names[i];
+        const char *local = n[2], *local_size = n[3];
+        if (!cres_resolver_getenv(r, n[0])) continue;
+        id->source = n[4];
+        id->size_var = n[1];
+        if (i == 2 && !cres_resolver_getenv(r, local_size)) {
+            local = "PMI_LOCAL_RANK";
+            local_size = "PMI_LOCAL_SIZE";
         }
-        if (res == CRES_OK && vars[i][1]) res = cres__mpi_jsrun_agrees(r, vars[i][1], id, err);
-        return res;
+        if (n[1]) {
+            res = cres__env_int(r, n[1], 1, 1, max, &id->size, err);
+            if (res == CRES_OK) res = cres__env_int(r, n[0], 1, 0, id->size - 1, &id->rank, err);
+            if (res == CRES_OK)
+                res = cres__env_int(r, local_size, 0, 1, id->size, &id->local_size, err);
+            if (res == CRES_OK && id->local_size > 0)
+                res = cres__env_int(r, local, 0, 0, id->local_size - 1, &id->local_rank, err);
+        } else {
+            res = cres__env_int(r, n[0], 1, 0, max - 1, &id->rank, err);
+        }
+        return res == CRES_OK ? cres__mpi_names_agree(r, i, id, err) : res;
     }
     return cres__fail(err, CRES_ERR_ENVIRONMENT,
                       "%s: no MPI launcher found: OMPI_COMM_WORLD_RANK, MV2_COMM_WORLD_RANK, "
                       "PMI_RANK and PMIX_RANK are not set",
                       r->vtable->name);
 }
-
 
 /* Open MPI tells its ranks how mpirun mapped (which node gets how many ranks) and ranked
    (which of those ranks) them. Policies within a node (slot, core, socket...) place by
@@ -11127,8 +11149,9 @@ CRES__PRIVATE cres_result cres__mpi_from_hostfile(const cres_resolver *r, const 
     if ((res = cres__read_small_file(r, path, CRES_MAX_DOCUMENT_BYTES, &text, err)) != CRES_OK)
         return res;
     res = cres__hostfile_parse(&r->config.allocator, text, l, r->vtable->name, err);
+    l->from = "the hostfile";
     if (res == CRES_OK) res = cres__mpi_policies(r, l, &by_node, err);
-    if (res == CRES_OK) res = cres__mpi_fill(l, id->size, by_node, r->vtable->name, err);
+    if (res == CRES_OK) res = cres__mpi_fill(l, id->size, id->size_var, by_node, r->vtable->name, err);
     return res;
 }
 
@@ -11151,7 +11174,7 @@ CRES__PRIVATE cres_result cres__mpi_from_scheduler(const cres_resolver *r,
         (res = cres__lsf_slots(r, sources[i - 1], l, err)) != CRES_OK)
         return res;
     if ((res = cres__mpi_policies(r, l, &by_node, err)) != CRES_OK) return res;
-    return cres__mpi_fill(l, id->size, by_node, r->vtable->name, err);
+    return cres__mpi_fill(l, id->size, id->size_var, by_node, r->vtable->name, err);
 }
 
 /* Every rank on this host: one node. */
@@ -11285,7 +11308,7 @@ CRES__PRIVATE cres_result cres__sched_rank(const cres_resolver *r, cres__layout 
     cres_result res = CRES_OK;
     if (size_var) res = cres__env_int(r, size_var, 1, 1, CRES_MAX_HOSTLIST_HOSTS, &size, err);
     if (res == CRES_OK) res = cres__env_int(r, rank_var, 1, 0, size - 1, &l->rank, err);
-    if (res == CRES_OK && size_var) res = cres__mpi_fill(l, size, 0, r->vtable->name, err);
+    if (res == CRES_OK && size_var) res = cres__mpi_fill(l, size, size_var, 0, r->vtable->name, err);
     return res;
 }
 
@@ -11310,7 +11333,7 @@ CRES__PRIVATE cres_result cres__sched_mpi(const cres_resolver *r, cres__layout *
     l->own_local = id.local_rank;
     l->own_local_size = id.local_size;
     if ((res = cres__mpi_policies(r, l, &by_node, err)) != CRES_OK) return res;
-    return cres__mpi_fill(l, id.size, by_node, r->vtable->name, err);
+    return cres__mpi_fill(l, id.size, id.size_var, by_node, r->vtable->name, err);
 }
 
 /* No rank variable: the batch script, one process of its own. The allocation is the
@@ -11388,6 +11411,7 @@ CRES__PRIVATE cres_result cres__pbs_layout(const cres_resolver *r, const cres_pb
             l->ntasks = (int)l->nodes * ppn;
         }
         if (res == CRES_OK) res = cres__sched_rank(r, l, "PALS_RANKID", "PMI_SIZE", err);
+        if (res == CRES_OK) res = cres__env_agrees(r, "PMI_RANK", l->rank, "PALS_RANKID", err);
         if (res == CRES_OK)
             res = cres__env_int(r, "PALS_NODEID", 0, 0, (long long)l->nodes - 1, &l->own_node, err);
         if (res == CRES_OK)
@@ -11428,7 +11452,11 @@ CRES__PRIVATE cres_result cres__lsf_layout(const cres_resolver *r, const cres_ls
     if (res == CRES_OK) res = cres__lsf_slots(r, var, l, err);
     if (res != CRES_OK) return res;
     if (cres__env_set(r, "JSM_NAMESPACE_RANK")) {
+        cres__mpi_identity jsrun;
         res = cres__sched_rank(r, l, "JSM_NAMESPACE_RANK", "JSM_NAMESPACE_SIZE", err);
+        jsrun.rank = l->rank;
+        jsrun.size = l->ntasks;
+        if (res == CRES_OK) res = cres__mpi_names_agree(r, CRES__MPI_FAMILIES, &jsrun, err);
         if (res == CRES_OK)
             res = cres__env_int(r, "JSM_NAMESPACE_LOCAL_RANK", 0, 0, INT_MAX, &l->own_local, err);
         if (res == CRES_OK)
@@ -11496,6 +11524,9 @@ CRES__PRIVATE cres_result cres__flux_layout(const cres_resolver *r, const cres_f
     if (res == CRES_OK)
         res = cres__env_int(r, "FLUX_JOB_SIZE", 1, 1, CRES_MAX_HOSTLIST_HOSTS, &size, err);
     if (res == CRES_OK) res = cres__env_int(r, "FLUX_TASK_RANK", 1, 0, size - 1, &l->rank, err);
+    /* the Flux shell's PMI-1 names them too */
+    if (res == CRES_OK) res = cres__env_agrees(r, "PMI_SIZE", size, "FLUX_JOB_SIZE", err);
+    if (res == CRES_OK) res = cres__env_agrees(r, "PMI_RANK", l->rank, "FLUX_TASK_RANK", err);
     if (res == CRES_OK)
         res = cres__env_int(r, "FLUX_TASK_LOCAL_ID", 0, 0, INT_MAX, &l->own_local, err);
     if (res == CRES_OK) res = cres__env_int(r, "FLUX_JOB_NNODES", 0, 1, INT_MAX, &nnodes, err);
@@ -11503,6 +11534,7 @@ CRES__PRIVATE cres_result cres__flux_layout(const cres_resolver *r, const cres_f
         res = cres__read_small_file(r, o->hostfile, CRES_MAX_DOCUMENT_BYTES, &text, err);
     if (res == CRES_OK) {
         res = cres__hostfile_parse(&r->config.allocator, text, l, "flux", err);
+        l->from = "the hostfile";
         if (res != CRES_OK && res != CRES_ERR_OUT_OF_MEMORY && err)
             cres__name_source(err, "flux", "hostfile", o->hostfile);
     }
@@ -11514,7 +11546,7 @@ CRES__PRIVATE cres_result cres__flux_layout(const cres_resolver *r, const cres_f
         size_t i;
         for (i = 0; i < l->nodes; i++) l->tasks[i] = size / nnodes;
     }
-    if (res == CRES_OK) res = cres__mpi_fill(l, size, 0, "flux", err);
+    if (res == CRES_OK) res = cres__mpi_fill(l, size, "FLUX_JOB_SIZE", 0, "flux", err);
     return res;
 }
 
@@ -13119,9 +13151,12 @@ CRES__PRIVATE size_t cres__auto_steps(const cres_resolver *probe, char *selector
     } while (0)
     CRES__STEP("tfconfig", cres__env_set(probe, "TF_CONFIG") ? "TF_CONFIG" : NULL);
     CRES__STEP("torch", cres__env_set(probe, "TORCHELASTIC_RUN_ID") ? "TORCHELASTIC_RUN_ID" : NULL);
-    /* Flux's own PMI sets PMI_RANK and PMI_SIZE for every task: flux reads those jobs */
+    /* Flux's own PMI and Cray PALS's mpiexec set PMI_RANK and PMI_SIZE for every task: flux
+       and pbs read those jobs (PALS's nodes and local ranks are not MPICH's names) */
     CRES__STEP("mpi", (why = cres__env_any(probe, mpi)) != NULL && strcmp(why, "PMI_SIZE") == 0 &&
-                              cres__env_set(probe, "FLUX_TASK_RANK")
+                              (cres__env_set(probe, "FLUX_TASK_RANK") ||
+                               (cres__env_set(probe, "PALS_RANKID") &&
+                                cres__env_set(probe, "PBS_NODEFILE")))
                           ? NULL
                           : why);
     CRES__STEP("slurm", cres__env_set(probe, "SLURM_STEP_NODELIST") ? "SLURM_STEP_NODELIST" : NULL);

@@ -327,7 +327,7 @@ static void mpi_srun_started(void **state) {
 static void mpi_too_few_slots(void **state) {
     static const char *const env[] = {"OMPI_COMM_WORLD_RANK", "0", "OMPI_COMM_WORLD_SIZE", "5", NULL};
     static const scenario sc = {"mpi too few slots", MPI, env, NULL, 0, mpich_path, NULL, NULL, 0, CRES_ERR_ENVIRONMENT,
-                                "mpi", NULL, NULL, NULL, NULL, 0, "4 slots for 5 ranks"};
+                                "mpi", NULL, NULL, NULL, NULL, 0, "4 slots for OMPI_COMM_WORLD_SIZE=5 ranks"};
     (void)state;
     walk(&sc);
 }

@@ -387,7 +387,7 @@ static void mpi_from_scheduler_too_few_slots(void **state) {
                                       "7", NULL};
     static const scenario sc = {"mpi, more ranks than PE_HOSTFILE's slots", MPI, env, NULL, 0, NULL, NULL,
                                 CRES_ERR_ENVIRONMENT, "mpi", NULL, NULL, NULL, NULL, NULL, NULL, 0,
-                                "6 slots for 7 ranks"};
+                                "6 slots for OMPI_COMM_WORLD_SIZE=7 ranks"};
     (void)state;
     walk(&sc);
 }
@@ -423,8 +423,8 @@ static void auto_sge(void **state) {
 }
 
 static void auto_mpi_inside_pbs(void **state) {
-    static const char *const env[] = {"PBS_JOBID", "4711.pbs-server", "PBS_NODEFILE", nodefile, "PALS_RANKID", "2",
-                                      "PMI_RANK", "2", "PMI_SIZE", "4", NULL};
+    static const char *const env[] = {"PBS_JOBID", "4711.pbs-server", "PBS_NODEFILE", nodefile,
+                                      "OMPI_COMM_WORLD_RANK", "2", "OMPI_COMM_WORLD_SIZE", "4", NULL};
     static const scenario sc = {"auto: mpi inside PBS", AUTO, env, NULL, 0, NULL, NULL, CRES_OK, "mpi", PBS_SPEC,
                                 "worker 2", "grpc://node02:8888", "4 2 0/2 1/2 node01:8888", NULL, NULL, 0, NULL};
     (void)state;

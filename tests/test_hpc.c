@@ -1160,16 +1160,20 @@ static void mvapich_variables(void **state) {
 }
 
 /* Open MPI sets PMIX_RANK too; OMPI_* decide. */
+/* Open MPI's names are read, and PMIx's rank, which Open MPI sets too, must be the same. */
 static void open_mpi_wins_over_pmix(void **state) {
+    cres_mpi_options o = mpi_options();
     cres_resolver *r;
     (void)state;
     env_lines(mpirun_np4_rank0);
     env_set("OMPI_COMM_WORLD_RANK", "3");
     env_set("OMPI_COMM_WORLD_LOCAL_RANK", "3");
-    env_set("PMIX_RANK", "1"); /* would be wrong */
+    env_set("PMIX_RANK", "3");
     r = mpi();
     expect_task(r, "worker", 3);
     cres_resolver_free(r);
+    env_set("PMIX_RANK", "1");
+    MPI_FAILS(o, CRES_ERR_ENVIRONMENT, "PMIX_RANK=1", "OMPI_COMM_WORLD_RANK gives 3");
 }
 
 static void no_mpi_variables_is_environment_error(void **state) {

@@ -746,16 +746,20 @@ static void lsf_mcpu_hosts_with_mpi_ranks(void **state) {
     assert_string_equal(resolved_json(r), dq("{'worker': ['hostA:8888', 'hostA:8889', 'hostB:8888']}"));
     EXPECT_LAUNCH(r, 3, 2, 0, 1, 1, 2, "hostA", 8888);
     cres_resolver_free(r);
-    /* jsrun's names first, then Open MPI's, then PMI's */
+    /* a second launcher's names must say what the first's say */
     env_set("OMPI_COMM_WORLD_RANK", "1");
     env_set("OMPI_COMM_WORLD_SIZE", "4");
+    LSF_FAILS(o, CRES_ERR_ENVIRONMENT, "PMI_RANK=2", "OMPI_COMM_WORLD_RANK gives 1");
+    env_set("PMI_RANK", "1");
+    LSF_FAILS(o, CRES_ERR_ENVIRONMENT, "PMI_SIZE=3", "OMPI_COMM_WORLD_SIZE gives 4");
+    env_set("PMI_SIZE", "4");
     r = LSF(o);
     expect_task(r, "worker", 1);
     cres_resolver_free(r);
-    env_set("JSM_NAMESPACE_RANK", "3");
+    env_set("JSM_NAMESPACE_RANK", "1");
     env_set("JSM_NAMESPACE_SIZE", "4");
     r = LSF(o);
-    expect_task(r, "worker", 3);
+    expect_task(r, "worker", 1);
     cres_resolver_free(r);
 }
 
@@ -1273,9 +1277,14 @@ static void flux_bad_variables(void **state) {
     env_set("FLUX_TASK_LOCAL_ID", "one");
     FLUX_FAILS(o, CRES_ERR_ENVIRONMENT, "FLUX_TASK_LOCAL_ID", "\"one\"");
     env_set("FLUX_TASK_LOCAL_ID", "1");
-    env_set("FLUX_JOB_SIZE", "5"); /* 5 tasks on 2 hosts of 1 slot */
-    env_unset("FLUX_JOB_NNODES");
-    FLUX_FAILS(o, CRES_ERR_ENVIRONMENT, "2 slots", "5 ranks");
+    env_set("FLUX_JOB_SIZE", "5"); /* the Flux shell's PMI names the size and rank too */
+    FLUX_FAILS(o, CRES_ERR_ENVIRONMENT, "PMI_SIZE=4", "FLUX_JOB_SIZE gives 5");
+    env_set("PMI_SIZE", "5");
+    env_set("PMI_RANK", "0");
+    FLUX_FAILS(o, CRES_ERR_ENVIRONMENT, "PMI_RANK=0", "FLUX_TASK_RANK gives 1");
+    env_set("PMI_RANK", "1");
+    env_unset("FLUX_JOB_NNODES"); /* 5 tasks on 2 hosts of 1 slot */
+    FLUX_FAILS(o, CRES_ERR_ENVIRONMENT, "the hostfile has 2 slots for FLUX_JOB_SIZE=5 ranks", NULL);
 }
 
 static void flux_bad_hostfile_names_file_and_line(void **state) {
@@ -1372,6 +1381,7 @@ static void mpi_hosts_from_lsb_djob_rankfile(void **state) {
    size must be jsrun's. */
 static void mpi_under_jsrun_agrees_with_it(void **state) {
     cres_mpi_options o = mpi_options();
+    cres_lsf_options lo = lsf_options();
     cres_resolver *r;
     (void)state;
     env_set("LSB_JOBID", "4107");
@@ -1382,8 +1392,17 @@ static void mpi_under_jsrun_agrees_with_it(void **state) {
     EXPECT_LAUNCH(r, 4, 3, 0, 1, 3, 4, "h1", 8888);
     cres_resolver_free(r);
     env_set("OMPI_COMM_WORLD_SIZE", "5");
-    MPI_FAILS(o, CRES_ERR_ENVIRONMENT, "OMPI_COMM_WORLD_SIZE=5",
-              "JSM_NAMESPACE_SIZE=4");
+    MPI_FAILS(o, CRES_ERR_ENVIRONMENT, "JSM_NAMESPACE_SIZE=4",
+              "OMPI_COMM_WORLD_SIZE gives 5");
+    env_set("OMPI_COMM_WORLD_SIZE", "4");
+    env_set("PMIX_RANK", NULL);
+    env_set("OMPI_COMM_WORLD_RANK", "2"); /* and the ranks: jsrun's is 3 */
+    MPI_FAILS(o, CRES_ERR_ENVIRONMENT, "JSM_NAMESPACE_RANK=3", "OMPI_COMM_WORLD_RANK gives 2");
+    LSF_FAILS(lo, CRES_ERR_ENVIRONMENT, "OMPI_COMM_WORLD_RANK=2",
+              "JSM_NAMESPACE_RANK gives 3");
+    env_set("OMPI_COMM_WORLD_RANK", "3");
+    env_set("PMIX_RANK", "1"); /* Open MPI sets PMIx's name too */
+    MPI_FAILS(o, CRES_ERR_ENVIRONMENT, "PMIX_RANK=1", "OMPI_COMM_WORLD_RANK gives 3");
     jsm_rank(1, 2, 1);
     MPI_FAILS(o, CRES_ERR_ENVIRONMENT, "JSM_NAMESPACE_SIZE=2",
               "LSB_DJOB_RANKFILE holds 5 slots");
@@ -1616,11 +1635,21 @@ static void auto_mpi_inside_pbs(void **state) {
     env_lines(pbs_job);
     env_set("PBS_NODEFILE", temp_file(polaris_nodefile));
     pals_rank(3, 8, 4);
+    r = AUTO(o, "pbs"); /* PALS's PMI_SIZE is not an mpi job: pbs reads PALS's names */
+    assert_string_equal(resolved_json(r), block_spec(hosts, 2, 4));
+    expect_task(r, "worker", 3);
+    LOGGED("pbs: hosts from PBS_NODEFILE");
+    cres_resolver_free(r);
+    /* Open MPI's mpirun on the PBS allocation is an mpi job */
+    env_lines(pbs_job);
+    env_set("PBS_NODEFILE", temp_file(polaris_nodefile));
+    env_set("OMPI_COMM_WORLD_RANK", "3");
+    env_set("OMPI_COMM_WORLD_SIZE", "8");
     r = AUTO(o, "mpi");
     assert_string_equal(resolved_json(r), block_spec(hosts, 2, 4));
     expect_task(r, "worker", 3);
     LOGGED("mpi: hosts from PBS_NODEFILE");
-    LOGGED("auto: using the mpi backend: PMI_SIZE; passed over pbs (PBS_NODEFILE)");
+    LOGGED("auto: using the mpi backend: OMPI_COMM_WORLD_SIZE; passed over pbs (PBS_NODEFILE)");
     cres_resolver_free(r);
 }
 
