@@ -352,8 +352,8 @@
                   PMI_RANK, PMI_SIZE (MPI_LOCALRANKID, MPI_LOCALNRANKS; Cray PALS's
                   PMI_LOCAL_RANK, PMI_LOCAL_SIZE); PMIx PMIX_RANK. Every other family's
                   rank and size that is set (jsrun's JSM_NAMESPACE_RANK and _SIZE too) must
-                  be the same, or CRES_ERR_ENVIRONMENT names both. Hosts from the first source that knows: (1) options.hostfile (at create):
-                  Open MPI "host slots=N" (max_slots ignored, '#' comments, a host named
+                  be the same, or CRES_ERR_ENVIRONMENT names both. Hosts from the first
+                  source that knows: (1) options.hostfile (at create): Open MPI "host slots=N" (max_slots ignored, '#' comments, a host named
                   again adds slots) or MPICH "host:N"; ranks fill each host's slots in file
                   order (mpirun's default; more ranks than slots is an error), or go
                   round-robin over the hosts with room when Open MPI mapped or ranked by node
@@ -11151,7 +11151,8 @@ CRES__PRIVATE cres_result cres__mpi_from_hostfile(const cres_resolver *r, const 
     res = cres__hostfile_parse(&r->config.allocator, text, l, r->vtable->name, err);
     l->from = "the hostfile";
     if (res == CRES_OK) res = cres__mpi_policies(r, l, &by_node, err);
-    if (res == CRES_OK) res = cres__mpi_fill(l, id->size, id->size_var, by_node, r->vtable->name, err);
+    if (res == CRES_OK)
+        res = cres__mpi_fill(l, id->size, id->size_var, by_node, r->vtable->name, err);
     return res;
 }
 
@@ -11308,7 +11309,8 @@ CRES__PRIVATE cres_result cres__sched_rank(const cres_resolver *r, cres__layout 
     cres_result res = CRES_OK;
     if (size_var) res = cres__env_int(r, size_var, 1, 1, CRES_MAX_HOSTLIST_HOSTS, &size, err);
     if (res == CRES_OK) res = cres__env_int(r, rank_var, 1, 0, size - 1, &l->rank, err);
-    if (res == CRES_OK && size_var) res = cres__mpi_fill(l, size, size_var, 0, r->vtable->name, err);
+    if (res == CRES_OK && size_var)
+        res = cres__mpi_fill(l, size, size_var, 0, r->vtable->name, err);
     return res;
 }
 
