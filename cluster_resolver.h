@@ -353,8 +353,9 @@
                   PMI_LOCAL_RANK, PMI_LOCAL_SIZE); PMIx PMIX_RANK. Every other family's
                   rank and size that is set (jsrun's JSM_NAMESPACE_RANK and _SIZE too) must
                   be the same, or CRES_ERR_ENVIRONMENT names both. Hosts from the first
-                  source that knows: (1) options.hostfile (at create): Open MPI "host slots=N" (max_slots ignored, '#' comments, a host named
-                  again adds slots) or MPICH "host:N"; ranks fill each host's slots in file
+                  source that knows: (1) options.hostfile (at create): Open MPI "host
+                  slots=N" (max_slots ignored, '#' comments, a host named again adds
+                  slots) or MPICH "host:N"; ranks fill each host's slots in file
                   order (mpirun's default; more ranks than slots is an error), or go
                   round-robin over the hosts with room when Open MPI mapped or ranked by node
                   (OMPI_MCA_rmaps_base_mapping_policy / _ranking_policy "node"; policies
