@@ -324,7 +324,11 @@
                   SLURM_STEP_NODELIST (a hostlist, section 8), SLURM_STEP_TASKS_PER_NODE
                   ("2(x3),1"); SLURM_DISTRIBUTION block (default), cyclic, plane
                   (SLURM_DIST_PLANESIZE per node per round); SLURM_NODEID and SLURM_LOCALID
-                  must agree with that placement. Hosts keep Slurm's order. Rank r's address:
+                  must agree with that placement, and SLURMD_NODENAME with SLURM_NODEID's
+                  node; srun's second names of the step's counts, SLURM_NTASKS,
+                  SLURM_NPROCS, SLURM_NNODES and SLURM_STEP_NUM_NODES, must agree when
+                  set (each disagreement is CRES_ERR_ENVIRONMENT naming both). Hosts keep
+                  Slurm's order. Rank r's address:
                   "<its node>:<port_base + its index among the node's tasks>". Without a step
                   (SLURM_JOB_ID set: an sbatch script, an salloc shell) only this process
                   runs: one task on $SLURMD_NODENAME, else localhost; but SLURM_PROCID above
@@ -385,7 +389,8 @@
                        CRES_ERR_ENVIRONMENT naming both (mpirun fills slots in order, so
                        it may use fewer); the mpi backend applies the same rule, and its
                        world size must equal jsrun's.
-                  sge  PE_HOSTFILE ("host slots queue processors"); NSLOTS must agree.
+                  sge  PE_HOSTFILE ("host slots queue processors"); NSLOTS and NHOSTS
+                       must agree.
                   flux only options.hostfile (one host per line, or "host slots=N" /
                        "host:N"; `flux hostlist`): Flux tells a task no hosts, so without
                        it CRES_ERR_ENVIRONMENT names the option. FLUX_JOB_NNODES must be its
@@ -459,7 +464,8 @@
                   reads as "_", as Volcano writes it); VC_<TASK>_NUM must be the count.
                   Addresses "<host>:<port>" (port, 0 = 8470). No rpc layer.
         Own task: the host whose first label is hostname (default $HOSTNAME); VC_TASK_INDEX
-                  (else VK_TASK_INDEX), when set, must be its index.
+                  (else VK_TASK_INDEX), when set, must be its index; when both are set
+                  (Volcano's env plugin sets both) they must agree.
         Errors:   no VC_*_HOSTS, an empty list or entry, a duplicate host, a host name in
                   no list, an index that disagrees: CRES_ERR_ENVIRONMENT naming them.
       lws (cres_lws_options)
@@ -10609,6 +10615,20 @@ CRES__PRIVATE cres_result cres__slurm_no_step(const cres_resolver *r, cres__layo
 }
 
 /* The step's nodes, tasks per node, distribution and this task's rank and place. */
+/* srun names each task's node twice: SLURM_NODEID in the step's node list, and
+   SLURMD_NODENAME, the same node's name. */
+CRES__PRIVATE cres_result cres__slurm_node_agrees(const cres_resolver *r, const cres__layout *l,
+                                                  cres_error *err) {
+    const char *name = cres_resolver_getenv(r, "SLURMD_NODENAME");
+    char q[CRES__QUOTE_SIZE], qh[CRES__QUOTE_SIZE];
+    if (!name || l->own_node < 0 || strcmp(name, l->hosts[l->own_node]) == 0) return CRES_OK;
+    return cres__fail(err, CRES_ERR_ENVIRONMENT,
+                      "%s: SLURMD_NODENAME=%s but SLURM_NODEID=%d is %s in SLURM_STEP_NODELIST",
+                      r->vtable->name, cres__quote(q, sizeof q, name, strlen(name)), l->own_node,
+                      cres__quote(qh, sizeof qh, l->hosts[l->own_node],
+                                  strlen(l->hosts[l->own_node])));
+}
+
 CRES__PRIVATE cres_result cres__slurm_layout(const cres_resolver *r, cres__layout *l,
                                              cres_error *err) {
     const char *who = r->vtable->name, *nodes = cres_resolver_getenv(r, "SLURM_STEP_NODELIST");
@@ -10652,6 +10672,8 @@ CRES__PRIVATE cres_result cres__slurm_layout(const cres_resolver *r, cres__layou
     /* srun gives its tasks the step's counts under the job's names too */
     if ((res = cres__env_agrees(r, "SLURM_NTASKS", ntasks, "SLURM_STEP_NUM_TASKS", err)) !=
             CRES_OK ||
+        (res = cres__env_agrees(r, "SLURM_NPROCS", ntasks, "SLURM_STEP_NUM_TASKS", err)) !=
+            CRES_OK ||
         (res = cres__env_agrees(r, "SLURM_STEP_NUM_NODES", (int)l->nodes, "SLURM_STEP_NODELIST",
                                 err)) != CRES_OK ||
         (res = cres__env_agrees(r, "SLURM_NNODES", (int)l->nodes, "SLURM_STEP_NODELIST", err)) !=
@@ -10660,7 +10682,8 @@ CRES__PRIVATE cres_result cres__slurm_layout(const cres_resolver *r, cres__layou
     if ((res = cres__env_int(r, "SLURM_NODEID", 0, 0, (long long)l->nodes - 1, &l->own_node,
                              err)) != CRES_OK ||
         (res = cres__env_int(r, "SLURM_LOCALID", 0, 0, CRES_MAX_HOSTLIST_HOSTS, &l->own_local,
-                             err)) != CRES_OK)
+                             err)) != CRES_OK ||
+        (res = cres__slurm_node_agrees(r, l, err)) != CRES_OK)
         return res;
     return cres__slurm_deal(r, l, err);
 }
@@ -11218,7 +11241,8 @@ CRES__PRIVATE cres_result cres__mpi_in_allocation(const cres_resolver *r,
     l->ntasks = id->size;
     /* equal counts: mapping is moot */
     if ((res = cres__mpi_policies(r, l, &by_node, err)) != CRES_OK) return res;
-    return cres__env_int(r, "SLURM_NODEID", 1, 0, (long long)l->nodes - 1, &l->own_node, err);
+    res = cres__env_int(r, "SLURM_NODEID", 1, 0, (long long)l->nodes - 1, &l->own_node, err);
+    return res == CRES_OK ? cres__slurm_node_agrees(r, l, err) : res;
 }
 
 /* srun started the ranks itself when its step matches MPI's rank, size and local size: then
@@ -11496,6 +11520,7 @@ CRES__PRIVATE cres_result cres__sge_layout(const cres_resolver *r, const cres_sg
     if (res == CRES_OK && nslots >= 0 && nslots != l->ntasks)
         res = cres__fail(err, CRES_ERR_ENVIRONMENT, "sge: NSLOTS=%d but PE_HOSTFILE has %d slots",
                          nslots, l->ntasks);
+    if (res == CRES_OK) res = cres__env_agrees(r, "NHOSTS", (int)l->nodes, "PE_HOSTFILE", err);
     if (res != CRES_OK) return res;
     if ((res = cres__sched_mpi(r, l, err)) != CRES_ERR_NOT_FOUND) return res;
     return cres__sched_script(r, l, "an MPI launcher's");
@@ -12583,6 +12608,8 @@ CRES_API cres_result cres_volcano_resolver_create(const cres_volcano_options *o,
     if (res == CRES_OK) res = cres__hosts_unique(h, "VC_<TASK>_HOSTS", err);
     if (res == CRES_OK) res = cres__volcano_own(h, hostname, &job, &own, err);
     if (res == CRES_OK) res = cres__env_int(&h->base, index_var, 0, 0, INT_MAX, &index, err);
+    if (res == CRES_OK && index >= 0 && index_var[1] == 'C') /* the env plugin sets both */
+        res = cres__env_agrees(&h->base, "VK_TASK_INDEX", index, index_var, err);
     if (res == CRES_OK && index >= 0 && own >= 0 && index != own)
         res = cres__fail(err, CRES_ERR_ENVIRONMENT,
                          "volcano: %s=%d, but this pod's host name is task %d of %s", index_var,

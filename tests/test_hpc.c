@@ -426,6 +426,7 @@ static void srun_cyclic_block_is_cyclic(void **state) {
     env_set("SLURM_DISTRIBUTION", "cyclic:block");
     env_set("SLURM_PROCID", "4");
     env_set("SLURM_NODEID", "0");
+    env_set("SLURMD_NODENAME", "node1");
     env_set("SLURM_LOCALID", "1");
     r = slurm();
     assert_string_equal(resolved_json(r), dq(N4N8_CYCLIC));
@@ -495,6 +496,15 @@ static void step_counts_must_agree(void **state) {
     env_unset("SLURM_STEP_NUM_NODES");
     env_set("SLURM_NNODES", "5");
     SLURM_FAILS(o, CRES_ERR_ENVIRONMENT, "SLURM_NNODES=5", "SLURM_STEP_NODELIST gives 4");
+    env_set("SLURM_NNODES", "4");
+    env_set("SLURM_NPROCS", "4");
+    SLURM_FAILS(o, CRES_ERR_ENVIRONMENT, "SLURM_NPROCS=4", "SLURM_STEP_NUM_TASKS gives 8");
+    env_set("SLURM_NPROCS", "8");
+    /* SLURMD_NODENAME is the node of SLURM_NODEID */
+    env_set("SLURMD_NODENAME", "node1");
+    SLURM_FAILS(o, CRES_ERR_ENVIRONMENT, "SLURMD_NODENAME=\"node1\"",
+                "SLURM_NODEID=1 is \"node2\" in SLURM_STEP_NODELIST");
+    env_set("SLURMD_NODENAME", "node2");
     env_unset("SLURM_NNODES"); /* each is optional */
     r = slurm_with(o);
     cres_resolver_free(r);
@@ -506,6 +516,7 @@ static void node_and_local_id_must_match_the_placement(void **state) {
     cres_slurm_options o = slurm_options();
     (void)state;
     env_lines(srun_n4_n8_rank5);
+    env_unset("SLURMD_NODENAME"); /* the placement alone is checked here */
     env_set("SLURM_PROCID", "4");
     env_set("SLURM_NODEID", "0");
     env_set("SLURM_LOCALID", "1");
@@ -1224,6 +1235,7 @@ static void pmix_under_srun_cyclic(void **state) {
     env_set("SLURM_DISTRIBUTION", "cyclic");
     env_set("SLURM_PROCID", "6");
     env_set("SLURM_NODEID", "0");
+    env_set("SLURMD_NODENAME", "node1");
     env_set("SLURM_LOCALID", "2");
     env_set("PMIX_RANK", "6");
     r = mpi();
@@ -1305,8 +1317,12 @@ static void mpirun_inside_sbatch_inconsistent(void **state) {
     env_reset();
     ompi_under_slurm_rank(1);
     env_set("SLURM_NODEID", "1");
+    env_set("SLURMD_NODENAME", "node2");
     env_set("OMPI_COMM_WORLD_LOCAL_RANK", "0");
     MPI_FAILS(o, CRES_ERR_ENVIRONMENT, "rank 1", NULL);
+    /* the node's two names disagree */
+    env_set("SLURMD_NODENAME", "node1");
+    MPI_FAILS(o, CRES_ERR_ENVIRONMENT, "SLURMD_NODENAME=\"node1\"", "SLURM_NODEID=1 is \"node2\"");
     /* no SLURM_NODEID to check against */
     env_reset();
     ompi_under_slurm_rank(1);

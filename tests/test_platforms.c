@@ -912,8 +912,10 @@ static void volcano_task_index_variables(void **state) {
     cres_resolver_free(r);
     env_set("VK_TASK_INDEX", "2");
     VOLCANO_FAILS(o, ENV, "VK_TASK_INDEX=2", "task 1 of worker");
-    /* VC_TASK_INDEX, when set, is the one compared */
+    /* VC_TASK_INDEX, when set, is the one read; the env plugin sets both, so both agree */
     env_set("VC_TASK_INDEX", "1");
+    VOLCANO_FAILS(o, ENV, "VK_TASK_INDEX=2", "VC_TASK_INDEX gives 1");
+    env_set("VK_TASK_INDEX", "1");
     r = volcano();
     TASK_IS(r, "worker", 1);
     cres_resolver_free(r);
@@ -1007,8 +1009,10 @@ static void volcano_bad_values(void **state) {
         {"VC_WORKER_NUM", "three", "VC_WORKER_NUM=\"three\"", NULL, NULL, NULL},
         {"VC_WORKER_NUM", "-1", "VC_WORKER_NUM=\"-1\"", NULL, NULL, NULL},
         {"VC_MASTER_NUM", "0", "VC_MASTER_NUM=0 but VC_MASTER_HOSTS names 1 hosts", NULL, NULL, NULL},
-        {"VC_TASK_INDEX", "0", "VC_TASK_INDEX=0, but this pod's host name is task 1 of worker", NULL, NULL, NULL},
-        {"VC_TASK_INDEX", "3", "VC_TASK_INDEX=3", "task 1 of worker", NULL, NULL},
+        {"VC_TASK_INDEX", "0", "VC_TASK_INDEX=0, but this pod's host name is task 1 of worker", NULL,
+         "VK_TASK_INDEX", "0"},
+        {"VC_TASK_INDEX", "3", "VC_TASK_INDEX=3", "task 1 of worker", "VK_TASK_INDEX", "3"},
+        {"VK_TASK_INDEX", "0", "VK_TASK_INDEX=0 but VC_TASK_INDEX gives 1", NULL, NULL, NULL},
         {"VC_TASK_INDEX", "x", "VC_TASK_INDEX=\"x\"", NULL, NULL, NULL},
         {"VC_TASK_INDEX", "-1", "VC_TASK_INDEX=\"-1\"", NULL, NULL, NULL},
         {"HOSTNAME", "pytorch-job-worker-9", "\"pytorch-job-worker-9\" is in no VC_<TASK>_HOSTS", NULL, NULL, NULL},

@@ -1087,6 +1087,12 @@ static void sge_nslots_must_be_the_slots(void **state) {
     SGE_FAILS(o, CRES_ERR_ENVIRONMENT, "NSLOTS", "\"six\"");
     env_set("NSLOTS", "0");
     SGE_FAILS(o, CRES_ERR_ENVIRONMENT, "NSLOTS", "\"0\"");
+    /* NHOSTS, the job's hosts, is PE_HOSTFILE's two */
+    env_set("NSLOTS", "6");
+    env_set("NHOSTS", "3");
+    SGE_FAILS(o, CRES_ERR_ENVIRONMENT, "NHOSTS=3", "PE_HOSTFILE gives 2");
+    env_set("NHOSTS", "2");
+    cres_resolver_free(SGE(o));
 }
 
 static void sge_pe_hostfile_unset(void **state) {
