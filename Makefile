@@ -165,7 +165,8 @@ hostlist-oracle: deps-test $(BUILD)/san/expand_hostlist
 readme-test: | $(BUILD)
 	bash tests/readme_example.sh
 
-# make install into a temporary prefix, then pkg-config, find_package and add_subdirectory users.
+# make install into a temporary prefix, then pkg-config, find_package and add_subdirectory users;
+# the installed CLI, its manual page and bash completion (tests/cli_tool_test.sh).
 install-test: deps-test | $(BUILD)
 	bash tests/install_test.sh
 
@@ -204,7 +205,12 @@ bench-startup: $(BUILD)/cluster-resolve
 	@bash tests/deps.sh bench
 	python3 bench/k8s/startup/run.py --json $(BUILD)/bench/startup.json
 
-install:
+# The header with its pkg-config file and CMake package; the CLI (built as build/cluster-resolve,
+# with libcurl, libyaml and libcrypto), its manual page and its bash completion.
+MAN1DIR := $(PREFIX)/share/man/man1
+COMPLETIONDIR := $(PREFIX)/share/bash-completion/completions
+
+install: $(BUILD)/cluster-resolve
 	install -d $(DESTDIR)$(PREFIX)/include $(DESTDIR)$(PREFIX)/share/pkgconfig
 	install -m 644 cluster_resolver.h $(DESTDIR)$(PREFIX)/include/cluster_resolver.h
 	printf 'prefix=%s\nincludedir=$${prefix}/include\n\nName: cluster_resolver\nDescription: %s\nVersion: %s\nCflags: -I$${includedir}\n' \
@@ -214,12 +220,22 @@ install:
 	install -m 644 cmake/cluster_resolverConfig.cmake $(DESTDIR)$(PREFIX)/lib/cmake/cluster_resolver/cluster_resolverConfig.cmake
 	sed 's/@VERSION@/$(VERSION)/' cmake/cluster_resolverConfigVersion.cmake.in \
 	  > $(DESTDIR)$(PREFIX)/lib/cmake/cluster_resolver/cluster_resolverConfigVersion.cmake
+	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(MAN1DIR) $(DESTDIR)$(COMPLETIONDIR)
+	install -m 755 $(BUILD)/cluster-resolve $(DESTDIR)$(PREFIX)/bin/cluster-resolve
+	sed 's/@VERSION@/$(VERSION)/' docs/cluster-resolve.1 > $(DESTDIR)$(MAN1DIR)/cluster-resolve.1
+	chmod 644 $(DESTDIR)$(MAN1DIR)/cluster-resolve.1
+	install -m 644 examples/cluster-resolve.bash $(DESTDIR)$(COMPLETIONDIR)/cluster-resolve
 
+# Removes what install wrote, and the directories only this package is likely to have made when
+# they are left empty (never bin/ or share/man/, which Debian's /usr/local has from the start).
 uninstall:
 	rm -f $(DESTDIR)$(PREFIX)/include/cluster_resolver.h $(DESTDIR)$(PREFIX)/share/pkgconfig/cluster_resolver.pc \
 	  $(DESTDIR)$(PREFIX)/lib/cmake/cluster_resolver/cluster_resolverConfig.cmake \
-	  $(DESTDIR)$(PREFIX)/lib/cmake/cluster_resolver/cluster_resolverConfigVersion.cmake
+	  $(DESTDIR)$(PREFIX)/lib/cmake/cluster_resolver/cluster_resolverConfigVersion.cmake \
+	  $(DESTDIR)$(PREFIX)/bin/cluster-resolve $(DESTDIR)$(MAN1DIR)/cluster-resolve.1 \
+	  $(DESTDIR)$(COMPLETIONDIR)/cluster-resolve
 	rmdir $(DESTDIR)$(PREFIX)/lib/cmake/cluster_resolver 2>/dev/null || true
+	rmdir $(DESTDIR)$(MAN1DIR) $(DESTDIR)$(COMPLETIONDIR) $(DESTDIR)$(PREFIX)/share/bash-completion 2>/dev/null || true
 
 clean:
 	rm -rf $(BUILD)

@@ -30,6 +30,9 @@ if [ "$mode" = test ] || [ "$mode" = coverage ]; then
     need clang has clang
     need pkg-config has pkg-config
     need cmake has cmake  # make install-test: find_package, add_subdirectory, FetchContent
+    need man-db has man         # make install-test: the CLI's manual page rendered by man,
+    need groff-base has groff   # checked with groff -ww
+    need mandoc has mandoc      # and mandoc -T lint
     need python3 has python3
     need libcmocka-dev test -f /usr/include/cmocka.h
     need gcc-multilib m32_links                            # make check: gcc -m32, built and run

@@ -5,7 +5,10 @@
 # CMAKE_PREFIX_PATH, add_subdirectory and FetchContent of the repository (tests/cmake_consumer/);
 # find_package's version and component checks and its clear failure without jsmn.h; the root
 # CMakeLists.txt builds nothing by default and examples/ on request; `make uninstall` leaves
-# the prefix empty. Everything happens under one temporary directory, removed at the end.
+# the prefix empty. The CLI as a tool: bin/cluster-resolve, its manual page and its bash
+# completion, checked against each other and against --help (tests/cli_tool_test.sh), and
+# README's container image against the libraries the installed CLI loads. Everything happens
+# under one temporary directory, removed at the end.
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 tmp=$(mktemp -d "${TMPDIR:-/tmp}/cres-install-test.XXXXXX")
@@ -27,11 +30,48 @@ want='worker 1 of {"chief": ["c0:2222"], "worker": ["w0:2222", "w1:2222"]}; mast
 
 step "make install PREFIX=$prefix"
 quiet make -C "$root" --no-print-directory install PREFIX="$prefix"
-got=$(cd "$prefix" && find . -type f | sort | paste -sd' ')
-expected="./include/cluster_resolver.h ./lib/cmake/cluster_resolver/cluster_resolverConfig.cmake ./lib/cmake/cluster_resolver/cluster_resolverConfigVersion.cmake ./share/pkgconfig/cluster_resolver.pc"
+got=$(cd "$prefix" && find . -type f | LC_ALL=C sort | paste -sd' ')
+expected="./bin/cluster-resolve ./include/cluster_resolver.h ./lib/cmake/cluster_resolver/cluster_resolverConfig.cmake ./lib/cmake/cluster_resolver/cluster_resolverConfigVersion.cmake ./share/bash-completion/completions/cluster-resolve ./share/man/man1/cluster-resolve.1 ./share/pkgconfig/cluster_resolver.pc"
 [ "$got" = "$expected" ] || fail "installed files: $got; expected: $expected"
 grep -qx "set(PACKAGE_VERSION \"$version\")" "$cmakedir/cluster_resolverConfigVersion.cmake" ||
     fail "cluster_resolverConfigVersion.cmake does not say version $version"
+
+bash "$root/tests/cli_tool_test.sh" "$prefix"
+
+step "README's container image"
+# The Dockerfile in README: its build stage installs what tests/deps.sh needs to build, and its
+# runtime stage the package of every library the installed CLI loads (and ca-certificates),
+# by this Debian release's names when README's image is this release.
+awk '/^```dockerfile/{on=1; next} on && /^```/{exit} on' "$root/README.md" > "$tmp/Dockerfile"
+[ -s "$tmp/Dockerfile" ] || fail "no \`\`\`dockerfile block in README.md"
+stage_packages() { # stage_packages N: the packages apt-get installs in the N-th FROM's stage
+    awk -v n="$1" '/^FROM /{stage++} stage == n' "$tmp/Dockerfile" | sed ':a; /\\$/{N; s/\\\n//; ba}' |
+        grep 'apt-get install' | sed 's/.*apt-get install//; s/&&.*//' | tr ' ' '\n' | grep -v '^-' | sed '/^$/d' | sort -u
+}
+[ "$(grep -c '^FROM ' "$tmp/Dockerfile")" = 2 ] || fail "README's Dockerfile has not two stages"
+build_pkgs=$(stage_packages 1) runtime_pkgs=$(stage_packages 2)
+for pkg in $(sed -n 's/^need \([^ ]*\).*/\1/p' "$root/tests/deps.sh") libc6-dev; do # build mode's
+    grep -qx "$pkg" <<<"$build_pkgs" || fail "README's build stage does not install $pkg (tests/deps.sh build needs it)"
+done
+grep -qx ca-certificates <<<"$runtime_pkgs" || fail "README's runtime stage does not install ca-certificates"
+codename=$(sed -n "s/^VERSION_CODENAME=//p" /etc/os-release 2>/dev/null || true)
+if grep -q "^FROM debian:${codename}[ -]" "$tmp/Dockerfile" && command -v dpkg >/dev/null; then
+    needs=""
+    for lib in $(readelf -d "$prefix/bin/cluster-resolve" | sed -n 's/.*(NEEDED).*\[\(.*\)\]/\1/p'); do
+        path=$(ldd "$prefix/bin/cluster-resolve" | awk -v l="$lib" '$1 == l {print $3; exit}')
+        pkg=""
+        for p in "$path" "$(readlink -f "$path")"; do # dpkg knows /lib/... or /usr/lib/...
+            [ -n "$pkg" ] || pkg=$(dpkg -S "$p" 2>/dev/null | head -1 | sed 's/[:,].*//') || true
+        done
+        [ -n "$pkg" ] || fail "no Debian package owns $lib ($path)"
+        needs+=" $pkg"
+        [ "$pkg" = libc6 ] || grep -qx "$pkg" <<<"$runtime_pkgs" ||
+            fail "README's runtime stage does not install $pkg, which has $lib"
+    done
+    echo "README's image: build stage $(paste -sd' ' <<<"$build_pkgs"); runtime stage $(paste -sd' ' <<<"$runtime_pkgs") (the CLI loads libraries of$needs)"
+else
+    echo "README's image is not this machine's Debian release ($codename): its runtime packages not checked"
+fi
 
 step "pkg-config"
 PKG_CONFIG_PATH=$prefix/share/pkgconfig bash "$root/tests/readme_example.sh" pkg-config
@@ -142,5 +182,7 @@ step "make uninstall PREFIX=$prefix"
 quiet make -C "$root" --no-print-directory uninstall PREFIX="$prefix"
 left=$(cd "$prefix" && find . -type f)
 [ -z "$left" ] || fail "make uninstall left: $left"
-[ ! -e "$cmakedir" ] || fail "make uninstall left $cmakedir"
-echo "install_test: pkg-config, find_package, add_subdirectory, FetchContent and uninstall work"
+for dir in "$cmakedir" "$prefix/share/man/man1" "$prefix/share/bash-completion"; do
+    [ ! -e "$dir" ] || fail "make uninstall left $dir"
+done
+echo "install_test: the CLI with its manual page and completion, pkg-config, find_package, add_subdirectory, FetchContent and uninstall work"
