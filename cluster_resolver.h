@@ -501,7 +501,11 @@
                   MASTER_ADDR is a host (IPv6 with or without brackets), never "host:port".
                   A WORLD_SIZE that counts nodes (Alibaba PAI-DLC) reads as processes: give
                   such jobs their own variables.
-        Errors:   PET_NNODES an elastic range ("1:4"): CRES_ERR_UNSUPPORTED.
+        Errors:   PET_NNODES an elastic range ("1:4"): CRES_ERR_UNSUPPORTED. Numbers that
+                  no placement holds, CRES_ERR_ENVIRONMENT naming them: each rank below its
+                  count, and (every node a block of consecutive ranks, at least one, any
+                  number per node) RANK less LOCAL_RANK at least the node rank, 0 on node
+                  0, and with LOCAL_WORLD_SIZE leaving a rank for each later node.
       jax (cres_jax_options)
         Reads:    JAX_COORDINATOR_ADDRESS ("host:port", "[v6]:port"; no port: then
                   JAX_COORDINATOR_PORT), JAX_NUM_PROCESSES, JAX_PROCESS_ID (Kubeflow
@@ -12740,6 +12744,41 @@ CRES__PRIVATE cres_result cres__coord_within(const cres__coord *c, int a, const 
                       a_name, a, b_name, b);
 }
 
+/* Launchers give each node a block of consecutive ranks (torchrun: the agents' in group
+   order), every node at least one: so the ranks before this node's block (RANK less
+   LOCAL_RANK) number at least the nodes before it, none when it is node 0, and the block
+   leaves at least one rank for each node after it. */
+CRES__PRIVATE cres_result cres__coord_blocks(const cres__coord *c, const char *const names[6],
+                                             cres_error *err) {
+    const cres_launch_info *i = &c->info;
+    int before, after;
+    if (i->local_rank == CRES_UNKNOWN || i->node_rank == CRES_UNKNOWN || !*names[2] ||
+        !*names[4])
+        return CRES_OK;
+    before = i->rank - i->local_rank;
+    if (before < i->node_rank || (i->node_rank == 0 && before > 0))
+        return cres__fail(err, CRES_ERR_ENVIRONMENT,
+                          "%s: %s=%d less %s=%d puts %d ranks on the %d nodes before %s=%d",
+                          c->base.vtable->name, names[1], i->rank, names[2], i->local_rank, before,
+                          i->node_rank, names[4], i->node_rank);
+    if (i->local_world_size == CRES_UNKNOWN || i->num_nodes == CRES_UNKNOWN || !*names[3])
+        return CRES_OK;
+    after = i->world_size - before - i->local_world_size;
+    if (after < 0)
+        return cres__fail(err, CRES_ERR_ENVIRONMENT,
+                          "%s: %s=%d less %s=%d plus %s=%d is past %s=%d", c->base.vtable->name,
+                          names[1], i->rank, names[2], i->local_rank, names[3], i->local_world_size,
+                          names[0], i->world_size);
+    if (after >= i->num_nodes - i->node_rank - 1) return CRES_OK;
+    return cres__fail(err, CRES_ERR_ENVIRONMENT,
+                      "%s: %s=%d less %s=%d plus %s=%d leaves %d of %s=%d ranks for the %d "
+                      "nodes after %s=%d of %s=%d",
+                      c->base.vtable->name, names[1], i->rank, names[2], i->local_rank, names[3],
+                      i->local_world_size, after, names[0], i->world_size,
+                      i->num_nodes - i->node_rank - 1, names[4], i->node_rank, names[5],
+                      i->num_nodes);
+}
+
 /* Checks the numbers against each other, takes the own task ("worker", rank) and the
    options; frees the resolver on failure. */
 CRES__PRIVATE cres_result cres__coord_finish(cres__coord *c, cres_result res,
@@ -12760,6 +12799,7 @@ CRES__PRIVATE cres_result cres__coord_finish(cres__coord *c, cres_result res,
         res = cres__coord_below(c, i->node_rank, names[4], i->world_size, names[0], err);
     if (res == CRES_OK)
         res = cres__coord_within(c, i->num_nodes, names[5], i->world_size, names[0], err);
+    if (res == CRES_OK) res = cres__coord_blocks(c, names, err);
     if (res == CRES_OK) res = cres_set_detected_task(&c->base, "worker", i->rank, err);
     if (res == CRES_OK) res = cres__apply_options(&c->base, task_type, task_id, rpc_layer, err);
     if (res != CRES_OK) {

@@ -349,6 +349,7 @@ static void torch_torchrun_rank0(void **state) {
 
 /* The limits are allowed: all processes on one node, or one process per node. */
 static void torch_torchrun_counts_at_their_limits(void **state) {
+    cres_torch_options o = torch_options();
     cres_resolver *r;
     (void)state;
     env_lines(torchrun_rank5);
@@ -366,12 +367,14 @@ static void torch_torchrun_counts_at_their_limits(void **state) {
     r = torch();
     LAUNCH_IS(r, 8, 5, 0, 1, 5, 8, "trainer-0", 44417, "trainer-0:44417");
     cres_resolver_free(r);
-    /* the largest numbers */
+    /* the largest numbers (on the last node: the ranks after it would be missing) */
     env_set("WORLD_SIZE", "2147483647");
     env_set("RANK", "2147483646");
     env_set("MASTER_PORT", "65535");
+    TORCH_FAILS(o, CRES_ERR_ENVIRONMENT, "leaves 0 of WORLD_SIZE=2147483647 ranks for the 2 nodes after GROUP_RANK=5", NULL);
+    env_set("GROUP_RANK", "7");
     r = torch();
-    LAUNCH_IS(r, 2147483647, 2147483646, 0, 1, 5, 8, "trainer-0", 65535, "trainer-0:65535");
+    LAUNCH_IS(r, 2147483647, 2147483646, 0, 1, 7, 8, "trainer-0", 65535, "trainer-0:65535");
     cres_resolver_free(r);
 }
 
@@ -437,11 +440,42 @@ static void torch_plain_group_rank_wins_over_node_rank(void **state) {
     cres_resolver *r;
     (void)state;
     env_lines(ray_train_rank3);
-    env_set("GROUP_RANK", "0");
+    env_set("NODE_RANK", "0");
+    env_set("GROUP_RANK", "1");
     env_set("GROUP_WORLD_SIZE", "2");
     r = torch();
-    LAUNCH_IS(r, 4, 3, 1, 2, 0, 2, "10.0.1.17", 43211, "10.0.1.17:43211");
+    LAUNCH_IS(r, 4, 3, 1, 2, 1, 2, "10.0.1.17", 43211, "10.0.1.17:43211");
     cres_resolver_free(r);
+}
+
+/* Every node holds a block of consecutive ranks, at least one: RANK less LOCAL_RANK is the
+   ranks before this node's block, none on node 0, at least one per node before it, and the
+   block leaves at least one per node after it (any numbers of processes per node). */
+static void torch_node_blocks_must_fit(void **state) {
+    cres_torch_options o = torch_options();
+    cres_resolver *r;
+    (void)state;
+    env_lines(torchrun_rank5); /* rank 5, local 1 of 4, group 1 of 2, world 8 */
+    env_set("GROUP_RANK", "0");
+    TORCH_FAILS(o, CRES_ERR_ENVIRONMENT, "RANK=5 less LOCAL_RANK=1 puts 4 ranks on the 0 nodes before GROUP_RANK=0", NULL);
+    env_set("GROUP_RANK", "1");
+    env_set("WORLD_SIZE", "6");
+    TORCH_FAILS(o, CRES_ERR_ENVIRONMENT, "RANK=5 less LOCAL_RANK=1 plus LOCAL_WORLD_SIZE=4 is past WORLD_SIZE=6", NULL);
+    env_set("WORLD_SIZE", "8");
+    env_set("GROUP_WORLD_SIZE", "3");
+    TORCH_FAILS(o, CRES_ERR_ENVIRONMENT, "leaves 0 of WORLD_SIZE=8 ranks for the 1 nodes after GROUP_RANK=1 of GROUP_WORLD_SIZE=3", NULL);
+    env_set("GROUP_WORLD_SIZE", "2");
+    env_set("RANK", "4"); /* node 0 holding 3 ranks and this one 4: not provably wrong */
+    r = torch();
+    LAUNCH_IS(r, 8, 4, 1, 4, 1, 2, "trainer-0", 44417, "trainer-0:44417");
+    cres_resolver_free(r);
+    /* the plain names (Ray, AzureML) likewise */
+    env_reset();
+    env_lines(ray_train_rank3);
+    env_set("NODE_RANK", "0");
+    TORCH_FAILS(o, CRES_ERR_ENVIRONMENT, "RANK=3 less LOCAL_RANK=1 puts 2 ranks on the 0 nodes before NODE_RANK=0", NULL);
+    env_set("NODE_RANK", "3");
+    TORCH_FAILS(o, CRES_ERR_ENVIRONMENT, "puts 2 ranks on the 3 nodes before NODE_RANK=3", NULL);
 }
 
 /* Kubeflow v1: the torch.distributed names and PET_* agree, so one process per pod, which
@@ -1984,6 +2018,7 @@ int main(void) {
         cmocka_unit_test_setup(torch_plain_azureml, reset),
         cmocka_unit_test_setup(torch_plain_minimum, reset),
         cmocka_unit_test_setup(torch_plain_group_rank_wins_over_node_rank, reset),
+        cmocka_unit_test_setup(torch_node_blocks_must_fit, reset),
         cmocka_unit_test_setup(torch_kubeflow_v1_pytorchjob, reset),
         cmocka_unit_test_setup(torch_kubeflow_trainer_v2_pet, reset),
         cmocka_unit_test_setup(torch_ipv6_master, reset),
