@@ -684,6 +684,9 @@
                   torch below): the variables name this slice's workers only. Rank =
                   MEGASCALE_SLICE_ID x workers per slice + TPU_WORKER_ID; the coordinator is
                   MEGASCALE_COORDINATOR_ADDRESS's host at port 8482 (JAX's); job "worker".
+                  A slice id or coordinator without MEGASCALE_NUM_SLICES, a slice id other
+                  than 0 of one slice, and TPU_PROCESS_ADDRESSES whose count is not a
+                  multiple of TPU_WORKER_HOSTNAMES' (both set) are CRES_ERR_ENVIRONMENT.
         Options:  job_name ("worker"); coordinator_name with coordinator_address adds a
                   one-task job; allow_unhealthy; accelerators_per_host (0 = from the type);
                   credentials_file, token, token_file (as gce).
@@ -9402,6 +9405,24 @@ CRES__PRIVATE void cres__tpu_endpoint_ips(char *s) {
 }
 
 /* On a TPU VM: workers from $TPU_WORKER_HOSTNAMES, else the metadata attributes. */
+/* With both set, TPU_PROCESS_ADDRESSES (the members) lists as many processes on each host
+   of TPU_WORKER_HOSTNAMES: a count that is not a multiple of the hosts names no layout. */
+CRES__PRIVATE cres_result cres__tpu_processes_per_host(const cres__tpu *t,
+                                                       const cres_cluster_spec *spec,
+                                                       cres_error *err) {
+    const char *hosts = cres_resolver_getenv(&t->base, "TPU_WORKER_HOSTNAMES"), *p;
+    size_t n = 1, processes = cres_spec_tasks_count(spec, t->job);
+    if (!hosts || cres__is_blank(hosts) ||
+        !cres__env_set(&t->base, "TPU_PROCESS_ADDRESSES"))
+        return CRES_OK;
+    for (p = hosts; *p; p++) n += *p == ',';
+    if (processes % n == 0) return CRES_OK;
+    return cres__fail(err, CRES_ERR_ENVIRONMENT,
+                      "tpu: TPU_PROCESS_ADDRESSES lists %zu processes, not a number for each of "
+                      "the %zu hosts of TPU_WORKER_HOSTNAMES",
+                      processes, n);
+}
+
 CRES__PRIVATE cres_result cres__tpu_local(cres__tpu *t, cres__http *h, cres_cluster_spec *spec,
                                           cres_error *err) {
     const cres_allocator *a = &t->base.config.allocator;
@@ -9419,6 +9440,7 @@ CRES__PRIVATE cres_result cres__tpu_local(cres__tpu *t, cres__http *h, cres_clus
             return cres__fail(err, CRES_ERR_ENVIRONMENT,
                               "tpu: TPU_WORKER_ID must be a worker index");
         res = cres__tpu_endpoints(t, spec, hosts, from, CRES_ERR_ENVIRONMENT, err);
+        if (res == CRES_OK) res = cres__tpu_processes_per_host(t, spec, err);
     } else if ((res = cres__metadata_optional(h, t->gcp.metadata,
                                               "instance/attributes/worker-network-endpoints",
                                               &endpoints, err)) == CRES_OK &&
@@ -9707,6 +9729,27 @@ CRES__PRIVATE cres_result cres__tpu_name(cres__tpu *t, const cres_tpu_options *o
 CRES__PRIVATE cres_result cres__tpu_multislice(const cres_tpu_options *o, int slices,
                                                cres_resolver **out, cres_error *err);
 
+/* MEGASCALE_NUM_SLICES (1 when unset). A slice id or coordinator without it is a multislice
+   job's environment missing its count, and one slice has only slice 0. */
+CRES__PRIVATE cres_result cres__tpu_slices(const cres_resolver *r, int *slices, cres_error *err) {
+    static const char *const megascale[] = {"MEGASCALE_SLICE_ID",
+                                            "MEGASCALE_COORDINATOR_ADDRESS", NULL};
+    const char *set = cres__env_any(r, megascale);
+    int id = -1;
+    cres_result res;
+    *slices = -1;
+    res = cres__env_int(r, "MEGASCALE_NUM_SLICES", 0, 1, INT_MAX, slices, err);
+    if (res == CRES_OK && *slices < 0 && set)
+        return cres__fail(err, CRES_ERR_ENVIRONMENT,
+                          "tpu: %s is set but MEGASCALE_NUM_SLICES is not: a multislice job's "
+                          "variables are missing",
+                          set);
+    if (*slices < 0) *slices = 1;
+    if (res == CRES_OK && *slices == 1)
+        res = cres__env_int(r, "MEGASCALE_SLICE_ID", 0, 0, 0, &id, err);
+    return res;
+}
+
 CRES_API cres_result cres_tpu_resolver_create(const cres_tpu_options *o, cres_resolver **out,
                                               cres_error *err) {
     cres_tpu_options none;
@@ -9754,7 +9797,7 @@ CRES_API cres_result cres_tpu_resolver_create(const cres_tpu_options *o, cres_re
         res = cres__oom(err, "tpu");
     if (res == CRES_OK) res = cres__check_job_name(t->job, err);
     if (res == CRES_OK && strcmp(t->name, "local") == 0 &&
-        (res = cres__env_int(r, "MEGASCALE_NUM_SLICES", 0, 1, INT_MAX, &slices, err)) == CRES_OK &&
+        (res = cres__tpu_slices(r, &slices, err)) == CRES_OK &&
         slices > 1) { /* several slices: coordinator-only */
         cres_resolver_free(r);
         return cres__tpu_multislice(o, slices, out, err);

@@ -2448,6 +2448,12 @@ static void local_process_addresses_win(void **state) {
     assert_int_equal(info.num_nodes, 2);
     assert_string_equal(info.master_address, "10.0.0.2:8476");
     assert_int_equal(C.requests_count, 0);
+    /* as many processes on each host: three on two hosts is no layout */
+    env_put("TPU_PROCESS_ADDRESSES", "10.0.0.2:8476,10.0.0.3:8476,10.0.0.4:8476");
+    tpu(&o);
+    err = resolve_fails(CRES_ERR_ENVIRONMENT);
+    assert_non_null(strstr(err.message, "TPU_PROCESS_ADDRESSES lists 3 processes, not a number for each "
+                                        "of the 2 hosts of TPU_WORKER_HOSTNAMES"));
 }
 
 /* GKE TPU multislice, as a JobSet gives it (MEGASCALE_* from the downward API on the JobSet's
@@ -2485,8 +2491,11 @@ static void multislice_is_coordinator_only(void **state) {
     OK(cres_master(r, buf, sizeof buf, NULL, &err));
     assert_string_equal(buf, "grpc://js-slice-0-0.js:8482");
     assert_int_equal(C.requests_count, 0);
-    /* one slice: the slice is the job */
+    /* one slice: the slice is the job, and it is slice 0 */
     env_put("MEGASCALE_NUM_SLICES", "1");
+    tpu_create_fails(&o, CRES_ERR_ENVIRONMENT, &err);
+    assert_non_null(strstr(err.message, "MEGASCALE_SLICE_ID=\"1\" is not an integer from 0 to 0"));
+    env_put("MEGASCALE_SLICE_ID", "0");
     tpu(&o);
     assert_string_equal(resolved(), dq("{'worker': ['js-slice-1-0.js:8470', 'js-slice-1-1.js:8470']}"));
 }
@@ -2507,6 +2516,8 @@ static void multislice_bad_input_names_the_variable(void **state) {
         {"MEGASCALE_COORDINATOR_ADDRESS", "a b", "MEGASCALE_COORDINATOR_ADDRESS=\"a b\""},
         {"TPU_WORKER_HOSTNAMES", "a,,b", "empty entry"},
         {"TPU_WORKER_HOSTNAMES", NULL, "neither TPU_PROCESS_ADDRESSES nor TPU_WORKER_HOSTNAMES"},
+        /* a multislice job's count missing: not a one-slice answer */
+        {"MEGASCALE_NUM_SLICES", NULL, "MEGASCALE_SLICE_ID is set but MEGASCALE_NUM_SLICES is not"},
     };
     size_t i;
     (void)state;
