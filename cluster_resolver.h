@@ -19,10 +19,13 @@
       Code map (search for ">>tag"): declarations >>results >>config >>spec >>resolver
       >>backends >>launch >>hostlist; implementation >>impl >>alloc >>errors >>writer >>text
       >>json >>spec >>resolver >>http >>curl >>simple >>union >>tfconfig >>local >>k8s >>kubeconfig
-      >>google >>gce >>tpu >>hostlist >>hpc >>slurm >>mpi >>sagemaker >>platform >>coord
-      >>auto >>launch.
+      >>google >>gce >>tpu >>hostlist >>hpc >>slurm >>hostfile >>mpi >>sched >>sagemaker
+      >>platform >>coord >>auto >>launch.
       The HTTP transport's contract is beside cres_transport; README has the differences
-      from TensorFlow, with reasons.
+      from TensorFlow, with reasons. The command-line tool, examples/cluster-resolve.c, is
+      this library built with CLUSTER_RESOLVER_USE_CURL, _USE_YAML and _USE_OPENSSL; `make
+      install` installs it as bin/cluster-resolve with its manual page, cluster-resolve(1),
+      and bash completion.
 
    1. QUICK START ------------------------------------------------------------------------
 

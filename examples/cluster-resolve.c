@@ -594,6 +594,7 @@ static void usage(FILE *f) {
         "                              torchrun: MASTER_ADDR...; torchrun-node: PET_...;\n"
         "                              jax: JAX_...) and run CMD\n"
         "  --verbose                   log what the backend does to stderr\n"
+        "  --help, --version           print this, or the version, and exit\n"
         "  HTTP backends: --timeout-ms N (10000 per request)  --retries N (3; 0 = none)\n"
         "                 --resolve-timeout-ms N (60000 for a whole resolve)\n"
         "                 --max-response-bytes N (64 MiB)\n"
@@ -651,7 +652,8 @@ static void usage(FILE *f) {
         "              > LeaderWorkerSet > AWS Batch > torch variables > JAX > PET_* > TPU VM\n"
         "              > Kubernetes Indexed Job (or its JobSet) > local;\n"
         "  CLUSTER_RESOLVER_BACKEND=NAME forces one, =off means local\n"
-        "exit: 0 ok, 2 usage, 3 environment/config, 4 network/HTTP, 5 not ready, 1 other\n",
+        "exit: 0 ok, 2 usage, 3 environment/config, 4 network/HTTP, 5 not ready, 1 other;\n"
+        "      --exec: 127 command not found, 126 not runnable\n",
         f);
 }
 
