@@ -417,8 +417,10 @@
         Reads:    once, the hosts (a JSON list): options.hosts, else $SM_HOSTS, else "hosts"
                   of the resource config (resource_config, default /opt/ml/input/config/
                   resourceconfig.json); this host: current_host, else $SM_CURRENT_HOST,
-                  else "current_host". Hosts in natural order (algo-2 before algo-10), job
-                  "worker" (job_name), port 2223 (1..65535). No rpc layer, as TF.
+                  else "current_host". When the file is read for one of them, its other
+                  key, when present, must agree with what was used (the same hosts in any
+                  order; the same current host). Hosts in natural order (algo-2 before
+                  algo-10), job "worker" (job_name), port 2223 (1..65535). No rpc layer.
                   instance_groups (heterogeneous clusters): a job per instance group instead,
                   named by its instance_group_name, its hosts in natural order. The groups:
                   options.instance_groups_dict, else $SM_INSTANCE_GROUPS_DICT ({"train":
@@ -11894,6 +11896,40 @@ CRES__PRIVATE cres_result cres__sm_add_job(cres_cluster_spec *spec, const char *
     return res;
 }
 
+/* SageMaker writes the hosts and the current host both to the environment and to the
+   resource config: when the file was read for one, the other must match what was used. */
+CRES__PRIVATE cres_result cres__sm_file_agrees(const cres_allocator *a, const cres__sm_source *src,
+                                               char *const *names, size_t n, cres_error *err) {
+    char **file = NULL, q[CRES__QUOTE_SIZE], qf[CRES__QUOTE_SIZE];
+    const char *what = "resource config \"hosts\"";
+    int list = src->pick[CRES__SM_HOSTS], current = src->pick[CRES__SM_CURRENT];
+    size_t i, m;
+    cres_result res = CRES_OK;
+    if (!src->have_file) return CRES_OK;
+    if (src->doc != &src->file && cres__json_is(&src->file, list, JSMN_ARRAY)) {
+        m = (size_t)src->file.t[list].size;
+        res = cres__sm_names(a, &src->file, list, what, &file, err);
+        for (i = 0; res == CRES_OK && i < (m < n ? m : n); i++)
+            if (strcmp(file[i], names[i]) != 0) break;
+        if (res == CRES_OK && (m != n || i < n))
+            res = cres__fail(err, CRES_ERR_ENVIRONMENT,
+                             "sagemaker: %s names %zu hosts and %s %zu, not the same%s%s",
+                             src->hosts_what, n, what, m, i < n && i < m ? ": " : "",
+                             i < n && i < m ? cres__quote(q, sizeof q, names[i], strlen(names[i]))
+                                            : "");
+        cres__sm_names_free(a, file, m);
+    }
+    if (res == CRES_OK && strcmp(src->current_what, "resource config \"current_host\"") != 0 &&
+        cres__json_is(&src->file, current, JSMN_STRING) &&
+        !cres__json_eq(&src->file, current, src->current))
+        res = cres__fail(err, CRES_ERR_ENVIRONMENT,
+                         "sagemaker: %s=%s but resource config \"current_host\" is %s",
+                         src->current_what,
+                         cres__quote(q, sizeof q, src->current, strlen(src->current)),
+                         cres__json_quote(&src->file, current, qf, sizeof qf));
+    return res;
+}
+
 /* Builds the spec from the source: one job, "host:port" per host; finds the own task. */
 CRES__PRIVATE cres_result cres__sm_build(cres__hpc *h, const cres__sm_source *src,
                                          const cres_sagemaker_options *o, int port,
@@ -11903,6 +11939,7 @@ CRES__PRIVATE cres_result cres__sm_build(cres__hpc *h, const cres__sm_source *sr
     size_t i, n = (size_t)src->doc->t[src->hosts].size, own = n;
     char **names = NULL, q[CRES__QUOTE_SIZE];
     cres_result res = cres__sm_names(a, src->doc, src->hosts, src->hosts_what, &names, err);
+    if (res == CRES_OK) res = cres__sm_file_agrees(a, src, names, n, err);
     if (res == CRES_OK) res = cres_spec_create(a, &h->spec, err);
     if (res == CRES_OK) res = cres__sm_add_job(h->spec, job, names, n, port, src->hosts_what, err);
     for (i = 0; i < n && res == CRES_OK; i++)

@@ -354,10 +354,11 @@ static void sagemaker_resource_config(void **state) {
 
 /* SM_HOSTS from the environment, the current host from the file. */
 static void sagemaker_mixed(void **state) {
-    static const char *const env[] = {"SM_HOSTS", "[\"algo-1\", \"algo-2\", \"algo-3\"]", NULL};
+    /* the file's hosts too, so both are read and compared */
+    static const char *const env[] = {"SM_HOSTS", "[\"algo-2\", \"algo-1\"]", NULL};
     static const scenario sc = {"sagemaker SM_HOSTS + file", SAGEMAKER, env, NULL, 0, NULL, resource_config_path, NULL, 0,
                                 CRES_OK, "sagemaker",
-                                "{\"worker\": [\"algo-1:2223\", \"algo-2:2223\", \"algo-3:2223\"]}", "worker 1",
+                                "{\"worker\": [\"algo-1:2223\", \"algo-2:2223\"]}", "worker 1",
                                 "algo-2:2223", "", 0, NULL};
     (void)state;
     walk(&sc);

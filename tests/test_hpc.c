@@ -1800,18 +1800,26 @@ static void sm_resource_config_file(void **state) {
     assert_string_equal(resolved_json(r), dq("{'worker': ['algo-1:2223', 'algo-2:2223']}"));
     expect_task(r, "worker", 0);
     cres_resolver_free(r);
-    /* the environment wins where it is set; the file fills in the rest */
-    env_set("SM_CURRENT_HOST", "algo-2");
+    /* the environment is read where it is set and the file fills in the rest; SageMaker
+       writes both, so what the file also says must agree */
+    env_set("SM_CURRENT_HOST", "algo-1");
     r = sagemaker_with(o);
     assert_string_equal(resolved_json(r), dq("{'worker': ['algo-1:2223', 'algo-2:2223']}"));
-    expect_task(r, "worker", 1);
-    cres_resolver_free(r);
-    env_reset();
-    env_set("SM_HOSTS", "[\"algo-1\",\"algo-2\",\"algo-3\"]");
-    r = sagemaker_with(o);
-    assert_string_equal(resolved_json(r), dq("{'worker': ['algo-1:2223', 'algo-2:2223', 'algo-3:2223']}"));
     expect_task(r, "worker", 0);
     cres_resolver_free(r);
+    env_set("SM_CURRENT_HOST", "algo-2");
+    SM_FAILS(o, CRES_ERR_ENVIRONMENT, "SM_CURRENT_HOST=\"algo-2\"",
+             "resource config \"current_host\" is \"algo-1\"");
+    env_reset();
+    env_set("SM_HOSTS", "[\"algo-2\",\"algo-1\"]"); /* in any order */
+    r = sagemaker_with(o);
+    assert_string_equal(resolved_json(r), dq("{'worker': ['algo-1:2223', 'algo-2:2223']}"));
+    expect_task(r, "worker", 0);
+    cres_resolver_free(r);
+    env_set("SM_HOSTS", "[\"algo-1\",\"algo-2\",\"algo-3\"]");
+    SM_FAILS(o, CRES_ERR_ENVIRONMENT, "SM_HOSTS names 3 hosts and resource config \"hosts\" 2", NULL);
+    env_set("SM_HOSTS", "[\"algo-1\",\"algo-3\"]");
+    SM_FAILS(o, CRES_ERR_ENVIRONMENT, "not the same: \"algo-3\"", NULL);
 }
 
 static void sm_bad_resource_config(void **state) {
