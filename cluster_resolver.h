@@ -10118,6 +10118,7 @@ typedef struct cres__layout {
     int own_local;       /*   its node, its index there, its node's task count */
     int own_local_size;
     const char *from;    /* the hosts' source ("PBS_NODEFILE"), for messages */
+    const char *said_by[2]; /* the variables that said own_*, for messages */
 } cres__layout;
 
 CRES__PRIVATE void cres__layout_free(const cres_allocator *a, cres__layout *l) {
@@ -10262,13 +10263,17 @@ CRES__PRIVATE cres_result cres__layout_check(const cres__layout *l, const int *n
     if ((l->own_node < 0 || l->own_node == n) && (l->own_local < 0 || l->own_local == local[r]) &&
         (l->own_local_size < 0 || l->own_local_size == l->tasks[n]))
         return CRES_OK;
-    char said[96] = "";
+    char said[256] = "";
     size_t k = 0;
     if (l->own_local >= 0)
         k += (size_t)snprintf(said + k, sizeof said - k, " task %d", l->own_local);
     if (l->own_local_size >= 0)
         k += (size_t)snprintf(said + k, sizeof said - k, " of %d", l->own_local_size);
-    if (l->own_node >= 0) snprintf(said + k, sizeof said - k, " on node %d", l->own_node);
+    if (l->own_node >= 0)
+        k += (size_t)snprintf(said + k, sizeof said - k, " on node %d", l->own_node);
+    if (l->said_by[0] || l->said_by[1])
+        snprintf(said + k, sizeof said - k, " (%s%s%s)", l->said_by[0] ? l->said_by[0] : "",
+                 l->said_by[0] && l->said_by[1] ? ", " : "", l->said_by[1] ? l->said_by[1] : "");
     return cres__fail(err, CRES_ERR_ENVIRONMENT,
                       "%s: rank %d should be task %d of %d on node %d (%.64s), but the launcher "
                       "says%s",
@@ -10731,6 +10736,7 @@ CRES__PRIVATE cres_result cres__slurm_layout(const cres_resolver *r, cres__layou
         (res = cres__env_agrees(r, "SLURM_NNODES", (int)l->nodes, "SLURM_STEP_NODELIST", err)) !=
             CRES_OK)
         return res;
+    l->said_by[0] = "SLURM_NODEID, SLURM_LOCALID";
     if ((res = cres__env_int(r, "SLURM_NODEID", 0, 0, (long long)l->nodes - 1, &l->own_node,
                              err)) != CRES_OK ||
         (res = cres__env_int(r, "SLURM_LOCALID", 0, 0, CRES_MAX_HOSTLIST_HOSTS, &l->own_local,
@@ -11100,19 +11106,24 @@ typedef struct cres__mpi_identity {
     int local_rank, local_size;  /* -1 = unknown */
     const char *source;          /* "Open MPI" */
     const char *size_var;        /* "OMPI_COMM_WORLD_SIZE"; NULL for PMIx */
+    const char *local_names;     /* the local rank's and size's names, for messages */
 } cres__mpi_identity;
 
-/* The MPI launchers' names: rank, size, local rank, local size, family. The first family
+/* The MPI launchers' names: rank, size, local rank, local size, family, the local names
+   for messages. The first family
    whose rank is set is read; the last row (jsrun, which IBM Spectrum MPI's ranks see beside
    Open MPI's names) is only compared. */
-static const char *const cres__mpi_names[][5] = {
+static const char *const cres__mpi_names[][6] = {
     {"OMPI_COMM_WORLD_RANK", "OMPI_COMM_WORLD_SIZE", "OMPI_COMM_WORLD_LOCAL_RANK",
-     "OMPI_COMM_WORLD_LOCAL_SIZE", "Open MPI"},
+     "OMPI_COMM_WORLD_LOCAL_SIZE", "Open MPI",
+     "OMPI_COMM_WORLD_LOCAL_RANK, OMPI_COMM_WORLD_LOCAL_SIZE"},
     {"MV2_COMM_WORLD_RANK", "MV2_COMM_WORLD_SIZE", "MV2_COMM_WORLD_LOCAL_RANK",
-     "MV2_COMM_WORLD_LOCAL_SIZE", "MVAPICH"},
-    {"PMI_RANK", "PMI_SIZE", "MPI_LOCALRANKID", "MPI_LOCALNRANKS", "MPICH"},
-    {"PMIX_RANK", NULL, NULL, NULL, "PMIx"},
-    {"JSM_NAMESPACE_RANK", "JSM_NAMESPACE_SIZE", NULL, NULL, "jsrun"},
+     "MV2_COMM_WORLD_LOCAL_SIZE", "MVAPICH",
+     "MV2_COMM_WORLD_LOCAL_RANK, MV2_COMM_WORLD_LOCAL_SIZE"},
+    {"PMI_RANK", "PMI_SIZE", "MPI_LOCALRANKID", "MPI_LOCALNRANKS", "MPICH",
+     "MPI_LOCALRANKID, MPI_LOCALNRANKS"},
+    {"PMIX_RANK", NULL, NULL, NULL, "PMIx", NULL},
+    {"JSM_NAMESPACE_RANK", "JSM_NAMESPACE_SIZE", NULL, NULL, "jsrun", NULL},
 };
 #define CRES__MPI_FAMILIES 4
 
@@ -11146,9 +11157,11 @@ CRES__PRIVATE cres_result cres__mpi_identify(const cres_resolver *r, cres__mpi_i
         if (!cres_resolver_getenv(r, n[0])) continue;
         id->source = n[4];
         id->size_var = n[1];
+        id->local_names = n[5];
         if (i == 2 && !cres_resolver_getenv(r, local_size)) {
             local = "PMI_LOCAL_RANK";
             local_size = "PMI_LOCAL_SIZE";
+            id->local_names = "PMI_LOCAL_RANK, PMI_LOCAL_SIZE";
         }
         if (n[1]) {
             res = cres__env_int(r, n[1], 1, 1, max, &id->size, err);
@@ -11294,6 +11307,8 @@ CRES__PRIVATE cres_result cres__mpi_in_allocation(const cres_resolver *r,
     /* equal counts: mapping is moot */
     if ((res = cres__mpi_policies(r, l, &by_node, err)) != CRES_OK) return res;
     res = cres__env_int(r, "SLURM_NODEID", 1, 0, (long long)l->nodes - 1, &l->own_node, err);
+    l->said_by[0] = "SLURM_NODEID";
+    l->said_by[1] = id->local_names;
     return res == CRES_OK ? cres__slurm_node_agrees(r, l, err) : res;
 }
 
@@ -11322,6 +11337,7 @@ CRES__PRIVATE cres_result cres__mpi_direct(const cres_resolver *r, const cres__m
               r->vtable->name);
     if (step.own_local < 0) step.own_local = id->local_rank;
     step.own_local_size = id->local_size;
+    step.said_by[1] = id->local_names;
     *l = step;
     return CRES_OK;
 }
@@ -11338,6 +11354,7 @@ CRES__PRIVATE cres_result cres__mpi_layout(const cres_resolver *r, const cres_mp
     l->rank = id.rank;
     l->own_local = id.local_rank;
     l->own_local_size = id.local_size;
+    l->said_by[0] = id.local_names;
     if (o->hostfile) return cres__mpi_from_hostfile(r, o->hostfile, &id, l, err);
     if (cres_resolver_getenv(r, "SLURM_STEP_NODELIST") &&
         cres__env_int(r, "SLURM_PROCID", 0, 0, CRES_MAX_HOSTLIST_HOSTS, &slurm_rank, NULL) ==
@@ -11411,6 +11428,7 @@ CRES__PRIVATE cres_result cres__sched_mpi(const cres_resolver *r, cres__layout *
     l->rank = id.rank;
     l->own_local = id.local_rank;
     l->own_local_size = id.local_size;
+    l->said_by[0] = id.local_names;
     if ((res = cres__mpi_policies(r, l, &by_node, err)) != CRES_OK) return res;
     return cres__mpi_fill(l, id.size, id.size_var, by_node, r->vtable->name, err);
 }
@@ -11493,6 +11511,7 @@ CRES__PRIVATE cres_result cres__pbs_layout(const cres_resolver *r, const cres_pb
         if (res == CRES_OK) res = cres__env_agrees(r, "PMI_RANK", l->rank, "PALS_RANKID", err);
         if (res == CRES_OK)
             res = cres__env_int(r, "PALS_NODEID", 0, 0, (long long)l->nodes - 1, &l->own_node, err);
+        l->said_by[0] = "PALS_NODEID, PALS_LOCAL_RANKID, PALS_LOCAL_SIZE";
         if (res == CRES_OK)
             res = cres__env_int(r, "PALS_LOCAL_RANKID", 0, 0, INT_MAX, &l->own_local, err);
         if (res == CRES_OK)
@@ -11538,6 +11557,7 @@ CRES__PRIVATE cres_result cres__lsf_layout(const cres_resolver *r, const cres_ls
         if (res == CRES_OK) res = cres__mpi_names_agree(r, CRES__MPI_FAMILIES, &jsrun, err);
         if (res == CRES_OK)
             res = cres__env_int(r, "JSM_NAMESPACE_LOCAL_RANK", 0, 0, INT_MAX, &l->own_local, err);
+        l->said_by[0] = "JSM_NAMESPACE_LOCAL_RANK, JSM_NAMESPACE_LOCAL_SIZE";
         if (res == CRES_OK)
             res = cres__env_int(r, "JSM_NAMESPACE_LOCAL_SIZE", 0, 1, INT_MAX, &l->own_local_size,
                                 err);
@@ -11609,6 +11629,7 @@ CRES__PRIVATE cres_result cres__flux_layout(const cres_resolver *r, const cres_f
     if (res == CRES_OK) res = cres__env_agrees(r, "PMI_RANK", l->rank, "FLUX_TASK_RANK", err);
     if (res == CRES_OK)
         res = cres__env_int(r, "FLUX_TASK_LOCAL_ID", 0, 0, INT_MAX, &l->own_local, err);
+    l->said_by[0] = "FLUX_TASK_LOCAL_ID";
     if (res == CRES_OK) res = cres__env_int(r, "FLUX_JOB_NNODES", 0, 1, INT_MAX, &nnodes, err);
     if (res == CRES_OK)
         res = cres__read_small_file(r, o->hostfile, CRES_MAX_DOCUMENT_BYTES, &text, err);
