@@ -248,7 +248,7 @@ def test_slurm_cyclic_places_ranks_like_srun():
 
 def test_slurm_jobs_gpus_and_torchrun_exports():
     env = dict(SLURM_CYCLIC, SLURM_DISTRIBUTION="block", SLURM_NODEID="0", SLURM_LOCALID="1", SLURM_PROCID="1",
-               CUDA_VISIBLE_DEVICES="4,5,6,7,8,9,10,11")
+               SLURMD_NODENAME="node1", CUDA_VISIBLE_DEVICES="4,5,6,7,8,9,10,11")
     out = exports(ok(["slurm", "--jobs", "worker=6,ps=2", "--format", "torchrun"], env=env))
     assert out == {"MASTER_ADDR": "node1", "MASTER_PORT": "8888", "WORLD_SIZE": "8", "RANK": "1",
                    "LOCAL_RANK": "1", "LOCAL_WORLD_SIZE": "4", "GROUP_RANK": "0", "GROUP_WORLD_SIZE": "4",
@@ -261,7 +261,7 @@ def test_slurm_jobs_gpus_and_torchrun_exports():
 
 def test_slurm_exec_sets_cuda_for_the_child_only():
     env = dict(SLURM_CYCLIC, SLURM_DISTRIBUTION="block", SLURM_NODEID="0", SLURM_LOCALID="0", SLURM_PROCID="0",
-               CUDA_VISIBLE_DEVICES="0,1,2,3")
+               SLURMD_NODENAME="node1", CUDA_VISIBLE_DEVICES="0,1,2,3")
     out = ok(["slurm", "--format", "jax", "--exec", "--", "sh", "-c",
               'echo "$JAX_COORDINATOR_ADDRESS $JAX_NUM_PROCESSES $JAX_PROCESS_ID $CUDA_VISIBLE_DEVICES"'], env=env)
     assert out == "node1:8888 8 0 0\n", out
@@ -493,8 +493,11 @@ def test_torch_plain_variables():
     env = dict(TORCH_PLAIN, WORLD_SIZE="4", LOCAL_RANK="1", LOCAL_WORLD_SIZE="2", NODE_RANK="0",
                GROUP_WORLD_SIZE="2")
     assert launch(["torch"], env=env) == launch_doc(4, 1, 1, 2, 0, 2, "10.1.0.4", 1234)
-    assert launch(["torch"], env=dict(env, GROUP_RANK="1", NODE_RANK="0")) == \
-        launch_doc(4, 1, 1, 2, 1, 2, "10.1.0.4", 1234)  # GROUP_RANK is torchrun's name, and wins
+    assert launch(["torch"], env=dict(env, GROUP_RANK="0", NODE_RANK="1")) == \
+        launch_doc(4, 1, 1, 2, 0, 2, "10.1.0.4", 1234)  # GROUP_RANK is torchrun's name, and wins
+    # rank 1 as local rank 1 cannot be on node 1: node 0 holds at least one rank
+    expect_fail(["torch"], 3, ["RANK=1 less LOCAL_RANK=1 puts 0 ranks on the 1 nodes before NODE_RANK=1"],
+                env=dict(env, NODE_RANK="1"))
     assert ok(["torch", "--format", "torchrun-node"], env=env) == (
         "export PET_NNODES=2\nexport PET_NODE_RANK=0\nexport PET_MASTER_ADDR=10.1.0.4\nexport PET_MASTER_PORT=1234\n")
 
@@ -1210,7 +1213,9 @@ def test_platform_bad_input_exits_3_naming_the_variable():
          ['VC_<TASK>_HOSTS names "pytorch-job-worker-1.pytorch-job" twice']),
         ([], dict(VOLCANO, VC_WORKER_NUM="3"), ["VC_WORKER_NUM=3 but VC_WORKER_HOSTS names 2 hosts"]),
         ([], dict(VOLCANO, HOSTNAME="pytorch-job-worker-7"), ['"pytorch-job-worker-7" is in no VC_<TASK>_HOSTS']),
-        ([], dict(VOLCANO, VC_TASK_INDEX="0"), ["VC_TASK_INDEX=0, but this pod's host name is task 1 of worker"]),
+        ([], dict(VOLCANO, VC_TASK_INDEX="0", VK_TASK_INDEX="0"),
+         ["VC_TASK_INDEX=0, but this pod's host name is task 1 of worker"]),
+        ([], dict(VOLCANO, VK_TASK_INDEX="0"), ["VK_TASK_INDEX=0 but VC_TASK_INDEX gives 1"]),
         ([], dict({k: v for k, v in VOLCANO.items() if k != "VC_TASK_INDEX"}, VK_TASK_INDEX="0"),
          ["VK_TASK_INDEX=0", "task 1 of worker"]),
     ]

@@ -257,10 +257,12 @@ def test_mpi_hosts_from_each_scheduler():
         assert code == 0, (var, code, err)
         assert json.loads(out) == spec, (var, out)
         assert "cluster-resolve: info: mpi: hosts from %s (%s): %s\n" % (var, value, counts) in err, (var, err)
-        # auto picks mpi and says the same
+        # auto picks mpi and says the same; Cray PALS's ranks (PMI_SIZE too) are pbs's
+        backend = "pbs" if "PALS_RANKID" in env else "mpi"
         code, out, err = run(["--verbose", "--format", "spec"], env)
         assert code == 0 and json.loads(out) == spec, (var, code, err)
-        assert "mpi: hosts from %s (" % var in err and "auto: using the mpi backend" in err, (var, err)
+        assert "%s: hosts from %s (" % (backend, var) in err, (var, err)
+        assert "auto: using the %s backend" % backend in err, (var, err)
 
 
 def test_mpi_without_a_scheduler_still_asks_for_the_hostfile():
@@ -283,7 +285,9 @@ def test_verbose_names_the_source():
             ([], PBS_JOB, "cluster-resolve: info: auto: using the pbs backend: PBS_NODEFILE\n"),
             ([], dict(SGE_JOB, LSB_MCPU_HOSTS="h 1"), "auto: using the lsf backend: LSB_MCPU_HOSTS; passed over sge "
              "(PE_HOSTFILE)\n"),
-            ([], dict(pals(1)), "auto: using the mpi backend: PMI_SIZE; passed over pbs (PBS_NODEFILE)\n")]:
+            ([], dict(pals(1)), "auto: using the pbs backend: PBS_NODEFILE\n"),
+            ([], dict(PBS_JOB, OMPI_COMM_WORLD_RANK="1", OMPI_COMM_WORLD_SIZE="4"),
+             "auto: using the mpi backend: OMPI_COMM_WORLD_SIZE; passed over pbs (PBS_NODEFILE)\n")]:
         code, out, err = run(args + ["--verbose", "--format", "hostfile"], env)
         assert code == 0, (args, code, err)
         assert line in err, (args, line, err)
@@ -349,7 +353,8 @@ def test_bad_flux_input():
 def test_bad_mpi_scheduler_files():
     missing = os.path.join(TMP, "no_pe_hostfile")
     expect_fail(["mpi"], 3, [missing], dict(sge_ompi(1), PE_HOSTFILE=missing))
-    expect_fail(["mpi"], 3, ["6 slots for 7 ranks"], dict(sge_ompi(1), OMPI_COMM_WORLD_SIZE="7"))
+    expect_fail(["mpi"], 3, ["PE_HOSTFILE has 6 slots for OMPI_COMM_WORLD_SIZE=7 ranks"],
+                dict(sge_ompi(1), OMPI_COMM_WORLD_SIZE="7"))
 
 
 # ---- round trips --------------------------------------------------------------------------------
