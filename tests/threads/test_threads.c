@@ -208,9 +208,13 @@ static void check(worker *w, const char *what, cres_resolver *r, cres_cluster_sp
     cres_resolver_free(r);
 }
 
-static cres_resolver *created(worker *w, const char *what, cres_result res, cres_resolver *r, const cres_error *err) {
+/* The resolver a create call made: r is its out pointer, read only after the call (a plain
+   argument could be read before it: C leaves the order of arguments unspecified, and gcc
+   reads them last to first). */
+static cres_resolver *created(worker *w, const char *what, cres_result res, cres_resolver *const *r,
+                              const cres_error *err) {
     if (res != CRES_OK) failf(w, "%s: create: %s", what, err->message);
-    return r;
+    return *r;
 }
 
 /* ---- the environment backends -------------------------------------------------------- */
@@ -262,7 +266,7 @@ static void environment_backends(worker *w, const cres_config *c) {
         snprintf(want, sizeof want, "{'chief': ['t%dc:2222'], 'worker': ['t%dw0:2222', 't%dw1:2222', 't%dw2:2222']}", t,
                  t, t, t);
         snprintf(master, sizeof master, "t%dw%d:2222", t, t % 3);
-        r = created(w, "tfconfig", cres_tfconfig_resolver_create(&o, &r, &err), r, &err);
+        r = created(w, "tfconfig", cres_tfconfig_resolver_create(&o, &r, &err), &r, &err);
         check(w, "tfconfig", r, spec_of(w, want), "worker", t % 3, master);
     }
     snprintf(want, sizeof want, "{'worker': ['t%dn1:8888', 't%dn1:8889', 't%dn2:8888', 't%dn2:8889']}", t, t, t, t);
@@ -271,7 +275,7 @@ static void environment_backends(worker *w, const cres_config *c) {
         cres_slurm_options o;
         memset(&o, 0, sizeof o);
         o.config = c;
-        r = created(w, "slurm", cres_slurm_resolver_create(&o, &r, &err), r, &err);
+        r = created(w, "slurm", cres_slurm_resolver_create(&o, &r, &err), &r, &err);
         check(w, "slurm", r, spec_of(w, want), "worker", t % 4, master);
     }
     {   /* auto in a Slurm step alone (TF_CONFIG and MPI variables would win) */
@@ -280,7 +284,7 @@ static void environment_backends(worker *w, const cres_config *c) {
         config_for(w, &w->slurm_env, &slurm_config);
         memset(&o, 0, sizeof o);
         o.config = &slurm_config;
-        r = created(w, "auto", cres_auto_resolver_create(&o, &r, &err), r, &err);
+        r = created(w, "auto", cres_auto_resolver_create(&o, &r, &err), &r, &err);
         if (r && strcmp(cres_resolver_name(r), "slurm") != 0)
             failf(w, "auto chose %s, want slurm", cres_resolver_name(r));
         check(w, "auto", r, spec_of(w, want), "worker", t % 4, master);
@@ -291,7 +295,7 @@ static void environment_backends(worker *w, const cres_config *c) {
         o.config = c;
         snprintf(want, sizeof want, "{'worker': ['t%dh:8888', 't%dh:8889', 't%dh:8890']}", t, t, t);
         snprintf(master, sizeof master, "grpc://t%dh:%d", t, 8888 + t % 3);
-        r = created(w, "mpi", cres_mpi_resolver_create(&o, &r, &err), r, &err);
+        r = created(w, "mpi", cres_mpi_resolver_create(&o, &r, &err), &r, &err);
         check(w, "mpi", r, spec_of(w, want), "worker", t % 3, master);
     }
     {
@@ -301,7 +305,7 @@ static void environment_backends(worker *w, const cres_config *c) {
         o.resource_config = "/nonexistent/resourceconfig.json";
         snprintf(want, sizeof want, "{'worker': ['t%d-algo-1:2223', 't%d-algo-2:2223', 't%d-algo-10:2223']}", t, t, t);
         snprintf(master, sizeof master, "t%d-algo-%d:2223", t, t % 2 ? 10 : 2);
-        r = created(w, "sagemaker", cres_sagemaker_resolver_create(&o, &r, &err), r, &err);
+        r = created(w, "sagemaker", cres_sagemaker_resolver_create(&o, &r, &err), &r, &err);
         check(w, "sagemaker", r, spec_of(w, want), "worker", t % 2 ? 2 : 1, master);
     }
     {
@@ -311,7 +315,7 @@ static void environment_backends(worker *w, const cres_config *c) {
         o.tpu = "local";
         snprintf(want, sizeof want, "{'worker': ['t%dtpu0:8470', 't%dtpu1:8470']}", t, t);
         snprintf(master, sizeof master, "grpc://t%dtpu%d:8470", t, t % 2);
-        r = created(w, "tpu", cres_tpu_resolver_create(&o, &r, &err), r, &err);
+        r = created(w, "tpu", cres_tpu_resolver_create(&o, &r, &err), &r, &err);
         check(w, "tpu local", r, spec_of(w, want), "worker", t % 2, master);
     }
     {
@@ -324,7 +328,7 @@ static void environment_backends(worker *w, const cres_config *c) {
         o.port = 1000 + t;
         snprintf(want, sizeof want, "{'worker': ['t%dlocal:%d']}", t, 1000 + t);
         snprintf(master, sizeof master, "t%dlocal:%d", t, 1000 + t);
-        r = created(w, "local", cres_local_resolver_create(&o, &r, &err), r, &err);
+        r = created(w, "local", cres_local_resolver_create(&o, &r, &err), &r, &err);
         check(w, "local", r, spec_of(w, want), "worker", 0, master);
     }
 }
@@ -378,7 +382,7 @@ static cres_resolver *k8s_resolver(worker *w, const cres_config *c, const http_c
     o.namespace_name = "default";
     o.page_size = 2; /* several pages: one connection carries several requests */
     o.hostname = hc->own;
-    return created(w, "kubernetes", cres_k8s_resolver_create(&o, &r, &err), r, &err);
+    return created(w, "kubernetes", cres_k8s_resolver_create(&o, &r, &err), &r, &err);
 }
 
 static cres_resolver *gce_resolver(worker *w, const cres_config *c, const http_case *hc) {
@@ -393,7 +397,7 @@ static cres_resolver *gce_resolver(worker *w, const cres_config *c, const http_c
     o.compute_url = compute;
     o.metadata_url = gce_url; /* project, zone and token from the fake's metadata server */
     o.instance_name = hc->own;
-    return created(w, "gce", cres_gce_resolver_create(&o, &r, &err), r, &err);
+    return created(w, "gce", cres_gce_resolver_create(&o, &r, &err), &r, &err);
 }
 
 /* Thread t's kubeconfig: t % 4 == 0 the shared file's context "token", 1 its context "exec"
@@ -421,7 +425,7 @@ static cres_resolver *kubeconfig_resolver(worker *w, const cres_config *c, const
     }
     o.page_size = 2;
     o.hostname = hc->own;
-    return created(w, "kubeconfig", cres_k8s_resolver_create(&o, &r, &err), r, &err);
+    return created(w, "kubeconfig", cres_k8s_resolver_create(&o, &r, &err), &r, &err);
 }
 
 static void http_backends(worker *w, const cres_config *c, const http_case *k8s, const http_case *gce) {
@@ -456,7 +460,7 @@ static void own_union(worker *w, const cres_config *c, const http_case *k8s) {
     so.config = c;
     so.spec = ps;
     children[0] = k8s_resolver(w, c, k8s);
-    children[1] = created(w, "simple", cres_simple_resolver_create(&so, &children[1], &err), children[1], &err);
+    children[1] = created(w, "simple", cres_simple_resolver_create(&so, &children[1], &err), &children[1], &err);
     cres_spec_free(ps);
     memset(&uo, 0, sizeof uo);
     uo.config = c;
@@ -468,7 +472,7 @@ static void own_union(worker *w, const cres_config *c, const http_case *k8s) {
         cres_resolver_free(children[1]);
         return;
     }
-    u = created(w, "union", cres_union_resolver_create(&uo, &u, &err), u, &err);
+    u = created(w, "union", cres_union_resolver_create(&uo, &u, &err), &u, &err);
     n = strlen(k8s->spec); /* "{...}" + ", 'ps': [...]" */
     snprintf(json, sizeof json, "%.*s, 'ps': ['t%dps:2222']}", (int)(n - 1), k8s->spec, w->id);
     want = spec_of(w, json);
