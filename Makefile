@@ -19,7 +19,7 @@ FUZZ_BINS := $(patsubst tests/fuzz/%.c,$(BUILD)/%,$(wildcard tests/fuzz/fuzz_*.c
 EXAMPLES := $(BUILD)/cluster-resolve $(BUILD)/custom_backend $(BUILD)/custom_transport
 
 .PHONY: all run test bench unit unit-san cli-test k8s-test kubeconfig-test gcp-test hostile-test launcher-test hostlist-oracle readme-test install-test check fuzz fuzz-smoke \
-        netfault-test clients-test thread-test soak-test install uninstall clean deps-build deps-test
+        netfault-test clients-test thread-test soak-test install uninstall clean deps-build deps-test coverage
 
 all: $(EXAMPLES)
 
@@ -190,6 +190,13 @@ fuzz-smoke:
 fuzz:
 	@$(MAKE) --no-print-directory -j$(JOBS) $(FUZZ_BINS)
 	@bash tests/fuzz/run_fuzzers.sh $(FUZZ_SECONDS) $(JOBS) $(BUILD) $(FUZZ_BINS)
+
+# The share of cluster_resolver.h's lines and branches the tests run (not part of `make test`):
+# the unit, CLI, Kubernetes, kubeconfig, Google, hostile, network-fault, client, thread, hostlist
+# and (as root) launcher tests against gcc --coverage builds in build/cov, one lcov report of
+# the header with its HTML page, build/cov/index.html (tests/coverage/run_coverage.sh).
+coverage:
+	@bash tests/coverage/run_coverage.sh $(BUILD)/cov
 
 # Benchmarks against the peers, side by side in one run (not part of `make test`), and the
 # footprint; their tables go to docs/benchmarks.md, the resolve-time plot to docs/resolve_time.png.
