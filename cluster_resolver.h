@@ -11486,6 +11486,32 @@ CRES__PRIVATE cres_result cres__pbs_grouped(const cres_resolver *r, const cres__
     return res;
 }
 
+/* Cray PALS's mpiexec: PALS_RANKID of PMI_SIZE (PMI_RANK, which PALS sets too, compared),
+   its node and local rank and size checked against the placement. */
+CRES__PRIVATE cres_result cres__pbs_pals(const cres_resolver *r, cres__layout *l,
+                                         cres_error *err) {
+    int ppn = -1;
+    size_t i;
+    cres_result res =
+        cres__env_int(r, "PALS_LOCAL_SIZE", 0, 1, CRES_MAX_HOSTLIST_HOSTS, &ppn, err);
+    if (res == CRES_OK && ppn > 0 && (size_t)l->ntasks == l->nodes &&
+        (long long)ppn * (long long)l->nodes <= CRES_MAX_HOSTLIST_HOSTS) {
+        /* a line per node (Polaris, Aurora) and mpiexec --ppn: PALS_LOCAL_SIZE each */
+        for (i = 0; i < l->nodes; i++) l->tasks[i] = ppn;
+        l->ntasks = (int)l->nodes * ppn;
+    }
+    l->said_by[0] = "PALS_NODEID, PALS_LOCAL_RANKID, PALS_LOCAL_SIZE";
+    if (res == CRES_OK) res = cres__sched_rank(r, l, "PALS_RANKID", "PMI_SIZE", err);
+    if (res == CRES_OK)
+        res = cres__env_int(r, "PALS_NODEID", 0, 0, (long long)l->nodes - 1, &l->own_node, err);
+    if (res == CRES_OK)
+        res = cres__env_int(r, "PALS_LOCAL_RANKID", 0, 0, INT_MAX, &l->own_local, err);
+    if (res == CRES_OK)
+        res = cres__env_int(r, "PALS_LOCAL_SIZE", 0, 1, INT_MAX, &l->own_local_size, err);
+    if (res == CRES_OK) res = cres__env_agrees(r, "PMI_RANK", l->rank, "PALS_RANKID", err);
+    return res;
+}
+
 /* PBS_NODEFILE has a line per slot. Ranks: Cray PALS's mpiexec (PALS_RANKID of PMI_SIZE,
    checked against PALS_NODEID and PALS_LOCAL_RANKID), else pbsdsh's PBS_VNODENUM (the
    slot's line: one task per slot), else the job script. */
@@ -11497,27 +11523,7 @@ CRES__PRIVATE cres_result cres__pbs_layout(const cres_resolver *r, const cres_pb
         return cres__fail(err, CRES_ERR_ENVIRONMENT, "pbs: PBS_NODEFILE is not set%s",
                           cres__env_set(r, "PBS_JOBID") ? " (PBS_JOBID is)" : "");
     if (res != CRES_OK) return res;
-    if (cres__env_set(r, "PALS_RANKID")) {
-        int ppn = -1;
-        size_t i;
-        res = cres__env_int(r, "PALS_LOCAL_SIZE", 0, 1, CRES_MAX_HOSTLIST_HOSTS, &ppn, err);
-        if (res == CRES_OK && ppn > 0 && (size_t)l->ntasks == l->nodes &&
-            (long long)ppn * (long long)l->nodes <= CRES_MAX_HOSTLIST_HOSTS) {
-            /* a line per node (Polaris, Aurora) and mpiexec --ppn: PALS_LOCAL_SIZE each */
-            for (i = 0; i < l->nodes; i++) l->tasks[i] = ppn;
-            l->ntasks = (int)l->nodes * ppn;
-        }
-        if (res == CRES_OK) res = cres__sched_rank(r, l, "PALS_RANKID", "PMI_SIZE", err);
-        if (res == CRES_OK) res = cres__env_agrees(r, "PMI_RANK", l->rank, "PALS_RANKID", err);
-        if (res == CRES_OK)
-            res = cres__env_int(r, "PALS_NODEID", 0, 0, (long long)l->nodes - 1, &l->own_node, err);
-        l->said_by[0] = "PALS_NODEID, PALS_LOCAL_RANKID, PALS_LOCAL_SIZE";
-        if (res == CRES_OK)
-            res = cres__env_int(r, "PALS_LOCAL_RANKID", 0, 0, INT_MAX, &l->own_local, err);
-        if (res == CRES_OK)
-            res = cres__env_int(r, "PALS_LOCAL_SIZE", 0, 1, INT_MAX, &l->own_local_size, err);
-        return res;
-    }
+    if (cres__env_set(r, "PALS_RANKID")) return cres__pbs_pals(r, l, err);
     if (cres__env_set(r, "PBS_VNODENUM")) {
         if ((res = cres__pbs_grouped(r, l, err)) != CRES_OK) return res;
         return cres__sched_rank(r, l, "PBS_VNODENUM", NULL, err);
@@ -11536,6 +11542,24 @@ static const cres_resolver_vtable cres__lsf_vtable = {
     "lsf", cres__hpc_resolve,  NULL, cres__hpc_accelerators, cres__hpc_destroy,
     cres__hpc_devices, NULL};
 
+/* jsrun's ranks: JSM_NAMESPACE_RANK of _SIZE, the local rank and size checked against the
+   placement, and the MPI names IBM Spectrum MPI sets beside them compared. */
+CRES__PRIVATE cres_result cres__lsf_jsrun(const cres_resolver *r, cres__layout *l,
+                                          cres_error *err) {
+    cres__mpi_identity jsrun;
+    cres_result res = cres__sched_rank(r, l, "JSM_NAMESPACE_RANK", "JSM_NAMESPACE_SIZE", err);
+    memset(&jsrun, 0, sizeof jsrun);
+    jsrun.rank = l->rank;
+    jsrun.size = l->ntasks;
+    l->said_by[0] = "JSM_NAMESPACE_LOCAL_RANK, JSM_NAMESPACE_LOCAL_SIZE";
+    if (res == CRES_OK) res = cres__mpi_names_agree(r, CRES__MPI_FAMILIES, &jsrun, err);
+    if (res == CRES_OK)
+        res = cres__env_int(r, "JSM_NAMESPACE_LOCAL_RANK", 0, 0, INT_MAX, &l->own_local, err);
+    if (res == CRES_OK)
+        res = cres__env_int(r, "JSM_NAMESPACE_LOCAL_SIZE", 0, 1, INT_MAX, &l->own_local_size, err);
+    return res;
+}
+
 /* LSB_DJOB_RANKFILE (a line per slot), else LSB_MCPU_HOSTS; ranks from jsrun's
    JSM_NAMESPACE_* (local rank and size checked), else the MPI launcher's, else the script. */
 CRES__PRIVATE cres_result cres__lsf_layout(const cres_resolver *r, const cres_lsf_options *o,
@@ -11549,20 +11573,7 @@ CRES__PRIVATE cres_result cres__lsf_layout(const cres_resolver *r, const cres_ls
                           "lsf: neither LSB_DJOB_RANKFILE nor LSB_MCPU_HOSTS is set");
     if (res == CRES_OK) res = cres__lsf_slots(r, var, l, err);
     if (res != CRES_OK) return res;
-    if (cres__env_set(r, "JSM_NAMESPACE_RANK")) {
-        cres__mpi_identity jsrun;
-        res = cres__sched_rank(r, l, "JSM_NAMESPACE_RANK", "JSM_NAMESPACE_SIZE", err);
-        jsrun.rank = l->rank;
-        jsrun.size = l->ntasks;
-        if (res == CRES_OK) res = cres__mpi_names_agree(r, CRES__MPI_FAMILIES, &jsrun, err);
-        if (res == CRES_OK)
-            res = cres__env_int(r, "JSM_NAMESPACE_LOCAL_RANK", 0, 0, INT_MAX, &l->own_local, err);
-        l->said_by[0] = "JSM_NAMESPACE_LOCAL_RANK, JSM_NAMESPACE_LOCAL_SIZE";
-        if (res == CRES_OK)
-            res = cres__env_int(r, "JSM_NAMESPACE_LOCAL_SIZE", 0, 1, INT_MAX, &l->own_local_size,
-                                err);
-        return res;
-    }
+    if (cres__env_set(r, "JSM_NAMESPACE_RANK")) return cres__lsf_jsrun(r, l, err);
     if ((res = cres__sched_mpi(r, l, err)) != CRES_ERR_NOT_FOUND) return res;
     return cres__sched_script(r, l, "JSM_NAMESPACE_RANK, an MPI launcher's");
 }
