@@ -332,7 +332,7 @@ static void pbs_pals_disagreement_is_an_error(void **state) {
     PBS_FAILS(o, CRES_ERR_ENVIRONMENT, "rank 5", "task 2");
     pals_rank(5, 8, 4);
     env_set("PALS_LOCAL_SIZE", "3");
-    PBS_FAILS(o, CRES_ERR_ENVIRONMENT, "rank 5", "of 3 (PALS_NODEID, PALS_LOCAL_RANKID, PALS_LOCAL_SIZE)");
+    PBS_FAILS(o, CRES_ERR_ENVIRONMENT, "rank 5", "of 3 on node 1 (PALS_NODEID, PALS_LOCAL_RANKID, PALS_LOCAL_SIZE)");
     pals_rank(5, 8, 4); /* PALS sets PMI's name of the rank too */
     env_set("PMI_RANK", "4");
     PBS_FAILS(o, CRES_ERR_ENVIRONMENT, "PMI_RANK=4", "PALS_RANKID gives 5");
