@@ -102,6 +102,8 @@ def open_mpi(rng, job, case):
         env.update(PMIX_RANK=str(job.rank), PMIX_NAMESPACE="prterun-host-4242@1")
     if rng.random() < 0.3:  # Kubeflow's MPIJob: /etc/mpi/hostfile
         env["OMPI_MCA_orte_default_hostfile"] = mpi_hostfile(job, case, "mpi_hostfile")
+    if job.how == "cyclic" or rng.random() < 0.05:  # mpirun --map-by node
+        env["OMPI_MCA_rmaps_base_mapping_policy"] = rng.choice(["node", "node:SPAN", "slot"])
     if rng.random() < 0.2:
         case["args"] = ["mpi", "--hostfile", mpi_hostfile(job, case, "hostfile")]
     return env
@@ -375,6 +377,17 @@ def numeric(case):
     return sorted(n for n, v in case["env"].items() if v.isdigit())
 
 
+SIZE_WORDS = ("SIZE", "NUM", "NNODES", "NTASKS", "NPROCS", "NSLOTS", "NHOSTS", "_NP", "NRANKS")
+
+
+def shift_size(rng, case):
+    """A size, the likeliest to disagree with another source of it, one more or less."""
+    names = [n for n in numeric(case) if any(w in n for w in SIZE_WORDS)]
+    if names:
+        name = rng.choice(names)
+        case["env"][name] = str(max(0, int(case["env"][name]) + rng.choice([-1, 1])))
+
+
 def shift_number(rng, case):
     """A size or rank that disagrees with its companions by a little."""
     names = numeric(case)
@@ -423,7 +436,7 @@ def edit_file(rng, case):
     case["files"][name] = "\n".join(lines)
 
 
-MUTATIONS = [wrong_value, drop_variable, drop_variable, shift_number, shift_number,
+MUTATIONS = [wrong_value, drop_variable, drop_variable, shift_number, shift_size, shift_size,
              rank_past_size, edit_list, edit_file]
 
 

@@ -12,7 +12,8 @@ import json
 import re
 
 from sources import (MAX_TASKS, UNKNOWN, count, deal, decimal, expand_hostlist,
-                     expand_tasks_per_node, fill_slots, host_ok, is_blank, json_host_list,
+                     expand_tasks_per_node, fill_by_node, fill_slots, host_ok, is_blank,
+                     json_host_list,
                      mcpu_hosts_as_hostfile, natural_key, parse_hostfile,
                      pe_hostfile_as_hostfile, split_address)
 
@@ -109,15 +110,16 @@ def place(x, hosts, counts, rank, because, how="block", plane=1, port_base=8888)
     x.equal("local_world_size", counts[node], because)
 
 
-def place_slots(x, slots, size, rank, because):
-    """Ranks filling a scheduler's or hostfile's slots in order."""
+def place_slots(x, slots, size, rank, because, policy=(False, "block")):
+    """Ranks filling a scheduler's or hostfile's slots: in order, or by node (Open MPI's
+    policy: mapping by node, ranking in blocks or cyclic)."""
     if size is None:
         return
-    filled = fill_slots(slots, size)
+    filled = (fill_by_node if policy[0] else fill_slots)(slots, size)
     if filled is None:
         x.must_fail(because)
         return
-    place(x, [h for h, _ in filled], [n for _, n in filled], rank, because)
+    place(x, [h for h, _ in filled], [n for _, n in filled], rank, because, policy[1])
 
 
 def allocation(env, name):
@@ -252,23 +254,36 @@ def mpi_identity(x):
     return None, None, None, None
 
 
-def mpi_policies_unmodelled(env):
-    return any(env.get(n) for n in ("OMPI_MCA_rmaps_base_mapping_policy",
-                                    "OMPI_MCA_rmaps_base_ranking_policy"))
+MPI_POLICIES = {"node", "slot", "core", "hwthread", "socket", "package", "numa", "board",
+                "l1cache", "l2cache", "l3cache"}
+
+
+def mpi_policy(x):
+    """Open MPI's mapping and ranking: (by node, deal), None when not one we follow."""
+    names = []
+    for var in ("OMPI_MCA_rmaps_base_mapping_policy", "OMPI_MCA_rmaps_base_ranking_policy"):
+        v = x.env.get(var)
+        names.append(v.split(":")[0] if v else None)
+        if v and names[-1] not in MPI_POLICIES:
+            x.must_fail(var)
+            return None
+    mapping = names[0] or "slot"
+    ranking = names[1] or mapping
+    return mapping == "node", "cyclic" if ranking == "node" else "block"
 
 
 def expect_mpi(x):
     env = x.env
     rank, size, local, local_size = mpi_identity(x)
-    if mpi_policies_unmodelled(env):
-        return
     hostfile = env.option("--hostfile")
     if hostfile:
         slots = parse_hostfile(env.file_text(hostfile) or "")
+        policy = mpi_policy(x) if slots is not None and size is not None else None
         if slots is None or size is None:
             x.must_fail("--hostfile")
-            return
-        return place_slots(x, slots, size, rank, "--hostfile")
+        elif policy:
+            place_slots(x, slots, size, rank, "--hostfile", policy)
+        return
     if srun_started(x, rank, size):
         return mpi_in_step(x, local, local_size)
     if size is None:
@@ -326,8 +341,9 @@ def mpi_from_scheduler(x, rank, size):
             return True
         if name.startswith("LSB_"):
             slots = lsf_launch_node(x, slots, name)
-        if slots:
-            place_slots(x, slots, size, rank, name)
+        policy = mpi_policy(x) if slots else None
+        if policy:
+            place_slots(x, slots, size, rank, name, policy)
         return True
     return False
 
@@ -343,7 +359,9 @@ def mpi_in_allocation(x, rank, size, local_size):
     node = x.number("SLURM_NODEID", None, 0, len(hosts) - 1, required=True)
     if node is not None:
         x.equal("node_rank", node, "SLURM_NODEID")
-    place(x, hosts, [local_size] * len(hosts), rank, "SLURM_STEP_NODELIST")
+    policy = mpi_policy(x)
+    if policy:
+        place(x, hosts, [local_size] * len(hosts), rank, "SLURM_STEP_NODELIST", policy[1])
 
 
 # ---- the schedulers: pbs, lsf, sge, flux ----------------------------------------------------
@@ -415,10 +433,11 @@ def sched_mpi(x, slots, source):
     if not any(x.env.set(f[0]) for f in MPI_FAMILIES):
         return False
     rank, size, _, _ = mpi_identity(x)
+    policy = mpi_policy(x) if size is not None and slots else None
     if size is None:
         x.must_fail("PMIX_RANK")
-    elif slots and not mpi_policies_unmodelled(x.env):
-        place_slots(x, slots, size, rank, source)
+    elif policy:
+        place_slots(x, slots, size, rank, source, policy)
     return True
 
 

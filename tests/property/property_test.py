@@ -168,20 +168,22 @@ def signature(summary_, violation):
 
 
 def shrink_failure(runner, summary_, violation):
-    """The failing case cut down while it keeps the same (kind, key) violation."""
+    """The failing case cut down while it keeps the same (kind, key) violation, and that
+    violation's text for the small case."""
     target = violation[:2]
     folder = "shrink"
 
-    def fails(case):
+    def same_violation(case):
         v = judge(runner, case, runner.prepare(case, folder))
-        return any(x[:2] == target for x in v.violations)
+        return next((x for x in v.violations if x[:2] == target), None)
 
     case = dict(summary_["case"])
     case.pop("removed", None)
     case.pop("launchers", None)
-    small = shrink(case, fails)
+    small = shrink(case, same_violation)
+    text = same_violation(small)[2]
     shutil.rmtree(os.path.join(runner.workdir, folder), ignore_errors=True)
-    return small
+    return small, text
 
 
 def report_new(runner, new, limit):
@@ -198,8 +200,8 @@ def report_new(runner, new, limit):
         if sig in seen or len(seen) >= limit:
             continue
         seen.append(sig)
-        small = shrink_failure(runner, summary_, violation)
-        fixture = {"about": violation[2], "case": small,
+        small, text = shrink_failure(runner, summary_, violation)
+        fixture = {"about": text, "case": small,
                    "match": [{"backend": sig[0], "kind": sig[1], "key": re.escape(sig[2])}]}
         print("FAIL   %s %s %s: %s" % (sig + (violation[2],)))
         print("       shrunk, as a fixture (set \"expect\" to the right outcome):")

@@ -263,3 +263,16 @@ def fill_slots(slots, size):
         if take:
             out.append((host, take))
     return out
+
+
+def fill_by_node(slots, size):
+    """mpirun --map-by node: one rank per host with room, round after round."""
+    counts, left = [0] * len(slots), size
+    while left:
+        room = [i for i, (_, n) in enumerate(slots) if counts[i] < n]
+        if not room:
+            return None
+        for i in room[:left]:
+            counts[i] += 1
+        left -= min(left, len(room))
+    return [(h, c) for (h, _), c in zip(slots, counts) if c]
