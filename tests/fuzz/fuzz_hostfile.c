@@ -296,7 +296,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
             for (j = 0; j < i; j++) CHECK(strcmp(l.hosts[i], l.hosts[j]) != 0);
         }
         cres__clear(&err);
-        r = cres__mpi_fill(&l, world, by_node, "mpi", &err);
+        r = cres__mpi_fill(&l, world, "OMPI_COMM_WORLD_SIZE", by_node, "mpi", &err);
         if (r == CRES_OK) err.result = CRES_OK;
         fuzz_check_error(r, &err);
         if (world > total) {
