@@ -29,11 +29,12 @@
    tests/fuzz/fuzz_common.h models them for both targets; PE_HOSTFILE lines "host slots [queue
    processors]" (fewer than two fields, or slots not 1..1000000: an error); LSB_MCPU_HOSTS "host
    N host N" (an odd or zero word count, a count not 1..1000000: an error); on CSM the first
-   host of one slot is left out; ranks fill the slots in order; "<host>:<port_base + index on
-   the host>"; the launch info and the hostfile of the spec follow. A failure is
-   CRES_ERR_ENVIRONMENT or CRES_ERR_LIMIT with a message, and no resolver. Where the library is
-   known to differ from that model (reported; see ALLOW below) the model accepts either answer,
-   so that the target keeps exploring.
+   host of one slot is left out, and under jsrun too when the other slots are its size (under
+   jsrun any other size than the slots is an error); ranks fill the slots in order;
+   "<host>:<port_base + index on the host>"; the launch info and the hostfile of the spec
+   follow. A failure is CRES_ERR_ENVIRONMENT or CRES_ERR_LIMIT with a message, and no
+   resolver. Where the library is known to differ from that model (reported; see ALLOW below)
+   the model accepts either answer, so that the target keeps exploring.
 
    clang -g -O1 -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=undefined \
          tests/fuzz/fuzz_sched_files.c -o build/fuzz_sched_files */
@@ -259,6 +260,15 @@ static cres_result create(int source, const cres_config *config, const cres_job_
 #undef SET
 }
 
+/* Leaves out the first host, LSF's launch node (one slot, no rank runs there). */
+static void drop_launch_node(model *m) {
+    free(m->hosts[0]);
+    memmove(m->hosts, m->hosts + 1, (m->n - 1) * sizeof *m->hosts);
+    memmove(m->slots, m->slots + 1, (m->n - 1) * sizeof *m->slots);
+    m->n--;
+    if (m->line_slots) memmove(m->line_hosts, m->line_hosts + 1, --m->line_slots * sizeof *m->line_hosts);
+}
+
 /* Each host's lines together in the node file (pbsdsh's PBS_VNODENUM counts lines, so the
    library refuses a file where a host comes back after another). */
 static int lines_grouped(const model *m) {
@@ -281,7 +291,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     cres_error err;
     cres_result got;
     char *text;
-    int source, ranks, csm, count_set, count_off, use_jobs, gpus, port_base, has_rank, local_vars;
+    int source, ranks, csm, count_set, count_off, use_jobs, gpus, port_base, has_rank, local_vars, jsrun,
+        launch_node;
     long long total = 0, world, rank, max_tasks = 0;
     long long *tasks;
     size_t i, used_hosts = 0, node = 0, own_local = 0;
@@ -316,14 +327,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     if (m.verdict == 1 && !m.n) m.verdict = 0;
     if ((source == SRC_LSF_MCPU || source == SRC_MPI_MCPU) && !*text) m.verdict = source == SRC_LSF_MCPU ? 0 : -1;
     /* CSM's launch node */
-    if (m.verdict == 1 && csm && (source == SRC_LSF_RANKFILE || source == SRC_LSF_MCPU || source == SRC_MPI_MCPU) &&
-        m.n >= 2 && m.slots[0] == 1) {
-        free(m.hosts[0]);
-        memmove(m.hosts, m.hosts + 1, (m.n - 1) * sizeof *m.hosts);
-        memmove(m.slots, m.slots + 1, (m.n - 1) * sizeof *m.slots);
-        m.n--;
-        if (m.line_slots) memmove(m.line_hosts, m.line_hosts + 1, --m.line_slots * sizeof *m.line_hosts);
-    }
+    launch_node = m.verdict == 1 && m.n >= 2 && m.slots[0] == 1;
+    if (launch_node && csm && (source == SRC_LSF_RANKFILE || source == SRC_LSF_MCPU || source == SRC_MPI_MCPU))
+        drop_launch_node(&m);
     for (i = 0; i < m.n; i++) total += m.slots[i];
 
     /* -- the environment */
@@ -332,6 +338,14 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     local_vars = ranks >= 2;
     world = has_rank && !(source == SRC_PBS && ranks == 1) ? (data[1] ? data[1] : total) : total;
     if (world < 1) world = 1;
+    /* jsrun (JSM_NAMESPACE_SIZE: LSF with ranks 2 and 3) runs on every slot, or on every slot
+       but a first host of one, the launch node, left out whether CSM_ALLOCATION_ID is set or
+       not; it does not say which slots a job of another size uses: that is an error */
+    jsrun = (source == SRC_LSF_RANKFILE || source == SRC_LSF_MCPU) && ranks >= 2 && m.verdict == 1;
+    if (jsrun && launch_node && !csm && total == world + 1) {
+        drop_launch_node(&m);
+        total--;
+    }
     rank = has_rank ? data[2] % world : -1;
     /* FLUX_JOB_NNODES dividing the size overrides the slots */
     if (source == SRC_FLUX && count_set && !count_off && m.verdict == 1 && world % (long long)m.n == 0)
@@ -430,6 +444,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     may_reject = m.may_reject;
     expect_ok = m.verdict == 1;
     if (expect_ok && world > total) expect_ok = 0;                      /* more ranks than slots */
+    if (expect_ok && jsrun && world != total) expect_ok = 0;            /* jsrun's other sizes */
     if (expect_ok && has_rank && world > FUZZ_MAX_SLOTS) expect_ok = 0; /* a size past the limit */
     if (expect_ok && (port_base ? port_base : 8888) + max_tasks - 1 > 65535) expect_ok = 0;
     if (expect_ok && ranks == 3) expect_ok = 0; /* every source of local ranks is checked */
