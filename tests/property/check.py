@@ -34,6 +34,7 @@ KEYS = ["world_size", "rank", "local_rank", "local_world_size", "node_rank", "nu
 VARIABLE = re.compile(r"[A-Z][A-Z0-9]*_[A-Z0-9_]*[A-Z0-9]|VC_<TASK>_HOSTS")
 SHORT_NAMES = {"NSLOTS", "NHOSTS", "HOSTNAME", "JOB_ID"}  # variables without a '_' of their own
 OPTIONS = ("--hostfile", "--resource-config")
+TIMED_OUT = -1000  # an exit code no process has
 
 
 class Runner:
@@ -60,8 +61,11 @@ class Runner:
         env = dict(self.base)
         env.update({k: place(v) for k, v in case["env"].items()})
         args = [self.cli] + [place(a) for a in case["args"]] + ["--format", fmt]
-        p = subprocess.run(args + (["--verbose"] if verbose else []), env=env, cwd=folder,
-                           capture_output=True, text=True, timeout=60)
+        try:
+            p = subprocess.run(args + (["--verbose"] if verbose else []), env=env, cwd=folder,
+                               capture_output=True, text=True, timeout=60)
+        except subprocess.TimeoutExpired:
+            return TIMED_OUT, "", "no answer within 60 s\n"
         return p.returncode, p.stdout, p.stderr
 
 

@@ -468,5 +468,5 @@ def generate(seed, index):
             rng.choice(MUTATIONS)(rng, case)
     force_backend(rng, case, names)
     case["launchers"] = names
-    case["tfconfig"] = rng.random() < 0.25
+    case["tfconfig"] = rng.random() < 0.15
     return case

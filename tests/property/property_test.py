@@ -38,7 +38,7 @@ from shrink import shrink
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 DEFAULT_SEED = 20261126
-DEFAULT_COUNT = 3000
+DEFAULT_COUNT = 2000
 RUNNER = None
 
 
