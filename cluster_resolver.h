@@ -327,11 +327,12 @@
                   SLURM_STEP_NODELIST (a hostlist, section 8), SLURM_STEP_TASKS_PER_NODE
                   ("2(x3),1"); SLURM_DISTRIBUTION block (default), cyclic, plane
                   (SLURM_DIST_PLANESIZE per node per round); SLURM_NODEID and SLURM_LOCALID
-                  must agree with that placement, and SLURMD_NODENAME with SLURM_NODEID's
-                  node; srun's second names of the step's counts, SLURM_NTASKS,
-                  SLURM_NPROCS, SLURM_NNODES and SLURM_STEP_NUM_NODES, must agree when
-                  set (each disagreement is CRES_ERR_ENVIRONMENT naming both). Hosts keep
-                  Slurm's order. Rank r's address:
+                  must agree with that placement, SLURM_GTIDS (the own node's ranks,
+                  ascending) too, and SLURMD_NODENAME with SLURM_NODEID's node; srun's
+                  second names of the step's counts, SLURM_NTASKS, SLURM_NPROCS,
+                  SLURM_NNODES and SLURM_STEP_NUM_NODES, must agree when set (each
+                  disagreement is CRES_ERR_ENVIRONMENT naming both). Hosts keep Slurm's
+                  order. Rank r's address:
                   "<its node>:<port_base + its index among the node's tasks>". Without a step
                   (SLURM_JOB_ID set: an sbatch script, an salloc shell) only this process
                   runs: one task on $SLURMD_NODENAME, else localhost; but SLURM_PROCID above
@@ -10119,6 +10120,7 @@ typedef struct cres__layout {
     int own_local_size;
     const char *from;    /* the hosts' source ("PBS_NODEFILE"), for messages */
     const char *said_by[2]; /* the variables that said own_*, for messages */
+    const char *node_ranks; /* $SLURM_GTIDS: the own node's ranks, ascending; NULL = unsaid */
 } cres__layout;
 
 CRES__PRIVATE void cres__layout_free(const cres_allocator *a, cres__layout *l) {
@@ -10280,6 +10282,42 @@ CRES__PRIVATE cres_result cres__layout_check(const cres__layout *l, const int *n
                       who, r, local[r], l->tasks[n], n, l->hosts[n], said);
 }
 
+/* srun names every rank of the own node (SLURM_GTIDS, ascending): the deal must put exactly
+   those there, which shows a distribution we do not know even where the own rank's place
+   (rank 0's, say) happens to agree. */
+CRES__PRIVATE cres_result cres__layout_node_ranks(const cres__layout *l, const int *node,
+                                                  const char *who, cres_error *err) {
+    const char *p = l->node_ranks;
+    long long x, last = -1;
+    int own, count = 0;
+    char q[CRES__QUOTE_SIZE];
+    if (!p || l->rank < 0) return CRES_OK;
+    own = node[l->rank];
+    for (;;) {
+        size_t n = strcspn(p, ",");
+        if (cres__parse_decimal(p, n, &x) != 1 || x <= last || x >= l->ntasks)
+            return cres__fail(err, CRES_ERR_ENVIRONMENT,
+                              "%s: SLURM_GTIDS=%s is not ascending task ids below %d", who,
+                              cres__quote(q, sizeof q, l->node_ranks, strlen(l->node_ranks)),
+                              l->ntasks);
+        if (node[x] != own)
+            return cres__fail(err, CRES_ERR_ENVIRONMENT,
+                              "%s: SLURM_GTIDS=%s lists rank %lld, which the placement puts on "
+                              "node %d, not on this node %d",
+                              who, cres__quote(q, sizeof q, l->node_ranks, strlen(l->node_ranks)),
+                              x, node[x], own);
+        last = x;
+        count++;
+        if (!p[n]) break;
+        p += n + 1;
+    }
+    if (count == l->tasks[own]) return CRES_OK;
+    return cres__fail(err, CRES_ERR_ENVIRONMENT,
+                      "%s: SLURM_GTIDS=%s lists %d ranks on this node, the placement %d", who,
+                      cres__quote(q, sizeof q, l->node_ranks, strlen(l->node_ranks)), count,
+                      l->tasks[own]);
+}
+
 /* The jobs that split the ranks, in rank order: "chief" first, then by name. */
 typedef struct cres__job_split {
     const char *job;
@@ -10438,6 +10476,7 @@ CRES__PRIVATE cres_result cres__hpc_build(cres__hpc *h, const cres__layout *l,
     if (!node || !h->local) res = cres__oom(err, who);
     if (res == CRES_OK) res = cres__layout_deal(a, l, node, h->local, who, err);
     if (res == CRES_OK) res = cres__layout_check(l, node, h->local, who, err);
+    if (res == CRES_OK) res = cres__layout_node_ranks(l, node, who, err);
     if (res == CRES_OK) res = cres_spec_create(a, &h->spec, err);
     for (i = 0; i < h->jobs_count && res == CRES_OK; i++) {
         const cres__job_split *j = &h->jobs[i];
@@ -10737,6 +10776,7 @@ CRES__PRIVATE cres_result cres__slurm_layout(const cres_resolver *r, cres__layou
             CRES_OK)
         return res;
     l->said_by[0] = "SLURM_NODEID, SLURM_LOCALID";
+    l->node_ranks = cres_resolver_getenv(r, "SLURM_GTIDS");
     if ((res = cres__env_int(r, "SLURM_NODEID", 0, 0, (long long)l->nodes - 1, &l->own_node,
                              err)) != CRES_OK ||
         (res = cres__env_int(r, "SLURM_LOCALID", 0, 0, CRES_MAX_HOSTLIST_HOSTS, &l->own_local,

@@ -187,6 +187,7 @@ static void sbatch_one_task(void) {
     "'node2:8889', 'node1:8890', 'node1:8891']}"
 static const int n4n8_cyclic_node[8] = {0, 1, 2, 3, 0, 1, 0, 0};
 static const int n4n8_cyclic_local[8] = {0, 0, 0, 0, 1, 1, 2, 3};
+static const char *const n4n8_cyclic_gtids[4] = {"0,4,6,7", "1,5", "2", "3"}; /* per node */
 
 /* ---------------------------------------------------------------------------------------
    Slurm: TensorFlow's cases (section 4.6) */
@@ -410,6 +411,7 @@ static void srun_cyclic_every_rank(void **state) {
         env_setf("SLURM_NODEID", "%d", n4n8_cyclic_node[rank]);
         env_setf("SLURM_LOCALID", "%d", n4n8_cyclic_local[rank]);
         env_setf("SLURMD_NODENAME", "node%d", n4n8_cyclic_node[rank] + 1);
+        env_set("SLURM_GTIDS", n4n8_cyclic_gtids[n4n8_cyclic_node[rank]]);
         r = slurm();
         assert_string_equal(resolved_json(r), dq(N4N8_CYCLIC));
         expect_task(r, "worker", rank);
@@ -427,6 +429,7 @@ static void srun_cyclic_block_is_cyclic(void **state) {
     env_set("SLURM_PROCID", "4");
     env_set("SLURM_NODEID", "0");
     env_set("SLURMD_NODENAME", "node1");
+    env_set("SLURM_GTIDS", n4n8_cyclic_gtids[0]);
     env_set("SLURM_LOCALID", "1");
     r = slurm();
     assert_string_equal(resolved_json(r), dq(N4N8_CYCLIC));
@@ -474,6 +477,32 @@ static void unknown_distribution_is_unsupported(void **state) {
     env_lines(srun_n4_n8_rank5);
     env_set("SLURM_DISTRIBUTION", "arbitrary");
     SLURM_FAILS(o, CRES_ERR_UNSUPPORTED, "SLURM_DISTRIBUTION", "\"arbitrary\"");
+}
+
+/* srun names every rank of the own node in SLURM_GTIDS. Rank 0 is node 0's task 0 under
+   block and cyclic alike, so SLURM_NODEID and SLURM_LOCALID cannot tell a cyclic step whose
+   SLURM_DISTRIBUTION is missing; SLURM_GTIDS does, and a list that is not ascending task ids
+   is named. */
+static void gtids_name_the_nodes_ranks(void **state) {
+    cres_slurm_options o = slurm_options();
+    (void)state;
+    env_lines(srun_n4_n8_rank5);
+    env_set("SLURM_PROCID", "0");
+    env_set("SLURM_NODEID", "0");
+    env_set("SLURM_LOCALID", "0");
+    env_set("SLURMD_NODENAME", "node1");
+    env_set("SLURM_GTIDS", n4n8_cyclic_gtids[0]);
+    SLURM_FAILS(o, CRES_ERR_ENVIRONMENT, "SLURM_GTIDS=\"0,4,6,7\" lists rank 4",
+                "on node 1, not on this node 0");
+    env_set("SLURM_DISTRIBUTION", "cyclic");
+    cres_resolver_free(slurm_with(o));
+    env_set("SLURM_GTIDS", "0,4,6");
+    SLURM_FAILS(o, CRES_ERR_ENVIRONMENT, "SLURM_GTIDS=\"0,4,6\" lists 3 ranks on this node",
+                "the placement 4");
+    env_set("SLURM_GTIDS", "0,6,4,7");
+    SLURM_FAILS(o, CRES_ERR_ENVIRONMENT, "SLURM_GTIDS=\"0,6,4,7\" is not ascending", NULL);
+    env_set("SLURM_GTIDS", "0,4,6,8");
+    SLURM_FAILS(o, CRES_ERR_ENVIRONMENT, "task ids below 8", NULL);
 }
 
 /* srun gives a step's tasks its counts twice: SLURM_NTASKS is SLURM_STEP_NUM_TASKS, and
@@ -1236,6 +1265,7 @@ static void pmix_under_srun_cyclic(void **state) {
     env_set("SLURM_PROCID", "6");
     env_set("SLURM_NODEID", "0");
     env_set("SLURMD_NODENAME", "node1");
+    env_set("SLURM_GTIDS", n4n8_cyclic_gtids[0]);
     env_set("SLURM_LOCALID", "2");
     env_set("PMIX_RANK", "6");
     r = mpi();
@@ -2599,6 +2629,7 @@ int main(void) {
         cmocka_unit_test_setup(plane_without_plane_size_is_an_error, reset),
         cmocka_unit_test_setup(unknown_distribution_is_unsupported, reset),
         cmocka_unit_test_setup(step_counts_must_agree, reset),
+        cmocka_unit_test_setup(gtids_name_the_nodes_ranks, reset),
         cmocka_unit_test_setup(node_and_local_id_must_match_the_placement, reset),
         /* Slurm: jobs, nodes, the batch script */
         cmocka_unit_test_setup(jobs_split_chief_first_then_by_name, reset),
