@@ -6,13 +6,60 @@
 #ifndef FUZZ_COMMON_H
 #define FUZZ_COMMON_H
 
+#include <dirent.h>
+#include <fcntl.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <sys/time.h>
+#include <time.h>
+#include <unistd.h>
 
+/* ---------------------------------------------------------------------------------------
+   A run replays: the same binary, seeds, -runs and -seed give the same coverage and the same
+   new inputs (tests/fuzz/run_fuzzers.sh says which libFuzzer options that takes). So no
+   branch of a target may depend on what differs between processes: the clock, the process
+   id, a temporary file's name, the process environment. */
+
+/* The clock the library reads (the resolve's deadline, its retry draws, a credential's expiry,
+   a JWT's iat) is a fixed one: the library has no clock hook, so its calls of clock_gettime,
+   gettimeofday and time are renamed to these while it is included (the system headers have
+   declared the real ones already). Time passes only when the library sleeps, through the
+   sleep hook below; every config a target makes (fuzz_*_config) starts it again, so that each
+   input sees the same clock alone as in a run. */
+#define FUZZ_EPOCH 1767225600LL /* 2026-01-01T00:00:00Z */
+static long long fuzz_clock_ms;  /* since FUZZ_EPOCH */
+
+static int fuzz_clock_gettime(clockid_t id, struct timespec *ts) {
+    (void)id;
+    ts->tv_sec = (time_t)(FUZZ_EPOCH + fuzz_clock_ms / 1000);
+    ts->tv_nsec = (long)(fuzz_clock_ms % 1000) * 1000000L;
+    return 0;
+}
+
+static int fuzz_gettimeofday(struct timeval *tv, void *tz) {
+    (void)tz;
+    tv->tv_sec = (time_t)(FUZZ_EPOCH + fuzz_clock_ms / 1000);
+    tv->tv_usec = (long)(fuzz_clock_ms % 1000) * 1000L;
+    return 0;
+}
+
+static time_t fuzz_time(time_t *t) {
+    time_t now = (time_t)(FUZZ_EPOCH + fuzz_clock_ms / 1000);
+    if (t) *t = now;
+    return now;
+}
+
+#define clock_gettime(id, ts) fuzz_clock_gettime(id, ts)
+#define gettimeofday(tv, tz) fuzz_gettimeofday(tv, tz)
+#define time(t) fuzz_time(t)
 #define CLUSTER_RESOLVER_IMPLEMENTATION
 #include "../../cluster_resolver.h"
+#undef clock_gettime
+#undef gettimeofday
+#undef time
 
 #if defined(__GNUC__) || defined(__clang__)
 #define FUZZ_HELPER static __attribute__((unused))
@@ -21,6 +68,35 @@
 #define FUZZ_HELPER static
 #define FUZZ_NORETURN
 #endif
+
+/* The process environment: the library reads every variable through the targets' getenv and
+   env_list hooks, but so that nothing of the machine's (HOME, KUBECONFIG,
+   GOOGLE_APPLICATION_CREDENTIALS, ...) can reach a run, every variable goes before
+   libFuzzer starts but PATH (the sanitizers' symbolizer), the sanitizers' own options and
+   the targets' FUZZ_* switches. */
+FUZZ_HELPER int fuzz_name_ends(const char *name, size_t n, const char *suffix) {
+    size_t k = strlen(suffix);
+    return n >= k && strncmp(name + n - k, suffix, k) == 0;
+}
+
+__attribute__((constructor)) FUZZ_HELPER void fuzz_fixed_environment(void) {
+    extern char **environ;
+    size_t i = 0;
+    while (environ && environ[i]) {
+        const char *v = environ[i], *eq = strchr(v, '=');
+        size_t n = eq ? (size_t)(eq - v) : 0;
+        char name[512];
+        if (!eq || n >= sizeof name || (n == 4 && strncmp(v, "PATH", 4) == 0) ||
+            strncmp(v, "FUZZ_", 5) == 0 || fuzz_name_ends(v, n, "SAN_OPTIONS") ||
+            fuzz_name_ends(v, n, "_SYMBOLIZER_PATH")) {
+            i++;
+            continue;
+        }
+        memcpy(name, v, n);
+        name[n] = '\0';
+        if (unsetenv(name) != 0) i++;
+    }
+}
 
 /* ---------------------------------------------------------------------------------------
    Checks: a failed one aborts, so that libFuzzer reports the input and keeps it */
@@ -205,8 +281,10 @@ FUZZ_HELPER void fuzz_check_auto_local(const fuzz_env *e, const char *const *tri
 /* ---------------------------------------------------------------------------------------
    Hooks that keep a run inside the process */
 
+/* Returns at once; the fixed clock moves on by ms (a Kubernetes wait still ends). */
 FUZZ_HELPER void fuzz_no_sleep(void *user, int ms) {
-    (void)user, (void)ms;
+    (void)user;
+    if (ms > 0) fuzz_clock_ms += ms;
 }
 
 FUZZ_HELPER const char *fuzz_no_environment(void *user, const char *name) {
@@ -232,6 +310,7 @@ FUZZ_HELPER void fuzz_check_log(void *user, cres_log_level level, const char *me
 /* A config whose only hook is getenv, answered by fn(user, name): for the backends that read
    variables and files and make no request, so the library's defaults serve for the rest. */
 FUZZ_HELPER void fuzz_getenv_config(cres_config *config, cres_getenv_fn fn, void *user) {
+    fuzz_clock_ms = 0;
     memset(config, 0, sizeof *config);
     config->getenv.fn = fn;
     config->getenv.user = user;
@@ -262,6 +341,7 @@ FUZZ_HELPER void fuzz_count_free(void *user, void *p) {
 /* The environment targets' config: allocations counted in *count, no network, no sleeping,
    logs checked, no retries, short timeouts. The getenv and env_list hooks are the target's. */
 FUZZ_HELPER void fuzz_offline_config(cres_config *config, fuzz_counter *count) {
+    fuzz_clock_ms = 0;
     memset(config, 0, sizeof *config);
     config->allocator.alloc = fuzz_count_alloc;
     config->allocator.free = fuzz_count_free;
@@ -297,6 +377,7 @@ FUZZ_HELPER void fuzz_canned_config(cres_config *config,
                                                            cres_http_response *,
                                                            const cres_allocator *, cres_error *),
                                     void *user) {
+    fuzz_clock_ms = 0;
     memset(config, 0, sizeof *config);
     config->transport.perform = perform;
     config->transport.user = user;
@@ -306,7 +387,51 @@ FUZZ_HELPER void fuzz_canned_config(cres_config *config,
 }
 
 /* ---------------------------------------------------------------------------------------
-   Files, for the backends that read one (at create) */
+   Files, for the backends that read one (at create)
+
+   A target's files live in a directory of its own process (mkdtemp in /tmp, removed with
+   everything in it at exit), which the library is given as FUZZ_DIR: /proc/self/fd/N names
+   it through a descriptor kept at that number, so every path, and every message or log line
+   quoting one, is the same in every process (Linux). */
+
+#define FUZZ_DIR_FD 250
+#define FUZZ_DIR "/proc/self/fd/250"
+
+static char fuzz_dir_real[64];
+
+FUZZ_HELPER void fuzz_remove_tree(const char *path) {
+    struct stat st;
+    DIR *d;
+    struct dirent *e;
+    char sub[4096];
+    if (lstat(path, &st) != 0) return;
+    if (S_ISDIR(st.st_mode) && (d = opendir(path)) != NULL) {
+        while ((e = readdir(d)) != NULL) {
+            if (strcmp(e->d_name, ".") == 0 || strcmp(e->d_name, "..") == 0) continue;
+            snprintf(sub, sizeof sub, "%s/%s", path, e->d_name);
+            fuzz_remove_tree(sub);
+        }
+        closedir(d);
+    }
+    remove(path);
+}
+
+FUZZ_HELPER void fuzz_dir_remove(void) {
+    fuzz_remove_tree(fuzz_dir_real);
+}
+
+/* FUZZ_DIR, made on the first call: the path of a file in it is FUZZ_DIR "/name". */
+FUZZ_HELPER const char *fuzz_dir(void) {
+    int fd;
+    if (fuzz_dir_real[0]) return FUZZ_DIR;
+    snprintf(fuzz_dir_real, sizeof fuzz_dir_real, "/tmp/fuzz-files.XXXXXX");
+    CHECK(mkdtemp(fuzz_dir_real) != NULL);
+    atexit(fuzz_dir_remove);
+    fd = open(fuzz_dir_real, O_RDONLY | O_DIRECTORY);
+    CHECK(fd >= 0 && dup2(fd, FUZZ_DIR_FD) == FUZZ_DIR_FD);
+    close(fd);
+    return FUZZ_DIR;
+}
 
 /* Writes n bytes to path, replacing what it held. */
 FUZZ_HELPER void fuzz_write_file(const char *path, const void *bytes, size_t n) {

@@ -633,20 +633,7 @@ static const char *fake_getenv(void *user, const char *name) {
 }
 
 /* ---------------------------------------------------------------------------------------
-   Setup: the directory of the files, the header's text */
-
-static void remove_files(void) {
-    unlink(named_path);
-    unlink(sdk_path);
-    unlink(home_path);
-    rmdir(sdk_dir);
-    snprintf(home_path, sizeof home_path, "%s/.config/gcloud", home_dir);
-    rmdir(home_path);
-    snprintf(home_path, sizeof home_path, "%s/.config", home_dir);
-    rmdir(home_path);
-    rmdir(home_dir);
-    rmdir(dir);
-}
+   Setup: the files' directories (in FUZZ_DIR), the header's text */
 
 static void load_header(void) {
     const char *tail = strstr(__FILE__, "tests/fuzz/");
@@ -669,8 +656,7 @@ static void load_header(void) {
 int LLVMFuzzerInitialize(int *argc, char ***argv) {
     (void)argc, (void)argv;
     load_header();
-    snprintf(dir, sizeof dir, "/tmp/fuzz-gcp-credentials-XXXXXX");
-    CHECK(mkdtemp(dir) != NULL);
+    snprintf(dir, sizeof dir, "%s", fuzz_dir());
     snprintf(named_path, sizeof named_path, "%s/credentials.json", dir);
     snprintf(sdk_dir, sizeof sdk_dir, "%s/sdk", dir);
     snprintf(sdk_path, sizeof sdk_path, "%s/application_default_credentials.json", sdk_dir);
@@ -681,7 +667,6 @@ int LLVMFuzzerInitialize(int *argc, char ***argv) {
     snprintf(home_path, sizeof home_path, "%s/.config/gcloud", home_dir);
     CHECK(mkdir(home_path, 0700) == 0);
     snprintf(home_path, sizeof home_path, "%s/.config/gcloud/application_default_credentials.json", home_dir);
-    atexit(remove_files);
     return 0;
 }
 

@@ -2,7 +2,8 @@
    "host:N", '#' comments) and the placement of ranks on its slots. It calls the private
    cres__hostfile_parse and cres__mpi_fill directly (static in the implementation included
    here), and one run in sixteen also goes through cres_mpi_resolver_create with
-   options.hostfile, a file under /tmp written for that run and removed after the create.
+   options.hostfile, a file in fuzz_common.h's FUZZ_DIR written for that run and removed after
+   the create.
 
    Input: four header bytes, then the hostfile text (bytes after a NUL are not seen).
       byte 0 bits 0-1  the world size: 0 = every slot of the file, 1 = that minus byte 1 % 4
@@ -181,7 +182,7 @@ static void whole_resolver(const char *text, const cres__layout *l, int size, in
     env e;
     size_t i;
     int max_tasks = 0, k, refused = 0, unsure = 0, cyclic, *node, *local_index;
-    if (!file_path[0]) snprintf(file_path, sizeof file_path, "/tmp/fuzz_hostfile.%ld", (long)getpid());
+    if (!file_path[0]) snprintf(file_path, sizeof file_path, "%s/hostfile", fuzz_dir());
     fuzz_write_file(file_path, text, strlen(text));
     memset(&e, 0, sizeof e);
     e.mapping = by_node ? (policy & 4 ? "node:SPAN" : "node") : (policy & 4 ? "slot:PE=2" : NULL);

@@ -18,18 +18,19 @@
    a fixed ExecCredential, apiVersion as KUBERNETES_EXEC_INFO asks, token FIXED_EXEC_TOKEN),
    4 the context name (a NUL ends it). A part the input does not reach is empty.
 
-   Files: a directory made once per process (mkdtemp) holds DIR/.kube/config (A) and
-   DIR/.kube/other (B), overwritten by every input, beside fixed files a kubeconfig may name
+   Files: the process's directory (DIR: fuzz_common.h's FUZZ_DIR) holds DIR/.kube/config (A)
+   and DIR/.kube/other (B), overwritten by every input, beside fixed files a kubeconfig may name
    relative to itself: ca.crt and ca.pem (PEM), client.crt, client.key, and token (a token
    file). HOME is DIR. stdin is /dev/null, so that a file naming /dev/stdin cannot stall a run.
    The run is deterministic: no retries, a sleep hook that returns at once, no resolve bound
-   (config.resolve_timeout_ms -1: no clock), and no program runs: config.exec is a hook whose
-   output is part 3, where an status.expirationTimestamp (found as the library finds it) from
-   2024 to 2099 is first replaced by 2100-01-01T00:00:00Z, so whether a credential has expired
-   never depends on when the run happens (earlier ones have expired, later ones have not). Its
-   stderr is two fixed lines. Requests go to an in-process fake whose answer is always the same
-   PodList of two Running pods, w-0 at 10.0.0.1 and w-1 at 10.0.0.2 (options.hostname "w-1",
-   jobs {"worker", "job-name=trainer"}), or a 401 Status (bit 3).
+   (config.resolve_timeout_ms -1), fuzz_common.h's fixed clock, and no program runs:
+   config.exec is a hook whose output is part 3, where an status.expirationTimestamp (found as
+   the library finds it) from 2024 to 2099 is first replaced by 2100-01-01T00:00:00Z, so
+   whether a credential has expired never depends on when the run happens (earlier ones have
+   expired, later ones have not). Its stderr is two fixed lines. Requests go to an in-process
+   fake whose answer is always the same PodList of two Running pods, w-0 at 10.0.0.1 and w-1
+   at 10.0.0.2 (options.hostname "w-1", jobs {"worker", "job-name=trainer"}), or a 401 Status
+   (bit 3).
 
    Checks: no crash, undefined behaviour or leak (ASan, UBSan, and a counting allocator that
    must end at zero), no descriptor left open; create and resolve fail only with
@@ -108,23 +109,9 @@
 static const cres_allocator plain = {0, 0, 0}; /* the target's own parsing: not counted */
 
 /* ---------------------------------------------------------------------------------------
-   The directory, made once */
+   The files, made once */
 
 static char dir[64], path_a[128], path_b[128], list_1[300], list_2[512];
-
-static void remove_dir(void) {
-    static const char *const names[] = {"config",     "other",      "ca.crt", "ca.pem",
-                                        "client.crt", "client.key", "token"};
-    char path[160];
-    size_t i;
-    for (i = 0; i < sizeof names / sizeof *names; i++) {
-        snprintf(path, sizeof path, "%s/.kube/%s", dir, names[i]);
-        unlink(path);
-    }
-    snprintf(path, sizeof path, "%s/.kube", dir);
-    rmdir(path);
-    rmdir(dir);
-}
 
 int LLVMFuzzerInitialize(int *argc, char ***argv) {
     static const char *const support[][2] = {{"ca.crt", CA_PEM},
@@ -141,11 +128,9 @@ int LLVMFuzzerInitialize(int *argc, char ***argv) {
         CHECK(dup2(null, 0) == 0);
         close(null);
     }
-    snprintf(dir, sizeof dir, "/tmp/fuzz_kubeconfig.XXXXXX");
-    CHECK(mkdtemp(dir) != NULL);
+    snprintf(dir, sizeof dir, "%s", fuzz_dir());
     snprintf(path, sizeof path, "%s/.kube", dir);
     CHECK(mkdir(path, 0700) == 0);
-    atexit(remove_dir);
     for (i = 0; i < sizeof support / sizeof *support; i++) {
         snprintf(path, sizeof path, "%s/.kube/%s", dir, support[i][0]);
         fuzz_write_file(path, support[i][1], strlen(support[i][1]));
@@ -662,7 +647,7 @@ static void run_once(const input *in, const facts *f, outcome *o) {
     config.env_list.user = (void *)in;
     config.exec.fn = fake_exec;
     config.exec.user = &r;
-    config.resolve_timeout_ms = -1; /* no deadline: nothing reads the clock */
+    config.resolve_timeout_ms = -1; /* no deadline */
     memset(&opts, 0, sizeof opts);
     opts.config = &config;
     opts.jobs = jobs;

@@ -2,8 +2,8 @@
    functions: PBS_NODEFILE (pbs), LSB_DJOB_RANKFILE and LSB_MCPU_HOSTS (lsf), PE_HOSTFILE
    (sge), a Flux hostfile (flux, options.hostfile), and the MPI backend's hosts from
    PE_HOSTFILE, Open MPI's default hostfile (Kubeflow MPIJob) and LSB_MCPU_HOSTS. A file is
-   written for each run under a directory of this process in /tmp and removed after the
-   create (the backends read it at create only); the variables come through the getenv hook.
+   written for each run in fuzz_common.h's FUZZ_DIR and removed after the create (the
+   backends read it at create only); the variables come through the getenv hook.
 
    Input: four header bytes, then the text (the file's bytes; for LSB_MCPU_HOSTS the
    variable, up to a NUL).
@@ -213,12 +213,7 @@ static void env_puts(env *e, const char *name, const char *value) {
     snprintf(e->values[e->count++], sizeof e->values[0], "%s", value);
 }
 
-static char dir_path[64], file_path[96];
-
-static void remove_dir(void) {
-    unlink(file_path);
-    rmdir(dir_path);
-}
+static char file_path[96];
 
 static cres_result create(int source, const cres_config *config, const cres_job_count *jobs, size_t jobs_count,
                           int port_base, cres_resolver **r, cres_error *err) {
@@ -428,12 +423,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     if (source == SRC_LSF_MCPU || source == SRC_MPI_MCPU) {
         e.big = text;
     } else {
-        if (!dir_path[0]) {
-            snprintf(dir_path, sizeof dir_path, "/tmp/fuzz_sched_files.%ld", (long)getpid());
-            mkdir(dir_path, 0700);
-            snprintf(file_path, sizeof file_path, "%s/allocation", dir_path);
-            atexit(remove_dir);
-        }
+        if (!file_path[0]) snprintf(file_path, sizeof file_path, "%s/allocation", fuzz_dir());
         fuzz_write_file(file_path, data + 4, size - 4);
         e.big = file_path;
     }

@@ -17,7 +17,7 @@
    Without a third field options.resource_config names a file that does not exist. A fourth
    field turns options.instance_groups on: the groups text, or none given when it is empty
    (then they come from the file); an empty third field then means no file. A fifth field is
-   the current group (none given without it). The file (under /tmp, one per process, removed
+   the current group (none given without it). The file (in fuzz_common.h's FUZZ_DIR, removed
    at exit) is written only when the input needs it and its text changed since the last
    write: a file costs about ten times an option or environment run, so these take most of
    the runs.
@@ -60,14 +60,9 @@ static const char *fuzz_getenv(void *user, const char *name) {
 
 static char file_path[64];
 
-static void remove_file(void) { unlink(file_path); }
-
 static void write_file(const char *text) {
     static char *last;
-    if (!file_path[0]) {
-        snprintf(file_path, sizeof file_path, "/tmp/fuzz_sm_hosts.%ld.json", (long)getpid());
-        atexit(remove_file);
-    }
+    if (!file_path[0]) snprintf(file_path, sizeof file_path, "%s/resourceconfig.json", fuzz_dir());
     if (last && strcmp(last, text) == 0) return;
     free(last);
     last = fuzz_dup_n(text, strlen(text));
