@@ -7,7 +7,7 @@ BUILD := build
 WARN := -Wall -Wextra -Wpedantic -Werror
 SAN := -g -O1 -fsanitize=address,undefined -fno-sanitize-recover=undefined
 FUZZ_SECONDS ?= 600
-FUZZ_SMOKE_SECONDS ?= 8
+FUZZ_SEED ?= 1
 # Builds and fuzzers go JOBS at a time (this machine has 2 cores); tests run one at a time.
 JOBS ?= 2
 VERSION := $(shell sed -n 's/^\#define CLUSTER_RESOLVER_VERSION_\(MAJOR\|MINOR\|PATCH\) //p' cluster_resolver.h | paste -sd.)
@@ -18,7 +18,7 @@ UNIT_SAN_BINS := $(UNIT:tests/%.c=$(BUILD)/san/%)
 FUZZ_BINS := $(patsubst tests/fuzz/%.c,$(BUILD)/%,$(wildcard tests/fuzz/fuzz_*.c))
 EXAMPLES := $(BUILD)/cluster-resolve $(BUILD)/custom_backend $(BUILD)/custom_transport
 
-.PHONY: all run test bench unit unit-san cli-test property-test k8s-test kubeconfig-test gcp-test hostile-test launcher-test hostlist-oracle readme-test install-test check fuzz fuzz-smoke \
+.PHONY: all run test bench unit unit-san cli-test property-test k8s-test kubeconfig-test gcp-test hostile-test launcher-test hostlist-oracle readme-test install-test check fuzz fuzz-smoke fuzz-replay \
         netfault-test clients-test thread-test soak-test install uninstall clean deps-build deps-test coverage
 
 all: $(EXAMPLES)
@@ -184,18 +184,32 @@ LIBS_fuzz_kubeconfig := -lyaml
 
 $(BUILD)/fuzz_%: tests/fuzz/fuzz_%.c tests/fuzz/fuzz_common.h tests/fuzz/host_model.h \
                   cluster_resolver.h | $(BUILD)
-	clang -g -O1 -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=undefined $< -o $@ $(LIBS_fuzz_$*)
+	clang -g -O1 -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=undefined \
+	  -fno-sanitize-coverage=stack-depth $< -o $@ $(LIBS_fuzz_$*)
 
-# tests/fuzz/run_fuzzers.sh runs each target on a scratch copy of its seeds, JOBS at a time.
-# The smoke run in `make test` uses a fixed seed: CI replays a prefix of a run checked here,
-# so a red CI means a code change, not luck; `make fuzz` explores with fresh seeds.
+# tests/fuzz/run_fuzzers.sh runs the targets on scratch copies of their seeds, JOBS at a time.
+# The smoke (in `make test`) runs each target a fixed number of times (the script's runs_of,
+# about 7 s of CPU each) with seed FUZZ_SEED, and replays: the same commit, clang, runs and
+# seed give the same coverage and the same new inputs on any machine and under any load, so a
+# red smoke means a code change, not luck. It then runs FUZZ_REPLAY again, which must match its
+# figures exactly. A CI failure replays locally with `make fuzz-smoke` (one target: the command
+# its log prints); `make fuzz-replay` runs every target a second time. `make fuzz` explores:
+# FUZZ_SECONDS per target with fresh seeds, which does not replay. Stack depth is no coverage
+# feature (-fno-sanitize-coverage=stack-depth): it would vary with the randomized stack address.
+FUZZ_REPLAY ?= $(BUILD)/fuzz_launch_env $(BUILD)/fuzz_gcp_credentials
+
 fuzz-smoke:
 	@$(MAKE) --no-print-directory -j$(JOBS) $(FUZZ_BINS)
-	@bash tests/fuzz/run_fuzzers.sh $(FUZZ_SMOKE_SECONDS) $(JOBS) $(BUILD) $(FUZZ_BINS) -- -seed=1
+	@FUZZ_SEED=$(FUZZ_SEED) bash tests/fuzz/run_fuzzers.sh smoke $(JOBS) $(BUILD) $(FUZZ_BINS)
+	@FUZZ_SEED=$(FUZZ_SEED) bash tests/fuzz/run_fuzzers.sh replay $(JOBS) $(BUILD) $(FUZZ_REPLAY)
+
+fuzz-replay:
+	@$(MAKE) --no-print-directory -j$(JOBS) $(FUZZ_BINS)
+	@FUZZ_SEED=$(FUZZ_SEED) bash tests/fuzz/run_fuzzers.sh replay $(JOBS) $(BUILD) $(FUZZ_BINS)
 
 fuzz:
 	@$(MAKE) --no-print-directory -j$(JOBS) $(FUZZ_BINS)
-	@bash tests/fuzz/run_fuzzers.sh $(FUZZ_SECONDS) $(JOBS) $(BUILD) $(FUZZ_BINS)
+	@bash tests/fuzz/run_fuzzers.sh explore $(FUZZ_SECONDS) $(JOBS) $(BUILD) $(FUZZ_BINS)
 
 # The share of cluster_resolver.h's lines and branches the tests run (not part of `make test`):
 # the unit, CLI, Kubernetes, kubeconfig, Google, hostile, network-fault, client, thread, hostlist
