@@ -987,10 +987,12 @@ COMPANIONS = {
               ("TORCHELASTIC_RUN_ID", "ROLE_WORLD_SIZE", "world_size")],
     "tpu": [("TPU_PROCESS_ADDRESSES", "TPU_WORKER_HOSTNAMES", "num_nodes")],
 }
-RANK_LIKE = ["MV2_COMM_WORLD_RANK", "PMIX_RANK", "JSM_NAMESPACE_RANK", "PALS_RANKID",
-             "FLUX_TASK_RANK", "PBS_VNODENUM", "SKYPILOT_NODE_RANK", "LWS_WORKER_INDEX",
-             "VC_TASK_INDEX", "TPU_WORKER_ID", "JAX_PROCESS_ID", "AWS_BATCH_JOB_NODE_INDEX",
-             "MEGASCALE_SLICE_ID", "GROUP_WORLD_SIZE", "MPI_LOCALRANKID"]
+# Launchers' own ranks and sizes that auto's local fallback does not count as "one of
+# several" (its list is model.NOT_ALONE): a rank told it is alone beside one is doubtful.
+RANK_LIKE = ["MV2_COMM_WORLD_RANK", "JSM_NAMESPACE_RANK", "JSM_NAMESPACE_SIZE", "PALS_RANKID",
+             "PBS_VNODENUM", "MEGASCALE_SLICE_ID", "GROUP_WORLD_SIZE", "MPI_LOCALRANKID",
+             "OMPI_COMM_WORLD_LOCAL_RANK", "OMPI_COMM_WORLD_NODE_RANK", "PMI_LOCAL_RANK",
+             "SLURM_LOCALID", "SLURM_NODEID", "SLURM_NTASKS", "FLUX_TASK_LOCAL_ID", "ROLE_RANK"]
 
 
 def companion_values(backend, case):
