@@ -23,7 +23,7 @@ import re
 import shutil
 import subprocess
 
-from model import COORDINATOR_ONLY, auto_choice, companion_values, expectations
+from model import COORDINATOR_ONLY, auto_choice, companion_values, expectations, source_doubts
 from sources import split_address
 
 # GCE_METADATA_HOST: a TPU case without worker lists asks the metadata server; this one
@@ -179,6 +179,8 @@ def judge_doubts(v, a, case):
         elif a[field] is not None and a[field] != value:
             v.doubts.append(("companion", "%s:%s" % (field, var),
                              "%s %d, but %s (not read) says %d" % (field, a[field], var, value)))
+    for var, text in source_doubts(v.backend, case):
+        v.doubts.append(("source", var, text))
 
 
 # ---- the chosen backend and the other formats ----------------------------------------------

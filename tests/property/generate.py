@@ -77,6 +77,13 @@ def slurm(rng, job, case):
     if rng.random() < 0.15:  # the batch script: no step
         env.update(SLURM_PROCID="0", SLURMD_NODENAME=hosts[0])
         return env
+    if rng.random() < 0.2:  # mpirun's daemons, one per node, a step of their own
+        env.update(SLURM_STEP_ID="1", SLURM_PROCID=str(job.node), SLURM_LOCALID="0",
+                   SLURM_NODEID=str(job.node), SLURM_STEP_NODELIST=hostlist(hosts),
+                   SLURM_STEP_NUM_NODES=str(job.nodes), SLURM_STEP_NUM_TASKS=str(job.nodes),
+                   SLURM_STEP_TASKS_PER_NODE="1(x%d)" % job.nodes, SLURM_NTASKS=str(job.nodes),
+                   SLURM_NPROCS=str(job.nodes))
+        return env
     env.update(SLURM_STEP_ID="0", SLURM_PROCID=str(job.rank), SLURM_LOCALID=str(job.local),
                SLURM_NODEID=str(job.node), SLURM_STEP_NODELIST=hostlist(hosts),
                SLURM_STEP_NUM_NODES=str(job.nodes), SLURM_STEP_NUM_TASKS=str(job.world),
@@ -332,11 +339,23 @@ def vertex(rng, job, case):
     return {"CLUSTER_SPEC": json.dumps(doc)}
 
 
+def sparse(cluster, own, rng):
+    """TF's sparse form of the own job: an object of some indices (enableDynamicWorker)."""
+    kind, index = own
+    indices = sorted(rng.sample(range(2 * len(cluster[kind]) + 2), len(cluster[kind])))
+    cluster[kind] = {str(i): a for i, a in zip(indices, cluster[kind])}
+    return kind, indices[index]
+
+
 def tf_config(rng, job, case):
     cluster, (kind, index) = tf_cluster(job, rng.choice([["worker"], ["chief", "worker"]]))
     if rng.random() < 0.2:
         cluster["ps"] = ["ps-0:2222"]
+    if rng.random() < 0.2:
+        kind, index = sparse(cluster, (kind, index), rng)
     doc = {"cluster": cluster, "task": {"type": kind, "index": index}}
+    if rng.random() < 0.15:
+        doc["task"]["index"] = str(index)
     return {"TF_CONFIG": json.dumps(doc)}
 
 

@@ -851,9 +851,35 @@ def unique_keys(pairs):
     return dict(pairs)
 
 
+def tf_jobs(x, name, cluster, dense_only):
+    """[(job, addresses by index, indices)] of a cluster: lists, and sparse objects keyed by
+    index; None when the model does not follow a job's form."""
+    out = []
+    for job, tasks in cluster.items():
+        if isinstance(tasks, list) and all(isinstance(a, str) for a in tasks):
+            out.append((job, tasks, list(range(len(tasks)))))
+        elif dense_only:
+            x.must_fail(name)  # Vertex's pools are lists
+            return None
+        elif isinstance(tasks, dict) and all(
+                isinstance(a, str) and re.fullmatch("0|[1-9][0-9]*", k) for k, a in tasks.items()):
+            indices = sorted(int(k) for k in tasks)
+            out.append((job, [tasks[str(i)] for i in indices], indices))
+        else:
+            return None
+    return out
+
+
+def tf_task_index(index):
+    """task.index: an integer or a decimal string; None when neither."""
+    if type(index) is int:
+        return index
+    return decimal(index) if isinstance(index, str) else None
+
+
 def tf_shape(x, name, text, dense_only):
-    """(jobs, own) of a TF_CONFIG-shaped document with list jobs and a task; None when the
-    model does not follow it (sparse jobs, odd types), must_fail when it is no JSON."""
+    """(jobs, own) of a TF_CONFIG-shaped document; None when the model does not follow it,
+    must_fail when it is no JSON or its task is not in its cluster."""
     try:
         doc = json.loads(text, object_pairs_hook=unique_keys)
     except ValueError:
@@ -865,18 +891,15 @@ def tf_shape(x, name, text, dense_only):
     task = doc.get("task") if isinstance(doc, dict) else None
     if not isinstance(cluster, dict) or not isinstance(task, dict):
         return None
-    jobs = [(k, v) for k, v in cluster.items()]
-    if not all(isinstance(v, list) and all(isinstance(a, str) for a in v) for _, v in jobs):
-        if dense_only:
-            x.must_fail(name)
+    jobs = tf_jobs(x, name, cluster, dense_only)
+    kind, index = task.get("type"), tf_task_index(task.get("index"))
+    if jobs is None or not isinstance(kind, str) or index is None:
         return None
-    kind, index = task.get("type"), task.get("index")
-    if not isinstance(kind, str) or type(index) is not int:
-        return None
-    if kind not in cluster or not 0 <= index < len(cluster[kind]):
+    own = [indices for job, _, indices in jobs if job == kind]
+    if not own or index not in own[0]:
         x.must_fail(name)
         return None
-    return jobs, (kind, index)
+    return [(job, addresses) for job, addresses, _ in jobs], (kind, own[0].index(index))
 
 
 def expect_tfconfig(x):
@@ -1008,4 +1031,25 @@ def companion_values(backend, case):
             out.append((field, n, var))
     if backend == "local" and env.get("CLUSTER_RESOLVER_BACKEND") not in ("local", "off"):
         out += [("alone", None, n) for n in RANK_LIKE if env.get(n, "").strip()]
+    return out
+
+
+def source_doubts(backend, case):
+    """[(variable, text)]: two descriptions of one allocation, the backend reading only the
+    first, that disagree."""
+    env, out = Env(case), []
+    if backend in ("lsf", "mpi") and env.get("LSB_DJOB_RANKFILE") and env.get("LSB_MCPU_HOSTS"):
+        ranks, hosts = allocation(env, "LSB_DJOB_RANKFILE"), allocation(env, "LSB_MCPU_HOSTS")
+        if ranks and hosts and ranks != hosts:
+            out.append(("LSB_MCPU_HOSTS", "LSB_MCPU_HOSTS says %s, LSB_DJOB_RANKFILE %s"
+                        % (hosts, ranks)))
+    config = env.file_text(env.option("--resource-config"))
+    if backend == "sagemaker" and config and env.get("SM_HOSTS"):
+        listed, filed = json_host_list(env.get("SM_HOSTS")), None
+        try:
+            filed = json.loads(config).get("hosts")
+        except (ValueError, AttributeError):
+            pass
+        if listed and isinstance(filed, list) and sorted(map(str, filed)) != sorted(listed):
+            out.append(("SM_HOSTS", "SM_HOSTS says %s, the resource config %s" % (listed, filed)))
     return out
