@@ -17,7 +17,7 @@ class Job:
     """The job a launcher describes: its nodes, the tasks on each, and this process's rank."""
 
     def __init__(self, rng):
-        nodes = rng.choice([1, 2, 2, 3, 4])
+        nodes = rng.choice([1, 2, 2, 3, 4]) if rng.random() < 0.9 else rng.randrange(9, 13)
         uniform = rng.random() < 0.6
         first = rng.choice([1, 1, 2, 4])
         self.counts = [first if uniform else rng.choice([1, 2, 3]) for _ in range(nodes)]
@@ -87,7 +87,10 @@ def slurm(rng, job, case):
     env.update(SLURM_STEP_ID="0", SLURM_PROCID=str(job.rank), SLURM_LOCALID=str(job.local),
                SLURM_NODEID=str(job.node), SLURM_STEP_NODELIST=hostlist(hosts),
                SLURM_STEP_NUM_NODES=str(job.nodes), SLURM_STEP_NUM_TASKS=str(job.world),
-               SLURM_STEP_TASKS_PER_NODE=compress_counts(job.counts))
+               SLURM_STEP_TASKS_PER_NODE=compress_counts(job.counts),
+               SLURM_GTIDS=",".join(str(r) for r, (n, _) in
+                                    enumerate(deal(job.counts, job.how, job.plane))
+                                    if n == job.node))
     if job.how != "block":
         env["SLURM_DISTRIBUTION"] = job.how
         if job.how == "plane":
@@ -455,8 +458,27 @@ def edit_file(rng, case):
     case["files"][name] = "\n".join(lines)
 
 
+def resize_allocation(rng, case):
+    """An allocation one slot larger or smaller than its launcher's size: a file's line
+    doubled or dropped, or a count of LSB_MCPU_HOSTS moved by one."""
+    lines = [(f, k) for f, text in sorted(case["files"].items())
+             for k, line in enumerate(text.split("\n")) if line.strip()]
+    words = case["env"].get("LSB_MCPU_HOSTS", "").split()
+    if words and (not lines or rng.random() < 0.3):
+        k = rng.randrange(1, len(words), 2) if len(words) > 1 else 0
+        if words[k].isdigit():
+            words[k] = str(max(1, int(words[k]) + rng.choice([-1, 1])))
+        case["env"]["LSB_MCPU_HOSTS"] = " ".join(words)
+    elif lines:
+        name, k = rng.choice(lines)
+        text = case["files"][name].split("\n")
+        text[k:k + 1] = rng.choice([[], [text[k]] * 2])
+        case["files"][name] = "\n".join(text)
+
+
 MUTATIONS = [wrong_value, drop_variable, drop_variable, shift_number, shift_size, shift_size,
-             rank_past_size, edit_list, edit_file]
+             shift_size, rank_past_size, edit_list, edit_file, resize_allocation,
+             resize_allocation]
 
 
 # ---- one case ----------------------------------------------------------------------------------

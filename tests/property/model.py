@@ -195,6 +195,19 @@ def expect_slurm(x):
     if step:
         hosts, counts, rank, how, plane = step
         place(x, hosts, counts, rank, "SLURM_STEP_NODELIST", how, plane)
+        node_ranks_agree(x, counts, rank, how, plane)
+
+
+def node_ranks_agree(x, counts, rank, how, plane):
+    """SLURM_GTIDS, the own node's ranks as srun lists them, must be those the deal puts
+    there."""
+    gtids = x.env.get("SLURM_GTIDS")
+    if gtids is None:
+        return
+    placed = deal(counts, how, plane)
+    own = placed[rank][0]
+    if gtids != ",".join(str(r) for r, (n, _) in enumerate(placed) if n == own):
+        x.must_fail("SLURM_GTIDS")
 
 
 def slurm_batch_script(x):
@@ -409,22 +422,18 @@ def expect_pbs(x):
 
 
 def lsf_launch_node(x, slots, source):
-    """LSF on CSM systems lists the launch node first with one slot. Under jsrun its
-    JSM_NAMESPACE_SIZE decides (the slots are its ranks, or those and the launch node);
-    without it, CSM_ALLOCATION_ID says."""
+    """LSF on CSM systems lists the launch node first with one slot: left out when
+    CSM_ALLOCATION_ID is set, or under jsrun when the slots are JSM_NAMESPACE_SIZE + 1.
+    Under jsrun the slots left must be its size."""
     env = x.env
     launch = len(slots) >= 2 and slots[0][1] == 1
-    if not env.set("JSM_NAMESPACE_SIZE"):
-        return slots[1:] if launch and env.set("CSM_ALLOCATION_ID") else slots
     size = x.number("JSM_NAMESPACE_SIZE", "world_size", 1, MAX_TASKS)
-    if size is None:
-        return None
     total = sum(n for _, n in slots)
-    if launch and total == size + 1:
+    if launch and (env.set("CSM_ALLOCATION_ID") or (size is not None and total == size + 1)):
         slots, total = slots[1:], total - 1
-    if total != size:
+    if size is not None and total != size:
         x.must_fail(source)
-    return slots
+    return slots if size is not None or not env.set("JSM_NAMESPACE_SIZE") else None
 
 
 def sched_mpi(x, slots, source):
@@ -642,6 +651,10 @@ def expect_tpu(x):
     slices = x.number("MEGASCALE_NUM_SLICES", None, 1)
     if slices and slices > 1:
         return tpu_multislice(x, slices)
+    if slices is None and any(env.set(n) for n in ("MEGASCALE_SLICE_ID",
+                                                    "MEGASCALE_COORDINATOR_ADDRESS")):
+        x.must_fail("MEGASCALE_NUM_SLICES")  # a multislice job missing its count
+    x.number("MEGASCALE_SLICE_ID", None, 0, 0)  # one slice: slice 0
     source = "TPU_PROCESS_ADDRESSES" if env.set("TPU_PROCESS_ADDRESSES") else "TPU_WORKER_HOSTNAMES"
     if not env.get(source):
         x.must_fail(source)  # an empty cluster: no own task
@@ -650,6 +663,10 @@ def expect_tpu(x):
     rank = x.number("TPU_WORKER_ID", None, 0) or 0  # unset: worker 0, as TensorFlow
     if entries is None:
         return
+    hosts = env.get("TPU_WORKER_HOSTNAMES")
+    if source == "TPU_PROCESS_ADDRESSES" and hosts and not is_blank(hosts) and (
+            len(entries) % len(hosts.split(","))):
+        x.must_fail("TPU_WORKER_HOSTNAMES")  # not as many processes on each host
     if rank >= len(entries):
         x.must_fail("TPU_WORKER_ID")
         return
@@ -732,6 +749,16 @@ def sagemaker_source(x, name, key, doc):
     return json.dumps(field) if key == "hosts" else field
 
 
+def sagemaker_file_agrees(doc, hosts, current):
+    """The resource config, read for the hosts or the current host, must agree in the other
+    key when it has it: the same hosts in any order, the same current host."""
+    filed = doc.get("hosts") if isinstance(doc, dict) else None
+    now = doc.get("current_host") if isinstance(doc, dict) else None
+    same_hosts = filed is None or (isinstance(filed, list) and sorted(map(str, filed)) ==
+                                   sorted(hosts))
+    return same_hosts and (now is None or now == current)
+
+
 def expect_sagemaker(x):
     env = x.env
     doc = None
@@ -747,6 +774,8 @@ def expect_sagemaker(x):
     if hosts is None or current not in hosts:
         x.must_fail("SM_HOSTS")
         return
+    if doc is not None and not sagemaker_file_agrees(doc, hosts, current):
+        x.must_fail("resourceconfig.json")
     if simple_names(hosts):
         ordered = sorted(hosts, key=natural_key)
         spec_launch(x, [("worker", [join(h, 2223) for h in ordered])],
@@ -1044,7 +1073,7 @@ def source_doubts(backend, case):
             out.append(("LSB_MCPU_HOSTS", "LSB_MCPU_HOSTS says %s, LSB_DJOB_RANKFILE %s"
                         % (hosts, ranks)))
     config = env.file_text(env.option("--resource-config"))
-    if backend == "sagemaker" and config and env.get("SM_HOSTS"):
+    if backend == "sagemaker" and config and env.get("SM_HOSTS") and env.get("SM_CURRENT_HOST"):
         listed, filed = json_host_list(env.get("SM_HOSTS")), None
         try:
             filed = json.loads(config).get("hosts")
