@@ -4,7 +4,8 @@ broke it (the variable, the field), text says what was printed against what is r
 
 Properties of an exit-0 `--format launch` answer:
   range        0 <= rank < world_size, local_rank < local_world_size, node_rank < num_nodes,
-               no count above world_size, a port in 1..65535
+               no count above world_size, a port in 1..65535; coordinator-only sources:
+               nodes holding blocks of consecutive ranks, one at least each
   contradicts  every size, rank and count the chosen backend reads equals the answer
   answered     no answer when a variable read rules every answer out (not a number, a rank
                past its size, a file not of its format)
@@ -32,7 +33,7 @@ GUARD = {"GCE_METADATA_HOST": "127.0.0.1:1"}
 KEYS = ["world_size", "rank", "local_rank", "local_world_size", "node_rank", "num_nodes",
         "master_addr", "master_port"]
 VARIABLE = re.compile(r"[A-Z][A-Z0-9]*_[A-Z0-9_]*[A-Z0-9]|VC_<TASK>_HOSTS")
-SHORT_NAMES = {"NSLOTS", "NHOSTS", "HOSTNAME", "JOB_ID"}  # variables without a '_' of their own
+SHORT_NAMES = {"NSLOTS", "NHOSTS", "HOSTNAME"}  # variables without a '_' in their names
 OPTIONS = ("--hostfile", "--resource-config")
 TIMED_OUT = -1000  # an exit code no process has
 

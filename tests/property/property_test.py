@@ -13,10 +13,11 @@ variables that backend read removed. A failing case is shrunk (shrink.py) to a m
 
 Every counter-example found is a fixture (fixtures/*.json) replayed first, with its right
 outcome. A fixture marked "known" is a bug not fixed yet: its failure is listed, not fatal,
-generated cases failing the same way (backend, property, key) count as known too, and a known
-fixture that passes fails the run, so that its marker goes.
+generated cases failing the same way (its "match": a property and a pattern of the key) count
+as known too, and a known fixture that passes fails the run, so that its marker goes.
 
-usage: property_test.py CLI [--seed S] [--count N] [--jobs J] [--companions] [--workdir D]
+usage: property_test.py CLI [--seed S] [--count N] [--jobs J] [--workdir D] [--companions]
+                            [--shrink-limit N]
 exit 0: every property held; 1: a violation (shrunk and printed as a fixture to add).
 """
 import argparse
@@ -126,7 +127,7 @@ def fixture_outcome(runner, fixture):
 
 
 def replay_fixtures(runner, fixtures):
-    """Returns (failed, known failures listed); prints each."""
+    """Prints each fixture that does not give its outcome; returns how many fail the run."""
     failed = 0
     for fixture in fixtures:
         problem = fixture_outcome(runner, fixture)
@@ -229,7 +230,7 @@ def print_doubts(doubts, verbose):
     kinds = {}
     for s, d in doubts:
         kinds.setdefault((s["backend"],) + d[:2], []).append((s, d))
-    print("doubts: %d answers disagree with a variable their backend does not read (%d kinds)%s"
+    print("doubts: %d answers disagree with what their backend does not read (%d kinds)%s"
           % (len(doubts), len(kinds), "" if verbose else "; --companions lists them"))
     for key, items in sorted(kinds.items()) if verbose else []:
         s, d = items[0]
