@@ -29,6 +29,9 @@
 #    their defaults);
 #  - in the targets (fuzz_common.h): a fixed clock, files under one name in every process,
 #    and the process environment cleared.
+# One thing of the machine's is still read: auto opens the Kubernetes service account's token
+# and SageMaker's resource config at their fixed paths (no hook redirects them), so
+# fuzz_launch_env and fuzz_platform_env give other figures in a pod or on SageMaker.
 #
 # The seeds: the hand seeds (tests/fuzz/corpus/NAME/) and those tests/fuzz/fixture_seeds.py
 # derives from the test fixtures, copied to BUILD/fuzz/NAME/seeds; the repository stays as it
