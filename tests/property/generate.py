@@ -9,6 +9,7 @@ and the fixtures of tests/test_cli.py and tests/test_cli_sched.py, which cite th
 """
 import json
 import random
+import re
 
 from sources import deal
 
@@ -55,15 +56,16 @@ def compress_counts(counts):
 
 
 def hostlist(hosts):
-    """A Slurm hostlist of hosts named prefix + number: "n[1-3]" when they run on, else a
-    comma list."""
-    prefix = hosts[0].rstrip("0123456789")
-    digits = [h[len(prefix):] for h in hosts]
-    if all(h.startswith(prefix) and d.isdigit() for h, d in zip(hosts, digits)) and len(hosts) > 1:
-        numbers = [int(d) for d in digits]
-        if numbers == list(range(numbers[0], numbers[0] + len(numbers))):
-            return "%s[%s-%s]" % (prefix, digits[0], digits[-1])
-    return ",".join(hosts)
+    """A Slurm hostlist: "n[1-3]", "node[01-04]" or "gpu[1-2]-ib" when the hosts' numbers run
+    on, else a comma list."""
+    m = [re.fullmatch(r"(.*?)([0-9]+)([^0-9]*)", h) for h in hosts]
+    if len(hosts) < 2 or not all(m) or len({(x.group(1), x.group(3)) for x in m}) != 1:
+        return ",".join(hosts)
+    digits = [x.group(2) for x in m]
+    numbers = [int(d) for d in digits]
+    if numbers != list(range(numbers[0], numbers[0] + len(numbers))) or "." in m[0].group(1):
+        return ",".join(hosts)
+    return "%s[%s-%s]%s" % (m[0].group(1), digits[0], digits[-1], m[0].group(3))
 
 
 # ---- one launcher each: the variables it sets for the job's own rank ------------------------
@@ -213,7 +215,8 @@ def flux(rng, job, case):
 
 
 def master_host(rng, job):
-    return rng.choice([job.hosts()[0], "10.1.2.3", "fd00::1", "trainer-master-0.trainer"])
+    return rng.choice([job.hosts()[0], "10.1.2.3", "fd00::1", "[fd00::1]",
+                       "trainer-master-0.trainer"])
 
 
 def torchrun(rng, job, case):
@@ -249,10 +252,11 @@ def kubeflow(rng, job, case):
 
 
 def jax(rng, job, case):
-    env = {"JAX_COORDINATOR_ADDRESS": "%s:1234" % job.hosts()[0],
+    host = rng.choice([job.hosts()[0], job.hosts()[0], "[fd00::2]"])
+    env = {"JAX_COORDINATOR_ADDRESS": "%s:1234" % host,
            "JAX_NUM_PROCESSES": str(job.world), "JAX_PROCESS_ID": str(job.rank)}
     if rng.random() < 0.3:
-        env["JAX_COORDINATOR_ADDRESS"] = job.hosts()[0]
+        env["JAX_COORDINATOR_ADDRESS"] = host
         env["JAX_COORDINATOR_PORT"] = "1234"
     return env
 
@@ -286,7 +290,8 @@ def sagemaker(rng, job, case):
 
 def skypilot(rng, job, case):
     ips = job.hosts("10.128.0.%d")
-    return {"SKYPILOT_NODE_IPS": "\n".join(ips) + "\n", "SKYPILOT_NODE_RANK": str(job.node),
+    lines = rng.choice(["\n", "\r\n", " \n"])  # as shells and YAML hand them over
+    return {"SKYPILOT_NODE_IPS": lines.join(ips) + lines, "SKYPILOT_NODE_RANK": str(job.node),
             "SKYPILOT_NUM_NODES": str(job.nodes),
             "SKYPILOT_NUM_GPUS_PER_NODE": str(job.counts[job.node]),
             "SKYPILOT_TASK_ID": "sky-2026-01-01-00-00-00-000000_cluster_1"}
@@ -305,6 +310,8 @@ def volcano(rng, job, case):
         env["VC_%s_NUM" % task.upper()] = str(len(hosts))
     own = [h for t in tasks for h in names[t]][job.node]
     env.update(HOSTNAME=own, VC_TASK_INDEX=own.rsplit("-", 1)[1])
+    if rng.random() < 0.3:  # Volcano's env plugin sets the legacy name too
+        env["VK_TASK_INDEX"] = env["VC_TASK_INDEX"]
     return env
 
 
@@ -359,6 +366,8 @@ def tf_config(rng, job, case):
     doc = {"cluster": cluster, "task": {"type": kind, "index": index}}
     if rng.random() < 0.15:
         doc["task"]["index"] = str(index)
+    if rng.random() < 0.05:  # the evaluator runs outside the cluster
+        doc["task"] = {"type": "evaluator", "index": 0}
     return {"TF_CONFIG": json.dumps(doc)}
 
 
