@@ -9,6 +9,7 @@ read that is not a number, a rank past its size, a file that is not of its forma
 never guesses: what it cannot tell (a hostlist form it does not expand) it leaves unchecked.
 """
 import json
+import os
 import re
 
 from sources import (MAX_TASKS, UNKNOWN, count, deal, decimal, expand_hostlist,
@@ -18,6 +19,8 @@ from sources import (MAX_TASKS, UNKNOWN, count, deal, decimal, expand_hostlist,
                      pe_hostfile_as_hostfile, split_address)
 
 FIELDS = ["world_size", "rank", "local_rank", "local_world_size", "node_rank", "num_nodes"]
+# SageMaker's resource config: auto and the sagemaker backend look for it on the machine.
+RESOURCE_CONFIG = "/opt/ml/input/config/resourceconfig.json"
 
 
 class Env:
@@ -46,6 +49,15 @@ class Env:
     def option(self, name):
         args = self.args
         return args[args.index(name) + 1] if name in args[:-1] else None
+
+    def resource_config(self):
+        """The resource config's text: --resource-config's file, else the machine's."""
+        if self.option("--resource-config"):
+            return self.file_text(self.option("--resource-config"))
+        if os.path.exists(RESOURCE_CONFIG):
+            with open(RESOURCE_CONFIG) as f:
+                return f.read()
+        return None
 
 
 class Expect:
@@ -764,7 +776,7 @@ def expect_sagemaker(x):
     doc = None
     if env.get("SM_HOSTS") is None or env.get("SM_CURRENT_HOST") is None:
         try:
-            doc = json.loads(env.file_text(env.option("--resource-config")) or "")
+            doc = json.loads(env.resource_config() or "")
         except ValueError:
             x.must_fail("resourceconfig.json")
             return
@@ -981,7 +993,7 @@ def auto_steps(env):
         ("sge", s("PE_HOSTFILE")),
         ("flux", any_set("FLUX_TASK_RANK", "FLUX_JOB_ID")),
         ("vertex", s("CLUSTER_SPEC")),
-        ("sagemaker", any_set("SM_HOSTS", "SM_CURRENT_HOST")),
+        ("sagemaker", any_set("SM_HOSTS", "SM_CURRENT_HOST") or os.path.exists(RESOURCE_CONFIG)),
         ("skypilot", any_set("SKYPILOT_NODE_IPS", "SKYPILOT_NODE_RANK")),
         ("volcano", any_set("VC_TASK_INDEX", "VK_TASK_INDEX")),
         ("lws", any_set("LWS_LEADER_ADDRESS", "LWS_WORKER_INDEX", "LWS_GROUP_SIZE")),
@@ -1072,7 +1084,7 @@ def source_doubts(backend, case):
         if ranks and hosts and ranks != hosts:
             out.append(("LSB_MCPU_HOSTS", "LSB_MCPU_HOSTS says %s, LSB_DJOB_RANKFILE %s"
                         % (hosts, ranks)))
-    config = env.file_text(env.option("--resource-config"))
+    config = env.resource_config()
     if backend == "sagemaker" and config and env.get("SM_HOSTS") and env.get("SM_CURRENT_HOST"):
         listed, filed = json_host_list(env.get("SM_HOSTS")), None
         try:
