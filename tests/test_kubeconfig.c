@@ -19,6 +19,8 @@
 #include <fcntl.h>
 #include <sys/stat.h>
 
+#include "alloc_walk.h"
+
 #define N(a) (sizeof(a) / sizeof *(a))
 #define CA_PEM "-----BEGIN CERTIFICATE-----\nMIIBfake-ca\n-----END CERTIFICATE-----"
 #define CERT_PEM "-----BEGIN CERTIFICATE-----\nMIIBfake-client\n-----END CERTIFICATE-----"
@@ -537,6 +539,50 @@ static void validation_errors_name_file_stanza_and_field(void **state) {
         {"'server': 'https:///api'", "", {"\"server\" must name a host", "bad21", "x"}},
         {"'server': ' k8s.test:6443'", "", {"\"server\" must name a host", "bad22", "blanks"}},
         {"'server': 'https://h\\r\\nX-Injected: 1'", "", {"\"server\" must name a host", "bad23", "control"}},
+        /* each field of the wrong type */
+        {SERVER ", 'certificate-authority-data': 5", "", {"\"certificate-authority-data\" must be a string", "bad24", "x"}},
+        {SERVER ", 'proxy-url': 5", "", {"\"proxy-url\" must be a string", "bad25", "x"}},
+        {SERVER, "'tokenFile': 5", {"\"tokenFile\" must be a string", "bad26", "x"}},
+        {SERVER, "'client-certificate-data': 'Y2E=', 'client-key': 5", {"\"client-key\" must be a string", "bad27", "x"}},
+        {SERVER, "'username': 5", {"\"username\" must be a string", "bad28", "x"}},
+        {SERVER, "'password': 5", {"\"password\" must be a string", "bad29", "x"}},
+        {SERVER, "'as': ['jane']", {"\"as\" must be a string", "bad30", "x"}},
+        {SERVER, "'as-uid': 42", {"\"as-uid\" must be a string", "bad31", "x"}},
+        {SERVER, "'as-groups': 'dev'", {"\"as-groups\" must be a list of strings", "bad32", "x"}},
+        {SERVER, "'as-groups': ['dev', 7]", {"\"as-groups\" must be a list of strings", "bad33", "x"}},
+        {SERVER, "'tokenFile': 'tok', 'password': 'p'", {"\"tokenFile\" and username/password", "bad34", "x"}},
+        {SERVER, "'exec': {'apiVersion': 'client.authentication.k8s.io/v1', 'command': 'a'}, 'auth-provider': {'name': 'oidc'}",
+         {"\"exec\" and auth-provider are both set", "bad35", "x"}},
+        {SERVER, "'auth-provider': {'name': 'oidc', 'config': {'id-token': 't'}}, 'client-certificate-data': 'Y2E=', "
+                 "'client-key-data': 'Y2E='",
+         {"\"auth-provider\" is set with a token, password or certificate", "bad36", "x"}},
+        {SERVER, "'exec': {'apiVersion': 'client.authentication.k8s.io/v1beta1'}", {"\"exec.command\" is not set", "bad37", "x"}},
+        {SERVER, "'exec': {'apiVersion': 'client.authentication.k8s.io/v1beta1', 'command': 'a', 'installHint': 5}",
+         {"\"exec.installHint\" must be a string", "bad38", "x"}},
+        {SERVER, "'exec': {'apiVersion': 'client.authentication.k8s.io/v1beta1', 'command': 'a', 'interactiveMode': 'Sometimes'}",
+         {"\"exec.interactiveMode\" must be Never, IfAvailable or Always", "bad39", "x"}},
+        {SERVER, "'exec': {'apiVersion': 'client.authentication.k8s.io/v1beta1', 'command': 'a', 'provideClusterInfo': 'yes'}",
+         {"\"exec.provideClusterInfo\" must be true or false", "bad40", "x"}},
+        {SERVER, "'exec': {'apiVersion': 'client.authentication.k8s.io/v1beta1', 'command': 'a', 'args': 'one'}",
+         {"\"exec.args\" must be a list of strings", "bad41", "x"}},
+        {SERVER, "'exec': {'apiVersion': 'client.authentication.k8s.io/v1beta1', 'command': 'a', 'env': {'name': 'A'}}",
+         {"\"exec.env\" must be a list of {name, value}", "bad42", "x"}},
+        {SERVER, "'exec': {'apiVersion': 'client.authentication.k8s.io/v1beta1', 'command': 'a', 'env': [{'name': 'A'}]}",
+         {"\"exec.env\" must be a list of {name, value} strings", "bad43", "x"}},
+        {SERVER, "'exec': {'apiVersion': 'client.authentication.k8s.io/v1beta1', 'command': 'a', 'env': [{'name': 'A', 'value': 1}]}",
+         {"\"exec.env\" must be a list of {name, value} strings", "bad44", "x"}},
+        {SERVER, "'exec': {'apiVersion': 'client.authentication.k8s.io/v1beta1', 'command': 'a', 'env': [{'name': 'A=B', 'value': '1'}]}",
+         {"\"exec.env\" has a name that is empty or holds '=' or NUL", "bad45", "x"}},
+        {SERVER, "'exec': {'apiVersion': 'client.authentication.k8s.io/v1beta1', 'command': 'a', 'env': [{'name': '', 'value': '1'}]}",
+         {"\"exec.env\" has a name that is empty or holds '=' or NUL", "bad46", "x"}},
+        {SERVER, "'auth-provider': {'config': {'id-token': 't'}}", {"\"auth-provider.name\" is not set", "bad47", "x"}},
+        {SERVER, "'auth-provider': {'name': 7}", {"\"auth-provider.name\" must be a string", "bad48", "x"}},
+        {SERVER, "'auth-provider': {'name': 'openstack'}", {"\"auth-provider.name\" names a provider the library does not know",
+                                                          "oidc only", "bad49"}},
+        {SERVER, "'auth-provider': {'name': 'oidc', 'config': {'refresh-token': 'r'}}",
+         {"\"auth-provider.config.id-token\" is not set", "kubelogin", "bad50"}},
+        {SERVER, "'auth-provider': {'name': 'oidc', 'config': {'id-token': 5}}",
+         {"\"auth-provider.config.id-token\" must be a string", "bad51", "x"}},
     };
     size_t i;
     (void)state;
@@ -659,6 +705,7 @@ static void yaml_as_people_edit_it(void **state) {
 }
 
 static void yaml_one_one_booleans_are_not_strings(void **state) {
+    cres_error err;
     (void)state;
     FAILS(resolve(put("on.yaml", "current-context: x\ncontexts:\n- name: x\n  context: {cluster: k}\n"
                                  "clusters:\n- name: k\n  cluster: {server: https://k, tls-server-name: on}\n"),
@@ -671,6 +718,74 @@ static void yaml_one_one_booleans_are_not_strings(void **state) {
           "broken.yaml", "YAML at line");
     FAILS(resolve(put("alias.yaml", "a: *nothing\n"), "x", &err), CRES_ERR_ENVIRONMENT,
           "an alias names no anchor");
+    FAILS(resolve(put("keymap.yaml", "clusters:\n- ? {name: k}\n  : x\n"), "x", &err), CRES_ERR_ENVIRONMENT,
+          "keymap.yaml", "YAML at line 2: a key is a mapping or a list");
+    FAILS(resolve(put("keyalias.yaml", "a: &l [1]\nb: {*l : 2}\n"), "x", &err), CRES_ERR_ENVIRONMENT,
+          "keyalias.yaml", "an alias used as a key is no string");
+    OK(resolve(put("keyalias2.yaml", "a: &n k\nclusters: [{name: *n, cluster: {server: https://k8s.test}}]\n"
+                                    "contexts: [{name: c, context: {cluster: k}}]\ncurrent-context: c\n"),
+               NULL, &err));
+    HAS(T.requests[0].url, "https://k8s.test/");
+}
+
+/* Every allocation of a resolve through a YAML kubeconfig (an anchor and its alias, a list, a
+   path relative to the file, base64 data, an extension) fails in turn: each run ends in the
+   answer or out of memory, with nothing leaked. */
+static cres_result yaml_walk_run(test_alloc *t, const void *ctx) {
+    cres_k8s_options o = kube_options((const char *)ctx, NULL);
+    cres_config cfg = T.cfg;
+    cres_resolver *r = NULL;
+    cres_cluster_spec *spec = NULL;
+    cres_error err;
+    cres_result res;
+    test_alloc_use(&cfg.allocator, t);
+    o.config = &cfg;
+    T.requests_count = 0;
+    res = checked(cres_k8s_resolver_create(&o, &r, &err), &err);
+    if (res == CRES_OK) res = checked(cres_resolve(r, &spec, &err), &err);
+    if (res == CRES_OK && cres_spec_tasks_count(spec, "worker") != 2) res = mismatch("workers", json_of(spec));
+    if (res == CRES_OK && strcmp(header(0, "Authorization"), "Bearer yaml-token") != 0)
+        res = mismatch("authorization", header(0, "Authorization"));
+    if (res == CRES_OK && strcmp(header(0, "Impersonate-Group"), "dev") != 0)
+        res = mismatch("group", header(0, "Impersonate-Group"));
+    if (res == CRES_OK && strcmp(T.requests[0].ca_pem, CA_PEM) != 0) res = mismatch("ca", T.requests[0].ca_pem);
+    cres_spec_free(spec);
+    cres_resolver_free(r);
+    return res;
+}
+
+static void yaml_kubeconfig_under_allocation_failures(void **state) {
+    const char *path;
+    (void)state;
+    put("y/ca.pem", CA_PEM);
+    path = put("y/config.yaml",
+               "current-context: c\n"
+               "contexts: [{name: c, context: {cluster: k, user: u, namespace: ml}}]\n"
+               "clusters:\n"
+               "- name: k\n"
+               "  cluster:\n"
+               "    server: &s https://k8s.test\n"
+               "    certificate-authority: ca.pem\n"
+               "    extensions: [{name: client.authentication.k8s.io/exec, extension: {a: [1, 2.5, null, yes]}}]\n"
+               "- {name: k2, cluster: {server: *s}}\n"
+               "users:\n"
+               "- name: u\n"
+               "  user: {token: yaml-token, as: jane, as-groups: [dev, ops], "
+               "client-certificate-data: Y2VydA==, client-key-data: a2V5}\n");
+    alloc_walk("yaml kubeconfig", yaml_walk_run, path, CRES_OK);
+}
+
+/* YAML nested deeper than JSON may be (CRES_MAX_JSON_DEPTH) is refused while it is read. */
+static void yaml_nested_too_deeply(void **state) {
+    char text[4 * CRES_MAX_JSON_DEPTH + 64];
+    size_t used = 0;
+    int i;
+    (void)state;
+    used += (size_t)snprintf(text + used, sizeof text - used, "a: ");
+    for (i = 0; i <= CRES_MAX_JSON_DEPTH; i++) used += (size_t)snprintf(text + used, sizeof text - used, "[");
+    for (i = 0; i <= CRES_MAX_JSON_DEPTH; i++) used += (size_t)snprintf(text + used, sizeof text - used, "]");
+    snprintf(text + used, sizeof text - used, "\n");
+    FAILS(resolve(put("deep.yaml", text), "x", &err), CRES_ERR_ENVIRONMENT, "deep.yaml", "it is nested too deeply");
 }
 
 /* Aliases that double at each level would make 2^40 bytes of JSON: stopped at the limit. */
@@ -834,6 +949,39 @@ static void exec_failures_are_named(void **state) {
     assert_int_equal(T.requests_count, 0);
 }
 
+/* Scalars become JSON as sigs.k8s.io/yaml makes them (YAML 1.1 booleans and nulls, numbers;
+   keys always strings: "null", "true", "false" for those; a tag !!str or ! keeps a scalar a
+   string): seen whole in the cluster extension an exec plugin is given. */
+static void yaml_scalars_become_json(void **state) {
+    cres_error err;
+    (void)state;
+    plugin(0, CRED("t", ""), "");
+    OK(resolve(put("scalars.yaml",
+                   "current-context: x\n"
+                   "contexts: [{name: x, context: {cluster: k, user: u}}]\n"
+                   "clusters:\n"
+                   "- name: k\n"
+                   "  cluster:\n"
+                   "    server: https://k8s.test\n"
+                   "    insecure-skip-tls-verify: Off\n"
+                   "    extensions:\n"
+                   "    - name: client.authentication.k8s.io/exec\n"
+                   "      extension: {Null: a, yes: d, no: e, 1.5: f, "
+                   "n1: Null, n2: NULL, b1: NO, b2: off, b3: Y, "
+                   "i: -0, e1: 1.5e+3, e2: 2E-2, e3: 1e5, s1: !!str on, s2: ! off, s3: 0x1F, s4: 1.5.2, s5: 'yes'}\n"
+                   "users:\n"
+                   "- name: u\n"
+                   "  user:\n"
+                   "    exec: {apiVersion: " EXEC_V1 ", command: get-token, interactiveMode: Never, "
+                   "provideClusterInfo: true}\n"),
+               NULL, &err));
+    HAS(T.runs[0].info, "\"config\":{\"null\":\"a\",\"true\":\"d\",\"false\":\"e\","
+                        "\"1.5\":\"f\",\"n1\":null,\"n2\":null,\"b1\":false,\"b2\":false,\"b3\":true,\"i\":-0,"
+                        "\"e1\":1.5e+3,\"e2\":2E-2,\"e3\":1e5,\"s1\":\"on\",\"s2\":\"off\",\"s3\":\"0x1F\","
+                        "\"s4\":\"1.5.2\",\"s5\":\"yes\"}");
+    assert_int_equal(T.requests[0].insecure, 0);
+}
+
 /* A transport that does not say it honours client certificates never gets such a request. */
 static void transport_features_are_checked(void **state) {
     (void)state;
@@ -927,6 +1075,9 @@ int main(void) {
         T_(yaml_as_kubectl_writes_it),
         T_(yaml_as_people_edit_it),
         T_(yaml_one_one_booleans_are_not_strings),
+        T_(yaml_scalars_become_json),
+        T_(yaml_nested_too_deeply),
+        T_(yaml_kubeconfig_under_allocation_failures),
         T_(yaml_alias_bomb_is_bounded),
         T_(empty_files_are_empty_configs),
         T_(exec_plugin_gets_args_env_and_exec_info),

@@ -1411,6 +1411,49 @@ static void auto_rejects_null_out(void **state) {
     EXPECT(make_auto(NULL, NULL, 0, NULL, &err, &t), CRES_ERR_INVALID_ARGUMENT);
 }
 
+/* NULL options are the defaults and a NULL out pointer is refused before anything is read:
+   every backend that checks `out` first. (simple, union, tfconfig, local, kubernetes, gce, tpu
+   and sagemaker do not: see local_and_gce_null_options for theirs.) */
+static void null_options_and_null_out_are_invalid(void **state) {
+    cres_error err;
+    (void)state;
+#define NULL_OUT(create, want_text)                                                        \
+    do {                                                                                   \
+        memset(&err, 0, sizeof err);                                                       \
+        EXPECT(create(NULL, NULL, &err), CRES_ERR_INVALID_ARGUMENT);                       \
+        assert_string_equal(err.message, want_text);                                       \
+    } while (0)
+    NULL_OUT(cres_slurm_resolver_create, "out is NULL");
+    NULL_OUT(cres_mpi_resolver_create, "out is NULL");
+    NULL_OUT(cres_pbs_resolver_create, "out is NULL");
+    NULL_OUT(cres_lsf_resolver_create, "out is NULL");
+    NULL_OUT(cres_sge_resolver_create, "out is NULL");
+    NULL_OUT(cres_flux_resolver_create, "out is NULL");
+    NULL_OUT(cres_vertex_resolver_create, "vertex: out is NULL");
+    NULL_OUT(cres_skypilot_resolver_create, "skypilot: out is NULL");
+    NULL_OUT(cres_volcano_resolver_create, "volcano: out is NULL");
+    NULL_OUT(cres_lws_resolver_create, "lws: out is NULL");
+    NULL_OUT(cres_torch_resolver_create, "torch: out is NULL");
+    NULL_OUT(cres_jax_resolver_create, "jax: out is NULL");
+    NULL_OUT(cres_awsbatch_resolver_create, "awsbatch: out is NULL");
+    NULL_OUT(cres_auto_resolver_create, "auto: out is NULL");
+#undef NULL_OUT
+}
+
+/* local and gce with NULL options: local's defaults; gce needs its instance group. */
+static void local_and_gce_null_options(void **state) {
+    cres_resolver *r = NULL;
+    cres_error err;
+    (void)state;
+    OK(cres_local_resolver_create(NULL, &r, &err));
+    assert_string_equal(resolved_json(r), "{\"worker\": [\"localhost:8470\"]}");
+    cres_resolver_free(r);
+    r = NULL;
+    EXPECT(cres_gce_resolver_create(NULL, &r, &err), CRES_ERR_INVALID_ARGUMENT);
+    HAS(err.message, "options.instance_group is missing");
+    assert_null(r);
+}
+
 /* ---------------------------------------------------------------------------------------
    API conventions: the public error helper, the short calls for the own task, callbacks
    that take their user pointer first. */
@@ -1604,6 +1647,8 @@ int main(void) {
         cmocka_unit_test(auto_task_and_rpc_options),
         cmocka_unit_test(auto_bad_tf_config_is_environment_error),
         cmocka_unit_test(auto_rejects_null_out),
+        cmocka_unit_test(null_options_and_null_out_are_invalid),
+        cmocka_unit_test(local_and_gce_null_options),
         cmocka_unit_test(error_set_fills_result_and_message),
         cmocka_unit_test(short_calls_are_the_own_tasks),
         cmocka_unit_test(launch_is_the_own_tasks_launch_info),
