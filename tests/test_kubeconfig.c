@@ -17,6 +17,7 @@
 #include "env_table.h"
 
 #include <fcntl.h>
+#include <signal.h>
 #include <sys/stat.h>
 
 #include "alloc_walk.h"
@@ -879,6 +880,53 @@ static void exec_credential_kept_until_it_expires(void **state) {
     assert_string_equal(header(4, "Authorization"), "Bearer new");
 }
 
+/* expirationTimestamp is RFC 3339 (kubectl's time.RFC3339): fractions, t and z in lower case,
+   offsets, a leap second; one in the past is used once and replaced, one in the future kept. */
+static void exec_expiry_times(void **state) {
+    static const struct {
+        const char *when;
+        int runs; /* of the plugin over two resolves: 1 kept, 2 expired */
+    } cases[] = {
+        {"2099-01-01T00:00:00.123456z", 1},
+        {"2099-12-31t23:59:60+14:00", 1},
+        {"2099-02-28T00:00:00-01:30", 1},
+        {"1970-01-01T00:00:01+00:00", 2},
+        {"2020-06-15T12:00:00.5-07:00", 2},
+    };
+    static const char *const bad[] = {
+        "2099-01-01T00:00:00",  "2099/01/01T00:00:00Z", "2099-01-01 00:00:00Z", "2099-01-01T00-00:00Z",
+        "2099-01-01T00:00-00Z", "20x9-01-01T00:00:00Z", "2099-00-01T00:00:00Z", "2099-13-01T00:00:00Z",
+        "2099-01-00T00:00:00Z", "2099-01-32T00:00:00Z", "2099-01-01T24:00:00Z", "2099-01-01T00:60:00Z",
+        "2099-01-01T00:00:61Z", "2099-01-01T00:00:00+0100", "2099-01-01T00:00:00+x1:00",
+        "2099-01-01T00:00:00+01:x0", "2099-01-01T00:00:00Zjunk", "2099-01-01T00:00:00 Z", "2099-01-01T00:00:00-01-00",
+    };
+    char out[2][256];
+    size_t i;
+    cres_k8s_options o = kube_options(config_json("when", SERVER, EXEC_USER("")), NULL);
+    (void)state;
+    for (i = 0; i < N(cases); i++) {
+        cres_error err;
+        T.plugin_count = T.plugin_next = T.requests_count = 0;
+        snprintf(out[0], sizeof out[0], CRED("a", ", \"expirationTimestamp\": \"%s\""), cases[i].when);
+        snprintf(out[1], sizeof out[1], CRED("b", ", \"expirationTimestamp\": \"%s\""), cases[i].when);
+        plugin(0, out[0], "");
+        plugin(0, out[1], "");
+        OK(resolve_times(&o, 2, &err));
+        if ((int)T.plugin_next != cases[i].runs)
+            fail_msg("%s: the plugin ran %d times, want %d", cases[i].when, (int)T.plugin_next, cases[i].runs);
+    }
+    for (i = 0; i < N(bad); i++) {
+        cres_error err;
+        char want[80];
+        T.plugin_count = T.plugin_next = 0;
+        snprintf(out[0], sizeof out[0], CRED("a", ", \"expirationTimestamp\": \"%s\""), bad[i]);
+        plugin(0, out[0], "");
+        EXPECT(resolve_times(&o, 1, &err), CRES_ERR_ENVIRONMENT);
+        snprintf(want, sizeof want, "status.expirationTimestamp \"%s\" is not an RFC 3339 time", bad[i]);
+        HAS(err.message, want);
+    }
+}
+
 static void exec_runs_again_once_on_401(void **state) {
     cres_error err;
     const char *path;
@@ -928,6 +976,14 @@ static void exec_failures_are_named(void **state) {
          {"without the other", "clientKeyData"}},
         {0, CRED("t", ", \"expirationTimestamp\": \"tomorrow\""), "", {"expirationTimestamp \"tomorrow\"", "RFC 3339"}},
         {0, "{\"apiVersion\": \"" EXEC_V1 "\", \"kind\": \"Status\"}", "", {"printed no ExecCredential", "get-token"}},
+        {0, "{\"apiVersion\": \"" EXEC_V1 "\"}", "", {"printed no ExecCredential", "get-token"}},
+        {0, "{\"kind\": \"ExecCredential\", \"status\": {\"token\": \"t\"}}", "", {"printed apiVersion none", EXEC_V1}},
+        {0, "{\"apiVersion\": [1], \"kind\": \"ExecCredential\"}", "", {"printed apiVersion a list", EXEC_V1}},
+        {0, "{\"apiVersion\": \"" EXEC_V1 "\", \"kind\": \"ExecCredential\", \"status\": {\"token\": 5}}", "",
+         {"status.token is not a string", "get-token"}},
+        {0, CRED("t", ", \"expirationTimestamp\": 1700000000"), "", {"status.expirationTimestamp is not a string", "get-token"}},
+        {0, "{\"apiVersion\": \"" EXEC_V1 "\", \"kind\": \"ExecCredential\", \"status\": {\"token\": \"\"}}", "",
+         {"printed no token and no client certificate", "get-token"}},
     };
     size_t i;
     const char *path;
@@ -1035,6 +1091,25 @@ static void default_exec_runs_without_a_shell(void **state) {
     close(leak);
 }
 
+/* A plugin that leaves a process behind holding its output is done when it exits itself; a
+   program that ignores SIGCHLD loses the plugin's exit status, which is said, not guessed. */
+static void default_exec_leftovers_and_lost_status(void **state) {
+    struct timespec t0, t1;
+    cres_error err;
+    (void)state;
+    env_set("PATH", "/usr/bin:/bin");
+    clock_gettime(CLOCK_MONOTONIC, &t0);
+    OK(run_default("#!/bin/sh\nsleep 3 &\n"
+                   "printf '{\"apiVersion\":\"" EXEC_V1 "\",\"kind\":\"ExecCredential\",\"status\":{\"token\":\"bg\"}}'\n",
+                   0, &err));
+    clock_gettime(CLOCK_MONOTONIC, &t1);
+    assert_string_equal(header(0, "Authorization"), "Bearer bg");
+    assert_true(t1.tv_sec - t0.tv_sec < 2); /* not the 3 s of the process left behind */
+    signal(SIGCHLD, SIG_IGN);
+    FAILS(run_default("#!/bin/sh\nexit 0\n", 0, &err), CRES_ERR_ENVIRONMENT, "plugin.sh", "its exit status was lost");
+    signal(SIGCHLD, SIG_DFL);
+}
+
 static void default_exec_failures(void **state) {
     char big[64];
     (void)state;
@@ -1045,6 +1120,15 @@ static void default_exec_failures(void **state) {
           "killed");
     FAILS(run_default("#!/bin/sh\nexec yes\n", 0, &err), CRES_ERR_LIMIT, "printed more than 1048576 bytes");
     FAILS(run_default("#!/bin/sh\nkill -9 $$\n", 0, &err), CRES_ERR_ENVIRONMENT, "exited with 137");
+    /* stderr's end is kept, its start dropped: the last line names the failure */
+    FAILS(run_default("#!/bin/sh\nhead -c 20000 /dev/zero | tr '\\0' e >&2\necho >&2\necho 'the last words' >&2\nexit 4\n",
+                      0, &err),
+          CRES_ERR_ENVIRONMENT, "exited with 4: the last words");
+    /* output closed but still running: killed at the deadline, not waited for forever */
+    FAILS(run_default("#!/bin/sh\nexec >&- 2>&-\nexec sleep 30\n", 300, &err), CRES_ERR_ENVIRONMENT,
+          "exited with 137");
+    /* executable, but no program and no #! line: the system will not start it */
+    FAILS(run_default("not a program\n", 0, &err), CRES_ERR_ENVIRONMENT, "cannot run", "the system refused to start it");
     snprintf(big, sizeof big, "%s", "");
     T.cfg.exec.fn = NULL;
     FAILS(resolve(config_json("nocmd", SERVER, "'exec': {'apiVersion': '" EXEC_V1 "', 'command': 'no-such-plugin-here', "
@@ -1082,12 +1166,14 @@ int main(void) {
         T_(empty_files_are_empty_configs),
         T_(exec_plugin_gets_args_env_and_exec_info),
         T_(exec_credential_kept_until_it_expires),
+        T_(exec_expiry_times),
         T_(exec_runs_again_once_on_401),
         T_(exec_client_certificate),
         T_(exec_failures_are_named),
         T_(transport_features_are_checked),
         T_(default_exec_runs_without_a_shell),
         T_(default_exec_failures),
+        T_(default_exec_leftovers_and_lost_status),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

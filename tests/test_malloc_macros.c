@@ -18,12 +18,18 @@
 typedef struct macro_counts {
     long mallocs, reallocs, frees;
     long live; /* blocks from the macros not yet freed */
+    long calls, fail_at; /* CRES_MALLOC and CRES_REALLOC calls; the one to fail, when > 0 */
 } macro_counts;
 
 static macro_counts counts;
 
+/* Counts a CRES_MALLOC or CRES_REALLOC call: 1 when it is the one to fail. */
+static int fails_now(void) {
+    return ++counts.calls == counts.fail_at;
+}
+
 static void *counting_malloc(size_t size) {
-    void *p = malloc(size);
+    void *p = fails_now() ? NULL : malloc(size);
     if (p) {
         counts.mallocs++;
         counts.live++;
@@ -32,7 +38,7 @@ static void *counting_malloc(size_t size) {
 }
 
 static void *counting_realloc(void *old, size_t size) {
-    void *p = realloc(old, size);
+    void *p = fails_now() ? NULL : realloc(old, size);
     if (p) {
         counts.reallocs++;
         if (!old) counts.live++;
@@ -201,6 +207,32 @@ static void test_clone_into_default_allocator_uses_the_macros(void **state) {
     assert_int_equal(counts.live, 0);
 }
 
+/* The default allocator failing: each CRES_MALLOC and CRES_REALLOC call of a parse and a
+   clone fails in turn; each run ends in success or out of memory with every block back. */
+static void test_failing_macros_leave_nothing(void **state) {
+    long n, total = 0;
+    (void)state;
+    for (n = 1;; n++) {
+        cres_cluster_spec *s = NULL, *copy = NULL;
+        cres_result r;
+        memset(&counts, 0, sizeof counts);
+        counts.fail_at = n;
+        r = cres_spec_from_json(cluster_json, strlen(cluster_json), NULL, &s, NULL);
+        if (r == CRES_OK) r = cres_spec_clone(s, NULL, &copy, NULL);
+        if (r == CRES_OK) assert_true(cres_spec_equal(s, copy));
+        cres_spec_free(copy);
+        cres_spec_free(s);
+        assert_int_equal(counts.live, 0);
+        if (counts.calls < n) { /* nothing failed: the walk is over */
+            assert_int_equal(r, CRES_OK);
+            break;
+        }
+        assert_int_equal(r, CRES_ERR_OUT_OF_MEMORY);
+        total++;
+    }
+    assert_true(total > 10 && counts.reallocs > 0);
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test_setup(test_spec_building_uses_the_macros, reset_counts),
@@ -210,6 +242,7 @@ int main(void) {
         cmocka_unit_test_setup(test_resolvers_use_the_macros, reset_counts),
         cmocka_unit_test_setup(test_runtime_allocator_bypasses_the_macros, reset_counts),
         cmocka_unit_test_setup(test_clone_into_default_allocator_uses_the_macros, reset_counts),
+        cmocka_unit_test_setup(test_failing_macros_leave_nothing, reset_counts),
     };
     return cmocka_run_group_tests_name("CRES_MALLOC / CRES_REALLOC / CRES_FREE", tests, NULL, NULL);
 }

@@ -764,6 +764,19 @@ static void json_surrogate_pair_decodes_to_utf8(void **state) {
     cres_spec_free(s);
 }
 
+/* UTF-8 as it is (two, three and four bytes, at the edges RFC 3629 allows) and every escape
+   JSON has, upper-case hex included, read into the same bytes. */
+static void json_raw_utf8_and_every_escape(void **state) {
+    cres_cluster_spec *s = parse("{'\xc3\xa9\xe0\xa0\x80\xed\x9f\xbf\xf0\x90\x80\x80\xf4\x8f\xbf\xbf': ['a:1'],\r\n"
+                                 "'e\\u20AC\\uFFFF\\u00E9\\u0041': ['b:1']}");
+    (void)state;
+    assert_string_equal(cres_spec_job_at(s, 1)->name, "\xc3\xa9\xe0\xa0\x80\xed\x9f\xbf\xf0\x90\x80\x80\xf4\x8f\xbf\xbf");
+    assert_string_equal(cres_spec_job_at(s, 0)->name, "e\xe2\x82\xac\xef\xbf\xbf\xc3\xa9" "A");
+    cres_spec_free(s);
+    /* \b and \f decode to control characters, which no name may hold: the message shows them */
+    BAD_JSON("{'e\\b\\f': []}", CRES_ERR_INVALID_JSON, "job name \"e\\x08\\x0c\" contains a control character");
+}
+
 static void json_from_honours_len(void **state) {
     const char *text = "{\"w\": [\"a:1\"]}garbage";
     cres_cluster_spec *s = NULL;
@@ -993,6 +1006,23 @@ static void bad_json_invalid_utf8(void **state) {
 static void bad_json_lone_surrogate_escape(void **state) {
     (void)state;
     BAD_JSON("{'w\\ud800': []}", CRES_ERR_INVALID_JSON, "surrogate");
+    BAD_JSON("{'w\\ud800\\u0041': []}", CRES_ERR_INVALID_JSON, "surrogate"); /* no low half after it */
+    BAD_JSON("{'w\\udbff\\ue000': []}", CRES_ERR_INVALID_JSON, "surrogate");
+    BAD_JSON("{'w\\udc00': []}", CRES_ERR_INVALID_JSON, "surrogate");    /* a low half alone */
+}
+
+/* More shapes the scanner refuses, each with its reason: overlong and cut UTF-8, a closing
+   bracket of the wrong kind, numbers (valid ones, then a task that is not a string). */
+static void bad_json_scanner_edges(void **state) {
+    (void)state;
+    BAD_JSON("{'w': ['\xe0\x80\x80:1']}", CRES_ERR_INVALID_JSON, "invalid UTF-8"); /* overlong U+0000 */
+    BAD_JSON("{'w': ['\xe2\x82\x28:1']}", CRES_ERR_INVALID_JSON, "invalid UTF-8"); /* a third byte of ASCII */
+    BAD_JSON("{'w': ['\xf0\x90\x80']}", CRES_ERR_INVALID_JSON, "invalid UTF-8");
+    BAD_JSON("{'w': ['a:1'}", CRES_ERR_INVALID_JSON, "expected ',' or ']'");
+    BAD_JSON("{'w': ['a:1']]", CRES_ERR_INVALID_JSON, "expected ',' or '}'");
+    BAD_JSON("{'w': [0, -0.5, 1E+2, 2e-3, 1e5]}", CRES_ERR_INVALID_JSON, "task 0 must be a string");
+    BAD_JSON("{'w': [00]}", CRES_ERR_INVALID_JSON, "cluster JSON");
+    BAD_JSON("{'w': ['a\\", CRES_ERR_INVALID_JSON, "unterminated string");
 }
 
 static char *nested(size_t depth) {
@@ -1399,6 +1429,7 @@ int main(void) {
         cmocka_unit_test(json_sparse_keys_0_to_n_write_as_list),
         cmocka_unit_test(json_escapes_and_utf8_round_trip),
         cmocka_unit_test(json_surrogate_pair_decodes_to_utf8),
+        cmocka_unit_test(json_raw_utf8_and_every_escape),
         cmocka_unit_test(json_from_honours_len),
         cmocka_unit_test(json_empty_object_is_empty_spec),
         cmocka_unit_test(json_from_uses_given_allocator),
@@ -1422,6 +1453,7 @@ int main(void) {
         cmocka_unit_test(bad_json_raw_nul_and_control_bytes),
         cmocka_unit_test(bad_json_invalid_utf8),
         cmocka_unit_test(bad_json_lone_surrogate_escape),
+        cmocka_unit_test(bad_json_scanner_edges),
         cmocka_unit_test(bad_json_deep_nesting_is_limit),
         cmocka_unit_test(bad_json_long_name_and_address_are_limit),
         cmocka_unit_test(bad_json_document_over_16_mib_is_limit),
