@@ -303,10 +303,14 @@
                                options.k8s_members, DEFAULT = JOB); every pod has
                                KUBERNETES_SERVICE_HOST, so that alone is not enough
                   20 local     otherwise, so a program runs unchanged on a laptop; but never
-                               while LOCAL_RANK, NODE_RANK, GROUP_RANK, LOCAL_WORLD_SIZE,
-                               PMI_RANK, OMPI_COMM_WORLD_RANK, SLURM_PROCID,
+                               while LOCAL_RANK, NODE_RANK, GROUP_RANK, GROUP_WORLD_SIZE,
+                               LOCAL_WORLD_SIZE, ROLE_RANK, PMI_RANK, PMI_LOCAL_RANK,
+                               MPI_LOCALRANKID, OMPI_COMM_WORLD_RANK,
+                               OMPI_COMM_WORLD_LOCAL_RANK, MV2_COMM_WORLD_RANK,
+                               JSM_NAMESPACE_RANK, PALS_RANKID, PBS_VNODENUM, SLURM_PROCID,
                                PET_NPROC_PER_NODE, PET_MASTER_PORT,
-                               AWS_BATCH_JOB_MAIN_NODE_INDEX or JOB_COMPLETION_INDEX is set:
+                               AWS_BATCH_JOB_MAIN_NODE_INDEX, MEGASCALE_SLICE_ID or
+                               JOB_COMPLETION_INDEX is set:
                                that is CRES_ERR_ENVIRONMENT naming it (a rank told it is
                                alone hangs its job).
                   The chosen backend's errors stand: a partial environment (WORLD_SIZE and
@@ -358,7 +362,8 @@
         Reads:    rank and size from the first family set: Open MPI OMPI_COMM_WORLD_{RANK,
                   SIZE,LOCAL_RANK,LOCAL_SIZE}; MVAPICH MV2_COMM_WORLD_*; MPICH / Intel MPI
                   PMI_RANK, PMI_SIZE (MPI_LOCALRANKID, MPI_LOCALNRANKS; Cray PALS's
-                  PMI_LOCAL_RANK, PMI_LOCAL_SIZE); PMIx PMIX_RANK. Every other family's
+                  PMI_LOCAL_RANK, PMI_LOCAL_SIZE; a local rank without its size is read
+                  too, below the world size); PMIx PMIX_RANK. Every other family's
                   rank and size that is set (jsrun's JSM_NAMESPACE_RANK and _SIZE too) must
                   be the same, or CRES_ERR_ENVIRONMENT names both. Hosts from the first
                   source that knows: (1) options.hostfile (at create): Open MPI "host
@@ -398,7 +403,9 @@
                   flux only options.hostfile (one host per line, or "host slots=N" /
                        "host:N"; `flux hostlist`): Flux tells a task no hosts, so without
                        it CRES_ERR_ENVIRONMENT names the option. FLUX_JOB_NNODES must be its
-                       host count, and a FLUX_JOB_SIZE it divides gives each that many.
+                       host count, and a FLUX_JOB_SIZE it divides gives each that many;
+                       any other size fills the slots, which must use every node (Flux
+                       runs a task on each, so FLUX_JOB_NNODES above the size is an error).
         Own task: the rank: pbs PALS_RANKID of PMI_SIZE (Cray PALS; PALS_NODEID,
                   PALS_LOCAL_RANKID, PALS_LOCAL_SIZE checked), else PBS_VNODENUM (pbsdsh:
                   the slot's line); lsf jsrun's JSM_NAMESPACE_RANK of _SIZE (_LOCAL_RANK,
@@ -1144,6 +1151,8 @@ struct cres_resolver {
     char *environment;       /* never NULL */
     unsigned long long jitter; /* the library's: retry waits' random state, kept between
                                   resolves so that each draws anew */
+    const char *no_task_why;   /* the library's: why the own task is unknown, naming the
+                                  variables (a static string), for messages; NULL = unsaid */
 };
 
 CRES_API cres_result cres_resolve(cres_resolver *r, cres_cluster_spec **out_spec,
@@ -4727,6 +4736,8 @@ CRES_API cres_result cres_tfconfig_resolver_create(const cres_tfconfig_options *
     memset(&f, 0, sizeof f);
     f.src = o->json ? "options.json" : "TF_CONFIG";
     res = cres__tf_create(&cres__tfconfig_vtable, o->config, o->json, &f, o->environment, &r, err);
+    if (res == CRES_OK && !r->task_type)
+        r->no_task_why = o->json ? "options.json names no task" : "TF_CONFIG names no task";
     if (res == CRES_OK) res = cres__apply_options(r, o->task_type, o->task_id, o->rpc_layer, err);
     if (!r) return res;
     return cres__created(r, res, out);
@@ -10121,6 +10132,7 @@ typedef struct cres__layout {
     const char *from;    /* the hosts' source ("PBS_NODEFILE"), for messages */
     const char *said_by[2]; /* the variables that said own_*, for messages */
     const char *node_ranks; /* $SLURM_GTIDS: the own node's ranks, ascending; NULL = unsaid */
+    const char *no_task;    /* why there is no own task ("no rank variable (...)"), or NULL */
 } cres__layout;
 
 CRES__PRIVATE void cres__layout_free(const cres_allocator *a, cres__layout *l) {
@@ -10179,7 +10191,8 @@ CRES__PRIVATE int cres__cmp_name_at(const void *x, const void *y) {
     return c ? c : (a->at < b->at ? -1 : a->at > b->at);
 }
 
-/* A node listed twice would give two tasks one port: refuse it. */
+/* A node listed twice in SLURM_STEP_NODELIST (its only list) would give two tasks one port:
+   refuse it. */
 CRES__PRIVATE cres_result cres__layout_unique(const cres_allocator *a, const cres__layout *l,
                                               const char *who, cres_error *err) {
     cres__name_at *v;
@@ -10195,8 +10208,9 @@ CRES__PRIVATE cres_result cres__layout_unique(const cres_allocator *a, const cre
     for (i = 1; i < l->nodes && res == CRES_OK; i++) {
         if (strcmp(v[i - 1].name, v[i].name) == 0) {
             char q[CRES__QUOTE_SIZE];
-            res = cres__fail(err, CRES_ERR_ENVIRONMENT, "%s: node %s is listed twice", who,
-                             cres__quote(q, sizeof q, v[i].name, strlen(v[i].name)));
+            res =
+                cres__fail(err, CRES_ERR_ENVIRONMENT, "%s: SLURM_STEP_NODELIST lists node %s twice",
+                           who, cres__quote(q, sizeof q, v[i].name, strlen(v[i].name)));
         }
     }
     cres__free(a, v);
@@ -10603,6 +10617,7 @@ CRES__PRIVATE cres_result cres__hpc_finish(cres_resolver *r, cres_result res, cr
     if (res == CRES_OK) res = cres_set_rpc_layer(r, "grpc", err);
     if (res == CRES_OK) res = cres__hpc_build((cres__hpc *)r, l, w, err);
     if (res == CRES_OK) res = cres__apply_options(r, task_type, task_id, rpc_layer, err);
+    r->no_task_why = l->no_task;
     cres__layout_free(&r->config.allocator, l);
     return res;
 }
@@ -11198,7 +11213,7 @@ CRES__PRIVATE cres_result cres__mpi_identify(const cres_resolver *r, cres__mpi_i
         id->source = n[4];
         id->size_var = n[1];
         id->local_names = n[5];
-        if (i == 2 && !cres_resolver_getenv(r, local_size)) {
+        if (i == 2 && !cres_resolver_getenv(r, local_size) && !cres_resolver_getenv(r, local)) {
             local = "PMI_LOCAL_RANK";
             local_size = "PMI_LOCAL_SIZE";
             id->local_names = "PMI_LOCAL_RANK, PMI_LOCAL_SIZE";
@@ -11208,8 +11223,10 @@ CRES__PRIVATE cres_result cres__mpi_identify(const cres_resolver *r, cres__mpi_i
             if (res == CRES_OK) res = cres__env_int(r, n[0], 1, 0, id->size - 1, &id->rank, err);
             if (res == CRES_OK)
                 res = cres__env_int(r, local_size, 0, 1, id->size, &id->local_size, err);
-            if (res == CRES_OK && id->local_size > 0)
-                res = cres__env_int(r, local, 0, 0, id->local_size - 1, &id->local_rank, err);
+            if (res == CRES_OK) /* below the local size, or at least the world's */
+                res = cres__env_int(r, local, 0, 0,
+                                    (id->local_size > 0 ? id->local_size : id->size) - 1,
+                                    &id->local_rank, err);
         } else {
             res = cres__env_int(r, n[0], 1, 0, max - 1, &id->rank, err);
         }
@@ -11273,8 +11290,8 @@ CRES__PRIVATE cres_result cres__mpi_from_hostfile(const cres_resolver *r, const 
     cres_result res;
     if (id->size < 0)
         return cres__fail(err, CRES_ERR_ENVIRONMENT,
-                          "%s: %s gives no world size to place on the hostfile", r->vtable->name,
-                          id->source);
+                          "%s: %s's PMIX_RANK gives no world size to place on the hostfile",
+                          r->vtable->name, id->source);
     if ((res = cres__read_small_file(r, path, CRES_MAX_DOCUMENT_BYTES, &text, err)) != CRES_OK)
         return res;
     res = cres__hostfile_parse(&r->config.allocator, text, l, r->vtable->name, err);
@@ -11407,7 +11424,8 @@ CRES__PRIVATE cres_result cres__mpi_layout(const cres_resolver *r, const cres_mp
         l->own_local_size = id.local_size;
     }
     if (id.size < 0)
-        return cres__fail(err, CRES_ERR_ENVIRONMENT, "%s: %s gives no world size; pass a hostfile",
+        return cres__fail(err, CRES_ERR_ENVIRONMENT,
+                          "%s: %s's PMIX_RANK gives no world size; pass a hostfile",
                           r->vtable->name, id.source);
     if ((res = cres__mpi_from_scheduler(r, &id, l, err)) != CRES_ERR_NOT_FOUND) return res;
     if (id.size == 1 || id.local_size == id.size)
@@ -11415,9 +11433,9 @@ CRES__PRIVATE cres_result cres__mpi_layout(const cres_resolver *r, const cres_mp
     if (id.local_size > 0 && cres_resolver_getenv(r, "SLURM_STEP_NODELIST"))
         return cres__mpi_in_allocation(r, &id, l, err);
     return cres__fail(err, CRES_ERR_ENVIRONMENT,
-                      "%s: the %d ranks run on several hosts and the launcher does not say which; "
-                      "pass the hostfile given to mpirun",
-                      r->vtable->name, id.size);
+                      "%s: the %s=%d ranks run on several hosts and the launcher does not say "
+                      "which; pass the hostfile given to mpirun",
+                      r->vtable->name, id.size_var, id.size);
 }
 
 static const cres_resolver_vtable cres__mpi_vtable = {
@@ -11478,10 +11496,10 @@ CRES__PRIVATE cres_result cres__sched_mpi(const cres_resolver *r, cres__layout *
 CRES__PRIVATE cres_result cres__sched_script(const cres_resolver *r, cres__layout *l,
                                              const char *said) {
     cres__log(r, CRES_LOG_INFO,
-              "%s: no rank variable (%s), so this is the job script: the cluster is the "
-              "allocation's %d slots and no task is this process's",
+              "%s: %s: the cluster is the allocation's %d slots and no task is this process's",
               r->vtable->name, said, l->ntasks);
     l->rank = -1;
+    l->no_task = said;
     return CRES_OK;
 }
 
@@ -11569,7 +11587,9 @@ CRES__PRIVATE cres_result cres__pbs_layout(const cres_resolver *r, const cres_pb
         return cres__sched_rank(r, l, "PBS_VNODENUM", NULL, err);
     }
     if ((res = cres__sched_mpi(r, l, err)) != CRES_ERR_NOT_FOUND) return res;
-    return cres__sched_script(r, l, "PALS_RANKID, PBS_VNODENUM, an MPI launcher's");
+    return cres__sched_script(r, l,
+                              "no rank variable (PALS_RANKID, PBS_VNODENUM, OMPI_COMM_WORLD_RANK, "
+                              "PMI_RANK or another MPI rank): the job script");
 }
 
 CRES__HPC_CREATE(cres_pbs_resolver_create, cres__pbs_vtable, cres_pbs_options, cres__pbs_layout)
@@ -11615,7 +11635,10 @@ CRES__PRIVATE cres_result cres__lsf_layout(const cres_resolver *r, const cres_ls
     if (res != CRES_OK) return res;
     if (cres__env_set(r, "JSM_NAMESPACE_RANK")) return cres__lsf_jsrun(r, l, err);
     if ((res = cres__sched_mpi(r, l, err)) != CRES_ERR_NOT_FOUND) return res;
-    return cres__sched_script(r, l, "JSM_NAMESPACE_RANK, an MPI launcher's");
+    return cres__sched_script(
+        r, l,
+        "no rank variable (JSM_NAMESPACE_RANK, OMPI_COMM_WORLD_RANK, PMI_RANK or "
+        "another MPI rank): the job script");
 }
 
 CRES__HPC_CREATE(cres_lsf_resolver_create, cres__lsf_vtable, cres_lsf_options, cres__lsf_layout)
@@ -11646,7 +11669,10 @@ CRES__PRIVATE cres_result cres__sge_layout(const cres_resolver *r, const cres_sg
     if (res == CRES_OK) res = cres__env_agrees(r, "NHOSTS", (int)l->nodes, "PE_HOSTFILE", err);
     if (res != CRES_OK) return res;
     if ((res = cres__sched_mpi(r, l, err)) != CRES_ERR_NOT_FOUND) return res;
-    return cres__sched_script(r, l, "an MPI launcher's");
+    return cres__sched_script(
+        r, l,
+        "no rank variable (OMPI_COMM_WORLD_RANK, PMI_RANK or another MPI rank): "
+        "the job script");
 }
 
 CRES__HPC_CREATE(cres_sge_resolver_create, cres__sge_vtable, cres_sge_options, cres__sge_layout)
@@ -11682,6 +11708,9 @@ CRES__PRIVATE cres_result cres__flux_layout(const cres_resolver *r, const cres_f
         res = cres__env_int(r, "FLUX_TASK_LOCAL_ID", 0, 0, INT_MAX, &l->own_local, err);
     l->said_by[0] = "FLUX_TASK_LOCAL_ID";
     if (res == CRES_OK) res = cres__env_int(r, "FLUX_JOB_NNODES", 0, 1, INT_MAX, &nnodes, err);
+    if (res == CRES_OK && nnodes > size) /* flux run -N3 -n1 is refused: each node runs one */
+        res = cres__fail(err, CRES_ERR_ENVIRONMENT,
+                         "flux: FLUX_JOB_NNODES=%d nodes for FLUX_JOB_SIZE=%d tasks", nnodes, size);
     if (res == CRES_OK)
         res = cres__read_small_file(r, o->hostfile, CRES_MAX_DOCUMENT_BYTES, &text, err);
     if (res == CRES_OK) {
@@ -11699,6 +11728,11 @@ CRES__PRIVATE cres_result cres__flux_layout(const cres_resolver *r, const cres_f
         for (i = 0; i < l->nodes; i++) l->tasks[i] = size / nnodes;
     }
     if (res == CRES_OK) res = cres__mpi_fill(l, size, "FLUX_JOB_SIZE", 0, "flux", err);
+    if (res == CRES_OK && nnodes >= 0 && (size_t)nnodes != l->nodes) /* Flux uses every node */
+        res = cres__fail(err, CRES_ERR_ENVIRONMENT,
+                         "flux: FLUX_JOB_NNODES=%d, but the hostfile's slots hold the "
+                         "FLUX_JOB_SIZE=%d tasks on %zu nodes",
+                         nnodes, size, l->nodes);
     return res;
 }
 
@@ -12773,6 +12807,7 @@ CRES_API cres_result cres_volcano_resolver_create(const cres_volcano_options *o,
         res = cres__fail(err, CRES_ERR_ENVIRONMENT,
                          "volcano: %s=%d, but this pod's host name is task %d of %s", index_var,
                          index, own, job);
+    if (own < 0) h->base.no_task_why = "HOSTNAME, which names this pod's task, is not set";
     return cres__hosts_finish(h, res, job, own, o->task_type, o->task_id, o->rpc_layer, out, err);
 }
 #else
@@ -13416,11 +13451,28 @@ CRES__PRIVATE size_t cres__auto_steps(const cres_resolver *probe, char *selector
 
 /* Rule 1: variables that say "one of several processes" rule out the one-task answer. */
 CRES__PRIVATE cres_result cres__auto_not_alone(const cres_resolver *probe, cres_error *err) {
-    static const char *const hints[] = {
-        "LOCAL_RANK",   "NODE_RANK",     "GROUP_RANK",          "LOCAL_WORLD_SIZE",
-        "PMI_RANK",     "OMPI_COMM_WORLD_RANK", "SLURM_PROCID",
-        "PET_NPROC_PER_NODE", "PET_MASTER_PORT", "AWS_BATCH_JOB_MAIN_NODE_INDEX",
-        "JOB_COMPLETION_INDEX", NULL};
+    static const char *const hints[] = {"LOCAL_RANK",
+                                        "NODE_RANK",
+                                        "GROUP_RANK",
+                                        "GROUP_WORLD_SIZE",
+                                        "LOCAL_WORLD_SIZE",
+                                        "ROLE_RANK",
+                                        "PMI_RANK",
+                                        "PMI_LOCAL_RANK",
+                                        "MPI_LOCALRANKID",
+                                        "OMPI_COMM_WORLD_RANK",
+                                        "OMPI_COMM_WORLD_LOCAL_RANK",
+                                        "MV2_COMM_WORLD_RANK",
+                                        "JSM_NAMESPACE_RANK",
+                                        "PALS_RANKID",
+                                        "PBS_VNODENUM",
+                                        "SLURM_PROCID",
+                                        "PET_NPROC_PER_NODE",
+                                        "PET_MASTER_PORT",
+                                        "AWS_BATCH_JOB_MAIN_NODE_INDEX",
+                                        "MEGASCALE_SLICE_ID",
+                                        "JOB_COMPLETION_INDEX",
+                                        NULL};
     const char *hint = cres__env_any(probe, hints), *v;
     char q[CRES__QUOTE_SIZE];
     if (!hint) return CRES_OK;
@@ -13929,10 +13981,19 @@ CRES__PRIVATE cres_result cres__resolve_own(cres_resolver *r, const char *what,
         cres_spec_free(*spec);
         *spec = NULL;
         return cres__fail(err, CRES_ERR_NOT_FOUND,
-                          "%s: %s knows no own task; set one with cres_set_task()", what,
-                          r->vtable->name);
+                          "%s: %s knows no own task%s%s%s; set one with cres_set_task()", what,
+                          r->vtable->name, r->no_task_why ? " (" : "",
+                          r->no_task_why ? r->no_task_why : "", r->no_task_why ? ")" : "");
     }
     return res;
+}
+
+/* Where the own task came from, for messages: the caller, or the variable that names it. */
+CRES__PRIVATE const char *cres__task_source(const cres_resolver *r) {
+    if (r->task_overridden) return "the task options";
+    if (strcmp(r->vtable->name, "tfconfig") == 0) return "TF_CONFIG";
+    if (strcmp(r->vtable->name, "vertex") == 0) return "CLUSTER_SPEC";
+    return "the backend";
 }
 
 CRES_API cres_result cres_launch(cres_resolver *r, cres_launch_info *out, cres_error *err) {
@@ -13945,6 +14006,17 @@ CRES_API cres_result cres_launch(cres_resolver *r, cres_launch_info *out, cres_e
     if ((res = cres__resolve_own(r, "launch", &spec, err)) == CRES_OK)
         res = cres_spec_launch_info(spec, r->task_type, r->task_id, out, err);
     cres_spec_free(spec);
+    if (res == CRES_ERR_NOT_FOUND && r->task_type) {
+        char q[CRES__QUOTE_SIZE];
+        cres__fail(err, res,
+                   "%s: this process's task %s %d, from %s, is not in the cluster, so "
+                   "it has no rank%s",
+                   r->vtable->name, cres__quote(q, sizeof q, r->task_type, strlen(r->task_type)),
+                   r->task_id, cres__task_source(r),
+                   strcmp(r->task_type, "evaluator") == 0
+                       ? " (TensorFlow runs its evaluator outside the cluster)"
+                       : "");
+    }
     return res;
 }
 

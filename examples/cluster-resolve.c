@@ -906,11 +906,18 @@ static cres_result device_vars(const render_ctx *x, env_vars *v, cres_error *err
 /* cres_launch, with the CLI's words when the backend found no own task. */
 static cres_result launch_info(const render_ctx *x, cres_launch_info *info, cres_error *err) {
     cres_result r = cres_launch(x->r, info, err);
-    if (r == CRES_ERR_NOT_FOUND && (!cres_task_type(x->r) || cres_task_id(x->r) < 0))
+    if (r == CRES_ERR_NOT_FOUND && (!cres_task_type(x->r) || cres_task_id(x->r) < 0)) {
+        char why[sizeof err->message];
+        const char *own = strstr(err->message, "knows no own task");
+        const char *advice = own ? strstr(own, "; set one with") : NULL;
+        /* the library's reason, without its advice for C callers */
+        snprintf(why, sizeof why, "%.*s", advice ? (int)(advice - own) : 0, own ? own : "");
         snprintf(err->message, sizeof err->message,
-                 "--format %s needs this process's task: the backend did not find it; pass "
-                 "--task-type and --task-id",
-                 x->format);
+                 "--format %.24s needs this process's task: the backend %.140s; pass --task-type "
+                 "and "
+                 "--task-id",
+                 x->format, own ? why : "did not find it");
+    }
     return r;
 }
 

@@ -267,9 +267,9 @@ def test_mpi_hosts_from_each_scheduler():
 
 def test_mpi_without_a_scheduler_still_asks_for_the_hostfile():
     env = {k: v for k, v in sge_ompi(4).items() if k != "PE_HOSTFILE"}
-    expect_fail(["mpi"], 3, ["the 6 ranks run on several hosts", "hostfile"], env)
+    expect_fail(["mpi"], 3, ["the OMPI_COMM_WORLD_SIZE=6 ranks run on several hosts", "hostfile"], env)
     env = {k: v for k, v in mpijob(2).items() if k != "OMPI_MCA_orte_default_hostfile"}
-    expect_fail(["mpi"], 3, ["the 4 ranks run on several hosts"], env)
+    expect_fail(["mpi"], 3, ["the OMPI_COMM_WORLD_SIZE=4 ranks run on several hosts"], env)
 
 
 def test_verbose_names_the_source():

@@ -537,6 +537,10 @@ static void step_counts_must_agree(void **state) {
     env_unset("SLURM_NNODES"); /* each is optional */
     r = slurm_with(o);
     cres_resolver_free(r);
+    /* a node listed twice is named with its list */
+    env_reset();
+    step("n1,n1", "1(x2)", 2, 0);
+    SLURM_FAILS(o, CRES_ERR_ENVIRONMENT, "SLURM_STEP_NODELIST lists node \"n1\" twice", NULL);
 }
 
 /* Rank 4 of the cyclic run, as the resolver would see it without SLURM_DISTRIBUTION: block
@@ -1242,6 +1246,28 @@ static void malformed_mpi_variables_are_named(void **state) {
     env_set("OMPI_COMM_WORLD_LOCAL_SIZE", "4");
     env_set("OMPI_COMM_WORLD_LOCAL_RANK", "4");
     MPI_FAILS(o, CRES_ERR_ENVIRONMENT, "OMPI_COMM_WORLD_LOCAL_RANK", NULL);
+    /* a local rank without its size is still read: below the world size, and checked */
+    env_reset();
+    env_set("OMPI_COMM_WORLD_RANK", "0");
+    env_set("OMPI_COMM_WORLD_SIZE", "1");
+    env_set("OMPI_COMM_WORLD_LOCAL_RANK", "1");
+    MPI_FAILS(o, CRES_ERR_ENVIRONMENT, "OMPI_COMM_WORLD_LOCAL_RANK=\"1\" is not an integer from 0 to 0", NULL);
+    /* Cray PALS's local rank (PMI_LOCAL_RANK; it sets no PMI_LOCAL_SIZE) against the hosts */
+    env_reset();
+    o.hostfile = temp_file("10.0.0.1\n10.0.0.1\n");
+    env_set("PMI_RANK", "1");
+    env_set("PMI_SIZE", "2");
+    env_set("PMI_LOCAL_RANK", "0");
+    MPI_FAILS(o, CRES_ERR_ENVIRONMENT, "rank 1 should be task 1 of 2", "task 0 (PMI_LOCAL_RANK, PMI_LOCAL_SIZE)");
+    /* PMIx's rank alone: which variable lacks a size is named */
+    env_reset();
+    o.hostfile = NULL;
+    env_set("PMIX_RANK", "0");
+    MPI_FAILS(o, CRES_ERR_ENVIRONMENT, "PMIx's PMIX_RANK gives no world size", NULL);
+    env_set("PMIX_RANK", NULL);
+    env_set("PMI_RANK", "0");
+    env_set("PMI_SIZE", "2");
+    MPI_FAILS(o, CRES_ERR_ENVIRONMENT, "the PMI_SIZE=2 ranks run on several hosts", NULL);
 }
 
 /* srun --mpi=pmix: PMIX_RANK and the step's variables, no OMPI_* (as captured under Slurm 22.05). */

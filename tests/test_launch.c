@@ -1764,7 +1764,11 @@ static void auto_rule_one_hints(void **state) {
     /* FLUX_TASK_RANK picks the flux backend now: its partial environment is the error */
     static const char *const hints[] = {"LOCAL_RANK",     "NODE_RANK",           "GROUP_RANK",   "LOCAL_WORLD_SIZE",
                                         "PMI_RANK",       "OMPI_COMM_WORLD_RANK",
-                                        "SLURM_PROCID",   "PET_NPROC_PER_NODE", "JOB_COMPLETION_INDEX"};
+                                        "SLURM_PROCID",   "PET_NPROC_PER_NODE", "JOB_COMPLETION_INDEX",
+                                        /* launchers' names that come without their backend's */
+                                        "GROUP_WORLD_SIZE", "ROLE_RANK", "PMI_LOCAL_RANK", "MPI_LOCALRANKID",
+                                        "OMPI_COMM_WORLD_LOCAL_RANK", "MV2_COMM_WORLD_RANK",
+                                        "JSM_NAMESPACE_RANK", "PALS_RANKID", "PBS_VNODENUM", "MEGASCALE_SLICE_ID"};
     size_t i;
     char named[64];
     cres_resolver *r;

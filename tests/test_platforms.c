@@ -924,7 +924,7 @@ static void volcano_task_index_variables(void **state) {
     r = volcano();
     TASK_IS(r, "worker", 1);
     cres_resolver_free(r);
-    /* no host name: the cluster, and no own task */
+    /* no host name: the cluster, and no own task, which the launch answer says why */
     env_unset("HOSTNAME");
     env_set("VC_TASK_INDEX", "1");
     r = volcano();
@@ -934,6 +934,7 @@ static void volcano_task_index_variables(void **state) {
         cres_launch_info info;
         cres_error err;
         EXPECT(cres_launch(r, &info, &err), CRES_ERR_NOT_FOUND);
+        HAS(err.message, "volcano knows no own task (HOSTNAME, which names this pod's task, is not set)");
     }
     cres_resolver_free(r);
     env_set("HOSTNAME", "");

@@ -850,6 +850,13 @@ static void lsf_job_script(void **state) {
     assert_string_equal(hosts_of(r, 1), "a01n01:2\na01n02:2\n");
     expect_no_own_task(r);
     LOGGED("no rank variable");
+    {
+        cres_launch_info info;
+        cres_error err;
+        EXPECT(cres_launch(r, &info, &err), CRES_ERR_NOT_FOUND);
+        HAS(err.message, "launch: lsf knows no own task (no rank variable (JSM_NAMESPACE_RANK, "
+                         "OMPI_COMM_WORLD_RANK, PMI_RANK or another MPI rank): the job script)");
+    }
     cres_resolver_free(r);
 }
 
@@ -1292,6 +1299,18 @@ static void flux_bad_variables(void **state) {
     env_set("PMI_RANK", "0");
     FLUX_FAILS(o, CRES_ERR_ENVIRONMENT, "PMI_RANK=0", "FLUX_TASK_RANK gives 1");
     env_set("PMI_RANK", "1");
+    env_set("FLUX_JOB_NNODES", "6"); /* flux run -N6 -n5 is refused: each node runs a task */
+    FLUX_FAILS(o, CRES_ERR_ENVIRONMENT, "FLUX_JOB_NNODES=6 nodes for FLUX_JOB_SIZE=5 tasks", NULL);
+    /* a size the nodes do not divide fills the hostfile's slots, which must use every node */
+    o.hostfile = temp_file("corona171 slots=1\ncorona172 slots=6\ncorona173 slots=3\n");
+    env_set("FLUX_JOB_SIZE", "7");
+    env_set("PMI_SIZE", "7");
+    env_set("FLUX_JOB_NNODES", "3");
+    FLUX_FAILS(o, CRES_ERR_ENVIRONMENT, "FLUX_JOB_NNODES=3, but the hostfile's slots hold the "
+               "FLUX_JOB_SIZE=7 tasks on 2 nodes", NULL);
+    o.hostfile = temp_file("corona171\ncorona172\n");
+    env_set("FLUX_JOB_SIZE", "5");
+    env_set("PMI_SIZE", "5");
     env_unset("FLUX_JOB_NNODES"); /* 5 tasks on 2 hosts of 1 slot */
     FLUX_FAILS(o, CRES_ERR_ENVIRONMENT, "the hostfile has 2 slots for FLUX_JOB_SIZE=5 ranks", NULL);
 }
@@ -1341,7 +1360,7 @@ static void mpi_hosts_from_pe_hostfile(void **state) {
     (void)state;
     env_lines(sge_job);
     ompi_rank(4, 6, 0, 2);
-    MPI_FAILS(mo, CRES_ERR_ENVIRONMENT, "the 6 ranks run on several hosts", NULL);
+    MPI_FAILS(mo, CRES_ERR_ENVIRONMENT, "the OMPI_COMM_WORLD_SIZE=6 ranks run on several hosts", NULL);
     env_set("PE_HOSTFILE", pe);
     r = MPI(mpi_options());
     assert_string_equal(resolved_json(r), dq(SGE_SPEC));
@@ -1464,7 +1483,7 @@ static void mpi_hosts_from_kubeflow_mpijob(void **state) {
     LOGGED(want);
     /* without it: the old error */
     env_unset("OMPI_MCA_orte_default_hostfile");
-    MPI_FAILS(mo, CRES_ERR_ENVIRONMENT, "the 4 ranks run on several hosts", NULL);
+    MPI_FAILS(mo, CRES_ERR_ENVIRONMENT, "the OMPI_COMM_WORLD_SIZE=4 ranks run on several hosts", NULL);
 }
 
 /* PE_HOSTFILE, PBS_NODEFILE, LSB_DJOB_RANKFILE, LSB_MCPU_HOSTS, Open MPI's default hostfile:

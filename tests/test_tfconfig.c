@@ -327,8 +327,13 @@ static void environment_from_tf_config(void **state) {
 /* TF's environment defaults to None; ours is "". */
 static void environment_absent_is_empty(void **state) {
     cres_resolver *r = tf("{'cluster': " C "}");
+    cres_launch_info info;
+    cres_error err;
     (void)state;
     assert_string_equal(cres_environment(r), "");
+    /* no task either: the launch answer names the variable that lacks it */
+    EXPECT(cres_launch(r, &info, &err), CRES_ERR_NOT_FOUND);
+    HAS(err.message, "tfconfig knows no own task (TF_CONFIG names no task)");
     cres_resolver_free(r);
 }
 
@@ -433,6 +438,13 @@ static void evaluator_allowed_outside_cluster(void **state) {
     EXPECT(cres_master(r, buf, sizeof buf, NULL, &err), CRES_ERR_NOT_FOUND);
     HAS(err.message, "evaluator");
     assert_string_equal(master_of(r, "worker", 0, NULL), "worker0:2222");
+    /* nor a rank: the launch answer names where the task came from */
+    {
+        cres_launch_info info;
+        EXPECT(cres_launch(r, &info, &err), CRES_ERR_NOT_FOUND);
+        HAS(err.message, "tfconfig: this process's task \"evaluator\" 0, from TF_CONFIG, is not in the "
+                         "cluster, so it has no rank (TensorFlow runs its evaluator outside the cluster)");
+    }
     cres_resolver_free(r);
 }
 
