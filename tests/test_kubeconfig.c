@@ -228,6 +228,7 @@ static const char *config_json(const char *name, const char *cluster, const char
 }
 
 #define SERVER "'server': 'https://k8s.test:6443'"
+#define EXEC_V1BETA1 "client.authentication.k8s.io/v1beta1"
 
 /* Options for job "worker" of the fake, with a kubeconfig file (NULL: the environment's). */
 static cres_k8s_options kube_options(const char *kubeconfig, const char *context) {
@@ -603,6 +604,72 @@ static void validation_errors_name_file_stanza_and_field(void **state) {
     assert_int_equal(T.requests_count, 0);
 }
 
+/* More of the fields, each with what it does: basic auth with one half, nulls for the
+   methods not used, an empty as-user-extra, a server without a scheme or with trailing
+   slashes, insecure-skip-tls-verify null; and servers that name no host. */
+static void fields_in_their_other_forms(void **state) {
+    cres_error err;
+    (void)state;
+    OK(resolve(config_json("u-only", SERVER, "'username': 'admin', 'exec': null, 'auth-provider': null, "
+                           "'as-user-extra': {}"),
+               NULL, &err));
+    assert_string_equal(header(0, "Authorization"), "Basic YWRtaW46"); /* admin: */
+    OK(resolve(config_json("p-only", "'server': 'k8s.test:6443///', 'insecure-skip-tls-verify': null",
+                           "'password': 'pw'"),
+               NULL, &err));
+    assert_string_equal(header(1, "Authorization"), "Basic OnB3"); /* :pw */
+    assert_string_equal(T.requests[1].url,
+                        "https://k8s.test:6443/api/v1/namespaces/default/pods?labelSelector=job-name%3Dw&limit=500");
+    HAS(logs.text, "user \"x\": basic auth");
+    FAILS(resolve(config_json("q", "'server': 'https://?x'", ""), NULL, &err), CRES_ERR_ENVIRONMENT,
+          "\"server\" must name a host");
+    FAILS(resolve(config_json("h", "'server': 'https://#x'", ""), NULL, &err), CRES_ERR_ENVIRONMENT,
+          "\"server\" must name a host");
+    FAILS(resolve(config_json("ins", SERVER ", 'insecure-skip-tls-verify': 1", ""), NULL, &err), CRES_ERR_ENVIRONMENT,
+          "\"insecure-skip-tls-verify\" must be true or false");
+    FAILS(resolve(config_json("execpw", SERVER, "'exec': {'apiVersion': '" EXEC_V1BETA1 "', 'command': 'a'}, 'password': 'p'"),
+                  NULL, &err),
+          CRES_ERR_ENVIRONMENT, "\"exec\" is set with a token, password or certificate");
+    FAILS(resolve(config_json("execcert", SERVER, "'exec': {'apiVersion': '" EXEC_V1BETA1 "', 'command': 'a'}, "
+                              "'client-certificate-data': 'Y2E=', 'client-key-data': 'Y2E='"),
+                  NULL, &err),
+          CRES_ERR_ENVIRONMENT, "\"exec\" is set with a token, password or certificate");
+    FAILS(resolve(config_json("execfile", SERVER, "'exec': {'apiVersion': '" EXEC_V1BETA1 "', 'command': 'a'}, "
+                              "'tokenFile': 'f'"),
+                  NULL, &err),
+          CRES_ERR_ENVIRONMENT, "\"exec\" is set with a token, password or certificate");
+}
+
+/* Where the kubeconfig files come from, at its limits: more files in $KUBECONFIG than the
+   library reads, a HOME too long for a path, and several files that set no current-context
+   (the message names the first "and the others"). */
+static void kubeconfig_files_at_their_limits(void **state) {
+    char list[CRES_MAX_KUBECONFIG_FILES * 80 + 128], home[4200];
+    const char *a;
+    size_t used = 0;
+    int i;
+    (void)state;
+    for (i = 0; i <= CRES_MAX_KUBECONFIG_FILES; i++) { /* files that are there: missing ones are skipped */
+        char name[16];
+        snprintf(name, sizeof name, "f%d", i);
+        used += (size_t)snprintf(list + used, sizeof list - used, "%s%s", i ? ":" : "", put(name, "{}"));
+    }
+    env_set("KUBECONFIG", list);
+    FAILS(resolve(NULL, NULL, &err), CRES_ERR_LIMIT, "$KUBECONFIG names more than");
+    a = put("first", dq("{'clusters': [{'name': 'a', 'cluster': {'server': 'https://a'}}]}"));
+    snprintf(list, sizeof list, "%s:%s", a, put("second", "{}"));
+    env_set("KUBECONFIG", list);
+    FAILS(resolve(NULL, NULL, &err), CRES_ERR_ENVIRONMENT, "first", "\" and the others ($KUBECONFIG) sets no current-context");
+    FAILS(resolve(NULL, "c", &err), CRES_ERR_ENVIRONMENT, "context \"c\" is defined in no kubeconfig file",
+          "and the others, of $KUBECONFIG");
+    env_set("KUBECONFIG", "");
+    memset(home, 'h', sizeof home - 1);
+    home[0] = '/';
+    home[sizeof home - 1] = '\0';
+    env_set("HOME", home);
+    FAILS(resolve(NULL, NULL, &err), CRES_ERR_ENVIRONMENT, "no kubeconfig");
+}
+
 static void contexts_clusters_and_users_that_name_nothing(void **state) {
     (void)state;
     FAILS(resolve(config_json("c1", SERVER, ""), "nope", &err), CRES_ERR_ENVIRONMENT,
@@ -880,6 +947,22 @@ static void exec_credential_kept_until_it_expires(void **state) {
     assert_string_equal(header(4, "Authorization"), "Bearer new");
 }
 
+/* What an exec plugin is told of the cluster (provideClusterInfo): every TLS field set. */
+static void exec_info_names_every_cluster_field(void **state) {
+    cres_error err;
+    (void)state;
+    plugin(0, CRED("t", ""), "");
+    OK(resolve(config_json("info", SERVER ", 'tls-server-name': 'api.internal', 'insecure-skip-tls-verify': true, "
+                           "'proxy-url': 'http://proxy:3128'",
+                           EXEC_USER(", 'provideClusterInfo': true")),
+               NULL, &err));
+    assert_string_equal(T.runs[0].info,
+                        "{\"kind\":\"ExecCredential\",\"apiVersion\":\"" EXEC_V1 "\",\"spec\":{\"cluster\":{"
+                        "\"server\":\"https://k8s.test:6443\",\"tls-server-name\":\"api.internal\","
+                        "\"insecure-skip-tls-verify\":true,\"proxy-url\":\"http://proxy:3128\"},"
+                        "\"interactive\":false}}");
+}
+
 /* expirationTimestamp is RFC 3339 (kubectl's time.RFC3339): fractions, t and z in lower case,
    offsets, a leap second; one in the past is used once and replaced, one in the future kept. */
 static void exec_expiry_times(void **state) {
@@ -1155,6 +1238,8 @@ int main(void) {
         T_(options_token_and_ca_replace_the_kubeconfig_ones),
         T_(validation_errors_name_file_stanza_and_field),
         T_(contexts_clusters_and_users_that_name_nothing),
+        T_(fields_in_their_other_forms),
+        T_(kubeconfig_files_at_their_limits),
         T_(many_entries_are_checked_quickly),
         T_(yaml_as_kubectl_writes_it),
         T_(yaml_as_people_edit_it),
@@ -1167,6 +1252,7 @@ int main(void) {
         T_(exec_plugin_gets_args_env_and_exec_info),
         T_(exec_credential_kept_until_it_expires),
         T_(exec_expiry_times),
+        T_(exec_info_names_every_cluster_field),
         T_(exec_runs_again_once_on_401),
         T_(exec_client_certificate),
         T_(exec_failures_are_named),
