@@ -1021,6 +1021,31 @@ static void metadata_ip_environment(void **state) {
     assert_string_equal(url(0), "http://10.0.0.254/computeMetadata/v1/project/project-id");
 }
 
+/* Empty values count as unset, down to the default host; slashes at the end of the server's
+   URL go; an answer's line ends go. */
+static void metadata_empty_names_and_untidy_answers(void **state) {
+    cres_gce_options o = gce_options();
+    (void)state;
+    o.project = NULL;
+    o.metadata_url = "";
+    env_set("GCE_METADATA_HOST", "");
+    env_set("GCE_METADATA_IP", "");
+    meta("project/project-id", PROJECT "\r\n\n");
+    meta_name("instance2");
+    serve_group(three_vms, 3);
+    gce(&o);
+    resolved();
+    assert_string_equal(url(0), METADATA "project/project-id");
+    assert_string_equal(cres_task_type(C.r), "worker");
+    o.metadata_url = "http://10.1.1.1:8080///";
+    on("GET", "http://10.1.1.1:8080/computeMetadata/v1/project/project-id", 200, PROJECT);
+    on("GET", "http://10.1.1.1:8080/computeMetadata/v1/instance/name", 200, "instance2");
+    C.requests_count = 0;
+    gce(&o);
+    resolved();
+    assert_string_equal(url(0), "http://10.1.1.1:8080/computeMetadata/v1/project/project-id");
+}
+
 /* Tokens: options.token, the token file, else the metadata server's. */
 
 static void check_bearer_everywhere(const char *bearer) {
@@ -2938,6 +2963,57 @@ static void adc_impersonated_from_each_source(void **state) {
     }
 }
 
+/* A token_uri over plain HTTP to this machine (a local token server, as in tests) is used, by
+   each of the names of this machine: localhost, 127.x.y.z, [::1], with and without a port. */
+static void adc_token_uri_on_this_machine(void **state) {
+    static const char *const uris[] = {"http://localhost/token", "http://127.0.0.1:9/t", "http://127.1.2.3/t",
+                                       "http://[::1]/t", "http://[::1]:8080/token"};
+    size_t i;
+    (void)state;
+    for (i = 0; i < N(uris); i++) {
+        cres_tpu_options o = adc_tpu_options();
+        char file[512];
+        while (C.routes_count) free(C.routes[--C.routes_count].body);
+        snprintf(file, sizeof file,
+                 "{\"type\": \"authorized_user\", \"client_id\": \"a\", \"client_secret\": \"b\", "
+                 "\"refresh_token\": \"c\", \"token_uri\": \"%s\"}",
+                 uris[i]);
+        o.project = "p1";
+        o.credentials_file = temp_named("local.json", file);
+        on("POST", uris[i], 200, TOKEN_ANSWER(USER_TOKEN));
+        serve_adc_node("p1");
+        C.requests_count = 0;
+        tpu(&o);
+        assert_string_equal(resolved(), dq(ADC_SPEC));
+        assert_string_equal(url(0), uris[i]);
+        assert_string_equal(header(1, "Authorization"), "Bearer " USER_TOKEN);
+    }
+}
+
+/* A key without private_key_id: the JWT names no key; an impersonated file without delegates
+   asks with an empty list. */
+static void adc_key_without_id_and_no_delegates(void **state) {
+    cres_tpu_options o = adc_tpu_options();
+    const char *dot;
+    (void)state;
+    o.project = "p1";
+    o.credentials_file = temp_named("imp.json",
+        "{\"service_account_impersonation_url\": \"" IAM_URL "\", \"type\": \"impersonated_service_account\", "
+        "\"source_credentials\": {\"type\": \"service_account\", \"private_key\": \"" KEY_PEM "\", "
+        "\"client_email\": \"a@p.iam.gserviceaccount.com\", \"token_uri\": \"" TOKEN_URI "\"}}");
+    on("POST", TOKEN_URI, 200, TOKEN_ANSWER(KEY_TOKEN));
+    on("POST", IAM_URL, 200, "{\"accessToken\": \"" IMP_TOKEN "\", \"expireTime\": \"2030-01-01T00:00:00Z\"}");
+    serve_adc_node("p1");
+    tpu(&o);
+    assert_string_equal(resolved(), dq(ADC_SPEC));
+    dot = strchr(signed_data, '.');
+    assert_non_null(dot);
+    assert_string_equal(b64url_decode(signed_data, (size_t)(dot - signed_data)), "{\"alg\":\"RS256\",\"typ\":\"JWT\"}");
+    assert_string_equal(req(1)->body, "{\"delegates\":[],\"scope\":[\"https://www.googleapis.com/auth/cloud-platform\"],"
+                                      "\"lifetime\":\"3600s\"}");
+    assert_string_equal(header(2, "Authorization"), "Bearer " IMP_TOKEN);
+}
+
 /* Which link of the chain answers: the first that is there. */
 static void adc_chain_order(void **state) {
     cres_tpu_options o;
@@ -3118,6 +3194,38 @@ static void adc_unusable_files(void **state) {
         {"{\"type\": \"impersonated_service_account\", \"service_account_impersonation_url\": \"" IAM_URL
          "\", \"delegates\": [1], \"source_credentials\": " KEY_OBJECT "}",
          "\"delegates\" must be a list of strings", CRES_ERR_ENVIRONMENT},
+        {"{\"type\": \"impersonated_service_account\", \"service_account_impersonation_url\": \"" IAM_URL
+         "\", \"delegates\": \"hop\", \"source_credentials\": " KEY_OBJECT "}",
+         "\"delegates\" must be a list", CRES_ERR_ENVIRONMENT},
+        {"{\"type\": \"impersonated_service_account\", \"service_account_impersonation_url\": \"" IAM_URL "\"}",
+         "no \"source_credentials\" object", CRES_ERR_ENVIRONMENT},
+        {"{\"type\": 5}", "no \"type\" string", CRES_ERR_ENVIRONMENT},
+        {"{\"type\": \"authorized_user\", \"client_id\": \"a\", \"refresh_token\": \"c\"}",
+         "an authorized_user credential needs \"client_secret\"", CRES_ERR_ENVIRONMENT},
+        {"{\"type\": \"authorized_user\", \"client_id\": null, \"client_secret\": \"b\", \"refresh_token\": \"c\"}",
+         "an authorized_user credential needs \"client_id\"", CRES_ERR_ENVIRONMENT},
+        /* token_uri: https:// with a host, or http:// to this machine by its exact names */
+        {"{\"type\": \"authorized_user\", \"client_id\": \"a\", \"client_secret\": \"b\", \"refresh_token\": "
+         "\"c\", \"token_uri\": \"https://\"}",
+         "\"token_uri\" must be an https:// URL", CRES_ERR_ENVIRONMENT},
+        {"{\"type\": \"authorized_user\", \"client_id\": \"a\", \"client_secret\": \"b\", \"refresh_token\": "
+         "\"c\", \"token_uri\": \"https:///token\"}",
+         "\"token_uri\" must be an https:// URL", CRES_ERR_ENVIRONMENT},
+        {"{\"type\": \"authorized_user\", \"client_id\": \"a\", \"client_secret\": \"b\", \"refresh_token\": "
+         "\"c\", \"token_uri\": \"http://127.0.0.1./token\"}",
+         "\"token_uri\" must be an https:// URL", CRES_ERR_ENVIRONMENT},
+        {"{\"type\": \"authorized_user\", \"client_id\": \"a\", \"client_secret\": \"b\", \"refresh_token\": "
+         "\"c\", \"token_uri\": \"http://127..0.1/token\"}",
+         "\"token_uri\" must be an https:// URL", CRES_ERR_ENVIRONMENT},
+        {"{\"type\": \"authorized_user\", \"client_id\": \"a\", \"client_secret\": \"b\", \"refresh_token\": "
+         "\"c\", \"token_uri\": \"http://127.0.0.1.5/token\"}",
+         "\"token_uri\" must be an https:// URL", CRES_ERR_ENVIRONMENT},
+        {"{\"type\": \"authorized_user\", \"client_id\": \"a\", \"client_secret\": \"b\", \"refresh_token\": "
+         "\"c\", \"token_uri\": \"http://[::2]/token\"}",
+         "\"token_uri\" must be an https:// URL", CRES_ERR_ENVIRONMENT},
+        {"{\"type\": \"authorized_user\", \"client_id\": \"a\", \"client_secret\": \"b\", \"refresh_token\": "
+         "\"c\", \"token_uri\": \"http://127/token\"}",
+         "\"token_uri\" must be an https:// URL", CRES_ERR_ENVIRONMENT},
     };
     size_t i;
     (void)state;
@@ -3158,6 +3266,13 @@ static void adc_token_endpoint_errors(void **state) {
         {200, "{\"access_token\": \"t\", \"expires_in\": -5}", "bad expires_in", CRES_ERR_UNEXPECTED_RESPONSE},
         {200, "{\"access_token\": \"t\", \"expires_in\": \"3599\"}", "bad expires_in", CRES_ERR_UNEXPECTED_RESPONSE},
         {200, "{\"access_token\": \"t\", \"expires_in\": 1e400}", "bad expires_in", CRES_ERR_UNEXPECTED_RESPONSE},
+        {200, "{\"access_token\": \"t\", \"expires_in\": 0}", "bad expires_in", CRES_ERR_UNEXPECTED_RESPONSE},
+        {200, "{\"access_token\": \"t\", \"expires_in\": 31622401}", "bad expires_in", CRES_ERR_UNEXPECTED_RESPONSE},
+        {200, "{\"access_token\": 5}", "has no access_token", CRES_ERR_UNEXPECTED_RESPONSE},
+        {400, "{\"error\": \"invalid_grant\"}", "\"invalid_grant\" ; run: gcloud auth application-default login",
+         CRES_ERR_ENVIRONMENT},
+        {400, "{\"message\": \"bad request\"}", "tpu: token endpoint: HTTP 400", CRES_ERR_HTTP_STATUS},
+        {401, "Unauthorized", "tpu: token endpoint: HTTP 401", CRES_ERR_HTTP_STATUS},
     };
     size_t i;
     (void)state;
@@ -3188,6 +3303,9 @@ static void adc_impersonation_errors(void **state) {
         {200, "{\"accessToken\": \"t\"}", "no accessToken or expireTime"},
         {200, "{\"accessToken\": \"t\", \"expireTime\": \"tomorrow\"}", "not an RFC 3339 time"},
         {200, "{\"accessToken\": \"t u\", \"expireTime\": \"2030-01-01T00:00:00Z\"}", "not one word"},
+        {200, "{\"accessToken\": 5, \"expireTime\": \"2030-01-01T00:00:00Z\"}", "no accessToken or expireTime"},
+        {200, "{\"accessToken\": \"t\", \"expireTime\": 1893456000}", "no accessToken or expireTime"},
+        {200, "{\"expireTime\": \"2030-01-01T00:00:00Z\"}", "no accessToken or expireTime"},
     };
     size_t i;
     (void)state;
@@ -3317,6 +3435,8 @@ int main(void) {
         T(adc_authorized_user_refresh_grant),
         T(adc_service_account_jwt),
         T(adc_impersonated_from_each_source),
+        T(adc_token_uri_on_this_machine),
+        T(adc_key_without_id_and_no_delegates),
         T(adc_chain_order),
         T(adc_project_order),
         T(adc_off_cloud_errors_name_the_option),
@@ -3359,6 +3479,7 @@ int main(void) {
         T(metadata_url_option_and_environment),
         T(metadata_host_environment_before_ip),
         T(metadata_ip_environment),
+        T(metadata_empty_names_and_untidy_answers),
         T(token_option_is_the_bearer),
         T(token_file_is_read_at_each_resolve),
         T(token_file_missing_is_environment_error),
