@@ -4736,8 +4736,9 @@ CRES_API cres_result cres_tfconfig_resolver_create(const cres_tfconfig_options *
     memset(&f, 0, sizeof f);
     f.src = o->json ? "options.json" : "TF_CONFIG";
     res = cres__tf_create(&cres__tfconfig_vtable, o->config, o->json, &f, o->environment, &r, err);
-    if (res == CRES_OK && !r->task_type)
-        r->no_task_why = o->json ? "options.json names no task" : "TF_CONFIG names no task";
+    if (res == CRES_OK && (!r->task_type || r->task_id < 0))
+        r->no_task_why = o->json ? "options.json names no task type and index"
+                                 : "TF_CONFIG names no task type and index";
     if (res == CRES_OK) res = cres__apply_options(r, o->task_type, o->task_id, o->rpc_layer, err);
     if (!r) return res;
     return cres__created(r, res, out);
@@ -10505,8 +10506,9 @@ CRES__PRIVATE cres_result cres__hpc_build(cres__hpc *h, const cres__layout *l,
             if (!cres__put_host_port(&aw, host, port_base + h->local[r]) ||
                 cres__finish(&aw, NULL, NULL) != CRES_OK)
                 res = cres__fail(err, CRES_ERR_ENVIRONMENT,
-                                 "%s: %s is not a host name or IPv6 address", who,
-                                 cres__quote(q, sizeof q, host, strlen(host)));
+                                 "%s: %s is not a host name or IPv6 address (%s)", who,
+                                 cres__quote(q, sizeof q, host, strlen(host)),
+                                 l->from ? l->from : "the hostfile");
             else res = cres_spec_add_task(h->spec, j->job, k, address, err);
         }
         if (res == CRES_OK && l->rank >= j->first && l->rank < j->first + j->count)
@@ -10722,6 +10724,7 @@ CRES__PRIVATE cres_result cres__slurm_no_step(const cres_resolver *r, cres__layo
     if (!(l->names = cres__strdup(a, host))) return cres__oom(err, r->vtable->name);
     l->hosts[0] = l->names;
     l->tasks[0] = l->ntasks = 1;
+    l->from = "SLURMD_NODENAME";
     return CRES_OK;
 }
 
@@ -10759,6 +10762,7 @@ CRES__PRIVATE cres_result cres__slurm_layout(const cres_resolver *r, cres__layou
         return cres__fail(err, CRES_ERR_ENVIRONMENT, "%s: SLURM_STEP_TASKS_PER_NODE is not set",
                           who);
     snprintf(prefix, sizeof prefix, "%s: SLURM_STEP_NODELIST: ", who);
+    l->from = "SLURM_STEP_NODELIST";
     if ((res = cres__layout_hostlist(a, l, nodes, who, err)) != CRES_OK)
         return cres__wrap(err, res, CRES_ERR_ENVIRONMENT, prefix);
     if ((res = cres__layout_unique(a, l, who, err)) != CRES_OK) return res;
@@ -11336,6 +11340,7 @@ CRES__PRIVATE cres_result cres__mpi_one_host(const cres_resolver *r, const char 
     if (!(l->names = cres__strdup(a, host))) return cres__oom(err, r->vtable->name);
     l->hosts[0] = l->names;
     l->tasks[0] = l->ntasks = id->size;
+    l->from = hostname ? "options.hostname" : "PMIX_HOSTNAME";
     return CRES_OK;
 }
 
@@ -11350,6 +11355,7 @@ CRES__PRIVATE cres_result cres__mpi_in_allocation(const cres_resolver *r,
     size_t i;
     int by_node;
     cres_result res = cres__layout_hostlist(&r->config.allocator, l, nodes, who, err);
+    l->from = "SLURM_STEP_NODELIST";
     snprintf(prefix, sizeof prefix, "%s: SLURM_STEP_NODELIST: ", who);
     if (res != CRES_OK) return cres__wrap(err, res, CRES_ERR_ENVIRONMENT, prefix);
     if ((res = cres__layout_unique(&r->config.allocator, l, who, err)) != CRES_OK) return res;
@@ -12513,6 +12519,9 @@ CRES_API cres_result cres_vertex_resolver_create(const cres_vertex_options *o,
         res = cres__fail(err, CRES_ERR_ENVIRONMENT, "vertex: %s %s with a member", f.src,
                          o->cluster_spec ? "names no worker pool"
                                          : "is not set, empty or names no worker pool");
+    if (res == CRES_OK && (!r->task_type || r->task_id < 0))
+        r->no_task_why = o->cluster_spec ? "options.cluster_spec names no task type and index"
+                                         : "CLUSTER_SPEC names no task type and index";
     if (res == CRES_OK) res = cres__apply_options(r, o->task_type, o->task_id, o->rpc_layer, err);
     if (!r) return res;
     return cres__created(r, res, out);
@@ -13123,6 +13132,7 @@ CRES__PRIVATE cres_result cres__torch_agree(cres__coord *c, cres_error *err) {
                                            {"MASTER_PORT", "PET_MASTER_PORT"}};
     size_t k;
     char qa[CRES__QUOTE_SIZE], qb[CRES__QUOTE_SIZE];
+    cres_result res;
     for (k = 0; k < 4; k++) {
         const char *a = cres_resolver_getenv(r, pairs[k][0]);
         const char *b = cres_resolver_getenv(r, pairs[k][1]);
@@ -13133,7 +13143,23 @@ CRES__PRIVATE cres_result cres__torch_agree(cres__coord *c, cres_error *err) {
                               pairs[k][0], cres__quote(qa, sizeof qa, a, strlen(a)), pairs[k][1],
                               cres__quote(qb, sizeof qb, b, strlen(b)));
     }
-    if (!cres__env_set(r, "PET_NNODES") || !cres__env_set(r, "PET_NODE_RANK")) return CRES_OK;
+    if (!cres__env_set(r, "PET_NNODES")) return CRES_OK;
+    /* PET_* equal to the process's names: a process per node, which the others must say */
+    if (c->info.num_nodes != CRES_UNKNOWN &&
+        (res = cres__env_agrees(r, "PET_NNODES", c->info.num_nodes, "GROUP_WORLD_SIZE", err)) !=
+            CRES_OK)
+        return res;
+    if (c->info.node_rank != CRES_UNKNOWN &&
+        (res = cres__env_agrees(r, "PET_NODE_RANK", c->info.node_rank,
+                                cres__env_set(r, "GROUP_RANK") ? "GROUP_RANK" : "NODE_RANK",
+                                err)) != CRES_OK)
+        return res;
+    if (c->info.local_world_size != CRES_UNKNOWN && c->info.local_world_size != 1)
+        return cres__fail(err, CRES_ERR_ENVIRONMENT,
+                          "torch: LOCAL_WORLD_SIZE=%d but PET_NNODES is WORLD_SIZE: a process "
+                          "per node",
+                          c->info.local_world_size);
+    if (!cres__env_set(r, "PET_NODE_RANK")) return CRES_OK;
     if (c->info.node_rank == CRES_UNKNOWN) c->info.node_rank = c->info.rank;
     if (c->info.num_nodes == CRES_UNKNOWN) c->info.num_nodes = c->info.world_size;
     if (c->info.local_rank == CRES_UNKNOWN) c->info.local_rank = 0;
@@ -13977,7 +14003,7 @@ CRES_API cres_result cres_spec_to_tfconfig(const cres_cluster_spec *s, const cha
 CRES__PRIVATE cres_result cres__resolve_own(cres_resolver *r, const char *what,
                                             cres_cluster_spec **spec, cres_error *err) {
     cres_result res = cres_resolve(r, spec, err);
-    if (res == CRES_OK && !r->task_type) {
+    if (res == CRES_OK && (!r->task_type || r->task_id < 0)) {
         cres_spec_free(*spec);
         *spec = NULL;
         return cres__fail(err, CRES_ERR_NOT_FOUND,
@@ -13993,6 +14019,7 @@ CRES__PRIVATE const char *cres__task_source(const cres_resolver *r) {
     if (r->task_overridden) return "the task options";
     if (strcmp(r->vtable->name, "tfconfig") == 0) return "TF_CONFIG";
     if (strcmp(r->vtable->name, "vertex") == 0) return "CLUSTER_SPEC";
+    if (strcmp(r->vtable->name, "tpu") == 0) return "TPU_WORKER_ID (0 when unset)";
     return "the backend";
 }
 
@@ -14003,10 +14030,10 @@ CRES_API cres_result cres_launch(cres_resolver *r, cres_launch_info *out, cres_e
     if (!r || !out)
         return cres__fail(err, CRES_ERR_INVALID_ARGUMENT, "launch: resolver or out is NULL");
     if (r->vtable->launch) return r->vtable->launch(r, out, err);
-    if ((res = cres__resolve_own(r, "launch", &spec, err)) == CRES_OK)
-        res = cres_spec_launch_info(spec, r->task_type, r->task_id, out, err);
+    if ((res = cres__resolve_own(r, "launch", &spec, err)) != CRES_OK) return res;
+    res = cres_spec_launch_info(spec, r->task_type, r->task_id, out, err);
     cres_spec_free(spec);
-    if (res == CRES_ERR_NOT_FOUND && r->task_type) {
+    if (res == CRES_ERR_NOT_FOUND) {
         char q[CRES__QUOTE_SIZE];
         cres__fail(err, res,
                    "%s: this process's task %s %d, from %s, is not in the cluster, so "

@@ -2143,6 +2143,11 @@ static void node_endpoint_errors_are_unexpected(void **state) {
         "{\"state\": \"READY\", \"networkEndpoints\": {}}",
         "{\"state\": \"READY\", \"networkEndpoints\": [{\"ipAddress\": \"10.0.0.1\"}",
         "[]",
+        "{\"state\": \"READY\", \"networkEndpoints\": []}",
+        "{\"state\": \"READY\", \"networkEndpoints\": [{\"ipAddress\": \"\"}]}",
+        "{\"state\": \"READY\", \"networkEndpoints\": [{\"ipAddress\": 10}]}",
+        "{\"state\": \"READY\", \"networkEndpoints\": [{\"ipAddress\": \"1234567890123456789012345678901234567890"
+        "123456789012345678901234\"}]}",
     };
     size_t i;
     (void)state;
@@ -2318,6 +2323,7 @@ static void tpu_config_malformed_is_environment_error(void **state) {
         "{\"project\": \"p\", \"zone\": \"z\"}", /* no name (TF crashes later) */
         "[\"cfg-tpu\"]",                         /* not an object */
         "{'tpu_node_name': 'x'}",                /* not JSON */
+        "{\"tpu_node_name\": null}",             /* null: no name */
     };
     size_t i;
     (void)state;
@@ -2391,6 +2397,10 @@ static void tpu_config_project_not_a_resource_name(void **state) {
     env_set("TPU_CONFIG", "{\"tpu_node_name\": \"cfg-tpu\", \"project\": \"p/../../other\"}");
     tpu_create_fails(&o, CRES_ERR_ENVIRONMENT, &err);
     HAS(err.message, "TPU_CONFIG");
+    o.zone = NULL; /* the zone, the same */
+    env_put("TPU_CONFIG", "{\"tpu_node_name\": \"cfg-tpu\", \"project\": \"p\", \"zone\": \"a b\"}");
+    tpu_create_fails(&o, CRES_ERR_ENVIRONMENT, &err);
+    HAS(err.message, "TPU_CONFIG: \"project\" or \"zone\" is not a resource name");
 }
 
 /* The own task: worker $TPU_WORKER_ID, else worker 0 (TF: task_id 0). */
@@ -2523,6 +2533,15 @@ static void multislice_is_coordinator_only(void **state) {
     env_put("MEGASCALE_SLICE_ID", "0");
     tpu(&o);
     assert_string_equal(resolved(), dq("{'worker': ['js-slice-1-0.js:8470', 'js-slice-1-1.js:8470']}"));
+    /* no workers named at all (TF's local TPU): worker 0, as TF, has no rank, which is said */
+    env_put("TPU_WORKER_HOSTNAMES", NULL);
+    env_put("TPU_WORKER_ID", NULL);
+    env_put("MEGASCALE_NUM_SLICES", NULL);
+    env_put("MEGASCALE_SLICE_ID", NULL);
+    env_put("MEGASCALE_COORDINATOR_ADDRESS", NULL);
+    tpu(&o);
+    EXPECT(cres_launch(C.r, &info, &err), CRES_ERR_NOT_FOUND);
+    assert_non_null(strstr(err.message, "from TPU_WORKER_ID (0 when unset), is not in the cluster"));
 }
 
 static void multislice_bad_input_names_the_variable(void **state) {
@@ -2722,6 +2741,10 @@ static void accelerators_per_host_by_type(void **state) {
     assert_int_equal(per_host("v5litepod-4", 0), 4);
     assert_int_equal(per_host("v5litepod-16", 0), 4);
     assert_int_equal(per_host("v6e-8", 0), 8);
+    assert_int_equal(per_host("v2-4", 0), 4);  /* fewer cores than a host has */
+    assert_int_equal(per_host("v5p-2", 0), 1); /* fewer chips than a host has */
+    assert_int_equal(per_host("v5e-4", 0), 4);
+    assert_int_equal(per_host("v5e-256", 0), 4);
 }
 
 static void unknown_accelerator_type_is_unsupported(void **state) {
@@ -2731,6 +2754,8 @@ static void unknown_accelerator_type_is_unsupported(void **state) {
     (void)state;
     assert_int_equal(per_host("v9-8", 0), -(int)CRES_ERR_UNSUPPORTED);
     assert_int_equal(per_host("v3", 0), -(int)CRES_ERR_UNSUPPORTED);
+    assert_int_equal(per_host("v4-0", 0), -(int)CRES_ERR_UNSUPPORTED);
+    assert_int_equal(per_host("v4-x8", 0), -(int)CRES_ERR_UNSUPPORTED);
     tpu(&o); /* nothing resolved yet: the type is unknown */
     EXPECT(cres_num_accelerators(C.r, &acc, &err), CRES_ERR_UNSUPPORTED);
     HAS(err.message, "accelerators_per_host");

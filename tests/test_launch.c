@@ -2006,6 +2006,31 @@ static void pet_twins_are_compared_without_pet_nnodes(void **state) {
     TORCH_FAILS(o, ENV, "but PET_MASTER_ADDR=\"other-master-0\"", NULL);
 }
 
+/* PET_NNODES equal to WORLD_SIZE means a process per node: the node names must say so. */
+static void pet_nnodes_means_a_process_per_node(void **state) {
+    cres_torch_options o = torch_options();
+    cres_resolver *r;
+    (void)state;
+    env_lines(kubeflow_v1_worker1); /* rank 2 of 4, PET_NNODES 4, PET_NODE_RANK 2 */
+    env_set("GROUP_WORLD_SIZE", "1");
+    TORCH_FAILS(o, ENV, "PET_NNODES=4 but GROUP_WORLD_SIZE gives 1", NULL);
+    env_set("GROUP_WORLD_SIZE", "4");
+    env_set("NODE_RANK", "1");
+    TORCH_FAILS(o, ENV, "PET_NODE_RANK=2 but NODE_RANK gives 1", NULL);
+    env_set("NODE_RANK", "2");
+    env_set("LOCAL_WORLD_SIZE", "2");
+    TORCH_FAILS(o, ENV, "LOCAL_WORLD_SIZE=2 but PET_NNODES is WORLD_SIZE", NULL);
+    env_set("LOCAL_WORLD_SIZE", "1");
+    r = torch();
+    LAUNCH_IS(r, 4, 2, 0, 1, 2, 4, "pytorch-dist-mnist-master-0", 23456, "pytorch-dist-mnist-master-0:23456");
+    cres_resolver_free(r);
+    env_unset("PET_NODE_RANK"); /* PET_NNODES alone still counts the nodes */
+    env_set("GROUP_WORLD_SIZE", "2");
+    env_unset("NODE_RANK");
+    env_unset("LOCAL_WORLD_SIZE");
+    TORCH_FAILS(o, ENV, "PET_NNODES=4 but GROUP_WORLD_SIZE gives 2", NULL);
+}
+
 
 /* ---------------------------------------------------------------------------------------
    Main */
@@ -2075,6 +2100,7 @@ int main(void) {
         cmocka_unit_test_setup(empty_torchelastic_run_id_is_not_torchrun, reset),
         cmocka_unit_test_setup(local_and_node_rank_are_bounded_by_world_size, reset),
         cmocka_unit_test_setup(pet_twins_are_compared_without_pet_nnodes, reset),
+        cmocka_unit_test_setup(pet_nnodes_means_a_process_per_node, reset),
     };
     return cmocka_run_group_tests_name("launch", tests, NULL, NULL);
 }
