@@ -5,10 +5,12 @@
 #      with gcc --coverage -O0, every program of the tests that runs the header's
 #      implementation: the unit tests (tests/test_*.c with tests/impl.c, or their own), the CLI
 #      and the two custom examples, the thread test (gcc's ThreadSanitizer, atomic counters)
-#      and the hostlist oracle's expand_hostlist;
+#      and the hostlist oracle's expand_hostlist, and tests/compile/switches.c once per
+#      CLUSTER_RESOLVER_NO_<BACKEND> and once with all of them (as tests/check.sh runs it);
 #   2. runs the tests against them, one after another: the unit tests with the allocation-failure
 #      walks, the CLI tests, Kubernetes, kubeconfig, Google, hostile answers, network faults,
-#      the real clients, threads, the hostlist oracle and, as root, the launcher lab. Every
+#      the real clients, threads, the hostlist oracle, the compile switches and, as root, the
+#      launcher lab. Every
 #      process adds its counts to the same .gcda files (libgcov locks each file while it
 #      merges; a process killed by a signal writes nothing);
 #   3. captures the counts with lcov, keeps cluster_resolver.h alone and writes the HTML report
@@ -38,9 +40,12 @@ failed=()
 
 # The sources, as they are now: the header, every C file and header the builds below read.
 cp --parents cluster_resolver.h tests/*.c tests/*.h tests/threads/test_threads.c \
-    tests/slurm/expand_hostlist.c examples/*.c "$out/src/" || exit 1
+    tests/slurm/expand_hostlist.c tests/compile/switches.c examples/*.c "$out/src/" || exit 1
+# The backends of tests/check.sh's switch builds.
+switches=$(sed -n '/^backends="/,/"/p' tests/check.sh | tr -d '"' | sed 's/^backends=//; s/#.*//' | xargs)
+[ -n "$switches" ] || { say "no backends list in tests/check.sh"; exit 1; }
 
-export COV_OUT=$out
+export COV_OUT=$out COV_SWITCHES=$switches
 # Warnings are the normal builds' business (gcc -O0 guesses differently about snprintf lengths).
 export COV_CFLAGS="-std=c99 -O0 -g --coverage"
 
@@ -48,10 +53,14 @@ export COV_CFLAGS="-std=c99 -O0 -g --coverage"
 # and the program DIR/NAME, linked with impl.o when SOURCE does not define the implementation.
 build() {
     local src=$COV_OUT/src/$1 name=$2; shift 2
-    local extra=()
+    local extra=() defs=() b
+    case $name in # switches-B: CLUSTER_RESOLVER_NO_B, or every one for ALL
+        switches-ALL) for b in $COV_SWITCHES; do defs+=("-DCLUSTER_RESOLVER_NO_$b"); done ;;
+        switches-*) defs=("-DCLUSTER_RESOLVER_NO_${name#switches-}") ;;
+    esac
     if ! grep -q '^#define CLUSTER_RESOLVER_IMPLEMENTATION' "$src"; then extra=("$COV_OUT/impl.o"); fi
     # shellcheck disable=SC2086
-    { gcc $COV_CFLAGS ${COV_EXTRA:-} -c "$src" -o "$COV_OUT/$name.o" &&
+    { gcc $COV_CFLAGS ${COV_EXTRA:-} "${defs[@]}" -c "$src" -o "$COV_OUT/$name.o" &&
         gcc --coverage ${COV_EXTRA:-} "$COV_OUT/$name.o" "${extra[@]}" "$@" -o "$COV_OUT/$name"; } \
         >"$COV_OUT/logs/build-$name.log" 2>&1 ||
         { echo "[coverage] $name: does not build, see logs/build-$name.log" >&2; return 0; }
@@ -73,6 +82,7 @@ gcc $COV_CFLAGS -c "$out/src/tests/impl.c" -o "$out/impl.o" || exit 1
     echo "examples/custom_backend.c custom_backend"
     echo "examples/custom_transport.c custom_transport"
     echo "tests/slurm/expand_hostlist.c expand_hostlist"
+    for b in $switches ALL; do echo "tests/compile/switches.c switches-$b"; done
 } | xargs -P "$jobs" -L 1 bash -c 'build "$@"' _
 COV_EXTRA="-fsanitize=thread -fprofile-update=atomic" build tests/threads/test_threads.c test_threads -lcurl -lpthread
 say "built in $(( $(date +%s) - t0 )) s"
@@ -111,6 +121,7 @@ if [ -z "$unit_only" ]; then
     step clients cluster-resolve python3 tests/clients/test_real_clients.py "$out"
     step threads test_threads python3 tests/threads/run_threads.py "$out/test_threads"
     step hostlist_oracle expand_hostlist python3 tests/slurm/hostlist_oracle.py "$out/expand_hostlist"
+    for b in $switches ALL; do step "switches-$b" "switches-$b" "$out/switches-$b"; done
     if [ "$(id -u)" = 0 ]; then
         # The lab runs the CLI as other users too (Grid Engine's job user): let them add counts.
         chmod a+rwx "$out" && chmod a+rw "$out"/*.gcda
