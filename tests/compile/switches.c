@@ -320,6 +320,9 @@ int main(void) {
         o.spec = spec;
         res = cres_simple_resolver_create(&o, &r, &err);
         check_create("simple", "CLUSTER_RESOLVER_NO_SIMPLE", OUT_SIMPLE, res, r, &err);
+        if (OUT_SIMPLE)
+            check_create("simple", "CLUSTER_RESOLVER_NO_SIMPLE", 1, cres_simple_resolver_create(NULL, NULL, &err),
+                         NULL, &err);
     }
     {
         cres_union_options o;
@@ -336,6 +339,9 @@ int main(void) {
         res = cres_union_resolver_create(&o, &r, &err);
         check_create("union", "CLUSTER_RESOLVER_NO_UNION", OUT_UNION, res, r, &err);
         if (OUT_UNION) cres_resolver_free(children[0]);
+        if (OUT_UNION)
+            check_create("union", "CLUSTER_RESOLVER_NO_UNION", 1, cres_union_resolver_create(NULL, NULL, &err), NULL,
+                         &err);
     }
     cres_spec_free(spec);
 #define CREATE(fn, type, name, macro, out)                                                    \
@@ -346,6 +352,8 @@ int main(void) {
         r = NULL;                                                                             \
         res = fn(&o, &r, &err);                                                               \
         check_create(name, macro, out, res, r, &err);                                         \
+        if (out) /* left out: refused the same with NULL options and no out pointer */      \
+            check_create(name, macro, 1, fn(NULL, NULL, &err), NULL, &err);                   \
     } while (0)
     CREATE(cres_tfconfig_resolver_create, cres_tfconfig_options, "tfconfig", "CLUSTER_RESOLVER_NO_TFCONFIG", OUT_TFCONFIG);
     CREATE(cres_local_resolver_create, cres_local_options, "local", "CLUSTER_RESOLVER_NO_LOCAL", OUT_LOCAL);
