@@ -269,6 +269,7 @@ static void simple_master_option_without_task(void **state) {
     assert_string_equal(master_of(r, NULL, -1, NULL), "session:1");
     assert_string_equal(master_of(r, NULL, -1, "grpc"), "grpc://session:1");
     assert_string_equal(master_of(r, "worker", 1, NULL), "worker1:2222");
+    assert_string_equal(master_of(r, "worker", -1, NULL), "session:1"); /* a type alone is no task (TF) */
     cres_resolver_free(r);
 }
 
@@ -766,6 +767,7 @@ static void union_u9_master(void **state) {
     assert_string_equal(master_of(u, NULL, -1, NULL), "");
     assert_string_equal(master_of(u, "worker", 1, NULL), "worker1:2222");
     assert_string_equal(master_of(u, "worker", 1, "grpc"), "grpc://worker1:2222");
+    assert_string_equal(master_of(u, "worker", -1, NULL), ""); /* a type alone: the first child's master */
     cres_resolver_free(u);
     cres_resolver_free(children[0]);
     cres_resolver_free(children[1]);
@@ -1440,6 +1442,52 @@ static void null_options_and_null_out_are_invalid(void **state) {
 #undef NULL_OUT
 }
 
+/* The helpers for backends of one's own, and the calls that take a resolver, given nothing
+   or bad arguments: NULL back or CRES_ERR_INVALID_ARGUMENT, never a crash. */
+extern char **environ;
+
+static void helpers_and_calls_with_bad_arguments(void **state) {
+    cres_resolver *r = NULL;
+    cres_cluster_spec *spec = parse("{'worker': ['w0:1']}");
+    cres_config c;
+    cres_local_options lo;
+    cres_error err;
+    char buf[64];
+    size_t n = 0;
+    (void)state;
+    OK(cres_local_resolver_create(NULL, &r, &err));
+    assert_null(cres_resolver_getenv(NULL, "HOME"));
+    assert_null(cres_resolver_getenv(r, NULL));
+    /* without an env_list hook: the process's own environment, NULL past its end */
+    while (environ[n]) n++;
+    assert_true(n > 0);
+    assert_ptr_equal(cres_resolver_env_at(r, 0), environ[0]);
+    assert_null(cres_resolver_env_at(r, n));
+    assert_null(cres_resolver_env_at(NULL, 0));
+    assert_non_null(cres_resolver_allocator(NULL));
+    assert_null(cres_resolver_allocator(NULL)->alloc); /* the default: CRES_MALLOC */
+    EXPECT(cres_set_detected_task(NULL, "worker", 0, &err), CRES_ERR_INVALID_ARGUMENT);
+    EXPECT(cres_set_environment(NULL, "cloud", &err), CRES_ERR_INVALID_ARGUMENT);
+    EXPECT(cres_visible_devices_of(NULL, NULL, -1, buf, sizeof buf, NULL, &err), CRES_ERR_INVALID_ARGUMENT);
+    EXPECT(cres_visible_devices_of(r, "worker", -2, buf, sizeof buf, NULL, &err), CRES_ERR_INVALID_ARGUMENT);
+    HAS(err.message, "task id -2 is negative");
+    EXPECT(cres_visible_devices_of(r, NULL, -1, NULL, 8, NULL, &err), CRES_ERR_INVALID_ARGUMENT);
+    EXPECT(cres_tfconfig(NULL, buf, sizeof buf, NULL, &err), CRES_ERR_INVALID_ARGUMENT);
+    HAS(err.message, "resolver is NULL");
+    EXPECT(cres_spec_to_tfconfig(spec, "worker", 0, NULL, NULL, NULL, 8, NULL, &err), CRES_ERR_INVALID_ARGUMENT);
+    cres_resolver_free(r);
+    cres_spec_free(spec);
+    memset(&c, 0, sizeof c);
+    memset(&lo, 0, sizeof lo);
+    lo.config = &c;
+    c.resolve_timeout_ms = -2;
+    EXPECT(cres_local_resolver_create(&lo, &r, &err), CRES_ERR_INVALID_ARGUMENT);
+    HAS(err.message, "resolve_timeout_ms not below -1");
+    c.resolve_timeout_ms = 0;
+    c.max_retries = -2;
+    EXPECT(cres_local_resolver_create(&lo, &r, &err), CRES_ERR_INVALID_ARGUMENT);
+}
+
 /* local and gce with NULL options: local's defaults; gce needs its instance group. */
 static void local_and_gce_null_options(void **state) {
     cres_resolver *r = NULL;
@@ -1649,6 +1697,7 @@ int main(void) {
         cmocka_unit_test(auto_rejects_null_out),
         cmocka_unit_test(null_options_and_null_out_are_invalid),
         cmocka_unit_test(local_and_gce_null_options),
+        cmocka_unit_test(helpers_and_calls_with_bad_arguments),
         cmocka_unit_test(error_set_fills_result_and_message),
         cmocka_unit_test(short_calls_are_the_own_tasks),
         cmocka_unit_test(launch_is_the_own_tasks_launch_info),
