@@ -1084,13 +1084,44 @@ static void in_cluster_malformed_port_is_environment_error(void **state) {
     cres_error err;
     size_t i;
     (void)state;
-    env_set("KUBERNETES_SERVICE_HOST", "10.96.0.1");
-    for (i = 0; i < N(ports); i++) {
+    for (i = 0; i < N(ports); i++) { /* a fresh environment each time: the first value set is read */
+        memset(C.env_names, 0, sizeof C.env_names);
+        env_set("KUBERNETES_SERVICE_HOST", "10.96.0.1");
         env_set("KUBERNETES_SERVICE_PORT", ports[i]);
         EXPECT(cres_k8s_resolver_create(&o, &r, &err), CRES_ERR_ENVIRONMENT);
         HAS(err.message, "KUBERNETES_SERVICE_HOST or _PORT is malformed");
         assert_null(r);
     }
+}
+
+/* ... and hosts: too long, with a blank or a control character; empty values are unset. */
+static void in_cluster_malformed_host_is_environment_error(void **state) {
+    static char long_host[300];
+    const char *const hosts[] = {long_host, "10.96.0.1 x", "10.96.0.1\r\nX: y"};
+    cres_k8s_options o = in_cluster_options();
+    cres_resolver *r = NULL;
+    cres_error err;
+    size_t i;
+    (void)state;
+    memset(long_host, 'h', sizeof long_host - 1);
+    for (i = 0; i < N(hosts); i++) {
+        memset(C.env_names, 0, sizeof C.env_names);
+        env_set("KUBERNETES_SERVICE_PORT", "443");
+        env_set("KUBERNETES_SERVICE_HOST", hosts[i]);
+        EXPECT(cres_k8s_resolver_create(&o, &r, &err), CRES_ERR_ENVIRONMENT);
+        HAS(err.message, "KUBERNETES_SERVICE_HOST or _PORT is malformed");
+        assert_null(r);
+    }
+    memset(C.env_names, 0, sizeof C.env_names);
+    env_set("KUBERNETES_SERVICE_HOST", "");
+    env_set("KUBERNETES_SERVICE_PORT", "443");
+    EXPECT(cres_k8s_resolver_create(&o, &r, &err), CRES_ERR_ENVIRONMENT);
+    HAS(err.message, "not inside a cluster");
+    memset(C.env_names, 0, sizeof C.env_names);
+    env_set("KUBERNETES_SERVICE_HOST", "10.96.0.1");
+    env_set("KUBERNETES_SERVICE_PORT", "");
+    EXPECT(cres_k8s_resolver_create(&o, &r, &err), CRES_ERR_ENVIRONMENT);
+    HAS(err.message, "not inside a cluster");
 }
 
 /* Without options.token_file a pod reads the service account's token at resolve. */
@@ -2374,6 +2405,42 @@ static void empty_body(void **state) {
     expect_unexpected("", NULL);
 }
 
+/* The pod list is read as it streams in, member by member: each syntax error there is named
+   like the whole-document parser names it, and an empty list or an empty continue token,
+   a bare number as metadata, or members of other names are no errors. */
+static void pod_list_syntax_errors_are_named(void **state) {
+    static const struct {
+        const char *body, *words;
+    } bad[] = {
+        {"{\"kind\": \"PodList\" \"items\": []}", "expected ',' or '}'"},
+        {"{1: 2}", "expected a string key"},
+        {"{\"it\\x\": []}", "bad escape in a string"},
+        {"{\"items\" []}", "expected ':' after a key"},
+        {"{\"items\":", "unexpected end of the document"},
+        {"{\"items\": [{\"metadata\": {\"name\": \"w-0\"}} {}]}", "expected ',' or ']'"},
+        {"{\"items\": []} []", "unexpected text after the document"},
+        {"{\"kind\": [1, }", "invalid JSON"},
+    };
+    static const char *const good[] = {"{}", "{\"metadata\": 5, \"items\": []}",
+                                       "{\"metadata\": {\"continue\": \"\"}, \"apiVersion\": \"v1\"}"};
+    cres_k8s_options o = options();
+    size_t i;
+    (void)state;
+    for (i = 0; i < N(bad); i++) {
+        cres_error err;
+        script(200, bad[i].body);
+        create(&o);
+        err = resolve_fails(CRES_ERR_UNEXPECTED_RESPONSE);
+        if (!strstr(err.message, bad[i].words)) fail_msg("case %zu: %s", i, err.message);
+        HAS(err.message, "invalid JSON");
+    }
+    for (i = 0; i < N(good); i++) {
+        script(200, good[i]);
+        create(&o);
+        assert_string_equal(resolved(), "{\"worker\": []}");
+    }
+}
+
 static void pod_list_not_an_object(void **state) {
     (void)state;
     expect_unexpected("[{\"metadata\": {\"name\": \"worker-0\"}}]", "not an object");
@@ -3165,6 +3232,7 @@ int main(void) {
         T(in_cluster_without_variables_is_environment_error),
         T(in_cluster_without_port_is_environment_error),
         T(in_cluster_malformed_port_is_environment_error),
+        T(in_cluster_malformed_host_is_environment_error),
         T(in_cluster_default_token_file_missing_is_environment_error),
         T(token_file_is_read_at_each_resolve),
         T(token_file_missing_at_resolve_is_environment_error),
@@ -3239,6 +3307,7 @@ int main(void) {
         T(one_session_per_resolve),
         T(malformed_json_body),
         T(truncated_json_body),
+        T(pod_list_syntax_errors_are_named),
         T(empty_body),
         T(pod_list_not_an_object),
         T(items_not_a_list),
