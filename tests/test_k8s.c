@@ -2965,8 +2965,24 @@ static const rjob_obj long_rjobs[] = {
     RJOB("workers-with-a-name-so-long-that-their-hostnames-pass-63-bytes", "2", "3", "3", "\"Indexed\"")};
 
 
+/* A Job labelled as JobSet "js"'s, named n (not one its replicated jobs give). */
+#define JS_JOB_NAMED(n)                                                                                         \
+    {.name = n, .completions = "3", .parallelism = "3", .mode = "\"Indexed\"", .subdomain = "\"js\"", .jobset = "\"js\"", \
+     .rjob = "workers", .job_index = "1", .global = "2"}
+#define NOT_ONE_OF_JS(n) \
+    {n "-1", "1", "job-name=" n, 200, JS_JOB_NAMED(n), 200, JS, "Job \"" n "\" is not one of JobSet \"js\"'s Jobs"}
+
 static const fallback_case fallbacks[] = {
     {"trainer-2", NULL, NULL, 0, TRAINER, 0, JS, "JOB_COMPLETION_INDEX is unset (not an Indexed Job's pod)"},
+    {"trainer-2", "", NULL, 0, TRAINER, 0, JS, "JOB_COMPLETION_INDEX is unset (not an Indexed Job's pod)"},
+    {"trainer-x", "x", NULL, 0, TRAINER, 0, JS, "JOB_COMPLETION_INDEX \"x\" is not an index"},
+    {"2", "2", NULL, 0, TRAINER, 0, JS, "HOSTNAME \"2\" is not \"<job>-2\""},
+    {"trainer_2", "2", NULL, 0, TRAINER, 0, JS, "HOSTNAME \"trainer_2\" is not \"<job>-2\""},
+    NOT_ONE_OF_JS("js-workers-01"), /* a leading zero */
+    NOT_ONE_OF_JS("js-workers-2"),  /* past the replicas */
+    NOT_ONE_OF_JS("js-workers-x"),  /* no number */
+    NOT_ONE_OF_JS("js-workers"),    /* nothing after the replicated job */
+    NOT_ONE_OF_JS("jsx-workers-1"), /* another JobSet's name in front */
     {"trainer-2", "02", NULL, 0, TRAINER, 0, JS, "JOB_COMPLETION_INDEX \"02\" is not an index"},
     {"worker-7", "2", NULL, 0, TRAINER, 0, JS, "HOSTNAME \"worker-7\" is not \"<job>-2\""},
     {NULL, "2", NULL, 0, TRAINER, 0, JS, "HOSTNAME (unset) is not \"<job>-2\""},
