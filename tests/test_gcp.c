@@ -2146,8 +2146,7 @@ static void node_endpoint_errors_are_unexpected(void **state) {
         "{\"state\": \"READY\", \"networkEndpoints\": []}",
         "{\"state\": \"READY\", \"networkEndpoints\": [{\"ipAddress\": \"\"}]}",
         "{\"state\": \"READY\", \"networkEndpoints\": [{\"ipAddress\": 10}]}",
-        "{\"state\": \"READY\", \"networkEndpoints\": [{\"ipAddress\": \"1234567890123456789012345678901234567890"
-        "123456789012345678901234\"}]}",
+        "{\"state\": \"READY\", \"networkEndpoints\": [{\"ipAddress\": \"1234567890123456789012345678901234567890123456789012345678901234\"}]}",
     };
     size_t i;
     (void)state;
@@ -3039,6 +3038,30 @@ static void adc_key_without_id_and_no_delegates(void **state) {
     assert_string_equal(header(2, "Authorization"), "Bearer " IMP_TOKEN);
 }
 
+/* Without an error struct each failure is its result alone: an API's status, the metadata
+   server's, the token endpoint's refusal and its other statuses. */
+static void failures_without_an_error_struct(void **state) {
+    cres_gce_options o = gce_options();
+    cres_tpu_options t;
+    cres_cluster_spec *s = NULL;
+    (void)state;
+    on("POST", GROUP_URL, 403, GOOGLE_ERROR(403, "no", "PERMISSION_DENIED"));
+    gce(&o);
+    assert_int_equal(cres_resolve(C.r, &s, NULL), CRES_ERR_HTTP_STATUS);
+    o.project = NULL;
+    on("GET", METADATA "project/project-id", 500, "Internal Server Error");
+    gce(&o);
+    assert_int_equal(cres_resolve(C.r, &s, NULL), CRES_ERR_HTTP_STATUS);
+    env_set("GOOGLE_APPLICATION_CREDENTIALS", temp_named("adc.json", USER_FILE));
+    on("POST", TOKEN_URI, 400, "{\"error\": \"invalid_grant\"}")->times = 1;
+    on("POST", TOKEN_URI, 403, "{\"error\": \"access_denied\"}");
+    t = adc_tpu_options();
+    tpu(&t);
+    assert_int_equal(cres_resolve(C.r, &s, NULL), CRES_ERR_ENVIRONMENT);
+    assert_int_equal(cres_resolve(C.r, &s, NULL), CRES_ERR_HTTP_STATUS);
+    assert_null(s);
+}
+
 /* Which link of the chain answers: the first that is there. */
 static void adc_chain_order(void **state) {
     cres_tpu_options o;
@@ -3461,6 +3484,7 @@ int main(void) {
         T(adc_service_account_jwt),
         T(adc_impersonated_from_each_source),
         T(adc_token_uri_on_this_machine),
+        T(failures_without_an_error_struct),
         T(adc_key_without_id_and_no_delegates),
         T(adc_chain_order),
         T(adc_project_order),

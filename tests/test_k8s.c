@@ -757,6 +757,38 @@ static void address_option_out_of_range_is_invalid(void **state) {
     o.page_size = -1;
     EXPECT(cres_k8s_resolver_create(&o, &r, &err), CRES_ERR_INVALID_ARGUMENT);
     assert_null(r);
+    o.page_size = 0;
+    o.port = -1;
+    EXPECT(cres_k8s_resolver_create(&o, &r, &err), CRES_ERR_INVALID_ARGUMENT);
+    o.port = 0;
+    o.wait_ms = -1;
+    EXPECT(cres_k8s_resolver_create(&o, &r, &err), CRES_ERR_INVALID_ARGUMENT);
+    HAS(err.message, "port, page_size, wait_ms or address out of range");
+    o.wait_ms = 0;
+    o.members = (cres_k8s_members)7;
+    EXPECT(cres_k8s_resolver_create(&o, &r, &err), CRES_ERR_INVALID_ARGUMENT);
+    HAS(err.message, "members out of range");
+    assert_null(r);
+}
+
+/* The jobs of the options: a count without the list, a bad job name, a NULL selector. */
+static void jobs_option_is_checked(void **state) {
+    static const cres_k8s_job_selector bad_name[] = {{"", "a=1"}};
+    static const cres_k8s_job_selector no_selector[] = {{"worker", NULL}};
+    cres_k8s_options o = options();
+    cres_resolver *r = NULL;
+    cres_error err;
+    (void)state;
+    o.jobs_count = 1;
+    EXPECT(cres_k8s_resolver_create(&o, &r, &err), CRES_ERR_INVALID_ARGUMENT);
+    assert_string_equal(err.message, "kubernetes: options.jobs is NULL");
+    o.jobs = bad_name;
+    EXPECT(cres_k8s_resolver_create(&o, &r, &err), CRES_ERR_INVALID_ARGUMENT);
+    assert_string_equal(err.message, "kubernetes: job name is empty");
+    o.jobs = no_selector;
+    EXPECT(cres_k8s_resolver_create(&o, &r, &err), CRES_ERR_INVALID_ARGUMENT);
+    assert_string_equal(err.message, "kubernetes: job \"worker\" has a NULL selector");
+    assert_null(r);
 }
 
 /* ---------------------------------------------------------------------------------------
@@ -2060,6 +2092,22 @@ static void unauthorized_401_mentions_the_token(void **state) {
     no_sleeps();
 }
 
+/* Without an error struct a failure is its result alone: a status, a transport failure. */
+static void failures_without_an_error_struct(void **state) {
+    cres_k8s_options o = options();
+    cres_cluster_spec *s = NULL;
+    (void)state;
+    C.config.max_retries = -1;
+    script(403, "{\"kind\": \"Status\", \"message\": \"no\"}");
+    script_fail(CRES_ERR_TRANSPORT);
+    create(&o);
+    assert_int_equal(cres_resolve(C.r, &s, NULL), CRES_ERR_HTTP_STATUS);
+    assert_null(s);
+    assert_int_equal(cres_resolve(C.r, &s, NULL), CRES_ERR_TRANSPORT);
+    assert_null(s);
+    assert_int_equal(C.requests_count, 2);
+}
+
 /* What a real API server says to a service account without RBAC rights: the Status message
    and our hint (which resource and verb to grant) must both reach the user. */
 static void forbidden_403_gives_status_message_and_rbac_hint(void **state) {
@@ -3225,6 +3273,7 @@ int main(void) {
         T(dns_address_without_subdomain_falls_back_to_pod_ip),
         T(ipv6_addresses_are_bracketed),
         T(address_option_out_of_range_is_invalid),
+        T(jobs_option_is_checked),
         T(paging_three_pages_sends_each_continue_token),
         T(page_size_option_sets_limit),
         T(empty_continue_ends_the_list),
@@ -3300,6 +3349,7 @@ int main(void) {
         T(options_task_wins_over_hostname),
         T(rpc_layer_default_and_option),
         T(unauthorized_401_mentions_the_token),
+        T(failures_without_an_error_struct),
         T(forbidden_403_gives_status_message_and_rbac_hint),
         T(forbidden_403_status_message_is_unescaped),
         T(forbidden_403_short_message_has_rbac_hint),
