@@ -1130,6 +1130,18 @@ static void transport_features_are_checked(void **state) {
     FAILS(resolve(config_json("feat", SERVER, "'client-certificate': 'c.pem', 'client-key': 'c.key'"), NULL, &err),
           CRES_ERR_UNSUPPORTED, "tls->client_cert_pem");
     assert_int_equal(T.requests_count, 0);
+    /* each TLS field the transport does not declare */
+    T.cfg.transport.features = 0;
+    FAILS(resolve(config_json("f1", SERVER ", 'certificate-authority-data': 'Y2E='", "'token': 't'"), NULL, &err),
+          CRES_ERR_UNSUPPORTED, "ca_pem");
+    T.cfg.transport.features = CRES_TRANSPORT_CA_PEM;
+    FAILS(resolve(config_json("f2", SERVER ", 'tls-server-name': 'api'", "'token': 't'"), NULL, &err),
+          CRES_ERR_UNSUPPORTED, "server_name");
+    FAILS(resolve(config_json("f3", SERVER ", 'proxy-url': 'http://p:3128'", "'token': 't'"), NULL, &err),
+          CRES_ERR_UNSUPPORTED, "proxy");
+    FAILS(resolve(config_json("f4", SERVER ", 'insecure-skip-tls-verify': true", "'token': 't'"), NULL, &err),
+          CRES_ERR_UNSUPPORTED, "insecure_skip_verify");
+    assert_int_equal(T.requests_count, 0);
 }
 
 /* ---------------------------------------------------------------------------------------
