@@ -804,6 +804,8 @@ static void lws_bad_values(void **state) {
          "is not a DNS name"},
         {"LWS_LEADER_ADDRESS", "vllm-1 .vllm", "LWS_LEADER_ADDRESS=\"vllm-1 .vllm\"", "is not a DNS name"},
         {"LWS_LEADER_ADDRESS", "fd00::1", "LWS_LEADER_ADDRESS=\"fd00::1\"", "is not a DNS name"},
+        {"LWS_LEADER_ADDRESS", "10.0.0.1", "LWS_LEADER_ADDRESS=\"10.0.0.1\"", "is not a DNS name"},
+        {"LWS_LEADER_ADDRESS", "vllm-1.vllm$x", "LWS_LEADER_ADDRESS=\"vllm-1.vllm$x\"", "is not a DNS name"},
         {"LWS_LEADER_ADDRESS", "a123456789012345678901234567890123456789012345678901234567890123.x",
          "LWS_LEADER_ADDRESS=", "is not a DNS name"},
         {"LWS_LEADER_ADDRESS", "", "LWS_LEADER_ADDRESS is empty", NULL},
@@ -837,6 +839,26 @@ static void lws_bad_values(void **state) {
 
 /* ---------------------------------------------------------------------------------------
    volcano */
+
+/* The longest DNS name (253 bytes) leads: worker 10's name is 256 bytes, past what a host
+   may be; a name of 254 is no DNS name. */
+static void lws_names_at_their_limits(void **state) {
+    static char leader[256];
+    cres_lws_options o = lws_options();
+    size_t i;
+    (void)state;
+    for (i = 0; i < 253; i++) leader[i] = i % 64 == 63 ? '.' : 'a';
+    leader[253] = '\0';
+    env_reset();
+    env_lines(lws_vllm_1_2);
+    env_unset("HOSTNAME");
+    env_set("LWS_LEADER_ADDRESS", leader);
+    env_set("LWS_GROUP_SIZE", "11");
+    LWS_FAILS(o, CRES_ERR_LIMIT, "lws: worker 10's name is too long", NULL);
+    leader[253] = 'a';
+    leader[254] = '\0';
+    LWS_FAILS(o, ENV, "is not a DNS name", NULL);
+}
 
 static void volcano_pytorch_job(void **state) {
     cres_resolver *r;
@@ -1615,6 +1637,7 @@ int main(void) {
         cmocka_unit_test_setup(lws_options_port_hostname_job, reset),
         cmocka_unit_test_setup(lws_hostname_must_match, reset),
         cmocka_unit_test_setup(lws_bad_values, reset),
+        cmocka_unit_test_setup(lws_names_at_their_limits, reset),
         /* volcano and the env_list hook */
         cmocka_unit_test_setup(volcano_pytorch_job, reset),
         cmocka_unit_test_setup(volcano_tf_job_and_task_names, reset),
