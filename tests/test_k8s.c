@@ -1309,6 +1309,7 @@ static void server_without_http_scheme_is_invalid(void **state) {
 
 static void label_selector_is_url_encoded(void **state) {
     static const cres_k8s_job_selector jobs[] = {{"worker", "app in (tf, jax),tier!=web,team/x=a&b"}};
+    cres_k8s_job_selector jobs2[1];
     cres_k8s_options o = options();
     (void)state;
     o.jobs = jobs;
@@ -1318,6 +1319,14 @@ static void label_selector_is_url_encoded(void **state) {
     resolved();
     assert_string_equal(url(0), NS_URL "?labelSelector=app%20in%20%28tf%2C%20jax%29%2Ctier%21%3Dweb%2Cteam%2Fx%3Da%26b"
                                        "&limit=500");
+    /* what RFC 3986 leaves as it is: letters of both cases, digits, "-._~" */
+    jobs2[0].job = "worker";
+    jobs2[0].selector = "app.kubernetes.io/name=My_App-2~x|{}";
+    o.jobs = jobs2;
+    script_page(three_workers, N(three_workers), NULL);
+    create(&o);
+    resolved();
+    assert_string_equal(url(1), NS_URL "?labelSelector=app.kubernetes.io%2Fname%3DMy_App-2~x%7C%7B%7D&limit=500");
 }
 
 /* We differ from TF on purpose: a pod matched by two selectors of one job is one task (TF

@@ -585,6 +585,10 @@ static void validation_errors_name_file_stanza_and_field(void **state) {
          {"\"auth-provider.config.id-token\" is not set", "kubelogin", "bad50"}},
         {SERVER, "'auth-provider': {'name': 'oidc', 'config': {'id-token': 5}}",
          {"\"auth-provider.config.id-token\" must be a string", "bad51", "x"}},
+        {SERVER ", 'certificate-authority-data': 'Y2E=Y2E='", "", {"\"certificate-authority-data\" is not base64", "bad52", "x"}}, /* data after its padding */
+        {SERVER ", 'certificate-authority-data': '=Y2E'", "", {"\"certificate-authority-data\" is not base64", "bad53", "x"}}, /* padding first */
+        {SERVER ", 'certificate-authority-data': 'Y2E'", "", {"\"certificate-authority-data\" is not base64", "bad54", "x"}}, /* a quad short */
+        {SERVER ", 'certificate-authority-data': 'AA=='", "", {"\"certificate-authority-data\" is not base64", "bad55", "x"}}, /* a NUL byte */
     };
     size_t i;
     (void)state;
@@ -618,6 +622,8 @@ static void fields_in_their_other_forms(void **state) {
                            "'password': 'pw'"),
                NULL, &err));
     assert_string_equal(header(1, "Authorization"), "Basic OnB3"); /* :pw */
+    OK(resolve(config_json("crlf", SERVER ", 'certificate-authority-data': 'Y2\\r\\nE='", "'token': 't'"), NULL, &err));
+    assert_string_equal(T.requests[2].ca_pem, "ca"); /* line breaks in base64 are skipped, as Go does */
     assert_string_equal(T.requests[1].url,
                         "https://k8s.test:6443/api/v1/namespaces/default/pods?labelSelector=job-name%3Dw&limit=500");
     HAS(logs.text, "user \"x\": basic auth");
