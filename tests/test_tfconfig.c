@@ -708,6 +708,11 @@ static void bad_task_type_not_a_job(void **state) {
     BAD_ENV("{'cluster': " C ", 'task': {'type': 'chief', 'index': 0}}",
             "\"task.type\" \"chief\" is not a job of \"cluster\"");
     BAD_ENV("{'cluster': " C ", 'task': {'type': 'chief'}}", "\"task.type\" \"chief\"");
+    /* the message lists the jobs until its room ends, never past it */
+    BAD_ENV("{'cluster': {'job-with-a-long-name-a': [], 'job-with-a-long-name-b': [], 'job-with-a-long-name-c': [], "
+            "'job-with-a-long-name-d': [], 'job-with-a-long-name-e': []}, 'task': {'type': 'chief'}}",
+            "(its jobs: job-with-a-long-name-a, job-with-a-long-name-b, job-with-a-long-name-c, "
+            "job-with-a-long-name-d)"); /* 96 bytes: the fifth is left out */
 }
 
 static void bad_task_index_not_in_job(void **state) {
