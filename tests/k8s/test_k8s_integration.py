@@ -678,6 +678,23 @@ def test_retries_503_honouring_retry_after():
     assert [r["status"] for r in f.stop()] == [503, 200]
 
 
+def test_retry_after_forms():
+    # blanks before the seconds are skipped; an HTTP date counts as no Retry-After (the
+    # library's own backoff, well under a second); more than an hour is an hour, past any bound
+    for value, low, high in ((" \t1", 0.9, 5), ("Wed, 21 Oct 2015 07:28:00 GMT", 0, 0.9)):
+        faults = write("after.json", [{"path": "/api/", "times": 1, "status": 503, "headers": {"Retry-After": value}}])
+        f = Fake("--pods", PODS, "--faults", faults)
+        start = time.time()
+        assert resolve(f, "--job", "worker=job-name=trainer") == {"worker": TRAINER}
+        assert low <= time.time() - start < high, (value, time.time() - start)
+        assert [r["status"] for r in f.stop()] == [503, 200], value
+    faults = write("after.json", [{"path": "/api/", "times": 1, "status": 503, "headers": {"Retry-After": "99999"}}])
+    f = Fake("--pods", PODS, "--faults", faults)
+    err, took = fails(f, 4, ["HTTP 503"], "--job", "worker=job-name=trainer", "--resolve-timeout-ms", "3000")
+    assert took < 2.5, took
+    assert [r["status"] for r in f.stop()] == [503]
+
+
 def test_gives_up_after_retries():
     faults = write("down.json", [{"path": "/api/", "status": 500}])
     f = Fake("--pods", PODS, "--faults", faults)
