@@ -239,6 +239,10 @@ static const struct {
     {"lws", "CLUSTER_RESOLVER_NO_LWS", OUT_LWS,
      {{{"LWS_LEADER_ADDRESS", "g-0.g.default"}, {"LWS_GROUP_SIZE", "2"}, {"LWS_WORKER_INDEX", "1"},
        {"HOSTNAME", "g-0-1"}}, ""}},
+    /* an Indexed Job's pod: the own Job's members (members JOB is a part that may be left out) */
+    {"kubernetes", "CLUSTER_RESOLVER_NO_K8S", OUT_K8S,
+     {{{"KUBERNETES_SERVICE_HOST", "10.96.0.1"}, {"KUBERNETES_SERVICE_PORT", "443"}, {"JOB_COMPLETION_INDEX", "1"},
+       {"HOSTNAME", "trainer-1"}}, ""}},
     {"local", "CLUSTER_RESOLVER_NO_LOCAL", OUT_LOCAL, {{{"HOME", "/"}}, ""}},
 };
 
@@ -281,6 +285,15 @@ static void check_auto(void) {
             expect(res == CRES_OK && strcmp(cres_resolver_name(r), cases[i].backend) == 0, what, &err);
             expect(res != CRES_OK || (strstr(env.log, "left out of this build") != NULL) == any_left_out(),
                    "auto's log line lists what this build left out", &err);
+            if (strcmp(cases[i].backend, "kubernetes") == 0) {
+#ifdef CLUSTER_RESOLVER_NO_K8S_JOB
+                const char *members = "members listed (CLUSTER_RESOLVER_NO_K8S_JOB)";
+#else
+                const char *members = "members named from the Job, else listed";
+#endif
+                expect(strstr(env.log, "job \"worker\" = job-name=trainer") && strstr(env.log, members),
+                       "auto's log line says how a Job's pod gets its members", &err);
+            }
         }
         cres_resolver_free(r);
     }
