@@ -2,9 +2,14 @@
    cluster_resolver.h. Cases named Un mirror TensorFlow's cluster_resolver_test.py as listed in
    reference/tf-resolvers.md section 4.2; where our documented behaviour differs from TF on
    purpose (header section 11, reference section 5) the comment says so. The environment is
-   only ever read through the cres_config.getenv hook: these tests never call setenv. */
+   read through the cres_config.getenv hook: the test process never calls setenv (only the
+   children of null_options_read_the_process_environment set theirs). */
 
+#define _DEFAULT_SOURCE /* clearenv, setenv, fork: null_options_read_the_process_environment */
 #include "test_util.h"
+
+#include <sys/wait.h>
+#include <unistd.h>
 
 /* ---------------------------------------------------------------------------------------
    Helpers of this file (the shared ones are in test_util.h). */
@@ -1488,6 +1493,50 @@ static void helpers_and_calls_with_bad_arguments(void **state) {
     EXPECT(cres_local_resolver_create(&lo, &r, &err), CRES_ERR_INVALID_ARGUMENT);
 }
 
+/* NULL options read the process's own environment: in a child of its own, with only the
+   variables each backend needs, tfconfig, kubernetes (in-cluster), tpu and sagemaker make
+   their resolvers from it. The test process itself never changes its environment. */
+static int create_in_environment(const char *const *vars, cres_result (*make)(cres_resolver **, cres_error *),
+                                 const char *want) {
+    pid_t pid = fork();
+    int status = 0;
+    if (pid == 0) {
+        cres_resolver *r = NULL;
+        cres_cluster_spec *s = NULL;
+        cres_error err;
+        int ok;
+        clearenv();
+        for (; *vars; vars += 2) setenv(vars[0], vars[1], 1);
+        ok = make(&r, &err) == CRES_OK && r && strcmp(cres_resolver_name(r), want) == 0;
+        if (ok && strcmp(want, "kubernetes") != 0) /* kubernetes would need its API server */
+            ok = cres_resolve(r, &s, &err) == CRES_OK && cres_spec_jobs_count(s) == 1;
+        if (!ok) fprintf(stderr, "%s: %s\n", want, err.message);
+        cres_spec_free(s);
+        cres_resolver_free(r);
+        _exit(ok ? 0 : 1);
+    }
+    return pid > 0 && waitpid(pid, &status, 0) == pid && WIFEXITED(status) && WEXITSTATUS(status) == 0;
+}
+
+static cres_result make_tfconfig(cres_resolver **r, cres_error *err) { return cres_tfconfig_resolver_create(NULL, r, err); }
+static cres_result make_k8s(cres_resolver **r, cres_error *err) { return cres_k8s_resolver_create(NULL, r, err); }
+static cres_result make_tpu(cres_resolver **r, cres_error *err) { return cres_tpu_resolver_create(NULL, r, err); }
+static cres_result make_sagemaker(cres_resolver **r, cres_error *err) {
+    return cres_sagemaker_resolver_create(NULL, r, err);
+}
+
+static void null_options_read_the_process_environment(void **state) {
+    static const char *const tf[] = {"TF_CONFIG", "{\"cluster\": {\"worker\": [\"w0:1\"]}}", NULL};
+    static const char *const k8s[] = {"KUBERNETES_SERVICE_HOST", "10.96.0.1", "KUBERNETES_SERVICE_PORT", "443", NULL};
+    static const char *const tpu[] = {"TPU_NAME", "grpc://10.0.0.1:8470", NULL};
+    static const char *const sm[] = {"SM_HOSTS", "[\"algo-1\"]", "SM_CURRENT_HOST", "algo-1", NULL};
+    (void)state;
+    assert_true(create_in_environment(tf, make_tfconfig, "tfconfig"));
+    assert_true(create_in_environment(k8s, make_k8s, "kubernetes"));
+    assert_true(create_in_environment(tpu, make_tpu, "tpu"));
+    assert_true(create_in_environment(sm, make_sagemaker, "sagemaker"));
+}
+
 /* local and gce with NULL options: local's defaults; gce needs its instance group. */
 static void local_and_gce_null_options(void **state) {
     cres_resolver *r = NULL;
@@ -1697,6 +1746,7 @@ int main(void) {
         cmocka_unit_test(auto_rejects_null_out),
         cmocka_unit_test(null_options_and_null_out_are_invalid),
         cmocka_unit_test(local_and_gce_null_options),
+        cmocka_unit_test(null_options_read_the_process_environment),
         cmocka_unit_test(helpers_and_calls_with_bad_arguments),
         cmocka_unit_test(error_set_fills_result_and_message),
         cmocka_unit_test(short_calls_are_the_own_tasks),
