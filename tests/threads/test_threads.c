@@ -389,10 +389,12 @@ static cres_resolver *gce_resolver(worker *w, const cres_config *c, const http_c
     cres_gce_options o;
     cres_resolver *r = NULL;
     cres_error err;
+    cres_config named = *c; /* odd threads name the bundled transport, the others leave it unset */
     char compute[300];
     snprintf(compute, sizeof compute, "%s/compute/v1", gce_url);
+    if (w->id % 2) named.transport = cres_curl_transport();
     memset(&o, 0, sizeof o);
-    o.config = c;
+    o.config = &named;
     o.instance_group = hc->name;
     o.compute_url = compute;
     o.metadata_url = gce_url; /* project, zone and token from the fake's metadata server */
