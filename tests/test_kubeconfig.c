@@ -646,6 +646,22 @@ static void fields_in_their_other_forms(void **state) {
           CRES_ERR_ENVIRONMENT, "\"exec\" is set with a token, password or certificate");
 }
 
+/* A file a kubeconfig names that is larger than the library reads (1 MiB for PEM files) is
+   named, said too large, and no request is made. */
+static void named_file_too_large(void **state) {
+    size_t n = 1024 * 1024 + 1;
+    char *big = (char *)malloc(n + 1);
+    (void)state;
+    assert_non_null(big);
+    memset(big, 'A', n);
+    big[n] = '\0';
+    put("big-ca.pem", big);
+    free(big);
+    FAILS(resolve(config_json("bigca", SERVER ", 'certificate-authority': 'big-ca.pem'", "'token': 't'"), NULL, &err),
+          CRES_ERR_ENVIRONMENT, "\"certificate-authority\" names", "big-ca.pem", "which cannot be read (too large)");
+    assert_int_equal(T.requests_count, 0);
+}
+
 /* Where the kubeconfig files come from, at its limits: more files in $KUBECONFIG than the
    library reads, a HOME too long for a path, and several files that set no current-context
    (the message names the first "and the others"). */
@@ -1258,6 +1274,7 @@ int main(void) {
         T_(contexts_clusters_and_users_that_name_nothing),
         T_(fields_in_their_other_forms),
         T_(kubeconfig_files_at_their_limits),
+        T_(named_file_too_large),
         T_(many_entries_are_checked_quickly),
         T_(yaml_as_kubectl_writes_it),
         T_(yaml_as_people_edit_it),

@@ -240,6 +240,16 @@ def test_long_token_is_sent_whole():
     f.stop()
 
 
+def test_token_file_from_a_pipe():
+    # --token-file /dev/stdin < file, or a process substitution: a pipe has no size to ask
+    f = Fake("--pods", PODS, "--bearer", TOKEN)
+    p = subprocess.run([CLI, "k8s", "--server", f.url, "--token-file", "/dev/stdin", "--job", "worker=job-name=trainer",
+                        "--format", "spec"], input=TOKEN + "\n", env={"PATH": os.environ.get("PATH", "/usr/bin:/bin")},
+                       capture_output=True, text=True, timeout=60)
+    assert p.returncode == 0 and json.loads(p.stdout) == {"worker": TRAINER}, (p.returncode, p.stderr)
+    assert [r["status"] for r in f.stop()] == [200]
+
+
 def test_tls_is_verified():
     f = Fake("--pods", PODS, tls=True)
     other = os.path.join(TMP, "certs", "other-ca.pem")
