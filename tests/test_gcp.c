@@ -979,6 +979,17 @@ static void metadata_value_with_control_character_is_unexpected(void **state) {
     resolve_fails(CRES_ERR_UNEXPECTED_RESPONSE);
 }
 
+static void metadata_project_not_a_resource_name_is_unexpected(void **state) {
+    cres_gce_options o = gce_options();
+    cres_error err;
+    (void)state;
+    o.project = NULL;
+    meta("project/project-id", "../other-project");
+    gce(&o);
+    err = resolve_fails(CRES_ERR_UNEXPECTED_RESPONSE);
+    HAS(err.message, "gce: the metadata project id is not a resource name");
+}
+
 /* The metadata server named by option, $GCE_METADATA_HOST or $GCE_METADATA_IP. */
 static void metadata_url_option_and_environment(void **state) {
     cres_gce_options o = gce_options();
@@ -3126,7 +3137,24 @@ static void adc_chain_order(void **state) {
     err = resolve_fails(CRES_ERR_ENVIRONMENT);
     assert_string_equal(err.message,
                         "tpu: GOOGLE_APPLICATION_CREDENTIALS \"/nonexistent/key.json\" cannot be read");
-    assert_int_equal(C.requests_count, 0);
+    assert_int_equal(C.requests_count, 0);    /* 8. no directory at all ($CLOUDSDK_CONFIG and $HOME empty): no file, the metadata server */
+    env_put("GOOGLE_APPLICATION_CREDENTIALS", NULL);
+    env_put("CLOUDSDK_CONFIG", "");
+    env_put("HOME", "");
+    C.requests_count = 0;
+    tpu(&o);
+    resolved();
+    assert_string_equal(header(1, "Authorization"), "Bearer " META_TOKEN);
+    /* 9. a directory too long for a path is said, not cut */
+    {
+        static char long_dir[4100];
+        memset(long_dir, 'd', sizeof long_dir - 1);
+        long_dir[0] = '/';
+        env_put("CLOUDSDK_CONFIG", long_dir);
+        tpu(&o);
+        err = resolve_fails(CRES_ERR_ENVIRONMENT);
+        assert_string_equal(err.message, "tpu: the directory of gcloud's credentials is too long a path");
+    }
 }
 
 /* options.project, then GOOGLE_CLOUD_PROJECT, CLOUDSDK_CORE_PROJECT, project_id, quota_project_id. */
@@ -3525,6 +3553,7 @@ int main(void) {
         T(metadata_zone_without_slash_is_taken_whole),
         T(metadata_without_project_is_not_found),
         T(metadata_value_with_control_character_is_unexpected),
+        T(metadata_project_not_a_resource_name_is_unexpected),
         T(metadata_url_option_and_environment),
         T(metadata_host_environment_before_ip),
         T(metadata_ip_environment),

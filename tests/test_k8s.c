@@ -2520,6 +2520,23 @@ static void pod_without_metadata_name(void **state) {
                       "metadata.name");
 }
 
+/* A pod whose names and addresses pass 64 KiB (the API server allows a few hundred bytes)
+   is refused, not stored. */
+static void pod_with_names_past_64_kib(void **state) {
+    size_t n = 70000;
+    char *name = (char *)malloc(n + 1), *body = (char *)malloc(n + 256);
+    (void)state;
+    assert_non_null(name);
+    assert_non_null(body);
+    memset(name, 'w', n);
+    name[n] = '\0';
+    snprintf(body, n + 256, "{\"items\": [{\"metadata\": {\"name\": \"%s\"}, \"status\": {\"phase\": \"Running\", "
+             "\"podIP\": \"10.4.0.10\"}}]}", name);
+    expect_unexpected(body, "its names and addresses take 70");
+    free(name);
+    free(body);
+}
+
 static void pod_name_not_a_string(void **state) {
     (void)state;
     expect_unexpected("{\"items\": [{\"metadata\": {\"name\": 7}, \"status\": {\"phase\": \"Running\"}}]}",
@@ -3389,6 +3406,7 @@ int main(void) {
         T(item_not_an_object),
         T(pod_without_metadata_name),
         T(pod_name_not_a_string),
+        T(pod_with_names_past_64_kib),
         T(pod_ip_not_a_string),
         T(phase_not_a_string),
         T(pod_ip_with_a_space),

@@ -717,6 +717,8 @@ static void contexts_clusters_and_users_that_name_nothing(void **state) {
           "users[0] has no \"name\" string");
     FAILS(resolve(put("c8", "{\"clusters\": ["), "x", &err), CRES_ERR_ENVIRONMENT, "c8", "invalid JSON");
     FAILS(resolve(put("c9", "[1]"), "x", &err), CRES_ERR_ENVIRONMENT, "c9", "not a mapping");
+    env_set("KUBECONFIG", put("c10", dq("{'current-context': 5}")));
+    FAILS(resolve(NULL, NULL, &err), CRES_ERR_ENVIRONMENT, "c10", "\"current-context\" must be a string");
 }
 
 /* 100,000 contexts in one file are checked for a name given twice in n log n, not n^2 (which
