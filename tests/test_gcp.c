@@ -2866,6 +2866,27 @@ static cres_result fake_sign(void *user, const cres_sign_request *req, unsigned 
     return CRES_OK;
 }
 
+/* Sign hooks that misbehave: no signature, one past CRES_SIGNATURE_MAX, a refusal. */
+static cres_result empty_sign(void *user, const cres_sign_request *req, unsigned char *sig, size_t *sig_len,
+                              cres_error *err) {
+    (void)user, (void)req, (void)sig, (void)err;
+    *sig_len = 0;
+    return CRES_OK;
+}
+
+static cres_result huge_sign(void *user, const cres_sign_request *req, unsigned char *sig, size_t *sig_len,
+                             cres_error *err) {
+    (void)user, (void)req, (void)sig, (void)err;
+    *sig_len = CRES_SIGNATURE_MAX + 1;
+    return CRES_OK;
+}
+
+static cres_result refusing_sign(void *user, const cres_sign_request *req, unsigned char *sig, size_t *sig_len,
+                                 cres_error *err) {
+    (void)user, (void)req, (void)sig, (void)sig_len;
+    return cres_error_set(err, CRES_ERR_ENVIRONMENT, "the HSM is locked");
+}
+
 /* Every log line, for the secrets test. */
 static char log_text[16384];
 static void log_all(void *user, cres_log_level level, const char *message) {
@@ -3071,6 +3092,32 @@ static void failures_without_an_error_struct(void **state) {
     assert_int_equal(cres_resolve(C.r, &s, NULL), CRES_ERR_ENVIRONMENT);
     assert_int_equal(cres_resolve(C.r, &s, NULL), CRES_ERR_HTTP_STATUS);
     assert_null(s);
+}
+
+static void adc_sign_hook_failures_are_named(void **state) {
+    static const struct {
+        cres_sign_fn fn;
+        cres_result want;
+        const char *message;
+    } cases[] = {
+        {empty_sign, CRES_ERR_UNEXPECTED_RESPONSE, "config.sign gave a signature of 0 bytes"},
+        {huge_sign, CRES_ERR_UNEXPECTED_RESPONSE, "config.sign gave a signature of"},
+        {refusing_sign, CRES_ERR_ENVIRONMENT, "tpu: options.credentials_file: the HSM is locked"},
+    };
+    size_t i;
+    (void)state;
+    for (i = 0; i < N(cases); i++) {
+        cres_tpu_options o = adc_tpu_options();
+        cres_error err;
+        C.config.sign.fn = cases[i].fn;
+        o.project = "p1";
+        o.credentials_file = temp_named("key.json", KEY_OBJECT);
+        C.requests_count = 0;
+        tpu(&o);
+        err = resolve_fails(cases[i].want);
+        if (!strstr(err.message, cases[i].message)) fail_msg("case %zu: %s", i, err.message);
+        assert_int_equal(C.requests_count, 0); /* nothing was sent */
+    }
 }
 
 /* Which link of the chain answers: the first that is there. */
@@ -3512,6 +3559,7 @@ int main(void) {
         T(adc_service_account_jwt),
         T(adc_impersonated_from_each_source),
         T(adc_token_uri_on_this_machine),
+        T(adc_sign_hook_failures_are_named),
         T(failures_without_an_error_struct),
         T(adc_key_without_id_and_no_delegates),
         T(adc_chain_order),
