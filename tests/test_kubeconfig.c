@@ -624,6 +624,11 @@ static void fields_in_their_other_forms(void **state) {
     assert_string_equal(header(1, "Authorization"), "Basic OnB3"); /* :pw */
     OK(resolve(config_json("crlf", SERVER ", 'certificate-authority-data': 'Y2\\r\\nE='", "'token': 't'"), NULL, &err));
     assert_string_equal(T.requests[2].ca_pem, "ca"); /* line breaks in base64 are skipped, as Go does */
+    /* keys are compared decoded: "tok\\u0065x" is "tokex", not "token"; long ones too */
+    OK(resolve(config_json("esc", SERVER, "'tok\\u0065x': 'no', 'to\\u006ben': 'yes', "
+                           "'an-unknown-key-long-enough-not-to-be-any-of-the-fields-at-all\\u0021': 1"),
+               NULL, &err));
+    assert_string_equal(header(3, "Authorization"), "Bearer yes");
     assert_string_equal(T.requests[1].url,
                         "https://k8s.test:6443/api/v1/namespaces/default/pods?labelSelector=job-name%3Dw&limit=500");
     HAS(logs.text, "user \"x\": basic auth");

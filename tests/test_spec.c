@@ -320,6 +320,8 @@ static void add_job_rejects_null_addresses(void **state) {
     (void)state;
     EXPECT(cres_spec_add_job(s, "worker", NULL, 2, &err), CRES_ERR_INVALID_ARGUMENT);
     HAS(err.message, "addresses");
+    EXPECT(cres_spec_add_job(s, "", NULL, 0, &err), CRES_ERR_INVALID_ARGUMENT); /* the name first */
+    HAS(err.message, "job name is empty");
     assert_int_equal(cres_spec_jobs_count(s), 0);
     cres_spec_free(s);
 }
@@ -1023,6 +1025,19 @@ static void bad_json_scanner_edges(void **state) {
     BAD_JSON("{'w': [0, -0.5, 1E+2, 2e-3, 1e5]}", CRES_ERR_INVALID_JSON, "task 0 must be a string");
     BAD_JSON("{'w': [00]}", CRES_ERR_INVALID_JSON, "cluster JSON");
     BAD_JSON("{'w': ['a\\", CRES_ERR_INVALID_JSON, "unterminated string");
+    BAD_JSON("{'w': ['\\u00 0']}", CRES_ERR_INVALID_JSON, "bad \\u escape"); /* below '0' */
+    BAD_JSON("{'w': ['\\u00:0']}", CRES_ERR_INVALID_JSON, "bad \\u escape"); /* between '9' and 'A' */
+    BAD_JSON("{'w': ['\\u00z0']}", CRES_ERR_INVALID_JSON, "bad \\u escape"); /* past 'f' */
+    BAD_JSON("{'w': ['\\ud800\\n']}", CRES_ERR_INVALID_JSON, "surrogate");   /* another escape after it */
+    BAD_JSON("{'w': ['\\ud800\\u12']}", CRES_ERR_INVALID_JSON, "surrogate"); /* a \\u cut short */
+    BAD_JSON("{'w': ['\xe2\x82\xc0:1']}", CRES_ERR_INVALID_JSON, "invalid UTF-8"); /* past a continuation byte */
+    BAD_JSON("-", CRES_ERR_INVALID_JSON, "cluster JSON");
+    BAD_JSON("1e", CRES_ERR_INVALID_JSON, "cluster JSON");
+    BAD_JSON("1e+", CRES_ERR_INVALID_JSON, "cluster JSON");
+    {
+        static const char nul_escape[] = "{\"w\": [\"a\\\0\"]}"; /* a backslash, then a NUL byte */
+        expect_bad_bytes(nul_escape, sizeof nul_escape - 1, CRES_ERR_INVALID_JSON, "bad escape", __LINE__);
+    }
 }
 
 static char *nested(size_t depth) {

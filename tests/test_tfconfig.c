@@ -684,6 +684,9 @@ static void bad_task_index_past_int_max(void **state) {
     BAD_ENV("{'cluster': " C ", 'task': {'type': 'ps', 'index': 2147483648}}", "\"task.index\" is out of range");
     BAD_ENV("{'cluster': " C ", 'task': {'type': 'ps', 'index': 99999999999999999999999}}", "\"task.index\" is out of range");
     BAD_ENV("{'task': {'index': -2147483649}}", "\"task.index\"");
+    /* a long number is quoted by its first 40 characters */
+    BAD_ENV("{'cluster': " C ", 'task': {'type': 'ps', 'index': 123456789012345678901234567890123456789012345678}}",
+            "\"task.index\" is out of range (0 to 2147483647): 1234567890123456789012345678901234567890");
 }
 
 static void bad_task_index_not_integer(void **state) {
