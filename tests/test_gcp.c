@@ -1661,6 +1661,48 @@ static void group_member_without_instance_url(void **state) {
     expect_unexpected_list("{\"items\": [{\"status\": \"RUNNING\"}]}", NULL);
 }
 
+/* Each other wrong shape of a group's member or a zone's instance: UNEXPECTED_RESPONSE,
+   before any address is taken from it. */
+#define ZONES_URL "https://www.googleapis.com/compute/v1/projects/p/zones/"
+static void member_and_instance_shapes_are_checked(void **state) {
+    static char long_zone[400], long_ip[200];
+    const char *groups[4], *zones[6];
+    size_t i;
+    (void)state;
+    snprintf(long_zone, sizeof long_zone,
+             "{\"items\": [{\"instance\": \"" ZONES_URL "%0130d/instances/vm-1\"}]}", 0);
+    snprintf(long_ip, sizeof long_ip,
+             "{\"items\": [{\"name\": \"gce-instance-1\", \"networkInterfaces\": [{\"networkIP\": \"10.%070d\"}]}]}", 0);
+    groups[0] = "{\"items\": [{\"instance\": 7}]}";                                      /* not a string */
+    groups[1] = "{\"items\": [{\"instance\": \"" ZONES_URL "us-east1-d/disks/vm-1\"}]}";      /* no /instances/ */
+    groups[2] = long_zone;                                                            /* a zone past 128 */
+    groups[3] = "{\"items\": [{\"instance\": \"" ZONES_URL "us-east1-d/instances/vm 1\"}]}"; /* a bad name */
+    for (i = 0; i < 4; i++) {
+        while (C.routes_count) free(C.routes[--C.routes_count].body);
+        expect_unexpected_list(groups[i], NULL);
+    }
+    zones[0] = "{\"items\": [{\"name\": 5}]}";
+    zones[1] = "{\"items\": [{\"name\": \"gce-instance-1-with-a-name-longer-than-any-instance-may-have-at-all-"
+               "in-compute-engine-0123456789-0123456789\"}]}";
+    zones[2] = "{\"items\": [{\"name\": \"gce-instance-1\", \"networkInterfaces\": {}}]}";
+    zones[3] = "{\"items\": [{\"name\": \"gce-instance-1\", \"networkInterfaces\": [{\"networkIP\": 10}]}]}";
+    zones[4] = "{\"items\": [{\"name\": \"gce-instance-1\", \"networkInterfaces\": [{\"networkIP\": \"\"}]}]}";
+    zones[5] = long_ip;
+    for (i = 0; i < 6; i++) {
+        cres_gce_options o = gce_options();
+        cres_error err;
+        while (C.routes_count) free(C.routes[--C.routes_count].body);
+        on_owned("POST", GROUP_URL, 200, group_page(one_vm, 1, NULL));
+        on("GET", ZONE_URL(ZONE), 200, zones[i]);
+        gce(&o);
+        err = resolve_fails(i < 2 ? CRES_ERR_NOT_READY : CRES_ERR_UNEXPECTED_RESPONSE);
+        /* an instance without a usable name is no member of the group: it is not there yet */
+        HAS(err.message, i < 2 ? "\"gce-instance-1\" is in the group but not RUNNING"
+                         : i < 5 ? "\"gce-instance-1\" has no networkInterfaces[0].networkIP"
+                                 : "\"gce-instance-1\" has a malformed networkIP");
+    }
+}
+
 static void group_member_url_without_zone(void **state) {
     (void)state;
     /* TF's mock URL shape: no /zones/ segment to list */
@@ -3652,6 +3694,7 @@ int main(void) {
         T(group_items_not_a_list),
         T(group_member_without_instance_url),
         T(group_member_url_without_zone),
+        T(member_and_instance_shapes_are_checked),
         T(group_member_url_with_empty_zone_is_unexpected),
         T(group_member_zone_not_a_resource_name),
         T(malformed_zone_list_json),
