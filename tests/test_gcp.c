@@ -1499,6 +1499,7 @@ static void zone_list_filter_and_fields(void **state) {
 static void create_checks_names(void **state) {
     static const char *const bad_groups[] = {NULL, "", "a/b", "g?x=1", "g#f", "with space"};
     cres_gce_options o = gce_options();
+    cres_error err;
     size_t i;
     (void)state;
     for (i = 0; i < N(bad_groups); i++) {
@@ -1519,6 +1520,28 @@ static void create_checks_names(void **state) {
     gce_create_fails(&o, CRES_ERR_INVALID_ARGUMENT);
     o.port = -1;
     gce_create_fails(&o, CRES_ERR_INVALID_ARGUMENT);
+    o.port = 0;
+    { /* a resource name starts with a letter or digit and has 128 bytes at most */
+        static char long_name[130];
+        static const char *const bad_first[] = {"-group", ".group", "_group", ":group", "~group", "\x80group"};
+        memset(long_name, 'g', 129);
+        o.instance_group = long_name;
+        gce_create_fails(&o, CRES_ERR_INVALID_ARGUMENT);
+        long_name[128] = '\0';
+        o.instance_group = long_name;
+        C.r = NULL;
+        OK(cres_gce_resolver_create(&o, &C.r, &err)); /* 128: fine */
+        for (i = 0; i < N(bad_first); i++) {
+            o.instance_group = bad_first[i];
+            gce_create_fails(&o, CRES_ERR_INVALID_ARGUMENT);
+        }
+        o.instance_group = "Group-9"; /* upper case first */
+        keep(NULL);
+        OK(cres_gce_resolver_create(&o, &C.r, &err));
+        keep(NULL);
+        o.instance_group = "9-group"; /* a digit first */
+        OK(cres_gce_resolver_create(&o, &C.r, &err));
+    }
 }
 
 /* ---------------------------------------------------------------------------------------
@@ -1875,10 +1898,28 @@ static void ipv6_endpoints_bracketed(void **state) {
 }
 
 static void malformed_endpoint_is_invalid(void **state) {
-    cres_tpu_options o = tpu_options("grpc://1.2.3.4:99999");
+    static char long_host[300];
+    static const struct {
+        const char *tpu, *words;
+    } cases[] = {
+        {"grpc://1.2.3.4:99999", "cannot read the endpoint \"grpc://1.2.3.4:99999\""},
+        {"grpc://", "cannot read the endpoint \"grpc://\""},
+        {"grpc://:8470", "cannot read the endpoint \"grpc://:8470\""},
+        {"grpc://1.2.3.4:8470,", "an empty endpoint"},
+        {long_host, "cannot read the endpoint"},
+    };
+    size_t i;
     (void)state;
-    tpu(&o);
-    resolve_fails(CRES_ERR_INVALID_ARGUMENT);
+    memcpy(long_host, "grpc://", 7);
+    memset(long_host + 7, 'h', 260);
+    for (i = 0; i < N(cases); i++) {
+        cres_tpu_options o = tpu_options(cases[i].tpu);
+        cres_error err;
+        tpu(&o);
+        err = resolve_fails(CRES_ERR_INVALID_ARGUMENT);
+        if (!strstr(err.message, cases[i].words) || !strstr(err.message, "tpu: options.tpu: "))
+            fail_msg("case %zu: %s", i, err.message);
+    }
 }
 
 /* TF C7 / P1: no name anywhere. */
@@ -2185,6 +2226,22 @@ static void node_without_any_endpoint_is_unexpected(void **state) {
     tpu(&o);
     err = resolve_fails(CRES_ERR_UNEXPECTED_RESPONSE);
     HAS(err.message, "networkEndpoints");
+}
+
+/* A node's state, health and type that are no strings count as absent: no state is not
+   ready, no health and no type do not stop a resolve. */
+static void node_fields_of_other_types(void **state) {
+    cres_tpu_options o = tpu_options("test-tpu-1");
+    cres_error err;
+    (void)state;
+    on("GET", NODE_URL("test-tpu-1"), 200, "{\"state\": 5, \"networkEndpoints\": " ONE_EP "}")->times = 1;
+    tpu(&o);
+    err = resolve_fails(CRES_ERR_NOT_READY);
+    HAS(err.message, "is not ready; state: (none)");
+    on("GET", NODE_URL("test-tpu-1"), 200,
+       "{\"state\": \"READY\", \"health\": [\"x\"], \"acceleratorType\": 4, \"networkEndpoints\": " ONE_EP "}");
+    tpu(&o);
+    assert_string_equal(resolved(), dq("{'worker': ['10.2.3.4:8470']}"));
 }
 
 static void node_endpoint_errors_are_unexpected(void **state) {
@@ -3737,6 +3794,7 @@ int main(void) {
         T(tf_p3_top_level_ip_address),
         T(node_without_any_endpoint_is_unexpected),
         T(node_endpoint_errors_are_unexpected),
+        T(node_fields_of_other_types),
         T(node_endpoint_port_out_of_range_is_named),
         T(node_ipv6_endpoint_bracketed),
         T(master_honours_rpc_layer),
