@@ -2902,6 +2902,19 @@ static void job_mode_names_an_indexed_job_from_one_get(void **state) {
     HAS(C.logs, "kubernetes: job \"worker\": 4 members named from Job \"trainer\" (subdomain \"trainer\")\n");
 }
 
+/* A selector of other terms than the Job's name is not compared: the own Job answers. */
+static void job_mode_with_a_selector_of_other_terms(void **state) {
+    static const cres_k8s_job_selector sel[] = {{"worker", "job-name=tensorflow,app=x"}};
+    cres_k8s_options o = job_mode("trainer-2", "2", sel);
+    (void)state;
+    script_owned(200, job_json(&trainer_job));
+    create(&o);
+    HAS(resolved(), "\"trainer-3.trainer.default.svc.cluster.local:8470\"]}");
+    assert_int_equal(C.requests_count, 1);
+    assert_string_equal(url(0), SERVER "/apis/batch/v1/namespaces/default/jobs/trainer");
+    assert_int_equal(cres_task_id(C.r), 2);
+}
+
 /* Port, namespace and cluster domain as the list's DNS addresses have them; the namespace
    and the name are URL-encoded into the GET like the list's. */
 static void job_mode_uses_port_namespace_and_cluster_domain(void **state) {
@@ -3061,6 +3074,10 @@ static const fallback_case fallbacks[] = {
     {"worker-7", "2", NULL, 0, TRAINER, 0, JS, "HOSTNAME \"worker-7\" is not \"<job>-2\""},
     {NULL, "2", NULL, 0, TRAINER, 0, JS, "HOSTNAME (unset) is not \"<job>-2\""},
     {"trainer-2", "2", "job-name=tensorflow", 0, TRAINER, 0, JS,
+     "the selector names Job \"tensorflow\", this pod's Job is \"trainer\""},
+    {"trainer-2", "2", "job-name==tensorflow", 0, TRAINER, 0, JS,
+     "the selector names Job \"tensorflow\", this pod's Job is \"trainer\""},
+    {"trainer-2", "2", "batch.kubernetes.io/job-name=tensorflow", 0, TRAINER, 0, JS,
      "the selector names Job \"tensorflow\", this pod's Job is \"trainer\""},
     {"trainer-2", "2", NULL, 403, TRAINER, 0, JS,
      "getting jobs \"trainer\": forbidden (403: the role grants no \"get\" on it)"},
@@ -3278,6 +3295,7 @@ int main(void) {
 #define T(f) cmocka_unit_test_setup_teardown(f, setup, teardown)
         T(tf_k1_one_running_pod),
         T(job_mode_names_an_indexed_job_from_one_get),
+        T(job_mode_with_a_selector_of_other_terms),
         T(job_mode_uses_port_namespace_and_cluster_domain),
         T(job_mode_names_a_whole_jobset_from_two_gets),
         T(job_mode_follows_the_selector),
