@@ -3290,12 +3290,45 @@ static void auto_k8s_members(void **state) {
                 "listed\n");
 }
 
+/* A pod whose $HOSTNAME is not "<job>-$JOB_COMPLETION_INDEX" is no Indexed Job's: auto
+   makes no selector of it, and an index alone does not make one process of several local. */
+static void auto_needs_hostname_and_index_of_one_job(void **state) {
+    static const char *const pairs[][2] = {{"", "trainer-2"},     {"2", "2"},         {"2", "trainer_2"},
+                                           {"2", "trainer-3"},    {"12", "trainer-2"}, {"2", "-2"}};
+    size_t i;
+    (void)state;
+    for (i = 0; i < N(pairs); i++) {
+        cres_auto_options o;
+        cres_resolver *r = NULL;
+        cres_error err;
+        memset(C.env_names, 0, sizeof C.env_names);
+        C.logs[0] = '\0';
+        env_set("KUBERNETES_SERVICE_HOST", "10.96.0.1");
+        env_set("KUBERNETES_SERVICE_PORT", "443");
+        env_set("JOB_COMPLETION_INDEX", pairs[i][0]);
+        env_set("HOSTNAME", pairs[i][1]);
+        memset(&o, 0, sizeof o);
+        o.config = &C.config;
+        if (i == 0) { /* no index: no sign of several processes, one alone */
+            OK(cres_auto_resolver_create(&o, &r, &err));
+            assert_string_equal(cres_resolver_name(r), "local");
+        } else { /* an index: one of several, but of what, nothing says */
+            EXPECT(cres_auto_resolver_create(&o, &r, &err), CRES_ERR_ENVIRONMENT);
+            HAS(err.message, "auto: JOB_COMPLETION_INDEX=\"");
+            HAS(err.message, "no launcher's variables are complete");
+        }
+        if (strstr(C.logs, "job-name=")) fail_msg("case %zu: a selector was made: %s", i, C.logs);
+        cres_resolver_free(r);
+    }
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
 #define T(f) cmocka_unit_test_setup_teardown(f, setup, teardown)
         T(tf_k1_one_running_pod),
         T(job_mode_names_an_indexed_job_from_one_get),
         T(job_mode_with_a_selector_of_other_terms),
+        T(auto_needs_hostname_and_index_of_one_job),
         T(job_mode_uses_port_namespace_and_cluster_domain),
         T(job_mode_names_a_whole_jobset_from_two_gets),
         T(job_mode_follows_the_selector),
