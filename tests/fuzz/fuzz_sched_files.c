@@ -440,6 +440,10 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     if (expect_ok && ranks == 3) expect_ok = 0; /* every source of local ranks is checked */
     if (expect_ok && source == SRC_SGE && count_set && count_off) expect_ok = 0;
     if (expect_ok && source == SRC_FLUX && count_set && count_off) expect_ok = 0;
+    /* Flux runs a task on each of FLUX_JOB_NNODES nodes: more nodes than tasks, or slots
+       that leave a node without one, are errors */
+    if (expect_ok && source == SRC_FLUX && count_set && ((long long)m.n > world || used_hosts != m.n))
+        expect_ok = 0;
     /* pbsdsh runs task PBS_VNODENUM on its line's host: where the slots put that rank on
        another host, the answer must be an error (the library gives that host's address) */
     if (expect_ok && source == SRC_PBS && ranks == 1) {
