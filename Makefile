@@ -211,10 +211,11 @@ fuzz:
 	@$(MAKE) --no-print-directory -j$(JOBS) $(FUZZ_BINS)
 	@bash tests/fuzz/run_fuzzers.sh explore $(FUZZ_SECONDS) $(JOBS) $(BUILD) $(FUZZ_BINS)
 
-# The share of cluster_resolver.h's lines and branches the tests run (not part of `make test`):
-# the unit, CLI, Kubernetes, kubeconfig, Google, hostile, network-fault, client, thread, hostlist
-# and (as root) launcher tests against gcc --coverage builds in build/cov, one lcov report of
-# the header with its HTML page, build/cov/index.html (tests/coverage/run_coverage.sh).
+# The share of cluster_resolver.h's lines and branches the tests run (not part of `make test`;
+# about 5 minutes): the unit, CLI, property, Kubernetes, kubeconfig, Google, hostile,
+# network-fault, client, thread, hostlist, compile-switch and (as root) launcher tests against
+# gcc --coverage builds in build/cov, one lcov report of the header with its HTML page,
+# build/cov/index.html (tests/coverage/run_coverage.sh).
 coverage:
 	@bash tests/coverage/run_coverage.sh $(BUILD)/cov
 

@@ -8,11 +8,10 @@
 #      and the hostlist oracle's expand_hostlist, and tests/compile/switches.c once per
 #      CLUSTER_RESOLVER_NO_<BACKEND> and once with all of them (as tests/check.sh runs it);
 #   2. runs the tests against them, one after another: the unit tests with the allocation-failure
-#      walks, the CLI tests, Kubernetes, kubeconfig, Google, hostile answers, network faults,
-#      the real clients, threads, the hostlist oracle, the compile switches and, as root, the
-#      launcher lab. Every
-#      process adds its counts to the same .gcda files (libgcov locks each file while it
-#      merges; a process killed by a signal writes nothing);
+#      walks, the CLI tests, the property test, Kubernetes, kubeconfig, Google, hostile answers,
+#      network faults, the real clients, threads, the hostlist oracle, the compile switches and,
+#      as root, the launcher lab. Every process adds its counts to the same .gcda files (libgcov
+#      locks each file while it merges; a process killed by a signal writes nothing);
 #   3. captures the counts with lcov, keeps cluster_resolver.h alone and writes the HTML report
 #      with branch coverage (DIR/index.html; DIR/header.info is the lcov data).
 # Each test's output goes to DIR/logs/NAME.log. A program that does not build or a test that
@@ -110,6 +109,8 @@ done
 if [ -z "$unit_only" ]; then
     step cli cluster-resolve python3 tests/test_cli.py "$out"
     step cli_sched cluster-resolve python3 tests/test_cli_sched.py "$out"
+    step property cluster-resolve python3 tests/property/property_test.py "$out/cluster-resolve" \
+        --workdir "$out/property"
     step k8s cluster-resolve python3 tests/k8s/test_k8s_integration.py "$out"
     step kubeconfig_kubectl cluster-resolve python3 tests/kubeconfig/test_kubeconfig_kubectl.py "$out"
     step kubeconfig_cloud_plugins cluster-resolve python3 tests/kubeconfig/test_cloud_plugins.py "$out"
