@@ -2532,6 +2532,8 @@ static void bad_worker_id_is_environment_error(void **state) {
     tpu_create_fails(&o, CRES_ERR_ENVIRONMENT, NULL);
     C.env_values[0] = "-1";
     tpu_create_fails(&o, CRES_ERR_ENVIRONMENT, NULL);
+    C.env_values[0] = "2147483648"; /* past INT_MAX */
+    tpu_create_fails(&o, CRES_ERR_ENVIRONMENT, NULL);
 }
 
 /* ---------------------------------------------------------------------------------------

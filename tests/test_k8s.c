@@ -3063,6 +3063,7 @@ static const fallback_case fallbacks[] = {
     {"trainer-2", NULL, NULL, 0, TRAINER, 0, JS, "JOB_COMPLETION_INDEX is unset (not an Indexed Job's pod)"},
     {"trainer-2", "", NULL, 0, TRAINER, 0, JS, "JOB_COMPLETION_INDEX is unset (not an Indexed Job's pod)"},
     {"trainer-x", "x", NULL, 0, TRAINER, 0, JS, "JOB_COMPLETION_INDEX \"x\" is not an index"},
+    {"trainer-2147483648", "2147483648", NULL, 0, TRAINER, 0, JS, "JOB_COMPLETION_INDEX \"2147483648\" is not an index"},
     {"2", "2", NULL, 0, TRAINER, 0, JS, "HOSTNAME \"2\" is not \"<job>-2\""},
     {"trainer_2", "2", NULL, 0, TRAINER, 0, JS, "HOSTNAME \"trainer_2\" is not \"<job>-2\""},
     NOT_ONE_OF_JS("js-workers-01"), /* a leading zero */
