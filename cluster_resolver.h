@@ -4371,6 +4371,7 @@ CRES_API cres_result cres_simple_resolver_create(const cres_simple_options *o, c
     cres_result res;
     cres__clear(err);
     if (out) *out = NULL;
+    if (!out) return cres__fail(err, CRES_ERR_INVALID_ARGUMENT, "simple: out is NULL");
     if (!o || !o->spec)
         return cres__fail(err, CRES_ERR_INVALID_ARGUMENT, "simple: options.spec is required");
     if (o->accelerators && o->accelerators->count > 8)
@@ -4476,6 +4477,7 @@ CRES_API cres_result cres_union_resolver_create(const cres_union_options *o, cre
     size_t i;
     cres__clear(err);
     if (out) *out = NULL;
+    if (!out) return cres__fail(err, CRES_ERR_INVALID_ARGUMENT, "union: out is NULL");
     if (!o || !o->resolvers || o->resolvers_count == 0)
         return cres__fail(err, CRES_ERR_INVALID_ARGUMENT,
                           "union: at least one resolver is required");
@@ -4733,6 +4735,7 @@ CRES_API cres_result cres_tfconfig_resolver_create(const cres_tfconfig_options *
         o = &none;
     }
     if (out) *out = NULL;
+    if (!out) return cres__fail(err, CRES_ERR_INVALID_ARGUMENT, "tfconfig: out is NULL");
     memset(&f, 0, sizeof f);
     f.src = o->json ? "options.json" : "TF_CONFIG";
     res = cres__tf_create(&cres__tfconfig_vtable, o->config, o->json, &f, o->environment, &r, err);
@@ -4786,6 +4789,7 @@ CRES_API cres_result cres_local_resolver_create(const cres_local_options *o, cre
         o = &none;
     }
     if (out) *out = NULL;
+    if (!out) return cres__fail(err, CRES_ERR_INVALID_ARGUMENT, "local: out is NULL");
     cres__clear(err);
     if (o->port < 0 || o->port > 65535)
         return cres__fail(err, CRES_ERR_INVALID_ARGUMENT, "local: port %d is not 1 to 65535",
@@ -7916,6 +7920,7 @@ CRES_API cres_result cres_k8s_resolver_create(const cres_k8s_options *o, cres_re
     }
     cres__clear(err);
     if (out) *out = NULL;
+    if (!out) return cres__fail(err, CRES_ERR_INVALID_ARGUMENT, "k8s: out is NULL");
     if (o->token && o->token_file)
         return cres__fail(err, CRES_ERR_INVALID_ARGUMENT,
                           "kubernetes: set token or token_file, not both");
@@ -9309,6 +9314,7 @@ CRES_API cres_result cres_gce_resolver_create(const cres_gce_options *o, cres_re
     }
     cres__clear(err);
     if (out) *out = NULL;
+    if (!out) return cres__fail(err, CRES_ERR_INVALID_ARGUMENT, "gce: out is NULL");
     if (!cres__resource_name_ok(o->instance_group))
         return cres__fail(err, CRES_ERR_INVALID_ARGUMENT,
                           "gce: options.instance_group is missing or not a resource name");
@@ -9784,6 +9790,7 @@ CRES_API cres_result cres_tpu_resolver_create(const cres_tpu_options *o, cres_re
     }
     cres__clear(err);
     if (out) *out = NULL;
+    if (!out) return cres__fail(err, CRES_ERR_INVALID_ARGUMENT, "tpu: out is NULL");
     if (o->api_version && strcmp(o->api_version, "v1") != 0 && strcmp(o->api_version, "v2") != 0)
         return cres__fail(err, CRES_ERR_INVALID_ARGUMENT,
                           "tpu: api_version must be \"v1\" or \"v2\"");
@@ -12334,6 +12341,7 @@ CRES_API cres_result cres_sagemaker_resolver_create(const cres_sagemaker_options
         o = &none;
     }
     if (out) *out = NULL;
+    if (!out) return cres__fail(err, CRES_ERR_INVALID_ARGUMENT, "sagemaker: out is NULL");
     if ((res = cres_resolver_new(sizeof(cres__hpc), &cres__sagemaker_vtable, o->config, &r, err)) !=
         CRES_OK)
         return res;

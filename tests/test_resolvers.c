@@ -1447,6 +1447,55 @@ static void null_options_and_null_out_are_invalid(void **state) {
 #undef NULL_OUT
 }
 
+/* Options a backend accepts, and out NULL: CRES_ERR_INVALID_ARGUMENT before anything is
+   built (these eight once built the resolver and stored it through the NULL pointer). */
+static void valid_options_and_null_out_are_invalid(void **state) {
+    env_table none = {{NULL}, {NULL}, 0};
+    cres_config c = env_config(&none);
+    cres_cluster_spec *spec = parse("{'worker': ['w0:1']}");
+    cres_resolver *child = NULL;
+    cres_simple_options so;
+    cres_union_options uo;
+    cres_tfconfig_options tfo;
+    cres_local_options lo;
+    cres_k8s_options ko;
+    cres_gce_options go;
+    cres_tpu_options to;
+    cres_sagemaker_options smo;
+    cres_error err;
+    (void)state;
+#define NULL_OUT(create, opts, want_text)                                                  \
+    do {                                                                                   \
+        memset(&err, 0, sizeof err);                                                       \
+        EXPECT(create(&opts, NULL, &err), CRES_ERR_INVALID_ARGUMENT);                      \
+        assert_string_equal(err.message, want_text);                                       \
+    } while (0)
+    memset(&so, 0, sizeof so), so.config = &c, so.spec = spec;
+    NULL_OUT(cres_simple_resolver_create, so, "simple: out is NULL");
+    OK(cres_simple_resolver_create(&so, &child, &err));
+    memset(&uo, 0, sizeof uo), uo.config = &c, uo.resolvers = &child, uo.resolvers_count = 1;
+    NULL_OUT(cres_union_resolver_create, uo, "union: out is NULL");
+    memset(&tfo, 0, sizeof tfo), tfo.config = &c;
+    tfo.json = "{\"cluster\": {\"worker\": [\"w0:1\"]}, \"task\": {\"type\": \"worker\", \"index\": 0}}";
+    NULL_OUT(cres_tfconfig_resolver_create, tfo, "tfconfig: out is NULL");
+    memset(&lo, 0, sizeof lo), lo.config = &c;
+    NULL_OUT(cres_local_resolver_create, lo, "local: out is NULL");
+    memset(&ko, 0, sizeof ko), ko.config = &c, ko.server = "https://k8s.test", ko.token = "t";
+    ko.namespace_name = "default";
+    NULL_OUT(cres_k8s_resolver_create, ko, "k8s: out is NULL");
+    memset(&go, 0, sizeof go), go.config = &c, go.instance_group = "g", go.project = "p";
+    go.zone = "z", go.token = "t";
+    NULL_OUT(cres_gce_resolver_create, go, "gce: out is NULL");
+    memset(&to, 0, sizeof to), to.config = &c, to.tpu = "grpc://10.0.0.1:8470";
+    NULL_OUT(cres_tpu_resolver_create, to, "tpu: out is NULL");
+    memset(&smo, 0, sizeof smo), smo.config = &c, smo.hosts = "[\"algo-1\"]";
+    smo.current_host = "algo-1";
+    NULL_OUT(cres_sagemaker_resolver_create, smo, "sagemaker: out is NULL");
+#undef NULL_OUT
+    cres_resolver_free(child);
+    cres_spec_free(spec);
+}
+
 /* The helpers for backends of one's own, and the calls that take a resolver, given nothing
    or bad arguments: NULL back or CRES_ERR_INVALID_ARGUMENT, never a crash. */
 extern char **environ;
@@ -1747,6 +1796,7 @@ int main(void) {
         cmocka_unit_test(auto_bad_tf_config_is_environment_error),
         cmocka_unit_test(auto_rejects_null_out),
         cmocka_unit_test(null_options_and_null_out_are_invalid),
+        cmocka_unit_test(valid_options_and_null_out_are_invalid),
         cmocka_unit_test(local_and_gce_null_options),
         cmocka_unit_test(null_options_read_the_process_environment),
         cmocka_unit_test(helpers_and_calls_with_bad_arguments),
