@@ -5068,6 +5068,7 @@ CRES__PRIVATE const char *cres__yaml_alias(cres__yconv *y, const yaml_event_t *e
 CRES__PRIVATE const char *cres__yaml_event(cres__yconv *y, const yaml_event_t *e, int *done) {
     int key;
     cres__yframe *f;
+    const yaml_char_t *anchor;
     switch (e->type) {
     case YAML_DOCUMENT_END_EVENT:
     case YAML_STREAM_END_EVENT:
@@ -5101,10 +5102,9 @@ CRES__PRIVATE const char *cres__yaml_event(cres__yconv *y, const yaml_event_t *e
         f->items = 0;
         f->start = y->len;
         f->anchor = NULL;
-        if (e->type == YAML_MAPPING_START_EVENT && e->data.mapping_start.anchor)
-            f->anchor = cres__strdup(y->a, (const char *)e->data.mapping_start.anchor);
-        if (e->type == YAML_SEQUENCE_START_EVENT && e->data.sequence_start.anchor)
-            f->anchor = cres__strdup(y->a, (const char *)e->data.sequence_start.anchor);
+        anchor = f->mapping ? e->data.mapping_start.anchor : e->data.sequence_start.anchor;
+        if (anchor && !(f->anchor = cres__strdup(y->a, (const char *)anchor)))
+            y->oom = 1; /* not a lost anchor, whose aliases would then read as malformed */
         cres__yput(y, f->mapping ? "{" : "[", 1);
         return NULL;
     case YAML_MAPPING_END_EVENT:

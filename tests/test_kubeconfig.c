@@ -825,9 +825,9 @@ static void yaml_one_one_booleans_are_not_strings(void **state) {
     HAS(T.requests[0].url, "https://k8s.test/");
 }
 
-/* Every allocation of a resolve through a YAML kubeconfig (an anchor and its alias, a list, a
-   path relative to the file, base64 data, an extension) fails in turn: each run ends in the
-   answer or out of memory, with nothing leaked. */
+/* Every allocation of a resolve through a YAML kubeconfig (anchors of a scalar, a mapping and
+   a list and their aliases, a path relative to the file, base64 data, an extension) fails in
+   turn: each run ends in the answer or out of memory, with nothing leaked. */
 static cres_result yaml_walk_run(test_alloc *t, const void *ctx) {
     cres_k8s_options o = kube_options((const char *)ctx, NULL);
     cres_config cfg = T.cfg;
@@ -864,11 +864,13 @@ static void yaml_kubeconfig_under_allocation_failures(void **state) {
                "    server: &s https://k8s.test\n"
                "    certificate-authority: ca.pem\n"
                "    extensions: [{name: client.authentication.k8s.io/exec, extension: {a: [1, 2.5, null, yes]}}]\n"
-               "- {name: k2, cluster: {server: *s}}\n"
+               "- {name: k2, cluster: &k2 {server: *s}}\n"
+               "- {name: k3, cluster: *k2}\n"
                "users:\n"
                "- name: u\n"
-               "  user: {token: yaml-token, as: jane, as-groups: [dev, ops], "
-               "client-certificate-data: Y2VydA==, client-key-data: a2V5}\n");
+               "  user: {token: yaml-token, as: jane, as-groups: &g [dev, ops], "
+               "client-certificate-data: Y2VydA==, client-key-data: a2V5}\n"
+               "- {name: u2, user: {as-groups: *g}}\n");
     alloc_walk("yaml kubeconfig", yaml_walk_run, path, CRES_OK);
 }
 
