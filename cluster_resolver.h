@@ -2137,6 +2137,7 @@ CRES__PRIVATE cres_result cres__read_file(const cres_resolver *r, const char *pa
     char q[CRES__QUOTE_SIZE];
     long size = -1;
     size_t limit = max;
+    int failed;
     *out = NULL;
     f = fopen(path, "rb");
     if (!f)
@@ -2151,7 +2152,13 @@ CRES__PRIVATE cres_result cres__read_file(const cres_resolver *r, const char *pa
         return cres__oom(err, r->vtable->name);
     }
     n = fread(buf, 1, max + 1, f);
+    failed = ferror(f); /* a directory opens, then fails to read (EISDIR) */
     fclose(f);
+    if (failed) {
+        cres__free(&r->config.allocator, buf);
+        return cres__fail(err, CRES_ERR_ENVIRONMENT, "%s: cannot read %s (a directory?)",
+                          r->vtable->name, cres__quote(q, sizeof q, path, strlen(path)));
+    }
     if (n > max) {
         cres__free(&r->config.allocator, buf);
         if (max < limit)
@@ -3947,10 +3954,12 @@ CRES__PRIVATE long long cres__days_from_civil(long long y, int m, int d) {
 }
 
 /* An RFC 3339 time ("2026-11-26T10:00:00Z", fractions and offsets allowed) as Unix seconds;
-   0 when it is not one. */
+   0 when it is not one. The offset ("Z" or "+hh:mm") is required, as Go's time.RFC3339
+   (what kubectl and Google's servers read and write) requires it. */
 CRES__PRIVATE int cres__parse_rfc3339(const char *s, long long *out) {
     int v[6], i, sign = 0, oh = 0, om = 0;
     static const int at[6] = {0, 5, 8, 11, 14, 17}, len[6] = {4, 2, 2, 2, 2, 2};
+    static const char month_days[12] = {31, 29, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31};
     const char *p;
     size_t n = strlen(s);
     if (n < 20 || s[4] != '-' || s[7] != '-' || (s[10] != 'T' && s[10] != 't') || s[13] != ':' ||
@@ -3961,20 +3970,27 @@ CRES__PRIVATE int cres__parse_rfc3339(const char *s, long long *out) {
         if (cres__parse_decimal(s + at[i], (size_t)len[i], &x) != 1 || x < 0) return 0;
         v[i] = (int)x;
     }
-    if (v[1] < 1 || v[1] > 12 || v[2] < 1 || v[2] > 31 || v[3] > 23 || v[4] > 59 || v[5] > 60)
+    if (v[1] < 1 || v[1] > 12 || v[2] < 1 || v[2] > month_days[v[1] - 1] || v[3] > 23 ||
+        v[4] > 59 || v[5] > 60 ||
+        (v[1] == 2 && v[2] == 29 && (v[0] % 4 || (v[0] % 100 == 0 && v[0] % 400))))
         return 0;
     p = s + 19;
-    if (*p == '.')
+    if (*p == '.') {
+        if (p[1] < '0' || p[1] > '9') return 0; /* a fraction has a digit */
         for (p++; *p >= '0' && *p <= '9'; p++) {
         }
+    }
     if (*p == 'Z' || *p == 'z') {
         p++;
     } else if ((*p == '+' || *p == '-') && strlen(p) == 6 && p[3] == ':') {
         long long h, m;
-        if (cres__parse_decimal(p + 1, 2, &h) != 1 || cres__parse_decimal(p + 4, 2, &m) != 1)
+        if (cres__parse_decimal(p + 1, 2, &h) != 1 || cres__parse_decimal(p + 4, 2, &m) != 1 ||
+            h < 0 || h > 23 || m < 0 || m > 59)
             return 0;
         sign = *p == '-' ? -1 : 1, oh = (int)h, om = (int)m;
         p += 6;
+    } else {
+        return 0; /* no offset: a local time, which names no instant */
     }
     if (*p) return 0;
     *out = ((cres__days_from_civil(v[0], v[1], v[2]) * 24 + v[3]) * 60 + v[4]) * 60 + v[5] -
@@ -4861,7 +4877,7 @@ typedef struct cres__pods {
 /* An exec plugin's credential, kept until it expires. */
 typedef struct cres__kube_cred {
     char *token, *cert_pem, *key_pem; /* owned; NULL when the plugin gave none */
-    long long expires;                /* Unix seconds; -1 = never */
+    long long expires;                /* Unix seconds; LLONG_MAX = never */
     int have;
 } cres__kube_cred;
 
@@ -6323,7 +6339,7 @@ CRES__PRIVATE cres_result cres__k8s_exec_read(cres__k8s *k, const char *text, si
     }
     cres__kube_cred_free(a, &k->kube.cred);
     c.have = 1;
-    if (!c.expires) c.expires = -1; /* never: cached for the resolver's life */
+    if (!expiry) c.expires = LLONG_MAX; /* never: cached for the resolver's life */
     k->kube.cred = c;
     return CRES_OK;
 }
@@ -6410,7 +6426,7 @@ CRES__PRIVATE cres_result cres__k8s_exec_apply(cres__k8s *k, cres__http *h, cres
                                                cres_error *err) {
     const cres__kube_cred *c = &k->kube.cred;
     cres_result res;
-    if (!c->have || (c->expires > 0 && (long long)time(NULL) >= c->expires)) {
+    if (!c->have || (long long)time(NULL) >= c->expires) {
         if ((res = cres__k8s_exec(k, h, err)) != CRES_OK) return res;
         au->applied = 0; /* a new credential */
     }

@@ -300,6 +300,19 @@ static void explicit_file_missing_is_an_error(void **state) {
           "\"/nonexistent/kubeconfig\" cannot be read", "--kubeconfig");
 }
 
+/* A directory where a kubeconfig should be is an error, named or in $KUBECONFIG (as kubectl
+   says "is a directory"), never an empty file and so an empty configuration. */
+static void directory_as_kubeconfig_is_an_error(void **state) {
+    char dir[256], list[600];
+    (void)state;
+    snprintf(dir, sizeof dir, "%s/config.d", T.dir);
+    assert_int_equal(mkdir(dir, 0700), 0);
+    FAILS(resolve(dir, NULL, &err), CRES_ERR_ENVIRONMENT, "config.d\" cannot be read", "--kubeconfig");
+    snprintf(list, sizeof list, "%s:%s", dir, config_json("after", SERVER, "'token': 't'"));
+    env_set("KUBECONFIG", list);
+    FAILS(resolve(NULL, NULL, &err), CRES_ERR_ENVIRONMENT, "config.d\" cannot be read");
+}
+
 /* The first file to define a name wins it whole: user x of the second file (a token and a
    client certificate) lends nothing to the first's (a token only). */
 static void first_file_wins_each_entry_whole(void **state) {
@@ -995,7 +1008,9 @@ static void exec_info_names_every_cluster_field(void **state) {
 }
 
 /* expirationTimestamp is RFC 3339 (kubectl's time.RFC3339): fractions, t and z in lower case,
-   offsets, a leap second; one in the past is used once and replaced, one in the future kept. */
+   offsets, a leap second; one in the past (1970 and before too) is used once and replaced, one
+   in the future kept. A time without its offset, an offset out of range and a day the month
+   does not have are refused, as Go's time.Parse refuses them. */
 static void exec_expiry_times(void **state) {
     static const struct {
         const char *when;
@@ -1004,7 +1019,10 @@ static void exec_expiry_times(void **state) {
         {"2099-01-01T00:00:00.123456z", 1},
         {"2099-12-31t23:59:60+14:00", 1},
         {"2099-02-28T00:00:00-01:30", 1},
+        {"2096-02-29T00:00:00Z", 1},
         {"1970-01-01T00:00:01+00:00", 2},
+        {"1970-01-01T00:00:00Z", 2},
+        {"1960-06-15T12:00:00Z", 2},
         {"2020-06-15T12:00:00.5-07:00", 2},
     };
     static const char *const bad[] = {
@@ -1013,6 +1031,8 @@ static void exec_expiry_times(void **state) {
         "2099-01-00T00:00:00Z", "2099-01-32T00:00:00Z", "2099-01-01T24:00:00Z", "2099-01-01T00:60:00Z",
         "2099-01-01T00:00:61Z", "2099-01-01T00:00:00+0100", "2099-01-01T00:00:00+x1:00",
         "2099-01-01T00:00:00+01:x0", "2099-01-01T00:00:00Zjunk", "2099-01-01T00:00:00 Z", "2099-01-01T00:00:00-01-00",
+        "2099-01-01T00:00:00.5", "2099-01-01T00:00:00.Z", "2099-01-01T00:00:00+24:00", "2099-01-01T00:00:00+01:60",
+        "2099-01-01T00:00:00+-1:00", "2099-02-29T00:00:00Z", "2100-02-29T00:00:00Z", "2099-04-31T00:00:00Z",
     };
     char out[2][256];
     size_t i;
@@ -1267,6 +1287,7 @@ int main(void) {
     const struct CMUnitTest tests[] = {
         T_(explicit_file_alone),
         T_(explicit_file_missing_is_an_error),
+        T_(directory_as_kubeconfig_is_an_error),
         T_(first_file_wins_each_entry_whole),
         T_(current_context_of_the_first_file_that_sets_one),
         T_(home_kube_config_when_kubeconfig_unset_or_empty),
