@@ -3050,6 +3050,12 @@ static const rjob_obj fewer_rjobs[] = {RJOB("driver", "1", "2", "2", "\"Indexed\
 static const rjob_obj long_rjobs[] = {
     RJOB("driver", "1", "2", "2", "\"Indexed\""),
     RJOB("workers-with-a-name-so-long-that-their-hostnames-pass-63-bytes", "2", "3", "3", "\"Indexed\"")};
+static const rjob_obj longer_rjobs[] = {
+    RJOB("driver", "1", "2", "2", "\"Indexed\""),
+    RJOB("workers-with-a-name-that-is-itself-longer-than-the-63-bytes-of-a-label", "2", "3", "3", "\"Indexed\"")};
+/* completions without parallelism: SetDefaults_Job makes parallelism 1 */
+static const rjob_obj serial_rjobs[] = {RJOB("driver", "1", "2", "2", "\"Indexed\""),
+                                        RJOB("workers", "2", "3", NULL, "\"Indexed\"")};
 
 
 /* A Job labelled as JobSet "js"'s, named n (not one its replicated jobs give). */
@@ -3058,6 +3064,13 @@ static const rjob_obj long_rjobs[] = {
      .rjob = "workers", .job_index = "1", .global = "2"}
 #define NOT_ONE_OF_JS(n) \
     {n "-1", "1", "job-name=" n, 200, JS_JOB_NAMED(n), 200, JS, "Job \"" n "\" is not one of JobSet \"js\"'s Jobs"}
+/* Job js-workers-1 of JobSet "js" with another JobSet label or pod subdomain (JSON text). */
+#define JS_WORKERS_1_CASE(label, sub, status, why)                                                                \
+    {"js-workers-1-1", "1", "job-name=js-workers-1", 200,                                                         \
+     {.name = "js-workers-1", .completions = "3", .parallelism = "3", .mode = "\"Indexed\"", .subdomain = sub,       \
+      .jobset = label, .rjob = "workers", .job_index = "1", .global = "2"},                                       \
+     status, JS, why}
+#define LONG_JOB "a-job-name-of-sixty-four-bytes-which-no-pod-hostname-could-hold1"
 
 static const fallback_case fallbacks[] = {
     {"trainer-2", NULL, NULL, 0, TRAINER, 0, JS, "JOB_COMPLETION_INDEX is unset (not an Indexed Job's pod)"},
@@ -3071,6 +3084,11 @@ static const fallback_case fallbacks[] = {
     NOT_ONE_OF_JS("js-workers-x"),  /* no number */
     NOT_ONE_OF_JS("js-workers"),    /* nothing after the replicated job */
     NOT_ONE_OF_JS("jsx-workers-1"), /* another JobSet's name in front */
+    NOT_ONE_OF_JS("xy-workers-1"),  /* not the JobSet's name in front */
+    NOT_ONE_OF_JS("js-workersx1"),  /* no '-' after the replicated job */
+    NOT_ONE_OF_JS("js-workers--1"), /* a negative number */
+    {"trainer--1", "-1", NULL, 0, TRAINER, 0, JS, "JOB_COMPLETION_INDEX \"-1\" is not an index"},
+    {LONG_JOB "-2", "2", "job-name=" LONG_JOB, 0, TRAINER, 0, JS, "is not \"<job>-2\""}, /* a job of 64 bytes */
     {"trainer-2", "02", NULL, 0, TRAINER, 0, JS, "JOB_COMPLETION_INDEX \"02\" is not an index"},
     {"worker-7", "2", NULL, 0, TRAINER, 0, JS, "HOSTNAME \"worker-7\" is not \"<job>-2\""},
     {NULL, "2", NULL, 0, TRAINER, 0, JS, "HOSTNAME (unset) is not \"<job>-2\""},
@@ -3097,6 +3115,31 @@ static const fallback_case fallbacks[] = {
      "Job \"trainer\" has no subdomain (spec.template.spec.subdomain)"},
     {"trainer-2", "2", NULL, 200, JOB("trainer", "4", "4", "\"Indexed\"", "\"Trainer_Net\""), 0, JS,
      "Job \"trainer\": subdomain \"Trainer_Net\" is not a DNS label"},
+    {"trainer-2", "2", NULL, 200, JOB("trainer", "4", "4", "\"Indexed\"", "null"), 0, JS,
+     "Job \"trainer\" has no subdomain (spec.template.spec.subdomain)"},
+    {"trainer-2", "2", NULL, 200, JOB("trainer", "4", "4", "\"Indexed\"", "5"), 0, JS,
+     "Job \"trainer\": subdomain 5 is not a DNS label"},
+    {"trainer-2", "2", NULL, 200, JOB("trainer", "4", "4", "\"Indexed\"", "\"-net\""), 0, JS,
+     "Job \"trainer\": subdomain \"-net\" is not a DNS label"},
+    {"trainer-2", "2", NULL, 200, JOB("trainer", "4", "4", "\"Indexed\"", "\"net-\""), 0, JS,
+     "Job \"trainer\": subdomain \"net-\" is not a DNS label"},
+    {"trainer-2", "2", NULL, 200, JOB("trainer", "4", "4", "\"Indexed\"", "\"net~1\""), 0, JS,
+     "Job \"trainer\": subdomain \"net~1\" is not a DNS label"},
+    {"trainer-2", "2", NULL, 200, JOB("trainer", "null", "4", "\"Indexed\"", "\"trainer\""), 0, JS,
+     "Job \"trainer\" has no completions"},
+    /* a Job name may have dots (a DNS subdomain), a hostname not */
+    {"train.v1-2", "2", "job-name=train.v1", 200, JOB("train.v1", "4", "4", "\"Indexed\"", "\"trainer\""), 0, JS,
+     "Job \"train.v1\": hostname \"train.v1-3\" is not a DNS label"},
+    JS_WORKERS_1_CASE("\"My_JS\"", "\"js\"", 0,
+                      "Job \"js-workers-1\": its label " JOBSET_KEY " \"My_JS\" is not a JobSet name"),
+    JS_WORKERS_1_CASE("5", "\"js\"", 0, "Job \"js-workers-1\": its label " JOBSET_KEY " 5 is not a JobSet name"),
+    JS_WORKERS_1_CASE("\"js\"", "\"other\"", 200,
+                      "Job \"js-workers-1\" has subdomain \"other\", JobSet \"js\" its name"),
+    {"js-workers-1-1", "1", "job-name=js-workers-1", 200, JS_WORKERS_1, 200, JS_OF(serial_rjobs, .subdomain = NULL),
+     "replicated job \"workers\" of JobSet \"js\": parallelism 1 != completions 3"},
+    {"js-workers-1-1", "1", "job-name=js-workers-1", 200, JS_WORKERS_1, 200, JS_OF(longer_rjobs, .subdomain = NULL),
+     "replicated job \"workers-with-a-name-that-is-itself-longer-than-t...\" of JobSet \"js\": "
+     "hostname \"js-workers-with-a-name-that-is-itself-longer-than-the-63-bytes-of-a-1-2\" is not a DNS label"},
     {"trainer-2", "2", NULL, 200,
      {.name = "trainer", .completions = "4", .parallelism = "4", .mode = "\"Indexed\"", .subdomain = "\"trainer\"",
       .hostname = "\"chief\""},
