@@ -366,6 +366,17 @@ static void hosts_in_slurm_order_not_string_order(void **state) {
     assert_string_equal(resolved_json(r), dq("{'worker': ['b2:8888', 'a1:8888']}"));
     expect_task(r, "worker", 0);
     cres_resolver_free(r);
+    /* a list saved with CRLF line ends (`scontrol show hostnames` copied through Windows):
+       CR is white space between names, not part of one */
+    {
+        char buf[64];
+        size_t len = 0, count = 0;
+        cres_error err;
+        OK(cres_hostlist_expand("n[1-2]\r\nn7\r\n", buf, sizeof buf, &len, &count, &err));
+        assert_string_equal(buf, "n1\nn2\nn7\n");
+        assert_int_equal(count, 3);
+        assert_int_equal(len, strlen(buf));
+    }
 }
 
 static void srun_block_real_capture(void **state) {
@@ -471,12 +482,44 @@ static void plane_without_plane_size_is_an_error(void **state) {
     SLURM_FAILS(o, CRES_ERR_ENVIRONMENT, "SLURM_DIST_PLANESIZE", "\"0\"");
 }
 
+/* srun -m arbitrary, and names that are not Slurm's spelling (upper case, of a known
+   name's length): refused, named, never read as another distribution. */
 static void unknown_distribution_is_unsupported(void **state) {
+    static const char *const unknown[] = {"arbitrary", "CYCLIC", "Plane:block"};
     cres_slurm_options o = slurm_options();
+    size_t i;
     (void)state;
     env_lines(srun_n4_n8_rank5);
-    env_set("SLURM_DISTRIBUTION", "arbitrary");
-    SLURM_FAILS(o, CRES_ERR_UNSUPPORTED, "SLURM_DISTRIBUTION", "\"arbitrary\"");
+    env_set("SLURM_DIST_PLANESIZE", "2");
+    for (i = 0; i < sizeof unknown / sizeof unknown[0]; i++) {
+        char want[64];
+        env_set("SLURM_DISTRIBUTION", unknown[i]);
+        snprintf(want, sizeof want, "SLURM_DISTRIBUTION=\"%s\" is not supported", unknown[i]);
+        SLURM_FAILS(o, CRES_ERR_UNSUPPORTED, want, "block, cyclic, plane");
+    }
+}
+
+/* SLURM_STEP_TASKS_PER_NODE's syntax allows a count of 0: that node takes no rank, under a
+   cyclic deal as under block, and the others' ranks go round them. */
+static void node_of_no_task_takes_no_rank(void **state) {
+    cres_resolver *r;
+    (void)state;
+    step("n[1-3]", "2,0,2", 4, 1);
+    env_set("SLURM_DISTRIBUTION", "cyclic");
+    env_set("SLURM_NODEID", "2");
+    env_set("SLURM_LOCALID", "0");
+    r = slurm();
+    assert_string_equal(resolved_json(r), dq("{'worker': ['n1:8888', 'n3:8888', 'n1:8889', 'n3:8889']}"));
+    expect_task(r, "worker", 1);
+    assert_string_equal(master_of(r, NULL, -1, ""), "n3:8888");
+    cres_resolver_free(r);
+    env_set("SLURM_DISTRIBUTION", "block");
+    env_set("SLURM_LOCALID", "1");
+    env_set("SLURM_NODEID", "0");
+    r = slurm();
+    assert_string_equal(resolved_json(r), dq("{'worker': ['n1:8888', 'n1:8889', 'n3:8888', 'n3:8889']}"));
+    assert_string_equal(master_of(r, NULL, -1, ""), "n1:8889");
+    cres_resolver_free(r);
 }
 
 /* srun names every rank of the own node in SLURM_GTIDS. Rank 0 is node 0's task 0 under
@@ -503,6 +546,10 @@ static void gtids_name_the_nodes_ranks(void **state) {
     SLURM_FAILS(o, CRES_ERR_ENVIRONMENT, "SLURM_GTIDS=\"0,6,4,7\" is not ascending", NULL);
     env_set("SLURM_GTIDS", "0,4,6,8");
     SLURM_FAILS(o, CRES_ERR_ENVIRONMENT, "task ids below 8", NULL);
+    env_set("SLURM_GTIDS", "0,4,six,7");
+    SLURM_FAILS(o, CRES_ERR_ENVIRONMENT, "SLURM_GTIDS=\"0,4,six,7\" is not ascending task ids below 8", NULL);
+    env_set("SLURM_GTIDS", "");
+    SLURM_FAILS(o, CRES_ERR_ENVIRONMENT, "SLURM_GTIDS=\"\" is not ascending", NULL);
 }
 
 /* srun gives a step's tasks its counts twice: SLURM_NTASKS is SLURM_STEP_NUM_TASKS, and
@@ -560,6 +607,13 @@ static void node_and_local_id_must_match_the_placement(void **state) {
     env_set("SLURM_NODEID", "0");
     env_set("SLURM_LOCALID", "0");
     SLURM_FAILS(o, CRES_ERR_ENVIRONMENT, "rank 4", NULL);
+    /* without SLURM_LOCALID the message says only what the launcher said: the node */
+    env_unset("SLURM_LOCALID");
+    SLURM_FAILS(o, CRES_ERR_ENVIRONMENT,
+                "rank 4 should be task 0 of 2 on node 1 (node2), but the launcher says on node 0 "
+                "(SLURM_NODEID, SLURM_LOCALID)",
+                NULL);
+    env_set("SLURM_LOCALID", "0");
     /* a node id past the step's nodes */
     env_set("SLURM_NODEID", "4");
     SLURM_FAILS(o, CRES_ERR_ENVIRONMENT, "SLURM_NODEID", "\"4\"");
@@ -636,6 +690,18 @@ static void bad_jobs_options(void **state) {
     o.jobs = twice;
     o.jobs_count = 0;
     SLURM_FAILS(o, CRES_ERR_INVALID_ARGUMENT, "jobs", NULL);
+    /* 1025 jobs: past the limit, before any is read */
+    {
+        static cres_job_count many[1025];
+        size_t i;
+        for (i = 0; i < 1025; i++) {
+            many[i].job = "worker";
+            many[i].count = 0;
+        }
+        o.jobs = many;
+        o.jobs_count = 1025;
+        SLURM_FAILS(o, CRES_ERR_LIMIT, "slurm: more than 1024 jobs", NULL);
+    }
 }
 
 /* TF zips the lists and drops what does not pair (section 5.6): we refuse. */
@@ -671,6 +737,11 @@ static void batch_script_without_step_is_one_task(void **state) {
     /* the older SLURM_JOBID alone is enough; no SLURMD_NODENAME: this host */
     env_reset();
     env_set("SLURM_JOBID", "4");
+    r = slurm();
+    assert_string_equal(resolved_json(r), dq("{'worker': ['localhost:8888']}"));
+    cres_resolver_free(r);
+    /* an empty SLURMD_NODENAME names no node either */
+    env_set("SLURMD_NODENAME", "");
     r = slurm();
     assert_string_equal(resolved_json(r), dq("{'worker': ['localhost:8888']}"));
     cres_resolver_free(r);
@@ -791,18 +862,24 @@ static void hostlist_bombs_are_limit(void **state) {
 /* ---------------------------------------------------------------------------------------
    Slurm: GPUs */
 
+/* "" (TF counts this as 1 GPU, section 5.6), "NoDevFiles" (what Slurm writes on a node
+   without the requested GPUs) and "-1" (what users write to hide the GPUs): no GPU. */
 static void cuda_visible_devices_empty_means_no_gpus(void **state) {
+    static const char *const none[] = {"", "NoDevFiles", "-1"};
     cuda_snapshot before = cuda_now();
-    cres_resolver *r;
+    size_t i;
     (void)state;
     step("n[1-2]", "2(x2)", 4, 1);
-    env_set("CUDA_VISIBLE_DEVICES", ""); /* TF counts this as 1 GPU (section 5.6) */
-    r = slurm();
-    assert_int_equal(gpus_of(r), 0);
-    assert_string_equal(devices_of(r, NULL, -1), "");
-    assert_string_equal(devices_of(r, "worker", 3), "");
-    expect_cuda_unchanged(&before);
-    cres_resolver_free(r);
+    for (i = 0; i < sizeof none / sizeof none[0]; i++) {
+        cres_resolver *r;
+        env_set("CUDA_VISIBLE_DEVICES", none[i]);
+        r = slurm();
+        assert_int_equal(gpus_of(r), 0);
+        assert_string_equal(devices_of(r, NULL, -1), "");
+        assert_string_equal(devices_of(r, "worker", 3), "");
+        expect_cuda_unchanged(&before);
+        cres_resolver_free(r);
+    }
 }
 
 static void cuda_visible_devices_unset_means_no_gpus(void **state) {
@@ -879,6 +956,15 @@ static void gpus_per_node_option_wins_over_cuda(void **state) {
     assert_int_equal(gpus_of(r), 4);
     assert_string_equal(devices_of(r, NULL, -1), "4,5,6,7");
     cres_resolver_free(r);
+    /* with a count given, a CUDA_VISIBLE_DEVICES that is not a list of ids is no error: the
+       GPUs are numbered from 0 */
+    env_set("CUDA_VISIBLE_DEVICES", "0,,1");
+    o.gpus_per_node = 4;
+    r = slurm_with(o);
+    assert_int_equal(gpus_of(r), 2);
+    assert_string_equal(devices_of(r, NULL, -1), "2,3");
+    assert_string_equal(devices_of(r, "worker", 0), "0,1");
+    cres_resolver_free(r);
 }
 
 static void too_many_gpus_per_task_is_an_error(void **state) {
@@ -909,6 +995,21 @@ static void bad_gpu_settings(void **state) {
     SLURM_FAILS(o, CRES_ERR_ENVIRONMENT, "CUDA_VISIBLE_DEVICES", NULL);
     env_set("CUDA_VISIBLE_DEVICES", "0, 1");
     SLURM_FAILS(o, CRES_ERR_ENVIRONMENT, "CUDA_VISIBLE_DEVICES", NULL);
+    env_set("CUDA_VISIBLE_DEVICES", ",0,1");
+    SLURM_FAILS(o, CRES_ERR_ENVIRONMENT, "CUDA_VISIBLE_DEVICES=\",0,1\" is not a list of ids", NULL);
+    {
+        static char long_list[4098];
+        memset(long_list, '7', 4097);
+        long_list[4097] = '\0';
+        env_set("CUDA_VISIBLE_DEVICES", long_list);
+        SLURM_FAILS(o, CRES_ERR_LIMIT, "CUDA_VISIBLE_DEVICES is longer than 4096 bytes", NULL);
+    }
+    env_unset("CUDA_VISIBLE_DEVICES");
+    o.gpus_per_node = 4097;
+    SLURM_FAILS(o, CRES_ERR_INVALID_ARGUMENT, "gpus_per_node 4097 / gpus_per_task 0: not 0 to 4096", NULL);
+    o.gpus_per_node = 4096;
+    o.gpus_per_task = 4097;
+    SLURM_FAILS(o, CRES_ERR_INVALID_ARGUMENT, "gpus_per_node 4096 / gpus_per_task 4097: not 0 to 4096", NULL);
 }
 
 /* A union answers GPU questions as its first child does, devices included. */
@@ -945,6 +1046,31 @@ static void visible_devices_of_unknown_task_is_not_found(void **state) {
     /* a short buffer: snprintf-style */
     EXPECT(cres_visible_devices_of(r, "worker", 1, buf, 1, NULL, &err), CRES_ERR_BUFFER_TOO_SMALL);
     assert_string_equal(buf, "");
+    /* no buffer but a capacity: an invalid argument */
+    EXPECT(cres_visible_devices_of(r, "worker", 1, NULL, 8, NULL, &err), CRES_ERR_INVALID_ARGUMENT);
+    HAS(err.message, "buf is NULL but cap is 8");
+    cres_resolver_free(r);
+}
+
+/* The GPU count of a named task: every task of the job has the same; a task the cluster
+   does not have is not found, and nothing is counted for it. */
+static void accelerators_of_a_named_task(void **state) {
+    cres_accelerators acc;
+    cres_error err;
+    cres_resolver *r;
+    (void)state;
+    step("n[1-2]", "2(x2)", 4, 1);
+    env_set("CUDA_VISIBLE_DEVICES", "0,1,2,3");
+    r = slurm();
+    OK(cres_num_accelerators_of(r, "worker", 3, &acc, &err));
+    assert_int_equal(acc.count, 1);
+    assert_string_equal(acc.items[0].type, "GPU");
+    assert_int_equal(acc.items[0].count, 2);
+    EXPECT(cres_num_accelerators_of(r, "ps", 0, &acc, &err), CRES_ERR_NOT_FOUND);
+    HAS(err.message, "slurm: no task \"ps\" 0");
+    assert_int_equal(acc.count, 0);
+    EXPECT(cres_num_accelerators_of(r, "worker", 4, &acc, &err), CRES_ERR_NOT_FOUND);
+    HAS(err.message, "no task \"worker\" 4");
     cres_resolver_free(r);
 }
 
@@ -1153,6 +1279,11 @@ static void hostname_option_and_default(void **state) {
     assert_string_equal(resolved_json(r),
                         dq("{'worker': ['localhost:8888', 'localhost:8889', 'localhost:8890', 'localhost:8891']}"));
     cres_resolver_free(r);
+    env_set("PMIX_HOSTNAME", ""); /* empty: no name either */
+    r = mpi();
+    assert_string_equal(resolved_json(r),
+                        dq("{'worker': ['localhost:8888', 'localhost:8889', 'localhost:8890', 'localhost:8891']}"));
+    cres_resolver_free(r);
 }
 
 static void one_rank_is_one_task(void **state) {
@@ -1316,6 +1447,38 @@ static void pmi2_under_srun_uses_the_slurm_step(void **state) {
     cres_resolver_free(r);
 }
 
+/* srun's step is the MPI job's only when it says the same of the own rank: Hydra's local
+   rank and size equal to SLURM_LOCALID and the node's tasks (the step's then serves, and
+   gives the local rank when SLURM_LOCALID is missing); a local rank that differs, or no
+   SLURM_NODEID to say which node, and the step is not taken: nothing else says where the
+   ranks run. */
+static void pmi2_under_srun_local_names_must_be_the_steps(void **state) {
+    cres_mpi_options o = mpi_options();
+    cres_resolver *r;
+    (void)state;
+    env_lines(srun_n4_n8_rank5);
+    env_set("PMI_RANK", "5");
+    env_set("PMI_SIZE", "8");
+    env_set("MPI_LOCALRANKID", "1");
+    env_set("MPI_LOCALNRANKS", "2");
+    r = mpi();
+    assert_string_equal(resolved_json(r), dq(N4N8_BLOCK));
+    expect_task(r, "worker", 5);
+    cres_resolver_free(r);
+    env_unset("SLURM_LOCALID");
+    r = mpi();
+    assert_string_equal(resolved_json(r), dq(N4N8_BLOCK));
+    LAUNCH_IS(r, 8, 5, 1, 2, 1, 4, "node1", 8888, "node1:8888");
+    cres_resolver_free(r);
+    env_set("SLURM_LOCALID", "1");
+    env_unset("MPI_LOCALNRANKS");
+    env_set("MPI_LOCALRANKID", "0");
+    MPI_FAILS(o, CRES_ERR_ENVIRONMENT, "the PMI_SIZE=8 ranks run on several hosts", "hostfile");
+    env_set("MPI_LOCALRANKID", "1");
+    env_unset("SLURM_NODEID");
+    MPI_FAILS(o, CRES_ERR_ENVIRONMENT, "the PMI_SIZE=8 ranks run on several hosts", "hostfile");
+}
+
 static void pmix_without_slurm_needs_a_hostfile(void **state) {
     cres_mpi_options o = mpi_options();
     (void)state;
@@ -1384,6 +1547,32 @@ static void mpirun_inside_sbatch_inconsistent(void **state) {
     ompi_under_slurm_rank(1);
     env_unset("SLURM_NODEID");
     MPI_FAILS(o, CRES_ERR_ENVIRONMENT, "SLURM_NODEID", NULL);
+    /* a mapping Open MPI names that the step's equal counts cannot follow */
+    env_reset();
+    ompi_under_slurm_rank(1);
+    env_set("OMPI_MCA_rmaps_base_mapping_policy", "ppr:1:node");
+    MPI_FAILS(o, CRES_ERR_UNSUPPORTED, "OMPI_MCA_rmaps_base_mapping_policy=\"ppr:1:node\" is not supported", NULL);
+}
+
+/* The orted step's own counts are not read when they are unreadable (an empty SLURM_PROCID
+   or SLURM_STEP_NUM_TASKS): the step cannot be srun's ranks, and Open MPI's names place the
+   ranks on its nodes as before. An empty mapping policy is the default, by slot. */
+static void mpirun_inside_sbatch_unreadable_step_counts(void **state) {
+    static const char *const names[] = {"SLURM_PROCID", "SLURM_STEP_NUM_TASKS"};
+    size_t i;
+    (void)state;
+    for (i = 0; i < 2; i++) {
+        cres_resolver *r;
+        env_reset();
+        ompi_under_slurm_rank(2);
+        env_set(names[i], "");
+        env_set("OMPI_MCA_rmaps_base_mapping_policy", "");
+        r = mpi();
+        assert_string_equal(resolved_json(r), dq("{'worker': ['node1:8888', 'node1:8889', 'node2:8888', 'node2:8889']}"));
+        expect_task(r, "worker", 2);
+        assert_string_equal(master_of(r, NULL, -1, ""), "node2:8888");
+        cres_resolver_free(r);
+    }
 }
 
 /* mpirun -np 2 inside `sbatch -N2 --ntasks-per-node=2`: both ranks fill node1's two slots,
@@ -1474,6 +1663,24 @@ static void hostfile_open_mpi_format(void **state) {
     cres_resolver_free(r);
 }
 
+/* Tabs between words, CRLF line ends with blank lines and trailing blanks, and the other
+   spellings of a count Open MPI's files use (slots:N, max-slots=N). */
+static void hostfile_tabs_crlf_and_count_spellings(void **state) {
+    cres_mpi_options o = mpi_options();
+    cres_resolver *r;
+    (void)state;
+    o.hostfile = temp_file("n1\tslots=2\tmax-slots=4\r\n"
+                           "\r\n"
+                           "n2 slots:1 \r\n"
+                           "n3\r\n");
+    env_lines(mpirun_np4_rank0);
+    ompi_rank(3, 4, 0, 1);
+    r = mpi_with(o);
+    assert_string_equal(resolved_json(r), dq("{'worker': ['n1:8888', 'n1:8889', 'n2:8888', 'n3:8888']}"));
+    expect_task(r, "worker", 3);
+    cres_resolver_free(r);
+}
+
 static void hostfile_mpich_format(void **state) {
     cres_mpi_options o = mpi_options();
     cres_resolver *r;
@@ -1545,7 +1752,14 @@ static void hostfile_map_and_rank_by_node(void **state) {
     assert_string_equal(resolved_json(r), dq("{'worker': ['h1:8888', 'h2:8888', 'h1:8889', 'h1:8890']}"));
     expect_task(r, "worker", 1);
     cres_resolver_free(r);
+    /* 3 ranks on 2 + 2 slots: the second round places one, on h1 */
     o.hostfile = temp_file("h1 slots=2\nh2 slots=2\n");
+    ompi_rank(2, 3, 1, 2);
+    r = mpi_with(o);
+    assert_string_equal(resolved_json(r), dq("{'worker': ['h1:8888', 'h2:8888', 'h1:8889']}"));
+    expect_task(r, "worker", 2);
+    assert_string_equal(master_of(r, NULL, -1, ""), "h1:8889");
+    cres_resolver_free(r);
     ompi_rank(2, 4, 1, 2);
     env_set("OMPI_MCA_rmaps_base_mapping_policy", "core");
     env_set("OMPI_MCA_rmaps_base_ranking_policy", "node");
@@ -1611,6 +1825,9 @@ static void hostfile_bad_lines_name_the_line(void **state) {
         {"h1:0\n", "line 1", "\"h1:0\""},
         {":4\n", "line 1", "host name"},
         {"h1 max_slots=-1\n", "line 1", "max_slots"},
+        {"h1 slots=1000001\n", "line 1", "\"slots=1000001\""},
+        {"h1 slotss=2\n", "line 1", "\"slotss=2\" is not slots=N"},
+        {"h1\nh2:1000001\n", "line 2", "\"h2:1000001\" is not host:N with N from 1 to 1000000"},
         {"# nothing\n\n", "no host", NULL},
         {"", "no host", NULL},
     };
@@ -2654,6 +2871,7 @@ int main(void) {
         cmocka_unit_test_setup(srun_plane, reset),
         cmocka_unit_test_setup(plane_without_plane_size_is_an_error, reset),
         cmocka_unit_test_setup(unknown_distribution_is_unsupported, reset),
+        cmocka_unit_test_setup(node_of_no_task_takes_no_rank, reset),
         cmocka_unit_test_setup(step_counts_must_agree, reset),
         cmocka_unit_test_setup(gtids_name_the_nodes_ranks, reset),
         cmocka_unit_test_setup(node_and_local_id_must_match_the_placement, reset),
@@ -2682,6 +2900,7 @@ int main(void) {
         cmocka_unit_test_setup(bad_gpu_settings, reset),
         cmocka_unit_test_setup(union_over_slurm_gives_its_devices, reset),
         cmocka_unit_test_setup(visible_devices_of_unknown_task_is_not_found, reset),
+        cmocka_unit_test_setup(accelerators_of_a_named_task, reset),
         /* Slurm: ports, rpc layer, master, overrides */
         cmocka_unit_test_setup(port_base_option, reset),
         cmocka_unit_test_setup(rpc_layer_default_and_master, reset),
@@ -2701,14 +2920,17 @@ int main(void) {
         cmocka_unit_test_setup(pmix_under_srun_uses_the_slurm_step, reset),
         cmocka_unit_test_setup(pmix_under_srun_cyclic, reset),
         cmocka_unit_test_setup(pmi2_under_srun_uses_the_slurm_step, reset),
+        cmocka_unit_test_setup(pmi2_under_srun_local_names_must_be_the_steps, reset),
         cmocka_unit_test_setup(pmix_without_slurm_needs_a_hostfile, reset),
         cmocka_unit_test_setup(mpirun_inside_sbatch_mpi_wins, reset),
         cmocka_unit_test_setup(mpirun_inside_sbatch_inconsistent, reset),
+        cmocka_unit_test_setup(mpirun_inside_sbatch_unreadable_step_counts, reset),
         cmocka_unit_test_setup(mpirun_np2_inside_two_node_allocation, reset),
         cmocka_unit_test_setup(several_hosts_without_a_source_need_a_hostfile, reset),
         cmocka_unit_test_setup(mpi_jobs_gpus_and_ports, reset),
         /* MPI hostfiles */
         cmocka_unit_test_setup(hostfile_open_mpi_format, reset),
+        cmocka_unit_test_setup(hostfile_tabs_crlf_and_count_spellings, reset),
         cmocka_unit_test_setup(hostfile_mpich_format, reset),
         cmocka_unit_test_setup(hostfile_wins_over_the_environment, reset),
         cmocka_unit_test_setup(hostfile_more_ranks_than_slots_is_an_error, reset),
