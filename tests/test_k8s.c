@@ -2905,6 +2905,7 @@ static void job_mode_names_an_indexed_job_from_one_get(void **state) {
 /* A selector of other terms than the Job's name is not compared: the own Job answers. */
 static void job_mode_with_a_selector_of_other_terms(void **state) {
     static const cres_k8s_job_selector sel[] = {{"worker", "job-name=tensorflow,app=x"}};
+    cres_k8s_job_selector sel_in[1];
     cres_k8s_options o = job_mode("trainer-2", "2", sel);
     (void)state;
     script_owned(200, job_json(&trainer_job));
@@ -2913,6 +2914,53 @@ static void job_mode_with_a_selector_of_other_terms(void **state) {
     assert_int_equal(C.requests_count, 1);
     assert_string_equal(url(0), SERVER "/apis/batch/v1/namespaces/default/jobs/trainer");
     assert_int_equal(cres_task_id(C.r), 2);
+    sel_in[0] = sel[0]; /* a set-based "job-name in (...)" is not "job-name=": not compared either */
+    sel_in[0].selector = "job-name in (trainer)";
+    o.jobs = sel_in;
+    script_owned(200, job_json(&trainer_job));
+    create(&o);
+    HAS(resolved(), "\"trainer-3.trainer.default.svc.cluster.local:8470\"]}");
+    assert_int_equal(C.requests_count, 2);
+    assert_string_equal(url(1), SERVER "/apis/batch/v1/namespaces/default/jobs/trainer");
+    all_replies_used();
+}
+
+/* Indices of two digits: JOB_COMPLETION_INDEX 10 of a Job of 12, and Job js-workers-10 of a
+   replicated job of 12 Jobs. A replicated job of 0 replicas, or of Jobs of 0 completions,
+   has no members; enableDNSHostnames unset is on (the JobSet webhook's default). */
+static void job_mode_two_digit_indices_and_empty_replicated_jobs(void **state) {
+    static const rjob_obj rjobs[] = {RJOB("driver", "0", "2", "2", "\"Indexed\""),
+                                     RJOB("workers", "12", "1", "1", "\"Indexed\""),
+                                     RJOB("idle", "1", "0", "0", "\"Indexed\"")};
+    static const jobset_obj js = {.name = "js", .rjobs = rjobs, .n = 3};
+    static const cres_k8s_job_selector sel[] = {{"worker", "job-name=js-workers-10"}};
+    job_obj big = JOB("trainer", "12", "12", "\"Indexed\"", "\"trainer\"");
+    job_obj own = JS_WORKERS_1;
+    cres_k8s_options o = job_mode("trainer-10", "10", trainer_sel);
+    const char *json;
+    (void)state;
+    script_owned(200, job_json(&big));
+    create(&o);
+    json = resolved();
+    HAS(json, dq("'trainer-10.trainer.default.svc.cluster.local:8470', 'trainer-11.trainer.default.svc.cluster.local:8470']}"));
+    assert_int_equal(cres_task_id(C.r), 10);
+    HAS(C.logs, "kubernetes: job \"worker\": 12 members named from Job \"trainer\"");
+    memset(C.env_names, 0, sizeof C.env_names);
+    o = job_mode("js-workers-10-0", "0", sel);
+    o.follow_jobset = 1;
+    own.name = "js-workers-10";
+    own.completions = own.parallelism = "1";
+    script_owned(200, job_json(&own));
+    script_owned(200, jobset_json(&js));
+    create(&o);
+    json = resolved();
+    HAS(json, dq("{'worker': ['js-workers-0-0.js.default.svc.cluster.local:8470', "));
+    HAS(json, dq("'js-workers-10-0.js.default.svc.cluster.local:8470', 'js-workers-11-0.js.default.svc.cluster.local:8470']}"));
+    assert_null(strstr(json, "driver"));
+    assert_null(strstr(json, "idle"));
+    assert_int_equal(cres_task_id(C.r), 10);
+    HAS(C.logs, "kubernetes: job \"worker\": 12 members named from JobSet \"js\" (subdomain \"js\")\n");
+    all_replies_used();
 }
 
 /* Port, namespace and cluster domain as the list's DNS addresses have them; the namespace
@@ -3216,8 +3264,8 @@ static cres_error job_mode_fails(const cres_k8s_options *o, const job_obj *j, co
 }
 
 /* What no API server answers is an error naming it, not a fallback: the own index past
-   the Job's completions, a count that is no count, another object, a JobSet past the pod
-   limit or without its list. And errors the list would give too (HTTP 401, 500). */
+   the Job's completions, a count that is no count (the Job's or a replicated job's), another
+   object, a JobSet past the pod or replicated-job limit or without its list. And errors the list would give too (HTTP 401, 500). */
 static void job_mode_errors_name_the_object(void **state) {
     job_obj j = trainer_job;
     jobset_obj big = js_jobset;
@@ -3227,6 +3275,12 @@ static void job_mode_errors_name_the_object(void **state) {
                                      RJOB("workers", "2", "3", "3", "\"Indexed\"")};
     static const rjob_obj overflowing[] = {RJOB("driver", "1", "2", "2", "\"Indexed\""),
                                            RJOB("workers", "2147483647", "3", "3", "\"Indexed\"")};
+    static const rjob_obj negative[] = {RJOB("driver", "1", "2", "2", "\"Indexed\""),
+                                        RJOB("workers", "-1", "3", "3", "\"Indexed\"")};
+    static const rjob_obj quoted[] = {RJOB("driver", "1", "2", "2", "\"Indexed\""),
+                                      RJOB("workers", "2", "\"3\"", "3", "\"Indexed\"")};
+    text many = {NULL, 0, 0};
+    size_t i;
     cres_k8s_options o = job_mode("trainer-4", "4", trainer_sel);
     cres_error err;
     (void)state;
@@ -3284,6 +3338,22 @@ static void job_mode_errors_name_the_object(void **state) {
     big.replicated_jobs = "[{\"replicas\": 1}]";
     err = job_mode_fails(&o, &js_workers_1, &big, CRES_ERR_UNEXPECTED_RESPONSE);
     assert_string_equal(err.message, "kubernetes: JobSet \"js\": a replicated job without a name");
+    big.replicated_jobs = NULL;
+    big.rjobs = negative;
+    err = job_mode_fails(&o, &js_workers_1, &big, CRES_ERR_UNEXPECTED_RESPONSE);
+    assert_string_equal(err.message, "kubernetes: replicated job \"workers\" of JobSet \"js\": replicas must not be "
+                                     "negative: -1");
+    big.rjobs = quoted;
+    err = job_mode_fails(&o, &js_workers_1, &big, CRES_ERR_UNEXPECTED_RESPONSE);
+    assert_string_equal(err.message, "kubernetes: replicated job \"workers\" of JobSet \"js\": completions must be an "
+                                     "integer, not \"3\"");
+    for (i = 0; i <= 1024; i++) /* one replicated job past the 1,024 read */
+        text_add(&many, "%s{\"name\": \"r%zu\", \"replicas\": 1}", i ? ", " : "[", i);
+    text_add(&many, "]");
+    big.replicated_jobs = many.s;
+    err = job_mode_fails(&o, &js_workers_1, &big, CRES_ERR_LIMIT);
+    assert_string_equal(err.message, "kubernetes: JobSet \"js\" has more than 1024 replicated jobs");
+    free(many.s);
     all_replies_used();
 }
 
@@ -3374,6 +3444,7 @@ int main(void) {
         T(job_mode_with_a_selector_of_other_terms),
         T(auto_needs_hostname_and_index_of_one_job),
         T(job_mode_uses_port_namespace_and_cluster_domain),
+        T(job_mode_two_digit_indices_and_empty_replicated_jobs),
         T(job_mode_names_a_whole_jobset_from_two_gets),
         T(job_mode_follows_the_selector),
         T(job_mode_jobset_subdomain_and_defaults),
