@@ -319,6 +319,28 @@ static void pbs_pals_fewer_ranks_than_slots(void **state) {
     cres_resolver_free(r);
 }
 
+/* A nodefile of a line per node (`select=2:mpiprocs=1`, as on Polaris and Aurora) with
+   `mpiexec --ppn 4`: each node holds PALS_LOCAL_SIZE ranks. A per-node count whose ranks
+   would pass the task limit is not applied: the nodefile's one slot per node stands, and
+   PALS's local size is then named as disagreeing. */
+static void pbs_pals_line_per_node(void **state) {
+    static const char *const hosts[] = {POLARIS0, POLARIS1};
+    cres_pbs_options o = pbs_options();
+    cres_resolver *r;
+    (void)state;
+    env_lines(pbs_job);
+    env_set("PBS_NODEFILE", temp_file(POLARIS0 "\n" POLARIS1 "\n"));
+    pals_rank(5, 8, 4);
+    r = PBS(o);
+    assert_string_equal(resolved_json(r), block_spec(hosts, 2, 4));
+    EXPECT_LAUNCH(r, 8, 5, 1, 4, 1, 2, POLARIS0, 8888);
+    cres_resolver_free(r);
+    pals_rank(1, 2, 1);
+    env_set("PALS_LOCAL_SIZE", "1000000");
+    PBS_FAILS(o, CRES_ERR_ENVIRONMENT, "rank 1 should be task 0 of 1 on node 1",
+              "says task 0 of 1000000 on node 1 (PALS_NODEID, PALS_LOCAL_RANKID, PALS_LOCAL_SIZE)");
+}
+
 /* What PALS says of the own rank must be where the nodefile's slots put it. */
 static void pbs_pals_disagreement_is_an_error(void **state) {
     cres_pbs_options o = pbs_options();
@@ -416,6 +438,35 @@ static void pbs_pbsdsh_task_runs_on_its_line(void **state) {
         assert_int_equal(got, CRES_ERR_ENVIRONMENT);
         HAS(err.message, "PBS_VNODENUM");
     }
+}
+
+/* pbsdsh's line check: a nodefile that gives counts ("host:N", "host slots=N") is not a
+   line per slot and is not checked line by line; blank and comment lines are not slots;
+   hosts whose names differ in length are told apart too. */
+static void pbs_pbsdsh_counts_blanks_and_names(void **state) {
+    cres_pbs_options o = pbs_options();
+    cres_resolver *r;
+    (void)state;
+    env_set("PBS_VNODENUM", "3");
+    env_set("PBS_NODEFILE", temp_file("node01:2\nnode02:2\n"));
+    r = PBS(o);
+    assert_string_equal(resolved_json(r), dq("{'worker': ['node01:8888', 'node01:8889', 'node02:8888', 'node02:8889']}"));
+    EXPECT_LAUNCH(r, 4, 3, 1, 2, 1, 2, "node01", 8888);
+    cres_resolver_free(r);
+    env_set("PBS_NODEFILE", temp_file("node01 slots=2\nnode02 slots=2\n"));
+    r = PBS(o);
+    EXPECT_LAUNCH(r, 4, 3, 1, 2, 1, 2, "node01", 8888);
+    cres_resolver_free(r);
+    env_set("PBS_VNODENUM", "2");
+    env_set("PBS_NODEFILE", temp_file("node01\n\n# the second node\nnode01\nnode02\nnode02\n"));
+    r = PBS(o);
+    assert_string_equal(resolved_json(r), dq("{'worker': ['node01:8888', 'node01:8889', 'node02:8888', 'node02:8889']}"));
+    EXPECT_LAUNCH(r, 4, 2, 0, 2, 1, 2, "node01", 8888);
+    cres_resolver_free(r);
+    env_set("PBS_VNODENUM", "0");
+    env_set("PBS_NODEFILE", temp_file("node01\nnode2\nnode01\n"));
+    PBS_FAILS(o, CRES_ERR_ENVIRONMENT, "pbs: PBS_NODEFILE line 2 is \"node2\" while \"node01\" has lines after it",
+              "each host's lines must be together");
 }
 
 static void pbs_pbsdsh_bad_vnode(void **state) {
@@ -517,6 +568,23 @@ static void pbs_gpus(void **state) {
     o.gpus_per_node = 2;
     o.gpus_per_task = 2; /* two tasks of two GPUs on a node of two */
     PBS_FAILS(o, CRES_ERR_ENVIRONMENT, "GPUs", NULL);
+    /* the job script: every task's GPUs, but none of its own */
+    env_unset("PBS_VNODENUM");
+    r = PBS(pbs_options());
+    expect_no_own_task(r);
+    assert_int_equal(gpus_of(r), 2);
+    assert_string_equal(devices_of(r, "worker", 3), "6,7");
+    {
+        char buf[64];
+        cres_error err;
+        EXPECT(cres_visible_devices(r, buf, sizeof buf, NULL, &err), CRES_ERR_NOT_FOUND);
+        HAS(err.message, "pbs: no task given and the own task is unknown");
+        EXPECT(cres_visible_devices_of(r, "worker", CRES_OWN_TASK, buf, sizeof buf, NULL, &err), CRES_ERR_NOT_FOUND);
+        HAS(err.message, "pbs: no task given and the own task is unknown");
+        EXPECT(cres_visible_devices_of(r, NULL, 1, buf, sizeof buf, NULL, &err), CRES_ERR_NOT_FOUND);
+        HAS(err.message, "pbs: no task given and the own task is unknown");
+    }
+    cres_resolver_free(r);
 }
 
 /* Every bad PBS_NODEFILE is an error naming the file (its path or the variable). */
@@ -896,6 +964,17 @@ static void lsf_bad_mcpu_hosts(void **state) {
     LSF_FAILS(o, CRES_ERR_ENVIRONMENT, "LSB_MCPU_HOSTS", "\"2000000\"");
     env_set("LSB_MCPU_HOSTS", "host:A 2");
     LSF_FAILS(o, CRES_ERR_ENVIRONMENT, "LSB_MCPU_HOSTS", "host:A");
+    { /* longer than any document (only a getenv hook can hand over such a value) */
+        size_t n = 16u * 1024u * 1024u + 1u;
+        char *big = (char *)malloc(n + 1);
+        assert_non_null(big);
+        memset(big, 'h', n);
+        big[n] = '\0';
+        env_set("LSB_MCPU_HOSTS", big);
+        LSF_FAILS(o, CRES_ERR_LIMIT, "lsf: LSB_MCPU_HOSTS (\"hhhh", "): LSB_MCPU_HOSTS is too long");
+        env_unset("LSB_MCPU_HOSTS");
+        free(big);
+    }
     env_unset("LSB_MCPU_HOSTS");
     LSF_FAILS(o, CRES_ERR_ENVIRONMENT, "LSB_DJOB_RANKFILE", "LSB_MCPU_HOSTS");
 }
@@ -1567,6 +1646,42 @@ static void mpi_bad_scheduler_files_are_errors(void **state) {
     env_set("LSB_MCPU_HOSTS", "a 1 b 1");
     ompi_rank(1, 2, 1, 2);
     MPI_FAILS(mo, CRES_ERR_ENVIRONMENT, "rank 1", NULL);
+    /* a mapping that cannot be followed on the allocation's slots */
+    ompi_rank(1, 2, 0, 1);
+    env_set("OMPI_MCA_rmaps_base_mapping_policy", "seq");
+    MPI_FAILS(mo, CRES_ERR_UNSUPPORTED, "mpi: OMPI_MCA_rmaps_base_mapping_policy=\"seq\" is not supported", NULL);
+}
+
+/* The create calls take a NULL error: a bad allocation is still the same result, and no
+   resolver comes back. */
+static void errors_without_an_error_struct(void **state) {
+    cres_pbs_options po = pbs_options();
+    cres_lsf_options lo = lsf_options();
+    cres_sge_options so = sge_options();
+    cres_flux_options fo = flux_options();
+    cres_resolver *r;
+    (void)state;
+    env_set("PBS_NODEFILE", temp_file("node01\nnode02 extra\n"));
+    r = (cres_resolver *)&po;
+    assert_int_equal(cres_pbs_resolver_create(&po, &r, NULL), CRES_ERR_ENVIRONMENT);
+    assert_null(r);
+    env_set("LSB_MCPU_HOSTS", "hostA 2 hostB");
+    r = (cres_resolver *)&lo;
+    assert_int_equal(cres_lsf_resolver_create(&lo, &r, NULL), CRES_ERR_ENVIRONMENT);
+    assert_null(r);
+    env_set("PE_HOSTFILE", "/nonexistent/test_sched/pe_hostfile");
+    r = (cres_resolver *)&so;
+    assert_int_equal(cres_sge_resolver_create(&so, &r, NULL), CRES_ERR_ENVIRONMENT);
+    assert_null(r);
+    env_lines(flux_job);
+    flux_rank(1, 1);
+    fo.hostfile = temp_file("corona171 cpus=4\n");
+    r = (cres_resolver *)&fo;
+    assert_int_equal(cres_flux_resolver_create(&fo, &r, NULL), CRES_ERR_ENVIRONMENT);
+    assert_null(r);
+    /* the same calls with an error name what is wrong */
+    FLUX_FAILS(fo, CRES_ERR_ENVIRONMENT, "line 1", "\"cpus=4\"");
+    SGE_FAILS(so, CRES_ERR_ENVIRONMENT, "/nonexistent/test_sched/pe_hostfile", NULL);
 }
 
 /* ---------------------------------------------------------------------------------------
@@ -1730,6 +1845,19 @@ static void allocation_over_the_task_limit(void **state) {
     for (i = 0; i < 40; i++) n += (size_t)snprintf(text + n, sizeof text - n, "h%zu:50000\n", i);
     env_set("PBS_NODEFILE", temp_file(text));
     PBS_FAILS(po, CRES_ERR_LIMIT, "1000000", NULL);
+    /* one host named twice, its slots adding up past the limit */
+    env_set("PBS_NODEFILE", temp_file("h1:1000000\nh2\nh1:1\n"));
+    PBS_FAILS(po, CRES_ERR_LIMIT, "slots, more than 1000000", NULL);
+    /* a file of more lines than the limit (blank ones count: it is not read past them) */
+    {
+        char *lines = (char *)malloc(1000000 + 4);
+        assert_non_null(lines);
+        memset(lines, '\n', 1000000);
+        memcpy(lines + 1000000, "h1", 3);
+        env_set("PBS_NODEFILE", temp_file(lines));
+        free(lines);
+        PBS_FAILS(po, CRES_ERR_LIMIT, "PBS_NODEFILE", "hostfile of more than 1000000 lines");
+    }
 }
 
 /* Slots adding up past INT_MAX (76,700 hosts of 56,000 slots, ports fit on each) must not
@@ -1755,10 +1883,12 @@ int main(void) {
         /* PBS */
         cmocka_unit_test_setup(pbs_pals_every_rank, reset),
         cmocka_unit_test_setup(pbs_pals_fewer_ranks_than_slots, reset),
+        cmocka_unit_test_setup(pbs_pals_line_per_node, reset),
         cmocka_unit_test_setup(pbs_pals_disagreement_is_an_error, reset),
         cmocka_unit_test_setup(pbs_pals_bad_rank_variables, reset),
         cmocka_unit_test_setup(pbs_pbsdsh_every_task, reset),
         cmocka_unit_test_setup(pbs_pbsdsh_task_runs_on_its_line, reset),
+        cmocka_unit_test_setup(pbs_pbsdsh_counts_blanks_and_names, reset),
         cmocka_unit_test_setup(pbs_pbsdsh_bad_vnode, reset),
         cmocka_unit_test_setup(pbs_job_script, reset),
         cmocka_unit_test_setup(pbs_jobs_and_port_base, reset),
@@ -1810,6 +1940,7 @@ int main(void) {
         cmocka_unit_test_setup(mpi_scheduler_sources_in_order, reset),
         cmocka_unit_test_setup(mpi_scheduler_after_hostfile_and_srun, reset),
         cmocka_unit_test_setup(mpi_bad_scheduler_files_are_errors, reset),
+        cmocka_unit_test_setup(errors_without_an_error_struct, reset),
         /* Auto */
         cmocka_unit_test_setup(auto_scheduler_order, reset),
         cmocka_unit_test_setup(auto_each_scheduler_alone, reset),
