@@ -714,19 +714,28 @@ static void dns_address_uses_pod_namespace_and_cluster_domain(void **state) {
     assert_string_equal(resolved(), dq("{'worker': ['trainer-0.svc-x.team-a.svc.corp.internal:2222']}"));
 }
 
-/* A pod with a hostname but no subdomain (or neither) has no DNS name: its pod IP. */
+/* A pod with a hostname but no subdomain (or neither, or either empty) has no DNS name: its
+   pod IP. */
 static void dns_address_without_subdomain_falls_back_to_pod_ip(void **state) {
     static const pod pods[] = {
         {.name = "worker-0", .ip = "10.4.0.10", .hostname = "worker-0"},
         {.name = "worker-1", .ip = "10.4.0.11"},
         {.name = "worker-2", .ip = "10.4.0.12", .subdomain = "workers"},
     };
+    static const pod empty[] = {
+        {.name = "worker-0", .ip = "10.4.0.10", .hostname = "", .subdomain = "workers"},
+        {.name = "worker-1", .ip = "10.4.0.11", .hostname = "worker-1", .subdomain = ""},
+        {.name = "worker-2", .ip = "10.4.0.12", .hostname = "", .subdomain = ""},
+    };
     cres_k8s_options o = options();
     (void)state;
     o.address = CRES_K8S_DNS;
     script_page(pods, N(pods), NULL);
+    script_page(empty, N(empty), NULL);
     create(&o);
     assert_string_equal(resolved(), dq(THREE_WORKERS));
+    assert_string_equal(resolved(), dq(THREE_WORKERS));
+    all_replies_used();
 }
 
 static void ipv6_addresses_are_bracketed(void **state) {
@@ -994,6 +1003,7 @@ static void namespace_name_option(void **state) {
     assert_string_equal(url(0), SERVER "/api/v1/namespaces/team-a/pods?labelSelector=job-name%3Dtensorflow&limit=500");
 }
 
+/* The namespace file, trimmed; one with nothing but a line break is namespace "default". */
 static void namespace_file_is_read_and_trimmed(void **state) {
     cres_k8s_options o = options();
     (void)state;
@@ -1002,6 +1012,11 @@ static void namespace_file_is_read_and_trimmed(void **state) {
     create(&o);
     resolved();
     assert_string_equal(url(0), SERVER "/api/v1/namespaces/ml-team/pods?labelSelector=job-name%3Dtensorflow&limit=500");
+    o.namespace_file = temp_file("namespace", "\n");
+    script_page(three_workers, N(three_workers), NULL);
+    create(&o);
+    resolved();
+    assert_string_equal(url(1), NS_URL "?labelSelector=job-name%3Dtensorflow&limit=500");
 }
 
 static void namespace_file_missing_is_environment_error(void **state) {
@@ -1075,6 +1090,8 @@ static void in_cluster_ipv6_host_is_bracketed(void **state) {
                                 "?labelSelector=job-name%3Dtensorflow&limit=500");
 }
 
+/* In a cluster, options.ca_file wins over the service account's, and options.token over its
+   token file (which is then not read: none is there). */
 static void in_cluster_ca_file_option_wins(void **state) {
     cres_k8s_options o = in_cluster_options();
     (void)state;
@@ -1085,6 +1102,13 @@ static void in_cluster_ca_file_option_wins(void **state) {
     create(&o);
     resolved();
     assert_string_equal(C.requests[0].ca_file, "/etc/custom/ca.pem");
+    o.token_file = NULL;
+    o.token = "option-token";
+    script_page(three_workers, N(three_workers), NULL);
+    create(&o);
+    assert_string_equal(resolved(), dq(THREE_WORKERS));
+    assert_string_equal(header(1, "Authorization"), "Bearer option-token");
+    assert_string_equal(url(1), "https://10.96.0.1:443/api/v1/namespaces/ml-team/pods?labelSelector=job-name%3Dtensorflow&limit=500");
 }
 
 static void expect_not_in_cluster(void) {
@@ -1197,9 +1221,10 @@ static void token_file_missing_at_resolve_is_environment_error(void **state) {
     assert_int_equal(C.requests_count, 0);
 }
 
-/* A CR or LF in the token would let the file add headers of its own (header injection). */
+/* A CR or LF in the token would let the file add headers of its own (header injection); an
+   empty token file is no token either. */
 static void token_with_line_break_is_refused(void **state) {
-    static const char *const bad[] = {"token\r\nX-Injected: 1", "tok en", "tok\ten"};
+    static const char *const bad[] = {"token\r\nX-Injected: 1", "tok en", "tok\ten", ""};
     size_t i;
     (void)state;
     for (i = 0; i < N(bad); i++) {
@@ -1208,7 +1233,7 @@ static void token_with_line_break_is_refused(void **state) {
         o.token_file = temp_file("bad-token", bad[i]);
         create(&o);
         err = resolve_fails(CRES_ERR_ENVIRONMENT);
-        HAS(err.message, "token");
+        HAS(err.message, "kubernetes: the token is empty or has spaces, control characters");
         assert_int_equal(C.requests_count, 0);
     }
 }
@@ -1413,6 +1438,31 @@ static void terminating_pods_are_excluded(void **state) {
     assert_string_equal(resolved(), dq(THREE_WORKERS));
 }
 
+/* A null field is an absent one: a null deletionTimestamp is no deletion, a null completion
+   index annotation gives way to the label (b-pod is index 0, before a-pod by index, after it
+   by name), a null hostIP is none, and a null podIP is none yet. */
+static void null_fields_read_as_absent(void **state) {
+    static const char page[] =
+        "{'kind': 'PodList', 'apiVersion': 'v1', 'metadata': {'resourceVersion': '7'}, 'items': ["
+        "{'metadata': {'name': 'b-pod', 'namespace': 'default', 'deletionTimestamp': null, "
+        "'labels': {'" INDEX_KEY "': '0'}, 'annotations': {'" INDEX_KEY "': null}}, 'spec': {'hostname': null}, "
+        "'status': {'phase': 'Running', 'podIP': '10.4.0.10', 'hostIP': null}}, "
+        "{'metadata': {'name': 'a-pod', 'namespace': 'default', 'labels': {'" INDEX_KEY "': '1'}, "
+        "'annotations': {'" INDEX_KEY "': '1'}}, 'status': {'phase': 'Running', 'podIP': '10.4.0.11'}}]}";
+    static const char no_ip[] = "{'items': [{'metadata': {'name': 'c-pod'}, 'status': {'phase': 'Running', "
+                                "'podIP': null, 'hostIP': '10.128.0.1'}}]}";
+    cres_k8s_options o = options();
+    cres_error err;
+    (void)state;
+    script(200, dq(page));
+    script(200, dq(no_ip));
+    create(&o);
+    assert_string_equal(resolved(), dq("{'worker': ['10.4.0.10:8470', '10.4.0.11:8470']}"));
+    err = resolve_fails(CRES_ERR_NOT_READY);
+    assert_string_equal(err.message, "kubernetes: pod \"c-pod\" is Running but has no status.podIP yet");
+    all_replies_used();
+}
+
 static void pending_pod_is_not_ready_naming_pod_and_phase(void **state) {
     static const pod pods[] = {
         {.name = "worker-0", .ip = "10.4.0.10"},
@@ -1442,16 +1492,21 @@ static void pod_without_phase_is_not_ready(void **state) {
     HAS(err.message, "\"worker-0\"");
 }
 
+/* Without status.podIP, or with an empty one: not ready yet. */
 static void running_pod_without_pod_ip_is_not_ready(void **state) {
     static const pod pods[] = {{.name = "worker-0", .ip = "10.4.0.10"}, {.name = "worker-1", .host_ip = "10.128.0.1"}};
+    static const pod empty[] = {{.name = "worker-0", .ip = "10.4.0.10"}, {.name = "worker-1", .ip = ""}};
     cres_k8s_options o = options();
     cres_error err;
     (void)state;
     script_page(pods, N(pods), NULL);
+    script_page(empty, N(empty), NULL);
     create(&o);
     err = resolve_fails(CRES_ERR_NOT_READY);
     HAS(err.message, "\"worker-1\"");
     HAS(err.message, "status.podIP");
+    err = resolve_fails(CRES_ERR_NOT_READY);
+    assert_string_equal(err.message, "kubernetes: pod \"worker-1\" is Running but has no status.podIP yet");
 }
 
 static void running_pod_without_host_ip_is_not_ready(void **state) {
@@ -1726,6 +1781,26 @@ static void jobset_global_index_from_label_or_annotation(void **state) {
     assert_string_equal(resolved(), dq(THREE_WORKERS));
 }
 
+/* A JobSet of NonIndexed Jobs: no completion indices, so names order the pods, but within
+   job-global-index order ("js-workers-0" is Job 0, before "js-leader-0", Job 1). */
+static void jobset_without_completion_indices_ordered_by_global_index(void **state) {
+    static const pod pods[] = {
+        {.name = "js-leader-0-x2b4c", .ip = "10.4.0.12", .jobset = "js", .global = "1"},
+        {.name = "js-workers-0-q9z8a", .ip = "10.4.0.11", .jobset = "js", .global = "0"},
+        {.name = "js-workers-0-a1b2c", .ip = "10.4.0.10", .jobset = "js", .global = "0"},
+    };
+    cres_k8s_options o = options();
+    (void)state;
+    o.jobs = jobset_js;
+    o.jobs_count = 1;
+    o.hostname = "js-leader-0-x2b4c";
+    script_page(pods, N(pods), NULL);
+    create(&o);
+    assert_string_equal(resolved(), dq(THREE_WORKERS));
+    assert_int_equal(cres_task_id(C.r), 2);
+    all_replies_used();
+}
+
 /* Two pods of one Job (one job-global-index) with one completion index: the Job is replacing
    a pod. One index in two Jobs of the JobSet is the normal case. */
 static void jobset_duplicate_index_only_within_one_job(void **state) {
@@ -1884,11 +1959,14 @@ static void follow_jobset_without_the_own_pod_keeps_the_job(void **state) {
     all_replies_used();
 }
 
-/* All namespaces: the JobSet is listed in the own pod's namespace only. A job already
-   selected by the JobSet's label alone is not listed twice. */
+/* All namespaces: the JobSet is listed in the own pod's namespace only (in every namespace
+   when the answer gives the pod none). A job already selected by the JobSet's label alone is
+   not listed twice. */
 static void follow_jobset_namespace_and_no_second_list(void **state) {
     static const pod own_job[] = {
         {.name = "js-w-0-0-x", .ip = "10.4.0.10", .ns = "ml", .hostname = "js-w-0-0", .index = "0", .jobset = "js", .global = "0"}};
+    static const pod no_ns[] = {
+        {.name = "js-w-0-0-x", .ip = "10.4.0.10", .ns = "", .hostname = "js-w-0-0", .index = "0", .jobset = "js", .global = "0"}};
     cres_k8s_options o = follow_options("js-w-0-0");
     (void)state;
     o.all_namespaces = 1;
@@ -1898,19 +1976,53 @@ static void follow_jobset_namespace_and_no_second_list(void **state) {
     resolved();
     HAS(url(0), SERVER "/api/v1/pods?");
     assert_string_equal(url(1), SERVER "/api/v1/namespaces/ml/pods?" JOBSET_SELECTOR_URL "limit=500");
+    script_page(no_ns, N(no_ns), NULL); /* an own pod without a namespace: every namespace's */
+    script_page(no_ns, N(no_ns), NULL);
+    create(&o);
+    assert_string_equal(resolved(), dq("{'worker': ['10.4.0.10:8470']}"));
+    assert_string_equal(url(3), SERVER "/api/v1/pods?" JOBSET_SELECTOR_URL "limit=500");
     o.all_namespaces = 0;
     o.jobs = jobset_js;
     script_page(own_job, N(own_job), NULL);
     create(&o);
     assert_string_equal(resolved(), dq("{'worker': ['10.4.0.10:8470']}"));
     all_replies_used();
-    assert_int_equal(C.requests_count, 3);
+    assert_int_equal(C.requests_count, 5);
+}
+
+/* With two jobs, each follows on its own: worker's own pod is of JobSet "train-js.v_1" (a
+   label value with '-', '.' and '_'), listed whole; ps holds no own pod and stays as it is. */
+static void follow_jobset_of_one_job_among_two(void **state) {
+    static const cres_k8s_job_selector jobs[] = {{"worker", "job-name=train-js.v_1-w-0"}, {"ps", "job-name=ps"}};
+    static const pod own_job[] = {{.name = "train-js.v_1-w-0-0-x", .ip = "10.4.0.10", .hostname = "tw-0",
+                                   .index = "0", .jobset = "train-js.v_1", .global = "0"}};
+    static const pod whole[] = {
+        {.name = "train-js.v_1-w-1-0-x", .ip = "10.4.0.11", .index = "0", .jobset = "train-js.v_1", .global = "1"},
+        {.name = "train-js.v_1-w-0-0-x", .ip = "10.4.0.10", .hostname = "tw-0", .index = "0", .jobset = "train-js.v_1",
+         .global = "0"}};
+    static const pod ps[] = {{.name = "ps-0", .ip = "10.4.1.10"}};
+    cres_k8s_options o = follow_options("tw-0");
+    (void)state;
+    o.jobs = jobs;
+    o.jobs_count = N(jobs);
+    script_page(own_job, N(own_job), NULL);
+    script_page(whole, N(whole), NULL);
+    script_page(ps, N(ps), NULL);
+    create(&o);
+    assert_string_equal(resolved(), dq("{'ps': ['10.4.1.10:8470'], 'worker': ['10.4.0.10:8470', '10.4.0.11:8470']}"));
+    assert_string_equal(url(1), NS_URL "?labelSelector=jobset.sigs.k8s.io%2Fjobset-name%3Dtrain-js.v_1&limit=500");
+    HAS(url(2), "labelSelector=job-name%3Dps&");
+    HAS(C.logs, "kubernetes: job \"ps\": the own pod (\"tw-0\") is not among its pods");
+    assert_string_equal(cres_task_type(C.r), "worker");
+    assert_int_equal(cres_task_id(C.r), 0);
+    all_replies_used();
 }
 
 /* A JobSet name that no API server would store as a label would change the selector it goes
-   into ("js,app" selects by two labels): refused. */
+   into ("js,app" selects by two labels): refused, as are an empty one and one of 64 bytes. */
 static void follow_jobset_refuses_a_name_that_is_no_label_value(void **state) {
-    static const char *const bad[] = {"js,app", "-js", "js.", "a b"};
+    static const char *const bad[] = {"js,app", "-js", "js.", "a b", "",
+                                      "js-a-name-of-sixty-four-bytes-one-more-than-a-label-value-holds1"};
     size_t i;
     (void)state;
     for (i = 0; i < N(bad); i++) {
@@ -2463,8 +2575,9 @@ static void empty_body(void **state) {
 }
 
 /* The pod list is read as it streams in, member by member: each syntax error there is named
-   like the whole-document parser names it, and an empty list or an empty continue token,
-   a bare number as metadata, or members of other names are no errors. */
+   like the whole-document parser names it (a body ending in the list or after a comma too),
+   and an empty list, an empty or null continue token, a bare number as metadata, or members
+   of other names are no errors. */
 static void pod_list_syntax_errors_are_named(void **state) {
     static const struct {
         const char *body, *words;
@@ -2477,9 +2590,15 @@ static void pod_list_syntax_errors_are_named(void **state) {
         {"{\"items\": [{\"metadata\": {\"name\": \"w-0\"}} {}]}", "expected ',' or ']'"},
         {"{\"items\": []} []", "unexpected text after the document"},
         {"{\"kind\": [1, }", "invalid JSON"},
+        {"{\"items\": [", "unexpected end of the document"},
+        {"{\"kind\": \"PodList\",", "expected a string key"},
     };
+    /* keys are matched exactly: "ITEMS" and "Metadata" (of the lengths of the real ones) are
+       other members, skipped; a continue token that is not a string ends the list */
     static const char *const good[] = {"{}", "{\"metadata\": 5, \"items\": []}",
-                                       "{\"metadata\": {\"continue\": \"\"}, \"apiVersion\": \"v1\"}"};
+                                       "{\"metadata\": {\"continue\": \"\"}, \"apiVersion\": \"v1\"}",
+                                       "{\"metadata\": {\"continue\": null}, \"items\": []}",
+                                       "{\"ITEMS\": [1], \"Metadata\": {\"continue\": \"t\"}, \"items\": []}"};
     cres_k8s_options o = options();
     size_t i;
     (void)state;
@@ -3506,6 +3625,7 @@ int main(void) {
         T(only_job_with_no_pods_is_an_empty_job),
         T(null_items_is_an_empty_list),
         T(terminating_pods_are_excluded),
+        T(null_fields_read_as_absent),
         T(pending_pod_is_not_ready_naming_pod_and_phase),
         T(pod_without_phase_is_not_ready),
         T(running_pod_without_pod_ip_is_not_ready),
@@ -3523,6 +3643,7 @@ int main(void) {
         T(jobset_ordered_by_global_index_then_completion_index),
         T(jobset_launch_info),
         T(jobset_global_index_from_label_or_annotation),
+        T(jobset_without_completion_indices_ordered_by_global_index),
         T(jobset_duplicate_index_only_within_one_job),
         T(jobset_missing_or_malformed_global_index_is_unexpected),
         T(jobset_mixed_with_other_pods_is_a_conflict),
@@ -3531,6 +3652,7 @@ int main(void) {
         T(follow_jobset_without_the_own_pod_keeps_the_job),
         T(follow_jobset_namespace_and_no_second_list),
         T(follow_jobset_refuses_a_name_that_is_no_label_value),
+        T(follow_jobset_of_one_job_among_two),
         T(auto_in_a_jobset_pod_follows_the_jobset),
         T(own_task_from_pod_name),
         T(own_task_from_spec_hostname_of_indexed_job),
