@@ -20,6 +20,7 @@
 #include <sys/stat.h>
 #include <sys/types.h>
 #include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 
 #define N(a) (sizeof(a) / sizeof *(a))
@@ -95,6 +96,8 @@ typedef struct route {
     cres_result fail;     /* not CRES_OK: perform() fails with this, no answer */
     int times;            /* answers this many requests, then steps aside; 0 = every one */
     int endless;          /* a list that never ends: nextPageToken "p<n>" (or "same" when 2) */
+    size_t body_len;      /* the body's length when it holds a NUL; 0 = strlen(body) */
+    int delay_ms;         /* real time the request takes (the resolve's bound counts it) */
     int used;
 } route;
 
@@ -154,14 +157,19 @@ static route *find_route(const cres_http_request *req) {
     return NULL;
 }
 
-static cres_result answer(cres_http_response *resp, const cres_allocator *alloc, int status, const char *body) {
-    size_t n = strlen(body);
+static cres_result answer_n(cres_http_response *resp, const cres_allocator *alloc, int status, const char *body,
+                           size_t n) {
     resp->status = status;
     resp->body = (char *)(alloc->alloc ? alloc->alloc(alloc->user, n + 1) : malloc(n + 1));
     if (!resp->body) return CRES_ERR_OUT_OF_MEMORY;
-    memcpy(resp->body, body, n + 1);
+    memcpy(resp->body, body, n);
+    resp->body[n] = '\0';
     resp->body_len = n;
     return CRES_OK;
+}
+
+static cres_result answer(cres_http_response *resp, const cres_allocator *alloc, int status, const char *body) {
+    return answer_n(resp, alloc, status, body, strlen(body));
 }
 
 static cres_result fake_perform(void *user, const cres_http_request *req, cres_http_response *resp,
@@ -182,6 +190,12 @@ static cres_result fake_perform(void *user, const cres_http_request *req, cres_h
         return CRES_ERR_TRANSPORT;
     }
     rt->used++;
+    if (rt->delay_ms) {
+        struct timespec ts;
+        ts.tv_sec = rt->delay_ms / 1000;
+        ts.tv_nsec = (long)(rt->delay_ms % 1000) * 1000000L;
+        while (nanosleep(&ts, &ts) != 0) {}
+    }
     if (rt->fail != CRES_OK) {
         if (err) snprintf(err->message, sizeof err->message, "fake: connection refused");
         return rt->fail;
@@ -197,7 +211,7 @@ static cres_result fake_perform(void *user, const cres_http_request *req, cres_h
         resp->status = rt->status;
         return CRES_OK;
     }
-    return answer(resp, alloc, rt->status, rt->body);
+    return answer_n(resp, alloc, rt->status, rt->body, rt->body_len ? rt->body_len : strlen(rt->body));
 }
 
 static void fake_close_session(void *user, void *session) {
@@ -762,11 +776,20 @@ static void paging_of_both_lists(void **state) {
 static void empty_page_token_ends_the_list(void **state) {
     cres_gce_options o = gce_options();
     (void)state;
-    on_owned("POST", GROUP_URL, 200, group_page(three_vms, 3, ""));
+    on_owned("POST", GROUP_URL, 200, group_page(three_vms, 3, ""))->times = 1;
     on_owned("GET", ZONE_URL(ZONE), 200, zone_page(three_vms, 3, NULL));
     gce(&o);
     assert_string_equal(resolved(), dq(THREE_SPEC));
     assert_int_equal(C.requests_count, 2);
+    { /* a token that is no string (null) ends it too */
+        char *page = group_page(three_vms, 3, NULL);
+        text t = {NULL, 0, 0};
+        text_add(&t, "%.*s, \"nextPageToken\": null}", (int)strlen(page) - 1, page);
+        free(page);
+        on_owned("POST", GROUP_URL, 200, t.s);
+        assert_string_equal(resolved(), dq(THREE_SPEC));
+        assert_int_equal(C.requests_count, 4);
+    }
 }
 
 /* A regional group: its members' zones each get one zone list (region: no instance/zone). */
@@ -1605,6 +1628,11 @@ static void not_found_404_gives_the_message(void **state) {
     err = resolve_fails(CRES_ERR_HTTP_STATUS);
     assert_int_equal(err.http_status, 404);
     HAS(err.message, "404 Not Found: The resource 'projects/test-project/zones/us-east1-d/instanceGroups/test-inst");
+    /* a "message" that is no string adds nothing */
+    while (C.routes_count) free(C.routes[--C.routes_count].body);
+    on("POST", GROUP_URL, 404, "{\"error\": {\"code\": 404, \"message\": 404, \"status\": \"NOT_FOUND\"}}");
+    err = resolve_fails(CRES_ERR_HTTP_STATUS);
+    assert_string_equal(err.message, "gce: 404 Not Found");
 }
 
 static void server_error_500_retried_then_succeeds(void **state) {
@@ -1791,10 +1819,213 @@ static void endless_zone_list_stops_at_the_page_limit(void **state) {
 
 static void no_transport_is_no_transport_error(void **state) {
     cres_gce_options o = gce_options();
+    cres_error err;
     (void)state;
     memset(&C.config.transport, 0, sizeof C.config.transport);
     gce(&o);
-    resolve_fails(CRES_ERR_NO_TRANSPORT);
+    err = resolve_fails(CRES_ERR_NO_TRANSPORT);
+    HAS(err.message, "gce: no HTTP transport");
+}
+
+/* ---------------------------------------------------------------------------------------
+   The HTTP layer under the resolve's bound (config.resolve_timeout_ms) */
+
+/* A request the bound shortens (less left than timeout_ms): its timeout, and a connection
+   error that ends past the bound, are the resolve's timeout; a connection error within the
+   bound, or another failure of the transport, stays the transport's own, as any failure does
+   without a bound (resolve_timeout_ms -1). */
+static void resolve_bound_shortens_the_request(void **state) {
+    static const struct {
+        int bound_ms, delay_ms;
+        cres_result fail, want;
+        const char *words;
+    } cases[] = {
+        {1000, 0, CRES_ERR_TIMEOUT, CRES_ERR_TIMEOUT,
+         "gce: POST " GROUP_URL ": the resolve took longer than config.resolve_timeout_ms (1000 ms): fake: "
+         "connection refused"},
+        {30, 60, CRES_ERR_TRANSPORT, CRES_ERR_TIMEOUT,
+         "the resolve took longer than config.resolve_timeout_ms (30 ms): fake: connection refused"},
+        {1000, 0, CRES_ERR_TRANSPORT, CRES_ERR_TRANSPORT, "gce: POST " GROUP_URL ": fake: connection refused"},
+        {1000, 0, CRES_ERR_LIMIT, CRES_ERR_LIMIT, "gce: POST " GROUP_URL ": fake: connection refused"},
+        {-1, 0, CRES_ERR_TRANSPORT, CRES_ERR_TRANSPORT, "gce: POST " GROUP_URL ": fake: connection refused"},
+    };
+    size_t i;
+    (void)state;
+    C.config.max_retries = -1;
+    for (i = 0; i < N(cases); i++) {
+        cres_gce_options o = gce_options();
+        cres_error err;
+        route *rt = on_fail("POST", GROUP_URL, cases[i].fail);
+        rt->times = 1;
+        rt->delay_ms = cases[i].delay_ms;
+        C.config.resolve_timeout_ms = cases[i].bound_ms;
+        C.requests_count = 0;
+        gce(&o);
+        err = resolve_fails(cases[i].want);
+        if (!strstr(err.message, cases[i].words)) fail_msg("case %zu: %s", i, err.message);
+        if (cases[i].want != CRES_ERR_TIMEOUT) assert_null(strstr(err.message, "resolve_timeout_ms"));
+        assert_int_equal(C.requests_count, 1);
+        if (cases[i].bound_ms < 0) assert_int_equal(req(0)->timeout_ms, 10000); /* no bound: timeout_ms */
+        else assert_in_range(req(0)->timeout_ms, 1, cases[i].bound_ms); /* what was left, not 10000 */
+    }
+}
+
+/* Retries under the bound: a Retry-After longer than what is left is not waited for (the 503
+   is the answer); a 429 past max_retries is retried only while the wait leaves the request an
+   eighth of the bound, and while it does, beyond max_retries; with retries off, or with no
+   bound, a 429 is retried max_retries times. */
+static void retries_within_the_resolve_bound(void **state) {
+    cres_gce_options o = gce_options();
+    cres_error err;
+    route *rt;
+    (void)state;
+    /* 1. Retry-After 10 s with 5 s left: no wait, the 503 */
+    C.config.resolve_timeout_ms = 5000;
+    rt = on("POST", GROUP_URL, 503, "Service Unavailable");
+    rt->retry_after_s = 10;
+    rt->times = 1;
+    gce(&o);
+    err = resolve_fails(CRES_ERR_HTTP_STATUS);
+    HAS(err.message, "gce: HTTP 503");
+    assert_int_equal(err.http_status, 503);
+    assert_int_equal(C.requests_count, 1);
+    no_sleeps();
+    /* 2. 429 with Retry-After 7 s and an 8 s bound: one retry (max_retries 1) after exactly
+       7 s (the draw leaves the request its second), then less than an eighth is left: the 429 */
+    C.config.resolve_timeout_ms = 8000;
+    C.config.max_retries = 1;
+    rt = on("POST", GROUP_URL, 429, GOOGLE_ERROR(429, "Quota exceeded", "RESOURCE_EXHAUSTED"));
+    rt->retry_after_s = 7;
+    rt->delay_ms = 2;
+    rt->times = 2;
+    C.requests_count = 0;
+    gce(&o);
+    err = resolve_fails(CRES_ERR_HTTP_STATUS);
+    HAS(err.message, "gce: HTTP 429: Quota exceeded");
+    assert_int_equal(err.http_status, 429);
+    assert_int_equal(C.requests_count, 2);
+    assert_int_equal(C.sleeps_count, 1);
+    assert_int_equal(C.sleeps[0], 7000);
+    /* 3. retries off: a 429 is the answer at once */
+    C.config.max_retries = -1;
+    on("POST", GROUP_URL, 429, GOOGLE_ERROR(429, "Quota exceeded", "RESOURCE_EXHAUSTED"))->times = 1;
+    C.requests_count = 0;
+    C.sleeps_count = 0;
+    gce(&o);
+    err = resolve_fails(CRES_ERR_HTTP_STATUS);
+    HAS(err.message, "gce: HTTP 429: Quota exceeded");
+    assert_int_equal(C.requests_count, 1);
+    no_sleeps();
+    /* 4. time left: a 429 is retried past max_retries (1 here), each wait drawn from [0, 250 ms
+       doubling] ("full jitter") */
+    C.config.resolve_timeout_ms = 0; /* the default, 60 s */
+    C.config.max_retries = 1;
+    on("POST", GROUP_URL, 429, GOOGLE_ERROR(429, "Quota exceeded", "RESOURCE_EXHAUSTED"))->times = 3;
+    serve_group(three_vms, 3);
+    C.requests_count = 0;
+    gce(&o);
+    assert_string_equal(resolved(), dq(THREE_SPEC));
+    assert_int_equal(requests_to(GROUP_URL), 4);
+    assert_int_equal(C.sleeps_count, 3);
+    assert_in_range(C.sleeps[0], 0, 250);
+    assert_in_range(C.sleeps[1], 0, 500);
+    assert_in_range(C.sleeps[2], 0, 1000);
+    /* 5. no bound: max_retries retries, each wait drawn from [0, 250 ms doubling] */
+    C.config.resolve_timeout_ms = -1;
+    C.config.max_retries = 2;
+    while (C.routes_count) free(C.routes[--C.routes_count].body);
+    C.sleeps_count = 0;
+    on("POST", GROUP_URL, 429, GOOGLE_ERROR(429, "Quota exceeded", "RESOURCE_EXHAUSTED"))->times = 2;
+    serve_group(three_vms, 3);
+    C.requests_count = 0;
+    gce(&o);
+    assert_string_equal(resolved(), dq(THREE_SPEC));
+    assert_int_equal(C.requests_count, 4);
+    assert_int_equal(C.sleeps_count, 2);
+    assert_in_range(C.sleeps[0], 0, 250);
+    assert_in_range(C.sleeps[1], 0, 500);
+}
+
+/* Metadata answers that are no usable text: an empty project id (or only a line break) is not
+   a resource name; a value with a NUL is not text; a token answer whose access_token is no
+   string or is over 16 KiB gives no bearer. */
+static void metadata_answers_that_are_not_usable(void **state) {
+#define META_TOKEN_PATH "instance/service-accounts/default/token"
+    static char big[16500];
+    static const struct {
+        const char *path, *body;
+        size_t len;
+        cres_result want;
+        const char *words;
+    } cases[] = {
+        {"project/project-id", "", 0, CRES_ERR_UNEXPECTED_RESPONSE, "gce: the metadata project id is not a resource name"},
+        {"project/project-id", "\n", 0, CRES_ERR_UNEXPECTED_RESPONSE, "gce: the metadata project id is not a resource name"},
+        {"project/project-id", "test-pro\0ject", 13, CRES_ERR_UNEXPECTED_RESPONSE,
+         "gce: metadata project/project-id is not text: a NUL"},
+        {META_TOKEN_PATH, "{\"access_token\": 5, \"expires_in\": 3599}", 0, CRES_ERR_UNEXPECTED_RESPONSE,
+         "gce: the metadata token has no access_token"},
+        {META_TOKEN_PATH, big, 0, CRES_ERR_ENVIRONMENT,
+         "gce: the access token is empty, over 16 KiB or has spaces or control characters"},
+    };
+    size_t i;
+    (void)state;
+    snprintf(big, sizeof big, "{\"access_token\": \"ya29.%0*d\", \"expires_in\": 3599}", 16380, 0); /* 16385 bytes */
+    for (i = 0; i < N(cases); i++) {
+        cres_gce_options o = gce_options();
+        cres_error err;
+        route *rt;
+        while (C.routes_count) free(C.routes[--C.routes_count].body);
+        if (strcmp(cases[i].path, META_TOKEN_PATH) == 0) o.token = NULL;
+        else o.project = NULL;
+        rt = on("GET", METADATA "", 200, NULL);
+        snprintf(rt->url, sizeof rt->url, METADATA "%s", cases[i].path);
+        rt->body_len = cases[i].len ? cases[i].len : strlen(cases[i].body);
+        rt->body = (char *)malloc(rt->body_len + 1);
+        assert_non_null(rt->body);
+        memcpy(rt->body, cases[i].body, rt->body_len + 1);
+        C.requests_count = 0;
+        gce(&o);
+        err = resolve_fails(cases[i].want);
+        if (!strstr(err.message, cases[i].words)) fail_msg("case %zu: %s", i, err.message);
+        assert_int_equal(C.requests_count, 1); /* nothing went to the Compute API */
+    }
+#undef META_TOKEN_PATH
+}
+
+/* Instance names are unique within a zone: a regional group's two instances of one name are
+   ordered by zone, and each gets its own zone's address. */
+static void same_name_in_two_zones_ordered_by_zone(void **state) {
+    static const vm members[] = {{"trainer-0", "us-central1-b", "10.0.2.10"}, {"trainer-0", "us-central1-a", "10.0.1.10"},
+                                 {"trainer-1", "us-central1-a", "10.0.1.11"}};
+    static const vm zone_a[] = {{"trainer-1", NULL, "10.0.1.11"}, {"trainer-0", NULL, "10.0.1.10"}};
+    static const vm zone_b[] = {{"trainer-0", NULL, "10.0.2.10"}};
+    cres_gce_options o = gce_options();
+    (void)state;
+    o.zone = NULL;
+    o.region = "us-central1";
+    on_owned("POST", REGION_GROUP_URL("us-central1"), 200, group_page(members, N(members), NULL));
+    on_owned("GET", ZONE_URL("us-central1-a"), 200, zone_page(zone_a, N(zone_a), NULL));
+    on_owned("GET", ZONE_URL("us-central1-b"), 200, zone_page(zone_b, N(zone_b), NULL));
+    gce(&o);
+    assert_string_equal(resolved(), dq("{'worker': ['10.0.1.10:8470', '10.0.2.10:8470', '10.0.1.11:8470']}"));
+}
+
+/* Zone list items without a usable name (not a string, none, longer than any instance name) name
+   no member: the members get their addresses from their own items. */
+static void zone_list_items_without_a_usable_name_are_skipped(void **state) {
+    cres_gce_options o = gce_options();
+    text t = {NULL, 0, 0};
+    char *members = group_page(three_vms, 3, NULL), *zone = zone_page(three_vms, 3, NULL);
+    (void)state;
+    text_add(&t, "{\"items\": [{\"name\": 5, \"networkInterfaces\": [{\"networkIP\": \"10.9.9.1\"}]}, "
+                 "{\"networkInterfaces\": [{\"networkIP\": \"10.9.9.3\"}]}, "
+                 "{\"name\": \"%0*d\", \"networkInterfaces\": [{\"networkIP\": \"10.9.9.2\"}]}, %s",
+             300, 0, zone + strlen("{\"items\": ["));
+    free(zone);
+    on_owned("POST", GROUP_URL, 200, members);
+    on_owned("GET", ZONE_URL(ZONE), 200, t.s);
+    gce(&o);
+    assert_string_equal(resolved(), dq(THREE_SPEC));
 }
 
 /* ---------------------------------------------------------------------------------------
@@ -1906,6 +2137,7 @@ static void malformed_endpoint_is_invalid(void **state) {
         {"grpc://", "cannot read the endpoint \"grpc://\""},
         {"grpc://:8470", "cannot read the endpoint \"grpc://:8470\""},
         {"grpc://1.2.3.4:8470,", "an empty endpoint"},
+        {"grpc://1.2.3.4:99999,", "cannot read the endpoint \"grpc://1.2.3.4:99999\""}, /* not "empty" */
         {long_host, "cannot read the endpoint"},
     };
     size_t i;
@@ -2222,10 +2454,14 @@ static void node_without_any_endpoint_is_unexpected(void **state) {
     cres_tpu_options o = tpu_options("test-tpu-1");
     cres_error err;
     (void)state;
-    on("GET", NODE_URL("test-tpu-1"), 200, "{\"state\": \"READY\", \"health\": \"HEALTHY\", \"networkEndpoints\": []}");
+    on("GET", NODE_URL("test-tpu-1"), 200, "{\"state\": \"READY\", \"health\": \"HEALTHY\", \"networkEndpoints\": []}")
+        ->times = 1;
+    on("GET", NODE_URL("test-tpu-1"), 200, "{\"state\": \"READY\", \"health\": \"HEALTHY\"}"); /* no key at all */
     tpu(&o);
     err = resolve_fails(CRES_ERR_UNEXPECTED_RESPONSE);
     HAS(err.message, "networkEndpoints");
+    err = resolve_fails(CRES_ERR_UNEXPECTED_RESPONSE);
+    HAS(err.message, "tpu: TPU \"test-tpu-1\" has no networkEndpoints");
 }
 
 /* A node's state, health and type that are no strings count as absent: no state is not
@@ -2290,14 +2526,15 @@ static void node_endpoint_port_out_of_range_is_named(void **state) {
     }
 }
 
-/* An endpoint without a port gets 8470; IPv6 addresses are bracketed. */
+/* An endpoint without a port (or with port null) gets 8470; IPv6 addresses are bracketed. */
 static void node_ipv6_endpoint_bracketed(void **state) {
     cres_tpu_options o = tpu_options("test-tpu-1");
     (void)state;
     serve_node(NODE_URL("test-tpu-1"), "READY", "HEALTHY", "v4-8",
-               "[{\"ipAddress\": \"2001:db8::5\", \"port\": 8470}, {\"ipAddress\": \"2001:db8::6\"}]");
+               "[{\"ipAddress\": \"2001:db8::5\", \"port\": 8470}, {\"ipAddress\": \"2001:db8::6\"}, "
+               "{\"ipAddress\": \"2001:db8::7\", \"port\": null}]");
     tpu(&o);
-    assert_string_equal(resolved(), dq("{'worker': ['[2001:db8::5]:8470', '[2001:db8::6]:8470']}"));
+    assert_string_equal(resolved(), dq("{'worker': ['[2001:db8::5]:8470', '[2001:db8::6]:8470', '[2001:db8::7]:8470']}"));
     assert_string_equal(master_of(NULL, -1, NULL), "grpc://[2001:db8::5]:8470");
 }
 
@@ -2534,6 +2771,20 @@ static void bad_worker_id_is_environment_error(void **state) {
     tpu_create_fails(&o, CRES_ERR_ENVIRONMENT, NULL);
     C.env_values[0] = "2147483648"; /* past INT_MAX */
     tpu_create_fails(&o, CRES_ERR_ENVIRONMENT, NULL);
+    { /* a local TPU reads it again at each resolve: a value changed since create is refused */
+        static const char *const changed[] = {"one", "-1"};
+        size_t i;
+        cres_error err;
+        o.tpu = "local";
+        env_set("TPU_WORKER_HOSTNAMES", "t1v-n-0,t1v-n-1");
+        for (i = 0; i < N(changed); i++) {
+            C.env_values[0] = "1";
+            tpu(&o);
+            C.env_values[0] = changed[i];
+            err = resolve_fails(CRES_ERR_ENVIRONMENT);
+            HAS(err.message, "tpu: TPU_WORKER_ID must be a worker index");
+        }
+    }
 }
 
 /* ---------------------------------------------------------------------------------------
@@ -2795,6 +3046,15 @@ static void local_with_nothing_is_empty(void **state) {
     tpu(&o);
     assert_string_equal(resolved(), "{}");
     assert_string_equal(master_of(NULL, -1, NULL), "");
+    { /* a task asked for by name or number is not there */
+        char buf[64];
+        cres_error err;
+        size_t len;
+        EXPECT(cres_master_of(C.r, "worker", -1, NULL, buf, sizeof buf, &len, &err), CRES_ERR_NOT_FOUND);
+        HAS(err.message, "tpu: no job \"worker\" in the cluster");
+        EXPECT(cres_master_of(C.r, NULL, 0, NULL, buf, sizeof buf, &len, &err), CRES_ERR_NOT_FOUND);
+        HAS(err.message, "tpu: no job \"worker\" in the cluster");
+    }
 }
 
 static void local_off_google_cloud_is_empty(void **state) {
@@ -2914,6 +3174,99 @@ static void group_member_url_with_empty_zone_is_unexpected(void **state) {
     if (WEXITSTATUS(status) != 0) fail_msg("the resolve did not fail with CRES_ERR_UNEXPECTED_RESPONSE");
 }
 
+/* TPU_CONFIG naming the TPU only: project and zone come from the metadata server; an empty
+   TPU_NAME counts as unset, a blank TPU_CONFIG as none. */
+static void tpu_config_name_only_and_empty_variables(void **state) {
+    cres_tpu_options o = tpu_options(NULL);
+    cres_error err;
+    (void)state;
+    o.project = NULL;
+    o.zone = NULL;
+    env_set("TPU_NAME", "");
+    env_set("TPU_CONFIG", "{\"tpu_node_name\": \"cfg-tpu\"}");
+    meta_project();
+    meta("instance/zone", "projects/123456789012/zones/" TPU_ZONE);
+    serve_node(NODE_URL("cfg-tpu"), "READY", "HEALTHY", "v3-8", ONE_EP);
+    tpu(&o);
+    assert_string_equal(resolved(), dq("{'worker': ['10.2.3.4:8470']}"));
+    assert_string_equal(url(2), NODE_URL("cfg-tpu"));
+    env_put("TPU_CONFIG", " \n\t");
+    tpu_create_fails(&o, CRES_ERR_ENVIRONMENT, &err);
+    HAS(err.message, "tpu: no TPU name: pass options.tpu");
+}
+
+/* create() checks options.project and options.zone as resource names (they go into the URL
+   path), and a coordinator needs its address. */
+static void tpu_create_checks_project_and_zone(void **state) {
+    static const char *const bad[] = {"p/../other", "a b", "-p"};
+    size_t i;
+    (void)state;
+    for (i = 0; i < 2 * N(bad) + 1; i++) {
+        cres_tpu_options o = tpu_options("test-tpu-1");
+        cres_error err;
+        if (i < N(bad)) o.project = bad[i];
+        else if (i < 2 * N(bad)) o.zone = bad[i - N(bad)];
+        else o.coordinator_name = "coordinator";
+        tpu_create_fails(&o, CRES_ERR_INVALID_ARGUMENT, &err);
+        HAS(err.message, "tpu: project or zone malformed, accelerators_per_host negative, or a coordinator "
+                         "without an address");
+    }
+}
+
+/* A TPU by name needs the API, so a transport: without one, NO_TRANSPORT (an endpoint list
+   needs none). */
+static void tpu_by_name_needs_a_transport(void **state) {
+    cres_tpu_options o = tpu_options("test-tpu-1");
+    cres_error err;
+    (void)state;
+    memset(&C.config.transport, 0, sizeof C.config.transport);
+    tpu(&o);
+    err = resolve_fails(CRES_ERR_NO_TRANSPORT);
+    HAS(err.message, "tpu: no HTTP transport");
+    o.tpu = "grpc://10.0.0.1:8470";
+    tpu(&o);
+    assert_string_equal(resolved(), dq("{'worker': ['10.0.0.1:8470']}"));
+}
+
+/* options.job_name names the workers' job and the own task's type. */
+static void tpu_job_name_option(void **state) {
+    cres_tpu_options o = tpu_options("grpc://10.0.0.1:8470,10.0.0.2:8470");
+    (void)state;
+    o.job_name = "tpu_worker";
+    env_set("TPU_WORKER_ID", "1");
+    tpu(&o);
+    assert_string_equal(resolved(), dq("{'tpu_worker': ['10.0.0.1:8470', '10.0.0.2:8470']}"));
+    assert_string_equal(cres_task_type(C.r), "tpu_worker");
+    assert_string_equal(master_of(NULL, -1, NULL), "grpc://10.0.0.2:8470");
+}
+
+/* An empty TPU_WORKER_HOSTNAMES is unset, and so is an empty worker-network-endpoints: the
+   metadata server is asked, and with nothing there the cluster is TF's empty local one. */
+static void local_empty_sources_count_as_unset(void **state) {
+    cres_tpu_options o = tpu_options("local");
+    (void)state;
+    env_set("TPU_WORKER_HOSTNAMES", "");
+    meta("instance/attributes/worker-network-endpoints", "")->times = 1;
+    meta("instance/attributes/worker-network-endpoints", "10.0.0.2,10.0.0.3");
+    C.metadata_404 = 1;
+    tpu(&o);
+    assert_string_equal(resolved(), "{}");
+    assert_int_equal(C.requests_count, 1);
+    assert_string_equal(resolved(), dq("{'worker': ['10.0.0.2:8470', '10.0.0.3:8470']}"));
+    assert_int_equal(requests_to(METADATA "instance/attributes/worker-network-endpoints"), 2);
+}
+
+/* worker-network-endpoints entries that are not addresses and have no second colon (a host
+   name, host:port) are taken whole. */
+static void local_metadata_host_name_endpoints(void **state) {
+    cres_tpu_options o = tpu_options("local");
+    (void)state;
+    meta("instance/attributes/worker-network-endpoints", "t1v-n-0,t1v-n-1:8471");
+    C.metadata_404 = 1;
+    tpu(&o);
+    assert_string_equal(resolved(), dq("{'worker': ['t1v-n-0:8470', 't1v-n-1:8471']}"));
+}
+
 /* ---------------------------------------------------------------------------------------
    Application Default Credentials: the chain, each file type's requests, each error. File
    shapes: gcloud 528's `auth application-default login` output (authorized_user) and IAM's
@@ -2967,7 +3320,7 @@ static cres_result fake_sign(void *user, const cres_sign_request *req, unsigned 
     return CRES_OK;
 }
 
-/* Sign hooks that misbehave: no signature, one past CRES_SIGNATURE_MAX, a refusal. */
+/* Sign hooks that misbehave: no signature, one past CRES_SIGNATURE_MAX, a refusal, out of memory. */
 static cres_result empty_sign(void *user, const cres_sign_request *req, unsigned char *sig, size_t *sig_len,
                               cres_error *err) {
     (void)user, (void)req, (void)sig, (void)err;
@@ -2980,6 +3333,12 @@ static cres_result huge_sign(void *user, const cres_sign_request *req, unsigned 
     (void)user, (void)req, (void)sig, (void)err;
     *sig_len = CRES_SIGNATURE_MAX + 1;
     return CRES_OK;
+}
+
+static cres_result oom_sign(void *user, const cres_sign_request *req, unsigned char *sig, size_t *sig_len,
+                            cres_error *err) {
+    (void)user, (void)req, (void)sig, (void)sig_len;
+    return cres_error_set(err, CRES_ERR_OUT_OF_MEMORY, "signer: out of memory");
 }
 
 static cres_result refusing_sign(void *user, const cres_sign_request *req, unsigned char *sig, size_t *sig_len,
@@ -3169,6 +3528,16 @@ static void adc_key_without_id_and_no_delegates(void **state) {
     assert_string_equal(req(1)->body, "{\"delegates\":[],\"scope\":[\"https://www.googleapis.com/auth/cloud-platform\"],"
                                       "\"lifetime\":\"3600s\"}");
     assert_string_equal(header(2, "Authorization"), "Bearer " IMP_TOKEN);
+    /* "delegates": null is no delegates too */
+    o.credentials_file = temp_named("imp.json",
+        "{\"service_account_impersonation_url\": \"" IAM_URL "\", \"type\": \"impersonated_service_account\", "
+        "\"delegates\": null, \"source_credentials\": " USER_FILE_WITH("") "}");
+    C.requests_count = 0;
+    tpu(&o);
+    assert_string_equal(resolved(), dq(ADC_SPEC));
+    assert_string_equal(url(1), IAM_URL);
+    assert_string_equal(req(1)->body, "{\"delegates\":[],\"scope\":[\"https://www.googleapis.com/auth/cloud-platform\"],"
+                                      "\"lifetime\":\"3600s\"}");
 }
 
 /* Without an error struct each failure is its result alone: an API's status, the metadata
@@ -3193,6 +3562,20 @@ static void failures_without_an_error_struct(void **state) {
     assert_int_equal(cres_resolve(C.r, &s, NULL), CRES_ERR_ENVIRONMENT);
     assert_int_equal(cres_resolve(C.r, &s, NULL), CRES_ERR_HTTP_STATUS);
     assert_null(s);
+    /* a token endpoint's error status without OAuth's JSON (a proxy's page) */
+    while (C.routes_count) free(C.routes[--C.routes_count].body);
+    on("POST", TOKEN_URI, 403, "<html><body>Forbidden by proxy</body></html>");
+    assert_int_equal(cres_resolve(C.r, &s, NULL), CRES_ERR_HTTP_STATUS);
+    /* a connection error retried: the log says why with no message at hand */
+    log_text[0] = '\0';
+    C.config.log.fn = log_all;
+    C.config.max_retries = 1;
+    on_fail("POST", GROUP_URL, CRES_ERR_TRANSPORT);
+    o.project = PROJECT;
+    gce(&o);
+    assert_int_equal(cres_resolve(C.r, &s, NULL), CRES_ERR_TRANSPORT);
+    assert_null(s);
+    HAS(log_text, "gce: POST " GROUP_URL ": no answer; retrying in ");
 }
 
 static void adc_sign_hook_failures_are_named(void **state) {
@@ -3204,6 +3587,7 @@ static void adc_sign_hook_failures_are_named(void **state) {
         {empty_sign, CRES_ERR_UNEXPECTED_RESPONSE, "config.sign gave a signature of 0 bytes"},
         {huge_sign, CRES_ERR_UNEXPECTED_RESPONSE, "config.sign gave a signature of"},
         {refusing_sign, CRES_ERR_ENVIRONMENT, "tpu: options.credentials_file: the HSM is locked"},
+        {oom_sign, CRES_ERR_OUT_OF_MEMORY, "signer: out of memory"}, /* as it is, not re-worded */
     };
     size_t i;
     (void)state;
@@ -3303,6 +3687,26 @@ static void adc_chain_order(void **state) {
         err = resolve_fails(CRES_ERR_ENVIRONMENT);
         assert_string_equal(err.message, "tpu: the directory of gcloud's credentials is too long a path");
     }
+}
+
+/* gcloud's well-known file is optional when missing, not when it is there but cannot be read
+   (here a directory of that name): that is an error naming it, not a fall-through to the
+   metadata server. */
+static void adc_well_known_file_unreadable_is_an_error(void **state) {
+    cres_tpu_options o = adc_tpu_options();
+    char dir[128];
+    cres_error err;
+    (void)state;
+    o.project = "p1";
+    meta_token();
+    temp_named("gcloud/application_default_credentials.json/key.json", KEY_OBJECT);
+    snprintf(dir, sizeof dir, "%s/gcloud", temp_dir);
+    env_set("CLOUDSDK_CONFIG", dir);
+    tpu(&o);
+    err = resolve_fails(CRES_ERR_ENVIRONMENT);
+    HAS(err.message, "tpu: gcloud's ADC file ");
+    HAS(err.message, "application_default_credentials.json\" cannot be read");
+    assert_int_equal(C.requests_count, 0);
 }
 
 /* options.project, then GOOGLE_CLOUD_PROJECT, CLOUDSDK_CORE_PROJECT, project_id, quota_project_id. */
@@ -3450,6 +3854,25 @@ static void adc_unusable_files(void **state) {
         {"{\"type\": \"authorized_user\", \"client_id\": \"a\", \"client_secret\": \"b\", \"refresh_token\": "
          "\"c\", \"token_uri\": \"http://127/token\"}",
          "\"token_uri\" must be an https:// URL", CRES_ERR_ENVIRONMENT},
+        {"{\"type\": \"authorized_user\", \"client_id\": \"a\", \"client_secret\": \"b\", \"refresh_token\": "
+         "\"c\", \"token_uri\": \"https:/oauth2.googleapis.com/token\"}", /* one slash */
+         "\"token_uri\" must be an https:// URL", CRES_ERR_ENVIRONMENT},
+        {"{\"type\": \"authorized_user\", \"client_id\": \"a\", \"client_secret\": \"b\", \"refresh_token\": "
+         "\"c\", \"token_uri\": \"http://127.0.0-1/token\"}",
+         "\"token_uri\" must be an https:// URL", CRES_ERR_ENVIRONMENT},
+        {"{\"type\": \"authorized_user\", \"client_id\": \"a\", \"client_secret\": \"b\", \"refresh_token\": "
+         "\"c\", \"token_uri\": \"http://127.0.0./token\"}",
+         "\"token_uri\" must be an https:// URL", CRES_ERR_ENVIRONMENT},
+        /* the fields: each once; the source's kind; a key's account */
+        {"{\"type\": \"authorized_user\", \"client_id\": \"a\", \"client_id\": \"b\", \"client_secret\": \"b\", "
+         "\"refresh_token\": \"c\"}",
+         "\"client_id\" appears twice", CRES_ERR_ENVIRONMENT},
+        {IMP_FILE("{\"client_id\": \"x\"}"), "no \"type\" string in source_credentials", CRES_ERR_ENVIRONMENT},
+        {"{\"type\": \"impersonated_service_account\", \"service_account_impersonation_url\": \"" IAM_URL
+         "\", \"source_credentials\": \"key.json\"}",
+         "no \"source_credentials\" object", CRES_ERR_ENVIRONMENT},
+        {"{\"type\": \"service_account\", \"private_key\": \"k\", \"token_uri\": \"" TOKEN_URI "\"}",
+         "a service_account credential needs \"client_email\"", CRES_ERR_ENVIRONMENT},
     };
     size_t i;
     (void)state;
@@ -3664,6 +4087,7 @@ int main(void) {
         T(failures_without_an_error_struct),
         T(adc_key_without_id_and_no_delegates),
         T(adc_chain_order),
+        T(adc_well_known_file_unreadable_is_an_error),
         T(adc_project_order),
         T(adc_off_cloud_errors_name_the_option),
         T(adc_unusable_files),
@@ -3762,6 +4186,11 @@ int main(void) {
         T(repeated_page_token_is_an_error),
         T(endless_zone_list_stops_at_the_page_limit),
         T(no_transport_is_no_transport_error),
+        T(resolve_bound_shortens_the_request),
+        T(retries_within_the_resolve_bound),
+        T(metadata_answers_that_are_not_usable),
+        T(same_name_in_two_zones_ordered_by_zone),
+        T(zone_list_items_without_a_usable_name_are_skipped),
         /* Cloud TPU */
         T(tf_c2_host_and_port),
         T(tf_c3_grpc_prefix),
@@ -3813,6 +4242,12 @@ int main(void) {
         T(tpu_config_over_the_document_limit_is_refused),
         T(tpu_name_variables_not_a_resource_name),
         T(tpu_config_project_not_a_resource_name),
+        T(tpu_config_name_only_and_empty_variables),
+        T(tpu_create_checks_project_and_zone),
+        T(tpu_job_name_option),
+        T(tpu_by_name_needs_a_transport),
+        T(local_empty_sources_count_as_unset),
+        T(local_metadata_host_name_endpoints),
         T(metadata_zone_dot_dot_is_refused),
         T(own_task_worker_id_from_environment),
         T(bad_worker_id_is_environment_error),
