@@ -1782,12 +1782,14 @@ static void jobset_global_index_from_label_or_annotation(void **state) {
 }
 
 /* A JobSet of NonIndexed Jobs: no completion indices, so names order the pods, but within
-   job-global-index order ("js-workers-0" is Job 0, before "js-leader-0", Job 1). */
+   job-global-index order ("js-workers-0" is Job 0, before "js-leader-0", Job 1, before
+   "js-workers-1", Job 2). */
 static void jobset_without_completion_indices_ordered_by_global_index(void **state) {
     static const pod pods[] = {
         {.name = "js-leader-0-x2b4c", .ip = "10.4.0.12", .jobset = "js", .global = "1"},
         {.name = "js-workers-0-q9z8a", .ip = "10.4.0.11", .jobset = "js", .global = "0"},
         {.name = "js-workers-0-a1b2c", .ip = "10.4.0.10", .jobset = "js", .global = "0"},
+        {.name = "js-workers-1-b5d7e", .ip = "10.4.0.13", .jobset = "js", .global = "2"},
     };
     cres_k8s_options o = options();
     (void)state;
@@ -1796,7 +1798,7 @@ static void jobset_without_completion_indices_ordered_by_global_index(void **sta
     o.hostname = "js-leader-0-x2b4c";
     script_page(pods, N(pods), NULL);
     create(&o);
-    assert_string_equal(resolved(), dq(THREE_WORKERS));
+    assert_string_equal(resolved(), dq("{'worker': ['10.4.0.10:8470', '10.4.0.11:8470', '10.4.0.12:8470', '10.4.0.13:8470']}"));
     assert_int_equal(cres_task_id(C.r), 2);
     all_replies_used();
 }
@@ -2213,8 +2215,11 @@ static void unauthorized_401_mentions_the_token(void **state) {
     no_sleeps();
 }
 
-/* Without an error struct a failure is its result alone: a status, a transport failure. */
+/* Without an error struct a failure is its result alone: a status, a transport failure; a
+   wait for pods logs that it waits without the pod's words. */
 static void failures_without_an_error_struct(void **state) {
+    static const pod pending[] = {{.name = "worker-0", .phase = "Pending"}};
+    static const pod running[] = {{.name = "worker-0", .ip = "10.4.0.10"}};
     cres_k8s_options o = options();
     cres_cluster_spec *s = NULL;
     (void)state;
@@ -2227,6 +2232,15 @@ static void failures_without_an_error_struct(void **state) {
     assert_int_equal(cres_resolve(C.r, &s, NULL), CRES_ERR_TRANSPORT);
     assert_null(s);
     assert_int_equal(C.requests_count, 2);
+    o.wait_ms = 60000;
+    script_page(pending, N(pending), NULL);
+    script_page(running, N(running), NULL);
+    create(&o);
+    assert_int_equal(cres_resolve(C.r, &s, NULL), CRES_OK);
+    assert_string_equal(json_of(s), dq("{'worker': ['10.4.0.10:8470']}"));
+    cres_spec_free(s);
+    HAS(C.logs, "kubernetes: not ready; waiting 500 ms\n");
+    all_replies_used();
 }
 
 /* What a real API server says to a service account without RBAC rights: the Status message
@@ -3500,6 +3514,10 @@ static void job_mode_refuses_what_needs_the_list(void **state) {
     EXPECT(cres_k8s_resolver_create(&o, &r, &err), CRES_ERR_INVALID_ARGUMENT);
     assert_string_equal(err.message, "kubernetes: members JOB gives the own Job's members; job \"worker\" has 2 "
                                      "selectors (members LIST merges them)");
+    o.jobs = NULL; /* two jobs, but no array: the NULL is what is wrong */
+    EXPECT(cres_k8s_resolver_create(&o, &r, &err), CRES_ERR_INVALID_ARGUMENT);
+    assert_string_equal(err.message, "kubernetes: options.jobs is NULL");
+    o.jobs = two_jobs;
     o.jobs_count = 1;
     o.members = (cres_k8s_members)7;
     EXPECT(cres_k8s_resolver_create(&o, &r, &err), CRES_ERR_INVALID_ARGUMENT);
