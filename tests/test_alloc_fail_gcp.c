@@ -51,6 +51,8 @@
 #define ZONE_QUERY                                                                                     \
     "/instances?filter=status%20%3D%20%22RUNNING%22&fields=items%28name%2CnetworkInterfaces%28networkIP" \
     "%29%29%2CnextPageToken&maxResults=500"
+#define REGION_GROUP_URL \
+    COMPUTE "/regions/us-east1/instanceGroups/trainers/listInstances?maxResults=500"
 #define NODE_URL "https://tpu.googleapis.com/v2/projects/cfg-project/locations/europe-west4-a/nodes/cfg-tpu"
 
 typedef struct route {
@@ -58,6 +60,9 @@ typedef struct route {
     int status;
     const char *body;
 } route;
+
+/* A route's body that is no body at all: the transport sends none (the library makes it ""). */
+static const char no_body[] = "";
 
 typedef struct fake_cloud {
     const route *routes;
@@ -84,6 +89,7 @@ static cres_result fake_perform(void *user, const cres_http_request *req, cres_h
         if (err) snprintf(err->message, sizeof err->message, "fake: nothing at %s", req->url);
         return CRES_ERR_TRANSPORT;
     }
+    if (body == no_body) return CRES_OK;
     n = strlen(body);
     resp->body = (char *)alloc->alloc(alloc->user, n + 1);
     if (!resp->body) {
@@ -158,6 +164,21 @@ static const route tpu_routes[] = {
     {NODE_URL, 200, tpu_node},
 };
 
+/* A regional group, every option given: no metadata request. */
+static const route gce_options_routes[] = {
+    {REGION_GROUP_URL, 200, group_page1},
+    {REGION_GROUP_URL "&pageToken=tok%202%2Fx", 200, group_page2},
+    {COMPUTE "/zones/us-east1-b" ZONE_QUERY, 200, zone_b},
+    {COMPUTE "/zones/us-east1-c" ZONE_QUERY, 200, zone_c},
+};
+
+/* A TPU VM whose metadata server has no accelerator type: a 404 the transport gives no body. */
+static const route tpu_local_no_type_routes[] = {
+    {METADATA "instance/attributes/worker-network-endpoints", 200, "w0:uid0:10.0.0.2,w1:uid1:10.0.0.3\n"},
+    {METADATA "instance/attributes/agent-worker-number", 200, "1"},
+    {METADATA "instance/attributes/accelerator-type", 404, no_body},
+};
+
 static const route tpu_local_routes[] = {
     {METADATA "instance/attributes/worker-network-endpoints", 200, "w0:uid0:10.0.0.2,w1:uid1:10.0.0.3\n"},
     {METADATA "instance/attributes/agent-worker-number", 200, "1"},
@@ -167,7 +188,9 @@ static const route tpu_local_routes[] = {
 /* ---------------------------------------------------------------------------------------
    Scenarios */
 
-enum backend { GCE, TPU_CONFIG, TPU_LOCAL, TPU_GRPC };
+/* _OPTIONS: every option that create() copies is given (GCE: a regional group, the token;
+   TPU: the token file, never read for an endpoint list). */
+enum backend { GCE, GCE_OPTIONS, TPU_CONFIG, TPU_LOCAL, TPU_GRPC, TPU_GRPC_OPTIONS };
 
 typedef struct scenario {
     const char *name;
@@ -188,12 +211,23 @@ static cres_result run_create(const scenario *sc, const cres_config *config, con
                               cres_resolver **r) {
     cres_error err;
     cres_result res;
-    if (sc->backend == GCE) {
+    if (sc->backend == GCE || sc->backend == GCE_OPTIONS) {
         cres_gce_options o;
         memset(&o, 0, sizeof o);
         o.config = config;
         o.instance_group = "trainers";
         o.credentials_file = credentials_file;
+        if (sc->backend == GCE_OPTIONS) {
+            o.project = "test-project";
+            o.zone = "us-east1-b";
+            o.region = "us-east1";
+            o.token = "ya29.option-token";
+            o.credentials_file = "/nonexistent/adc.json"; /* the token wins: never read */
+            o.ca_file = "/etc/ssl/certs/ca-certificates.crt";
+            o.instance_name = "trainer-2";
+            o.job_name = "trainer";
+            o.compute_url = "https://compute.googleapis.com/compute/v1/";
+        }
         res = cres_gce_resolver_create(&o, r, &err);
     } else {
         cres_tpu_options o;
@@ -201,7 +235,15 @@ static cres_result run_create(const scenario *sc, const cres_config *config, con
         o.config = config;
         o.credentials_file = credentials_file;
         if (sc->backend == TPU_LOCAL) o.tpu = "local";
-        if (sc->backend == TPU_GRPC) o.tpu = "grpc://10.0.0.1:8470,[fd00::2],10.0.0.3:2222";
+        if (sc->backend == TPU_GRPC || sc->backend == TPU_GRPC_OPTIONS)
+            o.tpu = "grpc://10.0.0.1:8470,[fd00::2],10.0.0.3:2222";
+        if (sc->backend == TPU_GRPC_OPTIONS) {
+            o.project = "test-project";
+            o.zone = "us-central1-c";
+            o.token_file = "/nonexistent/token"; /* an endpoint list needs no token */
+            o.credentials_file = "/nonexistent/adc.json";
+            o.job_name = "tpu_worker";
+        }
         if (sc->backend == TPU_CONFIG) {
             o.coordinator_name = "coordinator";
             o.coordinator_address = "10.2.0.100:8476";
@@ -334,6 +376,32 @@ static void tpu_grpc_list(void **state) {
     static const scenario sc = {"tpu: grpc list", TPU_GRPC, NULL, 0, env, CRES_OK,
                                 "{\"worker\": [\"10.0.0.1:8470\", \"[fd00::2]:8470\", \"10.0.0.3:2222\"]}", "worker/1",
                                 "grpc://[fd00::2]:8470", 0, NULL};
+    (void)state;
+    walk(&sc);
+}
+
+/* Every option create() copies, for GCE (a regional group over two pages) and TPU (an
+   endpoint list): each copy's failure is out of memory, and the undisturbed run uses them. */
+static void every_option_given(void **state) {
+    static const scenario gce_sc = {"gce: every option", GCE_OPTIONS, gce_options_routes, N(gce_options_routes),
+                                    no_env, CRES_OK,
+                                    "{\"trainer\": [\"10.0.1.1:8470\", \"10.0.2.2:8470\", \"10.0.1.10:8470\"]}",
+                                    "trainer/1", "grpc://10.0.2.2:8470", 0, NULL};
+    static const scenario tpu_sc = {"tpu: every option", TPU_GRPC_OPTIONS, NULL, 0, no_env, CRES_OK,
+                                    "{\"tpu_worker\": [\"10.0.0.1:8470\", \"[fd00::2]:8470\", \"10.0.0.3:2222\"]}",
+                                    "tpu_worker/0", "grpc://10.0.0.1:8470", 0, NULL};
+    (void)state;
+    walk(&gce_sc);
+    walk(&tpu_sc);
+}
+
+/* A metadata 404 without a body (accelerator-type not set): the library's empty body is an
+   allocation too; the resolve goes on without the type. */
+static void tpu_local_404_without_body(void **state) {
+    static const scenario sc = {"tpu: local, 404 without body", TPU_LOCAL, tpu_local_no_type_routes,
+                                N(tpu_local_no_type_routes), no_env, CRES_OK,
+                                "{\"worker\": [\"10.0.0.2:8470\", \"10.0.0.3:8470\"]}", "worker/1",
+                                "grpc://10.0.0.3:8470", 0, NULL};
     (void)state;
     walk(&sc);
 }
@@ -830,6 +898,8 @@ int main(void) {
         cmocka_unit_test(tpu_config_resolve_master_accelerators),
         cmocka_unit_test(tpu_local_from_metadata),
         cmocka_unit_test(tpu_grpc_list),
+        cmocka_unit_test(every_option_given),
+        cmocka_unit_test(tpu_local_404_without_body),
         cmocka_unit_test(adc_gce_authorized_user),
         cmocka_unit_test(adc_tpu_service_account),
         cmocka_unit_test(adc_tpu_impersonated_user),
