@@ -1229,6 +1229,10 @@ static void metadata_unreachable_is_not_on_google_cloud(void **state) {
     assert_true(C.requests_count <= 2); /* retried at most once */
     assert_true(C.sleeps_count <= 1);
     assert_int_equal(requests_to(GROUP_URL), 0);
+    C.config.resolve_timeout_ms = -1; /* the same without a bound on the resolve */
+    gce(&o);
+    err = resolve_fails(CRES_ERR_ENVIRONMENT);
+    HAS(err.message, "not on Google Cloud");
 }
 
 static void metadata_timeout_is_not_on_google_cloud(void **state) {
@@ -1843,8 +1847,8 @@ static void resolve_bound_shortens_the_request(void **state) {
         {1000, 0, CRES_ERR_TIMEOUT, CRES_ERR_TIMEOUT,
          "gce: POST " GROUP_URL ": the resolve took longer than config.resolve_timeout_ms (1000 ms): fake: "
          "connection refused"},
-        {30, 60, CRES_ERR_TRANSPORT, CRES_ERR_TIMEOUT,
-         "the resolve took longer than config.resolve_timeout_ms (30 ms): fake: connection refused"},
+        {200, 250, CRES_ERR_TRANSPORT, CRES_ERR_TIMEOUT,
+         "the resolve took longer than config.resolve_timeout_ms (200 ms): fake: connection refused"},
         {1000, 0, CRES_ERR_TRANSPORT, CRES_ERR_TRANSPORT, "gce: POST " GROUP_URL ": fake: connection refused"},
         {1000, 0, CRES_ERR_LIMIT, CRES_ERR_LIMIT, "gce: POST " GROUP_URL ": fake: connection refused"},
         {-1, 0, CRES_ERR_TRANSPORT, CRES_ERR_TRANSPORT, "gce: POST " GROUP_URL ": fake: connection refused"},
@@ -1868,6 +1872,24 @@ static void resolve_bound_shortens_the_request(void **state) {
         if (cases[i].bound_ms < 0) assert_int_equal(req(0)->timeout_ms, 10000); /* no bound: timeout_ms */
         else assert_in_range(req(0)->timeout_ms, 1, cases[i].bound_ms); /* what was left, not 10000 */
     }
+}
+
+/* A transport without close_session: the session it opened is its own to end; the resolve
+   reuses it for every request and does not close it. */
+static void transport_without_close_session(void **state) {
+    cres_gce_options o = gce_options();
+    cres_cluster_spec *s = NULL;
+    cres_error err;
+    (void)state;
+    C.config.transport.close_session = NULL;
+    serve_group(three_vms, 3);
+    gce(&o);
+    OK(cres_resolve(C.r, &s, &err));
+    assert_string_equal(json_of(s), dq(THREE_SPEC));
+    cres_spec_free(s);
+    assert_int_equal(C.requests_count, 2);
+    assert_int_equal(C.sessions_opened, 1);
+    assert_int_equal(C.sessions_closed, 0);
 }
 
 /* Retries under the bound: a Retry-After longer than what is left is not waited for (the 503
@@ -4188,6 +4210,7 @@ int main(void) {
         T(no_transport_is_no_transport_error),
         T(resolve_bound_shortens_the_request),
         T(retries_within_the_resolve_bound),
+        T(transport_without_close_session),
         T(metadata_answers_that_are_not_usable),
         T(same_name_in_two_zones_ordered_by_zone),
         T(zone_list_items_without_a_usable_name_are_skipped),
