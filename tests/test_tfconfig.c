@@ -252,6 +252,27 @@ static void t12_one_task_cluster_master_is_empty(void **state) {
     cres_resolver_free(r);
 }
 
+/* TF's local-master rule is for no task at all and a lone task 0: an index without a type is
+   a task to look up, and a lone task of another index is not local. */
+static void local_master_only_for_lone_task_zero(void **state) {
+    cres_resolver *r = tf("{'cluster': {'worker': ['worker0:2222']}}");
+    char buf[64];
+    cres_error err;
+    (void)state;
+    EXPECT(cres_master_of(r, NULL, 0, NULL, buf, sizeof buf, NULL, &err), CRES_ERR_NOT_FOUND);
+    HAS(err.message, "tfconfig: no task to give the master of");
+    HAS(err.message, "pass task_type and task_id");
+    cres_resolver_free(r);
+    r = tf("{'cluster': {'worker': {'3': 'w3:1'}}}");
+    EXPECT(cres_master(r, buf, sizeof buf, NULL, &err), CRES_ERR_NOT_FOUND);
+    HAS(err.message, "tfconfig: no task to give the master of");
+    assert_string_equal(master_of(r, "worker", 3, NULL), "w3:1");
+    cres_resolver_free(r);
+    r = tf("{'cluster': {'worker': {'3': 'w3:1'}}, 'task': {'type': 'worker', 'index': 3}}");
+    assert_string_equal(master_of(r, NULL, -1, NULL), "w3:1");
+    cres_resolver_free(r);
+}
+
 /* ---------------------------------------------------------------------------------------
    Master rules beyond TF's table */
 
@@ -388,11 +409,19 @@ static void task_absent_is_unknown(void **state) {
     cres_resolver_free(r);
 }
 
+/* A type without an index: the master of an index alone takes the type, the launch info has
+   no own task to rank. */
 static void task_without_index(void **state) {
     cres_resolver *r = tf("{'cluster': " C ", 'task': {'type': 'worker'}}");
+    cres_launch_info info;
+    cres_error err;
     (void)state;
     assert_string_equal(cres_task_type(r), "worker");
     assert_int_equal(cres_task_id(r), -1);
+    assert_string_equal(master_of(r, NULL, 1, NULL), "worker1:2222");
+    EXPECT(cres_launch(r, &info, &err), CRES_ERR_NOT_FOUND);
+    HAS(err.message, "launch: tfconfig knows no own task");
+    HAS(err.message, "cres_set_task()");
     cres_resolver_free(r);
 }
 
@@ -402,7 +431,11 @@ static void null_members_are_absent(void **state) {
                           "'session_master': null}");
     cres_resolver *t = tf("{'cluster': " C ", 'task': {'type': 'ps', 'index': null}}");
     cres_resolver *u = tf("{'cluster': " C ", 'task': {'type': null, 'index': 1}}");
+    cres_resolver *v = tf("{'sparseCluster': null, 'task': {'type': 'worker', 'index': 2}}");
     (void)state;
+    assert_string_equal(resolved_json(v), "{}"); /* a null sparseCluster too */
+    assert_string_equal(master_of(v, NULL, -1, NULL), "");
+    cres_resolver_free(v);
     assert_string_equal(resolved_json(r), "{}");
     assert_null(cres_task_type(r));
     assert_null(cres_rpc_layer(r));
@@ -900,6 +933,7 @@ int main(void) {
         cmocka_unit_test(t10_task_id_override),
         cmocka_unit_test(t11_empty_config_master_is_empty),
         cmocka_unit_test(t12_one_task_cluster_master_is_empty),
+        cmocka_unit_test(local_master_only_for_lone_task_zero),
         cmocka_unit_test(master_without_task_is_not_found),
         cmocka_unit_test(master_missing_task_is_not_found),
         cmocka_unit_test(master_of_sparse_job),
