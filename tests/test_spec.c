@@ -311,6 +311,11 @@ static void add_job_count_zero_makes_empty_job(void **state) {
     assert_non_null(cres_spec_job(s, "worker"));
     assert_int_equal(cres_spec_job(s, "worker")->tasks_count, 0);
     assert_int_equal(cres_spec_tasks_count(s, "worker"), 0);
+    /* count 0 again, and into a job that has tasks: nothing changes */
+    OK(cres_spec_add_job(s, "worker", NULL, 0, &err));
+    OK(cres_spec_add_task(s, "worker", 0, "w0:1", &err));
+    OK(cres_spec_add_job(s, "worker", NULL, 0, &err));
+    assert_string_equal(json_of(s), dq("{'worker': ['w0:1']}"));
     cres_spec_free(s);
 }
 
@@ -950,6 +955,9 @@ static void bad_json_sparse_keys(void **state) {
     BAD_JSON("{'worker': {'-1': 'a:1'}}", CRES_ERR_INVALID_JSON, "negative");
     BAD_JSON("{'worker': {'2147483648': 'a:1'}}", CRES_ERR_INVALID_JSON, "out of range");
     BAD_JSON("{'worker': {'99999999999999999999': 'a:1'}}", CRES_ERR_INVALID_JSON, "out of range");
+    /* one past LLONG_MAX: 19 digits, so only the last digit overflows */
+    BAD_JSON("{'worker': {'9223372036854775808': 'a:1'}}", CRES_ERR_INVALID_JSON,
+             "out of range (0 to 2147483647): \"9223372036854775808\"");
 }
 
 static void bad_json_duplicate_sparse_keys(void **state) {
@@ -1029,6 +1037,7 @@ static void bad_json_scanner_edges(void **state) {
     BAD_JSON("{'w': ['\\u00:0']}", CRES_ERR_INVALID_JSON, "bad \\u escape"); /* between '9' and 'A' */
     BAD_JSON("{'w': ['\\u00z0']}", CRES_ERR_INVALID_JSON, "bad \\u escape"); /* past 'f' */
     BAD_JSON("{'w': ['\\ud800\\n']}", CRES_ERR_INVALID_JSON, "surrogate");   /* another escape after it */
+    BAD_JSON("{'w': ['\\ud800\\nabc:1']}", CRES_ERR_INVALID_JSON, "surrogate"); /* the same, text after it */
     BAD_JSON("{'w': ['\\ud800\\u12']}", CRES_ERR_INVALID_JSON, "surrogate"); /* a \\u cut short */
     BAD_JSON("{'w': ['\xe2\x82\xc0:1']}", CRES_ERR_INVALID_JSON, "invalid UTF-8"); /* past a continuation byte */
     BAD_JSON("-", CRES_ERR_INVALID_JSON, "cluster JSON");
