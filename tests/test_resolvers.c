@@ -1172,6 +1172,17 @@ static void union_requires_a_resolver(void **state) {
     o = union_of(&child, 1); /* TF additional case: Union(object()) raises TypeError */
     EXPECT(cres_union_resolver_create(&o, &u, &err), CRES_ERR_INVALID_ARGUMENT);
     HAS(err.message, "resolvers[0]");
+    { /* a NULL before a real child: the first NULL is named, and the check stops there */
+        cres_resolver *two[3];
+        two[0] = NULL;
+        two[1] = make_simple(no_simple_options(), BASE);
+        two[2] = NULL;
+        o = union_of(two, 3);
+        EXPECT(cres_union_resolver_create(&o, &u, &err), CRES_ERR_INVALID_ARGUMENT);
+        HAS(err.message, "union: resolvers[0] is NULL");
+        assert_null(u);
+        cres_resolver_free(two[1]);
+    }
 }
 
 /* ---------------------------------------------------------------------------------------
@@ -1224,6 +1235,10 @@ static void local_ipv6_host_is_bracketed(void **state) {
     o.host = "::1";
     r = make_local(&o);
     assert_string_equal(resolved_json(r), dq("{'worker': ['[::1]:8470']}"));
+    cres_resolver_free(r);
+    o.host = "[fd00::2]"; /* already bracketed: not bracketed twice */
+    r = make_local(&o);
+    assert_string_equal(resolved_json(r), dq("{'worker': ['[fd00::2]:8470']}"));
     cres_resolver_free(r);
 }
 
@@ -1575,6 +1590,12 @@ static cres_result make_tpu(cres_resolver **r, cres_error *err) { return cres_tp
 static cres_result make_sagemaker(cres_resolver **r, cres_error *err) {
     return cres_sagemaker_resolver_create(NULL, r, err);
 }
+static cres_result make_auto_null(cres_resolver **r, cres_error *err) { return cres_auto_resolver_create(NULL, r, err); }
+static cres_result make_auto_without_config(cres_resolver **r, cres_error *err) {
+    cres_auto_options o;
+    memset(&o, 0, sizeof o); /* options, but no config in them */
+    return cres_auto_resolver_create(&o, r, err);
+}
 
 static void null_options_read_the_process_environment(void **state) {
     static const char *const tf[] = {"TF_CONFIG", "{\"cluster\": {\"worker\": [\"w0:1\"]}}", NULL};
@@ -1586,6 +1607,34 @@ static void null_options_read_the_process_environment(void **state) {
     assert_true(create_in_environment(k8s, make_k8s, "kubernetes"));
     assert_true(create_in_environment(tpu, make_tpu, "tpu"));
     assert_true(create_in_environment(sm, make_sagemaker, "sagemaker"));
+    /* auto, without options or without a config, detects from the same environment */
+    assert_true(create_in_environment(tf, make_auto_null, "tfconfig"));
+    assert_true(create_in_environment(tf, make_auto_without_config, "tfconfig"));
+}
+
+/* A process with no environment at all (clearenv() leaves environ NULL): without an env_list
+   hook cres_resolver_env_at() has no first variable, and auto finds no launcher. */
+static void env_at_without_any_environment(void **state) {
+    pid_t pid;
+    int status = 0;
+    (void)state;
+    fflush(NULL);
+    pid = fork();
+    if (pid == 0) {
+        cres_resolver *r = NULL;
+        cres_error err;
+        int ok;
+        clearenv();
+        ok = cres_local_resolver_create(NULL, &r, &err) == CRES_OK && cres_resolver_env_at(r, 0) == NULL &&
+             cres_resolver_env_at(r, 3) == NULL;
+        cres_resolver_free(r);
+        r = NULL;
+        ok = ok && cres_auto_resolver_create(NULL, &r, &err) == CRES_OK && strcmp(cres_resolver_name(r), "local") == 0;
+        if (!ok) fprintf(stderr, "env_at without environ: %s\n", err.message);
+        cres_resolver_free(r);
+        exit(ok ? 0 : 1);
+    }
+    assert_true(pid > 0 && waitpid(pid, &status, 0) == pid && WIFEXITED(status) && WEXITSTATUS(status) == 0);
 }
 
 /* local and gce with NULL options: local's defaults; gce needs its instance group. */
@@ -1799,6 +1848,7 @@ int main(void) {
         cmocka_unit_test(valid_options_and_null_out_are_invalid),
         cmocka_unit_test(local_and_gce_null_options),
         cmocka_unit_test(null_options_read_the_process_environment),
+        cmocka_unit_test(env_at_without_any_environment),
         cmocka_unit_test(helpers_and_calls_with_bad_arguments),
         cmocka_unit_test(error_set_fills_result_and_message),
         cmocka_unit_test(short_calls_are_the_own_tasks),
