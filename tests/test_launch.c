@@ -517,6 +517,12 @@ static void torch_kubeflow_v1_pytorchjob(void **state) {
     r = torch();
     LAUNCH_IS(r, 4, 2, 0, 1, 2, 4, "pytorch-dist-mnist-master-0", 23456, "pytorch-dist-mnist-master-0:23456");
     cres_resolver_free(r);
+    /* a PET_* twin set empty is not compared: the torch.distributed name stands */
+    env_lines(kubeflow_v1_worker1);
+    env_set("PET_MASTER_PORT", "");
+    r = torch();
+    LAUNCH_IS(r, 4, 2, 0, 1, 2, 4, "pytorch-dist-mnist-master-0", 23456, "pytorch-dist-mnist-master-0:23456");
+    cres_resolver_free(r);
 }
 
 /* ---------------------------------------------------------------------------------------
@@ -1121,6 +1127,11 @@ static void awsbatch_main_node(void **state) {
     r = awsbatch();
     LAUNCH_IS(r, 1, 0, 0, 1, 0, 1, "localhost", 29500, "localhost:29500");
     cres_resolver_free(r);
+    /* the main node's address variable set empty counts as unset */
+    env_set("AWS_BATCH_JOB_MAIN_NODE_PRIVATE_IPV4_ADDRESS", "");
+    r = awsbatch();
+    LAUNCH_IS(r, 1, 0, 0, 1, 0, 1, "localhost", 29500, "localhost:29500");
+    cres_resolver_free(r);
 }
 
 /* A child node: the main node's address from the variable (main_host is not used). */
@@ -1231,6 +1242,7 @@ static const bad_case awsbatch_bad[] = {
      "not an IPv4 address"},
     {AWS_IP, " 10.0.3.7", NULL, NULL, ENV, AWS_IP "=\" 10.0.3.7\"", "not an IPv4 address"},
     {AWS_IP, "10..3.7", NULL, NULL, ENV, AWS_IP "=\"10..3.7\"", "not an IPv4 address"},
+    {AWS_IP, "1234.0.0.1", NULL, NULL, ENV, AWS_IP "=\"1234.0.0.1\"", "not an IPv4 address"}, /* 4 digits */
 };
 
 static void awsbatch_bad_values(void **state) {
@@ -1245,6 +1257,9 @@ static void awsbatch_bad_values(void **state) {
     AWSBATCH_FAILS(o, ENV, AWS_IP "=\"localhost\"", "not an IPv4 address");
     env_reset();
     AWSBATCH_FAILS(o, ENV, "awsbatch: AWS_BATCH_JOB_NODE_INDEX is not set", NULL);
+    env_set("AWS_BATCH_JOB_NODE_INDEX", ""); /* nothing set but one empty: that one is named */
+    AWSBATCH_FAILS(o, ENV, "awsbatch: AWS_BATCH_JOB_NODE_INDEX is empty", NULL);
+    env_reset();
     /* options */
     aws_node(0, 0, NULL);
     o.port = 65536;
@@ -1278,6 +1293,56 @@ static void awsbatch_overrides(void **state) {
     ERROR_IS(cres_master_of(r, "worker", 1, NULL, NULL, 0, NULL, &e_), CRES_ERR_INCOMPLETE,
              "awsbatch: AWS_BATCH_JOB_NODE_INDEX names only the coordinator", "not task \"worker\" 1");
     cres_resolver_free(r);
+}
+
+/* ---------------------------------------------------------------------------------------
+   tpu: GKE multislice, coordinator-only like the backends above */
+
+/* Slice 1 of 2 of a JobSet's multislice job (test_gcp.c has the whole answer): the slice's
+   worker list must name each worker; the job's ranks may reach INT_MAX - 1. */
+static void tpu_multislice_worker_list(void **state) {
+    static const struct {
+        const char *slices, *hosts;
+        cres_result want;
+        const char *sub;
+    } cases[] = {
+        {"2", ",js-slice-1-0.js,js-slice-1-1.js", ENV, "tpu: TPU_WORKER_HOSTNAMES=\",js-slice-1-0.js,js-slice-1-1.js\" has an empty entry"},
+        {"2", "js-slice-1-0.js,js-slice-1-1.js,", ENV, "TPU_WORKER_HOSTNAMES=\"js-slice-1-0.js,js-slice-1-1.js,\" has an empty entry"},
+        {"2", " ", ENV, "tpu: MEGASCALE_NUM_SLICES=2 is set, but neither TPU_PROCESS_ADDRESSES nor TPU_WORKER_HOSTNAMES"},
+    };
+    cres_tpu_options o;
+    cres_resolver *r;
+    size_t i;
+    (void)state;
+    memset(&o, 0, sizeof o);
+    o.config = &cfg;
+    o.tpu = "local";
+    for (i = 0; i < N(cases); i++) {
+        env_reset();
+        env_set("MEGASCALE_NUM_SLICES", cases[i].slices);
+        env_set("MEGASCALE_SLICE_ID", "1");
+        env_set("MEGASCALE_COORDINATOR_ADDRESS", "js-slice-0-0.js:8080");
+        env_set("TPU_WORKER_ID", "1");
+        env_set("TPU_WORKER_HOSTNAMES", cases[i].hosts);
+        print_message("    case %zu\n", i);
+        FAILS_WITH(cres_tpu_resolver_create, o, cases[i].want, cases[i].sub, NULL);
+    }
+    /* 2^30 - 1 slices of 2 workers: the last rank, INT_MAX - 1, fits */
+    env_set("MEGASCALE_NUM_SLICES", "1073741823");
+    env_set("MEGASCALE_SLICE_ID", "1073741822");
+    env_set("TPU_WORKER_HOSTNAMES", "js-slice-1-0.js,js-slice-1-1.js");
+    r = NULL;
+    {
+        cres_error err;
+        OK(cres_tpu_resolver_create(&o, &r, &err));
+    }
+    LAUNCH_IS(r, INT_MAX - 1, INT_MAX - 2, 0, 1, INT_MAX - 2, INT_MAX - 1, "js-slice-0-0.js", 8482, "js-slice-0-0.js:8482");
+    cres_resolver_free(r);
+    /* the workers named, but none of the slice's other variables */
+    env_reset();
+    env_set("MEGASCALE_NUM_SLICES", "2");
+    env_set("TPU_WORKER_HOSTNAMES", "js-slice-1-0.js,js-slice-1-1.js");
+    FAILS_WITH(cres_tpu_resolver_create, o, ENV, "tpu: MEGASCALE_COORDINATOR_ADDRESS is not set", NULL);
 }
 
 /* ---------------------------------------------------------------------------------------
@@ -1329,6 +1394,17 @@ static void custom_backend_launch_entry(void **state) {
     LAUNCH_IS(r, 3, 2, 1, 2, 0, 2, "a", 1, "a:1");
     OK(cres_set_task(r, "worker", 1, &err));
     LAUNCH_IS(r, 3, 1, 0, 1, 1, 2, "a", 1, "a:1");
+    cres_resolver_free(r);
+    /* the backend's own task outside its spec: the message says the backend named it */
+    OK(cres_resolver_new(sizeof(cres_resolver), &without_launch, &cfg, &r, &err));
+    OK(cres_set_detected_task(r, "worker", 7, &err));
+    ERROR_IS(cres_launch(r, &info, &e_), CRES_ERR_NOT_FOUND,
+             "spec: this process's task \"worker\" 7, from the backend, is not in the cluster", "no rank");
+    cres_resolver_free(r);
+    /* a type without an index is no own task */
+    OK(cres_resolver_new(sizeof(cres_resolver), &without_launch, &cfg, &r, &err));
+    OK(cres_set_detected_task(r, "worker", CRES_OWN_TASK, &err));
+    ERROR_IS(cres_launch(r, &info, &e_), CRES_ERR_NOT_FOUND, "launch: spec knows no own task", "cres_set_task()");
     cres_resolver_free(r);
 }
 
@@ -1420,7 +1496,37 @@ static void spec_launch_info_errors(void **state) {
     ERROR_IS(cres_spec_launch_info(s, "worker", 0, &info, &e_), CRES_ERR_INVALID_ARGUMENT, "\"b:99999\"", NULL);
     ERROR_IS(cres_spec_launch_info(s, NULL, CRES_OWN_TASK, &info, &e_), CRES_ERR_INVALID_ARGUMENT, "\"b:99999\"",
              NULL);
+    /* ... and at the own task */
+    ERROR_IS(cres_spec_launch_info(s, "worker", 1, &info, &e_), CRES_ERR_INVALID_ARGUMENT,
+             "launch info: cannot read address \"b:99999\"", NULL);
     cres_spec_free(s);
+    /* the master's (rank 0's) address: a port past 65535, a host past CRES_HOST_SIZE */
+    s = parse("{'worker': ['a:99999', 'b:1']}");
+    ERROR_IS(cres_spec_launch_info(s, NULL, CRES_OWN_TASK, &info, &e_), CRES_ERR_INVALID_ARGUMENT,
+             "launch info: cannot read the master's address \"a:99999\"", NULL);
+    cres_spec_free(s);
+    {
+        char long_host[CRES_HOST_SIZE + 8];
+        const char *addresses[2];
+        cres_error err;
+        memset(long_host, 'h', CRES_HOST_SIZE);
+        strcpy(long_host + CRES_HOST_SIZE, ":1");
+        addresses[0] = long_host;
+        addresses[1] = "b:1";
+        OK(cres_spec_create(NULL, &s, &err));
+        OK(cres_spec_add_job(s, "worker", addresses, 2, &err));
+        ERROR_IS(cres_spec_launch_info(s, "worker", 1, &info, &e_), CRES_ERR_INVALID_ARGUMENT,
+                 "launch info: cannot read the master's address \"hhhh", NULL);
+        cres_spec_free(s);
+        strcpy(long_host + CRES_HOST_SIZE - 1, ":1"); /* a host of 255 bytes fits */
+        OK(cres_spec_create(NULL, &s, &err));
+        OK(cres_spec_add_job(s, "worker", addresses, 2, &err));
+        OK(cres_spec_launch_info(s, "worker", 1, &info, &err));
+        assert_int_equal(strlen(info.master_host), CRES_HOST_SIZE - 1);
+        assert_int_equal(info.master_port, 1);
+        assert_int_equal(info.rank, 1);
+        cres_spec_free(s);
+    }
 }
 
 /* ---------------------------------------------------------------------------------------
@@ -1914,6 +2020,40 @@ static void auto_log_names_winner_and_passed_over(void **state) {
     HAS(logs.text, "INFO auto: using the local backend: no launcher or cluster variables");
 }
 
+/* Auto's reasons are for the log and have a room of their own: in an environment that names
+   every launcher, the list of those passed over is cut at its end, the winner still made. */
+static void auto_log_of_a_crowded_environment_is_cut(void **state) {
+    cres_resolver *r;
+    const char *why, *end;
+    (void)state;
+    skip_on_sagemaker_machine();
+    env_lines(srun_n4_n8_rank5);
+    env_lines(mpirun_np4_rank2);
+    env_lines(torchrun_rank5);
+    env_lines(trainer_v2_jax_process1);
+    aws_node(2, 0, "10.0.3.7");
+    env_set("PBS_JOBID", "1234.pbs01");
+    env_set("LSB_JOBID", "77");
+    env_set("PE_HOSTFILE", "/var/spool/sge/node1/active_jobs/77.1/pe_hostfile");
+    env_set("FLUX_JOB_ID", "f2Yo4hJ");
+    env_set("SKYPILOT_NODE_RANK", "1");
+    env_set("VC_TASK_INDEX", "1");
+    env_set("LWS_WORKER_INDEX", "1");
+    env_set("TF_CONFIG", TF_CONFIG_ONE);
+    r = auto_with(auto_options(), "tfconfig");
+    expect_task(r, "worker", 0);
+    cres_resolver_free(r);
+    HAS(logs.text, "INFO auto: using the tfconfig backend: TF_CONFIG; passed over torch (TORCHELASTIC_RUN_ID), mpi "
+                   "(OMPI_COMM_WORLD_SIZE), slurm (SLURM_STEP_NODELIST), pbs (PBS_JOBID), lsf (LSB_JOBID), sge "
+                   "(PE_HOSTFILE), flux (FLUX_JOB_ID), skypilot (SKYPILOT_NODE_RANK), volcano (VC_TASK_INDEX), lws "
+                   "(LWS_WORKER_INDEX), awsbatch (AWS_BATCH_JOB_NODE_INDEX), ");
+    why = strstr(logs.text, "tfconfig backend: ") + strlen("tfconfig backend: ");
+    end = strchr(why, '\n');
+    assert_non_null(end);
+    assert_int_equal(end - why, 319); /* its room of 320, less the NUL */
+    if (strstr(logs.text, "kubernetes")) fail_msg("a backend listed past the room: %s", logs.text);
+}
+
 /* A Slurm batch script (no step) of several tasks is not a one-task job. */
 static void auto_slurm_batch_script_of_several_tasks(void **state) {
     cres_auto_options o = auto_options();
@@ -2074,6 +2214,7 @@ int main(void) {
         cmocka_unit_test_setup(awsbatch_main_node_with_address, reset),
         cmocka_unit_test_setup(awsbatch_bad_values, reset),
         cmocka_unit_test_setup(awsbatch_overrides, reset),
+        cmocka_unit_test_setup(tpu_multislice_worker_list, reset),
         /* the vtable's launch entry; specs */
         cmocka_unit_test_setup(custom_backend_launch_entry, reset),
         cmocka_unit_test_setup(spec_launch_info_nodes_across_jobs, reset),
@@ -2094,6 +2235,7 @@ int main(void) {
         cmocka_unit_test_setup(auto_rule_one_hints, reset),
         cmocka_unit_test_setup(auto_forces_new_backends, reset),
         cmocka_unit_test_setup(auto_log_names_winner_and_passed_over, reset),
+        cmocka_unit_test_setup(auto_log_of_a_crowded_environment_is_cut, reset),
         cmocka_unit_test_setup(auto_slurm_batch_script_of_several_tasks, reset),
         /* library bugs (see above) */
         cmocka_unit_test_setup(kubeflow_elastic_job_is_reported_as_elastic, reset),
