@@ -1,6 +1,7 @@
 /* Unit tests for the platforms that name every member: Vertex AI (CLUSTER_SPEC), SkyPilot
    (SKYPILOT_NODE_IPS), Volcano (VC_<TASK>_HOSTS, found through the env_list hook) and
-   LeaderWorkerSet (LWS_LEADER_ADDRESS), and auto-detection's order around them.
+   LeaderWorkerSet (LWS_LEADER_ADDRESS), and auto-detection's order around them; SageMaker's
+   host checks and its resource config beside the environment (test_hpc.c has the rest).
 
    Each fixture is the environment the platform's own source or documentation gives a
    process, cited where it is defined. Every positive case checks the whole spec, the own
@@ -8,7 +9,7 @@
    names the variable and its value. The environment is only ever given through the
    cres_config.getenv and cres_config.env_list hooks, both over the table of
    tests/env_table.h (never setenv), the log through cres_config.log. No test needs the
-   network or a file.
+   network; only SageMaker's resource config is a (temporary) file.
 
    Tests named in the "library bugs" section at the end fail on the header they were
    written against (see the comment above each). */
@@ -463,6 +464,28 @@ static void vertex_not_set_blank_or_empty(void **state) {
     VERTEX_FAILS(o, ENV, "vertex: CLUSTER_SPEC", "not set");
 }
 
+/* A CLUSTER_SPEC (or options.cluster_spec) without a whole task: no rank, and the launch
+   error says which document named none. */
+static void vertex_without_task_has_no_rank(void **state) {
+    cres_vertex_options o = vertex_options();
+    cres_resolver *r;
+    cres_launch_info info;
+    cres_error err;
+    (void)state;
+    env_set("CLUSTER_SPEC", "{\"cluster\": {\"workerpool0\": [\"w0:2222\"]}, \"environment\": \"cloud\"}");
+    r = vertex();
+    TASK_IS(r, NULL, CRES_NO_TASK);
+    EXPECT(cres_launch(r, &info, &err), CRES_ERR_NOT_FOUND);
+    HAS(err.message, "launch: vertex knows no own task (CLUSTER_SPEC names no task type and index)");
+    cres_resolver_free(r);
+    o.cluster_spec = "{\"cluster\": {\"workerpool0\": [\"w0:2222\"]}, \"task\": {\"type\": \"workerpool0\"}}";
+    r = vertex_with(o);
+    TASK_IS(r, "workerpool0", CRES_NO_TASK);
+    EXPECT(cres_launch(r, &info, &err), CRES_ERR_NOT_FOUND);
+    HAS(err.message, "launch: vertex knows no own task (options.cluster_spec names no task type and index)");
+    cres_resolver_free(r);
+}
+
 /* vertex reads CLUSTER_SPEC and nothing else (no HOSTNAME, no TF_CONFIG). */
 static void vertex_reads_only_cluster_spec(void **state) {
     cres_resolver *r;
@@ -578,6 +601,10 @@ static void skypilot_list_forms(void **state) {
 }
 
 /* Bad input: each an error naming the variable and its value. */
+/* A host name of 256 bytes, one past CRES_MAX_NAME_LENGTH. */
+#define HOST64 "node-0123456789abcdef0123456789abcdef0123456789abcdef0123456789a"
+#define HOST256 HOST64 HOST64 HOST64 HOST64
+
 static void skypilot_bad_values(void **state) {
     static const struct {
         const char *name, *value, *sub1, *sub2;
@@ -594,6 +621,7 @@ static void skypilot_bad_values(void **state) {
         {"SKYPILOT_NODE_IPS", "10.0.0.1:22\n10.0.0.2", "SKYPILOT_NODE_IPS: \"10.0.0.1:22\"", NULL},
         {"SKYPILOT_NODE_IPS", "[fd00::1]\n10.0.0.2", "SKYPILOT_NODE_IPS: \"[fd00::1]\"", NULL},
         {"SKYPILOT_NODE_IPS", "10.0.0.1\t\n10.0.0.2", "SKYPILOT_NODE_IPS", "\"10.0.0.1\\x09\""},
+        {"SKYPILOT_NODE_IPS", "10.0.0.1\n" HOST256 "\n10.0.0.3", "skypilot: SKYPILOT_NODE_IPS: host 1 is too long", NULL},
         {"SKYPILOT_NODE_RANK", "3", "SKYPILOT_NODE_RANK=\"3\"", "0 to 2"},
         {"SKYPILOT_NODE_RANK", "-1", "SKYPILOT_NODE_RANK=\"-1\"", NULL},
         {"SKYPILOT_NODE_RANK", "one", "SKYPILOT_NODE_RANK=\"one\"", NULL},
@@ -708,6 +736,11 @@ static void lws_shapes(void **state) {
     r = lws();
     SPEC_IS(r, "{'worker': ['ms-0.ms.team-a.svc.cluster.local:8470', 'ms-0-1.ms.team-a.svc.cluster.local:8470']}");
     cres_resolver_free(r);
+    /* DNS names may hold capitals; they are kept as written */
+    env_set("LWS_LEADER_ADDRESS", "Infer-0.Infer.default");
+    r = lws();
+    SPEC_IS(r, "{'worker': ['Infer-0.Infer.default:8470', 'Infer-0-1.Infer.default:8470']}");
+    cres_resolver_free(r);
 }
 
 /* port, hostname and job_name options; the overrides. */
@@ -806,6 +839,8 @@ static void lws_bad_values(void **state) {
         {"LWS_LEADER_ADDRESS", "fd00::1", "LWS_LEADER_ADDRESS=\"fd00::1\"", "is not a DNS name"},
         {"LWS_LEADER_ADDRESS", "10.0.0.1", "LWS_LEADER_ADDRESS=\"10.0.0.1\"", "is not a DNS name"},
         {"LWS_LEADER_ADDRESS", "vllm-1.vllm$x", "LWS_LEADER_ADDRESS=\"vllm-1.vllm$x\"", "is not a DNS name"},
+        {"LWS_LEADER_ADDRESS", "vllm-1.vllm~x", "LWS_LEADER_ADDRESS=\"vllm-1.vllm~x\"", "is not a DNS name"}, /* past 'z' */
+        {"LWS_LEADER_ADDRESS", "vllm-1.vllm-", "LWS_LEADER_ADDRESS=\"vllm-1.vllm-\"", "is not a DNS name"}, /* '-' last */
         {"LWS_LEADER_ADDRESS", "a123456789012345678901234567890123456789012345678901234567890123.x",
          "LWS_LEADER_ADDRESS=", "is not a DNS name"},
         {"LWS_LEADER_ADDRESS", "", "LWS_LEADER_ADDRESS is empty", NULL},
@@ -919,6 +954,15 @@ static void volcano_tf_job_and_task_names(void **state) {
     r = volcano();
     SPEC_IS(r, "{'master': ['trainer-master.tf-dist:8470']}");
     TASK_IS(r, "master", 0);
+    cres_resolver_free(r);
+    /* digits in a task name stay as they are */
+    env_reset();
+    env_set("VC_STAGE2_HOSTS", "tf-dist-stage2-0.tf-dist,tf-dist-stage2-1.tf-dist");
+    env_set("VC_STAGE2_NUM", "2");
+    env_set("HOSTNAME", "tf-dist-stage2-1");
+    r = volcano();
+    SPEC_IS(r, "{'stage2': ['tf-dist-stage2-0.tf-dist:8470', 'tf-dist-stage2-1.tf-dist:8470']}");
+    TASK_IS(r, "stage2", 1);
     cres_resolver_free(r);
 }
 
@@ -1184,6 +1228,100 @@ static void volcano_reads_only_the_hooks(void **state) {
     assert_true(env.listed > 0);
     SPEC_IS(r, VOLCANO_PYTORCH_SPEC);
     cres_resolver_free(r);
+}
+
+/* ---------------------------------------------------------------------------------------
+   sagemaker: host checks, and the resource config beside the environment. The hosts as
+   aws/sagemaker-training-toolkit's environment.py reads them (SM_HOSTS a JSON list,
+   SM_CURRENT_HOST, SM_INSTANCE_GROUPS_DICT), the resource config as
+   /opt/ml/input/config/resourceconfig.json holds it, here a temporary file. */
+
+static cres_sagemaker_options sagemaker_options(void) {
+    cres_sagemaker_options o;
+    memset(&o, 0, sizeof o);
+    o.config = &cfg;
+    o.resource_config = "/nonexistent/test_platforms/resourceconfig.json";
+    return o;
+}
+
+static cres_resolver *sagemaker_with(cres_sagemaker_options o) {
+    cres_resolver *r = NULL;
+    cres_error err;
+    OK(cres_sagemaker_resolver_create(&o, &r, &err));
+    assert_non_null(r);
+    assert_string_equal(cres_resolver_name(r), "sagemaker");
+    return r;
+}
+
+#define DOCUMENT_LIMIT (16u * 1024u * 1024u) /* CRES_MAX_DOCUMENT_BYTES, the implementation's */
+#define SAGEMAKER_FAILS(opts, want, sub1, sub2) FAILS_WITH(cres_sagemaker_resolver_create, opts, want, sub1, sub2)
+
+/* Hosts in natural order, "algo-" before "algo1" ('-' sorts before a digit); a name past
+   CRES_MAX_NAME_LENGTH is no host name. */
+static void sagemaker_host_names(void **state) {
+    cres_sagemaker_options o = sagemaker_options();
+    cres_resolver *r;
+    (void)state;
+    env_set("SM_HOSTS", "[\"algo-1\", \"algo1\", \"algo-10\", \"algo-2\"]");
+    env_set("SM_CURRENT_HOST", "algo1");
+    r = sagemaker_with(o);
+    SPEC_IS(r, "{'worker': ['algo-1:2223', 'algo-2:2223', 'algo-10:2223', 'algo1:2223']}");
+    TASK_IS(r, "worker", 3);
+    cres_resolver_free(r);
+    env_set("SM_HOSTS", "[\"algo-1\", \"" HOST256 "\"]");
+    env_set("SM_CURRENT_HOST", "algo-1");
+    SAGEMAKER_FAILS(o, ENV, "sagemaker: SM_HOSTS: item 1, \"node-0123", "is not a host name");
+}
+
+/* The resource config fills in what the environment leaves out, and need not repeat what
+   it gives; what both give must agree; a file past 16 MiB is refused unread. */
+static void sagemaker_resource_config_beside_the_environment(void **state) {
+    cres_sagemaker_options o = sagemaker_options();
+    cres_resolver *r;
+    char *huge;
+    (void)state;
+    /* SM_HOSTS from the environment, the current host from a file without "hosts" */
+    env_set("SM_HOSTS", "[\"algo-1\", \"algo-2\"]");
+    o.resource_config = temp_file("{\"current_host\": \"algo-2\", \"network_interface_name\": \"eth0\"}");
+    r = sagemaker_with(o);
+    SPEC_IS(r, "{'worker': ['algo-1:2223', 'algo-2:2223']}");
+    TASK_IS(r, "worker", 1);
+    cres_resolver_free(r);
+    /* SM_CURRENT_HOST from the environment, the hosts from a file without "current_host" */
+    env_reset();
+    env_set("SM_CURRENT_HOST", "algo-2");
+    o.resource_config = temp_file("{\"hosts\": [\"algo-1\", \"algo-2\"]}");
+    r = sagemaker_with(o);
+    SPEC_IS(r, "{'worker': ['algo-1:2223', 'algo-2:2223']}");
+    TASK_IS(r, "worker", 1);
+    cres_resolver_free(r);
+    /* SM_HOSTS naming fewer hosts than the file */
+    env_reset();
+    env_set("SM_HOSTS", "[\"algo-1\"]");
+    o.resource_config = temp_file("{\"current_host\": \"algo-1\", \"hosts\": [\"algo-1\", \"algo-2\"]}");
+    SAGEMAKER_FAILS(o, ENV, "sagemaker: SM_HOSTS names 1 hosts and resource config \"hosts\" 2, not the same", NULL);
+    /* one byte past CRES_MAX_DOCUMENT_BYTES (16 MiB by default) */
+    huge = (char *)malloc(DOCUMENT_LIMIT + 1);
+    assert_non_null(huge);
+    memset(huge, ' ', DOCUMENT_LIMIT + 1);
+    o.resource_config = temp_file_n(huge, DOCUMENT_LIMIT + 1);
+    free(huge);
+    SAGEMAKER_FAILS(o, CRES_ERR_LIMIT, "sagemaker: \"/tmp/", "is larger than 16777216 bytes");
+}
+
+/* SM_INSTANCE_GROUPS_DICT: a group's "instance_group_name" given twice is an error, like
+   every key given twice. */
+static void sagemaker_group_name_given_twice(void **state) {
+    cres_sagemaker_options o = sagemaker_options();
+    (void)state;
+    o.instance_groups = 1;
+    env_set("SM_HOSTS", "[\"algo-1\", \"algo-2\"]");
+    env_set("SM_CURRENT_HOST", "algo-1");
+    env_set("SM_CURRENT_INSTANCE_GROUP", "train");
+    env_set("SM_INSTANCE_GROUPS_DICT", "{\"train\": {\"instance_group_name\": \"train\", \"instance_group_name\": "
+                                       "\"train\", \"instance_type\": \"ml.p4d.24xlarge\", \"hosts\": [\"algo-1\", \"algo-2\"]}}");
+    SAGEMAKER_FAILS(o, ENV, "sagemaker: SM_INSTANCE_GROUPS_DICT: group \"train\": key \"instance_group_name\" appears twice",
+                    NULL);
 }
 
 /* ---------------------------------------------------------------------------------------
@@ -1625,6 +1763,7 @@ int main(void) {
         cmocka_unit_test_setup(vertex_bad_cluster_spec, reset),
         cmocka_unit_test_setup(vertex_not_set_blank_or_empty, reset),
         cmocka_unit_test_setup(vertex_reads_only_cluster_spec, reset),
+        cmocka_unit_test_setup(vertex_without_task_has_no_rank, reset),
         /* skypilot */
         cmocka_unit_test_setup(skypilot_three_nodes, reset),
         cmocka_unit_test_setup(skypilot_options_port_job_task, reset),
@@ -1650,6 +1789,10 @@ int main(void) {
         cmocka_unit_test_setup(env_at_without_hook_is_the_process_environment, reset),
         cmocka_unit_test_setup(volcano_reads_only_the_hooks, reset),
         /* auto */
+        cmocka_unit_test_setup(sagemaker_host_names, reset),
+        cmocka_unit_test_setup_teardown(sagemaker_resource_config_beside_the_environment, reset, remove_temp_files),
+        cmocka_unit_test_setup(sagemaker_group_name_given_twice, reset),
+
         cmocka_unit_test_setup(auto_picks_each_platform, reset),
         cmocka_unit_test_setup(auto_port_task_and_rpc_reach_the_platforms, reset),
         cmocka_unit_test_setup(auto_order_against_neighbours, reset),
