@@ -13085,7 +13085,11 @@ CRES__PRIVATE cres_result cres__tpu_multislice(const cres_tpu_options *o, int sl
             res = cres__coord_set_master(c, host, len, 8482, "MEGASCALE_COORDINATOR_ADDRESS", v,
                                          err);
     }
-    c->info.world_size = per_slice * slices;
+    if (res != CRES_OK) {
+        cres_resolver_free(&c->base);
+        return res;
+    }
+    c->info.world_size = per_slice * slices; /* fits: the loop bounded per_slice */
     c->info.rank = slice * per_slice + worker;
     if (strcmp(from, "TPU_WORKER_HOSTNAMES") == 0) { /* a process per host */
         c->info.local_rank = 0;

@@ -1299,7 +1299,7 @@ static void awsbatch_overrides(void **state) {
    tpu: GKE multislice, coordinator-only like the backends above */
 
 /* Slice 1 of 2 of a JobSet's multislice job (test_gcp.c has the whole answer): the slice's
-   worker list must name each worker; the job's ranks may reach INT_MAX - 1. */
+   worker list must name each worker; the job's ranks may reach INT_MAX - 1, not INT_MAX. */
 static void tpu_multislice_worker_list(void **state) {
     static const struct {
         const char *slices, *hosts;
@@ -1309,6 +1309,9 @@ static void tpu_multislice_worker_list(void **state) {
         {"2", ",js-slice-1-0.js,js-slice-1-1.js", ENV, "tpu: TPU_WORKER_HOSTNAMES=\",js-slice-1-0.js,js-slice-1-1.js\" has an empty entry"},
         {"2", "js-slice-1-0.js,js-slice-1-1.js,", ENV, "TPU_WORKER_HOSTNAMES=\"js-slice-1-0.js,js-slice-1-1.js,\" has an empty entry"},
         {"2", " ", ENV, "tpu: MEGASCALE_NUM_SLICES=2 is set, but neither TPU_PROCESS_ADDRESSES nor TPU_WORKER_HOSTNAMES"},
+        /* ranks past INT_MAX: refused before the world size is computed (it once overflowed) */
+        {"2147483647", "js-slice-1-0.js,js-slice-1-1.js", CRES_ERR_LIMIT, "tpu: TPU_WORKER_HOSTNAMES: too many workers"},
+        {"1073741824", "js-slice-1-0.js,js-slice-1-1.js", CRES_ERR_LIMIT, "tpu: TPU_WORKER_HOSTNAMES: too many workers"},
     };
     cres_tpu_options o;
     cres_resolver *r;
