@@ -7894,8 +7894,10 @@ CRES__PRIVATE cres_result cres__k8s_namespace(cres__k8s *k, const cres_k8s_optio
     return cres__opt_copy(a, &k->ns, "default") ? CRES_OK : cres__oom(err, "kubernetes");
 }
 
-/* Members JOB names one job, the own Job's (or JobSet's), in the own namespace, by DNS name. */
-CRES__PRIVATE cres_result cres__k8s_members_check(const cres_k8s_options *o, cres_error *err) {
+/* Members JOB names one job, the own Job's (or JobSet's), in the own namespace, by DNS name.
+   Runs on the jobs as copied (each named, with a selector). */
+CRES__PRIVATE cres_result cres__k8s_members_check(const cres__k8s *k, const cres_k8s_options *o,
+                                                  cres_error *err) {
     size_t i;
     if ((unsigned)o->members > (unsigned)CRES_K8S_MEMBERS_JOB)
         return cres__fail(err, CRES_ERR_INVALID_ARGUMENT, "kubernetes: members out of range");
@@ -7908,18 +7910,18 @@ CRES__PRIVATE cres_result cres__k8s_members_check(const cres_k8s_options *o, cre
         return cres__fail(err, CRES_ERR_INVALID_ARGUMENT,
                           "kubernetes: members JOB names pods of the own namespace by DNS name; "
                           "all_namespaces and address HOST_IP need members LIST");
-    if (o->jobs_count < 2 || !o->jobs) return CRES_OK;
-    for (i = 1; i < o->jobs_count; i++)
-        if (o->jobs[i].job && o->jobs[0].job && strcmp(o->jobs[i].job, o->jobs[0].job) != 0)
+    if (k->jobs_count < 2) return CRES_OK;
+    for (i = 1; i < k->jobs_count; i++)
+        if (strcmp(k->jobs[i].job, k->jobs[0].job) != 0)
             return cres__fail(err, CRES_ERR_INVALID_ARGUMENT,
                               "kubernetes: members JOB gives one job, the own Job's; jobs names "
                               "\"%.40s\" and \"%.40s\"",
-                              o->jobs[0].job, o->jobs[i].job);
+                              k->jobs[0].job, k->jobs[i].job);
     /* one job of several selectors: the others would be ignored, or be another Job's */
     return cres__fail(err, CRES_ERR_INVALID_ARGUMENT,
                       "kubernetes: members JOB gives the own Job's members; job \"%.40s\" has "
                       "%zu selectors (members LIST merges them)",
-                      o->jobs[0].job ? o->jobs[0].job : "", o->jobs_count);
+                      k->jobs[0].job, k->jobs_count);
 }
 
 CRES_API cres_result cres_k8s_resolver_create(const cres_k8s_options *o, cres_resolver **out,
@@ -7944,7 +7946,6 @@ CRES_API cres_result cres_k8s_resolver_create(const cres_k8s_options *o, cres_re
         (unsigned)o->address > (unsigned)CRES_K8S_DNS)
         return cres__fail(err, CRES_ERR_INVALID_ARGUMENT,
                           "kubernetes: port, page_size, wait_ms or address out of range");
-    if ((res = cres__k8s_members_check(o, err)) != CRES_OK) return res;
     if ((res = cres_resolver_new(sizeof *k, &cres__k8s_vtable, o->config, &r, err)) != CRES_OK)
         return res;
     k = (cres__k8s *)r;
@@ -7958,6 +7959,7 @@ CRES_API cres_result cres_k8s_resolver_create(const cres_k8s_options *o, cres_re
     k->address = o->address;
     host = o->hostname ? o->hostname : cres_resolver_getenv(r, "HOSTNAME");
     res = cres__k8s_copy_jobs(k, o, err);
+    if (res == CRES_OK) res = cres__k8s_members_check(k, o, err);
     if (res == CRES_OK) res = cres__k8s_server(k, o, err);
     if (res == CRES_OK &&
         !(cres__opt_copy(a, &k->token, o->token) &&

@@ -3494,6 +3494,7 @@ static void job_mode_errors_name_the_object(void **state) {
 static void job_mode_refuses_what_needs_the_list(void **state) {
     static const cres_k8s_job_selector two_jobs[] = {{"worker", "job-name=trainer"}, {"ps", "job-name=ps"}};
     static const cres_k8s_job_selector two_selectors[] = {{"worker", "job-name=trainer"}, {"worker", "job-name=solo"}};
+    static const cres_k8s_job_selector unnamed[] = {{"worker", "job-name=trainer"}, {NULL, "job-name=b"}, {NULL, "c=1"}};
     cres_k8s_options o = job_mode("trainer-2", "2", trainer_sel);
     cres_error err;
     cres_resolver *r = NULL;
@@ -3517,6 +3518,12 @@ static void job_mode_refuses_what_needs_the_list(void **state) {
     o.jobs = NULL; /* two jobs, but no array: the NULL is what is wrong */
     EXPECT(cres_k8s_resolver_create(&o, &r, &err), CRES_ERR_INVALID_ARGUMENT);
     assert_string_equal(err.message, "kubernetes: options.jobs is NULL");
+    o.jobs = unnamed; /* a job without a name: that is what is wrong, as with members LIST */
+    EXPECT(cres_k8s_resolver_create(&o, &r, &err), CRES_ERR_INVALID_ARGUMENT);
+    assert_string_equal(err.message, "kubernetes: job name is NULL");
+    o.jobs = unnamed + 1;
+    EXPECT(cres_k8s_resolver_create(&o, &r, &err), CRES_ERR_INVALID_ARGUMENT);
+    assert_string_equal(err.message, "kubernetes: job name is NULL");
     o.jobs = two_jobs;
     o.jobs_count = 1;
     o.members = (cres_k8s_members)7;
