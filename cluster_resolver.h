@@ -12742,8 +12742,10 @@ CRES__PRIVATE cres_result cres__volcano_task(cres__hosts *h, const char *var, si
     size_t i;
     int count = 0, num = -1;
     cres_result res = CRES_OK;
-    if (task_len == 0 || task_len > CRES_MAX_NAME_LENGTH)
-        return cres__fail(err, CRES_ERR_ENVIRONMENT, "volcano: %s: no task name", var);
+    if (task_len > CRES_MAX_NAME_LENGTH) /* never 0: the caller's VC_ and _HOSTS hold one */
+        return cres__fail(err, CRES_ERR_LIMIT,
+                          "volcano: VC_%.40s..._HOSTS: the task name is %zu bytes, more than "
+                          "the limit of %d", var + 3, task_len, CRES_MAX_NAME_LENGTH);
     for (i = 0; i < task_len; i++) {
         char c = var[3 + i];
         job[i] = (char)(c >= 'A' && c <= 'Z' ? c - 'A' + 'a' : c);

@@ -1181,6 +1181,18 @@ static void volcano_env_list_hook(void **state) {
     cfg.env_list.fn = empty_list;
     cfg.env_list.user = NULL;
     VOLCANO_FAILS(o, ENV, "no VC_<TASK>_HOSTS variable", NULL);
+    /* a task name past CRES_MAX_NAME_LENGTH (only a list can carry one): named, with its size */
+    {
+        static char long_entry[300 + 32];
+        static const char *long_list[2] = {long_entry, NULL};
+        list_of ll = {long_list, 0};
+        memcpy(long_entry, "VC_", 3);
+        memset(long_entry + 3, 'T', 260);
+        strcpy(long_entry + 263, "_HOSTS=job-t-0.job");
+        cfg.env_list.fn = list_at;
+        cfg.env_list.user = &ll;
+        VOLCANO_FAILS(o, CRES_ERR_LIMIT, "volcano: VC_TTTTTTTTTT", "_HOSTS: the task name is 260 bytes, more than the limit of 255");
+    }
     /* the same list through auto, and cres_resolver_env_at of another backend */
     cfg.env_list.fn = list_at;
     cfg.env_list.user = &l;
