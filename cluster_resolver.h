@@ -11056,7 +11056,8 @@ CRES__PRIVATE cres_result cres__mcpu_hosts(const cres_allocator *a, const char *
     const char *p = v;
     *out = NULL;
     if (n > CRES_MAX_DOCUMENT_BYTES)
-        return cres__fail(err, CRES_ERR_LIMIT, "%s: LSB_MCPU_HOSTS is too long", who);
+        return cres__fail(err, CRES_ERR_LIMIT, "%s: more than %u bytes", who, /* the caller */
+                          (unsigned)CRES_MAX_DOCUMENT_BYTES); /* names the variable */
     if (!(text = (char *)cres__alloc(a, n * 2 + 16))) return cres__oom(err, who);
     o = text;
     while (*p) {

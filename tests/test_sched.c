@@ -971,7 +971,7 @@ static void lsf_bad_mcpu_hosts(void **state) {
         memset(big, 'h', n);
         big[n] = '\0';
         env_set("LSB_MCPU_HOSTS", big);
-        LSF_FAILS(o, CRES_ERR_LIMIT, "lsf: LSB_MCPU_HOSTS (\"hhhh", "): LSB_MCPU_HOSTS is too long");
+        LSF_FAILS(o, CRES_ERR_LIMIT, "lsf: LSB_MCPU_HOSTS (\"hhhh", "): more than 16777216 bytes");
         env_unset("LSB_MCPU_HOSTS");
         free(big);
     }
