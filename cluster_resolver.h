@@ -4756,8 +4756,8 @@ CRES_API cres_result cres_tfconfig_resolver_create(const cres_tfconfig_options *
     f.src = o->json ? "options.json" : "TF_CONFIG";
     res = cres__tf_create(&cres__tfconfig_vtable, o->config, o->json, &f, o->environment, &r, err);
     if (res == CRES_OK && (!r->task_type || r->task_id < 0))
-        r->no_task_why = o->json ? "options.json names no task type and index"
-                                 : "TF_CONFIG names no task type and index";
+        r->no_task_why = o->json ? "options.json gives no task of a type and an index"
+                                 : "TF_CONFIG gives no task of a type and an index";
     if (res == CRES_OK) res = cres__apply_options(r, o->task_type, o->task_id, o->rpc_layer, err);
     if (!r) return res;
     return cres__created(r, res, out);
@@ -12547,8 +12547,9 @@ CRES_API cres_result cres_vertex_resolver_create(const cres_vertex_options *o,
                          o->cluster_spec ? "names no worker pool"
                                          : "is not set, empty or names no worker pool");
     if (res == CRES_OK && (!r->task_type || r->task_id < 0))
-        r->no_task_why = o->cluster_spec ? "options.cluster_spec names no task type and index"
-                                         : "CLUSTER_SPEC names no task type and index";
+        r->no_task_why = o->cluster_spec
+                             ? "options.cluster_spec gives no task of a type and an index"
+                             : "CLUSTER_SPEC gives no task of a type and an index";
     if (res == CRES_OK) res = cres__apply_options(r, o->task_type, o->task_id, o->rpc_layer, err);
     if (!r) return res;
     return cres__created(r, res, out);

@@ -476,13 +476,13 @@ static void vertex_without_task_has_no_rank(void **state) {
     r = vertex();
     TASK_IS(r, NULL, CRES_NO_TASK);
     EXPECT(cres_launch(r, &info, &err), CRES_ERR_NOT_FOUND);
-    HAS(err.message, "launch: vertex knows no own task (CLUSTER_SPEC names no task type and index)");
+    HAS(err.message, "launch: vertex knows no own task (CLUSTER_SPEC gives no task of a type and an index)");
     cres_resolver_free(r);
     o.cluster_spec = "{\"cluster\": {\"workerpool0\": [\"w0:2222\"]}, \"task\": {\"type\": \"workerpool0\"}}";
     r = vertex_with(o);
     TASK_IS(r, "workerpool0", CRES_NO_TASK);
     EXPECT(cres_launch(r, &info, &err), CRES_ERR_NOT_FOUND);
-    HAS(err.message, "launch: vertex knows no own task (options.cluster_spec names no task type and index)");
+    HAS(err.message, "launch: vertex knows no own task (options.cluster_spec gives no task of a type and an index)");
     cres_resolver_free(r);
 }
 

@@ -354,7 +354,7 @@ static void environment_absent_is_empty(void **state) {
     assert_string_equal(cres_environment(r), "");
     /* no task either: the launch answer names the variable that lacks it */
     EXPECT(cres_launch(r, &info, &err), CRES_ERR_NOT_FOUND);
-    HAS(err.message, "tfconfig knows no own task (TF_CONFIG names no task type and index)");
+    HAS(err.message, "tfconfig knows no own task (TF_CONFIG gives no task of a type and an index)");
     cres_resolver_free(r);
 }
 
