@@ -43,6 +43,7 @@ typedef struct ran {
     size_t argc;
     char info[2048]; /* KUBERNETES_EXEC_INFO */
     char env[4096];  /* every "NAME=VALUE", one per line */
+    int timeout_ms;
 } ran;
 
 typedef struct plugin_answer {
@@ -61,6 +62,7 @@ static struct {
     size_t plugin_count, plugin_next;
     ran runs[8];
     char dir[64];
+    int delay_ms; /* how long the fake API server takes to answer */
 } T;
 
 static void copy_field(char *dst, size_t cap, const char *src) {
@@ -107,6 +109,12 @@ static cres_result fake_perform(void *user, const cres_http_request *req, cres_h
     cres_allocator fallback = {default_alloc, default_free, NULL};
     (void)user;
     if (T.requests_count == N(T.requests)) return cres_error_set(err, CRES_ERR_TRANSPORT, "too many");
+    if (T.delay_ms) {
+        struct timespec pause;
+        pause.tv_sec = T.delay_ms / 1000;
+        pause.tv_nsec = (long)(T.delay_ms % 1000) * 1000000L;
+        nanosleep(&pause, NULL);
+    }
     s = &T.requests[T.requests_count];
     memset(s, 0, sizeof *s);
     copy_field(s->url, sizeof s->url, req->url);
@@ -130,12 +138,22 @@ static cres_result fake_perform(void *user, const cres_http_request *req, cres_h
     return resp->body ? CRES_OK : CRES_ERR_OUT_OF_MEMORY;
 }
 
+/* Copies text with the allocator the library gives (as the hook's contract says). */
+static char *exec_copy(const cres_allocator *a, const char *text) {
+    char *p = (char *)a->alloc(a->user, strlen(text) + 1);
+    if (p) memcpy(p, text, strlen(text) + 1);
+    return p;
+}
+
+/* The scripted exec hook: the next plugin_answer; its err NULL leaves out->err NULL (a hook
+   that does not keep stderr). */
 static cres_result fake_exec(void *user, const cres_exec_request *req, cres_exec_result *out,
                              const cres_allocator *alloc, cres_error *err) {
     ran *r;
     const plugin_answer *p;
     size_t i, used = 0;
-    (void)user, (void)alloc;
+    cres_allocator fallback = {default_alloc, default_free, NULL};
+    (void)user;
     assert_true(T.plugin_next < T.plugin_count);
     r = &T.runs[T.plugin_next];
     p = &T.plugin[T.plugin_next++];
@@ -148,13 +166,20 @@ static cres_result fake_exec(void *user, const cres_exec_request *req, cres_exec
         used += (size_t)snprintf(r->env + used, sizeof r->env - used, "%s\n", req->envp[i]);
         assert_true(used < sizeof r->env);
     }
+    r->timeout_ms = req->timeout_ms;
     assert_true(req->timeout_ms > 0 && req->max_output_bytes > 0);
     if (p->fail) return cres_error_set(err, p->fail, "cannot run \"%s\": no such file", req->argv[0]);
+    if (!alloc->alloc) alloc = &fallback;
     out->exit_code = p->exit_code;
-    out->out = strdup(p->out ? p->out : "");
+    out->out = exec_copy(alloc, p->out ? p->out : "");
+    out->err = p->err && out->out ? exec_copy(alloc, p->err) : NULL;
+    if (!out->out || (p->err && !out->err)) {
+        if (out->out) alloc->free(alloc->user, out->out);
+        out->out = NULL;
+        return cres_error_set(err, CRES_ERR_OUT_OF_MEMORY, "exec: out of memory");
+    }
     out->out_len = strlen(out->out);
-    out->err = strdup(p->err ? p->err : "");
-    out->err_len = strlen(out->err);
+    out->err_len = out->err ? strlen(out->err) : 0;
     return CRES_OK;
 }
 
@@ -382,6 +407,8 @@ static void no_file_or_no_context_falls_back_to_in_cluster(void **state) {
     env_set("KUBECONFIG", put("noctx", dq("{'clusters': [{'name': 'a', 'cluster': {'server': 'https://a'}}]}")));
     FAILS(cres_k8s_resolver_create(&o, &r, &err), CRES_ERR_ENVIRONMENT, "noctx",
           "sets no current-context", "--context");
+    env_set("KUBERNETES_SERVICE_HOST", ""); /* empty: not in a cluster */
+    FAILS(cres_k8s_resolver_create(&o, &r, &err), CRES_ERR_ENVIRONMENT, "noctx", "sets no current-context");
     env_set("KUBERNETES_SERVICE_HOST", "10.96.0.1");
     env_set("KUBERNETES_SERVICE_PORT", "443");
     OK(cres_k8s_resolver_create(&o, &r, &err));
@@ -447,10 +474,15 @@ static void insecure_is_passed_on_and_logged(void **state) {
     HAS(logs.text, "insecure-skip-tls-verify: the server's certificate is not checked");
 }
 
-/* tokenFile, readable, wins over token (client-go); unreadable, token stands in. */
+/* tokenFile, readable, wins over token (client-go); unreadable, token stands in. A token
+   file read at create but gone at resolve, an empty token file and a token with a blank
+   fail the resolve, naming what is wrong. */
 static void token_file_wins_over_token_when_readable(void **state) {
     cres_error err;
     char user[256];
+    cres_k8s_options o;
+    cres_resolver *r = NULL;
+    cres_cluster_spec *spec = NULL;
     (void)state;
     put("tok", "from-file\n");
     OK(resolve(config_json("both", SERVER, "'token': 'inline', 'tokenFile': 'tok'"), NULL, &err));
@@ -460,6 +492,19 @@ static void token_file_wins_over_token_when_readable(void **state) {
     assert_string_equal(header(1, "Authorization"), "Bearer inline");
     FAILS(resolve(config_json("fileonly", SERVER, "'tokenFile': 'gone'"), NULL, &err),
           CRES_ERR_ENVIRONMENT, "gone");
+    snprintf(user, sizeof user, "%s", put("rot", "first\n"));
+    o = kube_options(config_json("rotated", SERVER, "'tokenFile': 'rot'"), NULL);
+    OK(cres_k8s_resolver_create(&o, &r, &err));
+    assert_int_equal(remove(user), 0);
+    FAILS(cres_resolve(r, &spec, &err), CRES_ERR_ENVIRONMENT, "kubeconfig tokenFile: ", "rot");
+    assert_null(spec);
+    cres_resolver_free(r);
+    put("empty-tok", "\n");
+    FAILS(resolve(config_json("emptyfile", SERVER, "'tokenFile': 'empty-tok'"), NULL, &err), CRES_ERR_ENVIRONMENT,
+          "kubeconfig tokenFile: ", "the token is empty");
+    FAILS(resolve(config_json("blank", SERVER, "'token': 'abc def'"), NULL, &err), CRES_ERR_ENVIRONMENT,
+          "the token is empty or has spaces");
+    assert_int_equal(T.requests_count, 2);
 }
 
 static void basic_auth_and_impersonation_headers(void **state) {
@@ -480,11 +525,16 @@ static void basic_auth_and_impersonation_headers(void **state) {
 static void plain_http_server_gets_no_credentials(void **state) {
     cres_error err;
     (void)state;
+    /* a user without credentials: nothing is left out, and the log does not say so */
+    OK(resolve(config_json("http0", "'server': 'http://127.0.0.1:8001'", ""), NULL, &err));
+    assert_string_equal(T.requests[0].url, "http://127.0.0.1:8001/api/v1/namespaces/default/pods?labelSelector=job-name%3Dw&limit=500");
+    HAS(logs.text, "at http://127.0.0.1:8001, user \"x\": none");
+    assert_null(strstr(logs.text, "plain HTTP"));
     OK(resolve(config_json("http", "'server': 'http://127.0.0.1:8001'", "'token': 'secret', 'as': 'jane'"), NULL, &err));
-    assert_int_equal(T.requests[0].headers_count, 2);
-    assert_string_equal(T.requests[0].headers[0], "Accept: application/json");
-    assert_string_equal(T.requests[0].headers[1], "Impersonate-User: jane");
-    assert_false(T.requests[0].has_tls && T.requests[0].cert_pem[0]);
+    assert_int_equal(T.requests[1].headers_count, 2);
+    assert_string_equal(T.requests[1].headers[0], "Accept: application/json");
+    assert_string_equal(T.requests[1].headers[1], "Impersonate-User: jane");
+    assert_false(T.requests[1].has_tls && T.requests[1].cert_pem[0]);
     HAS(logs.text, "plain HTTP");
 }
 
@@ -514,6 +564,16 @@ static void options_token_and_ca_replace_the_kubeconfig_ones(void **state) {
     assert_string_equal(T.requests[0].ca_pem, "");
     assert_string_equal(T.requests[0].cert_pem, "");
     assert_string_equal(T.requests[0].server_name, "api.internal");
+    /* over an exec plugin too, which then never runs (no plugin answer is scripted) */
+    o = kube_options(config_json("e", SERVER, "'exec': {'apiVersion': '" EXEC_V1BETA1 "', 'command': 'get-token'}"), NULL);
+    o.token = "mine";
+    OK(resolve_times(&o, 1, &err));
+    assert_string_equal(header(1, "Authorization"), "Bearer mine");
+    o.token = NULL;
+    o.token_file = put("my-token", "from-option\n");
+    OK(resolve_times(&o, 1, &err));
+    assert_string_equal(header(2, "Authorization"), "Bearer from-option");
+    assert_int_equal(T.plugin_next, 0);
 }
 
 /* ---------------------------------------------------------------------------------------
@@ -602,6 +662,11 @@ static void validation_errors_name_file_stanza_and_field(void **state) {
         {SERVER ", 'certificate-authority-data': '=Y2E'", "", {"\"certificate-authority-data\" is not base64", "bad53", "x"}}, /* padding first */
         {SERVER ", 'certificate-authority-data': 'Y2E'", "", {"\"certificate-authority-data\" is not base64", "bad54", "x"}}, /* a quad short */
         {SERVER ", 'certificate-authority-data': 'AA=='", "", {"\"certificate-authority-data\" is not base64", "bad55", "x"}}, /* a NUL byte */
+        /* an exec.env entry without its name, or with a name that is no string */
+        {SERVER, "'exec': {'apiVersion': '" EXEC_V1BETA1 "', 'command': 'a', 'env': [{'value': '1'}]}",
+         {"\"exec.env\" must be a list of {name, value} strings", "bad56", "x"}},
+        {SERVER, "'exec': {'apiVersion': '" EXEC_V1BETA1 "', 'command': 'a', 'env': [{'name': 5, 'value': '1'}]}",
+         {"\"exec.env\" must be a list of {name, value} strings", "bad57", "x"}},
     };
     size_t i;
     (void)state;
@@ -622,8 +687,9 @@ static void validation_errors_name_file_stanza_and_field(void **state) {
 }
 
 /* More of the fields, each with what it does: basic auth with one half, nulls for the
-   methods not used, an empty as-user-extra, a server without a scheme or with trailing
-   slashes, insecure-skip-tls-verify null; and servers that name no host. */
+   methods not used, an empty or null as-user-extra, a server without a scheme or with
+   trailing slashes, insecure-skip-tls-verify null, an https:// proxy; servers that name no
+   host, and exec with any other method (a username alone too). */
 static void fields_in_their_other_forms(void **state) {
     cres_error err;
     (void)state;
@@ -632,7 +698,7 @@ static void fields_in_their_other_forms(void **state) {
                NULL, &err));
     assert_string_equal(header(0, "Authorization"), "Basic YWRtaW46"); /* admin: */
     OK(resolve(config_json("p-only", "'server': 'k8s.test:6443///', 'insecure-skip-tls-verify': null",
-                           "'password': 'pw'"),
+                           "'password': 'pw', 'as-user-extra': null"),
                NULL, &err));
     assert_string_equal(header(1, "Authorization"), "Basic OnB3"); /* :pw */
     OK(resolve(config_json("crlf", SERVER ", 'certificate-authority-data': 'Y2\\r\\nE='", "'token': 't'"), NULL, &err));
@@ -645,6 +711,8 @@ static void fields_in_their_other_forms(void **state) {
     assert_string_equal(T.requests[1].url,
                         "https://k8s.test:6443/api/v1/namespaces/default/pods?labelSelector=job-name%3Dw&limit=500");
     HAS(logs.text, "user \"x\": basic auth");
+    OK(resolve(config_json("https-proxy", SERVER ", 'proxy-url': 'https://proxy.corp:8443'", "'token': 't'"), NULL, &err));
+    assert_string_equal(T.requests[4].proxy, "https://proxy.corp:8443");
     FAILS(resolve(config_json("q", "'server': 'https://?x'", ""), NULL, &err), CRES_ERR_ENVIRONMENT,
           "\"server\" must name a host");
     FAILS(resolve(config_json("h", "'server': 'https://#x'", ""), NULL, &err), CRES_ERR_ENVIRONMENT,
@@ -656,6 +724,10 @@ static void fields_in_their_other_forms(void **state) {
           CRES_ERR_ENVIRONMENT, "\"exec\" is set with a token, password or certificate");
     FAILS(resolve(config_json("execcert", SERVER, "'exec': {'apiVersion': '" EXEC_V1BETA1 "', 'command': 'a'}, "
                               "'client-certificate-data': 'Y2E=', 'client-key-data': 'Y2E='"),
+                  NULL, &err),
+          CRES_ERR_ENVIRONMENT, "\"exec\" is set with a token, password or certificate");
+    FAILS(resolve(config_json("execuser", SERVER, "'exec': {'apiVersion': '" EXEC_V1BETA1 "', 'command': 'a'}, "
+                              "'username': 'admin'"),
                   NULL, &err),
           CRES_ERR_ENVIRONMENT, "\"exec\" is set with a token, password or certificate");
     FAILS(resolve(config_json("execfile", SERVER, "'exec': {'apiVersion': '" EXEC_V1BETA1 "', 'command': 'a'}, "
@@ -703,6 +775,8 @@ static void kubeconfig_files_at_their_limits(void **state) {
     FAILS(resolve(NULL, "c", &err), CRES_ERR_ENVIRONMENT, "context \"c\" is defined in no kubeconfig file",
           "and the others, of $KUBECONFIG");
     env_set("KUBECONFIG", "");
+    env_set("HOME", ""); /* no home: no ~/.kube/config */
+    FAILS(resolve(NULL, NULL, &err), CRES_ERR_ENVIRONMENT, "no kubeconfig");
     memset(home, 'h', sizeof home - 1);
     home[0] = '/';
     home[sizeof home - 1] = '\0';
@@ -737,6 +811,14 @@ static void contexts_clusters_and_users_that_name_nothing(void **state) {
     FAILS(resolve(put("c9", "[1]"), "x", &err), CRES_ERR_ENVIRONMENT, "c9", "not a mapping");
     env_set("KUBECONFIG", put("c10", dq("{'current-context': 5}")));
     FAILS(resolve(NULL, NULL, &err), CRES_ERR_ENVIRONMENT, "c10", "\"current-context\" must be a string");
+    FAILS(resolve(put("c11", dq("{'users': [{'name': 5, 'user': {}}]}")), "x", &err), CRES_ERR_ENVIRONMENT,
+          "c11", "users[0] has no \"name\" string");
+    /* the first entry without a name is the one named, the later ones are not looked at */
+    FAILS(resolve(put("c12", dq("{'users': [{'user': {}}, {'name': 7}]}")), "x", &err), CRES_ERR_ENVIRONMENT,
+          "c12\": users[0] has no \"name\" string");
+    FAILS(resolve(put("c13", dq("{'current-context': 'x', 'contexts': [{'name': 'x', 'context': {'user': 'u'}}]}")),
+                  NULL, &err),
+          CRES_ERR_ENVIRONMENT, "c13\": context \"x\": \"cluster\" is not set");
 }
 
 /* 100,000 contexts in one file are checked for a name given twice in n log n, not n^2 (which
@@ -921,7 +1003,8 @@ static void empty_files_are_empty_configs(void **state) {
     a = put("empty", "");
     b = put("comments.yaml", "# nothing here\n---\n");
     c = put("nulls.yaml", "clusters: null\nusers: null\ncontexts: null\ncurrent-context: \"\"\n");
-    snprintf(list, sizeof list, "%s:%s:%s:%s", a, b, c,
+    snprintf(list, sizeof list, "%s:%s:%s:%s:%s", a, b, c,
+             put("only-comments.yaml", "# no document at all, not even ---\n"), /* a stream of no document */
              config_json("real", SERVER, "'token': 't'"));
     env_set("KUBECONFIG", list);
     OK(resolve(NULL, NULL, &err));
@@ -948,7 +1031,8 @@ static void exec_plugin_gets_args_env_and_exec_info(void **state) {
     env_set("HOME", "/home/me");
     env_set("PATH", "/usr/bin");
     env_set("KUBERNETES_EXEC_INFO", "stale");
-    plugin(0, CRED("t-1", ""), "note: from the plugin\n");
+    env_set("PROF", "kept"); /* a name exec.env's PROFILE starts with: not replaced by it */
+    plugin(0, CRED("t-1", ""), "note: from the plugin\r\n\r\nsecond note\r\n");
     path = config_json("exec", SERVER ", 'certificate-authority-data': 'Y2E=', 'extensions': [{'name': "
                        "'client.authentication.k8s.io/exec', 'extension': {'audience': 'k8s'}}]",
                        EXEC_USER(", 'provideClusterInfo': true"));
@@ -960,6 +1044,7 @@ static void exec_plugin_gets_args_env_and_exec_info(void **state) {
     assert_int_equal(T.runs[0].argc, 3);
     HAS(T.runs[0].env, "PATH=/usr/bin\n");
     HAS(T.runs[0].env, "PROFILE=ml\n");
+    HAS(T.runs[0].env, "PROF=kept\n");
     HAS(T.runs[0].env, "HOME=/plugin-home\n"); /* exec.env over the process's */
     assert_null(strstr(T.runs[0].env, "HOME=/home/me"));
     assert_null(strstr(T.runs[0].env, "stale"));
@@ -969,8 +1054,11 @@ static void exec_plugin_gets_args_env_and_exec_info(void **state) {
                         "\"config\":{\"audience\": \"k8s\"}},\"interactive\":false}}");
     assert_string_equal(header(0, "Authorization"), "Bearer t-1");
     HAS(logs.text, "exec plugin \"");
-    HAS(logs.text, "note: from the plugin");
+    /* stderr's CR LF lines are logged one by one, without the CR and without the empty one */
+    HAS(logs.text, "get-token\": note: from the plugin\nINFO kubernetes: exec plugin \"");
+    HAS(logs.text, "get-token\": second note\n");
     assert_null(strstr(logs.text, "t-1"));
+    assert_true(T.runs[0].timeout_ms > 0 && T.runs[0].timeout_ms <= 60000); /* what is left of the resolve */
 }
 
 static void exec_credential_kept_until_it_expires(void **state) {
@@ -1005,12 +1093,25 @@ static void exec_info_names_every_cluster_field(void **state) {
                         "\"server\":\"https://k8s.test:6443\",\"tls-server-name\":\"api.internal\","
                         "\"insecure-skip-tls-verify\":true,\"proxy-url\":\"http://proxy:3128\"},"
                         "\"interactive\":false}}");
+    /* extensions of other names (minikube's), or without their name or extension, are not
+       the plugin's config */
+    plugin(0, CRED("t", ""), "");
+    OK(resolve(config_json("info2", SERVER ", 'extensions': [{'name': 'cluster_info', 'extension': {"
+                           "'provider': 'minikube.sigs.k8s.io', 'version': 'v1.32.0'}}, "
+                           "{'extension': {'a': 1}}, {'name': 'client.authentication.k8s.io/exec'}]",
+                           EXEC_USER(", 'provideClusterInfo': true")),
+               NULL, &err));
+    assert_string_equal(T.runs[1].info,
+                        "{\"kind\":\"ExecCredential\",\"apiVersion\":\"" EXEC_V1 "\",\"spec\":{\"cluster\":{"
+                        "\"server\":\"https://k8s.test:6443\"},\"interactive\":false}}");
 }
 
 /* expirationTimestamp is RFC 3339 (kubectl's time.RFC3339): fractions, t and z in lower case,
    offsets, a leap second; one in the past (1970 and before too) is used once and replaced, one
-   in the future kept. A time without its offset, an offset out of range and a day the month
-   does not have are refused, as Go's time.Parse refuses them. */
+   in the future kept; year 0000 (before 1 March of year 0: a negative year in the day count)
+   and 29 February of a year divisible by 400 are times. A time without its offset, an
+   offset out of range, a negative field and a day the month does not have are refused, as
+   Go's time.Parse refuses them. */
 static void exec_expiry_times(void **state) {
     static const struct {
         const char *when;
@@ -1024,6 +1125,8 @@ static void exec_expiry_times(void **state) {
         {"1970-01-01T00:00:00Z", 2},
         {"1960-06-15T12:00:00Z", 2},
         {"2020-06-15T12:00:00.5-07:00", 2},
+        {"0000-01-15T00:00:00Z", 2},
+        {"2000-02-29T23:59:59.999Z", 2},
     };
     static const char *const bad[] = {
         "2099-01-01T00:00:00",  "2099/01/01T00:00:00Z", "2099-01-01 00:00:00Z", "2099-01-01T00-00:00Z",
@@ -1033,6 +1136,7 @@ static void exec_expiry_times(void **state) {
         "2099-01-01T00:00:00+01:x0", "2099-01-01T00:00:00Zjunk", "2099-01-01T00:00:00 Z", "2099-01-01T00:00:00-01-00",
         "2099-01-01T00:00:00.5", "2099-01-01T00:00:00.Z", "2099-01-01T00:00:00+24:00", "2099-01-01T00:00:00+01:60",
         "2099-01-01T00:00:00+-1:00", "2099-02-29T00:00:00Z", "2100-02-29T00:00:00Z", "2099-04-31T00:00:00Z",
+        "2099-01/01T00:00:00Z", "2099-01-01T00:00:-1Z", "2099-01-01T00:00:00.+01:00", "2099-01-01T00:00:00+01:-1",
     };
     char out[2][256];
     size_t i;
@@ -1081,6 +1185,18 @@ static void exec_runs_again_once_on_401(void **state) {
     T.status[0] = T.status[1] = 401;
     FAILS(resolve(path, NULL, &err), CRES_ERR_HTTP_STATUS, "401");
     assert_int_equal(T.plugin_next, 2);
+    /* a 401 that arrives after the resolve's time is up: the plugin runs again with the
+       least time there is (1 ms), and no request follows it */
+    T.plugin_count = T.plugin_next = T.requests_count = 0;
+    T.status[1] = 0;
+    plugin(0, CRED("slow", ""), "");
+    plugin(0, CRED("late", ""), "");
+    T.cfg.resolve_timeout_ms = 20;
+    T.delay_ms = 40;
+    FAILS(resolve(path, NULL, &err), CRES_ERR_TIMEOUT, "resolve_timeout_ms");
+    assert_int_equal(T.plugin_next, 2);
+    assert_int_equal(T.runs[1].timeout_ms, 1);
+    assert_int_equal(T.requests_count, 1);
 }
 
 static void exec_client_certificate(void **state) {
@@ -1092,6 +1208,20 @@ static void exec_client_certificate(void **state) {
     assert_string_equal(T.requests[0].cert_pem, "PEM-CERT");
     assert_string_equal(T.requests[0].key_pem, "PEM-KEY");
     assert_null(header(0, "Authorization"));
+    /* a token that is null or "" beside the certificate is no token; a null expiry is none */
+    plugin(0, "{\"apiVersion\": \"" EXEC_V1 "\", \"kind\": \"ExecCredential\", \"status\": {\"token\": null, "
+              "\"clientCertificateData\": \"PEM-CERT2\", \"clientKeyData\": \"PEM-KEY2\", \"expirationTimestamp\": null}}", "");
+    plugin(0, "{\"apiVersion\": \"" EXEC_V1 "\", \"kind\": \"ExecCredential\", \"status\": {\"token\": \"\", "
+              "\"clientCertificateData\": \"PEM-CERT3\", \"clientKeyData\": \"PEM-KEY3\"}}", "");
+    OK(resolve(config_json("certexec2", SERVER, EXEC_USER("")), NULL, &err));
+    T.cfg.resolve_timeout_ms = -1; /* no bound on the resolve: the plugin gets 60 s */
+    OK(resolve(config_json("certexec3", SERVER, EXEC_USER("")), NULL, &err));
+    assert_string_equal(T.requests[1].cert_pem, "PEM-CERT2");
+    assert_null(header(1, "Authorization"));
+    assert_string_equal(T.requests[2].cert_pem, "PEM-CERT3");
+    assert_string_equal(T.requests[2].key_pem, "PEM-KEY3");
+    assert_null(header(2, "Authorization"));
+    assert_int_equal(T.runs[2].timeout_ms, 60000);
 }
 
 static void exec_failures_are_named(void **state) {
@@ -1118,6 +1248,8 @@ static void exec_failures_are_named(void **state) {
         {0, CRED("t", ", \"expirationTimestamp\": 1700000000"), "", {"status.expirationTimestamp is not a string", "get-token"}},
         {0, "{\"apiVersion\": \"" EXEC_V1 "\", \"kind\": \"ExecCredential\", \"status\": {\"token\": \"\"}}", "",
          {"printed no token and no client certificate", "get-token"}},
+        /* the last line of stderr, CR LF lines and empty ones skipped */
+        {1, "", "error: first\r\nerror: the last\r\n\r\n", {"exited with 1: error: the last", "get-token"}},
     };
     size_t i;
     const char *path;
@@ -1132,6 +1264,14 @@ static void exec_failures_are_named(void **state) {
         HAS(err.message, cases[i].words[0]);
         HAS(err.message, cases[i].words[1]);
     }
+    { /* a hook that keeps no stderr: the exit code alone */
+        cres_error err;
+        T.plugin_count = T.plugin_next = 0;
+        plugin(3, "", NULL);
+        EXPECT(resolve(path, NULL, &err), CRES_ERR_ENVIRONMENT);
+        HAS(err.message, "get-token");
+        assert_string_equal(strstr(err.message, "exited with"), "exited with 3");
+    }
     T.plugin_count = T.plugin_next = 0;
     plugin(0, "", "");
     T.plugin[0].fail = CRES_ERR_ENVIRONMENT;
@@ -1141,7 +1281,9 @@ static void exec_failures_are_named(void **state) {
 
 /* Scalars become JSON as sigs.k8s.io/yaml makes them (YAML 1.1 booleans and nulls, numbers;
    keys always strings: "null", "true", "false" for those; a tag !!str or ! keeps a scalar a
-   string): seen whole in the cluster extension an exec plugin is given. */
+   string, another tag such as !!int does not; a quoted "<<" is a key, not a merge; an alias
+   of a string may be a key, found past a later anchor): seen whole in the cluster extension
+   an exec plugin is given. */
 static void yaml_scalars_become_json(void **state) {
     cres_error err;
     (void)state;
@@ -1150,15 +1292,16 @@ static void yaml_scalars_become_json(void **state) {
                    "current-context: x\n"
                    "contexts: [{name: x, context: {cluster: k, user: u}}]\n"
                    "clusters:\n"
-                   "- name: k\n"
+                   "- name: &kn k\n"
                    "  cluster:\n"
-                   "    server: https://k8s.test\n"
+                   "    server: &srv https://k8s.test\n"
                    "    insecure-skip-tls-verify: Off\n"
                    "    extensions:\n"
                    "    - name: client.authentication.k8s.io/exec\n"
                    "      extension: {Null: a, yes: d, no: e, 1.5: f, "
                    "n1: Null, n2: NULL, b1: NO, b2: off, b3: Y, "
-                   "i: -0, e1: 1.5e+3, e2: 2E-2, e3: 1e5, s1: !!str on, s2: ! off, s3: 0x1F, s4: 1.5.2, s5: 'yes'}\n"
+                   "i: -0, e1: 1.5e+3, e2: 2E-2, e3: 1e5, s1: !!str on, s2: ! off, s3: 0x1F, s4: 1.5.2, s5: 'yes', "
+                   "t1: !!int 7, '<<': m, *kn : aliased}\n"
                    "users:\n"
                    "- name: u\n"
                    "  user:\n"
@@ -1168,7 +1311,7 @@ static void yaml_scalars_become_json(void **state) {
     HAS(T.runs[0].info, "\"config\":{\"null\":\"a\",\"true\":\"d\",\"false\":\"e\","
                         "\"1.5\":\"f\",\"n1\":null,\"n2\":null,\"b1\":false,\"b2\":false,\"b3\":true,\"i\":-0,"
                         "\"e1\":1.5e+3,\"e2\":2E-2,\"e3\":1e5,\"s1\":\"on\",\"s2\":\"off\",\"s3\":\"0x1F\","
-                        "\"s4\":\"1.5.2\",\"s5\":\"yes\"}");
+                        "\"s4\":\"1.5.2\",\"s5\":\"yes\",\"t1\":7,\"<<\":\"m\",\"k\":\"aliased\"}");
     assert_int_equal(T.requests[0].insecure, 0);
 }
 
