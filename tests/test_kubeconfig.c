@@ -437,10 +437,12 @@ static void namespace_option_then_context_then_default(void **state) {
     HAS(T.requests[2].url, "/namespaces/default/");
 }
 
-/* Paths relative to the file that names them; data fields are base64 of PEM. */
+/* Paths relative to the file that names them (a file named without a directory: the
+   working directory); data fields are base64 of PEM. */
 static void tls_material_from_files_and_data(void **state) {
     cres_error err;
-    char data[256];
+    char data[256], cwd[4096];
+    cres_result res;
     (void)state;
     put("sub/ca.pem", CA_PEM "\n");
     put("sub/client.pem", CERT_PEM);
@@ -464,6 +466,14 @@ static void tls_material_from_files_and_data(void **state) {
     assert_string_equal(T.requests[1].cert_pem, "cert");
     assert_string_equal(T.requests[1].key_pem, "key");
     assert_int_equal(T.requests[1].insecure, 0);
+    assert_non_null(getcwd(cwd, sizeof cwd));
+    assert_int_equal(chdir(T.dir), 0);
+    config_json("here", SERVER ", 'certificate-authority': 'sub/ca.pem'", "'token': 't'");
+    res = resolve("here", NULL, &err);
+    assert_int_equal(chdir(cwd), 0); /* back before any check can end the test */
+    OK(res);
+    assert_string_equal(T.requests[2].ca_pem, CA_PEM "\n");
+    HAS(logs.text, "kubeconfig \"here\" (of options.kubeconfig)");
 }
 
 static void insecure_is_passed_on_and_logged(void **state) {
@@ -995,6 +1005,40 @@ static void yaml_alias_bomb_is_bounded(void **state) {
     FAILS(resolve(put("bomb.yaml", text), "x", &err), CRES_ERR_LIMIT, "bomb.yaml", "over");
 }
 
+/* YAML whose JSON is exactly CRES_MAX_DOCUMENT_BYTES long is read; one byte more is
+   CRES_ERR_LIMIT, whether the byte over is the closing brace or the comma before a last
+   key. (A scalar of `len` bytes repeated by `copies` aliases, then a padding scalar.) */
+static const char *yaml_of_json_size(const char *name, size_t json_bytes) {
+    const size_t len = 60000, copies = 278;
+    /* {"s":"<len>","l":[<copies> of "<len>"],"p":"<pad>","e":1} */
+    size_t fixed = 1 + 4 + (len + 2) + 1 + 4 + 1 + copies * (len + 2) + (copies - 1) + 1 + 1 + 4 + 2 + 7;
+    size_t pad = json_bytes - fixed, cap = len + pad + copies * 4 + 64, used = 0, i;
+    char *text = (char *)malloc(cap);
+    const char *path;
+    assert_non_null(text);
+    assert_true(json_bytes > fixed);
+    used += (size_t)snprintf(text + used, cap - used, "s: &s ");
+    memset(text + used, 'x', len), used += len;
+    used += (size_t)snprintf(text + used, cap - used, "\nl: [");
+    for (i = 0; i < copies; i++) used += (size_t)snprintf(text + used, cap - used, "%s*s", i ? ", " : "");
+    used += (size_t)snprintf(text + used, cap - used, "]\np: ");
+    memset(text + used, 'y', pad), used += pad;
+    snprintf(text + used, cap - used, "\ne: 1\n");
+    path = put(name, text);
+    free(text);
+    return path;
+}
+
+static void yaml_at_the_document_limit(void **state) {
+    (void)state;
+    FAILS(resolve(yaml_of_json_size("at-limit.yaml", CRES_MAX_DOCUMENT_BYTES), "x", &err), CRES_ERR_ENVIRONMENT,
+          "context \"x\" is defined in no kubeconfig file"); /* read whole, then looked in */
+    FAILS(resolve(yaml_of_json_size("brace-over.yaml", CRES_MAX_DOCUMENT_BYTES + 1), "x", &err), CRES_ERR_LIMIT,
+          "brace-over.yaml", "as JSON it is over 16777216 bytes");
+    FAILS(resolve(yaml_of_json_size("comma-over.yaml", CRES_MAX_DOCUMENT_BYTES + 7), "x", &err), CRES_ERR_LIMIT,
+          "comma-over.yaml", "as JSON it is over 16777216 bytes");
+}
+
 static void empty_files_are_empty_configs(void **state) {
     char list[512];
     const char *a, *b, *c;
@@ -1224,6 +1268,89 @@ static void exec_client_certificate(void **state) {
     assert_int_equal(T.runs[2].timeout_ms, 60000);
 }
 
+/* Every allocation of a resolve through each kind of user fails in turn: an exec plugin
+   (args, env, cluster info, a command relative to the file), basic auth with impersonation,
+   client certificate files, a token file beside a token; PEM from data and from files.
+   Each run ends in the answer or out of memory, with nothing leaked. (The contexts differ in
+   how many strings they keep, so that each kind of kept string is, in one of them, the one
+   whose keeping must grow the resolver's list.) */
+typedef struct user_walk {
+    const char *path, *context, *authorization, *ca; /* what the request must carry; NULL: none */
+} user_walk;
+
+static cres_result user_walk_run(test_alloc *t, const void *ctx) {
+    const user_walk *w = (const user_walk *)ctx;
+    cres_k8s_options o = kube_options(w->path, w->context);
+    cres_config cfg = T.cfg;
+    cres_resolver *r = NULL;
+    cres_cluster_spec *spec = NULL;
+    cres_error err;
+    cres_result res;
+    const char *auth;
+    test_alloc_use(&cfg.allocator, t);
+    o.config = &cfg;
+    T.requests_count = T.plugin_count = T.plugin_next = 0;
+    plugin(0, CRED("from-plugin", ""), "note\n");
+    res = checked(cres_k8s_resolver_create(&o, &r, &err), &err);
+    if (res == CRES_OK) res = checked(cres_resolve(r, &spec, &err), &err);
+    if (res == CRES_OK && cres_spec_tasks_count(spec, "worker") != 2) res = mismatch("workers", json_of(spec));
+    auth = res == CRES_OK ? header(0, "Authorization") : NULL;
+    if (res == CRES_OK && (w->authorization ? !auth || strcmp(auth, w->authorization) != 0 : auth != NULL))
+        res = mismatch("authorization", auth ? auth : "none");
+    if (res == CRES_OK && strcmp(T.requests[0].ca_pem, w->ca) != 0) res = mismatch("ca", T.requests[0].ca_pem);
+    if (res == CRES_OK && !w->authorization && strcmp(T.requests[0].cert_pem, CERT_PEM) != 0)
+        res = mismatch("client certificate", T.requests[0].cert_pem);
+    cres_spec_free(spec);
+    cres_resolver_free(r);
+    return res;
+}
+
+#define WALK_EXEC(more)                                                                    \
+    "{'exec': {'apiVersion': '" EXEC_V1 "', 'command': 'bin/get-token', 'args': ['a'], "    \
+    "'env': [{'name': 'PROFILE', 'value': 'ml'}], 'interactiveMode': 'Never', "             \
+    "'provideClusterInfo': true" more "}}"
+
+static void users_under_allocation_failures(void **state) {
+    static const char *const contexts[][4] = { /* name, authorization, CA, the context */
+        {"exec", "Bearer from-plugin", "ca", "{'cluster': 'data', 'user': 'exec', 'namespace': 'ml'}"},
+        {"exec-env", "Bearer from-plugin", "ca", "{'cluster': 'proxied', 'user': 'exec-hint', 'namespace': 'ml'}"},
+        {"basic", "Basic YWRtaW46cHc=", CA_PEM, "{'cluster': 'file', 'user': 'basic', 'namespace': 'ml'}"}, /* admin:pw */
+        {"cert", NULL, "ca", "{'cluster': 'data', 'user': 'cert', 'namespace': 'ml'}"},
+        {"file", "Bearer from-file", "ca", "{'cluster': 'data', 'user': 'file'}"},
+    };
+    char text[4096];
+    size_t used = 0, i;
+    user_walk w;
+    (void)state;
+    put("w/ca.pem", CA_PEM);
+    put("w/client.pem", CERT_PEM);
+    put("w/client.key", KEY_PEM);
+    put("w/tok", "from-file\n");
+    used += (size_t)snprintf(text + used, sizeof text - used, "%s", dq(
+        "{'clusters': ["
+        "{'name': 'data', 'cluster': {'server': 'https://k8s.test', 'certificate-authority-data': 'Y2E='}}, "
+        "{'name': 'proxied', 'cluster': {'server': 'https://k8s.test', 'certificate-authority-data': 'Y2E=', "
+        "'tls-server-name': 'api', 'proxy-url': 'http://proxy:3128'}}, "
+        "{'name': 'file', 'cluster': {'server': 'https://k8s.test', 'certificate-authority': 'ca.pem'}}], "
+        "'users': ["
+        "{'name': 'exec', 'user': " WALK_EXEC("") "}, "
+        "{'name': 'exec-hint', 'user': " WALK_EXEC(", 'installHint': 'see the docs'") "}, "
+        "{'name': 'basic', 'user': {'username': 'admin', 'password': 'pw', 'as': 'jane', 'as-uid': '42', "
+        "'as-groups': ['a', 'b', 'c', 'd']}}, "
+        "{'name': 'cert', 'user': {'client-certificate': 'client.pem', 'client-key': 'client.key'}}, "
+        "{'name': 'file', 'user': {'token': 'inline', 'tokenFile': 'tok'}}], "
+        "'contexts': ["));
+    for (i = 0; i < N(contexts); i++)
+        used += (size_t)snprintf(text + used, sizeof text - used, "%s{\"name\": \"%s\", \"context\": %s}",
+                                 i ? ", " : "", contexts[i][0], dq(contexts[i][3]));
+    snprintf(text + used, sizeof text - used, "]}");
+    w.path = put("w/config", text);
+    for (i = 0; i < N(contexts); i++) {
+        w.context = contexts[i][0], w.authorization = contexts[i][1], w.ca = contexts[i][2];
+        alloc_walk(w.context, user_walk_run, &w, CRES_OK);
+    }
+}
+
 static void exec_failures_are_named(void **state) {
     static const struct {
         int exit_code;
@@ -1423,6 +1550,56 @@ static void default_exec_failures(void **state) {
     FAILS(resolve(config_json("nocmd", SERVER, "'exec': {'apiVersion': '" EXEC_V1 "', 'command': 'no-such-plugin-here', "
                               "'interactiveMode': 'Never', 'installHint': 'see the docs'}"), NULL, &err),
           CRES_ERR_ENVIRONMENT, "see the docs", "cannot run \"no-such-plugin-here\"");
+    /* a plugin file without execute permission (written 0600) */
+    assert_int_equal(chmod(put("not-executable.sh", "#!/bin/sh\nexit 0\n"), 0600), 0);
+    FAILS(resolve(config_json("noexec", SERVER, "'exec': {'apiVersion': '" EXEC_V1 "', 'command': './not-executable.sh', "
+                              "'interactiveMode': 'Never'}"), NULL, &err),
+          CRES_ERR_ENVIRONMENT, "cannot run", "not-executable.sh\": permission denied");
+}
+
+/* Every allocation of a resolve through the default exec hook fails in turn: a plugin that
+   prints its credential, and one that prints nothing on stdout and fails. Each run ends in
+   the answer (the plugin's failure, quoted) or out of memory, with nothing leaked. */
+typedef struct spawn_walk {
+    const char *path;
+    const char *want; /* the Authorization header; NULL: the plugin's failure */
+} spawn_walk;
+
+static cres_result spawn_walk_run(test_alloc *t, const void *ctx) {
+    const spawn_walk *w = (const spawn_walk *)ctx;
+    cres_k8s_options o = kube_options(w->path, NULL);
+    cres_config cfg = T.cfg;
+    cres_resolver *r = NULL;
+    cres_cluster_spec *spec = NULL;
+    cres_error err;
+    cres_result res;
+    test_alloc_use(&cfg.allocator, t);
+    cfg.exec.fn = NULL;
+    o.config = &cfg;
+    T.requests_count = 0;
+    res = checked(cres_k8s_resolver_create(&o, &r, &err), &err);
+    if (res == CRES_OK) res = checked(cres_resolve(r, &spec, &err), &err);
+    if (res == CRES_OK && strcmp(header(0, "Authorization"), w->want) != 0)
+        res = mismatch("authorization", header(0, "Authorization"));
+    if (res == CRES_ERR_ENVIRONMENT && !strstr(err.message, "exited with 1: no credentials"))
+        res = mismatch("message", err.message);
+    cres_spec_free(spec);
+    cres_resolver_free(r);
+    return res;
+}
+
+static void default_exec_under_allocation_failures(void **state) {
+    spawn_walk w;
+    (void)state;
+    env_set("PATH", "/usr/bin:/bin");
+    script("ok.sh", "#!/bin/sh\nprintf '{\"apiVersion\":\"" EXEC_V1 "\",\"kind\":\"ExecCredential\",\"status\":{\"token\":\"spawned\"}}'\n");
+    script("fails.sh", "#!/bin/sh\necho 'no credentials' >&2\nexit 1\n");
+    w.path = config_json("ok", SERVER, "'exec': {'apiVersion': '" EXEC_V1 "', 'command': './ok.sh', 'interactiveMode': 'Never'}");
+    w.want = "Bearer spawned";
+    alloc_walk("default exec", spawn_walk_run, &w, CRES_OK);
+    w.path = config_json("fails", SERVER, "'exec': {'apiVersion': '" EXEC_V1 "', 'command': './fails.sh', 'interactiveMode': 'Never'}");
+    w.want = NULL;
+    alloc_walk("default exec failing", spawn_walk_run, &w, CRES_ERR_ENVIRONMENT);
 }
 
 int main(void) {
@@ -1456,6 +1633,7 @@ int main(void) {
         T_(yaml_nested_too_deeply),
         T_(yaml_kubeconfig_under_allocation_failures),
         T_(yaml_alias_bomb_is_bounded),
+        T_(yaml_at_the_document_limit),
         T_(empty_files_are_empty_configs),
         T_(exec_plugin_gets_args_env_and_exec_info),
         T_(exec_credential_kept_until_it_expires),
@@ -1464,10 +1642,12 @@ int main(void) {
         T_(exec_runs_again_once_on_401),
         T_(exec_client_certificate),
         T_(exec_failures_are_named),
+        T_(users_under_allocation_failures),
         T_(transport_features_are_checked),
         T_(default_exec_runs_without_a_shell),
         T_(default_exec_failures),
         T_(default_exec_leftovers_and_lost_status),
+        T_(default_exec_under_allocation_failures),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
