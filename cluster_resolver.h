@@ -8015,6 +8015,14 @@ CRES__PRIVATE char *cres__metadata_base(cres_resolver *r, const char *option) {
     return s;
 }
 
+/* A base URL given as an option (compute_url, tpu_url): http:// or https://, then a host. */
+CRES__PRIVATE int cres__base_url_ok(const char *url) {
+    const char *host = strncmp(url, "https://", 8) == 0  ? url + 8
+                       : strncmp(url, "http://", 7) == 0 ? url + 7
+                                                         : NULL;
+    return host && *host && *host != '/' && !cres__bad_text(url, 1);
+}
+
 /* An HTTP error status from a Google API, with its message and what to do. */
 CRES__PRIVATE cres_result cres__google_status_error(const cres_resolver *r,
                                                     const cres_http_response *resp,
@@ -9338,9 +9346,11 @@ CRES_API cres_result cres_gce_resolver_create(const cres_gce_options *o, cres_re
                           "gce: options.instance_group is missing or not a resource name");
     if ((o->project && !cres__resource_name_ok(o->project)) ||
         (o->zone && !cres__resource_name_ok(o->zone)) ||
-        (o->region && !cres__resource_name_ok(o->region)) || o->port < 0 || o->port > 65535)
+        (o->region && !cres__resource_name_ok(o->region)) || o->port < 0 || o->port > 65535 ||
+        (o->compute_url && !cres__base_url_ok(o->compute_url)))
         return cres__fail(err, CRES_ERR_INVALID_ARGUMENT,
-                          "gce: project, zone, region or port is malformed");
+                          "gce: project, zone, region, port or compute_url (http:// or https:// "
+                          "and a host) is malformed");
     if ((res = cres_resolver_new(sizeof *g, &cres__gce_vtable, o->config, &r, err)) != CRES_OK)
         return res;
     g = (cres__gce *)r;
@@ -9814,10 +9824,12 @@ CRES_API cres_result cres_tpu_resolver_create(const cres_tpu_options *o, cres_re
                           "tpu: api_version must be \"v1\" or \"v2\"");
     if ((o->project && !cres__resource_name_ok(o->project)) ||
         (o->zone && !cres__resource_name_ok(o->zone)) || o->accelerators_per_host < 0 ||
-        (o->coordinator_name && !o->coordinator_address))
+        (o->coordinator_name && !o->coordinator_address) ||
+        (o->tpu_url && !cres__base_url_ok(o->tpu_url)))
         return cres__fail(err, CRES_ERR_INVALID_ARGUMENT,
-                          "tpu: project or zone malformed, accelerators_per_host negative, or a "
-                          "coordinator without an address");
+                          "tpu: project or zone malformed, accelerators_per_host negative, a "
+                          "coordinator without an address, or tpu_url not http:// or https:// "
+                          "and a host");
     if ((res = cres_resolver_new(sizeof *t, &cres__tpu_vtable, o->config, &r, err)) != CRES_OK)
         return res;
     t = (cres__tpu *)r;

@@ -1523,6 +1523,10 @@ static void zone_list_filter_and_fields(void **state) {
     HAS(q, "fields=items%28name%2CnetworkInterfaces%28networkIP%29%29%2CnextPageToken");
 }
 
+/* Base URLs an option may not give: no scheme, another scheme, no host, a line break. */
+static const char *const bad_base_urls[] = {"", "/", "compute.googleapis.com", "ftp://h/x", "https://",
+                                            "https:///compute/v1", "http://h\r\nX: 1"};
+
 static void create_checks_names(void **state) {
     static const char *const bad_groups[] = {NULL, "", "a/b", "g?x=1", "g#f", "with space"};
     cres_gce_options o = gce_options();
@@ -1548,6 +1552,18 @@ static void create_checks_names(void **state) {
     o.port = -1;
     gce_create_fails(&o, CRES_ERR_INVALID_ARGUMENT);
     o.port = 0;
+    for (i = 0; i < N(bad_base_urls); i++) { /* requests would go to a relative path, or nowhere */
+        cres_resolver *r = NULL;
+        o.compute_url = bad_base_urls[i];
+        EXPECT(cres_gce_resolver_create(&o, &r, &err), CRES_ERR_INVALID_ARGUMENT);
+        assert_null(r);
+        HAS(err.message, "gce: project, zone, region, port or compute_url (http:// or https:// and a host) is "
+                         "malformed");
+    }
+    o.compute_url = "http://127.0.0.1:8080/compute/v1/"; /* a local fake's: fine */
+    OK(cres_gce_resolver_create(&o, &C.r, &err));
+    keep(NULL);
+    o.compute_url = NULL;
     { /* a resource name starts with a letter or digit and has 128 bytes at most */
         static char long_name[130];
         static const char *const bad_first[] = {"-group", ".group", "_group", ":group", "~group", "\x80group"};
@@ -3218,7 +3234,7 @@ static void tpu_config_name_only_and_empty_variables(void **state) {
 }
 
 /* create() checks options.project and options.zone as resource names (they go into the URL
-   path), and a coordinator needs its address. */
+   path), a coordinator needs its address, and tpu_url is http:// or https:// and a host. */
 static void tpu_create_checks_project_and_zone(void **state) {
     static const char *const bad[] = {"p/../other", "a b", "-p"};
     size_t i;
@@ -3230,8 +3246,15 @@ static void tpu_create_checks_project_and_zone(void **state) {
         else if (i < 2 * N(bad)) o.zone = bad[i - N(bad)];
         else o.coordinator_name = "coordinator";
         tpu_create_fails(&o, CRES_ERR_INVALID_ARGUMENT, &err);
-        HAS(err.message, "tpu: project or zone malformed, accelerators_per_host negative, or a coordinator "
-                         "without an address");
+        HAS(err.message, "tpu: project or zone malformed, accelerators_per_host negative, a coordinator "
+                         "without an address, or tpu_url not http:// or https:// and a host");
+    }
+    for (i = 0; i < N(bad_base_urls); i++) {
+        cres_tpu_options o = tpu_options("test-tpu-1");
+        cres_error err;
+        o.tpu_url = bad_base_urls[i];
+        tpu_create_fails(&o, CRES_ERR_INVALID_ARGUMENT, &err);
+        HAS(err.message, "or tpu_url not http:// or https:// and a host");
     }
 }
 
