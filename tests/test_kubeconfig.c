@@ -18,6 +18,7 @@
 
 #include <fcntl.h>
 #include <signal.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 
 #include "alloc_walk.h"
@@ -1235,8 +1236,8 @@ static void exec_runs_again_once_on_401(void **state) {
     T.status[1] = 0;
     plugin(0, CRED("slow", ""), "");
     plugin(0, CRED("late", ""), "");
-    T.cfg.resolve_timeout_ms = 20;
-    T.delay_ms = 40;
+    T.cfg.resolve_timeout_ms = 100;
+    T.delay_ms = 120;
     FAILS(resolve(path, NULL, &err), CRES_ERR_TIMEOUT, "resolve_timeout_ms");
     assert_int_equal(T.plugin_next, 2);
     assert_int_equal(T.runs[1].timeout_ms, 1);
@@ -1526,6 +1527,31 @@ static void default_exec_leftovers_and_lost_status(void **state) {
     signal(SIGCHLD, SIG_DFL);
 }
 
+/* A resolve through the default exec hook with only `spare` file descriptors left to the
+   process (RLIMIT_NOFILE lowered after the create, which read the kubeconfig). */
+static cres_result resolve_with_spare_fds(const char *kubeconfig, int spare, cres_error *err) {
+    cres_k8s_options o = kube_options(kubeconfig, NULL);
+    cres_resolver *r = NULL;
+    cres_cluster_spec *spec = NULL;
+    struct rlimit was, low;
+    int lowest;
+    cres_result res;
+    T.cfg.exec.fn = NULL;
+    if ((res = cres_k8s_resolver_create(&o, &r, err)) != CRES_OK) return res;
+    lowest = dup(0); /* the lowest free descriptor: every one below it is open */
+    assert_true(lowest >= 0);
+    close(lowest);
+    assert_int_equal(getrlimit(RLIMIT_NOFILE, &was), 0);
+    low = was;
+    low.rlim_cur = (rlim_t)(lowest + spare);
+    assert_int_equal(setrlimit(RLIMIT_NOFILE, &low), 0);
+    res = cres_resolve(r, &spec, err);
+    assert_int_equal(setrlimit(RLIMIT_NOFILE, &was), 0);
+    cres_spec_free(spec);
+    cres_resolver_free(r);
+    return res;
+}
+
 static void default_exec_failures(void **state) {
     char big[64];
     (void)state;
@@ -1550,6 +1576,14 @@ static void default_exec_failures(void **state) {
     FAILS(resolve(config_json("nocmd", SERVER, "'exec': {'apiVersion': '" EXEC_V1 "', 'command': 'no-such-plugin-here', "
                               "'interactiveMode': 'Never', 'installHint': 'see the docs'}"), NULL, &err),
           CRES_ERR_ENVIRONMENT, "see the docs", "cannot run \"no-such-plugin-here\"");
+    /* out of file descriptors: no pipe for the plugin's stdout, or none for its stderr */
+    script("plugin.sh", "#!/bin/sh\nexit 0\n");
+    FAILS(resolve_with_spare_fds(config_json("fds", SERVER, "'exec': {'apiVersion': '" EXEC_V1 "', 'command': './plugin.sh', "
+                                             "'interactiveMode': 'Never'}"), 0, &err),
+          CRES_ERR_ENVIRONMENT, "cannot run", "plugin.sh\": the system refused to start it");
+    FAILS(resolve_with_spare_fds(config_json("fds", SERVER, "'exec': {'apiVersion': '" EXEC_V1 "', 'command': './plugin.sh', "
+                                             "'interactiveMode': 'Never'}"), 2, &err),
+          CRES_ERR_ENVIRONMENT, "cannot run", "plugin.sh\": the system refused to start it");
     /* a plugin file without execute permission (written 0600) */
     assert_int_equal(chmod(put("not-executable.sh", "#!/bin/sh\nexit 0\n"), 0600), 0);
     FAILS(resolve(config_json("noexec", SERVER, "'exec': {'apiVersion': '" EXEC_V1 "', 'command': './not-executable.sh', "
