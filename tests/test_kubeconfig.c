@@ -1006,9 +1006,8 @@ static void yaml_alias_bomb_is_bounded(void **state) {
     FAILS(resolve(put("bomb.yaml", text), "x", &err), CRES_ERR_LIMIT, "bomb.yaml", "over");
 }
 
-/* YAML whose JSON is exactly CRES_MAX_DOCUMENT_BYTES long is read; one byte more is
-   CRES_ERR_LIMIT, whether the byte over is the closing brace or the comma before a last
-   key. (A scalar of `len` bytes repeated by `copies` aliases, then a padding scalar.) */
+/* A YAML file whose JSON is json_bytes long: a scalar of `len` bytes repeated by `copies`
+   aliases, then a padding scalar and a last key. */
 static const char *yaml_of_json_size(const char *name, size_t json_bytes) {
     const size_t len = 60000, copies = 278;
     /* {"s":"<len>","l":[<copies> of "<len>"],"p":"<pad>","e":1} */
@@ -1030,6 +1029,8 @@ static const char *yaml_of_json_size(const char *name, size_t json_bytes) {
     return path;
 }
 
+/* YAML whose JSON is exactly CRES_MAX_DOCUMENT_BYTES long is read; one byte more is
+   CRES_ERR_LIMIT, whether the byte over is the closing brace or the comma before a last key. */
 static void yaml_at_the_document_limit(void **state) {
     (void)state;
     FAILS(resolve(yaml_of_json_size("at-limit.yaml", CRES_MAX_DOCUMENT_BYTES), "x", &err), CRES_ERR_ENVIRONMENT,
