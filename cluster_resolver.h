@@ -6173,6 +6173,21 @@ CRES__PRIVATE int cres__spawn_wait(pid_t pid, long long deadline, int kill_now) 
     return cres__exit_code(status);
 }
 
+/* Why a plugin could not start, in words (strerror's buffer may be shared between threads). */
+CRES__PRIVATE const char *cres__spawn_why(int rc) {
+    switch (rc) {
+    case ENOENT: return "no such file (not in PATH?)";
+    case EACCES: return "permission denied";
+    case ENOEXEC: return "not an executable format (a script without #!?)";
+    case EMFILE:
+    case ENFILE: return "too many open files";
+    case ENOMEM:
+    case EAGAIN: return "out of memory or processes";
+    case E2BIG: return "its arguments and environment are too long";
+    default: return "the system refused to start it";
+    }
+}
+
 /* The default config.exec: posix_spawnp, no shell, bounded in time and output. */
 CRES__PRIVATE cres_result cres__spawn_run(void *user, const cres_exec_request *req,
                                           cres_exec_result *out, const cres_allocator *a,
@@ -6193,10 +6208,8 @@ CRES__PRIVATE cres_result cres__spawn_run(void *user, const cres_exec_request *r
     if ((rc = cres__spawn(&s, req)) != 0) {
         cres__free(a, out->err);
         out->err = NULL;
-        return cres__fail(err, CRES_ERR_ENVIRONMENT, "cannot run %s: %s", q,
-                          rc == ENOENT ? "no such file (not in PATH?)"
-                          : rc == EACCES ? "permission denied"
-                                         : "the system refused to start it");
+        return cres__fail(err, CRES_ERR_ENVIRONMENT, "cannot run %s: %s (errno %d)", q,
+                          cres__spawn_why(rc), rc);
     }
     while (!stop && (s.fd[0] >= 0 || s.fd[1] >= 0)) {
         struct pollfd p[2];

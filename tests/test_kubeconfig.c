@@ -1570,8 +1570,9 @@ static void default_exec_failures(void **state) {
     /* output closed but still running: killed at the deadline, not waited for forever */
     FAILS(run_default("#!/bin/sh\nexec >&- 2>&-\nexec sleep 30\n", 300, &err), CRES_ERR_ENVIRONMENT,
           "exited with 137");
-    /* executable, but no program and no #! line: the system will not start it */
-    FAILS(run_default("not a program\n", 0, &err), CRES_ERR_ENVIRONMENT, "cannot run", "the system refused to start it");
+    /* executable, but no program and no #! line: the system will not start it (ENOEXEC) */
+    FAILS(run_default("not a program\n", 0, &err), CRES_ERR_ENVIRONMENT, "cannot run",
+          "plugin.sh\": not an executable format (a script without #!?) (errno 8)");
     snprintf(big, sizeof big, "%s", "");
     T.cfg.exec.fn = NULL;
     FAILS(resolve(config_json("nocmd", SERVER, "'exec': {'apiVersion': '" EXEC_V1 "', 'command': 'no-such-plugin-here', "
@@ -1581,15 +1582,15 @@ static void default_exec_failures(void **state) {
     script("plugin.sh", "#!/bin/sh\nexit 0\n");
     FAILS(resolve_with_spare_fds(config_json("fds", SERVER, "'exec': {'apiVersion': '" EXEC_V1 "', 'command': './plugin.sh', "
                                              "'interactiveMode': 'Never'}"), 0, &err),
-          CRES_ERR_ENVIRONMENT, "cannot run", "plugin.sh\": the system refused to start it");
+          CRES_ERR_ENVIRONMENT, "cannot run", "plugin.sh\": too many open files (errno 24)");
     FAILS(resolve_with_spare_fds(config_json("fds", SERVER, "'exec': {'apiVersion': '" EXEC_V1 "', 'command': './plugin.sh', "
                                              "'interactiveMode': 'Never'}"), 2, &err),
-          CRES_ERR_ENVIRONMENT, "cannot run", "plugin.sh\": the system refused to start it");
+          CRES_ERR_ENVIRONMENT, "cannot run", "plugin.sh\": too many open files (errno 24)");
     /* a plugin file without execute permission (written 0600) */
     assert_int_equal(chmod(put("not-executable.sh", "#!/bin/sh\nexit 0\n"), 0600), 0);
     FAILS(resolve(config_json("noexec", SERVER, "'exec': {'apiVersion': '" EXEC_V1 "', 'command': './not-executable.sh', "
                               "'interactiveMode': 'Never'}"), NULL, &err),
-          CRES_ERR_ENVIRONMENT, "cannot run", "not-executable.sh\": permission denied");
+          CRES_ERR_ENVIRONMENT, "cannot run", "not-executable.sh\": permission denied (errno 13)");
 }
 
 /* Every allocation of a resolve through the default exec hook fails in turn: a plugin that
