@@ -5095,6 +5095,8 @@ CRES__PRIVATE const char *cres__yaml_event(cres__yconv *y, const yaml_event_t *e
         if (key && e->data.scalar.length == 2 && !memcmp(e->data.scalar.value, "<<", 2) &&
             e->data.scalar.style == YAML_PLAIN_SCALAR_STYLE)
             return "merge keys (<<) are not supported";
+        if (memchr(e->data.scalar.value, '\0', e->data.scalar.length))
+            return "a string holds a NUL character"; /* "\0" in YAML; JSON would refuse it */
         {
             size_t start = y->len;
             cres__yaml_scalar(y, e, key);

@@ -925,6 +925,9 @@ static void yaml_one_one_booleans_are_not_strings(void **state) {
           "keymap.yaml", "YAML at line 2: a key is a mapping or a list");
     FAILS(resolve(put("keyalias.yaml", "a: &l [1]\nb: {*l : 2}\n"), "x", &err), CRES_ERR_ENVIRONMENT,
           "keyalias.yaml", "an alias used as a key is no string");
+    /* YAML's "\0" escape: refused at its line, not as the JSON copy's offset */
+    FAILS(resolve(put("nul.yaml", "current-context: c\nusers:\n- name: u\n  user: {token: \"a\\0b\"}\n"), "x", &err),
+          CRES_ERR_ENVIRONMENT, "nul.yaml\": YAML at line 4: a string holds a NUL character");
     OK(resolve(put("keyalias2.yaml", "a: &n k\nclusters: [{name: *n, cluster: {server: https://k8s.test}}]\n"
                                     "contexts: [{name: c, context: {cluster: k}}]\ncurrent-context: c\n"),
                NULL, &err));
