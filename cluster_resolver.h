@@ -548,8 +548,9 @@
                   readable, it wins over token), client-certificate(-data) and
                   client-key(-data), username/password, as, as-groups, as-uid, exec (v1,
                   v1beta1: run through config.exec with args, env and KUBERNETES_EXEC_INFO;
-                  its token or certificate kept until expirationTimestamp, checked before
-                  each request; run once more on a 401; its stderr to the log), auth-provider
+                  its token or certificate kept until expirationTimestamp (RFC 3339 with its
+                  offset, as Go's time.RFC3339), checked before each request; run once more
+                  on a 401; its stderr to the log), auth-provider
                   oidc (id-token). No credential goes to an http:// server (impersonation
                   headers do, as with kubectl). Else in cluster:
                   KUBERNETES_SERVICE_HOST / _PORT (1..65535), the service account's token
@@ -662,11 +663,12 @@
                   CRES_ERR_ENVIRONMENT "no project: pass options.project (--project)...", "no
                   zone...", "no credentials: set GOOGLE_APPLICATION_CREDENTIALS...". The
                   Compute and Cloud TPU APIs are HTTPS with the system CA store, or ca_file (for a
-                  compute_url / tpu_url behind a private CA). Project, zone, region, group and
-                  TPU names must be Google resource names (1..128 of [A-Za-z0-9-_.:], a letter
-                  or digit first): CRES_ERR_INVALID_ARGUMENT from options, else
-                  _ENVIRONMENT or _UNEXPECTED_RESPONSE. 401 and 403 quote Google's message
-                  and name the permission needed.
+                  compute_url / tpu_url behind a private CA; either must be http:// or
+                  https:// and a host, else CRES_ERR_INVALID_ARGUMENT). Project, zone, region,
+                  group and TPU names must be Google resource names (1..128 of
+                  [A-Za-z0-9-_.:], a letter or digit first): CRES_ERR_INVALID_ARGUMENT from
+                  options, else _ENVIRONMENT or _UNEXPECTED_RESPONSE. 401 and 403 quote
+                  Google's message and name the permission needed.
       gce (cres_gce_options)
         Reads:    the RUNNING instances of a zonal or regional (region) instance group
                   (required): listInstances (paged), then one list of each member zone's
