@@ -2150,6 +2150,78 @@ static void sm_hosts_and_current_host_options(void **state) {
     SM_FAILS(o, CRES_ERR_ENVIRONMENT, "options.current_host", "options.hosts");
 }
 
+/* A host name of 256 bytes, one past CRES_MAX_NAME_LENGTH, and the document limit. */
+#define SM_HOST64 "node-0123456789abcdef0123456789abcdef0123456789abcdef0123456789a"
+#define SM_DOCUMENT_LIMIT (16u * 1024u * 1024u) /* CRES_MAX_DOCUMENT_BYTES, the implementation's */
+
+/* Hosts in natural order, "algo-" before "algo1" ('-' sorts before a digit); a name past
+   CRES_MAX_NAME_LENGTH is no host name. */
+static void sagemaker_host_names(void **state) {
+    cres_sagemaker_options o = sm_options();
+    cres_resolver *r;
+    (void)state;
+    env_set("SM_HOSTS", "[\"algo-1\", \"algo1\", \"algo-10\", \"algo-2\"]");
+    env_set("SM_CURRENT_HOST", "algo1");
+    r = sagemaker_with(o);
+    assert_string_equal(resolved_json(r), dq("{'worker': ['algo-1:2223', 'algo-2:2223', 'algo-10:2223', 'algo1:2223']}"));
+    expect_task(r, "worker", 3);
+    cres_resolver_free(r);
+    env_set("SM_HOSTS", "[\"algo-1\", \"" SM_HOST64 SM_HOST64 SM_HOST64 SM_HOST64 "\"]");
+    env_set("SM_CURRENT_HOST", "algo-1");
+    SM_FAILS(o, CRES_ERR_ENVIRONMENT, "sagemaker: SM_HOSTS: item 1, \"node-0123", "is not a host name");
+}
+
+/* The resource config fills in what the environment leaves out, and need not repeat what
+   it gives; what both give must agree; a file past 16 MiB is refused unread. */
+static void sagemaker_resource_config_beside_the_environment(void **state) {
+    cres_sagemaker_options o = sm_options();
+    cres_resolver *r;
+    char *huge;
+    (void)state;
+    /* SM_HOSTS from the environment, the current host from a file without "hosts" */
+    env_set("SM_HOSTS", "[\"algo-1\", \"algo-2\"]");
+    o.resource_config = temp_file("{\"current_host\": \"algo-2\", \"network_interface_name\": \"eth0\"}");
+    r = sagemaker_with(o);
+    assert_string_equal(resolved_json(r), dq("{'worker': ['algo-1:2223', 'algo-2:2223']}"));
+    expect_task(r, "worker", 1);
+    cres_resolver_free(r);
+    /* SM_CURRENT_HOST from the environment, the hosts from a file without "current_host" */
+    env_reset();
+    env_set("SM_CURRENT_HOST", "algo-2");
+    o.resource_config = temp_file("{\"hosts\": [\"algo-1\", \"algo-2\"]}");
+    r = sagemaker_with(o);
+    assert_string_equal(resolved_json(r), dq("{'worker': ['algo-1:2223', 'algo-2:2223']}"));
+    expect_task(r, "worker", 1);
+    cres_resolver_free(r);
+    /* SM_HOSTS naming fewer hosts than the file */
+    env_reset();
+    env_set("SM_HOSTS", "[\"algo-1\"]");
+    o.resource_config = temp_file("{\"current_host\": \"algo-1\", \"hosts\": [\"algo-1\", \"algo-2\"]}");
+    SM_FAILS(o, CRES_ERR_ENVIRONMENT, "sagemaker: SM_HOSTS names 1 hosts and resource config \"hosts\" 2, not the same", NULL);
+    /* one byte past CRES_MAX_DOCUMENT_BYTES (16 MiB by default) */
+    huge = (char *)malloc(SM_DOCUMENT_LIMIT + 1);
+    assert_non_null(huge);
+    memset(huge, ' ', SM_DOCUMENT_LIMIT + 1);
+    o.resource_config = temp_file_n(huge, SM_DOCUMENT_LIMIT + 1);
+    free(huge);
+    SM_FAILS(o, CRES_ERR_LIMIT, "sagemaker: \"/tmp/", "is larger than 16777216 bytes");
+}
+
+/* SM_INSTANCE_GROUPS_DICT: a group's "instance_group_name" given twice is an error, like
+   every key given twice. */
+static void sagemaker_group_name_given_twice(void **state) {
+    cres_sagemaker_options o = sm_options();
+    (void)state;
+    o.instance_groups = 1;
+    env_set("SM_HOSTS", "[\"algo-1\", \"algo-2\"]");
+    env_set("SM_CURRENT_HOST", "algo-1");
+    env_set("SM_CURRENT_INSTANCE_GROUP", "train");
+    env_set("SM_INSTANCE_GROUPS_DICT", "{\"train\": {\"instance_group_name\": \"train\", \"instance_group_name\": "
+                                       "\"train\", \"instance_type\": \"ml.p4d.24xlarge\", \"hosts\": [\"algo-1\", \"algo-2\"]}}");
+    SM_FAILS(o, CRES_ERR_ENVIRONMENT, "sagemaker: SM_INSTANCE_GROUPS_DICT: group \"train\": key \"instance_group_name\" appears twice",
+                    NULL);
+}
+
 /* ---------------------------------------------------------------------------------------
    SageMaker heterogeneous clusters: a job per instance group (options.instance_groups).
    The fixtures have the shapes of aws/sagemaker-training-toolkit's
@@ -2971,6 +3043,9 @@ int main(void) {
         cmocka_unit_test_setup(sm_groups_disagree_with_the_flat_list, reset),
         cmocka_unit_test_setup(sm_groups_current_host_and_group, reset),
         cmocka_unit_test_setup(sm_groups_malformed_dict, reset),
+        cmocka_unit_test_setup(sagemaker_host_names, reset),
+        cmocka_unit_test_setup(sagemaker_resource_config_beside_the_environment, reset),
+        cmocka_unit_test_setup(sagemaker_group_name_given_twice, reset),
         cmocka_unit_test_setup(sm_groups_malformed_resource_config, reset),
         cmocka_unit_test_setup(sm_groups_nothing_set, reset),
         cmocka_unit_test_setup(sm_groups_conflicting_options, reset),

@@ -1243,100 +1243,6 @@ static void volcano_reads_only_the_hooks(void **state) {
 }
 
 /* ---------------------------------------------------------------------------------------
-   sagemaker: host checks, and the resource config beside the environment. The hosts as
-   aws/sagemaker-training-toolkit's environment.py reads them (SM_HOSTS a JSON list,
-   SM_CURRENT_HOST, SM_INSTANCE_GROUPS_DICT), the resource config as
-   /opt/ml/input/config/resourceconfig.json holds it, here a temporary file. */
-
-static cres_sagemaker_options sagemaker_options(void) {
-    cres_sagemaker_options o;
-    memset(&o, 0, sizeof o);
-    o.config = &cfg;
-    o.resource_config = "/nonexistent/test_platforms/resourceconfig.json";
-    return o;
-}
-
-static cres_resolver *sagemaker_with(cres_sagemaker_options o) {
-    cres_resolver *r = NULL;
-    cres_error err;
-    OK(cres_sagemaker_resolver_create(&o, &r, &err));
-    assert_non_null(r);
-    assert_string_equal(cres_resolver_name(r), "sagemaker");
-    return r;
-}
-
-#define DOCUMENT_LIMIT (16u * 1024u * 1024u) /* CRES_MAX_DOCUMENT_BYTES, the implementation's */
-#define SAGEMAKER_FAILS(opts, want, sub1, sub2) FAILS_WITH(cres_sagemaker_resolver_create, opts, want, sub1, sub2)
-
-/* Hosts in natural order, "algo-" before "algo1" ('-' sorts before a digit); a name past
-   CRES_MAX_NAME_LENGTH is no host name. */
-static void sagemaker_host_names(void **state) {
-    cres_sagemaker_options o = sagemaker_options();
-    cres_resolver *r;
-    (void)state;
-    env_set("SM_HOSTS", "[\"algo-1\", \"algo1\", \"algo-10\", \"algo-2\"]");
-    env_set("SM_CURRENT_HOST", "algo1");
-    r = sagemaker_with(o);
-    SPEC_IS(r, "{'worker': ['algo-1:2223', 'algo-2:2223', 'algo-10:2223', 'algo1:2223']}");
-    TASK_IS(r, "worker", 3);
-    cres_resolver_free(r);
-    env_set("SM_HOSTS", "[\"algo-1\", \"" HOST256 "\"]");
-    env_set("SM_CURRENT_HOST", "algo-1");
-    SAGEMAKER_FAILS(o, ENV, "sagemaker: SM_HOSTS: item 1, \"node-0123", "is not a host name");
-}
-
-/* The resource config fills in what the environment leaves out, and need not repeat what
-   it gives; what both give must agree; a file past 16 MiB is refused unread. */
-static void sagemaker_resource_config_beside_the_environment(void **state) {
-    cres_sagemaker_options o = sagemaker_options();
-    cres_resolver *r;
-    char *huge;
-    (void)state;
-    /* SM_HOSTS from the environment, the current host from a file without "hosts" */
-    env_set("SM_HOSTS", "[\"algo-1\", \"algo-2\"]");
-    o.resource_config = temp_file("{\"current_host\": \"algo-2\", \"network_interface_name\": \"eth0\"}");
-    r = sagemaker_with(o);
-    SPEC_IS(r, "{'worker': ['algo-1:2223', 'algo-2:2223']}");
-    TASK_IS(r, "worker", 1);
-    cres_resolver_free(r);
-    /* SM_CURRENT_HOST from the environment, the hosts from a file without "current_host" */
-    env_reset();
-    env_set("SM_CURRENT_HOST", "algo-2");
-    o.resource_config = temp_file("{\"hosts\": [\"algo-1\", \"algo-2\"]}");
-    r = sagemaker_with(o);
-    SPEC_IS(r, "{'worker': ['algo-1:2223', 'algo-2:2223']}");
-    TASK_IS(r, "worker", 1);
-    cres_resolver_free(r);
-    /* SM_HOSTS naming fewer hosts than the file */
-    env_reset();
-    env_set("SM_HOSTS", "[\"algo-1\"]");
-    o.resource_config = temp_file("{\"current_host\": \"algo-1\", \"hosts\": [\"algo-1\", \"algo-2\"]}");
-    SAGEMAKER_FAILS(o, ENV, "sagemaker: SM_HOSTS names 1 hosts and resource config \"hosts\" 2, not the same", NULL);
-    /* one byte past CRES_MAX_DOCUMENT_BYTES (16 MiB by default) */
-    huge = (char *)malloc(DOCUMENT_LIMIT + 1);
-    assert_non_null(huge);
-    memset(huge, ' ', DOCUMENT_LIMIT + 1);
-    o.resource_config = temp_file_n(huge, DOCUMENT_LIMIT + 1);
-    free(huge);
-    SAGEMAKER_FAILS(o, CRES_ERR_LIMIT, "sagemaker: \"/tmp/", "is larger than 16777216 bytes");
-}
-
-/* SM_INSTANCE_GROUPS_DICT: a group's "instance_group_name" given twice is an error, like
-   every key given twice. */
-static void sagemaker_group_name_given_twice(void **state) {
-    cres_sagemaker_options o = sagemaker_options();
-    (void)state;
-    o.instance_groups = 1;
-    env_set("SM_HOSTS", "[\"algo-1\", \"algo-2\"]");
-    env_set("SM_CURRENT_HOST", "algo-1");
-    env_set("SM_CURRENT_INSTANCE_GROUP", "train");
-    env_set("SM_INSTANCE_GROUPS_DICT", "{\"train\": {\"instance_group_name\": \"train\", \"instance_group_name\": "
-                                       "\"train\", \"instance_type\": \"ml.p4d.24xlarge\", \"hosts\": [\"algo-1\", \"algo-2\"]}}");
-    SAGEMAKER_FAILS(o, ENV, "sagemaker: SM_INSTANCE_GROUPS_DICT: group \"train\": key \"instance_group_name\" appears twice",
-                    NULL);
-}
-
-/* ---------------------------------------------------------------------------------------
    auto */
 
 static void auto_picks_each_platform(void **state) {
@@ -1801,9 +1707,6 @@ int main(void) {
         cmocka_unit_test_setup(env_at_without_hook_is_the_process_environment, reset),
         cmocka_unit_test_setup(volcano_reads_only_the_hooks, reset),
         /* auto */
-        cmocka_unit_test_setup(sagemaker_host_names, reset),
-        cmocka_unit_test_setup_teardown(sagemaker_resource_config_beside_the_environment, reset, remove_temp_files),
-        cmocka_unit_test_setup(sagemaker_group_name_given_twice, reset),
 
         cmocka_unit_test_setup(auto_picks_each_platform, reset),
         cmocka_unit_test_setup(auto_port_task_and_rpc_reach_the_platforms, reset),
