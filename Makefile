@@ -99,7 +99,7 @@ k8s-test: $(BUILD)/san/cluster-resolve
 	python3 tests/k8s/test_k8s_integration.py $(BUILD)/san
 
 # Kubernetes from outside the cluster, with kubectl as the oracle: the servers the tests use
-# (fake API with client certificates and SNI, HTTP CONNECT and SOCKS5 proxies), then 68
+# (fake API with client certificates and SNI, HTTP CONNECT and SOCKS5 proxies), then 70
 # kubeconfig cases where kubectl and our CLI must send the same and see the same pods, then
 # the real cloud exec plugins (aws eks get-token, gke-gcloud-auth-plugin) with the kubeconfig
 # files aws and gcloud write against fakes of their cluster APIs; plugins of our own for expiry

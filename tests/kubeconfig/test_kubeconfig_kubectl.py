@@ -1455,6 +1455,35 @@ users:
 
 
 @test
+def exec_expiry_in_1970_is_still_used():
+    """A credential whose expirationTimestamp is 1970-01-01T00:00:00Z: already expired, yet
+    the request it was fetched for carries it, in both clients (that ours no longer keeps
+    it for later resolves is test_kubeconfig.c's exec_expiry_times)."""
+    c = Case()
+    log = os.path.join(c.dir, "plugin.jsonl")
+    write_plugin(c, "kube/creds", {"token": EXEC_TOKEN,
+                                   "expirationTimestamp": "1970-01-01T00:00:00Z"})
+    path = c.write("kube/config", simple(main_fake().url, exec_user(
+        "./creds", env=[{"name": "PLUGIN_LOG", "value": log}])))
+    res, _ = same_exec(c, c.env(path), log)
+    expect(res, bearer(EXEC_TOKEN))
+
+
+@test
+def invalid_exec_expiry_without_offset():
+    """A plugin whose expirationTimestamp has a fraction but no offset
+    ("2099-01-01T00:00:00.5", a local time): kubectl fails parsing it (Go's time.RFC3339);
+    ours exits 3 naming the plugin and the field (it once took the time as UTC)."""
+    c = Case()
+    log = os.path.join(c.dir, "plugin.jsonl")
+    write_plugin(c, "creds", {"token": EXEC_TOKEN, "expirationTimestamp": "2099-01-01T00:00:00.5"})
+    path = bad(c, exec_user("./creds", env=[{"name": "PLUGIN_LOG", "value": log}]))
+    both_fail(c, c.env(path), "exec plugin", ["./creds", "expirationTimestamp", "2099-01-01T00:00:00.5",
+                                              "RFC 3339"],
+              kubectl_says=["2099-01-01T00:00:00.5"])
+
+
+@test
 def invalid_exec_command_not_found():
     """An exec command found nowhere: kubectl fails ("exec: executable no-such-plugin not
     found", then the installHint); ours exits 3 naming the command."""
