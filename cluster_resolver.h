@@ -4388,8 +4388,8 @@ CRES_API cres_result cres_simple_resolver_create(const cres_simple_options *o, c
     cres__simple *s;
     cres_result res;
     cres__clear(err);
-    if (out) *out = NULL;
     if (!out) return cres__fail(err, CRES_ERR_INVALID_ARGUMENT, "simple: out is NULL");
+    *out = NULL;
     if (!o || !o->spec)
         return cres__fail(err, CRES_ERR_INVALID_ARGUMENT, "simple: options.spec is required");
     if (o->accelerators && o->accelerators->count > 8)
@@ -4494,8 +4494,8 @@ CRES_API cres_result cres_union_resolver_create(const cres_union_options *o, cre
     cres_result res = CRES_OK;
     size_t i;
     cres__clear(err);
-    if (out) *out = NULL;
     if (!out) return cres__fail(err, CRES_ERR_INVALID_ARGUMENT, "union: out is NULL");
+    *out = NULL;
     if (!o || !o->resolvers || o->resolvers_count == 0)
         return cres__fail(err, CRES_ERR_INVALID_ARGUMENT,
                           "union: at least one resolver is required");
@@ -4752,8 +4752,8 @@ CRES_API cres_result cres_tfconfig_resolver_create(const cres_tfconfig_options *
         memset(&none, 0, sizeof none);
         o = &none;
     }
-    if (out) *out = NULL;
     if (!out) return cres__fail(err, CRES_ERR_INVALID_ARGUMENT, "tfconfig: out is NULL");
+    *out = NULL;
     memset(&f, 0, sizeof f);
     f.src = o->json ? "options.json" : "TF_CONFIG";
     res = cres__tf_create(&cres__tfconfig_vtable, o->config, o->json, &f, o->environment, &r, err);
@@ -4806,8 +4806,8 @@ CRES_API cres_result cres_local_resolver_create(const cres_local_options *o, cre
         memset(&none, 0, sizeof none);
         o = &none;
     }
-    if (out) *out = NULL;
     if (!out) return cres__fail(err, CRES_ERR_INVALID_ARGUMENT, "local: out is NULL");
+    *out = NULL;
     cres__clear(err);
     if (o->port < 0 || o->port > 65535)
         return cres__fail(err, CRES_ERR_INVALID_ARGUMENT, "local: port %d is not 1 to 65535",
@@ -7954,8 +7954,8 @@ CRES_API cres_result cres_k8s_resolver_create(const cres_k8s_options *o, cres_re
         o = &none;
     }
     cres__clear(err);
-    if (out) *out = NULL;
     if (!out) return cres__fail(err, CRES_ERR_INVALID_ARGUMENT, "k8s: out is NULL");
+    *out = NULL;
     if (o->token && o->token_file)
         return cres__fail(err, CRES_ERR_INVALID_ARGUMENT,
                           "kubernetes: set token or token_file, not both");
@@ -9356,8 +9356,8 @@ CRES_API cres_result cres_gce_resolver_create(const cres_gce_options *o, cres_re
         o = &none;
     }
     cres__clear(err);
-    if (out) *out = NULL;
     if (!out) return cres__fail(err, CRES_ERR_INVALID_ARGUMENT, "gce: out is NULL");
+    *out = NULL;
     if (!cres__resource_name_ok(o->instance_group))
         return cres__fail(err, CRES_ERR_INVALID_ARGUMENT,
                           "gce: options.instance_group is missing or not a resource name");
@@ -9834,8 +9834,8 @@ CRES_API cres_result cres_tpu_resolver_create(const cres_tpu_options *o, cres_re
         o = &none;
     }
     cres__clear(err);
-    if (out) *out = NULL;
     if (!out) return cres__fail(err, CRES_ERR_INVALID_ARGUMENT, "tpu: out is NULL");
+    *out = NULL;
     if (o->api_version && strcmp(o->api_version, "v1") != 0 && strcmp(o->api_version, "v2") != 0)
         return cres__fail(err, CRES_ERR_INVALID_ARGUMENT,
                           "tpu: api_version must be \"v1\" or \"v2\"");
@@ -10692,8 +10692,8 @@ CRES__PRIVATE cres_result cres__hpc_finish(cres_resolver *r, cres_result res, cr
             o = &none;                                                                         \
         }                                                                                      \
         cres__clear(err);                                                                      \
-        if (out) *out = NULL;                                                                  \
         if (!out) return cres__fail(err, CRES_ERR_INVALID_ARGUMENT, "out is NULL");            \
+        *out = NULL;                                                                           \
         if ((res = cres__hpc_new(&vtable, o->config, &r, &l, err)) != CRES_OK) return res;     \
         cres__hpc_want_set(&w, o->jobs, o->jobs_count, o->port_base, o->gpus_per_node,         \
                            o->gpus_per_task);                                                  \
@@ -12388,8 +12388,8 @@ CRES_API cres_result cres_sagemaker_resolver_create(const cres_sagemaker_options
         memset(&none, 0, sizeof none);
         o = &none;
     }
-    if (out) *out = NULL;
     if (!out) return cres__fail(err, CRES_ERR_INVALID_ARGUMENT, "sagemaker: out is NULL");
+    *out = NULL;
     if ((res = cres_resolver_new(sizeof(cres__hpc), &cres__sagemaker_vtable, o->config, &r, err)) !=
         CRES_OK)
         return res;
@@ -12565,8 +12565,8 @@ CRES_API cres_result cres_vertex_resolver_create(const cres_vertex_options *o,
         o = &none;
     }
     cres__clear(err);
-    if (out) *out = NULL;
     if (!out) return cres__fail(err, CRES_ERR_INVALID_ARGUMENT, "vertex: out is NULL");
+    *out = NULL;
     memset(&f, 0, sizeof f);
     f.src = o->cluster_spec ? "options.cluster_spec" : "CLUSTER_SPEC";
     f.dense = 1;
@@ -12631,8 +12631,8 @@ CRES_API cres_result cres_skypilot_resolver_create(const cres_skypilot_options *
         o = &none;
     }
     cres__clear(err);
-    if (out) *out = NULL;
     if (!out) return cres__fail(err, CRES_ERR_INVALID_ARGUMENT, "skypilot: out is NULL");
+    *out = NULL;
     job = o->job_name ? o->job_name : "worker";
     if ((res = cres__check_job_name(job, err)) != CRES_OK ||
         (res = cres__hosts_new(&cres__skypilot_vtable, o->config, o->port, &h, err)) != CRES_OK)
@@ -12735,8 +12735,8 @@ CRES_API cres_result cres_lws_resolver_create(const cres_lws_options *o, cres_re
         o = &none;
     }
     cres__clear(err);
-    if (out) *out = NULL;
     if (!out) return cres__fail(err, CRES_ERR_INVALID_ARGUMENT, "lws: out is NULL");
+    *out = NULL;
     job = o->job_name ? o->job_name : "worker";
     if ((res = cres__check_job_name(job, err)) != CRES_OK ||
         (res = cres__hosts_new(&cres__lws_vtable, o->config, o->port, &h, err)) != CRES_OK)
@@ -12859,8 +12859,8 @@ CRES_API cres_result cres_volcano_resolver_create(const cres_volcano_options *o,
         o = &none;
     }
     cres__clear(err);
-    if (out) *out = NULL;
     if (!out) return cres__fail(err, CRES_ERR_INVALID_ARGUMENT, "volcano: out is NULL");
+    *out = NULL;
     if ((res = cres__hosts_new(&cres__volcano_vtable, o->config, o->port, &h, err)) != CRES_OK)
         return res;
     hostname = o->hostname ? o->hostname : cres_resolver_getenv(&h->base, "HOSTNAME");
@@ -13252,8 +13252,8 @@ CRES_API cres_result cres_torch_resolver_create(const cres_torch_options *o, cre
         o = &none;
     }
     cres__clear(err);
-    if (out) *out = NULL;
     if (!out) return cres__fail(err, CRES_ERR_INVALID_ARGUMENT, "torch: out is NULL");
+    *out = NULL;
     if ((res = cres__coord_new(&cres__torch_vtable, o->config, &c, err)) != CRES_OK) return res;
     r = &c->base;
     if (!cres_resolver_getenv(r, "GROUP_RANK")) names[4] = "NODE_RANK";
@@ -13334,8 +13334,8 @@ CRES_API cres_result cres_jax_resolver_create(const cres_jax_options *o, cres_re
         o = &none;
     }
     cres__clear(err);
-    if (out) *out = NULL;
     if (!out) return cres__fail(err, CRES_ERR_INVALID_ARGUMENT, "jax: out is NULL");
+    *out = NULL;
     if ((res = cres__coord_new(&cres__jax_vtable, o->config, &c, err)) != CRES_OK) return res;
     c->source = "JAX_COORDINATOR_ADDRESS";
     res = cres__env_require(&c->base, need, err);
@@ -13388,8 +13388,8 @@ CRES_API cres_result cres_awsbatch_resolver_create(const cres_awsbatch_options *
         o = &none;
     }
     cres__clear(err);
-    if (out) *out = NULL;
     if (!out) return cres__fail(err, CRES_ERR_INVALID_ARGUMENT, "awsbatch: out is NULL");
+    *out = NULL;
     if (o->port < 0 || o->port > 65535)
         return cres__fail(err, CRES_ERR_INVALID_ARGUMENT, "awsbatch: port %d is not 1 to 65535",
                           o->port);
@@ -13793,8 +13793,8 @@ CRES_API cres_result cres_auto_resolver_create(const cres_auto_options *o, cres_
         o = &none;
     }
     cres__clear(err);
-    if (out) *out = NULL;
     if (!out) return cres__fail(err, CRES_ERR_INVALID_ARGUMENT, "auto: out is NULL");
+    *out = NULL;
     memset(&probe, 0, sizeof probe);
     if (o->config) probe.config = *o->config;
     backend = o->backend && strcmp(o->backend, "off") == 0 ? "local" : o->backend;
