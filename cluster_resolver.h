@@ -1506,6 +1506,29 @@ typedef struct cres_auto_options {
     int port;                                 /* for backends that make addresses; 0 =
                                                  their default */
     cres_k8s_members k8s_members;             /* DEFAULT = JOB in an Indexed Job's pod */
+    /* The options of the backend auto picks, as you would give them to that backend named:
+       NULL = its defaults. Their config NULL = this one's; port (port_base) 0 = port above;
+       kubernetes: jobs NULL and members DEFAULT = auto's choice in an Indexed Job's pod;
+       tpu: tpu NULL = "local" unless a TPU variable names one. Options of a backend auto
+       does not pick are not read. */
+    const cres_tfconfig_options *tfconfig;
+    const cres_local_options *local;
+    const cres_slurm_options *slurm;
+    const cres_mpi_options *mpi;
+    const cres_pbs_options *pbs;
+    const cres_lsf_options *lsf;
+    const cres_sge_options *sge;
+    const cres_flux_options *flux;
+    const cres_sagemaker_options *sagemaker;
+    const cres_vertex_options *vertex;
+    const cres_skypilot_options *skypilot;
+    const cres_volcano_options *volcano;
+    const cres_lws_options *lws;
+    const cres_awsbatch_options *awsbatch;
+    const cres_torch_options *torch;
+    const cres_jax_options *jax;
+    const cres_tpu_options *tpu;
+    const cres_k8s_options *k8s;
 } cres_auto_options;
 
 CRES_API cres_result cres_simple_resolver_create(const cres_simple_options *options,
@@ -1572,8 +1595,16 @@ typedef struct cres_launch_info {
     char master_address[CRES_ADDRESS_SIZE]; /* rank 0's address as in the spec */
 } cres_launch_info;
 
-/* How the own task is started: resolves, then the launch info of the resolver's own task. */
+/* How the own task is started: resolves, then the launch info of the resolver's own task,
+   with what the environment sets explicitly applied (cres_launch_apply_env). */
 CRES_API cres_result cres_launch(cres_resolver *r, cres_launch_info *out, cres_error *err);
+/* What the environment sets explicitly about the launch, applied to info as the backend of r
+   answered it: a coordinator (MASTER_ADDR, MASTER_PORT, else JAX_COORDINATOR_ADDRESS) is kept
+   as given; a size or rank (WORLD_SIZE, RANK, LOCAL_RANK, LOCAL_WORLD_SIZE, GROUP_RANK,
+   NODE_RANK, GROUP_WORLD_SIZE, JAX_NUM_PROCESSES, JAX_PROCESS_ID) must equal the answer's, else
+   CRES_ERR_ENVIRONMENT naming both. Not for the backends those variables are the source of. */
+CRES_API cres_result cres_launch_apply_env(const cres_resolver *r, cres_launch_info *info,
+                                           cres_error *err);
 /* The own TF_CONFIG: the resolved cluster, the own task, rpc layer and environment. */
 CRES_API cres_result cres_tfconfig(cres_resolver *r, char *buf, size_t cap, size_t *out_len,
                                    cres_error *err);
@@ -3371,6 +3402,20 @@ CRES_API cres_result cres_resolve(cres_resolver *r, cres_cluster_spec **out, cre
     if (res == CRES_OK && !*out)
         return cres__fail(err, CRES_ERR_UNEXPECTED_RESPONSE, "%s: resolve gave no spec",
                           r->vtable->name);
+    if (res == CRES_OK && r->task_overridden && r->task_type && r->task_id >= 0 &&
+        !cres_spec_task_address(*out, r->task_type, r->task_id) &&
+        strcmp(r->task_type, "evaluator") != 0) { /* TensorFlow runs it outside the cluster */
+        char q[CRES__QUOTE_SIZE];
+        size_t n = cres_spec_tasks_count(*out, r->task_type);
+        cres_spec_free(*out);
+        *out = NULL;
+        return cres__fail(err, CRES_ERR_NOT_FOUND,
+                          "%s: the task given, %s %d, is not in the cluster (that job has %zu "
+                          "tasks)",
+                          r->vtable->name,
+                          cres__quote(q, sizeof q, r->task_type, strlen(r->task_type)),
+                          r->task_id, n);
+    }
     return res;
 }
 
@@ -11854,6 +11899,10 @@ CRES__PRIVATE cres_result cres__sm_file(const cres_resolver *r, const char *path
     char q[CRES__QUOTE_SIZE];
     cres_result res = cres__read_small_file(r, path, CRES_MAX_DOCUMENT_BYTES, file, err);
     if (res == CRES_ERR_OUT_OF_MEMORY || res == CRES_ERR_LIMIT) return res;
+    if (res != CRES_OK && !missing) /* named by the caller, so read whatever else is set */
+        return cres__fail(err, CRES_ERR_ENVIRONMENT,
+                          "sagemaker: options.resource_config %s cannot be read",
+                          cres__quote(q, sizeof q, path, strlen(path)));
     if (res != CRES_OK)
         return cres__fail(err, CRES_ERR_ENVIRONMENT,
                           "sagemaker: %s is not set and %s cannot be read: not a SageMaker "
@@ -11983,10 +12032,13 @@ CRES__PRIVATE cres_result cres__sm_read(const cres_resolver *r, const cres_sagem
         src->groups_what =
             o->instance_groups_dict ? "options.instance_groups_dict" : "SM_INSTANCE_GROUPS_DICT";
     }
-    if (o->instance_groups ? !groups || !current : !hosts || !current) {
+    /* The file is read when something is missing, and always when the caller names it: a
+       file given is checked against the variables, never passed over. */
+    if (o->resource_config || (o->instance_groups ? !groups || !current : !hosts || !current)) {
         const char *missing = o->instance_groups && !groups   ? "SM_INSTANCE_GROUPS_DICT"
                               : !o->instance_groups && !hosts ? "SM_HOSTS"
-                                                              : "SM_CURRENT_HOST";
+                              : !current                      ? "SM_CURRENT_HOST"
+                                                              : NULL;
         if ((res = cres__sm_file(r, path, missing, file, src, err)) != CRES_OK) return res;
     }
     if (current) {
@@ -13675,18 +13727,24 @@ CRES__PRIVATE const char *cres__left_out_list(char *buf, size_t cap) {
     return buf;
 }
 
-/* A backend by name: its options zero but the config, and auto's port in `field` (port or
-   port_base; `config` for a backend without one). */
+/* A backend by name: the caller's options for it (else zero), auto's config where they give
+   none, and auto's port in `field` (port or port_base; `config` for a backend without one)
+   where they give none. */
+#define CRES__AUTO_OPTIONS(name, opt)                                                          \
+    cres_##name##_options opt;                                                                 \
+    if (o->name) opt = *o->name;                                                               \
+    else memset(&opt, 0, sizeof opt);                                                          \
+    if (!opt.config) opt.config = o->config
 #define CRES__AUTO_CREATE(name, field)                                                         \
     if (strcmp(backend, #name) == 0) {                                                         \
-        cres_##name##_options opt;                                                             \
-        memset(&opt, 0, sizeof opt);                                                           \
-        opt.config = o->config;                                                                \
+        CRES__AUTO_OPTIONS(name, opt);                                                         \
         CRES__AUTO_##field(opt);                                                               \
         return cres_##name##_resolver_create(&opt, r, err);                                    \
     }
-#define CRES__AUTO_port(opt) opt.port = o->port
-#define CRES__AUTO_port_base(opt) opt.port_base = o->port
+#define CRES__AUTO_port(opt) \
+    if (!opt.port) opt.port = o->port
+#define CRES__AUTO_port_base(opt) \
+    if (!opt.port_base) opt.port_base = o->port
 #define CRES__AUTO_config(opt) (void)0
 
 CRES__PRIVATE cres_result cres__auto_create(const char *backend, const cres_auto_options *o,
@@ -13713,24 +13771,20 @@ CRES__PRIVATE cres_result cres__auto_create(const char *backend, const cres_auto
     if (strcmp(backend, "tpu") == 0) {
         static const char *const named[] = {"TPU_NAME", "KUBE_GOOGLE_CLOUD_TPU_ENDPOINTS",
                                             "TPU_CONFIG", NULL};
-        cres_tpu_options t;
-        memset(&t, 0, sizeof t);
-        t.config = o->config;
-        t.tpu = cres__env_any(probe, named) ? NULL : "local"; /* else the TPU VM we are on */
+        CRES__AUTO_OPTIONS(tpu, t);
+        if (!t.tpu && !cres__env_any(probe, named)) t.tpu = "local"; /* the TPU VM we are on */
         return cres_tpu_resolver_create(&t, r, err);
     }
 #endif
 #ifndef CLUSTER_RESOLVER_NO_K8S
     if (strcmp(backend, "kubernetes") == 0 || strcmp(backend, "k8s") == 0) {
-        cres_k8s_options k;
         cres_k8s_job_selector job;
-        memset(&k, 0, sizeof k);
-        k.config = o->config;
-        k.port = o->port;
+        CRES__AUTO_OPTIONS(k8s, k);
+        if (!k.port) k.port = o->port;
         job.job = "worker";
         job.selector = selector;
-        k.members = o->k8s_members;
-        if (*selector) { /* an Indexed Job's pod: its Job, or the JobSet the Job is part of */
+        if (!k.members) k.members = o->k8s_members;
+        if (*selector && !k.jobs) { /* an Indexed Job's pod: its Job, or its JobSet */
             k.jobs = &job;
             k.jobs_count = 1;
             k.follow_jobset = 1;
@@ -14086,13 +14140,129 @@ CRES__PRIVATE const char *cres__task_source(const cres_resolver *r) {
     return "the backend";
 }
 
+/* The sizes and ranks a launcher's variables give, and where they go in the launch info. */
+static const struct cres__launch_var {
+    char name[20];
+    unsigned char jax; /* JAX_*: the jax backend's own variables */
+    unsigned char offset;
+} cres__launch_vars[] = {
+    {"WORLD_SIZE", 0, offsetof(cres_launch_info, world_size)},
+    {"RANK", 0, offsetof(cres_launch_info, rank)},
+    {"LOCAL_RANK", 0, offsetof(cres_launch_info, local_rank)},
+    {"LOCAL_WORLD_SIZE", 0, offsetof(cres_launch_info, local_world_size)},
+    {"GROUP_RANK", 0, offsetof(cres_launch_info, node_rank)},
+    {"NODE_RANK", 0, offsetof(cres_launch_info, node_rank)},
+    {"GROUP_WORLD_SIZE", 0, offsetof(cres_launch_info, num_nodes)},
+    {"JAX_NUM_PROCESSES", 1, offsetof(cres_launch_info, world_size)},
+    {"JAX_PROCESS_ID", 1, offsetof(cres_launch_info, rank)},
+};
+
+/* The coordinator the environment names: MASTER_ADDR and MASTER_PORT (either may be alone),
+   else JAX_COORDINATOR_ADDRESS ("host:port", "[v6]:port"); both kinds set must agree. */
+CRES__PRIVATE cres_result cres__launch_env_master(const cres_resolver *r, int jax,
+                                                  cres_launch_info *info, cres_error *err) {
+    const char *addr = cres_resolver_getenv(r, "MASTER_ADDR");
+    const char *port = cres_resolver_getenv(r, "MASTER_PORT");
+    const char *coord = jax ? NULL : cres_resolver_getenv(r, "JAX_COORDINATOR_ADDRESS"), *host;
+    char q[CRES__QUOTE_SIZE], q2[CRES__QUOTE_SIZE];
+    long long p = info->master_port;
+    size_t len;
+    int coord_port = -1, torch = 0;
+    cres__writer w;
+    if (addr && !cres__is_blank(addr)) {
+        len = strlen(addr);
+        host = addr;
+        if (len > 1 && addr[0] == '[' && addr[len - 1] == ']') host++, len -= 2;
+        if (len >= sizeof info->master_host || memchr(host, ' ', len))
+            return cres__fail(err, CRES_ERR_ENVIRONMENT, "%s: MASTER_ADDR=%s is not a host",
+                              r->vtable->name, cres__quote(q, sizeof q, addr, strlen(addr)));
+        memcpy(info->master_host, host, len);
+        info->master_host[len] = '\0';
+        torch = 1;
+    }
+    if (port && !cres__is_blank(port)) {
+        if (cres__parse_decimal(port, strlen(port), &p) != 1 || p < 1 || p > 65535)
+            return cres__fail(err, CRES_ERR_ENVIRONMENT, "%s: MASTER_PORT=%s is not a port",
+                              r->vtable->name, cres__quote(q, sizeof q, port, strlen(port)));
+        info->master_port = (int)p;
+        torch = 1;
+    }
+    if (coord && !cres__is_blank(coord)) {
+        if (!cres__split_address(coord, &host, &len, &coord_port) || !len ||
+            len >= sizeof info->master_host)
+            return cres__fail(err, CRES_ERR_ENVIRONMENT,
+                              "%s: JAX_COORDINATOR_ADDRESS=%s is not host:port", r->vtable->name,
+                              cres__quote(q, sizeof q, coord, strlen(coord)));
+        if (torch && (strlen(info->master_host) != len ||
+                      memcmp(info->master_host, host, len) != 0 ||
+                      (coord_port >= 0 && coord_port != info->master_port)))
+            return cres__fail(err, CRES_ERR_ENVIRONMENT,
+                              "%s: JAX_COORDINATOR_ADDRESS=%s and MASTER_ADDR/MASTER_PORT (%s:%d) "
+                              "name two coordinators",
+                              r->vtable->name, cres__quote(q, sizeof q, coord, strlen(coord)),
+                              cres__quote(q2, sizeof q2, info->master_host,
+                                          strlen(info->master_host)),
+                              info->master_port);
+        memcpy(info->master_host, host, len);
+        info->master_host[len] = '\0';
+        if (coord_port >= 0) info->master_port = coord_port;
+    } else if (!torch) {
+        return CRES_OK;
+    }
+    cres__start(&w, info->master_address, sizeof info->master_address, NULL);
+    if (info->master_port < 0) cres__puts(&w, info->master_host);
+    else if (!cres__put_host_port(&w, info->master_host, info->master_port))
+        return cres__fail(err, CRES_ERR_ENVIRONMENT, "%s: %s=%s is not a host name or IP address",
+                          r->vtable->name, torch ? "MASTER_ADDR" : "JAX_COORDINATOR_ADDRESS",
+                          cres__quote(q, sizeof q, info->master_host, strlen(info->master_host)));
+    cres__finish(&w, NULL, NULL);
+    cres__log(r, CRES_LOG_INFO, "%s: the coordinator %s is the environment's (%s), kept",
+              r->vtable->name, info->master_address,
+              torch ? "MASTER_ADDR, MASTER_PORT" : "JAX_COORDINATOR_ADDRESS");
+    return CRES_OK;
+}
+
+CRES_API cres_result cres_launch_apply_env(const cres_resolver *r, cres_launch_info *info,
+                                           cres_error *err) {
+    size_t i;
+    int jax;
+    char q[CRES__QUOTE_SIZE];
+    cres__clear(err);
+    if (!r || !info)
+        return cres__fail(err, CRES_ERR_INVALID_ARGUMENT, "launch: resolver or info is NULL");
+    /* torch's own variables; local is the way to run alone whatever the environment says */
+    if (strcmp(r->vtable->name, "torch") == 0 || strcmp(r->vtable->name, "local") == 0)
+        return CRES_OK;
+    jax = strcmp(r->vtable->name, "jax") == 0;
+    for (i = 0; i < sizeof cres__launch_vars / sizeof cres__launch_vars[0]; i++) {
+        const struct cres__launch_var *v = &cres__launch_vars[i];
+        const char *text = cres_resolver_getenv(r, v->name);
+        int *field = (int *)(void *)((char *)info + v->offset);
+        long long n;
+        if (!text || cres__is_blank(text) || (jax && v->jax)) continue;
+        if (cres__parse_decimal(text, strlen(text), &n) != 1 || n < 0 || n > INT_MAX)
+            return cres__fail(err, CRES_ERR_ENVIRONMENT, "%s: %s=%s is not a count or rank",
+                              r->vtable->name, v->name, cres__quote(q, sizeof q, text, strlen(text)));
+        if (*field != CRES_UNKNOWN && n != *field)
+            return cres__fail(err, CRES_ERR_ENVIRONMENT,
+                              "%s: %s=%s is set, but the %s backend's answer is %d: the environment "
+                              "describes another launch (unset it, or use the backend it names)",
+                              r->vtable->name, v->name, cres__quote(q, sizeof q, text, strlen(text)),
+                              r->vtable->name, *field);
+    }
+    return cres__launch_env_master(r, jax, info, err);
+}
+
 CRES_API cres_result cres_launch(cres_resolver *r, cres_launch_info *out, cres_error *err) {
     cres_cluster_spec *spec = NULL;
     cres_result res;
     cres__clear(err);
     if (!r || !out)
         return cres__fail(err, CRES_ERR_INVALID_ARGUMENT, "launch: resolver or out is NULL");
-    if (r->vtable->launch) return r->vtable->launch(r, out, err);
+    if (r->vtable->launch) {
+        res = r->vtable->launch(r, out, err);
+        return res == CRES_OK ? cres_launch_apply_env(r, out, err) : res;
+    }
     if ((res = cres__resolve_own(r, "launch", &spec, err)) != CRES_OK) return res;
     res = cres_spec_launch_info(spec, r->task_type, r->task_id, out, err);
     cres_spec_free(spec);
@@ -14107,7 +14277,7 @@ CRES_API cres_result cres_launch(cres_resolver *r, cres_launch_info *out, cres_e
                        ? " (TensorFlow runs its evaluator outside the cluster)"
                        : "");
     }
-    return res;
+    return res == CRES_OK ? cres_launch_apply_env(r, out, err) : res;
 }
 
 CRES_API cres_result cres_tfconfig(cres_resolver *r, char *buf, size_t cap, size_t *out_len,

@@ -182,11 +182,13 @@ def test_bad_tf_config_exits_3_naming_the_field():
 
 
 def test_bad_spec_and_task_exit_3():
-    expect_fail(["simple", "--spec", '{"w": 3}'], 3, ['job "w" must be a list or an object'])
-    expect_fail(["simple"], 3, ["--spec JSON is required"])
-    expect_fail(["simple", "--spec", '{"w": ["a:1"]}', "--task-type", "w", "--task-id", "5", "--format",
-                 "torchrun"], 3, ["not in the cluster"])
-    expect_fail(["--port", "70000"], 3, ["--port 70000"])
+    # a value the command line gives is exit 2; a task the cluster does not have, 3
+    expect_fail(["simple", "--spec", '{"w": 3}'], 2, ['job "w" must be a list or an object'])
+    expect_fail(["simple"], 2, ["simple needs --spec JSON"])
+    for fmt in ("torchrun", "tfconfig", "hostfile", "master", "launch", "coordinator"):
+        expect_fail(["simple", "--spec", '{"w": ["a:1"]}', "--task-type", "w", "--task-id", "5", "--format",
+                     fmt], 3, ["w", "5", "not in the cluster"])
+    expect_fail(["--port", "70000"], 2, ["--port 70000"])
 
 
 def test_help_and_version():
@@ -369,9 +371,10 @@ def test_sagemaker_instance_groups_from_the_resource_config():
 
 
 def test_sagemaker_instance_groups_errors():
-    expect_fail(["sagemaker", "--instance-groups", "--job-name", "w"], 3,
+    expect_fail(["sagemaker", "--instance-groups", "--job-name", "w"], 2,
                 ["--job-name and --instance-groups exclude each other"], env=SM_HETERO)
-    expect_fail(["slurm", "--instance-groups"], 2, ["--instance-groups does not apply to this backend"])
+    expect_fail(["slurm", "--instance-groups"], 2, ["--instance-groups does not apply to the slurm backend",
+                                                    "read by sagemaker"])
     expect_fail(["sagemaker", "--instance-groups"], 3,
                 ['SM_CURRENT_INSTANCE_GROUP is "data"', 'puts SM_CURRENT_HOST "algo-2" in group "train"'],
                 env=dict(SM_HETERO, SM_CURRENT_INSTANCE_GROUP="data"))
@@ -461,8 +464,9 @@ def test_torchrun_worker_every_launcher_format():
     assert ok(["--format", "torchrun"], env=TORCHRUN_WORKER) == (
         "export MASTER_ADDR=node1\nexport MASTER_PORT=29500\nexport WORLD_SIZE=8\nexport RANK=5\n"
         "export LOCAL_RANK=1\nexport LOCAL_WORLD_SIZE=4\nexport GROUP_RANK=1\nexport GROUP_WORLD_SIZE=2\n")
-    assert ok(["--format", "torchrun-node"], env=TORCHRUN_WORKER) == (
-        "export PET_NNODES=2\nexport PET_NODE_RANK=1\nexport PET_MASTER_ADDR=node1\nexport PET_MASTER_PORT=29500\n")
+    # a worker is one of 4 on its node: one torchrun per node is not what it can start
+    expect_fail(["--format", "torchrun-node"], 3, ["this node runs 4 tasks", "one task per node"],
+                env=TORCHRUN_WORKER)
     assert ok(["--format", "jax"], env=TORCHRUN_WORKER) == (
         "export JAX_COORDINATOR_ADDRESS=node1:29500\nexport JAX_NUM_PROCESSES=8\nexport JAX_PROCESS_ID=5\n")
     assert ok(["--format", "master"], env=TORCHRUN_WORKER) == "node1:29500\n"
@@ -487,7 +491,7 @@ def test_torch_plain_variables():
     assert ok(["--format", "jax"], env=TORCH_PLAIN) == (
         "export JAX_COORDINATOR_ADDRESS=10.1.0.4:1234\nexport JAX_NUM_PROCESSES=3\nexport JAX_PROCESS_ID=1\n")
     assert ok(["--format", "master"], env=TORCH_PLAIN) == "10.1.0.4:1234\n"
-    expect_fail(["--format", "torchrun-node"], 3, ["--format torchrun-node", "torch does not say which node"],
+    expect_fail(["--format", "torchrun-node"], 3, ["--format torchrun-node", "torch backend does not say which node"],
                 env=TORCH_PLAIN)
     # the optional names: LOCAL_*, NODE_RANK (or GROUP_RANK), GROUP_WORLD_SIZE
     env = dict(TORCH_PLAIN, WORLD_SIZE="4", LOCAL_RANK="1", LOCAL_WORLD_SIZE="2", NODE_RANK="0",
@@ -498,7 +502,10 @@ def test_torch_plain_variables():
     # rank 1 as local rank 1 cannot be on node 1: node 0 holds at least one rank
     expect_fail(["torch"], 3, ["RANK=1 less LOCAL_RANK=1 puts 0 ranks on the 1 nodes before NODE_RANK=1"],
                 env=dict(env, NODE_RANK="1"))
-    assert ok(["torch", "--format", "torchrun-node"], env=env) == (
+    # two processes on this node: each would start a torchrun of its own
+    expect_fail(["torch", "--format", "torchrun-node"], 3, ["this node runs 2 tasks"], env=env)
+    one = dict(env, WORLD_SIZE="2", RANK="0", LOCAL_RANK="0", LOCAL_WORLD_SIZE="1")
+    assert ok(["torch", "--format", "torchrun-node"], env=one) == (
         "export PET_NNODES=2\nexport PET_NODE_RANK=0\nexport PET_MASTER_ADDR=10.1.0.4\nexport PET_MASTER_PORT=1234\n")
 
 
@@ -560,7 +567,7 @@ def test_jax_variables():
     assert ok(["jax", "--format", "torchrun"], env=JAX_ENV) == (
         "export MASTER_ADDR=10.2.0.9\nexport MASTER_PORT=6000\nexport WORLD_SIZE=4\nexport RANK=3\n")
     assert ok(["--format", "master"], env=JAX_ENV) == "10.2.0.9:6000\n"
-    expect_fail(["--format", "torchrun-node"], 3, ["--format torchrun-node", "jax does not say which node"],
+    expect_fail(["--format", "torchrun-node"], 3, ["--format torchrun-node", "jax backend does not say which node"],
                 env=JAX_ENV)
     # JAX_COORDINATOR_PORT completes an address without a port
     assert launch(["jax"], env=dict(JAX_ENV, JAX_COORDINATOR_ADDRESS="coord", JAX_COORDINATOR_PORT="7000"))[
@@ -612,8 +619,8 @@ def test_spec_formats_need_every_address():
             got, out, err = run(args, env=env)
             assert (got, out) == (3, ""), (what, fmt, got, out, err)
             assert err.startswith("cluster-resolve: ") and err.count("\n") == 1, (what, fmt, err)
-            assert err.endswith(f"--format {fmt} needs every address: use launch, torchrun, torchrun-node, jax "
-                                "or master\n"), (what, fmt, err)
+            assert err.endswith(f"--format {fmt} needs every address: use coordinator, launch, torchrun, "
+                                "torchrun-node, jax or master\n"), (what, fmt, err)
             assert "not every address" in err, err
         # tfconfig is the default format, also for --exec: the command does not run
         expect_fail(backend + ["--exec", "--", "sh", "-c", "echo ran"], 3,
@@ -648,6 +655,9 @@ def test_launch_needs_own_task():
 SLURM_2X2 = {"SLURM_JOB_ID": "7", "SLURM_STEP_ID": "0", "SLURM_PROCID": "3", "SLURM_STEP_NUM_TASKS": "4",
              "SLURM_STEP_NODELIST": "node[1-2]", "SLURM_STEP_TASKS_PER_NODE": "2(x2)", "SLURM_NODEID": "1",
              "SLURM_LOCALID": "1", "SLURMD_NODENAME": "node2"}
+# srun -N2 --ntasks-per-node=1: the second node's task (one torchrun per node)
+SLURM_1PN = dict(SLURM_2X2, SLURM_PROCID="1", SLURM_STEP_NUM_TASKS="2", SLURM_STEP_TASKS_PER_NODE="1(x2)",
+                 SLURM_LOCALID="0")
 
 
 def test_machinefile_from_a_slurm_step():
@@ -675,8 +685,10 @@ def test_jax_format_assigns_gpus_from_slurm():
     assert exports(ok(["slurm", "--gpus-per-task", "2", "--format", "torchrun"], env=env))[
         "CUDA_VISIBLE_DEVICES"] == "2,3"
     # one torchrun per node takes the node's GPUs: torchrun-node leaves CUDA_VISIBLE_DEVICES alone
-    assert ok(["slurm", "--gpus-per-task", "2", "--format", "torchrun-node"], env=env) == (
+    assert ok(["slurm", "--format", "torchrun-node"], env=dict(SLURM_1PN, CUDA_VISIBLE_DEVICES="0,1,2,3")) == (
         "export PET_NNODES=2\nexport PET_NODE_RANK=1\nexport PET_MASTER_ADDR=node1\nexport PET_MASTER_PORT=8888\n")
+    expect_fail(["slurm", "--gpus-per-task", "2", "--format", "torchrun-node"], 3, ["this node runs 2 tasks"],
+                env=env)
     out = ok(["slurm", "--gpus-per-task", "2", "--format", "jax", "--exec", "--", sys.executable, "-c",
               PRINT_ENV, "JAX_PROCESS_ID", "CUDA_VISIBLE_DEVICES", "JAX_LOCAL_DEVICE_IDS"], env=env)
     assert json.loads(out) == {"JAX_PROCESS_ID": "3", "CUDA_VISIBLE_DEVICES": "2,3", "JAX_LOCAL_DEVICE_IDS": "0,1"}
@@ -687,7 +699,7 @@ def test_jax_format_assigns_gpus_from_slurm():
 def test_exec_torchrun_node_and_coordinator_only_sources():
     names = ["PET_NNODES", "PET_NODE_RANK", "PET_MASTER_ADDR", "PET_MASTER_PORT", "CUDA_VISIBLE_DEVICES"]
     out = ok(["--format", "torchrun-node", "--exec", "--", sys.executable, "-c", PRINT_ENV] + names,
-             env=dict(SLURM_2X2, CUDA_VISIBLE_DEVICES="0,1,2,3"))
+             env=dict(SLURM_1PN, CUDA_VISIBLE_DEVICES="0,1,2,3"))
     assert json.loads(out) == {"PET_NNODES": "2", "PET_NODE_RANK": "1", "PET_MASTER_ADDR": "node1",
                                "PET_MASTER_PORT": "8888", "CUDA_VISIBLE_DEVICES": "0,1,2,3"}
     out = ok(["--format", "torchrun", "--exec", "--", sys.executable, "-c", PRINT_ENV, "MASTER_ADDR", "RANK",
@@ -698,7 +710,7 @@ def test_exec_torchrun_node_and_coordinator_only_sources():
     assert json.loads(out) == {"JAX_COORDINATOR_ADDRESS": "trainjob-node-0-0.trainjob:29400"}
     # torchrun-node where the node is unknown: an error, and the command does not run
     expect_fail(["--format", "torchrun-node", "--exec", "--", "sh", "-c", "echo ran"], 3,
-                ["jax does not say which node"], env=JAX_ENV)
+                ["jax backend does not say which node"], env=JAX_ENV)
     expect_fail(["--format", "launch", "--exec", "--", "true"], 2, ["--exec needs --format", "not launch"],
                 env=JAX_ENV)
 
@@ -731,26 +743,37 @@ def test_auto_torchrun_inside_a_slurm_step_is_torch():
 
 def test_auto_tf_config_wins_over_torchrun():
     tf = {"cluster": {"worker": ["a:1", "b:1"]}, "task": {"type": "worker", "index": 1}}
-    doc, line = auto_verbose(TORCHRUN_WORKER, tf_config=tf)
-    assert doc == launch_doc(2, 1, 0, 1, 1, 2, "a", 1), doc
-    assert "auto: using the tfconfig backend: TF_CONFIG; passed over torch (TORCHELASTIC_RUN_ID)" in line, line
+    # TF_CONFIG is explicit, so it wins; torchrun's sizes and ranks that contradict it are refused
+    code, out, err = run(["--verbose", "--format", "launch"], env=TORCHRUN_WORKER, tf_config=tf)
+    assert code == 3 and out == "", (code, out, err)
+    assert "auto: using the tfconfig backend: TF_CONFIG; passed over torch (TORCHELASTIC_RUN_ID)" in err, err
+    assert 'tfconfig: WORLD_SIZE="8" is set, but the tfconfig backend\'s answer is 2' in err, err
+    expect_fail(["--format", "spec"], 3, ['WORLD_SIZE="8"'], env=TORCHRUN_WORKER, tf_config=tf)
+    # torchrun's variables of this very task agree: TF_CONFIG's answer, with torchrun's coordinator
+    agree = dict(TORCHRUN_WORKER, WORLD_SIZE="2", RANK="1", LOCAL_RANK="0", LOCAL_WORLD_SIZE="1",
+                 GROUP_RANK="1", GROUP_WORLD_SIZE="2")
+    doc, line = auto_verbose(agree, tf_config=tf)
+    assert doc == launch_doc(2, 1, 0, 1, 1, 2, "node1", 29500), doc
 
 
 def test_auto_plain_torch_comes_after_the_schedulers():
     # a script that sets torch's names by hand inside a Slurm step, an AWS Batch node, SageMaker
+    # (their coordinator is kept as given, as Lightning does under Slurm)
     plain = dict(MASTER_ADDR="node1", MASTER_PORT="29500", RANK="3", WORLD_SIZE="4")
     doc, line = auto_verbose(dict(SLURM_2X2, **plain))
-    assert doc == launch_doc(4, 3, 1, 2, 1, 2, "node1", 8888), doc
+    assert doc == launch_doc(4, 3, 1, 2, 1, 2, "node1", 29500), doc
     assert "auto: using the slurm backend: SLURM_STEP_NODELIST; passed over torch (RANK is set)" in line, line
-    doc, line = auto_verbose(dict(AWSBATCH_CHILD, **plain))
-    assert doc["master_addr"] == "10.0.1.7", doc
+    doc, line = auto_verbose(dict(AWSBATCH_CHILD, **dict(plain, RANK="2", MASTER_ADDR="10.0.1.7")))
+    assert (doc["master_addr"], doc["rank"]) == ("10.0.1.7", 2), doc
     assert "auto: using the awsbatch backend: AWS_BATCH_JOB_NODE_INDEX; passed over torch (RANK is set)" in line
     sm = {"SM_HOSTS": '["algo-1", "algo-2"]', "SM_CURRENT_HOST": "algo-2"}
     _, line = auto_verbose(dict(sm, **AWSBATCH_CHILD))
     assert "auto: using the sagemaker backend: SM_HOSTS; passed over awsbatch (AWS_BATCH_JOB_NODE_INDEX)" in line
     # WORLD_SIZE alone counts only when it is not 1
-    _, line = auto_verbose(dict(JAX_ENV, WORLD_SIZE="1"))
-    assert line.endswith("auto: using the jax backend: JAX_COORDINATOR_ADDRESS"), line
+    code, _, err = run(["--verbose", "--format", "launch"], env=dict(JAX_ENV, WORLD_SIZE="1"))
+    assert "auto: using the jax backend: JAX_COORDINATOR_ADDRESS\n" in err, err
+    # (and then it contradicts JAX's 4 processes: torch would read it and run alone)
+    assert code == 3 and 'jax: WORLD_SIZE="1" is set, but the jax backend\'s answer is 4' in err, err
     _, line = auto_verbose(dict(KUBEFLOW_V1, **JAX_ENV))
     assert "auto: using the torch backend: RANK is set; passed over jax (JAX_COORDINATOR_ADDRESS)" in line, line
 
@@ -913,8 +936,8 @@ def test_awsbatch_bad_values():
     expect_fail(["--format", "launch"], 3, ['AWS_BATCH_JOB_NODE_INDEX="2"', "AWS_BATCH_JOB_MAIN_NODE_INDEX is not"],
                 env=env)
     expect_fail(["awsbatch"], 3, ["AWS_BATCH_JOB_NODE_INDEX is not set"])
-    expect_fail(["awsbatch", "--port", "0"], 3, ["--port 0"], env=AWSBATCH_MAIN)
-    expect_fail(["awsbatch", "--port", "65536"], 3, ["--port 65536"], env=AWSBATCH_MAIN)
+    expect_fail(["awsbatch", "--port", "0"], 2, ["--port 0"], env=AWSBATCH_MAIN)
+    expect_fail(["awsbatch", "--port", "65536"], 2, ["--port 65536"], env=AWSBATCH_MAIN)
     expect_fail(["torch", "--port", "1"], 2, ["--port does not apply"])
     expect_fail(["awsbatch", "--main-host"], 2, ["--main-host needs a value"])
 
@@ -922,7 +945,8 @@ def test_awsbatch_bad_values():
 def test_awsbatch_bad_main_host_names_the_option():
     expect_fail(["awsbatch", "--main-host", "bad host", "--format", "launch"], 3, ['"bad host"', "--main-host"],
                 env=AWSBATCH_MAIN)
-    expect_fail(["awsbatch", "--main-host", "", "--format", "launch"], 3, ["--main-host"], env=AWSBATCH_MAIN)
+    expect_fail(["awsbatch", "--main-host", "", "--format", "launch"], 2, ["--main-host needs a value"],
+                env=AWSBATCH_MAIN)
 
 
 # ---- round trips: what one format exports, the matching backend reads back ---------------------
@@ -992,6 +1016,9 @@ def test_round_trip_torchrun_node_to_torch_pet():
     for what, src, env, tf, want in round_trip_sources():
         if want["num_nodes"] is None:
             continue  # torch plain: no node numbers, so torchrun-node refuses (tested above)
+        if (want["local_world_size"] or 1) > 1:  # several tasks per node: one torchrun each would start
+            expect_fail(src + ["--format", "torchrun-node"], 3, ["this node runs"], env=env, tf_config=tf)
+            continue
         got = through(src, "torchrun-node", "torch", env=env, tf_config=tf, unset=TORCH_NAMES)
         node = launch_doc(want["num_nodes"], want["node_rank"], 0, 1, want["node_rank"], want["num_nodes"],
                           want["master_addr"], want["master_port"])
@@ -1054,6 +1081,7 @@ VOLCANO = {"VC_MASTER_HOSTS": "pytorch-job-master-0.pytorch-job", "VC_MASTER_NUM
            "MASTER_ADDR": "pytorch-job-master-0.pytorch-job", "MASTER_PORT": "23456", "WORLD_SIZE": "3",
            "RANK": "2", "KUBERNETES_SERVICE_HOST": "10.96.0.1"}
 VOLCANO_MASTER = "pytorch-job-master-0.pytorch-job"
+VOLCANO_SVC = {k: v for k, v in VOLCANO.items() if k not in ("MASTER_ADDR", "MASTER_PORT", "WORLD_SIZE", "RANK")}
 
 PLATFORMS = [("vertex", VERTEX), ("skypilot", SKYPILOT), ("lws", LWS), ("volcano", VOLCANO)]
 
@@ -1149,9 +1177,12 @@ def test_volcano_every_format():
     doc = {"cluster": spec, "task": {"type": "worker", "index": 1}, "rpc_layer": "", "environment": ""}
     assert json.loads(ok(["volcano"], env=VOLCANO)) == doc
     assert json.loads(ok([], env=VOLCANO)) == doc
-    # the ranks the pytorch plugin gives (RANK=2 of WORLD_SIZE=3): master 0, then the workers
-    assert launch([], env=VOLCANO) == launch_doc(3, 2, 0, 1, 2, 3, VOLCANO_MASTER, 8470)
-    assert ok(["--format", "torchrun"], env=VOLCANO) == torchrun_exports(VOLCANO_MASTER, 8470, 3, 2)
+    # the ranks the pytorch plugin gives (RANK=2 of WORLD_SIZE=3): master 0, then the workers; its
+    # MASTER_PORT is kept
+    assert launch([], env=VOLCANO) == launch_doc(3, 2, 0, 1, 2, 3, VOLCANO_MASTER, 23456)
+    assert ok(["--format", "torchrun"], env=VOLCANO) == torchrun_exports(VOLCANO_MASTER, 23456, 3, 2)
+    no_plugin = {k: v for k, v in VOLCANO.items() if k not in ("MASTER_ADDR", "MASTER_PORT", "WORLD_SIZE", "RANK")}
+    assert launch([], env=no_plugin) == launch_doc(3, 2, 0, 1, 2, 3, VOLCANO_MASTER, 8470)
     assert ok(["volcano", "--format", "hostfile"], env=VOLCANO) == (
         "pytorch-job-master-0.pytorch-job slots=1\npytorch-job-worker-0.pytorch-job slots=1\n"
         "pytorch-job-worker-1.pytorch-job slots=1\n")
@@ -1164,10 +1195,13 @@ def test_volcano_every_format():
     # --hostname instead of $HOSTNAME: the master's pod (VC_TASK_INDEX 0)
     master = dict(VOLCANO, VC_TASK_INDEX="0", VK_TASK_INDEX="0", RANK="0")
     assert launch(["volcano", "--hostname", "pytorch-job-master-0"], env=master) == \
-        launch_doc(3, 0, 0, 1, 0, 3, VOLCANO_MASTER, 8470)
+        launch_doc(3, 0, 0, 1, 0, 3, VOLCANO_MASTER, 23456)
     # the legacy VK_TASK_INDEX alone
     legacy = {k: v for k, v in VOLCANO.items() if k != "VC_TASK_INDEX"}
-    assert launch([], env=legacy) == launch_doc(3, 2, 0, 1, 2, 3, VOLCANO_MASTER, 8470)
+    assert launch([], env=legacy) == launch_doc(3, 2, 0, 1, 2, 3, VOLCANO_MASTER, 23456)
+    # the plugin's RANK for another pod is refused, naming it
+    expect_fail(["--format", "torchrun"], 3, ['RANK="1"', "volcano backend's answer is 2"],
+                env=dict(VOLCANO, RANK="1"))
 
 
 def test_platform_bad_input_exits_3_naming_the_variable():
@@ -1223,10 +1257,10 @@ def test_platform_bad_input_exits_3_naming_the_variable():
         fmt = ["--format", ("launch", "torchrun", "hostfile")[i % 3]] if i % 2 else []
         expect_fail(args + fmt, 3, words, env=env)
     # the options: --port range (usage of the value), bad job names
-    expect_fail(["skypilot", "--port", "0"], 3, ["--port 0"], env=SKYPILOT)
-    expect_fail(["lws", "--port", "65536"], 3, ["--port 65536"], env=LWS)
-    expect_fail(["volcano", "--port", "x"], 3, ["--port x"], env=VOLCANO)
-    expect_fail(["lws", "--job-name", ""], 3, ["job name is empty"], env=LWS)
+    expect_fail(["skypilot", "--port", "0"], 2, ["--port 0"], env=SKYPILOT)
+    expect_fail(["lws", "--port", "65536"], 2, ["--port 65536"], env=LWS)
+    expect_fail(["volcano", "--port", "x"], 2, ["--port x"], env=VOLCANO)
+    expect_fail(["lws", "--job-name", ""], 2, ["--job-name needs a value"], env=LWS)
     expect_fail(["vertex", "--port", "1"], 2, ["--port does not apply"], env=VERTEX)
     expect_fail(["skypilot", "--hostname", "h"], 2, ["--hostname does not apply"], env=SKYPILOT)
     expect_fail(["vertex", "--cluster-spec"], 2, ["--cluster-spec needs a value"])
@@ -1234,9 +1268,10 @@ def test_platform_bad_input_exits_3_naming_the_variable():
 
 def test_vertex_cluster_spec_option_errors_name_the_option():
     # the library says options.cluster_spec; on the command line the option is --cluster-spec (as --main-host)
-    expect_fail(["vertex", "--cluster-spec", '{"cluster": {}}'], 3, ["--cluster-spec", "names no worker pool"])
+    # (a value given on the command line: exit 2)
+    expect_fail(["vertex", "--cluster-spec", '{"cluster": {}}'], 2, ["--cluster-spec", "names no worker pool"])
     expect_fail(["vertex", "--cluster-spec", '{"cluster": {"workerpool0": ["a:1"]}, "task": {"type": '
-                 '"workerpool0", "index": 3}}'], 3, ["--cluster-spec", '"task.index" 3'])
+                 '"workerpool0", "index": 3}}'], 2, ["--cluster-spec", '"task.index" 3'])
 
 
 def test_auto_platform_order_passed_over():
@@ -1259,7 +1294,8 @@ def test_auto_platform_order_passed_over():
     _, line = auto_verbose(dict(sm, **SKYPILOT))
     assert line.endswith("auto: using the sagemaker backend: SM_HOSTS; passed over skypilot (SKYPILOT_NODE_IPS)"), line
     doc, line = auto_verbose(dict(VOLCANO, **SKYPILOT))
-    assert doc["master_addr"] == "10.128.0.21", doc
+    assert doc["master_addr"] == VOLCANO_MASTER, doc  # the pytorch plugin's MASTER_ADDR, kept
+    assert launch([], env=dict(VOLCANO_SVC, **SKYPILOT))["master_addr"] == "10.128.0.21"
     assert "auto: using the skypilot backend: SKYPILOT_NODE_IPS; passed over volcano (VC_TASK_INDEX), torch (RANK " \
            "is set)" in line, line
     _, line = auto_verbose(dict(LWS, **VOLCANO))
@@ -1280,8 +1316,9 @@ def test_auto_platform_order_passed_over():
 
 def test_platforms_forced_by_name():
     # every platform's variables at once (and TF_CONFIG): the name decides; HOSTNAME is the named one's pod
+    # (without the pytorch plugin's sizes, which name one of them: below)
     every = dict(VERTEX, **SKYPILOT)
-    every.update(VOLCANO)
+    every.update({k: v for k, v in VOLCANO.items() if k not in ("MASTER_ADDR", "MASTER_PORT", "WORLD_SIZE", "RANK")})
     every.update(LWS)
     for name, hostname, world in [("vertex", None, 4), ("skypilot", None, 3), ("volcano", VOLCANO["HOSTNAME"], 3),
                                   ("lws", LWS["HOSTNAME"], 4)]:
@@ -1292,6 +1329,8 @@ def test_platforms_forced_by_name():
         assert (json.loads(out)["rank"], json.loads(out)["world_size"]) == (2, world), (name, out)
         assert launch([name], env=env, tf_config=VERTEX_TF_CONFIG)["world_size"] == world
     expect_fail([], 3, ["volcano: no VC_<TASK>_HOSTS variable"], env={"CLUSTER_RESOLVER_BACKEND": "volcano"})
+    expect_fail(["--format", "launch"], 3, ['vertex: WORLD_SIZE="3" is set', "answer is 4"],
+                env=dict(every, CLUSTER_RESOLVER_BACKEND="vertex", WORLD_SIZE="3"))
     expect_fail([], 3, ["lws: LWS_LEADER_ADDRESS is not set"], env={"CLUSTER_RESOLVER_BACKEND": "lws"})
 
 
