@@ -185,7 +185,10 @@ def test_pbs_options_jobs_ports_gpus():
                    "CUDA_VISIBLE_DEVICES": "1", "JAX_LOCAL_DEVICE_IDS": "0"}, out
     expect_fail(["pbs", "--jobs", "worker=3"], 3, ["3 tasks", "4"], env)
     expect_fail(["pbs", "--hostfile", NODEFILE], 2, ["--hostfile does not apply"], env)
-    expect_fail(["pbs", "--port", "1"], 2, ["--port does not apply"], env)
+    # --port is the first port everywhere (--port-base its other name)
+    assert json.loads(ok(["pbs", "--port", "7000", "--format", "spec"], env)) == \
+        json.loads(ok(["pbs", "--port-base=7000", "--format", "spec"], env))
+    expect_fail(["pbs", "--main-host", "h"], 2, ["--main-host does not apply to the pbs backend"], env)
 
 
 def test_lsf_jsrun_every_rank():
@@ -385,14 +388,20 @@ def test_round_trip_torchrun_to_torch():
 
 
 def test_round_trip_torchrun_node_to_torch():
+    alone = 0
     for what, args, env in sources():
         want = launch(args, env)
+        if want["local_world_size"] > 1:  # one torchrun per node needs one task per node
+            expect_fail(args + ["--format", "torchrun-node"], 3, ["this node runs"], env)
+            continue
+        alone += 1
         cmd = args + ["--format", "torchrun-node", "--exec", "--", ENV_BIN, "-u", "RANK", "-u", "WORLD_SIZE",
                       os.path.abspath(CLI), "torch", "--format", "launch"]
         code, out, err = run(cmd, env)
         assert code == 0 and err == "", (what, code, err)
         assert json.loads(out) == launch_doc(want["num_nodes"], want["node_rank"], 0, 1, want["node_rank"],
                                              want["num_nodes"], want["master_addr"], want["master_port"]), (what, out)
+    assert alone >= 1, alone  # lsf mcpu's hostB holds one task
 
 
 def test_round_trip_machinefile_to_mpi():
