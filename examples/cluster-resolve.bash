@@ -2,49 +2,18 @@
 #
 # `make install` puts it in share/bash-completion/completions/cluster-resolve, where the
 # bash-completion package loads it on first use; without that package, `source` it from
-# ~/.bashrc. It needs nothing but bash (no bash-completion helpers). Completes the backend
-# (first word), each backend's options, the values of --format, --members, --address,
-# --api-version, --tpu and --task-type, file names after the options that take a file, host
-# names after those that take a host, and the command after --exec [--].
-# tests/install_test.sh checks it against `cluster-resolve --help` and against what the CLI
-# accepts for each backend, so a change to the CLI's options shows up there.
-
-_cluster_resolve_options() { # the options of backend $1, as the CLI accepts them
-    local common="--format --task-type --task-id --rpc-layer --exec --verbose --help --version"
-    local http="--timeout-ms --retries --resolve-timeout-ms --max-response-bytes"
-    local hpc="--jobs --port-base --gpus-per-node --gpus-per-task"
-    local google="--project --zone --metadata-url --token-file --credentials --ca-file --job-name"
-    case $1 in
-    auto) echo "$common $http --port --members" ;;
-    simple) echo "$common --spec" ;;
-    local) echo "$common --port --host" ;;
-    k8s) echo "$common $http --kubeconfig --context --server --token-file --ca-file" \
-        "--namespace --all-namespaces --job --address --wait --port --page-size" \
-        "--cluster-domain --follow-jobset --members" ;;
-    gce) echo "$common $http $google --instance-group --region --port --compute-url" ;;
-    tpu) echo "$common $http $google --tpu --api-version --coordinator-name" \
-        "--coordinator-address --allow-unhealthy --accelerators-per-host --tpu-url" ;;
-    slurm | pbs | lsf | sge) echo "$common $hpc" ;;
-    mpi) echo "$common $hpc --hostfile --host" ;;
-    flux) echo "$common $hpc --hostfile" ;;
-    sagemaker) echo "$common --port --job-name --resource-config --instance-groups" ;;
-    awsbatch) echo "$common --port --main-host" ;;
-    vertex) echo "$common --cluster-spec" ;;
-    skypilot) echo "$common --port --job-name" ;;
-    volcano) echo "$common --port --hostname" ;;
-    lws) echo "$common --port --hostname --job-name" ;;
-    *) echo "$common" ;; # tfconfig, torch, jax
-    esac
-}
+# ~/.bashrc. It needs nothing but bash (no bash-completion helpers). What it offers comes from
+# the command itself, so it cannot drift from it: `cluster-resolve --list-backends`,
+# `--list-formats` and `--list-options BACKEND` (each option, its value's name, its values)
+# print the CLI's own tables. It completes the backend (first word), the backend's options
+# (with auto: those of every backend auto can pick), the values of options that have a fixed
+# set (--format, --members, --address, --api-version), file names after options whose value
+# is a file (F), host names after those whose value is a host (H), and the command after
+# --exec [--].
 
 _cluster_resolve() {
-    local cur=${COMP_WORDS[COMP_CWORD]} prev="" backend=auto i w words
-    local backends="auto simple tfconfig local slurm mpi sagemaker k8s gce tpu pbs lsf sge flux"
-    backends+=" torch jax awsbatch vertex skypilot volcano lws"
-    local formats="tfconfig spec hostfile machinefile launch torchrun torchrun-node jax master"
-    # options that take no value; every other option takes the next word
-    local flags=" --exec --verbose --help -h --version --all-namespaces --follow-jobset"
-    flags+=" --allow-unhealthy --instance-groups "
+    local cur=${COMP_WORDS[COMP_CWORD]} prev="" cmd=${COMP_WORDS[0]} backend=auto i w line
+    local name meta values words="" table
     COMPREPLY=()
     ((COMP_CWORD > 0)) && prev=${COMP_WORDS[COMP_CWORD - 1]}
 
@@ -68,48 +37,34 @@ _cluster_resolve() {
     done
 
     if ((COMP_CWORD == 1)) && [[ $cur != -* ]]; then
-        mapfile -t COMPREPLY < <(compgen -W "$backends" -- "$cur")
+        mapfile -t COMPREPLY < <(compgen -W "$("$cmd" --list-backends 2>/dev/null)" -- "$cur")
         return
     fi
-    if ((COMP_CWORD > 1)) && [[ " $backends " == *" ${COMP_WORDS[1]} "* ]]; then
-        backend=${COMP_WORDS[1]}
-    fi
+    ((COMP_CWORD > 1)) && [[ ${COMP_WORDS[1]} != -* ]] && backend=${COMP_WORDS[1]}
+    table=$("$cmd" --list-options "$backend" 2>/dev/null) || return
 
-    case $prev in
-    --format) words=$formats ;;
-    --members) words="list job" ;;
-    --address) words="pod-ip host-ip dns" ;;
-    --api-version) words="v2 v1" ;;
-    --tpu) words="local" ;;
-    --task-type) words="chief worker ps evaluator" ;;
-    --rpc-layer) words="grpc" ;;
-    --kubeconfig | --hostfile | --credentials | --token-file | --ca-file | --resource-config)
-        compopt -o filenames 2>/dev/null
-        mapfile -t COMPREPLY < <(compgen -f -- "$cur")
-        return
-        ;;
-    --host | --main-host | --hostname)
-        mapfile -t COMPREPLY < <(compgen -A hostname -- "$cur")
-        return
-        ;;
-    -*)
-        # another option's value (a number, a URL, JSON...): nothing to offer
-        if [[ $flags != *" $prev "* ]] && ((COMP_CWORD > 1)); then return; fi
-        ;;
-    esac
-    if [[ -n $words ]]; then
-        mapfile -t COMPREPLY < <(compgen -W "$words" -- "$cur")
-        return
-    fi
+    # The value of the option before the cursor: its fixed values, a file, a host, or nothing.
+    while IFS=$'\t' read -r name meta values; do
+        [[ $prev == "$name" && $meta != - ]] || continue
+        if [[ $values != - ]]; then
+            mapfile -t COMPREPLY < <(compgen -W "${values//|/ }" -- "$cur")
+        elif [[ $meta == F ]]; then
+            compopt -o filenames 2>/dev/null
+            mapfile -t COMPREPLY < <(compgen -f -- "$cur")
+        elif [[ $meta == H ]]; then
+            mapfile -t COMPREPLY < <(compgen -A hostname -- "$cur")
+        fi
+        return # a number, a URL, JSON...: nothing to offer
+    done <<<"$table"
 
     # Options: the backend's, less those already given (--job is repeatable).
-    words=""
-    for w in $(_cluster_resolve_options "$backend"); do
+    while IFS=$'\t' read -r name meta values; do
         for ((i = 1; i < COMP_CWORD; i++)); do
-            [[ ${COMP_WORDS[i]} == "$w" && $w != --job ]] && continue 2
+            line=${COMP_WORDS[i]%%=*}
+            [[ $line == "$name" && $name != --job ]] && continue 2
         done
-        words+=" $w"
-    done
+        words+=" $name"
+    done <<<"$table"
     mapfile -t COMPREPLY < <(compgen -W "$words" -- "$cur")
 }
 

@@ -1218,13 +1218,32 @@ static void print_help(void) {
            "ready,\n      1 other; --exec: 127 command not found, 126 not runnable\n");
 }
 
-/* Plain text as roff: a leading '.' or '\'' escaped, '-' and '\\' as roff wants them. */
+/* Plain text as roff, '-' and '\\' as roff wants them, in lines of at most 80 bytes, a new
+   line after each sentence (mandoc's style); a line's leading '.' or '\'' escaped. */
 static void roff(const char *s) {
-    if (*s == '.' || *s == '\'') fputs("\\&", stdout);
-    for (; *s; s++) {
-        if (*s == '-') fputs("\\-", stdout);
-        else if (*s == '\\') fputs("\\e", stdout);
-        else putchar(*s);
+    size_t col = 0;
+    while (*s) {
+        size_t word = strcspn(s, " "), k;
+        int sentence_end = word > 1 && s[word - 1] == '.' && s[word] == ' ';
+        if (col && col + 1 + word + 4 > 80) {
+            putchar('\n');
+            col = 0;
+        } else if (col) {
+            putchar(' ');
+            col++;
+        }
+        if (!col && (*s == '.' || *s == '\'')) col += (size_t)printf("\\&");
+        for (k = 0; k < word; k++) {
+            if (s[k] == '-') col += (size_t)printf("\\-");
+            else if (s[k] == '\\') col += (size_t)printf("\\e");
+            else putchar(s[k]), col++;
+        }
+        s += word;
+        while (*s == ' ') s++;
+        if (sentence_end && *s) {
+            putchar('\n');
+            col = 0;
+        }
     }
 }
 
@@ -1265,7 +1284,8 @@ static void print_man_options(void) {
          ".BR \\-\\-exec \" [\" \\-\\- \"] \\fICMD\\fR [\\fIARG\\fR ...]\"\n"
          "Instead of printing, put the format's variables in the environment and execute\n"
          ".IR CMD ,\n"
-         "which replaces this process (its exit status is then CMD's): tfconfig sets TF_CONFIG;\n"
+         "which replaces this process (its exit status is then CMD's):\n"
+         "tfconfig sets TF_CONFIG;\n"
          "torchrun, torchrun\\-node and jax the variables they print.\n"
          "When the backend assigns this task GPUs, tfconfig, torchrun and jax also set\n"
          ".B CUDA_VISIBLE_DEVICES\n"
@@ -1285,8 +1305,10 @@ static void print_man_options(void) {
          "Print \\(lqcluster\\-resolve\\(rq and the library's version and exit 0.\n"
          ".TP\n"
          ".BR \\-\\-list\\-options \" [\\fIBACKEND\\fR]\"\n"
-         "The options BACKEND (default auto) accepts, one per line: the option, its value's\n"
-         "name or \\-, its values separated by | or \\- (for the bash completion); with\n"
+         "The options BACKEND (default auto) accepts, one per line: the option,\n"
+         "its value's name or \\-, its values separated by | or \\-\n"
+         "(for the bash completion);\n"
+         "with\n"
          ".B \\-\\-list\\-backends\n"
          "and\n"
          ".BR \\-\\-list\\-formats ,\n"

@@ -6,11 +6,11 @@
 #    warn about;
 #  - its bash completion registers with `complete -p` in a non-interactive bash, and completes
 #    backends, formats, options and option values;
-#  - drift: the backends, formats and options of `cluster-resolve --help`, with --help and
+#  - drift: the CLI's own tables (--list-backends, --list-formats, --list-options), with --help and
 #    --version, are all in the manual page and in the completion (backends and formats exactly);
-#    for every backend, the options the completion offers are the ones the CLI accepts (the HTTP
-#    options, accepted everywhere, only where HTTP happens); the values of --members, --address
-#    and --api-version are --help's; every exit code of --help (and 126, 127) is in EXIT STATUS;
+#    for every backend, the options the completion offers are the ones the CLI accepts; the
+#    values of --members, --address and --api-version are --help's; every exit code of --help
+#    (126 and 127 among them) is in EXIT STATUS;
 #    every environment variable the header reads is in the manual page.
 set -euo pipefail
 prefix=${1:?usage: cli_tool_test.sh PREFIX}
@@ -82,27 +82,29 @@ else
 fi
 echo "$(wc -l <"$tmp/page.txt") lines, $(grep -c '^[A-Z][A-Z ]*$' "$tmp/page.txt") sections; $lint"
 
-# What --help names, and the manual page's parts.
-backends=$(awk '/^  BACKEND /{on=1} /^  --format /{on=0} on' <<<"$help" |
-           sed 's/BACKEND//; s/(default)//g' | tr '|' ' ' | words)
-formats=$(awk '/^  --format /{on=1} /^  --task-type /{on=0} on' <<<"$help" |
-          sed 's/--format F//; s/([^)]*)//g' | tr '|' ' ' | words)
-options="$(grep -oE -- '--[a-z][a-z-]*' <<<"$help" | words) --help --version"
-exits=$(sed -n 's/^exit: //p' <<<"$help" | grep -oE '(^|, )[0-9]+' | tr -d ', ')
-[ "$(words <<<"$backends" | wc -l)" -ge 21 ] || fail "--help names only these backends: $backends"
-[ "$(words <<<"$formats" | wc -l)" -ge 9 ] || fail "--help names only these formats: $formats"
-[ "$(words <<<"$exits" | wc -l)" -ge 6 ] || fail "--help names only these exit codes: $exits"
+# The CLI's own tables (--list-backends, --list-formats, --list-options: the option table the
+# parser uses), against --help and the manual page's parts.
+backends=$("$cli" --list-backends | words)
+formats=$("$cli" --list-formats | words)
+options="$( { "$cli" --list-options; for b in $backends; do "$cli" --list-options "$b"; done; } | cut -f1 | words)"
+exits=$(sed -n '/^exit: /,$p' <<<"$help" | grep -oE '(^|[ ,:])[0-9]+ ' | tr -d ' ,:' | words)
+[ "$(words <<<"$backends" | wc -l)" -ge 22 ] || fail "--list-backends names only these: $backends"
+[ "$(words <<<"$formats" | wc -l)" -ge 10 ] || fail "--list-formats names only these: $formats"
+[ "$(words <<<"$options" | wc -l)" -ge 50 ] || fail "--list-options names only these: $options"
+[ "$(words <<<"$exits" | wc -l)" -ge 8 ] || fail "--help names only these exit codes: $exits"
+missing "--help does not name these options" "$options" "$(grep -oE -- '--[a-z][a-z-]*' <<<"$help" | words)"
+missing "--help does not name these backends" "$backends" "$(tr -c 'a-z0-9\n' ' ' <<<"$help" | tr ' ' '\n' | words)"
+missing "--help does not name these formats" "$formats" "$(tr -c 'a-z0-9\n-' ' ' <<<"$help" | tr ' ' '\n' | words)"
 # The tags of the page's .TP/.TQ paragraphs in section $1, as words (from the roff source).
 tags() {
     awk -v want="$1" '/^\.SH / {sec = substr($0, 5); gsub(/"/, "", sec)}
         /^\.(TP|TQ)$/ && sec == want {getline t; print t}' "$page" |
         sed 's/^\.[A-Z]* //; s/\\-/-/g; s/\\f[BIRP]//g; s/"//g; s/,//g' | tr ' ' '\n' | words
 }
-same "the manual page's BACKENDS against --help's backends" "$backends" "$(tags BACKENDS)"
-same "the manual page's FORMATS against --help's formats" "$formats" "$(tags FORMATS)"
+same "the manual page's BACKENDS against --list-backends" "$backends" "$(tags BACKENDS)"
+same "the manual page's FORMATS against --list-formats" "$formats" "$(tags FORMATS)"
 missing "the manual page's OPTIONS lack" "$options" "$(tags OPTIONS | grep -- '^--')"
-same "the manual page's EXIT STATUS against --help's exit codes (and --exec's)" "$exits 126 127" \
-    "$(tags 'EXIT STATUS')"
+same "the manual page's EXIT STATUS against --help's exit codes" "$exits" "$(tags 'EXIT STATUS')"
 # Every variable name the header quotes, but its compile switches: in the manual page.
 vars=$( { grep -oE '"[A-Z][A-Za-z0-9]*_[A-Za-z0-9_]*"' "$header" | tr -d '"' | grep -v '^CLUSTER_RESOLVER_NO_\|^CRES_'
           grep -oE '(getenv|cres__env_[a-z]+)\([^,()]*, *"[A-Z][A-Za-z0-9_]*"' "$header" | grep -oE '"[^"]*"' | tr -d '"'
@@ -119,7 +121,8 @@ registered=$(bash --norc --noprofile -c 'source "$1" && complete -p cluster-reso
     fail "sourcing $completion did not register a completion for cluster-resolve"
 [ "$registered" = "complete -F _cluster_resolve cluster-resolve" ] || fail "complete -p: $registered"
 # complete WORD... : what the completion offers for the last word (one per line), as bash asks
-# it: COMP_WORDS, COMP_CWORD, COMP_LINE, COMP_POINT, then the function `complete -p` names.
+# it: COMP_WORDS, COMP_CWORD, COMP_LINE, COMP_POINT, then the function `complete -p` names. The
+# completion asks the command (COMP_WORDS[0], found on PATH) for its tables.
 mkdir "$tmp/files" && touch "$tmp/files/kube.yaml" "$tmp/files/key.json"
 cat >"$tmp/complete.sh" <<'EOF'
 source "$1"; shift
@@ -129,16 +132,16 @@ fn=$(complete -p cluster-resolve | sed -n 's/.* -F \([^ ]*\) .*/\1/p')
 "$fn" cluster-resolve "${COMP_WORDS[COMP_CWORD]}" "${COMP_WORDS[COMP_CWORD - 1]}"
 printf '%s\n' "${COMPREPLY[@]}"
 EOF
-offer() { bash --norc --noprofile "$tmp/complete.sh" "$completion" cluster-resolve "$@"; }
+offer() { PATH="$prefix/bin:$PATH" bash --norc --noprofile "$tmp/complete.sh" "$completion" cluster-resolve "$@"; }
 [ "$(offer sl | paste -sd' ')" = slurm ] || fail "cluster-resolve sl<TAB>: $(offer sl | paste -sd' ')"
-same "cluster-resolve <TAB> against --help's backends" "$backends" "$(offer '' | paste -sd' ')"
-same "cluster-resolve --format <TAB> against --help's formats" "$formats" "$(offer --format '' | paste -sd' ')"
+same "cluster-resolve <TAB> against --list-backends" "$backends" "$(offer '' | paste -sd' ')"
+same "cluster-resolve --format <TAB> against --list-formats" "$formats" "$(offer --format '' | paste -sd' ')"
 [ "$(offer k8s --format torch | paste -sd' ')" = "torchrun torchrun-node" ] ||
     fail "cluster-resolve k8s --format torch<TAB>: $(offer k8s --format torch | paste -sd' ')"
 for opt in --members --address --api-version; do
     want=$(grep -oE -- "$opt [a-z0-9|-]+" <<<"$help" | head -1 | sed "s/^$opt //" | tr '|' ' ')
     [ -n "$want" ] || fail "--help gives no values for $opt"
-    same "cluster-resolve ... $opt <TAB> against --help" "$want" "$(offer tpu "$opt" '' | paste -sd' ')"
+    same "cluster-resolve ... $opt <TAB> against --help" "$want" "$(offer auto "$opt" '' | paste -sd' ')"
 done
 for opt in --kubeconfig --hostfile --credentials --token-file --ca-file --resource-config; do
     got=$(offer "$opt" "$tmp/files/k" | paste -sd' ')
@@ -149,28 +152,30 @@ done
 [ "$(offer k8s --job a=b --job c=d --j | paste -sd' ')" = "--job" ] ||
     fail "k8s --job ... --j<TAB> (--job is repeatable): $(offer k8s --job a=b --job c=d --j | paste -sd' ')"
 [ "$(offer k8s --wait 5 --w | paste -sd' ')" = "" ] || fail "k8s --wait 5 --w<TAB> offered --wait again"
+[ "$(offer k8s --wait=5 --w | paste -sd' ')" = "" ] || fail "k8s --wait=5 --w<TAB> offered --wait again"
 
 # For each backend: what the completion offers is what the CLI accepts. An option applies when
 # `cluster-resolve BACKEND OPTION [VALUE] --help` exits 0 (the parser checks the backend before
-# it reaches --help); --exec ends the options, so it is not probed.
-value_for() { case $1 in --format) echo launch ;; *) echo 1 ;; esac; }
+# it reaches --help); --exec ends the options, so it is not probed. Under auto, an option of any
+# backend auto can pick is accepted on the command line (and refused, exit 2, when auto picks
+# a backend that does not read it).
+value_for() { case $1 in --format) echo launch ;; --members) echo job ;; --address) echo dns ;;
+              --api-version) echo v1 ;; *) echo 1 ;; esac; }
 flags=" --verbose --help --version --all-namespaces --follow-jobset --allow-unhealthy --instance-groups "
-http="--timeout-ms --retries --resolve-timeout-ms --max-response-bytes"
 probed=0 offered_all=""
 for b in $backends; do
     offered=$(offer "$b" - | words)
     offered_all+=" $offered"
     accepted=""
-    for o in $options; do
+    for o in $options --help --version; do
         [ "$o" = --exec ] && continue
         if [[ $flags == *" $o "* ]]; then args=("$o"); else args=("$o" "$(value_for "$o")"); fi
         "$cli" "$b" "${args[@]}" --help >/dev/null 2>&1 && accepted+=" $o"
         probed=$((probed + 1))
     done
-    missing "$b: the completion offers options the CLI refuses" "$(grep -vx -- --exec <<<"$offered" | paste -sd' ')" "$accepted"
-    missing "$b: the CLI accepts options the completion does not offer" \
-        "$(words <<<"$accepted" | grep -vxF -f <(words <<<"$http") | paste -sd' ')" "$offered"
+    same "$b: the options the completion offers against those the CLI accepts" \
+        "$(grep -vx -- --exec <<<"$offered" | paste -sd' ')" "$accepted"
 done
-missing "options of --help the completion never offers" "$options" "$offered_all"
+missing "options the completion never offers" "$options" "$offered_all"
 echo "completion: registered; $(words <<<"$backends" | wc -l) backends, $(words <<<"$formats" | wc -l) formats," \
      "value and file completion; each backend's options against the CLI ($probed probes)"

@@ -129,8 +129,7 @@ static cres_result run_create(const scenario *sc, const cres_config *config, cre
     case SAGEMAKER:
     case SAGEMAKER_GROUPS:
         WALK_CREATE(cres_sagemaker_options, cres_sagemaker_resolver_create,
-                    o.resource_config = sc->resource_config ? sc->resource_config
-                                                            : "/nonexistent/resourceconfig.json";
+                    o.resource_config = sc->resource_config; /* NULL: /opt/ml's, absent here */
                     o.instance_groups = sc->backend == SAGEMAKER_GROUPS);
         break;
     default:

@@ -331,8 +331,9 @@ static void volcano_pytorch(void **state) {
     static const char *const env[] = {VOLCANO_PYTORCH_WORKER1, NULL};
     static const scenario sc = {"volcano: pytorch job, master and 3 workers", VOLCANO, env, NULL, NULL, NULL, NULL, 0,
                                 NULL, 0, CRES_OK, "volcano", NULL, VOLCANO_PYTORCH_SPEC,
-                                {4, 2, 0, 1, 2, 4, "pytorch-job-master-0.pytorch-job", 8470,
-                                 "pytorch-job-master-0.pytorch-job:8470"},
+                                /* the pytorch plugin's MASTER_PORT (23456) is kept */
+                                {4, 2, 0, 1, 2, 4, "pytorch-job-master-0.pytorch-job", 23456,
+                                 "pytorch-job-master-0.pytorch-job:23456"},
                                 "pytorch-job-worker-1.pytorch-job:8470", 0, NULL};
     (void)state;
     walk(&sc);

@@ -1887,7 +1887,7 @@ static cres_sagemaker_options sm_options(void) {
     cres_sagemaker_options o;
     memset(&o, 0, sizeof o);
     o.config = &cfg;
-    o.resource_config = "/nonexistent/test_hpc/resourceconfig.json";
+    o.resource_config = NULL; /* /opt/ml/input/config/resourceconfig.json: absent here */
     return o;
 }
 
@@ -2109,12 +2109,22 @@ static void sm_bad_resource_config(void **state) {
 static void sm_nothing_set_names_variable_and_file(void **state) {
     cres_sagemaker_options o = sm_options();
     (void)state;
-    SM_FAILS(o, CRES_ERR_ENVIRONMENT, "SM_HOSTS", "/nonexistent/test_hpc/resourceconfig.json");
     /* the default file: /opt/ml/input/config/resourceconfig.json (absent on this machine) */
-    o.resource_config = NULL;
     SM_FAILS(o, CRES_ERR_ENVIRONMENT, "SM_HOSTS", "/opt/ml/input/config/resourceconfig.json");
+    o.resource_config = "/nonexistent/test_hpc/resourceconfig.json";
+    SM_FAILS(o, CRES_ERR_ENVIRONMENT, "SM_HOSTS", "/nonexistent/test_hpc/resourceconfig.json");
     env_set("SM_HOSTS", ALGO12);
+    o.resource_config = NULL;
     SM_FAILS(o, CRES_ERR_ENVIRONMENT, "SM_CURRENT_HOST", "/opt/ml/input/config/resourceconfig.json");
+    /* a file named is read even when the variables say it all: it must exist, and agree */
+    env_set("SM_CURRENT_HOST", "algo-1");
+    o.resource_config = "/nonexistent/test_hpc/resourceconfig.json";
+    SM_FAILS(o, CRES_ERR_ENVIRONMENT, "options.resource_config",
+             "\"/nonexistent/test_hpc/resourceconfig.json\" cannot be read");
+    o.resource_config = temp_file("{\"current_host\": \"algo-2\", \"hosts\": [\"algo-1\", \"algo-2\"]}");
+    SM_FAILS(o, CRES_ERR_ENVIRONMENT, "SM_CURRENT_HOST=\"algo-1\"", "\"current_host\" is \"algo-2\"");
+    o.resource_config = temp_file("{\"current_host\": \"algo-1\", \"hosts\": [\"algo-1\", \"algo-3\"]}");
+    SM_FAILS(o, CRES_ERR_ENVIRONMENT, "SM_HOSTS names 2 hosts", "not the same");
 }
 
 static void sm_port_and_job_name_options(void **state) {
@@ -2601,7 +2611,7 @@ static void sm_groups_nothing_set(void **state) {
     cres_sagemaker_options o = sm_groups_options();
     (void)state;
     SM_FAILS(o, CRES_ERR_ENVIRONMENT, "SM_INSTANCE_GROUPS_DICT is not set",
-             "/nonexistent/test_hpc/resourceconfig.json");
+             "/opt/ml/input/config/resourceconfig.json");
     env_set("SM_HOSTS", "[\"algo-1\"]"); /* the flat list alone is not enough */
     env_set("SM_CURRENT_HOST", "algo-1");
     SM_FAILS(o, CRES_ERR_ENVIRONMENT, "SM_INSTANCE_GROUPS_DICT is not set", NULL);

@@ -902,8 +902,10 @@ static void volcano_pytorch_job(void **state) {
     r = volcano();
     SPEC_IS(r, VOLCANO_PYTORCH_SPEC);
     TASK_IS(r, "worker", 1);
-    /* the ranks Volcano's pytorch plugin gives: master 0, worker i at i + 1 */
-    LAUNCH_IS(r, 4, 2, 0, 1, 2, 4, "pytorch-job-master-0.pytorch-job", 8470, "pytorch-job-master-0.pytorch-job:8470");
+    /* the ranks Volcano's pytorch plugin gives: master 0, worker i at i + 1; its MASTER_PORT
+       is kept */
+    LAUNCH_IS(r, 4, 2, 0, 1, 2, 4, "pytorch-job-master-0.pytorch-job", 23456,
+              "pytorch-job-master-0.pytorch-job:23456");
     assert_string_equal(own_master(r), "pytorch-job-worker-1.pytorch-job:8470");
     assert_null(cres_rpc_layer(r));
     GPUS_ARE(r, 0);
@@ -916,7 +918,8 @@ static void volcano_pytorch_job(void **state) {
     env_set("RANK", "0");
     r = volcano();
     TASK_IS(r, "master", 0);
-    LAUNCH_IS(r, 4, 0, 0, 1, 0, 4, "pytorch-job-master-0.pytorch-job", 8470, "pytorch-job-master-0.pytorch-job:8470");
+    LAUNCH_IS(r, 4, 0, 0, 1, 0, 4, "pytorch-job-master-0.pytorch-job", 23456,
+              "pytorch-job-master-0.pytorch-job:23456");
     cres_resolver_free(r);
 }
 
@@ -1038,7 +1041,17 @@ static void volcano_options_port_hostname(void **state) {
     r = volcano_with(o);
     TASK_IS(r, "master", 0);
     assert_string_equal(own_master(r), "grpc://pytorch-job-master-0.pytorch-job:8470");
-    LAUNCH_IS(r, 4, 0, 0, 1, 0, 4, "pytorch-job-master-0.pytorch-job", 8470, "pytorch-job-master-0.pytorch-job:8470");
+    {   /* the plugin's RANK (2) says this pod is another task than the one given */
+        cres_launch_info info;
+        cres_error err;
+        assert_int_equal(cres_launch(r, &info, &err), CRES_ERR_ENVIRONMENT);
+        assert_non_null(strstr(err.message, "volcano: RANK=\"2\" is set, but the volcano backend's answer is 0"));
+    }
+    cres_resolver_free(r);
+    env_set("RANK", "0");
+    r = volcano_with(o);
+    LAUNCH_IS(r, 4, 0, 0, 1, 0, 4, "pytorch-job-master-0.pytorch-job", 23456,
+              "pytorch-job-master-0.pytorch-job:23456");
     cres_resolver_free(r);
     o = volcano_options();
     o.port = -2;
@@ -1301,8 +1314,11 @@ static void auto_port_task_and_rpc_reach_the_platforms(void **state) {
     cres_resolver_free(r);
     env_reset();
     env_lines(volcano_pytorch_worker1);
-    r = auto_with(o, "volcano");
-    LAUNCH_IS(r, 4, 2, 0, 1, 2, 4, "pytorch-job-master-0.pytorch-job", 29500, "pytorch-job-master-0.pytorch-job:29500");
+    r = auto_with(o, "volcano"); /* the tasks' port; the plugin's MASTER_PORT names rank 0's */
+    SPEC_IS(r, "{'master': ['pytorch-job-master-0.pytorch-job:29500'], 'worker': "
+               "['pytorch-job-worker-0.pytorch-job:29500', 'pytorch-job-worker-1.pytorch-job:29500', "
+               "'pytorch-job-worker-2.pytorch-job:29500']}");
+    LAUNCH_IS(r, 4, 2, 0, 1, 2, 4, "pytorch-job-master-0.pytorch-job", 23456, "pytorch-job-master-0.pytorch-job:23456");
     cres_resolver_free(r);
     /* vertex's addresses are its own */
     env_reset();
@@ -1386,16 +1402,19 @@ static void auto_order_against_neighbours(void **state) {
 }
 
 /* Volcano's pytorch plugin sets MASTER_ADDR, MASTER_PORT, WORLD_SIZE and RANK: volcano
-   wins over torch's names, and its launch info agrees with them. */
+   wins over torch's names, its launch info agrees with them, and keeps the plugin's port. */
 static void auto_volcano_wins_over_its_pytorch_plugin(void **state) {
     cres_resolver *r;
     (void)state;
     skip_on_sagemaker_machine();
     env_lines(volcano_pytorch_worker1);
     r = auto_with(auto_options(), "volcano");
-    LAUNCH_IS(r, 4, 2, 0, 1, 2, 4, "pytorch-job-master-0.pytorch-job", 8470, "pytorch-job-master-0.pytorch-job:8470");
+    LAUNCH_IS(r, 4, 2, 0, 1, 2, 4, "pytorch-job-master-0.pytorch-job", 23456,
+              "pytorch-job-master-0.pytorch-job:23456");
     cres_resolver_free(r);
     HAS(logs.text, "INFO auto: using the volcano backend: VC_TASK_INDEX; passed over torch (RANK is set)\n");
+    HAS(logs.text, "INFO volcano: the coordinator pytorch-job-master-0.pytorch-job:23456 is the "
+                   "environment's (MASTER_ADDR, MASTER_PORT), kept\n");
     /* without the svc plugin's lists it is still volcano, and says what is missing */
     env_unset("VC_MASTER_HOSTS");
     env_unset("VC_WORKER_HOSTS");
@@ -1445,7 +1464,7 @@ static void auto_skypilot_and_torch(void **state) {
     env_set("RANK", "1");
     env_set("WORLD_SIZE", "3");
     r = auto_with(auto_options(), "skypilot");
-    LAUNCH_IS(r, 3, 1, 0, 1, 1, 3, "10.128.0.21", 8470, "10.128.0.21:8470");
+    LAUNCH_IS(r, 3, 1, 0, 1, 1, 3, "10.128.0.21", 8008, "10.128.0.21:8008"); /* the script's port */
     cres_resolver_free(r);
     HAS(logs.text, "INFO auto: using the skypilot backend: SKYPILOT_NODE_IPS; passed over torch (RANK is set)\n");
     env_set("TORCHELASTIC_RUN_ID", "sky");

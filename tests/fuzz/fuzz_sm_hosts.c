@@ -14,9 +14,9 @@
                      file; 6: no current host given, it comes from the file; 7: both from it
             bits 5-6 port: 0 default (2223), 1 = 65535, 2 = 1, 3 = 70000 (not a port)
             bit 7    job_name "algo" (else the default "worker"; with groups: refused)
-   Without a third field options.resource_config names a file that does not exist. A fourth
+   Without a third field options.resource_config is NULL (/opt/ml's file, absent here). A fourth
    field turns options.instance_groups on: the groups text, or none given when it is empty
-   (then they come from the file); an empty third field then means no file. A fifth field is
+   (then they come from the file); an empty third field means no file. A fifth field is
    the current group (none given without it). The file (in fuzz_common.h's FUZZ_DIR, removed
    at exit) is written only when the input needs it and its text changed since the last
    write: a file costs about ten times an option or environment run, so these take most of
@@ -338,13 +338,10 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
         if (flags & 2) e.group = group;
         else o.current_instance_group = group;
     }
-    use_file = groups ? groups_text == NULL || current == NULL : hosts_text == NULL || current == NULL;
-    if (!fields[2]) {
-        o.resource_config = "/nonexistent/fuzz_sm_hosts/resourceconfig.json"; /* never the machine's own */
-    } else {
-        if (use_file) write_file(fields[2]);
-        o.resource_config = file_path[0] ? file_path : "/nonexistent/fuzz_sm_hosts/resourceconfig.json";
-    }
+    /* a file given is read (and checked against the rest) even when nothing is missing */
+    use_file = fields[2] != NULL && fields[2][0] != '\0'; /* an empty third field: no file */
+    if (use_file) write_file(fields[2]);
+    o.resource_config = use_file && file_path[0] ? file_path : NULL; /* NULL: /opt/ml's, absent */
     port = ports[(flags >> 5) & 3];
     o.port = port;
     job = flags & 128 ? "algo" : "worker";

@@ -302,7 +302,7 @@ static void environment_backends(worker *w, const cres_config *c) {
         cres_sagemaker_options o;
         memset(&o, 0, sizeof o);
         o.config = c;
-        o.resource_config = "/nonexistent/resourceconfig.json";
+        o.resource_config = NULL; /* /opt/ml's: absent here */
         snprintf(want, sizeof want, "{'worker': ['t%d-algo-1:2223', 't%d-algo-2:2223', 't%d-algo-10:2223']}", t, t, t);
         snprintf(master, sizeof master, "t%d-algo-%d:2223", t, t % 2 ? 10 : 2);
         r = created(w, "sagemaker", cres_sagemaker_resolver_create(&o, &r, &err), &r, &err);
