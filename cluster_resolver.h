@@ -3419,6 +3419,53 @@ CRES_API cres_result cres_resolve(cres_resolver *r, cres_cluster_spec **out, cre
     return res;
 }
 
+/* Resolves r; the spec, with the own task known (a backend may learn it in the resolve). */
+CRES__PRIVATE cres_result cres__resolve_own(cres_resolver *r, const char *what,
+                                            cres_cluster_spec **spec, cres_error *err) {
+    cres_result res = cres_resolve(r, spec, err);
+    if (res == CRES_OK && (!r->task_type || r->task_id < 0)) {
+        cres_spec_free(*spec);
+        *spec = NULL;
+        return cres__fail(err, CRES_ERR_NOT_FOUND,
+                          "%s: %s knows no own task%s%s%s; set one with cres_set_task()", what,
+                          r->vtable->name, r->no_task_why ? " (" : "",
+                          r->no_task_why ? r->no_task_why : "", r->no_task_why ? ")" : "");
+    }
+    return res;
+}
+
+/* Where the own task came from, for messages: the caller, or the variable that names it. */
+CRES__PRIVATE const char *cres__task_source(const cres_resolver *r) {
+    if (r->task_overridden) return "the task options";
+    if (strcmp(r->vtable->name, "tfconfig") == 0) return "TF_CONFIG";
+    if (strcmp(r->vtable->name, "vertex") == 0) return "CLUSTER_SPEC";
+    if (strcmp(r->vtable->name, "tpu") == 0) return "TPU_WORKER_ID (0 when unset)";
+    return "the backend";
+}
+
+/* cres_launch of a backend without a launch entry: resolves, then the own task's place in the
+   spec. */
+CRES__PRIVATE cres_result cres__launch_from_spec(cres_resolver *r, cres_launch_info *out,
+                                                 cres_error *err) {
+    cres_cluster_spec *spec = NULL;
+    cres_result res = cres__resolve_own(r, "launch", &spec, err);
+    if (res != CRES_OK) return res;
+    res = cres_spec_launch_info(spec, r->task_type, r->task_id, out, err);
+    cres_spec_free(spec);
+    if (res == CRES_ERR_NOT_FOUND) {
+        char q[CRES__QUOTE_SIZE];
+        cres__fail(err, res,
+                   "%s: this process's task %s %d, from %s, is not in the cluster, so "
+                   "it has no rank%s",
+                   r->vtable->name, cres__quote(q, sizeof q, r->task_type, strlen(r->task_type)),
+                   r->task_id, cres__task_source(r),
+                   strcmp(r->task_type, "evaluator") == 0
+                       ? " (TensorFlow runs its evaluator outside the cluster)"
+                       : "");
+    }
+    return res;
+}
+
 /* "<rpc>://<address>", or the address alone when rpc is NULL or empty or address is "". */
 CRES__PRIVATE cres_result cres__write_master(const char *address, const char *rpc, char *buf,
                                             size_t cap, size_t *out_len, cres_error *err) {
@@ -3544,6 +3591,12 @@ CRES__PRIVATE cres_result cres__master_in_spec(cres_resolver *r, const cres_clus
                             q, id)
                : cres__fail(err, CRES_ERR_NOT_FOUND, "%s: no job %s in the cluster",
                             r->vtable->name, q);
+}
+
+/* TF's rule: a spec with no jobs, or one job holding only task 0, has the local master "". */
+CRES__PRIVATE int cres__spec_is_local(const cres_cluster_spec *s) {
+    return s->count == 0 ||
+           (s->count == 1 && s->jobs[0].pub.tasks_count == 1 && s->jobs[0].pub.tasks[0].index == 0);
 }
 
 CRES__PRIVATE cres_result cres__master_of_task(cres_resolver *r, const char *task_type, int task_id,
@@ -4580,12 +4633,6 @@ CRES__LEFT_OUT(cres_union_resolver_create, cres_union_options, "union", "CLUSTER
 
 #if !defined(CLUSTER_RESOLVER_NO_TFCONFIG) || !defined(CLUSTER_RESOLVER_NO_VERTEX)
 typedef cres__simple cres__tfconfig; /* master holds session_master */
-
-/* TF's rule: a spec with no jobs, or one job holding only task 0, has the local master "". */
-CRES__PRIVATE int cres__spec_is_local(const cres_cluster_spec *s) {
-    return s->count == 0 ||
-           (s->count == 1 && s->jobs[0].pub.tasks_count == 1 && s->jobs[0].pub.tasks[0].index == 0);
-}
 
 CRES__PRIVATE cres_result cres__tfconfig_master(cres_resolver *r, const char *task_type,
                                                 int task_id, const char *rpc_layer, char *buf,
@@ -9788,9 +9835,23 @@ CRES__PRIVATE void cres__tpu_destroy(cres_resolver *r) {
     cres__free(a, t->accelerator_type);
 }
 
+/* A TPU VM's launch: rank 0 is worker 0 at JAX's coordinator port, 8482, as across slices (8470
+   is the TPU's gRPC port, TF's master; 8476 is the TPU runtime's, in TPU_PROCESS_ADDRESSES):
+   a coordinator started at either would find the port taken. */
+CRES__PRIVATE cres_result cres__tpu_launch(cres_resolver *r, cres_launch_info *out,
+                                           cres_error *err) {
+    cres__writer w;
+    cres_result res = cres__launch_from_spec(r, out, err);
+    if (res != CRES_OK || !out->master_host[0]) return res;
+    out->master_port = 8482;
+    cres__start(&w, out->master_address, sizeof out->master_address, NULL);
+    if (!cres__put_host_port(&w, out->master_host, out->master_port)) cres__puts(&w, "");
+    return cres__finish(&w, NULL, err);
+}
+
 static const cres_resolver_vtable cres__tpu_vtable = {
     "tpu", cres__tpu_resolve, cres__tpu_master, cres__tpu_accelerators, cres__tpu_destroy, NULL,
-    NULL};
+    cres__tpu_launch};
 
 /* The TPU's name: options, $KUBE_GOOGLE_CLOUD_TPU_ENDPOINTS, $TPU_NAME, or $TPU_CONFIG's
    {"tpu_node_name", "project", "zone"} (which may also give project and zone). */
@@ -11531,7 +11592,8 @@ CRES__PRIVATE cres_result cres__mpi_layout(const cres_resolver *r, const cres_mp
     }
     if (id.size < 0)
         return cres__fail(err, CRES_ERR_ENVIRONMENT,
-                          "%s: %s's PMIX_RANK gives no world size; pass a hostfile",
+                          "%s: %s's PMIX_RANK gives no world size; pass a hostfile "
+                          "(options.hostfile)",
                           r->vtable->name, id.source);
     if ((res = cres__mpi_from_scheduler(r, &id, l, err)) != CRES_ERR_NOT_FOUND) return res;
     if (id.size == 1 || id.local_size == id.size)
@@ -11540,7 +11602,7 @@ CRES__PRIVATE cres_result cres__mpi_layout(const cres_resolver *r, const cres_mp
         return cres__mpi_in_allocation(r, &id, l, err);
     return cres__fail(err, CRES_ERR_ENVIRONMENT,
                       "%s: the %s=%d ranks run on several hosts and the launcher does not say "
-                      "which; pass the hostfile given to mpirun",
+                      "which; pass the hostfile given to mpirun (options.hostfile)",
                       r->vtable->name, id.size_var, id.size);
 }
 
@@ -12425,8 +12487,17 @@ CRES__PRIVATE cres_result cres__sm_build_groups(cres__hpc *h, const cres__sm_sou
     return res;
 }
 
+/* TF's SageMaker resolver answers master() as TF_CONFIG's does: "" for a single host. */
+CRES__PRIVATE cres_result cres__sm_master(cres_resolver *r, const char *task_type, int task_id,
+                                          const char *rpc_layer, char *buf, size_t cap,
+                                          size_t *out_len, cres_error *err) {
+    if (!task_type && task_id < 0 && cres__spec_is_local(((cres__hpc *)r)->spec))
+        return cres__write_master("", NULL, buf, cap, out_len, err);
+    return cres__master_of_task(r, task_type, task_id, rpc_layer, "", buf, cap, out_len, err);
+}
+
 static const cres_resolver_vtable cres__sagemaker_vtable = {
-    "sagemaker", cres__hpc_resolve, NULL, NULL, cres__hpc_destroy, NULL, NULL};
+    "sagemaker", cres__hpc_resolve, cres__sm_master, NULL, cres__hpc_destroy, NULL, NULL};
 
 CRES_API cres_result cres_sagemaker_resolver_create(const cres_sagemaker_options *o,
                                                     cres_resolver **out, cres_error *err) {
@@ -14116,29 +14187,7 @@ CRES_API cres_result cres_spec_to_tfconfig(const cres_cluster_spec *s, const cha
     return cres__finish(&w, out_len, err);
 }
 
-/* Resolves r; the spec, with the own task known (a backend may learn it in the resolve). */
-CRES__PRIVATE cres_result cres__resolve_own(cres_resolver *r, const char *what,
-                                            cres_cluster_spec **spec, cres_error *err) {
-    cres_result res = cres_resolve(r, spec, err);
-    if (res == CRES_OK && (!r->task_type || r->task_id < 0)) {
-        cres_spec_free(*spec);
-        *spec = NULL;
-        return cres__fail(err, CRES_ERR_NOT_FOUND,
-                          "%s: %s knows no own task%s%s%s; set one with cres_set_task()", what,
-                          r->vtable->name, r->no_task_why ? " (" : "",
-                          r->no_task_why ? r->no_task_why : "", r->no_task_why ? ")" : "");
-    }
-    return res;
-}
 
-/* Where the own task came from, for messages: the caller, or the variable that names it. */
-CRES__PRIVATE const char *cres__task_source(const cres_resolver *r) {
-    if (r->task_overridden) return "the task options";
-    if (strcmp(r->vtable->name, "tfconfig") == 0) return "TF_CONFIG";
-    if (strcmp(r->vtable->name, "vertex") == 0) return "CLUSTER_SPEC";
-    if (strcmp(r->vtable->name, "tpu") == 0) return "TPU_WORKER_ID (0 when unset)";
-    return "the backend";
-}
 
 /* The sizes and ranks a launcher's variables give, and where they go in the launch info. */
 static const struct cres__launch_var {
@@ -14254,29 +14303,11 @@ CRES_API cres_result cres_launch_apply_env(const cres_resolver *r, cres_launch_i
 }
 
 CRES_API cres_result cres_launch(cres_resolver *r, cres_launch_info *out, cres_error *err) {
-    cres_cluster_spec *spec = NULL;
     cres_result res;
     cres__clear(err);
     if (!r || !out)
         return cres__fail(err, CRES_ERR_INVALID_ARGUMENT, "launch: resolver or out is NULL");
-    if (r->vtable->launch) {
-        res = r->vtable->launch(r, out, err);
-        return res == CRES_OK ? cres_launch_apply_env(r, out, err) : res;
-    }
-    if ((res = cres__resolve_own(r, "launch", &spec, err)) != CRES_OK) return res;
-    res = cres_spec_launch_info(spec, r->task_type, r->task_id, out, err);
-    cres_spec_free(spec);
-    if (res == CRES_ERR_NOT_FOUND) {
-        char q[CRES__QUOTE_SIZE];
-        cres__fail(err, res,
-                   "%s: this process's task %s %d, from %s, is not in the cluster, so "
-                   "it has no rank%s",
-                   r->vtable->name, cres__quote(q, sizeof q, r->task_type, strlen(r->task_type)),
-                   r->task_id, cres__task_source(r),
-                   strcmp(r->task_type, "evaluator") == 0
-                       ? " (TensorFlow runs its evaluator outside the cluster)"
-                       : "");
-    }
+    res = r->vtable->launch ? r->vtable->launch(r, out, err) : cres__launch_from_spec(r, out, err);
     return res == CRES_OK ? cres_launch_apply_env(r, out, err) : res;
 }
 

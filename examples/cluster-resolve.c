@@ -758,6 +758,12 @@ static void cli_words(char *message, size_t cap, int backend) {
 static int fail(cres_error *err, int backend) {
     if (!err->message[0])
         snprintf(err->message, sizeof err->message, "%s", cres_result_string(err->result));
+    if (backend == B_AUTO) { /* the library's messages start with the backend's name */
+        char name[32];
+        size_t n = strcspn(err->message, ":");
+        snprintf(name, sizeof name, "%.*s", (int)(n < sizeof name ? n : 0), err->message);
+        if ((backend = backend_by_name(name)) < 0) backend = B_AUTO;
+    }
     cli_words(err->message, sizeof err->message, backend);
     fprintf(stderr, "cluster-resolve: %s\n", err->message);
     return exit_code(err->result);

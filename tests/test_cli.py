@@ -1350,5 +1350,156 @@ def test_round_trip_platforms():
     assert (code, out) == (3, "") and 'SKYPILOT_NODE_RANK="9"' in err, (code, out, err)
 
 
+# ---- the command-line contract: one option table, one meaning per option ----------------------
+
+def listed_options(backend):
+    """{option: (value name, values)} that `--list-options BACKEND` prints (the parser's table)."""
+    code, out, err = run(["--list-options", backend])
+    assert code == 0 and err == "", (code, err)
+    table = {}
+    for line in out.splitlines():
+        name, meta, values = line.split("\t")
+        table[name] = (meta, values)
+    return table
+
+
+def a_value(name, meta, values):
+    """A value the option accepts (without a cluster to check it against)."""
+    if values != "-":
+        return values.split("|")[-1]
+    return {"N": "7", "SECONDS": "3", "JOB=SELECTOR": "worker=app=x", "JOB=N,...": "worker=1",
+            "JSON": '{"w": ["a:1"]}'}.get(meta, "x")
+
+
+def test_every_option_takes_its_value_after_an_equals_sign():
+    backends = ok(["--list-backends"]).split()
+    assert "kubernetes" in backends and "k8s" in backends and len(backends) == 22, backends
+    probed = 0
+    for backend in backends:
+        for name, (meta, values) in listed_options(backend).items():
+            if name in ("--exec", "--help", "--version"):
+                continue
+            if meta == "-":  # a flag: no value, and "--flag=x" is refused
+                assert run([backend, name, "--help"])[0] == 0, (backend, name)
+                expect_fail([backend, name + "=1"], 2, [name, "takes no value"])
+                continue
+            v = a_value(name, meta, values)
+            spaced, _, e1 = run([backend, name, v, "--help"])
+            joined, _, e2 = run([backend, f"{name}={v}", "--help"])
+            assert spaced == joined == 0, (backend, name, v, e1, e2)
+            probed += 1
+    assert probed > 150, probed
+    # the format too, and an unknown one is the command line's fault
+    assert ok(["local", "--format=launch"]) == ok(["local", "--format", "launch"])
+    expect_fail(["--format=bogus"], 2, ['unknown format "bogus"'])
+    expect_fail(["--bogus=1"], 2, ["unknown option --bogus"])
+
+
+def test_bad_values_are_the_command_line():
+    cases = [(["--task-id", "-1", "--task-type", "w"], "--task-id -1"), (["--retries", "11"], "--retries 11"),
+             (["kubernetes", "--wait", "x"], "--wait x"), (["kubernetes", "--members", "all"], "--members all"),
+             (["kubernetes", "--address", "ip"], "--address ip"), (["tpu", "--api-version", "v3"], "--api-version v3"),
+             (["slurm", "--port="], "--port  is not"), (["slurm", "--jobs", "worker"], "--jobs worker"),
+             (["slurm", "--gpus-per-node", "-1"], "--gpus-per-node -1"), (["local", "--host", ""], "--host needs"),
+             (["kubernetes", "--job", "=sel"], "--job =sel"), (["--timeout-ms", "0"], "--timeout-ms 0"),
+             (["simple", "--spec", "{"], "invalid JSON"), (["simple", "--spec={}"], None)]
+    for args, words in cases:
+        code, out, err = run(args)
+        if words is None:  # an empty cluster is a cluster
+            assert code == 0, (args, err)
+            continue
+        assert code == 2 and words in err, (args, code, err)
+    # options that exclude each other, or need another
+    for args, words in [(["kubernetes", "--kubeconfig", "k", "--server", "http://a"], "--kubeconfig and --server"),
+                        (["kubernetes", "--namespace", "n", "--all-namespaces"], "--namespace and --all-namespaces"),
+                        (["gce", "--instance-group", "g", "--zone", "z", "--region", "r"], "--zone and --region"),
+                        (["tpu", "--coordinator-name", "c"], "--coordinator-name needs --coordinator-address"),
+                        (["gce"], "gce needs --instance-group")]:
+        expect_fail(args, 2, [words])
+
+
+def test_backend_names_and_their_messages():
+    # "kubernetes" is the name in messages; k8s is another name for it
+    home = tempfile.mkdtemp()
+    for name in ("kubernetes", "k8s"):
+        err = expect_fail([name], 3, ["kubernetes: no kubeconfig", "pass --kubeconfig or --server"],
+                          env={"HOME": home})
+        assert "options." not in err, err
+    expect_fail(["kubernetes", "--port", "0"], 2, ["--port 0"])
+    expect_fail(["slurm", "--server", "http://a"], 2, ["--server does not apply to the slurm backend",
+                                                        "read by kubernetes"])
+    expect_fail(["kube"], 2, ['unknown backend "kube"'])
+
+
+def test_auto_accepts_what_the_picked_backend_reads():
+    hostfile = os.path.join(tempfile.mkdtemp(), "hosts")
+    with open(hostfile, "w") as f:
+        f.write("a slots=2\nb slots=2\n")
+    mpi = {"OMPI_COMM_WORLD_RANK": "3", "OMPI_COMM_WORLD_SIZE": "4", "OMPI_COMM_WORLD_LOCAL_RANK": "1",
+           "OMPI_COMM_WORLD_LOCAL_SIZE": "2"}
+    # auto picks mpi and reads --hostfile, as `mpi --hostfile` does
+    assert ok(["--hostfile", hostfile, "--format", "spec"], env=mpi) == \
+        ok(["mpi", "--hostfile", hostfile, "--format", "spec"], env=mpi)
+    assert json.loads(ok(["--hostfile=" + hostfile, "--port", "9000", "--format", "spec"], env=mpi)) == \
+        {"worker": ["a:9000", "a:9001", "b:9000", "b:9001"]}
+    # --port under srun: auto and slurm read it alike (the first port)
+    assert ok(["--port", "9000"], env=SLURM_2X2) == ok(["slurm", "--port", "9000"], env=SLURM_2X2)
+    assert json.loads(ok(["slurm", "--port", "9000", "--format", "spec"], env=SLURM_2X2)) == \
+        {"worker": ["node1:9000", "node1:9001", "node2:9000", "node2:9001"]}
+    # one that the picked backend does not read: exit 2 naming both
+    expect_fail(["--hostfile", hostfile], 2, ["--hostfile does not apply to the slurm backend, which auto picked",
+                                              "read by mpi, flux"], env=SLURM_2X2)
+    expect_fail(["--port", "9000"], 2, ["--port does not apply to the tfconfig backend"],
+                tf_config={"cluster": CLUSTER})
+    expect_fail(["--members", "job"], 2, ["--members does not apply to the local backend"])
+    expect_fail(["--timeout-ms", "100"], 2, ["--timeout-ms does not apply to the slurm backend"], env=SLURM_2X2)
+    # and what no backend auto can pick reads: at once
+    expect_fail(["--instance-group", "g"], 2, ["--instance-group does not apply to the auto backend", "read by gce"])
+    expect_fail(["--spec", "{}"], 2, ["--spec does not apply to the auto backend"])
+
+
+def test_coordinator_format():
+    assert ok(["--format", "coordinator"], env=SLURM_2X2) == "node1:8888\n"
+    assert ok(["--format", "coordinator"], env=dict(SLURM_2X2, MASTER_PORT="29500")) == "node1:29500\n"
+    assert ok(["local", "--host", "fd00::1", "--format", "coordinator"]) == "[fd00::1]:8470\n"
+    assert ok(["--format", "coordinator"], env=TORCHRUN_WORKER) == "node1:29500\n"
+    assert ok(["--format", "coordinator"], tf_config={"cluster": CLUSTER}) == "c0:2222\n"  # no own task: rank 0
+    expect_fail(["--format", "coordinator"], 3, ['"w0"', "no port"],
+                tf_config={"cluster": {"worker": ["w0"]}, "task": {"type": "worker", "index": 0}})
+    expect_fail(["--format", "jax"], 3, ['"w0"', "no port"],
+                tf_config={"cluster": {"worker": ["w0", "w1"]}, "task": {"type": "worker", "index": 0}})
+    expect_fail(["--format", "coordinator"], 3, ["the cluster has no task"], tf_config={"cluster": {}})
+
+
+def test_master_is_tensorflows_and_says_so():
+    # one task: TensorFlow's local session, "" (an empty line); --verbose says what it is
+    code, out, err = run(["--verbose", "--format", "master"], tf_config={"cluster": {"worker": ["only:1"]}})
+    assert (code, out) == (0, "\n"), (code, out, err)
+    assert "master is \"\": TensorFlow's master() of a cluster of one task" in err, err
+    assert "--format coordinator" in err, err
+    code, out, err = run(["--verbose", "--format", "master"], tf_config={"cluster": CLUSTER,
+                                                                         "task": {"type": "ps", "index": 0}})
+    assert (code, out) == (0, "p0:2222\n") and "master is" not in err, (code, out, err)
+
+
+def test_torchrun_format_leaves_out_what_the_source_does_not_say():
+    code, out, err = run(["--verbose", "--format", "torchrun"], env=JAX_ENV)
+    assert code == 0 and set(exports(out)) == {"MASTER_ADDR", "MASTER_PORT", "WORLD_SIZE", "RANK"}, (out, err)
+    assert "--format torchrun: the jax backend does not say LOCAL_RANK, LOCAL_WORLD_SIZE, GROUP_RANK, " \
+           "GROUP_WORLD_SIZE: left out" in err, err
+
+
+def test_man_page_options_are_the_option_table():
+    script = os.path.join(os.path.dirname(os.path.abspath(__file__)), "man_options.py")
+    page = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "docs", "cluster-resolve.1")
+    p = subprocess.run([sys.executable, script, CLI, page], capture_output=True, text=True)
+    assert p.returncode == 0, p.stdout + p.stderr
+    # and every option of the table is in --help, with the backends that read it
+    code, help_text, _ = run(["--help"])
+    for name in listed_options("auto"):
+        assert name in help_text, name
+    assert "[kubernetes, gce, tpu]" in help_text.replace("\n                               ", " ")
+
+
 if __name__ == "__main__":
     sys.exit(run_tests(globals()))

@@ -2881,8 +2881,17 @@ static void local_process_addresses_win(void **state) {
     assert_int_equal(info.rank, 1);
     assert_int_equal(info.node_rank, 1);
     assert_int_equal(info.num_nodes, 2);
-    assert_string_equal(info.master_address, "10.0.0.2:8476");
+    /* rank 0's host at JAX's coordinator port: 8476 is the TPU runtime's, taken on worker 0 */
+    assert_string_equal(info.master_address, "10.0.0.2:8482");
+    assert_int_equal(info.master_port, 8482);
+    assert_string_equal(info.master_host, "10.0.0.2");
     assert_int_equal(C.requests_count, 0);
+    /* without the process addresses: the worker host names, and still not TF's 8470 */
+    env_put("TPU_PROCESS_ADDRESSES", NULL);
+    tpu(&o);
+    OK(cres_launch(C.r, &info, &err));
+    assert_string_equal(info.master_address, "t1v-n-0:8482");
+    assert_string_equal(master_of(NULL, -1, NULL), "grpc://t1v-n-1:8470"); /* TF's master */
     /* as many processes on each host: three on two hosts is no layout */
     env_put("TPU_PROCESS_ADDRESSES", "10.0.0.2:8476,10.0.0.3:8476,10.0.0.4:8476");
     tpu(&o);

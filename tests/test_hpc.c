@@ -2127,6 +2127,22 @@ static void sm_nothing_set_names_variable_and_file(void **state) {
     SM_FAILS(o, CRES_ERR_ENVIRONMENT, "SM_HOSTS names 2 hosts", "not the same");
 }
 
+/* TF's M8 with the current host set: one host is a local session, master "" (a task given
+   still has its address). */
+static void sm_single_host_master_is_local(void **state) {
+    cres_resolver *r;
+    (void)state;
+    sm_env("[\"algo-1\"]", "algo-1");
+    r = sagemaker_with(sm_options());
+    assert_string_equal(master_of(r, NULL, -1, NULL), "");
+    assert_string_equal(master_of(r, "worker", 0, NULL), "algo-1:2223");
+    cres_resolver_free(r);
+    sm_env(ALGO12, "algo-1");
+    r = sagemaker_with(sm_options());
+    assert_string_equal(master_of(r, NULL, -1, NULL), "algo-1:2223");
+    cres_resolver_free(r);
+}
+
 static void sm_port_and_job_name_options(void **state) {
     cres_sagemaker_options o = sm_options();
     cres_resolver *r;
@@ -3038,6 +3054,7 @@ int main(void) {
         cmocka_unit_test_setup(sm_resource_config_file, reset),
         cmocka_unit_test_setup(sm_bad_resource_config, reset),
         cmocka_unit_test_setup(sm_nothing_set_names_variable_and_file, reset),
+        cmocka_unit_test_setup(sm_single_host_master_is_local, reset),
         cmocka_unit_test_setup(sm_port_and_job_name_options, reset),
         cmocka_unit_test_setup(sm_hosts_and_current_host_options, reset),
         /* SageMaker instance groups */

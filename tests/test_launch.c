@@ -1805,6 +1805,137 @@ static void launch_fails(cres_resolver *r, const char *words) {
     if (!strstr(err.message, words)) fail_msg("message: %s", err.message);
 }
 
+/* ---------------------------------------------------------------------------------------
+   What the environment sets explicitly: a coordinator kept, sizes and ranks checked */
+
+static cres_resolver *slurm_step(void) {
+    cres_slurm_options o;
+    cres_resolver *r = NULL;
+    cres_error err;
+    memset(&o, 0, sizeof o);
+    o.config = &cfg;
+    OK(cres_slurm_resolver_create(&o, &r, &err));
+    return r;
+}
+
+/* A job script's MASTER_PORT (and MASTER_ADDR) is the coordinator's, as Lightning reads them
+   under Slurm; the answer's own rank 0 is replaced, and the log says so. */
+static void explicit_coordinator_is_kept(void **state) {
+    cres_resolver *r;
+    (void)state;
+    env_lines(srun_n4_n8_rank5);
+    env_set("MASTER_PORT", "29500");
+    r = slurm_step();
+    LAUNCH_IS(r, 8, 5, 1, 2, 1, 4, "node1", 29500, "node1:29500");
+    HAS(logs.text, "INFO slurm: the coordinator node1:29500 is the environment's (MASTER_ADDR, "
+                   "MASTER_PORT), kept\n");
+    cres_resolver_free(r);
+    env_set("MASTER_ADDR", "node1-ib"); /* an InfiniBand name, as JSC's users write it */
+    r = slurm_step();
+    LAUNCH_IS(r, 8, 5, 1, 2, 1, 4, "node1-ib", 29500, "node1-ib:29500");
+    cres_resolver_free(r);
+    env_set("MASTER_ADDR", "[fd00::1]");
+    r = slurm_step();
+    LAUNCH_IS(r, 8, 5, 1, 2, 1, 4, "fd00::1", 29500, "[fd00::1]:29500");
+    cres_resolver_free(r);
+    env_unset("MASTER_PORT"); /* the address alone: the answer's port stays */
+    env_set("MASTER_ADDR", "fd00::1");
+    r = slurm_step();
+    LAUNCH_IS(r, 8, 5, 1, 2, 1, 4, "fd00::1", 8888, "[fd00::1]:8888");
+    cres_resolver_free(r);
+    /* JAX's name for it, when torch's are not set; both set must agree */
+    env_unset("MASTER_ADDR");
+    env_set("JAX_COORDINATOR_ADDRESS", "node4:1234");
+    r = slurm_step();
+    LAUNCH_IS(r, 8, 5, 1, 2, 1, 4, "node4", 1234, "node4:1234");
+    HAS(logs.text, "is the environment's (JAX_COORDINATOR_ADDRESS), kept\n");
+    env_set("MASTER_ADDR", "node4");
+    env_set("MASTER_PORT", "1234");
+    LAUNCH_IS(r, 8, 5, 1, 2, 1, 4, "node4", 1234, "node4:1234");
+    env_set("MASTER_PORT", "1235");
+    launch_fails(r, "JAX_COORDINATOR_ADDRESS=\"node4:1234\" and MASTER_ADDR/MASTER_PORT "
+                    "(\"node4\":1235) name two coordinators");
+    cres_resolver_free(r);
+}
+
+static void explicit_coordinator_must_be_one(void **state) {
+    cres_resolver *r;
+    (void)state;
+    env_lines(srun_n4_n8_rank5);
+    r = slurm_step();
+    env_set("MASTER_PORT", "70000");
+    launch_fails(r, "slurm: MASTER_PORT=\"70000\" is not a port");
+    env_set("MASTER_PORT", "");
+    LAUNCH_IS(r, 8, 5, 1, 2, 1, 4, "node1", 8888, "node1:8888"); /* empty: unset */
+    env_set("MASTER_ADDR", "node 1");
+    launch_fails(r, "slurm: MASTER_ADDR=\"node 1\" is not a host");
+    env_set("MASTER_ADDR", "node:1");
+    launch_fails(r, "slurm: MASTER_ADDR=\"node:1\" is not a host name or IP address");
+    env_unset("MASTER_ADDR");
+    env_set("JAX_COORDINATOR_ADDRESS", "[fd00::1");
+    launch_fails(r, "slurm: JAX_COORDINATOR_ADDRESS=\"[fd00::1\" is not host:port");
+    cres_resolver_free(r);
+}
+
+/* Each size or rank variable against the answer: equal passes, another value is refused
+   naming the variable, its value and the answer; text that is no number too. */
+static void explicit_sizes_must_agree(void **state) {
+    static const struct {
+        const char *name, *right, *wrong, *answer;
+    } vars[] = {
+        {"WORLD_SIZE", "8", "16", "8"},       {"RANK", "5", "4", "5"},
+        {"LOCAL_RANK", "1", "0", "1"},        {"LOCAL_WORLD_SIZE", "2", "4", "2"},
+        {"GROUP_RANK", "1", "2", "1"},        {"NODE_RANK", "1", "0", "1"},
+        {"GROUP_WORLD_SIZE", "4", "2", "4"},  {"JAX_NUM_PROCESSES", "8", "2", "8"},
+        {"JAX_PROCESS_ID", "5", "0", "5"},
+    };
+    cres_resolver *r;
+    size_t i;
+    char want[160];
+    (void)state;
+    env_lines(srun_n4_n8_rank5);
+    r = slurm_step();
+    for (i = 0; i < sizeof vars / sizeof vars[0]; i++) {
+        env_set(vars[i].name, vars[i].right);
+        LAUNCH_IS(r, 8, 5, 1, 2, 1, 4, "node1", 8888, "node1:8888");
+        env_set(vars[i].name, vars[i].wrong);
+        snprintf(want, sizeof want, "slurm: %s=\"%s\" is set, but the slurm backend's answer is %s",
+                 vars[i].name, vars[i].wrong, vars[i].answer);
+        launch_fails(r, want);
+        env_set(vars[i].name, "eight");
+        snprintf(want, sizeof want, "slurm: %s=\"eight\" is not a count or rank", vars[i].name);
+        launch_fails(r, want);
+        env_set(vars[i].name, vars[i].right);
+    }
+    cres_resolver_free(r);
+}
+
+/* The backends whose own variables these are, and local, the way to run alone. */
+static void explicit_variables_of_their_own_backend(void **state) {
+    cres_local_options l;
+    cres_resolver *r = NULL;
+    cres_launch_info info;
+    cres_error err;
+    (void)state;
+    env_set("WORLD_SIZE", "4");
+    env_set("RANK", "3");
+    env_set("MASTER_PORT", "1");
+    memset(&l, 0, sizeof l);
+    l.config = &cfg;
+    OK(cres_local_resolver_create(&l, &r, &err));
+    LAUNCH_IS(r, 1, 0, 0, 1, 0, 1, "localhost", 8470, "localhost:8470");
+    cres_resolver_free(r);
+    env_reset();
+    env_lines(trainer_v2_jax_process1); /* JAX_* are the jax backend's source */
+    r = auto_with(auto_options(), "jax");
+    OK(cres_launch(r, &info, &err));
+    env_set("WORLD_SIZE", "5"); /* torch's names are not its own */
+    launch_fails(r, "jax: WORLD_SIZE=\"5\" is set");
+    cres_resolver_free(r);
+    ERROR_IS(cres_launch_apply_env(NULL, &info, &e_), CRES_ERR_INVALID_ARGUMENT, "launch",
+             "NULL");
+}
+
 static void auto_order_innermost_launcher_first(void **state) {
     cres_resolver *r;
     (void)state;
@@ -2244,6 +2375,10 @@ int main(void) {
         cmocka_unit_test_setup(auto_torch_plain_triggers, reset),
         cmocka_unit_test_setup(auto_partial_environments_are_errors, reset),
         cmocka_unit_test_setup(auto_order_innermost_launcher_first, reset),
+        cmocka_unit_test_setup(explicit_coordinator_is_kept, reset),
+        cmocka_unit_test_setup(explicit_coordinator_must_be_one, reset),
+        cmocka_unit_test_setup(explicit_sizes_must_agree, reset),
+        cmocka_unit_test_setup(explicit_variables_of_their_own_backend, reset),
         cmocka_unit_test_setup(auto_rule_one_hints, reset),
         cmocka_unit_test_setup(auto_forces_new_backends, reset),
         cmocka_unit_test_setup(auto_log_names_winner_and_passed_over, reset),

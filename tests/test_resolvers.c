@@ -1416,6 +1416,72 @@ static void auto_task_and_rpc_options(void **state) {
     cres_resolver_free(r);
 }
 
+/* A task given (cres_set_task, options.task_type) must be in the cluster the resolve finds:
+   else CRES_ERR_NOT_FOUND naming it, and no spec. TensorFlow's evaluator runs outside it. */
+static void resolve_refuses_a_given_task_outside_the_cluster(void **state) {
+    cres_resolver *r = make_simple(no_simple_options(), BASE);
+    cres_cluster_spec *s = NULL;
+    cres_error err;
+    (void)state;
+    OK(cres_set_task(r, "worker", 3, &err));
+    EXPECT(cres_resolve(r, &s, &err), CRES_ERR_NOT_FOUND);
+    assert_null(s);
+    HAS(err.message, "simple: the task given, \"worker\" 3, is not in the cluster (that job has 3 tasks)");
+    OK(cres_set_task(r, "chief", 0, &err));
+    EXPECT(cres_resolve(r, &s, &err), CRES_ERR_NOT_FOUND);
+    HAS(err.message, "\"chief\" 0, is not in the cluster (that job has 0 tasks)");
+    OK(cres_set_task(r, "worker", 2, &err));
+    OK(cres_resolve(r, &s, &err));
+    cres_spec_free(s);
+    OK(cres_set_task(r, "evaluator", 0, &err));
+    OK(cres_resolve(r, &s, &err));
+    cres_spec_free(s);
+    cres_resolver_free(r);
+}
+
+/* auto with the options of the backend it picks: they mean what they mean named. */
+static void auto_reads_the_picked_backends_options(void **state) {
+    env_table t;
+    cres_config cfg, other;
+    cres_auto_options o;
+    cres_local_options local;
+    cres_tfconfig_options tf;
+    cres_resolver *r = NULL;
+    cres_error err;
+    (void)state;
+    memset(&t, 0, sizeof t);
+    cfg = env_config(&t);
+    memset(&other, 0, sizeof other);
+    memset(&o, 0, sizeof o);
+    memset(&local, 0, sizeof local);
+    memset(&tf, 0, sizeof tf);
+    o.config = &cfg;
+    o.port = 9000;
+    o.local = &local;
+    o.tfconfig = &tf;
+    local.host = "node7";
+    local.job_name = "trainer";
+    OK(cres_auto_resolver_create(&o, &r, &err)); /* nothing set: local, with its options */
+    assert_string_equal(cres_resolver_name(r), "local");
+    assert_string_equal(resolved_json(r), "{\"trainer\": [\"node7:9000\"]}");
+    cres_resolver_free(r);
+    local.port = 9100; /* the backend's own port wins over auto's */
+    OK(cres_auto_resolver_create(&o, &r, &err));
+    assert_string_equal(resolved_json(r), "{\"trainer\": [\"node7:9100\"]}");
+    cres_resolver_free(r);
+    tf.json = dq(TF_TWO_WORKERS); /* the picked backend's options, not another's */
+    t.names[0] = "TF_CONFIG";
+    t.values[0] = dq("{'cluster': {'ps': ['p:1']}}");
+    OK(cres_auto_resolver_create(&o, &r, &err));
+    assert_string_equal(cres_resolver_name(r), "tfconfig");
+    assert_string_equal(resolved_json(r), "{\"worker\": [\"w0:1\", \"w1:1\"]}");
+    cres_resolver_free(r);
+    tf.config = &other; /* a config of its own: the process environment, no hook */
+    OK(cres_auto_resolver_create(&o, &r, &err));
+    assert_string_equal(resolved_json(r), "{\"worker\": [\"w0:1\", \"w1:1\"]}");
+    cres_resolver_free(r);
+}
+
 static void auto_bad_tf_config_is_environment_error(void **state) {
     env_table t;
     cres_resolver *r = (cres_resolver *)&t;
@@ -1838,6 +1904,8 @@ int main(void) {
         cmocka_unit_test(auto_tf_config_blank_picks_local),
         cmocka_unit_test(auto_backend_auto_detects),
         cmocka_unit_test(auto_backend_forces_local),
+        cmocka_unit_test(auto_reads_the_picked_backends_options),
+        cmocka_unit_test(resolve_refuses_a_given_task_outside_the_cluster),
         cmocka_unit_test(auto_backend_forces_tfconfig),
         cmocka_unit_test(auto_unknown_backend_is_unsupported),
         cmocka_unit_test(auto_port_option),

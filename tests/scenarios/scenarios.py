@@ -290,9 +290,12 @@ sc("srun-substep-hostfile-rank0", "slurm", SRC_CAPTURE_LAYOUT,
               job_tpn="2(x4)", job_nnodes=4, extra={"SLURM_NTASKS_PER_NODE": "2"}),
    ["--format", "hostfile"], ok_lines(["node2 slots=2", "node3 slots=1"]))
 
-# srun -n1: a cluster of one task; TensorFlow's master() is then "" (a local session).
+# srun -n1: a cluster of one task. master is TensorFlow's master() of each resolver: TF's
+# SlurmClusterResolver gives the own task's address (only TF_CONFIG's and SageMaker's give ""
+# for one task), with the slurm backend's rpc layer.
 ONE = slurm_step(["node01"], [1], 0, "node01", "1")
-sc("srun-n1-master-empty-line", "slurm", SRC_SRUN, ONE, ["--format", "master"], ok_lines([""]))
+sc("srun-n1-master-own-address", "slurm", SRC_SRUN, ONE, ["--format", "master"],
+   ok_lines(["grpc://node01:8888"]))
 sc("srun-n1-torchrun", "slurm", SRC_SRUN, ONE, ["--format", "torchrun"],
    ok_exports(torch_vars("node01", 8888, 1, 0, 0, 1, 0, 1)))
 
@@ -655,8 +658,11 @@ sc("pytorchjob-v1.5-launch", "kubeflow-pytorchjob", SRC_PTJ_OLD, PTJ_OLD, ["--fo
    ok_json(launch(3, 1, None, None, None, None, "bert-master-0", 23456)))
 sc("pytorchjob-v1.5-coordinator", "kubeflow-pytorchjob", SRC_PTJ_OLD, PTJ_OLD,
    ["--format", "coordinator"], ok_lines(["bert-master-0:23456"]))
-sc("pytorchjob-v1.5-torchrun-needs-local-rank", "kubeflow-pytorchjob", SRC_PTJ_OLD, PTJ_OLD,
-   ["--format", "torchrun"], fail(3, "LOCAL_RANK"))
+# torch.distributed's env:// needs these four; the source says no local or node numbers
+sc("pytorchjob-v1.5-torchrun-four-variables", "kubeflow-pytorchjob", SRC_PTJ_OLD, PTJ_OLD,
+   ["--format", "torchrun"],
+   ok_exports({"MASTER_ADDR": "bert-master-0", "MASTER_PORT": "23456", "WORLD_SIZE": "3",
+               "RANK": "1"}))
 sc("pytorchjob-elastic-range-refused", "kubeflow-pytorchjob",
    "kubeflow/training-operator@078ec30 pkg/controller.v1/pytorch/elastic.go (PET_NNODES=min:max, "
    "PET_RDZV_ENDPOINT=<job>-worker-0:23456) and envvar.go",
@@ -1141,10 +1147,12 @@ sc("volcano-pytorch-env-svc-named-launch", "volcano", SRC_VOLCANO + "; " + SRC_V
    ok_json(launch(3, 2, 0, 1, 2, 3, "mnist-master-0.mnist", 23456)))
 VO_PT_ONLY = volcano("pytorch-job", [("master", 1), ("worker", 2)], "worker", 0, env_plugin=False,
                      extra=pt_plugin("pytorch-job", 1, 3))
+# (without the svc plugin's lists auto reads torch's names, which say no local or node numbers)
 sc("volcano-pytorch-plugin-only-torchrun", "volcano",
    SRC_VOLCANO_PT + "; docs/user-guide/how_to_use_pytorch_plugin.md example (pytorch plugin alone)",
    VO_PT_ONLY, ["--format", "torchrun"],
-   ok_exports(torch_vars("pytorch-job-master-0.pytorch-job", 23456, 3, 1, 0, 1, 1, 3)))
+   ok_exports({"MASTER_ADDR": "pytorch-job-master-0.pytorch-job", "MASTER_PORT": "23456",
+               "WORLD_SIZE": "3", "RANK": "1"}))
 sc("volcano-pytorch-plugin-only-named-torchrun", "volcano", SRC_VOLCANO_PT, VO_PT_ONLY,
    ["volcano", "--format", "torchrun"],
    ok_exports(torch_vars("pytorch-job-master-0.pytorch-job", 23456, 3, 1, 0, 1, 1, 3)))
@@ -1458,8 +1466,8 @@ sc("jax-vars-ipv6-launch", "jax", SRC_JAX, dict(J4, JAX_COORDINATOR_ADDRESS="[fd
    ["--format", "launch"], ok_json(launch(4, 2, None, None, None, None, "fd00::1", 1234)))
 sc("jax-vars-hostfile-coordinator-only", "jax", SRC_JAX, J4, ["--format", "hostfile"],
    fail(3, *COORD_ONLY_WORDS))
-sc("jax-vars-torchrun-needs-local-rank", "jax", SRC_JAX, J4, ["--format", "torchrun"],
-   fail(3, "LOCAL_RANK"))
+sc("jax-vars-torchrun-four-variables", "jax", SRC_JAX, J4, ["--format", "torchrun"],
+   ok_exports({"MASTER_ADDR": "10.0.0.1", "MASTER_PORT": "1234", "WORLD_SIZE": "4", "RANK": "2"}))
 
 # --------------------------------------------------------------------------------------------
 # torch variables from other launchers
@@ -1555,7 +1563,9 @@ sc("pai-dlc-node-level-refused", "pai-dlc",
 SRC_LOCAL = "cluster-resolve(1): local, one task, job worker at localhost:8470 (--host, --port)"
 sc("laptop-launch", "local", SRC_LOCAL, {}, ["--format", "launch"],
    ok_json(launch(1, 0, 0, 1, 0, 1, "localhost", 8470)))
-sc("laptop-master-empty-line", "local", SRC_LOCAL, {}, ["--format", "master"], ok_lines([""]))
+# local is no TF resolver: its master is the own (only) task's address
+sc("laptop-master-own-address", "local", SRC_LOCAL, {}, ["--format", "master"],
+   ok_lines(["localhost:8470"]))
 sc("laptop-tfconfig", "local", SRC_LOCAL, {}, [],
    ok_json({"cluster": {"worker": ["localhost:8470"]}, "task": {"type": "worker", "index": 0},
             "rpc_layer": "", "environment": ""}))
