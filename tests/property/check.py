@@ -9,7 +9,11 @@ Properties of an exit-0 `--format launch` answer:
   contradicts  every size, rank and count the chosen backend reads equals the answer
   answered     no answer when a variable read rules every answer out (not a number, a rank
                past its size, a file not of its format)
-  master       master_addr is the host of rank 0, as the source names it; port likewise
+  master       master_addr is the host of rank 0, as the source names it, or the coordinator
+               the environment names (MASTER_ADDR, MASTER_PORT, JAX_COORDINATOR_ADDRESS);
+               port likewise
+  explicit     every size or rank variable set (WORLD_SIZE, RANK, LOCAL_RANK, ...) equals the
+               answer, whatever the backend (not torch's own, nor local's)
   auto-order   auto chose the backend its documented order gives
   verbose      --verbose answers the same
   tfconfig     --format tfconfig (some cases) names the same members, or exits 3 for a
@@ -234,8 +238,14 @@ def judge_tfconfig(v, runner, case, folder):
         v.add("tfconfig", "output", "exit %d, %r" % (code, (out or err)[:160]))
         return
     a = v.answer
-    said = (len(addresses), rank, len(set(hosts)), hosts[0] if hosts else None)
-    want = (a["world_size"], a["rank"], a["num_nodes"] or len(set(hosts)), a["master_addr"])
+    env = case["env"]
+    # a coordinator the environment names is launch's, not the cluster's rank 0
+    named = v.backend not in ("torch", "local") and any(
+        env.get(n, "").strip() for n in ("MASTER_ADDR",) + (
+            ("JAX_COORDINATOR_ADDRESS",) if v.backend != "jax" else ()))
+    said = (len(addresses), rank, len(set(hosts)), None if named else hosts[0] if hosts else None)
+    want = (a["world_size"], a["rank"], a["num_nodes"] or len(set(hosts)),
+            None if named else a["master_addr"])
     if code != 0 or said != want:
         v.add("tfconfig", "members", "tfconfig says %s, launch %s" % (said, want))
 

@@ -684,6 +684,7 @@ def expect_tpu(x):
         return
     x.equal("rank", rank, "TPU_WORKER_ID")
     spec_launch(x, [("worker", [join(*e) for e in entries])], ("worker", rank), source)
+    x.port = [(8482, source)]  # rank 0 at JAX's coordinator port: 8470, 8476 are the TPU's
 
 
 def tpu_multislice(x, slices):
@@ -1036,7 +1037,56 @@ def expectations(backend, case):
         x.must_fail("backend " + backend)  # never generated: kubernetes, gce
         return x
     BACKENDS[backend](x)
+    explicit(backend, x)
     return x
+
+
+# ---- what the environment sets explicitly (the manual, cres_launch_apply_env) ---------------
+# A size or rank a launcher's variable gives must be the answer's, whatever the backend;
+# a coordinator the environment names is the answer's. Not for torch, whose own variables
+# these are, nor local, the way to run alone; JAX_* not for jax.
+
+EXPLICIT_SIZES = [("WORLD_SIZE", "world_size"), ("RANK", "rank"), ("LOCAL_RANK", "local_rank"),
+                  ("LOCAL_WORLD_SIZE", "local_world_size"), ("GROUP_RANK", "node_rank"),
+                  ("NODE_RANK", "node_rank"), ("GROUP_WORLD_SIZE", "num_nodes"),
+                  ("JAX_NUM_PROCESSES", "world_size"), ("JAX_PROCESS_ID", "rank")]
+
+
+def explicit(backend, x):
+    if backend in ("torch", "local"):
+        return
+    env = x.env
+    for name, field in EXPLICIT_SIZES:
+        if not (backend == "jax" and name.startswith("JAX_")):
+            x.number(name, field, 0)
+    addr, port = env.get("MASTER_ADDR"), env.get("MASTER_PORT")
+    coord = None if backend == "jax" else env.get("JAX_COORDINATOR_ADDRESS")
+    torch_named = False
+    if addr is not None and not is_blank(addr):
+        host = addr[1:-1] if len(addr) > 1 and addr[0] == "[" and addr[-1] == "]" else addr
+        if " " in host or len(host) > 255:
+            x.must_fail("MASTER_ADDR")
+        x.master = [(host, "MASTER_ADDR")]
+        torch_named = True
+    if port is not None and not is_blank(port):
+        n = decimal(port)
+        if n is None or not 1 <= n <= 65535:
+            x.must_fail("MASTER_PORT")
+        else:
+            x.port = [(n, "MASTER_PORT")]
+        torch_named = True
+    if coord is not None and not is_blank(coord):
+        parts = split_address(coord)
+        if parts is None or not parts[0]:
+            x.must_fail("JAX_COORDINATOR_ADDRESS")
+        elif torch_named:  # both named: they must be one coordinator (checked by the CLI)
+            if (x.master and x.master[0][0] != parts[0]) or (
+                    parts[1] is not None and x.port and x.port[0][0] != parts[1]):
+                x.must_fail("JAX_COORDINATOR_ADDRESS")
+        else:
+            x.master = [(parts[0], "JAX_COORDINATOR_ADDRESS")]
+            if parts[1] is not None:
+                x.port = [(parts[1], "JAX_COORDINATOR_ADDRESS")]
 
 
 # ---- companions: variables a backend does not read that describe the same launch -----------
