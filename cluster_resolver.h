@@ -302,17 +302,57 @@
                                the whole JobSet when the Job is one of a JobSet's; members
                                options.k8s_members, DEFAULT = JOB); every pod has
                                KUBERNETES_SERVICE_HOST, so that alone is not enough
-                  20 local     otherwise, so a program runs unchanged on a laptop; but never
-                               while LOCAL_RANK, NODE_RANK, GROUP_RANK, GROUP_WORLD_SIZE,
-                               LOCAL_WORLD_SIZE, ROLE_RANK, PMI_RANK, PMI_LOCAL_RANK,
-                               MPI_LOCALRANKID, OMPI_COMM_WORLD_RANK,
-                               OMPI_COMM_WORLD_LOCAL_RANK, MV2_COMM_WORLD_RANK,
-                               JSM_NAMESPACE_RANK, PALS_RANKID, PBS_VNODENUM, SLURM_PROCID,
-                               PET_NPROC_PER_NODE, PET_MASTER_PORT,
-                               AWS_BATCH_JOB_MAIN_NODE_INDEX, MEGASCALE_SLICE_ID or
-                               JOB_COMPLETION_INDEX is set:
-                               that is CRES_ERR_ENVIRONMENT naming it (a rank told it is
-                               alone hangs its job).
+                  20 local     otherwise, so a program runs unchanged on a laptop; but not
+                               while a launcher's variable says this process may be one of
+                               several (a rank told it is alone hangs its job): that is
+                               CRES_ERR_ENVIRONMENT naming the variable, its value and the
+                               launcher ($CLUSTER_RESOLVER_BACKEND "local" runs alone). Each
+                               says so by being set, or, where marked, by its value: >1 a
+                               count (the value's first word), or a list's entries, other
+                               than 1; >0 an index other than 0; a value that is no number
+                               says so too:
+                               - torch.distributed: LOCAL_RANK NODE_RANK
+                               - torchrun: GROUP_RANK GROUP_WORLD_SIZE LOCAL_WORLD_SIZE
+                                 ROLE_RANK
+                               - Kubeflow: PET_NPROC_PER_NODE PET_MASTER_PORT
+                               - MPI (PMI): PMI_RANK
+                               - Cray PALS: PMI_LOCAL_RANK PALS_RANKID
+                               - MPICH Hydra: MPI_LOCALRANKID MPI_LOCALNRANKS>1
+                                 HYDRA_HOST_FILE
+                               - Open MPI: OMPI_COMM_WORLD_RANK OMPI_COMM_WORLD_LOCAL_RANK
+                                 OMPI_COMM_WORLD_NODE_RANK OMPI_COMM_WORLD_LOCAL_SIZE>1
+                                 OMPI_MCA_orte_default_hostfile
+                               - MVAPICH: MV2_COMM_WORLD_RANK MV2_COMM_WORLD_LOCAL_RANK
+                                 MV2_COMM_WORLD_LOCAL_SIZE>1
+                               - Intel MPI: I_MPI_HYDRA_HOST_FILE
+                               - jsrun: JSM_NAMESPACE_RANK
+                               - pbsdsh: PBS_VNODENUM
+                               - Slurm: SLURM_PROCID SLURM_NTASKS>1 SLURM_JOB_NUM_NODES>1
+                                 (an salloc shell)
+                               - AWS Batch: AWS_BATCH_JOB_MAIN_NODE_INDEX
+                               - TPU multislice: MEGASCALE_SLICE_ID
+                               - Kubernetes Indexed Job: JOB_COMPLETION_INDEX
+                               - Horovod (horovodrun --gloo): HOROVOD_RANK>0 HOROVOD_SIZE>1
+                               - PaddlePaddle: PADDLE_TRAINER_ID>0 PADDLE_TRAINERS_NUM>1
+                                 PADDLE_TRAINER_ENDPOINTS>1 PADDLE_GLOBAL_RANK>0
+                                 PADDLE_GLOBAL_SIZE>1 PADDLE_NNODES>1
+                               - DeepSpeed (launch.py): CROSS_RANK>0 CROSS_SIZE>1 LOCAL_SIZE>1
+                               - PAI-DLC: NPROC_PER_NODE>1
+                               - Google Cloud Batch: BATCH_TASK_INDEX>0 BATCH_TASK_COUNT>1
+                                 BATCH_NODE_INDEX>0
+                               - Azure Batch (multi-instance tasks): AZ_BATCH_HOST_LIST>1
+                                 AZ_BATCH_NODE_LIST>1 AZ_BATCH_MASTER_NODE
+                                 AZ_BATCH_IS_CURRENT_NODE_MASTER CCP_NODES>1
+                               - AzureML (MPI jobs): AZ_BATCHAI_MPI_MASTER_NODE
+                               - HTCondor (parallel universe): _CONDOR_PROCNO>0
+                                 _CONDOR_NPROCS>1
+                               - SkyPilot (setup stage): SKYPILOT_SETUP_NODE_RANK>0
+                                 SKYPILOT_SETUP_NODE_IPS>1 SKYPILOT_NUM_NODES>1
+                               - Kubeflow XGBoost: DMLC_TASK_ID>0 DMLC_NUM_WORKER>1
+                               - torchx: TORCHX_ROLE_IDX>0 TORCHX_REPLICA_IDX>0
+                               - Determined: DET_KUBERNETES_JOB_PARALLELISM>1
+                               - Nomad: NOMAD_ALLOC_INDEX>0 (allocation 0 of several cannot
+                                 be told from a group of one: Nomad gives no count)
                   The chosen backend's errors stand: a partial environment (WORLD_SIZE and
                   RANK without MASTER_ADDR) is an error, never the next step.
         Options:  backend, else $CLUSTER_RESOLVER_BACKEND, forces one by its name above
@@ -495,26 +535,43 @@
       CRES_ERR_INCOMPLETE naming the source; cres_launch() gives the numbers the variables
       give (the rest CRES_UNKNOWN); cres_master() the coordinator's "host:port" (IPv6 in
       brackets), for the own task or task "worker" 0, any other task CRES_ERR_INCOMPLETE.
-      One job "worker", own task index = rank; an override of the id changes the rank and
-      makes local and node numbers unknown. No rpc layer (tpu: "grpc"). Every variable read
-      is checked: missing, empty, not an integer, out of range, or against its companions
-      (a rank not below its size, local and node ranks likewise, a local or node count
-      above the world size): CRES_ERR_ENVIRONMENT naming the variables and their values
-      ("torch: RANK="1" and WORLD_SIZE="4" are set, MASTER_ADDR is not").
+      One job "worker", own task index = rank (torch: none for a node's launch, below); an
+      override of the id changes the rank and makes local and node numbers unknown. No rpc
+      layer (tpu: "grpc"). Every variable read is checked: missing, empty, not an integer,
+      out of range, or against its companions (a rank not below its size, local and node
+      ranks likewise, a local or node count above the world size): CRES_ERR_ENVIRONMENT
+      naming the variables and their values ("torch: RANK="1" and WORLD_SIZE="4" are set,
+      MASTER_ADDR is not").
       torch (cres_torch_options)
         Reads:    (1) TORCHELASTIC_RUN_ID set (torchrun's worker): MASTER_ADDR, MASTER_PORT,
                   RANK, WORLD_SIZE, LOCAL_RANK, LOCAL_WORLD_SIZE, GROUP_RANK (node rank),
                   GROUP_WORLD_SIZE (nodes), all required. (2) Else MASTER_ADDR, MASTER_PORT,
                   RANK and WORLD_SIZE (Ray Train, AzureML, Kubeflow's PyTorchJob), with
                   LOCAL_RANK, LOCAL_WORLD_SIZE, GROUP_RANK or NODE_RANK, GROUP_WORLD_SIZE
-                  when set; PET_* set too must agree (WORLD_SIZE = PET_NNODES, RANK =
-                  PET_NODE_RANK, same master). (3) Else Kubeflow's PET_NNODES,
-                  PET_NODE_RANK, PET_MASTER_ADDR, PET_MASTER_PORT: one process per node
-                  (torchrun's launcher), world size = nodes, local rank 0 of 1.
+                  when set. Kubeflow's PET_* set too describe the same pod: RANK =
+                  PET_NODE_RANK, the same master, and with PET_NPROC_PER_NODE unset, 1 or a
+                  keyword ("auto", "gpu", "cpu", which the training operator counts as 1)
+                  WORLD_SIZE = PET_NNODES, a process per pod; with a count above 1, WORLD_SIZE
+                  = PET_NNODES x PET_NPROC_PER_NODE: a node's launch. (3) Else Kubeflow's
+                  PET_NNODES, PET_NODE_RANK, PET_MASTER_ADDR, PET_MASTER_PORT (Kubeflow
+                  Trainer): a torchrun per node starting PET_NPROC_PER_NODE processes; unset
+                  or 1, that process is the node (world size = nodes, local rank 0 of 1);
+                  else a node's launch, its world size the nodes x the count (unknown for a
+                  keyword: torchrun counts the devices when it starts).
+                  A node's launch: this process is the node's torchrun, whose workers do not
+                  exist yet. cres_launch() gives num_nodes, node_rank, local_world_size and
+                  world_size (as known) and CRES_UNKNOWN for rank and local_rank; there is
+                  no own task, and an override needs a known world size (else
+                  CRES_ERR_NOT_FOUND). --format torchrun-node is what such a pod runs.
                   MASTER_ADDR is a host (IPv6 with or without brackets), never "host:port".
-                  A WORLD_SIZE that counts nodes (Alibaba PAI-DLC) reads as processes: give
-                  such jobs their own variables.
-        Errors:   PET_NNODES an elastic range ("1:4"): CRES_ERR_UNSUPPORTED. Numbers that
+                  NPROC_PER_NODE other than 1 beside (2) is Alibaba PAI-DLC's, whose
+                  WORLD_SIZE counts nodes and RANK is the node's: CRES_ERR_ENVIRONMENT
+                  naming it until PAI-DLC has a backend.
+        Errors:   PET_NNODES an elastic range ("1:4"): CRES_ERR_UNSUPPORTED. A node's
+                  launch whose WORLD_SIZE is not PET_NNODES x PET_NPROC_PER_NODE, or beside
+                  a LOCAL_RANK, or a LOCAL_WORLD_SIZE, GROUP_WORLD_SIZE, GROUP_RANK or
+                  NODE_RANK other than PET_*'s: CRES_ERR_ENVIRONMENT; a world above INT_MAX:
+                  CRES_ERR_LIMIT. Numbers that
                   no placement holds, CRES_ERR_ENVIRONMENT naming them: each rank below its
                   count, and (every node a block of consecutive ranks, at least one, any
                   number per node) RANK less LOCAL_RANK at least the node rank, 0 on node
