@@ -13269,7 +13269,8 @@ CRES__PRIVATE cres_result cres__torch_node_launch(cres__coord *c, int nnodes, in
 }
 
 /* Kubeflow's PET_* (torchrun's flags as variables) alone (Kubeflow Trainer): one torchrun
-   per node, starting PET_NPROC_PER_NODE processes; one of them, the world is one per node. */
+   per node, starting PET_NPROC_PER_NODE processes. When that is one, this process is the
+   node's only one, and the world one per node. */
 CRES__PRIVATE cres_result cres__torch_nodes(cres__coord *c, cres_error *err) {
     static const char *const pet[] = {"PET_NNODES", "PET_NODE_RANK", "PET_MASTER_ADDR",
                                       "PET_MASTER_PORT", NULL};
@@ -13300,8 +13301,7 @@ CRES__PRIVATE cres_result cres__torch_nodes(cres__coord *c, cres_error *err) {
 
 /* Outside torchrun each torch.distributed name and its PET_* twin describe this pod: the
    same text, or one of them unset or blank. From pair `first`: 1 leaves WORLD_SIZE out. */
-CRES__PRIVATE cres_result cres__torch_twins(const cres_resolver *r, size_t first,
-                                            cres_error *err) {
+CRES__PRIVATE cres_result cres__torch_twins(const cres_resolver *r, size_t first, cres_error *err) {
     static const char *const pairs[][2] = {{"WORLD_SIZE", "PET_NNODES"},
                                            {"RANK", "PET_NODE_RANK"},
                                            {"MASTER_ADDR", "PET_MASTER_ADDR"},
