@@ -779,13 +779,14 @@
                world_size, rank, local_rank and local_world_size (tasks whose host part is
                the same string), node_rank and num_nodes (hosts in the order of their first
                rank), and rank 0's master_address (as in the spec), master_host (IPv6
-               without brackets) and master_port (CRES_UNKNOWN without one). A backend's
-               launch entry answers when it has one (coordinator-only sources: no resolve);
-               else it resolves and reads the spec. cres_spec_launch_info(spec, type, id,
-               &info, err) from a spec you hold (type NULL: rank, local_rank,
-               local_world_size and node_rank CRES_UNKNOWN); a
-               task not in the spec is CRES_ERR_NOT_FOUND, an address it cannot split
-               CRES_ERR_INVALID_ARGUMENT.
+               without brackets) and master_port (CRES_UNKNOWN without one). A node's
+               launcher (torch: the torchrun that starts the node's workers) answers without
+               an own task: rank and local_rank CRES_UNKNOWN, the node's numbers known. A
+               backend's launch entry answers when it has one (coordinator-only sources: no
+               resolve); else it resolves and reads the spec. cres_spec_launch_info(spec,
+               type, id, &info, err) from a spec you hold (type NULL: rank, local_rank,
+               local_world_size and node_rank CRES_UNKNOWN); a task not in the spec is
+               CRES_ERR_NOT_FOUND, an address it cannot split CRES_ERR_INVALID_ARGUMENT.
       cres_tfconfig(r, buf, cap, &len, err)  resolves; {"cluster": ..., "task": {"type": T,
                "index": N}, "rpc_layer": R, "environment": E} of the own task (task left out
                when unknown). cres_spec_to_tfconfig(spec, type, id, rpc, environment, ...)
