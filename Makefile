@@ -84,6 +84,7 @@ unit-san:
 	@set -e; for t in $(UNIT_SAN_BINS) $(BUILD)/san/test_malloc_macros $(BUILD)/san/test_kubeconfig; do echo "== $$t (ASan+UBSan)"; ./$$t; done
 
 cli-test: $(BUILD)/san/cluster-resolve $(BUILD)/san/custom_backend $(BUILD)/san/custom_transport
+	python3 tests/test_not_alone_docs.py
 	python3 tests/test_cli.py $(BUILD)/san
 	python3 tests/test_cli_sched.py $(BUILD)/san
 

@@ -302,17 +302,57 @@
                                the whole JobSet when the Job is one of a JobSet's; members
                                options.k8s_members, DEFAULT = JOB); every pod has
                                KUBERNETES_SERVICE_HOST, so that alone is not enough
-                  20 local     otherwise, so a program runs unchanged on a laptop; but never
-                               while LOCAL_RANK, NODE_RANK, GROUP_RANK, GROUP_WORLD_SIZE,
-                               LOCAL_WORLD_SIZE, ROLE_RANK, PMI_RANK, PMI_LOCAL_RANK,
-                               MPI_LOCALRANKID, OMPI_COMM_WORLD_RANK,
-                               OMPI_COMM_WORLD_LOCAL_RANK, MV2_COMM_WORLD_RANK,
-                               JSM_NAMESPACE_RANK, PALS_RANKID, PBS_VNODENUM, SLURM_PROCID,
-                               PET_NPROC_PER_NODE, PET_MASTER_PORT,
-                               AWS_BATCH_JOB_MAIN_NODE_INDEX, MEGASCALE_SLICE_ID or
-                               JOB_COMPLETION_INDEX is set:
-                               that is CRES_ERR_ENVIRONMENT naming it (a rank told it is
-                               alone hangs its job).
+                  20 local     otherwise, so a program runs unchanged on a laptop; but not
+                               while a launcher's variable says this process may be one of
+                               several (a rank told it is alone hangs its job): that is
+                               CRES_ERR_ENVIRONMENT naming the variable, its value and the
+                               launcher ($CLUSTER_RESOLVER_BACKEND "local" runs alone). Each
+                               says so by being set, or, where marked, by its value: >1 a
+                               count (the value's first word), or a list's entries, other
+                               than 1; >0 an index other than 0; a value that is no number
+                               says so too:
+                               - torch.distributed: LOCAL_RANK NODE_RANK
+                               - torchrun: GROUP_RANK GROUP_WORLD_SIZE LOCAL_WORLD_SIZE
+                                 ROLE_RANK
+                               - Kubeflow: PET_NPROC_PER_NODE PET_MASTER_PORT
+                               - MPI (PMI): PMI_RANK
+                               - Cray PALS: PMI_LOCAL_RANK PALS_RANKID
+                               - MPICH Hydra: MPI_LOCALRANKID MPI_LOCALNRANKS>1
+                                 HYDRA_HOST_FILE
+                               - Open MPI: OMPI_COMM_WORLD_RANK OMPI_COMM_WORLD_LOCAL_RANK
+                                 OMPI_COMM_WORLD_NODE_RANK OMPI_COMM_WORLD_LOCAL_SIZE>1
+                                 OMPI_MCA_orte_default_hostfile
+                               - MVAPICH: MV2_COMM_WORLD_RANK MV2_COMM_WORLD_LOCAL_RANK
+                                 MV2_COMM_WORLD_LOCAL_SIZE>1
+                               - Intel MPI: I_MPI_HYDRA_HOST_FILE
+                               - jsrun: JSM_NAMESPACE_RANK
+                               - pbsdsh: PBS_VNODENUM
+                               - Slurm: SLURM_PROCID SLURM_NTASKS>1 SLURM_JOB_NUM_NODES>1
+                                 (an salloc shell)
+                               - AWS Batch: AWS_BATCH_JOB_MAIN_NODE_INDEX
+                               - TPU multislice: MEGASCALE_SLICE_ID
+                               - Kubernetes Indexed Job: JOB_COMPLETION_INDEX
+                               - Horovod (horovodrun --gloo): HOROVOD_RANK>0 HOROVOD_SIZE>1
+                               - PaddlePaddle: PADDLE_TRAINER_ID>0 PADDLE_TRAINERS_NUM>1
+                                 PADDLE_TRAINER_ENDPOINTS>1 PADDLE_GLOBAL_RANK>0
+                                 PADDLE_GLOBAL_SIZE>1 PADDLE_NNODES>1
+                               - DeepSpeed (launch.py): CROSS_RANK>0 CROSS_SIZE>1 LOCAL_SIZE>1
+                               - PAI-DLC: NPROC_PER_NODE>1
+                               - Google Cloud Batch: BATCH_TASK_INDEX>0 BATCH_TASK_COUNT>1
+                                 BATCH_NODE_INDEX>0
+                               - Azure Batch (multi-instance tasks): AZ_BATCH_HOST_LIST>1
+                                 AZ_BATCH_NODE_LIST>1 AZ_BATCH_MASTER_NODE
+                                 AZ_BATCH_IS_CURRENT_NODE_MASTER CCP_NODES>1
+                               - AzureML (MPI jobs): AZ_BATCHAI_MPI_MASTER_NODE
+                               - HTCondor (parallel universe): _CONDOR_PROCNO>0
+                                 _CONDOR_NPROCS>1
+                               - SkyPilot (setup stage): SKYPILOT_SETUP_NODE_RANK>0
+                                 SKYPILOT_SETUP_NODE_IPS>1 SKYPILOT_NUM_NODES>1
+                               - Kubeflow XGBoost: DMLC_TASK_ID>0 DMLC_NUM_WORKER>1
+                               - torchx: TORCHX_ROLE_IDX>0 TORCHX_REPLICA_IDX>0
+                               - Determined: DET_KUBERNETES_JOB_PARALLELISM>1
+                               - Nomad: NOMAD_ALLOC_INDEX>0 (allocation 0 of several cannot
+                                 be told from a group of one: Nomad gives no count)
                   The chosen backend's errors stand: a partial environment (WORLD_SIZE and
                   RANK without MASTER_ADDR) is an error, never the next step.
         Options:  backend, else $CLUSTER_RESOLVER_BACKEND, forces one by its name above
@@ -495,26 +535,43 @@
       CRES_ERR_INCOMPLETE naming the source; cres_launch() gives the numbers the variables
       give (the rest CRES_UNKNOWN); cres_master() the coordinator's "host:port" (IPv6 in
       brackets), for the own task or task "worker" 0, any other task CRES_ERR_INCOMPLETE.
-      One job "worker", own task index = rank; an override of the id changes the rank and
-      makes local and node numbers unknown. No rpc layer (tpu: "grpc"). Every variable read
-      is checked: missing, empty, not an integer, out of range, or against its companions
-      (a rank not below its size, local and node ranks likewise, a local or node count
-      above the world size): CRES_ERR_ENVIRONMENT naming the variables and their values
-      ("torch: RANK="1" and WORLD_SIZE="4" are set, MASTER_ADDR is not").
+      One job "worker", own task index = rank (torch: none for a node's launch, below); an
+      override of the id changes the rank and makes local and node numbers unknown. No rpc
+      layer (tpu: "grpc"). Every variable read is checked: missing, empty, not an integer,
+      out of range, or against its companions (a rank not below its size, local and node
+      ranks likewise, a local or node count above the world size): CRES_ERR_ENVIRONMENT
+      naming the variables and their values ("torch: RANK="1" and WORLD_SIZE="4" are set,
+      MASTER_ADDR is not").
       torch (cres_torch_options)
         Reads:    (1) TORCHELASTIC_RUN_ID set (torchrun's worker): MASTER_ADDR, MASTER_PORT,
                   RANK, WORLD_SIZE, LOCAL_RANK, LOCAL_WORLD_SIZE, GROUP_RANK (node rank),
                   GROUP_WORLD_SIZE (nodes), all required. (2) Else MASTER_ADDR, MASTER_PORT,
                   RANK and WORLD_SIZE (Ray Train, AzureML, Kubeflow's PyTorchJob), with
                   LOCAL_RANK, LOCAL_WORLD_SIZE, GROUP_RANK or NODE_RANK, GROUP_WORLD_SIZE
-                  when set; PET_* set too must agree (WORLD_SIZE = PET_NNODES, RANK =
-                  PET_NODE_RANK, same master). (3) Else Kubeflow's PET_NNODES,
-                  PET_NODE_RANK, PET_MASTER_ADDR, PET_MASTER_PORT: one process per node
-                  (torchrun's launcher), world size = nodes, local rank 0 of 1.
+                  when set. Kubeflow's PET_* set too describe the same pod: RANK =
+                  PET_NODE_RANK, the same master, and with PET_NPROC_PER_NODE unset, 1 or a
+                  keyword ("auto", "gpu", "cpu", which the training operator counts as 1)
+                  WORLD_SIZE = PET_NNODES, a process per pod; with a count above 1, WORLD_SIZE
+                  = PET_NNODES x PET_NPROC_PER_NODE: a node's launch. (3) Else Kubeflow's
+                  PET_NNODES, PET_NODE_RANK, PET_MASTER_ADDR, PET_MASTER_PORT (Kubeflow
+                  Trainer): a torchrun per node starting PET_NPROC_PER_NODE processes; unset
+                  or 1, that process is the node (world size = nodes, local rank 0 of 1);
+                  else a node's launch, its world size the nodes x the count (unknown for a
+                  keyword: torchrun counts the devices when it starts).
+                  A node's launch: this process is the node's torchrun, whose workers do not
+                  exist yet. cres_launch() gives num_nodes, node_rank, local_world_size and
+                  world_size (as known) and CRES_UNKNOWN for rank and local_rank; there is
+                  no own task, and an override needs a known world size (else
+                  CRES_ERR_NOT_FOUND). --format torchrun-node is what such a pod runs.
                   MASTER_ADDR is a host (IPv6 with or without brackets), never "host:port".
-                  A WORLD_SIZE that counts nodes (Alibaba PAI-DLC) reads as processes: give
-                  such jobs their own variables.
-        Errors:   PET_NNODES an elastic range ("1:4"): CRES_ERR_UNSUPPORTED. Numbers that
+                  NPROC_PER_NODE other than 1 beside (2) is Alibaba PAI-DLC's, whose
+                  WORLD_SIZE counts nodes and RANK is the node's: CRES_ERR_ENVIRONMENT
+                  naming it until PAI-DLC has a backend.
+        Errors:   PET_NNODES an elastic range ("1:4"): CRES_ERR_UNSUPPORTED. A node's
+                  launch whose WORLD_SIZE is not PET_NNODES x PET_NPROC_PER_NODE, or beside
+                  a LOCAL_RANK, or a LOCAL_WORLD_SIZE, GROUP_WORLD_SIZE, GROUP_RANK or
+                  NODE_RANK other than PET_*'s: CRES_ERR_ENVIRONMENT; a world above INT_MAX:
+                  CRES_ERR_LIMIT. Numbers that
                   no placement holds, CRES_ERR_ENVIRONMENT naming them: each rank below its
                   count, and (every node a block of consecutive ranks, at least one, any
                   number per node) RANK less LOCAL_RANK at least the node rank, 0 on node
@@ -722,13 +779,14 @@
                world_size, rank, local_rank and local_world_size (tasks whose host part is
                the same string), node_rank and num_nodes (hosts in the order of their first
                rank), and rank 0's master_address (as in the spec), master_host (IPv6
-               without brackets) and master_port (CRES_UNKNOWN without one). A backend's
-               launch entry answers when it has one (coordinator-only sources: no resolve);
-               else it resolves and reads the spec. cres_spec_launch_info(spec, type, id,
-               &info, err) from a spec you hold (type NULL: rank, local_rank,
-               local_world_size and node_rank CRES_UNKNOWN); a
-               task not in the spec is CRES_ERR_NOT_FOUND, an address it cannot split
-               CRES_ERR_INVALID_ARGUMENT.
+               without brackets) and master_port (CRES_UNKNOWN without one). A node's
+               launcher (torch: the torchrun that starts the node's workers) answers without
+               an own task: rank and local_rank CRES_UNKNOWN, the node's numbers known. A
+               backend's launch entry answers when it has one (coordinator-only sources: no
+               resolve); else it resolves and reads the spec. cres_spec_launch_info(spec,
+               type, id, &info, err) from a spec you hold (type NULL: rank, local_rank,
+               local_world_size and node_rank CRES_UNKNOWN); a task not in the spec is
+               CRES_ERR_NOT_FOUND, an address it cannot split CRES_ERR_INVALID_ARGUMENT.
       cres_tfconfig(r, buf, cap, &len, err)  resolves; {"cluster": ..., "task": {"type": T,
                "index": N}, "rpc_layer": R, "environment": E} of the own task (task left out
                when unknown). cres_spec_to_tfconfig(spec, type, id, rpc, environment, ...)
@@ -13022,10 +13080,12 @@ typedef struct cres__coord {
 CRES__PRIVATE cres_result cres__coord_resolve(cres_resolver *r, cres_cluster_spec **out,
                                               cres_error *err) {
     const cres__coord *c = (const cres__coord *)r;
+    char n[24] = "an unknown number of";
     (void)out;
+    if (c->info.world_size != CRES_UNKNOWN) snprintf(n, sizeof n, "%d", c->info.world_size);
     return cres__fail(err, CRES_ERR_INCOMPLETE,
-                      "%s: %s names only the coordinator (%s) of %d processes, not every address",
-                      r->vtable->name, c->source, c->info.master_address, c->info.world_size);
+                      "%s: %s names only the coordinator (%s) of %s processes, not every address",
+                      r->vtable->name, c->source, c->info.master_address, n);
 }
 
 /* The own task, or task 0 (the coordinator) when asked: the only address the source names. */
@@ -13049,6 +13109,17 @@ CRES__PRIVATE cres_result cres__coord_launch(cres_resolver *r, cres_launch_info 
                                              cres_error *err) {
     const cres__coord *c = (const cres__coord *)r;
     char q[CRES__QUOTE_SIZE];
+    if (!r->task_type && r->task_id < 0 && c->info.rank == CRES_UNKNOWN) {
+        *out = c->info; /* a node's launcher: its workers, not it, have ranks */
+        return CRES_OK;
+    }
+    if (c->info.world_size == CRES_UNKNOWN)
+        return cres__fail(err, CRES_ERR_NOT_FOUND,
+                          "%s: task %s %d cannot be found: %s counts the nodes, not the processes",
+                          r->vtable->name,
+                          cres__quote(q, sizeof q, r->task_type ? r->task_type : "",
+                                      r->task_type ? strlen(r->task_type) : 0),
+                          r->task_id, c->source);
     if (!r->task_type || strcmp(r->task_type, "worker") != 0 || r->task_id < 0 ||
         r->task_id >= c->info.world_size)
         return cres__fail(err, CRES_ERR_NOT_FOUND,
@@ -13181,14 +13252,20 @@ CRES__PRIVATE cres_result cres__coord_finish(cres__coord *c, cres_result res,
     if (res == CRES_OK)
         res = cres__coord_within(c, i->num_nodes, names[5], i->world_size, names[0], err);
     if (res == CRES_OK) res = cres__coord_blocks(c, names, err);
-    if (res == CRES_OK) res = cres_set_detected_task(&c->base, "worker", i->rank, err);
+    if (res == CRES_OK && i->rank != CRES_UNKNOWN) /* else a node's launcher: no task */
+        res = cres_set_detected_task(&c->base, "worker", i->rank, err);
     if (res == CRES_OK) res = cres__apply_options(&c->base, task_type, task_id, rpc_layer, err);
     if (res != CRES_OK) {
         cres_resolver_free(&c->base);
         return res;
     }
-    cres__log(&c->base, CRES_LOG_INFO, "%s: %s: rank %d of %d, coordinator %s",
-              c->base.vtable->name, c->source, i->rank, i->world_size, i->master_address);
+    if (i->rank == CRES_UNKNOWN)
+        cres__log(&c->base, CRES_LOG_INFO, "%s: %s: node %d of %d, coordinator %s",
+                  c->base.vtable->name, c->source, i->node_rank, i->num_nodes,
+                  i->master_address);
+    else
+        cres__log(&c->base, CRES_LOG_INFO, "%s: %s: rank %d of %d, coordinator %s",
+                  c->base.vtable->name, c->source, i->rank, i->world_size, i->master_address);
     *out = &c->base;
     return CRES_OK;
 }
@@ -13283,15 +13360,50 @@ CRES__PRIVATE cres_result cres__torch_workers(cres__coord *c, int torchrun, cres
     return res;
 }
 
-/* Kubeflow's PET_* (torchrun's flags as variables): one process per node, torchrun's. */
+/* PET_NPROC_PER_NODE, torchrun's processes per node: a count (unset or blank: 1, torchrun's
+   default), or 0 for a device keyword ("auto", "gpu", "cpu"...), which torchrun turns into
+   a count only when it starts. */
+CRES__PRIVATE cres_result cres__torch_nproc(const cres_resolver *r, int *nproc, cres_error *err) {
+    const char *v = cres_resolver_getenv(r, "PET_NPROC_PER_NODE");
+    *nproc = 1;
+    if (!v || cres__is_blank(v)) return CRES_OK;
+    if (strspn(v, "abcdefghijklmnopqrstuvwxyz") == strlen(v)) {
+        *nproc = 0;
+        return CRES_OK;
+    }
+    return cres__env_int(r, "PET_NPROC_PER_NODE", 1, 1, INT_MAX, nproc, err);
+}
+
+/* A node's launch: its node numbers, `nproc` processes on it (0: not known yet), and the
+   own rank unknown: this process is the node's torchrun, its workers do not exist yet. */
+CRES__PRIVATE cres_result cres__torch_node_launch(cres__coord *c, int nnodes, int node, int nproc,
+                                                  cres_error *err) {
+    cres_launch_info *i = &c->info;
+    if (nproc > INT_MAX / nnodes)
+        return cres__fail(err, CRES_ERR_LIMIT,
+                          "torch: PET_NNODES=%d nodes of PET_NPROC_PER_NODE=%d processes are "
+                          "more than %d",
+                          nnodes, nproc, INT_MAX);
+    i->num_nodes = nnodes;
+    i->node_rank = node;
+    i->world_size = nproc ? nnodes * nproc : CRES_UNKNOWN;
+    i->local_world_size = nproc ? nproc : CRES_UNKNOWN;
+    i->rank = i->local_rank = CRES_UNKNOWN;
+    return cres__coord_below(c, node, "PET_NODE_RANK", nnodes, "PET_NNODES", err);
+}
+
+/* Kubeflow's PET_* (torchrun's flags as variables) alone (Kubeflow Trainer): one torchrun
+   per node, starting PET_NPROC_PER_NODE processes. When that is one, this process is the
+   node's only one, and the world one per node. */
 CRES__PRIVATE cres_result cres__torch_nodes(cres__coord *c, cres_error *err) {
     static const char *const pet[] = {"PET_NNODES", "PET_NODE_RANK", "PET_MASTER_ADDR",
                                       "PET_MASTER_PORT", NULL};
     const cres_resolver *r = &c->base;
     cres_launch_info *i = &c->info;
     const char *nnodes = cres_resolver_getenv(r, "PET_NNODES");
+    int nodes = 0, node = 0, nproc = 1;
     char q[CRES__QUOTE_SIZE];
-    cres_result res = CRES_OK;
+    cres_result res;
     if (nnodes && strchr(nnodes, ':')) /* before the rest: an elastic job has no node rank */
         return cres__fail(err, CRES_ERR_UNSUPPORTED,
                           "torch: PET_NNODES=%s is an elastic range: the node count is known "
@@ -13299,27 +13411,28 @@ CRES__PRIVATE cres_result cres__torch_nodes(cres__coord *c, cres_error *err) {
                           cres__quote(q, sizeof q, nnodes, strlen(nnodes)));
     res = cres__env_require(r, pet, err);
     if (res == CRES_OK) res = cres__coord_host_port(c, "PET_MASTER_ADDR", "PET_MASTER_PORT", err);
-    if (res == CRES_OK) res = cres__env_int(r, "PET_NNODES", 1, 1, INT_MAX, &i->world_size, err);
-    if (res == CRES_OK) res = cres__env_int(r, "PET_NODE_RANK", 1, 0, INT_MAX, &i->rank, err);
-    i->num_nodes = i->world_size;
-    i->node_rank = i->rank;
+    if (res == CRES_OK) res = cres__env_int(r, "PET_NNODES", 1, 1, INT_MAX, &nodes, err);
+    if (res == CRES_OK) res = cres__env_int(r, "PET_NODE_RANK", 1, 0, INT_MAX, &node, err);
+    if (res == CRES_OK) res = cres__torch_nproc(r, &nproc, err);
+    if (res != CRES_OK) return res;
+    if (nproc != 1) return cres__torch_node_launch(c, nodes, node, nproc, err);
+    i->world_size = i->num_nodes = nodes;
+    i->rank = i->node_rank = node;
     i->local_rank = 0;
     i->local_world_size = 1;
-    return res;
+    return CRES_OK;
 }
 
-/* Outside torchrun, the torch.distributed names and PET_* (Kubeflow v1 sets both) must
-   describe the same job of one process per node, which then gives the node numbers. */
-CRES__PRIVATE cres_result cres__torch_agree(cres__coord *c, cres_error *err) {
-    const cres_resolver *r = &c->base;
+/* Outside torchrun each torch.distributed name and its PET_* twin describe this pod: the
+   same text, or one of them unset or blank. From pair `first`: 1 leaves WORLD_SIZE out. */
+CRES__PRIVATE cres_result cres__torch_twins(const cres_resolver *r, size_t first, cres_error *err) {
     static const char *const pairs[][2] = {{"WORLD_SIZE", "PET_NNODES"},
                                            {"RANK", "PET_NODE_RANK"},
                                            {"MASTER_ADDR", "PET_MASTER_ADDR"},
                                            {"MASTER_PORT", "PET_MASTER_PORT"}};
     size_t k;
     char qa[CRES__QUOTE_SIZE], qb[CRES__QUOTE_SIZE];
-    cres_result res;
-    for (k = 0; k < 4; k++) {
+    for (k = first; k < 4; k++) {
         const char *a = cres_resolver_getenv(r, pairs[k][0]);
         const char *b = cres_resolver_getenv(r, pairs[k][1]);
         if (a && b && *b && strcmp(a, b) != 0)
@@ -13329,7 +13442,57 @@ CRES__PRIVATE cres_result cres__torch_agree(cres__coord *c, cres_error *err) {
                               pairs[k][0], cres__quote(qa, sizeof qa, a, strlen(a)), pairs[k][1],
                               cres__quote(qb, sizeof qb, b, strlen(b)));
     }
-    if (!cres__env_set(r, "PET_NNODES")) return CRES_OK;
+    return CRES_OK;
+}
+
+/* Kubeflow's PyTorchJob with nprocPerNode above 1 (kubeflow/training-operator
+   pkg/controller.v1/pytorch/envvar.go at 2856aa0, setPodEnv: WORLD_SIZE = replicas x
+   nprocPerNode, RANK = PET_NODE_RANK = the replica's index, PET_NNODES = replicas): the
+   torch.distributed names describe the job and the node, and this process is the node's
+   torchrun. Numbers of a process set beside them must fit that. */
+CRES__PRIVATE cres_result cres__torch_pod(cres__coord *c, int nproc, cres_error *err) {
+    const cres_resolver *r = &c->base;
+    cres_launch_info *i = &c->info;
+    const char *group = cres__env_set(r, "GROUP_RANK") ? "GROUP_RANK" : "NODE_RANK";
+    int nodes = 0, node = 0;
+    cres_result res = cres__torch_twins(r, 1, err);
+    if (res == CRES_OK) res = cres__env_int(r, "PET_NNODES", 1, 1, INT_MAX, &nodes, err);
+    if (res == CRES_OK) res = cres__env_int(r, "PET_NODE_RANK", 1, 0, INT_MAX, &node, err);
+    if (res != CRES_OK) return res;
+    if ((long long)nodes * nproc != i->world_size)
+        return cres__fail(err, CRES_ERR_ENVIRONMENT,
+                          "torch: WORLD_SIZE=%d but PET_NNODES=%d nodes of PET_NPROC_PER_NODE=%d "
+                          "processes are %lld",
+                          i->world_size, nodes, nproc, (long long)nodes * nproc);
+    if (i->local_rank != CRES_UNKNOWN)
+        return cres__fail(err, CRES_ERR_ENVIRONMENT,
+                          "torch: LOCAL_RANK=%d is set, but PET_NPROC_PER_NODE=%d and "
+                          "WORLD_SIZE=%d say this process starts its node's processes "
+                          "(RANK=%d is the node's)",
+                          i->local_rank, nproc, i->world_size, node);
+    if (i->local_world_size != CRES_UNKNOWN && i->local_world_size != nproc)
+        return cres__fail(err, CRES_ERR_ENVIRONMENT,
+                          "torch: LOCAL_WORLD_SIZE=%d but PET_NPROC_PER_NODE=%d",
+                          i->local_world_size, nproc);
+    if (i->num_nodes != CRES_UNKNOWN)
+        res = cres__env_agrees(r, "PET_NNODES", i->num_nodes, "GROUP_WORLD_SIZE", err);
+    if (res == CRES_OK && i->node_rank != CRES_UNKNOWN)
+        res = cres__env_agrees(r, "PET_NODE_RANK", i->node_rank, group, err);
+    if (res != CRES_OK) return res;
+    c->source = "PET_NPROC_PER_NODE (Kubeflow's PyTorchJob: one torchrun per node)";
+    return cres__torch_node_launch(c, nodes, node, nproc, err);
+}
+
+/* Outside torchrun, the torch.distributed names and PET_* (Kubeflow v1 sets both): one
+   process per pod, which the others must say and which gives the node numbers (a keyword
+   nprocPerNode counts one in the operator's WORLD_SIZE); more per pod, cres__torch_pod. */
+CRES__PRIVATE cres_result cres__torch_agree(cres__coord *c, cres_error *err) {
+    const cres_resolver *r = &c->base;
+    int nproc = 1;
+    cres_result res = cres__torch_nproc(r, &nproc, err);
+    if (res == CRES_OK && nproc > 1) return cres__torch_pod(c, nproc, err);
+    if (res == CRES_OK) res = cres__torch_twins(r, 0, err);
+    if (res != CRES_OK || !cres__env_set(r, "PET_NNODES")) return res;
     /* PET_* equal to the process's names: a process per node, which the others must say */
     if (c->info.num_nodes != CRES_UNKNOWN &&
         (res = cres__env_agrees(r, "PET_NNODES", c->info.num_nodes, "GROUP_WORLD_SIZE", err)) !=
@@ -13353,6 +13516,20 @@ CRES__PRIVATE cres_result cres__torch_agree(cres__coord *c, cres_error *err) {
     return CRES_OK;
 }
 
+/* Alibaba PAI-DLC's WORLD_SIZE counts nodes and its RANK is the node's, each node running
+   NPROC_PER_NODE processes (alibabacloud.com/help/en/pai/general-environment-variables,
+   Apr 2026): read as processes they would be wrong, so refused until it has a backend. */
+CRES__PRIVATE cres_result cres__torch_not_pai(const cres__coord *c, cres_error *err) {
+    const char *v = cres_resolver_getenv(&c->base, "NPROC_PER_NODE");
+    char q[CRES__QUOTE_SIZE];
+    if (!v || cres__is_blank(v) || strcmp(v, "1") == 0) return CRES_OK;
+    return cres__fail(err, CRES_ERR_ENVIRONMENT,
+                      "torch: NPROC_PER_NODE=%s is set, so WORLD_SIZE=%d may count nodes, not "
+                      "processes, and RANK=%d be a node's (Alibaba PAI-DLC's variables, which "
+                      "no backend reads yet); unset NPROC_PER_NODE if they count processes",
+                      cres__quote(q, sizeof q, v, strlen(v)), c->info.world_size, c->info.rank);
+}
+
 static const cres_resolver_vtable cres__torch_vtable = {
     "torch", cres__coord_resolve, cres__coord_master, NULL, NULL, NULL, cres__coord_launch};
 
@@ -13364,7 +13541,7 @@ CRES_API cres_result cres_torch_resolver_create(const cres_torch_options *o, cre
                                              "LOCAL_WORLD_SIZE", "PET_NODE_RANK", "PET_NNODES"};
     static const char *const plain[] = {"MASTER_ADDR", "MASTER_PORT", "RANK", "WORLD_SIZE", NULL};
     static const char *const pets[] = {"PET_NNODES", "PET_NODE_RANK", "PET_MASTER_ADDR",
-                                       "PET_MASTER_PORT", NULL};
+                                       "PET_MASTER_PORT", "PET_NPROC_PER_NODE", NULL};
     cres_torch_options none;
     cres__coord *c;
     const cres_resolver *r;
@@ -13386,6 +13563,7 @@ CRES_API cres_result cres_torch_resolver_create(const cres_torch_options *o, cre
     } else if (cres__env_any(r, plain)) {
         c->source = "MASTER_ADDR, MASTER_PORT, RANK and WORLD_SIZE";
         res = cres__torch_workers(c, 0, err);
+        if (res == CRES_OK) res = cres__torch_not_pai(c, err);
         if (res == CRES_OK && cres__env_any(r, pets)) res = cres__torch_agree(c, err);
     } else if (cres_resolver_getenv(r, "PET_NNODES") || cres_resolver_getenv(r, "PET_NODE_RANK") ||
                cres_resolver_getenv(r, "PET_MASTER_ADDR")) {
@@ -13661,39 +13839,142 @@ CRES__PRIVATE size_t cres__auto_steps(const cres_resolver *probe, char *selector
     return n;
 }
 
-/* Rule 1: variables that say "one of several processes" rule out the one-task answer. */
+/* Rule 1: a launcher's variable that says this process is one of several rules out the
+   one-task answer. {variable, launcher, what says so}: "" its being set; ">1" a count (the
+   value's first word) other than 1; ">0" an index other than 0; ",", ";" or "\n" a list of
+   more than one entry so separated. A value that is no number says so too. Left out:
+   torchx's TORCHX_RANK0_HOST and Determined's DET_CHIEF_IP (set for a single process too),
+   Google Cloud Batch's BATCH_HOSTS_FILE (a file; BATCH_TASK_COUNT says as much). */
+static const char *const cres__several[][3] = {
+    /* torchrun's workers (torch/distributed/elastic/agent/server/local_elastic_agent.py);
+       LOCAL_RANK and NODE_RANK also Ray Train, AzureML, DeepSpeed's launch.py and Lightning's
+       subprocess launcher (src/lightning/fabric/strategies/launchers/subprocess_script.py) */
+    {"LOCAL_RANK", "torch.distributed", ""},
+    {"NODE_RANK", "torch.distributed", ""},
+    {"GROUP_RANK", "torchrun", ""},
+    {"GROUP_WORLD_SIZE", "torchrun", ""},
+    {"LOCAL_WORLD_SIZE", "torchrun", ""},
+    {"ROLE_RANK", "torchrun", ""},
+    /* Kubeflow's PET_* (training-operator pkg/controller.v1/pytorch/envvar.go at 2856aa0) */
+    {"PET_NPROC_PER_NODE", "Kubeflow", ""},
+    {"PET_MASTER_PORT", "Kubeflow", ""},
+    /* MPI: Open MPI 4.1 and MPICH's Hydra as run here (mpirun -np 4 env, mpiexec.hydra -n 3
+       env); MVAPICH's MV2_COMM_WORLD_*; Cray PALS (PALS_RANKID, PMI_LOCAL_RANK); the host
+       files kubeflow/mpi-operator gives its launchers (pkg/controller/mpi_job_controller.go
+       at cbe4f8a: ompiEnvVars, intelEnvVars, mpichEnvVars) */
+    {"PMI_RANK", "MPI (PMI)", ""},
+    {"PMI_LOCAL_RANK", "Cray PALS", ""},
+    {"PALS_RANKID", "Cray PALS", ""},
+    {"MPI_LOCALRANKID", "MPICH Hydra", ""},
+    {"MPI_LOCALNRANKS", "MPICH Hydra", ">1"},
+    {"OMPI_COMM_WORLD_RANK", "Open MPI", ""},
+    {"OMPI_COMM_WORLD_LOCAL_RANK", "Open MPI", ""},
+    {"OMPI_COMM_WORLD_NODE_RANK", "Open MPI", ""},
+    {"OMPI_COMM_WORLD_LOCAL_SIZE", "Open MPI", ">1"},
+    {"MV2_COMM_WORLD_RANK", "MVAPICH", ""},
+    {"MV2_COMM_WORLD_LOCAL_RANK", "MVAPICH", ""},
+    {"MV2_COMM_WORLD_LOCAL_SIZE", "MVAPICH", ">1"},
+    {"OMPI_MCA_orte_default_hostfile", "Open MPI", ""},
+    {"I_MPI_HYDRA_HOST_FILE", "Intel MPI", ""},
+    {"HYDRA_HOST_FILE", "MPICH Hydra", ""},
+    /* schedulers: jsrun, pbsdsh (pbsdsh(1)), Slurm (a step's SLURM_PROCID; salloc(1) at
+       000729e: SLURM_JOB_NUM_NODES, and SLURM_NTASKS with -n, in the allocation's shell) */
+    {"JSM_NAMESPACE_RANK", "jsrun", ""},
+    {"PBS_VNODENUM", "pbsdsh", ""},
+    {"SLURM_PROCID", "Slurm", ""},
+    {"SLURM_NTASKS", "Slurm", ">1"},
+    {"SLURM_JOB_NUM_NODES", "Slurm", ">1"},
+    /* platforms: AWS Batch (mnp-env-vars.html), GKE TPU multislice, Kubernetes Indexed Jobs */
+    {"AWS_BATCH_JOB_MAIN_NODE_INDEX", "AWS Batch", ""},
+    {"MEGASCALE_SLICE_ID", "TPU multislice", ""},
+    {"JOB_COMPLETION_INDEX", "Kubernetes Indexed Job", ""},
+    /* horovodrun --gloo (horovod/runner/gloo_run.py at 0ad076e, create_slot_env_vars) */
+    {"HOROVOD_RANK", "Horovod", ">0"},
+    {"HOROVOD_SIZE", "Horovod", ">1"},
+    /* paddle.distributed.launch (python/paddle/distributed/launch/controllers/collective.py
+       at 009da4d); PADDLE_NNODES also Kubeflow's PaddleJob (training-operator
+       pkg/controller.v1/paddlepaddle/envvar.go at 2856aa0) */
+    {"PADDLE_TRAINER_ID", "PaddlePaddle", ">0"},
+    {"PADDLE_TRAINERS_NUM", "PaddlePaddle", ">1"},
+    {"PADDLE_TRAINER_ENDPOINTS", "PaddlePaddle", ","},
+    {"PADDLE_GLOBAL_RANK", "PaddlePaddle", ">0"},
+    {"PADDLE_GLOBAL_SIZE", "PaddlePaddle", ">1"},
+    {"PADDLE_NNODES", "PaddlePaddle", ">1"},
+    /* DeepSpeed's launch.py (deepspeed/launcher/launch.py at edaa722) */
+    {"CROSS_RANK", "DeepSpeed", ">0"},
+    {"CROSS_SIZE", "DeepSpeed", ">1"},
+    {"LOCAL_SIZE", "DeepSpeed", ">1"},
+    /* Alibaba PAI-DLC (alibabacloud.com/help/en/pai/general-environment-variables, Apr 2026) */
+    {"NPROC_PER_NODE", "PAI-DLC", ">1"},
+    /* Google Cloud Batch (GoogleCloudPlatform/nodejs-docs-samples
+       batch/create/create_with_container_no_mounting.js at 092e051; batch-samples
+       mpi-container/README.md at d9e5208) */
+    {"BATCH_TASK_INDEX", "Google Cloud Batch", ">0"},
+    {"BATCH_TASK_COUNT", "Google Cloud Batch", ">1"},
+    {"BATCH_NODE_INDEX", "Google Cloud Batch", ">0"},
+    /* Azure Batch multi-instance tasks (learn.microsoft.com/azure/batch/
+       batch-compute-node-environment-variables: "multi-instance primary and subtasks"), and
+       AzureML's MPI jobs (DeepSpeed deepspeed/comm/comm.py, in_aml) */
+    {"AZ_BATCH_HOST_LIST", "Azure Batch", ","},
+    {"AZ_BATCH_NODE_LIST", "Azure Batch", ";"},
+    {"AZ_BATCH_MASTER_NODE", "Azure Batch", ""},
+    {"AZ_BATCH_IS_CURRENT_NODE_MASTER", "Azure Batch", ""},
+    {"CCP_NODES", "Azure Batch", ">1"},
+    {"AZ_BATCHAI_MPI_MASTER_NODE", "AzureML", ""},
+    /* HTCondor's parallel universe (src/condor_starter.V6.1/parallel_proc.cpp at 0d7da9f) */
+    {"_CONDOR_PROCNO", "HTCondor", ">0"},
+    {"_CONDOR_NPROCS", "HTCondor", ">1"},
+    /* SkyPilot's setup stage (docs/source/running-jobs/environment-variables.rst at 25df97f) */
+    {"SKYPILOT_SETUP_NODE_RANK", "SkyPilot setup", ">0"},
+    {"SKYPILOT_SETUP_NODE_IPS", "SkyPilot setup", "\n"},
+    {"SKYPILOT_NUM_NODES", "SkyPilot", ">1"},
+    /* Kubeflow Trainer's XGBoost runtime (pkg/runtime/framework/plugins/xgboost/xgboost.go
+       at 8e9e5e6) */
+    {"DMLC_TASK_ID", "Kubeflow XGBoost", ">0"},
+    {"DMLC_NUM_WORKER", "Kubeflow XGBoost", ">1"},
+    /* torchx's schedulers (torchx/schedulers/aws_batch_scheduler.py at b72ba03;
+       gcp_batch_scheduler.py at 1f79761) */
+    {"TORCHX_ROLE_IDX", "torchx", ">0"},
+    {"TORCHX_REPLICA_IDX", "torchx", ">0"},
+    /* Determined on Kubernetes (master/internal/rm/kubernetesrm/spec.go at c1e9c6d) */
+    {"DET_KUBERNETES_JOB_PARALLELISM", "Determined", ">1"},
+    /* Nomad (developer.hashicorp.com/nomad/docs/runtime/environment): no count is given */
+    {"NOMAD_ALLOC_INDEX", "Nomad", ">0"},
+};
+
+/* Whether value v of a cres__several entry says one of several (`how` as there). */
+CRES__PRIVATE int cres__says_several(const char *v, const char *how) {
+    size_t len, entries = 0;
+    long long n;
+    if (!*how) return 1;
+    if (*how == '>') { /* a number other than the one a process alone has */
+        v += strspn(v, " \t\r\n");
+        len = strcspn(v, " \t\r\n");
+        return cres__parse_decimal(v, len, &n) != 1 || n != how[1] - '0';
+    }
+    while (entries < 2 && *v) { /* entries not blank */
+        len = strcspn(v, how);
+        if (strspn(v, " \t\r\n") < len) entries++;
+        v += len + (v[len] != '\0');
+    }
+    return entries > 1;
+}
+
 CRES__PRIVATE cres_result cres__auto_not_alone(const cres_resolver *probe, cres_error *err) {
-    static const char *const hints[] = {"LOCAL_RANK",
-                                        "NODE_RANK",
-                                        "GROUP_RANK",
-                                        "GROUP_WORLD_SIZE",
-                                        "LOCAL_WORLD_SIZE",
-                                        "ROLE_RANK",
-                                        "PMI_RANK",
-                                        "PMI_LOCAL_RANK",
-                                        "MPI_LOCALRANKID",
-                                        "OMPI_COMM_WORLD_RANK",
-                                        "OMPI_COMM_WORLD_LOCAL_RANK",
-                                        "MV2_COMM_WORLD_RANK",
-                                        "JSM_NAMESPACE_RANK",
-                                        "PALS_RANKID",
-                                        "PBS_VNODENUM",
-                                        "SLURM_PROCID",
-                                        "PET_NPROC_PER_NODE",
-                                        "PET_MASTER_PORT",
-                                        "AWS_BATCH_JOB_MAIN_NODE_INDEX",
-                                        "MEGASCALE_SLICE_ID",
-                                        "JOB_COMPLETION_INDEX",
-                                        NULL};
-    const char *hint = cres__env_any(probe, hints), *v;
+    const char *v;
+    size_t i;
     char q[CRES__QUOTE_SIZE];
-    if (!hint) return CRES_OK;
-    v = cres_resolver_getenv(probe, hint);
-    return cres__fail(err, CRES_ERR_ENVIRONMENT,
-                      "auto: %s=%s is set, so this process may be one of several, but no "
-                      "launcher's variables are complete (torchrun: RANK, WORLD_SIZE, MASTER_ADDR, "
-                      "MASTER_PORT); set CLUSTER_RESOLVER_BACKEND=local to run alone",
-                      hint, cres__quote(q, sizeof q, v, strlen(v)));
+    for (i = 0; i < sizeof cres__several / sizeof *cres__several; i++) {
+        v = cres_resolver_getenv(probe, cres__several[i][0]);
+        if (!v || cres__is_blank(v) || !cres__says_several(v, cres__several[i][2])) continue;
+        return cres__fail(err, CRES_ERR_ENVIRONMENT,
+                          "auto: %s=%s (%s) is set: this process may be one of several, but no "
+                          "launcher's variables are complete; set CLUSTER_RESOLVER_BACKEND=local "
+                          "to run alone",
+                          cres__several[i][0], cres__quote(q, sizeof q, v, strlen(v)),
+                          cres__several[i][1]);
+    }
+    return CRES_OK;
 }
 
 /* Whether steps[0..i) already name the backend. */

@@ -233,7 +233,15 @@ static void walk(const scenario *sc) { alloc_walk(sc->name, run_scenario, sc, sc
         "PET_MASTER_ADDR", "pytorch-dist-mnist-master-0", "WORLD_SIZE", "4", "RANK", "2", "PET_NPROC_PER_NODE", \
         "auto", "PET_NODE_RANK", "2", "PET_NNODES", "4"
 
-/* Kubeflow Trainer v2, torch runtime, node 2 of 3. */
+/* The same PyTorchJob with nprocPerNode 4 (training-operator envvar.go at 2856aa0:
+   WORLD_SIZE = replicas x nprocPerNode, RANK the replica's): the pod's torchrun. */
+#define KUBEFLOW_V1_NPROC4_WORKER1                                                                            \
+    "MASTER_PORT", "23456", "PET_MASTER_PORT", "23456", "MASTER_ADDR", "pytorch-dist-mnist-master-0",          \
+        "PET_MASTER_ADDR", "pytorch-dist-mnist-master-0", "WORLD_SIZE", "16", "RANK", "2", "PET_NODE_RANK",     \
+        "2", "PET_NPROC_PER_NODE", "4", "PET_NNODES", "4"
+
+/* Kubeflow Trainer v2, torch runtime, node 2 of 3 (numProcPerNode "auto": the node's
+   process count is torchrun's to find). */
 #define TRAINER_V2_TORCH_NODE2                                                                                 \
     "PET_NNODES", "3", "PET_NPROC_PER_NODE", "auto", "PET_NODE_RANK", "2", "PET_MASTER_ADDR",                  \
         "mnist-node-0-0.mnist", "PET_MASTER_PORT", "29500", "JOB_COMPLETION_INDEX", "2", "HOSTNAME",            \
@@ -276,8 +284,39 @@ static void torch_trainer_v2_pet(void **state) {
     static const char *const env[] = {TRAINER_V2_TORCH_NODE2, NULL};
     static const scenario sc = {"torch: Kubeflow Trainer v2 PET_*", TORCH, env, NULL, NULL, NULL, 0, NULL, NULL, 0,
                                 CRES_OK, "torch", NULL,
-                                {3, 2, 0, 1, 2, 3, "mnist-node-0-0.mnist", 29500, "mnist-node-0-0.mnist:29500"},
+                                {U, U, U, U, 2, 3, "mnist-node-0-0.mnist", 29500, "mnist-node-0-0.mnist:29500"},
                                 "mnist-node-0-0.mnist:29500", NULL, NULL};
+    (void)state;
+    walk(&sc);
+}
+
+/* A node's torchrun: the job's and node's numbers, no rank of its own. */
+static void torch_kubeflow_v1_nproc(void **state) {
+    static const char *const env[] = {KUBEFLOW_V1_NPROC4_WORKER1, NULL};
+    static const scenario sc = {
+        "torch: Kubeflow v1 PyTorchJob, nprocPerNode 4", TORCH, env, NULL, NULL, NULL, 0, NULL, NULL, 0, CRES_OK,
+        "torch", NULL, {16, U, U, 4, 2, 4, "pytorch-dist-mnist-master-0", 23456, "pytorch-dist-mnist-master-0:23456"},
+        "pytorch-dist-mnist-master-0:23456", NULL, NULL};
+    (void)state;
+    walk(&sc);
+}
+
+static void torch_kubeflow_v1_nproc_world(void **state) {
+    static const char *const env[] = {"WORLD_SIZE", "4", KUBEFLOW_V1_NPROC4_WORKER1, NULL}; /* the first wins */
+    static const scenario sc = {"torch: WORLD_SIZE not nodes x nprocPerNode", TORCH, env, NULL, NULL, NULL, 0, NULL,
+                                NULL, 0, CRES_ERR_ENVIRONMENT, "torch", "WORLD_SIZE=4 but PET_NNODES=4 nodes",
+                                {0, 0, 0, 0, 0, 0, "", 0, ""}, NULL, NULL, NULL};
+    (void)state;
+    walk(&sc);
+}
+
+/* Alibaba PAI-DLC: WORLD_SIZE counts nodes beside NPROC_PER_NODE, refused. */
+static void torch_pai_dlc(void **state) {
+    static const char *const env[] = {"MASTER_ADDR", "dlc-master-0", "MASTER_PORT", "23456", "WORLD_SIZE", "3",
+                                      "RANK", "1", "NPROC_PER_NODE", "8", NULL};
+    static const scenario sc = {"torch: PAI-DLC", TORCH, env, NULL, NULL, NULL, 0, NULL, NULL, 0,
+                                CRES_ERR_ENVIRONMENT, "torch", "NPROC_PER_NODE=\"8\" is set, so WORLD_SIZE=3 may count nodes",
+                                {0, 0, 0, 0, 0, 0, "", 0, ""}, NULL, NULL, NULL};
     (void)state;
     walk(&sc);
 }
@@ -414,7 +453,7 @@ static void auto_torchrun_in_slurm_step(void **state) {
 }
 
 static void auto_pet(void **state) {
-    static const char *const env[] = {TRAINER_V2_TORCH_NODE2, NULL};
+    static const char *const env[] = {"PET_NPROC_PER_NODE", "1", TRAINER_V2_TORCH_NODE2, NULL}; /* first wins */
     static const scenario sc = {"auto: PET_* in an Indexed Job", AUTO, env, NULL, NULL, "worker", 0, NULL, NULL, 0,
                                 CRES_OK, "torch", NULL,
                                 {3, 0, U, U, U, 3, "mnist-node-0-0.mnist", 29500, "mnist-node-0-0.mnist:29500"},
@@ -456,6 +495,15 @@ static void auto_rule_one(void **state) {
     static const char *const env[] = {"LOCAL_RANK", "0", "HOSTNAME", "laptop", NULL};
     static const scenario sc = {"auto: LOCAL_RANK alone", AUTO, env, NULL, NULL, NULL, 0, NULL, NULL, 0,
                                 CRES_ERR_ENVIRONMENT, "local", "CLUSTER_RESOLVER_BACKEND=local",
+                                {0, 0, 0, 0, 0, 0, "", 0, ""}, NULL, NULL, NULL};
+    (void)state;
+    walk(&sc);
+}
+
+static void auto_horovod(void **state) {
+    static const char *const env[] = {"HOROVOD_RANK", "0", "HOROVOD_SIZE", "4", "HOROVOD_CONTROLLER", "gloo", NULL};
+    static const scenario sc = {"auto: horovodrun --gloo", AUTO, env, NULL, NULL, NULL, 0, NULL, NULL, 0,
+                                CRES_ERR_ENVIRONMENT, "local", "HOROVOD_SIZE=\"4\" (Horovod) is set",
                                 {0, 0, 0, 0, 0, 0, "", 0, ""}, NULL, NULL, NULL};
     (void)state;
     walk(&sc);
@@ -546,6 +594,9 @@ int main(void) {
         cmocka_unit_test(torch_torchrun),
         cmocka_unit_test(torch_kubeflow_v1),
         cmocka_unit_test(torch_trainer_v2_pet),
+        cmocka_unit_test(torch_kubeflow_v1_nproc),
+        cmocka_unit_test(torch_kubeflow_v1_nproc_world),
+        cmocka_unit_test(torch_pai_dlc),
         cmocka_unit_test(torch_ipv6_override_rpc),
         cmocka_unit_test(torch_partial),
         cmocka_unit_test(torch_disagreement),
@@ -563,6 +614,7 @@ int main(void) {
         cmocka_unit_test(auto_awsbatch_port),
         cmocka_unit_test(auto_forced_torch),
         cmocka_unit_test(auto_rule_one),
+        cmocka_unit_test(auto_horovod),
         cmocka_unit_test(auto_partial_torch),
         cmocka_unit_test(spec_shared_hosts),
         cmocka_unit_test(spec_without_task),

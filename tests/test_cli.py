@@ -426,12 +426,12 @@ TORCHRUN_WORKER = {"LOCAL_RANK": "1", "RANK": "5", "GROUP_RANK": "1", "ROLE_RANK
 # torch.distributed's env:// names set by hand (or by a launcher that is not torchrun): the minimum.
 TORCH_PLAIN = {"MASTER_ADDR": "10.1.0.4", "MASTER_PORT": "1234", "RANK": "1", "WORLD_SIZE": "3"}
 
-# Kubeflow Trainer (v2): node 2 of a TrainJob "trainjob" of 3 nodes. The Torch plugin
+# Kubeflow Trainer (v2): node 2 of a TrainJob "trainjob" of 3 nodes with numProcPerNode 1. The Torch plugin
 # (kubeflow/trainer pkg/runtime/framework/plugins/torch/torch.go) sets PET_NNODES, PET_NPROC_PER_NODE,
 # PET_NODE_RANK (from the pod's job completion index), PET_MASTER_ADDR "<trainjob>-node-0-0.<trainjob>" and
 # PET_MASTER_PORT 29400 (constants.ContainerTrainerPort); the JobSet's Indexed Job adds JOB_COMPLETION_INDEX,
 # and the pod's hostname is "<jobset>-<replicated job>-<job index>-<pod index>".
-KUBEFLOW_V2 = {"PET_NNODES": "3", "PET_NPROC_PER_NODE": "4", "PET_NODE_RANK": "2",
+KUBEFLOW_V2 = {"PET_NNODES": "3", "PET_NPROC_PER_NODE": "1", "PET_NODE_RANK": "2",
                "PET_MASTER_ADDR": "trainjob-node-0-0.trainjob", "PET_MASTER_PORT": "29400",
                "JOB_COMPLETION_INDEX": "2", "KUBERNETES_SERVICE_HOST": "10.96.0.1", "HOSTNAME": "trainjob-node-0-2"}
 
@@ -537,12 +537,33 @@ def test_kubeflow_v2_pet_variables_are_one_process_per_node():
     assert ok(["--format", "master"], env=KUBEFLOW_V2) == "trainjob-node-0-0.trainjob:29400\n"
 
 
+def test_kubeflow_pet_with_processes_per_node_is_a_node_launch():
+    # Trainer's numProcPerNode 4, or "auto" (torchrun counts the GPUs when it starts): the pod's process is the
+    # node's torchrun; its workers, not it, have ranks
+    v2_four = dict(KUBEFLOW_V2, PET_NPROC_PER_NODE="4")
+    assert launch([], env=v2_four) == launch_doc(12, None, None, 4, 2, 3, "trainjob-node-0-0.trainjob", 29400)
+    assert launch([], env=dict(v2_four, PET_NPROC_PER_NODE="auto")) == \
+        launch_doc(None, None, None, None, 2, 3, "trainjob-node-0-0.trainjob", 29400)
+    # training-operator v1 with nprocPerNode 4 (pkg/controller.v1/pytorch/envvar.go at 2856aa0): WORLD_SIZE
+    # counts the job's processes (2 replicas x 4), RANK the pod
+    v1_four = dict(KUBEFLOW_V1, WORLD_SIZE="8", PET_NPROC_PER_NODE="4")
+    assert launch([], env=v1_four) == launch_doc(8, None, None, 4, 1, 2, "pytorch-job-master-0", 23456)
+    for env in (v2_four, v1_four):
+        assert ok(["--format", "torchrun-node"], env=env).startswith(
+            "export PET_NNODES=%s\nexport PET_NODE_RANK=%s\n" % (env["PET_NNODES"], env["PET_NODE_RANK"])), env
+    expect_fail(["--format", "launch"], 3, ["WORLD_SIZE=6 but PET_NNODES=2 nodes of PET_NPROC_PER_NODE=4"],
+                env=dict(v1_four, WORLD_SIZE="6"))
+    # Alibaba PAI-DLC: WORLD_SIZE counts nodes beside NPROC_PER_NODE, which no backend reads yet
+    pai = {"MASTER_ADDR": "dlc-master-0", "MASTER_PORT": "23456", "WORLD_SIZE": "2", "RANK": "1",
+           "NPROC_PER_NODE": "8"}
+    expect_fail(["--format", "launch"], 3, ['NPROC_PER_NODE="8"', "WORLD_SIZE=2 may count nodes"], env=pai)
+
+
 def test_kubeflow_v1_torch_and_pet_variables_must_agree():
     # agreeing PET_* say one process per node: node rank = rank, local rank 0 of 1
     assert launch([], env=KUBEFLOW_V1) == launch_doc(2, 1, 0, 1, 1, 2, "pytorch-job-master-0", 23456)
-    # nprocPerNode 4: WORLD_SIZE counts processes, PET_NNODES nodes; only torchrun can tell them apart
-    v1_four = dict(KUBEFLOW_V1, WORLD_SIZE="8", PET_NPROC_PER_NODE="4")
-    expect_fail(["--format", "launch"], 3, ['WORLD_SIZE="8"', 'PET_NNODES="2"', "torchrun"], env=v1_four)
+    expect_fail(["--format", "launch"], 3, ['WORLD_SIZE="4"', 'PET_NNODES="2"', "torchrun"],
+                env=dict(KUBEFLOW_V1, WORLD_SIZE="4"))
     expect_fail(["torch", "--format", "launch"], 3, ['RANK="1"', 'PET_NODE_RANK="0"'],
                 env=dict(KUBEFLOW_V1, PET_NODE_RANK="0"))
     expect_fail(["torch", "--format", "launch"], 3, ['MASTER_ADDR="pytorch-job-master-0"', 'PET_MASTER_ADDR="other"'],

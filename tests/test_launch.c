@@ -37,6 +37,8 @@ static int reset(void **state) {
    Checks (the shared ones are in tests/resolver_checks.h) */
 
 #define U CRES_UNKNOWN
+#define N(a) (sizeof(a) / sizeof *(a))
+#define ENV CRES_ERR_ENVIRONMENT
 
 #define ERROR_IS(call, want, sub1, sub2)                                                   \
     do {                                                                                   \
@@ -190,11 +192,12 @@ static const char azureml_rank6[] =
     "NODE_RANK=1\n";
 
 /* Kubeflow training operator v1, PyTorchJob "pytorch-dist-mnist" of 1 Master and 3 Worker
-   replicas, the pod of worker 1 (pkg/controller.v1/pytorch/envvar.go setPodEnv and
-   master.go: MASTER_ADDR = <job>-master-0, the "pytorchjob-port" 23456, WORLD_SIZE =
-   replicas * nproc_per_node ("auto" counts 1), RANK = worker index + 1, PET_NODE_RANK =
-   RANK, PET_NNODES = replicas, PET_NPROC_PER_NODE, PET_MASTER_ADDR / _PORT), with what
-   Kubernetes adds. */
+   replicas, the pod of worker 1 (kubeflow/training-operator pkg/controller.v1/pytorch/
+   envvar.go setPodEnv at 2856aa0, unchanged until v1's removal, and master.go:
+   MASTER_ADDR = <job>-master-0, the "pytorchjob-port" 23456, WORLD_SIZE = replicas *
+   nprocPerNode (getNprocPerNodeInt: "auto", the default, and any other keyword count 1),
+   RANK = worker index + 1, PET_NODE_RANK = RANK, PET_NNODES = replicas,
+   PET_NPROC_PER_NODE, PET_MASTER_ADDR / _PORT), with what Kubernetes adds. */
 static const char kubeflow_v1_worker1[] =
     "PYTHONUNBUFFERED=0\n"
     "MASTER_PORT=23456\n"
@@ -205,6 +208,24 @@ static const char kubeflow_v1_worker1[] =
     "RANK=2\n"
     "PET_NPROC_PER_NODE=auto\n"
     "PET_NODE_RANK=2\n"
+    "PET_NNODES=4\n"
+    "HOSTNAME=pytorch-dist-mnist-worker-1\n"
+    "KUBERNETES_SERVICE_HOST=10.96.0.1\n"
+    "KUBERNETES_SERVICE_PORT=443\n";
+
+/* The same job with nprocPerNode "4": the same setPodEnv at 2856aa0 writes WORLD_SIZE =
+   4 replicas x 4 = 16, while RANK and PET_NODE_RANK stay the replica's index. The pod runs
+   one torchrun, which starts the node's 4 processes. */
+static const char kubeflow_v1_nproc4_worker1[] =
+    "PYTHONUNBUFFERED=1\n"
+    "MASTER_PORT=23456\n"
+    "PET_MASTER_PORT=23456\n"
+    "MASTER_ADDR=pytorch-dist-mnist-master-0\n"
+    "PET_MASTER_ADDR=pytorch-dist-mnist-master-0\n"
+    "WORLD_SIZE=16\n"
+    "RANK=2\n"
+    "PET_NODE_RANK=2\n"
+    "PET_NPROC_PER_NODE=4\n"
     "PET_NNODES=4\n"
     "HOSTNAME=pytorch-dist-mnist-worker-1\n"
     "KUBERNETES_SERVICE_HOST=10.96.0.1\n"
@@ -224,9 +245,11 @@ static const char kubeflow_v1_elastic[] =
     "KUBERNETES_SERVICE_PORT=443\n";
 
 /* Kubeflow Trainer v2, TrainJob "mnist" with numNodes 3 on the torch runtime, node 2
-   (pkg/runtime/framework/plugins/torch/torch.go EnforceMLPolicy: PET_NNODES,
-   PET_NPROC_PER_NODE, PET_NODE_RANK from the completion index, PET_MASTER_ADDR =
-   <job>-node-0-0.<job>, PET_MASTER_PORT = 29500), in its JobSet's Indexed Job pod. */
+   (kubeflow/trainer pkg/runtime/framework/plugins/torch/torch.go at 85eed65,
+   EnforceMLPolicy: PET_NNODES, PET_NPROC_PER_NODE (numProcPerNode, default "auto"),
+   PET_NODE_RANK from the completion index, PET_MASTER_ADDR = <job>-node-0-0.<job>,
+   PET_MASTER_PORT = constants.ContainerTrainerPort, 29500), in its JobSet's Indexed Job
+   pod. torchrun counts the node's processes only when it starts. */
 static const char trainer_v2_torch_node2[] =
     "PET_NNODES=3\n"
     "PET_NPROC_PER_NODE=auto\n"
@@ -526,29 +549,174 @@ static void torch_kubeflow_v1_pytorchjob(void **state) {
 }
 
 /* ---------------------------------------------------------------------------------------
-   torch: Kubeflow's PET_* (one process per node) */
+   torch: Kubeflow's PET_*, one torchrun per node */
 
+/* cres_launch of a node's torchrun: no own task, so no rank; an override is checked
+   against the world when it is known. */
+static void expect_node_launcher(cres_resolver *r) {
+    assert_null(cres_task_type(r));
+    assert_int_equal(cres_task_id(r), CRES_NO_TASK);
+}
+
+/* numProcPerNode "auto" (the default), "gpu", "cpu": torchrun counts the node's processes
+   when it starts, so only the node numbers and the coordinator are known. */
 static void torch_kubeflow_trainer_v2_pet(void **state) {
+    static const char *const keywords[] = {"auto", "gpu", "cpu", "xpu"};
     cres_resolver *r;
+    cres_launch_info info;
+    cres_error err;
+    size_t i;
     (void)state;
     env_lines(trainer_v2_torch_node2);
     r = torch();
-    expect_task(r, "worker", 2);
-    LAUNCH_IS(r, 3, 2, 0, 1, 2, 3, "mnist-node-0-0.mnist", 29500, "mnist-node-0-0.mnist:29500");
+    expect_node_launcher(r);
+    LAUNCH_IS(r, U, U, U, U, 2, 3, "mnist-node-0-0.mnist", 29500, "mnist-node-0-0.mnist:29500");
     RESOLVE_INCOMPLETE(r, "torch: PET_* (one torchrun per node)", "mnist-node-0-0.mnist:29500");
+    RESOLVE_INCOMPLETE(r, "of an unknown number of processes", NULL);
     assert_string_equal(own_master(r), "mnist-node-0-0.mnist:29500");
     assert_string_equal(master_of(r, "worker", 0, NULL), "mnist-node-0-0.mnist:29500");
     expect_no_spec_calls(r);
+    HAS(logs.text, "INFO torch: PET_* (one torchrun per node): node 2 of 3, coordinator mnist-node-0-0.mnist:29500");
+    /* a task of a job of unknown size cannot be checked */
+    OK(cres_set_task(r, "worker", 0, &err));
+    ERROR_IS(cres_launch(r, &info, &e_), CRES_ERR_NOT_FOUND, "torch: task \"worker\" 0 cannot be found",
+             "PET_* (one torchrun per node) counts the nodes, not the processes");
     cres_resolver_free(r);
+    for (i = 0; i < N(keywords); i++) {
+        env_set("PET_NPROC_PER_NODE", keywords[i]);
+        r = torch();
+        LAUNCH_IS(r, U, U, U, U, 2, 3, "mnist-node-0-0.mnist", 29500, "mnist-node-0-0.mnist:29500");
+        cres_resolver_free(r);
+    }
     /* node 0, and a one-node job */
+    env_set("PET_NPROC_PER_NODE", "auto");
     env_set("PET_NODE_RANK", "0");
     r = torch();
-    LAUNCH_IS(r, 3, 0, 0, 1, 0, 3, "mnist-node-0-0.mnist", 29500, "mnist-node-0-0.mnist:29500");
+    LAUNCH_IS(r, U, U, U, U, 0, 3, "mnist-node-0-0.mnist", 29500, "mnist-node-0-0.mnist:29500");
     cres_resolver_free(r);
     env_set("PET_NNODES", "1");
     r = torch();
-    LAUNCH_IS(r, 1, 0, 0, 1, 0, 1, "mnist-node-0-0.mnist", 29500, "mnist-node-0-0.mnist:29500");
+    LAUNCH_IS(r, U, U, U, U, 0, 1, "mnist-node-0-0.mnist", 29500, "mnist-node-0-0.mnist:29500");
     cres_resolver_free(r);
+}
+
+/* numProcPerNode 4: the world is the nodes' processes; this process starts node 2's. */
+static void torch_kubeflow_trainer_v2_nproc(void **state) {
+    cres_resolver *r;
+    cres_launch_info info;
+    cres_error err;
+    (void)state;
+    env_lines(trainer_v2_torch_node2);
+    env_set("PET_NPROC_PER_NODE", "4");
+    r = torch();
+    expect_node_launcher(r);
+    LAUNCH_IS(r, 12, U, U, 4, 2, 3, "mnist-node-0-0.mnist", 29500, "mnist-node-0-0.mnist:29500");
+    RESOLVE_INCOMPLETE(r, "torch: PET_* (one torchrun per node)", "of 12 processes");
+    /* an override: a rank of the job, whose node is not known */
+    OK(cres_set_task(r, "worker", 11, &err));
+    LAUNCH_IS(r, 12, 11, U, U, U, 3, "mnist-node-0-0.mnist", 29500, "mnist-node-0-0.mnist:29500");
+    OK(cres_set_task(r, NULL, 12, &err));
+    ERROR_IS(cres_launch(r, &info, &e_), CRES_ERR_NOT_FOUND, "task \"worker\" 12 is not in the job", "0..11");
+    cres_resolver_free(r);
+    /* the largest world, and one past it */
+    env_set("PET_NNODES", "2");
+    env_set("PET_NODE_RANK", "1");
+    env_set("PET_NPROC_PER_NODE", "1073741823");
+    r = torch();
+    LAUNCH_IS(r, 2147483646, U, U, 1073741823, 1, 2, "mnist-node-0-0.mnist", 29500, "mnist-node-0-0.mnist:29500");
+    cres_resolver_free(r);
+    env_set("PET_NPROC_PER_NODE", "1073741824");
+    {
+        cres_torch_options o = torch_options();
+        TORCH_FAILS(o, CRES_ERR_LIMIT, "torch: PET_NNODES=2 nodes of PET_NPROC_PER_NODE=1073741824 processes",
+                    "more than 2147483647");
+    }
+}
+
+/* numProcPerNode 1, or none (torchrun's default is 1): one process per node, rank = node. */
+static void torch_kubeflow_pet_one_per_node(void **state) {
+    cres_resolver *r;
+    (void)state;
+    env_lines(trainer_v2_torch_node2);
+    env_set("PET_NPROC_PER_NODE", "1");
+    r = torch();
+    expect_task(r, "worker", 2);
+    LAUNCH_IS(r, 3, 2, 0, 1, 2, 3, "mnist-node-0-0.mnist", 29500, "mnist-node-0-0.mnist:29500");
+    RESOLVE_INCOMPLETE(r, "of 3 processes", NULL);
+    cres_resolver_free(r);
+    env_unset("PET_NPROC_PER_NODE");
+    r = torch();
+    LAUNCH_IS(r, 3, 2, 0, 1, 2, 3, "mnist-node-0-0.mnist", 29500, "mnist-node-0-0.mnist:29500");
+    cres_resolver_free(r);
+    env_set("PET_NPROC_PER_NODE", " ");
+    r = torch();
+    LAUNCH_IS(r, 3, 2, 0, 1, 2, 3, "mnist-node-0-0.mnist", 29500, "mnist-node-0-0.mnist:29500");
+    cres_resolver_free(r);
+}
+
+/* Kubeflow v1's PyTorchJob with nprocPerNode 4: WORLD_SIZE counts the job's processes,
+   RANK the node. The pod's process is its node's torchrun (`--format torchrun-node --exec
+   torchrun ...`): node 2 of 4, 4 processes on it, 16 in all, its own rank unknown. */
+static void torch_kubeflow_v1_nproc_per_node(void **state) {
+    cres_resolver *r;
+    cres_launch_info info;
+    cres_error err;
+    (void)state;
+    env_lines(kubeflow_v1_nproc4_worker1);
+    r = torch();
+    expect_node_launcher(r);
+    LAUNCH_IS(r, 16, U, U, 4, 2, 4, "pytorch-dist-mnist-master-0", 23456, "pytorch-dist-mnist-master-0:23456");
+    RESOLVE_INCOMPLETE(r, "torch: PET_NPROC_PER_NODE (Kubeflow's PyTorchJob: one torchrun per node)",
+                       "of 16 processes");
+    assert_string_equal(own_master(r), "pytorch-dist-mnist-master-0:23456");
+    expect_no_spec_calls(r);
+    HAS(logs.text, "INFO torch: PET_NPROC_PER_NODE (Kubeflow's PyTorchJob: one torchrun per node): node 2 of 4, "
+                   "coordinator pytorch-dist-mnist-master-0:23456");
+    OK(cres_set_task(r, "worker", 9, &err));
+    LAUNCH_IS(r, 16, 9, U, U, U, 4, "pytorch-dist-mnist-master-0", 23456, "pytorch-dist-mnist-master-0:23456");
+    OK(cres_set_task(r, NULL, 16, &err));
+    ERROR_IS(cres_launch(r, &info, &e_), CRES_ERR_NOT_FOUND, "\"worker\" 16 is not in the job", "0..15");
+    cres_resolver_free(r);
+    /* the master's pod: node 0 */
+    env_set("RANK", "0");
+    env_set("PET_NODE_RANK", "0");
+    env_set("HOSTNAME", "pytorch-dist-mnist-master-0");
+    r = torch();
+    LAUNCH_IS(r, 16, U, U, 4, 0, 4, "pytorch-dist-mnist-master-0", 23456, "pytorch-dist-mnist-master-0:23456");
+    cres_resolver_free(r);
+    /* node numbers a launcher set too must be PET_*'s */
+    env_set("GROUP_RANK", "0");
+    env_set("GROUP_WORLD_SIZE", "4");
+    env_set("LOCAL_WORLD_SIZE", "4");
+    r = torch();
+    LAUNCH_IS(r, 16, U, U, 4, 0, 4, "pytorch-dist-mnist-master-0", 23456, "pytorch-dist-mnist-master-0:23456");
+    cres_resolver_free(r);
+    /* auto picks torch (RANK is set), with the same answer */
+    env_reset();
+    env_lines(kubeflow_v1_nproc4_worker1);
+    r = auto_with(auto_options(), "torch");
+    expect_node_launcher(r);
+    LAUNCH_IS(r, 16, U, U, 4, 2, 4, "pytorch-dist-mnist-master-0", 23456, "pytorch-dist-mnist-master-0:23456");
+    cres_resolver_free(r);
+}
+
+/* nprocPerNode 1 and the keywords: the operator counts one process per pod in WORLD_SIZE
+   (getNprocPerNodeInt), which is kept: the pod's process is rank RANK of WORLD_SIZE, as
+   torch.distributed's env:// reads them. */
+static void torch_kubeflow_v1_keyword_counts_one(void **state) {
+    static const char *const values[] = {"auto", "gpu", "cpu", "1"};
+    cres_resolver *r;
+    size_t i;
+    (void)state;
+    for (i = 0; i < N(values); i++) {
+        env_reset();
+        env_lines(kubeflow_v1_worker1);
+        env_set("PET_NPROC_PER_NODE", values[i]);
+        r = torch();
+        expect_task(r, "worker", 2);
+        LAUNCH_IS(r, 4, 2, 0, 1, 2, 4, "pytorch-dist-mnist-master-0", 23456, "pytorch-dist-mnist-master-0:23456");
+        cres_resolver_free(r);
+    }
 }
 
 /* ---------------------------------------------------------------------------------------
@@ -586,11 +754,11 @@ static void torch_bracketed_master(void **state) {
     env_lines(trainer_v2_torch_node2);
     env_set("PET_MASTER_ADDR", "[fd00::3]");
     r = torch();
-    LAUNCH_IS(r, 3, 2, 0, 1, 2, 3, "fd00::3", 29500, "[fd00::3]:29500");
+    LAUNCH_IS(r, U, U, U, U, 2, 3, "fd00::3", 29500, "[fd00::3]:29500");
     cres_resolver_free(r);
     env_set("PET_MASTER_ADDR", "fd00::3");
     r = torch();
-    LAUNCH_IS(r, 3, 2, 0, 1, 2, 3, "fd00::3", 29500, "[fd00::3]:29500");
+    LAUNCH_IS(r, U, U, U, U, 2, 3, "fd00::3", 29500, "[fd00::3]:29500");
     cres_resolver_free(r);
     /* torchrun's MASTER_ADDR too */
     env_reset();
@@ -641,9 +809,6 @@ static void run_bad_cases(which backend, const char *base, const bad_case *cases
         expect_failure(got, r, &err, c->want, c->sub1, c->sub2, (int)i);
     }
 }
-
-#define N(a) (sizeof(a) / sizeof *(a))
-#define ENV CRES_ERR_ENVIRONMENT
 
 /* The eight variables torchrun sets, each missing or empty: the message names the first
    missing one and the ones set, with their values. */
@@ -791,9 +956,39 @@ static const bad_case pet_disagreement[] = {
     {"PET_NNODES", "04", NULL, NULL, ENV, "WORLD_SIZE=\"4\" but PET_NNODES=\"04\"", NULL},
     /* an elastic range beside WORLD_SIZE */
     {"PET_NNODES", "1:4", NULL, NULL, ENV, "WORLD_SIZE=\"4\" but PET_NNODES=\"1:4\"", NULL},
-    /* nproc_per_node 4: the operator's WORLD_SIZE counts processes, PET_NNODES pods */
-    {"WORLD_SIZE", "16", "PET_NPROC_PER_NODE", "4", ENV, "WORLD_SIZE=\"16\" but PET_NNODES=\"4\"", NULL},
+    /* one process per pod (nprocPerNode 1) is WORLD_SIZE = PET_NNODES */
+    {"WORLD_SIZE", "16", "PET_NPROC_PER_NODE", "1", ENV, "WORLD_SIZE=\"16\" but PET_NNODES=\"4\"", NULL},
+    {"WORLD_SIZE", "8", "PET_NPROC_PER_NODE", "gpu", ENV, "WORLD_SIZE=\"8\" but PET_NNODES=\"4\"", NULL},
 };
+
+/* Kubeflow v1 with nprocPerNode 4: what must fit a node's torchrun of 4 processes. */
+static const bad_case pod_bad[] = {
+    {"WORLD_SIZE", "4", NULL, NULL, ENV, "torch: WORLD_SIZE=4 but PET_NNODES=4 nodes of PET_NPROC_PER_NODE=4 processes are 16",
+     NULL},
+    {"WORLD_SIZE", "15", NULL, NULL, ENV, "WORLD_SIZE=15 but", "are 16"},
+    {"PET_NPROC_PER_NODE", "2147483647", NULL, NULL, ENV, "PET_NPROC_PER_NODE=2147483647 processes are 8589934588", NULL},
+    {"RANK", "9", NULL, NULL, ENV, "torch: RANK=\"9\" but PET_NODE_RANK=\"2\"", NULL},
+    {"MASTER_ADDR", "other-0", NULL, NULL, ENV, "MASTER_ADDR=\"other-0\" but PET_MASTER_ADDR=", NULL},
+    {"PET_MASTER_PORT", "29500", NULL, NULL, ENV, "MASTER_PORT=\"23456\" but PET_MASTER_PORT=\"29500\"", NULL},
+    {"LOCAL_RANK", "1", NULL, NULL, ENV, "torch: LOCAL_RANK=1 is set, but PET_NPROC_PER_NODE=4",
+     "this process starts its node's processes (RANK=2 is the node's)"},
+    {"LOCAL_WORLD_SIZE", "2", NULL, NULL, ENV, "torch: LOCAL_WORLD_SIZE=2 but PET_NPROC_PER_NODE=4", NULL},
+    {"GROUP_WORLD_SIZE", "2", NULL, NULL, ENV, "PET_NNODES=4 but GROUP_WORLD_SIZE gives 2", NULL},
+    {"NODE_RANK", "1", NULL, NULL, ENV, "PET_NODE_RANK=2 but NODE_RANK gives 1", NULL},
+    {"GROUP_RANK", "3", NULL, NULL, ENV, "PET_NODE_RANK=2 but GROUP_RANK gives 3", NULL},
+    {"PET_NNODES", NULL, NULL, NULL, ENV, "torch: PET_NNODES is not set", NULL},
+    {"PET_NNODES", "five", NULL, NULL, ENV, "PET_NNODES=\"five\"", "not an integer from 1"},
+    {"PET_NODE_RANK", "4", "RANK", "4", ENV, "torch: PET_NODE_RANK=4 is not below PET_NNODES=4", NULL},
+    {"PET_NPROC_PER_NODE", "0", NULL, NULL, ENV, "PET_NPROC_PER_NODE=\"0\"", "not an integer from 1"},
+    {"PET_NPROC_PER_NODE", "-4", NULL, NULL, ENV, "PET_NPROC_PER_NODE=\"-4\"", "not an integer"},
+    {"PET_NPROC_PER_NODE", "4x", NULL, NULL, ENV, "PET_NPROC_PER_NODE=\"4x\"", "not an integer"},
+    {"PET_NPROC_PER_NODE", "Auto", NULL, NULL, ENV, "PET_NPROC_PER_NODE=\"Auto\"", "not an integer"},
+};
+
+static void torch_kubeflow_v1_nproc_bad_values(void **state) {
+    (void)state;
+    run_bad_cases(TORCH, kubeflow_v1_nproc4_worker1, pod_bad, N(pod_bad));
+}
 
 static void torch_plain_and_pet_must_agree(void **state) {
     (void)state;
@@ -1700,7 +1895,7 @@ static void auto_picks_torch_jax_awsbatch(void **state) {
     env_reset();
     env_lines(trainer_v2_torch_node2);
     r = auto_with(auto_options(), "torch");
-    LAUNCH_IS(r, 3, 2, 0, 1, 2, 3, "mnist-node-0-0.mnist", 29500, "mnist-node-0-0.mnist:29500");
+    LAUNCH_IS(r, U, U, U, U, 2, 3, "mnist-node-0-0.mnist", 29500, "mnist-node-0-0.mnist:29500");
     cres_resolver_free(r);
     env_reset();
     env_lines(trainer_v2_jax_process1);
@@ -2027,9 +2222,9 @@ static void auto_rule_one_hints(void **state) {
         cres_auto_options o = auto_options();
         env_reset();
         env_set(hints[i], "3");
-        snprintf(named, sizeof named, "auto: %s=\"3\" is set", hints[i]);
+        snprintf(named, sizeof named, "auto: %s=\"3\" (", hints[i]);
         AUTO_FAILS(o, ENV, named, "set CLUSTER_RESOLVER_BACKEND=local to run alone");
-        AUTO_FAILS(o, ENV, "may be one of several", "torchrun: RANK, WORLD_SIZE, MASTER_ADDR, MASTER_PORT");
+        AUTO_FAILS(o, ENV, "is set: this process may be one of several", "no launcher's variables are complete");
         env_set("CLUSTER_RESOLVER_BACKEND", "local");
         r = auto_with(o, "local");
         LAUNCH_IS(r, 1, 0, 0, 1, 0, 1, "localhost", 8470, "localhost:8470");
@@ -2053,6 +2248,347 @@ static void auto_rule_one_hints(void **state) {
     {
         cres_auto_options o = auto_options();
         AUTO_FAILS(o, ENV, "LOCAL_RANK=\"\\\"0\\\"\"", NULL);
+    }
+}
+
+/* The way messages quote a value: in double quotes, '"' and '\' escaped, control
+   characters as \xNN. */
+static const char *quoted(char *buf, size_t cap, const char *v) {
+    size_t o = 0;
+    buf[o++] = '"';
+    for (; *v && o + 6 < cap; v++) {
+        if (*v == '"' || *v == '\\') buf[o++] = '\\';
+        if ((unsigned char)*v < 0x20) o += (size_t)snprintf(buf + o, cap - o, "\\x%02x", (unsigned char)*v);
+        else buf[o++] = *v;
+    }
+    buf[o++] = '"';
+    buf[o] = '\0';
+    return buf;
+}
+
+/* Launchers that no backend reads, as their own sources set a process of several and a
+   process alone: auto refuses the first, naming the variable that says so, and answers the
+   second alone. */
+typedef struct launcher_case {
+    const char *several, *named, *alone;
+} launcher_case;
+
+/* horovodrun --gloo -np 4 -H host-0:2,host-1:2, rank 1 (horovod/runner/gloo_run.py at
+   0ad076e: create_slot_env_vars and create_run_envs); -np 1 on one host. */
+static const char horovod_rank1[] =
+    "HOROVOD_HOSTNAME=host-0\nHOROVOD_RANK=1\nHOROVOD_SIZE=4\nHOROVOD_LOCAL_RANK=1\n"
+    "HOROVOD_LOCAL_SIZE=2\nHOROVOD_CROSS_RANK=0\nHOROVOD_CROSS_SIZE=2\n"
+    "HOROVOD_GLOO_RENDEZVOUS_ADDR=10.0.0.5\nHOROVOD_GLOO_RENDEZVOUS_PORT=41567\n"
+    "HOROVOD_CONTROLLER=gloo\nHOROVOD_CPU_OPERATIONS=gloo\nHOROVOD_GLOO_IFACE=eth0\n"
+    "NCCL_SOCKET_IFNAME=eth0\nPYTHONUNBUFFERED=1\n";
+static const char horovod_alone[] =
+    "HOROVOD_HOSTNAME=localhost\nHOROVOD_RANK=0\nHOROVOD_SIZE=1\nHOROVOD_LOCAL_RANK=0\n"
+    "HOROVOD_LOCAL_SIZE=1\nHOROVOD_CROSS_RANK=0\nHOROVOD_CROSS_SIZE=1\n"
+    "HOROVOD_GLOO_RENDEZVOUS_ADDR=127.0.0.1\nHOROVOD_GLOO_RENDEZVOUS_PORT=41567\n"
+    "HOROVOD_CONTROLLER=gloo\nHOROVOD_CPU_OPERATIONS=gloo\n";
+
+/* python -m paddle.distributed.launch --master 10.0.0.1:49178 --devices 0,1 on one node,
+   process 0 (python/paddle/distributed/launch/controllers/collective.py at 009da4d,
+   _build_pod_with_master); --devices 0 alone. */
+static const char paddle_rank0[] =
+    "PADDLE_MASTER=10.0.0.1:49178\nPADDLE_GLOBAL_SIZE=2\nPADDLE_LOCAL_SIZE=2\n"
+    "PADDLE_GLOBAL_RANK=0\nPADDLE_LOCAL_RANK=0\nPADDLE_NNODES=1\n"
+    "PADDLE_TRAINER_ENDPOINTS=10.0.0.1:60001,10.0.0.1:60002\n"
+    "PADDLE_CURRENT_ENDPOINT=10.0.0.1:60001\nPADDLE_TRAINER_ID=0\nPADDLE_TRAINERS_NUM=2\n"
+    "PADDLE_RANK_IN_NODE=0\nFLAGS_selected_gpus=0\n";
+static const char paddle_alone[] =
+    "PADDLE_MASTER=10.0.0.1:49178\nPADDLE_GLOBAL_SIZE=1\nPADDLE_LOCAL_SIZE=1\n"
+    "PADDLE_GLOBAL_RANK=0\nPADDLE_LOCAL_RANK=0\nPADDLE_NNODES=1\n"
+    "PADDLE_TRAINER_ENDPOINTS=10.0.0.1:60001\nPADDLE_CURRENT_ENDPOINT=10.0.0.1:60001\n"
+    "PADDLE_TRAINER_ID=0\nPADDLE_TRAINERS_NUM=1\nPADDLE_RANK_IN_NODE=0\nFLAGS_selected_gpus=0\n";
+
+/* Google Cloud Batch: the two-node MPI sample, task 0 on node 0 (GoogleCloudPlatform/
+   batch-samples mpi-container/README.md at d9e5208: BATCH_NODE_INDEX; nodejs-docs-samples
+   batch/create/create_with_container_no_mounting.js at 092e051: BATCH_TASK_INDEX of
+   BATCH_TASK_COUNT); a job of one task. BATCH_HOSTS_FILE's path is not documented there. */
+static const char gcp_batch_task0[] = "BATCH_TASK_INDEX=0\nBATCH_TASK_COUNT=2\nBATCH_NODE_INDEX=0\n";
+static const char gcp_batch_alone[] = "BATCH_TASK_INDEX=0\nBATCH_TASK_COUNT=1\nBATCH_NODE_INDEX=0\n";
+
+/* Azure Batch, a multi-instance task's subtask on the second of two nodes
+   (learn.microsoft.com/azure/batch/batch-compute-node-environment-variables: the
+   examples given there); a task that is not multi-instance has none of these. */
+static const char azure_batch_subtask[] =
+    "AZ_BATCH_HOST_LIST=10.0.0.4,10.0.0.5\nAZ_BATCH_NODE_LIST=10.0.0.4;10.0.0.5\n"
+    "AZ_BATCH_MASTER_NODE=10.0.0.4:6000\nAZ_BATCH_IS_CURRENT_NODE_MASTER=false\n"
+    "CCP_NODES=2 10.0.0.4 1 10.0.0.5 1\nAZ_BATCH_JOB_ID=mpijob\nAZ_BATCH_TASK_ID=mpitask\n"
+    "AZ_BATCH_NODE_ID=tvm-1219235766_2-20161017t220234z\n";
+static const char azure_batch_alone[] =
+    "AZ_BATCH_JOB_ID=batchjob001\nAZ_BATCH_TASK_ID=task001\n"
+    "AZ_BATCH_NODE_ID=tvm-1219235766_1-20161017t220234z\n";
+
+/* HTCondor's parallel universe, machine_count = 2, node 1 (src/condor_starter.V6.1/
+   parallel_proc.cpp at 0d7da9f, ParallelProc::addEnvVars); machine_count = 1. */
+static const char condor_node1[] =
+    "_CONDOR_PROCNO=1\n_CONDOR_NPROCS=2\n_CONDOR_REMOTE_SPOOL_DIR=/var/lib/condor/spool/12/0/cluster12.proc0.subproc0\n";
+static const char condor_alone[] =
+    "_CONDOR_PROCNO=0\n_CONDOR_NPROCS=1\n_CONDOR_REMOTE_SPOOL_DIR=/var/lib/condor/spool/13/0/cluster13.proc0.subproc0\n";
+
+/* SkyPilot's setup stage on the head of a 2-node cluster
+   (docs/source/running-jobs/environment-variables.rst at 25df97f); a 1-node cluster. */
+static const char skypilot_setup_head[] =
+    "SKYPILOT_SETUP_NODE_RANK=0\nSKYPILOT_NUM_NODES=2\nSKYPILOT_TASK_ID=sky-2023-07-06-21-18-31-563597_myclus_1\n";
+static const char skypilot_setup_alone[] =
+    "SKYPILOT_SETUP_NODE_RANK=0\nSKYPILOT_SETUP_NODE_IPS=1.2.3.4\nSKYPILOT_NUM_NODES=1\n"
+    "SKYPILOT_TASK_ID=sky-2023-07-06-21-18-31-563597_myclus_1\n";
+
+/* Kubeflow Trainer's XGBoost runtime, numNodes 2 without GPUs, node 1
+   (pkg/runtime/framework/plugins/xgboost/xgboost.go at 8e9e5e6; the pod's Kubernetes
+   variables left out: with them auto takes the Indexed Job); numNodes 1. */
+static const char xgboost_node1[] =
+    "DMLC_TRACKER_URI=xgb-node-0-0.xgb\nDMLC_TRACKER_PORT=29500\nDMLC_TASK_ID=1\nDMLC_NUM_WORKER=2\n";
+static const char xgboost_alone[] =
+    "DMLC_TRACKER_URI=xgb-node-0-0.xgb\nDMLC_TRACKER_PORT=29500\nDMLC_TASK_ID=0\nDMLC_NUM_WORKER=1\n";
+
+/* torchx's retired GCP Batch scheduler, replica 1 of role 0 (torchx/schedulers/
+   gcp_batch_scheduler.py at 1f79761); replica 0 of a one-replica role. */
+static const char torchx_replica1[] = "TORCHX_ROLE_IDX=0\nTORCHX_ROLE_NAME=trainer\nTORCHX_REPLICA_IDX=1\n";
+static const char torchx_alone[] = "TORCHX_ROLE_IDX=0\nTORCHX_ROLE_NAME=trainer\nTORCHX_REPLICA_IDX=0\n";
+
+/* Determined on Kubernetes, a trial of two pods (master/internal/rm/kubernetesrm/spec.go at
+   c1e9c6d: DET_KUBERNETES_JOB_PARALLELISM = the pods; harness/determined/exec/
+   prep_container.py reads it with DET_KUBERNETES_POD_IP and DET_SLOT_IDS); one pod. */
+static const char determined_pod[] =
+    "DET_KUBERNETES_JOB_PARALLELISM=2\nDET_KUBERNETES_POD_IP=10.1.0.7\nDET_SLOT_IDS=[0,1]\n";
+static const char determined_alone[] =
+    "DET_KUBERNETES_JOB_PARALLELISM=1\nDET_KUBERNETES_POD_IP=10.1.0.7\nDET_SLOT_IDS=[0]\n";
+
+/* Nomad, allocation 2 of a task group (developer.hashicorp.com/nomad/docs/runtime/
+   environment); allocation 0 cannot be told from a group of one: Nomad gives no count. */
+static const char nomad_alloc2[] =
+    "NOMAD_ALLOC_INDEX=2\nNOMAD_ALLOC_NAME=train.workers[2]\nNOMAD_GROUP_NAME=workers\n"
+    "NOMAD_JOB_NAME=train\nNOMAD_TASK_NAME=worker\n";
+static const char nomad_alone[] =
+    "NOMAD_ALLOC_INDEX=0\nNOMAD_ALLOC_NAME=train.workers[0]\nNOMAD_GROUP_NAME=workers\n"
+    "NOMAD_JOB_NAME=train\nNOMAD_TASK_NAME=worker\n";
+
+/* An salloc -N2 -n8 shell (salloc(1) at 000729e, OUTPUT ENVIRONMENT VARIABLES: no
+   SLURM_PROCID, no step); salloc -n1. */
+static const char salloc_n8[] =
+    "SLURM_JOB_ID=4242\nSLURM_JOBID=4242\nSLURM_JOB_NODELIST=node[1-2]\nSLURM_NODELIST=node[1-2]\n"
+    "SLURM_JOB_NUM_NODES=2\nSLURM_NNODES=2\nSLURM_NTASKS=8\nSLURM_TASKS_PER_NODE=4(x2)\n"
+    "SLURM_SUBMIT_HOST=login1\n";
+static const char salloc_alone[] =
+    "SLURM_JOB_ID=4243\nSLURM_JOBID=4243\nSLURM_JOB_NODELIST=node1\nSLURM_NODELIST=node1\n"
+    "SLURM_JOB_NUM_NODES=1\nSLURM_NNODES=1\nSLURM_NTASKS=1\nSLURM_TASKS_PER_NODE=1\n";
+
+static void auto_launchers_without_a_backend(void **state) {
+    static const launcher_case cases[] = {
+        {horovod_rank1, "auto: HOROVOD_RANK=\"1\" (Horovod) is set", horovod_alone},
+        {paddle_rank0, "auto: PADDLE_TRAINERS_NUM=\"2\" (PaddlePaddle) is set", paddle_alone},
+        {gcp_batch_task0, "auto: BATCH_TASK_COUNT=\"2\" (Google Cloud Batch) is set", gcp_batch_alone},
+        {azure_batch_subtask, "auto: AZ_BATCH_HOST_LIST=\"10.0.0.4,10.0.0.5\" (Azure Batch) is set",
+         azure_batch_alone},
+        {condor_node1, "auto: _CONDOR_PROCNO=\"1\" (HTCondor) is set", condor_alone},
+        {skypilot_setup_head, "auto: SKYPILOT_NUM_NODES=\"2\" (SkyPilot) is set", skypilot_setup_alone},
+        {xgboost_node1, "auto: DMLC_TASK_ID=\"1\" (Kubeflow XGBoost) is set", xgboost_alone},
+        {torchx_replica1, "auto: TORCHX_REPLICA_IDX=\"1\" (torchx) is set", torchx_alone},
+        {determined_pod, "auto: DET_KUBERNETES_JOB_PARALLELISM=\"2\" (Determined) is set", determined_alone},
+        {nomad_alloc2, "auto: NOMAD_ALLOC_INDEX=\"2\" (Nomad) is set", nomad_alone},
+        {salloc_n8, "auto: SLURM_NTASKS=\"8\" (Slurm) is set", salloc_alone},
+    };
+    size_t i;
+    cres_resolver *r;
+    (void)state;
+    skip_on_sagemaker_machine();
+    for (i = 0; i < N(cases); i++) {
+        cres_auto_options o = auto_options();
+        env_reset();
+        env_lines(cases[i].several);
+        AUTO_FAILS(o, ENV, cases[i].named, "set CLUSTER_RESOLVER_BACKEND=local to run alone");
+        env_reset();
+        env_lines(cases[i].alone);
+        r = auto_with(o, "local");
+        LAUNCH_IS(r, 1, 0, 0, 1, 0, 1, "localhost", 8470, "localhost:8470");
+        cres_resolver_free(r);
+    }
+    /* the setup stage's IP list: one line per node */
+    env_reset();
+    env_lines(skypilot_setup_head);
+    env_set("SKYPILOT_NUM_NODES", "1");
+    env_set("SKYPILOT_SETUP_NODE_IPS", "1.2.3.4\n3.4.5.6");
+    {
+        cres_auto_options o = auto_options();
+        AUTO_FAILS(o, ENV, "auto: SKYPILOT_SETUP_NODE_IPS=\"1.2.3.4\\x0a3.4.5.6\" (SkyPilot setup) is set", NULL);
+    }
+}
+
+/* Alibaba PAI-DLC: WORLD_SIZE counts the nodes, RANK is the node's, NPROC_PER_NODE each
+   node's GPUs (alibabacloud.com/help/en/pai/general-environment-variables, updated Apr 2026:
+   one master and two workers of 8 GPUs, worker 0). Read as processes that is a wrong
+   answer, so torch (and auto, which picks torch for RANK) refuses it. */
+static const char pai_dlc_worker0[] =
+    "MASTER_ADDR=dlc18isgeayd1234-master-0\nMASTER_PORT=23456\nWORLD_SIZE=3\nRANK=1\n"
+    "NPROC_PER_NODE=8\n";
+
+static void torch_refuses_pai_dlc(void **state) {
+    cres_torch_options o = torch_options();
+    cres_auto_options a = auto_options();
+    cres_resolver *r;
+    (void)state;
+    env_lines(pai_dlc_worker0);
+    TORCH_FAILS(o, ENV, "torch: NPROC_PER_NODE=\"8\" is set, so WORLD_SIZE=3 may count nodes, not processes",
+                "unset NPROC_PER_NODE if they count processes");
+    AUTO_FAILS(a, ENV, "NPROC_PER_NODE=\"8\"", "WORLD_SIZE=3 may count nodes");
+    /* a node of one GPU: nodes and processes are one */
+    env_set("NPROC_PER_NODE", "1");
+    r = torch();
+    LAUNCH_IS(r, 3, 1, U, U, U, U, "dlc18isgeayd1234-master-0", 23456, "dlc18isgeayd1234-master-0:23456");
+    cres_resolver_free(r);
+    env_set("NPROC_PER_NODE", "");
+    cres_resolver_free(torch());
+    /* the torchrun it starts: the workers' own variables */
+    env_set("NPROC_PER_NODE", "8");
+    env_lines(torchrun_rank5);
+    r = torch();
+    LAUNCH_IS(r, 8, 5, 1, 4, 1, 2, "trainer-0", 44417, "trainer-0:44417");
+    cres_resolver_free(r);
+}
+
+/* Every variable that says this process may be one of several, with a value that says so
+   and one a process alone has (NULL: its being set says so): auto refuses the first, naming
+   the variable, its value and the launcher, and answers the second alone. */
+typedef struct several_case {
+    const char *name, *launcher, *several, *alone;
+} several_case;
+
+static const several_case several_cases[] = {
+    {"LOCAL_RANK", "torch.distributed", "0", NULL},
+    {"NODE_RANK", "torch.distributed", "0", NULL},
+    {"GROUP_RANK", "torchrun", "0", NULL},
+    {"GROUP_WORLD_SIZE", "torchrun", "1", NULL},
+    {"LOCAL_WORLD_SIZE", "torchrun", "1", NULL},
+    {"ROLE_RANK", "torchrun", "0", NULL},
+    {"PET_NPROC_PER_NODE", "Kubeflow", "auto", NULL},
+    {"PET_MASTER_PORT", "Kubeflow", "29500", NULL},
+    {"PMI_RANK", "MPI (PMI)", "0", NULL},
+    {"PMI_LOCAL_RANK", "Cray PALS", "0", NULL},
+    {"PALS_RANKID", "Cray PALS", "0", NULL},
+    {"MPI_LOCALRANKID", "MPICH Hydra", "0", NULL},
+    {"MPI_LOCALNRANKS", "MPICH Hydra", "3", "1"},
+    {"OMPI_COMM_WORLD_RANK", "Open MPI", "0", NULL},
+    {"OMPI_COMM_WORLD_LOCAL_RANK", "Open MPI", "0", NULL},
+    {"OMPI_COMM_WORLD_NODE_RANK", "Open MPI", "0", NULL},
+    {"OMPI_COMM_WORLD_LOCAL_SIZE", "Open MPI", "4", "1"},
+    {"MV2_COMM_WORLD_RANK", "MVAPICH", "0", NULL},
+    {"MV2_COMM_WORLD_LOCAL_RANK", "MVAPICH", "0", NULL},
+    {"MV2_COMM_WORLD_LOCAL_SIZE", "MVAPICH", "2", "1"},
+    {"OMPI_MCA_orte_default_hostfile", "Open MPI", "/etc/mpi/hostfile", NULL},
+    {"I_MPI_HYDRA_HOST_FILE", "Intel MPI", "/etc/mpi/hostfile", NULL},
+    {"HYDRA_HOST_FILE", "MPICH Hydra", "/etc/mpi/hostfile", NULL},
+    {"JSM_NAMESPACE_RANK", "jsrun", "0", NULL},
+    {"PBS_VNODENUM", "pbsdsh", "0", NULL},
+    {"SLURM_PROCID", "Slurm", "0", NULL},
+    {"SLURM_NTASKS", "Slurm", "8", "1"},
+    {"SLURM_JOB_NUM_NODES", "Slurm", "2", "1"},
+    {"AWS_BATCH_JOB_MAIN_NODE_INDEX", "AWS Batch", "0", NULL},
+    {"MEGASCALE_SLICE_ID", "TPU multislice", "0", NULL},
+    {"JOB_COMPLETION_INDEX", "Kubernetes Indexed Job", "0", NULL},
+    {"HOROVOD_RANK", "Horovod", "1", "0"},
+    {"HOROVOD_SIZE", "Horovod", "8", "1"},
+    {"PADDLE_TRAINER_ID", "PaddlePaddle", "1", "0"},
+    {"PADDLE_TRAINERS_NUM", "PaddlePaddle", "2", "1"},
+    {"PADDLE_TRAINER_ENDPOINTS", "PaddlePaddle", "10.0.0.1:60001,10.0.0.1:60002", "10.0.0.1:60001"},
+    {"PADDLE_GLOBAL_RANK", "PaddlePaddle", "1", "0"},
+    {"PADDLE_GLOBAL_SIZE", "PaddlePaddle", "2", "1"},
+    {"PADDLE_NNODES", "PaddlePaddle", "2", "1"},
+    {"CROSS_RANK", "DeepSpeed", "1", "0"},
+    {"CROSS_SIZE", "DeepSpeed", "2", "1"},
+    {"LOCAL_SIZE", "DeepSpeed", "8", "1"},
+    {"NPROC_PER_NODE", "PAI-DLC", "8", "1"},
+    {"BATCH_TASK_INDEX", "Google Cloud Batch", "1", "0"},
+    {"BATCH_TASK_COUNT", "Google Cloud Batch", "2", "1"},
+    {"BATCH_NODE_INDEX", "Google Cloud Batch", "1", "0"},
+    {"AZ_BATCH_HOST_LIST", "Azure Batch", "10.0.0.4,10.0.0.5", "10.0.0.4"},
+    {"AZ_BATCH_NODE_LIST", "Azure Batch", "10.0.0.4;10.0.0.5", "10.0.0.4"},
+    {"AZ_BATCH_MASTER_NODE", "Azure Batch", "10.0.0.4:6000", NULL},
+    {"AZ_BATCH_IS_CURRENT_NODE_MASTER", "Azure Batch", "true", NULL},
+    {"CCP_NODES", "Azure Batch", "2 10.0.0.4 1 10.0.0.5 1", "1 10.0.0.4 1"},
+    {"AZ_BATCHAI_MPI_MASTER_NODE", "AzureML", "10.0.0.4", NULL},
+    {"_CONDOR_PROCNO", "HTCondor", "1", "0"},
+    {"_CONDOR_NPROCS", "HTCondor", "4", "1"},
+    {"SKYPILOT_SETUP_NODE_RANK", "SkyPilot setup", "1", "0"},
+    {"SKYPILOT_SETUP_NODE_IPS", "SkyPilot setup", "1.2.3.4\n3.4.5.6", "1.2.3.4\n"},
+    {"SKYPILOT_NUM_NODES", "SkyPilot", "2", "1"},
+    {"DMLC_TASK_ID", "Kubeflow XGBoost", "1", "0"},
+    {"DMLC_NUM_WORKER", "Kubeflow XGBoost", "2", "1"},
+    {"TORCHX_ROLE_IDX", "torchx", "1", "0"},
+    {"TORCHX_REPLICA_IDX", "torchx", "1", "0"},
+    {"DET_KUBERNETES_JOB_PARALLELISM", "Determined", "2", "1"},
+    {"NOMAD_ALLOC_INDEX", "Nomad", "2", "0"},
+};
+
+static void auto_one_of_several_variables(void **state) {
+    size_t i;
+    char named[160];
+    (void)state;
+    skip_on_sagemaker_machine();
+    for (i = 0; i < N(several_cases); i++) {
+        const several_case *c = &several_cases[i];
+        cres_auto_options o = auto_options();
+        char q[96];
+        env_reset();
+        env_set(c->name, c->several);
+        snprintf(named, sizeof named, "auto: %s=%s (%s) is set: this process may be one of several",
+                 c->name, quoted(q, sizeof q, c->several), c->launcher);
+        print_message("    %s\n", named);
+        AUTO_FAILS(o, ENV, named, "set CLUSTER_RESOLVER_BACKEND=local to run alone");
+        /* the escape, and blank values (not set) */
+        env_set("CLUSTER_RESOLVER_BACKEND", "local");
+        expect_auto("local");
+        env_unset("CLUSTER_RESOLVER_BACKEND");
+        env_set(c->name, " \t");
+        expect_auto("local");
+        if (!c->alone) continue;
+        env_set(c->name, c->alone);
+        expect_auto("local");
+    }
+}
+
+/* Values between: a number is read from the value's first word, exactly; a list's entries
+   count when not blank; what is no number says one of several. */
+static void auto_one_of_several_values(void **state) {
+    static const char *const several[][2] = {
+        {"HOROVOD_SIZE", "x"},    {"HOROVOD_SIZE", "0"},      {"HOROVOD_SIZE", "-1"},
+        {"HOROVOD_SIZE", "+1"},   {"HOROVOD_SIZE", "1.0"},    {"HOROVOD_SIZE", "2 1"},
+        {"HOROVOD_RANK", "-1"},   {"HOROVOD_RANK", "0x0"},    {"NOMAD_ALLOC_INDEX", "abc"},
+        {"CCP_NODES", "4"},       {"CCP_NODES", "two 10.0.0.4 1 10.0.0.5 1"},
+        {"AZ_BATCH_HOST_LIST", " a , b "}, {"AZ_BATCH_HOST_LIST", "a,,b"},
+        {"SKYPILOT_SETUP_NODE_IPS", "\n1.2.3.4\n\n3.4.5.6\n"}, {"AZ_BATCH_NODE_LIST", "a;b;c"}};
+    static const char *const alone[][2] = {
+        {"HOROVOD_SIZE", " 1 "},   {"HOROVOD_SIZE", "01"},   {"HOROVOD_RANK", "-0"},
+        {"CCP_NODES", "1"},        {"CCP_NODES", "1\t10.0.0.4\t8"},
+        {"AZ_BATCH_HOST_LIST", "a,"}, {"AZ_BATCH_HOST_LIST", ", a ,  ,"},
+        {"AZ_BATCH_NODE_LIST", "a,b"}, /* its entries are ';'-separated */
+        {"SKYPILOT_SETUP_NODE_IPS", "\n1.2.3.4\n\n"}, {"SKYPILOT_SETUP_NODE_IPS", "1.2.3.4 3.4.5.6"}};
+    size_t i;
+    char named[128], q[96];
+    (void)state;
+    skip_on_sagemaker_machine();
+    for (i = 0; i < N(several); i++) {
+        cres_auto_options o = auto_options();
+        env_reset();
+        env_set(several[i][0], several[i][1]);
+        snprintf(named, sizeof named, "auto: %s=%s (", several[i][0], quoted(q, sizeof q, several[i][1]));
+        AUTO_FAILS(o, ENV, named, "may be one of several");
+    }
+    for (i = 0; i < N(alone); i++) {
+        env_reset();
+        env_set(alone[i][0], alone[i][1]);
+        expect_auto("local");
+    }
+    /* the first of several in the table's order is named */
+    env_reset();
+    env_set("NOMAD_ALLOC_INDEX", "1");
+    env_set("HOROVOD_SIZE", "4");
+    env_set("HOROVOD_RANK", "0");
+    {
+        cres_auto_options o = auto_options();
+        AUTO_FAILS(o, ENV, "auto: HOROVOD_SIZE=\"4\" (Horovod) is set", NULL);
     }
 }
 
@@ -2333,6 +2869,11 @@ int main(void) {
         cmocka_unit_test_setup(torch_node_blocks_must_fit, reset),
         cmocka_unit_test_setup(torch_kubeflow_v1_pytorchjob, reset),
         cmocka_unit_test_setup(torch_kubeflow_trainer_v2_pet, reset),
+        cmocka_unit_test_setup(torch_kubeflow_trainer_v2_nproc, reset),
+        cmocka_unit_test_setup(torch_kubeflow_pet_one_per_node, reset),
+        cmocka_unit_test_setup(torch_kubeflow_v1_nproc_per_node, reset),
+        cmocka_unit_test_setup(torch_kubeflow_v1_keyword_counts_one, reset),
+        cmocka_unit_test_setup(torch_kubeflow_v1_nproc_bad_values, reset),
         cmocka_unit_test_setup(torch_ipv6_master, reset),
         cmocka_unit_test_setup(torch_bracketed_master, reset),
         cmocka_unit_test_setup(torch_torchrun_missing_variables, reset),
@@ -2380,6 +2921,10 @@ int main(void) {
         cmocka_unit_test_setup(explicit_sizes_must_agree, reset),
         cmocka_unit_test_setup(explicit_variables_of_their_own_backend, reset),
         cmocka_unit_test_setup(auto_rule_one_hints, reset),
+        cmocka_unit_test_setup(auto_one_of_several_variables, reset),
+        cmocka_unit_test_setup(auto_one_of_several_values, reset),
+        cmocka_unit_test_setup(auto_launchers_without_a_backend, reset),
+        cmocka_unit_test_setup(torch_refuses_pai_dlc, reset),
         cmocka_unit_test_setup(auto_forces_new_backends, reset),
         cmocka_unit_test_setup(auto_log_names_winner_and_passed_over, reset),
         cmocka_unit_test_setup(auto_log_of_a_crowded_environment_is_cut, reset),

@@ -22,7 +22,9 @@
      - a failed create is a known code other than CRES_OK, with err.result the same, a
        NUL-terminated non-empty message and no resolver;
      - every call on a resolver returns a known code, with a message when it fails;
-     - a successful cres_launch: 0 <= rank < world_size; local_rank < local_world_size and
+     - a successful cres_launch: 0 <= rank < world_size, or (torch: a node's torchrun, the
+       own task unknown) rank and local_rank unknown with the node numbers known, world_size
+       unknown or PET_NNODES x PET_NPROC_PER_NODE; local_rank < local_world_size and
        node_rank < num_nodes when both are known (neither below -1), each below world_size
        when known; master_port 1..65535 (for the resolve-based backends auto may pick:
        CRES_UNKNOWN or 0..65535, as a spec's address may say port 0: TF_CONFIG "w0:0");
@@ -58,6 +60,8 @@
                             and the torch.distributed names, worker 2 of 4
      kubeflow_pet_only      torch: PET_* alone (Kubeflow's torchrun flags as variables)
      kubeflow_pet_elastic   torch: PET_NNODES=1:4 (an elastic range, refused)
+     kubeflow_pet_nproc     torch: a PyTorchJob pod with nprocPerNode 4 (WORLD_SIZE = 16,
+                            RANK the pod's): the node's torchrun, its own rank unknown
      jax_process            jax: JAX_COORDINATOR_ADDRESS host:port, process 3 of 4
      jax_port_separate      jax: address without port, JAX_COORDINATOR_PORT
      jax_ipv6               jax: "[fd00::1]:1234"
@@ -70,6 +74,9 @@
      auto_awsbatch_child    auto over awsbatch_child
      auto_kubeflow_pet_only auto over kubeflow_pet_only
      auto_local_rank_only   auto with only LOCAL_RANK=0 (must refuse "local")
+     auto_horovod           auto under horovodrun --gloo, rank 1 of 4 (must refuse "local")
+     auto_pai_dlc           auto in an Alibaba PAI-DLC pod (WORLD_SIZE counts nodes beside
+                            NPROC_PER_NODE: refused)
      auto_slurm_step        auto in a Slurm step (srun -N2 -n3), rank 2
      auto_ompi              auto under mpirun -np 4 on one host (OMPI_COMM_WORLD_*)
      auto_tf_config         auto with TF_CONFIG (chief + 2 workers), worker 1
@@ -108,7 +115,8 @@ typedef struct env {
 static const char *const torch_names[] = {
     "TORCHELASTIC_RUN_ID", "MASTER_ADDR",      "MASTER_PORT", "RANK",          "WORLD_SIZE",
     "LOCAL_RANK",          "LOCAL_WORLD_SIZE", "GROUP_RANK",  "NODE_RANK",     "GROUP_WORLD_SIZE",
-    "PET_NNODES",          "PET_NODE_RANK",    "PET_MASTER_ADDR", "PET_MASTER_PORT", NULL};
+    "PET_NNODES",          "PET_NODE_RANK",    "PET_MASTER_ADDR", "PET_MASTER_PORT",
+    "PET_NPROC_PER_NODE",  "NPROC_PER_NODE",   NULL};
 static const char *const jax_names[] = {"JAX_COORDINATOR_ADDRESS", "JAX_COORDINATOR_PORT",
                                         "JAX_NUM_PROCESSES", "JAX_PROCESS_ID", NULL};
 static const char *const awsbatch_names[] = {
@@ -160,18 +168,25 @@ static int is_coord(const char *name) {
 /* The launch info of any backend, on success. */
 static void check_launch_info(const cres_launch_info *i, int coord) {
     size_t k;
-    CHECK(i->world_size >= 1);
-    CHECK(i->rank >= 0 && i->rank < i->world_size);
+    if (i->rank == CRES_UNKNOWN) { /* a node's torchrun: the node is known, not the process */
+        CHECK(coord && i->local_rank == CRES_UNKNOWN && i->node_rank >= 0 && i->num_nodes >= 1);
+        CHECK(i->world_size == CRES_UNKNOWN || i->world_size >= 1);
+        CHECK((i->world_size == CRES_UNKNOWN) == (i->local_world_size == CRES_UNKNOWN));
+    } else {
+        CHECK(i->world_size >= 1);
+        CHECK(i->rank >= 0 && i->rank < i->world_size);
+    }
     CHECK(i->local_rank >= CRES_UNKNOWN && i->local_world_size >= CRES_UNKNOWN);
     CHECK(i->node_rank >= CRES_UNKNOWN && i->num_nodes >= CRES_UNKNOWN);
     if (i->local_rank != CRES_UNKNOWN && i->local_world_size != CRES_UNKNOWN)
         CHECK(i->local_rank < i->local_world_size);
     if (i->local_world_size != CRES_UNKNOWN) CHECK(i->local_world_size >= 1 && i->local_world_size <= i->world_size);
     if (i->node_rank != CRES_UNKNOWN && i->num_nodes != CRES_UNKNOWN) CHECK(i->node_rank < i->num_nodes);
-    /* with their counts unknown, still within the world */
+    /* with their counts unknown, still within the world (when it is known) */
     if (i->local_rank != CRES_UNKNOWN) CHECK(i->local_rank < i->world_size);
-    if (i->node_rank != CRES_UNKNOWN) CHECK(i->node_rank < i->world_size);
-    if (i->num_nodes != CRES_UNKNOWN) CHECK(i->num_nodes >= 1 && i->num_nodes <= i->world_size);
+    if (i->node_rank != CRES_UNKNOWN && i->world_size != CRES_UNKNOWN) CHECK(i->node_rank < i->world_size);
+    if (i->num_nodes != CRES_UNKNOWN)
+        CHECK(i->num_nodes >= 1 && (i->world_size == CRES_UNKNOWN || i->num_nodes <= i->world_size));
     /* a coordinator's port is 1..65535; a spec's address may say port 0 (TF_CONFIG "w0:0",
        an endpoint list "grpc://h:0": both taken as they are) */
     if (coord) CHECK(i->master_port >= 1 && i->master_port <= 65535);
@@ -247,6 +262,27 @@ static void coord_model_of(const char *backend, const fuzz_env *e, int port_opti
         m->port = port_option ? port_option : 29500;
         snprintf(m->host, sizeof m->host, "%s", ip && *ip ? ip : main_host ? main_host : "localhost");
     }
+}
+
+/* torch's node launch (no rank): the nodes from PET_NNODES and PET_NODE_RANK, the world
+   their product with PET_NPROC_PER_NODE (unknown for a keyword), the coordinator from
+   MASTER_* beside the torch.distributed names, else PET_MASTER_*. */
+static void check_node_launch(const fuzz_env *e, const cres_launch_info *i) {
+    const char *nproc = fuzz_env_get(e, "PET_NPROC_PER_NODE"), *host;
+    int plain = fuzz_env_set(e, "RANK") || fuzz_env_set(e, "WORLD_SIZE") || fuzz_env_set(e, "MASTER_ADDR") ||
+                fuzz_env_set(e, "MASTER_PORT");
+    long long nodes = must_decimal(e, "PET_NNODES"), per = 0;
+    char want[CRES_HOST_SIZE];
+    int ok;
+    CHECK(nproc != NULL);
+    per = fuzz_decimal(nproc, &ok);
+    CHECK(i->num_nodes == nodes && i->node_rank == must_decimal(e, "PET_NODE_RANK"));
+    CHECK(ok ? (per > 1 && i->local_world_size == per && i->world_size == nodes * per)
+             : (!plain && i->world_size == CRES_UNKNOWN && i->local_world_size == CRES_UNKNOWN));
+    host = fuzz_env_get(e, plain ? "MASTER_ADDR" : "PET_MASTER_ADDR");
+    strip_brackets(host, want, sizeof want);
+    CHECK(strcmp(i->master_host, want) == 0);
+    CHECK(i->master_port == must_decimal(e, plain ? "MASTER_PORT" : "PET_MASTER_PORT"));
 }
 
 /* cres_master and cres_master_of of a coordinator-only resolver. */
@@ -399,6 +435,10 @@ static void run(const options *o, env *e) {
         if (!o->task_type) CHECK(launched == CRES_OK);
         if (launched != CRES_OK) {
             CHECK(launched == CRES_ERR_NOT_FOUND);
+        } else if (info.rank == CRES_UNKNOWN) { /* a node's torchrun: no own task */
+            CHECK(strcmp(name, "torch") == 0 && !type && id < 0 && !o->task_type);
+            check_node_launch(&e->vars, &info);
+            check_coord_master(res, &info, o->rpc_layer);
         } else {
             CHECK(in_job);
             CHECK(info.rank == id);

@@ -5,7 +5,8 @@ whose auto backend must pick torch from TORCHELASTIC_RUN_ID and answer exactly w
 told them; `--format torchrun --exec` starts a PyTorch gloo group inside torchrun; under the
 lab's Slurm (tests/slurm/start-slurm.sh, SLURM_CONF), `srun` starts one torchrun per node from
 `--format torchrun-node --exec` (PET_NNODES, PET_NODE_RANK, PET_MASTER_ADDR, PET_MASTER_PORT),
-and torchrun inside srun still wins over Slurm. Each worker writes its own report file
+and torchrun inside srun still wins over Slurm; a Kubeflow PyTorchJob pod with nprocPerNode 2
+starts its torchrun the same way. Each worker writes its own report file
 (tests/launchers/rank_report.py, tests/launchers/torch_allreduce.py), never to a shared stdout.
 
 torchrun on Python 3.11 crashes in Std.from_str unless given --redirects and --tee
@@ -261,6 +262,31 @@ def test_srun_torchrun_per_node():
                 # what the CLI told torchrun
                 "PET_NNODES": "2", "PET_NODE_RANK": e["SLURM_PROCID"],
                 "PET_MASTER_ADDR": master, "PET_MASTER_PORT": str(port)}
+        assert {k: e.get(k) for k in want} == want, (
+            f"rank {g['rank']}:\n  got  { {k: e.get(k) for k in want} }\n  want {want}")
+
+
+def test_kubeflow_pytorchjob_pod_starts_its_torchrun():
+    """A PyTorchJob pod of one replica with nprocPerNode 2, as the training operator writes it
+    (kubeflow/training-operator pkg/controller.v1/pytorch/envvar.go at 2856aa0: WORLD_SIZE =
+    replicas x nprocPerNode, RANK = PET_NODE_RANK = the replica, PET_NNODES, PET_NPROC_PER_NODE,
+    MASTER_* and PET_MASTER_*; the master address here this machine's): the pod's process is
+    its node's torchrun, so `--format torchrun-node --exec torchrun` starts it, and torchrun
+    takes PET_NPROC_PER_NODE from the pod: two processes whose all-reduce sums to 3."""
+    port = quiet_port()
+    pod = {"PYTHONUNBUFFERED": "1", "MASTER_PORT": port, "PET_MASTER_PORT": port,
+           "MASTER_ADDR": "127.0.0.1", "PET_MASTER_ADDR": "127.0.0.1", "WORLD_SIZE": 2, "RANK": 0,
+           "PET_NODE_RANK": 0, "PET_NPROC_PER_NODE": 2, "PET_NNODES": 1}
+    with temp_dir("cres-torchrun-log-") as logs:
+        argv = [CLI, "--format", "torchrun-node", "--exec", "--"] + torchrun(logs, TORCH_SCRIPT)
+        got = lab.torch_allreduce(argv, 2, env(GLOO_SOCKET_IFNAME="lo", **pod), timeout=90)
+    assert [g["rank"] for g in got] == [0, 1], got
+    for g in got:
+        e = g["env"]
+        assert g["sum"] == 3.0 and g["world_size"] == 2, g
+        want = {"RANK": str(g["rank"]), "LOCAL_RANK": str(g["rank"]), "WORLD_SIZE": "2",
+                "LOCAL_WORLD_SIZE": "2", "GROUP_RANK": "0", "GROUP_WORLD_SIZE": "1",
+                "MASTER_PORT": str(port), "PET_NNODES": "1", "PET_NODE_RANK": "0"}
         assert {k: e.get(k) for k in want} == want, (
             f"rank {g['rank']}:\n  got  { {k: e.get(k) for k in want} }\n  want {want}")
 

@@ -3,7 +3,8 @@ against the properties. A violation is (kind, key, text): kind names the propert
 broke it (the variable, the field), text says what was printed against what is right.
 
 Properties of an exit-0 `--format launch` answer:
-  range        0 <= rank < world_size, local_rank < local_world_size, node_rank < num_nodes,
+  range        0 <= rank < world_size (a node's launcher, torch: rank and local_rank null, the
+               node's numbers given), local_rank < local_world_size, node_rank < num_nodes,
                no count above world_size, a port in 1..65535; coordinator-only sources:
                nodes holding blocks of consecutive ranks, one at least each
   contradicts  every size, rank and count the chosen backend reads equals the answer
@@ -131,7 +132,10 @@ def below(v, a, low, high, what):
 
 def judge_range(v, a):
     w = a["world_size"]
-    if w is None or a["rank"] is None or w < 1 or a["rank"] < 0:
+    launcher = a["rank"] is None and a["local_rank"] is None and None not in (
+        a["node_rank"], a["num_nodes"])  # a node's torchrun (torch): no rank of its own
+    if (w is None and not launcher) or (w is not None and w < 1) or (
+            a["rank"] is None and not launcher) or (a["rank"] or 0) < 0:
         v.add("range", "rank", "world_size %r, rank %r" % (w, a["rank"]))
         return
     below(v, a, "rank", "world_size", "rank<world_size")
@@ -139,8 +143,9 @@ def judge_range(v, a):
     below(v, a, "node_rank", "num_nodes", "node_rank<num_nodes")
     for field in ("local_rank", "node_rank", "local_world_size", "num_nodes"):
         n = a[field]
-        if n is not None and (n < 0 or n > w or (field.endswith(("size", "nodes")) and n < 1)):
-            v.add("range", field, "%s %d with world_size %d" % (field, n, w))
+        if n is not None and (n < 0 or (w is not None and n > w) or
+                              (field.endswith(("size", "nodes")) and n < 1)):
+            v.add("range", field, "%s %d with world_size %r" % (field, n, w))
     if not a["master_addr"] or (a["master_port"] is not None and not 0 < a["master_port"] < 65536):
         v.add("range", "master", "master %r port %r" % (a["master_addr"], a["master_port"]))
 

@@ -239,16 +239,37 @@ def torch_plain(rng, job, case):
 
 
 def kubeflow(rng, job, case):
-    """Kubeflow's PET_* (torchrun's flags), one launcher per node; v1 also sets the
-    torch.distributed names for the node."""
+    """Kubeflow's PET_* (torchrun's flags), one torchrun per node starting
+    PET_NPROC_PER_NODE processes (a count, or "auto": torchrun counts the GPUs); the
+    training-operator v1 also sets the torch.distributed names: WORLD_SIZE = nodes x
+    processes per node ("auto" counting 1), RANK = the node (pkg/controller.v1/pytorch/
+    envvar.go at 2856aa0)."""
     addr = "trainjob-node-0-0.trainjob"
+    nproc = rng.choice([str(job.counts[job.node]), "1", "auto"])
     env = {"PET_NNODES": str(job.nodes), "PET_NODE_RANK": str(job.node),
-           "PET_MASTER_ADDR": addr, "PET_MASTER_PORT": "29500",
-           "PET_NPROC_PER_NODE": str(job.counts[job.node])}
+           "PET_MASTER_ADDR": addr, "PET_MASTER_PORT": "29500", "PET_NPROC_PER_NODE": nproc}
     if rng.random() < 0.4:
-        env.update(MASTER_ADDR=addr, MASTER_PORT="29500", WORLD_SIZE=str(job.nodes),
+        per = int(nproc) if nproc.isdigit() else 1
+        env.update(MASTER_ADDR=addr, MASTER_PORT="29500", WORLD_SIZE=str(job.nodes * per),
                    RANK=str(job.node))
     return env
+
+
+def pai_dlc(rng, job, case):
+    """Alibaba PAI-DLC: WORLD_SIZE the nodes, RANK the node, NPROC_PER_NODE its GPUs
+    (alibabacloud.com/help/en/pai/general-environment-variables, Apr 2026)."""
+    return {"MASTER_ADDR": "dlc1y3madghd-master-0", "MASTER_PORT": "23456",
+            "WORLD_SIZE": str(job.nodes), "RANK": str(job.node),
+            "NPROC_PER_NODE": str(job.counts[job.node])}
+
+
+def horovod(rng, job, case):
+    """horovodrun --gloo: a slot's variables (horovod/runner/gloo_run.py at 0ad076e,
+    create_slot_env_vars), cross rank and size taken as the node's."""
+    return {"HOROVOD_HOSTNAME": job.hosts()[job.node], "HOROVOD_RANK": str(job.rank),
+            "HOROVOD_SIZE": str(job.world), "HOROVOD_LOCAL_RANK": str(job.local),
+            "HOROVOD_LOCAL_SIZE": str(job.counts[job.node]), "HOROVOD_CROSS_RANK": str(job.node),
+            "HOROVOD_CROSS_SIZE": str(job.nodes), "HOROVOD_CONTROLLER": "gloo"}
 
 
 def jax(rng, job, case):
@@ -379,14 +400,15 @@ def indexed_job(rng, job, case):
 LAUNCHERS = {
     "slurm": slurm, "open_mpi": open_mpi, "mpich": mpich, "mvapich": mvapich, "pmix": pmix,
     "pbs": pbs, "lsf": lsf, "sge": grid_engine, "flux": flux, "torchrun": torchrun,
-    "torch": torch_plain, "kubeflow": kubeflow, "jax": jax, "tpu": tpu, "sagemaker": sagemaker,
+    "torch": torch_plain, "kubeflow": kubeflow, "pai_dlc": pai_dlc, "horovod": horovod, "jax": jax, "tpu": tpu, "sagemaker": sagemaker,
     "skypilot": skypilot, "volcano": volcano, "lws": lws, "awsbatch": awsbatch,
     "vertex": vertex, "tfconfig": tf_config, "indexed_job": indexed_job,
 }
 
 # The backend each launcher's variables are for, to force it by name now and then.
 BACKEND_OF = {"open_mpi": "mpi", "mpich": "mpi", "mvapich": "mpi", "pmix": "mpi",
-              "torchrun": "torch", "kubeflow": "torch", "indexed_job": "local"}
+              "torchrun": "torch", "kubeflow": "torch", "pai_dlc": "torch", "horovod": "local",
+              "indexed_job": "local"}
 
 
 # ---- breaking them ---------------------------------------------------------------------------

@@ -542,8 +542,11 @@ def expect_torch(x):
         return torch_workers(x, torchrun=True)
     if any(env.set(n) for n in plain):
         torch_workers(x, torchrun=False)
+        pai = env.get("NPROC_PER_NODE")
+        if pai is not None and not is_blank(pai) and pai != "1":
+            x.must_fail("NPROC_PER_NODE")  # Alibaba PAI-DLC: WORLD_SIZE may count nodes
         if any(env.set(n) for n in ("PET_NNODES", "PET_NODE_RANK", "PET_MASTER_ADDR",
-                                    "PET_MASTER_PORT")):
+                                    "PET_MASTER_PORT", "PET_NPROC_PER_NODE")):
             torch_pet_agrees(x)
         return
     if any(env.get(n) is not None for n in ("PET_NNODES", "PET_NODE_RANK", "PET_MASTER_ADDR")):
@@ -572,6 +575,31 @@ def pet_node_numbers(x, required):
         x.number("PET_NODE_RANK", field, 0, required=required)
 
 
+def pet_nproc(x):
+    """PET_NPROC_PER_NODE: a count (unset or blank: 1), 0 for a keyword ("auto", "gpu":
+    torchrun counts when it starts), None when it rules every answer out."""
+    v = x.env.get("PET_NPROC_PER_NODE")
+    if v is None or is_blank(v):
+        return 1
+    if re.fullmatch(r"[a-z]+", v):
+        return 0
+    return x.number("PET_NPROC_PER_NODE", None, 1, 2147483647, required=True)
+
+
+def node_launch(x, nproc):
+    """One torchrun per node starting nproc processes (0: not known yet): the nodes, and the
+    world their product; the own rank is unknown (the manual, torch)."""
+    nodes = x.number("PET_NNODES", "num_nodes", 1, required=True)
+    node = x.number("PET_NODE_RANK", "node_rank", 0, required=True)
+    if nodes is not None and node is not None and node >= nodes:
+        x.must_fail("PET_NODE_RANK")
+    if nproc and nodes is not None:
+        if nodes * nproc > 2147483647:
+            x.must_fail("PET_NPROC_PER_NODE")
+        x.equal("world_size", nodes * nproc, "PET_NPROC_PER_NODE")
+        x.equal("local_world_size", nproc, "PET_NPROC_PER_NODE")
+
+
 def torch_launchers(x):
     """Kubeflow's PET_* alone: torchrun's flags, for torchrun's launcher, one per node."""
     nnodes = x.env.get("PET_NNODES")
@@ -579,6 +607,11 @@ def torch_launchers(x):
         x.must_fail("PET_NNODES")  # an elastic range: unsupported
         return
     coordinator(x, "PET_MASTER_ADDR", "PET_MASTER_PORT")
+    nproc = pet_nproc(x)
+    if nproc is None:
+        return
+    if nproc != 1:
+        return node_launch(x, nproc)
     pet_node_numbers(x, required=True)
     x.equal("local_rank", 0, "PET_NNODES")
     x.equal("local_world_size", 1, "PET_NNODES")
@@ -586,8 +619,26 @@ def torch_launchers(x):
 
 def torch_pet_agrees(x):
     """Outside torchrun, PET_* beside torch.distributed's names (Kubeflow v1 sets both)
-    describe this same process, one per node."""
+    describe this same process, one per node; with PET_NPROC_PER_NODE above 1, its node
+    (WORLD_SIZE = nodes x processes per node, RANK the node)."""
     env = x.env
+    nproc = pet_nproc(x)
+    if nproc is not None and nproc > 1:
+        node_launch(x, nproc)
+        world = x.number("WORLD_SIZE")
+        nodes = x.number("PET_NNODES")
+        if world is not None and nodes is not None and world != nodes * nproc:
+            x.must_fail("WORLD_SIZE")
+        for name, twin in (("RANK", "PET_NODE_RANK"), ("MASTER_ADDR", "PET_MASTER_ADDR"),
+                           ("MASTER_PORT", "PET_MASTER_PORT")):
+            a, b = env.get(name), env.get(twin)
+            if a is not None and b and a != b:
+                x.must_fail(twin)
+        if env.get("LOCAL_RANK") is not None:
+            x.must_fail("LOCAL_RANK")  # a worker's number, but this process starts them
+        # the rank is the node's, not this process's: no rank pin
+        x.fields["rank"] = []
+        return
     pet_node_numbers(x, required=False)
     address = env.get("PET_MASTER_ADDR")
     if env.set("PET_MASTER_ADDR"):
@@ -962,15 +1013,46 @@ def expect_vertex(x):
 
 # ---- local, and auto's order ------------------------------------------------------------------
 
-NOT_ALONE = ["LOCAL_RANK", "NODE_RANK", "GROUP_RANK", "LOCAL_WORLD_SIZE", "PMI_RANK",
-             "OMPI_COMM_WORLD_RANK", "SLURM_PROCID", "PET_NPROC_PER_NODE", "PET_MASTER_PORT",
-             "AWS_BATCH_JOB_MAIN_NODE_INDEX", "JOB_COMPLETION_INDEX"]
+# The manual's auto, step 20: variables that say "one of several". "" when being set says
+# it, ">1" a count other than 1 (the value's first word), ">0" an index other than 0, or the
+# separator of a list of more than one entry.
+NOT_ALONE = {
+    "": ["LOCAL_RANK", "NODE_RANK", "GROUP_RANK", "GROUP_WORLD_SIZE", "LOCAL_WORLD_SIZE",
+         "ROLE_RANK", "PET_NPROC_PER_NODE", "PET_MASTER_PORT", "PMI_RANK", "PMI_LOCAL_RANK",
+         "PALS_RANKID", "MPI_LOCALRANKID", "OMPI_COMM_WORLD_RANK", "OMPI_COMM_WORLD_LOCAL_RANK",
+         "OMPI_COMM_WORLD_NODE_RANK", "MV2_COMM_WORLD_RANK", "MV2_COMM_WORLD_LOCAL_RANK",
+         "OMPI_MCA_orte_default_hostfile", "I_MPI_HYDRA_HOST_FILE", "HYDRA_HOST_FILE",
+         "JSM_NAMESPACE_RANK", "PBS_VNODENUM", "SLURM_PROCID", "AWS_BATCH_JOB_MAIN_NODE_INDEX",
+         "MEGASCALE_SLICE_ID", "JOB_COMPLETION_INDEX", "AZ_BATCH_MASTER_NODE",
+         "AZ_BATCH_IS_CURRENT_NODE_MASTER", "AZ_BATCHAI_MPI_MASTER_NODE"],
+    ">1": ["MPI_LOCALNRANKS", "OMPI_COMM_WORLD_LOCAL_SIZE", "MV2_COMM_WORLD_LOCAL_SIZE",
+           "SLURM_NTASKS", "SLURM_JOB_NUM_NODES", "HOROVOD_SIZE", "PADDLE_TRAINERS_NUM",
+           "PADDLE_GLOBAL_SIZE", "PADDLE_NNODES", "CROSS_SIZE", "LOCAL_SIZE", "NPROC_PER_NODE",
+           "BATCH_TASK_COUNT", "CCP_NODES", "_CONDOR_NPROCS", "SKYPILOT_NUM_NODES",
+           "DMLC_NUM_WORKER", "DET_KUBERNETES_JOB_PARALLELISM"],
+    ">0": ["HOROVOD_RANK", "PADDLE_TRAINER_ID", "PADDLE_GLOBAL_RANK", "CROSS_RANK",
+           "BATCH_TASK_INDEX", "BATCH_NODE_INDEX", "_CONDOR_PROCNO", "SKYPILOT_SETUP_NODE_RANK",
+           "DMLC_TASK_ID", "TORCHX_ROLE_IDX", "TORCHX_REPLICA_IDX", "NOMAD_ALLOC_INDEX"],
+    ",": ["PADDLE_TRAINER_ENDPOINTS", "AZ_BATCH_HOST_LIST"],
+    ";": ["AZ_BATCH_NODE_LIST"],
+    "\n": ["SKYPILOT_SETUP_NODE_IPS"],
+}
+
+
+def says_several(value, how):
+    if how == "":
+        return True
+    if how.startswith(">"):
+        first = re.split("[ \t\r\n]+", value.strip(" \t\r\n"))[0]
+        return decimal(first) != int(how[1])
+    return len([e for e in value.split(how) if not is_blank(e)]) > 1
 
 
 def expect_local(x):
     env = x.env
     forced = env.get("CLUSTER_RESOLVER_BACKEND") in ("local", "off")
-    hints = [n for n in NOT_ALONE if env.set(n)]
+    hints = [n for how, names in NOT_ALONE.items() for n in names
+             if env.set(n) and says_several(env.get(n), how)]
     if hints and not forced:
         x.must_fail(hints[0])
     one_task(x, "localhost", 8470, "local")
@@ -1103,10 +1185,7 @@ COMPANIONS = {
 }
 # Launchers' own ranks and sizes that auto's local fallback does not count as "one of
 # several" (its list is model.NOT_ALONE): a rank told it is alone beside one is doubtful.
-RANK_LIKE = ["MV2_COMM_WORLD_RANK", "JSM_NAMESPACE_RANK", "JSM_NAMESPACE_SIZE", "PALS_RANKID",
-             "PBS_VNODENUM", "MEGASCALE_SLICE_ID", "GROUP_WORLD_SIZE", "MPI_LOCALRANKID",
-             "OMPI_COMM_WORLD_LOCAL_RANK", "OMPI_COMM_WORLD_NODE_RANK", "PMI_LOCAL_RANK",
-             "SLURM_LOCALID", "SLURM_NODEID", "SLURM_NTASKS", "FLUX_TASK_LOCAL_ID", "ROLE_RANK"]
+RANK_LIKE = ["JSM_NAMESPACE_SIZE", "SLURM_LOCALID", "SLURM_NODEID", "FLUX_TASK_LOCAL_ID"]
 
 
 def companion_values(backend, case):
