@@ -11352,6 +11352,28 @@ CRES__PRIVATE void cres__lsf_drop_launch_node(const cres_resolver *r, cres__layo
     l->ntasks--;
 }
 
+/* jsrun's resource sets per host (jsrun -r): the same number of ranks, JSM_NAMESPACE_LOCAL_SIZE,
+   on every host, packed in host order (its default -d packed), whatever the slots (a Summit
+   node has 42 cores, a job often 6 ranks on it). Only when JSM_NAMESPACE_SIZE is the hosts
+   times that, and every host has the slots: else CRES_ERR_NOT_FOUND, the placement unsaid. */
+CRES__PRIVATE cres_result cres__lsf_resource_sets(const cres_resolver *r, int size, cres__layout *l,
+                                                  cres_error *err) {
+    int per_host = -1;
+    size_t i;
+    cres_result res = cres__env_int(r, "JSM_NAMESPACE_LOCAL_SIZE", 0, 1, INT_MAX, &per_host, err);
+    if (res != CRES_OK) return res;
+    if (per_host < 1 || (long long)per_host * (long long)l->nodes != size) return CRES_ERR_NOT_FOUND;
+    for (i = 0; i < l->nodes; i++)
+        if (l->tasks[i] < per_host) return CRES_ERR_NOT_FOUND;
+    cres__log(r, CRES_LOG_INFO,
+              "%s: jsrun's JSM_NAMESPACE_SIZE=%d ranks, JSM_NAMESPACE_LOCAL_SIZE=%d on each of the "
+              "%zu hosts, packed",
+              r->vtable->name, size, per_host, l->nodes);
+    for (i = 0; i < l->nodes; i++) l->tasks[i] = per_host;
+    l->ntasks = size;
+    return CRES_OK;
+}
+
 /* The slots of LSF's allocation (from `var`) that ranks use. LSF on CSM systems (Summit,
    Sierra) lists the launch node first, with one slot, in LSB_DJOB_RANKFILE and
    LSB_MCPU_HOSTS: a first host of one slot is that node when CSM_ALLOCATION_ID is set.
@@ -11372,6 +11394,7 @@ CRES__PRIVATE cres_result cres__lsf_slots(const cres_resolver *r, const char *va
     else
         launch_node = 0;
     if (size < 0 || l->ntasks == size) return CRES_OK;
+    if ((res = cres__lsf_resource_sets(r, size, l, err)) != CRES_ERR_NOT_FOUND) return res;
     return cres__fail(err, CRES_ERR_ENVIRONMENT,
                       "%s: jsrun runs JSM_NAMESPACE_SIZE=%d ranks but %s holds %d slots on %zu "
                       "hosts%s; jsrun does not say which slots a job of another size uses",
@@ -13200,12 +13223,20 @@ CRES__PRIVATE cres_result cres__coord_within(const cres__coord *c, int a, const 
    order), every node at least one: so the ranks before this node's block (RANK less
    LOCAL_RANK) number at least the nodes before it, none when it is node 0, and the block
    leaves at least one rank for each node after it. */
+/* torchrun --virtual-local-rank gives every worker LOCAL_RANK 0 and one GPU of its own
+   (CUDA_VISIBLE_DEVICES a single id): that local rank says nothing of the rank's place. */
+CRES__PRIVATE int cres__virtual_local_rank(const cres__coord *c) {
+    const char *cuda = cres_resolver_getenv(&c->base, "CUDA_VISIBLE_DEVICES");
+    return c->info.local_rank == 0 && cuda && *cuda && !strchr(cuda, ',') &&
+           cres__env_set(&c->base, "TORCHELASTIC_RUN_ID");
+}
+
 CRES__PRIVATE cres_result cres__coord_blocks(const cres__coord *c, const char *const names[6],
                                              cres_error *err) {
     const cres_launch_info *i = &c->info;
     int before, after;
     if (i->local_rank == CRES_UNKNOWN || i->node_rank == CRES_UNKNOWN || !*names[2] ||
-        !*names[4])
+        !*names[4] || cres__virtual_local_rank(c))
         return CRES_OK;
     before = i->rank - i->local_rank;
     if (before < i->node_rank || (i->node_rank == 0 && before > 0))

@@ -973,7 +973,7 @@ static cres_result launcher_vars(const render_ctx *x, env_vars *v, cres_error *e
                                "--format torchrun-node: the %s backend does not say which node "
                                "this is or how many there are",
                                who);
-        if (info.local_world_size > 1)
+        if (info.local_world_size > 1 && info.local_rank != CRES_UNKNOWN) /* one of several */
             return format_fail(err,
                                "--format torchrun-node: this node runs %d tasks of the %s backend, "
                                "and each would start a torchrun of its own: run one task per node "

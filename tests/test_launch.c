@@ -2131,6 +2131,27 @@ static void explicit_variables_of_their_own_backend(void **state) {
              "NULL");
 }
 
+/* torchrun --virtual-local-rank (pytorch/pytorch torch/distributed/elastic/agent/server/
+   local_elastic_agent.py, _set_local_rank_env): LOCAL_RANK 0 in every worker, each with one GPU
+   of its own in CUDA_VISIBLE_DEVICES. Rank 5 of 8 is then "local rank 0" on node 1: answered as
+   torchrun set it; without the one-GPU list the same numbers are no placement. */
+static void torchrun_virtual_local_rank(void **state) {
+    cres_resolver *r;
+    (void)state;
+    env_lines(torchrun_rank5);
+    env_set("LOCAL_RANK", "0");
+    env_set("CUDA_VISIBLE_DEVICES", "1");
+    r = torch_with(torch_options());
+    LAUNCH_IS(r, 8, 5, 0, 4, 1, 2, "trainer-0", 44417, "trainer-0:44417");
+    cres_resolver_free(r);
+    env_set("CUDA_VISIBLE_DEVICES", "0,1,2,3");
+    {
+        cres_torch_options o = torch_options();
+        TORCH_FAILS(o, CRES_ERR_ENVIRONMENT, "RANK=5 less LOCAL_RANK=0 plus LOCAL_WORLD_SIZE=4 is past",
+                    NULL);
+    }
+}
+
 static void auto_order_innermost_launcher_first(void **state) {
     cres_resolver *r;
     (void)state;
@@ -2916,6 +2937,7 @@ int main(void) {
         cmocka_unit_test_setup(auto_torch_plain_triggers, reset),
         cmocka_unit_test_setup(auto_partial_environments_are_errors, reset),
         cmocka_unit_test_setup(auto_order_innermost_launcher_first, reset),
+        cmocka_unit_test_setup(torchrun_virtual_local_rank, reset),
         cmocka_unit_test_setup(explicit_coordinator_is_kept, reset),
         cmocka_unit_test_setup(explicit_coordinator_must_be_one, reset),
         cmocka_unit_test_setup(explicit_sizes_must_agree, reset),

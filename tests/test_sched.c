@@ -712,10 +712,13 @@ static void lsf_lightning_rankfile(void **state) {
 }
 
 /* `jsrun -n 2 -r 1` on nodes of 42 slots: one rank per node, which the slots (filled in
-   order) do not say; jsrun names no slots, so any count but the allocation's is an error
-   naming both, with or without its local sizes, not addresses on the wrong slots. */
+   order) do not say. jsrun names no slots: without its local size the placement is unsaid, an
+   error naming both, not addresses on the wrong slots; with JSM_NAMESPACE_LOCAL_SIZE (the
+   resource sets per host, jsrun -r) the same on every host, packed in host order (OLCF's
+   Summit guide: `jsrun -n12 -r6` is 6 per node), when the size is the hosts times it. */
 static void lsf_jsrun_resource_sets_disagree(void **state) {
     cres_lsf_options o = lsf_options();
+    cres_resolver *r;
     (void)state;
     env_set("CSM_ALLOCATION_ID", "1088245");
     env_set("LSB_MCPU_HOSTS", "batch3 1 a01n01 42 a01n02 42");
@@ -725,9 +728,21 @@ static void lsf_jsrun_resource_sets_disagree(void **state) {
               "LSB_MCPU_HOSTS holds 84 slots on 2 hosts besides the launch node");
     env_set("JSM_NAMESPACE_LOCAL_RANK", "0");
     env_set("JSM_NAMESPACE_LOCAL_SIZE", "1");
+    r = LSF(o);
+    assert_string_equal(resolved_json(r), dq("{'worker': ['a01n01:8888', 'a01n02:8888']}"));
+    LAUNCH_IS(r, 2, 1, 0, 1, 1, 2, "a01n01", 8888, "a01n01:8888");
+    cres_resolver_free(r);
+    env_set("JSM_NAMESPACE_LOCAL_SIZE", "2"); /* 2 per host is 4 ranks, not 2 */
     LSF_FAILS(o, CRES_ERR_ENVIRONMENT, "JSM_NAMESPACE_SIZE=2", "84 slots");
-    env_set("LSB_MCPU_HOSTS", "a01n01 42 a01n02 42"); /* no launch node */
-    LSF_FAILS(o, CRES_ERR_ENVIRONMENT, "JSM_NAMESPACE_SIZE=2", "84 slots on 2 hosts;");
+    env_set("LSB_MCPU_HOSTS", "a01n01 42 a01n02 1"); /* a host without the slots for them */
+    env_set("JSM_NAMESPACE_SIZE", "4");
+    env_set("JSM_NAMESPACE_RANK", "3");
+    LSF_FAILS(o, CRES_ERR_ENVIRONMENT, "JSM_NAMESPACE_SIZE=4", "43 slots on 2 hosts;");
+    env_set("LSB_MCPU_HOSTS", "a01n01 42 a01n02 42"); /* no launch node: 2 each */
+    env_set("JSM_NAMESPACE_LOCAL_RANK", "1");
+    r = LSF(o);
+    LAUNCH_IS(r, 4, 3, 1, 2, 1, 2, "a01n01", 8888, "a01n01:8888");
+    cres_resolver_free(r);
 }
 
 /* jsrun's ranks on a rank file whose first line is the one-slot launch node ("batch", then

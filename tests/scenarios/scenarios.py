@@ -641,8 +641,10 @@ sc("pytorchjob-nproc4-torchrun-node-master", "kubeflow-pytorchjob", SRC_PTJ,
    ok_exports(dict(PET_BERT, PET_NNODES="3", PET_NODE_RANK="0")))
 sc("pytorchjob-nproc4-torchrun-refused", "kubeflow-pytorchjob", SRC_PTJ,
    ptj("worker", 0, nproc="4"), ["--format", "torchrun"], fail(3, NODE_LEVEL))
-sc("pytorchjob-nproc4-launch-refused", "kubeflow-pytorchjob", SRC_PTJ,
-   ptj("worker", 1, nproc="4"), ["--format", "launch"], fail(3, NODE_LEVEL))
+# launch says what the source says: this pod is the node's launcher (no rank of its own, null)
+sc("pytorchjob-nproc4-launch-node-level", "kubeflow-pytorchjob", SRC_PTJ,
+   ptj("worker", 1, nproc="4"), ["--format", "launch"],
+   ok_json(launch(12, None, None, 4, 2, 3, "bert-master-0", 23456)))
 sc("pytorchjob-nproc4-jax-refused", "kubeflow-pytorchjob", SRC_PTJ,
    ptj("worker", 1, nproc="4"), ["--format", "jax"], fail(3, NODE_LEVEL))
 sc("pytorchjob-default-auto-torchrun-node", "kubeflow-pytorchjob", SRC_PTJ, ptj("worker", 0),
@@ -731,8 +733,9 @@ sc("trainer-torch-gpu-torchrun-node", "kubeflow-trainer", SRC_TRAINER_TORCH,
    trainer_torch("llama", 1, 2, 8), ["--format", "torchrun-node"],
    ok_exports({"PET_NNODES": "2", "PET_NODE_RANK": "1", "PET_MASTER_ADDR": "llama-node-0-0.llama",
                "PET_MASTER_PORT": "29500"}))
-sc("trainer-torch-gpu-launch-refused", "kubeflow-trainer", SRC_TRAINER_TORCH,
-   trainer_torch("llama", 1, 2, 8), ["--format", "launch"], fail(3, NODE_LEVEL))
+sc("trainer-torch-gpu-launch-node-level", "kubeflow-trainer", SRC_TRAINER_TORCH,
+   trainer_torch("llama", 1, 2, 8), ["--format", "launch"],
+   ok_json(launch(16, None, None, 8, 1, 2, "llama-node-0-0.llama", 29500)))
 sc("trainer-torch-gpu-torchrun-refused", "kubeflow-trainer", SRC_TRAINER_TORCH,
    trainer_torch("llama", 0, 2, 8), ["--format", "torchrun"], fail(3, NODE_LEVEL))
 sc("trainer-torch-cpu-one-proc-torchrun", "kubeflow-trainer",
