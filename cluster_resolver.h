@@ -205,11 +205,17 @@
       Backends whose source is the environment or a file (all but kubernetes, gce and tpu)
       read it once, at create, and fail there; the HTTP ones ask their API at every
       resolve.
-      cres_resolve(r, &spec, err)       a fresh spec; free it with cres_spec_free().
+      cres_resolve(r, &spec, err)       a fresh spec; free it with cres_spec_free(). A task
+                  given (cres_set_task, options.task_type) that is not in it is
+                  CRES_ERR_NOT_FOUND naming it, and no spec (TensorFlow's "evaluator", which
+                  runs outside the cluster, excepted).
       cres_master(r, buf, cap, &len, err)
                   the own task's address, "<rpc>://" before it when the rpc layer is not
-                  empty; no own task: the backend's rule (by default ""). Backends without
-                  a rule of their own resolve at each call (HTTP backends: requests; keep
+                  empty; no own task: the backend's rule (by default ""). It is
+                  TensorFlow's master() of the matching TF resolver: tfconfig, vertex and
+                  sagemaker give "" for a cluster of one task (a local session), the others
+                  the own task's address. Rank 0's address is cres_launch()'s master.
+                  Backends without a rule of their own resolve at each call (HTTP: requests; keep
                   the spec and use cres_spec_task_address() instead). cres_master_of(r,
                   task_type, task_id, rpc_layer, ...): another task's ("" = no rpc layer); a
                   task missing from the spec is CRES_ERR_NOT_FOUND.
@@ -361,6 +367,14 @@
                   (port) and slurm, mpi, pbs, lsf, sge, flux (port_base); k8s_members to
                   kubernetes (DEFAULT: JOB in an Indexed Job's pod, else LIST); a forced
                   kubernetes outside an Indexed Job lists TF's job-name=tensorflow.
+                  tfconfig, local, slurm, mpi, pbs, lsf, sge, flux, sagemaker, vertex,
+                  skypilot, volcano, lws, awsbatch, torch, jax, tpu, k8s: pointers to the
+                  options of that backend, used when auto picks it, as if it were named (its
+                  config NULL = auto's; port or port_base 0 = port above; k8s jobs NULL and
+                  members DEFAULT = auto's choice in an Indexed Job's pod; tpu NULL = "local"
+                  unless a TPU variable names one); NULL = that backend's defaults. So an
+                  option means the same under auto as under its backend; one auto's pick does
+                  not read is the caller's to refuse (the CLI: exit 2).
         Own task: the chosen backend's. cres_resolver_name() tells which; config.log why,
                   and the later steps that also applied ("passed over").
         Errors:   another name: CRES_ERR_UNSUPPORTED; a backend left out of the build whose
@@ -434,7 +448,10 @@
                        a first host of one slot is the launch node and left out when
                        CSM_ALLOCATION_ID is set (IBM CSM: Summit, Sierra), or under jsrun
                        when the slots are JSM_NAMESPACE_SIZE + 1. Under jsrun (which names
-                       no slots) the slots must be JSM_NAMESPACE_SIZE: any other count is
+                       no slots) JSM_NAMESPACE_LOCAL_SIZE ranks on every host, packed in host
+                       order, when JSM_NAMESPACE_SIZE is the hosts times it and each has the
+                       slots (jsrun -r; a Summit node has 42 slots, a job often 6 ranks on
+                       it); else the slots must be JSM_NAMESPACE_SIZE: any other count is
                        CRES_ERR_ENVIRONMENT naming both (mpirun fills slots in order, so
                        it may use fewer); the mpi backend applies the same rule, and its
                        world size must equal jsrun's.
@@ -465,9 +482,10 @@
         Reads:    once, the hosts (a JSON list): options.hosts, else $SM_HOSTS, else "hosts"
                   of the resource config (resource_config, default /opt/ml/input/config/
                   resourceconfig.json); this host: current_host, else $SM_CURRENT_HOST,
-                  else "current_host". When the file is read for one of them, its other
-                  key, when present, must agree with what was used (the same hosts in any
-                  order; the same current host). Hosts in natural order (algo-2 before
+                  else "current_host". The file is read when one of them is missing and
+                  whenever resource_config is given; its keys, when present, must agree
+                  with what was used (the same hosts in any order; the same current host).
+                  Hosts in natural order (algo-2 before
                   algo-10), job "worker" (job_name), port 2223 (1..65535). No rpc layer.
                   instance_groups (heterogeneous clusters): a job per instance group instead,
                   named by its instance_group_name, its hosts in natural order. The groups:
@@ -484,7 +502,9 @@
                   job).
         Own task: the current host's index (instance_groups: in its group's job).
         Errors:   an empty list, a host named twice or longer than CRES_MAX_NAME_LENGTH, a
-                  current host not listed: CRES_ERR_ENVIRONMENT (TF: an empty cluster).
+                  current host not listed: CRES_ERR_ENVIRONMENT (TF: an empty cluster); a
+                  resource_config given that cannot be read, or that disagrees with the
+                  variables (it is read whenever given): CRES_ERR_ENVIRONMENT naming it.
                   instance_groups: CRES_ERR_ENVIRONMENT naming the variable or file and the
                   field for no group, a group named twice, with an empty name or no host, a
                   host in two groups, groups that are not the hosts list, a current host in
@@ -774,7 +794,8 @@
 
    8. LAUNCHER OUTPUT AND SLURM HOSTLISTS -------------------------------------------------
       Global ranks order all tasks: the job "chief" first, then the others by name, each by
-      task index. Rank 0 is the master (torchrun's MASTER_ADDR, JAX's coordinator).
+      task index. Rank 0 is the coordinator (torchrun's MASTER_ADDR, JAX's coordinator);
+      TensorFlow's master (cres_master) is the own task's session target, another thing.
       cres_launch(r, &info, err)  the launch info of the own task (none: CRES_ERR_NOT_FOUND):
                world_size, rank, local_rank and local_world_size (tasks whose host part is
                the same string), node_rank and num_nodes (hosts in the order of their first
@@ -783,7 +804,19 @@
                launcher (torch: the torchrun that starts the node's workers) answers without
                an own task: rank and local_rank CRES_UNKNOWN, the node's numbers known. A
                backend's launch entry answers when it has one (coordinator-only sources: no
-               resolve); else it resolves and reads the spec. cres_spec_launch_info(spec,
+               resolve; tpu: rank 0 at JAX's port 8482, as across slices, since 8470 and
+               8476 are the TPU's own); else it resolves and reads the spec. Then what the
+               environment sets explicitly applies, cres_launch_apply_env(r, &info, err):
+               a coordinator it names is kept as given (MASTER_ADDR and MASTER_PORT, either
+               alone; else JAX_COORDINATOR_ADDRESS; both kinds must name one), as Lightning
+               reads them under Slurm and Volcano's pytorch plugin sets them; every size or
+               rank it sets (WORLD_SIZE, RANK, LOCAL_RANK, LOCAL_WORLD_SIZE, GROUP_RANK,
+               NODE_RANK, GROUP_WORLD_SIZE, JAX_NUM_PROCESSES, JAX_PROCESS_ID) must equal the
+               answer's when that is known, else CRES_ERR_ENVIRONMENT naming both
+               (`slurm: WORLD_SIZE="16" is set, but the slurm backend's answer is 4`): the
+               environment describes another launch, and torch would read it. Not for torch,
+               whose own variables these are, nor local (the way to run alone), nor JAX_* for
+               jax; config.log INFO names a coordinator kept. cres_spec_launch_info(spec,
                type, id, &info, err) from a spec you hold (type NULL: rank, local_rank,
                local_world_size and node_rank CRES_UNKNOWN); a task not in the spec is
                CRES_ERR_NOT_FOUND, an address it cannot split CRES_ERR_INVALID_ARGUMENT.
