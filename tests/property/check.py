@@ -19,6 +19,12 @@ Properties of an exit-0 `--format launch` answer:
   verbose      --verbose answers the same
   tfconfig     --format tfconfig (some cases) names the same members, or exits 3 for a
                coordinator-only source
+  whole        (the same cases) --format torchrun and coordinator print a whole answer (the
+               coordinator with its port; MASTER_ADDR, MASTER_PORT, WORLD_SIZE and RANK, not
+               empty, launch's) or refuse, exit 3, for a reason launch shows (no rank, no
+               port); --format master exits 0
+  options      (the same cases, under auto) --port 9000 means what it means with the backend
+               auto picks named: the same answer, or exit 2 both ways
 and of every failure: exit 3, nothing on stdout, one stderr line that names a variable or a
 file (error-line, error-names). Companion variables (model.COMPANIONS) give doubts, not
 violations.
@@ -255,6 +261,57 @@ def judge_tfconfig(v, runner, case, folder):
         v.add("tfconfig", "members", "tfconfig says %s, launch %s" % (said, want))
 
 
+def exports_of(text):
+    out = {}
+    for line in text.splitlines():
+        m = re.fullmatch(r"export ([A-Z_]+)=(.*)", line)
+        if not m:
+            return None
+        value = m.group(2)
+        out[m.group(1)] = value[1:-1].replace("'\\''", "'") if value.startswith("'") else value
+    return out
+
+
+def judge_whole(v, runner, case, folder):
+    """The per-process formats print a whole answer or refuse for a reason launch shows."""
+    a = v.answer
+    code, out, err = runner.run(case, folder, fmt="torchrun")
+    need = ("MASTER_ADDR", "MASTER_PORT", "WORLD_SIZE", "RANK")
+    if code == 0:
+        got = exports_of(out)
+        want = {"MASTER_ADDR": a["master_addr"], "MASTER_PORT": str(a["master_port"]),
+                "WORLD_SIZE": str(a["world_size"]), "RANK": str(a["rank"])}
+        if got is None or any(not got.get(n) for n in need) or any(got[n] != want[n] for n in need):
+            v.add("whole", "torchrun", "torchrun printed %r; launch says %s" % (out[:200], want))
+    elif code != 3 or (a["rank"] is not None and a["master_port"] is not None):
+        v.add("whole", "torchrun", "torchrun exit %d (%s) where launch answered whole" %
+              (code, err.strip()[:160]))
+    code, out, err = runner.run(case, folder, fmt="coordinator")
+    host = a["master_addr"]
+    if code == 0:
+        want = "%s:%s\n" % ("[%s]" % host if ":" in host else host, a["master_port"])
+        if a["master_port"] is None or out != want:
+            v.add("whole", "coordinator", "coordinator printed %r, launch says %r" % (out, want))
+    elif code != 3 or a["master_port"] is not None:
+        v.add("whole", "coordinator", "coordinator exit %d (%s) with a port in launch" %
+              (code, err.strip()[:160]))
+    code, out, err = runner.run(case, folder, fmt="master")
+    if code != 0 or out.count("\n") != 1:
+        v.add("whole", "master", "master exit %d, %r" % (code, (out or err)[:160]))
+
+
+def judge_options(v, runner, case, folder):
+    """Under auto, --port 9000 as with the picked backend named."""
+    if case["args"] or not v.backend:
+        return
+    ported = dict(case, args=["--port", "9000"])
+    named = dict(case, args=[v.backend, "--port", "9000"])
+    got, want = runner.run(ported, folder), runner.run(named, folder)
+    if got[0] != want[0] or got[1] != want[1] or (got[0] == 2) != (want[0] == 2):
+        v.add("options", v.backend, "auto --port 9000: exit %d %r; %s --port 9000: exit %d %r" %
+              (got[0], (got[1] or got[2])[:120], v.backend, want[0], (want[1] or want[2])[:120]))
+
+
 def judge(runner, case, folder):
     """Runs --format launch (and what it takes to judge it) and returns the Verdict."""
     v = Verdict(*runner.run(case, folder))
@@ -277,4 +334,6 @@ def judge(runner, case, folder):
         judge_doubts(v, v.answer, case)
         if case.get("tfconfig"):
             judge_tfconfig(v, runner, case, folder)
+            judge_whole(v, runner, case, folder)
+            judge_options(v, runner, case, folder)
     return v

@@ -436,7 +436,9 @@ def expect_pbs(x):
 def lsf_launch_node(x, slots, source):
     """LSF on CSM systems lists the launch node first with one slot: left out when
     CSM_ALLOCATION_ID is set, or under jsrun when the slots are JSM_NAMESPACE_SIZE + 1.
-    Under jsrun the slots left must be its size."""
+    Under jsrun the slots left must be its size, or JSM_NAMESPACE_LOCAL_SIZE ranks on every
+    host (its resource sets per host) when the size is the hosts times that and each has the
+    slots."""
     env = x.env
     launch = len(slots) >= 2 and slots[0][1] == 1
     size = x.number("JSM_NAMESPACE_SIZE", "world_size", 1, MAX_TASKS)
@@ -444,6 +446,9 @@ def lsf_launch_node(x, slots, source):
     if launch and (env.set("CSM_ALLOCATION_ID") or (size is not None and total == size + 1)):
         slots, total = slots[1:], total - 1
     if size is not None and total != size:
+        per_host = decimal(env.get("JSM_NAMESPACE_LOCAL_SIZE") or "")
+        if per_host and per_host * len(slots) == size and all(n >= per_host for _, n in slots):
+            return [(h, per_host) for h, _ in slots]
         x.must_fail(source)
     return slots if size is not None or not env.set("JSM_NAMESPACE_SIZE") else None
 
