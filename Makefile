@@ -18,7 +18,7 @@ UNIT_SAN_BINS := $(UNIT:tests/%.c=$(BUILD)/san/%)
 FUZZ_BINS := $(patsubst tests/fuzz/%.c,$(BUILD)/%,$(wildcard tests/fuzz/fuzz_*.c))
 EXAMPLES := $(BUILD)/cluster-resolve $(BUILD)/custom_backend $(BUILD)/custom_transport
 
-.PHONY: all run test bench unit unit-san cli-test property-test k8s-test kubeconfig-test gcp-test hostile-test launcher-test hostlist-oracle readme-test install-test check fuzz fuzz-smoke fuzz-replay \
+.PHONY: all run test bench unit unit-san cli-test scenario-test man property-test k8s-test kubeconfig-test gcp-test hostile-test launcher-test hostlist-oracle readme-test install-test check fuzz fuzz-smoke fuzz-replay \
         netfault-test clients-test thread-test soak-test install uninstall clean deps-build deps-test coverage
 
 all: $(EXAMPLES)
@@ -26,7 +26,7 @@ all: $(EXAMPLES)
 run: $(BUILD)/cluster-resolve
 	./$(BUILD)/cluster-resolve
 
-test: deps-test unit unit-san cli-test property-test k8s-test kubeconfig-test gcp-test hostile-test netfault-test clients-test thread-test soak-test hostlist-oracle launcher-test readme-test install-test check fuzz-smoke
+test: deps-test unit unit-san cli-test scenario-test property-test k8s-test kubeconfig-test gcp-test hostile-test netfault-test clients-test thread-test soak-test hostlist-oracle launcher-test readme-test install-test check fuzz-smoke
 	@echo "make test: every test passed"
 
 deps-build:
@@ -87,6 +87,15 @@ cli-test: $(BUILD)/san/cluster-resolve $(BUILD)/san/custom_backend $(BUILD)/san/
 	python3 tests/test_not_alone_docs.py
 	python3 tests/test_cli.py $(BUILD)/san
 	python3 tests/test_cli_sched.py $(BUILD)/san
+
+# 283 everyday scenarios (tests/scenarios/): the variables a real launcher sets for one process,
+# the command its user types, the answer written by hand from the launcher's documentation.
+scenario-test: $(BUILD)/san/cluster-resolve
+	python3 tests/scenarios/run_scenarios.py $(BUILD)/san/cluster-resolve
+
+# The manual page's OPTIONS section from the CLI's option table (cli-test checks it is there).
+man: $(BUILD)/cluster-resolve
+	python3 tests/man_options.py $(BUILD)/cluster-resolve docs/cluster-resolve.1 --write
 
 # Generated launch environments (tests/property/, a fixed seed): every exit-0 answer of the
 # CLI checked against the variables its backend read, again with one of them removed, and
