@@ -11395,7 +11395,8 @@ CRES__PRIVATE cres_result cres__lsf_resource_sets(const cres_resolver *r, int si
     size_t i;
     cres_result res = cres__env_int(r, "JSM_NAMESPACE_LOCAL_SIZE", 0, 1, INT_MAX, &per_host, err);
     if (res != CRES_OK) return res;
-    if (per_host < 1 || (long long)per_host * (long long)l->nodes != size) return CRES_ERR_NOT_FOUND;
+    if (per_host < 1 || (long long)per_host * (long long)l->nodes != size)
+        return CRES_ERR_NOT_FOUND;
     for (i = 0; i < l->nodes; i++)
         if (l->tasks[i] < per_host) return CRES_ERR_NOT_FOUND;
     cres__log(r, CRES_LOG_INFO,
@@ -14636,13 +14637,16 @@ CRES_API cres_result cres_launch_apply_env(const cres_resolver *r, cres_launch_i
         if (!text || cres__is_blank(text) || (jax && v->jax)) continue;
         if (cres__parse_decimal(text, strlen(text), &n) != 1 || n < 0 || n > INT_MAX)
             return cres__fail(err, CRES_ERR_ENVIRONMENT, "%s: %s=%s is not a count or rank",
-                              r->vtable->name, v->name, cres__quote(q, sizeof q, text, strlen(text)));
+                              r->vtable->name, v->name,
+                              cres__quote(q, sizeof q, text, strlen(text)));
         if (*field != CRES_UNKNOWN && n != *field)
             return cres__fail(err, CRES_ERR_ENVIRONMENT,
-                              "%s: %s=%s is set, but the %s backend's answer is %d: the environment "
-                              "describes another launch (unset it, or use the backend it names)",
-                              r->vtable->name, v->name, cres__quote(q, sizeof q, text, strlen(text)),
-                              r->vtable->name, *field);
+                              "%s: %s=%s is set, but the %s backend's answer is %d: the "
+                              "environment describes another launch (unset it, or use the "
+                              "backend it names)",
+                              r->vtable->name, v->name,
+                              cres__quote(q, sizeof q, text, strlen(text)), r->vtable->name,
+                              *field);
     }
     return cres__launch_env_master(r, jax, info, err);
 }

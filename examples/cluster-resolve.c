@@ -541,6 +541,8 @@ static int read_jobs(const char *v, backend_options *b, size_t *count) {
     return 0;
 }
 
+static void fill_auto(const cres_config *cfg, backend_options *b);
+
 /* What slurm, mpi, pbs, lsf, sge and flux share. */
 #define FILL_HPC(o)                                                                            \
     do {                                                                                       \
@@ -633,6 +635,7 @@ static int fill_options(const cli *c, const cres_config *cfg, backend_options *b
     b->lws.port = port;
     b->lws.hostname = v[O_HOSTNAME];
     b->lws.job_name = v[O_JOB_NAME];
+    fill_auto(cfg, b);
     return 0;
 }
 
@@ -684,9 +687,13 @@ static cres_result create(int backend, backend_options *b, cres_resolver **r, cr
     case B_SKYPILOT: return cres_skypilot_resolver_create(&b->skypilot, r, err);
     case B_VOLCANO: return cres_volcano_resolver_create(&b->volcano, r, err);
     case B_LWS: return cres_lws_resolver_create(&b->lws, r, err);
-    default: break;
+    default: return cres_auto_resolver_create(&b->autod, r, err);
     }
-    b->autod.config = b->local.config;
+}
+
+/* auto: the options of every backend it can pick, for the one it picks. */
+static void fill_auto(const cres_config *cfg, backend_options *b) {
+    b->autod.config = cfg;
     b->autod.port = b->local.port;
     b->autod.k8s_members = b->k8s.members;
     b->autod.tfconfig = &b->tfconfig;
@@ -707,7 +714,6 @@ static cres_result create(int backend, backend_options *b, cres_resolver **r, cr
     b->autod.jax = &b->jax;
     b->autod.tpu = &b->tpu;
     b->autod.k8s = &b->k8s;
-    return cres_auto_resolver_create(&b->autod, r, err);
 }
 
 /* ---- failures ----------------------------------------------------------------------- */
