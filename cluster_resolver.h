@@ -217,7 +217,9 @@
                   per task, e.g. {"GPU", 4}: at most CRES_MAX_ACCELERATOR_KINDS kinds.
       cres_visible_devices(r, buf, cap, &len, err), _of(...)
                   the CUDA_VISIBLE_DEVICES value a task should get ("2,3"), "" when the
-                  backend assigns none. Never written to the environment.
+                  backend assigns none (the task keeps the list it has: one its launcher
+                  bound to it, or one nobody says is the node's). Never written to the
+                  environment.
       cres_launch(r, &info, err), cres_tfconfig(r, buf, cap, &len, err): section 8.
       Getters: cres_task_type, cres_task_id, cres_rpc_layer (NULL when none),
       cres_environment ("" when unknown), cres_resolver_name (the backend's; auto: the one
@@ -346,18 +348,37 @@
                   "chief" first, then by name ({worker 6, ps 2}: ps ranks 0-1, worker 2-7),
                   counts adding up to the step's tasks (default one "worker" job of all);
                   port_base 1..65535 (0 = 8888; the highest port must fit too).
-                  gpus_per_node: 0 = the ids in $CUDA_VISIBLE_DEVICES (ids, UUIDs or MIG
-                  names of letters, digits and -_:./; unset, empty, "NoDevFiles" or "-1" =
-                  none), CRES_NO_GPUS = none, at most 4096. gpus_per_task: 0 =
-                  gpus_per_node / most tasks on a node, at most 4096. Task k of a node gets
-                  devices k*g .. k*g+g-1: ids from $CUDA_VISIBLE_DEVICES when it was the
-                  source or lists at least gpus_per_node ("4,5,6,7": "4,5" and "6,7"), else
-                  numbers from 0; cres_visible_devices() and cres_num_accelerators() ("GPU").
+                  GPUs: $CUDA_VISIBLE_DEVICES (ids, UUIDs or MIG names of letters, digits
+                  and -_:./; unset, empty, "NoDevFiles" or "-1" = none) is split among the
+                  node's tasks only when it is the node's list: the caller says so
+                  (gpus_per_node: the node's GPUs, 0 = the list's length; gpus_per_task: each
+                  task's, 0 = gpus_per_node / most tasks on a node; at most 4096), or the
+                  launcher does (slurm: SLURM_GPUS_ON_NODE, the step's GPUs on the node,
+                  equals the list's length and nothing binds GPUs to tasks). Task k of a node
+                  then gets devices k*g .. k*g+g-1: ids from the list when it holds at least
+                  gpus_per_node ("4,5,6,7": "4,5" and "6,7"), else numbered from 0;
+                  cres_visible_devices() gives them and cres_num_accelerators() ("GPU")
+                  counts g. A list the launcher bound to this task is passed on unchanged:
+                  cres_visible_devices() gives "" (assigns none: the task keeps what it has)
+                  and cres_num_accelerators() its length. Slurm binds for srun
+                  --gpus-per-task, --ntasks-per-gpu and any --gpu-bind / --tres-bind gres/gpu
+                  but none; its tasks see that as a list shorter than SLURM_GPUS_ON_NODE, or
+                  SLURM_GPUS_PER_TASK, SLURM_NTASKS_PER_GPU, SLURM_NTASKS_PER_TRES,
+                  SLURM_GPU_BIND, SLURM_TRES_BIND (gres/gpu:TYPE) or SLURM_TRES_PER_TASK
+                  (gres/gpu) set (SLURM_GPU_BIND or SLURM_TRES_BIND "none" turns the first
+                  ones off). ROCR_VISIBLE_DEVICES, HIP_VISIBLE_DEVICES, ZE_AFFINITY_MASK or
+                  GPU_DEVICE_ORDINAL listing fewer devices than SLURM_GPUS_ON_NODE or than
+                  CUDA's list show a binding too (Slurm writes one list into each gres.conf
+                  names; wrapper scripts narrow them). A list nobody speaks for (no
+                  SLURM_GPUS_ON_NODE, or a list longer than it) is left as it is, as a
+                  bound one; config.log says why at CRES_LOG_INFO. CRES_NO_GPUS = none.
         Own task: the job and index of SLURM_PROCID.
         Errors:   CRES_ERR_ENVIRONMENT naming the variable (missing, inconsistent counts, a
                   placement that disagrees); arbitrary and other distributions
-                  CRES_ERR_UNSUPPORTED; more GPUs per task than a node has
-                  CRES_ERR_ENVIRONMENT.
+                  CRES_ERR_UNSUPPORTED; more GPUs per task than a node has, gpus_per_node
+                  with a list bound to the task (it cannot be split as the node's), a
+                  gpus_per_task other than a bound list's length, a gpus_per_node other than
+                  SLURM_GPUS_ON_NODE: CRES_ERR_ENVIRONMENT naming both.
       mpi (cres_mpi_options)
         Reads:    rank and size from the first family set: Open MPI OMPI_COMM_WORLD_{RANK,
                   SIZE,LOCAL_RANK,LOCAL_SIZE}; MVAPICH MV2_COMM_WORLD_*; MPICH / Intel MPI
@@ -381,7 +402,11 @@
                   else $PMIX_HOSTNAME, else localhost; (5) mpirun inside a Slurm
                   allocation: its daemons' step (SLURM_STEP_NODELIST, own node SLURM_NODEID),
                   local-size ranks each, in Open MPI's ranking order.
-        Options:  hostfile, hostname; jobs, port_base, GPUs as slurm.
+        Options:  hostfile, hostname; jobs, port_base, GPUs as slurm. mpirun and mpiexec say
+                  nothing of GPUs: a list is the node's only when the caller says so, or in
+                  a Slurm job when Slurm does (srun's own ranks, or the step of mpirun's
+                  daemons, whose ranks share their node's list); under jsrun
+                  (JSM_NAMESPACE_RANK) it is the resource set's: bound, as in lsf.
         Own task: the job and index of the MPI rank.
         Errors:   no source of hosts: CRES_ERR_ENVIRONMENT asking for the hostfile; a local
                   rank or size that disagrees with the placement: CRES_ERR_ENVIRONMENT;
@@ -406,6 +431,13 @@
                        host count, and a FLUX_JOB_SIZE it divides gives each that many;
                        any other size fills the slots, which must use every node (Flux
                        runs a task on each, so FLUX_JOB_NNODES above the size is an error).
+                  GPUs: only the caller says a list is the node's (gpus_per_node,
+                  gpus_per_task; see slurm). pbs: PBS does not say, and under Cray PALS a
+                  wrapper script may have bound each rank's list. lsf: jsrun gives each
+                  resource set its own list (bound); outside jsrun LSF does not say. sge:
+                  Grid Engine does not say. flux: the shell's gpu-affinity option gives the
+                  node's list ("on") or each task's ("per-task", "map:"), and no variable
+                  tells a task which. A list not said to be the node's is left as it is.
         Own task: the rank: pbs PALS_RANKID of PMI_SIZE (Cray PALS; PALS_NODEID,
                   PALS_LOCAL_RANKID, PALS_LOCAL_SIZE checked), else PBS_VNODENUM (pbsdsh:
                   the slot's line); lsf jsrun's JSM_NAMESPACE_RANK of _SIZE (_LOCAL_RANK,
@@ -10401,6 +10433,18 @@ CRES__PRIVATE int cres__cmp_job_split(const void *x, const void *y) {
     return strcmp(a->job, b->job);
 }
 
+/* What a launcher says of the device lists its tasks see (section 7, slurm's GPUs). */
+typedef struct cres__gpu_word {
+    int on_node;             /* the node's GPUs for this job or step, -1 = unsaid */
+    const char *on_node_var; /* the variable that says it ("SLURM_GPUS_ON_NODE") */
+    char bound[200];         /* why the lists are this task's own already, "" = unsaid */
+    const char *unsaid;      /* why nothing is said, for the log; NULL = the launcher does not */
+} cres__gpu_word;
+
+/* A backend's reader of that word; NULL: its launcher says nothing of GPUs. */
+typedef cres_result (*cres__gpu_reader)(const cres_resolver *r, cres__gpu_word *said,
+                                        cres_error *err);
+
 /* The state both backends keep: the spec made at create, and per rank the local index (for
    GPU assignment) and the device list the GPUs come from. */
 typedef struct cres__hpc {
@@ -10411,7 +10455,7 @@ typedef struct cres__hpc {
     int *local;          /* per rank */
     int ntasks;
     int gpus_per_task;
-    char *devices;       /* the node's device ids, comma-separated ("" = 0..n-1 numbered) */
+    char *devices;       /* the node's ids, comma-separated ("" = 0..n-1); NULL = kept as is */
 } cres__hpc;
 
 typedef struct cres__hpc_want {
@@ -10420,6 +10464,7 @@ typedef struct cres__hpc_want {
     int port_base;
     int gpus_per_node;
     int gpus_per_task;
+    cres__gpu_reader gpu_reader;
 } cres__hpc_want;
 
 /* Checks the requested jobs and orders them; NULL jobs = one "worker" job of every task. */
@@ -10485,31 +10530,44 @@ CRES__PRIVATE cres_result cres__cuda_devices(const cres_resolver *r, const char 
     return CRES_OK;
 }
 
-/* GPUs per task, and the node's device ids they come from: $CUDA_VISIBLE_DEVICES when it
-   is the count's source or lists at least gpus_per_node ids, else numbers from 0. */
-CRES__PRIVATE cres_result cres__hpc_gpus(cres__hpc *h, const cres__hpc_want *w, int max_tasks,
-                                         cres_error *err) {
-    const char *who = h->base.vtable->name, *cuda;
-    int per_node = w->gpus_per_node, listed;
-    cres_result res;
-    if (per_node < CRES_NO_GPUS || per_node > 4096 || w->gpus_per_task < 0 ||
-        w->gpus_per_task > 4096)
-        return cres__fail(err, CRES_ERR_INVALID_ARGUMENT,
-                          "%s: gpus_per_node %d / gpus_per_task %d: not 0 to 4096", who, per_node,
-                          w->gpus_per_task);
-    if (per_node == CRES_NO_GPUS) {
-        per_node = 0;
-        cuda = NULL;
-    } else if ((res = cres__cuda_devices(&h->base, &cuda, &listed, per_node == 0 ? err : NULL)) !=
-               CRES_OK) {
-        if (per_node == 0) return res;
-        cuda = NULL; /* an explicit count numbers from 0 whatever the variable holds */
-    } else if (per_node == 0) {
-        per_node = listed;
-    } else if (listed < per_node) {
-        cuda = NULL;
+/* The device lists a launcher may narrow to a task: CUDA's, then AMD ROCm's and HIP's, Intel
+   Level Zero's and OpenCL's (Slurm writes one list into each that gres.conf's flags name). */
+static const char *const cres__device_vars[] = {
+    "CUDA_VISIBLE_DEVICES", "ROCR_VISIBLE_DEVICES", "HIP_VISIBLE_DEVICES", "ZE_AFFINITY_MASK",
+    "GPU_DEVICE_ORDINAL",   NULL};
+
+/* The entries of a comma-separated list; 0 when unset or blank. */
+CRES__PRIVATE int cres__list_count(const char *v) {
+    int n = 1;
+    if (!v || cres__is_blank(v)) return 0;
+    for (; *v; v++) n += *v == ',';
+    return n;
+}
+
+/* A list shorter than the node's GPUs (as the launcher counts them), or another device list
+   shorter than CUDA's, was narrowed to this task: then CUDA's is not the node's either. */
+CRES__PRIVATE void cres__gpu_lists_bound(const cres_resolver *r, int cuda_listed,
+                                         cres__gpu_word *said) {
+    size_t i;
+    for (i = 0; cres__device_vars[i] && !said->bound[0]; i++) {
+        const char *var = cres__device_vars[i];
+        int n = i ? cres__list_count(cres_resolver_getenv(r, var)) : cuda_listed;
+        if (!n) continue;
+        if (said->on_node > n)
+            snprintf(said->bound, sizeof said->bound, "%s=%d but %s lists %d", said->on_node_var,
+                     said->on_node, var, n);
+        else if (cuda_listed > n)
+            snprintf(said->bound, sizeof said->bound,
+                     "%s lists %d devices, CUDA_VISIBLE_DEVICES %d", var, n, cuda_listed);
     }
-    h->gpus_per_task = w->gpus_per_task ? w->gpus_per_task : (max_tasks ? per_node / max_tasks : 0);
+}
+
+/* The node's GPUs split among its tasks: g each (0 = per_node / max_tasks), ids from `cuda`
+   (NULL: numbered from 0). */
+CRES__PRIVATE cres_result cres__hpc_split(cres__hpc *h, int g, int per_node, const char *cuda,
+                                          int max_tasks, cres_error *err) {
+    const char *who = h->base.vtable->name;
+    h->gpus_per_task = g ? g : (max_tasks ? per_node / max_tasks : 0);
     if ((long long)h->gpus_per_task * max_tasks > per_node)
         return cres__fail(
             err, CRES_ERR_ENVIRONMENT,
@@ -10517,6 +10575,83 @@ CRES__PRIVATE cres_result cres__hpc_gpus(cres__hpc *h, const cres__hpc_want *w, 
             max_tasks, h->gpus_per_task, (long long)h->gpus_per_task * max_tasks, per_node);
     if (!(h->devices = cres__strdup(&h->base.config.allocator, cuda ? cuda : "")))
         return cres__oom(err, who);
+    return CRES_OK;
+}
+
+/* The launcher gave this task its own list already: passed on unchanged (visible devices ""),
+   its length the task's count. The caller's own count must agree: gpus_per_node asks for a
+   split of the node's list, which this task cannot see. */
+CRES__PRIVATE cres_result cres__hpc_bound(cres__hpc *h, const cres__hpc_want *w, const char *cuda,
+                                          int listed, const char *why, cres_error *err) {
+    const char *who = h->base.vtable->name;
+    char q[CRES__QUOTE_SIZE];
+    if (w->gpus_per_node > 0)
+        return cres__fail(err, CRES_ERR_ENVIRONMENT,
+                          "%s: options.gpus_per_node (--gpus-per-node) %d would split the node's "
+                          "GPUs among its tasks, but the launcher gave each task its own (%s)",
+                          who, w->gpus_per_node, why);
+    if (w->gpus_per_task > 0 && w->gpus_per_task != listed)
+        return cres__fail(err, CRES_ERR_ENVIRONMENT,
+                          "%s: options.gpus_per_task (--gpus-per-task) %d, but the launcher gave "
+                          "this task its own GPUs (%s) and CUDA_VISIBLE_DEVICES lists %d",
+                          who, w->gpus_per_task, why, listed);
+    if (listed)
+        cres__log(&h->base, CRES_LOG_INFO,
+                  "%s: CUDA_VISIBLE_DEVICES=%s is this task's own (%s): passed on unchanged", who,
+                  cres__quote(q, sizeof q, cuda, strlen(cuda)), why);
+    h->gpus_per_task = listed;
+    return CRES_OK;
+}
+
+/* GPUs per task and the ids they come from. A list is split among the node's tasks only when
+   the caller says so (gpus_per_node, gpus_per_task) or the launcher says it is the node's;
+   one the launcher bound to this task, or one nobody speaks for, is left as it is. */
+CRES__PRIVATE cres_result cres__hpc_gpus(cres__hpc *h, const cres__hpc_want *w, int max_tasks,
+                                         cres_error *err) {
+    const char *who = h->base.vtable->name, *cuda = NULL;
+    int per_node = w->gpus_per_node, listed = 0, told = per_node > 0 || w->gpus_per_task > 0;
+    cres__gpu_word said;
+    char q[CRES__QUOTE_SIZE];
+    cres_result res;
+    if (per_node < CRES_NO_GPUS || per_node > 4096 || w->gpus_per_task < 0 ||
+        w->gpus_per_task > 4096)
+        return cres__fail(err, CRES_ERR_INVALID_ARGUMENT,
+                          "%s: gpus_per_node %d / gpus_per_task %d: not 0 to 4096", who, per_node,
+                          w->gpus_per_task);
+    if (per_node == CRES_NO_GPUS)
+        return cres__hpc_split(h, w->gpus_per_task, 0, NULL, max_tasks, err);
+    if ((res = cres__cuda_devices(&h->base, &cuda, &listed, told ? NULL : err)) != CRES_OK) {
+        if (!told) return res;
+        cuda = NULL; /* an explicit count numbers from 0 whatever the variable holds */
+        listed = 0;
+    }
+    memset(&said, 0, sizeof said);
+    said.on_node = -1;
+    if (w->gpu_reader && (res = w->gpu_reader(&h->base, &said, err)) != CRES_OK) return res;
+    cres__gpu_lists_bound(&h->base, listed, &said);
+    if (said.bound[0]) return cres__hpc_bound(h, w, cuda, listed, said.bound, err);
+    if (per_node > 0 && said.on_node >= 0 && said.on_node != per_node)
+        return cres__fail(err, CRES_ERR_ENVIRONMENT,
+                          "%s: options.gpus_per_node (--gpus-per-node) %d, but %s=%d", who,
+                          per_node, said.on_node_var, said.on_node);
+    if (told)
+        return cres__hpc_split(h, w->gpus_per_task, per_node ? per_node : listed,
+                               per_node > listed ? NULL : cuda, max_tasks, err);
+    if (said.on_node >= 0 && said.on_node == listed)
+        return cres__hpc_split(h, 0, listed, cuda, max_tasks, err);
+    if (listed && said.on_node >= 0)
+        cres__log(&h->base, CRES_LOG_INFO,
+                  "%s: CUDA_VISIBLE_DEVICES=%s left as it is: it lists %d devices, %s=%d", who,
+                  cres__quote(q, sizeof q, cuda, strlen(cuda)), listed, said.on_node_var,
+                  said.on_node);
+    else if (listed)
+        cres__log(&h->base, CRES_LOG_INFO,
+                  "%s: CUDA_VISIBLE_DEVICES=%s left as it is: %s whether it lists the node's "
+                  "GPUs or this task's own (options.gpus_per_node or gpus_per_task, "
+                  "--gpus-per-node or --gpus-per-task, would split it as the node's)",
+                  who, cres__quote(q, sizeof q, cuda, strlen(cuda)),
+                  said.unsaid ? said.unsaid : "the launcher does not say");
+    h->gpus_per_task = listed;
     return CRES_OK;
 }
 
@@ -10613,7 +10748,8 @@ CRES__PRIVATE cres_result cres__hpc_accelerators(cres_resolver *r, const char *t
     return res;
 }
 
-/* Task k of a node sees devices k*g .. k*g+g-1 of the node's list. */
+/* Task k of a node sees devices k*g .. k*g+g-1 of the node's list ("" when each task keeps
+   the list it has). */
 CRES__PRIVATE cres_result cres__hpc_devices(cres_resolver *r, const char *task_type, int task_id,
                                             char *buf, size_t cap, size_t *out_len,
                                             cres_error *err) {
@@ -10624,6 +10760,7 @@ CRES__PRIVATE cres_result cres__hpc_devices(cres_resolver *r, const char *task_t
     if (res != CRES_OK) return res;
     if (h->gpus_per_task > 0) {
         if ((res = cres__hpc_rank(h, task_type, task_id, &rank, err)) != CRES_OK) return res;
+        if (!h->devices) return cres__finish(&w, out_len, err);
         first = h->local[rank] * h->gpus_per_task;
         for (k = first; k < first + h->gpus_per_task; k++) {
             if (k > first) cres__puts(&w, ",");
@@ -10659,12 +10796,13 @@ CRES__PRIVATE cres_result cres__hpc_new(const cres_resolver_vtable *vtable,
 
 CRES__PRIVATE void cres__hpc_want_set(cres__hpc_want *w, const cres_job_count *jobs,
                                       size_t jobs_count, int port_base, int gpus_per_node,
-                                      int gpus_per_task) {
+                                      int gpus_per_task, cres__gpu_reader gpu_reader) {
     w->jobs = jobs;
     w->jobs_count = jobs_count;
     w->port_base = port_base;
     w->gpus_per_node = gpus_per_node;
     w->gpus_per_task = gpus_per_task;
+    w->gpu_reader = gpu_reader;
 }
 
 CRES__PRIVATE cres_result cres__hpc_finish(cres_resolver *r, cres_result res, cres__layout *l,
@@ -10679,28 +10817,29 @@ CRES__PRIVATE cres_result cres__hpc_finish(cres_resolver *r, cres_result res, cr
 }
 
 /* The create function of an HPC backend (Slurm, MPI, the schedulers): the options they all
-   share, then layout(r, o, &l, err) places the ranks. */
-#define CRES__HPC_CREATE(fn, vtable, options_type, layout)                                      \
-    CRES_API cres_result fn(const options_type *o, cres_resolver **out, cres_error *err) {     \
-        options_type none;                                                                     \
-        cres__hpc_want w;                                                                      \
-        cres__layout l;                                                                        \
-        cres_resolver *r;                                                                      \
-        cres_result res;                                                                       \
-        if (!o) {                                                                              \
-            memset(&none, 0, sizeof none);                                                     \
-            o = &none;                                                                         \
-        }                                                                                      \
-        cres__clear(err);                                                                      \
-        if (!out) return cres__fail(err, CRES_ERR_INVALID_ARGUMENT, "out is NULL");            \
-        *out = NULL;                                                                           \
-        if ((res = cres__hpc_new(&vtable, o->config, &r, &l, err)) != CRES_OK) return res;     \
-        cres__hpc_want_set(&w, o->jobs, o->jobs_count, o->port_base, o->gpus_per_node,         \
-                           o->gpus_per_task);                                                  \
-        res = layout(r, o, &l, err);                                                           \
-        return cres__created(                                                                  \
-            r, cres__hpc_finish(r, res, &l, &w, o->task_type, o->task_id, o->rpc_layer, err),  \
-            out);                                                                              \
+   share, then layout(r, o, &l, err) places the ranks; gpu_reader says what the launcher says
+   of the GPU lists (NULL: nothing). */
+#define CRES__HPC_CREATE(fn, vtable, options_type, layout, gpu_reader)                        \
+    CRES_API cres_result fn(const options_type *o, cres_resolver **out, cres_error *err) {    \
+        options_type none;                                                                    \
+        cres__hpc_want w;                                                                     \
+        cres__layout l;                                                                       \
+        cres_resolver *r;                                                                     \
+        cres_result res;                                                                      \
+        if (!o) {                                                                             \
+            memset(&none, 0, sizeof none);                                                    \
+            o = &none;                                                                        \
+        }                                                                                     \
+        cres__clear(err);                                                                     \
+        if (!out) return cres__fail(err, CRES_ERR_INVALID_ARGUMENT, "out is NULL");           \
+        *out = NULL;                                                                          \
+        if ((res = cres__hpc_new(&vtable, o->config, &r, &l, err)) != CRES_OK) return res;    \
+        cres__hpc_want_set(&w, o->jobs, o->jobs_count, o->port_base, o->gpus_per_node,        \
+                           o->gpus_per_task, gpu_reader);                                     \
+        res = layout(r, o, &l, err);                                                          \
+        return cres__created(                                                                 \
+            r, cres__hpc_finish(r, res, &l, &w, o->task_type, o->task_id, o->rpc_layer, err), \
+            out);                                                                             \
     }
 #endif /* CRES__HPC */
 
@@ -10729,6 +10868,71 @@ CRES__PRIVATE cres_result cres__slurm_deal(const cres_resolver *r, cres__layout 
     return cres__fail(err, CRES_ERR_UNSUPPORTED,
                       "%s: SLURM_DISTRIBUTION=%s is not supported (block, cyclic, plane)",
                       r->vtable->name, cres__quote(q, sizeof q, d, strlen(d)));
+}
+
+/* The GPU binding type of a --gpu-bind value ("verbose,closest" is closest), or of the
+   gres/gpu part of a --tres-bind one ("gres/gpu:per_task:2+gres/nic:closest"); "" = none
+   given. */
+CRES__PRIVATE size_t cres__slurm_bind_type(const char *v, int tres, const char **type) {
+    const char *gpu = v ? strstr(v, "gres/gpu:") : NULL;
+    size_t n;
+    *type = "";
+    if (!v || (tres && !gpu)) return 0;
+    if (tres) v = gpu + 9;
+    n = strcspn(v, "+");
+    if (n >= 7 && strncmp(v, "verbose", 7) == 0) {
+        v += 7;
+        n -= 7;
+        if (n && *v == ',') v++, n--;
+    }
+    *type = v;
+    return n;
+}
+
+/* Slurm's word on the GPU lists a task sees. slurmstepd (src/plugins/gres/common/
+   gres_common.c, gres_common_gpu_set_env) sets SLURM_GPUS_ON_NODE to the step's GPUs on the
+   node and CUDA_VISIBLE_DEVICES (and ROCR_VISIBLE_DEVICES, ZE_AFFINITY_MASK,
+   GPU_DEVICE_ORDINAL, as gres.conf's flags say) to those the task may use: all of them, or
+   its own when the step binds GPUs to tasks. srun(1) binds for --gpus-per-task (per_task)
+   and --ntasks-per-gpu (single) unless --gpu-bind=none, and for any other --gpu-bind
+   (--tres-bind=gres/gpu:TYPE). The tasks see those options in the job's SLURM_GPUS_PER_TASK,
+   SLURM_NTASKS_PER_GPU, SLURM_GPU_BIND (sbatch, salloc) and from Slurm 23.11
+   SLURM_TRES_PER_TASK ("gres/gpu=2") and SLURM_TRES_BIND ("gres/gpu:per_task:2", srun's
+   too); srun 22.05 names its own only in SLURM_NTASKS_PER_TRES, so a list shorter than
+   SLURM_GPUS_ON_NODE is the other sign. SLURM_STEP_GPUS is narrowed with the list and
+   SLURM_JOB_GPUS is the batch node's: neither tells. */
+CRES__PRIVATE cres_result cres__slurm_gpus(const cres_resolver *r, cres__gpu_word *said,
+                                           cres_error *err) {
+    static const char *const implicit[] = {"SLURM_GPUS_PER_TASK", "SLURM_NTASKS_PER_GPU",
+                                           "SLURM_NTASKS_PER_TRES", NULL};
+    const char *bind_var = "SLURM_TRES_BIND", *bind = cres_resolver_getenv(r, bind_var);
+    const char *type, *per_task = cres_resolver_getenv(r, "SLURM_TRES_PER_TASK"), *hint;
+    size_t n = cres__slurm_bind_type(bind, 1, &type);
+    char q[CRES__QUOTE_SIZE];
+    cres_result res = cres__env_int(r, "SLURM_GPUS_ON_NODE", 0, 0, 4096, &said->on_node, err);
+    if (res != CRES_OK) return res;
+    said->on_node_var = "SLURM_GPUS_ON_NODE";
+    if (said->on_node < 0)
+        said->unsaid = "SLURM_GPUS_ON_NODE (the step's GPUs on the node) is not set, so "
+                       "nothing says";
+    if (!n)
+        n = cres__slurm_bind_type(bind = cres_resolver_getenv(r, bind_var = "SLURM_GPU_BIND"), 0,
+                                  &type);
+    if (n == 4 && strncmp(type, "none", 4) == 0) return CRES_OK;
+    if (n) {
+        snprintf(said->bound, sizeof said->bound, "%s=%s", bind_var,
+                 cres__quote(q, sizeof q, bind, strlen(bind)));
+        return CRES_OK;
+    }
+    if ((hint = cres__env_any(r, implicit)) != NULL) {
+        const char *v = cres_resolver_getenv(r, hint);
+        snprintf(said->bound, sizeof said->bound, "%s=%s", hint,
+                 cres__quote(q, sizeof q, v, strlen(v)));
+    } else if (per_task && strstr(per_task, "gres/gpu")) {
+        snprintf(said->bound, sizeof said->bound, "SLURM_TRES_PER_TASK=%s",
+                 cres__quote(q, sizeof q, per_task, strlen(per_task)));
+    }
+    return CRES_OK;
 }
 
 /* Without a step, one process is the answer only when the job says one: SLURM_PROCID 0 (or
@@ -10874,7 +11078,7 @@ CRES__PRIVATE cres_result cres__slurm_own_layout(const cres_resolver *r,
 }
 
 CRES__HPC_CREATE(cres_slurm_resolver_create, cres__slurm_vtable, cres_slurm_options,
-                 cres__slurm_own_layout)
+                 cres__slurm_own_layout, cres__slurm_gpus)
 #else
 CRES__LEFT_OUT(cres_slurm_resolver_create, cres_slurm_options, "slurm", "CLUSTER_RESOLVER_NO_SLURM")
 #endif /* CLUSTER_RESOLVER_NO_SLURM */
@@ -11215,6 +11419,19 @@ CRES__PRIVATE cres_result cres__lsf_slots(const cres_resolver *r, const char *va
                       launch_node ? " besides the launch node" : "");
 }
 
+/* jsrun gives each resource set its own GPUs in CUDA_VISIBLE_DEVICES, shared by the set's
+   ranks (jsrun(1), --gpu_per_rs): never the node's list. Outside jsrun LSF does not say. */
+CRES__PRIVATE cres_result cres__jsrun_gpus(const cres_resolver *r, cres__gpu_word *said,
+                                           cres_error *err) {
+    (void)err;
+    if (cres__env_set(r, "JSM_NAMESPACE_RANK"))
+        snprintf(said->bound, sizeof said->bound,
+                 "JSM_NAMESPACE_RANK is set: jsrun binds GPUs to each resource set");
+    else
+        said->unsaid = "LSF does not say";
+    return CRES_OK;
+}
+
 typedef struct cres__mpi_identity {
     int rank, size;              /* size -1 = unknown */
     int local_rank, local_size;  /* -1 = unknown */
@@ -11499,11 +11716,24 @@ CRES__PRIVATE cres_result cres__mpi_layout(const cres_resolver *r, const cres_mp
                       r->vtable->name, id.size_var, id.size);
 }
 
+/* mpirun and mpiexec say nothing of GPUs: each rank has what its environment had. Under jsrun
+   jsrun's word holds, and in a Slurm job Slurm's (srun's own ranks, or the step of mpirun's
+   daemons, whose ranks share their node's list). */
+CRES__PRIVATE cres_result cres__mpi_gpus(const cres_resolver *r, cres__gpu_word *said,
+                                         cres_error *err) {
+    static const char *const slurm[] = {"SLURM_STEP_NODELIST", "SLURM_JOB_ID", "SLURM_JOBID", NULL};
+    if (cres__env_set(r, "JSM_NAMESPACE_RANK")) return cres__jsrun_gpus(r, said, err);
+    if (cres__env_any(r, slurm)) return cres__slurm_gpus(r, said, err);
+    said->unsaid = "mpirun and mpiexec do not say";
+    return CRES_OK;
+}
+
 static const cres_resolver_vtable cres__mpi_vtable = {
     "mpi", cres__hpc_resolve,  NULL, cres__hpc_accelerators, cres__hpc_destroy,
     cres__hpc_devices, NULL};
 
-CRES__HPC_CREATE(cres_mpi_resolver_create, cres__mpi_vtable, cres_mpi_options, cres__mpi_layout)
+CRES__HPC_CREATE(cres_mpi_resolver_create, cres__mpi_vtable, cres_mpi_options, cres__mpi_layout,
+                 cres__mpi_gpus)
 #else
 CRES__LEFT_OUT(cres_mpi_resolver_create, cres_mpi_options, "mpi", "CLUSTER_RESOLVER_NO_MPI")
 #endif /* CLUSTER_RESOLVER_NO_MPI */
@@ -11570,6 +11800,15 @@ CRES__PRIVATE cres_result cres__sched_script(const cres_resolver *r, cres__layou
 static const cres_resolver_vtable cres__pbs_vtable = {
     "pbs", cres__hpc_resolve,  NULL, cres__hpc_accelerators, cres__hpc_destroy,
     cres__hpc_devices, NULL};
+
+/* PBS says nothing of a task's GPUs, and under Cray PALS a wrapper script (ALCF's
+   set_affinity_gpu_polaris.sh, say) may have bound each rank's already. */
+CRES__PRIVATE cres_result cres__pbs_gpus(const cres_resolver *r, cres__gpu_word *said,
+                                         cres_error *err) {
+    (void)r, (void)err;
+    said->unsaid = "PBS does not say (under Cray PALS a wrapper script may have bound it)";
+    return CRES_OK;
+}
 
 /* pbsdsh's PBS_VNODENUM counts PBS_NODEFILE's lines; the layout (hosts merged in order of
    first mention) gives line i's host only when each host's lines are together. */
@@ -11653,7 +11892,8 @@ CRES__PRIVATE cres_result cres__pbs_layout(const cres_resolver *r, const cres_pb
                               "PMI_RANK or another MPI rank): the job script");
 }
 
-CRES__HPC_CREATE(cres_pbs_resolver_create, cres__pbs_vtable, cres_pbs_options, cres__pbs_layout)
+CRES__HPC_CREATE(cres_pbs_resolver_create, cres__pbs_vtable, cres_pbs_options, cres__pbs_layout,
+                 cres__pbs_gpus)
 #else
 CRES__LEFT_OUT(cres_pbs_resolver_create, cres_pbs_options, "pbs", "CLUSTER_RESOLVER_NO_PBS")
 #endif /* CLUSTER_RESOLVER_NO_PBS */
@@ -11702,7 +11942,8 @@ CRES__PRIVATE cres_result cres__lsf_layout(const cres_resolver *r, const cres_ls
         "another MPI rank): the job script");
 }
 
-CRES__HPC_CREATE(cres_lsf_resolver_create, cres__lsf_vtable, cres_lsf_options, cres__lsf_layout)
+CRES__HPC_CREATE(cres_lsf_resolver_create, cres__lsf_vtable, cres_lsf_options, cres__lsf_layout,
+                 cres__jsrun_gpus)
 #else
 CRES__LEFT_OUT(cres_lsf_resolver_create, cres_lsf_options, "lsf", "CLUSTER_RESOLVER_NO_LSF")
 #endif /* CLUSTER_RESOLVER_NO_LSF */
@@ -11711,6 +11952,13 @@ CRES__LEFT_OUT(cres_lsf_resolver_create, cres_lsf_options, "lsf", "CLUSTER_RESOL
 static const cres_resolver_vtable cres__sge_vtable = {
     "sge", cres__hpc_resolve,  NULL, cres__hpc_accelerators, cres__hpc_destroy,
     cres__hpc_devices, NULL};
+
+CRES__PRIVATE cres_result cres__sge_gpus(const cres_resolver *r, cres__gpu_word *said,
+                                         cres_error *err) {
+    (void)r, (void)err;
+    said->unsaid = "Grid Engine does not say";
+    return CRES_OK;
+}
 
 /* PE_HOSTFILE (NSLOTS, when set, must be its slots); ranks from the MPI launcher the job
    started (Open MPI reads PE_HOSTFILE itself), else the job script. */
@@ -11736,7 +11984,8 @@ CRES__PRIVATE cres_result cres__sge_layout(const cres_resolver *r, const cres_sg
         "the job script");
 }
 
-CRES__HPC_CREATE(cres_sge_resolver_create, cres__sge_vtable, cres_sge_options, cres__sge_layout)
+CRES__HPC_CREATE(cres_sge_resolver_create, cres__sge_vtable, cres_sge_options, cres__sge_layout,
+                 cres__sge_gpus)
 #else
 CRES__LEFT_OUT(cres_sge_resolver_create, cres_sge_options, "sge", "CLUSTER_RESOLVER_NO_SGE")
 #endif /* CLUSTER_RESOLVER_NO_SGE */
@@ -11745,6 +11994,16 @@ CRES__LEFT_OUT(cres_sge_resolver_create, cres_sge_options, "sge", "CLUSTER_RESOL
 static const cres_resolver_vtable cres__flux_vtable = {
     "flux", cres__hpc_resolve,  NULL, cres__hpc_accelerators, cres__hpc_destroy,
     cres__hpc_devices, NULL};
+
+/* The Flux shell's gpu-affinity option sets CUDA_VISIBLE_DEVICES to the node's GPUs ("on",
+   the default) or to each task's ("per-task", "map:"; flux-core src/shell/gpubind.c), and
+   no variable tells a task which. */
+CRES__PRIVATE cres_result cres__flux_gpus(const cres_resolver *r, cres__gpu_word *said,
+                                          cres_error *err) {
+    (void)r, (void)err;
+    said->unsaid = "Flux does not tell a task its gpu-affinity (the node's GPUs, or its own)";
+    return CRES_OK;
+}
 
 /* Flux names no hosts to its tasks (FLUX_TASK_RANK, FLUX_JOB_SIZE, FLUX_TASK_LOCAL_ID,
    FLUX_JOB_NNODES): they come from options.hostfile (`flux hostlist`'s hosts, one per line,
@@ -11797,8 +12056,8 @@ CRES__PRIVATE cres_result cres__flux_layout(const cres_resolver *r, const cres_f
     return res;
 }
 
-CRES__HPC_CREATE(cres_flux_resolver_create, cres__flux_vtable, cres_flux_options,
-                   cres__flux_layout)
+CRES__HPC_CREATE(cres_flux_resolver_create, cres__flux_vtable, cres_flux_options, cres__flux_layout,
+                 cres__flux_gpus)
 #else
 CRES__LEFT_OUT(cres_flux_resolver_create, cres_flux_options, "flux", "CLUSTER_RESOLVER_NO_FLUX")
 #endif /* CLUSTER_RESOLVER_NO_FLUX */

@@ -630,7 +630,7 @@ static void usage(FILE *f) {
         "URL\n"
         "               --token-file F | --credentials F (as gce) --ca-file F (for --tpu-url)\n"
         "  slurm:       --jobs worker=3,ps=1 (default: worker=every task)  --port-base N (8888)\n"
-        "               --gpus-per-node N (default: count $CUDA_VISIBLE_DEVICES; 0 = none) "
+        "               --gpus-per-node N (split the node's N; default: Slurm's word; 0 = none) "
         "--gpus-per-task N\n"
         "  mpi:         --hostfile F (Open MPI or MPICH format)  --host H (single-host jobs)\n"
         "               and the slurm options\n"

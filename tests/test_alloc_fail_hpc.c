@@ -167,7 +167,7 @@ static void walk(const scenario *sc) { alloc_walk(sc->name, run_scenario, sc, sc
    Slurm: the environment of `srun -N4 -n8` on node[1-4], 4+2+1+1 tasks */
 
 #define SRUN_N4_N8 "SLURM_JOB_ID", "4242", "SLURM_STEP_NODELIST", "node[1-4]", "SLURM_STEP_TASKS_PER_NODE", "4,2,1(x2)", \
-                   "SLURM_STEP_NUM_TASKS", "8"
+                   "SLURM_STEP_NUM_TASKS", "8", "SLURM_GPUS_ON_NODE", "4"
 
 static void slurm_block(void **state) {
     static const char *const env[] = {SRUN_N4_N8, "SLURM_PROCID", "5", "SLURM_NODEID", "1", "SLURM_LOCALID", "1",
@@ -223,10 +223,22 @@ static void slurm_two_jobs(void **state) {
 static void slurm_gpus(void **state) {
     static const char *const env[] = {"SLURM_JOB_ID", "7", "SLURM_STEP_NODELIST", "gpu[01-02]", "SLURM_STEP_TASKS_PER_NODE",
                                       "2(x2)", "SLURM_STEP_NUM_TASKS", "4", "SLURM_PROCID", "3", "SLURM_DISTRIBUTION",
-                                      "cyclic:block", "CUDA_VISIBLE_DEVICES", "4,5,6,7", NULL};
+                                      "cyclic:block", "CUDA_VISIBLE_DEVICES", "4,5,6,7", "SLURM_GPUS_ON_NODE", "4", NULL};
     static const scenario sc = {"slurm GPUs", SLURM, env, NULL, 0, NULL, NULL, NULL, 0, CRES_OK, "slurm",
                                 "{\"worker\": [\"gpu01:8888\", \"gpu02:8888\", \"gpu01:8889\", \"gpu02:8889\"]}",
                                 "worker 3", "grpc://gpu02:8889", "6,7", 2, NULL};
+    (void)state;
+    walk(&sc);
+}
+
+/* `srun --gpus-per-task=2`: the task's own two GPUs, passed on unchanged. */
+static void slurm_gpus_bound(void **state) {
+    static const char *const env[] = {"SLURM_JOB_ID", "7", "SLURM_STEP_NODELIST", "gpu01", "SLURM_STEP_TASKS_PER_NODE",
+                                      "2", "SLURM_STEP_NUM_TASKS", "2", "SLURM_PROCID", "1", "SLURM_LOCALID", "1",
+                                      "CUDA_VISIBLE_DEVICES", "2,3", "SLURM_GPUS_ON_NODE", "4", NULL};
+    static const scenario sc = {"slurm GPUs bound per task", SLURM, env, NULL, 0, NULL, NULL, NULL, 0, CRES_OK, "slurm",
+                                "{\"worker\": [\"gpu01:8888\", \"gpu01:8889\"]}", "worker 1", "grpc://gpu01:8889", "",
+                                2, NULL};
     (void)state;
     walk(&sc);
 }
@@ -264,11 +276,12 @@ static void mpi_openmpi_hostfile(void **state) {
     walk(&sc);
 }
 
+/* mpiexec does not say whose CUDA_VISIBLE_DEVICES is: left as it is. */
 static void mpi_mpich_hostfile_gpus(void **state) {
     static const char *const env[] = {"PMI_RANK", "2", "PMI_SIZE", "4", "CUDA_VISIBLE_DEVICES", "0,1", NULL};
     static const scenario sc = {"mpi MPICH hostfile, GPUs", MPI, env, NULL, 0, mpich_path, NULL, NULL, 0, CRES_OK, "mpi",
                                 "{\"worker\": [\"gpu-a:8888\", \"gpu-a:8889\", \"gpu-b:8888\", \"gpu-b:8889\"]}",
-                                "worker 2", "grpc://gpu-b:8888", "0", 1, NULL};
+                                "worker 2", "grpc://gpu-b:8888", "", 2, NULL};
     (void)state;
     walk(&sc);
 }
@@ -549,6 +562,7 @@ int main(void) {
         cmocka_unit_test(slurm_plane),
         cmocka_unit_test(slurm_two_jobs),
         cmocka_unit_test(slurm_gpus),
+        cmocka_unit_test(slurm_gpus_bound),
         cmocka_unit_test(slurm_batch_script),
         cmocka_unit_test(slurm_counts_mismatch),
         cmocka_unit_test(mpi_openmpi_hostfile),

@@ -247,8 +247,9 @@ def test_slurm_cyclic_places_ranks_like_srun():
 
 
 def test_slurm_jobs_gpus_and_torchrun_exports():
+    # the step's 8 GPUs on node1, which every task there sees (SLURM_GPUS_ON_NODE: no binding)
     env = dict(SLURM_CYCLIC, SLURM_DISTRIBUTION="block", SLURM_NODEID="0", SLURM_LOCALID="1", SLURM_PROCID="1",
-               SLURMD_NODENAME="node1", CUDA_VISIBLE_DEVICES="4,5,6,7,8,9,10,11")
+               SLURMD_NODENAME="node1", CUDA_VISIBLE_DEVICES="4,5,6,7,8,9,10,11", SLURM_GPUS_ON_NODE="8")
     out = exports(ok(["slurm", "--jobs", "worker=6,ps=2", "--format", "torchrun"], env=env))
     assert out == {"MASTER_ADDR": "node1", "MASTER_PORT": "8888", "WORLD_SIZE": "8", "RANK": "1",
                    "LOCAL_RANK": "1", "LOCAL_WORLD_SIZE": "4", "GROUP_RANK": "0", "GROUP_WORLD_SIZE": "4",
@@ -261,7 +262,7 @@ def test_slurm_jobs_gpus_and_torchrun_exports():
 
 def test_slurm_exec_sets_cuda_for_the_child_only():
     env = dict(SLURM_CYCLIC, SLURM_DISTRIBUTION="block", SLURM_NODEID="0", SLURM_LOCALID="0", SLURM_PROCID="0",
-               SLURMD_NODENAME="node1", CUDA_VISIBLE_DEVICES="0,1,2,3")
+               SLURMD_NODENAME="node1", CUDA_VISIBLE_DEVICES="0,1,2,3", SLURM_GPUS_ON_NODE="4")
     out = ok(["slurm", "--format", "jax", "--exec", "--", "sh", "-c",
               'echo "$JAX_COORDINATOR_ADDRESS $JAX_NUM_PROCESSES $JAX_PROCESS_ID $CUDA_VISIBLE_DEVICES"'], env=env)
     assert out == "node1:8888 8 0 0\n", out
@@ -667,7 +668,7 @@ def test_machinefile_cannot_hold_ipv6():
 # ---- jax and torchrun-node with GPUs, and --exec ---------------------------------------------
 
 def test_jax_format_assigns_gpus_from_slurm():
-    env = dict(SLURM_2X2, CUDA_VISIBLE_DEVICES="0,1,2,3")
+    env = dict(SLURM_2X2, CUDA_VISIBLE_DEVICES="0,1,2,3", SLURM_GPUS_ON_NODE="4")
     expected = ("export JAX_COORDINATOR_ADDRESS=node1:8888\nexport JAX_NUM_PROCESSES=4\nexport JAX_PROCESS_ID=3\n"
                 "export CUDA_VISIBLE_DEVICES=2,3\nexport JAX_LOCAL_DEVICE_IDS=0,1\n")
     assert ok(["slurm", "--gpus-per-task", "2", "--format", "jax"], env=env) == expected

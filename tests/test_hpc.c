@@ -92,6 +92,17 @@ static void step(const char *nodes, const char *tpn, int ntasks, int procid) {
     env_setf("SLURM_PROCID", "%d", procid);
 }
 
+/* The GPUs srun gives every task of a step that has `list` on the node and binds none to a
+   task: the list and SLURM_GPUS_ON_NODE, its length (slurmstepd's gres_common_gpu_set_env,
+   src/plugins/gres/common/gres_common.c in Slurm 22.05 to 24.11). */
+static void step_gpus(const char *list) {
+    int n = 1;
+    const char *p;
+    for (p = list; *p; p++) n += *p == ',';
+    env_set("CUDA_VISIBLE_DEVICES", list);
+    env_setf("SLURM_GPUS_ON_NODE", "%d", n);
+}
+
 /* Rank 5 of `srun -N4 -n8` on the four simulated nodes (envs/slurm/srun-N4-n8-env.rank5.txt). */
 static const char srun_n4_n8_rank5[] =
     "SLURM_CLUSTER_NAME=testcluster\n"
@@ -198,7 +209,7 @@ static void s1_one_task_per_node_one_gpu(void **state) {
     cres_resolver *r;
     (void)state;
     tf_step(0, 3, "1(x3)");
-    env_set("CUDA_VISIBLE_DEVICES", "0");
+    step_gpus("0");
     r = slurm();
     assert_string_equal(resolved_json(r), dq("{'worker': ['t02n13:8888', 't02n41:8888', 't02n43:8888']}"));
     assert_string_equal(master_of(r, "worker", 0, "grpc"), "grpc://t02n13:8888");
@@ -314,7 +325,7 @@ static void readme_two_nodes_four_gpus_defaults(void **state) {
     cres_resolver *r;
     (void)state;
     step("t02n13,t02n41", "2(x2)", 4, 0);
-    env_set("CUDA_VISIBLE_DEVICES", "0,1,2,3");
+    step_gpus("0,1,2,3");
     r = slurm();
     assert_string_equal(resolved_json(r),
                         dq("{'worker': ['t02n13:8888', 't02n13:8889', 't02n41:8888', 't02n41:8889']}"));
@@ -899,7 +910,7 @@ static void cuda_visible_devices_ids_are_taken_from_the_list(void **state) {
     cres_resolver *r;
     (void)state;
     step("n[1-2]", "2(x2)", 4, 1);
-    env_set("CUDA_VISIBLE_DEVICES", "4,5,6,7");
+    step_gpus("4,5,6,7");
     r = slurm();
     assert_int_equal(gpus_of(r), 2);
     assert_string_equal(devices_of(r, NULL, -1), "6,7");
@@ -909,7 +920,7 @@ static void cuda_visible_devices_ids_are_taken_from_the_list(void **state) {
     expect_cuda_unchanged(&before);
     cres_resolver_free(r);
     /* UUIDs are ids too; an odd GPU stays unused */
-    env_set("CUDA_VISIBLE_DEVICES", "GPU-aa,GPU-bb,GPU-cc");
+    step_gpus("GPU-aa,GPU-bb,GPU-cc");
     r = slurm();
     assert_int_equal(gpus_of(r), 1);
     assert_string_equal(devices_of(r, "worker", 0), "GPU-aa");
@@ -921,7 +932,7 @@ static void gpus_on_nodes_with_fewer_tasks(void **state) {
     cres_resolver *r;
     (void)state;
     step("n[1-2]", "2,1", 3, 2);
-    env_set("CUDA_VISIBLE_DEVICES", "0,1");
+    step_gpus("0,1");
     r = slurm();
     assert_int_equal(gpus_of(r), 1);
     assert_string_equal(devices_of(r, "worker", 0), "0");
@@ -965,6 +976,218 @@ static void gpus_per_node_option_wins_over_cuda(void **state) {
     assert_string_equal(devices_of(r, NULL, -1), "2,3");
     assert_string_equal(devices_of(r, "worker", 0), "0,1");
     cres_resolver_free(r);
+}
+
+/* `srun -N1 -n2 --gpus-per-task=2` on a node of four GPUs: slurmstepd gives each task its
+   own two (CUDA_VISIBLE_DEVICES "2,3" for task 1) and SLURM_GPUS_ON_NODE, the step's four;
+   srun 22.05 sets no variable naming the option (src/common/env.c set_env_from_opts is
+   sbatch's and salloc's there). The list is passed on unchanged, never split again ("3"). */
+static void gpus_per_task_binding_is_passed_on(void **state) {
+    cres_resolver *r;
+    (void)state;
+    log_config();
+    step("n1", "2", 2, 1);
+    env_set("SLURM_LOCALID", "1");
+    env_set("SLURM_GPUS_ON_NODE", "4");
+    env_set("CUDA_VISIBLE_DEVICES", "2,3");
+    r = slurm();
+    assert_int_equal(gpus_of(r), 2);
+    assert_string_equal(devices_of(r, NULL, -1), "");
+    assert_string_equal(devices_of(r, "worker", 0), "");
+    HAS(logs.text, "INFO slurm: CUDA_VISIBLE_DEVICES=\"2,3\" is this task's own (SLURM_GPUS_ON_NODE=4 but "
+                   "CUDA_VISIBLE_DEVICES lists 2): passed on unchanged\n");
+    cres_resolver_free(r);
+    /* the task that got one GPU of a single:2 binding, UUIDs as Slurm writes them for MIG */
+    env_set("CUDA_VISIBLE_DEVICES", "MIG-5e1b4c11-0f6a-5d0e-9c3b-2f1a8d7e6c5b");
+    r = slurm();
+    assert_int_equal(gpus_of(r), 1);
+    assert_string_equal(devices_of(r, NULL, -1), "");
+    cres_resolver_free(r);
+}
+
+/* Each variable through which the tasks see a binding option (srun(1) OUTPUT and INPUT
+   ENVIRONMENT VARIABLES; sbatch and salloc export them, srun from 23.11 the SLURM_TRES_*
+   ones; src/common/env.c set_env_from_opts): with or without SLURM_GPUS_ON_NODE, the list is
+   the task's own. --gpu-bind=none (or gres/gpu:none) turns the implicit ones off. */
+static void each_slurm_binding_variable_keeps_the_list(void **state) {
+    static const char *const bound[][2] = {
+        {"SLURM_GPUS_PER_TASK", "2"},
+        {"SLURM_GPUS_PER_TASK", "a100:2"},
+        {"SLURM_NTASKS_PER_GPU", "1"},
+        {"SLURM_NTASKS_PER_TRES", "1"},
+        {"SLURM_GPU_BIND", "closest"},
+        {"SLURM_GPU_BIND", "verbose,map_gpu:0,1"},
+        {"SLURM_GPU_BIND", "single:1"},
+        {"SLURM_TRES_BIND", "gres/gpu:per_task:2"},
+        {"SLURM_TRES_BIND", "gres/nic:closest+gres/gpu:verbose,mask:0x3,0xc"},
+        {"SLURM_TRES_PER_TASK", "cpu=2,gres/gpu=2"},
+        {"SLURM_TRES_PER_TASK", "gres/gpu:a100=2"},
+    };
+    size_t i;
+    (void)state;
+    for (i = 0; i < sizeof bound / sizeof bound[0]; i++) {
+        cres_resolver *r;
+        char want[160];
+        env_reset();
+        log_config();
+        step("n1", "2", 2, 1);
+        env_set("SLURM_LOCALID", "1");
+        env_set("CUDA_VISIBLE_DEVICES", "2,3");
+        env_set(bound[i][0], bound[i][1]);
+        r = slurm();
+        assert_int_equal(gpus_of(r), 2);
+        assert_string_equal(devices_of(r, NULL, -1), "");
+        snprintf(want, sizeof want, "is this task's own (%s=\"%s\")", bound[i][0], bound[i][1]);
+        HAS(logs.text, want);
+        cres_resolver_free(r);
+    }
+    /* none, and verbose alone, bind nothing: the step's list is the node's and is split */
+    env_reset();
+    step("n1", "2", 2, 1);
+    env_set("SLURM_LOCALID", "1");
+    step_gpus("0,1,2,3");
+    env_set("SLURM_GPUS_PER_TASK", "2");
+    env_set("SLURM_GPU_BIND", "none");
+    cres_resolver *r = slurm();
+    assert_string_equal(devices_of(r, NULL, -1), "2,3");
+    cres_resolver_free(r);
+    env_unset("SLURM_GPU_BIND");
+    env_set("SLURM_TRES_BIND", "gres/gpu:none");
+    r = slurm();
+    assert_string_equal(devices_of(r, NULL, -1), "2,3");
+    cres_resolver_free(r);
+    env_unset("SLURM_GPUS_PER_TASK");
+    env_set("SLURM_TRES_BIND", "gres/nic:closest"); /* no gres/gpu part: nothing of GPUs */
+    env_set("SLURM_GPU_BIND", "verbose");
+    r = slurm();
+    assert_string_equal(devices_of(r, NULL, -1), "2,3");
+    cres_resolver_free(r);
+    env_set("SLURM_TRES_PER_TASK", "cpu=2"); /* CPUs only */
+    r = slurm();
+    assert_string_equal(devices_of(r, NULL, -1), "2,3");
+    cres_resolver_free(r);
+}
+
+/* The other device lists a launcher narrows (Slurm writes one list into each that
+   gres.conf's flags name; wrapper scripts set ROCR_VISIBLE_DEVICES or ZE_AFFINITY_MASK per
+   rank): one shorter than the node's count, or than CUDA's list, is a binding, and CUDA's
+   list is not split either. */
+static void other_device_lists_show_a_binding(void **state) {
+    static const char *const vars[] = {"ROCR_VISIBLE_DEVICES", "HIP_VISIBLE_DEVICES", "ZE_AFFINITY_MASK",
+                                       "GPU_DEVICE_ORDINAL"};
+    size_t i;
+    (void)state;
+    for (i = 0; i < sizeof vars / sizeof vars[0]; i++) {
+        cres_resolver *r;
+        char want[160];
+        env_reset();
+        log_config();
+        step("n1", "2", 2, 1);
+        env_set("SLURM_LOCALID", "1");
+        step_gpus("0,1,2,3");
+        env_set(vars[i], "1");
+        r = slurm();
+        assert_int_equal(gpus_of(r), 4);
+        assert_string_equal(devices_of(r, NULL, -1), "");
+        snprintf(want, sizeof want, "(SLURM_GPUS_ON_NODE=4 but %s lists 1)", vars[i]);
+        HAS(logs.text, want);
+        cres_resolver_free(r);
+        /* no count from Slurm: shorter than CUDA's list */
+        env_unset("SLURM_GPUS_ON_NODE");
+        env_set(vars[i], "0.0,0.1"); /* ZE_AFFINITY_MASK's device.tile form counts two */
+        r = slurm();
+        assert_string_equal(devices_of(r, NULL, -1), "");
+        snprintf(want, sizeof want, "(%s lists 2 devices, CUDA_VISIBLE_DEVICES 4)", vars[i]);
+        HAS(logs.text, want);
+        cres_resolver_free(r);
+    }
+    /* as long as CUDA's, or blank: no binding shown */
+    env_reset();
+    step("n1", "2", 2, 1);
+    env_set("SLURM_LOCALID", "1");
+    step_gpus("0,1,2,3");
+    env_set("ROCR_VISIBLE_DEVICES", "0,1,2,3");
+    env_set("ZE_AFFINITY_MASK", " ");
+    cres_resolver *r = slurm();
+    assert_string_equal(devices_of(r, NULL, -1), "2,3");
+    cres_resolver_free(r);
+}
+
+/* The caller's GPU options against a binding: gpus_per_node asks to split a list this task
+   cannot see whole, and a gpus_per_task other than the task's count contradicts it; both are
+   errors naming the option and the binding. A gpus_per_task that agrees is the answer. A
+   gpus_per_node other than SLURM_GPUS_ON_NODE is an error too. */
+static void gpu_options_against_a_binding(void **state) {
+    cres_slurm_options o = slurm_options();
+    cres_resolver *r;
+    (void)state;
+    step("n1", "2", 2, 1);
+    env_set("SLURM_LOCALID", "1");
+    env_set("SLURM_GPUS_ON_NODE", "4");
+    env_set("CUDA_VISIBLE_DEVICES", "2,3");
+    env_set("SLURM_GPUS_PER_TASK", "2");
+    o.gpus_per_node = 4;
+    SLURM_FAILS(o, CRES_ERR_ENVIRONMENT, "options.gpus_per_node (--gpus-per-node) 4 would split the node's GPUs",
+                "(SLURM_GPUS_PER_TASK=\"2\")");
+    o.gpus_per_node = 0;
+    o.gpus_per_task = 1;
+    SLURM_FAILS(o, CRES_ERR_ENVIRONMENT, "options.gpus_per_task (--gpus-per-task) 1, but the launcher gave this "
+                "task its own GPUs (SLURM_GPUS_PER_TASK=\"2\") and CUDA_VISIBLE_DEVICES lists 2", NULL);
+    o.gpus_per_task = 2;
+    r = slurm_with(o);
+    assert_int_equal(gpus_of(r), 2);
+    assert_string_equal(devices_of(r, NULL, -1), "");
+    cres_resolver_free(r);
+    o.gpus_per_node = CRES_NO_GPUS; /* none wanted: nothing to contradict */
+    o.gpus_per_task = 0;
+    r = slurm_with(o);
+    assert_int_equal(gpus_of(r), 0);
+    cres_resolver_free(r);
+    /* no binding, but a node count other than Slurm's */
+    env_unset("SLURM_GPUS_PER_TASK");
+    step_gpus("0,1,2,3");
+    o.gpus_per_node = 8;
+    SLURM_FAILS(o, CRES_ERR_ENVIRONMENT, "options.gpus_per_node (--gpus-per-node) 8, but SLURM_GPUS_ON_NODE=4",
+                NULL);
+    o.gpus_per_node = 4;
+    r = slurm_with(o);
+    assert_string_equal(devices_of(r, NULL, -1), "2,3");
+    cres_resolver_free(r);
+}
+
+/* Whose list it is cannot be known: no SLURM_GPUS_ON_NODE (a list Slurm did not write), or a
+   list longer than it. Left as it is, and the log says why. */
+static void unsaid_gpu_lists_are_left_alone(void **state) {
+    cres_slurm_options o = slurm_options();
+    cres_resolver *r;
+    (void)state;
+    log_config();
+    step("n1", "2", 2, 1);
+    env_set("SLURM_LOCALID", "1");
+    env_set("CUDA_VISIBLE_DEVICES", "0,1,2,3");
+    r = slurm();
+    assert_int_equal(gpus_of(r), 4);
+    assert_string_equal(devices_of(r, NULL, -1), "");
+    HAS(logs.text, "INFO slurm: CUDA_VISIBLE_DEVICES=\"0,1,2,3\" left as it is: SLURM_GPUS_ON_NODE (the step's "
+                   "GPUs on the node) is not set, so nothing says whether it lists the node's GPUs or this task's "
+                   "own (options.gpus_per_node or gpus_per_task, --gpus-per-node or --gpus-per-task, would "
+                   "split it as the node's)\n");
+    cres_resolver_free(r);
+    env_set("SLURM_GPUS_ON_NODE", "2");
+    r = slurm();
+    assert_string_equal(devices_of(r, NULL, -1), "");
+    HAS(logs.text, "INFO slurm: CUDA_VISIBLE_DEVICES=\"0,1,2,3\" left as it is: it lists 4 devices, "
+                   "SLURM_GPUS_ON_NODE=2\n");
+    cres_resolver_free(r);
+    /* the caller saying so splits it */
+    env_unset("SLURM_GPUS_ON_NODE");
+    o.gpus_per_task = 2;
+    r = slurm_with(o);
+    assert_string_equal(devices_of(r, NULL, -1), "2,3");
+    cres_resolver_free(r);
+    /* a malformed count is an error naming it */
+    env_set("SLURM_GPUS_ON_NODE", "four");
+    SLURM_FAILS(o, CRES_ERR_ENVIRONMENT, "SLURM_GPUS_ON_NODE=\"four\"", NULL);
 }
 
 static void too_many_gpus_per_task_is_an_error(void **state) {
@@ -1019,7 +1242,7 @@ static void union_over_slurm_gives_its_devices(void **state) {
     cres_error err;
     (void)state;
     step("n[1-2]", "2(x2)", 4, 1);
-    env_set("CUDA_VISIBLE_DEVICES", "4,5,6,7");
+    step_gpus("4,5,6,7");
     child = slurm();
     memset(&uo, 0, sizeof uo);
     uo.resolvers = &child;
@@ -1039,7 +1262,7 @@ static void visible_devices_of_unknown_task_is_not_found(void **state) {
     cres_resolver *r;
     (void)state;
     step("n[1-2]", "2(x2)", 4, 1);
-    env_set("CUDA_VISIBLE_DEVICES", "0,1");
+    step_gpus("0,1");
     r = slurm();
     EXPECT(cres_visible_devices_of(r, "worker", 4, buf, sizeof buf, NULL, &err), CRES_ERR_NOT_FOUND);
     EXPECT(cres_visible_devices_of(r, "ps", 0, buf, sizeof buf, NULL, &err), CRES_ERR_NOT_FOUND);
@@ -1060,7 +1283,7 @@ static void accelerators_of_a_named_task(void **state) {
     cres_resolver *r;
     (void)state;
     step("n[1-2]", "2(x2)", 4, 1);
-    env_set("CUDA_VISIBLE_DEVICES", "0,1,2,3");
+    step_gpus("0,1,2,3");
     r = slurm();
     OK(cres_num_accelerators_of(r, "worker", 3, &acc, &err));
     assert_int_equal(acc.count, 1);
@@ -1523,6 +1746,39 @@ static void mpirun_inside_sbatch_mpi_wins(void **state) {
     for (rank = 0; rank < 4; rank++) mpirun_inside_sbatch(ompi_under_slurm_rank, rank);
 }
 
+/* GPUs of MPI ranks inside Slurm: Slurm's word holds. mpirun's ranks share their orted's
+   step list, which is the node's when SLURM_GPUS_ON_NODE counts it (split by the MPI local
+   rank); srun's own ranks (PMIx) bound with --gpus-per-task keep theirs. */
+static void mpi_gpus_inside_slurm(void **state) {
+    cres_resolver *r;
+    (void)state;
+    ompi_under_slurm_rank(3);
+    step_gpus("0,1,2,3");
+    r = mpi();
+    assert_int_equal(gpus_of(r), 2);
+    assert_string_equal(devices_of(r, NULL, -1), "2,3");
+    cres_resolver_free(r);
+    env_reset();
+    env_lines(srun_n4_n8_rank5);
+    env_set("PMIX_RANK", "5");
+    env_set("SLURM_GPUS_ON_NODE", "2");
+    env_set("CUDA_VISIBLE_DEVICES", "1");
+    r = mpi();
+    assert_int_equal(gpus_of(r), 1);
+    assert_string_equal(devices_of(r, NULL, -1), "");
+    cres_resolver_free(r);
+    /* IBM Spectrum MPI under jsrun: the resource set's list */
+    env_reset();
+    ompi_rank(1, 2, 1, 2);
+    env_set("JSM_NAMESPACE_RANK", "1");
+    env_set("JSM_NAMESPACE_SIZE", "2");
+    env_set("CUDA_VISIBLE_DEVICES", "0,1");
+    r = mpi();
+    assert_int_equal(gpus_of(r), 2);
+    assert_string_equal(devices_of(r, NULL, -1), "");
+    cres_resolver_free(r);
+}
+
 static void mpirun_inside_sbatch_inconsistent(void **state) {
     cres_mpi_options o = mpi_options();
     (void)state;
@@ -1630,10 +1886,18 @@ static void mpi_jobs_gpus_and_ports(void **state) {
     r = mpi_with(o);
     assert_string_equal(resolved_json(r), dq("{'chief': ['vm:3000'], 'worker': ['vm:3001', 'vm:3002', 'vm:3003']}"));
     expect_task(r, "worker", 0);
+    /* mpirun says nothing of GPUs: each rank keeps the list it has, and counts it */
+    assert_int_equal(gpus_of(r), 8);
+    assert_string_equal(devices_of(r, NULL, -1), "");
+    assert_string_equal(devices_of(r, "chief", 0), "");
+    cres_resolver_free(r);
+    o.gpus_per_node = 8; /* the caller says the list is the node's: split among 4 ranks */
+    r = mpi_with(o);
     assert_int_equal(gpus_of(r), 2);
     assert_string_equal(devices_of(r, NULL, -1), "2,3");
     assert_string_equal(devices_of(r, "chief", 0), "0,1");
     cres_resolver_free(r);
+    o.gpus_per_node = 0;
     o.jobs_count = 1; /* worker 3 of 4 ranks */
     MPI_FAILS(o, CRES_ERR_ENVIRONMENT, "3 tasks", "started 4");
 }
@@ -2968,6 +3232,11 @@ int main(void) {
         cmocka_unit_test_setup(gpus_on_nodes_with_fewer_tasks, reset),
         cmocka_unit_test_setup(gpus_per_node_no_gpus_forces_none, reset),
         cmocka_unit_test_setup(gpus_per_node_option_wins_over_cuda, reset),
+        cmocka_unit_test_setup(gpus_per_task_binding_is_passed_on, reset),
+        cmocka_unit_test_setup(each_slurm_binding_variable_keeps_the_list, reset),
+        cmocka_unit_test_setup(other_device_lists_show_a_binding, reset),
+        cmocka_unit_test_setup(gpu_options_against_a_binding, reset),
+        cmocka_unit_test_setup(unsaid_gpu_lists_are_left_alone, reset),
         cmocka_unit_test_setup(too_many_gpus_per_task_is_an_error, reset),
         cmocka_unit_test_setup(bad_gpu_settings, reset),
         cmocka_unit_test_setup(union_over_slurm_gives_its_devices, reset),
@@ -2995,6 +3264,7 @@ int main(void) {
         cmocka_unit_test_setup(pmi2_under_srun_local_names_must_be_the_steps, reset),
         cmocka_unit_test_setup(pmix_without_slurm_needs_a_hostfile, reset),
         cmocka_unit_test_setup(mpirun_inside_sbatch_mpi_wins, reset),
+        cmocka_unit_test_setup(mpi_gpus_inside_slurm, reset),
         cmocka_unit_test_setup(mpirun_inside_sbatch_inconsistent, reset),
         cmocka_unit_test_setup(mpirun_inside_sbatch_unreadable_step_counts, reset),
         cmocka_unit_test_setup(mpirun_np2_inside_two_node_allocation, reset),

@@ -541,7 +541,9 @@ static void pbs_jobs_and_port_base(void **state) {
     PBS_FAILS(o, CRES_ERR_ENVIRONMENT, "65535", NULL);
 }
 
-/* GPUs as Slurm: $CUDA_VISIBLE_DEVICES split among the node's tasks. */
+/* PBS does not say whether $CUDA_VISIBLE_DEVICES lists the node's GPUs or, after a wrapper
+   script, this task's: it is left as it is (devices "", its length the task's count) unless
+   the caller says it is the node's, which splits it among the node's tasks. */
 static void pbs_gpus(void **state) {
     cres_pbs_options o = pbs_options();
     cres_resolver *r;
@@ -550,10 +552,19 @@ static void pbs_gpus(void **state) {
     env_set("PBS_VNODENUM", "3");
     env_set("CUDA_VISIBLE_DEVICES", "4,5,6,7");
     r = PBS(o);
+    assert_int_equal(gpus_of(r), 4);
+    assert_string_equal(devices_of(r, NULL, -1), "");
+    assert_string_equal(devices_of(r, "worker", 2), "");
+    LOGGED("pbs: CUDA_VISIBLE_DEVICES=\"4,5,6,7\" left as it is: PBS does not say (under Cray PALS a "
+           "wrapper script may have bound it) whether it lists the node's GPUs or this task's own");
+    cres_resolver_free(r);
+    o.gpus_per_node = 4;
+    r = PBS(o);
     assert_int_equal(gpus_of(r), 2);
     assert_string_equal(devices_of(r, NULL, -1), "6,7");
     assert_string_equal(devices_of(r, "worker", 2), "4,5");
     cres_resolver_free(r);
+    o.gpus_per_node = 0;
     o.gpus_per_task = 1;
     r = PBS(o);
     assert_int_equal(gpus_of(r), 1);
@@ -570,7 +581,9 @@ static void pbs_gpus(void **state) {
     PBS_FAILS(o, CRES_ERR_ENVIRONMENT, "GPUs", NULL);
     /* the job script: every task's GPUs, but none of its own */
     env_unset("PBS_VNODENUM");
-    r = PBS(pbs_options());
+    o = pbs_options();
+    o.gpus_per_node = 4;
+    r = PBS(o);
     expect_no_own_task(r);
     assert_int_equal(gpus_of(r), 2);
     assert_string_equal(devices_of(r, "worker", 3), "6,7");
@@ -688,6 +701,36 @@ static void lsf_jsrun_every_rank_csm(void **state) {
     }
     LOGGED("lsf: hosts from LSB_DJOB_RANKFILE");
     LOGGED("leaving out the launch node batch3");
+}
+
+/* jsrun gives each resource set its own GPUs (`jsrun -n 4 -a 1 -g 1`: CUDA_VISIBLE_DEVICES
+   "0" in every set): passed on unchanged; a gpus_per_node asking to split it is an error. */
+static void lsf_jsrun_gpus_are_the_resource_sets(void **state) {
+    cres_lsf_options o = lsf_options();
+    cres_resolver *r;
+    (void)state;
+    env_lines(lsf_job);
+    env_set("LSB_DJOB_RANKFILE", temp_file(summit_rankfile));
+    jsm_rank(3, 4, 2);
+    env_set("CUDA_VISIBLE_DEVICES", "0");
+    r = LSF(o);
+    assert_int_equal(gpus_of(r), 1);
+    assert_string_equal(devices_of(r, NULL, -1), "");
+    LOGGED("lsf: CUDA_VISIBLE_DEVICES=\"0\" is this task's own (JSM_NAMESPACE_RANK is set: jsrun binds GPUs to "
+           "each resource set): passed on unchanged");
+    cres_resolver_free(r);
+    o.gpus_per_node = 6;
+    LSF_FAILS(o, CRES_ERR_ENVIRONMENT, "--gpus-per-node", "jsrun");
+    /* without jsrun LSF does not say */
+    env_reset();
+    log_text[0] = '\0';
+    env_lines(lsf_job);
+    env_set("LSB_DJOB_RANKFILE", temp_file(summit_rankfile));
+    env_set("CUDA_VISIBLE_DEVICES", "0,1");
+    r = LSF(lsf_options());
+    assert_int_equal(gpus_of(r), 2);
+    LOGGED("lsf: CUDA_VISIBLE_DEVICES=\"0,1\" left as it is: LSF does not say");
+    cres_resolver_free(r);
 }
 
 /* Lightning's test rank file: "batch" is the launch node, each host one slot. */
@@ -1125,6 +1168,12 @@ static void sge_jobs_split_and_gpus(void **state) {
     ompi_rank(3, 6, 3, 4);
     o.jobs = jobs;
     o.jobs_count = 2;
+    r = SGE(o); /* Grid Engine does not say whose the list is: left as it is */
+    assert_int_equal(gpus_of(r), 8);
+    assert_string_equal(devices_of(r, NULL, -1), "");
+    LOGGED("sge: CUDA_VISIBLE_DEVICES=\"0,1,2,3,4,5,6,7\" left as it is: Grid Engine does not say");
+    cres_resolver_free(r);
+    o.gpus_per_node = 8; /* the caller says it is the node's */
     r = SGE(o);
     assert_string_equal(resolved_json(r),
                         dq("{'ps': ['node01.cluster:8888', 'node01.cluster:8889'], 'worker': ['node01.cluster:8890', "
@@ -1327,6 +1376,12 @@ static void flux_jobs_ports_and_gpus(void **state) {
     o.jobs = jobs;
     o.jobs_count = 2;
     o.port_base = 29500;
+    r = FLUX(o); /* gpu-affinity "on" and "per-task" look the same to a task: left as it is */
+    assert_int_equal(gpus_of(r), 2);
+    assert_string_equal(devices_of(r, NULL, -1), "");
+    LOGGED("flux: CUDA_VISIBLE_DEVICES=\"0,1\" left as it is: Flux does not tell a task its gpu-affinity");
+    cres_resolver_free(r);
+    o.gpus_per_node = 2;
     r = FLUX(o);
     assert_string_equal(resolved_json(r), dq("{'chief': ['corona171:29500'], 'worker': ['corona171:29501', "
                                              "'corona172:29500', 'corona172:29501']}"));
@@ -1900,6 +1955,7 @@ int main(void) {
         cmocka_unit_test_setup(pbs_nodefile_bad_lines_name_file_and_line, reset),
         /* LSF */
         cmocka_unit_test_setup(lsf_jsrun_every_rank_csm, reset),
+        cmocka_unit_test_setup(lsf_jsrun_gpus_are_the_resource_sets, reset),
         cmocka_unit_test_setup(lsf_lightning_rankfile, reset),
         cmocka_unit_test_setup(lsf_jsrun_resource_sets_disagree, reset),
         cmocka_unit_test_setup(lsf_jsrun_launch_node_by_count, reset),
