@@ -280,12 +280,13 @@
                                variables describe the daemons, so MPI wins); not PMI_SIZE
                                with FLUX_TASK_RANK (Flux's PMI) or with PALS_RANKID and
                                PBS_NODEFILE (Cray PALS's mpiexec: pbs reads its names)
-                  4 slurm      SLURM_STEP_NODELIST, or SLURM_JOB_ID and SLURM_PROCID (a
-                               batch script)
+                  4 slurm      SLURM_STEP_NODELIST, or SLURM_JOB_ID or SLURM_JOBID (an
+                               sbatch script, an salloc shell: the job's allocation)
                   5 pbs        PBS_NODEFILE or PBS_JOBID
                   6 lsf        LSB_DJOB_RANKFILE, LSB_MCPU_HOSTS or LSB_JOBID
                   7 sge        PE_HOSTFILE
-                  8 flux       FLUX_TASK_RANK or FLUX_JOB_ID
+                  8 flux       FLUX_TASK_RANK, FLUX_JOB_ID or FLUX_ENCLOSING_ID (a flux
+                               batch script, a flux alloc shell)
                   9 vertex     CLUSTER_SPEC (Vertex AI sets TF_CONFIG too for TensorFlow)
                   10 sagemaker SM_HOSTS or SM_CURRENT_HOST, or the resource config file
                   11 skypilot  SKYPILOT_NODE_IPS
@@ -339,11 +340,17 @@
                   SLURM_NNODES and SLURM_STEP_NUM_NODES, must agree when set (each
                   disagreement is CRES_ERR_ENVIRONMENT naming both). Hosts keep Slurm's
                   order. Rank r's address:
-                  "<its node>:<port_base + its index among the node's tasks>". Without a step
-                  (SLURM_JOB_ID set: an sbatch script, an salloc shell) only this process
-                  runs: one task on $SLURMD_NODENAME, else localhost; but SLURM_PROCID above
-                  0, or SLURM_NTASKS (else SLURM_NPROCS) above 1, is an error: tasks whose
-                  step variables are missing, or a script that should srun them.
+                  "<its node>:<port_base + its index among the node's tasks>".
+                  Without a step (SLURM_JOB_ID or SLURM_JOBID set: an sbatch script, an
+                  salloc shell) this process is none of the job's tasks: the cluster is the
+                  job's allocation, the nodes of SLURM_JOB_NODELIST (else SLURM_NODELIST)
+                  with SLURM_TASKS_PER_NODE slots each, the job's tasks per node: what an srun
+                  without -n starts there, and the slots Open MPI's mpirun gives each node
+                  (its ras/slurm reads the same two; SLURM_JOB_CPUS_PER_NODE counts CPUs, not
+                  tasks). SLURM_NTASKS (else SLURM_NPROCS) and SLURM_JOB_NUM_NODES (else
+                  SLURM_NNODES) must agree when set. There is no own task (as pbs, lsf, sge
+                  in a job script): formats that need one refuse. A SLURM_PROCID above 0
+                  without a step is an error: a task whose step variables are missing.
         Options:  jobs: 1..1024 {job, count >= 0}, distinct names, taking the ranks in order,
                   "chief" first, then by name ({worker 6, ps 2}: ps ranks 0-1, worker 2-7),
                   counts adding up to the step's tasks (default one "worker" job of all);
@@ -431,6 +438,10 @@
                        host count, and a FLUX_JOB_SIZE it divides gives each that many;
                        any other size fills the slots, which must use every node (Flux
                        runs a task on each, so FLUX_JOB_NNODES above the size is an error).
+                       Without FLUX_TASK_RANK but with FLUX_JOB_ID, or FLUX_ENCLOSING_ID (a
+                       `flux batch` script, a `flux alloc` shell: the broker gives their
+                       initial program that instead of the job's variables), the file is
+                       the allocation (FLUX_JOB_SIZE, when set, placed on it as above).
                   GPUs: only the caller says a list is the node's (gpus_per_node,
                   gpus_per_task; see slurm). pbs: PBS does not say, and under Cray PALS a
                   wrapper script may have bound each rank's list. lsf: jsrun gives each
@@ -447,7 +458,7 @@
                   without a world size is CRES_ERR_ENVIRONMENT); flux FLUX_TASK_RANK of
                   FLUX_JOB_SIZE (FLUX_TASK_LOCAL_ID checked). Without one (the job script)
                   the cluster is the whole allocation and there is no own task: never "the
-                  only task", which it is not.
+                  only task", which it is not (slurm outside a step likewise).
         Errors:   a missing, unreadable or empty file, a line that is not "host", "host
                   slots=N" or "host:N" (PE_HOSTFILE: fewer than two fields), an odd
                   LSB_MCPU_HOSTS or one with a count that is not a number, a rank past the
@@ -10278,8 +10289,8 @@ CRES__PRIVATE int cres__cmp_name_at(const void *x, const void *y) {
     return c ? c : (a->at < b->at ? -1 : a->at > b->at);
 }
 
-/* A node listed twice in SLURM_STEP_NODELIST (its only list) would give two tasks one port:
-   refuse it. */
+/* A node listed twice in a Slurm node list (l->from) would give two tasks one port: refuse
+   it. */
 CRES__PRIVATE cres_result cres__layout_unique(const cres_allocator *a, const cres__layout *l,
                                               const char *who, cres_error *err) {
     cres__name_at *v;
@@ -10295,9 +10306,8 @@ CRES__PRIVATE cres_result cres__layout_unique(const cres_allocator *a, const cre
     for (i = 1; i < l->nodes && res == CRES_OK; i++) {
         if (strcmp(v[i - 1].name, v[i].name) == 0) {
             char q[CRES__QUOTE_SIZE];
-            res =
-                cres__fail(err, CRES_ERR_ENVIRONMENT, "%s: SLURM_STEP_NODELIST lists node %s twice",
-                           who, cres__quote(q, sizeof q, v[i].name, strlen(v[i].name)));
+            res = cres__fail(err, CRES_ERR_ENVIRONMENT, "%s: %s lists node %s twice", who, l->from,
+                             cres__quote(q, sizeof q, v[i].name, strlen(v[i].name)));
         }
     }
     cres__free(a, v);
@@ -10935,54 +10945,76 @@ CRES__PRIVATE cres_result cres__slurm_gpus(const cres_resolver *r, cres__gpu_wor
     return CRES_OK;
 }
 
-/* Without a step, one process is the answer only when the job says one: SLURM_PROCID 0 (or
-   unset) and SLURM_NTASKS (SLURM_NPROCS) at most 1. A rank above 0, or a job of several
-   tasks, is a step whose variables are missing, or a batch script that should start its
-   tasks with srun: never "one task" (a rank told it is alone hangs its job). */
-CRES__PRIVATE cres_result cres__slurm_one_process(const cres_resolver *r, cres_error *err) {
-    int rank = 0, tasks = 1;
-    const char *ntasks = cres_resolver_getenv(r, "SLURM_NTASKS") ? "SLURM_NTASKS" : "SLURM_NPROCS";
-    cres_result res = cres__env_int(r, "SLURM_PROCID", 0, 0, INT_MAX, &rank, err);
-    if (res == CRES_OK) res = cres__env_int(r, ntasks, 0, 1, INT_MAX, &tasks, err);
-    if (res != CRES_OK) return res;
-    if (rank > 0)
+/* A Slurm node list (nodes_var) and its tasks per node (tpn_var) into l, one count per node. */
+CRES__PRIVATE cres_result cres__slurm_nodes(const cres_resolver *r, cres__layout *l,
+                                            const char *nodes_var, const char *tpn_var,
+                                            cres_error *err) {
+    const char *who = r->vtable->name, *nodes = cres_resolver_getenv(r, nodes_var);
+    const char *tpn = cres_resolver_getenv(r, tpn_var);
+    const cres_allocator *a = &r->config.allocator;
+    char prefix[64], q[CRES__QUOTE_SIZE];
+    size_t counts = 0;
+    cres_result res;
+    if (!tpn) return cres__fail(err, CRES_ERR_ENVIRONMENT, "%s: %s is not set", who, tpn_var);
+    snprintf(prefix, sizeof prefix, "%s: %s: ", who, nodes_var);
+    l->from = nodes_var;
+    if ((res = cres__layout_hostlist(a, l, nodes, who, err)) != CRES_OK)
+        return cres__wrap(err, res, CRES_ERR_ENVIRONMENT, prefix);
+    if ((res = cres__layout_unique(a, l, who, err)) != CRES_OK) return res;
+    res = cres_tasks_per_node_expand(tpn, l->tasks, l->nodes, &counts, err);
+    if (res == CRES_ERR_BUFFER_TOO_SMALL || (res == CRES_OK && counts != l->nodes))
         return cres__fail(err, CRES_ERR_ENVIRONMENT,
-                          "%s: SLURM_PROCID=%d is set but SLURM_STEP_NODELIST is not: the step's "
-                          "variables are missing",
-                          r->vtable->name, rank);
-    if (tasks > 1)
-        return cres__fail(err, CRES_ERR_ENVIRONMENT,
-                          "%s: %s=%d is set but SLURM_STEP_NODELIST is not: this is the batch "
-                          "script or salloc shell, one process, not the job's %d tasks; start "
-                          "them with srun, or set CLUSTER_RESOLVER_BACKEND=local for this "
-                          "process alone",
-                          r->vtable->name, ntasks, tasks, tasks);
-    return CRES_OK;
+                          "%s: %s=%s gives %zu counts for the %zu nodes of %s", who, tpn_var,
+                          cres__quote(q, sizeof q, tpn, strlen(tpn)), counts, l->nodes, nodes_var);
+    snprintf(prefix, sizeof prefix, "%s: %s: ", who, tpn_var);
+    if (res != CRES_OK) return cres__wrap(err, res, CRES_ERR_ENVIRONMENT, prefix);
+    return cres__layout_total(l, who, err);
 }
 
-/* No step (an sbatch script, an salloc shell): only this process runs, so one task, on
-   $SLURMD_NODENAME (the batch script's node) or else this host. */
-CRES__PRIVATE cres_result cres__slurm_no_step(const cres_resolver *r, cres__layout *l,
-                                              cres_error *err) {
-    const cres_allocator *a = &r->config.allocator;
-    const char *host = cres_resolver_getenv(r, "SLURMD_NODENAME");
+/* No step: an sbatch script or an salloc shell, where this process is none of the job's
+   tasks. The cluster is the job's allocation as srun and mpirun see it there: the nodes of
+   SLURM_JOB_NODELIST with SLURM_TASKS_PER_NODE slots each (the job's tasks per node: what an
+   srun without -n starts, and the slots Open MPI's ras/slurm and PRRTE give each node).
+   SLURM_JOB_CPUS_PER_NODE counts CPUs, not tasks. A SLURM_PROCID above 0 is a task whose step
+   variables are missing (the batch script is task 0): an error, never a guess. */
+CRES__PRIVATE cres_result cres__slurm_allocation(const cres_resolver *r, cres__layout *l,
+                                                 cres_error *err) {
+    const char *who = r->vtable->name, *nodes = "SLURM_JOB_NODELIST";
+    const char *ntasks = cres_resolver_getenv(r, "SLURM_NTASKS") ? "SLURM_NTASKS" : "SLURM_NPROCS";
+    const char *nnodes =
+        cres_resolver_getenv(r, "SLURM_JOB_NUM_NODES") ? "SLURM_JOB_NUM_NODES" : "SLURM_NNODES";
+    int rank = 0;
     cres_result res;
     if (!cres_resolver_getenv(r, "SLURM_JOB_ID") && !cres_resolver_getenv(r, "SLURM_JOBID"))
         return cres__fail(
             err, CRES_ERR_ENVIRONMENT,
-            "%s: not in a Slurm job: SLURM_STEP_NODELIST and SLURM_JOB_ID are not set",
-            r->vtable->name);
-    if ((res = cres__slurm_one_process(r, err)) != CRES_OK) return res;
-    if (!host || !*host) host = "localhost";
-    cres__log(
-        r, CRES_LOG_INFO,
-        "%s: no job step, so one task on %s (only the batch script runs; start tasks with srun)",
-        r->vtable->name, host);
-    if ((res = cres__layout_reserve(a, l, 1, r->vtable->name, err)) != CRES_OK) return res;
-    if (!(l->names = cres__strdup(a, host))) return cres__oom(err, r->vtable->name);
-    l->hosts[0] = l->names;
-    l->tasks[0] = l->ntasks = 1;
-    l->from = "SLURMD_NODENAME";
+            "%s: not in a Slurm job: SLURM_STEP_NODELIST and SLURM_JOB_ID are not set", who);
+    if ((res = cres__env_int(r, "SLURM_PROCID", 0, 0, INT_MAX, &rank, err)) != CRES_OK) return res;
+    if (rank > 0)
+        return cres__fail(err, CRES_ERR_ENVIRONMENT,
+                          "%s: SLURM_PROCID=%d is set but SLURM_STEP_NODELIST is not: the step's "
+                          "variables are missing",
+                          who, rank);
+    if (!cres_resolver_getenv(r, nodes) && cres_resolver_getenv(r, "SLURM_NODELIST"))
+        nodes = "SLURM_NODELIST"; /* the older name */
+    if (!cres_resolver_getenv(r, nodes))
+        return cres__fail(err, CRES_ERR_ENVIRONMENT,
+                          "%s: %s is set but neither SLURM_STEP_NODELIST (a step) nor "
+                          "SLURM_JOB_NODELIST (the job's allocation) is",
+                          who,
+                          cres_resolver_getenv(r, "SLURM_JOB_ID") ? "SLURM_JOB_ID" : "SLURM_JOBID");
+    if ((res = cres__slurm_nodes(r, l, nodes, "SLURM_TASKS_PER_NODE", err)) != CRES_OK ||
+        (res = cres__env_agrees(r, ntasks, l->ntasks, "SLURM_TASKS_PER_NODE", err)) != CRES_OK ||
+        (res = cres__env_agrees(r, nnodes, (int)l->nodes, nodes, err)) != CRES_OK)
+        return res;
+    cres__log(r, CRES_LOG_INFO,
+              "%s: no job step (an sbatch script or an salloc shell): the cluster is the job's "
+              "allocation, %zu nodes with %d task slots (%s, SLURM_TASKS_PER_NODE), and no task "
+              "is this process's; srun starts the tasks",
+              who, l->nodes, l->ntasks, nodes);
+    l->rank = -1;
+    l->no_task = "no job step, SLURM_STEP_NODELIST is not set: an sbatch script or an salloc "
+                 "shell; start the tasks with srun";
     return CRES_OK;
 }
 
@@ -11003,36 +11035,17 @@ CRES__PRIVATE cres_result cres__slurm_node_agrees(const cres_resolver *r, const 
 
 CRES__PRIVATE cres_result cres__slurm_layout(const cres_resolver *r, cres__layout *l,
                                              cres_error *err) {
-    const char *who = r->vtable->name, *nodes = cres_resolver_getenv(r, "SLURM_STEP_NODELIST");
-    const char *tpn = cres_resolver_getenv(r, "SLURM_STEP_TASKS_PER_NODE");
-    const cres_allocator *a = &r->config.allocator;
-    char prefix[64], q[CRES__QUOTE_SIZE];
-    size_t counts = 0;
+    const char *who = r->vtable->name;
     int ntasks = 0;
     cres_result res;
-    if (!nodes) return cres__slurm_no_step(r, l, err);
+    if (!cres_resolver_getenv(r, "SLURM_STEP_NODELIST")) return cres__slurm_allocation(r, l, err);
     if ((res = cres__env_int(r, "SLURM_PROCID", 1, 0, CRES_MAX_HOSTLIST_HOSTS, &l->rank, err)) !=
             CRES_OK ||
         (res = cres__env_int(r, "SLURM_STEP_NUM_TASKS", 1, 1, CRES_MAX_HOSTLIST_HOSTS, &ntasks,
-                             err)) != CRES_OK)
+                             err)) != CRES_OK ||
+        (res = cres__slurm_nodes(r, l, "SLURM_STEP_NODELIST", "SLURM_STEP_TASKS_PER_NODE", err)) !=
+            CRES_OK)
         return res;
-    if (!tpn)
-        return cres__fail(err, CRES_ERR_ENVIRONMENT, "%s: SLURM_STEP_TASKS_PER_NODE is not set",
-                          who);
-    snprintf(prefix, sizeof prefix, "%s: SLURM_STEP_NODELIST: ", who);
-    l->from = "SLURM_STEP_NODELIST";
-    if ((res = cres__layout_hostlist(a, l, nodes, who, err)) != CRES_OK)
-        return cres__wrap(err, res, CRES_ERR_ENVIRONMENT, prefix);
-    if ((res = cres__layout_unique(a, l, who, err)) != CRES_OK) return res;
-    res = cres_tasks_per_node_expand(tpn, l->tasks, l->nodes, &counts, err);
-    if (res == CRES_ERR_BUFFER_TOO_SMALL || (res == CRES_OK && counts != l->nodes))
-        return cres__fail(err, CRES_ERR_ENVIRONMENT,
-                          "%s: SLURM_STEP_TASKS_PER_NODE=%s gives %zu counts for the %zu nodes of "
-                          "SLURM_STEP_NODELIST",
-                          who, cres__quote(q, sizeof q, tpn, strlen(tpn)), counts, l->nodes);
-    snprintf(prefix, sizeof prefix, "%s: SLURM_STEP_TASKS_PER_NODE: ", who);
-    if (res != CRES_OK) return cres__wrap(err, res, CRES_ERR_ENVIRONMENT, prefix);
-    if ((res = cres__layout_total(l, who, err)) != CRES_OK) return res;
     if (l->ntasks != ntasks)
         return cres__fail(
             err, CRES_ERR_ENVIRONMENT,
@@ -12005,30 +12018,61 @@ CRES__PRIVATE cres_result cres__flux_gpus(const cres_resolver *r, cres__gpu_word
     return CRES_OK;
 }
 
-/* Flux names no hosts to its tasks (FLUX_TASK_RANK, FLUX_JOB_SIZE, FLUX_TASK_LOCAL_ID,
-   FLUX_JOB_NNODES): they come from options.hostfile (`flux hostlist`'s hosts, one per line,
-   or "host slots=N" / "host:N"), never guessed. */
-CRES__PRIVATE cres_result cres__flux_layout(const cres_resolver *r, const cres_flux_options *o,
-                                            cres__layout *l, cres_error *err) {
-    static const char *const need[] = {"FLUX_TASK_RANK", "FLUX_JOB_SIZE", NULL};
-    int nnodes = -1, size = 0;
-    char *text;
-    cres_result res = cres__env_require(r, need, err);
-    if (res == CRES_OK && !o->hostfile)
+/* FLUX_JOB_SIZE tasks on the hostfile's nodes: size / nnodes each when it divides (flux run
+   -N n -n k*n), else the slots filled in order, which must use every node (Flux runs a task
+   on each). */
+CRES__PRIVATE cres_result cres__flux_fill(cres__layout *l, int size, int nnodes, cres_error *err) {
+    cres_result res;
+    if (nnodes >= 0 && size % nnodes == 0) {
+        size_t i;
+        for (i = 0; i < l->nodes; i++) l->tasks[i] = size / nnodes;
+    }
+    res = cres__mpi_fill(l, size, "FLUX_JOB_SIZE", 0, "flux", err);
+    if (res == CRES_OK && nnodes >= 0 && (size_t)nnodes != l->nodes)
         res = cres__fail(err, CRES_ERR_ENVIRONMENT,
-                         "flux: Flux tells a task no hosts; pass the job's hosts with "
-                         "options.hostfile (--hostfile; `flux hostlist -e -d '\\n'`)");
-    if (res == CRES_OK)
-        res = cres__env_int(r, "FLUX_JOB_SIZE", 1, 1, CRES_MAX_HOSTLIST_HOSTS, &size, err);
-    if (res == CRES_OK) res = cres__env_int(r, "FLUX_TASK_RANK", 1, 0, size - 1, &l->rank, err);
-    /* the Flux shell's PMI-1 names them too */
+                         "flux: FLUX_JOB_NNODES=%d, but the hostfile's slots hold the "
+                         "FLUX_JOB_SIZE=%d tasks on %zu nodes",
+                         nnodes, size, l->nodes);
+    return res;
+}
+
+/* The own task of a Flux job: FLUX_TASK_RANK of FLUX_JOB_SIZE (the shell's PMI-1 names them
+   too), FLUX_TASK_LOCAL_ID checked against the placement. */
+CRES__PRIVATE cres_result cres__flux_task(const cres_resolver *r, cres__layout *l, int size,
+                                          cres_error *err) {
+    cres_result res = cres__env_int(r, "FLUX_TASK_RANK", 1, 0, size - 1, &l->rank, err);
     if (res == CRES_OK) res = cres__env_agrees(r, "PMI_SIZE", size, "FLUX_JOB_SIZE", err);
     if (res == CRES_OK) res = cres__env_agrees(r, "PMI_RANK", l->rank, "FLUX_TASK_RANK", err);
     if (res == CRES_OK)
         res = cres__env_int(r, "FLUX_TASK_LOCAL_ID", 0, 0, INT_MAX, &l->own_local, err);
     l->said_by[0] = "FLUX_TASK_LOCAL_ID";
+    return res;
+}
+
+/* Flux names no hosts to its tasks (FLUX_TASK_RANK, FLUX_JOB_SIZE, FLUX_TASK_LOCAL_ID,
+   FLUX_JOB_NNODES): they come from options.hostfile (`flux hostlist`'s hosts, one per line,
+   or "host slots=N" / "host:N"), never guessed. Without FLUX_TASK_RANK, in a job (FLUX_JOB_ID)
+   or an allocation (FLUX_ENCLOSING_ID, which a `flux batch` script and a `flux alloc` shell
+   get in place of the job's variables: flux-core src/broker/runat.c), the hostfile is the
+   allocation and no task is this process's. */
+CRES__PRIVATE cres_result cres__flux_layout(const cres_resolver *r, const cres_flux_options *o,
+                                            cres__layout *l, cres_error *err) {
+    static const char *const need[] = {"FLUX_TASK_RANK", "FLUX_JOB_SIZE", NULL};
+    static const char *const outside[] = {"FLUX_JOB_ID", "FLUX_ENCLOSING_ID", NULL};
+    const char *job = cres__env_set(r, "FLUX_TASK_RANK") ? NULL : cres__env_any(r, outside);
+    int nnodes = -1, size = 0;
+    char *text;
+    cres_result res = job ? CRES_OK : cres__env_require(r, need, err);
+    if (res == CRES_OK && !o->hostfile)
+        res = cres__fail(err, CRES_ERR_ENVIRONMENT,
+                         "flux: Flux tells %s no hosts; pass the job's hosts with "
+                         "options.hostfile (--hostfile; `flux hostlist -e -d '\\n'`)",
+                         job ? "a job script or an allocation's shell" : "a task");
+    if (res == CRES_OK)
+        res = cres__env_int(r, "FLUX_JOB_SIZE", !job, 1, CRES_MAX_HOSTLIST_HOSTS, &size, err);
+    if (res == CRES_OK && !job) res = cres__flux_task(r, l, size, err);
     if (res == CRES_OK) res = cres__env_int(r, "FLUX_JOB_NNODES", 0, 1, INT_MAX, &nnodes, err);
-    if (res == CRES_OK && nnodes > size) /* flux run -N3 -n1 is refused: each node runs one */
+    if (res == CRES_OK && size && nnodes > size) /* flux run -N3 -n1 is refused: one a node */
         res = cres__fail(err, CRES_ERR_ENVIRONMENT,
                          "flux: FLUX_JOB_NNODES=%d nodes for FLUX_JOB_SIZE=%d tasks", nnodes, size);
     if (res == CRES_OK)
@@ -12043,16 +12087,17 @@ CRES__PRIVATE cres_result cres__flux_layout(const cres_resolver *r, const cres_f
         res = cres__fail(err, CRES_ERR_ENVIRONMENT,
                          "flux: FLUX_JOB_NNODES=%d but the hostfile names %zu hosts", nnodes,
                          l->nodes);
-    if (res == CRES_OK && nnodes >= 0 && size % nnodes == 0) { /* flux run -N n -n k*n */
-        size_t i;
-        for (i = 0; i < l->nodes; i++) l->tasks[i] = size / nnodes;
-    }
-    if (res == CRES_OK) res = cres__mpi_fill(l, size, "FLUX_JOB_SIZE", 0, "flux", err);
-    if (res == CRES_OK && nnodes >= 0 && (size_t)nnodes != l->nodes) /* Flux uses every node */
-        res = cres__fail(err, CRES_ERR_ENVIRONMENT,
-                         "flux: FLUX_JOB_NNODES=%d, but the hostfile's slots hold the "
-                         "FLUX_JOB_SIZE=%d tasks on %zu nodes",
-                         nnodes, size, l->nodes);
+    if (res == CRES_OK && !size) /* an allocation without its job's size: the file's slots */
+        res = cres__layout_total(l, "flux", err);
+    else if (res == CRES_OK)
+        res = cres__flux_fill(l, size, nnodes, err);
+    if (res == CRES_OK && job)
+        res = cres__sched_script(r, l,
+                                 strcmp(job, "FLUX_JOB_ID") == 0
+                                     ? "no FLUX_TASK_RANK, only FLUX_JOB_ID: not one of the job's "
+                                       "tasks"
+                                     : "no FLUX_TASK_RANK, only FLUX_ENCLOSING_ID: a flux batch "
+                                       "script or a flux alloc shell");
     return res;
 }
 
@@ -13733,7 +13778,8 @@ CRES__PRIVATE size_t cres__auto_steps(const cres_resolver *probe, char *selector
     static const char *const volcano[] = {"VC_TASK_INDEX", "VK_TASK_INDEX", NULL};
     static const char *const pbs[] = {"PBS_NODEFILE", "PBS_JOBID", NULL};
     static const char *const lsf[] = {"LSB_DJOB_RANKFILE", "LSB_MCPU_HOSTS", "LSB_JOBID", NULL};
-    static const char *const flux[] = {"FLUX_TASK_RANK", "FLUX_JOB_ID", NULL};
+    static const char *const flux[] = {"FLUX_TASK_RANK", "FLUX_JOB_ID", "FLUX_ENCLOSING_ID", NULL};
+    static const char *const slurm_job[] = {"SLURM_JOB_ID", "SLURM_JOBID", NULL};
     static const char *const lws[] = {"LWS_LEADER_ADDRESS", "LWS_WORKER_INDEX", "LWS_GROUP_SIZE",
                                       NULL};
     static const char *const skypilot[] = {"SKYPILOT_NODE_IPS", "SKYPILOT_NODE_RANK", NULL};
@@ -13768,9 +13814,9 @@ CRES__PRIVATE size_t cres__auto_steps(const cres_resolver *probe, char *selector
                           ? NULL
                           : why);
     CRES__STEP("slurm", cres__env_set(probe, "SLURM_STEP_NODELIST") ? "SLURM_STEP_NODELIST" : NULL);
-    CRES__STEP("slurm", cres__env_set(probe, "SLURM_JOB_ID") && cres__env_set(probe, "SLURM_PROCID")
-                            ? "SLURM_JOB_ID and SLURM_PROCID (a batch script)"
-                            : NULL);
+    CRES__STEP("slurm", cres__env_any(probe, slurm_job) ? "SLURM_JOB_ID (an sbatch script or an "
+                                                          "salloc shell: the job's allocation)"
+                                                        : NULL);
     CRES__STEP("pbs", cres__env_any(probe, pbs));
     CRES__STEP("lsf", cres__env_any(probe, lsf));
     CRES__STEP("sge", cres__env_set(probe, "PE_HOSTFILE") ? "PE_HOSTFILE" : NULL);

@@ -243,11 +243,14 @@ static void slurm_gpus_bound(void **state) {
     walk(&sc);
 }
 
-/* An sbatch script: no step, one task on the batch node. */
+/* An sbatch script: no step; the job's allocation and no task of its own. */
 static void slurm_batch_script(void **state) {
-    static const char *const env[] = {"SLURM_JOB_ID", "123456", "SLURMD_NODENAME", "node17", "SLURM_PROCID", "0", NULL};
+    static const char *const env[] = {"SLURM_JOB_ID", "123456", "SLURMD_NODENAME", "node17", "SLURM_PROCID", "0",
+                                      "SLURM_JOB_NODELIST", "node[17-18]", "SLURM_TASKS_PER_NODE", "2,1",
+                                      "SLURM_NTASKS", "3", NULL};
     static const scenario sc = {"slurm batch script", SLURM, env, NULL, 0, NULL, NULL, NULL, 0, CRES_OK, "slurm",
-                                "{\"worker\": [\"node17:8888\"]}", "worker 0", "grpc://node17:8888", "", 0, NULL};
+                                "{\"worker\": [\"node17:8888\", \"node17:8889\", \"node18:8888\"]}", "- -1", "", "", 0,
+                                NULL};
     (void)state;
     walk(&sc);
 }
@@ -483,10 +486,12 @@ static void auto_slurm_step(void **state) {
     walk(&sc);
 }
 
+/* An salloc shell: SLURM_JOB_ID without SLURM_PROCID. */
 static void auto_slurm_batch(void **state) {
-    static const char *const env[] = {"SLURM_JOB_ID", "5", "SLURM_PROCID", "0", NULL};
-    static const scenario sc = {"auto: slurm batch script", AUTO, env, NULL, 0, NULL, NULL, NULL, 0, CRES_OK, "slurm",
-                                "{\"worker\": [\"localhost:8888\"]}", "worker 0", "grpc://localhost:8888", "", 0, NULL};
+    static const char *const env[] = {"SLURM_JOB_ID", "5", "SLURM_JOB_NODELIST", "n[1-2]", "SLURM_TASKS_PER_NODE",
+                                      "1(x2)", NULL};
+    static const scenario sc = {"auto: salloc shell", AUTO, env, NULL, 0, NULL, NULL, NULL, 0, CRES_OK, "slurm",
+                                "{\"worker\": [\"n1:8888\", \"n2:8888\"]}", "- -1", "", "", 0, NULL};
     (void)state;
     walk(&sc);
 }
@@ -547,9 +552,9 @@ static void auto_forced_mpi_fails(void **state) {
 
 /* See alloc_walk_first_fails(). */
 static void allocator_fails_the_first_allocation(void **state) {
-    static const char *const env[] = {"SLURM_JOB_ID", "5", NULL};
+    static const char *const env[] = {"SLURM_JOB_ID", "5", "SLURM_JOB_NODELIST", "n1", "SLURM_TASKS_PER_NODE", "1", NULL};
     static const scenario sc = {"first allocation", SLURM, env, NULL, 0, NULL, NULL, NULL, 0, CRES_OK, "slurm",
-                                "{\"worker\": [\"localhost:8888\"]}", "worker 0", "grpc://localhost:8888", "", 0, NULL};
+                                "{\"worker\": [\"n1:8888\"]}", "- -1", "", "", 0, NULL};
     (void)state;
     alloc_walk_first_fails(run_scenario, &sc);
 }

@@ -311,6 +311,18 @@ static void flux_hostfile(void **state) {
     walk(&sc);
 }
 
+/* A `flux batch` script: FLUX_ENCLOSING_ID instead of the job's variables; the hostfile is
+   the allocation and no task is the script's. */
+static void flux_job_script(void **state) {
+    static const char *const env[] = {"FLUX_ENCLOSING_ID", "f3Pd4Nq", "FLUX_URI", "local:///tmp/flux-x/local-0", NULL};
+    static const scenario sc = {
+        "flux job script", FLUX, env, NULL, 0, flux_hosts, NULL, CRES_OK, "flux",
+        "{\"worker\": [\"corona171:8888\", \"corona172:8888\"]}", "- -1", "", "none",
+        "corona171 slots=1\ncorona172 slots=1\n", NULL, 0, NULL};
+    (void)state;
+    walk(&sc);
+}
+
 static void flux_without_hostfile(void **state) {
     static const char *const env[] = {FLUX_ENV, "FLUX_TASK_RANK", "3", NULL};
     static const scenario sc = {"flux without a hostfile", FLUX, env, NULL, 0, NULL, NULL, CRES_ERR_ENVIRONMENT, "flux",
@@ -474,6 +486,7 @@ int main(void) {
         cmocka_unit_test(sge_short_line),
         cmocka_unit_test(sge_nslots_mismatch),
         cmocka_unit_test(flux_hostfile),
+        cmocka_unit_test(flux_job_script),
         cmocka_unit_test(flux_without_hostfile),
         cmocka_unit_test(flux_nnodes_mismatch),
         cmocka_unit_test(mpi_from_pe_hostfile),

@@ -268,14 +268,18 @@ def test_slurm_exec_sets_cuda_for_the_child_only():
     assert out == "node1:8888 8 0 0\n", out
 
 
-def test_slurm_batch_script_is_one_task():
-    env = {"SLURM_JOB_ID": "9", "SLURM_PROCID": "0", "SLURM_NTASKS": "1", "SLURM_JOB_NODELIST": "node[1-2]",
-           "SLURMD_NODENAME": "node1"}
-    assert json.loads(ok([], env=env))["cluster"] == {"worker": ["node1:8888"]}
-    # a batch script of a job of several tasks is not one of them: srun starts those
-    expect_fail([], 3, ["SLURM_NTASKS=3", "SLURM_STEP_NODELIST", "srun", "CLUSTER_RESOLVER_BACKEND=local"],
-                env=dict(env, SLURM_NTASKS="3"))
-    assert json.loads(ok([], env=dict(env, SLURM_NTASKS="3", CLUSTER_RESOLVER_BACKEND="local")))["cluster"] == \
+def test_slurm_batch_script_is_the_allocation():
+    # `sbatch -N2 --ntasks-per-node=2`'s script is none of the job's tasks: the allocation formats list the
+    # allocation (SLURM_JOB_NODELIST, SLURM_TASKS_PER_NODE), the rank formats refuse; so does an salloc shell
+    env = {"SLURM_JOB_ID": "9", "SLURM_PROCID": "0", "SLURM_NTASKS": "4", "SLURM_JOB_NODELIST": "node[1-2]",
+           "SLURM_TASKS_PER_NODE": "2(x2)", "SLURMD_NODENAME": "node1"}
+    for e in (env, {k: v for k, v in env.items() if k not in ("SLURM_PROCID", "SLURMD_NODENAME")}):
+        assert ok(["--format", "hostfile"], env=e) == "node1 slots=2\nnode2 slots=2\n"
+        assert json.loads(ok([], env=e)) == {"cluster": {"worker": ["node1:8888", "node1:8889", "node2:8888",
+                                                                    "node2:8889"]},
+                                             "rpc_layer": "grpc", "environment": ""}
+        expect_fail(["--format", "torchrun"], 3, ["needs this process's task", "no job step", "srun"], env=e)
+    assert json.loads(ok([], env=dict(env, CLUSTER_RESOLVER_BACKEND="local")))["cluster"] == \
         {"worker": ["localhost:8470"]}
 
 

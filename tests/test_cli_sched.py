@@ -300,6 +300,59 @@ def test_verbose_names_the_source():
         assert line in err, (args, line, err)
 
 
+# ---- job scripts and allocation shells: the allocation, no task of their own ---------------------
+
+# The shell of `salloc -N2 --ntasks-per-node=2` (captured on the launcher lab's Slurm 22.05.8; an sbatch
+# script has SLURM_PROCID=0 and SLURMD_NODENAME besides).
+SALLOC = {"SLURM_JOB_ID": "13", "SLURM_JOBID": "13", "SLURM_JOB_NODELIST": "node[1-2]", "SLURM_NODELIST": "node[1-2]",
+          "SLURM_JOB_NUM_NODES": "2", "SLURM_NNODES": "2", "SLURM_NTASKS": "4", "SLURM_NPROCS": "4",
+          "SLURM_NTASKS_PER_NODE": "2", "SLURM_TASKS_PER_NODE": "2(x2)", "SLURM_JOB_CPUS_PER_NODE": "2(x2)",
+          "SLURM_SUBMIT_HOST": "vm", "SLURM_CLUSTER_NAME": "cres-lab"}
+SBATCH = dict(SALLOC, SLURM_PROCID="0", SLURM_LOCALID="0", SLURM_NODEID="0", SLURMD_NODENAME="node1",
+              SLURM_GTIDS="0")
+# A `flux batch` script or `flux alloc` shell: the broker takes the job's variables away and sets
+# FLUX_ENCLOSING_ID (flux-core src/broker/runat.c)
+FLUX_SCRIPT = {"FLUX_ENCLOSING_ID": "f3Pd4Nq", "FLUX_URI": "local:///tmp/flux-xIG8Sd/local-0"}
+
+
+def test_every_scheduler_job_script_lists_the_allocation():
+    flux_slots = write("flux_alloc_hosts", "corona171 slots=2\ncorona172 slots=2\n")
+    for what, args, env, hostfile in [
+            ("slurm sbatch", ["slurm"], SBATCH, "node1 slots=2\nnode2 slots=2\n"),
+            ("slurm salloc", ["slurm"], SALLOC, "node1 slots=2\nnode2 slots=2\n"),
+            ("auto sbatch", [], SBATCH, "node1 slots=2\nnode2 slots=2\n"),
+            ("auto salloc", [], SALLOC, "node1 slots=2\nnode2 slots=2\n"),
+            ("pbs", ["pbs"], PBS_JOB, "node01 slots=2\nnode02 slots=2\n"),
+            ("lsf", ["lsf"], LSF_JOB, "a01n01 slots=2\na01n02 slots=2\n"),
+            ("sge", ["sge"], SGE_JOB, "node01.cluster slots=4\nnode02.cluster slots=2\n"),
+            ("flux", ["flux", "--hostfile", flux_slots], FLUX_SCRIPT, "corona171 slots=2\ncorona172 slots=2\n")]:
+        assert ok(args + ["--format", "hostfile"], env) == hostfile, what
+        machine = "".join(line.replace(" slots=", ":") + "\n" for line in hostfile.splitlines())
+        assert ok(args + ["--format", "machinefile"], env) == machine, what
+        doc = json.loads(ok(args, env))
+        assert "task" not in doc and sum(len(v) for v in doc["cluster"].values()) == \
+            sum(int(w.split("=")[1]) for w in hostfile.split() if w.startswith("slots=")), (what, doc)
+        for fmt in ("torchrun", "launch", "jax"):
+            expect_fail(args + ["--format", fmt], 3, ["--format %s needs this process's task" % fmt], env)
+    code, _, err = run(["--format", "hostfile", "--verbose"], SALLOC)
+    assert code == 0 and "auto: using the slurm backend: SLURM_JOB_ID" in err, err
+    assert "slurm: no job step (an sbatch script or an salloc shell)" in err, err
+    expect_fail(["--format", "torchrun"], 3, ["no job step", "start the tasks with srun"], SALLOC)
+
+
+def test_flux_job_script_needs_the_hostfile_never_local():
+    expect_fail(["flux"], 3, ["Flux tells a job script or an allocation's shell no hosts", "--hostfile"], FLUX_SCRIPT)
+    expect_fail(["--format", "hostfile"], 3, ["flux", "--hostfile"], FLUX_SCRIPT)
+    expect_fail(["--format", "hostfile"], 3, ["flux", "--hostfile"], {"FLUX_JOB_ID": "f2oLkTLb"})
+
+
+def test_slurm_job_without_its_allocation_is_an_error_never_local():
+    expect_fail(["--format", "hostfile"], 3, ["slurm: SLURM_JOB_ID is set", "SLURM_JOB_NODELIST"],
+                {"SLURM_JOB_ID": "13"})
+    expect_fail(["--format", "hostfile"], 3, ["SLURM_NTASKS=3 but SLURM_TASKS_PER_NODE gives 4"],
+                dict(SALLOC, SLURM_NTASKS="3"))
+
+
 # ---- GPUs: split only the node's list -------------------------------------------------------------
 
 # Task 1 of `srun -N1 -n2 --gpus-per-task=2` on a node of 4 GPUs (captured on the launcher lab's Slurm 22.05.8:
@@ -406,7 +459,7 @@ def test_bad_sge_files_name_the_file():
 
 
 def test_bad_flux_input():
-    expect_fail(["flux", "--hostfile", FLUX_HOSTS], 3, ["FLUX_TASK_RANK"], {"FLUX_JOB_ID": "f1"})
+    expect_fail(["flux", "--hostfile", FLUX_HOSTS], 3, ["FLUX_TASK_RANK"], {"FLUX_URI": "local:///tmp/f/local-0"})
     expect_fail(["flux", "--hostfile", FLUX_HOSTS], 3, ["FLUX_JOB_NNODES=3", "2 hosts"],
                 dict(flux(1), FLUX_JOB_NNODES="3"))
     expect_fail(["flux", "--hostfile", FLUX_HOSTS], 3, ["rank 1", "launcher says"],

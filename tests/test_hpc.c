@@ -182,11 +182,38 @@ static const char sbatch_script[] =
     "SLURM_WORKING_CLUSTER=testcluster:vm:6817:9728:109\n"
     "SLURMD_NODENAME=vm\n";
 
-/* The same script submitted with `sbatch -n1`: one task, the script itself. */
+/* The shell of `salloc -N2 --ntasks-per-node=2 CMD` (CMD runs on the submit host), captured
+   on the launcher lab's Slurm 22.05.8 (tests/slurm/start-slurm.sh): the job's variables and
+   no SLURM_PROCID, no step. */
+static const char salloc_shell[] =
+    "SLURM_CLUSTER_NAME=cres-lab\n"
+    "SLURM_CONF=/run/cres-launcher-lab/slurm.conf\n"
+    "SLURM_JOBID=13\n"
+    "SLURM_JOB_CPUS_PER_NODE=2(x2)\n"
+    "SLURM_JOB_ID=13\n"
+    "SLURM_JOB_NAME=interactive\n"
+    "SLURM_JOB_NODELIST=node[1-2]\n"
+    "SLURM_JOB_NUM_NODES=2\n"
+    "SLURM_JOB_PARTITION=lab\n"
+    "SLURM_NNODES=2\n"
+    "SLURM_NODELIST=node[1-2]\n"
+    "SLURM_NODE_ALIASES=(null)\n"
+    "SLURM_NPROCS=4\n"
+    "SLURM_NTASKS=4\n"
+    "SLURM_NTASKS_PER_NODE=2\n"
+    "SLURM_SUBMIT_DIR=/tmp\n"
+    "SLURM_SUBMIT_HOST=vm\n"
+    "SLURM_TASKS_PER_NODE=2(x2)\n";
+#define SALLOC_N2_SPEC "{'worker': ['node1:8888', 'node1:8889', 'node2:8888', 'node2:8889']}"
+
+/* The same script submitted with `sbatch -n1`: one task. */
 static void sbatch_one_task(void) {
     env_lines(sbatch_script);
+    env_set("SLURM_CPUS_ON_NODE", "1");
+    env_set("SLURM_JOB_CPUS_PER_NODE", "1");
     env_set("SLURM_NTASKS", "1");
     env_set("SLURM_NPROCS", "1");
+    env_set("SLURM_TASKS_PER_NODE", "1");
 }
 
 /* srun -N4 -n8 (tasks per node 4,2,1,1) in Slurm's block order and in -m cyclic order. */
@@ -734,53 +761,133 @@ static void node_listed_twice_is_an_error(void **state) {
     SLURM_FAILS(o, CRES_ERR_ENVIRONMENT, "\"n2\"", "twice");
 }
 
-/* In an sbatch -n1 script only the script runs: one task on SLURMD_NODENAME. */
-static void batch_script_without_step_is_one_task(void **state) {
+/* No own task (an sbatch script, an salloc shell): the task id is CRES_NO_TASK, the launch
+   info, which needs one, is CRES_ERR_NOT_FOUND saying why, and master() is "". */
+static void expect_no_own_task(cres_resolver *r, const char *why) {
+    cres_launch_info info;
+    cres_error err;
+    char buf[64];
+    assert_null(cres_task_type(r));
+    assert_int_equal(cres_task_id(r), CRES_NO_TASK);
+    EXPECT(cres_launch(r, &info, &err), CRES_ERR_NOT_FOUND);
+    HAS(err.message, why);
+    OK(cres_master(r, buf, sizeof buf, NULL, &err));
+    assert_string_equal(buf, ""); /* the default rule without a task */
+}
+
+/* An sbatch script is no task of its job: the cluster is the job's allocation, its nodes
+   with SLURM_TASKS_PER_NODE slots each (what srun and mpirun start there), and no task is
+   the script's: never "one task", which told a process of a 3-task job it was alone. */
+static void batch_script_is_the_allocation_without_a_task(void **state) {
     cres_resolver *r;
     (void)state;
+    log_config();
+    env_lines(sbatch_script); /* sbatch -N1 -n3 */
+    r = slurm();
+    assert_string_equal(resolved_json(r), dq("{'worker': ['vm:8888', 'vm:8889', 'vm:8890']}"));
+    expect_no_own_task(r, "no job step");
+    HAS(logs.text, "INFO slurm: no job step (an sbatch script or an salloc shell): the cluster is "
+                   "the job's allocation, 1 nodes with 3 task slots (SLURM_JOB_NODELIST, "
+                   "SLURM_TASKS_PER_NODE)");
+    cres_resolver_free(r);
+    /* sbatch -n1: one slot, still not the script's */
     sbatch_one_task();
-    env_set("SLURMD_NODENAME", "node3");
     r = slurm();
-    assert_string_equal(resolved_json(r), dq("{'worker': ['node3:8888']}"));
-    expect_task(r, "worker", 0);
-    assert_string_equal(master_of(r, NULL, -1, NULL), "grpc://node3:8888");
+    assert_string_equal(resolved_json(r), dq("{'worker': ['vm:8888']}"));
+    expect_no_own_task(r, "start the tasks with srun");
     cres_resolver_free(r);
-    /* the older SLURM_JOBID alone is enough; no SLURMD_NODENAME: this host */
-    env_reset();
-    env_set("SLURM_JOBID", "4");
+    /* SLURM_NODELIST, the older name, when SLURM_JOB_NODELIST is not set */
+    env_unset("SLURM_JOB_NODELIST");
     r = slurm();
-    assert_string_equal(resolved_json(r), dq("{'worker': ['localhost:8888']}"));
-    cres_resolver_free(r);
-    /* an empty SLURMD_NODENAME names no node either */
-    env_set("SLURMD_NODENAME", "");
-    r = slurm();
-    assert_string_equal(resolved_json(r), dq("{'worker': ['localhost:8888']}"));
+    assert_string_equal(resolved_json(r), dq("{'worker': ['vm:8888']}"));
     cres_resolver_free(r);
 }
 
-static void batch_script_jobs_must_fit_one_task(void **state) {
-    cres_slurm_options o = slurm_options();
-    static const cres_job_count jobs[] = {{"worker", 3}};
+/* An salloc shell (no SLURM_PROCID: salloc runs its command on the submit host) is the
+   allocation too; `salloc -N2` without a task count gives one slot a node and no
+   SLURM_NTASKS. */
+static void salloc_shell_is_the_allocation_without_a_task(void **state) {
+    cres_resolver *r;
     (void)state;
-    sbatch_one_task();
-    o.jobs = jobs;
-    o.jobs_count = 1;
-    SLURM_FAILS(o, CRES_ERR_ENVIRONMENT, "3 tasks", "started 1");
+    env_lines(salloc_shell);
+    r = slurm();
+    assert_string_equal(resolved_json(r), dq(SALLOC_N2_SPEC));
+    expect_no_own_task(r, "an salloc shell");
+    cres_resolver_free(r);
+    env_unset("SLURM_NTASKS");
+    env_unset("SLURM_NPROCS");
+    env_unset("SLURM_NTASKS_PER_NODE");
+    env_set("SLURM_TASKS_PER_NODE", "1(x2)");
+    env_set("SLURM_JOB_CPUS_PER_NODE", "1(x2)");
+    r = slurm();
+    assert_string_equal(resolved_json(r), dq("{'worker': ['node1:8888', 'node2:8888']}"));
+    cres_resolver_free(r);
 }
 
-/* A batch script of several tasks, or a rank above 0 without a step, is never "one task":
-   the rank would be told it is alone. The second environment is Lightning's own Slurm test
-   fixture (tests/tests_fabric/plugins/environments/test_slurm.py: SLURM_JOB_ID 1234,
-   SLURM_PROCID 1, SLURM_NTASKS 20, no step variables). */
-static void batch_script_of_several_tasks_is_an_error(void **state) {
+static void batch_script_jobs_split_the_allocation(void **state) {
+    cres_slurm_options o = slurm_options();
+    static const cres_job_count jobs[] = {{"worker", 2}, {"chief", 1}};
+    cres_resolver *r;
+    (void)state;
+    env_lines(sbatch_script);
+    o.jobs = jobs;
+    o.jobs_count = 2;
+    r = slurm_with(o);
+    assert_string_equal(resolved_json(r), dq("{'chief': ['vm:8888'], 'worker': ['vm:8889', 'vm:8890']}"));
+    assert_int_equal(cres_task_id(r), CRES_NO_TASK);
+    cres_resolver_free(r);
+    o.jobs_count = 1;
+    SLURM_FAILS(o, CRES_ERR_ENVIRONMENT, "2 tasks", "started 3");
+}
+
+/* Without a step the job's variables must make one allocation: a missing one, or counts that
+   disagree, is an error naming them. */
+static void batch_script_variables_must_agree(void **state) {
+    cres_slurm_options o = slurm_options();
+    (void)state;
+    env_lines(sbatch_script);
+    env_set("SLURM_NTASKS", "4");
+    SLURM_FAILS(o, CRES_ERR_ENVIRONMENT, "slurm: SLURM_NTASKS=4 but SLURM_TASKS_PER_NODE gives 3", NULL);
+    env_unset("SLURM_NTASKS");
+    env_set("SLURM_NPROCS", "5");
+    SLURM_FAILS(o, CRES_ERR_ENVIRONMENT, "SLURM_NPROCS=5 but SLURM_TASKS_PER_NODE gives 3", NULL);
+    env_lines(sbatch_script);
+    env_set("SLURM_JOB_NUM_NODES", "2");
+    SLURM_FAILS(o, CRES_ERR_ENVIRONMENT, "SLURM_JOB_NUM_NODES=2 but SLURM_JOB_NODELIST gives 1", NULL);
+    env_unset("SLURM_JOB_NUM_NODES");
+    env_set("SLURM_NNODES", "3");
+    SLURM_FAILS(o, CRES_ERR_ENVIRONMENT, "SLURM_NNODES=3 but SLURM_JOB_NODELIST gives 1", NULL);
+    env_lines(sbatch_script);
+    env_set("SLURM_TASKS_PER_NODE", "3,1");
+    SLURM_FAILS(o, CRES_ERR_ENVIRONMENT,
+                "SLURM_TASKS_PER_NODE=\"3,1\" gives 2 counts for the 1 nodes of SLURM_JOB_NODELIST", NULL);
+    env_set("SLURM_TASKS_PER_NODE", "three");
+    SLURM_FAILS(o, CRES_ERR_ENVIRONMENT, "slurm: SLURM_TASKS_PER_NODE: ", NULL);
+    env_unset("SLURM_TASKS_PER_NODE");
+    SLURM_FAILS(o, CRES_ERR_ENVIRONMENT, "slurm: SLURM_TASKS_PER_NODE is not set", NULL);
+    env_lines(sbatch_script);
+    env_set("SLURM_JOB_NODELIST", "vm,vm");
+    env_set("SLURM_TASKS_PER_NODE", "3(x2)");
+    SLURM_FAILS(o, CRES_ERR_ENVIRONMENT, "slurm: SLURM_JOB_NODELIST lists node \"vm\" twice", NULL);
+    env_set("SLURM_JOB_NODELIST", "vm[1-");
+    SLURM_FAILS(o, CRES_ERR_ENVIRONMENT, "slurm: SLURM_JOB_NODELIST: ", NULL);
+    env_unset("SLURM_JOB_NODELIST");
+    env_unset("SLURM_NODELIST");
+    SLURM_FAILS(o, CRES_ERR_ENVIRONMENT, "SLURM_JOB_ID is set but neither SLURM_STEP_NODELIST (a step) nor "
+                "SLURM_JOB_NODELIST (the job's allocation) is", NULL);
+    env_reset();
+    env_set("SLURM_JOBID", "4"); /* the older name alone: a job, but no allocation named */
+    SLURM_FAILS(o, CRES_ERR_ENVIRONMENT, "slurm: SLURM_JOBID is set but neither", "SLURM_JOB_NODELIST");
+}
+
+/* A SLURM_PROCID above 0 without a step is a task whose step variables are missing (the
+   batch script is task 0), never the allocation: Lightning's own Slurm test fixture
+   (tests/tests_fabric/plugins/environments/test_slurm.py: SLURM_JOB_ID 1234, SLURM_PROCID
+   1, SLURM_NTASKS 20, no step variables). */
+static void rank_above_0_without_a_step_is_an_error(void **state) {
     cres_slurm_options o = slurm_options();
     cres_auto_options a;
     (void)state;
-    env_lines(sbatch_script); /* sbatch -n3 */
-    SLURM_FAILS(o, CRES_ERR_ENVIRONMENT, "SLURM_NTASKS=3", "srun");
-    env_unset("SLURM_NTASKS");
-    SLURM_FAILS(o, CRES_ERR_ENVIRONMENT, "SLURM_NPROCS=3", "CLUSTER_RESOLVER_BACKEND=local");
-    env_reset();
     env_set("SLURM_JOB_ID", "1234");
     env_set("SLURM_PROCID", "1");
     env_set("SLURM_NTASKS", "20");
@@ -789,6 +896,9 @@ static void batch_script_of_several_tasks_is_an_error(void **state) {
     a.config = &cfg;
     FAILS_WITH(cres_auto_resolver_create, a, CRES_ERR_ENVIRONMENT, "SLURM_PROCID=1",
                "SLURM_STEP_NODELIST");
+    env_lines(sbatch_script);
+    env_set("SLURM_PROCID", "2");
+    SLURM_FAILS(o, CRES_ERR_ENVIRONMENT, "SLURM_PROCID=2", "SLURM_STEP_NODELIST");
     env_set("SLURM_PROCID", "x");
     SLURM_FAILS(o, CRES_ERR_ENVIRONMENT, "SLURM_PROCID=\"x\"", NULL);
 }
@@ -2996,19 +3106,31 @@ static void auto_mpi_wins_over_slurm(void **state) {
     cres_resolver_free(r);
 }
 
-/* Blank values do not count; Slurm job variables without SLURM_PROCID are not a script. */
+/* Blank values do not count; a Slurm job without a step (an salloc shell: SLURM_JOB_ID and
+   no SLURM_PROCID) is slurm's, never local's. */
 static void auto_blank_and_partial_variables(void **state) {
+    cres_resolver *r;
     (void)state;
     skip_on_sagemaker_machine();
     env_set("TF_CONFIG", "  ");
     env_set("SM_HOSTS", "");
     env_set("OMPI_COMM_WORLD_SIZE", "");
     env_set("SLURM_STEP_NODELIST", "");
+    env_set("SLURM_JOB_ID", " ");
     env_set("TPU_NAME", "");
     expect_auto("local");
     env_reset();
-    env_set("SLURM_JOB_ID", "4"); /* salloc's shell on the login node */
-    expect_auto("local");
+    env_lines(salloc_shell);
+    r = auto_with(auto_options(), "slurm");
+    assert_string_equal(resolved_json(r), dq(SALLOC_N2_SPEC));
+    assert_int_equal(cres_task_id(r), CRES_NO_TASK);
+    cres_resolver_free(r);
+    env_reset();
+    env_set("SLURM_JOB_ID", "4"); /* a job whose allocation is not named: slurm says so */
+    {
+        cres_auto_options o = auto_options();
+        AUTO_FAILS(o, CRES_ERR_ENVIRONMENT, "slurm: SLURM_JOB_ID is set", "SLURM_JOB_NODELIST");
+    }
 }
 
 static void auto_tpu_variants(void **state) {
@@ -3218,9 +3340,11 @@ int main(void) {
         cmocka_unit_test_setup(bad_jobs_options, reset),
         cmocka_unit_test_setup(tasks_per_node_count_must_match_nodes, reset),
         cmocka_unit_test_setup(node_listed_twice_is_an_error, reset),
-        cmocka_unit_test_setup(batch_script_without_step_is_one_task, reset),
-        cmocka_unit_test_setup(batch_script_jobs_must_fit_one_task, reset),
-        cmocka_unit_test_setup(batch_script_of_several_tasks_is_an_error, reset),
+        cmocka_unit_test_setup(batch_script_is_the_allocation_without_a_task, reset),
+        cmocka_unit_test_setup(salloc_shell_is_the_allocation_without_a_task, reset),
+        cmocka_unit_test_setup(batch_script_jobs_split_the_allocation, reset),
+        cmocka_unit_test_setup(batch_script_variables_must_agree, reset),
+        cmocka_unit_test_setup(rank_above_0_without_a_step_is_an_error, reset),
         cmocka_unit_test_setup(no_slurm_variables_is_environment_error, reset),
         cmocka_unit_test_setup(each_missing_variable_is_named, reset),
         cmocka_unit_test_setup(each_malformed_variable_is_named, reset),

@@ -1403,12 +1403,51 @@ static void flux_needs_a_hostfile(void **state) {
     FLUX_FAILS(o, CRES_ERR_ENVIRONMENT, "/nonexistent/test_sched/flux_hosts", NULL);
 }
 
+/* Without FLUX_TASK_RANK, in a job (FLUX_JOB_ID) or in an allocation's initial program (a
+   `flux batch` script, a `flux alloc` shell: the broker gives it FLUX_ENCLOSING_ID and takes
+   the job's variables away, flux-core src/broker/runat.c), the hostfile is the allocation and
+   no task is this process's; without a hostfile it is an error naming the option, never one
+   local task. */
+static void flux_job_script_is_the_allocation(void **state) {
+    cres_flux_options o = flux_options();
+    cres_resolver *r;
+    (void)state;
+    env_set("FLUX_ENCLOSING_ID", "f3Pd4Nq");
+    env_set("FLUX_URI", "local:///tmp/flux-xIG8Sd/local-0");
+    FLUX_FAILS(o, CRES_ERR_ENVIRONMENT, "Flux tells a job script or an allocation's shell no hosts",
+               "options.hostfile (--hostfile");
+    o.hostfile = temp_file("corona171 slots=2\ncorona172 slots=2\n");
+    r = FLUX(o);
+    assert_string_equal(resolved_json(r), dq("{'worker': ['corona171:8888', 'corona171:8889', 'corona172:8888', "
+                                             "'corona172:8889']}"));
+    expect_no_own_task(r);
+    LOGGED("flux: no FLUX_TASK_RANK, only FLUX_ENCLOSING_ID: a flux batch script or a flux alloc shell: the "
+           "cluster is the allocation's 4 slots and no task is this process's");
+    cres_resolver_free(r);
+    /* the job's variables without a task's: the job's size on the hostfile's nodes */
+    env_reset();
+    env_lines(flux_job);
+    o.hostfile = temp_file("corona171\ncorona172\n");
+    r = FLUX(o);
+    assert_string_equal(resolved_json(r), dq("{'worker': ['corona171:8888', 'corona171:8889', 'corona172:8888', "
+                                             "'corona172:8889']}"));
+    expect_no_own_task(r);
+    LOGGED("no FLUX_TASK_RANK, only FLUX_JOB_ID");
+    cres_resolver_free(r);
+    env_set("FLUX_JOB_NNODES", "3");
+    FLUX_FAILS(o, CRES_ERR_ENVIRONMENT, "FLUX_JOB_NNODES=3 but the hostfile names 2 hosts", NULL);
+    env_set("FLUX_JOB_NNODES", "2");
+    env_set("FLUX_JOB_SIZE", "x");
+    FLUX_FAILS(o, CRES_ERR_ENVIRONMENT, "FLUX_JOB_SIZE=\"x\"", NULL);
+    o.hostfile = NULL;
+    FLUX_FAILS(o, CRES_ERR_ENVIRONMENT, "options.hostfile", NULL);
+}
+
 static void flux_bad_variables(void **state) {
     cres_flux_options o = flux_options();
     (void)state;
     o.hostfile = temp_file("corona171\ncorona172\n");
-    env_set("FLUX_JOB_ID", "f2oLkTLb");
-    FLUX_FAILS(o, CRES_ERR_ENVIRONMENT, "FLUX_TASK_RANK", NULL);
+    FLUX_FAILS(o, CRES_ERR_ENVIRONMENT, "FLUX_TASK_RANK", NULL); /* no Flux variable at all */
     env_lines(flux_job);
     flux_rank(1, 1);
     env_unset("FLUX_JOB_SIZE");
@@ -1767,9 +1806,14 @@ static void auto_scheduler_order(void **state) {
     LOGGED("auto: using the pbs backend: PBS_NODEFILE; passed over lsf (LSB_MCPU_HOSTS), sge (PE_HOSTFILE), flux "
            "(FLUX_TASK_RANK), vertex (CLUSTER_SPEC)");
     cres_resolver_free(r);
-    env_set("SLURM_JOB_ID", "7");
+    env_set("SLURM_JOB_ID", "7"); /* an sbatch script */
     env_set("SLURM_PROCID", "0");
-    cres_resolver_free(AUTO(o, "slurm"));
+    env_set("SLURM_JOB_NODELIST", "node[1-2]");
+    env_set("SLURM_TASKS_PER_NODE", "2(x2)");
+    r = AUTO(o, "slurm");
+    assert_string_equal(resolved_json(r), dq("{'worker': ['node1:8888', 'node1:8889', 'node2:8888', 'node2:8889']}"));
+    expect_no_own_task(r);
+    cres_resolver_free(r);
     env_set("OMPI_COMM_WORLD_RANK", "0");
     env_set("OMPI_COMM_WORLD_SIZE", "2");
     r = AUTO(o, "mpi"); /* and the MPI backend takes PE_HOSTFILE, the first source */
@@ -1821,7 +1865,13 @@ static void auto_job_id_alone_is_that_schedulers_error(void **state) {
     AUTO_FAILS(o, CRES_ERR_ENVIRONMENT, "lsf", "LSB_DJOB_RANKFILE");
     env_reset();
     env_set("FLUX_JOB_ID", "f2oLkTLb");
-    AUTO_FAILS(o, CRES_ERR_ENVIRONMENT, "flux", "FLUX_TASK_RANK");
+    AUTO_FAILS(o, CRES_ERR_ENVIRONMENT, "flux", "--hostfile");
+    env_reset();
+    env_set("FLUX_ENCLOSING_ID", "f3Pd4Nq"); /* a flux batch script, a flux alloc shell */
+    AUTO_FAILS(o, CRES_ERR_ENVIRONMENT, "flux", "--hostfile");
+    env_reset();
+    env_set("SLURM_JOB_ID", "7");
+    AUTO_FAILS(o, CRES_ERR_ENVIRONMENT, "slurm", "SLURM_JOB_NODELIST");
 }
 
 /* MPI inside PBS (PALS's mpiexec sets PMI_SIZE): mpi, with the hosts of PBS_NODEFILE. */
@@ -1984,6 +2034,7 @@ int main(void) {
         cmocka_unit_test_setup(flux_slots_from_the_hostfile, reset),
         cmocka_unit_test_setup(flux_jobs_ports_and_gpus, reset),
         cmocka_unit_test_setup(flux_needs_a_hostfile, reset),
+        cmocka_unit_test_setup(flux_job_script_is_the_allocation, reset),
         cmocka_unit_test_setup(flux_bad_variables, reset),
         cmocka_unit_test_setup(flux_bad_hostfile_names_file_and_line, reset),
         /* MPI from a scheduler */
