@@ -223,7 +223,9 @@
                   per task, e.g. {"GPU", 4}: at most CRES_MAX_ACCELERATOR_KINDS kinds.
       cres_visible_devices(r, buf, cap, &len, err), _of(...)
                   the CUDA_VISIBLE_DEVICES value a task should get ("2,3"), "" when the
-                  backend assigns none. Never written to the environment.
+                  backend assigns none (the task keeps the list it has: one its launcher
+                  bound to it, or one nobody says is the node's). Never written to the
+                  environment.
       cres_launch(r, &info, err), cres_tfconfig(r, buf, cap, &len, err): section 8.
       Getters: cres_task_type, cres_task_id, cres_rpc_layer (NULL when none),
       cres_environment ("" when unknown), cres_resolver_name (the backend's; auto: the one
@@ -284,12 +286,13 @@
                                variables describe the daemons, so MPI wins); not PMI_SIZE
                                with FLUX_TASK_RANK (Flux's PMI) or with PALS_RANKID and
                                PBS_NODEFILE (Cray PALS's mpiexec: pbs reads its names)
-                  4 slurm      SLURM_STEP_NODELIST, or SLURM_JOB_ID and SLURM_PROCID (a
-                               batch script)
+                  4 slurm      SLURM_STEP_NODELIST, or SLURM_JOB_ID or SLURM_JOBID (an
+                               sbatch script, an salloc shell: the job's allocation)
                   5 pbs        PBS_NODEFILE or PBS_JOBID
                   6 lsf        LSB_DJOB_RANKFILE, LSB_MCPU_HOSTS or LSB_JOBID
                   7 sge        PE_HOSTFILE
-                  8 flux       FLUX_TASK_RANK or FLUX_JOB_ID
+                  8 flux       FLUX_TASK_RANK, FLUX_JOB_ID or FLUX_ENCLOSING_ID (a flux
+                               batch script, a flux alloc shell)
                   9 vertex     CLUSTER_SPEC (Vertex AI sets TF_CONFIG too for TensorFlow)
                   10 sagemaker SM_HOSTS or SM_CURRENT_HOST, or the resource config file
                   11 skypilot  SKYPILOT_NODE_IPS
@@ -391,27 +394,52 @@
                   SLURM_NNODES and SLURM_STEP_NUM_NODES, must agree when set (each
                   disagreement is CRES_ERR_ENVIRONMENT naming both). Hosts keep Slurm's
                   order. Rank r's address:
-                  "<its node>:<port_base + its index among the node's tasks>". Without a step
-                  (SLURM_JOB_ID set: an sbatch script, an salloc shell) only this process
-                  runs: one task on $SLURMD_NODENAME, else localhost; but SLURM_PROCID above
-                  0, or SLURM_NTASKS (else SLURM_NPROCS) above 1, is an error: tasks whose
-                  step variables are missing, or a script that should srun them.
+                  "<its node>:<port_base + its index among the node's tasks>".
+                  Without a step (SLURM_JOB_ID or SLURM_JOBID set: an sbatch script, an
+                  salloc shell) this process is none of the job's tasks: the cluster is the
+                  job's allocation, the nodes of SLURM_JOB_NODELIST (else SLURM_NODELIST)
+                  with SLURM_TASKS_PER_NODE slots each, the job's tasks per node: what an srun
+                  without -n starts there, and the slots Open MPI's mpirun gives each node
+                  (its ras/slurm reads the same two; SLURM_JOB_CPUS_PER_NODE counts CPUs, not
+                  tasks). SLURM_NTASKS (else SLURM_NPROCS) and SLURM_JOB_NUM_NODES (else
+                  SLURM_NNODES) must agree when set. There is no own task (as pbs, lsf, sge
+                  in a job script): formats that need one refuse. A SLURM_PROCID above 0
+                  without a step is an error: a task whose step variables are missing.
         Options:  jobs: 1..1024 {job, count >= 0}, distinct names, taking the ranks in order,
                   "chief" first, then by name ({worker 6, ps 2}: ps ranks 0-1, worker 2-7),
                   counts adding up to the step's tasks (default one "worker" job of all);
                   port_base 1..65535 (0 = 8888; the highest port must fit too).
-                  gpus_per_node: 0 = the ids in $CUDA_VISIBLE_DEVICES (ids, UUIDs or MIG
-                  names of letters, digits and -_:./; unset, empty, "NoDevFiles" or "-1" =
-                  none), CRES_NO_GPUS = none, at most 4096. gpus_per_task: 0 =
-                  gpus_per_node / most tasks on a node, at most 4096. Task k of a node gets
-                  devices k*g .. k*g+g-1: ids from $CUDA_VISIBLE_DEVICES when it was the
-                  source or lists at least gpus_per_node ("4,5,6,7": "4,5" and "6,7"), else
-                  numbers from 0; cres_visible_devices() and cres_num_accelerators() ("GPU").
+                  GPUs: $CUDA_VISIBLE_DEVICES (ids, UUIDs or MIG names of letters, digits
+                  and -_:./; unset, empty, "NoDevFiles" or "-1" = none) is split among the
+                  node's tasks only when it is the node's list: the caller says so
+                  (gpus_per_node: the node's GPUs, 0 = the list's length; gpus_per_task: each
+                  task's, 0 = gpus_per_node / most tasks on a node; at most 4096), or the
+                  launcher does (slurm: SLURM_GPUS_ON_NODE, the step's GPUs on the node,
+                  equals the list's length and nothing binds GPUs to tasks). Task k of a node
+                  then gets devices k*g .. k*g+g-1: ids from the list when it holds at least
+                  gpus_per_node ("4,5,6,7": "4,5" and "6,7"), else numbered from 0;
+                  cres_visible_devices() gives them and cres_num_accelerators() ("GPU")
+                  counts g. A list the launcher bound to this task is passed on unchanged:
+                  cres_visible_devices() gives "" (assigns none: the task keeps what it has)
+                  and cres_num_accelerators() its length. Slurm binds for srun
+                  --gpus-per-task, --ntasks-per-gpu and any --gpu-bind / --tres-bind gres/gpu
+                  but none; its tasks see that as a list shorter than SLURM_GPUS_ON_NODE, or
+                  SLURM_GPUS_PER_TASK, SLURM_NTASKS_PER_GPU, SLURM_NTASKS_PER_TRES,
+                  SLURM_GPU_BIND, SLURM_TRES_BIND (gres/gpu:TYPE) or SLURM_TRES_PER_TASK
+                  (gres/gpu) set (SLURM_GPU_BIND or SLURM_TRES_BIND "none" turns the first
+                  ones off). ROCR_VISIBLE_DEVICES, HIP_VISIBLE_DEVICES, ZE_AFFINITY_MASK or
+                  GPU_DEVICE_ORDINAL listing fewer devices than SLURM_GPUS_ON_NODE or than
+                  CUDA's list show a binding too (Slurm writes one list into each gres.conf
+                  names; wrapper scripts narrow them). A list nobody speaks for (no
+                  SLURM_GPUS_ON_NODE, or a list longer than it) is left as it is, as a
+                  bound one; config.log says why at CRES_LOG_INFO. CRES_NO_GPUS = none.
         Own task: the job and index of SLURM_PROCID.
         Errors:   CRES_ERR_ENVIRONMENT naming the variable (missing, inconsistent counts, a
                   placement that disagrees); arbitrary and other distributions
-                  CRES_ERR_UNSUPPORTED; more GPUs per task than a node has
-                  CRES_ERR_ENVIRONMENT.
+                  CRES_ERR_UNSUPPORTED; more GPUs per task than a node has, gpus_per_node
+                  with a list bound to the task (it cannot be split as the node's), a
+                  gpus_per_task other than a bound list's length, a gpus_per_node other than
+                  SLURM_GPUS_ON_NODE: CRES_ERR_ENVIRONMENT naming both.
       mpi (cres_mpi_options)
         Reads:    rank and size from the first family set: Open MPI OMPI_COMM_WORLD_{RANK,
                   SIZE,LOCAL_RANK,LOCAL_SIZE}; MVAPICH MV2_COMM_WORLD_*; MPICH / Intel MPI
@@ -435,7 +463,11 @@
                   else $PMIX_HOSTNAME, else localhost; (5) mpirun inside a Slurm
                   allocation: its daemons' step (SLURM_STEP_NODELIST, own node SLURM_NODEID),
                   local-size ranks each, in Open MPI's ranking order.
-        Options:  hostfile, hostname; jobs, port_base, GPUs as slurm.
+        Options:  hostfile, hostname; jobs, port_base, GPUs as slurm. mpirun and mpiexec say
+                  nothing of GPUs: a list is the node's only when the caller says so, or in
+                  a Slurm job when Slurm does (srun's own ranks, or the step of mpirun's
+                  daemons, whose ranks share their node's list); under jsrun
+                  (JSM_NAMESPACE_RANK) it is the resource set's: bound, as in lsf.
         Own task: the job and index of the MPI rank.
         Errors:   no source of hosts: CRES_ERR_ENVIRONMENT asking for the hostfile; a local
                   rank or size that disagrees with the placement: CRES_ERR_ENVIRONMENT;
@@ -463,6 +495,17 @@
                        host count, and a FLUX_JOB_SIZE it divides gives each that many;
                        any other size fills the slots, which must use every node (Flux
                        runs a task on each, so FLUX_JOB_NNODES above the size is an error).
+                       Without FLUX_TASK_RANK but with FLUX_JOB_ID, or FLUX_ENCLOSING_ID (a
+                       `flux batch` script, a `flux alloc` shell: the broker gives their
+                       initial program that instead of the job's variables), the file is
+                       the allocation (FLUX_JOB_SIZE, when set, placed on it as above).
+                  GPUs: only the caller says a list is the node's (gpus_per_node,
+                  gpus_per_task; see slurm). pbs: PBS does not say, and under Cray PALS a
+                  wrapper script may have bound each rank's list. lsf: jsrun gives each
+                  resource set its own list (bound); outside jsrun LSF does not say. sge:
+                  Grid Engine does not say. flux: the shell's gpu-affinity option gives the
+                  node's list ("on") or each task's ("per-task", "map:"), and no variable
+                  tells a task which. A list not said to be the node's is left as it is.
         Own task: the rank: pbs PALS_RANKID of PMI_SIZE (Cray PALS; PALS_NODEID,
                   PALS_LOCAL_RANKID, PALS_LOCAL_SIZE checked), else PBS_VNODENUM (pbsdsh:
                   the slot's line); lsf jsrun's JSM_NAMESPACE_RANK of _SIZE (_LOCAL_RANK,
@@ -472,7 +515,7 @@
                   without a world size is CRES_ERR_ENVIRONMENT); flux FLUX_TASK_RANK of
                   FLUX_JOB_SIZE (FLUX_TASK_LOCAL_ID checked). Without one (the job script)
                   the cluster is the whole allocation and there is no own task: never "the
-                  only task", which it is not.
+                  only task", which it is not (slurm outside a step likewise).
         Errors:   a missing, unreadable or empty file, a line that is not "host", "host
                   slots=N" or "host:N" (PE_HOSTFILE: fewer than two fields), an odd
                   LSB_MCPU_HOSTS or one with a count that is not a number, a rank past the
@@ -10443,8 +10486,8 @@ CRES__PRIVATE int cres__cmp_name_at(const void *x, const void *y) {
     return c ? c : (a->at < b->at ? -1 : a->at > b->at);
 }
 
-/* A node listed twice in SLURM_STEP_NODELIST (its only list) would give two tasks one port:
-   refuse it. */
+/* A node listed twice in a Slurm node list (l->from) would give two tasks one port: refuse
+   it. */
 CRES__PRIVATE cres_result cres__layout_unique(const cres_allocator *a, const cres__layout *l,
                                               const char *who, cres_error *err) {
     cres__name_at *v;
@@ -10460,9 +10503,8 @@ CRES__PRIVATE cres_result cres__layout_unique(const cres_allocator *a, const cre
     for (i = 1; i < l->nodes && res == CRES_OK; i++) {
         if (strcmp(v[i - 1].name, v[i].name) == 0) {
             char q[CRES__QUOTE_SIZE];
-            res =
-                cres__fail(err, CRES_ERR_ENVIRONMENT, "%s: SLURM_STEP_NODELIST lists node %s twice",
-                           who, cres__quote(q, sizeof q, v[i].name, strlen(v[i].name)));
+            res = cres__fail(err, CRES_ERR_ENVIRONMENT, "%s: %s lists node %s twice", who, l->from,
+                             cres__quote(q, sizeof q, v[i].name, strlen(v[i].name)));
         }
     }
     cres__free(a, v);
@@ -10598,6 +10640,18 @@ CRES__PRIVATE int cres__cmp_job_split(const void *x, const void *y) {
     return strcmp(a->job, b->job);
 }
 
+/* What a launcher says of the device lists its tasks see (section 7, slurm's GPUs). */
+typedef struct cres__gpu_word {
+    int on_node;             /* the node's GPUs for this job or step, -1 = unsaid */
+    const char *on_node_var; /* the variable that says it ("SLURM_GPUS_ON_NODE") */
+    char bound[200];         /* why the lists are this task's own already, "" = unsaid */
+    const char *unsaid;      /* why nothing is said, for the log; NULL = the launcher does not */
+} cres__gpu_word;
+
+/* A backend's reader of that word; NULL: its launcher says nothing of GPUs. */
+typedef cres_result (*cres__gpu_reader)(const cres_resolver *r, cres__gpu_word *said,
+                                        cres_error *err);
+
 /* The state both backends keep: the spec made at create, and per rank the local index (for
    GPU assignment) and the device list the GPUs come from. */
 typedef struct cres__hpc {
@@ -10608,7 +10662,7 @@ typedef struct cres__hpc {
     int *local;          /* per rank */
     int ntasks;
     int gpus_per_task;
-    char *devices;       /* the node's device ids, comma-separated ("" = 0..n-1 numbered) */
+    char *devices;       /* the node's ids, comma-separated ("" = 0..n-1); NULL = kept as is */
 } cres__hpc;
 
 typedef struct cres__hpc_want {
@@ -10617,6 +10671,7 @@ typedef struct cres__hpc_want {
     int port_base;
     int gpus_per_node;
     int gpus_per_task;
+    cres__gpu_reader gpu_reader;
 } cres__hpc_want;
 
 /* Checks the requested jobs and orders them; NULL jobs = one "worker" job of every task. */
@@ -10682,31 +10737,44 @@ CRES__PRIVATE cres_result cres__cuda_devices(const cres_resolver *r, const char 
     return CRES_OK;
 }
 
-/* GPUs per task, and the node's device ids they come from: $CUDA_VISIBLE_DEVICES when it
-   is the count's source or lists at least gpus_per_node ids, else numbers from 0. */
-CRES__PRIVATE cres_result cres__hpc_gpus(cres__hpc *h, const cres__hpc_want *w, int max_tasks,
-                                         cres_error *err) {
-    const char *who = h->base.vtable->name, *cuda;
-    int per_node = w->gpus_per_node, listed;
-    cres_result res;
-    if (per_node < CRES_NO_GPUS || per_node > 4096 || w->gpus_per_task < 0 ||
-        w->gpus_per_task > 4096)
-        return cres__fail(err, CRES_ERR_INVALID_ARGUMENT,
-                          "%s: gpus_per_node %d / gpus_per_task %d: not 0 to 4096", who, per_node,
-                          w->gpus_per_task);
-    if (per_node == CRES_NO_GPUS) {
-        per_node = 0;
-        cuda = NULL;
-    } else if ((res = cres__cuda_devices(&h->base, &cuda, &listed, per_node == 0 ? err : NULL)) !=
-               CRES_OK) {
-        if (per_node == 0) return res;
-        cuda = NULL; /* an explicit count numbers from 0 whatever the variable holds */
-    } else if (per_node == 0) {
-        per_node = listed;
-    } else if (listed < per_node) {
-        cuda = NULL;
+/* The device lists a launcher may narrow to a task: CUDA's, then AMD ROCm's and HIP's, Intel
+   Level Zero's and OpenCL's (Slurm writes one list into each that gres.conf's flags name). */
+static const char *const cres__device_vars[] = {
+    "CUDA_VISIBLE_DEVICES", "ROCR_VISIBLE_DEVICES", "HIP_VISIBLE_DEVICES", "ZE_AFFINITY_MASK",
+    "GPU_DEVICE_ORDINAL",   NULL};
+
+/* The entries of a comma-separated list; 0 when unset or blank. */
+CRES__PRIVATE int cres__list_count(const char *v) {
+    int n = 1;
+    if (!v || cres__is_blank(v)) return 0;
+    for (; *v; v++) n += *v == ',';
+    return n;
+}
+
+/* A list shorter than the node's GPUs (as the launcher counts them), or another device list
+   shorter than CUDA's, was narrowed to this task: then CUDA's is not the node's either. */
+CRES__PRIVATE void cres__gpu_lists_bound(const cres_resolver *r, int cuda_listed,
+                                         cres__gpu_word *said) {
+    size_t i;
+    for (i = 0; cres__device_vars[i] && !said->bound[0]; i++) {
+        const char *var = cres__device_vars[i];
+        int n = i ? cres__list_count(cres_resolver_getenv(r, var)) : cuda_listed;
+        if (!n) continue;
+        if (said->on_node > n)
+            snprintf(said->bound, sizeof said->bound, "%s=%d but %s lists %d", said->on_node_var,
+                     said->on_node, var, n);
+        else if (cuda_listed > n)
+            snprintf(said->bound, sizeof said->bound,
+                     "%s lists %d devices, CUDA_VISIBLE_DEVICES %d", var, n, cuda_listed);
     }
-    h->gpus_per_task = w->gpus_per_task ? w->gpus_per_task : (max_tasks ? per_node / max_tasks : 0);
+}
+
+/* The node's GPUs split among its tasks: g each (0 = per_node / max_tasks), ids from `cuda`
+   (NULL: numbered from 0). */
+CRES__PRIVATE cres_result cres__hpc_split(cres__hpc *h, int g, int per_node, const char *cuda,
+                                          int max_tasks, cres_error *err) {
+    const char *who = h->base.vtable->name;
+    h->gpus_per_task = g ? g : (max_tasks ? per_node / max_tasks : 0);
     if ((long long)h->gpus_per_task * max_tasks > per_node)
         return cres__fail(
             err, CRES_ERR_ENVIRONMENT,
@@ -10714,6 +10782,83 @@ CRES__PRIVATE cres_result cres__hpc_gpus(cres__hpc *h, const cres__hpc_want *w, 
             max_tasks, h->gpus_per_task, (long long)h->gpus_per_task * max_tasks, per_node);
     if (!(h->devices = cres__strdup(&h->base.config.allocator, cuda ? cuda : "")))
         return cres__oom(err, who);
+    return CRES_OK;
+}
+
+/* The launcher gave this task its own list already: passed on unchanged (visible devices ""),
+   its length the task's count. The caller's own count must agree: gpus_per_node asks for a
+   split of the node's list, which this task cannot see. */
+CRES__PRIVATE cres_result cres__hpc_bound(cres__hpc *h, const cres__hpc_want *w, const char *cuda,
+                                          int listed, const char *why, cres_error *err) {
+    const char *who = h->base.vtable->name;
+    char q[CRES__QUOTE_SIZE];
+    if (w->gpus_per_node > 0)
+        return cres__fail(err, CRES_ERR_ENVIRONMENT,
+                          "%s: options.gpus_per_node (--gpus-per-node) %d would split the node's "
+                          "GPUs among its tasks, but the launcher gave each task its own (%s)",
+                          who, w->gpus_per_node, why);
+    if (w->gpus_per_task > 0 && w->gpus_per_task != listed)
+        return cres__fail(err, CRES_ERR_ENVIRONMENT,
+                          "%s: options.gpus_per_task (--gpus-per-task) %d, but the launcher gave "
+                          "this task its own GPUs (%s) and CUDA_VISIBLE_DEVICES lists %d",
+                          who, w->gpus_per_task, why, listed);
+    if (listed)
+        cres__log(&h->base, CRES_LOG_INFO,
+                  "%s: CUDA_VISIBLE_DEVICES=%s is this task's own (%s): passed on unchanged", who,
+                  cres__quote(q, sizeof q, cuda, strlen(cuda)), why);
+    h->gpus_per_task = listed;
+    return CRES_OK;
+}
+
+/* GPUs per task and the ids they come from. A list is split among the node's tasks only when
+   the caller says so (gpus_per_node, gpus_per_task) or the launcher says it is the node's;
+   one the launcher bound to this task, or one nobody speaks for, is left as it is. */
+CRES__PRIVATE cres_result cres__hpc_gpus(cres__hpc *h, const cres__hpc_want *w, int max_tasks,
+                                         cres_error *err) {
+    const char *who = h->base.vtable->name, *cuda = NULL;
+    int per_node = w->gpus_per_node, listed = 0, told = per_node > 0 || w->gpus_per_task > 0;
+    cres__gpu_word said;
+    char q[CRES__QUOTE_SIZE];
+    cres_result res;
+    if (per_node < CRES_NO_GPUS || per_node > 4096 || w->gpus_per_task < 0 ||
+        w->gpus_per_task > 4096)
+        return cres__fail(err, CRES_ERR_INVALID_ARGUMENT,
+                          "%s: gpus_per_node %d / gpus_per_task %d: not 0 to 4096", who, per_node,
+                          w->gpus_per_task);
+    if (per_node == CRES_NO_GPUS)
+        return cres__hpc_split(h, w->gpus_per_task, 0, NULL, max_tasks, err);
+    if ((res = cres__cuda_devices(&h->base, &cuda, &listed, told ? NULL : err)) != CRES_OK) {
+        if (!told) return res;
+        cuda = NULL; /* an explicit count numbers from 0 whatever the variable holds */
+        listed = 0;
+    }
+    memset(&said, 0, sizeof said);
+    said.on_node = -1;
+    if (w->gpu_reader && (res = w->gpu_reader(&h->base, &said, err)) != CRES_OK) return res;
+    cres__gpu_lists_bound(&h->base, listed, &said);
+    if (said.bound[0]) return cres__hpc_bound(h, w, cuda, listed, said.bound, err);
+    if (per_node > 0 && said.on_node >= 0 && said.on_node != per_node)
+        return cres__fail(err, CRES_ERR_ENVIRONMENT,
+                          "%s: options.gpus_per_node (--gpus-per-node) %d, but %s=%d", who,
+                          per_node, said.on_node_var, said.on_node);
+    if (told)
+        return cres__hpc_split(h, w->gpus_per_task, per_node ? per_node : listed,
+                               per_node > listed ? NULL : cuda, max_tasks, err);
+    if (said.on_node >= 0 && said.on_node == listed)
+        return cres__hpc_split(h, 0, listed, cuda, max_tasks, err);
+    if (listed && said.on_node >= 0)
+        cres__log(&h->base, CRES_LOG_INFO,
+                  "%s: CUDA_VISIBLE_DEVICES=%s left as it is: it lists %d devices, %s=%d", who,
+                  cres__quote(q, sizeof q, cuda, strlen(cuda)), listed, said.on_node_var,
+                  said.on_node);
+    else if (listed)
+        cres__log(&h->base, CRES_LOG_INFO,
+                  "%s: CUDA_VISIBLE_DEVICES=%s left as it is: %s whether it lists the node's "
+                  "GPUs or this task's own (options.gpus_per_node or gpus_per_task, "
+                  "--gpus-per-node or --gpus-per-task, would split it as the node's)",
+                  who, cres__quote(q, sizeof q, cuda, strlen(cuda)),
+                  said.unsaid ? said.unsaid : "the launcher does not say");
+    h->gpus_per_task = listed;
     return CRES_OK;
 }
 
@@ -10810,7 +10955,8 @@ CRES__PRIVATE cres_result cres__hpc_accelerators(cres_resolver *r, const char *t
     return res;
 }
 
-/* Task k of a node sees devices k*g .. k*g+g-1 of the node's list. */
+/* Task k of a node sees devices k*g .. k*g+g-1 of the node's list ("" when each task keeps
+   the list it has). */
 CRES__PRIVATE cres_result cres__hpc_devices(cres_resolver *r, const char *task_type, int task_id,
                                             char *buf, size_t cap, size_t *out_len,
                                             cres_error *err) {
@@ -10821,6 +10967,7 @@ CRES__PRIVATE cres_result cres__hpc_devices(cres_resolver *r, const char *task_t
     if (res != CRES_OK) return res;
     if (h->gpus_per_task > 0) {
         if ((res = cres__hpc_rank(h, task_type, task_id, &rank, err)) != CRES_OK) return res;
+        if (!h->devices) return cres__finish(&w, out_len, err);
         first = h->local[rank] * h->gpus_per_task;
         for (k = first; k < first + h->gpus_per_task; k++) {
             if (k > first) cres__puts(&w, ",");
@@ -10856,12 +11003,13 @@ CRES__PRIVATE cres_result cres__hpc_new(const cres_resolver_vtable *vtable,
 
 CRES__PRIVATE void cres__hpc_want_set(cres__hpc_want *w, const cres_job_count *jobs,
                                       size_t jobs_count, int port_base, int gpus_per_node,
-                                      int gpus_per_task) {
+                                      int gpus_per_task, cres__gpu_reader gpu_reader) {
     w->jobs = jobs;
     w->jobs_count = jobs_count;
     w->port_base = port_base;
     w->gpus_per_node = gpus_per_node;
     w->gpus_per_task = gpus_per_task;
+    w->gpu_reader = gpu_reader;
 }
 
 CRES__PRIVATE cres_result cres__hpc_finish(cres_resolver *r, cres_result res, cres__layout *l,
@@ -10876,28 +11024,29 @@ CRES__PRIVATE cres_result cres__hpc_finish(cres_resolver *r, cres_result res, cr
 }
 
 /* The create function of an HPC backend (Slurm, MPI, the schedulers): the options they all
-   share, then layout(r, o, &l, err) places the ranks. */
-#define CRES__HPC_CREATE(fn, vtable, options_type, layout)                                      \
-    CRES_API cres_result fn(const options_type *o, cres_resolver **out, cres_error *err) {     \
-        options_type none;                                                                     \
-        cres__hpc_want w;                                                                      \
-        cres__layout l;                                                                        \
-        cres_resolver *r;                                                                      \
-        cres_result res;                                                                       \
-        if (!o) {                                                                              \
-            memset(&none, 0, sizeof none);                                                     \
-            o = &none;                                                                         \
-        }                                                                                      \
-        cres__clear(err);                                                                      \
-        if (!out) return cres__fail(err, CRES_ERR_INVALID_ARGUMENT, "out is NULL");            \
-        *out = NULL;                                                                           \
-        if ((res = cres__hpc_new(&vtable, o->config, &r, &l, err)) != CRES_OK) return res;     \
-        cres__hpc_want_set(&w, o->jobs, o->jobs_count, o->port_base, o->gpus_per_node,         \
-                           o->gpus_per_task);                                                  \
-        res = layout(r, o, &l, err);                                                           \
-        return cres__created(                                                                  \
-            r, cres__hpc_finish(r, res, &l, &w, o->task_type, o->task_id, o->rpc_layer, err),  \
-            out);                                                                              \
+   share, then layout(r, o, &l, err) places the ranks; gpu_reader says what the launcher says
+   of the GPU lists (NULL: nothing). */
+#define CRES__HPC_CREATE(fn, vtable, options_type, layout, gpu_reader)                        \
+    CRES_API cres_result fn(const options_type *o, cres_resolver **out, cres_error *err) {    \
+        options_type none;                                                                    \
+        cres__hpc_want w;                                                                     \
+        cres__layout l;                                                                       \
+        cres_resolver *r;                                                                     \
+        cres_result res;                                                                      \
+        if (!o) {                                                                             \
+            memset(&none, 0, sizeof none);                                                    \
+            o = &none;                                                                        \
+        }                                                                                     \
+        cres__clear(err);                                                                     \
+        if (!out) return cres__fail(err, CRES_ERR_INVALID_ARGUMENT, "out is NULL");           \
+        *out = NULL;                                                                          \
+        if ((res = cres__hpc_new(&vtable, o->config, &r, &l, err)) != CRES_OK) return res;    \
+        cres__hpc_want_set(&w, o->jobs, o->jobs_count, o->port_base, o->gpus_per_node,        \
+                           o->gpus_per_task, gpu_reader);                                     \
+        res = layout(r, o, &l, err);                                                          \
+        return cres__created(                                                                 \
+            r, cres__hpc_finish(r, res, &l, &w, o->task_type, o->task_id, o->rpc_layer, err), \
+            out);                                                                             \
     }
 #endif /* CRES__HPC */
 
@@ -10928,54 +11077,141 @@ CRES__PRIVATE cres_result cres__slurm_deal(const cres_resolver *r, cres__layout 
                       r->vtable->name, cres__quote(q, sizeof q, d, strlen(d)));
 }
 
-/* Without a step, one process is the answer only when the job says one: SLURM_PROCID 0 (or
-   unset) and SLURM_NTASKS (SLURM_NPROCS) at most 1. A rank above 0, or a job of several
-   tasks, is a step whose variables are missing, or a batch script that should start its
-   tasks with srun: never "one task" (a rank told it is alone hangs its job). */
-CRES__PRIVATE cres_result cres__slurm_one_process(const cres_resolver *r, cres_error *err) {
-    int rank = 0, tasks = 1;
-    const char *ntasks = cres_resolver_getenv(r, "SLURM_NTASKS") ? "SLURM_NTASKS" : "SLURM_NPROCS";
-    cres_result res = cres__env_int(r, "SLURM_PROCID", 0, 0, INT_MAX, &rank, err);
-    if (res == CRES_OK) res = cres__env_int(r, ntasks, 0, 1, INT_MAX, &tasks, err);
+/* The GPU binding type of a --gpu-bind value ("verbose,closest" is closest), or of the
+   gres/gpu part of a --tres-bind one ("gres/gpu:per_task:2+gres/nic:closest"); "" = none
+   given. */
+CRES__PRIVATE size_t cres__slurm_bind_type(const char *v, int tres, const char **type) {
+    const char *gpu = v ? strstr(v, "gres/gpu:") : NULL;
+    size_t n;
+    *type = "";
+    if (!v || (tres && !gpu)) return 0;
+    if (tres) v = gpu + 9;
+    n = strcspn(v, "+");
+    if (n >= 7 && strncmp(v, "verbose", 7) == 0) {
+        v += 7;
+        n -= 7;
+        if (n && *v == ',') v++, n--;
+    }
+    *type = v;
+    return n;
+}
+
+/* Slurm's word on the GPU lists a task sees. slurmstepd (src/plugins/gres/common/
+   gres_common.c, gres_common_gpu_set_env) sets SLURM_GPUS_ON_NODE to the step's GPUs on the
+   node and CUDA_VISIBLE_DEVICES (and ROCR_VISIBLE_DEVICES, ZE_AFFINITY_MASK,
+   GPU_DEVICE_ORDINAL, as gres.conf's flags say) to those the task may use: all of them, or
+   its own when the step binds GPUs to tasks. srun(1) binds for --gpus-per-task (per_task)
+   and --ntasks-per-gpu (single) unless --gpu-bind=none, and for any other --gpu-bind
+   (--tres-bind=gres/gpu:TYPE). The tasks see those options in the job's SLURM_GPUS_PER_TASK,
+   SLURM_NTASKS_PER_GPU, SLURM_GPU_BIND (sbatch, salloc) and from Slurm 23.11
+   SLURM_TRES_PER_TASK ("gres/gpu=2") and SLURM_TRES_BIND ("gres/gpu:per_task:2", srun's
+   too); srun 22.05 names its own only in SLURM_NTASKS_PER_TRES, so a list shorter than
+   SLURM_GPUS_ON_NODE is the other sign. SLURM_STEP_GPUS is narrowed with the list and
+   SLURM_JOB_GPUS is the batch node's: neither tells. */
+CRES__PRIVATE cres_result cres__slurm_gpus(const cres_resolver *r, cres__gpu_word *said,
+                                           cres_error *err) {
+    static const char *const implicit[] = {"SLURM_GPUS_PER_TASK", "SLURM_NTASKS_PER_GPU",
+                                           "SLURM_NTASKS_PER_TRES", NULL};
+    const char *bind_var = "SLURM_TRES_BIND", *bind = cres_resolver_getenv(r, bind_var);
+    const char *type, *per_task = cres_resolver_getenv(r, "SLURM_TRES_PER_TASK"), *hint;
+    size_t n = cres__slurm_bind_type(bind, 1, &type);
+    char q[CRES__QUOTE_SIZE];
+    cres_result res = cres__env_int(r, "SLURM_GPUS_ON_NODE", 0, 0, 4096, &said->on_node, err);
     if (res != CRES_OK) return res;
-    if (rank > 0)
-        return cres__fail(err, CRES_ERR_ENVIRONMENT,
-                          "%s: SLURM_PROCID=%d is set but SLURM_STEP_NODELIST is not: the step's "
-                          "variables are missing",
-                          r->vtable->name, rank);
-    if (tasks > 1)
-        return cres__fail(err, CRES_ERR_ENVIRONMENT,
-                          "%s: %s=%d is set but SLURM_STEP_NODELIST is not: this is the batch "
-                          "script or salloc shell, one process, not the job's %d tasks; start "
-                          "them with srun, or set CLUSTER_RESOLVER_BACKEND=local for this "
-                          "process alone",
-                          r->vtable->name, ntasks, tasks, tasks);
+    said->on_node_var = "SLURM_GPUS_ON_NODE";
+    if (said->on_node < 0)
+        said->unsaid = "SLURM_GPUS_ON_NODE (the step's GPUs on the node) is not set, so "
+                       "nothing says";
+    if (!n)
+        n = cres__slurm_bind_type(bind = cres_resolver_getenv(r, bind_var = "SLURM_GPU_BIND"), 0,
+                                  &type);
+    if (n == 4 && strncmp(type, "none", 4) == 0) return CRES_OK;
+    if (n) {
+        snprintf(said->bound, sizeof said->bound, "%s=%s", bind_var,
+                 cres__quote(q, sizeof q, bind, strlen(bind)));
+        return CRES_OK;
+    }
+    if ((hint = cres__env_any(r, implicit)) != NULL) {
+        const char *v = cres_resolver_getenv(r, hint);
+        snprintf(said->bound, sizeof said->bound, "%s=%s", hint,
+                 cres__quote(q, sizeof q, v, strlen(v)));
+    } else if (per_task && strstr(per_task, "gres/gpu")) {
+        snprintf(said->bound, sizeof said->bound, "SLURM_TRES_PER_TASK=%s",
+                 cres__quote(q, sizeof q, per_task, strlen(per_task)));
+    }
     return CRES_OK;
 }
 
-/* No step (an sbatch script, an salloc shell): only this process runs, so one task, on
-   $SLURMD_NODENAME (the batch script's node) or else this host. */
-CRES__PRIVATE cres_result cres__slurm_no_step(const cres_resolver *r, cres__layout *l,
-                                              cres_error *err) {
+/* A Slurm node list (nodes_var) and its tasks per node (tpn_var) into l, one count per node. */
+CRES__PRIVATE cres_result cres__slurm_nodes(const cres_resolver *r, cres__layout *l,
+                                            const char *nodes_var, const char *tpn_var,
+                                            cres_error *err) {
+    const char *who = r->vtable->name, *nodes = cres_resolver_getenv(r, nodes_var);
+    const char *tpn = cres_resolver_getenv(r, tpn_var);
     const cres_allocator *a = &r->config.allocator;
-    const char *host = cres_resolver_getenv(r, "SLURMD_NODENAME");
+    char prefix[64], q[CRES__QUOTE_SIZE];
+    size_t counts = 0;
+    cres_result res;
+    if (!tpn) return cres__fail(err, CRES_ERR_ENVIRONMENT, "%s: %s is not set", who, tpn_var);
+    snprintf(prefix, sizeof prefix, "%s: %s: ", who, nodes_var);
+    l->from = nodes_var;
+    if ((res = cres__layout_hostlist(a, l, nodes, who, err)) != CRES_OK)
+        return cres__wrap(err, res, CRES_ERR_ENVIRONMENT, prefix);
+    if ((res = cres__layout_unique(a, l, who, err)) != CRES_OK) return res;
+    res = cres_tasks_per_node_expand(tpn, l->tasks, l->nodes, &counts, err);
+    if (res == CRES_ERR_BUFFER_TOO_SMALL || (res == CRES_OK && counts != l->nodes))
+        return cres__fail(err, CRES_ERR_ENVIRONMENT,
+                          "%s: %s=%s gives %zu counts for the %zu nodes of %s", who, tpn_var,
+                          cres__quote(q, sizeof q, tpn, strlen(tpn)), counts, l->nodes, nodes_var);
+    snprintf(prefix, sizeof prefix, "%s: %s: ", who, tpn_var);
+    if (res != CRES_OK) return cres__wrap(err, res, CRES_ERR_ENVIRONMENT, prefix);
+    return cres__layout_total(l, who, err);
+}
+
+/* No step: an sbatch script or an salloc shell, where this process is none of the job's
+   tasks. The cluster is the job's allocation as srun and mpirun see it there: the nodes of
+   SLURM_JOB_NODELIST with SLURM_TASKS_PER_NODE slots each (the job's tasks per node: what an
+   srun without -n starts, and the slots Open MPI's ras/slurm and PRRTE give each node).
+   SLURM_JOB_CPUS_PER_NODE counts CPUs, not tasks. A SLURM_PROCID above 0 is a task whose step
+   variables are missing (the batch script is task 0): an error, never a guess. */
+CRES__PRIVATE cres_result cres__slurm_allocation(const cres_resolver *r, cres__layout *l,
+                                                 cres_error *err) {
+    const char *who = r->vtable->name, *nodes = "SLURM_JOB_NODELIST";
+    const char *ntasks = cres_resolver_getenv(r, "SLURM_NTASKS") ? "SLURM_NTASKS" : "SLURM_NPROCS";
+    const char *nnodes =
+        cres_resolver_getenv(r, "SLURM_JOB_NUM_NODES") ? "SLURM_JOB_NUM_NODES" : "SLURM_NNODES";
+    int rank = 0;
     cres_result res;
     if (!cres_resolver_getenv(r, "SLURM_JOB_ID") && !cres_resolver_getenv(r, "SLURM_JOBID"))
         return cres__fail(
             err, CRES_ERR_ENVIRONMENT,
-            "%s: not in a Slurm job: SLURM_STEP_NODELIST and SLURM_JOB_ID are not set",
-            r->vtable->name);
-    if ((res = cres__slurm_one_process(r, err)) != CRES_OK) return res;
-    if (!host || !*host) host = "localhost";
-    cres__log(
-        r, CRES_LOG_INFO,
-        "%s: no job step, so one task on %s (only the batch script runs; start tasks with srun)",
-        r->vtable->name, host);
-    if ((res = cres__layout_reserve(a, l, 1, r->vtable->name, err)) != CRES_OK) return res;
-    if (!(l->names = cres__strdup(a, host))) return cres__oom(err, r->vtable->name);
-    l->hosts[0] = l->names;
-    l->tasks[0] = l->ntasks = 1;
-    l->from = "SLURMD_NODENAME";
+            "%s: not in a Slurm job: SLURM_STEP_NODELIST and SLURM_JOB_ID are not set", who);
+    if ((res = cres__env_int(r, "SLURM_PROCID", 0, 0, INT_MAX, &rank, err)) != CRES_OK) return res;
+    if (rank > 0)
+        return cres__fail(err, CRES_ERR_ENVIRONMENT,
+                          "%s: SLURM_PROCID=%d is set but SLURM_STEP_NODELIST is not: the step's "
+                          "variables are missing",
+                          who, rank);
+    if (!cres_resolver_getenv(r, nodes) && cres_resolver_getenv(r, "SLURM_NODELIST"))
+        nodes = "SLURM_NODELIST"; /* the older name */
+    if (!cres_resolver_getenv(r, nodes))
+        return cres__fail(err, CRES_ERR_ENVIRONMENT,
+                          "%s: %s is set but neither SLURM_STEP_NODELIST (a step) nor "
+                          "SLURM_JOB_NODELIST (the job's allocation) is",
+                          who,
+                          cres_resolver_getenv(r, "SLURM_JOB_ID") ? "SLURM_JOB_ID" : "SLURM_JOBID");
+    if ((res = cres__slurm_nodes(r, l, nodes, "SLURM_TASKS_PER_NODE", err)) != CRES_OK ||
+        (res = cres__env_agrees(r, ntasks, l->ntasks, "SLURM_TASKS_PER_NODE", err)) != CRES_OK ||
+        (res = cres__env_agrees(r, nnodes, (int)l->nodes, nodes, err)) != CRES_OK)
+        return res;
+    cres__log(r, CRES_LOG_INFO,
+              "%s: no job step (an sbatch script or an salloc shell): the cluster is the job's "
+              "allocation, %zu nodes with %d task slots (%s, SLURM_TASKS_PER_NODE), and no task "
+              "is this process's; srun starts the tasks",
+              who, l->nodes, l->ntasks, nodes);
+    l->rank = -1;
+    l->no_task = "no job step, SLURM_STEP_NODELIST is not set: an sbatch script or an salloc "
+                 "shell; start the tasks with srun";
     return CRES_OK;
 }
 
@@ -10996,36 +11232,17 @@ CRES__PRIVATE cres_result cres__slurm_node_agrees(const cres_resolver *r, const 
 
 CRES__PRIVATE cres_result cres__slurm_layout(const cres_resolver *r, cres__layout *l,
                                              cres_error *err) {
-    const char *who = r->vtable->name, *nodes = cres_resolver_getenv(r, "SLURM_STEP_NODELIST");
-    const char *tpn = cres_resolver_getenv(r, "SLURM_STEP_TASKS_PER_NODE");
-    const cres_allocator *a = &r->config.allocator;
-    char prefix[64], q[CRES__QUOTE_SIZE];
-    size_t counts = 0;
+    const char *who = r->vtable->name;
     int ntasks = 0;
     cres_result res;
-    if (!nodes) return cres__slurm_no_step(r, l, err);
+    if (!cres_resolver_getenv(r, "SLURM_STEP_NODELIST")) return cres__slurm_allocation(r, l, err);
     if ((res = cres__env_int(r, "SLURM_PROCID", 1, 0, CRES_MAX_HOSTLIST_HOSTS, &l->rank, err)) !=
             CRES_OK ||
         (res = cres__env_int(r, "SLURM_STEP_NUM_TASKS", 1, 1, CRES_MAX_HOSTLIST_HOSTS, &ntasks,
-                             err)) != CRES_OK)
+                             err)) != CRES_OK ||
+        (res = cres__slurm_nodes(r, l, "SLURM_STEP_NODELIST", "SLURM_STEP_TASKS_PER_NODE", err)) !=
+            CRES_OK)
         return res;
-    if (!tpn)
-        return cres__fail(err, CRES_ERR_ENVIRONMENT, "%s: SLURM_STEP_TASKS_PER_NODE is not set",
-                          who);
-    snprintf(prefix, sizeof prefix, "%s: SLURM_STEP_NODELIST: ", who);
-    l->from = "SLURM_STEP_NODELIST";
-    if ((res = cres__layout_hostlist(a, l, nodes, who, err)) != CRES_OK)
-        return cres__wrap(err, res, CRES_ERR_ENVIRONMENT, prefix);
-    if ((res = cres__layout_unique(a, l, who, err)) != CRES_OK) return res;
-    res = cres_tasks_per_node_expand(tpn, l->tasks, l->nodes, &counts, err);
-    if (res == CRES_ERR_BUFFER_TOO_SMALL || (res == CRES_OK && counts != l->nodes))
-        return cres__fail(err, CRES_ERR_ENVIRONMENT,
-                          "%s: SLURM_STEP_TASKS_PER_NODE=%s gives %zu counts for the %zu nodes of "
-                          "SLURM_STEP_NODELIST",
-                          who, cres__quote(q, sizeof q, tpn, strlen(tpn)), counts, l->nodes);
-    snprintf(prefix, sizeof prefix, "%s: SLURM_STEP_TASKS_PER_NODE: ", who);
-    if (res != CRES_OK) return cres__wrap(err, res, CRES_ERR_ENVIRONMENT, prefix);
-    if ((res = cres__layout_total(l, who, err)) != CRES_OK) return res;
     if (l->ntasks != ntasks)
         return cres__fail(
             err, CRES_ERR_ENVIRONMENT,
@@ -11071,7 +11288,7 @@ CRES__PRIVATE cres_result cres__slurm_own_layout(const cres_resolver *r,
 }
 
 CRES__HPC_CREATE(cres_slurm_resolver_create, cres__slurm_vtable, cres_slurm_options,
-                 cres__slurm_own_layout)
+                 cres__slurm_own_layout, cres__slurm_gpus)
 #else
 CRES__LEFT_OUT(cres_slurm_resolver_create, cres_slurm_options, "slurm", "CLUSTER_RESOLVER_NO_SLURM")
 #endif /* CLUSTER_RESOLVER_NO_SLURM */
@@ -11436,6 +11653,19 @@ CRES__PRIVATE cres_result cres__lsf_slots(const cres_resolver *r, const char *va
                       launch_node ? " besides the launch node" : "");
 }
 
+/* jsrun gives each resource set its own GPUs in CUDA_VISIBLE_DEVICES, shared by the set's
+   ranks (jsrun(1), --gpu_per_rs): never the node's list. Outside jsrun LSF does not say. */
+CRES__PRIVATE cres_result cres__jsrun_gpus(const cres_resolver *r, cres__gpu_word *said,
+                                           cres_error *err) {
+    (void)err;
+    if (cres__env_set(r, "JSM_NAMESPACE_RANK"))
+        snprintf(said->bound, sizeof said->bound,
+                 "JSM_NAMESPACE_RANK is set: jsrun binds GPUs to each resource set");
+    else
+        said->unsaid = "LSF does not say";
+    return CRES_OK;
+}
+
 typedef struct cres__mpi_identity {
     int rank, size;              /* size -1 = unknown */
     int local_rank, local_size;  /* -1 = unknown */
@@ -11721,11 +11951,24 @@ CRES__PRIVATE cres_result cres__mpi_layout(const cres_resolver *r, const cres_mp
                       r->vtable->name, id.size_var, id.size);
 }
 
+/* mpirun and mpiexec say nothing of GPUs: each rank has what its environment had. Under jsrun
+   jsrun's word holds, and in a Slurm job Slurm's (srun's own ranks, or the step of mpirun's
+   daemons, whose ranks share their node's list). */
+CRES__PRIVATE cres_result cres__mpi_gpus(const cres_resolver *r, cres__gpu_word *said,
+                                         cres_error *err) {
+    static const char *const slurm[] = {"SLURM_STEP_NODELIST", "SLURM_JOB_ID", "SLURM_JOBID", NULL};
+    if (cres__env_set(r, "JSM_NAMESPACE_RANK")) return cres__jsrun_gpus(r, said, err);
+    if (cres__env_any(r, slurm)) return cres__slurm_gpus(r, said, err);
+    said->unsaid = "mpirun and mpiexec do not say";
+    return CRES_OK;
+}
+
 static const cres_resolver_vtable cres__mpi_vtable = {
     "mpi", cres__hpc_resolve,  NULL, cres__hpc_accelerators, cres__hpc_destroy,
     cres__hpc_devices, NULL};
 
-CRES__HPC_CREATE(cres_mpi_resolver_create, cres__mpi_vtable, cres_mpi_options, cres__mpi_layout)
+CRES__HPC_CREATE(cres_mpi_resolver_create, cres__mpi_vtable, cres_mpi_options, cres__mpi_layout,
+                 cres__mpi_gpus)
 #else
 CRES__LEFT_OUT(cres_mpi_resolver_create, cres_mpi_options, "mpi", "CLUSTER_RESOLVER_NO_MPI")
 #endif /* CLUSTER_RESOLVER_NO_MPI */
@@ -11792,6 +12035,15 @@ CRES__PRIVATE cres_result cres__sched_script(const cres_resolver *r, cres__layou
 static const cres_resolver_vtable cres__pbs_vtable = {
     "pbs", cres__hpc_resolve,  NULL, cres__hpc_accelerators, cres__hpc_destroy,
     cres__hpc_devices, NULL};
+
+/* PBS says nothing of a task's GPUs, and under Cray PALS a wrapper script (ALCF's
+   set_affinity_gpu_polaris.sh, say) may have bound each rank's already. */
+CRES__PRIVATE cres_result cres__pbs_gpus(const cres_resolver *r, cres__gpu_word *said,
+                                         cres_error *err) {
+    (void)r, (void)err;
+    said->unsaid = "PBS does not say (under Cray PALS a wrapper script may have bound it)";
+    return CRES_OK;
+}
 
 /* pbsdsh's PBS_VNODENUM counts PBS_NODEFILE's lines; the layout (hosts merged in order of
    first mention) gives line i's host only when each host's lines are together. */
@@ -11875,7 +12127,8 @@ CRES__PRIVATE cres_result cres__pbs_layout(const cres_resolver *r, const cres_pb
                               "PMI_RANK or another MPI rank): the job script");
 }
 
-CRES__HPC_CREATE(cres_pbs_resolver_create, cres__pbs_vtable, cres_pbs_options, cres__pbs_layout)
+CRES__HPC_CREATE(cres_pbs_resolver_create, cres__pbs_vtable, cres_pbs_options, cres__pbs_layout,
+                 cres__pbs_gpus)
 #else
 CRES__LEFT_OUT(cres_pbs_resolver_create, cres_pbs_options, "pbs", "CLUSTER_RESOLVER_NO_PBS")
 #endif /* CLUSTER_RESOLVER_NO_PBS */
@@ -11924,7 +12177,8 @@ CRES__PRIVATE cres_result cres__lsf_layout(const cres_resolver *r, const cres_ls
         "another MPI rank): the job script");
 }
 
-CRES__HPC_CREATE(cres_lsf_resolver_create, cres__lsf_vtable, cres_lsf_options, cres__lsf_layout)
+CRES__HPC_CREATE(cres_lsf_resolver_create, cres__lsf_vtable, cres_lsf_options, cres__lsf_layout,
+                 cres__jsrun_gpus)
 #else
 CRES__LEFT_OUT(cres_lsf_resolver_create, cres_lsf_options, "lsf", "CLUSTER_RESOLVER_NO_LSF")
 #endif /* CLUSTER_RESOLVER_NO_LSF */
@@ -11933,6 +12187,13 @@ CRES__LEFT_OUT(cres_lsf_resolver_create, cres_lsf_options, "lsf", "CLUSTER_RESOL
 static const cres_resolver_vtable cres__sge_vtable = {
     "sge", cres__hpc_resolve,  NULL, cres__hpc_accelerators, cres__hpc_destroy,
     cres__hpc_devices, NULL};
+
+CRES__PRIVATE cres_result cres__sge_gpus(const cres_resolver *r, cres__gpu_word *said,
+                                         cres_error *err) {
+    (void)r, (void)err;
+    said->unsaid = "Grid Engine does not say";
+    return CRES_OK;
+}
 
 /* PE_HOSTFILE (NSLOTS, when set, must be its slots); ranks from the MPI launcher the job
    started (Open MPI reads PE_HOSTFILE itself), else the job script. */
@@ -11958,7 +12219,8 @@ CRES__PRIVATE cres_result cres__sge_layout(const cres_resolver *r, const cres_sg
         "the job script");
 }
 
-CRES__HPC_CREATE(cres_sge_resolver_create, cres__sge_vtable, cres_sge_options, cres__sge_layout)
+CRES__HPC_CREATE(cres_sge_resolver_create, cres__sge_vtable, cres_sge_options, cres__sge_layout,
+                 cres__sge_gpus)
 #else
 CRES__LEFT_OUT(cres_sge_resolver_create, cres_sge_options, "sge", "CLUSTER_RESOLVER_NO_SGE")
 #endif /* CLUSTER_RESOLVER_NO_SGE */
@@ -11968,30 +12230,71 @@ static const cres_resolver_vtable cres__flux_vtable = {
     "flux", cres__hpc_resolve,  NULL, cres__hpc_accelerators, cres__hpc_destroy,
     cres__hpc_devices, NULL};
 
-/* Flux names no hosts to its tasks (FLUX_TASK_RANK, FLUX_JOB_SIZE, FLUX_TASK_LOCAL_ID,
-   FLUX_JOB_NNODES): they come from options.hostfile (`flux hostlist`'s hosts, one per line,
-   or "host slots=N" / "host:N"), never guessed. */
-CRES__PRIVATE cres_result cres__flux_layout(const cres_resolver *r, const cres_flux_options *o,
-                                            cres__layout *l, cres_error *err) {
-    static const char *const need[] = {"FLUX_TASK_RANK", "FLUX_JOB_SIZE", NULL};
-    int nnodes = -1, size = 0;
-    char *text;
-    cres_result res = cres__env_require(r, need, err);
-    if (res == CRES_OK && !o->hostfile)
+/* The Flux shell's gpu-affinity option sets CUDA_VISIBLE_DEVICES to the node's GPUs ("on",
+   the default) or to each task's ("per-task", "map:"; flux-core src/shell/gpubind.c), and
+   no variable tells a task which. */
+CRES__PRIVATE cres_result cres__flux_gpus(const cres_resolver *r, cres__gpu_word *said,
+                                          cres_error *err) {
+    (void)r, (void)err;
+    said->unsaid = "Flux does not tell a task its gpu-affinity (the node's GPUs, or its own)";
+    return CRES_OK;
+}
+
+/* FLUX_JOB_SIZE tasks on the hostfile's nodes: size / nnodes each when it divides (flux run
+   -N n -n k*n), else the slots filled in order, which must use every node (Flux runs a task
+   on each). */
+CRES__PRIVATE cres_result cres__flux_fill(cres__layout *l, int size, int nnodes, cres_error *err) {
+    cres_result res;
+    if (nnodes >= 0 && size % nnodes == 0) {
+        size_t i;
+        for (i = 0; i < l->nodes; i++) l->tasks[i] = size / nnodes;
+    }
+    res = cres__mpi_fill(l, size, "FLUX_JOB_SIZE", 0, "flux", err);
+    if (res == CRES_OK && nnodes >= 0 && (size_t)nnodes != l->nodes)
         res = cres__fail(err, CRES_ERR_ENVIRONMENT,
-                         "flux: Flux tells a task no hosts; pass the job's hosts with "
-                         "options.hostfile (--hostfile; `flux hostlist -e -d '\\n'`)");
-    if (res == CRES_OK)
-        res = cres__env_int(r, "FLUX_JOB_SIZE", 1, 1, CRES_MAX_HOSTLIST_HOSTS, &size, err);
-    if (res == CRES_OK) res = cres__env_int(r, "FLUX_TASK_RANK", 1, 0, size - 1, &l->rank, err);
-    /* the Flux shell's PMI-1 names them too */
+                         "flux: FLUX_JOB_NNODES=%d, but the hostfile's slots hold the "
+                         "FLUX_JOB_SIZE=%d tasks on %zu nodes",
+                         nnodes, size, l->nodes);
+    return res;
+}
+
+/* The own task of a Flux job: FLUX_TASK_RANK of FLUX_JOB_SIZE (the shell's PMI-1 names them
+   too), FLUX_TASK_LOCAL_ID checked against the placement. */
+CRES__PRIVATE cres_result cres__flux_task(const cres_resolver *r, cres__layout *l, int size,
+                                          cres_error *err) {
+    cres_result res = cres__env_int(r, "FLUX_TASK_RANK", 1, 0, size - 1, &l->rank, err);
     if (res == CRES_OK) res = cres__env_agrees(r, "PMI_SIZE", size, "FLUX_JOB_SIZE", err);
     if (res == CRES_OK) res = cres__env_agrees(r, "PMI_RANK", l->rank, "FLUX_TASK_RANK", err);
     if (res == CRES_OK)
         res = cres__env_int(r, "FLUX_TASK_LOCAL_ID", 0, 0, INT_MAX, &l->own_local, err);
     l->said_by[0] = "FLUX_TASK_LOCAL_ID";
+    return res;
+}
+
+/* Flux names no hosts to its tasks (FLUX_TASK_RANK, FLUX_JOB_SIZE, FLUX_TASK_LOCAL_ID,
+   FLUX_JOB_NNODES): they come from options.hostfile (`flux hostlist`'s hosts, one per line,
+   or "host slots=N" / "host:N"), never guessed. Without FLUX_TASK_RANK, in a job (FLUX_JOB_ID)
+   or an allocation (FLUX_ENCLOSING_ID, which a `flux batch` script and a `flux alloc` shell
+   get in place of the job's variables: flux-core src/broker/runat.c), the hostfile is the
+   allocation and no task is this process's. */
+CRES__PRIVATE cres_result cres__flux_layout(const cres_resolver *r, const cres_flux_options *o,
+                                            cres__layout *l, cres_error *err) {
+    static const char *const need[] = {"FLUX_TASK_RANK", "FLUX_JOB_SIZE", NULL};
+    static const char *const outside[] = {"FLUX_JOB_ID", "FLUX_ENCLOSING_ID", NULL};
+    const char *job = cres__env_set(r, "FLUX_TASK_RANK") ? NULL : cres__env_any(r, outside);
+    int nnodes = -1, size = 0;
+    char *text;
+    cres_result res = job ? CRES_OK : cres__env_require(r, need, err);
+    if (res == CRES_OK && !o->hostfile)
+        res = cres__fail(err, CRES_ERR_ENVIRONMENT,
+                         "flux: Flux tells %s no hosts; pass the job's hosts with "
+                         "options.hostfile (--hostfile; `flux hostlist -e -d '\\n'`)",
+                         job ? "a job script or an allocation's shell" : "a task");
+    if (res == CRES_OK)
+        res = cres__env_int(r, "FLUX_JOB_SIZE", !job, 1, CRES_MAX_HOSTLIST_HOSTS, &size, err);
+    if (res == CRES_OK && !job) res = cres__flux_task(r, l, size, err);
     if (res == CRES_OK) res = cres__env_int(r, "FLUX_JOB_NNODES", 0, 1, INT_MAX, &nnodes, err);
-    if (res == CRES_OK && nnodes > size) /* flux run -N3 -n1 is refused: each node runs one */
+    if (res == CRES_OK && size && nnodes > size) /* flux run -N3 -n1 is refused: one a node */
         res = cres__fail(err, CRES_ERR_ENVIRONMENT,
                          "flux: FLUX_JOB_NNODES=%d nodes for FLUX_JOB_SIZE=%d tasks", nnodes, size);
     if (res == CRES_OK)
@@ -12006,21 +12309,22 @@ CRES__PRIVATE cres_result cres__flux_layout(const cres_resolver *r, const cres_f
         res = cres__fail(err, CRES_ERR_ENVIRONMENT,
                          "flux: FLUX_JOB_NNODES=%d but the hostfile names %zu hosts", nnodes,
                          l->nodes);
-    if (res == CRES_OK && nnodes >= 0 && size % nnodes == 0) { /* flux run -N n -n k*n */
-        size_t i;
-        for (i = 0; i < l->nodes; i++) l->tasks[i] = size / nnodes;
-    }
-    if (res == CRES_OK) res = cres__mpi_fill(l, size, "FLUX_JOB_SIZE", 0, "flux", err);
-    if (res == CRES_OK && nnodes >= 0 && (size_t)nnodes != l->nodes) /* Flux uses every node */
-        res = cres__fail(err, CRES_ERR_ENVIRONMENT,
-                         "flux: FLUX_JOB_NNODES=%d, but the hostfile's slots hold the "
-                         "FLUX_JOB_SIZE=%d tasks on %zu nodes",
-                         nnodes, size, l->nodes);
+    if (res == CRES_OK && !size) /* an allocation without its job's size: the file's slots */
+        res = cres__layout_total(l, "flux", err);
+    else if (res == CRES_OK)
+        res = cres__flux_fill(l, size, nnodes, err);
+    if (res == CRES_OK && job)
+        res = cres__sched_script(r, l,
+                                 strcmp(job, "FLUX_JOB_ID") == 0
+                                     ? "no FLUX_TASK_RANK, only FLUX_JOB_ID: not one of the job's "
+                                       "tasks"
+                                     : "no FLUX_TASK_RANK, only FLUX_ENCLOSING_ID: a flux batch "
+                                       "script or a flux alloc shell");
     return res;
 }
 
-CRES__HPC_CREATE(cres_flux_resolver_create, cres__flux_vtable, cres_flux_options,
-                   cres__flux_layout)
+CRES__HPC_CREATE(cres_flux_resolver_create, cres__flux_vtable, cres_flux_options, cres__flux_layout,
+                 cres__flux_gpus)
 #else
 CRES__LEFT_OUT(cres_flux_resolver_create, cres_flux_options, "flux", "CLUSTER_RESOLVER_NO_FLUX")
 #endif /* CLUSTER_RESOLVER_NO_FLUX */
@@ -13840,7 +14144,8 @@ CRES__PRIVATE size_t cres__auto_steps(const cres_resolver *probe, char *selector
     static const char *const volcano[] = {"VC_TASK_INDEX", "VK_TASK_INDEX", NULL};
     static const char *const pbs[] = {"PBS_NODEFILE", "PBS_JOBID", NULL};
     static const char *const lsf[] = {"LSB_DJOB_RANKFILE", "LSB_MCPU_HOSTS", "LSB_JOBID", NULL};
-    static const char *const flux[] = {"FLUX_TASK_RANK", "FLUX_JOB_ID", NULL};
+    static const char *const flux[] = {"FLUX_TASK_RANK", "FLUX_JOB_ID", "FLUX_ENCLOSING_ID", NULL};
+    static const char *const slurm_job[] = {"SLURM_JOB_ID", "SLURM_JOBID", NULL};
     static const char *const lws[] = {"LWS_LEADER_ADDRESS", "LWS_WORKER_INDEX", "LWS_GROUP_SIZE",
                                       NULL};
     static const char *const skypilot[] = {"SKYPILOT_NODE_IPS", "SKYPILOT_NODE_RANK", NULL};
@@ -13875,9 +14180,9 @@ CRES__PRIVATE size_t cres__auto_steps(const cres_resolver *probe, char *selector
                           ? NULL
                           : why);
     CRES__STEP("slurm", cres__env_set(probe, "SLURM_STEP_NODELIST") ? "SLURM_STEP_NODELIST" : NULL);
-    CRES__STEP("slurm", cres__env_set(probe, "SLURM_JOB_ID") && cres__env_set(probe, "SLURM_PROCID")
-                            ? "SLURM_JOB_ID and SLURM_PROCID (a batch script)"
-                            : NULL);
+    CRES__STEP("slurm", cres__env_any(probe, slurm_job) ? "SLURM_JOB_ID (an sbatch script or an "
+                                                          "salloc shell: the job's allocation)"
+                                                        : NULL);
     CRES__STEP("pbs", cres__env_any(probe, pbs));
     CRES__STEP("lsf", cres__env_any(probe, lsf));
     CRES__STEP("sge", cres__env_set(probe, "PE_HOSTFILE") ? "PE_HOSTFILE" : NULL);

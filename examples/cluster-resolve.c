@@ -256,12 +256,15 @@ static const option_def options[O_COUNT] = {
      "worker=6,ps=2, ps is ranks 0-1 and worker 2-7); the counts must add up to the tasks. "
      "Default: one job worker of every task."},
     {"--gpus-per-node", NULL, INT("N", 0, 4096), NULL, HPC, "options.gpus_per_node",
-     "GPUs per node (default: the ids in $CUDA_VISIBLE_DEVICES; 0 = none)",
-     "GPUs per node, 0 to 4096 (0 = none); default: the ids in CUDA_VISIBLE_DEVICES when it "
-     "is the node's list (see ENVIRONMENT)."},
+     "split the node's N GPUs among its tasks (default: Slurm's word; 0 = none)",
+     "GPUs per node, 0 to 4096 (0 = none): says that CUDA_VISIBLE_DEVICES (or devices 0 to "
+     "N-1) is the node's list, to split among its tasks. Default: the ids in "
+     "CUDA_VISIBLE_DEVICES when the launcher says they are the node's (slurm), else the list "
+     "is left as it is."},
     {"--gpus-per-task", NULL, INT("N", 1, 4096), NULL, HPC, "options.gpus_per_task",
      "GPUs per task (default: the node's shared among its tasks)",
-     "GPUs per task, 1 to 4096; default: the node's GPUs shared among its tasks."},
+     "GPUs per task, 1 to 4096; default: the node's GPUs shared among its tasks. With a list "
+     "the launcher bound to the task, N must be its length."},
     {"--hostfile", NULL, TEXT("F"), NULL, BIT(B_MPI) | BIT(B_FLUX), "options.hostfile",
      "Open MPI or MPICH hostfile (required for flux)",
      "Open MPI \"host slots=N\" or MPICH \"host:N\" lines (flux: also a host per line); "
@@ -1150,13 +1153,15 @@ static int print_master(const render_ctx *x, cres_error *err) {
 }
 
 /* What the environment sets about the launch (WORLD_SIZE=16 in a 4-task step) must agree
-   with a spec format's answer too, not only with the launch formats'. */
+   with a spec format's answer too, not only with the launch formats'. Without an own task
+   (a job script's allocation) it describes a launch still to come: nothing to compare. */
 static cres_result spec_agrees(const render_ctx *x, cres_error *err) {
     cres_launch_info info;
     const char *type = cres_task_id(x->r) >= 0 ? cres_task_type(x->r) : NULL;
-    cres_result r = cres_spec_launch_info(x->spec, type, cres_task_id(x->r), &info, err);
-    if (r == CRES_ERR_NOT_FOUND) /* TensorFlow's evaluator runs outside the cluster */
-        r = cres_spec_launch_info(x->spec, NULL, 0, &info, err);
+    cres_result r;
+    if (!type) return CRES_OK;
+    r = cres_spec_launch_info(x->spec, type, cres_task_id(x->r), &info, err);
+    if (r == CRES_ERR_NOT_FOUND) return CRES_OK; /* TF's evaluator runs outside the cluster */
     return r == CRES_OK ? cres_launch_apply_env(x->r, &info, err) : r;
 }
 
@@ -1299,7 +1304,8 @@ static void print_man_options(void) {
          "which replaces this process (its exit status is then CMD's):\n"
          "tfconfig sets TF_CONFIG;\n"
          "torchrun, torchrun\\-node and jax the variables they print.\n"
-         "When the backend assigns this task GPUs, tfconfig, torchrun and jax also set\n"
+         "When the backend assigns this task GPUs (splitting the node's list; never a list\n"
+         "the launcher bound to the task), tfconfig, torchrun and jax also set\n"
          ".B CUDA_VISIBLE_DEVICES\n"
          "(and jax\n"
          ".BR JAX_LOCAL_DEVICE_IDS );\n"

@@ -166,7 +166,7 @@ static void walk(const scenario *sc) { alloc_walk(sc->name, run_scenario, sc, sc
    Slurm: the environment of `srun -N4 -n8` on node[1-4], 4+2+1+1 tasks */
 
 #define SRUN_N4_N8 "SLURM_JOB_ID", "4242", "SLURM_STEP_NODELIST", "node[1-4]", "SLURM_STEP_TASKS_PER_NODE", "4,2,1(x2)", \
-                   "SLURM_STEP_NUM_TASKS", "8"
+                   "SLURM_STEP_NUM_TASKS", "8", "SLURM_GPUS_ON_NODE", "4"
 
 static void slurm_block(void **state) {
     static const char *const env[] = {SRUN_N4_N8, "SLURM_PROCID", "5", "SLURM_NODEID", "1", "SLURM_LOCALID", "1",
@@ -222,7 +222,7 @@ static void slurm_two_jobs(void **state) {
 static void slurm_gpus(void **state) {
     static const char *const env[] = {"SLURM_JOB_ID", "7", "SLURM_STEP_NODELIST", "gpu[01-02]", "SLURM_STEP_TASKS_PER_NODE",
                                       "2(x2)", "SLURM_STEP_NUM_TASKS", "4", "SLURM_PROCID", "3", "SLURM_DISTRIBUTION",
-                                      "cyclic:block", "CUDA_VISIBLE_DEVICES", "4,5,6,7", NULL};
+                                      "cyclic:block", "CUDA_VISIBLE_DEVICES", "4,5,6,7", "SLURM_GPUS_ON_NODE", "4", NULL};
     static const scenario sc = {"slurm GPUs", SLURM, env, NULL, 0, NULL, NULL, NULL, 0, CRES_OK, "slurm",
                                 "{\"worker\": [\"gpu01:8888\", \"gpu02:8888\", \"gpu01:8889\", \"gpu02:8889\"]}",
                                 "worker 3", "grpc://gpu02:8889", "6,7", 2, NULL};
@@ -230,11 +230,26 @@ static void slurm_gpus(void **state) {
     walk(&sc);
 }
 
-/* An sbatch script: no step, one task on the batch node. */
+/* `srun --gpus-per-task=2`: the task's own two GPUs, passed on unchanged. */
+static void slurm_gpus_bound(void **state) {
+    static const char *const env[] = {"SLURM_JOB_ID", "7", "SLURM_STEP_NODELIST", "gpu01", "SLURM_STEP_TASKS_PER_NODE",
+                                      "2", "SLURM_STEP_NUM_TASKS", "2", "SLURM_PROCID", "1", "SLURM_LOCALID", "1",
+                                      "CUDA_VISIBLE_DEVICES", "2,3", "SLURM_GPUS_ON_NODE", "4", NULL};
+    static const scenario sc = {"slurm GPUs bound per task", SLURM, env, NULL, 0, NULL, NULL, NULL, 0, CRES_OK, "slurm",
+                                "{\"worker\": [\"gpu01:8888\", \"gpu01:8889\"]}", "worker 1", "grpc://gpu01:8889", "",
+                                2, NULL};
+    (void)state;
+    walk(&sc);
+}
+
+/* An sbatch script: no step; the job's allocation and no task of its own. */
 static void slurm_batch_script(void **state) {
-    static const char *const env[] = {"SLURM_JOB_ID", "123456", "SLURMD_NODENAME", "node17", "SLURM_PROCID", "0", NULL};
+    static const char *const env[] = {"SLURM_JOB_ID", "123456", "SLURMD_NODENAME", "node17", "SLURM_PROCID", "0",
+                                      "SLURM_JOB_NODELIST", "node[17-18]", "SLURM_TASKS_PER_NODE", "2,1",
+                                      "SLURM_NTASKS", "3", NULL};
     static const scenario sc = {"slurm batch script", SLURM, env, NULL, 0, NULL, NULL, NULL, 0, CRES_OK, "slurm",
-                                "{\"worker\": [\"node17:8888\"]}", "worker 0", "grpc://node17:8888", "", 0, NULL};
+                                "{\"worker\": [\"node17:8888\", \"node17:8889\", \"node18:8888\"]}", "- -1", "", "", 0,
+                                NULL};
     (void)state;
     walk(&sc);
 }
@@ -263,11 +278,12 @@ static void mpi_openmpi_hostfile(void **state) {
     walk(&sc);
 }
 
+/* mpiexec does not say whose CUDA_VISIBLE_DEVICES is: left as it is. */
 static void mpi_mpich_hostfile_gpus(void **state) {
     static const char *const env[] = {"PMI_RANK", "2", "PMI_SIZE", "4", "CUDA_VISIBLE_DEVICES", "0,1", NULL};
     static const scenario sc = {"mpi MPICH hostfile, GPUs", MPI, env, NULL, 0, mpich_path, NULL, NULL, 0, CRES_OK, "mpi",
                                 "{\"worker\": [\"gpu-a:8888\", \"gpu-a:8889\", \"gpu-b:8888\", \"gpu-b:8889\"]}",
-                                "worker 2", "grpc://gpu-b:8888", "0", 1, NULL};
+                                "worker 2", "grpc://gpu-b:8888", "", 2, NULL};
     (void)state;
     walk(&sc);
 }
@@ -469,10 +485,12 @@ static void auto_slurm_step(void **state) {
     walk(&sc);
 }
 
+/* An salloc shell: SLURM_JOB_ID without SLURM_PROCID. */
 static void auto_slurm_batch(void **state) {
-    static const char *const env[] = {"SLURM_JOB_ID", "5", "SLURM_PROCID", "0", NULL};
-    static const scenario sc = {"auto: slurm batch script", AUTO, env, NULL, 0, NULL, NULL, NULL, 0, CRES_OK, "slurm",
-                                "{\"worker\": [\"localhost:8888\"]}", "worker 0", "grpc://localhost:8888", "", 0, NULL};
+    static const char *const env[] = {"SLURM_JOB_ID", "5", "SLURM_JOB_NODELIST", "n[1-2]", "SLURM_TASKS_PER_NODE",
+                                      "1(x2)", NULL};
+    static const scenario sc = {"auto: salloc shell", AUTO, env, NULL, 0, NULL, NULL, NULL, 0, CRES_OK, "slurm",
+                                "{\"worker\": [\"n1:8888\", \"n2:8888\"]}", "- -1", "", "", 0, NULL};
     (void)state;
     walk(&sc);
 }
@@ -534,9 +552,9 @@ static void auto_forced_mpi_fails(void **state) {
 
 /* See alloc_walk_first_fails(). */
 static void allocator_fails_the_first_allocation(void **state) {
-    static const char *const env[] = {"SLURM_JOB_ID", "5", NULL};
+    static const char *const env[] = {"SLURM_JOB_ID", "5", "SLURM_JOB_NODELIST", "n1", "SLURM_TASKS_PER_NODE", "1", NULL};
     static const scenario sc = {"first allocation", SLURM, env, NULL, 0, NULL, NULL, NULL, 0, CRES_OK, "slurm",
-                                "{\"worker\": [\"localhost:8888\"]}", "worker 0", "grpc://localhost:8888", "", 0, NULL};
+                                "{\"worker\": [\"n1:8888\"]}", "- -1", "", "", 0, NULL};
     (void)state;
     alloc_walk_first_fails(run_scenario, &sc);
 }
@@ -549,6 +567,7 @@ int main(void) {
         cmocka_unit_test(slurm_plane),
         cmocka_unit_test(slurm_two_jobs),
         cmocka_unit_test(slurm_gpus),
+        cmocka_unit_test(slurm_gpus_bound),
         cmocka_unit_test(slurm_batch_script),
         cmocka_unit_test(slurm_counts_mismatch),
         cmocka_unit_test(mpi_openmpi_hostfile),

@@ -168,14 +168,15 @@ static void walk(const scenario *sc) { alloc_walk(sc->name, run_scenario, sc, sc
 
 #define PBS_SPEC "{\"worker\": [\"node01:8888\", \"node01:8889\", \"node02:8888\", \"node02:8889\"]}"
 
-/* Cray PALS's mpiexec, rank 3 of 4 (--ppn 2), two GPUs a node. */
+/* Cray PALS's mpiexec, rank 3 of 4 (--ppn 2), two GPUs a node, which PBS does not say are
+   the node's: left as they are. */
 static void pbs_pals(void **state) {
     static const char *const env[] = {"PBS_JOBID", "4711.pbs-server", "PBS_NODEFILE", nodefile, "PALS_RANKID", "3",
                                       "PALS_NODEID", "1", "PALS_LOCAL_RANKID", "1", "PALS_LOCAL_SIZE", "2", "PMI_RANK",
                                       "3", "PMI_SIZE", "4", "CUDA_VISIBLE_DEVICES", "0,1", NULL};
     static const scenario sc = {"pbs PALS", PBS, env, NULL, 0, NULL, NULL, CRES_OK, "pbs", PBS_SPEC, "worker 3",
                                 "grpc://node02:8889", "4 3 1/2 1/2 node01:8888", "node01 slots=2\nnode02 slots=2\n",
-                                "1", 1, NULL};
+                                "", 2, NULL};
     (void)state;
     walk(&sc);
 }
@@ -225,12 +226,13 @@ static void lsf_jsrun_csm(void **state) {
     walk(&sc);
 }
 
+/* Four GPUs that LSF does not say are the node's: left as they are. */
 static void lsf_mcpu_hosts_ompi(void **state) {
     static const char *const env[] = {"LSB_MCPU_HOSTS", "hostA 2 hostB 1", "OMPI_COMM_WORLD_RANK", "1",
                                       "OMPI_COMM_WORLD_SIZE", "3", "CUDA_VISIBLE_DEVICES", "0,1,2,3", NULL};
     static const scenario sc = {"lsf LSB_MCPU_HOSTS, Open MPI", LSF, env, NULL, 0, NULL, NULL, CRES_OK, "lsf",
                                 "{\"worker\": [\"hostA:8888\", \"hostA:8889\", \"hostB:8888\"]}", "worker 1",
-                                "grpc://hostA:8889", "3 1 1/2 0/2 hostA:8888", NULL, "2,3", 2, NULL};
+                                "grpc://hostA:8889", "3 1 1/2 0/2 hostA:8888", NULL, "", 4, NULL};
     (void)state;
     walk(&sc);
 }
@@ -304,7 +306,19 @@ static void flux_hostfile(void **state) {
     static const scenario sc = {
         "flux", FLUX, env, NULL, 0, flux_hosts, NULL, CRES_OK, "flux",
         "{\"worker\": [\"corona171:8888\", \"corona171:8889\", \"corona172:8888\", \"corona172:8889\"]}", "worker 3",
-        "grpc://corona172:8889", "4 3 1/2 1/2 corona171:8888", "corona171 slots=2\ncorona172 slots=2\n", "1", 1, NULL};
+        "grpc://corona172:8889", "4 3 1/2 1/2 corona171:8888", "corona171 slots=2\ncorona172 slots=2\n", "", 2, NULL};
+    (void)state;
+    walk(&sc);
+}
+
+/* A `flux batch` script: FLUX_ENCLOSING_ID instead of the job's variables; the hostfile is
+   the allocation and no task is the script's. */
+static void flux_job_script(void **state) {
+    static const char *const env[] = {"FLUX_ENCLOSING_ID", "f3Pd4Nq", "FLUX_URI", "local:///tmp/flux-x/local-0", NULL};
+    static const scenario sc = {
+        "flux job script", FLUX, env, NULL, 0, flux_hosts, NULL, CRES_OK, "flux",
+        "{\"worker\": [\"corona171:8888\", \"corona172:8888\"]}", "- -1", "", "none",
+        "corona171 slots=1\ncorona172 slots=1\n", NULL, 0, NULL};
     (void)state;
     walk(&sc);
 }
@@ -472,6 +486,7 @@ int main(void) {
         cmocka_unit_test(sge_short_line),
         cmocka_unit_test(sge_nslots_mismatch),
         cmocka_unit_test(flux_hostfile),
+        cmocka_unit_test(flux_job_script),
         cmocka_unit_test(flux_without_hostfile),
         cmocka_unit_test(flux_nnodes_mismatch),
         cmocka_unit_test(mpi_from_pe_hostfile),

@@ -249,8 +249,9 @@ def test_slurm_cyclic_places_ranks_like_srun():
 
 
 def test_slurm_jobs_gpus_and_torchrun_exports():
+    # the step's 8 GPUs on node1, which every task there sees (SLURM_GPUS_ON_NODE: no binding)
     env = dict(SLURM_CYCLIC, SLURM_DISTRIBUTION="block", SLURM_NODEID="0", SLURM_LOCALID="1", SLURM_PROCID="1",
-               SLURMD_NODENAME="node1", CUDA_VISIBLE_DEVICES="4,5,6,7,8,9,10,11")
+               SLURMD_NODENAME="node1", CUDA_VISIBLE_DEVICES="4,5,6,7,8,9,10,11", SLURM_GPUS_ON_NODE="8")
     out = exports(ok(["slurm", "--jobs", "worker=6,ps=2", "--format", "torchrun"], env=env))
     assert out == {"MASTER_ADDR": "node1", "MASTER_PORT": "8888", "WORLD_SIZE": "8", "RANK": "1",
                    "LOCAL_RANK": "1", "LOCAL_WORLD_SIZE": "4", "GROUP_RANK": "0", "GROUP_WORLD_SIZE": "4",
@@ -263,20 +264,24 @@ def test_slurm_jobs_gpus_and_torchrun_exports():
 
 def test_slurm_exec_sets_cuda_for_the_child_only():
     env = dict(SLURM_CYCLIC, SLURM_DISTRIBUTION="block", SLURM_NODEID="0", SLURM_LOCALID="0", SLURM_PROCID="0",
-               SLURMD_NODENAME="node1", CUDA_VISIBLE_DEVICES="0,1,2,3")
+               SLURMD_NODENAME="node1", CUDA_VISIBLE_DEVICES="0,1,2,3", SLURM_GPUS_ON_NODE="4")
     out = ok(["slurm", "--format", "jax", "--exec", "--", "sh", "-c",
               'echo "$JAX_COORDINATOR_ADDRESS $JAX_NUM_PROCESSES $JAX_PROCESS_ID $CUDA_VISIBLE_DEVICES"'], env=env)
     assert out == "node1:8888 8 0 0\n", out
 
 
-def test_slurm_batch_script_is_one_task():
-    env = {"SLURM_JOB_ID": "9", "SLURM_PROCID": "0", "SLURM_NTASKS": "1", "SLURM_JOB_NODELIST": "node[1-2]",
-           "SLURMD_NODENAME": "node1"}
-    assert json.loads(ok([], env=env))["cluster"] == {"worker": ["node1:8888"]}
-    # a batch script of a job of several tasks is not one of them: srun starts those
-    expect_fail([], 3, ["SLURM_NTASKS=3", "SLURM_STEP_NODELIST", "srun", "CLUSTER_RESOLVER_BACKEND=local"],
-                env=dict(env, SLURM_NTASKS="3"))
-    assert json.loads(ok([], env=dict(env, SLURM_NTASKS="3", CLUSTER_RESOLVER_BACKEND="local")))["cluster"] == \
+def test_slurm_batch_script_is_the_allocation():
+    # `sbatch -N2 --ntasks-per-node=2`'s script is none of the job's tasks: the allocation formats list the
+    # allocation (SLURM_JOB_NODELIST, SLURM_TASKS_PER_NODE), the rank formats refuse; so does an salloc shell
+    env = {"SLURM_JOB_ID": "9", "SLURM_PROCID": "0", "SLURM_NTASKS": "4", "SLURM_JOB_NODELIST": "node[1-2]",
+           "SLURM_TASKS_PER_NODE": "2(x2)", "SLURMD_NODENAME": "node1"}
+    for e in (env, {k: v for k, v in env.items() if k not in ("SLURM_PROCID", "SLURMD_NODENAME")}):
+        assert ok(["--format", "hostfile"], env=e) == "node1 slots=2\nnode2 slots=2\n"
+        assert json.loads(ok([], env=e)) == {"cluster": {"worker": ["node1:8888", "node1:8889", "node2:8888",
+                                                                    "node2:8889"]},
+                                             "rpc_layer": "grpc", "environment": ""}
+        expect_fail(["--format", "torchrun"], 3, ["needs this process's task", "no job step", "srun"], env=e)
+    assert json.loads(ok([], env=dict(env, CLUSTER_RESOLVER_BACKEND="local")))["cluster"] == \
         {"worker": ["localhost:8470"]}
 
 
@@ -698,7 +703,7 @@ def test_machinefile_cannot_hold_ipv6():
 # ---- jax and torchrun-node with GPUs, and --exec ---------------------------------------------
 
 def test_jax_format_assigns_gpus_from_slurm():
-    env = dict(SLURM_2X2, CUDA_VISIBLE_DEVICES="0,1,2,3")
+    env = dict(SLURM_2X2, CUDA_VISIBLE_DEVICES="0,1,2,3", SLURM_GPUS_ON_NODE="4")
     expected = ("export JAX_COORDINATOR_ADDRESS=node1:8888\nexport JAX_NUM_PROCESSES=4\nexport JAX_PROCESS_ID=3\n"
                 "export CUDA_VISIBLE_DEVICES=2,3\nexport JAX_LOCAL_DEVICE_IDS=0,1\n")
     assert ok(["slurm", "--gpus-per-task", "2", "--format", "jax"], env=env) == expected

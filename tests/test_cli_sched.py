@@ -171,10 +171,17 @@ def test_pbs_repeated_hosts_merge_in_first_mention_order():
 
 def test_pbs_options_jobs_ports_gpus():
     env = dict(pals(3), CUDA_VISIBLE_DEVICES="0,1,2,3")
+    want = {"MASTER_ADDR": "node01", "MASTER_PORT": "7000", "WORLD_SIZE": "4", "RANK": "3", "LOCAL_RANK": "1",
+            "LOCAL_WORLD_SIZE": "2", "GROUP_RANK": "1", "GROUP_WORLD_SIZE": "2"}
+    # PBS does not say whether the list is the node's or (after a PALS wrapper script) this rank's: left alone
     out = exports(ok(["pbs", "--jobs", "worker=3,chief=1", "--port-base", "7000", "--format", "torchrun"], env))
-    assert out == {"MASTER_ADDR": "node01", "MASTER_PORT": "7000", "WORLD_SIZE": "4", "RANK": "3",
-                   "LOCAL_RANK": "1", "LOCAL_WORLD_SIZE": "2", "GROUP_RANK": "1", "GROUP_WORLD_SIZE": "2",
-                   "CUDA_VISIBLE_DEVICES": "2,3"}, out
+    assert out == want, out
+    code, _, err = run(["pbs", "--format", "torchrun", "--verbose"], env)
+    assert code == 0 and 'pbs: CUDA_VISIBLE_DEVICES="0,1,2,3" left as it is: PBS does not say' in err, err
+    # --gpus-per-node says it is the node's: split among the node's ranks
+    out = exports(ok(["pbs", "--jobs", "worker=3,chief=1", "--port-base", "7000", "--gpus-per-node", "4",
+                      "--format", "torchrun"], env))
+    assert out == dict(want, CUDA_VISIBLE_DEVICES="2,3"), out
     doc = json.loads(ok(["pbs", "--jobs", "worker=3,chief=1", "--port-base", "7000"], env))
     assert doc["cluster"] == {"chief": ["node01:7000"], "worker": ["node01:7001", "node02:7000", "node02:7001"]}, doc
     assert doc["task"] == {"type": "worker", "index": 2}, doc
@@ -223,7 +230,7 @@ def test_sge_every_rank():
     assert ok(["sge", "--format", "hostfile"], SGE_JOB) == "node01.cluster slots=4\nnode02.cluster slots=2\n"
     assert ok(["sge", "--format", "machinefile"], SGE_JOB) == "node01.cluster:4\nnode02.cluster:2\n"
     expect_fail(["sge", "--format", "torchrun"], 3, ["needs this process's task"], SGE_JOB)
-    out = exports(ok(["sge", "--jobs", "ps=2,worker=4", "--format", "torchrun"],
+    out = exports(ok(["sge", "--jobs", "ps=2,worker=4", "--gpus-per-node", "8", "--format", "torchrun"],
                      dict(sge_ompi(5), CUDA_VISIBLE_DEVICES="0,1,2,3,4,5,6,7")))
     assert out == {"MASTER_ADDR": "node01.cluster", "MASTER_PORT": "8888", "WORLD_SIZE": "6", "RANK": "5",
                    "LOCAL_RANK": "1", "LOCAL_WORLD_SIZE": "2", "GROUP_RANK": "1", "GROUP_WORLD_SIZE": "2",
@@ -296,6 +303,118 @@ def test_verbose_names_the_source():
         assert line in err, (args, line, err)
 
 
+# ---- job scripts and allocation shells: the allocation, no task of their own ---------------------
+
+# The shell of `salloc -N2 --ntasks-per-node=2` (captured on the launcher lab's Slurm 22.05.8; an sbatch
+# script has SLURM_PROCID=0 and SLURMD_NODENAME besides).
+SALLOC = {"SLURM_JOB_ID": "13", "SLURM_JOBID": "13", "SLURM_JOB_NODELIST": "node[1-2]", "SLURM_NODELIST": "node[1-2]",
+          "SLURM_JOB_NUM_NODES": "2", "SLURM_NNODES": "2", "SLURM_NTASKS": "4", "SLURM_NPROCS": "4",
+          "SLURM_NTASKS_PER_NODE": "2", "SLURM_TASKS_PER_NODE": "2(x2)", "SLURM_JOB_CPUS_PER_NODE": "2(x2)",
+          "SLURM_SUBMIT_HOST": "vm", "SLURM_CLUSTER_NAME": "cres-lab"}
+SBATCH = dict(SALLOC, SLURM_PROCID="0", SLURM_LOCALID="0", SLURM_NODEID="0", SLURMD_NODENAME="node1",
+              SLURM_GTIDS="0")
+# A `flux batch` script or `flux alloc` shell: the broker takes the job's variables away and sets
+# FLUX_ENCLOSING_ID (flux-core src/broker/runat.c)
+FLUX_SCRIPT = {"FLUX_ENCLOSING_ID": "f3Pd4Nq", "FLUX_URI": "local:///tmp/flux-xIG8Sd/local-0"}
+
+
+def test_every_scheduler_job_script_lists_the_allocation():
+    flux_slots = write("flux_alloc_hosts", "corona171 slots=2\ncorona172 slots=2\n")
+    for what, args, env, hostfile in [
+            ("slurm sbatch", ["slurm"], SBATCH, "node1 slots=2\nnode2 slots=2\n"),
+            ("slurm salloc", ["slurm"], SALLOC, "node1 slots=2\nnode2 slots=2\n"),
+            ("auto sbatch", [], SBATCH, "node1 slots=2\nnode2 slots=2\n"),
+            ("auto salloc", [], SALLOC, "node1 slots=2\nnode2 slots=2\n"),
+            ("pbs", ["pbs"], PBS_JOB, "node01 slots=2\nnode02 slots=2\n"),
+            ("lsf", ["lsf"], LSF_JOB, "a01n01 slots=2\na01n02 slots=2\n"),
+            ("sge", ["sge"], SGE_JOB, "node01.cluster slots=4\nnode02.cluster slots=2\n"),
+            ("flux", ["flux", "--hostfile", flux_slots], FLUX_SCRIPT, "corona171 slots=2\ncorona172 slots=2\n")]:
+        assert ok(args + ["--format", "hostfile"], env) == hostfile, what
+        machine = "".join(line.replace(" slots=", ":") + "\n" for line in hostfile.splitlines())
+        assert ok(args + ["--format", "machinefile"], env) == machine, what
+        doc = json.loads(ok(args, env))
+        assert "task" not in doc and sum(len(v) for v in doc["cluster"].values()) == \
+            sum(int(w.split("=")[1]) for w in hostfile.split() if w.startswith("slots=")), (what, doc)
+        for fmt in ("torchrun", "launch", "jax"):
+            expect_fail(args + ["--format", fmt], 3, ["--format %s needs this process's task" % fmt], env)
+    code, _, err = run(["--format", "hostfile", "--verbose"], SALLOC)
+    assert code == 0 and "auto: using the slurm backend: SLURM_JOB_ID" in err, err
+    assert "slurm: no job step (an sbatch script or an salloc shell)" in err, err
+    expect_fail(["--format", "torchrun"], 3, ["no job step", "start the tasks with srun"], SALLOC)
+
+
+def test_flux_job_script_needs_the_hostfile_never_local():
+    expect_fail(["flux"], 3, ["Flux tells a job script or an allocation's shell no hosts", "--hostfile"], FLUX_SCRIPT)
+    expect_fail(["--format", "hostfile"], 3, ["flux", "--hostfile"], FLUX_SCRIPT)
+    expect_fail(["--format", "hostfile"], 3, ["flux", "--hostfile"], {"FLUX_JOB_ID": "f2oLkTLb"})
+
+
+def test_slurm_job_without_its_allocation_is_an_error_never_local():
+    expect_fail(["--format", "hostfile"], 3, ["slurm: SLURM_JOB_ID is set", "SLURM_JOB_NODELIST"],
+                {"SLURM_JOB_ID": "13"})
+    expect_fail(["--format", "hostfile"], 3, ["SLURM_NTASKS=3 but SLURM_TASKS_PER_NODE gives 4"],
+                dict(SALLOC, SLURM_NTASKS="3"))
+
+
+# ---- GPUs: split only the node's list -------------------------------------------------------------
+
+# Task 1 of `srun -N1 -n2 --gpus-per-task=2` on a node of 4 GPUs (captured on the launcher lab's Slurm 22.05.8:
+# srun names the option in no variable; SLURM_GPUS_ON_NODE counts the step's GPUs, the list is the task's)
+SRUN_GPUS_PER_TASK = {"SLURM_JOB_ID": "21", "SLURM_STEP_ID": "0", "SLURM_PROCID": "1", "SLURM_STEP_NUM_TASKS": "2",
+                      "SLURM_STEP_NODELIST": "node1", "SLURM_STEP_TASKS_PER_NODE": "2", "SLURM_NODEID": "0",
+                      "SLURM_LOCALID": "1", "SLURMD_NODENAME": "node1", "SLURM_GPUS_ON_NODE": "4",
+                      "CUDA_VISIBLE_DEVICES": "2,3", "ROCR_VISIBLE_DEVICES": "2,3", "ZE_AFFINITY_MASK": "2,3",
+                      "GPU_DEVICE_ORDINAL": "2,3", "SLURM_STEP_GPUS": "2,3"}
+
+
+def test_slurm_gpus_bound_per_task_are_not_split_again():
+    out = exports(ok(["--format", "torchrun"], SRUN_GPUS_PER_TASK))
+    assert "CUDA_VISIBLE_DEVICES" not in out and out["LOCAL_RANK"] == "1", out
+    assert "CUDA_VISIBLE_DEVICES" not in exports(ok(["--format", "jax"], SRUN_GPUS_PER_TASK))
+    code, out, err = run(["--format", "torchrun", "--verbose"], SRUN_GPUS_PER_TASK)
+    assert code == 0 and ('slurm: CUDA_VISIBLE_DEVICES="2,3" is this task\'s own (SLURM_GPUS_ON_NODE=4 but '
+                          'CUDA_VISIBLE_DEVICES lists 2): passed on unchanged') in err, err
+    # the child of --exec keeps what Slurm gave it
+    out = ok(["--format", "torchrun", "--exec", "--", sys.executable, "-c",
+              "import os; print(os.environ['CUDA_VISIBLE_DEVICES'], os.environ['LOCAL_RANK'])"], SRUN_GPUS_PER_TASK)
+    assert out == "2,3 1\n", out
+    # --gpus-per-node would split a list this task cannot see whole: exit 3 naming both
+    expect_fail(["slurm", "--format", "torchrun", "--gpus-per-node", "4"], 3,
+                ["--gpus-per-node) 4", "SLURM_GPUS_ON_NODE=4 but CUDA_VISIBLE_DEVICES lists 2"], SRUN_GPUS_PER_TASK)
+    expect_fail(["slurm", "--format", "torchrun", "--gpus-per-task", "1"], 3,
+                ["--gpus-per-task) 1", "CUDA_VISIBLE_DEVICES lists 2"], SRUN_GPUS_PER_TASK)
+    assert "CUDA_VISIBLE_DEVICES" not in exports(ok(["slurm", "--format", "torchrun", "--gpus-per-task", "2"],
+                                                    SRUN_GPUS_PER_TASK))
+    # the same step with --gres=gpu:4 instead: every task sees the node's four, which are split
+    node_list = dict(SRUN_GPUS_PER_TASK, CUDA_VISIBLE_DEVICES="0,1,2,3", ROCR_VISIBLE_DEVICES="0,1,2,3",
+                     ZE_AFFINITY_MASK="0,1,2,3", GPU_DEVICE_ORDINAL="0,1,2,3", SLURM_STEP_GPUS="0,1,2,3")
+    assert exports(ok(["--format", "torchrun"], node_list))["CUDA_VISIBLE_DEVICES"] == "2,3"
+    # a wrapper that narrowed ROCR_VISIBLE_DEVICES alone: not split either
+    assert "CUDA_VISIBLE_DEVICES" not in exports(ok(["--format", "torchrun"], dict(node_list, ROCR_VISIBLE_DEVICES="1")))
+
+
+def test_gpu_lists_nobody_speaks_for_are_left_alone():
+    for what, args, env, says in [
+            ("slurm", ["slurm"], dict(SRUN_GPUS_PER_TASK, CUDA_VISIBLE_DEVICES="0,1,2,3", ROCR_VISIBLE_DEVICES="",
+                                      ZE_AFFINITY_MASK="", GPU_DEVICE_ORDINAL="", SLURM_GPUS_ON_NODE=""),
+             "SLURM_GPUS_ON_NODE (the step's GPUs on the node) is not set"),
+            ("mpirun", ["mpi", "--hostfile", MPIJOB_HOSTFILE], dict(mpijob(1), CUDA_VISIBLE_DEVICES="0,1"),
+             "mpirun and mpiexec do not say"),
+            ("lsf", ["lsf"], dict(LSF_JOB, OMPI_COMM_WORLD_RANK="1", OMPI_COMM_WORLD_SIZE="4",
+                                  CUDA_VISIBLE_DEVICES="0,1"), "LSF does not say"),
+            ("flux", ["flux", "--hostfile", FLUX_HOSTS], dict(flux(1), CUDA_VISIBLE_DEVICES="0,1"),
+             "Flux does not tell a task its gpu-affinity")]:
+        env = {k: v for k, v in env.items() if v != ""}
+        assert "CUDA_VISIBLE_DEVICES" not in exports(ok(args + ["--format", "torchrun"], env)), what
+        code, _, err = run(args + ["--format", "torchrun", "--verbose"], env)
+        assert code == 0 and "CUDA_VISIBLE_DEVICES=\"%s\" left as it is: %s" % (env["CUDA_VISIBLE_DEVICES"], says) \
+            in err, (what, err)
+    # jsrun binds GPUs to each resource set
+    code, out, err = run(["lsf", "--format", "torchrun", "--verbose"], dict(jsrun(1), CUDA_VISIBLE_DEVICES="0"))
+    assert code == 0 and "CUDA_VISIBLE_DEVICES" not in exports(out), out
+    assert "JSM_NAMESPACE_RANK is set: jsrun binds GPUs to each resource set" in err, err
+
+
 # ---- bad input: exit 3, nothing on stdout, the file or variable named ----------------------------
 
 def test_bad_pbs_input():
@@ -343,7 +462,7 @@ def test_bad_sge_files_name_the_file():
 
 
 def test_bad_flux_input():
-    expect_fail(["flux", "--hostfile", FLUX_HOSTS], 3, ["FLUX_TASK_RANK"], {"FLUX_JOB_ID": "f1"})
+    expect_fail(["flux", "--hostfile", FLUX_HOSTS], 3, ["FLUX_TASK_RANK"], {"FLUX_URI": "local:///tmp/f/local-0"})
     expect_fail(["flux", "--hostfile", FLUX_HOSTS], 3, ["FLUX_JOB_NNODES=3", "2 hosts"],
                 dict(flux(1), FLUX_JOB_NNODES="3"))
     expect_fail(["flux", "--hostfile", FLUX_HOSTS], 3, ["rank 1", "launcher says"],

@@ -92,6 +92,17 @@ static void step(const char *nodes, const char *tpn, int ntasks, int procid) {
     env_setf("SLURM_PROCID", "%d", procid);
 }
 
+/* The GPUs srun gives every task of a step that has `list` on the node and binds none to a
+   task: the list and SLURM_GPUS_ON_NODE, its length (slurmstepd's gres_common_gpu_set_env,
+   src/plugins/gres/common/gres_common.c in Slurm 22.05 to 24.11). */
+static void step_gpus(const char *list) {
+    int n = 1;
+    const char *p;
+    for (p = list; *p; p++) n += *p == ',';
+    env_set("CUDA_VISIBLE_DEVICES", list);
+    env_setf("SLURM_GPUS_ON_NODE", "%d", n);
+}
+
 /* Rank 5 of `srun -N4 -n8` on the four simulated nodes (envs/slurm/srun-N4-n8-env.rank5.txt). */
 static const char srun_n4_n8_rank5[] =
     "SLURM_CLUSTER_NAME=testcluster\n"
@@ -171,11 +182,38 @@ static const char sbatch_script[] =
     "SLURM_WORKING_CLUSTER=testcluster:vm:6817:9728:109\n"
     "SLURMD_NODENAME=vm\n";
 
-/* The same script submitted with `sbatch -n1`: one task, the script itself. */
+/* The shell of `salloc -N2 --ntasks-per-node=2 CMD` (CMD runs on the submit host), captured
+   on the launcher lab's Slurm 22.05.8 (tests/slurm/start-slurm.sh): the job's variables and
+   no SLURM_PROCID, no step. */
+static const char salloc_shell[] =
+    "SLURM_CLUSTER_NAME=cres-lab\n"
+    "SLURM_CONF=/run/cres-launcher-lab/slurm.conf\n"
+    "SLURM_JOBID=13\n"
+    "SLURM_JOB_CPUS_PER_NODE=2(x2)\n"
+    "SLURM_JOB_ID=13\n"
+    "SLURM_JOB_NAME=interactive\n"
+    "SLURM_JOB_NODELIST=node[1-2]\n"
+    "SLURM_JOB_NUM_NODES=2\n"
+    "SLURM_JOB_PARTITION=lab\n"
+    "SLURM_NNODES=2\n"
+    "SLURM_NODELIST=node[1-2]\n"
+    "SLURM_NODE_ALIASES=(null)\n"
+    "SLURM_NPROCS=4\n"
+    "SLURM_NTASKS=4\n"
+    "SLURM_NTASKS_PER_NODE=2\n"
+    "SLURM_SUBMIT_DIR=/tmp\n"
+    "SLURM_SUBMIT_HOST=vm\n"
+    "SLURM_TASKS_PER_NODE=2(x2)\n";
+#define SALLOC_N2_SPEC "{'worker': ['node1:8888', 'node1:8889', 'node2:8888', 'node2:8889']}"
+
+/* The same script submitted with `sbatch -n1`: one task. */
 static void sbatch_one_task(void) {
     env_lines(sbatch_script);
+    env_set("SLURM_CPUS_ON_NODE", "1");
+    env_set("SLURM_JOB_CPUS_PER_NODE", "1");
     env_set("SLURM_NTASKS", "1");
     env_set("SLURM_NPROCS", "1");
+    env_set("SLURM_TASKS_PER_NODE", "1");
 }
 
 /* srun -N4 -n8 (tasks per node 4,2,1,1) in Slurm's block order and in -m cyclic order. */
@@ -198,7 +236,7 @@ static void s1_one_task_per_node_one_gpu(void **state) {
     cres_resolver *r;
     (void)state;
     tf_step(0, 3, "1(x3)");
-    env_set("CUDA_VISIBLE_DEVICES", "0");
+    step_gpus("0");
     r = slurm();
     assert_string_equal(resolved_json(r), dq("{'worker': ['t02n13:8888', 't02n41:8888', 't02n43:8888']}"));
     assert_string_equal(master_of(r, "worker", 0, "grpc"), "grpc://t02n13:8888");
@@ -314,7 +352,7 @@ static void readme_two_nodes_four_gpus_defaults(void **state) {
     cres_resolver *r;
     (void)state;
     step("t02n13,t02n41", "2(x2)", 4, 0);
-    env_set("CUDA_VISIBLE_DEVICES", "0,1,2,3");
+    step_gpus("0,1,2,3");
     r = slurm();
     assert_string_equal(resolved_json(r),
                         dq("{'worker': ['t02n13:8888', 't02n13:8889', 't02n41:8888', 't02n41:8889']}"));
@@ -723,53 +761,133 @@ static void node_listed_twice_is_an_error(void **state) {
     SLURM_FAILS(o, CRES_ERR_ENVIRONMENT, "\"n2\"", "twice");
 }
 
-/* In an sbatch -n1 script only the script runs: one task on SLURMD_NODENAME. */
-static void batch_script_without_step_is_one_task(void **state) {
+/* No own task (an sbatch script, an salloc shell): the task id is CRES_NO_TASK, the launch
+   info, which needs one, is CRES_ERR_NOT_FOUND saying why, and master() is "". */
+static void expect_no_own_task(cres_resolver *r, const char *why) {
+    cres_launch_info info;
+    cres_error err;
+    char buf[64];
+    assert_null(cres_task_type(r));
+    assert_int_equal(cres_task_id(r), CRES_NO_TASK);
+    EXPECT(cres_launch(r, &info, &err), CRES_ERR_NOT_FOUND);
+    HAS(err.message, why);
+    OK(cres_master(r, buf, sizeof buf, NULL, &err));
+    assert_string_equal(buf, ""); /* the default rule without a task */
+}
+
+/* An sbatch script is no task of its job: the cluster is the job's allocation, its nodes
+   with SLURM_TASKS_PER_NODE slots each (what srun and mpirun start there), and no task is
+   the script's: never "one task", which told a process of a 3-task job it was alone. */
+static void batch_script_is_the_allocation_without_a_task(void **state) {
     cres_resolver *r;
     (void)state;
+    log_config();
+    env_lines(sbatch_script); /* sbatch -N1 -n3 */
+    r = slurm();
+    assert_string_equal(resolved_json(r), dq("{'worker': ['vm:8888', 'vm:8889', 'vm:8890']}"));
+    expect_no_own_task(r, "no job step");
+    HAS(logs.text, "INFO slurm: no job step (an sbatch script or an salloc shell): the cluster is "
+                   "the job's allocation, 1 nodes with 3 task slots (SLURM_JOB_NODELIST, "
+                   "SLURM_TASKS_PER_NODE)");
+    cres_resolver_free(r);
+    /* sbatch -n1: one slot, still not the script's */
     sbatch_one_task();
-    env_set("SLURMD_NODENAME", "node3");
     r = slurm();
-    assert_string_equal(resolved_json(r), dq("{'worker': ['node3:8888']}"));
-    expect_task(r, "worker", 0);
-    assert_string_equal(master_of(r, NULL, -1, NULL), "grpc://node3:8888");
+    assert_string_equal(resolved_json(r), dq("{'worker': ['vm:8888']}"));
+    expect_no_own_task(r, "start the tasks with srun");
     cres_resolver_free(r);
-    /* the older SLURM_JOBID alone is enough; no SLURMD_NODENAME: this host */
-    env_reset();
-    env_set("SLURM_JOBID", "4");
+    /* SLURM_NODELIST, the older name, when SLURM_JOB_NODELIST is not set */
+    env_unset("SLURM_JOB_NODELIST");
     r = slurm();
-    assert_string_equal(resolved_json(r), dq("{'worker': ['localhost:8888']}"));
-    cres_resolver_free(r);
-    /* an empty SLURMD_NODENAME names no node either */
-    env_set("SLURMD_NODENAME", "");
-    r = slurm();
-    assert_string_equal(resolved_json(r), dq("{'worker': ['localhost:8888']}"));
+    assert_string_equal(resolved_json(r), dq("{'worker': ['vm:8888']}"));
     cres_resolver_free(r);
 }
 
-static void batch_script_jobs_must_fit_one_task(void **state) {
-    cres_slurm_options o = slurm_options();
-    static const cres_job_count jobs[] = {{"worker", 3}};
+/* An salloc shell (no SLURM_PROCID: salloc runs its command on the submit host) is the
+   allocation too; `salloc -N2` without a task count gives one slot a node and no
+   SLURM_NTASKS. */
+static void salloc_shell_is_the_allocation_without_a_task(void **state) {
+    cres_resolver *r;
     (void)state;
-    sbatch_one_task();
-    o.jobs = jobs;
-    o.jobs_count = 1;
-    SLURM_FAILS(o, CRES_ERR_ENVIRONMENT, "3 tasks", "started 1");
+    env_lines(salloc_shell);
+    r = slurm();
+    assert_string_equal(resolved_json(r), dq(SALLOC_N2_SPEC));
+    expect_no_own_task(r, "an salloc shell");
+    cres_resolver_free(r);
+    env_unset("SLURM_NTASKS");
+    env_unset("SLURM_NPROCS");
+    env_unset("SLURM_NTASKS_PER_NODE");
+    env_set("SLURM_TASKS_PER_NODE", "1(x2)");
+    env_set("SLURM_JOB_CPUS_PER_NODE", "1(x2)");
+    r = slurm();
+    assert_string_equal(resolved_json(r), dq("{'worker': ['node1:8888', 'node2:8888']}"));
+    cres_resolver_free(r);
 }
 
-/* A batch script of several tasks, or a rank above 0 without a step, is never "one task":
-   the rank would be told it is alone. The second environment is Lightning's own Slurm test
-   fixture (tests/tests_fabric/plugins/environments/test_slurm.py: SLURM_JOB_ID 1234,
-   SLURM_PROCID 1, SLURM_NTASKS 20, no step variables). */
-static void batch_script_of_several_tasks_is_an_error(void **state) {
+static void batch_script_jobs_split_the_allocation(void **state) {
+    cres_slurm_options o = slurm_options();
+    static const cres_job_count jobs[] = {{"worker", 2}, {"chief", 1}};
+    cres_resolver *r;
+    (void)state;
+    env_lines(sbatch_script);
+    o.jobs = jobs;
+    o.jobs_count = 2;
+    r = slurm_with(o);
+    assert_string_equal(resolved_json(r), dq("{'chief': ['vm:8888'], 'worker': ['vm:8889', 'vm:8890']}"));
+    assert_int_equal(cres_task_id(r), CRES_NO_TASK);
+    cres_resolver_free(r);
+    o.jobs_count = 1;
+    SLURM_FAILS(o, CRES_ERR_ENVIRONMENT, "2 tasks", "started 3");
+}
+
+/* Without a step the job's variables must make one allocation: a missing one, or counts that
+   disagree, is an error naming them. */
+static void batch_script_variables_must_agree(void **state) {
+    cres_slurm_options o = slurm_options();
+    (void)state;
+    env_lines(sbatch_script);
+    env_set("SLURM_NTASKS", "4");
+    SLURM_FAILS(o, CRES_ERR_ENVIRONMENT, "slurm: SLURM_NTASKS=4 but SLURM_TASKS_PER_NODE gives 3", NULL);
+    env_unset("SLURM_NTASKS");
+    env_set("SLURM_NPROCS", "5");
+    SLURM_FAILS(o, CRES_ERR_ENVIRONMENT, "SLURM_NPROCS=5 but SLURM_TASKS_PER_NODE gives 3", NULL);
+    env_lines(sbatch_script);
+    env_set("SLURM_JOB_NUM_NODES", "2");
+    SLURM_FAILS(o, CRES_ERR_ENVIRONMENT, "SLURM_JOB_NUM_NODES=2 but SLURM_JOB_NODELIST gives 1", NULL);
+    env_unset("SLURM_JOB_NUM_NODES");
+    env_set("SLURM_NNODES", "3");
+    SLURM_FAILS(o, CRES_ERR_ENVIRONMENT, "SLURM_NNODES=3 but SLURM_JOB_NODELIST gives 1", NULL);
+    env_lines(sbatch_script);
+    env_set("SLURM_TASKS_PER_NODE", "3,1");
+    SLURM_FAILS(o, CRES_ERR_ENVIRONMENT,
+                "SLURM_TASKS_PER_NODE=\"3,1\" gives 2 counts for the 1 nodes of SLURM_JOB_NODELIST", NULL);
+    env_set("SLURM_TASKS_PER_NODE", "three");
+    SLURM_FAILS(o, CRES_ERR_ENVIRONMENT, "slurm: SLURM_TASKS_PER_NODE: ", NULL);
+    env_unset("SLURM_TASKS_PER_NODE");
+    SLURM_FAILS(o, CRES_ERR_ENVIRONMENT, "slurm: SLURM_TASKS_PER_NODE is not set", NULL);
+    env_lines(sbatch_script);
+    env_set("SLURM_JOB_NODELIST", "vm,vm");
+    env_set("SLURM_TASKS_PER_NODE", "3(x2)");
+    SLURM_FAILS(o, CRES_ERR_ENVIRONMENT, "slurm: SLURM_JOB_NODELIST lists node \"vm\" twice", NULL);
+    env_set("SLURM_JOB_NODELIST", "vm[1-");
+    SLURM_FAILS(o, CRES_ERR_ENVIRONMENT, "slurm: SLURM_JOB_NODELIST: ", NULL);
+    env_unset("SLURM_JOB_NODELIST");
+    env_unset("SLURM_NODELIST");
+    SLURM_FAILS(o, CRES_ERR_ENVIRONMENT, "SLURM_JOB_ID is set but neither SLURM_STEP_NODELIST (a step) nor "
+                "SLURM_JOB_NODELIST (the job's allocation) is", NULL);
+    env_reset();
+    env_set("SLURM_JOBID", "4"); /* the older name alone: a job, but no allocation named */
+    SLURM_FAILS(o, CRES_ERR_ENVIRONMENT, "slurm: SLURM_JOBID is set but neither", "SLURM_JOB_NODELIST");
+}
+
+/* A SLURM_PROCID above 0 without a step is a task whose step variables are missing (the
+   batch script is task 0), never the allocation: Lightning's own Slurm test fixture
+   (tests/tests_fabric/plugins/environments/test_slurm.py: SLURM_JOB_ID 1234, SLURM_PROCID
+   1, SLURM_NTASKS 20, no step variables). */
+static void rank_above_0_without_a_step_is_an_error(void **state) {
     cres_slurm_options o = slurm_options();
     cres_auto_options a;
     (void)state;
-    env_lines(sbatch_script); /* sbatch -n3 */
-    SLURM_FAILS(o, CRES_ERR_ENVIRONMENT, "SLURM_NTASKS=3", "srun");
-    env_unset("SLURM_NTASKS");
-    SLURM_FAILS(o, CRES_ERR_ENVIRONMENT, "SLURM_NPROCS=3", "CLUSTER_RESOLVER_BACKEND=local");
-    env_reset();
     env_set("SLURM_JOB_ID", "1234");
     env_set("SLURM_PROCID", "1");
     env_set("SLURM_NTASKS", "20");
@@ -778,6 +896,9 @@ static void batch_script_of_several_tasks_is_an_error(void **state) {
     a.config = &cfg;
     FAILS_WITH(cres_auto_resolver_create, a, CRES_ERR_ENVIRONMENT, "SLURM_PROCID=1",
                "SLURM_STEP_NODELIST");
+    env_lines(sbatch_script);
+    env_set("SLURM_PROCID", "2");
+    SLURM_FAILS(o, CRES_ERR_ENVIRONMENT, "SLURM_PROCID=2", "SLURM_STEP_NODELIST");
     env_set("SLURM_PROCID", "x");
     SLURM_FAILS(o, CRES_ERR_ENVIRONMENT, "SLURM_PROCID=\"x\"", NULL);
 }
@@ -899,7 +1020,7 @@ static void cuda_visible_devices_ids_are_taken_from_the_list(void **state) {
     cres_resolver *r;
     (void)state;
     step("n[1-2]", "2(x2)", 4, 1);
-    env_set("CUDA_VISIBLE_DEVICES", "4,5,6,7");
+    step_gpus("4,5,6,7");
     r = slurm();
     assert_int_equal(gpus_of(r), 2);
     assert_string_equal(devices_of(r, NULL, -1), "6,7");
@@ -909,7 +1030,7 @@ static void cuda_visible_devices_ids_are_taken_from_the_list(void **state) {
     expect_cuda_unchanged(&before);
     cres_resolver_free(r);
     /* UUIDs are ids too; an odd GPU stays unused */
-    env_set("CUDA_VISIBLE_DEVICES", "GPU-aa,GPU-bb,GPU-cc");
+    step_gpus("GPU-aa,GPU-bb,GPU-cc");
     r = slurm();
     assert_int_equal(gpus_of(r), 1);
     assert_string_equal(devices_of(r, "worker", 0), "GPU-aa");
@@ -921,7 +1042,7 @@ static void gpus_on_nodes_with_fewer_tasks(void **state) {
     cres_resolver *r;
     (void)state;
     step("n[1-2]", "2,1", 3, 2);
-    env_set("CUDA_VISIBLE_DEVICES", "0,1");
+    step_gpus("0,1");
     r = slurm();
     assert_int_equal(gpus_of(r), 1);
     assert_string_equal(devices_of(r, "worker", 0), "0");
@@ -965,6 +1086,218 @@ static void gpus_per_node_option_wins_over_cuda(void **state) {
     assert_string_equal(devices_of(r, NULL, -1), "2,3");
     assert_string_equal(devices_of(r, "worker", 0), "0,1");
     cres_resolver_free(r);
+}
+
+/* `srun -N1 -n2 --gpus-per-task=2` on a node of four GPUs: slurmstepd gives each task its
+   own two (CUDA_VISIBLE_DEVICES "2,3" for task 1) and SLURM_GPUS_ON_NODE, the step's four;
+   srun 22.05 sets no variable naming the option (src/common/env.c set_env_from_opts is
+   sbatch's and salloc's there). The list is passed on unchanged, never split again ("3"). */
+static void gpus_per_task_binding_is_passed_on(void **state) {
+    cres_resolver *r;
+    (void)state;
+    log_config();
+    step("n1", "2", 2, 1);
+    env_set("SLURM_LOCALID", "1");
+    env_set("SLURM_GPUS_ON_NODE", "4");
+    env_set("CUDA_VISIBLE_DEVICES", "2,3");
+    r = slurm();
+    assert_int_equal(gpus_of(r), 2);
+    assert_string_equal(devices_of(r, NULL, -1), "");
+    assert_string_equal(devices_of(r, "worker", 0), "");
+    HAS(logs.text, "INFO slurm: CUDA_VISIBLE_DEVICES=\"2,3\" is this task's own (SLURM_GPUS_ON_NODE=4 but "
+                   "CUDA_VISIBLE_DEVICES lists 2): passed on unchanged\n");
+    cres_resolver_free(r);
+    /* the task that got one GPU of a single:2 binding, UUIDs as Slurm writes them for MIG */
+    env_set("CUDA_VISIBLE_DEVICES", "MIG-5e1b4c11-0f6a-5d0e-9c3b-2f1a8d7e6c5b");
+    r = slurm();
+    assert_int_equal(gpus_of(r), 1);
+    assert_string_equal(devices_of(r, NULL, -1), "");
+    cres_resolver_free(r);
+}
+
+/* Each variable through which the tasks see a binding option (srun(1) OUTPUT and INPUT
+   ENVIRONMENT VARIABLES; sbatch and salloc export them, srun from 23.11 the SLURM_TRES_*
+   ones; src/common/env.c set_env_from_opts): with or without SLURM_GPUS_ON_NODE, the list is
+   the task's own. --gpu-bind=none (or gres/gpu:none) turns the implicit ones off. */
+static void each_slurm_binding_variable_keeps_the_list(void **state) {
+    static const char *const bound[][2] = {
+        {"SLURM_GPUS_PER_TASK", "2"},
+        {"SLURM_GPUS_PER_TASK", "a100:2"},
+        {"SLURM_NTASKS_PER_GPU", "1"},
+        {"SLURM_NTASKS_PER_TRES", "1"},
+        {"SLURM_GPU_BIND", "closest"},
+        {"SLURM_GPU_BIND", "verbose,map_gpu:0,1"},
+        {"SLURM_GPU_BIND", "single:1"},
+        {"SLURM_TRES_BIND", "gres/gpu:per_task:2"},
+        {"SLURM_TRES_BIND", "gres/nic:closest+gres/gpu:verbose,mask:0x3,0xc"},
+        {"SLURM_TRES_PER_TASK", "cpu=2,gres/gpu=2"},
+        {"SLURM_TRES_PER_TASK", "gres/gpu:a100=2"},
+    };
+    size_t i;
+    (void)state;
+    for (i = 0; i < sizeof bound / sizeof bound[0]; i++) {
+        cres_resolver *r;
+        char want[160];
+        env_reset();
+        log_config();
+        step("n1", "2", 2, 1);
+        env_set("SLURM_LOCALID", "1");
+        env_set("CUDA_VISIBLE_DEVICES", "2,3");
+        env_set(bound[i][0], bound[i][1]);
+        r = slurm();
+        assert_int_equal(gpus_of(r), 2);
+        assert_string_equal(devices_of(r, NULL, -1), "");
+        snprintf(want, sizeof want, "is this task's own (%s=\"%s\")", bound[i][0], bound[i][1]);
+        HAS(logs.text, want);
+        cres_resolver_free(r);
+    }
+    /* none, and verbose alone, bind nothing: the step's list is the node's and is split */
+    env_reset();
+    step("n1", "2", 2, 1);
+    env_set("SLURM_LOCALID", "1");
+    step_gpus("0,1,2,3");
+    env_set("SLURM_GPUS_PER_TASK", "2");
+    env_set("SLURM_GPU_BIND", "none");
+    cres_resolver *r = slurm();
+    assert_string_equal(devices_of(r, NULL, -1), "2,3");
+    cres_resolver_free(r);
+    env_unset("SLURM_GPU_BIND");
+    env_set("SLURM_TRES_BIND", "gres/gpu:none");
+    r = slurm();
+    assert_string_equal(devices_of(r, NULL, -1), "2,3");
+    cres_resolver_free(r);
+    env_unset("SLURM_GPUS_PER_TASK");
+    env_set("SLURM_TRES_BIND", "gres/nic:closest"); /* no gres/gpu part: nothing of GPUs */
+    env_set("SLURM_GPU_BIND", "verbose");
+    r = slurm();
+    assert_string_equal(devices_of(r, NULL, -1), "2,3");
+    cres_resolver_free(r);
+    env_set("SLURM_TRES_PER_TASK", "cpu=2"); /* CPUs only */
+    r = slurm();
+    assert_string_equal(devices_of(r, NULL, -1), "2,3");
+    cres_resolver_free(r);
+}
+
+/* The other device lists a launcher narrows (Slurm writes one list into each that
+   gres.conf's flags name; wrapper scripts set ROCR_VISIBLE_DEVICES or ZE_AFFINITY_MASK per
+   rank): one shorter than the node's count, or than CUDA's list, is a binding, and CUDA's
+   list is not split either. */
+static void other_device_lists_show_a_binding(void **state) {
+    static const char *const vars[] = {"ROCR_VISIBLE_DEVICES", "HIP_VISIBLE_DEVICES", "ZE_AFFINITY_MASK",
+                                       "GPU_DEVICE_ORDINAL"};
+    size_t i;
+    (void)state;
+    for (i = 0; i < sizeof vars / sizeof vars[0]; i++) {
+        cres_resolver *r;
+        char want[160];
+        env_reset();
+        log_config();
+        step("n1", "2", 2, 1);
+        env_set("SLURM_LOCALID", "1");
+        step_gpus("0,1,2,3");
+        env_set(vars[i], "1");
+        r = slurm();
+        assert_int_equal(gpus_of(r), 4);
+        assert_string_equal(devices_of(r, NULL, -1), "");
+        snprintf(want, sizeof want, "(SLURM_GPUS_ON_NODE=4 but %s lists 1)", vars[i]);
+        HAS(logs.text, want);
+        cres_resolver_free(r);
+        /* no count from Slurm: shorter than CUDA's list */
+        env_unset("SLURM_GPUS_ON_NODE");
+        env_set(vars[i], "0.0,0.1"); /* ZE_AFFINITY_MASK's device.tile form counts two */
+        r = slurm();
+        assert_string_equal(devices_of(r, NULL, -1), "");
+        snprintf(want, sizeof want, "(%s lists 2 devices, CUDA_VISIBLE_DEVICES 4)", vars[i]);
+        HAS(logs.text, want);
+        cres_resolver_free(r);
+    }
+    /* as long as CUDA's, or blank: no binding shown */
+    env_reset();
+    step("n1", "2", 2, 1);
+    env_set("SLURM_LOCALID", "1");
+    step_gpus("0,1,2,3");
+    env_set("ROCR_VISIBLE_DEVICES", "0,1,2,3");
+    env_set("ZE_AFFINITY_MASK", " ");
+    cres_resolver *r = slurm();
+    assert_string_equal(devices_of(r, NULL, -1), "2,3");
+    cres_resolver_free(r);
+}
+
+/* The caller's GPU options against a binding: gpus_per_node asks to split a list this task
+   cannot see whole, and a gpus_per_task other than the task's count contradicts it; both are
+   errors naming the option and the binding. A gpus_per_task that agrees is the answer. A
+   gpus_per_node other than SLURM_GPUS_ON_NODE is an error too. */
+static void gpu_options_against_a_binding(void **state) {
+    cres_slurm_options o = slurm_options();
+    cres_resolver *r;
+    (void)state;
+    step("n1", "2", 2, 1);
+    env_set("SLURM_LOCALID", "1");
+    env_set("SLURM_GPUS_ON_NODE", "4");
+    env_set("CUDA_VISIBLE_DEVICES", "2,3");
+    env_set("SLURM_GPUS_PER_TASK", "2");
+    o.gpus_per_node = 4;
+    SLURM_FAILS(o, CRES_ERR_ENVIRONMENT, "options.gpus_per_node (--gpus-per-node) 4 would split the node's GPUs",
+                "(SLURM_GPUS_PER_TASK=\"2\")");
+    o.gpus_per_node = 0;
+    o.gpus_per_task = 1;
+    SLURM_FAILS(o, CRES_ERR_ENVIRONMENT, "options.gpus_per_task (--gpus-per-task) 1, but the launcher gave this "
+                "task its own GPUs (SLURM_GPUS_PER_TASK=\"2\") and CUDA_VISIBLE_DEVICES lists 2", NULL);
+    o.gpus_per_task = 2;
+    r = slurm_with(o);
+    assert_int_equal(gpus_of(r), 2);
+    assert_string_equal(devices_of(r, NULL, -1), "");
+    cres_resolver_free(r);
+    o.gpus_per_node = CRES_NO_GPUS; /* none wanted: nothing to contradict */
+    o.gpus_per_task = 0;
+    r = slurm_with(o);
+    assert_int_equal(gpus_of(r), 0);
+    cres_resolver_free(r);
+    /* no binding, but a node count other than Slurm's */
+    env_unset("SLURM_GPUS_PER_TASK");
+    step_gpus("0,1,2,3");
+    o.gpus_per_node = 8;
+    SLURM_FAILS(o, CRES_ERR_ENVIRONMENT, "options.gpus_per_node (--gpus-per-node) 8, but SLURM_GPUS_ON_NODE=4",
+                NULL);
+    o.gpus_per_node = 4;
+    r = slurm_with(o);
+    assert_string_equal(devices_of(r, NULL, -1), "2,3");
+    cres_resolver_free(r);
+}
+
+/* Whose list it is cannot be known: no SLURM_GPUS_ON_NODE (a list Slurm did not write), or a
+   list longer than it. Left as it is, and the log says why. */
+static void unsaid_gpu_lists_are_left_alone(void **state) {
+    cres_slurm_options o = slurm_options();
+    cres_resolver *r;
+    (void)state;
+    log_config();
+    step("n1", "2", 2, 1);
+    env_set("SLURM_LOCALID", "1");
+    env_set("CUDA_VISIBLE_DEVICES", "0,1,2,3");
+    r = slurm();
+    assert_int_equal(gpus_of(r), 4);
+    assert_string_equal(devices_of(r, NULL, -1), "");
+    HAS(logs.text, "INFO slurm: CUDA_VISIBLE_DEVICES=\"0,1,2,3\" left as it is: SLURM_GPUS_ON_NODE (the step's "
+                   "GPUs on the node) is not set, so nothing says whether it lists the node's GPUs or this task's "
+                   "own (options.gpus_per_node or gpus_per_task, --gpus-per-node or --gpus-per-task, would "
+                   "split it as the node's)\n");
+    cres_resolver_free(r);
+    env_set("SLURM_GPUS_ON_NODE", "2");
+    r = slurm();
+    assert_string_equal(devices_of(r, NULL, -1), "");
+    HAS(logs.text, "INFO slurm: CUDA_VISIBLE_DEVICES=\"0,1,2,3\" left as it is: it lists 4 devices, "
+                   "SLURM_GPUS_ON_NODE=2\n");
+    cres_resolver_free(r);
+    /* the caller saying so splits it */
+    env_unset("SLURM_GPUS_ON_NODE");
+    o.gpus_per_task = 2;
+    r = slurm_with(o);
+    assert_string_equal(devices_of(r, NULL, -1), "2,3");
+    cres_resolver_free(r);
+    /* a malformed count is an error naming it */
+    env_set("SLURM_GPUS_ON_NODE", "four");
+    SLURM_FAILS(o, CRES_ERR_ENVIRONMENT, "SLURM_GPUS_ON_NODE=\"four\"", NULL);
 }
 
 static void too_many_gpus_per_task_is_an_error(void **state) {
@@ -1019,7 +1352,7 @@ static void union_over_slurm_gives_its_devices(void **state) {
     cres_error err;
     (void)state;
     step("n[1-2]", "2(x2)", 4, 1);
-    env_set("CUDA_VISIBLE_DEVICES", "4,5,6,7");
+    step_gpus("4,5,6,7");
     child = slurm();
     memset(&uo, 0, sizeof uo);
     uo.resolvers = &child;
@@ -1039,7 +1372,7 @@ static void visible_devices_of_unknown_task_is_not_found(void **state) {
     cres_resolver *r;
     (void)state;
     step("n[1-2]", "2(x2)", 4, 1);
-    env_set("CUDA_VISIBLE_DEVICES", "0,1");
+    step_gpus("0,1");
     r = slurm();
     EXPECT(cres_visible_devices_of(r, "worker", 4, buf, sizeof buf, NULL, &err), CRES_ERR_NOT_FOUND);
     EXPECT(cres_visible_devices_of(r, "ps", 0, buf, sizeof buf, NULL, &err), CRES_ERR_NOT_FOUND);
@@ -1060,7 +1393,7 @@ static void accelerators_of_a_named_task(void **state) {
     cres_resolver *r;
     (void)state;
     step("n[1-2]", "2(x2)", 4, 1);
-    env_set("CUDA_VISIBLE_DEVICES", "0,1,2,3");
+    step_gpus("0,1,2,3");
     r = slurm();
     OK(cres_num_accelerators_of(r, "worker", 3, &acc, &err));
     assert_int_equal(acc.count, 1);
@@ -1523,6 +1856,39 @@ static void mpirun_inside_sbatch_mpi_wins(void **state) {
     for (rank = 0; rank < 4; rank++) mpirun_inside_sbatch(ompi_under_slurm_rank, rank);
 }
 
+/* GPUs of MPI ranks inside Slurm: Slurm's word holds. mpirun's ranks share their orted's
+   step list, which is the node's when SLURM_GPUS_ON_NODE counts it (split by the MPI local
+   rank); srun's own ranks (PMIx) bound with --gpus-per-task keep theirs. */
+static void mpi_gpus_inside_slurm(void **state) {
+    cres_resolver *r;
+    (void)state;
+    ompi_under_slurm_rank(3);
+    step_gpus("0,1,2,3");
+    r = mpi();
+    assert_int_equal(gpus_of(r), 2);
+    assert_string_equal(devices_of(r, NULL, -1), "2,3");
+    cres_resolver_free(r);
+    env_reset();
+    env_lines(srun_n4_n8_rank5);
+    env_set("PMIX_RANK", "5");
+    env_set("SLURM_GPUS_ON_NODE", "2");
+    env_set("CUDA_VISIBLE_DEVICES", "1");
+    r = mpi();
+    assert_int_equal(gpus_of(r), 1);
+    assert_string_equal(devices_of(r, NULL, -1), "");
+    cres_resolver_free(r);
+    /* IBM Spectrum MPI under jsrun: the resource set's list */
+    env_reset();
+    ompi_rank(1, 2, 1, 2);
+    env_set("JSM_NAMESPACE_RANK", "1");
+    env_set("JSM_NAMESPACE_SIZE", "2");
+    env_set("CUDA_VISIBLE_DEVICES", "0,1");
+    r = mpi();
+    assert_int_equal(gpus_of(r), 2);
+    assert_string_equal(devices_of(r, NULL, -1), "");
+    cres_resolver_free(r);
+}
+
 static void mpirun_inside_sbatch_inconsistent(void **state) {
     cres_mpi_options o = mpi_options();
     (void)state;
@@ -1630,10 +1996,18 @@ static void mpi_jobs_gpus_and_ports(void **state) {
     r = mpi_with(o);
     assert_string_equal(resolved_json(r), dq("{'chief': ['vm:3000'], 'worker': ['vm:3001', 'vm:3002', 'vm:3003']}"));
     expect_task(r, "worker", 0);
+    /* mpirun says nothing of GPUs: each rank keeps the list it has, and counts it */
+    assert_int_equal(gpus_of(r), 8);
+    assert_string_equal(devices_of(r, NULL, -1), "");
+    assert_string_equal(devices_of(r, "chief", 0), "");
+    cres_resolver_free(r);
+    o.gpus_per_node = 8; /* the caller says the list is the node's: split among 4 ranks */
+    r = mpi_with(o);
     assert_int_equal(gpus_of(r), 2);
     assert_string_equal(devices_of(r, NULL, -1), "2,3");
     assert_string_equal(devices_of(r, "chief", 0), "0,1");
     cres_resolver_free(r);
+    o.gpus_per_node = 0;
     o.jobs_count = 1; /* worker 3 of 4 ranks */
     MPI_FAILS(o, CRES_ERR_ENVIRONMENT, "3 tasks", "started 4");
 }
@@ -2758,19 +3132,31 @@ static void auto_mpi_wins_over_slurm(void **state) {
     cres_resolver_free(r);
 }
 
-/* Blank values do not count; Slurm job variables without SLURM_PROCID are not a script. */
+/* Blank values do not count; a Slurm job without a step (an salloc shell: SLURM_JOB_ID and
+   no SLURM_PROCID) is slurm's, never local's. */
 static void auto_blank_and_partial_variables(void **state) {
+    cres_resolver *r;
     (void)state;
     skip_on_sagemaker_machine();
     env_set("TF_CONFIG", "  ");
     env_set("SM_HOSTS", "");
     env_set("OMPI_COMM_WORLD_SIZE", "");
     env_set("SLURM_STEP_NODELIST", "");
+    env_set("SLURM_JOB_ID", " ");
     env_set("TPU_NAME", "");
     expect_auto("local");
     env_reset();
-    env_set("SLURM_JOB_ID", "4"); /* salloc's shell on the login node */
-    expect_auto("local");
+    env_lines(salloc_shell);
+    r = auto_with(auto_options(), "slurm");
+    assert_string_equal(resolved_json(r), dq(SALLOC_N2_SPEC));
+    assert_int_equal(cres_task_id(r), CRES_NO_TASK);
+    cres_resolver_free(r);
+    env_reset();
+    env_set("SLURM_JOB_ID", "4"); /* a job whose allocation is not named: slurm says so */
+    {
+        cres_auto_options o = auto_options();
+        AUTO_FAILS(o, CRES_ERR_ENVIRONMENT, "slurm: SLURM_JOB_ID is set", "SLURM_JOB_NODELIST");
+    }
 }
 
 static void auto_tpu_variants(void **state) {
@@ -2980,9 +3366,11 @@ int main(void) {
         cmocka_unit_test_setup(bad_jobs_options, reset),
         cmocka_unit_test_setup(tasks_per_node_count_must_match_nodes, reset),
         cmocka_unit_test_setup(node_listed_twice_is_an_error, reset),
-        cmocka_unit_test_setup(batch_script_without_step_is_one_task, reset),
-        cmocka_unit_test_setup(batch_script_jobs_must_fit_one_task, reset),
-        cmocka_unit_test_setup(batch_script_of_several_tasks_is_an_error, reset),
+        cmocka_unit_test_setup(batch_script_is_the_allocation_without_a_task, reset),
+        cmocka_unit_test_setup(salloc_shell_is_the_allocation_without_a_task, reset),
+        cmocka_unit_test_setup(batch_script_jobs_split_the_allocation, reset),
+        cmocka_unit_test_setup(batch_script_variables_must_agree, reset),
+        cmocka_unit_test_setup(rank_above_0_without_a_step_is_an_error, reset),
         cmocka_unit_test_setup(no_slurm_variables_is_environment_error, reset),
         cmocka_unit_test_setup(each_missing_variable_is_named, reset),
         cmocka_unit_test_setup(each_malformed_variable_is_named, reset),
@@ -2994,6 +3382,11 @@ int main(void) {
         cmocka_unit_test_setup(gpus_on_nodes_with_fewer_tasks, reset),
         cmocka_unit_test_setup(gpus_per_node_no_gpus_forces_none, reset),
         cmocka_unit_test_setup(gpus_per_node_option_wins_over_cuda, reset),
+        cmocka_unit_test_setup(gpus_per_task_binding_is_passed_on, reset),
+        cmocka_unit_test_setup(each_slurm_binding_variable_keeps_the_list, reset),
+        cmocka_unit_test_setup(other_device_lists_show_a_binding, reset),
+        cmocka_unit_test_setup(gpu_options_against_a_binding, reset),
+        cmocka_unit_test_setup(unsaid_gpu_lists_are_left_alone, reset),
         cmocka_unit_test_setup(too_many_gpus_per_task_is_an_error, reset),
         cmocka_unit_test_setup(bad_gpu_settings, reset),
         cmocka_unit_test_setup(union_over_slurm_gives_its_devices, reset),
@@ -3021,6 +3414,7 @@ int main(void) {
         cmocka_unit_test_setup(pmi2_under_srun_local_names_must_be_the_steps, reset),
         cmocka_unit_test_setup(pmix_without_slurm_needs_a_hostfile, reset),
         cmocka_unit_test_setup(mpirun_inside_sbatch_mpi_wins, reset),
+        cmocka_unit_test_setup(mpi_gpus_inside_slurm, reset),
         cmocka_unit_test_setup(mpirun_inside_sbatch_inconsistent, reset),
         cmocka_unit_test_setup(mpirun_inside_sbatch_unreadable_step_counts, reset),
         cmocka_unit_test_setup(mpirun_np2_inside_two_node_allocation, reset),

@@ -2178,14 +2178,17 @@ static void auto_order_innermost_launcher_first(void **state) {
     /* whose sizes and ranks, another launch's, contradict the step's: refused, naming them */
     launch_fails(r, "slurm: WORLD_SIZE=\"4\" is set, but the slurm backend's answer is 8");
     cres_resolver_free(r);
-    /* a Slurm batch script too */
+    /* a Slurm batch script too: the job's allocation, and no task of its own */
     env_reset();
     env_set("SLURM_JOB_ID", "9");
     env_set("SLURM_PROCID", "0");
     env_set("SLURMD_NODENAME", "node3");
+    env_set("SLURM_JOB_NODELIST", "node[3-4]");
+    env_set("SLURM_TASKS_PER_NODE", "1(x2)");
     env_lines(ray_train_rank3);
     r = auto_with(auto_options(), "slurm");
-    launch_fails(r, "slurm: WORLD_SIZE=\"4\" is set, but the slurm backend's answer is 1");
+    assert_string_equal(resolved_json(r), dq("{'worker': ['node3:8888', 'node4:8888']}"));
+    assert_int_equal(cres_task_id(r), CRES_NO_TASK);
     cres_resolver_free(r);
     /* MPI beats plain torch variables */
     env_reset();
@@ -2754,17 +2757,26 @@ static void auto_log_of_a_crowded_environment_is_cut(void **state) {
     if (strstr(logs.text, "kubernetes")) fail_msg("a backend listed past the room: %s", logs.text);
 }
 
-/* A Slurm batch script (no step) of several tasks is not a one-task job. */
+/* A Slurm batch script (no step) of several tasks is not a one-task job: it is the job's
+   allocation with no task of its own, or, when the allocation is not named, an error. */
 static void auto_slurm_batch_script_of_several_tasks(void **state) {
     cres_auto_options o = auto_options();
+    cres_resolver *r;
     (void)state;
     env_set("SLURM_JOB_ID", "9");
     env_set("SLURM_PROCID", "0");
     env_set("SLURM_NTASKS", "4");
-    AUTO_FAILS(o, ENV, "SLURM_NTASKS=", NULL);
+    AUTO_FAILS(o, ENV, "SLURM_JOB_NODELIST", NULL);
+    env_set("SLURM_JOB_NODELIST", "node[1-2]");
+    env_set("SLURM_TASKS_PER_NODE", "2(x2)");
+    r = auto_with(o, "slurm");
+    assert_int_equal(cres_task_id(r), CRES_NO_TASK);
+    cres_resolver_free(r);
+    env_set("SLURM_NTASKS", "3");
+    AUTO_FAILS(o, ENV, "SLURM_NTASKS=3", NULL);
     env_unset("SLURM_NTASKS");
-    env_set("SLURM_NPROCS", "4");
-    AUTO_FAILS(o, ENV, "SLURM_NPROCS=", NULL);
+    env_set("SLURM_NPROCS", "5");
+    AUTO_FAILS(o, ENV, "SLURM_NPROCS=5", NULL);
     env_unset("SLURM_NPROCS");
     env_set("SLURM_PROCID", "2");
     AUTO_FAILS(o, ENV, "SLURM_PROCID=", NULL);

@@ -541,7 +541,9 @@ static void pbs_jobs_and_port_base(void **state) {
     PBS_FAILS(o, CRES_ERR_ENVIRONMENT, "65535", NULL);
 }
 
-/* GPUs as Slurm: $CUDA_VISIBLE_DEVICES split among the node's tasks. */
+/* PBS does not say whether $CUDA_VISIBLE_DEVICES lists the node's GPUs or, after a wrapper
+   script, this task's: it is left as it is (devices "", its length the task's count) unless
+   the caller says it is the node's, which splits it among the node's tasks. */
 static void pbs_gpus(void **state) {
     cres_pbs_options o = pbs_options();
     cres_resolver *r;
@@ -550,10 +552,19 @@ static void pbs_gpus(void **state) {
     env_set("PBS_VNODENUM", "3");
     env_set("CUDA_VISIBLE_DEVICES", "4,5,6,7");
     r = PBS(o);
+    assert_int_equal(gpus_of(r), 4);
+    assert_string_equal(devices_of(r, NULL, -1), "");
+    assert_string_equal(devices_of(r, "worker", 2), "");
+    LOGGED("pbs: CUDA_VISIBLE_DEVICES=\"4,5,6,7\" left as it is: PBS does not say (under Cray PALS a "
+           "wrapper script may have bound it) whether it lists the node's GPUs or this task's own");
+    cres_resolver_free(r);
+    o.gpus_per_node = 4;
+    r = PBS(o);
     assert_int_equal(gpus_of(r), 2);
     assert_string_equal(devices_of(r, NULL, -1), "6,7");
     assert_string_equal(devices_of(r, "worker", 2), "4,5");
     cres_resolver_free(r);
+    o.gpus_per_node = 0;
     o.gpus_per_task = 1;
     r = PBS(o);
     assert_int_equal(gpus_of(r), 1);
@@ -570,7 +581,9 @@ static void pbs_gpus(void **state) {
     PBS_FAILS(o, CRES_ERR_ENVIRONMENT, "GPUs", NULL);
     /* the job script: every task's GPUs, but none of its own */
     env_unset("PBS_VNODENUM");
-    r = PBS(pbs_options());
+    o = pbs_options();
+    o.gpus_per_node = 4;
+    r = PBS(o);
     expect_no_own_task(r);
     assert_int_equal(gpus_of(r), 2);
     assert_string_equal(devices_of(r, "worker", 3), "6,7");
@@ -688,6 +701,36 @@ static void lsf_jsrun_every_rank_csm(void **state) {
     }
     LOGGED("lsf: hosts from LSB_DJOB_RANKFILE");
     LOGGED("leaving out the launch node batch3");
+}
+
+/* jsrun gives each resource set its own GPUs (`jsrun -n 4 -a 1 -g 1`: CUDA_VISIBLE_DEVICES
+   "0" in every set): passed on unchanged; a gpus_per_node asking to split it is an error. */
+static void lsf_jsrun_gpus_are_the_resource_sets(void **state) {
+    cres_lsf_options o = lsf_options();
+    cres_resolver *r;
+    (void)state;
+    env_lines(lsf_job);
+    env_set("LSB_DJOB_RANKFILE", temp_file(summit_rankfile));
+    jsm_rank(3, 4, 2);
+    env_set("CUDA_VISIBLE_DEVICES", "0");
+    r = LSF(o);
+    assert_int_equal(gpus_of(r), 1);
+    assert_string_equal(devices_of(r, NULL, -1), "");
+    LOGGED("lsf: CUDA_VISIBLE_DEVICES=\"0\" is this task's own (JSM_NAMESPACE_RANK is set: jsrun binds GPUs to "
+           "each resource set): passed on unchanged");
+    cres_resolver_free(r);
+    o.gpus_per_node = 6;
+    LSF_FAILS(o, CRES_ERR_ENVIRONMENT, "--gpus-per-node", "jsrun");
+    /* without jsrun LSF does not say */
+    env_reset();
+    log_text[0] = '\0';
+    env_lines(lsf_job);
+    env_set("LSB_DJOB_RANKFILE", temp_file(summit_rankfile));
+    env_set("CUDA_VISIBLE_DEVICES", "0,1");
+    r = LSF(lsf_options());
+    assert_int_equal(gpus_of(r), 2);
+    LOGGED("lsf: CUDA_VISIBLE_DEVICES=\"0,1\" left as it is: LSF does not say");
+    cres_resolver_free(r);
 }
 
 /* Lightning's test rank file: "batch" is the launch node, each host one slot. */
@@ -1140,6 +1183,12 @@ static void sge_jobs_split_and_gpus(void **state) {
     ompi_rank(3, 6, 3, 4);
     o.jobs = jobs;
     o.jobs_count = 2;
+    r = SGE(o); /* Grid Engine does not say whose the list is: left as it is */
+    assert_int_equal(gpus_of(r), 8);
+    assert_string_equal(devices_of(r, NULL, -1), "");
+    LOGGED("sge: CUDA_VISIBLE_DEVICES=\"0,1,2,3,4,5,6,7\" left as it is: Grid Engine does not say");
+    cres_resolver_free(r);
+    o.gpus_per_node = 8; /* the caller says it is the node's */
     r = SGE(o);
     assert_string_equal(resolved_json(r),
                         dq("{'ps': ['node01.cluster:8888', 'node01.cluster:8889'], 'worker': ['node01.cluster:8890', "
@@ -1342,6 +1391,12 @@ static void flux_jobs_ports_and_gpus(void **state) {
     o.jobs = jobs;
     o.jobs_count = 2;
     o.port_base = 29500;
+    r = FLUX(o); /* gpu-affinity "on" and "per-task" look the same to a task: left as it is */
+    assert_int_equal(gpus_of(r), 2);
+    assert_string_equal(devices_of(r, NULL, -1), "");
+    LOGGED("flux: CUDA_VISIBLE_DEVICES=\"0,1\" left as it is: Flux does not tell a task its gpu-affinity");
+    cres_resolver_free(r);
+    o.gpus_per_node = 2;
     r = FLUX(o);
     assert_string_equal(resolved_json(r), dq("{'chief': ['corona171:29500'], 'worker': ['corona171:29501', "
                                              "'corona172:29500', 'corona172:29501']}"));
@@ -1363,12 +1418,51 @@ static void flux_needs_a_hostfile(void **state) {
     FLUX_FAILS(o, CRES_ERR_ENVIRONMENT, "/nonexistent/test_sched/flux_hosts", NULL);
 }
 
+/* Without FLUX_TASK_RANK, in a job (FLUX_JOB_ID) or in an allocation's initial program (a
+   `flux batch` script, a `flux alloc` shell: the broker gives it FLUX_ENCLOSING_ID and takes
+   the job's variables away, flux-core src/broker/runat.c), the hostfile is the allocation and
+   no task is this process's; without a hostfile it is an error naming the option, never one
+   local task. */
+static void flux_job_script_is_the_allocation(void **state) {
+    cres_flux_options o = flux_options();
+    cres_resolver *r;
+    (void)state;
+    env_set("FLUX_ENCLOSING_ID", "f3Pd4Nq");
+    env_set("FLUX_URI", "local:///tmp/flux-xIG8Sd/local-0");
+    FLUX_FAILS(o, CRES_ERR_ENVIRONMENT, "Flux tells a job script or an allocation's shell no hosts",
+               "options.hostfile (--hostfile");
+    o.hostfile = temp_file("corona171 slots=2\ncorona172 slots=2\n");
+    r = FLUX(o);
+    assert_string_equal(resolved_json(r), dq("{'worker': ['corona171:8888', 'corona171:8889', 'corona172:8888', "
+                                             "'corona172:8889']}"));
+    expect_no_own_task(r);
+    LOGGED("flux: no FLUX_TASK_RANK, only FLUX_ENCLOSING_ID: a flux batch script or a flux alloc shell: the "
+           "cluster is the allocation's 4 slots and no task is this process's");
+    cres_resolver_free(r);
+    /* the job's variables without a task's: the job's size on the hostfile's nodes */
+    env_reset();
+    env_lines(flux_job);
+    o.hostfile = temp_file("corona171\ncorona172\n");
+    r = FLUX(o);
+    assert_string_equal(resolved_json(r), dq("{'worker': ['corona171:8888', 'corona171:8889', 'corona172:8888', "
+                                             "'corona172:8889']}"));
+    expect_no_own_task(r);
+    LOGGED("no FLUX_TASK_RANK, only FLUX_JOB_ID");
+    cres_resolver_free(r);
+    env_set("FLUX_JOB_NNODES", "3");
+    FLUX_FAILS(o, CRES_ERR_ENVIRONMENT, "FLUX_JOB_NNODES=3 but the hostfile names 2 hosts", NULL);
+    env_set("FLUX_JOB_NNODES", "2");
+    env_set("FLUX_JOB_SIZE", "x");
+    FLUX_FAILS(o, CRES_ERR_ENVIRONMENT, "FLUX_JOB_SIZE=\"x\"", NULL);
+    o.hostfile = NULL;
+    FLUX_FAILS(o, CRES_ERR_ENVIRONMENT, "options.hostfile", NULL);
+}
+
 static void flux_bad_variables(void **state) {
     cres_flux_options o = flux_options();
     (void)state;
     o.hostfile = temp_file("corona171\ncorona172\n");
-    env_set("FLUX_JOB_ID", "f2oLkTLb");
-    FLUX_FAILS(o, CRES_ERR_ENVIRONMENT, "FLUX_TASK_RANK", NULL);
+    FLUX_FAILS(o, CRES_ERR_ENVIRONMENT, "FLUX_TASK_RANK", NULL); /* no Flux variable at all */
     env_lines(flux_job);
     flux_rank(1, 1);
     env_unset("FLUX_JOB_SIZE");
@@ -1727,9 +1821,14 @@ static void auto_scheduler_order(void **state) {
     LOGGED("auto: using the pbs backend: PBS_NODEFILE; passed over lsf (LSB_MCPU_HOSTS), sge (PE_HOSTFILE), flux "
            "(FLUX_TASK_RANK), vertex (CLUSTER_SPEC)");
     cres_resolver_free(r);
-    env_set("SLURM_JOB_ID", "7");
+    env_set("SLURM_JOB_ID", "7"); /* an sbatch script */
     env_set("SLURM_PROCID", "0");
-    cres_resolver_free(AUTO(o, "slurm"));
+    env_set("SLURM_JOB_NODELIST", "node[1-2]");
+    env_set("SLURM_TASKS_PER_NODE", "2(x2)");
+    r = AUTO(o, "slurm");
+    assert_string_equal(resolved_json(r), dq("{'worker': ['node1:8888', 'node1:8889', 'node2:8888', 'node2:8889']}"));
+    expect_no_own_task(r);
+    cres_resolver_free(r);
     env_set("OMPI_COMM_WORLD_RANK", "0");
     env_set("OMPI_COMM_WORLD_SIZE", "2");
     r = AUTO(o, "mpi"); /* and the MPI backend takes PE_HOSTFILE, the first source */
@@ -1781,7 +1880,13 @@ static void auto_job_id_alone_is_that_schedulers_error(void **state) {
     AUTO_FAILS(o, CRES_ERR_ENVIRONMENT, "lsf", "LSB_DJOB_RANKFILE");
     env_reset();
     env_set("FLUX_JOB_ID", "f2oLkTLb");
-    AUTO_FAILS(o, CRES_ERR_ENVIRONMENT, "flux", "FLUX_TASK_RANK");
+    AUTO_FAILS(o, CRES_ERR_ENVIRONMENT, "flux", "--hostfile");
+    env_reset();
+    env_set("FLUX_ENCLOSING_ID", "f3Pd4Nq"); /* a flux batch script, a flux alloc shell */
+    AUTO_FAILS(o, CRES_ERR_ENVIRONMENT, "flux", "--hostfile");
+    env_reset();
+    env_set("SLURM_JOB_ID", "7");
+    AUTO_FAILS(o, CRES_ERR_ENVIRONMENT, "slurm", "SLURM_JOB_NODELIST");
 }
 
 /* MPI inside PBS (PALS's mpiexec sets PMI_SIZE): mpi, with the hosts of PBS_NODEFILE. */
@@ -1915,6 +2020,7 @@ int main(void) {
         cmocka_unit_test_setup(pbs_nodefile_bad_lines_name_file_and_line, reset),
         /* LSF */
         cmocka_unit_test_setup(lsf_jsrun_every_rank_csm, reset),
+        cmocka_unit_test_setup(lsf_jsrun_gpus_are_the_resource_sets, reset),
         cmocka_unit_test_setup(lsf_lightning_rankfile, reset),
         cmocka_unit_test_setup(lsf_jsrun_resource_sets_disagree, reset),
         cmocka_unit_test_setup(lsf_jsrun_launch_node_by_count, reset),
@@ -1943,6 +2049,7 @@ int main(void) {
         cmocka_unit_test_setup(flux_slots_from_the_hostfile, reset),
         cmocka_unit_test_setup(flux_jobs_ports_and_gpus, reset),
         cmocka_unit_test_setup(flux_needs_a_hostfile, reset),
+        cmocka_unit_test_setup(flux_job_script_is_the_allocation, reset),
         cmocka_unit_test_setup(flux_bad_variables, reset),
         cmocka_unit_test_setup(flux_bad_hostfile_names_file_and_line, reset),
         /* MPI from a scheduler */

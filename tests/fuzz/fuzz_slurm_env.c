@@ -6,7 +6,9 @@
       1 SLURM_STEP_TASKS_PER_NODE  6 SLURM_NODEID                gpus_per_node, gpus_per_task
       2 SLURM_PROCID               7 SLURM_LOCALID            11 SLURM_JOB_ID
       3 SLURM_STEP_NUM_TASKS       8 CUDA_VISIBLE_DEVICES     12 SLURMD_NODENAME
-      4 SLURM_DISTRIBUTION         9 jobs "name=count,..." (options.jobs)
+      4 SLURM_DISTRIBUTION         9 jobs "name=count,..."    13 SLURM_JOB_NODELIST
+                                     (options.jobs)           14 SLURM_TASKS_PER_NODE
+                                                              15 SLURM_GPUS_ON_NODE
    A missing field, or one that is exactly "~", is an unset variable (jobs: NULL, the
    default; an empty jobs field is a list of no jobs). Every other variable is unset.
 
@@ -19,7 +21,10 @@
    is SLURM_STEP_NUM_TASKS; the own task is SLURM_PROCID's and is in the spec, where
    cres_spec_launch_info gives it rank SLURM_PROCID; SLURM_NODEID / SLURM_LOCALID, when set,
    agree with the deal; cres_master, cres_visible_devices (length query, real buffer, short
-   buffer) and cres_num_accelerators agree with the model's GPU assignment.
+   buffer) and cres_num_accelerators agree with the model's GPU assignment: a list split
+   among the node's tasks only when the options or SLURM_GPUS_ON_NODE say it is the node's,
+   else passed on as it is (visible devices ""). Without a step the cluster is the job's
+   allocation (SLURM_JOB_NODELIST, SLURM_TASKS_PER_NODE) and there is no own task.
 
    Host names follow tests/fuzz/host_model.h (IPv6 literals bracketed, names with ':' refused);
    job counts near INT_MAX must not overflow the rank sum (they did, before the total was
@@ -47,12 +52,12 @@
 #define MAX_MODEL_WORK 4000000LL
 
 enum { F_NODELIST, F_TPN, F_PROCID, F_NUM_TASKS, F_DIST, F_PLANE, F_NODEID, F_LOCALID, F_CUDA, F_JOBS, F_OPTIONS,
-       F_JOB_ID, F_NODENAME, FIELDS };
+       F_JOB_ID, F_NODENAME, F_JOB_NODELIST, F_JOB_TPN, F_GPUS_ON_NODE, FIELDS };
 
 static const char *const variables[FIELDS] = {
     "SLURM_STEP_NODELIST", "SLURM_STEP_TASKS_PER_NODE", "SLURM_PROCID", "SLURM_STEP_NUM_TASKS", "SLURM_DISTRIBUTION",
     "SLURM_DIST_PLANESIZE", "SLURM_NODEID", "SLURM_LOCALID", "CUDA_VISIBLE_DEVICES", NULL, NULL, "SLURM_JOB_ID",
-    "SLURMD_NODENAME"};
+    "SLURMD_NODENAME", "SLURM_JOB_NODELIST", "SLURM_TASKS_PER_NODE", "SLURM_GPUS_ON_NODE"};
 
 typedef struct env {
     const char *v[FIELDS]; /* NULL = unset */
@@ -113,12 +118,13 @@ typedef struct model {
     int *tasks;
     size_t nodes;
     long long ntasks;
-    int rank;
+    int rank;           /* -1: no own task (no step) */
     int *node, *local;  /* per rank; NULL when the deal was too much work to model */
     int max_tasks;
     int port_base;
     int gpus_per_task;
     const char *devices; /* CUDA_VISIBLE_DEVICES when it is the source, else NULL */
+    int kept;            /* the list is passed on as it is: visible devices "" */
 } model;
 
 static void model_free(model *m) {
@@ -141,27 +147,26 @@ static void model_build(model *m, const env *e) {
     int ok;
     size_t i, len = 0, count = 0;
     cres_error err;
+    const int step = e->v[F_NODELIST] != NULL;
+    const char *list = step ? e->v[F_NODELIST] : e->v[F_JOB_NODELIST];
+    const char *tpn = step ? e->v[F_TPN] : e->v[F_JOB_TPN];
     memset(m, 0, sizeof *m);
-    if (!e->v[F_NODELIST]) { /* no step: one task on SLURMD_NODENAME or localhost */
-        const char *h = e->v[F_NODENAME] && *e->v[F_NODENAME] ? e->v[F_NODENAME] : "localhost";
-        CHECK(e->v[F_JOB_ID] != NULL);
-        m->names = (char *)malloc(strlen(h) + 2);
-        CHECK(m->names != NULL);
-        sprintf(m->names, "%s\n", h);
-        m->nodes = 1;
-        m->ntasks = 1;
-        m->rank = 0;
-    } else {
-        CHECK(cres_hostlist_expand(e->v[F_NODELIST], NULL, 0, &len, &count, &err) == CRES_OK);
-        m->names = (char *)malloc(len + 1);
-        CHECK(m->names != NULL);
-        CHECK(cres_hostlist_expand(e->v[F_NODELIST], m->names, len + 1, NULL, NULL, &err) == CRES_OK);
-        m->nodes = count;
-        CHECK(e->v[F_PROCID] && e->v[F_NUM_TASKS] && e->v[F_TPN]);
+    CHECK(list && tpn);
+    CHECK(cres_hostlist_expand(list, NULL, 0, &len, &count, &err) == CRES_OK);
+    m->names = (char *)malloc(len + 1);
+    CHECK(m->names != NULL);
+    CHECK(cres_hostlist_expand(list, m->names, len + 1, NULL, NULL, &err) == CRES_OK);
+    m->nodes = count;
+    if (step) {
+        CHECK(e->v[F_PROCID] && e->v[F_NUM_TASKS]);
         m->rank = (int)fuzz_decimal(e->v[F_PROCID], &ok);
         CHECK(ok);
         m->ntasks = fuzz_decimal(e->v[F_NUM_TASKS], &ok);
         CHECK(ok);
+    } else { /* an sbatch script or salloc shell: task 0 or none */
+        CHECK(e->v[F_JOB_ID] != NULL);
+        CHECK(!e->v[F_PROCID] || (fuzz_decimal(e->v[F_PROCID], &ok) == 0 && ok));
+        m->rank = -1;
     }
     CHECK(m->nodes >= 1);
     m->hosts = (char **)malloc(m->nodes * sizeof *m->hosts);
@@ -177,12 +182,13 @@ static void model_build(model *m, const env *e) {
             p = nl + 1;
         }
     }
-    if (e->v[F_NODELIST]) {
+    {
         size_t n = 0;
         long long sum = 0;
-        CHECK(cres_tasks_per_node_expand(e->v[F_TPN], m->tasks, m->nodes, &n, &err) == CRES_OK);
-        CHECK(n == m->nodes); /* else SLURM_STEP_TASKS_PER_NODE does not fit the nodes */
+        CHECK(cres_tasks_per_node_expand(tpn, m->tasks, m->nodes, &n, &err) == CRES_OK);
+        CHECK(n == m->nodes); /* else the tasks per node do not fit the nodes */
         for (i = 0; i < m->nodes; i++) sum += m->tasks[i];
+        if (!step) m->ntasks = sum;
         CHECK(sum == m->ntasks); /* the library checks the counts add up */
         /* nodes are unique */
         {
@@ -193,10 +199,8 @@ static void model_build(model *m, const env *e) {
             for (i = 1; i < m->nodes; i++) CHECK(strcmp(sorted[i - 1], sorted[i]) != 0);
             free(sorted);
         }
-    } else {
-        m->tasks[0] = 1;
     }
-    CHECK(m->rank >= 0 && m->rank < m->ntasks);
+    CHECK(m->rank < m->ntasks && (m->rank >= 0 || !step));
     for (i = 0; i < m->nodes; i++)
         if (m->tasks[i] > m->max_tasks) m->max_tasks = m->tasks[i];
 }
@@ -205,7 +209,7 @@ static void model_build(model *m, const env *e) {
    cyclic: p = 1). Leaves node/local NULL when it would take too long. */
 static void model_deal(model *m, const env *e) {
     long long step, rounds, r = 0, round;
-    const char *d = e->v[F_NODELIST] ? e->v[F_DIST] : NULL;
+    const char *d = e->v[F_NODELIST] ? e->v[F_DIST] : NULL; /* no step: the allocation, in blocks */
     size_t n = d ? strcspn(d, ":,") : 0, i;
     int ok;
     step = m->max_tasks ? m->max_tasks : 1; /* block */
@@ -249,20 +253,43 @@ static int cuda_ids(const char *cuda) {
     return n;
 }
 
-/* The GPUs per task and their source, as the manual says: gpus_per_node 0 counts the ids
-   of CUDA_VISIBLE_DEVICES and takes them; an explicit count takes them when the variable
-   lists at least that many, else numbers from 0. */
+/* The GPUs per task and their source, as the manual says. A list is the node's when the
+   options say so (gpus_per_node or gpus_per_task: an explicit count takes the list when it
+   lists at least that many, else numbers from 0) or when SLURM_GPUS_ON_NODE is its length;
+   one shorter than SLURM_GPUS_ON_NODE is this task's (any option but a gpus_per_task of its
+   length is refused), and any other is left as it is. */
 static void model_gpus(model *m, const env *e, const cres_slurm_options *o) {
-    int per_node = o->gpus_per_node, listed = cuda_ids(e->v[F_CUDA]);
+    int per_node = o->gpus_per_node, listed = cuda_ids(e->v[F_CUDA]), on_node = -1, ok;
+    int told = per_node > 0 || o->gpus_per_task > 0;
     m->devices = NULL;
-    if (per_node == 0) {
-        CHECK(listed >= 0); /* else the create failed */
-        per_node = listed;
-        if (listed) m->devices = e->v[F_CUDA];
-    } else if (per_node > 0 && listed >= per_node) {
-        m->devices = e->v[F_CUDA];
+    m->kept = 0;
+    if (per_node == CRES_NO_GPUS) {
+        m->gpus_per_task = o->gpus_per_task;
+        CHECK(m->gpus_per_task == 0); /* else the create failed: no GPUs to give */
+        return;
     }
-    if (per_node == CRES_NO_GPUS) per_node = 0;
+    if (e->v[F_GPUS_ON_NODE]) {
+        on_node = (int)fuzz_decimal(e->v[F_GPUS_ON_NODE], &ok);
+        CHECK(ok && on_node >= 0 && on_node <= MAX_GPUS); /* else the create failed */
+    }
+    if (listed < 0) {
+        CHECK(told); /* else the create failed */
+        listed = 0;
+    }
+    if (listed > 0 && on_node > listed) { /* bound to this task */
+        CHECK(per_node == 0 && (o->gpus_per_task == 0 || o->gpus_per_task == listed));
+        m->gpus_per_task = listed;
+        m->kept = 1;
+        return;
+    }
+    CHECK(per_node == 0 || on_node < 0 || on_node == per_node);
+    if (!told && !(on_node >= 0 && on_node == listed)) { /* nobody says: left as it is */
+        m->gpus_per_task = listed;
+        m->kept = 1;
+        return;
+    }
+    if (per_node == 0) per_node = listed;
+    if (listed >= per_node && listed > 0) m->devices = e->v[F_CUDA];
     m->gpus_per_task = o->gpus_per_task ? o->gpus_per_task : per_node / m->max_tasks; /* max_tasks >= 1 */
     CHECK((long long)m->gpus_per_task * m->max_tasks <= per_node);
 }
@@ -272,6 +299,7 @@ static void model_devices(const model *m, int local, char *out, size_t cap) {
     int i;
     size_t o = 0;
     out[0] = '\0';
+    if (m->kept) return;
     for (i = local * m->gpus_per_task; i < (local + 1) * m->gpus_per_task; i++) {
         char number[32];
         const char *item = number;
@@ -407,6 +435,20 @@ static void check_success(cres_resolver *res, const env *e, const cres_slurm_opt
     }
     CHECK((long long)total == m.ntasks);
 
+    if (m.rank < 0) { /* no step: no own task, master "", the own task's devices not found */
+        CHECK(own_type == NULL && own_id == CRES_NO_TASK);
+        r = cres_master(res, master, sizeof master, &len, &err);
+        fuzz_check_error(r, &err);
+        CHECK(r == CRES_OK && master[0] == '\0' && len == 0);
+        r = cres_visible_devices(res, NULL, 0, &len, &err);
+        fuzz_check_error(r, &err);
+        CHECK(r == (m.gpus_per_task > 0 ? CRES_ERR_NOT_FOUND : CRES_OK));
+        cres_spec_free(spec);
+        free(devices);
+        model_free(&m);
+        return;
+    }
+
     /* The own task is in the spec, at rank SLURM_PROCID, on the node Slurm says. */
     CHECK(own_type != NULL && own_id >= 0);
     own_address = cres_spec_task_address(spec, own_type, own_id);
@@ -515,12 +557,13 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     }
     e.v[F_JOBS] = e.v[F_OPTIONS] = NULL; /* not variables */
 
-    /* Bounded work: skip steps too large to build quickly (see the top). */
-    if (e.v[F_NODELIST]) {
+    /* Bounded work: skip steps and allocations too large to build quickly (see the top). */
+    if (e.v[F_NODELIST] || e.v[F_JOB_NODELIST]) {
         size_t count = 0;
         int ok;
         cres_error ignored;
-        if (cres_hostlist_expand(e.v[F_NODELIST], NULL, 0, NULL, &count, &ignored) == CRES_OK && count > MAX_HOSTS) {
+        const char *list = e.v[F_NODELIST] ? e.v[F_NODELIST] : e.v[F_JOB_NODELIST];
+        if (cres_hostlist_expand(list, NULL, 0, NULL, &count, &ignored) == CRES_OK && count > MAX_HOSTS) {
             free(text);
             return 0;
         }

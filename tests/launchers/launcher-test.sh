@@ -6,9 +6,9 @@
 #      queue all.q, a job user of uid 1500; its own cell and spool under $CRES_LAB/sge);
 #   3. makes node1..node4 resolve to 127.0.0.1 while it runs, for PyTorch's MASTER_ADDR: a
 #      line per name that does not resolve yet, appended to /etc/hosts with a marker comment;
-#   4. runs tests/slurm/test_slurm.py (srun, sbatch, PyTorch gloo) and tests/mpi/test_mpi.py
-#      (mpirun here, on fake hosts, inside sbatch, with our hostfile, PyTorch gloo),
-#      tests/mpi/test_mpich.py (MPICH's mpiexec.hydra here and on fake hosts from our
+#   4. runs tests/slurm/test_slurm.py (srun, sbatch, salloc, GPUs, PyTorch gloo) and
+#      tests/mpi/test_mpi.py (mpirun here, on fake hosts, inside sbatch, with our hostfile,
+#      PyTorch gloo), tests/mpi/test_mpich.py (MPICH's mpiexec.hydra here and on fake hosts from our
 #      machinefile), tests/launchers/test_torchrun.py (torchrun alone, one torchrun per node
 #      under srun, torchrun inside srun) and tests/sge/test_sge.py (qsub -pe mpi 4: the job
 #      script, mpirun and mpiexec.hydra inside the job);

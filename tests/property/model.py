@@ -223,15 +223,14 @@ def node_ranks_agree(x, counts, rank, how, plane):
 
 
 def slurm_batch_script(x):
-    """No step: one task, this one, on SLURMD_NODENAME; a job of several tasks is refused."""
+    """No step (an sbatch script, an salloc shell): the cluster is the job's allocation and no
+    task is this process's, so there is no launch answer; a SLURM_PROCID above 0 is a task
+    whose step variables are missing."""
     env = x.env
     if env.get("SLURM_JOB_ID") is None and env.get("SLURM_JOBID") is None:
         x.must_fail("SLURM_JOB_ID")
-    x.number("SLURM_PROCID", "rank", 0)
-    x.number("SLURM_NTASKS" if env.get("SLURM_NTASKS") is not None else "SLURM_NPROCS",
-             "world_size", 1)
-    host = env.get("SLURMD_NODENAME")
-    one_task(x, host if host else "localhost", 8888, "SLURMD_NODENAME")
+    x.number("SLURM_PROCID", None, 0, 0)
+    x.must_fail("SLURM_STEP_NODELIST")  # no own task
 
 
 def one_task(x, host, port, because):
@@ -1075,11 +1074,11 @@ def auto_steps(env):
         ("torch", s("TORCHELASTIC_RUN_ID")),
         ("mpi", any_set("OMPI_COMM_WORLD_SIZE", "MV2_COMM_WORLD_SIZE", "PMI_SIZE", "PMIX_RANK")
          and not pmi_not_mpi),
-        ("slurm", s("SLURM_STEP_NODELIST") or (s("SLURM_JOB_ID") and s("SLURM_PROCID"))),
+        ("slurm", any_set("SLURM_STEP_NODELIST", "SLURM_JOB_ID", "SLURM_JOBID")),
         ("pbs", any_set("PBS_NODEFILE", "PBS_JOBID")),
         ("lsf", any_set("LSB_DJOB_RANKFILE", "LSB_MCPU_HOSTS", "LSB_JOBID")),
         ("sge", s("PE_HOSTFILE")),
-        ("flux", any_set("FLUX_TASK_RANK", "FLUX_JOB_ID")),
+        ("flux", any_set("FLUX_TASK_RANK", "FLUX_JOB_ID", "FLUX_ENCLOSING_ID")),
         ("vertex", s("CLUSTER_SPEC")),
         ("sagemaker", any_set("SM_HOSTS", "SM_CURRENT_HOST") or os.path.exists(RESOURCE_CONFIG)),
         ("skypilot", any_set("SKYPILOT_NODE_IPS", "SKYPILOT_NODE_RANK")),

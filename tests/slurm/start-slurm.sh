@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Starts the launcher tests' Slurm cluster: a private munged, slurmctld and four slurmd
-# (`slurmd -N node1` .. `node4`) on this machine, everything under LAB_DIR, and waits until the
-# four nodes are idle and a trivial step runs on all of them.
+# (`slurmd -N node1` .. `node4`, four fake GPUs each) on this machine, everything under
+# LAB_DIR, and waits until the four nodes are idle and a trivial step runs on all of them.
 #
 #   tests/slurm/start-slurm.sh [LAB_DIR]      (default /run/cres-launcher-lab)
 #   then: export SLURM_CONF=LAB_DIR/slurm.conf; srun -N4 -n8 ...; tests/slurm/stop-slurm.sh LAB_DIR
@@ -35,7 +35,7 @@ done
 
 # ---- munge: its own key and socket, so a munged already running here is left alone ----------
 mkdir -p "$lab" && chmod 755 "$lab"   # munged (user munge) must reach its socket below
-rm -rf "$lab/munge" "$lab/slurmctld" "$lab/slurmd" "$lab/log"
+rm -rf "$lab/munge" "$lab/slurmctld" "$lab/slurmd" "$lab/log" "$lab/gpu"
 mkdir -m 755 "$lab/munge"    # munged wants its socket's directory searchable by all
 dd if=/dev/urandom of="$lab/munge/munge.key" bs=128 count=1 status=none
 chmod 600 "$lab/munge/munge.key"
@@ -56,6 +56,11 @@ mkdir -p "$lab/slurmctld" "$lab/log" "$lab"/slurmd/node{1,2,3,4}
 sed -e "s|@HOST@|$(hostname -s)|g" -e "s|@LAB@|$lab|g" -e "s|@CTLD_PORT@|$port|g" \
     -e "s|@NODE_PORTS@|$((port + 1))-$((port + 4))|g" -e "s|@CPUS@|$cpus|g" \
     "$here/slurm.conf.in" > "$lab/slurm.conf"
+# Four fake GPUs a node: device files with /dev/null's numbers (Slurm wants character or
+# block devices, and numbers them by the digits at the end); every slurmd uses the same four.
+mkdir -p "$lab/gpu"
+for g in 0 1 2 3; do mknod "$lab/gpu/nvidia$g" c 1 3; done
+echo "NodeName=node[1-4] Name=gpu File=$lab/gpu/nvidia[0-3]" > "$lab/gres.conf"
 export SLURM_CONF=$lab/slurm.conf
 
 # ---- daemons -------------------------------------------------------------------------------

@@ -1,11 +1,13 @@
 #!/usr/bin/env python3
-"""The Slurm backend under real Slurm: srun and sbatch on the four-node cluster that
+"""The Slurm backend under real Slurm: srun, sbatch and salloc on the four-node cluster that
 tests/slurm/start-slurm.sh starts (SLURM_CONF must point at it; `make launcher-test` does all
-of this). Every rank runs build/cluster-resolve and reports what Slurm told it
-(tests/launchers/rank_report.py); the checks compare the two.
+of this), its nodes' fake GPUs included. Every rank runs build/cluster-resolve and reports
+what Slurm told it (tests/launchers/rank_report.py, a file per process); the checks compare
+the two.
 
 usage: test_slurm.py [CLI] [-k WORD]      (CLI default build/cluster-resolve)
 """
+import json
 import os
 import shlex
 import socket
@@ -143,17 +145,56 @@ def test_two_jobs_cyclic():
     scenario(["-N4", "-n8", "-m", "cyclic"], 8, jobs={"worker": 5, "ps": 3}, auto=False)
 
 
+def tasks_per_node(text):
+    """Slurm's "2(x3),1" as [2, 2, 2, 1]."""
+    out = []
+    for part in text.split(","):
+        count, _, times = part.partition("(x")
+        out += [int(count)] * (int(times.rstrip(")")) if times else 1)
+    return out
+
+
+def allocation(env):
+    """[(node, slots)] of the job's allocation as Slurm states it: SLURM_JOB_NODELIST expanded by
+    scontrol, SLURM_TASKS_PER_NODE's counts."""
+    rc, out, err = lab.run(["scontrol", "show", "hostnames", env["SLURM_JOB_NODELIST"]])
+    assert rc == 0, err
+    nodes = out.split()
+    slots = tasks_per_node(env["SLURM_TASKS_PER_NODE"])
+    assert len(nodes) == len(slots), (nodes, slots)
+    return list(zip(nodes, slots))
+
+
+def check_allocation_runs(rep, runs, why):
+    """The allocation formats of `runs` (indices: hostfile, machinefile, tfconfig) list the
+    job's allocation; the rank format (torchrun) refuses: no task is this process's."""
+    want = allocation(rep["env"])
+    h, m, t, tr = (rep["runs"][i] for i in runs)
+    assert h["rc"] == 0 and lab.hostfile(h["out"]) == want, f"{why}: hostfile {h}\nwant {want}"
+    assert m["rc"] == 0 and m["out"] == "".join(f"{n}:{k}\n" for n, k in want), f"{why}: machinefile {m}"
+    assert t["rc"] == 0, f"{why}: tfconfig {t}"
+    doc = json.loads(t["out"])
+    assert doc["cluster"] == {"worker": [f"{n}:{8888 + i}" for n, k in want for i in range(k)]}, (why, doc)
+    assert "task" not in doc, (why, doc)
+    lab.fails(tr, 3, r"--format torchrun needs this process's task", r"no job step", r"srun")
+
+
 def test_sbatch():
-    """In a batch script of 8 tasks: run directly (an error: only the script runs, not the 8
-    tasks), then under srun, then a step on a subset of the allocation (srun -N2 -n3 -r1: node2
-    and node3)."""
+    """In a batch script of 8 tasks: run directly (no task of the job: the allocation formats
+    list the job's allocation, the rank formats refuse), then under srun, then a step on a
+    subset of the allocation (srun -N2 -n3 -r1: node2 and node3)."""
     with tempfile.TemporaryDirectory(prefix="cres-sbatch-") as tmp:
         os.chmod(tmp, 0o755)
         dirs = {k: os.path.join(tmp, k) for k in ("direct", "step", "subset")}
         for d in dirs.values():
             os.mkdir(d)
-        direct = lab.report_cmd(dirs["direct"], [CLI, "slurm", "--format", "tfconfig"],
-                                [CLI, "--format", "tfconfig"], [CLI, "slurm", "--format", "torchrun"])
+        direct = lab.report_cmd(dirs["direct"], [CLI, "slurm", "--format", "hostfile"],
+                                [CLI, "slurm", "--format", "machinefile"],
+                                [CLI, "slurm", "--format", "tfconfig"],
+                                [CLI, "slurm", "--format", "torchrun"],
+                                [CLI, "--format", "hostfile", "--verbose"],
+                                [CLI, "--format", "machinefile"], [CLI, "--format", "tfconfig"],
+                                [CLI, "--format", "torchrun"])
         cmds = ([CLI, "slurm", "--format", "tfconfig"], [CLI, "--format", "tfconfig"])
         q = lambda argv: " ".join(shlex.quote(a) for a in argv)  # noqa: E731
         script = os.path.join(tmp, "job.sh")
@@ -171,11 +212,10 @@ def test_sbatch():
     e = d["env"]
     assert e.get("SLURM_NTASKS") == "8" and "SLURM_STEP_ID" not in e, (
         f"the batch script's environment is not what the test expects: {e}")
-    # Only the script runs, but the job has 8 tasks: "one task" would tell a process of an
-    # 8-task job that it is alone, so every format is an error that says to use srun.
-    for t in d["runs"]:
-        assert t["rc"] == 3 and t["out"] == "", t
-        assert "SLURM_NTASKS=8" in t["err"] and "srun" in t["err"], t
+    assert allocation(e) == [("node1", 2), ("node2", 2), ("node3", 2), ("node4", 2)], e
+    check_allocation_runs(d, (0, 1, 2, 3), "slurm")
+    check_allocation_runs(d, (4, 5, 6, 7), "auto")
+    assert "auto: using the slurm backend: SLURM_JOB_ID" in d["runs"][4]["err"], d["runs"][4]
 
     lab.check_cluster(step, 0, 8, rank, node, lambda r: 8888 + localid(r), rpc_layer="grpc")
     lab.same_output(step, 0, 1)
@@ -185,6 +225,97 @@ def test_sbatch():
     assert [node(r) for r in subset] == ["node2", "node2", "node3"], slurm_layout(subset)
     lab.check_cluster(subset, 0, 3, rank, node, lambda r: 8888 + localid(r))
     lab.same_output(subset, 0, 1)
+
+
+def test_salloc():
+    """A non-interactive salloc runs its command once, on the submit host, in no step and with
+    no SLURM_PROCID: auto picks slurm (never local), the allocation formats list the
+    allocation, the rank formats refuse. Three shapes: tasks per node given, a task count
+    that fills the nodes unevenly, no task count (one slot a node)."""
+    cmds = ([CLI, "--format", "hostfile", "--verbose"], [CLI, "--format", "machinefile"],
+            [CLI, "--format", "tfconfig"], [CLI, "--format", "torchrun"])
+    for args, want in [(["-N2", "--ntasks-per-node=2"], [2, 2]), (["-n3"], [2, 1]), (["-N2"], [1, 1])]:
+        with tempfile.TemporaryDirectory(prefix="cres-salloc-") as d:
+            os.chmod(d, 0o777)
+            rc, out, err = lab.run(["salloc", "--time=2"] + args + lab.report_cmd(d, *cmds))
+            assert rc == 0, f"salloc {' '.join(args)} exited {rc}:\n{out}{err}"
+            (rep,) = lab.reports(d, 1)
+        e = rep["env"]
+        assert "SLURM_PROCID" not in e and "SLURM_STEP_NODELIST" not in e and e.get("SLURM_JOB_ID"), e
+        assert [k for _, k in allocation(e)] == want, (args, e)
+        check_allocation_runs(rep, (0, 1, 2, 3), f"salloc {' '.join(args)}")
+        assert "auto: using the slurm backend: SLURM_JOB_ID" in rep["runs"][0]["err"], rep["runs"][0]
+
+
+# ---- GPUs: the lab's nodes have four fake ones each (tests/slurm/start-slurm.sh) -----------
+
+def gpu_list(rep):
+    v = rep["env"].get("CUDA_VISIBLE_DEVICES", "")
+    return v.split(",") if v else []
+
+
+def test_gpus_of_the_node_are_split():
+    """srun --gres=gpu:4 gives every task of a node the node's four (SLURM_GPUS_ON_NODE=4): the
+    torchrun format splits them, local task k getting the k-th pair."""
+    reps = srun(["-N2", "--ntasks-per-node=2", "--gres=gpu:4"], [CLI, "slurm", "--format", "torchrun"],
+                [CLI, "--format", "launch"])
+    for rep in reps:
+        e = rep["env"]
+        assert e.get("SLURM_GPUS_ON_NODE") == "4" and gpu_list(rep) == ["0", "1", "2", "3"], e
+        t = rep["runs"][0]
+        assert t["rc"] == 0, t
+        k = localid(rep)
+        assert lab.exports(t["out"])["CUDA_VISIBLE_DEVICES"] == ",".join(gpu_list(rep)[2 * k:2 * k + 2]), (e, t)
+
+
+def test_gpus_bound_per_task_are_passed_on():
+    """srun --gpus-per-task=2 (and --gpu-bind=map_gpu) gives each task its own GPUs: the
+    formats export no CUDA_VISIBLE_DEVICES, so the task keeps Slurm's, and --verbose says why;
+    --gpus-per-node, which would split a list the task cannot see whole, is exit 3 naming both;
+    a --gpus-per-task that agrees is fine."""
+    for args, per_task in [(["-N2", "--ntasks-per-node=2", "--gpus-per-task=2"], 2),
+                           (["-N1", "-n2", "--gres=gpu:4", "--gpu-bind=map_gpu:1,3"], 1)]:
+        reps = srun(args, [CLI, "slurm", "--format", "torchrun", "--verbose"], [CLI, "--format", "jax"],
+                    [CLI, "slurm", "--format", "torchrun", "--gpus-per-node", "4"],
+                    [CLI, "slurm", "--format", "torchrun", "--gpus-per-task", str(per_task)])
+        seen = {}
+        for rep in reps:
+            e, t, j = rep["env"], rep["runs"][0], rep["runs"][1]
+            ids = gpu_list(rep)
+            assert len(ids) == per_task and e.get("SLURM_GPUS_ON_NODE") == "4", (args, e)
+            for g in ids:  # Slurm bound them: no two tasks of a node share one
+                assert (node(rep), g) not in seen, (args, seen, e)
+                seen[(node(rep), g)] = rank(rep)
+            assert t["rc"] == 0 and j["rc"] == 0, (args, t, j)
+            got = lab.exports(t["out"])
+            assert "CUDA_VISIBLE_DEVICES" not in got and got["RANK"] == str(rank(rep)), (args, got)
+            assert "CUDA_VISIBLE_DEVICES" not in lab.exports(j["out"]), (args, j)
+            assert (f"slurm: CUDA_VISIBLE_DEVICES=\"{','.join(ids)}\" is this task's own "
+                    f"(SLURM_GPUS_ON_NODE=4 but CUDA_VISIBLE_DEVICES lists {per_task}): passed on unchanged") \
+                in t["err"], (args, t)
+            lab.fails(rep["runs"][2], 3, r"--gpus-per-node\) 4", r"SLURM_GPUS_ON_NODE=4")
+            assert rep["runs"][3]["rc"] == 0 and rep["runs"][3]["out"] == t["out"], (args, rep["runs"][3])
+
+
+def test_gpus_per_task_from_sbatch():
+    """sbatch --gpus-per-task=1: the batch script's SLURM_GPUS_PER_TASK reaches the tasks of an
+    srun inside it, whose lists are their own; the script itself lists the allocation."""
+    with tempfile.TemporaryDirectory(prefix="cres-sbatch-gpus-") as tmp:
+        os.chmod(tmp, 0o755)
+        d = os.path.join(tmp, "step")
+        os.mkdir(d)
+        script = os.path.join(tmp, "job.sh")
+        with open(script, "w") as f:
+            f.write("#!/bin/bash\nset -e\nsrun " + " ".join(shlex.quote(a) for a in lab.report_cmd(
+                d, [CLI, "--format", "torchrun", "--verbose"])) + "\n")
+        lab.sbatch(["--time=2", "-N2", "--ntasks-per-node=2", "--gpus-per-task=1"], script,
+                   os.path.join(tmp, "out"))
+        reps = sorted(lab.reports(d, 4), key=rank)
+    for rep in reps:
+        e, t = rep["env"], rep["runs"][0]
+        assert e.get("SLURM_GPUS_PER_TASK") == "1" and len(gpu_list(rep)) == 1, e
+        assert t["rc"] == 0 and "CUDA_VISIBLE_DEVICES" not in lab.exports(t["out"]), t
+        assert "is this task's own (SLURM_GPUS_PER_TASK=\"1\")" in t["err"], t
 
 
 def test_jobs_do_not_add_up():

@@ -93,7 +93,8 @@ static const char *step_getenv(void *user, const char *name) {
     static const char *const vars[][2] = {
         {"SLURM_JOB_ID", "4242"}, {"SLURM_PROCID", "13"}, {"SLURM_STEP_NUM_TASKS", "64"},
         {"SLURM_STEP_NODELIST", "rack[1-2]-n[01-16]"}, {"SLURM_STEP_TASKS_PER_NODE", "2(x32)"},
-        {"SLURM_NODEID", "6"}, {"SLURM_LOCALID", "1"}, {"CUDA_VISIBLE_DEVICES", "0,1,2,3"}};
+        {"SLURM_NODEID", "6"}, {"SLURM_LOCALID", "1"}, {"CUDA_VISIBLE_DEVICES", "0,1,2,3"},
+        {"SLURM_GPUS_ON_NODE", "4"}}; /* the node's four, as srun --gres=gpu:4 gives them */
     size_t i;
     (void)user;
     for (i = 0; i < sizeof vars / sizeof vars[0]; i++)
