@@ -426,8 +426,9 @@
                   but none; its tasks see that as a list shorter than SLURM_GPUS_ON_NODE, or
                   SLURM_GPUS_PER_TASK, SLURM_NTASKS_PER_GPU, SLURM_NTASKS_PER_TRES,
                   SLURM_GPU_BIND, SLURM_TRES_BIND (gres/gpu:TYPE) or SLURM_TRES_PER_TASK
-                  (gres/gpu) set (SLURM_GPU_BIND or SLURM_TRES_BIND "none" turns the first
-                  ones off). ROCR_VISIBLE_DEVICES, HIP_VISIBLE_DEVICES, ZE_AFFINITY_MASK or
+                  (gres/gpu) set. --gpu-bind=none (SLURM_GPU_BIND or SLURM_TRES_BIND "none")
+                  asks that every task see all the step's GPUs: that list is left whole
+                  too, not shared out. ROCR_VISIBLE_DEVICES, HIP_VISIBLE_DEVICES, ZE_AFFINITY_MASK or
                   GPU_DEVICE_ORDINAL listing fewer devices than SLURM_GPUS_ON_NODE or than
                   CUDA's list show a binding too (Slurm writes one list into each gres.conf
                   names; wrapper scripts narrow them). A list nobody speaks for (no
@@ -11125,8 +11126,7 @@ CRES__PRIVATE cres_result cres__slurm_gpus(const cres_resolver *r, cres__gpu_wor
     if (!n)
         n = cres__slurm_bind_type(bind = cres_resolver_getenv(r, bind_var = "SLURM_GPU_BIND"), 0,
                                   &type);
-    if (n == 4 && strncmp(type, "none", 4) == 0) return CRES_OK;
-    if (n) {
+    if (n) { /* none too: every task sees the step's GPUs, as the user asked, not a share */
         snprintf(said->bound, sizeof said->bound, "%s=%s", bind_var,
                  cres__quote(q, sizeof q, bind, strlen(bind)));
         return CRES_OK;

@@ -1118,7 +1118,8 @@ static void gpus_per_task_binding_is_passed_on(void **state) {
 /* Each variable through which the tasks see a binding option (srun(1) OUTPUT and INPUT
    ENVIRONMENT VARIABLES; sbatch and salloc export them, srun from 23.11 the SLURM_TRES_*
    ones; src/common/env.c set_env_from_opts): with or without SLURM_GPUS_ON_NODE, the list is
-   the task's own. --gpu-bind=none (or gres/gpu:none) turns the implicit ones off. */
+   the task's own. --gpu-bind=none (or gres/gpu:none) asks that every task see the step's
+   GPUs: that list is left whole too. */
 static void each_slurm_binding_variable_keeps_the_list(void **state) {
     static const char *const bound[][2] = {
         {"SLURM_GPUS_PER_TASK", "2"},
@@ -1126,6 +1127,8 @@ static void each_slurm_binding_variable_keeps_the_list(void **state) {
         {"SLURM_NTASKS_PER_GPU", "1"},
         {"SLURM_NTASKS_PER_TRES", "1"},
         {"SLURM_GPU_BIND", "closest"},
+        {"SLURM_GPU_BIND", "none"},
+        {"SLURM_TRES_BIND", "gres/gpu:none"},
         {"SLURM_GPU_BIND", "verbose,map_gpu:0,1"},
         {"SLURM_GPU_BIND", "single:1"},
         {"SLURM_TRES_BIND", "gres/gpu:per_task:2"},
@@ -1151,7 +1154,7 @@ static void each_slurm_binding_variable_keeps_the_list(void **state) {
         HAS(logs.text, want);
         cres_resolver_free(r);
     }
-    /* none, and verbose alone, bind nothing: the step's list is the node's and is split */
+    /* none: every task sees the step's 4 GPUs, as asked: not split, not exported */
     env_reset();
     step("n1", "2", 2, 1);
     env_set("SLURM_LOCALID", "1");
@@ -1159,14 +1162,13 @@ static void each_slurm_binding_variable_keeps_the_list(void **state) {
     env_set("SLURM_GPUS_PER_TASK", "2");
     env_set("SLURM_GPU_BIND", "none");
     cres_resolver *r = slurm();
-    assert_string_equal(devices_of(r, NULL, -1), "2,3");
+    assert_string_equal(devices_of(r, NULL, -1), "");
+    assert_int_equal(gpus_of(r), 4);
     cres_resolver_free(r);
     env_unset("SLURM_GPU_BIND");
-    env_set("SLURM_TRES_BIND", "gres/gpu:none");
-    r = slurm();
-    assert_string_equal(devices_of(r, NULL, -1), "2,3");
-    cres_resolver_free(r);
     env_unset("SLURM_GPUS_PER_TASK");
+    /* verbose alone, and a --tres-bind of no gres/gpu part, bind nothing: the step's list is
+       the node's and is split */
     env_set("SLURM_TRES_BIND", "gres/nic:closest"); /* no gres/gpu part: nothing of GPUs */
     env_set("SLURM_GPU_BIND", "verbose");
     r = slurm();

@@ -822,11 +822,19 @@ sc("mpirun-one-host-torchrun", "openmpi", SRC_OMPI, ompi_rank(["gpu-box"], [4], 
    ["--format", "torchrun"], ok_exports(torch_vars("gpu-box", 8888, 4, 1, 1, 4, 0, 1)))
 sc("mpirun-one-host-hostfile", "openmpi", SRC_OMPI, ompi_rank(["gpu-box"], [4], 0),
    ["--format", "hostfile"], ok_lines(["gpu-box slots=4"]))
+# mpirun binds no GPU and says nothing of whose list it passes on (a wrapper may have narrowed
+# it): the list is left alone, unless the user says it is the node's (--gpus-per-node)
+MPI_GPUS = ompi_rank(["gpu-box"], [4], 2, extra={"CUDA_VISIBLE_DEVICES": "0,1,2,3"})
 sc("mpirun-one-host-user-gpus-jax", "openmpi",
    SRC_OMPI + "; CUDA_VISIBLE_DEVICES=0,1,2,3 exported by the user and passed with mpirun -x",
-   ompi_rank(["gpu-box"], [4], 2, extra={"CUDA_VISIBLE_DEVICES": "0,1,2,3"}), ["--format", "jax"],
+   MPI_GPUS, ["--format", "jax"],
    ok_exports({"JAX_COORDINATOR_ADDRESS": "gpu-box:8888", "JAX_NUM_PROCESSES": "4",
-               "JAX_PROCESS_ID": "2", "CUDA_VISIBLE_DEVICES": "2"}, at_least=True))
+               "JAX_PROCESS_ID": "2"}))
+sc("mpirun-one-host-user-gpus-per-node-jax", "openmpi",
+   SRC_OMPI + "; CUDA_VISIBLE_DEVICES=0,1,2,3 exported by the user and passed with mpirun -x",
+   MPI_GPUS, ["--gpus-per-node", "4", "--format", "jax"],
+   ok_exports({"JAX_COORDINATOR_ADDRESS": "gpu-box:8888", "JAX_NUM_PROCESSES": "4",
+               "JAX_PROCESS_ID": "2", "CUDA_VISIBLE_DEVICES": "2", "JAX_LOCAL_DEVICE_IDS": "0"}))
 sc("mpirun-hostfile-mpi-torchrun", "openmpi", SRC_OMPI, ompi_rank(N2, [4, 4], 5),
    ["mpi", "--hostfile", "{tmp}/hosts", "--format", "torchrun"],
    ok_exports(torch_vars("node01", 8888, 8, 5, 1, 4, 1, 2)), files=HOSTS_2x4)
