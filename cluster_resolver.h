@@ -5332,6 +5332,7 @@ enum { CRES__PEM_CA, CRES__PEM_CERT, CRES__PEM_KEY }; /* what a PEM field holds 
 
 /* One block of PEM text, as Go's pem.Decode returns it. */
 typedef struct cres__pem_block {
+    const char *start, *stop; /* its BEGIN line; after its END line */
     const char *type;
     size_t type_len;
     int headers; /* "Key: value" lines before the body */
@@ -5420,7 +5421,8 @@ CRES__PRIVATE int cres__pem_next(cres__pem_walk *w, cres__pem_block *b) {
             w->body = w->run, w->end = end, w->got = cres__pem_body(w->run, end);
         if (!w->got) continue;
         b->whole = w->got == 2;
-        w->at = cres__next_line(end);
+        b->start = p;
+        b->stop = w->at = cres__next_line(end);
         return 1;
     }
     return 0;
@@ -5428,35 +5430,46 @@ CRES__PRIVATE int cres__pem_next(cres__pem_walk *w, cres__pem_block *b) {
 
 /* What client-go finds in PEM text for a CA, client certificate or key: 0 what it needs, 1
    no block of the type, 2 only a malformed one. A CA needs some CERTIFICATE block without
-   headers that is whole (Go's x509.CertPool.AppendCertsFromPEM); a client certificate its first
-   CERTIFICATE block whole, a key its first block typed PRIVATE KEY or "<algorithm> PRIVATE
-   KEY" (tls.X509KeyPair). Whole is the outer DER shape only: the TLS library parses the rest
-   (and matches the key to the certificate) at the first request. */
-CRES__PRIVATE int cres__pem_check(const char *text, int what) {
+   headers that is whole (Go's x509.CertPool.AppendCertsFromPEM), and the CA's usable blocks
+   go to `usable` when it is not NULL (room for the text); a client certificate needs its
+   first CERTIFICATE block whole, a key its first block typed PRIVATE KEY or "<algorithm>
+   PRIVATE KEY" (tls.X509KeyPair). Whole is the outer DER shape only: the TLS library parses
+   the rest (and matches the key to the certificate) at the first request. */
+CRES__PRIVATE int cres__pem_check(const char *text, int what, char *usable) {
     const char *want = what == CRES__PEM_KEY ? "PRIVATE KEY" : "CERTIFICATE"; /* both 11 long */
     cres__pem_walk w;
     cres__pem_block b;
-    int seen = 0;
+    int seen = 0, found = 0;
     memset(&w, 0, sizeof w);
     w.at = text;
+    if (usable) *usable = '\0';
     while (cres__pem_next(&w, &b)) {
         size_t n = b.type_len;
         if (n < 11 || memcmp(b.type + n - 11, want, 11) != 0 ||
             (n > 11 && (what != CRES__PEM_KEY || b.type[n - 12] != ' ')))
             continue;
         if (what != CRES__PEM_CA) return b.whole ? 0 : 2;
-        if (b.whole && !b.headers) return 0;
         seen = 1;
+        if (!b.whole || b.headers) continue;
+        found = 1;
+        if (usable) {
+            memcpy(usable, b.start, (size_t)(b.stop - b.start));
+            *(usable += b.stop - b.start) = '\0';
+        }
     }
-    return seen ? 2 : 1;
+    return found ? 0 : seen ? 2 : 1;
 }
 
 /* PEM material from field (a path) or field-data (base64), never both; *out NULL when
    neither. Read and checked now, as client-go does (a file it cannot read or PEM it cannot
-   use is an error); an empty CA file is kept as "": no CA of its own, as client-go has none. */
+   use is an error). Of a CA only the blocks client-go uses are kept: a TLS library refuses a
+   whole bundle for one block it cannot read, where client-go skips that block. An empty CA
+   file is kept as "": no CA of its own, as client-go has none. */
 CRES__PRIVATE cres_result cres__kpem(const cres__kstanza *st, const char *field, int what,
                                      char **out, cres_error *err) {
-    char data_field[48], *path, *data, why[CRES__PATH_QUOTE_SIZE + 64], q[CRES__PATH_QUOTE_SIZE];
+    const cres_allocator *a = &st->L->k->base.config.allocator;
+    char data_field[48], *path, *data, *text, *usable, why[CRES__PATH_QUOTE_SIZE + 64],
+        q[CRES__PATH_QUOTE_SIZE];
     cres_result res;
     int ok;
     *out = NULL;
@@ -5469,22 +5482,31 @@ CRES__PRIVATE cres_result cres__kpem(const cres__kstanza *st, const char *field,
         return cres__kfail(st, field, why, err);
     }
     if (data) {
-        ok = cres__base64_decode(&st->L->k->base.config.allocator, data, strlen(data), out);
+        ok = cres__base64_decode(a, data, strlen(data), &text);
         if (ok == 0) return cres__oom(err, "kubernetes");
         if (ok < 0) return cres__kfail(st, data_field, "is not base64 of PEM text", err);
     } else if (path) {
         if ((res = cres__kpath(st, path, &path, err)) != CRES_OK) return res;
-        res = cres__read_file(&st->L->k->base, path, 1024 * 1024, 0, out, err); /* as it is */
+        res = cres__read_file(&st->L->k->base, path, 1024 * 1024, 0, &text, err); /* as it is */
         if (res != CRES_OK) return cres__kunreadable(st, field, path, res, err);
     } else {
         return CRES_OK;
     }
-    if (!cres__kube_keep(st->L->k, *out)) return cres__oom(err, "kubernetes");
-    if ((what == CRES__PEM_CA && !**out) || (ok = cres__pem_check(*out, what)) == 0)
-        return CRES_OK;
-    snprintf(why, sizeof why, "%s%s%sholds %s PEM %s block", data ? "" : "names ",
-             data ? "" : cres__quote(q, sizeof q, path, strlen(path)), data ? "" : ", which ",
-             ok == 1 ? "no" : "a malformed", what == CRES__PEM_KEY ? "PRIVATE KEY" : "CERTIFICATE");
+    ok = 0;
+    if (what != CRES__PEM_CA) {
+        ok = cres__pem_check(text, what, NULL);
+    } else if (*text) {
+        usable = (char *)cres__alloc(a, strlen(text) + 1);
+        if (usable) ok = cres__pem_check(text, what, usable);
+        cres__free(a, text);
+        if (!(text = usable)) return cres__oom(err, "kubernetes");
+    }
+    if (!cres__kube_keep(st->L->k, text)) return cres__oom(err, "kubernetes");
+    *out = text;
+    if (ok == 0) return CRES_OK;
+    snprintf(why, sizeof why, "%s %s PEM %s block%s%s", data ? "holds" : "names a file with",
+             ok == 1 ? "no" : "a malformed", what == CRES__PEM_KEY ? "PRIVATE KEY" : "CERTIFICATE",
+             data ? "" : ": ", data ? "" : cres__quote(q, sizeof q, path, strlen(path)));
     return cres__kfail(st, data ? data_field : field, why, err);
 }
 

@@ -566,21 +566,29 @@ static void pem_is_read_as_client_go_reads_it(void **state) {
     size_t i, j, o;
     (void)state;
     for (i = 0; i < N(cases); i++) {
-        int got = cres__pem_check(cases[i].text, cases[i].what);
+        int got = cres__pem_check(cases[i].text, cases[i].what, NULL);
         if (got != cases[i].want) fail_msg("case %zu: %d, want %d", i, got, cases[i].want);
         for (j = o = 0; cases[i].text[j]; j++) {
             if (cases[i].text[j] == '\n') crlf[o++] = '\r';
             crlf[o++] = cases[i].text[j];
         }
         crlf[o] = '\0';
-        if ((got = cres__pem_check(crlf, cases[i].what)) != cases[i].want)
+        if ((got = cres__pem_check(crlf, cases[i].what, NULL)) != cases[i].want)
             fail_msg("case %zu with CR LF: %d, want %d", i, got, cases[i].want);
     }
+    /* of a CA, the blocks client-go uses, as they are */
+    assert_int_equal(cres__pem_check("issued to the ml team:\n" PEM_CERT_CUT PEM_KEY PEM_CERT "trailer", CRES__PEM_CA,
+                                     crlf), 0);
+    assert_string_equal(crlf, PEM_CERT);
+    assert_int_equal(cres__pem_check(PEM_CERT "\r\n" PEM_CERT_CUT PEM_BEGIN_CERT PEM_CERT_BODY "BQ==\n-----END CERTIFICATE-----",
+                                     CRES__PEM_CA, crlf), 0);
+    assert_string_equal(crlf, PEM_CERT PEM_BEGIN_CERT PEM_CERT_BODY "BQ==\n-----END CERTIFICATE-----");
 }
 
 /* PEM client-go could not use fails at create, naming the kubeconfig, the stanza, the field
    and the file; nothing is sent. An empty CA file is no CA (client-go then trusts the
-   system's), yet still one for insecure-skip-tls-verify, as kubectl says. */
+   system's), yet still one for insecure-skip-tls-verify, as kubectl says. Of a CA bundle
+   the transport gets the certificates client-go would use, and no other text. */
 static void pem_that_client_go_refuses_is_an_error(void **state) {
     cres_error err;
     (void)state;
@@ -590,16 +598,16 @@ static void pem_that_client_go_refuses_is_an_error(void **state) {
     put("p/cert.pem", PEM_CERT);
     put("p/key.pem", PEM_KEY);
     FAILS(resolve(config_json("p/c1", SERVER ", 'certificate-authority': 'notes.txt'", "'token': 't'"), NULL, &err),
-          CRES_ERR_ENVIRONMENT, "kubeconfig \"", "p/c1\": cluster \"x\": \"certificate-authority\" names \"",
-          "p/notes.txt\", which holds no PEM CERTIFICATE block");
+          CRES_ERR_ENVIRONMENT, "kubeconfig \"", "p/c1\": cluster \"x\": \"certificate-authority\" names a file with no PEM CERTIFICATE block: \"",
+          "p/notes.txt\"");
     FAILS(resolve(config_json("p/c2", SERVER ", 'certificate-authority': 'cut.pem'", "'token': 't'"), NULL, &err),
-          CRES_ERR_ENVIRONMENT, "p/cut.pem\", which holds a malformed PEM CERTIFICATE block");
+          CRES_ERR_ENVIRONMENT, "names a file with a malformed PEM CERTIFICATE block: \"", "p/cut.pem\"");
     FAILS(resolve(config_json("p/c3", SERVER ", 'certificate-authority-data': '" KEY_B64 "'", "'token': 't'"), NULL, &err),
           CRES_ERR_ENVIRONMENT, "p/c3\": cluster \"x\": \"certificate-authority-data\" holds no PEM CERTIFICATE block");
     FAILS(resolve(config_json("p/c4", SERVER, "'client-certificate': 'key.pem', 'client-key': 'key.pem'"), NULL, &err),
-          CRES_ERR_ENVIRONMENT, "user \"x\": \"client-certificate\" names \"", "p/key.pem\", which holds no PEM CERTIFICATE block");
+          CRES_ERR_ENVIRONMENT, "user \"x\": \"client-certificate\" names a file with no PEM CERTIFICATE block: \"", "p/key.pem\"");
     FAILS(resolve(config_json("p/c5", SERVER, "'client-certificate': 'cert.pem', 'client-key': 'empty'"), NULL, &err),
-          CRES_ERR_ENVIRONMENT, "\"client-key\" names \"", "p/empty\", which holds no PEM PRIVATE KEY block");
+          CRES_ERR_ENVIRONMENT, "\"client-key\" names a file with no PEM PRIVATE KEY block: \"", "p/empty\"");
     FAILS(resolve(config_json("p/c6", SERVER, "'client-certificate-data': '" CERT_B64 "', 'client-key-data': '" CA_B64 "'"),
                   NULL, &err),
           CRES_ERR_ENVIRONMENT, "user \"x\": \"client-key-data\" holds no PEM PRIVATE KEY block");
@@ -614,6 +622,9 @@ static void pem_that_client_go_refuses_is_an_error(void **state) {
     assert_string_equal(T.requests[0].ca_pem, ""); /* none: the transport's default CAs */
     assert_string_equal(T.requests[0].cert_pem, PEM_CERT);
     assert_string_equal(T.requests[0].key_pem, PEM_KEY);
+    put("p/bundle.pem", "# the ml clusters' CAs\n" PEM_CERT_CUT CA_PEM "\n" PEM_CERT);
+    OK(resolve(config_json("p/c9", SERVER ", 'certificate-authority': 'bundle.pem'", "'token': 't'"), NULL, &err));
+    assert_string_equal(T.requests[1].ca_pem, CA_PEM "\n" PEM_CERT);
 }
 
 /* Hostile PEM costs time in proportion to its size: many BEGIN lines (some of them header
@@ -635,7 +646,7 @@ static void pem_of_many_failing_blocks_is_read_quickly(void **state) {
         snprintf(text + used, 64, "-----END X509 CRL-----\n");
         put("many.pem", text);
         FAILS(resolve(config_json("many", SERVER ", 'certificate-authority': 'many.pem'", "'token': 't'"), NULL, &err),
-              CRES_ERR_ENVIRONMENT, "many.pem\", which holds no PEM CERTIFICATE block");
+              CRES_ERR_ENVIRONMENT, "names a file with no PEM CERTIFICATE block: \"", "many.pem\"");
     }
     seconds = (double)(clock() - start) / CLOCKS_PER_SEC;
     free(text);
