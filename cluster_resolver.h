@@ -543,9 +543,11 @@
                   that names it; the context options.context, else the first
                   current-context (none: in cluster when KUBERNETES_SERVICE_HOST is set, else
                   an error); relative paths against the file's directory. Cluster: server,
-                  certificate-authority(-data), insecure-skip-tls-verify (WARN logged),
-                  tls-server-name, proxy-url. User: token, tokenFile (read at each resolve;
-                  readable, it wins over token), client-certificate(-data) and
+                  certificate-authority(-data) (its CERTIFICATE blocks that client-go would
+                  use go to the transport, the rest of the text not; an empty file is no CA:
+                  the transport's default ones, as kubectl), insecure-skip-tls-verify (WARN
+                  logged), tls-server-name, proxy-url. User: token, tokenFile (read at each
+                  resolve; readable, it wins over token), client-certificate(-data) and
                   client-key(-data), username/password, as, as-groups, as-uid, exec (v1,
                   v1beta1: run through config.exec with args, env and KUBERNETES_EXEC_INFO;
                   its token or certificate kept until expirationTimestamp (RFC 3339 with its
@@ -616,10 +618,17 @@
                   CRES_ERR_ENVIRONMENT naming file, stanza and field: a path and its -data
                   both set, a certificate without its key, two authentication methods, an
                   undefined context, cluster or user, a cluster without server, a file it
-                  names that cannot be read, exec without command or apiVersion (v1:
-                  interactiveMode; Always is refused: no terminal), auth-provider gcp or
-                  azure (removed from kubectl; use their exec plugins), a YAML file without
-                  CLUSTER_RESOLVER_USE_YAML (CRES_ERR_UNSUPPORTED). An exec plugin that
+                  names that cannot be read, PEM that client-go refuses at load (read as Go's
+                  pem.Decode reads it: a CA needs a CERTIFICATE block without headers whose
+                  body is one whole DER SEQUENCE; a client certificate its first CERTIFICATE
+                  block, a key its first PRIVATE KEY or "<algorithm> PRIVATE KEY" block,
+                  whole; the rest of the DER, and whether the key fits the certificate, the
+                  TLS library checks at the first request), as-groups, as-uid or
+                  as-user-extra without as (as-user-extra with it: not supported), exec
+                  without command or apiVersion (v1: interactiveMode; Always is refused: no
+                  terminal), auth-provider gcp or azure (removed from kubectl; use their
+                  exec plugins), a YAML file without CLUSTER_RESOLVER_USE_YAML
+                  (CRES_ERR_UNSUPPORTED). An exec plugin that
                   cannot start, exits non-zero (its last stderr line quoted) or prints no
                   ExecCredential of its apiVersion: CRES_ERR_ENVIRONMENT; one that outlives
                   the resolve's time: CRES_ERR_TIMEOUT; over 1 MiB of output: CRES_ERR_LIMIT.
