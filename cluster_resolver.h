@@ -664,9 +664,11 @@
                   that names it; the context options.context, else the first
                   current-context (none: in cluster when KUBERNETES_SERVICE_HOST is set, else
                   an error); relative paths against the file's directory. Cluster: server,
-                  certificate-authority(-data), insecure-skip-tls-verify (WARN logged),
-                  tls-server-name, proxy-url. User: token, tokenFile (read at each resolve;
-                  readable, it wins over token), client-certificate(-data) and
+                  certificate-authority(-data) (its CERTIFICATE blocks that client-go would
+                  use go to the transport, the rest of the text not; an empty file is no CA:
+                  the transport's default ones, as kubectl), insecure-skip-tls-verify (WARN
+                  logged), tls-server-name, proxy-url. User: token, tokenFile (read at each
+                  resolve; readable, it wins over token), client-certificate(-data) and
                   client-key(-data), username/password, as, as-groups, as-uid, exec (v1,
                   v1beta1: run through config.exec with args, env and KUBERNETES_EXEC_INFO;
                   its token or certificate kept until expirationTimestamp (RFC 3339 with its
@@ -737,10 +739,17 @@
                   CRES_ERR_ENVIRONMENT naming file, stanza and field: a path and its -data
                   both set, a certificate without its key, two authentication methods, an
                   undefined context, cluster or user, a cluster without server, a file it
-                  names that cannot be read, exec without command or apiVersion (v1:
-                  interactiveMode; Always is refused: no terminal), auth-provider gcp or
-                  azure (removed from kubectl; use their exec plugins), a YAML file without
-                  CLUSTER_RESOLVER_USE_YAML (CRES_ERR_UNSUPPORTED). An exec plugin that
+                  names that cannot be read, PEM that client-go refuses at load (read as Go's
+                  pem.Decode reads it: a CA needs a CERTIFICATE block without headers whose
+                  body is one whole DER SEQUENCE; a client certificate its first CERTIFICATE
+                  block, a key its first PRIVATE KEY or "<algorithm> PRIVATE KEY" block,
+                  whole; the rest of the DER, and whether the key fits the certificate, the
+                  TLS library checks at the first request), as-groups, as-uid or
+                  as-user-extra without as (as-user-extra with it: not supported), exec
+                  without command or apiVersion (v1: interactiveMode; Always is refused: no
+                  terminal), auth-provider gcp or azure (removed from kubectl; use their
+                  exec plugins), a YAML file without CLUSTER_RESOLVER_USE_YAML
+                  (CRES_ERR_UNSUPPORTED). An exec plugin that
                   cannot start, exits non-zero (its last stderr line quoted) or prints no
                   ExecCredential of its apiVersion: CRES_ERR_ENVIRONMENT; one that outlives
                   the resolve's time: CRES_ERR_TIMEOUT; over 1 MiB of output: CRES_ERR_LIMIT.
@@ -5553,11 +5562,150 @@ CRES__PRIVATE cres_result cres__kunreadable(const cres__kstanza *st, const char 
     return cres__kfail(st, field, why, err);
 }
 
+/* ---- PEM, as client-go reads it at load ------------------------------------------------ */
+
+enum { CRES__PEM_CA, CRES__PEM_CERT, CRES__PEM_KEY }; /* what a PEM field holds */
+
+/* One block of PEM text, as Go's pem.Decode returns it. */
+typedef struct cres__pem_block {
+    const char *start, *stop; /* its BEGIN line; after its END line */
+    const char *type;
+    size_t type_len;
+    int headers; /* "Key: value" lines before the body */
+    int whole;   /* the body is one DER SEQUENCE filling it: a certificate or key not cut short */
+} cres__pem_block;
+
+/* A PEM body [s, end) as Go decodes it (blanks and line breaks skipped, padding required):
+   0 not base64, 1 base64, 2 base64 of one DER SEQUENCE whose length is exactly the rest. */
+CRES__PRIVATE int cres__pem_body(const char *s, const char *end) {
+    unsigned char der[6];
+    unsigned long acc = 0, len = 0;
+    size_t got = 0, quad = 0, pad = 0, i, k;
+    for (; s < end; s++) {
+        const char *at = *s ? strchr(cres__b64, *s) : NULL;
+        if (*s == ' ' || *s == '\t' || *s == '\r' || *s == '\n') continue;
+        if (*s == '=' ? quad < 2 : !at || pad) return 0; /* "=" too early, or data after it */
+        pad += *s == '=';
+        acc = (acc << 6) | (unsigned long)(at ? at - cres__b64 : 0);
+        if (++quad < 4) continue;
+        for (i = 0; i < 3 - pad; i++, got++)
+            if (got < sizeof der) der[got] = (unsigned char)(acc >> (16 - 8 * i));
+        quad = 0, acc = 0;
+    }
+    if (quad) return 0;
+    if (got < 2 || der[0] != 0x30) return 1;
+    if (der[1] < 0x80) return got == 2u + der[1] ? 2 : 1;
+    k = der[1] & 0x7fu; /* the long form: k bytes of length follow */
+    if (k == 0 || k > 4 || got < 2 + k) return 1;
+    for (i = 0; i < k; i++) len = (len << 8) | der[2 + i];
+    return len == got - 2 - k ? 2 : 1;
+}
+
+/* The line after the one s is in ("" at the end). */
+CRES__PRIVATE const char *cres__next_line(const char *s) {
+    s += strcspn(s, "\n");
+    return s + (*s == '\n');
+}
+
+/* The first line from the one at s on that starts with `prefix`, or NULL (line by line, not
+   strstr: sanitizers measure the whole rest of the text at every strstr). */
+CRES__PRIVATE const char *cres__pem_line(const char *s, const char *prefix) {
+    for (; *s; s = cres__next_line(s))
+        if (strncmp(s, prefix, strlen(prefix)) == 0) return s;
+    return NULL;
+}
+
+/* A walk over PEM text. Its memos keep it linear where blocks fail inside one another
+   (many BEGIN lines before one END): the end of the last header lines scanned, the next END
+   line after them, the body last decoded and what it gave. */
+typedef struct cres__pem_walk {
+    const char *at, *run, *ends, *body, *end;
+    int got;
+} cres__pem_walk;
+
+/* The next PEM block, as Go's pem.Decode finds it: "-----BEGIN T-----" at a line's start,
+   header lines, the body, "-----END T-----" at a line's start and alone on it; a block whose
+   end is missing or whose body is not base64 is skipped, and the search goes on after its
+   BEGIN line. 0 when none is left. */
+CRES__PRIVATE int cres__pem_next(cres__pem_walk *w, cres__pem_block *b) {
+    const char *p, *line, *end, *tail;
+    size_t n;
+    for (p = w->at; (p = cres__pem_line(p, "-----BEGIN ")) != NULL; p = line) {
+        b->type = p + 11;
+        n = strcspn(b->type, "\n");
+        line = cres__next_line(p);
+        while (n && (b->type[n - 1] == ' ' || b->type[n - 1] == '\t' || b->type[n - 1] == '\r'))
+            n--;
+        if (n < 5 || strncmp(b->type + n - 5, "-----", 5) != 0) continue;
+        b->type_len = n - 5;
+        if (!w->run || line > w->run) /* header lines hold a colon, which base64 does not */
+            for (w->run = line; memchr(w->run, ':', strcspn(w->run, "\n"));)
+                w->run = cres__next_line(w->run);
+        b->headers = line < w->run;
+        end = w->run;
+        if (b->headers || strncmp(end, "-----END ", 9) != 0) {
+            if (!w->ends || w->ends <= w->run)
+                w->ends = cres__pem_line(cres__next_line(w->run), "-----END ");
+            if (!(end = w->ends)) return 0; /* nothing after here can end a block */
+        }
+        if (strncmp(end + 9, b->type, b->type_len) != 0) continue;
+        tail = end + 9 + b->type_len;
+        if (strncmp(tail, "-----", 5) != 0) continue;
+        for (tail += 5; *tail == ' ' || *tail == '\t' || *tail == '\r';) tail++;
+        if (*tail && *tail != '\n') continue;
+        if (w->body != w->run || w->end != end)
+            w->body = w->run, w->end = end, w->got = cres__pem_body(w->run, end);
+        if (!w->got) continue;
+        b->whole = w->got == 2;
+        b->start = p;
+        b->stop = w->at = cres__next_line(end);
+        return 1;
+    }
+    return 0;
+}
+
+/* What client-go finds in PEM text for a CA, client certificate or key: 0 what it needs, 1
+   no block of the type, 2 only a malformed one. A CA needs some CERTIFICATE block without
+   headers that is whole (Go's x509.CertPool.AppendCertsFromPEM), and the CA's usable blocks
+   go to `usable` when it is not NULL (room for the text); a client certificate needs its
+   first CERTIFICATE block whole, a key its first block typed PRIVATE KEY or "<algorithm>
+   PRIVATE KEY" (tls.X509KeyPair). Whole is the outer DER shape only: the TLS library parses
+   the rest (and matches the key to the certificate) at the first request. */
+CRES__PRIVATE int cres__pem_check(const char *text, int what, char *usable) {
+    const char *want = what == CRES__PEM_KEY ? "PRIVATE KEY" : "CERTIFICATE"; /* both 11 long */
+    cres__pem_walk w;
+    cres__pem_block b;
+    int seen = 0, found = 0;
+    memset(&w, 0, sizeof w);
+    w.at = text;
+    if (usable) *usable = '\0';
+    while (cres__pem_next(&w, &b)) {
+        size_t n = b.type_len;
+        if (n < 11 || memcmp(b.type + n - 11, want, 11) != 0 ||
+            (n > 11 && (what != CRES__PEM_KEY || b.type[n - 12] != ' ')))
+            continue;
+        if (what != CRES__PEM_CA) return b.whole ? 0 : 2;
+        seen = 1;
+        if (!b.whole || b.headers) continue;
+        found = 1;
+        if (usable) {
+            memcpy(usable, b.start, (size_t)(b.stop - b.start));
+            *(usable += b.stop - b.start) = '\0';
+        }
+    }
+    return found ? 0 : seen ? 2 : 1;
+}
+
 /* PEM material from field (a path) or field-data (base64), never both; *out NULL when
-   neither. The file is read now, as client-go's checks do: one it cannot read is an error. */
-CRES__PRIVATE cres_result cres__kpem(const cres__kstanza *st, const char *field, char **out,
-                                     cres_error *err) {
-    char data_field[48], *path, *data, why[128];
+   neither. Read and checked now, as client-go does (a file it cannot read or PEM it cannot
+   use is an error). Of a CA only the blocks client-go uses are kept: a TLS library refuses a
+   whole bundle for one block it cannot read, where client-go skips that block. An empty CA
+   file is kept as "": no CA of its own, as client-go has none. */
+CRES__PRIVATE cres_result cres__kpem(const cres__kstanza *st, const char *field, int what,
+                                     char **out, cres_error *err) {
+    const cres_allocator *a = &st->L->k->base.config.allocator;
+    char data_field[48], *path, *data, *text, *usable, why[CRES__PATH_QUOTE_SIZE + 64],
+        q[CRES__PATH_QUOTE_SIZE];
     cres_result res;
     int ok;
     *out = NULL;
@@ -5570,16 +5718,32 @@ CRES__PRIVATE cres_result cres__kpem(const cres__kstanza *st, const char *field,
         return cres__kfail(st, field, why, err);
     }
     if (data) {
-        ok = cres__base64_decode(&st->L->k->base.config.allocator, data, strlen(data), out);
+        ok = cres__base64_decode(a, data, strlen(data), &text);
         if (ok == 0) return cres__oom(err, "kubernetes");
         if (ok < 0) return cres__kfail(st, data_field, "is not base64 of PEM text", err);
-        return cres__kube_keep(st->L->k, *out) ? CRES_OK : cres__oom(err, "kubernetes");
+    } else if (path) {
+        if ((res = cres__kpath(st, path, &path, err)) != CRES_OK) return res;
+        res = cres__read_file(&st->L->k->base, path, 1024 * 1024, 0, &text, err); /* as it is */
+        if (res != CRES_OK) return cres__kunreadable(st, field, path, res, err);
+    } else {
+        return CRES_OK;
     }
-    if (!path) return CRES_OK;
-    if ((res = cres__kpath(st, path, &path, err)) != CRES_OK) return res;
-    res = cres__read_file(&st->L->k->base, path, 1024 * 1024, 0, out, err); /* bytes as they are */
-    if (res != CRES_OK) return cres__kunreadable(st, field, path, res, err);
-    return cres__kube_keep(st->L->k, *out) ? CRES_OK : cres__oom(err, "kubernetes");
+    ok = 0;
+    if (what != CRES__PEM_CA) {
+        ok = cres__pem_check(text, what, NULL);
+    } else if (*text) {
+        usable = (char *)cres__alloc(a, strlen(text) + 1);
+        if (usable) ok = cres__pem_check(text, what, usable);
+        cres__free(a, text);
+        if (!(text = usable)) return cres__oom(err, "kubernetes");
+    }
+    if (!cres__kube_keep(st->L->k, text)) return cres__oom(err, "kubernetes");
+    *out = text;
+    if (ok == 0) return CRES_OK;
+    snprintf(why, sizeof why, "%s %s PEM %s block%s%s", data ? "holds" : "names a file with",
+             ok == 1 ? "no" : "a malformed", what == CRES__PEM_KEY ? "PRIVATE KEY" : "CERTIFICATE",
+             data ? "" : ": ", data ? "" : cres__quote(q, sizeof q, path, strlen(path)));
+    return cres__kfail(st, data ? data_field : field, why, err);
 }
 
 /* Reads and parses one file into L->files; *found 0 when it does not exist (skipped in a
@@ -5818,7 +5982,7 @@ CRES__PRIVATE cres_result cres__kube_cluster(cres__kstanza *st, char **server, c
     const char *ext_key = "extensions";
     cres_result res;
     if ((res = cres__kstr(st, "server", server, err)) != CRES_OK ||
-        (res = cres__kpem(st, "certificate-authority", &ca, err)) != CRES_OK ||
+        (res = cres__kpem(st, "certificate-authority", CRES__PEM_CA, &ca, err)) != CRES_OK ||
         (res = cres__kbool(st, "insecure-skip-tls-verify", &insecure, err)) != CRES_OK ||
         (res = cres__kstr(st, "tls-server-name", &name, err)) != CRES_OK ||
         (res = cres__kstr(st, "proxy-url", &proxy, err)) != CRES_OK)
@@ -5832,7 +5996,7 @@ CRES__PRIVATE cres_result cres__kube_cluster(cres__kstanza *st, char **server, c
     if (proxy && strncmp(proxy, "http://", 7) != 0 && strncmp(proxy, "https://", 8) != 0 &&
         strncmp(proxy, "socks5://", 9) != 0)
         return cres__kfail(st, "proxy-url", "must start with http://, https:// or socks5://", err);
-    kube->tls.ca_pem = ca;
+    kube->tls.ca_pem = ca && *ca ? ca : NULL; /* an empty file: the system's CAs */
     kube->tls.insecure_skip_verify = insecure;
     kube->tls.server_name = name;
     kube->tls.proxy = proxy;
@@ -6012,6 +6176,12 @@ CRES__PRIVATE void cres__put_basic_auth(cres__writer *w, const void *x) {
     cres__put_base64(w, plain, strlen(plain));
 }
 
+/* A named constant, not a literal in cres__kube_user: GCC may put the literals of a function
+   in one section with strings that code of every backend uses, which the linker then keeps
+   in programs without Kubernetes; a named constant has a section of its own. */
+static const char cres__kube_no_as[] =
+    "is set without \"as\": groups, uid and user-extra need a user to impersonate";
+
 /* The user: its credentials, checked as client-go checks them; *kind says which. */
 CRES__PRIVATE cres_result cres__kube_user(cres__kstanza *st, const char **kind, cres_error *err) {
     static const char *const keys[] = {"exec", "auth-provider", "as-user-extra"};
@@ -6019,13 +6189,13 @@ CRES__PRIVATE cres_result cres__kube_user(cres__kstanza *st, const char **kind, 
     cres__kube *kube = &k->kube;
     const cres__json *d = &st->f->d;
     char *token, *file, *cert, *key, *user, *pass, *oidc = NULL;
-    int at[3];
+    int at[3], extra;
     size_t groups;
     cres_result res;
     if ((res = cres__kstr(st, "token", &token, err)) != CRES_OK ||
         (res = cres__kstr(st, "tokenFile", &file, err)) != CRES_OK ||
-        (res = cres__kpem(st, "client-certificate", &cert, err)) != CRES_OK ||
-        (res = cres__kpem(st, "client-key", &key, err)) != CRES_OK ||
+        (res = cres__kpem(st, "client-certificate", CRES__PEM_CERT, &cert, err)) != CRES_OK ||
+        (res = cres__kpem(st, "client-key", CRES__PEM_KEY, &key, err)) != CRES_OK ||
         (res = cres__kstr(st, "username", &user, err)) != CRES_OK ||
         (res = cres__kstr(st, "password", &pass, err)) != CRES_OK ||
         (res = cres__kstr(st, "as", (char **)&kube->as_user, err)) != CRES_OK ||
@@ -6034,8 +6204,11 @@ CRES__PRIVATE cres_result cres__kube_user(cres__kstanza *st, const char **kind, 
         return res;
     kube->as_groups_count = groups;
     cres__json_pick(d, st->obj, keys, at, 3);
-    if (at[2] >= 0 && d->t[at[2]].type == JSMN_OBJECT && d->t[at[2]].size > 0)
-        return cres__kfail(st, "as-user-extra", "is not supported by the library", err);
+    extra = at[2] >= 0 && d->t[at[2]].type == JSMN_OBJECT && d->t[at[2]].size > 0;
+    if (!kube->as_user && (groups || kube->as_uid || extra)) /* client-go refuses them too */
+        return cres__kfail(st, groups ? "as-groups" : kube->as_uid ? "as-uid" : "as-user-extra",
+                           cres__kube_no_as, err);
+    if (extra) return cres__kfail(st, "as-user-extra", "is not supported by the library", err);
     if (cert && !key)
         return cres__kfail(st, "client-certificate", "is set, client-key is not", err);
     if (key && !cert)

@@ -185,14 +185,15 @@ static const char page_truncated[] = "{\"kind\": \"PodList\", \"items\": [{\"met
    cluster "prod" (a CA file relative to kube-b, a TLS server name) from kube-b, whose own
    "train", "jane" and current-context lose. kube-exec.json (options.kubeconfig) has a user
    whose exec plugin (a relative command, args, env, provideClusterInfo) is the fake below,
-   and a cluster with CA data and the exec extension. */
+   and a cluster with CA data and the exec extension. The PEM blocks hold what the loader
+   checks (one whole DER SEQUENCE: of a UTF8String "walk ca", "walk client", "walk key"). */
 
-#define CA_PEM "-----BEGIN CERTIFICATE-----\nMIIBwalk-ca\n-----END CERTIFICATE-----\n"
-#define CA_DATA "LS0tLS1CRUdJTiBDRVJUSUZJQ0FURS0tLS0tCk1JSUJ3YWxrLWNhCi0tLS0tRU5EIENFUlRJRklDQVRFLS0tLS0K"
-#define CERT_PEM "-----BEGIN CERTIFICATE-----\nMIIBwalk-client\n-----END CERTIFICATE-----\n"
-#define CERT_DATA "LS0tLS1CRUdJTiBDRVJUSUZJQ0FURS0tLS0tCk1JSUJ3YWxrLWNsaWVudAotLS0tLUVORCBDRVJUSUZJQ0FURS0tLS0tCg=="
-#define KEY_PEM "-----BEGIN EC PRIVATE KEY-----\nMHcwalk-key\n-----END EC PRIVATE KEY-----\n"
-#define KEY_DATA "LS0tLS1CRUdJTiBFQyBQUklWQVRFIEtFWS0tLS0tCk1IY3dhbGsta2V5Ci0tLS0tRU5EIEVDIFBSSVZBVEUgS0VZLS0tLS0K"
+#define CA_PEM "-----BEGIN CERTIFICATE-----\nMAkMB3dhbGsgY2E=\n-----END CERTIFICATE-----\n"
+#define CA_DATA "LS0tLS1CRUdJTiBDRVJUSUZJQ0FURS0tLS0tCk1Ba01CM2RoYkdzZ1kyRT0KLS0tLS1FTkQgQ0VSVElGSUNBVEUtLS0tLQo="
+#define CERT_PEM "-----BEGIN CERTIFICATE-----\nMA0MC3dhbGsgY2xpZW50\n-----END CERTIFICATE-----\n"
+#define CERT_DATA "LS0tLS1CRUdJTiBDRVJUSUZJQ0FURS0tLS0tCk1BME1DM2RoYkdzZ1kyeHBaVzUwCi0tLS0tRU5EIENFUlRJRklDQVRFLS0tLS0K"
+#define KEY_PEM "-----BEGIN EC PRIVATE KEY-----\nMAoMCHdhbGsga2V5\n-----END EC PRIVATE KEY-----\n"
+#define KEY_DATA "LS0tLS1CRUdJTiBFQyBQUklWQVRFIEtFWS0tLS0tCk1Bb01DSGRoYkdzZ2EyVjUKLS0tLS1FTkQgRUMgUFJJVkFURSBLRVktLS0tLQo="
 #define EXEC_V1 "client.authentication.k8s.io/v1"
 
 static const char kube_a[] =

@@ -24,9 +24,16 @@
 #include "alloc_walk.h"
 
 #define N(a) (sizeof(a) / sizeof *(a))
-#define CA_PEM "-----BEGIN CERTIFICATE-----\nMIIBfake-ca\n-----END CERTIFICATE-----"
-#define CERT_PEM "-----BEGIN CERTIFICATE-----\nMIIBfake-client\n-----END CERTIFICATE-----"
-#define KEY_PEM "-----BEGIN EC PRIVATE KEY-----\nMHcfake-key\n-----END EC PRIVATE KEY-----"
+/* PEM the loader accepts (a block of the right type whose body is one whole DER SEQUENCE,
+   here of a UTF8String: "test ca", "test client", "test key") and that the fake transport
+   passes on unread; the oracle suite (tests/kubeconfig/test_kubeconfig_kubectl.py) uses real
+   ones. *_B64: the same PEM text as base64, as the -data fields hold it. */
+#define CA_PEM "-----BEGIN CERTIFICATE-----\nMAkMB3Rlc3QgY2E=\n-----END CERTIFICATE-----"
+#define CERT_PEM "-----BEGIN CERTIFICATE-----\nMA0MC3Rlc3QgY2xpZW50\n-----END CERTIFICATE-----"
+#define KEY_PEM "-----BEGIN EC PRIVATE KEY-----\nMAoMCHRlc3Qga2V5\n-----END EC PRIVATE KEY-----"
+#define CA_B64 "LS0tLS1CRUdJTiBDRVJUSUZJQ0FURS0tLS0tCk1Ba01CM1JsYzNRZ1kyRT0KLS0tLS1FTkQgQ0VSVElGSUNBVEUtLS0tLQ=="
+#define CERT_B64 "LS0tLS1CRUdJTiBDRVJUSUZJQ0FURS0tLS0tCk1BME1DM1JsYzNRZ1kyeHBaVzUwCi0tLS0tRU5EIENFUlRJRklDQVRFLS0tLS0="
+#define KEY_B64 "LS0tLS1CRUdJTiBFQyBQUklWQVRFIEtFWS0tLS0tCk1Bb01DSFJsYzNRZ2EyVjUKLS0tLS1FTkQgRUMgUFJJVkFURSBLRVktLS0tLQ=="
 
 /* ---------------------------------------------------------------------------------------
    The fake API server and exec hook */
@@ -35,7 +42,7 @@ typedef struct seen {
     char url[512];
     char headers[8][512]; /* "Name: value" */
     size_t headers_count;
-    char ca_pem[256], cert_pem[256], key_pem[256], server_name[128], proxy[128];
+    char ca_pem[1024], cert_pem[1024], key_pem[1024], server_name[128], proxy[128];
     int has_tls, insecure;
 } seen;
 
@@ -349,7 +356,7 @@ static void first_file_wins_each_entry_whole(void **state) {
     put("ca.pem", CA_PEM);
     a = config_json("a", SERVER, "'token': 'from-a'");
     b = config_json("b", "'server': 'https://b.test', 'certificate-authority': 'ca.pem'",
-                    "'token': 'from-b', 'client-certificate-data': 'Y2VydA==', 'client-key-data': 'a2V5'");
+                    "'token': 'from-b', 'client-certificate-data': '" CERT_B64 "', 'client-key-data': '" KEY_B64 "'");
     snprintf(list, sizeof list, "%s:%s", a, b);
     env_set("KUBECONFIG", list);
     OK(resolve(NULL, NULL, &err));
@@ -442,7 +449,7 @@ static void namespace_option_then_context_then_default(void **state) {
    working directory); data fields are base64 of PEM. */
 static void tls_material_from_files_and_data(void **state) {
     cres_error err;
-    char data[256], cwd[4096];
+    char data[512], cwd[4096];
     cres_result res;
     (void)state;
     put("sub/ca.pem", CA_PEM "\n");
@@ -460,12 +467,11 @@ static void tls_material_from_files_and_data(void **state) {
     assert_string_equal(T.requests[0].proxy, "socks5://127.0.0.1:1080");
     assert_null(header(0, "Authorization"));
     HAS(logs.text, "user \"x\": client certificate");
-    /* base64 of CA_PEM, made by hand below: "Y2E=" is "ca" */
-    snprintf(data, sizeof data, SERVER ", 'certificate-authority-data': 'Y2E=', 'insecure-skip-tls-verify': false");
-    OK(resolve(config_json("data", data, "'client-certificate-data': 'Y2VydA==', 'client-key-data': 'a2V5\\n'"), NULL, &err));
-    assert_string_equal(T.requests[1].ca_pem, "ca");
-    assert_string_equal(T.requests[1].cert_pem, "cert");
-    assert_string_equal(T.requests[1].key_pem, "key");
+    snprintf(data, sizeof data, SERVER ", 'certificate-authority-data': '" CA_B64 "', 'insecure-skip-tls-verify': false");
+    OK(resolve(config_json("data", data, "'client-certificate-data': '" CERT_B64 "', 'client-key-data': '" KEY_B64 "\\n'"), NULL, &err));
+    assert_string_equal(T.requests[1].ca_pem, CA_PEM);
+    assert_string_equal(T.requests[1].cert_pem, CERT_PEM);
+    assert_string_equal(T.requests[1].key_pem, KEY_PEM);
     assert_int_equal(T.requests[1].insecure, 0);
     assert_non_null(getcwd(cwd, sizeof cwd));
     assert_int_equal(chdir(T.dir), 0);
@@ -475,6 +481,177 @@ static void tls_material_from_files_and_data(void **state) {
     OK(res);
     assert_string_equal(T.requests[2].ca_pem, CA_PEM "\n");
     HAS(logs.text, "kubeconfig \"here\" (of options.kubeconfig)");
+}
+
+/* A real certificate and keys, made for these tests with openssl req -x509 -newkey ec
+   (P-256, CN=pem test) and used for nothing else. Their DER lengths take every form: the
+   certificate's two bytes (30 82 01 7d), the PKCS #8 key's one (30 81 87), the SEC 1 key's
+   none (30 77). *_CUT: a line short, still base64, as a copy cut at a line break is. */
+#define PEM_CERT_BODY                                                      \
+    "MIIBfTCCASOgAwIBAgIUDqAbNBz9WgbvoD0v+SOT3QX21C8wCgYIKoZIzj0EAwIw\n" \
+    "EzERMA8GA1UEAwwIcGVtIHRlc3QwIBcNMjYxMTI5MDIzMDU1WhgPMjEyNjExMDUw\n" \
+    "MjMwNTVaMBMxETAPBgNVBAMMCHBlbSB0ZXN0MFkwEwYHKoZIzj0CAQYIKoZIzj0D\n" \
+    "AQcDQgAE7zkJUpo1o7rXT5W/yl27Ut8yEK//pdWp+3aLg2H717ewFtvYl1sSo2Yx\n" \
+    "fSRiFIQiWIiy/mzzDnQZYO+2l88C4qNTMFEwHQYDVR0OBBYEFI5s4IoIHMi0GVyq\n" \
+    "aN1myeuRf6gYMB8GA1UdIwQYMBaAFI5s4IoIHMi0GVyqaN1myeuRf6gYMA8GA1Ud\n" \
+    "EwEB/wQFMAMBAf8wCgYIKoZIzj0EAwIDSAAwRQIhAJf5oyglNnmkSoNKW/mSK/eH\n" \
+    "tdb6ijGpNu6GwZ3XwovaAiBsQCr6oKIjKhkcigxa7m+HFrV/QhNlMwXJmoPfrxth\n"
+#define PEM_BEGIN_CERT "-----BEGIN CERTIFICATE-----\n"
+#define PEM_END_CERT "-----END CERTIFICATE-----\n"
+#define PEM_CERT PEM_BEGIN_CERT PEM_CERT_BODY "BQ==\n" PEM_END_CERT
+#define PEM_CERT_CUT PEM_BEGIN_CERT PEM_CERT_BODY PEM_END_CERT
+#define PEM_KEY_BODY                                                       \
+    "MIGHAgEAMBMGByqGSM49AgEGCCqGSM49AwEHBG0wawIBAQQgbauQFYaSdhWcyr0y\n" \
+    "C9KJDtPJHBeNNRVwjXSSZt1hWRahRANCAATvOQlSmjWjutdPlb/KXbtS3zIQr/+l\n"
+#define PEM_KEY "-----BEGIN PRIVATE KEY-----\n" PEM_KEY_BODY \
+    "1an7douDYfvXt7AW29iXWxKjZjF9JGIUhCJYiLL+bPMOdBlg77aXzwLi\n-----END PRIVATE KEY-----\n"
+#define PEM_KEY_CUT "-----BEGIN PRIVATE KEY-----\n" PEM_KEY_BODY "-----END PRIVATE KEY-----\n"
+#define PEM_SEC1_BODY                                                      \
+    "MHcCAQEEIG2rkBWGknYVnMq9MgvSiQ7TyRwXjTUVcI10kmbdYVkWoAoGCCqGSM49\n" \
+    "AwEHoUQDQgAE7zkJUpo1o7rXT5W/yl27Ut8yEK//pdWp+3aLg2H717ewFtvYl1sS\n" \
+    "o2YxfSRiFIQiWIiy/mzzDnQZYO+2l88C4g==\n"
+
+/* PEM as client-go finds what it needs in it (each verdict checked against kubectl 1.32 with
+   the same text as file and as -data): 0 it is there, 1 no block of the type, 2 only a
+   malformed one. The same text with CR LF line ends must read the same. */
+static void pem_is_read_as_client_go_reads_it(void **state) {
+    static const struct {
+        int what;
+        const char *text;
+        int want;
+    } cases[] = {
+        {CRES__PEM_CA, PEM_CERT, 0},
+        {CRES__PEM_CA, "issued to the ml team:\n" PEM_CERT, 0}, /* text around blocks: skipped */
+        {CRES__PEM_CA, PEM_CERT_CUT PEM_CERT, 0},               /* any whole one will do */
+        {CRES__PEM_CA, PEM_CERT PEM_CERT_CUT, 0},
+        {CRES__PEM_CA, PEM_KEY PEM_CERT, 0},
+        {CRES__PEM_CA, PEM_BEGIN_CERT PEM_CERT_BODY "BQ==\n-----END CERTIFICATE-----", 0}, /* no last line break */
+        {CRES__PEM_CA, PEM_BEGIN_CERT " \t" PEM_CERT_BODY "BQ = =\n-----END CERTIFICATE----- \t\n", 0},
+        {CRES__PEM_CA, "", 1}, /* (an empty CA file is no CA: cres__kpem never asks) */
+        {CRES__PEM_CA, "\n", 1},
+        {CRES__PEM_CA, "not PEM at all\n", 1},
+        {CRES__PEM_CA, PEM_KEY, 1},
+        {CRES__PEM_CA, "-----BEGIN TRUSTED CERTIFICATE-----\n" PEM_CERT_BODY "BQ==\n-----END TRUSTED CERTIFICATE-----\n", 1},
+        {CRES__PEM_CA, PEM_BEGIN_CERT PEM_CERT_BODY "BQ=\n" PEM_END_CERT, 1},    /* cut inside a line: no base64 */
+        {CRES__PEM_CA, PEM_BEGIN_CERT PEM_CERT_BODY "B!==\n" PEM_END_CERT, 1},   /* not base64 */
+        {CRES__PEM_CA, PEM_BEGIN_CERT PEM_CERT_BODY "BQ==\n-----END X509 CRL-----\n", 1},
+        {CRES__PEM_CA, PEM_BEGIN_CERT PEM_CERT_BODY "BQ==\n" PEM_END_CERT "x", 0}, /* after the line: fine */
+        {CRES__PEM_CA, PEM_BEGIN_CERT PEM_CERT_BODY "BQ==\n-----END CERTIFICATE----- x\n", 1},
+        {CRES__PEM_CA, " " PEM_CERT, 1},                                         /* not at a line's start */
+        {CRES__PEM_CA, PEM_BEGIN_CERT PEM_CERT_BODY "BQ==\n", 1},                /* no end */
+        {CRES__PEM_CA, PEM_CERT_CUT, 2},
+        {CRES__PEM_CA, PEM_BEGIN_CERT "Proc-Type: 4,ENCRYPTED\n\n" PEM_CERT_BODY "BQ==\n" PEM_END_CERT, 2},
+        {CRES__PEM_CA, PEM_BEGIN_CERT "AgEB\n" PEM_END_CERT, 2}, /* an INTEGER, not a SEQUENCE */
+        {CRES__PEM_CA, PEM_BEGIN_CERT "MIAA\n" PEM_END_CERT, 2}, /* an indefinite length */
+        {CRES__PEM_CA, PEM_BEGIN_CERT "MIUBAAAAAA==\n" PEM_END_CERT, 2}, /* a length of 5 bytes */
+        {CRES__PEM_CA, PEM_BEGIN_CERT "MA==\n" PEM_END_CERT, 2},          /* no length */
+        {CRES__PEM_CERT, PEM_CERT, 0},
+        {CRES__PEM_CERT, PEM_CERT PEM_CERT_CUT, 0}, /* the first one is the certificate */
+        {CRES__PEM_CERT, PEM_KEY PEM_CERT, 0},
+        {CRES__PEM_CERT, PEM_BEGIN_CERT "Proc-Type: 4,ENCRYPTED\n\n" PEM_CERT_BODY "BQ==\n" PEM_END_CERT, 0},
+        {CRES__PEM_CERT, PEM_CERT_CUT PEM_CERT, 2},
+        {CRES__PEM_CERT, "", 1},
+        {CRES__PEM_CERT, PEM_KEY, 1},
+        {CRES__PEM_KEY, PEM_KEY, 0},
+        {CRES__PEM_KEY, "-----BEGIN EC PRIVATE KEY-----\n" PEM_SEC1_BODY "-----END EC PRIVATE KEY-----\n", 0},
+        {CRES__PEM_KEY, "-----BEGIN RSA PRIVATE KEY-----\n" PEM_SEC1_BODY "-----END RSA PRIVATE KEY-----\n", 0},
+        {CRES__PEM_KEY, PEM_CERT PEM_KEY, 0},
+        {CRES__PEM_KEY, PEM_KEY PEM_KEY_CUT, 0},
+        {CRES__PEM_KEY, PEM_KEY_CUT PEM_KEY, 2},
+        {CRES__PEM_KEY, "", 1},
+        {CRES__PEM_KEY, PEM_CERT, 1},
+        {CRES__PEM_KEY, "-----BEGIN ECPRIVATE KEY-----\n" PEM_SEC1_BODY "-----END ECPRIVATE KEY-----\n", 1},
+    };
+    char crlf[2048];
+    size_t i, j, o;
+    (void)state;
+    for (i = 0; i < N(cases); i++) {
+        int got = cres__pem_check(cases[i].text, cases[i].what, NULL);
+        if (got != cases[i].want) fail_msg("case %zu: %d, want %d", i, got, cases[i].want);
+        for (j = o = 0; cases[i].text[j]; j++) {
+            if (cases[i].text[j] == '\n') crlf[o++] = '\r';
+            crlf[o++] = cases[i].text[j];
+        }
+        crlf[o] = '\0';
+        if ((got = cres__pem_check(crlf, cases[i].what, NULL)) != cases[i].want)
+            fail_msg("case %zu with CR LF: %d, want %d", i, got, cases[i].want);
+    }
+    /* of a CA, the blocks client-go uses, as they are */
+    assert_int_equal(cres__pem_check("issued to the ml team:\n" PEM_CERT_CUT PEM_KEY PEM_CERT "trailer", CRES__PEM_CA,
+                                     crlf), 0);
+    assert_string_equal(crlf, PEM_CERT);
+    assert_int_equal(cres__pem_check(PEM_CERT "\r\n" PEM_CERT_CUT PEM_BEGIN_CERT PEM_CERT_BODY "BQ==\n-----END CERTIFICATE-----",
+                                     CRES__PEM_CA, crlf), 0);
+    assert_string_equal(crlf, PEM_CERT PEM_BEGIN_CERT PEM_CERT_BODY "BQ==\n-----END CERTIFICATE-----");
+}
+
+/* PEM client-go could not use fails at create, naming the kubeconfig, the stanza, the field
+   and the file; nothing is sent. An empty CA file is no CA (client-go then trusts the
+   system's), yet still one for insecure-skip-tls-verify, as kubectl says. Of a CA bundle
+   the transport gets the certificates client-go would use, and no other text. */
+static void pem_that_client_go_refuses_is_an_error(void **state) {
+    cres_error err;
+    (void)state;
+    put("p/empty", "");
+    put("p/notes.txt", "ask the platform team for the CA\n");
+    put("p/cut.pem", PEM_CERT_CUT);
+    put("p/cert.pem", PEM_CERT);
+    put("p/key.pem", PEM_KEY);
+    FAILS(resolve(config_json("p/c1", SERVER ", 'certificate-authority': 'notes.txt'", "'token': 't'"), NULL, &err),
+          CRES_ERR_ENVIRONMENT, "kubeconfig \"", "p/c1\": cluster \"x\": \"certificate-authority\" names a file with no PEM CERTIFICATE block: \"",
+          "p/notes.txt\"");
+    FAILS(resolve(config_json("p/c2", SERVER ", 'certificate-authority': 'cut.pem'", "'token': 't'"), NULL, &err),
+          CRES_ERR_ENVIRONMENT, "names a file with a malformed PEM CERTIFICATE block: \"", "p/cut.pem\"");
+    FAILS(resolve(config_json("p/c3", SERVER ", 'certificate-authority-data': '" KEY_B64 "'", "'token': 't'"), NULL, &err),
+          CRES_ERR_ENVIRONMENT, "p/c3\": cluster \"x\": \"certificate-authority-data\" holds no PEM CERTIFICATE block");
+    FAILS(resolve(config_json("p/c4", SERVER, "'client-certificate': 'key.pem', 'client-key': 'key.pem'"), NULL, &err),
+          CRES_ERR_ENVIRONMENT, "user \"x\": \"client-certificate\" names a file with no PEM CERTIFICATE block: \"", "p/key.pem\"");
+    FAILS(resolve(config_json("p/c5", SERVER, "'client-certificate': 'cert.pem', 'client-key': 'empty'"), NULL, &err),
+          CRES_ERR_ENVIRONMENT, "\"client-key\" names a file with no PEM PRIVATE KEY block: \"", "p/empty\"");
+    FAILS(resolve(config_json("p/c6", SERVER, "'client-certificate-data': '" CERT_B64 "', 'client-key-data': '" CA_B64 "'"),
+                  NULL, &err),
+          CRES_ERR_ENVIRONMENT, "user \"x\": \"client-key-data\" holds no PEM PRIVATE KEY block");
+    FAILS(resolve(config_json("p/c7", SERVER ", 'certificate-authority': 'empty', 'insecure-skip-tls-verify': true", "'token': 't'"),
+                  NULL, &err),
+          CRES_ERR_ENVIRONMENT, "\"insecure-skip-tls-verify\" is set together with a certificate authority");
+    assert_int_equal(T.requests_count, 0);
+    OK(resolve(config_json("p/c8", SERVER ", 'certificate-authority': 'empty'",
+                           "'client-certificate': 'cert.pem', 'client-key': 'key.pem'"),
+               NULL, &err));
+    assert_true(T.requests[0].has_tls);
+    assert_string_equal(T.requests[0].ca_pem, ""); /* none: the transport's default CAs */
+    assert_string_equal(T.requests[0].cert_pem, PEM_CERT);
+    assert_string_equal(T.requests[0].key_pem, PEM_KEY);
+    put("p/bundle.pem", "# the ml clusters' CAs\n" PEM_CERT_CUT CA_PEM "\n" PEM_CERT);
+    OK(resolve(config_json("p/c9", SERVER ", 'certificate-authority': 'bundle.pem'", "'token': 't'"), NULL, &err));
+    assert_string_equal(T.requests[1].ca_pem, CA_PEM "\n" PEM_CERT);
+}
+
+/* Hostile PEM costs time in proportion to its size: many BEGIN lines (some of them header
+   lines of the one before, having a colon) before one END of another type, a file of the
+   largest size read (1 MiB). A walk that searched again from every BEGIN line took seconds. */
+static void pem_of_many_failing_blocks_is_read_quickly(void **state) {
+    static const char *const units[] = {"-----BEGIN CERTIFICATE-----\n", "-----BEGIN A:-----\n",
+                                        "-----BEGIN CERTIFICATE-----\nk: v\nMIIB\n"};
+    const size_t cap = 1024 * 1024 - 64;
+    char *text = (char *)malloc(cap + 64);
+    size_t i, used;
+    clock_t start = clock();
+    double seconds;
+    (void)state;
+    assert_non_null(text);
+    for (i = 0; i < N(units); i++) {
+        for (used = 0; used + strlen(units[i]) < cap; used += strlen(units[i]))
+            memcpy(text + used, units[i], strlen(units[i]));
+        snprintf(text + used, 64, "-----END X509 CRL-----\n");
+        put("many.pem", text);
+        FAILS(resolve(config_json("many", SERVER ", 'certificate-authority': 'many.pem'", "'token': 't'"), NULL, &err),
+              CRES_ERR_ENVIRONMENT, "names a file with no PEM CERTIFICATE block: \"", "many.pem\"");
+    }
+    seconds = (double)(clock() - start) / CLOCKS_PER_SEC;
+    free(text);
+    printf("    %zu files of 1 MiB: %.3f s\n", N(units), seconds);
+    assert_true(seconds < 1.0);
 }
 
 static void insecure_is_passed_on_and_logged(void **state) {
@@ -562,8 +739,8 @@ static void oidc_id_token_is_the_bearer(void **state) {
    CA; the cluster's other TLS settings and the impersonation stay. */
 static void options_token_and_ca_replace_the_kubeconfig_ones(void **state) {
     cres_k8s_options o = kube_options(
-        config_json("c", SERVER ", 'certificate-authority-data': 'Y2E=', 'tls-server-name': 'api.internal'",
-                    "'client-certificate-data': 'Y2VydA==', 'client-key-data': 'a2V5', 'as': 'jane'"),
+        config_json("c", SERVER ", 'certificate-authority-data': '" CA_B64 "', 'tls-server-name': 'api.internal'",
+                    "'client-certificate-data': '" CERT_B64 "', 'client-key-data': '" KEY_B64 "', 'as': 'jane'"),
         NULL);
     cres_error err;
     (void)state;
@@ -594,10 +771,10 @@ static void validation_errors_name_file_stanza_and_field(void **state) {
     static const struct {
         const char *cluster, *user, *words[3];
     } cases[] = {
-        {SERVER ", 'certificate-authority': 'a', 'certificate-authority-data': 'Y2E='", "",
+        {SERVER ", 'certificate-authority': 'a', 'certificate-authority-data': '" CA_B64 "'", "",
          {"cluster \"x\"", "\"certificate-authority\" and \"certificate-authority-data\" are both set", "bad0"}},
-        {SERVER, "'client-certificate-data': 'Y2E='", {"user \"x\"", "\"client-certificate\" is set, client-key is not", "bad1"}},
-        {SERVER, "'client-key-data': 'Y2E='", {"user \"x\"", "\"client-key\"", "bad2"}},
+        {SERVER, "'client-certificate-data': '" CERT_B64 "'", {"user \"x\"", "\"client-certificate\" is set, client-key is not", "bad1"}},
+        {SERVER, "'client-key-data': '" KEY_B64 "'", {"user \"x\"", "\"client-key\"", "bad2"}},
         {SERVER, "'token': 't', 'username': 'u', 'password': 'p'", {"\"token\" and username/password", "bad3", "user"}},
         {SERVER, "'exec': {'command': 'aws'}", {"\"exec.apiVersion\" is not set", "bad4", "user \"x\""}},
         {SERVER, "'exec': {'apiVersion': 'client.authentication.k8s.io/v1', 'command': 'aws'}",
@@ -609,8 +786,8 @@ static void validation_errors_name_file_stanza_and_field(void **state) {
         {SERVER, "'auth-provider': {'name': 'gcp'}", {"\"auth-provider.name\" is gcp", "gke-gcloud-auth-plugin", "bad8"}},
         {SERVER, "'auth-provider': {'name': 'azure'}", {"kubelogin", "bad9", "removed"}},
         {SERVER ", 'certificate-authority': 'no-such-ca.pem'", "", {"\"certificate-authority\" names", "no-such-ca.pem", "cannot be read"}},
-        {"'certificate-authority-data': 'Y2E='", "", {"\"server\" is not set", "localhost:8080", "bad11"}},
-        {SERVER ", 'insecure-skip-tls-verify': true, 'certificate-authority-data': 'Y2E='", "",
+        {"'certificate-authority-data': '" CA_B64 "'", "", {"\"server\" is not set", "localhost:8080", "bad11"}},
+        {SERVER ", 'insecure-skip-tls-verify': true, 'certificate-authority-data': '" CA_B64 "'", "",
          {"\"insecure-skip-tls-verify\" is set together with a certificate authority", "bad12", "cluster"}},
         {SERVER ", 'insecure-skip-tls-verify': 'yes'", "", {"\"insecure-skip-tls-verify\" must be true or false", "bad13", "x"}},
         {SERVER ", 'proxy-url': 'ftp://p'", "", {"\"proxy-url\" must start with", "bad14", "x"}},
@@ -618,7 +795,7 @@ static void validation_errors_name_file_stanza_and_field(void **state) {
          {"\"exec\" is set with a token", "bad15", "x"}},
         {SERVER, "'token': 5", {"\"token\" must be a string", "bad16", "x"}},
         {SERVER ", 'certificate-authority-data': 'not base64!'", "", {"\"certificate-authority-data\" is not base64", "bad17", "x"}},
-        {SERVER, "'as-user-extra': {'reason': ['x']}", {"as-user-extra", "bad18", "not supported"}},
+        {SERVER, "'as': 'jane', 'as-user-extra': {'reason': ['x']}", {"as-user-extra", "bad18", "not supported"}},
         {"'server': 'ftp://k8s.test'", "", {"\"server\" must be an http:// or https:// URL", "bad19", "x"}},
         /* no host (curl would read "http:/api/..." as host "api"), blanks, a CR LF */
         {"'server': 'http://'", "'token': 'Tok3n-0123456789abc'", {"\"server\" must name a host", "bad20", "x"}},
@@ -629,7 +806,7 @@ static void validation_errors_name_file_stanza_and_field(void **state) {
         {SERVER ", 'certificate-authority-data': 5", "", {"\"certificate-authority-data\" must be a string", "bad24", "x"}},
         {SERVER ", 'proxy-url': 5", "", {"\"proxy-url\" must be a string", "bad25", "x"}},
         {SERVER, "'tokenFile': 5", {"\"tokenFile\" must be a string", "bad26", "x"}},
-        {SERVER, "'client-certificate-data': 'Y2E=', 'client-key': 5", {"\"client-key\" must be a string", "bad27", "x"}},
+        {SERVER, "'client-certificate-data': '" CERT_B64 "', 'client-key': 5", {"\"client-key\" must be a string", "bad27", "x"}},
         {SERVER, "'username': 5", {"\"username\" must be a string", "bad28", "x"}},
         {SERVER, "'password': 5", {"\"password\" must be a string", "bad29", "x"}},
         {SERVER, "'as': ['jane']", {"\"as\" must be a string", "bad30", "x"}},
@@ -639,8 +816,8 @@ static void validation_errors_name_file_stanza_and_field(void **state) {
         {SERVER, "'tokenFile': 'tok', 'password': 'p'", {"\"tokenFile\" and username/password", "bad34", "x"}},
         {SERVER, "'exec': {'apiVersion': 'client.authentication.k8s.io/v1', 'command': 'a'}, 'auth-provider': {'name': 'oidc'}",
          {"\"exec\" and auth-provider are both set", "bad35", "x"}},
-        {SERVER, "'auth-provider': {'name': 'oidc', 'config': {'id-token': 't'}}, 'client-certificate-data': 'Y2E=', "
-                 "'client-key-data': 'Y2E='",
+        {SERVER, "'auth-provider': {'name': 'oidc', 'config': {'id-token': 't'}}, 'client-certificate-data': '" CERT_B64 "', "
+                 "'client-key-data': '" KEY_B64 "'",
          {"\"auth-provider\" is set with a token, password or certificate", "bad36", "x"}},
         {SERVER, "'exec': {'apiVersion': 'client.authentication.k8s.io/v1beta1'}", {"\"exec.command\" is not set", "bad37", "x"}},
         {SERVER, "'exec': {'apiVersion': 'client.authentication.k8s.io/v1beta1', 'command': 'a', 'installHint': 5}",
@@ -678,6 +855,12 @@ static void validation_errors_name_file_stanza_and_field(void **state) {
          {"\"exec.env\" must be a list of {name, value} strings", "bad56", "x"}},
         {SERVER, "'exec': {'apiVersion': '" EXEC_V1BETA1 "', 'command': 'a', 'env': [{'name': 5, 'value': '1'}]}",
          {"\"exec.env\" must be a list of {name, value} strings", "bad57", "x"}},
+        /* groups, uid or user-extra with no user to impersonate (an empty "as" is none): kubectl
+           refuses them ("requesting uid, groups or user-extra for x without impersonating a user") */
+        {SERVER, "'token': 't', 'as-groups': ['dev']", {"user \"x\": \"as-groups\" is set without \"as\"", "bad58", "impersonate"}},
+        {SERVER, "'as-uid': '42'", {"\"as-uid\" is set without \"as\"", "bad59", "x"}},
+        {SERVER, "'as-user-extra': {'reason': []}", {"\"as-user-extra\" is set without \"as\"", "bad60", "x"}},
+        {SERVER, "'as': '', 'as-uid': '42', 'as-groups': ['']", {"\"as-groups\" is set without \"as\"", "bad61", "x"}},
     };
     size_t i;
     (void)state;
@@ -698,22 +881,26 @@ static void validation_errors_name_file_stanza_and_field(void **state) {
 }
 
 /* More of the fields, each with what it does: basic auth with one half, nulls for the
-   methods not used, an empty or null as-user-extra, a server without a scheme or with
-   trailing slashes, insecure-skip-tls-verify null, an https:// proxy; servers that name no
-   host, and exec with any other method (a username alone too). */
+   methods not used, an empty or null as-user-extra (and empty as-groups and as-uid, which
+   need no "as"), a server without a scheme or with trailing slashes,
+   insecure-skip-tls-verify null, an https:// proxy; servers that name no host, and exec
+   with any other method (a username alone too). */
 static void fields_in_their_other_forms(void **state) {
     cres_error err;
     (void)state;
     OK(resolve(config_json("u-only", SERVER, "'username': 'admin', 'exec': null, 'auth-provider': null, "
-                           "'as-user-extra': {}"),
+                           "'as-user-extra': {}, 'as-groups': [], 'as-uid': ''"),
                NULL, &err));
     assert_string_equal(header(0, "Authorization"), "Basic YWRtaW46"); /* admin: */
+    assert_null(header(0, "Impersonate-Group")); /* empty ones ask for nothing: no "as" needed */
+    assert_null(header(0, "Impersonate-Uid"));
     OK(resolve(config_json("p-only", "'server': 'k8s.test:6443///', 'insecure-skip-tls-verify': null",
                            "'password': 'pw', 'as-user-extra': null"),
                NULL, &err));
     assert_string_equal(header(1, "Authorization"), "Basic OnB3"); /* :pw */
-    OK(resolve(config_json("crlf", SERVER ", 'certificate-authority-data': 'Y2\\r\\nE='", "'token': 't'"), NULL, &err));
-    assert_string_equal(T.requests[2].ca_pem, "ca"); /* line breaks in base64 are skipped, as Go does */
+    OK(resolve(config_json("crlf", SERVER ", 'certificate-authority-data': 'LS0tLS1CRUdJTiBDRVJUSUZJQ0FURS0tLS0tCk1Ba01CM1JsYzNRZ1ky"
+                           "\\r\\nRT0KLS0tLS1FTkQgQ0VSVElGSUNBVEUtLS0tLQ=='", "'token': 't'"), NULL, &err));
+    assert_string_equal(T.requests[2].ca_pem, CA_PEM); /* line breaks in base64 are skipped, as Go does */
     /* keys are compared decoded: "tok\\u0065x" is "tokex", not "token"; long ones too */
     OK(resolve(config_json("esc", SERVER, "'tok\\u0065x': 'no', 'to\\u006ben': 'yes', "
                            "'an-unknown-key-long-enough-not-to-be-any-of-the-fields-at-all\\u0021': 1"),
@@ -734,7 +921,7 @@ static void fields_in_their_other_forms(void **state) {
                   NULL, &err),
           CRES_ERR_ENVIRONMENT, "\"exec\" is set with a token, password or certificate");
     FAILS(resolve(config_json("execcert", SERVER, "'exec': {'apiVersion': '" EXEC_V1BETA1 "', 'command': 'a'}, "
-                              "'client-certificate-data': 'Y2E=', 'client-key-data': 'Y2E='"),
+                              "'client-certificate-data': '" CERT_B64 "', 'client-key-data': '" KEY_B64 "'"),
                   NULL, &err),
           CRES_ERR_ENVIRONMENT, "\"exec\" is set with a token, password or certificate");
     FAILS(resolve(config_json("execuser", SERVER, "'exec': {'apiVersion': '" EXEC_V1BETA1 "', 'command': 'a'}, "
@@ -858,7 +1045,7 @@ static void yaml_as_kubectl_writes_it(void **state) {
                    "apiVersion: v1\n"
                    "clusters:\n"
                    "- cluster:\n"
-                   "    certificate-authority-data: Y2E=\n"
+                   "    certificate-authority-data: " CA_B64 "\n"
                    "    server: https://k8s.test:6443\n"
                    "  name: arn:aws:eks:us-east-1:123456789012:cluster/train\n"
                    "contexts:\n"
@@ -876,7 +1063,7 @@ static void yaml_as_kubectl_writes_it(void **state) {
                    "    token: 'abc:def'\n"),
                NULL, &err));
     HAS(T.requests[0].url, "/namespaces/ml/");
-    assert_string_equal(T.requests[0].ca_pem, "ca");
+    assert_string_equal(T.requests[0].ca_pem, CA_PEM);
     assert_string_equal(header(0, "Authorization"), "Bearer abc:def");
 }
 
@@ -888,7 +1075,7 @@ static void yaml_as_people_edit_it(void **state) {
                    "# shared CA, referenced twice\r\n"
                    "clusters:\r\n"
                    "  - name: a\r\n"
-                   "    cluster: &c {server: \"https://k8s.test\", certificate-authority-data: Y2E=}\r\n"
+                   "    cluster: &c {server: \"https://k8s.test\", certificate-authority-data: " CA_B64 "}\r\n"
                    "  - name: b\r\n"
                    "    cluster: *c\r\n"
                    "contexts: [{name: ctx, context: {cluster: b, user: u}}]\r\n"
@@ -978,7 +1165,7 @@ static void yaml_kubeconfig_under_allocation_failures(void **state) {
                "users:\n"
                "- name: u\n"
                "  user: {token: yaml-token, as: jane, as-groups: &g [dev, ops], "
-               "client-certificate-data: Y2VydA==, client-key-data: a2V5}\n"
+               "client-certificate-data: " CERT_B64 ", client-key-data: " KEY_B64 "}\n"
                "- {name: u2, user: {as-groups: *g}}\n");
     alloc_walk("yaml kubeconfig", yaml_walk_run, path, CRES_OK);
 }
@@ -1082,7 +1269,7 @@ static void exec_plugin_gets_args_env_and_exec_info(void **state) {
     env_set("KUBERNETES_EXEC_INFO", "stale");
     env_set("PROF", "kept"); /* a name exec.env's PROFILE starts with: not replaced by it */
     plugin(0, CRED("t-1", ""), "note: from the plugin\r\n\r\nsecond note\r\n");
-    path = config_json("exec", SERVER ", 'certificate-authority-data': 'Y2E=', 'extensions': [{'name': "
+    path = config_json("exec", SERVER ", 'certificate-authority-data': '" CA_B64 "', 'extensions': [{'name': "
                        "'client.authentication.k8s.io/exec', 'extension': {'audience': 'k8s'}}]",
                        EXEC_USER(", 'provideClusterInfo': true"));
     OK(resolve(path, NULL, &err));
@@ -1099,7 +1286,7 @@ static void exec_plugin_gets_args_env_and_exec_info(void **state) {
     assert_null(strstr(T.runs[0].env, "stale"));
     assert_string_equal(T.runs[0].info,
                         "{\"kind\":\"ExecCredential\",\"apiVersion\":\"" EXEC_V1 "\",\"spec\":{\"cluster\":{"
-                        "\"server\":\"https://k8s.test:6443\",\"certificate-authority-data\":\"Y2E=\","
+                        "\"server\":\"https://k8s.test:6443\",\"certificate-authority-data\":\"" CA_B64 "\","
                         "\"config\":{\"audience\": \"k8s\"}},\"interactive\":false}}");
     assert_string_equal(header(0, "Authorization"), "Bearer t-1");
     HAS(logs.text, "exec plugin \"");
@@ -1317,11 +1504,11 @@ static cres_result user_walk_run(test_alloc *t, const void *ctx) {
 
 static void users_under_allocation_failures(void **state) {
     static const char *const contexts[][4] = { /* name, authorization, CA, the context */
-        {"exec", "Bearer from-plugin", "ca", "{'cluster': 'data', 'user': 'exec', 'namespace': 'ml'}"},
-        {"exec-env", "Bearer from-plugin", "ca", "{'cluster': 'proxied', 'user': 'exec-hint', 'namespace': 'ml'}"},
+        {"exec", "Bearer from-plugin", CA_PEM, "{'cluster': 'data', 'user': 'exec', 'namespace': 'ml'}"},
+        {"exec-env", "Bearer from-plugin", CA_PEM, "{'cluster': 'proxied', 'user': 'exec-hint', 'namespace': 'ml'}"},
         {"basic", "Basic YWRtaW46cHc=", CA_PEM, "{'cluster': 'file', 'user': 'basic', 'namespace': 'ml'}"}, /* admin:pw */
-        {"cert", NULL, "ca", "{'cluster': 'data', 'user': 'cert', 'namespace': 'ml'}"},
-        {"file", "Bearer from-file", "ca", "{'cluster': 'data', 'user': 'file'}"},
+        {"cert", NULL, CA_PEM, "{'cluster': 'data', 'user': 'cert', 'namespace': 'ml'}"},
+        {"file", "Bearer from-file", CA_PEM, "{'cluster': 'data', 'user': 'file'}"},
     };
     char text[4096];
     size_t used = 0, i;
@@ -1333,8 +1520,8 @@ static void users_under_allocation_failures(void **state) {
     put("w/tok", "from-file\n");
     used += (size_t)snprintf(text + used, sizeof text - used, "%s", dq(
         "{'clusters': ["
-        "{'name': 'data', 'cluster': {'server': 'https://k8s.test', 'certificate-authority-data': 'Y2E='}}, "
-        "{'name': 'proxied', 'cluster': {'server': 'https://k8s.test', 'certificate-authority-data': 'Y2E=', "
+        "{'name': 'data', 'cluster': {'server': 'https://k8s.test', 'certificate-authority-data': '" CA_B64 "'}}, "
+        "{'name': 'proxied', 'cluster': {'server': 'https://k8s.test', 'certificate-authority-data': '" CA_B64 "', "
         "'tls-server-name': 'api', 'proxy-url': 'http://proxy:3128'}}, "
         "{'name': 'file', 'cluster': {'server': 'https://k8s.test', 'certificate-authority': 'ca.pem'}}], "
         "'users': ["
@@ -1458,7 +1645,7 @@ static void transport_features_are_checked(void **state) {
     assert_int_equal(T.requests_count, 0);
     /* each TLS field the transport does not declare */
     T.cfg.transport.features = 0;
-    FAILS(resolve(config_json("f1", SERVER ", 'certificate-authority-data': 'Y2E='", "'token': 't'"), NULL, &err),
+    FAILS(resolve(config_json("f1", SERVER ", 'certificate-authority-data': '" CA_B64 "'", "'token': 't'"), NULL, &err),
           CRES_ERR_UNSUPPORTED, "ca_pem");
     T.cfg.transport.features = CRES_TRANSPORT_CA_PEM;
     FAILS(resolve(config_json("f2", SERVER ", 'tls-server-name': 'api'", "'token': 't'"), NULL, &err),
@@ -1653,6 +1840,9 @@ int main(void) {
         T_(no_file_or_no_context_falls_back_to_in_cluster),
         T_(namespace_option_then_context_then_default),
         T_(tls_material_from_files_and_data),
+        T_(pem_is_read_as_client_go_reads_it),
+        T_(pem_that_client_go_refuses_is_an_error),
+        T_(pem_of_many_failing_blocks_is_read_quickly),
         T_(insecure_is_passed_on_and_logged),
         T_(token_file_wins_over_token_when_readable),
         T_(basic_auth_and_impersonation_headers),

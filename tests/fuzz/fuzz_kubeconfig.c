@@ -88,9 +88,11 @@
 
 #define FIXED_EXEC_TOKEN "Fuzz-exec-token-0123456789"
 #define FILE_TOKEN "Fuzz-file-token-9876543210"
-#define KEY_BODY "MHcCAQEEIFuzzClientKey0123456789abcdefXYZ"
-#define CA_PEM "-----BEGIN CERTIFICATE-----\nMIIBfuzzCA\n-----END CERTIFICATE-----\n"
-#define CERT_PEM "-----BEGIN CERTIFICATE-----\nMIIBfuzzClient\n-----END CERTIFICATE-----\n"
+/* PEM bodies the loader accepts: one whole DER SEQUENCE (of a UTF8String: "fuzz ca", "fuzz
+   client", "Fuzz client key 0123456789"; the key's base64 is a distinctive secret) */
+#define KEY_BODY "MBwMGkZ1enogY2xpZW50IGtleSAwMTIzNDU2Nzg5"
+#define CA_PEM "-----BEGIN CERTIFICATE-----\nMAkMB2Z1enogY2E=\n-----END CERTIFICATE-----\n"
+#define CERT_PEM "-----BEGIN CERTIFICATE-----\nMA0MC2Z1enogY2xpZW50\n-----END CERTIFICATE-----\n"
 #define KEY_PEM "-----BEGIN EC PRIVATE KEY-----\n" KEY_BODY "\n-----END EC PRIVATE KEY-----\n"
 #define PLUGIN_STDERR "fuzz-plugin: reading the cache\nfuzz-plugin: done\n"
 #define STATUS_401                                                                       \

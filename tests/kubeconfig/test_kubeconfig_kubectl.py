@@ -261,6 +261,20 @@ def read_cert(name):
         return f.read()
 
 
+def cut_line(pem):
+    """PEM whose last body line is gone: still base64, but the DER inside is cut short (a
+    copy cut at a line break)."""
+    lines = pem.strip().split("\n")
+    return "\n".join(lines[:-2] + lines[-1:]) + "\n"
+
+
+def cut_chars(pem):
+    """PEM whose last body line lost 5 characters: no longer base64 (a copy cut mid-line)."""
+    lines = pem.strip().split("\n")
+    lines[-2] = lines[-2][:-5]
+    return "\n".join(lines) + "\n"
+
+
 # ======================================================================== one case
 
 POD_LIST = re.compile(r"/api/v1/(?:namespaces/([^/]+)/)?pods")
@@ -667,6 +681,40 @@ def cluster_certificate_authority_data():
 
 
 @test
+def cluster_certificate_authority_bundle_as_kubectl_reads_it():
+    """A CA file as people assemble them: a comment line, a certificate cut short, an
+    unrelated CA, the test CA, CR LF line ends. kubectl skips what it cannot use and trusts
+    the rest (Go's AppendCertsFromPEM); so do we."""
+    c = Case()
+    text = ("# CA bundle of the ml clusters\n" + cut_line(read_cert("other-ca.pem")) +
+            read_cert("other-ca.pem") + read_cert("ca.pem")).replace("\n", "\r\n")
+    c.write("kube/ca-bundle.pem", text)
+    env = c.env(c.write("kube/config", simple(main_fake().url, {"token": TOKEN}, cluster_extra={
+        "certificate-authority": "ca-bundle.pem"})))
+    expect(same(c, main_fake(), env), bearer(TOKEN))
+
+
+@test
+def cluster_certificate_authority_empty_file():
+    """certificate-authority naming an empty file: kubectl reads it as no CA of its own and
+    verifies with the system's, which do not know the test CA ("x509: certificate signed by
+    unknown authority"); so do we: the TLS handshake fails (exit 4), not the kubeconfig, and
+    no pod list is sent."""
+    c = Case()
+    c.write("kube/empty.pem", "")
+    path = c.write("kube/config", simple(main_fake().url, {"token": TOKEN}, cluster_extra={
+        "certificate-authority": "empty.pem"}))
+    before = len(main_fake().requests())
+    k = kubectl(c, c.env(path))
+    assert k.returncode != 0 and "certificate signed by unknown authority" in k.stderr, \
+        k.stderr.strip()[-600:]
+    o = ours(c, c.env(path))
+    assert o.returncode == 4 and "certificate" in o.stderr and "PEM" not in o.stderr, \
+        "cluster-resolve exit %d: %s" % (o.returncode, o.stderr.strip()[-600:])
+    assert not pod_lists(main_fake().requests()[before:]), "a pod list was sent"
+
+
+@test
 def cluster_insecure_skip_tls_verify():
     """insecure-skip-tls-verify: true and no CA: the server certificate is not checked."""
     c = Case()
@@ -849,6 +897,19 @@ def user_client_certificate_data():
 
 
 @test
+def user_client_key_sec1():
+    """client-key-data holding the key as "EC PRIVATE KEY" (SEC 1, as kubeadm and openssl ec
+    write it) instead of PKCS #8 "PRIVATE KEY": both use it."""
+    c = Case()
+    sec1 = subprocess.run(["openssl", "ec", "-in", os.path.join(CERTS, "client.key")],
+                          capture_output=True, text=True, check=True).stdout
+    assert sec1.startswith("-----BEGIN EC PRIVATE KEY-----"), sec1[:40]
+    env = c.env(c.write("config", simple(main_fake().url, {
+        "client-certificate-data": b64(read_cert("client.pem")), "client-key-data": b64(sec1)})))
+    expect(same(c, main_fake(), env), client_subject=JANE)
+
+
+@test
 def user_basic_auth():
     """username / password (the password has a colon): "Authorization: Basic ..."."""
     c = Case()
@@ -880,6 +941,16 @@ def user_impersonation_with_client_certificate():
         "as": "system:serviceaccount:ml:trainer", "as-groups": ["system:serviceaccounts"]})))
     expect(same(c, main_fake(), env), client_subject=JANE,
            user="system:serviceaccount:ml:trainer", groups=["system:serviceaccounts"])
+
+
+@test
+def user_empty_impersonation_without_as():
+    """as-groups: [], as-uid: "" and as-user-extra: {} without as ask for nothing: kubectl
+    sends the token and no Impersonate-* header; so do we."""
+    c = Case()
+    env = c.env(c.write("config", simple(main_fake().url, {
+        "token": TOKEN, "as-groups": [], "as-uid": "", "as-user-extra": {}})))
+    expect(same(c, main_fake(), env), bearer(TOKEN))
 
 
 # ======================================================================== written by kubectl
@@ -1173,6 +1244,92 @@ def invalid_insecure_with_ca():
     path = bad(c, cluster_extra={"insecure-skip-tls-verify": True})
     both_fail(c, c.env(path), path, ["insecure-skip-tls-verify"],
               kubectl_says=["specifying a root certificates file with the insecure flag"])
+
+
+@test
+def invalid_impersonation_without_as():
+    """as-groups, as-uid or as-user-extra without as: kubectl fails ("requesting uid, groups
+    or user-extra for u without impersonating a user"); ours exits 3 naming the field."""
+    for field, value in (("as-groups", ["ml-admins"]), ("as-uid", "1234-abcd"),
+                         ("as-user-extra", {"reason": ["audit"]})):
+        c = Case()
+        path = bad(c, {"token": TOKEN, field: value})
+        both_fail(c, c.env(path), path, ['user "u"', '"%s" is set without "as"' % field],
+                  kubectl_says=["requesting uid, groups or user-extra for u without "
+                                "impersonating a user"])
+
+
+@test
+def invalid_certificate_authority_not_pem():
+    """certificate-authority naming a file that holds no certificate kubectl can use: plain
+    text, a private key (a block of the wrong type), the CA cut short by a line, and the same
+    cut CA as certificate-authority-data. kubectl fails at load ("unable to load root
+    certificates: unable to parse bytes as PEM block", "... no valid certificate authority
+    data seen", "... failed to parse certificate: x509: malformed certificate", naming no
+    file); ours exits 3 naming the field and the file."""
+    for name, text, kubectl_words, our_words in (
+            ("notes.txt", "ask the platform team for the CA\n", "unable to parse bytes as PEM block",
+             "names a file with no PEM CERTIFICATE block"),
+            ("key.pem", read_cert("client.key"), "no valid certificate authority data seen",
+             "names a file with no PEM CERTIFICATE block"),
+            ("cut.pem", cut_line(read_cert("ca.pem")), "x509: malformed certificate",
+             "names a file with a malformed PEM CERTIFICATE block")):
+        c = Case()
+        ca = c.write("kube/" + name, text)
+        path = c.write("kube/config", simple(main_fake().url, {"token": TOKEN}, cluster_extra={
+            "certificate-authority": name}))
+        both_fail(c, c.env(path), path, ['"certificate-authority" ' + our_words, ca],
+                  kubectl_says=["unable to load root certificates", kubectl_words])
+    c = Case()
+    path = bad(c, cluster_extra={"certificate-authority": None,
+                                 "certificate-authority-data": b64(cut_line(read_cert("ca.pem")))})
+    both_fail(c, c.env(path), path,
+              ['"certificate-authority-data" holds a malformed PEM CERTIFICATE block'],
+              kubectl_says=["x509: malformed certificate"])
+
+
+@test
+def invalid_client_certificate_not_pem():
+    """client-certificate naming the key file (the inputs switched), and client-certificate-
+    data cut inside a line (no longer base64): kubectl fails ("tls: failed to find
+    certificate PEM data in certificate input, but did find a private key; PEM inputs may
+    have been switched" when it connects, for a file; "tls: failed to find any PEM data in
+    certificate input" at load, for data); ours exits 3 at create naming the field."""
+    key = os.path.join(CERTS, "client.key")
+    c = Case()
+    path = bad(c, {"client-certificate": key, "client-key": key})
+    both_fail(c, c.env(path), path, ['"client-certificate" names a file with no PEM CERTIFICATE '
+                                     'block', key],
+              kubectl_says=["did find a private key; PEM inputs may have been switched"])
+    c = Case()
+    path = bad(c, {"client-certificate-data": b64(cut_chars(read_cert("client.pem"))),
+                   "client-key-data": b64(read_cert("client.key"))})
+    both_fail(c, c.env(path), path, ['"client-certificate-data" holds no PEM CERTIFICATE block'],
+              kubectl_says=["failed to find any PEM data in certificate input"])
+
+
+@test
+def invalid_client_key_not_pem():
+    """client-key-data holding the certificate, client-key naming an empty file, and the key
+    cut short by a line: kubectl fails ("tls: found a certificate rather than a key in the
+    PEM for the private key", "tls: failed to find any PEM data in key input", "tls: failed
+    to parse private key"); ours exits 3 at create naming the field."""
+    cert = read_cert("client.pem")
+    c = Case()
+    path = bad(c, {"client-certificate-data": b64(cert), "client-key-data": b64(cert)})
+    both_fail(c, c.env(path), path, ['"client-key-data" holds no PEM PRIVATE KEY block'],
+              kubectl_says=["found a certificate rather than a key"])
+    for name, text, kubectl_words, our_words in (
+            ("empty.key", "", "failed to find any PEM data in key input",
+             "names a file with no PEM PRIVATE KEY block"),
+            ("cut.key", cut_line(read_cert("client.key")), "failed to parse private key",
+             "names a file with a malformed PEM PRIVATE KEY block")):
+        c = Case()
+        key = c.write("kube/" + name, text)
+        path = c.write("kube/config", simple(main_fake().url, {
+            "client-certificate": os.path.join(CERTS, "client.pem"), "client-key": name}))
+        both_fail(c, c.env(path), path, ['"client-key" ' + our_words, key],
+                  kubectl_says=[kubectl_words])
 
 
 @test
