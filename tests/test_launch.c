@@ -2390,15 +2390,6 @@ static const char nomad_alone[] =
     "NOMAD_ALLOC_INDEX=0\nNOMAD_ALLOC_NAME=train.workers[0]\nNOMAD_GROUP_NAME=workers\n"
     "NOMAD_JOB_NAME=train\nNOMAD_TASK_NAME=worker\n";
 
-/* An salloc -N2 -n8 shell (salloc(1) at 000729e, OUTPUT ENVIRONMENT VARIABLES: no
-   SLURM_PROCID, no step); salloc -n1. */
-static const char salloc_n8[] =
-    "SLURM_JOB_ID=4242\nSLURM_JOBID=4242\nSLURM_JOB_NODELIST=node[1-2]\nSLURM_NODELIST=node[1-2]\n"
-    "SLURM_JOB_NUM_NODES=2\nSLURM_NNODES=2\nSLURM_NTASKS=8\nSLURM_TASKS_PER_NODE=4(x2)\n"
-    "SLURM_SUBMIT_HOST=login1\n";
-static const char salloc_alone[] =
-    "SLURM_JOB_ID=4243\nSLURM_JOBID=4243\nSLURM_JOB_NODELIST=node1\nSLURM_NODELIST=node1\n"
-    "SLURM_JOB_NUM_NODES=1\nSLURM_NNODES=1\nSLURM_NTASKS=1\nSLURM_TASKS_PER_NODE=1\n";
 
 static void auto_launchers_without_a_backend(void **state) {
     static const launcher_case cases[] = {
@@ -2413,7 +2404,6 @@ static void auto_launchers_without_a_backend(void **state) {
         {torchx_replica1, "auto: TORCHX_REPLICA_IDX=\"1\" (torchx) is set", torchx_alone},
         {determined_pod, "auto: DET_KUBERNETES_JOB_PARALLELISM=\"2\" (Determined) is set", determined_alone},
         {nomad_alloc2, "auto: NOMAD_ALLOC_INDEX=\"2\" (Nomad) is set", nomad_alone},
-        {salloc_n8, "auto: SLURM_NTASKS=\"8\" (Slurm) is set", salloc_alone},
     };
     size_t i;
     cres_resolver *r;
