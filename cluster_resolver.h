@@ -362,6 +362,9 @@
                                - Determined: DET_KUBERNETES_JOB_PARALLELISM>1
                                - Nomad: NOMAD_ALLOC_INDEX>0 (allocation 0 of several cannot
                                  be told from a group of one: Nomad gives no count)
+                               - Metaflow: MF_PARALLEL_NUM_NODES>1 MF_PARALLEL_NODE_INDEX>0
+                                 MF_WORLD_SIZE>1
+                               - NVIDIA Base Command: NGC_ARRAY_SIZE>1 NGC_ARRAY_INDEX>0
                   The chosen backend's errors stand: a partial environment (WORLD_SIZE and
                   RANK without MASTER_ADDR) is an error, never the next step.
         Options:  backend, else $CLUSTER_RESOLVER_BACKEND, forces one by its name above
@@ -813,7 +816,9 @@
                   unknown, any other failure fails the resolve.
         Errors:   a member not RUNNING in its zone's list: CRES_ERR_NOT_READY.
       tpu (cres_tpu_options)
-        Reads:    options.tpu, else $KUBE_GOOGLE_CLOUD_TPU_ENDPOINTS, $TPU_NAME, $TPU_CONFIG
+        Reads:    options.tpu, else "local" when TPU_PROCESS_ADDRESSES or TPU_WORKER_HOSTNAMES
+                  is set (GKE's and KubeRay's webhooks set TPU_NAME beside them), else
+                  $KUBE_GOOGLE_CLOUD_TPU_ENDPOINTS, $TPU_NAME, $TPU_CONFIG
                   ({"tpu_node_name", "project", "zone"}). "grpc://h:p,grpc://h2:p" (or any
                   name with ':') is an endpoint list used as is (IPv6 in brackets, port 8470
                   when missing; no API call). A name goes to the Cloud TPU API (tpu_url
@@ -835,7 +840,9 @@
         Options:  job_name ("worker"); coordinator_name with coordinator_address adds a
                   one-task job; allow_unhealthy; accelerators_per_host (0 = from the type);
                   credentials_file, token, token_file (as gce).
-        Own task: job_name, $TPU_WORKER_ID (below the worker count) or 0.
+        Own task: job_name, $TPU_WORKER_ID (below the worker count), else the metadata
+                  agent-worker-number, else 0 for a single worker (TF's); with several workers
+                  and neither, none (every host would claim rank 0).
         Accelerators: "TPU" per host from the accelerator type: v2-N, v3-N 8 (N if
                   smaller); v4-N, v5p-N 4 (N/2 if smaller: N counts TensorCores);
                   v5litepod-N, v5e-N, v6e-N: N up to 8, else 4; others need
@@ -9942,6 +9949,11 @@ CRES__PRIVATE cres_result cres__tpu_local(cres__tpu *t, cres__http *h, cres_clus
             res = cres__fail(err, fault, "tpu: %s: worker %lld is not one of the %zu workers",
                              own_from, own, cres_spec_tasks_count(spec, t->job));
         else res = cres_set_detected_task(&t->base, t->job, (int)own, err);
+    } else if (res == CRES_OK && cres_spec_tasks_count(spec, t->job) > 1 &&
+               !t->base.task_overridden) { /* TF's worker 0 would make every host rank 0 */
+        t->base.task_id = CRES_NO_TASK;
+        t->base.no_task_why = "the slice has several workers, and neither TPU_WORKER_ID nor the "
+                              "metadata agent-worker-number says which this is";
     }
     cres__free(a, endpoints);
     cres__free(a, number);
@@ -10174,6 +10186,11 @@ CRES__PRIVATE cres_result cres__tpu_name(cres__tpu *t, const cres_tpu_options *o
     cres_result res;
     t->name_from = "options.tpu";
     t->name_fault = CRES_ERR_INVALID_ARGUMENT;
+    /* GKE's and KubeRay's TPU webhooks set TPU_NAME beside the slice's own workers: with
+       those named, this is the TPU VM's slice, never a Cloud TPU to look up */
+    if ((!name || !*name) && (cres__env_set(&t->base, "TPU_PROCESS_ADDRESSES") ||
+                              cres__env_set(&t->base, "TPU_WORKER_HOSTNAMES")))
+        name = "local";
     for (i = 0; i < 2 && (!name || !*name); i++) {
         name = cres_resolver_getenv(&t->base, vars[i]);
         t->name_from = vars[i];
@@ -10810,7 +10827,9 @@ typedef struct cres__job_split {
 CRES__PRIVATE int cres__cmp_job_split(const void *x, const void *y) {
     const cres__job_split *a = (const cres__job_split *)x, *b = (const cres__job_split *)y;
     int ca = strcmp(a->job, "chief") == 0, cb = strcmp(b->job, "chief") == 0;
+    int ea = strcmp(a->job, "evaluator") == 0, eb = strcmp(b->job, "evaluator") == 0;
     if (ca != cb) return ca ? -1 : 1;
+    if (ea != eb) return ea ? 1 : -1; /* last, as the ranks order it (>>launch) */
     return strcmp(a->job, b->job);
 }
 
@@ -13263,8 +13282,39 @@ CRES__PRIVATE cres_result cres__hosts_finish(cres__hosts *h, cres_result res, co
 
 #ifndef CLUSTER_RESOLVER_NO_VERTEX
 
+/* Vertex AI's pools: 0 the primary replica, 1 the workers, 2 the parameter servers or the
+   Reduction Server, 3 the evaluators (cloud.google.com/vertex-ai/docs/training/
+   distributed-training). torch's and JAX's processes are pools 0 and 1: the launch counts
+   those; a replica of pool 2 or 3 has no rank. */
+CRES__PRIVATE cres_result cres__vertex_launch(cres_resolver *r, cres_launch_info *out,
+                                              cres_error *err) {
+    static const char *const pools[2] = {"workerpool0", "workerpool1"};
+    const cres_cluster_spec *all = ((cres__simple *)r)->spec;
+    cres_cluster_spec *ranked = NULL;
+    size_t p, k;
+    cres_result res = CRES_OK;
+    if (!r->task_type || r->task_id < 0) return cres__launch_from_spec(r, out, err); /* says why */
+    if (strcmp(r->task_type, pools[0]) != 0 && strcmp(r->task_type, pools[1]) != 0)
+        return cres__fail(err, CRES_ERR_NOT_FOUND,
+                          "vertex: CLUSTER_SPEC's task is in %.64s, whose replicas (parameter "
+                          "servers, Reduction Server, evaluators) take no rank: pools 0 and 1 do",
+                          r->task_type);
+    res = cres_spec_create(&r->config.allocator, &ranked, err);
+    for (p = 0; p < 2 && res == CRES_OK; p++) {
+        const cres_job *j = cres_spec_job(all, pools[p]);
+        for (k = 0; j && k < j->tasks_count && res == CRES_OK; k++)
+            res = cres_spec_add_task(ranked, pools[p], j->tasks[k].index, j->tasks[k].address,
+                                     err);
+    }
+    if (res == CRES_OK)
+        res = cres_spec_launch_info(ranked, r->task_type, r->task_id, out, err);
+    cres_spec_free(ranked);
+    return res;
+}
+
 static const cres_resolver_vtable cres__vertex_vtable = {
-    "vertex", cres__simple_resolve, cres__tfconfig_master, NULL, cres__simple_destroy, NULL, NULL};
+    "vertex", cres__simple_resolve, cres__tfconfig_master, NULL, cres__simple_destroy, NULL,
+    cres__vertex_launch};
 
 /* Vertex AI's CLUSTER_SPEC is TF_CONFIG's shape with worker pools for jobs
    (workerpool0..3) and a "job" member we do not need; outside TensorFlow it is the only
@@ -13436,6 +13486,32 @@ CRES__PRIVATE cres_result cres__lws_check_host(const cres__hosts *h, const char 
                       cres__quote(q, sizeof q, hostname, strlen(hostname)));
 }
 
+/* LWS's TPU injection (lws pkg/utils/accelerators/tpu.go) names the group's TPU hosts in
+   TPU_WORKER_HOSTNAMES and this one's in TPU_WORKER_ID; a leader without TPUs is left out of
+   both, so the TPU processes (JAX's) are fewer than the group: refuse rather than count it. */
+CRES__PRIVATE cres_result cres__lws_check_tpu(cres__hosts *h, int size, int own, cres_error *err) {
+    const char *hosts = cres_resolver_getenv(&h->base, "TPU_WORKER_HOSTNAMES");
+    const char *id = cres_resolver_getenv(&h->base, "TPU_WORKER_ID");
+    size_t n = 1;
+    long long worker = own;
+    char q[CRES__QUOTE_SIZE];
+    if (!hosts || cres__is_blank(hosts)) return CRES_OK;
+    for (; *hosts; hosts++) n += *hosts == ',';
+    if (id && !cres__is_blank(id) &&
+        (cres__parse_decimal(id, strlen(id), &worker) != 1 || worker != own))
+        return cres__fail(err, CRES_ERR_ENVIRONMENT,
+                          "lws: TPU_WORKER_ID=%s is not LWS_WORKER_INDEX=%d: the TPU slice is not "
+                          "the group (a leader without TPUs?); name the tpu backend for its view",
+                          cres__quote(q, sizeof q, id, strlen(id)), own);
+    if ((long long)n != size)
+        return cres__fail(err, CRES_ERR_ENVIRONMENT,
+                          "lws: TPU_WORKER_HOSTNAMES names %zu hosts, LWS_GROUP_SIZE=%d: the TPU "
+                          "slice is not the group (a leader without TPUs?); name the tpu backend "
+                          "for its view",
+                          n, size);
+    return CRES_OK;
+}
+
 CRES_API cres_result cres_lws_resolver_create(const cres_lws_options *o, cres_resolver **out,
                                               cres_error *err) {
     static const char *const need[] = {"LWS_LEADER_ADDRESS", "LWS_GROUP_SIZE",
@@ -13468,6 +13544,7 @@ CRES_API cres_result cres_lws_resolver_create(const cres_lws_options *o, cres_re
         res = cres__lws_check_host(
             h, job, own, o->hostname ? o->hostname : cres_resolver_getenv(&h->base, "HOSTNAME"),
             err);
+    if (res == CRES_OK) res = cres__lws_check_tpu(h, size, own, err);
     return cres__hosts_finish(h, res, job, own, o->task_type, o->task_id, o->rpc_layer, out, err);
 }
 #else
@@ -14299,6 +14376,18 @@ typedef struct cres__auto_pick {
 
 #define CRES__AUTO_STEPS 32 /* more than cres__auto_steps() has */
 
+/* Volcano's svc plugin alone (no env plugin, so no VC_TASK_INDEX): a VC_<TASK>_HOSTS. */
+CRES__PRIVATE const char *cres__auto_vc_hosts(const cres_resolver *probe) {
+    const char *v;
+    size_t i;
+    for (i = 0; (v = cres_resolver_env_at(probe, i)) != NULL; i++) {
+        size_t n = strcspn(v, "=");
+        if (n > 9 && strncmp(v, "VC_", 3) == 0 && strncmp(v + n - 6, "_HOSTS", 6) == 0)
+            return "VC_<TASK>_HOSTS";
+    }
+    return NULL;
+}
+
 /* torch.distributed's names outside torchrun: RANK, or a WORLD_SIZE above one. */
 CRES__PRIVATE const char *cres__auto_torch_plain(const cres_resolver *probe) {
     const char *size = cres_resolver_getenv(probe, "WORLD_SIZE");
@@ -14315,9 +14404,10 @@ CRES__PRIVATE size_t cres__auto_steps(const cres_resolver *probe, char *selector
                                       "PMIX_RANK", NULL};
     static const char *const sagemaker[] = {"SM_HOSTS", "SM_CURRENT_HOST", NULL};
     static const char *const volcano[] = {"VC_TASK_INDEX", "VK_TASK_INDEX", NULL};
+    static const char *const pbs_rank[] = {"PALS_RANKID", "PBS_VNODENUM", NULL};
     static const char *const pbs[] = {"PBS_NODEFILE", "PBS_JOBID", NULL};
     static const char *const lsf[] = {"LSB_DJOB_RANKFILE", "LSB_MCPU_HOSTS", "LSB_JOBID", NULL};
-    static const char *const flux[] = {"FLUX_TASK_RANK", "FLUX_JOB_ID", "FLUX_ENCLOSING_ID", NULL};
+    static const char *const flux[] = {"FLUX_JOB_ID", "FLUX_ENCLOSING_ID", NULL};
     static const char *const slurm_job[] = {"SLURM_JOB_ID", "SLURM_JOBID", NULL};
     static const char *const lws[] = {"LWS_LEADER_ADDRESS", "LWS_WORKER_INDEX", "LWS_GROUP_SIZE",
                                       NULL};
@@ -14352,14 +14442,13 @@ CRES__PRIVATE size_t cres__auto_steps(const cres_resolver *probe, char *selector
                                 cres__env_set(probe, "PBS_NODEFILE")))
                           ? NULL
                           : why);
+    /* a scheduler's job step, or a rank on its allocation: the launcher of this process */
     CRES__STEP("slurm", cres__env_set(probe, "SLURM_STEP_NODELIST") ? "SLURM_STEP_NODELIST" : NULL);
-    CRES__STEP("slurm", cres__env_any(probe, slurm_job) ? "SLURM_JOB_ID (an sbatch script or an "
-                                                          "salloc shell: the job's allocation)"
-                                                        : NULL);
-    CRES__STEP("pbs", cres__env_any(probe, pbs));
-    CRES__STEP("lsf", cres__env_any(probe, lsf));
-    CRES__STEP("sge", cres__env_set(probe, "PE_HOSTFILE") ? "PE_HOSTFILE" : NULL);
-    CRES__STEP("flux", cres__env_any(probe, flux));
+    CRES__STEP("pbs", cres__env_any(probe, pbs) ? cres__env_any(probe, pbs_rank) : NULL);
+    CRES__STEP("lsf", cres__env_any(probe, lsf) && cres__env_set(probe, "JSM_NAMESPACE_RANK")
+                          ? "JSM_NAMESPACE_RANK"
+                          : NULL);
+    CRES__STEP("flux", cres__env_set(probe, "FLUX_TASK_RANK") ? "FLUX_TASK_RANK" : NULL);
     CRES__STEP("vertex", cres__env_set(probe, "CLUSTER_SPEC") ? "CLUSTER_SPEC" : NULL);
     CRES__STEP("sagemaker", cres__env_any(probe, sagemaker));
     if ((f = fopen(CRES__SM_RESOURCE_CONFIG, "rb")) != NULL) {
@@ -14367,12 +14456,22 @@ CRES__PRIVATE size_t cres__auto_steps(const cres_resolver *probe, char *selector
         CRES__STEP("sagemaker", CRES__SM_RESOURCE_CONFIG);
     }
     CRES__STEP("skypilot", cres__env_any(probe, skypilot));
-    CRES__STEP("volcano", cres__env_any(probe, volcano));
+    CRES__STEP("volcano", cres__env_any(probe, volcano) ? cres__env_any(probe, volcano)
+                                                         : cres__auto_vc_hosts(probe));
     CRES__STEP("lws", cres__env_any(probe, lws));
     CRES__STEP("awsbatch", cres__env_any(probe, awsbatch));
     CRES__STEP("torch", cres__auto_torch_plain(probe));
     CRES__STEP("jax", cres__env_any(probe, jax));
     CRES__STEP("torch", cres__env_any(probe, pet));
+    /* a scheduler's allocation with no rank of this process's (a job script, an allocation
+       shell): the launchers above may run inside it, as DeepSpeed's does in an sbatch script */
+    CRES__STEP("slurm", cres__env_any(probe, slurm_job) ? "SLURM_JOB_ID (an sbatch script or an "
+                                                          "salloc shell: the job's allocation)"
+                                                        : NULL);
+    CRES__STEP("pbs", cres__env_any(probe, pbs));
+    CRES__STEP("lsf", cres__env_any(probe, lsf));
+    CRES__STEP("sge", cres__env_set(probe, "PE_HOSTFILE") ? "PE_HOSTFILE" : NULL);
+    CRES__STEP("flux", cres__env_any(probe, flux));
     CRES__STEP("tpu", cres__env_any(probe, tpu));
     CRES__STEP("kubernetes", cres__auto_indexed_job(probe, selector, cap)
                                  ? "KUBERNETES_SERVICE_HOST and JOB_COMPLETION_INDEX (an "
@@ -14483,6 +14582,15 @@ static const char *const cres__several[][3] = {
     {"DET_KUBERNETES_JOB_PARALLELISM", "Determined", ">1"},
     /* Nomad (developer.hashicorp.com/nomad/docs/runtime/environment): no count is given */
     {"NOMAD_ALLOC_INDEX", "Nomad", ">0"},
+    /* Metaflow's @parallel (Netflix/metaflow metaflow/plugins/parallel_decorator.py and
+       current.py; on Kubernetes MF_WORLD_SIZE) */
+    {"MF_PARALLEL_NUM_NODES", "Metaflow", ">1"},
+    {"MF_PARALLEL_NODE_INDEX", "Metaflow", ">0"},
+    {"MF_WORLD_SIZE", "Metaflow", ">1"},
+    /* NVIDIA Base Command Platform's multi-node jobs (docs.nvidia.com/base-command-platform,
+       "Multinode jobs": NGC_ARRAY_SIZE nodes, NGC_ARRAY_INDEX this one's) */
+    {"NGC_ARRAY_SIZE", "NVIDIA Base Command", ">1"},
+    {"NGC_ARRAY_INDEX", "NVIDIA Base Command", ">0"},
 };
 
 /* Whether value v of a cres__several entry says one of several (`how` as there). */
@@ -14643,8 +14751,9 @@ CRES__PRIVATE const char *cres__left_out_list(char *buf, size_t cap) {
 #define CRES__AUTO_config(opt) (void)0
 
 CRES__PRIVATE cres_result cres__auto_create(const char *backend, const cres_auto_options *o,
-                                            const char *selector, const cres_resolver *probe,
-                                            cres_resolver **r, cres_error *err) {
+                                            const char *selector, const char *why,
+                                            const cres_resolver *probe, cres_resolver **r,
+                                            cres_error *err) {
     char q[CRES__QUOTE_SIZE];
     (void)selector, (void)probe;
 #ifndef CLUSTER_RESOLVER_NO_TFCONFIG
@@ -14724,10 +14833,10 @@ CRES__PRIVATE cres_result cres__auto_create(const char *backend, const cres_auto
     CRES__AUTO_CREATE(awsbatch, port)
 #endif
     return cres__fail(err, CRES_ERR_UNSUPPORTED,
-                      "auto: unknown backend %s (known: tfconfig, torch, mpi, slurm, pbs, lsf, "
+                      "auto: unknown backend %s, %s (known: tfconfig, torch, mpi, slurm, pbs, lsf, "
                       "sge, flux, vertex, sagemaker, skypilot, volcano, lws, awsbatch, jax, tpu, "
                       "kubernetes, local)",
-                      cres__quote(q, sizeof q, backend, strlen(backend)));
+                      cres__quote(q, sizeof q, backend, strlen(backend)), why);
 }
 
 CRES_API cres_result cres_auto_resolver_create(const cres_auto_options *o, cres_resolver **out,
@@ -14775,7 +14884,7 @@ CRES_API cres_result cres_auto_resolver_create(const cres_auto_options *o, cres_
                      selector, members) < 0)
             why[used] = '\0';
     }
-    res = cres__auto_create(backend, o, selector, &probe, &r, err);
+    res = cres__auto_create(backend, o, selector, why, &probe, &r, err);
     if (res == CRES_OK) res = cres__apply_options(r, o->task_type, o->task_id, o->rpc_layer, err);
     if (res != CRES_OK) {
         cres_resolver_free(r);
@@ -14793,13 +14902,26 @@ CRES__LEFT_OUT(cres_auto_resolver_create, cres_auto_options, "auto", "CLUSTER_RE
 /* ////////////////////////////////////////////////////////////////////////////////////////
    Launcher output                                                                 >>launch */
 
-/* Job order for global ranks: "chief" first, then the rest by name. */
+/* Job order for global ranks: "chief" first, then the rest by name, "evaluator" last: TF runs
+   its evaluator outside the cluster, so it takes no rank (cres__ranked_jobs leaves it out). */
 CRES__PRIVATE size_t cres__rank_job(const cres_cluster_spec *s, size_t i) {
-    int found;
-    size_t chief = cres__find_job(s, "chief", &found);
-    if (!found) return i;
-    if (i == 0) return chief;
-    return i <= chief ? i - 1 : i;
+    int chief, eval;
+    size_t c = cres__find_job(s, "chief", &chief), e = cres__find_job(s, "evaluator", &eval);
+    size_t first = c < e ? c : e, second = c < e ? e : c;
+    if (chief && i-- == 0) return c;
+    if (eval && i == s->count - (size_t)chief - 1) return e;
+    if (!chief) first = second = e;      /* only the evaluator is left out of the others */
+    else if (!eval) first = second = c;
+    if ((chief || eval) && i >= first) i++; /* the others, in name order, around those two */
+    if (chief && eval && i >= second) i++;
+    return i;
+}
+
+/* The jobs that take ranks: all but an evaluator. */
+CRES__PRIVATE size_t cres__ranked_jobs(const cres_cluster_spec *s) {
+    int eval;
+    cres__find_job(s, "evaluator", &eval);
+    return s->count - (size_t)eval;
 }
 
 typedef struct cres__host_slot {
@@ -14834,9 +14956,9 @@ CRES__PRIVATE cres_result cres__spec_hosts(const cres_cluster_spec *s, const cha
     int port;
     char q[CRES__QUOTE_SIZE];
     for (i = 0; i < s->count; i++) total += s->jobs[i].pub.tasks_count;
-    hosts = (cres__host_slot *)cres__alloc(&s->alloc, total * sizeof *hosts);
+    hosts = (cres__host_slot *)cres__alloc(&s->alloc, (total ? total : 1) * sizeof *hosts);
     if (!hosts) return cres__oom(err, what);
-    for (i = 0; i < s->count; i++) {
+    for (i = 0; i < cres__ranked_jobs(s); i++) {
         const cres_job *j = &s->jobs[cres__rank_job(s, i)].pub;
         for (k = 0; k < j->tasks_count; k++, n++) {
             const char *a = j->tasks[k].address;
@@ -14904,10 +15026,15 @@ CRES_API cres_result cres_spec_launch_info(const cres_cluster_spec *s, const cha
         if (!cres__split_address(own, &own_host, &own_len, &port))
             return cres__fail(err, CRES_ERR_INVALID_ARGUMENT, "launch info: cannot read address %s",
                               cres__quote(q, sizeof q, own, strlen(own)));
+        if (strcmp(task_type, "evaluator") == 0)
+            return cres__fail(err, CRES_ERR_NOT_FOUND,
+                              "launch info: task \"evaluator\" %d has no rank: TensorFlow runs "
+                              "its evaluator outside the cluster",
+                              task_id);
         out->local_rank = 0;
         out->local_world_size = 0;
     }
-    for (i = 0; i < s->count; i++) {
+    for (i = 0; i < cres__ranked_jobs(s); i++) {
         const cres_job *j = &s->jobs[cres__rank_job(s, i)].pub;
         for (k = 0; k < j->tasks_count; k++, rank++) {
             const cres_task *t = &j->tasks[k];
@@ -15119,12 +15246,12 @@ CRES_API cres_result cres_launch_apply_env(const cres_resolver *r, cres_launch_i
                               cres__quote(q, sizeof q, text, strlen(text)));
         if (*field != CRES_UNKNOWN && n != *field)
             return cres__fail(err, CRES_ERR_ENVIRONMENT,
-                              "%s: %s=%s is set, but the %s backend's answer is %d: the "
-                              "environment describes another launch (unset it, or use the "
-                              "backend it names)",
+                              "%s: %s=%s is set, but the %s backend's answer is %d: they "
+                              "describe two launches (unset it, or set "
+                              "CLUSTER_RESOLVER_BACKEND=%s if a launcher inside set it)",
                               r->vtable->name, v->name,
                               cres__quote(q, sizeof q, text, strlen(text)), r->vtable->name,
-                              *field);
+                              *field, v->jax ? "jax" : "torch");
     }
     return cres__launch_env_master(r, jax, info, err);
 }

@@ -395,10 +395,15 @@ static int check_value(int option, const char *v) {
 static void print_help(void);
 static const char *backend_list(unsigned long set, char *buf, size_t cap);
 
-/* Records option `option` with its value; the backend check comes after the parse. */
+/* Records option `option` with its value; the backend check comes after the parse. One given
+   twice (under either of its names) must say the same: --port 29500 --port-base 29600 is
+   two answers, not the last. */
 static int take(cli *c, int option, const char *v) {
     int rc = check_value(option, v);
     if (rc) return rc;
+    if (c->value[option] && option != O_JOB && strcmp(c->value[option], v) != 0)
+        return usage_error("%s is given twice, as %s and %s", options[option].name,
+                           c->value[option], v);
     if (c->count == sizeof c->all / sizeof c->all[0])
         return usage_error("too many options (%zu at most)", c->count);
     c->all[c->count].option = option;
@@ -1145,9 +1150,13 @@ static int print_master(const render_ctx *x, cres_error *err) {
         res = cres_master(x->r, buf, len + 1, &len, err);
     if (res == CRES_OK) printf("%s\n", buf);
     if (res == CRES_OK && !len)
-        note(x, "master is \"\": TensorFlow's master() of a cluster of one task (or none) is a "
-                "local session; rank 0's host:port, what torch and JAX call the coordinator, is "
-                "--format coordinator");
+        note(x, cres_task_id(x->r) < 0
+                    ? "master is \"\": there is no own task (TensorFlow's master() without one); "
+                      "rank 0's host:port, what torch and JAX call the coordinator, is --format "
+                      "coordinator"
+                    : "master is \"\": TensorFlow's master() of a cluster of one task is a local "
+                      "session; rank 0's host:port, what torch and JAX call the coordinator, is "
+                      "--format coordinator");
     if (buf != small) free(buf);
     return res == CRES_OK ? 0 : fail(err, x->backend);
 }

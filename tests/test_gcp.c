@@ -3056,14 +3056,38 @@ static void local_agent_worker_number_out_of_range_is_unexpected(void **state) {
     resolve_fails(CRES_ERR_UNEXPECTED_RESPONSE);
 }
 
-/* create() takes an empty TPU_WORKER_ID as unset (worker 0); resolve must agree. */
+/* GKE's and KubeRay's TPU webhooks set TPU_NAME beside the slice's workers: the named tpu
+   backend (no options.tpu) reads the workers, never asks the Cloud TPU API for TPU_NAME. */
+static void webhook_tpu_name_beside_workers_is_local(void **state) {
+    cres_tpu_options o = tpu_options(NULL);
+    (void)state;
+    env_set("TPU_NAME", "tpu-group-0");
+    env_set("TPU_WORKER_HOSTNAMES", "tpu-group-0-0,tpu-group-0-1");
+    env_set("TPU_WORKER_ID", "1");
+    tpu(&o);
+    assert_string_equal(resolved(), dq("{'worker': ['tpu-group-0-0:8470', 'tpu-group-0-1:8470']}"));
+    assert_int_equal(cres_task_id(C.r), 1);
+    assert_int_equal(C.requests_count, 0);
+}
+
+/* An empty TPU_WORKER_ID is unset. TF then takes worker 0, which on a slice of several
+   workers makes every host rank 0: no own task there (the launch says why); one worker is
+   worker 0. */
 static void local_empty_worker_id_is_worker_0(void **state) {
     cres_tpu_options o = tpu_options("local");
+    cres_launch_info info;
+    cres_error err;
     (void)state;
     env_set("TPU_WORKER_HOSTNAMES", "t1v-n-0,t1v-n-1");
     env_set("TPU_WORKER_ID", "");
     tpu(&o);
     assert_string_equal(resolved(), dq("{'worker': ['t1v-n-0:8470', 't1v-n-1:8470']}"));
+    assert_int_equal(cres_task_id(C.r), CRES_NO_TASK);
+    EXPECT(cres_launch(C.r, &info, &err), CRES_ERR_NOT_FOUND);
+    HAS(err.message, "neither TPU_WORKER_ID nor the metadata agent-worker-number says which");
+    env_put("TPU_WORKER_HOSTNAMES", "t1v-n-0");
+    tpu(&o);
+    assert_string_equal(resolved(), dq("{'worker': ['t1v-n-0:8470']}"));
     assert_int_equal(cres_task_id(C.r), 0);
 }
 
@@ -4317,6 +4341,7 @@ int main(void) {
         T(local_from_metadata_ipv6_endpoints),
         T(local_bad_agent_worker_number_is_unexpected),
         T(local_agent_worker_number_out_of_range_is_unexpected),
+        T(webhook_tpu_name_beside_workers_is_local),
         T(local_empty_worker_id_is_worker_0),
         T(malformed_endpoint_lists_blame_their_source),
         T(local_with_nothing_is_empty),

@@ -3055,12 +3055,12 @@ static void auto_detection_order(void **state) {
     env_set("TPU_WORKER_HOSTNAMES", "t0,t1");
     env_set("TPU_WORKER_ID", "1");
     expect_auto("tpu");
+    /* a Slurm batch script (an allocation: after the launchers that may run in it) */
+    sbatch_one_task();
+    expect_auto("slurm");
     /* SageMaker */
     sm_env(ALGO12, "algo-2");
     expect_auto("sagemaker");
-    /* a Slurm batch script */
-    sbatch_one_task();
-    expect_auto("slurm");
     /* a Slurm step */
     env_lines(srun_n4_n8_rank5);
     expect_auto("slurm");

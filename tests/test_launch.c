@@ -1681,6 +1681,32 @@ static void spec_launch_info_nodes_edge_cases(void **state) {
     INFO_IS(i, 2, 1, 0, 1, 1, 2, "Node1", 1, "Node1:1");
 }
 
+/* TensorFlow runs its evaluator outside the cluster (TFJob's TF_CONFIG names it in every pod,
+   training-operator pkg/controller.v1/tensorflow/tensorflow.go genClusterSpec): it takes no
+   rank, so the workers do not wait for it, and it is no host of the hostfile. */
+static void spec_launch_info_leaves_out_the_evaluator(void **state) {
+    cres_cluster_spec *s = parse("{'chief': ['c0:2222'], 'evaluator': ['e0:2222'], "
+                                 "'worker': ['w0:2222', 'w1:2222']}");
+    cres_launch_info i;
+    cres_error err;
+    char buf[256];
+    (void)state;
+    OK(cres_spec_launch_info(s, "worker", 1, &i, &err));
+    INFO_IS(i, 3, 2, 0, 1, 2, 3, "c0", 2222, "c0:2222");
+    OK(cres_spec_launch_info(s, "chief", 0, &i, &err));
+    INFO_IS(i, 3, 0, 0, 1, 0, 3, "c0", 2222, "c0:2222");
+    ERROR_IS(cres_spec_launch_info(s, "evaluator", 0, &i, &e_), CRES_ERR_NOT_FOUND,
+             "\"evaluator\" 0 has no rank", "outside the cluster");
+    OK(cres_spec_to_hostfile(s, buf, sizeof buf, NULL, &err));
+    assert_string_equal(buf, "c0 slots=1\nw0 slots=1\nw1 slots=1\n");
+    cres_spec_free(s);
+    /* the evaluator alone with the workers, no chief: ranks are the workers' */
+    s = parse("{'evaluator': ['e0:1'], 'worker': ['w0:1', 'w1:1']}");
+    OK(cres_spec_launch_info(s, "worker", 0, &i, &err));
+    INFO_IS(i, 2, 0, 0, 1, 0, 2, "w0", 1, "w0:1");
+    cres_spec_free(s);
+}
+
 static void spec_launch_info_errors(void **state) {
     cres_cluster_spec *s = parse(SHARED);
     cres_launch_info info;
@@ -2178,17 +2204,21 @@ static void auto_order_innermost_launcher_first(void **state) {
     /* whose sizes and ranks, another launch's, contradict the step's: refused, naming them */
     launch_fails(r, "slurm: WORLD_SIZE=\"4\" is set, but the slurm backend's answer is 8");
     cres_resolver_free(r);
-    /* a Slurm batch script too: the job's allocation, and no task of its own */
+    /* in a Slurm batch script (an allocation, no step) a launcher's torch names win: the
+       batch script's processes are that launcher's (DeepSpeed's launch.py, Ray Train) */
     env_reset();
     env_set("SLURM_JOB_ID", "9");
     env_set("SLURM_PROCID", "0");
     env_set("SLURMD_NODENAME", "node3");
     env_set("SLURM_JOB_NODELIST", "node[3-4]");
     env_set("SLURM_TASKS_PER_NODE", "1(x2)");
-    env_lines(ray_train_rank3);
     r = auto_with(auto_options(), "slurm");
     assert_string_equal(resolved_json(r), dq("{'worker': ['node3:8888', 'node4:8888']}"));
     assert_int_equal(cres_task_id(r), CRES_NO_TASK);
+    cres_resolver_free(r);
+    env_lines(ray_train_rank3);
+    r = auto_with(auto_options(), "torch");
+    HAS(logs.text, "auto: using the torch backend: RANK is set; passed over slurm (SLURM_JOB_ID");
     cres_resolver_free(r);
     /* MPI beats plain torch variables */
     env_reset();
@@ -2737,9 +2767,10 @@ static void auto_log_of_a_crowded_environment_is_cut(void **state) {
     expect_task(r, "worker", 0);
     cres_resolver_free(r);
     HAS(logs.text, "INFO auto: using the tfconfig backend: TF_CONFIG; passed over torch (TORCHELASTIC_RUN_ID), mpi "
-                   "(OMPI_COMM_WORLD_SIZE), slurm (SLURM_STEP_NODELIST), pbs (PBS_JOBID), lsf (LSB_JOBID), sge "
-                   "(PE_HOSTFILE), flux (FLUX_JOB_ID), skypilot (SKYPILOT_NODE_RANK), volcano (VC_TASK_INDEX), lws "
-                   "(LWS_WORKER_INDEX), awsbatch (AWS_BATCH_JOB_NODE_INDEX), ");
+                   "(OMPI_COMM_WORLD_SIZE), slurm (SLURM_STEP_NODELIST), skypilot (SKYPILOT_NODE_RANK), volcano "
+                   "(VC_TASK_INDEX), lws (LWS_WORKER_INDEX), awsbatch (AWS_BATCH_JOB_NODE_INDEX), jax "
+                   "(JAX_COORDINATOR_ADDRESS), pbs (PBS_JOBID), lsf (LSB_JOBID), sge (PE_HOSTFILE), flux "
+                   "(FLU"); /* cut here: the line is full */
     why = strstr(logs.text, "tfconfig backend: ") + strlen("tfconfig backend: ");
     end = strchr(why, '\n');
     assert_non_null(end);
@@ -2927,6 +2958,7 @@ int main(void) {
         cmocka_unit_test_setup(spec_launch_info_nodes_across_jobs, reset),
         cmocka_unit_test_setup(spec_launch_info_ipv6_hosts, reset),
         cmocka_unit_test_setup(spec_launch_info_nodes_edge_cases, reset),
+        cmocka_unit_test_setup(spec_launch_info_leaves_out_the_evaluator, reset),
         cmocka_unit_test_setup(spec_launch_info_errors, reset),
         cmocka_unit_test_setup(machinefile_lines, reset),
         cmocka_unit_test_setup(machinefile_ipv6_is_unsupported, reset),

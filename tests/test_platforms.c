@@ -310,8 +310,10 @@ static void vertex_custom_job_four_pools(void **state) {
     r = vertex();
     SPEC_IS(r, VERTEX_SPEC);
     TASK_IS(r, "workerpool1", 1);
-    /* no "chief": the pools in name order; no rpc layer; the environment passed through */
-    LAUNCH_IS(r, 6, 2, 0, 1, 2, 6, "cmle-training-workerpool0-1d969d3ba6-0", 2222, VERTEX_HOST("workerpool0", "0"));
+    /* no "chief": the pools in name order; no rpc layer; the environment passed through. The
+       ranks are pools 0 and 1's (2 is the parameter servers or Reduction Server, 3 the
+       evaluators: Vertex AI's distributed-training page) */
+    LAUNCH_IS(r, 3, 2, 0, 1, 2, 3, "cmle-training-workerpool0-1d969d3ba6-0", 2222, VERTEX_HOST("workerpool0", "0"));
     assert_null(cres_rpc_layer(r));
     assert_string_equal(cres_environment(r), "cloud");
     assert_string_equal(own_master(r), VERTEX_HOST("workerpool1", "1"));
@@ -325,12 +327,17 @@ static void vertex_custom_job_four_pools(void **state) {
                                "'task': {'type': 'workerpool0', 'index': 0, 'trial': ''}}"));
     r = vertex();
     TASK_IS(r, "workerpool0", 0);
-    LAUNCH_IS(r, 6, 0, 0, 1, 0, 6, "cmle-training-workerpool0-1d969d3ba6-0", 2222, VERTEX_HOST("workerpool0", "0"));
+    LAUNCH_IS(r, 3, 0, 0, 1, 0, 3, "cmle-training-workerpool0-1d969d3ba6-0", 2222, VERTEX_HOST("workerpool0", "0"));
     cres_resolver_free(r);
     env_set("CLUSTER_SPEC", dq("{'cluster': " VERTEX_SPEC ", 'environment': 'cloud', "
                                "'task': {'type': 'workerpool3', 'index': 0, 'trial': ''}}"));
     r = vertex();
-    LAUNCH_IS(r, 6, 5, 0, 1, 5, 6, "cmle-training-workerpool0-1d969d3ba6-0", 2222, VERTEX_HOST("workerpool0", "0"));
+    {   /* an evaluator takes no rank */
+        cres_launch_info info;
+        cres_error err;
+        EXPECT(cres_launch(r, &info, &err), CRES_ERR_NOT_FOUND);
+        HAS(err.message, "workerpool3, whose replicas (parameter servers, Reduction Server, evaluators)");
+    }
     cres_resolver_free(r);
     HAS(logs.text, "DEBUG vertex: reading CLUSTER_SPEC (");
 }
@@ -355,7 +362,17 @@ static void vertex_single_replica_and_trial(void **state) {
                                "'environment': 'cloud', 'task': {'type': 'workerpool2', 'index': 1}}"));
     r = vertex();
     SPEC_IS(r, "{'workerpool0': ['w0:2222'], 'workerpool2': ['r0:2222', 'r1:2222']}");
-    LAUNCH_IS(r, 3, 2, 0, 1, 2, 3, "w0", 2222, "w0:2222");
+    {   /* a reducer takes no rank: torch's and JAX's processes are pools 0 and 1 */
+        cres_launch_info info;
+        cres_error err;
+        EXPECT(cres_launch(r, &info, &err), CRES_ERR_NOT_FOUND);
+        HAS(err.message, "vertex: CLUSTER_SPEC's task is in workerpool2, whose replicas");
+    }
+    cres_resolver_free(r);
+    env_set("CLUSTER_SPEC", dq("{'cluster': {'workerpool0': ['w0:2222'], 'workerpool2': ['r0:2222', 'r1:2222']}, "
+                               "'environment': 'cloud', 'task': {'type': 'workerpool0', 'index': 0}}"));
+    r = vertex();
+    LAUNCH_IS(r, 1, 0, 0, 1, 0, 1, "w0", 2222, "w0:2222");
     cres_resolver_free(r);
     /* the "job" member as a string (older shape) is read past too */
     env_set("CLUSTER_SPEC", dq("{'cluster': {'workerpool0': ['w0:2222']}, 'job': '{\\'a\\': 1}', "
@@ -385,7 +402,10 @@ static void vertex_options_override(void **state) {
     TASK_IS(r, "workerpool2", 0);
     assert_string_equal(cres_rpc_layer(r), "grpc");
     assert_string_equal(own_master(r), "grpc://" VERTEX_HOST("workerpool2", "0"));
-    LAUNCH_IS(r, 6, 3, 0, 1, 3, 6, "cmle-training-workerpool0-1d969d3ba6-0", 2222, VERTEX_HOST("workerpool0", "0"));
+    o.task_type = "workerpool1"; /* pool 2 takes no rank; pool 1's task 0 is rank 1 */
+    cres_resolver_free(r);
+    r = vertex_with(o);
+    LAUNCH_IS(r, 3, 1, 0, 1, 1, 3, "cmle-training-workerpool0-1d969d3ba6-0", 2222, VERTEX_HOST("workerpool0", "0"));
     cres_resolver_free(r);
     /* the option's errors name the option, not the variable */
     o = vertex_options();
@@ -1265,7 +1285,7 @@ static void auto_picks_each_platform(void **state) {
     env_set("CLUSTER_SPEC", vertex_workerpool1_1);
     r = auto_with(auto_options(), "vertex");
     TASK_IS(r, "workerpool1", 1);
-    LAUNCH_IS(r, 6, 2, 0, 1, 2, 6, "cmle-training-workerpool0-1d969d3ba6-0", 2222, VERTEX_HOST("workerpool0", "0"));
+    LAUNCH_IS(r, 3, 2, 0, 1, 2, 3, "cmle-training-workerpool0-1d969d3ba6-0", 2222, VERTEX_HOST("workerpool0", "0"));
     cres_resolver_free(r);
     HAS(logs.text, "INFO auto: using the vertex backend: CLUSTER_SPEC\n");
     env_reset();
@@ -1422,13 +1442,17 @@ static void auto_volcano_wins_over_its_pytorch_plugin(void **state) {
         cres_auto_options o = auto_options();
         AUTO_FAILS(o, ENV, "volcano: no VC_<TASK>_HOSTS variable", NULL);
     }
-    /* without the env plugin's index it is not Volcano's: torch's names decide */
+    /* without the env plugin's index the svc plugin's lists still say Volcano (its pods have
+       the host names they list), which then must agree with the pytorch plugin's names */
     env_reset();
     env_lines(volcano_pytorch_worker1);
     env_unset("VC_TASK_INDEX");
     env_unset("VK_TASK_INDEX");
-    r = auto_with(auto_options(), "torch");
+    r = auto_with(auto_options(), "volcano");
+    LAUNCH_IS(r, 4, 2, 0, 1, 2, 4, "pytorch-job-master-0.pytorch-job", 23456,
+              "pytorch-job-master-0.pytorch-job:23456");
     cres_resolver_free(r);
+    HAS(logs.text, "INFO auto: using the volcano backend: VC_<TASK>_HOSTS; passed over torch (RANK is set)\n");
 }
 
 /* LWS on TPU also sets TPU_WORKER_HOSTNAMES and TPU_WORKER_ID: lws wins over tpu. */
@@ -1443,6 +1467,17 @@ static void auto_lws_wins_over_its_tpu_variables(void **state) {
     TASK_IS(r, "worker", 2);
     cres_resolver_free(r);
     HAS(logs.text, "INFO auto: using the lws backend: LWS_LEADER_ADDRESS; passed over tpu (TPU_WORKER_HOSTNAMES)\n");
+    /* a leader without TPUs: lws (lws@08b063bd pkg/utils/accelerators/tpu.go) leaves it out of
+       TPU_WORKER_HOSTNAMES and shifts TPU_WORKER_ID, so the TPU slice (JAX's processes) is not
+       the group: refused, never a group of 4 counted for a slice of 3 */
+    env_set("TPU_WORKER_HOSTNAMES", "vllm-1-1.vllm,vllm-1-2.vllm,vllm-1-3.vllm");
+    env_set("TPU_WORKER_ID", "1");
+    {
+        cres_auto_options o = auto_options();
+        AUTO_FAILS(o, ENV, "lws: TPU_WORKER_ID=\"1\" is not LWS_WORKER_INDEX=2", "the tpu backend");
+        env_set("TPU_WORKER_ID", "2");
+        AUTO_FAILS(o, ENV, "lws: TPU_WORKER_HOSTNAMES names 3 hosts, LWS_GROUP_SIZE=4", NULL);
+    }
     /* LWS_WORKER_INDEX alone points at lws, which asks for the rest */
     env_reset();
     env_set("LWS_WORKER_INDEX", "2");

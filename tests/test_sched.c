@@ -1802,10 +1802,8 @@ static void auto_scheduler_order(void **state) {
     cres_auto_options o = auto_options();
     cres_resolver *r;
     (void)state;
-    env_set("CLUSTER_SPEC", "{\"cluster\": {\"workerpool0\": [\"v0:2222\"]}, \"task\": {\"type\": \"workerpool0\", "
-                            "\"index\": 0}}");
+    /* allocations alone (no rank of this process's): slurm > pbs > lsf > sge > flux */
     env_lines(flux_job);
-    env_set("FLUX_TASK_RANK", "0");
     AUTO_FAILS(o, CRES_ERR_ENVIRONMENT, "flux", "hostfile");
     env_set("PE_HOSTFILE", temp_file(pe_hostfile));
     r = AUTO(o, "sge");
@@ -1819,7 +1817,7 @@ static void auto_scheduler_order(void **state) {
     assert_string_equal(resolved_json(r), dq("{'worker': ['node01:8888', 'node02:8888']}"));
     expect_no_own_task(r);
     LOGGED("auto: using the pbs backend: PBS_NODEFILE; passed over lsf (LSB_MCPU_HOSTS), sge (PE_HOSTFILE), flux "
-           "(FLUX_TASK_RANK), vertex (CLUSTER_SPEC)");
+           "(FLUX_JOB_ID)");
     cres_resolver_free(r);
     env_set("SLURM_JOB_ID", "7"); /* an sbatch script */
     env_set("SLURM_PROCID", "0");
@@ -1829,6 +1827,13 @@ static void auto_scheduler_order(void **state) {
     assert_string_equal(resolved_json(r), dq("{'worker': ['node1:8888', 'node1:8889', 'node2:8888', 'node2:8889']}"));
     expect_no_own_task(r);
     cres_resolver_free(r);
+    /* a platform's process inside the allocation: the platform, the innermost launcher */
+    env_set("CLUSTER_SPEC", "{\"cluster\": {\"workerpool0\": [\"v0:2222\"]}, \"task\": {\"type\": \"workerpool0\", "
+                            "\"index\": 0}}");
+    cres_resolver_free(AUTO(o, "vertex"));
+    /* a task of a scheduler's launch (Flux's rank) is inner still */
+    env_set("FLUX_TASK_RANK", "0");
+    AUTO_FAILS(o, CRES_ERR_ENVIRONMENT, "flux", "hostfile");
     env_set("OMPI_COMM_WORLD_RANK", "0");
     env_set("OMPI_COMM_WORLD_SIZE", "2");
     r = AUTO(o, "mpi"); /* and the MPI backend takes PE_HOSTFILE, the first source */
@@ -1912,7 +1917,7 @@ static void auto_mpi_inside_pbs(void **state) {
     assert_string_equal(resolved_json(r), block_spec(hosts, 2, 4));
     expect_task(r, "worker", 3);
     LOGGED("mpi: hosts from PBS_NODEFILE");
-    LOGGED("auto: using the mpi backend: OMPI_COMM_WORLD_SIZE; passed over pbs (PBS_NODEFILE)");
+    LOGGED("auto: using the mpi backend: OMPI_COMM_WORLD_SIZE; passed over pbs (PALS_RANKID)");
     cres_resolver_free(r);
 }
 

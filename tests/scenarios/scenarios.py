@@ -1158,12 +1158,11 @@ sc("volcano-pytorch-env-svc-named-launch", "volcano", SRC_VOLCANO + "; " + SRC_V
    ok_json(launch(3, 2, 0, 1, 2, 3, "mnist-master-0.mnist", 23456)))
 VO_PT_ONLY = volcano("pytorch-job", [("master", 1), ("worker", 2)], "worker", 0, env_plugin=False,
                      extra=pt_plugin("pytorch-job", 1, 3))
-# (without the svc plugin's lists auto reads torch's names, which say no local or node numbers)
+# (no env plugin: the svc plugin's lists and the host name say it is Volcano's)
 sc("volcano-pytorch-plugin-only-torchrun", "volcano",
    SRC_VOLCANO_PT + "; docs/user-guide/how_to_use_pytorch_plugin.md example (pytorch plugin alone)",
    VO_PT_ONLY, ["--format", "torchrun"],
-   ok_exports({"MASTER_ADDR": "pytorch-job-master-0.pytorch-job", "MASTER_PORT": "23456",
-               "WORLD_SIZE": "3", "RANK": "1"}))
+   ok_exports(torch_vars("pytorch-job-master-0.pytorch-job", 23456, 3, 1, 0, 1, 1, 3)))
 sc("volcano-pytorch-plugin-only-named-torchrun", "volcano", SRC_VOLCANO_PT, VO_PT_ONLY,
    ["volcano", "--format", "torchrun"],
    ok_exports(torch_vars("pytorch-job-master-0.pytorch-job", 23456, 3, 1, 0, 1, 1, 3)))
@@ -1708,3 +1707,69 @@ def _clean():
 
 
 _clean()
+
+# --------------------------------------------------------------------------------------------
+# Seams an outsider found next (each with the launcher's source)
+# --------------------------------------------------------------------------------------------
+
+# DeepSpeed's launch.py run straight in an sbatch script: its workers carry the batch
+# script's SLURM_* and their own torch names; the innermost launcher is DeepSpeed's.
+SRC_DS = ("deepspeedai/DeepSpeed@edaa722 deepspeed/launcher/launch.py main(): MASTER_ADDR, "
+          "MASTER_PORT, WORLD_SIZE, RANK, LOCAL_RANK, CROSS_RANK, CROSS_SIZE, LOCAL_SIZE per process")
+DS_IN_SBATCH = dict(SBATCH_2x4, MASTER_ADDR="127.0.0.1", MASTER_PORT="29500", WORLD_SIZE="4",
+                    RANK="2", LOCAL_RANK="2", CROSS_RANK="0", CROSS_SIZE="1", LOCAL_SIZE="4")
+sc("deepspeed-in-sbatch-torchrun", "deepspeed", SRC_DS + "; " + SRC_SBATCH, DS_IN_SBATCH,
+   ["--format", "torchrun"],
+   ok_exports({"MASTER_ADDR": "127.0.0.1", "MASTER_PORT": "29500", "WORLD_SIZE": "4", "RANK": "2",
+               "LOCAL_RANK": "2"}))
+
+# Volcano with the svc plugin alone: no VC_TASK_INDEX, the lists and the host name say it all.
+sc("volcano-svc-only-auto-launch", "volcano", SRC_VOLCANO + " (svc plugin alone: no VC_TASK_INDEX)",
+   volcano("tf", [("ps", 1), ("worker", 2)], "worker", 1, env_plugin=False), ["--format", "launch"],
+   ok_json(launch(3, 2, 0, 1, 2, 3, "tf-ps-0.tf", 8470)))
+
+# A TFJob with an evaluator: TF runs the evaluator outside the cluster; the ranks are the
+# chief's and the workers'.
+TFJOB_EVAL = {"TF_CONFIG": _json.dumps({"cluster": {"chief": tfjob_hosts("chief", 1),
+                                                    "evaluator": tfjob_hosts("evaluator", 1),
+                                                    "worker": tfjob_hosts("worker", 2)},
+                                        "task": {"type": "worker", "index": 1},
+                                        "environment": "cloud"}),
+              "HOSTNAME": "dist-mnist-worker-1"}
+sc("tfjob-evaluator-takes-no-rank", "kubeflow-tfjob", SRC_TFJOB, TFJOB_EVAL, ["--format", "launch"],
+   ok_json(launch(3, 2, 0, 1, 2, 3, "dist-mnist-chief-0.kubeflow.svc", 2222)))
+
+# A TPU slice's pod without TPU_WORKER_ID: which worker this is is unknown; never worker 0.
+sc("gke-tpu-worker-id-missing-jax", "gke-tpu", SRC_GKE_TPU,
+   {k: v for k, v in gke_tpu(2, TPU_HOSTS, {"HOSTNAME": "tpu-job-2"}).items() if k != "TPU_WORKER_ID"},
+   ["--format", "jax"], fail(3, "TPU_WORKER_ID"))
+
+# KubeRay's TPU webhook sets TPU_NAME (the slice) beside the slice's workers: no Cloud TPU lookup.
+sc("kuberay-tpu-webhook-jax", "gke-tpu",
+   "ray-project/kuberay ray-operator/pkg/webhooks (TPU webhook): TPU_WORKER_HOSTNAMES, TPU_WORKER_ID, "
+   "TPU_NAME=<group>-<replica>",
+   {"TPU_WORKER_ID": "1", "TPU_WORKER_HOSTNAMES": "tpu-group-0-0,tpu-group-0-1", "TPU_NAME": "tpu-group-0"},
+   ["tpu", "--format", "jax"],
+   ok_exports({"JAX_COORDINATOR_ADDRESS": "tpu-group-0-0:8482", "JAX_NUM_PROCESSES": "2",
+               "JAX_PROCESS_ID": "1"}))
+
+# LeaderWorkerSet with TPU workers and a leader without TPUs: the TPU slice is not the group.
+sc("lws-tpu-cpu-leader-refused", "lws", SRC_LWS + "; lws@08b063bd pkg/utils/accelerators/tpu.go",
+   dict(lws(0, 2, size=5, name="tpu"), TPU_WORKER_ID="1",
+        TPU_WORKER_HOSTNAMES="tpu-0-1.tpu,tpu-0-2.tpu,tpu-0-3.tpu,tpu-0-4.tpu"),
+   ["--format", "jax"], fail(3, "TPU_WORKER_ID", "LWS_WORKER_INDEX"))
+
+# Launchers with no backend yet: never "alone".
+sc("metaflow-parallel-not-alone", "metaflow",
+   "Netflix/metaflow metaflow/plugins/parallel_decorator.py, current.py (MF_PARALLEL_*)",
+   {"MF_PARALLEL_NODE_INDEX": "1", "MF_PARALLEL_NUM_NODES": "4", "MF_PARALLEL_MAIN_IP": "10.0.0.7"},
+   ["--format", "launch"], fail(3, "MF_PARALLEL_"))
+sc("ngc-bcp-replica-not-alone", "ngc",
+   "NVIDIA Base Command Platform, multinode jobs (NGC_ARRAY_INDEX, NGC_ARRAY_SIZE, NGC_MASTER_ADDR)",
+   {"NGC_ARRAY_INDEX": "1", "NGC_ARRAY_SIZE": "4", "NGC_MASTER_ADDR": "launcher-svc-1",
+    "NGC_GPUS_PER_NODE": "8"},
+   ["--format", "torchrun"], fail(3, "NGC_ARRAY_"))
+
+# One option given twice with two values is two answers: the command line's fault.
+sc("cli-port-and-port-base-disagree", "command-line", "cluster-resolve(1) OPTIONS (--port-base is --port)",
+   SBATCH_2x4, ["--port", "29500", "--port-base", "29600", "--format", "hostfile"], fail(2, "--port"))
