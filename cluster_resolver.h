@@ -286,22 +286,27 @@
                                variables describe the daemons, so MPI wins); not PMI_SIZE
                                with FLUX_TASK_RANK (Flux's PMI) or with PALS_RANKID and
                                PBS_NODEFILE (Cray PALS's mpiexec: pbs reads its names)
-                  4 slurm      SLURM_STEP_NODELIST, or SLURM_JOB_ID or SLURM_JOBID (an
-                               sbatch script, an salloc shell: the job's allocation)
-                  5 pbs        PBS_NODEFILE or PBS_JOBID
-                  6 lsf        LSB_DJOB_RANKFILE, LSB_MCPU_HOSTS or LSB_JOBID
-                  7 sge        PE_HOSTFILE
-                  8 flux       FLUX_TASK_RANK, FLUX_JOB_ID or FLUX_ENCLOSING_ID (a flux
-                               batch script, a flux alloc shell)
-                  9 vertex     CLUSTER_SPEC (Vertex AI sets TF_CONFIG too for TensorFlow)
-                  10 sagemaker SM_HOSTS or SM_CURRENT_HOST, or the resource config file
-                  11 skypilot  SKYPILOT_NODE_IPS
-                  12 volcano   VC_TASK_INDEX or VK_TASK_INDEX
-                  13 lws       LWS_LEADER_ADDRESS or LWS_WORKER_INDEX
-                  14 awsbatch  AWS_BATCH_JOB_NODE_INDEX or AWS_BATCH_JOB_NUM_NODES
-                  15 torch     RANK, or WORLD_SIZE other than 1 (torch.distributed's names)
-                  16 jax       JAX_COORDINATOR_ADDRESS, JAX_NUM_PROCESSES or JAX_PROCESS_ID
-                  17 torch     PET_NNODES, PET_NODE_RANK or PET_MASTER_ADDR (Kubeflow)
+                  4 slurm      SLURM_STEP_NODELIST (a job step)
+                  5 pbs        PALS_RANKID or PBS_VNODENUM, with PBS_NODEFILE or PBS_JOBID
+                  6 lsf        JSM_NAMESPACE_RANK (jsrun), with an LSB_* below
+                  7 flux       FLUX_TASK_RANK
+                  8 vertex     CLUSTER_SPEC (Vertex AI sets TF_CONFIG too for TensorFlow)
+                  9 sagemaker  SM_HOSTS or SM_CURRENT_HOST, or the resource config file
+                  10 skypilot  SKYPILOT_NODE_IPS
+                  11 volcano   VC_TASK_INDEX or VK_TASK_INDEX, or a VC_<TASK>_HOSTS (the svc
+                               plugin alone)
+                  12 lws       LWS_LEADER_ADDRESS or LWS_WORKER_INDEX
+                  13 awsbatch  AWS_BATCH_JOB_NODE_INDEX or AWS_BATCH_JOB_NUM_NODES
+                  14 torch     RANK, or WORLD_SIZE other than 1 (torch.distributed's names)
+                  15 jax       JAX_COORDINATOR_ADDRESS, JAX_NUM_PROCESSES or JAX_PROCESS_ID
+                  16 torch     PET_NNODES, PET_NODE_RANK or PET_MASTER_ADDR (Kubeflow)
+                  17 a scheduler's allocation where this process has no rank of its own (a
+                               job script, an allocation shell), after the launchers above,
+                               which may run inside it (DeepSpeed's launch.py in an sbatch
+                               script): slurm SLURM_JOB_ID or SLURM_JOBID; pbs PBS_NODEFILE
+                               or PBS_JOBID; lsf LSB_DJOB_RANKFILE, LSB_MCPU_HOSTS or
+                               LSB_JOBID; sge PE_HOSTFILE; flux FLUX_JOB_ID or
+                               FLUX_ENCLOSING_ID
                   18 tpu       TPU_PROCESS_ADDRESSES, TPU_WORKER_HOSTNAMES, TPU_WORKER_ID,
                                TPU_NAME, KUBE_GOOGLE_CLOUD_TPU_ENDPOINTS or TPU_CONFIG
                                ("local" unless a TPU is named)
@@ -431,8 +436,9 @@
                   SLURM_GPU_BIND, SLURM_TRES_BIND (gres/gpu:TYPE) or SLURM_TRES_PER_TASK
                   (gres/gpu) set. --gpu-bind=none (SLURM_GPU_BIND or SLURM_TRES_BIND "none")
                   asks that every task see all the step's GPUs: that list is left whole
-                  too, not shared out. ROCR_VISIBLE_DEVICES, HIP_VISIBLE_DEVICES, ZE_AFFINITY_MASK or
-                  GPU_DEVICE_ORDINAL listing fewer devices than SLURM_GPUS_ON_NODE or than
+                  too, not shared out. ROCR_VISIBLE_DEVICES, HIP_VISIBLE_DEVICES,
+                  ZE_AFFINITY_MASK or GPU_DEVICE_ORDINAL listing fewer devices than
+                  SLURM_GPUS_ON_NODE or than
                   CUDA's list show a binding too (Slurm writes one list into each gres.conf
                   names; wrapper scripts narrow them). A list nobody speaks for (no
                   SLURM_GPUS_ON_NODE, or a list longer than it) is left as it is, as a
@@ -564,7 +570,9 @@
                   ["h:2222"], "workerpool1": [...], ...}, "task": {"type": "workerpool1",
                   "index": 0}, "environment": "cloud", "job": ...}); jobs named as given
                   (workerpool0 first: rank 0 is the primary replica). No rpc layer.
-        Own task: task.type / task.index.
+        Own task: task.type / task.index. Its launch counts pools 0 and 1 (the primary and the
+                  workers): pool 2 (parameter servers, Reduction Server) and pool 3
+                  (evaluators) take no rank, their tasks' launch is CRES_ERR_NOT_FOUND.
         Errors:   CRES_ERR_ENVIRONMENT prefixed "CLUSTER_SPEC:": unset, blank or without a
                   pool, not JSON, a pool that is not a list, a task outside the cluster, and
                   TF_CONFIG's errors.
@@ -596,6 +604,10 @@
                   job "worker" (job_name).
         Own task: LWS_WORKER_INDEX; hostname (default $HOSTNAME), when set, must be the
                   first label of that task's address, else CRES_ERR_ENVIRONMENT naming both.
+                  LWS's TPU variables, when set, must be the group: TPU_WORKER_HOSTNAMES
+                  LWS_GROUP_SIZE hosts and TPU_WORKER_ID LWS_WORKER_INDEX, else
+                  CRES_ERR_ENVIRONMENT (a leader without TPUs: the TPU slice, JAX's
+                  processes, is not the group; the tpu backend reads the slice).
 
       Coordinator-only sources (torch, jax, awsbatch; tpu with several slices) name the
       coordinator, the size and the own rank, never every address. cres_resolve() is
@@ -854,7 +866,9 @@
 
    8. LAUNCHER OUTPUT AND SLURM HOSTLISTS -------------------------------------------------
       Global ranks order all tasks: the job "chief" first, then the others by name, each by
-      task index. Rank 0 is the coordinator (torchrun's MASTER_ADDR, JAX's coordinator);
+      task index; a job "evaluator" takes none (TF runs it outside the cluster: its task's
+      launch is CRES_ERR_NOT_FOUND, its hosts are no hostfile's). Rank 0 is the coordinator
+      (torchrun's MASTER_ADDR, JAX's coordinator);
       TensorFlow's master (cres_master) is the own task's session target, another thing.
       cres_launch(r, &info, err)  the launch info of the own task (none: CRES_ERR_NOT_FOUND):
                world_size, rank, local_rank and local_world_size (tasks whose host part is

@@ -1235,10 +1235,11 @@ static void print_help(void) {
     printf("  %-28s %s\n", "--exec [--] CMD ARGS...",
            "export the format's variables (tfconfig, torchrun, torchrun-node, jax) and run CMD");
     printf("  %-28s %s\n", "--help, --version", "print this, or the version, and exit");
-    printf("auto picks: TF_CONFIG > torchrun > MPI > Slurm > PBS > LSF > Grid Engine > Flux > "
-           "Vertex\n  > SageMaker > SkyPilot > Volcano > LeaderWorkerSet > AWS Batch > torch "
-           "variables > JAX\n  > PET_* > TPU VM > Kubernetes Indexed Job > local (never while "
-           "a launcher's variables\n  say this is one of several processes); "
+    printf("auto picks: TF_CONFIG > torchrun > MPI > a Slurm step > PALS > jsrun > Flux "
+           "task\n  > Vertex > SageMaker > SkyPilot > Volcano > LeaderWorkerSet > AWS Batch > "
+           "torch\n  variables > JAX > PET_* > a scheduler's allocation (Slurm, PBS, LSF, Grid "
+           "Engine,\n  Flux) > TPU VM > Kubernetes Indexed Job > local (never while a "
+           "launcher's\n  variables say this is one of several processes); "
            "CLUSTER_RESOLVER_BACKEND=NAME forces one, =off local\n"
            "exit: 0 ok, 2 the command line, 3 the environment or cluster, 4 network/HTTP, 5 not "
            "ready,\n      1 other; --exec: 127 command not found, 126 not runnable\n");

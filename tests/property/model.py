@@ -1074,20 +1074,28 @@ def auto_steps(env):
         ("torch", s("TORCHELASTIC_RUN_ID")),
         ("mpi", any_set("OMPI_COMM_WORLD_SIZE", "MV2_COMM_WORLD_SIZE", "PMI_SIZE", "PMIX_RANK")
          and not pmi_not_mpi),
-        ("slurm", any_set("SLURM_STEP_NODELIST", "SLURM_JOB_ID", "SLURM_JOBID")),
-        ("pbs", any_set("PBS_NODEFILE", "PBS_JOBID")),
-        ("lsf", any_set("LSB_DJOB_RANKFILE", "LSB_MCPU_HOSTS", "LSB_JOBID")),
-        ("sge", s("PE_HOSTFILE")),
-        ("flux", any_set("FLUX_TASK_RANK", "FLUX_JOB_ID", "FLUX_ENCLOSING_ID")),
+        # a scheduler's job step or a rank on its allocation: the launcher of this process
+        ("slurm", s("SLURM_STEP_NODELIST")),
+        ("pbs", any_set("PBS_NODEFILE", "PBS_JOBID") and any_set("PALS_RANKID", "PBS_VNODENUM")),
+        ("lsf", any_set("LSB_DJOB_RANKFILE", "LSB_MCPU_HOSTS", "LSB_JOBID")
+         and s("JSM_NAMESPACE_RANK")),
+        ("flux", s("FLUX_TASK_RANK")),
         ("vertex", s("CLUSTER_SPEC")),
         ("sagemaker", any_set("SM_HOSTS", "SM_CURRENT_HOST") or os.path.exists(RESOURCE_CONFIG)),
         ("skypilot", any_set("SKYPILOT_NODE_IPS", "SKYPILOT_NODE_RANK")),
-        ("volcano", any_set("VC_TASK_INDEX", "VK_TASK_INDEX")),
+        ("volcano", any_set("VC_TASK_INDEX", "VK_TASK_INDEX") or any(
+            len(k) > 9 and k.startswith("VC_") and k.endswith("_HOSTS") for k in env.vars)),
         ("lws", any_set("LWS_LEADER_ADDRESS", "LWS_WORKER_INDEX", "LWS_GROUP_SIZE")),
         ("awsbatch", any_set("AWS_BATCH_JOB_NODE_INDEX", "AWS_BATCH_JOB_NUM_NODES")),
         ("torch", s("RANK") or (size is not None and not is_blank(size) and size != "1")),
         ("jax", any_set("JAX_COORDINATOR_ADDRESS", "JAX_NUM_PROCESSES", "JAX_PROCESS_ID")),
         ("torch", any_set("PET_NNODES", "PET_NODE_RANK", "PET_MASTER_ADDR")),
+        # a scheduler's allocation, outermost: the launchers above may run inside it
+        ("slurm", any_set("SLURM_JOB_ID", "SLURM_JOBID")),
+        ("pbs", any_set("PBS_NODEFILE", "PBS_JOBID")),
+        ("lsf", any_set("LSB_DJOB_RANKFILE", "LSB_MCPU_HOSTS", "LSB_JOBID")),
+        ("sge", s("PE_HOSTFILE")),
+        ("flux", any_set("FLUX_JOB_ID", "FLUX_ENCLOSING_ID")),
         ("tpu", any_set("TPU_PROCESS_ADDRESSES", "TPU_WORKER_HOSTNAMES", "TPU_WORKER_ID",
                         "TPU_NAME", "KUBE_GOOGLE_CLOUD_TPU_ENDPOINTS", "TPU_CONFIG")),
     ]
