@@ -157,7 +157,7 @@ static void walk(const scenario *sc) { alloc_walk(sc->name, run_scenario, sc, sc
     "{\"workerpool0\": [\"" VH("workerpool0", 0) "\"], \"workerpool1\": [\"" VH("workerpool1", 0) "\", \"" \
     VH("workerpool1", 1) "\"], \"workerpool2\": [\"" VH("workerpool2", 0) "\", \"" VH("workerpool2", 1)  \
     "\"], \"workerpool3\": [\"" VH("workerpool3", 0) "\"]}"
-/* Vertex AI: four pools, the process of workerpool1 replica 1 */
+/* Vertex AI: four pools, the process of workerpool1 replica 1; ranks are pools 0 and 1's */
 #define VERTEX_SPEC_JSON                                                                                 \
     "{\"cluster\": " VERTEX_CLUSTER ", \"environment\": \"cloud\", \"task\": {\"type\": \"workerpool1\", " \
     "\"index\": 1, \"trial\": \"\"}, \"job\": {\"worker_pool_specs\": []}, \"open_ports\": [3333]}"
@@ -198,7 +198,7 @@ static void vertex_cluster_spec(void **state) {
     static const char *const env[] = {"CLUSTER_SPEC", VERTEX_SPEC_JSON, NULL};
     static const scenario sc = {"vertex: CLUSTER_SPEC, four pools", VERTEX, env, NULL, NULL, NULL, NULL, 0, NULL, 0,
                                 CRES_OK, "vertex", NULL, VERTEX_CLUSTER,
-                                {6, 2, 0, 1, 2, 6, VERTEX_HEAD, 2222, VH("workerpool0", 0)},
+                                {3, 2, 0, 1, 2, 3, VERTEX_HEAD, 2222, VH("workerpool0", 0)},
                                 VH("workerpool1", 1), 0, "cloud"};
     (void)state;
     walk(&sc);
@@ -207,10 +207,10 @@ static void vertex_cluster_spec(void **state) {
 static void vertex_option_override_rpc(void **state) {
     static const char *const env[] = {"CLUSTER_SPEC", "not read", NULL};
     static const scenario sc = {"vertex: options.cluster_spec, task override, rpc layer", VERTEX, env,
-                                VERTEX_SPEC_JSON, NULL, NULL, "workerpool2", 0, "grpc", 0, CRES_OK, "vertex", NULL,
+                                VERTEX_SPEC_JSON, NULL, NULL, "workerpool1", 0, "grpc", 0, CRES_OK, "vertex", NULL,
                                 VERTEX_CLUSTER,
-                                {6, 3, 0, 1, 3, 6, VERTEX_HEAD, 2222, VH("workerpool0", 0)},
-                                "grpc://" VH("workerpool2", 0), 0, "cloud"};
+                                {3, 1, 0, 1, 1, 3, VERTEX_HEAD, 2222, VH("workerpool0", 0)},
+                                "grpc://" VH("workerpool1", 0), 0, "cloud"};
     (void)state;
     walk(&sc);
 }
@@ -442,7 +442,7 @@ static void auto_vertex(void **state) {
     static const char *const env[] = {"CLUSTER_SPEC", VERTEX_SPEC_JSON, "SM_CURRENT_HOST", "algo-1", NULL};
     static const scenario sc = {"auto: vertex over sagemaker", AUTO, env, NULL, NULL, NULL, NULL, 0, NULL, 0, CRES_OK,
                                 "vertex", NULL, VERTEX_CLUSTER,
-                                {6, 2, 0, 1, 2, 6, VERTEX_HEAD, 2222, VH("workerpool0", 0)},
+                                {3, 2, 0, 1, 2, 3, VERTEX_HEAD, 2222, VH("workerpool0", 0)},
                                 VH("workerpool1", 1), 0, "cloud"};
     (void)state;
     walk(&sc);

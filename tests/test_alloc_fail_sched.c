@@ -429,8 +429,8 @@ static void auto_lsf(void **state) {
 }
 
 static void auto_sge(void **state) {
-    static const char *const env[] = {"PE_HOSTFILE", pe_hostfile, "FLUX_JOB_ID", "f1", "FLUX_TASK_RANK", "0", NULL};
-    static const scenario sc = {"auto: sge", AUTO, env, NULL, 0, NULL, NULL, CRES_OK, "sge", SGE_SPEC, "- -1", "",
+    static const char *const env[] = {"PE_HOSTFILE", pe_hostfile, "FLUX_JOB_ID", "f1", NULL};
+    static const scenario sc = {"auto: sge before a Flux allocation", AUTO, env, NULL, 0, NULL, NULL, CRES_OK, "sge", SGE_SPEC, "- -1", "",
                                 "none", NULL, NULL, 0, NULL};
     (void)state;
     walk(&sc);

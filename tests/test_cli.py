@@ -1125,14 +1125,14 @@ def test_vertex_every_format():
     assert json.loads(ok(["vertex"], env=VERTEX)) == doc
     assert json.loads(ok([], env=VERTEX)) == doc
     assert json.loads(ok(["vertex", "--format", "spec"], env=VERTEX)) == VERTEX_CLUSTER
-    # no chief: the pools in name order
-    assert launch(["vertex"], env=VERTEX) == launch_doc(4, 2, 0, 1, 2, 4, VERTEX_HEAD, 2222)
-    assert ok(["--format", "torchrun"], env=VERTEX) == torchrun_exports(VERTEX_HEAD, 2222, 4, 2)
+    # no chief: pools 0 and 1 in name order (pool 2, parameter servers or Reduction Server, takes no rank)
+    assert launch(["vertex"], env=VERTEX) == launch_doc(3, 2, 0, 1, 2, 3, VERTEX_HEAD, 2222)
+    assert ok(["--format", "torchrun"], env=VERTEX) == torchrun_exports(VERTEX_HEAD, 2222, 3, 2)
     assert ok(["--format", "torchrun-node"], env=VERTEX) == (
-        f"export PET_NNODES=4\nexport PET_NODE_RANK=2\nexport PET_MASTER_ADDR={VERTEX_HEAD}\n"
+        f"export PET_NNODES=3\nexport PET_NODE_RANK=2\nexport PET_MASTER_ADDR={VERTEX_HEAD}\n"
         "export PET_MASTER_PORT=2222\n")
     assert ok(["--format", "jax"], env=VERTEX) == (
-        f"export JAX_COORDINATOR_ADDRESS={VERTEX_HEAD}:2222\nexport JAX_NUM_PROCESSES=4\nexport JAX_PROCESS_ID=2\n")
+        f"export JAX_COORDINATOR_ADDRESS={VERTEX_HEAD}:2222\nexport JAX_NUM_PROCESSES=3\nexport JAX_PROCESS_ID=2\n")
     assert ok(["vertex", "--format", "hostfile"], env=VERTEX) == "".join(
         f"{a.rsplit(':', 1)[0]} slots=1\n" for pool in sorted(VERTEX_CLUSTER) for a in VERTEX_CLUSTER[pool])
     assert ok(["vertex", "--format", "machinefile"], env=VERTEX) == "".join(
@@ -1142,9 +1142,11 @@ def test_vertex_every_format():
         "grpc://cmle-training-workerpool1-1d969d3ba6-1:2222\n"
     # --cluster-spec instead of the variable, and the task options
     spec = json.dumps(dict(VERTEX_DOC, task={"type": "workerpool0", "index": 0}))
-    assert launch(["vertex", "--cluster-spec", spec], env=VERTEX) == launch_doc(4, 0, 0, 1, 0, 4, VERTEX_HEAD, 2222)
-    assert launch(["vertex", "--cluster-spec", spec, "--task-type", "workerpool2", "--task-id", "0"]) == \
-        launch_doc(4, 3, 0, 1, 3, 4, VERTEX_HEAD, 2222)
+    assert launch(["vertex", "--cluster-spec", spec], env=VERTEX) == launch_doc(3, 0, 0, 1, 0, 3, VERTEX_HEAD, 2222)
+    assert launch(["vertex", "--cluster-spec", spec, "--task-type", "workerpool1", "--task-id", "0"]) == \
+        launch_doc(3, 1, 0, 1, 1, 3, VERTEX_HEAD, 2222)
+    expect_fail(["vertex", "--cluster-spec", spec, "--task-type", "workerpool2", "--task-id", "0", "--format",
+                 "launch"], 3, ["workerpool2", "take no rank"])
 
 
 def test_skypilot_every_format():
@@ -1346,7 +1348,7 @@ def test_platforms_forced_by_name():
     every = dict(VERTEX, **SKYPILOT)
     every.update({k: v for k, v in VOLCANO.items() if k not in ("MASTER_ADDR", "MASTER_PORT", "WORLD_SIZE", "RANK")})
     every.update(LWS)
-    for name, hostname, world in [("vertex", None, 4), ("skypilot", None, 3), ("volcano", VOLCANO["HOSTNAME"], 3),
+    for name, hostname, world in [("vertex", None, 3), ("skypilot", None, 3), ("volcano", VOLCANO["HOSTNAME"], 3),
                                   ("lws", LWS["HOSTNAME"], 4)]:
         env = dict(every, HOSTNAME=hostname or "any", CLUSTER_RESOLVER_BACKEND=name)
         code, out, err = run(["--verbose", "--format", "launch"], env=env, tf_config=VERTEX_TF_CONFIG)
@@ -1355,8 +1357,8 @@ def test_platforms_forced_by_name():
         assert (json.loads(out)["rank"], json.loads(out)["world_size"]) == (2, world), (name, out)
         assert launch([name], env=env, tf_config=VERTEX_TF_CONFIG)["world_size"] == world
     expect_fail([], 3, ["volcano: no VC_<TASK>_HOSTS variable"], env={"CLUSTER_RESOLVER_BACKEND": "volcano"})
-    expect_fail(["--format", "launch"], 3, ['vertex: WORLD_SIZE="3" is set', "answer is 4"],
-                env=dict(every, CLUSTER_RESOLVER_BACKEND="vertex", WORLD_SIZE="3"))
+    expect_fail(["--format", "launch"], 3, ['vertex: WORLD_SIZE="4" is set', "answer is 3"],
+                env=dict(every, CLUSTER_RESOLVER_BACKEND="vertex", WORLD_SIZE="4"))
     expect_fail([], 3, ["lws: LWS_LEADER_ADDRESS is not set"], env={"CLUSTER_RESOLVER_BACKEND": "lws"})
 
 
@@ -1499,10 +1501,15 @@ def test_coordinator_format():
 
 def test_master_is_tensorflows_and_says_so():
     # one task: TensorFlow's local session, "" (an empty line); --verbose says what it is
-    code, out, err = run(["--verbose", "--format", "master"], tf_config={"cluster": {"worker": ["only:1"]}})
+    code, out, err = run(["--verbose", "--format", "master"], tf_config={"cluster": {"worker": ["only:1"]},
+                                                                         "task": {"type": "worker", "index": 0}})
     assert (code, out) == (0, "\n"), (code, out, err)
     assert "master is \"\": TensorFlow's master() of a cluster of one task" in err, err
     assert "--format coordinator" in err, err
+    # no task: TensorFlow's master() is "" too, and the note says why
+    code, out, err = run(["--verbose", "--format", "master"], tf_config={"cluster": {"worker": ["only:1"]}})
+    assert (code, out) == (0, "\n"), (code, out, err)
+    assert "master is \"\": there is no own task" in err, err
     code, out, err = run(["--verbose", "--format", "master"], tf_config={"cluster": CLUSTER,
                                                                          "task": {"type": "ps", "index": 0}})
     assert (code, out) == (0, "p0:2222\n") and "master is" not in err, (code, out, err)

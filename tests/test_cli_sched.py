@@ -295,7 +295,7 @@ def test_verbose_names_the_source():
             ([], PBS_JOB, "cluster-resolve: info: auto: using the pbs backend: PBS_NODEFILE\n"),
             ([], dict(SGE_JOB, LSB_MCPU_HOSTS="h 1"), "auto: using the lsf backend: LSB_MCPU_HOSTS; passed over sge "
              "(PE_HOSTFILE)\n"),
-            ([], dict(pals(1)), "auto: using the pbs backend: PBS_NODEFILE\n"),
+            ([], dict(pals(1)), "auto: using the pbs backend: PALS_RANKID\n"),
             ([], dict(PBS_JOB, OMPI_COMM_WORLD_RANK="1", OMPI_COMM_WORLD_SIZE="4"),
              "auto: using the mpi backend: OMPI_COMM_WORLD_SIZE; passed over pbs (PBS_NODEFILE)\n")]:
         code, out, err = run(args + ["--verbose", "--format", "hostfile"], env)
@@ -380,9 +380,9 @@ def test_slurm_gpus_bound_per_task_are_not_split_again():
     assert out == "2,3 1\n", out
     # --gpus-per-node would split a list this task cannot see whole: exit 3 naming both
     expect_fail(["slurm", "--format", "torchrun", "--gpus-per-node", "4"], 3,
-                ["--gpus-per-node) 4", "SLURM_GPUS_ON_NODE=4 but CUDA_VISIBLE_DEVICES lists 2"], SRUN_GPUS_PER_TASK)
+                ["--gpus-per-node 4 would split", "SLURM_GPUS_ON_NODE=4 but CUDA_VISIBLE_DEVICES lists 2"], SRUN_GPUS_PER_TASK)
     expect_fail(["slurm", "--format", "torchrun", "--gpus-per-task", "1"], 3,
-                ["--gpus-per-task) 1", "CUDA_VISIBLE_DEVICES lists 2"], SRUN_GPUS_PER_TASK)
+                ["--gpus-per-task 1, but", "CUDA_VISIBLE_DEVICES lists 2"], SRUN_GPUS_PER_TASK)
     assert "CUDA_VISIBLE_DEVICES" not in exports(ok(["slurm", "--format", "torchrun", "--gpus-per-task", "2"],
                                                     SRUN_GPUS_PER_TASK))
     # the same step with --gres=gpu:4 instead: every task sees the node's four, which are split
