@@ -1719,6 +1719,21 @@ JSMN_PARENT_LINKS and JSMN_STRICT before including it"
         return cres__fail(err, CRES_ERR_UNSUPPORTED, name ": left out of this build by " macro); \
     }
 
+/* Footprint: a program built with -ffunction-sections -fdata-sections -Wl,--gc-sections
+   should carry only the code and text it uses. Two things defeat that:
+   - gcc puts a string literal that several functions share in the string section of one of
+     them (.rodata.<function>.str1.1), and the linker keeps that whole section in every
+     program using the literal; literals that static tables point to go in one section that
+     every program using such a table keeps. So a large part (kubeconfig, Google credentials,
+     auto) shares no literal with the small ones: it uses an array of its own (the vtables'
+     names, cres__kcluster, cres__accept) or a literal of its own.
+   - a table of pointers costs, besides the pointer, a 24-byte relocation per entry in a
+     position-independent program. So lists of names are one literal, "A\0B\0", ending at
+     an empty name (cres__next_name steps through it); other tables hold arrays, and
+     cres_result_string is a switch.
+   bench/footprint/run.py measures such programs; `make footprint-test` checks two against
+   tests/footprint_limits.txt. */
+
 #define CRES__DEFAULT_PORT 8470
 #define CRES__SM_RESOURCE_CONFIG "/opt/ml/input/config/resourceconfig.json"
 #define CRES__DEFAULT_TIMEOUT_MS 10000
@@ -2348,7 +2363,7 @@ CRES__PRIVATE int cres__scan_number(cres__scan *c) {
 }
 
 CRES__PRIVATE int cres__scan_literal(cres__scan *c) {
-    static const char words[][6] = {"true", "false", "null"}; /* arrays: see "Footprint" */
+    static const char words[][6] = {"true", "false", "null"}; /* see "Footprint" in >>impl */
     size_t i;
     for (i = 0; i < 3; i++) {
         size_t k = strlen(words[i]);
@@ -2667,7 +2682,7 @@ CRES__PRIVATE void cres__json_pick(const cres__json *d, int obj, const char *con
     }
 }
 
-/* cres__json_pick with the keys in one literal, "a\0b\0" (see "Footprint" in >>google). */
+/* cres__json_pick with the keys in one literal, "a\0b\0" (see "Footprint" in >>impl). */
 CRES__PRIVATE void cres__json_pick_packed(const cres__json *d, int obj, const char *packed,
                                           int *out, int n) {
     const char *keys[8];
@@ -4012,7 +4027,7 @@ CRES__PRIVATE int cres__parse_rfc3339(const char *s, long long *out) {
 
 /* Names and values several backends send, as arrays rather than literals: gcc would put a
    shared literal in one backend's string section, which every program using it then keeps
-   whole (see "Footprint" in >>google). */
+   whole (see "Footprint" in >>impl). */
 static const char cres__accept[] = "Accept", cres__authorization[] = "Authorization",
                   cres__content_type[] = "Content-Type",
                   cres__json_media[] = "application/json", cres__post[] = "POST";
@@ -5984,7 +5999,7 @@ CRES__PRIVATE cres_result cres__kube_undefined(const cres__kstanza *ctx, const c
     return cres__kfail(ctx, field, why, err);
 }
 
-/* An array, not the literal TF_CONFIG's reader shares (see "Footprint" in >>google). */
+/* An array, not the literal TF_CONFIG's reader shares (see "Footprint" in >>impl). */
 static const char cres__kcluster[] = "cluster";
 
 /* Reads the kubeconfig and settles server, namespace, TLS and credentials from it.
@@ -8160,11 +8175,8 @@ CRES__PRIVATE cres_result cres__metadata_need(cres__http *h, const char *base, c
 
 /* ---- Application Default Credentials: the file ------------------------------------------ */
 
-/* Footprint: gcc puts a string literal that several functions share in the string section of
-   one of them, and --gc-sections keeps that whole section in every program using the
-   literal, and literals that static tables point to go in the section every program keeps.
-   So the names here are arrays, or one literal of their own (cres__json_pick_packed): programs
-   without GCE and TPU do not carry them. */
+/* The names here are arrays, or one literal of their own (cres__json_pick_packed), so that
+   programs without GCE and TPU do not carry them (see "Footprint" in >>impl). */
 
 #define CRES__GCP_SCOPE "https://www.googleapis.com/auth/cloud-platform"
 #define CRES__GCP_TOKEN_URI "https://oauth2.googleapis.com/token"
