@@ -1792,6 +1792,16 @@ CRES__PRIVATE char *cres__strdup(const cres_allocator *a, const char *s) {
     return cres__strndup(a, s, strlen(s));
 }
 
+/* x then y in a new string, or NULL when out of memory. */
+CRES__PRIVATE char *cres__concat(const cres_allocator *a, const char *x, const char *y) {
+    size_t nx = strlen(x), ny = strlen(y);
+    char *s = (char *)cres__alloc(a, nx + ny + 1);
+    if (!s) return NULL;
+    memcpy(s, x, nx);
+    memcpy(s + nx, y, ny + 1);
+    return s;
+}
+
 static const cres_allocator cres__default_allocator = {0, 0, 0};
 
 CRES__PRIVATE const cres_allocator *cres__pick_allocator(const cres_allocator *a) {
@@ -1929,6 +1939,9 @@ CRES__PRIVATE void cres__put(cres__writer *w, const char *s, size_t n) {
 
 CRES__PRIVATE void cres__puts(cres__writer *w, const char *s) { cres__put(w, s, strlen(s)); }
 
+/* One character: no literal shared with other parts (see "Footprint" in >>impl). */
+CRES__PRIVATE void cres__put_char(cres__writer *w, char c) { cres__put(w, &c, 1); }
+
 CRES__PRIVATE void cres__put_int(cres__writer *w, long long v) {
     char tmp[32];
     int n = snprintf(tmp, sizeof tmp, "%lld", v);
@@ -2002,6 +2015,10 @@ CRES__PRIVATE char *cres__render(const cres_allocator *a, cres__render_fn fn, co
 
 /* ////////////////////////////////////////////////////////////////////////////////////////
    Numbers and names                                                               >>text */
+
+/* Texts of several parts, as arrays: a shared literal would sit in one part's string section,
+   which every program using it keeps whole (see "Footprint" in >>impl). */
+CRES__PRIVATE const char cres__decimal_digits[] = "0123456789", cres__hostname_var[] = "HOSTNAME";
 
 /* The name after p in a name list, "A\0B\0", which ends at an empty name (see "Footprint"
    in >>impl). */
@@ -4846,7 +4863,7 @@ CRES_API cres_result cres_local_resolver_create(const cres_local_options *o, cre
     l->job = cres__strdup(&r->config.allocator, o->job_name ? o->job_name : "worker");
     l->address = cres__join_host_port(&r->config.allocator, o->host ? o->host : "localhost",
                                       o->port ? o->port : CRES__DEFAULT_PORT);
-    res = l->job && l->address ? CRES_OK : cres__oom(err, "local");
+    res = l->job && l->address ? CRES_OK : cres__oom(err, cres__local_vtable_name);
     if (res == CRES_OK) res = cres__check_job_name(l->job, err);
     if (res == CRES_OK) res = cres__check_address(l->job, 0, l->address, err);
     if (res == CRES_OK) res = cres_set_detected_task(r, l->job, 0, err);
@@ -4958,6 +4975,11 @@ typedef struct cres__k8s {
 #define CRES__EXEC_TIMEOUT_MS 60000           /* a plugin's run when the resolve has no bound */
 #define CRES__EXEC_INFO "KUBERNETES_EXEC_INFO"
 #define CRES__EXEC_V1 "client.authentication.k8s.io/v1"
+
+/* Arrays, not the literals TF_CONFIG's reader and the Google credentials share (see
+   "Footprint" in >>impl). */
+static const char cres__kcluster[] = "cluster", cres__khome[] = "HOME",
+                  cres__kblanks[] = " \t\r\n";
 #define CRES__EXEC_V1BETA1 "client.authentication.k8s.io/v1beta1"
 
 /* ---- YAML as JSON text ------------------------------------------------------------------ */
@@ -5412,7 +5434,7 @@ CRES__PRIVATE cres_result cres__kube_read(cres__kload *L, const char *path, size
         return cres__fail(err, res, "%s cannot be read%s", what,
                           must_exist ? " (named by options.kubeconfig / --kubeconfig)" : "");
     if (res != CRES_OK) return res;
-    i = strspn(f->text, " \t\r\n");
+    i = strspn(f->text, cres__kblanks);
     if (f->text[i] != '{' && f->text[i] != '\0') { /* YAML, unless empty */
 #ifdef CLUSTER_RESOLVER_USE_YAML
         char *json;
@@ -5427,7 +5449,7 @@ CRES__PRIVATE cres_result cres__kube_read(cres__kload *L, const char *path, size
                           what);
 #endif
     }
-    if (!f->text[strspn(f->text, " \t\r\n")] || strcmp(f->text, "null") == 0)
+    if (!f->text[strspn(f->text, cres__kblanks)] || strcmp(f->text, "null") == 0)
         return CRES_OK; /* empty (a YAML file of comments is null): an empty config */
     res = cres__json_parse_document(&f->d, f->text, strlen(f->text), a, what, CRES_ERR_ENVIRONMENT,
                                     err);
@@ -5466,7 +5488,7 @@ CRES__PRIVATE cres_result cres__kube_files(cres__kload *L, const char *explicit_
         }
         return res;
     }
-    home = cres_resolver_getenv(r, "HOME");
+    home = cres_resolver_getenv(r, cres__khome);
 #ifdef _WIN32
     if (!home || !*home) home = cres_resolver_getenv(r, "USERPROFILE");
 #endif
@@ -5971,7 +5993,7 @@ CRES__PRIVATE cres_result cres__kube_context(cres__kload *L, const char *option,
 CRES__PRIVATE cres_result cres__kube_server(cres__k8s *k, const cres__kstanza *cluster,
                                             const char *server, cres_error *err) {
     const char *scheme = strstr(server, "://") ? "" : "https://", *host;
-    size_t n = strlen(scheme) + strlen(server) + 1;
+    size_t n;
     if (!*scheme && strncmp(server, "https://", 8) != 0 && strncmp(server, "http://", 7) != 0)
         return cres__kfail(cluster, "server", "must be an http:// or https:// URL", err);
     host = *scheme ? server : strstr(server, "://") + 3;
@@ -5980,9 +6002,8 @@ CRES__PRIVATE cres_result cres__kube_server(cres__k8s *k, const cres__kstanza *c
                            "must name a host, without blanks or control "
                            "characters",
                            err);
-    if (!(k->server = (char *)cres__alloc(&k->base.config.allocator, n)))
+    if (!(k->server = cres__concat(&k->base.config.allocator, scheme, server)))
         return cres__oom(err, "kubernetes");
-    snprintf(k->server, n, "%s%s", scheme, server);
     for (n = strlen(k->server); n > 0 && k->server[n - 1] == '/';)
         k->server[--n] = '\0'; /* paths are appended with their own slash */
     return CRES_OK;
@@ -5998,9 +6019,6 @@ CRES__PRIVATE cres_result cres__kube_undefined(const cres__kstanza *ctx, const c
              field[0] == 'c' ? " (kubectl would try http://localhost:8080)" : "");
     return cres__kfail(ctx, field, why, err);
 }
-
-/* An array, not the literal TF_CONFIG's reader shares (see "Footprint" in >>impl). */
-static const char cres__kcluster[] = "cluster";
 
 /* Reads the kubeconfig and settles server, namespace, TLS and credentials from it.
    CRES_ERR_NOT_FOUND: there is none (or it names no context): in-cluster config applies. */
@@ -7905,7 +7923,7 @@ CRES__PRIVATE cres_result cres__k8s_server(cres__k8s *k, const cres_k8s_options 
                           "a cluster (KUBERNETES_SERVICE_HOST and KUBERNETES_SERVICE_PORT unset); "
                           "pass options.kubeconfig or options.server");
     if (strlen(host) > 256 || strlen(port) > 5 || cres__bad_text(host, 1) ||
-        strspn(port, "0123456789") != strlen(port) || atol(port) < 1 || atol(port) > 65535)
+        strspn(port, cres__decimal_digits) != strlen(port) || atol(port) < 1 || atol(port) > 65535)
         return cres__fail(err, CRES_ERR_ENVIRONMENT,
                           "kubernetes: KUBERNETES_SERVICE_HOST or _PORT is malformed");
     n = strlen(host) + strlen(port) + 16;
@@ -8006,7 +8024,7 @@ CRES_API cres_result cres_k8s_resolver_create(const cres_k8s_options *o, cres_re
     k->follow_jobset = o->follow_jobset != 0;
     k->members = o->members == CRES_K8S_MEMBERS_JOB ? CRES_K8S_MEMBERS_JOB : CRES_K8S_MEMBERS_LIST;
     k->address = o->address;
-    host = o->hostname ? o->hostname : cres_resolver_getenv(r, "HOSTNAME");
+    host = o->hostname ? o->hostname : cres_resolver_getenv(r, cres__hostname_var);
     res = cres__k8s_copy_jobs(k, o, err);
     if (res == CRES_OK) res = cres__k8s_members_check(k, o, err);
     if (res == CRES_OK) res = cres__k8s_server(k, o, err);
@@ -8057,10 +8075,9 @@ CRES__PRIVATE char *cres__metadata_base(cres_resolver *r, const char *option) {
     if (!host || !*host) host = cres_resolver_getenv(r, "GCE_METADATA_HOST");
     if (!host || !*host) host = cres_resolver_getenv(r, "GCE_METADATA_IP");
     if (!host || !*host) host = "metadata.google.internal";
-    n = strlen(host) + 8;
-    if (!(s = (char *)cres__alloc(&r->config.allocator, n))) return NULL;
-    snprintf(s, n, "%s%s", strstr(host, "://") ? "" : "http://", host);
-    while (n > 1 && s[strlen(s) - 1] == '/') s[strlen(s) - 1] = '\0';
+    if (!(s = cres__concat(&r->config.allocator, strstr(host, "://") ? "" : "http://", host)))
+        return NULL;
+    for (n = strlen(s); n > 0 && s[n - 1] == '/';) s[--n] = '\0';
     return s;
 }
 
@@ -9084,7 +9101,6 @@ CRES__PRIVATE char *cres__gce_page_url(const cres_allocator *a, const char *url,
 CRES__PRIVATE cres_result cres__gce_page(cres__gce *g, const cres_http_response *resp,
                                          const char *permission, cres__gce_page_fn read,
                                          char **next, cres_error *err) {
-    static const char *const top[] = {"items", "nextPageToken"};
     cres__json d;
     int t[2];
     cres_result res;
@@ -9093,7 +9109,7 @@ CRES__PRIVATE cres_result cres__gce_page(cres__gce *g, const cres_http_response 
     res = cres__json_parse(&d, resp->body, resp->body_len, &g->base.config.allocator, "gce: list",
                            CRES_ERR_UNEXPECTED_RESPONSE, err);
     if (res != CRES_OK) return res;
-    cres__json_pick(&d, 0, top, t, 2);
+    cres__json_pick_packed(&d, 0, "items\0nextPageToken\0", t, 2);
     if (d.t[0].type != JSMN_OBJECT ||
         (t[0] >= 0 && !cres__json_is_null(&d, t[0]) && d.t[t[0]].type != JSMN_ARRAY))
         res = cres__fail(err, CRES_ERR_UNEXPECTED_RESPONSE,
@@ -10081,7 +10097,7 @@ CRES__PRIVATE void cres__host_write_all(cres__writer *w, const cres__host_patter
             text = hp->group_end[g] + 1;
         }
         cres__put(w, text, (size_t)(hp->end - text));
-        cres__put(w, "\n", 1);
+        cres__put_char(w, '\n');
         for (i = 0; i < hp->groups; i++) { /* advance, carrying into the next wheel */
             g = i == 0 ? hp->groups - 1 : i - 1;
             if (at[g].v < at[g].r.hi) {
@@ -12792,9 +12808,10 @@ CRES_API cres_result cres_lws_resolver_create(const cres_lws_options *o, cres_re
         res = cres__lws_group(h, job, cres_resolver_getenv(&h->base, "LWS_LEADER_ADDRESS"), size,
                               o->port ? o->port : CRES__DEFAULT_PORT, err);
     if (res == CRES_OK)
-        res = cres__lws_check_host(
-            h, job, own, o->hostname ? o->hostname : cres_resolver_getenv(&h->base, "HOSTNAME"),
-            err);
+        res = cres__lws_check_host(h, job, own,
+                                   o->hostname ? o->hostname
+                                               : cres_resolver_getenv(&h->base, cres__hostname_var),
+                                   err);
     return cres__hosts_finish(h, res, job, own, o->task_type, o->task_id, o->rpc_layer, out, err);
 }
 #else
@@ -12906,7 +12923,7 @@ CRES_API cres_result cres_volcano_resolver_create(const cres_volcano_options *o,
     *out = NULL;
     if ((res = cres__hosts_new(&cres__volcano_vtable, o->config, o->port, &h, err)) != CRES_OK)
         return res;
-    hostname = o->hostname ? o->hostname : cres_resolver_getenv(&h->base, "HOSTNAME");
+    hostname = o->hostname ? o->hostname : cres_resolver_getenv(&h->base, cres__hostname_var);
     if (!cres_resolver_getenv(&h->base, index_var)) index_var = "VK_TASK_INDEX"; /* older */
     res = cres__volcano_tasks(h, o->port ? o->port : CRES__DEFAULT_PORT, err);
     if (res == CRES_OK) res = cres__hosts_unique(h, "VC_<TASK>_HOSTS", err);
@@ -13402,7 +13419,7 @@ CRES__LEFT_OUT(cres_jax_resolver_create, cres_jax_options, "jax", "CLUSTER_RESOL
 CRES__PRIVATE int cres__is_ipv4(const char *s) {
     int parts = 0;
     while (parts < 4) {
-        size_t n = strspn(s, "0123456789");
+        size_t n = strspn(s, cres__decimal_digits);
         long long v;
         if (n == 0 || n > 3 || cres__parse_decimal(s, n, &v) != 1 || v > 255) return 0;
         s += n;
@@ -13488,7 +13505,7 @@ CRES__LEFT_OUT(cres_awsbatch_resolver_create, cres_awsbatch_options, "awsbatch",
 /* An Indexed Job's pod is named for its Job: hostname "<job>-<index>" gives the selector. */
 CRES__PRIVATE int cres__auto_indexed_job(const cres_resolver *probe, char *selector, size_t cap) {
     const char *index = cres_resolver_getenv(probe, "JOB_COMPLETION_INDEX");
-    const char *host = cres_resolver_getenv(probe, "HOSTNAME");
+    const char *host = cres_resolver_getenv(probe, cres__hostname_var);
     size_t h, i;
     if (!cres__env_set(probe, "KUBERNETES_SERVICE_HOST") || !index || !host) return 0;
     h = strlen(host);
@@ -14053,7 +14070,7 @@ CRES__PRIVATE cres_result cres__write_hosts(const cres_cluster_spec *s, const ch
         cres__put(&w, hosts[i].host, hosts[i].len);
         cres__puts(&w, separator);
         cres__put_int(&w, (long long)hosts[i].slots);
-        cres__puts(&w, "\n");
+        cres__put_char(&w, '\n');
     }
     cres__free(&s->alloc, hosts);
     return cres__finish(&w, out_len, err);
