@@ -3509,8 +3509,9 @@ CRES__PRIVATE cres_result cres__env_require(const cres_resolver *r, const char *
     }
     if (!missing) return CRES_OK;
     if (!count)
-        return cres__fail(err, CRES_ERR_ENVIRONMENT, empty ? "%s: %s is empty" : "%s: %s is not set",
-                          r->vtable->name, missing);
+        return cres__fail(err, CRES_ERR_ENVIRONMENT,
+                          empty ? "%s: %s is empty" : "%s: %s is not set", r->vtable->name,
+                          missing);
     return cres__fail(err, CRES_ERR_ENVIRONMENT, "%s: %s %s set, %s %s", r->vtable->name, set,
                       count > 1 ? "are" : "is", missing, empty ? "is empty" : "is not");
 }
@@ -8535,7 +8536,7 @@ CRES__PRIVATE void cres__put_jwt_claims(cres__writer *w, const void *x) {
 /* base64url(header).base64url(claims), then (with the signature) the jwt-bearer grant. */
 CRES__PRIVATE void cres__put_jwt(cres__writer *w, const void *x) {
     const cres__jwt *j = (const cres__jwt *)x;
-    const char dot = '.'; /* not the literal ".", which other code shares (footprint, above) */
+    const char dot = '.'; /* not the literal "." other code shares ("Footprint", >>impl) */
     if (j->sig)
         cres__puts(w,
                    "grant_type=urn%3Aietf%3Aparams%3Aoauth%3Agrant-type%3Ajwt-bearer&assertion=");
