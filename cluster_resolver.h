@@ -102,7 +102,7 @@
                                            without it, config.sign or no key files.
       CLUSTER_RESOLVER_NO_KUBECONFIG   (I) kubernetes without kubeconfig files and exec
                                            plugins (in cluster and options.server only).
-      CLUSTER_RESOLVER_NO_K8S_JOB      (I) kubernetes without members JOB (10.5 KiB):
+      CLUSTER_RESOLVER_NO_K8S_JOB      (I) kubernetes without members JOB (10.9 KiB):
                                            lists only; asking for JOB is
                                            CRES_ERR_UNSUPPORTED, auto lists.
       CLUSTER_RESOLVER_NO_<BACKEND>    (I) leaves a backend out: SIMPLE, UNION, TFCONFIG,

@@ -19,7 +19,7 @@ to compile, and the heap each backend uses to resolve 8, 1,000 and 10,000 member
             allocations, and the in-process time (see heap.c)
 
 Prints a Markdown report and writes it to build/bench/footprint.md (--out); --json FILE also
-writes the numbers; --programs measures the small programs alone (about a minute).
+writes the numbers; --programs measures the small programs alone (about 4 minutes).
 usage: python3 bench/footprint/run.py [--sizes 8,1000,10000] [--compiles 5] [--cc gcc]
 [--out FILE] [--json FILE] [--programs]. Standard library only; needs gcc, binutils (size,
 strip), libjsmn-dev, and libcurl4-openssl-dev for the curl rows. tests/footprint_test.py
@@ -216,6 +216,10 @@ def kib(n):
     return "%.1f KiB" % (n / KiB) if n < 1024 * KiB else "%.2f MiB" % (n / KiB / KiB)
 
 
+def signed_kib(n):
+    return ("+" if n >= 0 else "-") + kib(abs(n))
+
+
 def nbytes(n):
     return "%s B" % format(n, ",") if n < 10 * 1024 else kib(n)
 
@@ -286,9 +290,9 @@ def programs_report(programs, args):
     for r in (r for r in programs if r.get("backend")):
         lines.append("| %s | %s | %s | %s | %s |" % (
             r["backend"], kib(r["text_data"]),
-            "-" if r is core else "+" + kib(r["text_data"] - core["text_data"]),
+            "-" if r is core else signed_kib(r["text_data"] - core["text_data"]),
             kib(r["no_unwind"]),
-            "-" if r is core else "+" + kib(r["no_unwind"] - core["no_unwind"])))
+            "-" if r is core else signed_kib(r["no_unwind"] - core["no_unwind"])))
     return lines
 
 
