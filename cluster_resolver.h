@@ -4979,7 +4979,7 @@ typedef struct cres__k8s {
 
 /* Arrays, not the literals TF_CONFIG's reader and the Google credentials share (see
    "Footprint" in >>impl). */
-static const char cres__kcluster[] = "cluster", cres__khome[] = "HOME",
+static const char cres__kcluster[] = "cluster", cres__khome_var[] = "HOME",
                   cres__kblanks[] = " \t\r\n";
 #define CRES__EXEC_V1BETA1 "client.authentication.k8s.io/v1beta1"
 
@@ -5489,7 +5489,7 @@ CRES__PRIVATE cres_result cres__kube_files(cres__kload *L, const char *explicit_
         }
         return res;
     }
-    home = cres_resolver_getenv(r, cres__khome);
+    home = cres_resolver_getenv(r, cres__khome_var);
 #ifdef _WIN32
     if (!home || !*home) home = cres_resolver_getenv(r, "USERPROFILE");
 #endif
