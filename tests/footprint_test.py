@@ -41,7 +41,8 @@ def read_limits(path):
 
 
 def slug(name):
-    return "".join(c if c.isalnum() else "-" for c in name.lower()).strip("-")
+    """A file name for a program: "TF_CONFIG only" -> "tf-config-only"."""
+    return "-".join("".join(c if c.isalnum() else " " for c in name.lower()).split())
 
 
 def build(cc, name, out):
