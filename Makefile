@@ -18,7 +18,7 @@ UNIT_SAN_BINS := $(UNIT:tests/%.c=$(BUILD)/san/%)
 FUZZ_BINS := $(patsubst tests/fuzz/%.c,$(BUILD)/%,$(wildcard tests/fuzz/fuzz_*.c))
 EXAMPLES := $(BUILD)/cluster-resolve $(BUILD)/custom_backend $(BUILD)/custom_transport
 
-.PHONY: all run test bench unit unit-san cli-test scenario-test man property-test k8s-test kubeconfig-test gcp-test hostile-test launcher-test hostlist-oracle readme-test install-test check fuzz fuzz-smoke fuzz-replay \
+.PHONY: all run test bench unit unit-san cli-test scenario-test man property-test k8s-test kubeconfig-test gcp-test hostile-test launcher-test hostlist-oracle readme-test install-test check footprint-test fuzz fuzz-smoke fuzz-replay \
         netfault-test clients-test thread-test soak-test install uninstall clean deps-build deps-test coverage
 
 all: $(EXAMPLES)
@@ -26,7 +26,7 @@ all: $(EXAMPLES)
 run: $(BUILD)/cluster-resolve
 	./$(BUILD)/cluster-resolve
 
-test: deps-test unit unit-san cli-test scenario-test property-test k8s-test kubeconfig-test gcp-test hostile-test netfault-test clients-test thread-test soak-test hostlist-oracle launcher-test readme-test install-test check fuzz-smoke
+test: deps-test unit unit-san cli-test scenario-test property-test k8s-test kubeconfig-test gcp-test hostile-test netfault-test clients-test thread-test soak-test hostlist-oracle launcher-test readme-test install-test check footprint-test fuzz-smoke
 	@echo "make test: every test passed"
 
 deps-build:
@@ -188,6 +188,11 @@ install-test: deps-test | $(BUILD)
 
 check: deps-test
 	bash tests/check.sh
+
+# Two small programs of bench/footprint/run.py (TF_CONFIG alone; auto with TF_CONFIG, Slurm,
+# MPI and local) against the sizes in tests/footprint_limits.txt, exact for gcc 12 of Debian 12.
+footprint-test: | $(BUILD)
+	python3 tests/footprint_test.py
 
 # A target's own libraries: fuzz_kubeconfig defines CLUSTER_RESOLVER_USE_YAML (YAML kubeconfigs).
 LIBS_fuzz_kubeconfig := -lyaml

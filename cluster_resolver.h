@@ -102,7 +102,7 @@
                                            without it, config.sign or no key files.
       CLUSTER_RESOLVER_NO_KUBECONFIG   (I) kubernetes without kubeconfig files and exec
                                            plugins (in cluster and options.server only).
-      CLUSTER_RESOLVER_NO_K8S_JOB      (I) kubernetes without members JOB (10.5 KiB):
+      CLUSTER_RESOLVER_NO_K8S_JOB      (I) kubernetes without members JOB (10.9 KiB):
                                            lists only; asking for JOB is
                                            CRES_ERR_UNSUPPORTED, auto lists.
       CLUSTER_RESOLVER_NO_<BACKEND>    (I) leaves a backend out: SIMPLE, UNION, TFCONFIG,
@@ -1915,6 +1915,21 @@ JSMN_PARENT_LINKS and JSMN_STRICT before including it"
         return cres__fail(err, CRES_ERR_UNSUPPORTED, name ": left out of this build by " macro); \
     }
 
+/* Footprint: a program built with -ffunction-sections -fdata-sections -Wl,--gc-sections
+   should carry only the code and text it uses. Two things defeat that:
+   - gcc puts a string literal that several functions share in the string section of one of
+     them (.rodata.<function>.str1.1), and the linker keeps that whole section in every
+     program using the literal; literals that static tables point to go in one section that
+     every program using such a table keeps. So a large part (kubeconfig, Google credentials,
+     auto) shares no literal with the small ones: it uses an array of its own (the vtables'
+     names, cres__kcluster, cres__accept) or a literal of its own.
+   - a table of pointers costs, besides the pointer, a 24-byte relocation per entry in a
+     position-independent program. So lists of names are one literal, "A\0B\0", ending at
+     an empty name (cres__next_name steps through it); other tables hold arrays, and
+     cres_result_string is a switch.
+   bench/footprint/run.py measures such programs; `make footprint-test` checks two against
+   tests/footprint_limits.txt. */
+
 #define CRES__DEFAULT_PORT 8470
 #define CRES__SM_RESOURCE_CONFIG "/opt/ml/input/config/resourceconfig.json"
 #define CRES__DEFAULT_TIMEOUT_MS 10000
@@ -1973,6 +1988,16 @@ CRES__PRIVATE char *cres__strdup(const cres_allocator *a, const char *s) {
     return cres__strndup(a, s, strlen(s));
 }
 
+/* x then y in a new string, or NULL when out of memory. */
+CRES__PRIVATE char *cres__concat(const cres_allocator *a, const char *x, const char *y) {
+    size_t nx = strlen(x), ny = strlen(y);
+    char *s = (char *)cres__alloc(a, nx + ny + 1);
+    if (!s) return NULL;
+    memcpy(s, x, nx);
+    memcpy(s + nx, y, ny + 1);
+    return s;
+}
+
 static const cres_allocator cres__default_allocator = {0, 0, 0};
 
 CRES__PRIVATE const cres_allocator *cres__pick_allocator(const cres_allocator *a) {
@@ -1998,13 +2023,18 @@ CRES__PRIVATE int cres__url_copy(const cres_allocator *a, char **field, const ch
 /* ////////////////////////////////////////////////////////////////////////////////////////
    Errors                                                                          >>errors */
 
-#define CRES__STRING_ITEM(name, text) text,
-static const char *const cres__result_texts[] = {CRES__RESULTS(CRES__STRING_ITEM)};
-#undef CRES__STRING_ITEM
-
+/* A switch, not a table of pointers (see "Footprint" in >>impl). */
 CRES_API const char *cres_result_string(cres_result result) {
-    if ((int)result < 0 || (int)result >= (int)CRES_RESULT_COUNT) return "unknown result";
-    return cres__result_texts[result];
+#define CRES__TEXT_CASE(name, text) \
+    case name:                      \
+        return text;
+    switch (result) {
+        CRES__RESULTS(CRES__TEXT_CASE)
+    default:
+        break;
+    }
+#undef CRES__TEXT_CASE
+    return "unknown result";
 }
 
 CRES_API const char *cres_version_string(void) { return CLUSTER_RESOLVER_VERSION_STRING; }
@@ -2105,6 +2135,9 @@ CRES__PRIVATE void cres__put(cres__writer *w, const char *s, size_t n) {
 
 CRES__PRIVATE void cres__puts(cres__writer *w, const char *s) { cres__put(w, s, strlen(s)); }
 
+/* One character: no literal shared with other parts (see "Footprint" in >>impl). */
+CRES__PRIVATE void cres__put_char(cres__writer *w, char c) { cres__put(w, &c, 1); }
+
 CRES__PRIVATE void cres__put_int(cres__writer *w, long long v) {
     char tmp[32];
     int n = snprintf(tmp, sizeof tmp, "%lld", v);
@@ -2178,6 +2211,14 @@ CRES__PRIVATE char *cres__render(const cres_allocator *a, cres__render_fn fn, co
 
 /* ////////////////////////////////////////////////////////////////////////////////////////
    Numbers and names                                                               >>text */
+
+/* Texts of several parts, as arrays: a shared literal would sit in one part's string section,
+   which every program using it keeps whole (see "Footprint" in >>impl). */
+CRES__PRIVATE const char cres__decimal_digits[] = "0123456789", cres__hostname_var[] = "HOSTNAME";
+
+/* The name after p in a name list, "A\0B\0", which ends at an empty name (see "Footprint"
+   in >>impl). */
+CRES__PRIVATE const char *cres__next_name(const char *p) { return p + strlen(p) + 1; }
 
 /* Parses exactly `-?[0-9]+`; 1 = ok, 0 = not that shape, -1 = too large for long long. */
 CRES__PRIVATE int cres__parse_decimal(const char *s, size_t n, long long *out) {
@@ -2337,10 +2378,9 @@ CRES__PRIVATE cres_result cres__read_file(const cres_resolver *r, const char *pa
     size_t limit = max;
     int failed;
     *out = NULL;
+    cres__quote(q, sizeof q, path, strlen(path)); /* for messages */
     f = fopen(path, "rb");
-    if (!f)
-        return cres__fail(err, CRES_ERR_ENVIRONMENT, "%s: cannot open %s", r->vtable->name,
-                          cres__quote(q, sizeof q, path, strlen(path)));
+    if (!f) return cres__fail(err, CRES_ERR_ENVIRONMENT, "%s: cannot open %s", r->vtable->name, q);
     if (fseek(f, 0, SEEK_END) == 0 && (size = ftell(f)) >= 0 && fseek(f, 0, SEEK_SET) != 0)
         size = -1;
     if (size >= 0 && (unsigned long)size < max) max = (size_t)size + 1; /* room to see growth */
@@ -2355,15 +2395,15 @@ CRES__PRIVATE cres_result cres__read_file(const cres_resolver *r, const char *pa
     if (failed) {
         cres__free(&r->config.allocator, buf);
         return cres__fail(err, CRES_ERR_ENVIRONMENT, "%s: cannot read %s (a directory?)",
-                          r->vtable->name, cres__quote(q, sizeof q, path, strlen(path)));
+                          r->vtable->name, q);
     }
     if (n > max) {
         cres__free(&r->config.allocator, buf);
         if (max < limit)
             return cres__fail(err, CRES_ERR_ENVIRONMENT, "%s: %s changed while it was read",
-                              r->vtable->name, cres__quote(q, sizeof q, path, strlen(path)));
-        return cres__fail(err, CRES_ERR_LIMIT, "%s: %s is larger than %zu bytes", r->vtable->name,
-                          cres__quote(q, sizeof q, path, strlen(path)), limit);
+                              r->vtable->name, q);
+        return cres__fail(err, CRES_ERR_LIMIT, "%s: %s is larger than %zu bytes",
+                          r->vtable->name, q, limit);
     }
     while (trim && n &&
            (buf[n - 1] == '\n' || buf[n - 1] == '\r' || buf[n - 1] == ' ' || buf[n - 1] == '\t'))
@@ -2371,8 +2411,8 @@ CRES__PRIVATE cres_result cres__read_file(const cres_resolver *r, const char *pa
     buf[n] = '\0';
     if (strlen(buf) != n) {
         cres__free(&r->config.allocator, buf);
-        return cres__fail(err, CRES_ERR_ENVIRONMENT, "%s: %s contains a NUL byte", r->vtable->name,
-                          cres__quote(q, sizeof q, path, strlen(path)));
+        return cres__fail(err, CRES_ERR_ENVIRONMENT, "%s: %s contains a NUL byte",
+                          r->vtable->name, q);
     }
     *out = buf;
     return CRES_OK;
@@ -2536,7 +2576,7 @@ CRES__PRIVATE int cres__scan_number(cres__scan *c) {
 }
 
 CRES__PRIVATE int cres__scan_literal(cres__scan *c) {
-    static const char *const words[] = {"true", "false", "null"};
+    static const char words[][6] = {"true", "false", "null"}; /* see "Footprint" in >>impl */
     size_t i;
     for (i = 0; i < 3; i++) {
         size_t k = strlen(words[i]);
@@ -2855,7 +2895,7 @@ CRES__PRIVATE void cres__json_pick(const cres__json *d, int obj, const char *con
     }
 }
 
-/* cres__json_pick with the keys in one literal, "a\0b\0" (see "Footprint" in >>google). */
+/* cres__json_pick with the keys in one literal, "a\0b\0" (see "Footprint" in >>impl). */
 CRES__PRIVATE void cres__json_pick_packed(const cres__json *d, int obj, const char *packed,
                                           int *out, int n) {
     const char *keys[8];
@@ -3695,10 +3735,11 @@ CRES__PRIVATE int cres__env_set(const cres_resolver *probe, const char *name) {
     return v && !cres__is_blank(v);
 }
 
-/* The first of several variables that is set, or NULL. */
-CRES__PRIVATE const char *cres__env_any(const cres_resolver *probe, const char *const *names) {
-    for (; *names; names++)
-        if (cres__env_set(probe, *names)) return *names;
+/* The first variable of a name list ("A\0B\0", see "Footprint" in >>impl) that is set, or
+   NULL. */
+CRES__PRIVATE const char *cres__env_any(const cres_resolver *probe, const char *names) {
+    for (; *names; names = cres__next_name(names))
+        if (cres__env_set(probe, names)) return names;
     return NULL;
 }
 
@@ -3708,13 +3749,14 @@ CRES__PRIVATE const char *cres__env_any(const cres_resolver *probe, const char *
 CRES__PRIVATE cres_result cres__env_require(const cres_resolver *r, const char *const *names,
                                             cres_error *err) {
     char set[160], q[CRES__QUOTE_SIZE];
-    const char *missing = NULL, *state = "is not";
+    const char *missing = NULL;
+    int empty = 0; /* missing is set, but empty */
     size_t n = 0, count = 0, i;
     set[0] = '\0';
     for (i = 0; names[i]; i++) {
         const char *v = cres_resolver_getenv(r, names[i]);
         if (!v || !*v) {
-            if (!missing) missing = names[i], state = v ? "is empty" : "is not";
+            if (!missing) missing = names[i], empty = v != NULL;
             continue;
         }
         if (n < sizeof set)
@@ -3724,10 +3766,11 @@ CRES__PRIVATE cres_result cres__env_require(const cres_resolver *r, const char *
     }
     if (!missing) return CRES_OK;
     if (!count)
-        return cres__fail(err, CRES_ERR_ENVIRONMENT, "%s: %s %s", r->vtable->name, missing,
-                          strcmp(state, "is not") == 0 ? "is not set" : state);
+        return cres__fail(err, CRES_ERR_ENVIRONMENT,
+                          empty ? "%s: %s is empty" : "%s: %s is not set", r->vtable->name,
+                          missing);
     return cres__fail(err, CRES_ERR_ENVIRONMENT, "%s: %s %s set, %s %s", r->vtable->name, set,
-                      count > 1 ? "are" : "is", missing, state);
+                      count > 1 ? "are" : "is", missing, empty ? "is empty" : "is not");
 }
 
 /* The master of the given task, or of the own task as known after the resolve that made spec
@@ -4265,7 +4308,7 @@ CRES__PRIVATE int cres__parse_rfc3339(const char *s, long long *out) {
 
 /* Names and values several backends send, as arrays rather than literals: gcc would put a
    shared literal in one backend's string section, which every program using it then keeps
-   whole (see "Footprint" in >>google). */
+   whole (see "Footprint" in >>impl). */
 static const char cres__accept[] = "Accept", cres__authorization[] = "Authorization",
                   cres__content_type[] = "Content-Type",
                   cres__json_media[] = "application/json", cres__post[] = "POST";
@@ -4641,8 +4684,9 @@ CRES__PRIVATE void cres__simple_destroy(cres_resolver *r) {
 #endif
 
 #ifndef CLUSTER_RESOLVER_NO_SIMPLE
+static const char cres__simple_vtable_name[] = "simple";
 static const cres_resolver_vtable cres__simple_vtable = {
-    "simple", cres__simple_resolve, cres__simple_master, cres__simple_accelerators,
+    cres__simple_vtable_name, cres__simple_resolve, cres__simple_master, cres__simple_accelerators,
     cres__simple_destroy, NULL, NULL};
 
 CRES_API cres_result cres_simple_resolver_create(const cres_simple_options *o, cres_resolver **out,
@@ -4746,9 +4790,10 @@ CRES__PRIVATE void cres__union_destroy(cres_resolver *r) {
     cres__free(&r->config.allocator, u->children);
 }
 
+static const char cres__union_vtable_name[] = "union";
 static const cres_resolver_vtable cres__union_vtable = {
-    "union", cres__union_resolve, cres__union_master, cres__union_accelerators, cres__union_destroy,
-    cres__union_devices, NULL};
+    cres__union_vtable_name, cres__union_resolve, cres__union_master, cres__union_accelerators,
+    cres__union_destroy, cres__union_devices, NULL};
 
 CRES_API cres_result cres_union_resolver_create(const cres_union_options *o, cres_resolver **out,
                                                 cres_error *err) {
@@ -4809,9 +4854,10 @@ CRES__PRIVATE cres_result cres__tfconfig_master(cres_resolver *r, const char *ta
     return cres__master_of_task(r, task_type, task_id, rpc_layer, NULL, buf, cap, out_len, err);
 }
 
+static const char cres__tfconfig_vtable_name[] = "tfconfig";
 static const cres_resolver_vtable cres__tfconfig_vtable = {
-    "tfconfig", cres__simple_resolve, cres__tfconfig_master, NULL, cres__simple_destroy, NULL,
-    NULL};
+    cres__tfconfig_vtable_name, cres__simple_resolve, cres__tfconfig_master, NULL,
+    cres__simple_destroy, NULL, NULL};
 
 /* Reads an optional string member; null counts as absent. */
 CRES__PRIVATE cres_result cres__tf_string(const cres__json *d, int obj, const char *key,
@@ -4898,14 +4944,13 @@ CRES__PRIVATE cres_result cres__tf_check_task(const cres_cluster_spec *spec,
     cres__quote(q, sizeof q, f->task_type, strlen(f->task_type));
     job = cres_spec_job(spec, f->task_type);
     if (!job) {
-        char jobs[96] = "";
+        char jobs[2 + 96] = ""; /* ", a, b": the message skips the first ", " */
         size_t i, n = 0;
         for (i = 0; i < spec->count && n + 4 < sizeof jobs; i++)
-            n += (size_t)snprintf(jobs + n, sizeof jobs - n, "%s%s", i ? ", " : "",
-                                  spec->jobs[i].pub.name);
+            n += (size_t)snprintf(jobs + n, sizeof jobs - n, ", %s", spec->jobs[i].pub.name);
         return cres__fail(err, CRES_ERR_ENVIRONMENT,
                           "%s: \"task.type\" %s is not a job of \"cluster\" (its jobs: %s)",
-                          f->src, q, jobs);
+                          f->src, q, jobs + 2);
     }
     if (f->task_id >= 0 && !cres_spec_task_address(spec, f->task_type, f->task_id))
         return cres__fail(err, CRES_ERR_ENVIRONMENT,
@@ -5050,8 +5095,9 @@ CRES__PRIVATE void cres__local_destroy(cres_resolver *r) {
     cres__free(&r->config.allocator, l->address);
 }
 
+static const char cres__local_vtable_name[] = "local";
 static const cres_resolver_vtable cres__local_vtable = {
-    "local", cres__local_resolve, NULL, NULL, cres__local_destroy, NULL, NULL};
+    cres__local_vtable_name, cres__local_resolve, NULL, NULL, cres__local_destroy, NULL, NULL};
 
 CRES_API cres_result cres_local_resolver_create(const cres_local_options *o, cres_resolver **out,
                                                 cres_error *err) {
@@ -5075,7 +5121,7 @@ CRES_API cres_result cres_local_resolver_create(const cres_local_options *o, cre
     l->job = cres__strdup(&r->config.allocator, o->job_name ? o->job_name : "worker");
     l->address = cres__join_host_port(&r->config.allocator, o->host ? o->host : "localhost",
                                       o->port ? o->port : CRES__DEFAULT_PORT);
-    res = l->job && l->address ? CRES_OK : cres__oom(err, "local");
+    res = l->job && l->address ? CRES_OK : cres__oom(err, cres__local_vtable_name);
     if (res == CRES_OK) res = cres__check_job_name(l->job, err);
     if (res == CRES_OK) res = cres__check_address(l->job, 0, l->address, err);
     if (res == CRES_OK) res = cres_set_detected_task(r, l->job, 0, err);
@@ -5187,6 +5233,11 @@ typedef struct cres__k8s {
 #define CRES__EXEC_TIMEOUT_MS 60000           /* a plugin's run when the resolve has no bound */
 #define CRES__EXEC_INFO "KUBERNETES_EXEC_INFO"
 #define CRES__EXEC_V1 "client.authentication.k8s.io/v1"
+
+/* Arrays, not the literals TF_CONFIG's reader and the Google credentials share (see
+   "Footprint" in >>impl). */
+static const char cres__kcluster[] = "cluster", cres__khome_var[] = "HOME",
+                  cres__kblanks[] = " \t\r\n";
 #define CRES__EXEC_V1BETA1 "client.authentication.k8s.io/v1beta1"
 
 /* ---- YAML as JSON text ------------------------------------------------------------------ */
@@ -5796,7 +5847,7 @@ CRES__PRIVATE cres_result cres__kube_read(cres__kload *L, const char *path, size
         return cres__fail(err, res, "%s cannot be read%s", what,
                           must_exist ? " (named by options.kubeconfig / --kubeconfig)" : "");
     if (res != CRES_OK) return res;
-    i = strspn(f->text, " \t\r\n");
+    i = strspn(f->text, cres__kblanks);
     if (f->text[i] != '{' && f->text[i] != '\0') { /* YAML, unless empty */
 #ifdef CLUSTER_RESOLVER_USE_YAML
         char *json;
@@ -5811,7 +5862,7 @@ CRES__PRIVATE cres_result cres__kube_read(cres__kload *L, const char *path, size
                           what);
 #endif
     }
-    if (!f->text[strspn(f->text, " \t\r\n")] || strcmp(f->text, "null") == 0)
+    if (!f->text[strspn(f->text, cres__kblanks)] || strcmp(f->text, "null") == 0)
         return CRES_OK; /* empty (a YAML file of comments is null): an empty config */
     res = cres__json_parse_document(&f->d, f->text, strlen(f->text), a, what, CRES_ERR_ENVIRONMENT,
                                     err);
@@ -5850,7 +5901,7 @@ CRES__PRIVATE cres_result cres__kube_files(cres__kload *L, const char *explicit_
         }
         return res;
     }
-    home = cres_resolver_getenv(r, "HOME");
+    home = cres_resolver_getenv(r, cres__khome_var);
 #ifdef _WIN32
     if (!home || !*home) home = cres_resolver_getenv(r, "USERPROFILE");
 #endif
@@ -6364,7 +6415,7 @@ CRES__PRIVATE cres_result cres__kube_context(cres__kload *L, const char *option,
 CRES__PRIVATE cres_result cres__kube_server(cres__k8s *k, const cres__kstanza *cluster,
                                             const char *server, cres_error *err) {
     const char *scheme = strstr(server, "://") ? "" : "https://", *host;
-    size_t n = strlen(scheme) + strlen(server) + 1;
+    size_t n;
     if (!*scheme && strncmp(server, "https://", 8) != 0 && strncmp(server, "http://", 7) != 0)
         return cres__kfail(cluster, "server", "must be an http:// or https:// URL", err);
     host = *scheme ? server : strstr(server, "://") + 3;
@@ -6373,9 +6424,8 @@ CRES__PRIVATE cres_result cres__kube_server(cres__k8s *k, const cres__kstanza *c
                            "must name a host, without blanks or control "
                            "characters",
                            err);
-    if (!(k->server = (char *)cres__alloc(&k->base.config.allocator, n)))
+    if (!(k->server = cres__concat(&k->base.config.allocator, scheme, server)))
         return cres__oom(err, "kubernetes");
-    snprintf(k->server, n, "%s%s", scheme, server);
     for (n = strlen(k->server); n > 0 && k->server[n - 1] == '/';)
         k->server[--n] = '\0'; /* paths are appended with their own slash */
     return CRES_OK;
@@ -6419,13 +6469,13 @@ CRES__PRIVATE cres_result cres__kube_load(cres__k8s *k, const cres_k8s_options *
                              L.count > 1 ? " and the others" : "", L.origin);
         }
     }
-    if (res == CRES_OK) res = cres__kstr(&ctx, "cluster", &cluster_name, err);
+    if (res == CRES_OK) res = cres__kstr(&ctx, cres__kcluster, &cluster_name, err);
     if (res == CRES_OK) res = cres__kstr(&ctx, "user", &user_name, err);
     if (res == CRES_OK) res = cres__kstr(&ctx, "namespace", &k->kube.ns, err);
-    if (res == CRES_OK && !cluster_name) res = cres__kfail(&ctx, "cluster", "is not set", err);
+    if (res == CRES_OK && !cluster_name) res = cres__kfail(&ctx, cres__kcluster, "is not set", err);
     if (res == CRES_OK) {
-        cres__kube_find(&L, "clusters", "cluster", cluster_name, &cluster);
-        if (!cluster.f) res = cres__kube_undefined(&ctx, "cluster", cluster_name, err);
+        cres__kube_find(&L, "clusters", cres__kcluster, cluster_name, &cluster);
+        if (!cluster.f) res = cres__kube_undefined(&ctx, cres__kcluster, cluster_name, err);
     }
     if (res == CRES_OK) res = cres__kube_cluster(&cluster, &server, err);
     if (res == CRES_OK && user_name) {
@@ -8235,8 +8285,9 @@ CRES__PRIVATE void cres__k8s_destroy(cres_resolver *r) {
 #endif
 }
 
+static const char cres__k8s_vtable_name[] = "kubernetes";
 static const cres_resolver_vtable cres__k8s_vtable = {
-    "kubernetes", cres__k8s_resolve, NULL, NULL, cres__k8s_destroy, NULL, NULL};
+    cres__k8s_vtable_name, cres__k8s_resolve, NULL, NULL, cres__k8s_destroy, NULL, NULL};
 
 CRES__PRIVATE cres_result cres__k8s_copy_jobs(cres__k8s *k, const cres_k8s_options *o,
                                               cres_error *err) {
@@ -8294,7 +8345,7 @@ CRES__PRIVATE cres_result cres__k8s_server(cres__k8s *k, const cres_k8s_options 
                           "a cluster (KUBERNETES_SERVICE_HOST and KUBERNETES_SERVICE_PORT unset); "
                           "pass options.kubeconfig or options.server");
     if (strlen(host) > 256 || strlen(port) > 5 || cres__bad_text(host, 1) ||
-        strspn(port, "0123456789") != strlen(port) || atol(port) < 1 || atol(port) > 65535)
+        strspn(port, cres__decimal_digits) != strlen(port) || atol(port) < 1 || atol(port) > 65535)
         return cres__fail(err, CRES_ERR_ENVIRONMENT,
                           "kubernetes: KUBERNETES_SERVICE_HOST or _PORT is malformed");
     n = strlen(host) + strlen(port) + 16;
@@ -8395,7 +8446,7 @@ CRES_API cres_result cres_k8s_resolver_create(const cres_k8s_options *o, cres_re
     k->follow_jobset = o->follow_jobset != 0;
     k->members = o->members == CRES_K8S_MEMBERS_JOB ? CRES_K8S_MEMBERS_JOB : CRES_K8S_MEMBERS_LIST;
     k->address = o->address;
-    host = o->hostname ? o->hostname : cres_resolver_getenv(r, "HOSTNAME");
+    host = o->hostname ? o->hostname : cres_resolver_getenv(r, cres__hostname_var);
     res = cres__k8s_copy_jobs(k, o, err);
     if (res == CRES_OK) res = cres__k8s_members_check(k, o, err);
     if (res == CRES_OK) res = cres__k8s_server(k, o, err);
@@ -8446,10 +8497,9 @@ CRES__PRIVATE char *cres__metadata_base(cres_resolver *r, const char *option) {
     if (!host || !*host) host = cres_resolver_getenv(r, "GCE_METADATA_HOST");
     if (!host || !*host) host = cres_resolver_getenv(r, "GCE_METADATA_IP");
     if (!host || !*host) host = "metadata.google.internal";
-    n = strlen(host) + 8;
-    if (!(s = (char *)cres__alloc(&r->config.allocator, n))) return NULL;
-    snprintf(s, n, "%s%s", strstr(host, "://") ? "" : "http://", host);
-    while (n > 1 && s[strlen(s) - 1] == '/') s[strlen(s) - 1] = '\0';
+    if (!(s = cres__concat(&r->config.allocator, strstr(host, "://") ? "" : "http://", host)))
+        return NULL;
+    for (n = strlen(s); n > 0 && s[n - 1] == '/';) s[--n] = '\0';
     return s;
 }
 
@@ -8564,11 +8614,8 @@ CRES__PRIVATE cres_result cres__metadata_need(cres__http *h, const char *base, c
 
 /* ---- Application Default Credentials: the file ------------------------------------------ */
 
-/* Footprint: gcc puts a string literal that several functions share in the string section of
-   one of them, and --gc-sections keeps that whole section in every program using the
-   literal, and literals that static tables point to go in the section every program keeps.
-   So the names here are arrays, or one literal of their own (cres__json_pick_packed): programs
-   without GCE and TPU do not carry them. */
+/* The names here are arrays, or one literal of their own (cres__json_pick_packed), so that
+   programs without GCE and TPU do not carry them (see "Footprint" in >>impl). */
 
 #define CRES__GCP_SCOPE "https://www.googleapis.com/auth/cloud-platform"
 #define CRES__GCP_TOKEN_URI "https://oauth2.googleapis.com/token"
@@ -8910,7 +8957,7 @@ CRES__PRIVATE void cres__put_jwt_claims(cres__writer *w, const void *x) {
 /* base64url(header).base64url(claims), then (with the signature) the jwt-bearer grant. */
 CRES__PRIVATE void cres__put_jwt(cres__writer *w, const void *x) {
     const cres__jwt *j = (const cres__jwt *)x;
-    const char dot = '.'; /* not the literal ".", which other code shares (footprint, above) */
+    const char dot = '.'; /* not the literal "." other code shares ("Footprint", >>impl) */
     if (j->sig)
         cres__puts(w,
                    "grant_type=urn%3Aietf%3Aparams%3Aoauth%3Agrant-type%3Ajwt-bearer&assertion=");
@@ -9476,7 +9523,6 @@ CRES__PRIVATE char *cres__gce_page_url(const cres_allocator *a, const char *url,
 CRES__PRIVATE cres_result cres__gce_page(cres__gce *g, const cres_http_response *resp,
                                          const char *permission, cres__gce_page_fn read,
                                          char **next, cres_error *err) {
-    static const char *const top[] = {"items", "nextPageToken"};
     cres__json d;
     int t[2];
     cres_result res;
@@ -9485,7 +9531,7 @@ CRES__PRIVATE cres_result cres__gce_page(cres__gce *g, const cres_http_response 
     res = cres__json_parse(&d, resp->body, resp->body_len, &g->base.config.allocator, "gce: list",
                            CRES_ERR_UNEXPECTED_RESPONSE, err);
     if (res != CRES_OK) return res;
-    cres__json_pick(&d, 0, top, t, 2);
+    cres__json_pick_packed(&d, 0, "items\0nextPageToken\0", t, 2);
     if (d.t[0].type != JSMN_OBJECT ||
         (t[0] >= 0 && !cres__json_is_null(&d, t[0]) && d.t[t[0]].type != JSMN_ARRAY))
         res = cres__fail(err, CRES_ERR_UNEXPECTED_RESPONSE,
@@ -9762,8 +9808,9 @@ CRES__PRIVATE void cres__gce_destroy(cres_resolver *r) {
     cres__free(a, g->instance_name);
 }
 
+static const char cres__gce_vtable_name[] = "gce";
 static const cres_resolver_vtable cres__gce_vtable = {
-    "gce", cres__gce_resolve, NULL, NULL, cres__gce_destroy, NULL, NULL};
+    cres__gce_vtable_name, cres__gce_resolve, NULL, NULL, cres__gce_destroy, NULL, NULL};
 
 CRES_API cres_result cres_gce_resolver_create(const cres_gce_options *o, cres_resolver **out,
                                               cres_error *err) {
@@ -10183,9 +10230,10 @@ CRES__PRIVATE cres_result cres__tpu_launch(cres_resolver *r, cres_launch_info *o
     return cres__finish(&w, NULL, err);
 }
 
+static const char cres__tpu_vtable_name[] = "tpu";
 static const cres_resolver_vtable cres__tpu_vtable = {
-    "tpu", cres__tpu_resolve, cres__tpu_master, cres__tpu_accelerators, cres__tpu_destroy, NULL,
-    cres__tpu_launch};
+    cres__tpu_vtable_name, cres__tpu_resolve, cres__tpu_master, cres__tpu_accelerators,
+    cres__tpu_destroy, NULL, cres__tpu_launch};
 
 /* The TPU's name: options, $KUBE_GOOGLE_CLOUD_TPU_ENDPOINTS, $TPU_NAME, or $TPU_CONFIG's
    {"tpu_node_name", "project", "zone"} (which may also give project and zone). */
@@ -10246,9 +10294,7 @@ CRES__PRIVATE cres_result cres__tpu_multislice(const cres_tpu_options *o, int sl
 /* MEGASCALE_NUM_SLICES (1 when unset). A slice id or coordinator without it is a multislice
    job's environment missing its count, and one slice has only slice 0. */
 CRES__PRIVATE cres_result cres__tpu_slices(const cres_resolver *r, int *slices, cres_error *err) {
-    static const char *const megascale[] = {"MEGASCALE_SLICE_ID",
-                                            "MEGASCALE_COORDINATOR_ADDRESS", NULL};
-    const char *set = cres__env_any(r, megascale);
+    const char *set = cres__env_any(r, "MEGASCALE_SLICE_ID\0MEGASCALE_COORDINATOR_ADDRESS\0");
     int id = -1;
     cres_result res;
     *slices = -1;
@@ -10497,7 +10543,7 @@ CRES__PRIVATE void cres__host_write_all(cres__writer *w, const cres__host_patter
             text = hp->group_end[g] + 1;
         }
         cres__put(w, text, (size_t)(hp->end - text));
-        cres__put(w, "\n", 1);
+        cres__put_char(w, '\n');
         for (i = 0; i < hp->groups; i++) { /* advance, carrying into the next wheel */
             g = i == 0 ? hp->groups - 1 : i - 1;
             if (at[g].v < at[g].r.hi) {
@@ -11317,8 +11363,8 @@ CRES__PRIVATE size_t cres__slurm_bind_type(const char *v, int tres, const char *
    SLURM_JOB_GPUS is the batch node's: neither tells. */
 CRES__PRIVATE cres_result cres__slurm_gpus(const cres_resolver *r, cres__gpu_word *said,
                                            cres_error *err) {
-    static const char *const implicit[] = {"SLURM_GPUS_PER_TASK", "SLURM_NTASKS_PER_GPU",
-                                           "SLURM_NTASKS_PER_TRES", NULL};
+    static const char implicit[] = "SLURM_GPUS_PER_TASK\0SLURM_NTASKS_PER_GPU\0"
+                                   "SLURM_NTASKS_PER_TRES\0";
     const char *bind_var = "SLURM_TRES_BIND", *bind = cres_resolver_getenv(r, bind_var);
     const char *type, *per_task = cres_resolver_getenv(r, "SLURM_TRES_PER_TASK"), *hint;
     size_t n = cres__slurm_bind_type(bind, 1, &type);
@@ -11481,8 +11527,9 @@ CRES__PRIVATE cres_result cres__slurm_layout(const cres_resolver *r, cres__layou
 #endif
 
 #ifndef CLUSTER_RESOLVER_NO_SLURM
+static const char cres__slurm_vtable_name[] = "slurm";
 static const cres_resolver_vtable cres__slurm_vtable = {
-    "slurm", cres__hpc_resolve,  NULL, cres__hpc_accelerators, cres__hpc_destroy,
+    cres__slurm_vtable_name, cres__hpc_resolve, NULL, cres__hpc_accelerators, cres__hpc_destroy,
     cres__hpc_devices, NULL};
 
 /* The step's layout takes no options. */
@@ -11880,11 +11927,17 @@ typedef struct cres__mpi_identity {
     const char *local_names;     /* the local rank's and size's names, for messages */
 } cres__mpi_identity;
 
-/* The MPI launchers' names: rank, size, local rank, local size, family, the local names
-   for messages. The first family
-   whose rank is set is read; the last row (jsrun, which IBM Spectrum MPI's ranks see beside
-   Open MPI's names) is only compared. */
-static const char *const cres__mpi_names[][6] = {
+/* An MPI launcher family's names ("" for none), arrays rather than pointers (see
+   "Footprint" in >>impl). */
+typedef struct cres__mpi_family {
+    char rank[24], size[24], local_rank[28], local_size[28];
+    char source[12];      /* "Open MPI" */
+    char local_names[56]; /* the local rank's and size's, for messages */
+} cres__mpi_family;
+
+/* The first family whose rank is set is read; the last row (jsrun, which IBM Spectrum MPI's
+   ranks see beside Open MPI's names) is only compared. */
+static const cres__mpi_family cres__mpi_names[] = {
     {"OMPI_COMM_WORLD_RANK", "OMPI_COMM_WORLD_SIZE", "OMPI_COMM_WORLD_LOCAL_RANK",
      "OMPI_COMM_WORLD_LOCAL_SIZE", "Open MPI",
      "OMPI_COMM_WORLD_LOCAL_RANK, OMPI_COMM_WORLD_LOCAL_SIZE"},
@@ -11893,8 +11946,8 @@ static const char *const cres__mpi_names[][6] = {
      "MV2_COMM_WORLD_LOCAL_RANK, MV2_COMM_WORLD_LOCAL_SIZE"},
     {"PMI_RANK", "PMI_SIZE", "MPI_LOCALRANKID", "MPI_LOCALNRANKS", "MPICH",
      "MPI_LOCALRANKID, MPI_LOCALNRANKS"},
-    {"PMIX_RANK", NULL, NULL, NULL, "PMIx", NULL},
-    {"JSM_NAMESPACE_RANK", "JSM_NAMESPACE_SIZE", NULL, NULL, "jsrun", NULL},
+    {"PMIX_RANK", "", "", "", "PMIx", ""},
+    {"JSM_NAMESPACE_RANK", "JSM_NAMESPACE_SIZE", "", "", "jsrun", ""},
 };
 #define CRES__MPI_FAMILIES 4
 
@@ -11905,11 +11958,11 @@ CRES__PRIVATE cres_result cres__mpi_names_agree(const cres_resolver *r, size_t r
     size_t i;
     cres_result res = CRES_OK;
     for (i = 0; i < sizeof cres__mpi_names / sizeof cres__mpi_names[0] && res == CRES_OK; i++) {
-        const char *const *n = cres__mpi_names[i];
+        const cres__mpi_family *n = &cres__mpi_names[i];
         if (i == read) continue;
-        res = cres__env_agrees(r, n[0], id->rank, cres__mpi_names[read][0], err);
-        if (res == CRES_OK && n[1] && id->size >= 0)
-            res = cres__env_agrees(r, n[1], id->size, cres__mpi_names[read][1], err);
+        res = cres__env_agrees(r, n->rank, id->rank, cres__mpi_names[read].rank, err);
+        if (res == CRES_OK && *n->size && id->size >= 0)
+            res = cres__env_agrees(r, n->size, id->size, cres__mpi_names[read].size, err);
     }
     return res;
 }
@@ -11923,20 +11976,20 @@ CRES__PRIVATE cres_result cres__mpi_identify(const cres_resolver *r, cres__mpi_i
     const int max = CRES_MAX_HOSTLIST_HOSTS;
     id->size = id->local_rank = id->local_size = -1;
     for (i = 0; i < CRES__MPI_FAMILIES; i++) {
-        const char *const *n = cres__mpi_names[i];
-        const char *local = n[2], *local_size = n[3];
-        if (!cres_resolver_getenv(r, n[0])) continue;
-        id->source = n[4];
-        id->size_var = n[1];
-        id->local_names = n[5];
+        const cres__mpi_family *n = &cres__mpi_names[i];
+        const char *local = n->local_rank, *local_size = n->local_size;
+        if (!cres_resolver_getenv(r, n->rank)) continue;
+        id->source = n->source;
+        id->size_var = *n->size ? n->size : NULL;
+        id->local_names = *n->local_names ? n->local_names : NULL;
         if (i == 2 && !cres_resolver_getenv(r, local_size) && !cres_resolver_getenv(r, local)) {
             local = "PMI_LOCAL_RANK";
             local_size = "PMI_LOCAL_SIZE";
             id->local_names = "PMI_LOCAL_RANK, PMI_LOCAL_SIZE";
         }
-        if (n[1]) {
-            res = cres__env_int(r, n[1], 1, 1, max, &id->size, err);
-            if (res == CRES_OK) res = cres__env_int(r, n[0], 1, 0, id->size - 1, &id->rank, err);
+        if (id->size_var) {
+            res = cres__env_int(r, n->size, 1, 1, max, &id->size, err);
+            if (res == CRES_OK) res = cres__env_int(r, n->rank, 1, 0, id->size - 1, &id->rank, err);
             if (res == CRES_OK)
                 res = cres__env_int(r, local_size, 0, 1, id->size, &id->local_size, err);
             if (res == CRES_OK) /* below the local size, or at least the world's */
@@ -11944,7 +11997,7 @@ CRES__PRIVATE cres_result cres__mpi_identify(const cres_resolver *r, cres__mpi_i
                                     (id->local_size > 0 ? id->local_size : id->size) - 1,
                                     &id->local_rank, err);
         } else {
-            res = cres__env_int(r, n[0], 1, 0, max - 1, &id->rank, err);
+            res = cres__env_int(r, n->rank, 1, 0, max - 1, &id->rank, err);
         }
         return res == CRES_OK ? cres__mpi_names_agree(r, i, id, err) : res;
     }
@@ -11959,18 +12012,17 @@ CRES__PRIVATE cres_result cres__mpi_identify(const cres_resolver *r, cres__mpi_i
    blocks; "node" deals round-robin; others (ppr, seq, rankfile) we cannot follow. */
 CRES__PRIVATE cres_result cres__mpi_policy(const cres_resolver *r, const char *name,
                                            const char *unset, const char **out, cres_error *err) {
-    static const char *const known[] = {"node",    "slot",    "core",    "hwthread",
-                                        "socket",  "package", "numa",    "board",
-                                        "l1cache", "l2cache", "l3cache", NULL};
-    const char *v = cres_resolver_getenv(r, name);
-    size_t i, n;
+    static const char known[] = "node\0slot\0core\0hwthread\0socket\0package\0numa\0board\0"
+                                "l1cache\0l2cache\0l3cache\0";
+    const char *v = cres_resolver_getenv(r, name), *k;
+    size_t n;
     char q[CRES__QUOTE_SIZE];
     *out = unset;
     if (!v || !*v) return CRES_OK;
     n = strcspn(v, ":");
-    for (i = 0; known[i]; i++) {
-        if (strlen(known[i]) == n && strncmp(v, known[i], n) == 0) {
-            *out = known[i];
+    for (k = known; *k; k = cres__next_name(k)) {
+        if (strlen(k) == n && strncmp(v, k, n) == 0) {
+            *out = k;
             return CRES_OK;
         }
     }
@@ -12024,17 +12076,15 @@ CRES__PRIVATE cres_result cres__mpi_from_hostfile(const cres_resolver *r, const 
 CRES__PRIVATE cres_result cres__mpi_from_scheduler(const cres_resolver *r,
                                                    const cres__mpi_identity *id, cres__layout *l,
                                                    cres_error *err) {
-    static const char *const sources[] = {"PE_HOSTFILE", "PBS_NODEFILE", "LSB_DJOB_RANKFILE",
-                                          "LSB_MCPU_HOSTS", "OMPI_MCA_orte_default_hostfile",
-                                          NULL};
-    size_t i;
+    static const char sources[] = "PE_HOSTFILE\0PBS_NODEFILE\0LSB_DJOB_RANKFILE\0LSB_MCPU_HOSTS\0"
+                                  "OMPI_MCA_orte_default_hostfile\0";
+    const char *source;
     int by_node = 0;
     cres_result res = CRES_ERR_NOT_FOUND;
-    for (i = 0; sources[i] && res == CRES_ERR_NOT_FOUND; i++)
-        res = cres__sched_read(r, sources[i], l, err);
+    for (source = sources; *source; source = cres__next_name(source))
+        if ((res = cres__sched_read(r, source, l, err)) != CRES_ERR_NOT_FOUND) break;
     if (res != CRES_OK) return res;
-    if (strncmp(sources[i - 1], "LSB_", 4) == 0 &&
-        (res = cres__lsf_slots(r, sources[i - 1], l, err)) != CRES_OK)
+    if (strncmp(source, "LSB_", 4) == 0 && (res = cres__lsf_slots(r, source, l, err)) != CRES_OK)
         return res;
     if ((res = cres__mpi_policies(r, l, &by_node, err)) != CRES_OK) return res;
     return cres__mpi_fill(l, id->size, id->size_var, by_node, r->vtable->name, err);
@@ -12162,15 +12212,15 @@ CRES__PRIVATE cres_result cres__mpi_layout(const cres_resolver *r, const cres_mp
    daemons, whose ranks share their node's list). */
 CRES__PRIVATE cres_result cres__mpi_gpus(const cres_resolver *r, cres__gpu_word *said,
                                          cres_error *err) {
-    static const char *const slurm[] = {"SLURM_STEP_NODELIST", "SLURM_JOB_ID", "SLURM_JOBID", NULL};
     if (cres__env_set(r, "JSM_NAMESPACE_RANK")) return cres__jsrun_gpus(r, said, err);
-    if (cres__env_any(r, slurm)) return cres__slurm_gpus(r, said, err);
+    if (cres__env_any(r, "SLURM_STEP_NODELIST\0SLURM_JOB_ID\0SLURM_JOBID\0")) return cres__slurm_gpus(r, said, err);
     said->unsaid = "mpirun and mpiexec do not say";
     return CRES_OK;
 }
 
+static const char cres__mpi_vtable_name[] = "mpi";
 static const cres_resolver_vtable cres__mpi_vtable = {
-    "mpi", cres__hpc_resolve,  NULL, cres__hpc_accelerators, cres__hpc_destroy,
+    cres__mpi_vtable_name, cres__hpc_resolve, NULL, cres__hpc_accelerators, cres__hpc_destroy,
     cres__hpc_devices, NULL};
 
 CRES__HPC_CREATE(cres_mpi_resolver_create, cres__mpi_vtable, cres_mpi_options, cres__mpi_layout,
@@ -12203,12 +12253,11 @@ CRES__PRIVATE cres_result cres__sched_rank(const cres_resolver *r, cres__layout 
    and Open MPI's mapping. CRES_ERR_NOT_FOUND when no launcher's rank variable is set. */
 CRES__PRIVATE cres_result cres__sched_mpi(const cres_resolver *r, cres__layout *l,
                                           cres_error *err) {
-    static const char *const ranks[] = {"OMPI_COMM_WORLD_RANK", "MV2_COMM_WORLD_RANK",
-                                        "PMI_RANK", "PMIX_RANK", NULL};
     cres__mpi_identity id;
     int by_node = 0;
     cres_result res;
-    if (!cres__env_any(r, ranks)) return CRES_ERR_NOT_FOUND;
+    if (!cres__env_any(r, "OMPI_COMM_WORLD_RANK\0MV2_COMM_WORLD_RANK\0PMI_RANK\0PMIX_RANK\0"))
+        return CRES_ERR_NOT_FOUND;
     if ((res = cres__mpi_identify(r, &id, err)) != CRES_OK) return res;
     if (id.size < 0)
         return cres__fail(err, CRES_ERR_ENVIRONMENT,
@@ -12238,8 +12287,9 @@ CRES__PRIVATE cres_result cres__sched_script(const cres_resolver *r, cres__layou
 #endif
 
 #ifndef CLUSTER_RESOLVER_NO_PBS
+static const char cres__pbs_vtable_name[] = "pbs";
 static const cres_resolver_vtable cres__pbs_vtable = {
-    "pbs", cres__hpc_resolve,  NULL, cres__hpc_accelerators, cres__hpc_destroy,
+    cres__pbs_vtable_name, cres__hpc_resolve, NULL, cres__hpc_accelerators, cres__hpc_destroy,
     cres__hpc_devices, NULL};
 
 /* PBS says nothing of a task's GPUs, and under Cray PALS a wrapper script (ALCF's
@@ -12340,8 +12390,9 @@ CRES__LEFT_OUT(cres_pbs_resolver_create, cres_pbs_options, "pbs", "CLUSTER_RESOL
 #endif /* CLUSTER_RESOLVER_NO_PBS */
 
 #ifndef CLUSTER_RESOLVER_NO_LSF
+static const char cres__lsf_vtable_name[] = "lsf";
 static const cres_resolver_vtable cres__lsf_vtable = {
-    "lsf", cres__hpc_resolve,  NULL, cres__hpc_accelerators, cres__hpc_destroy,
+    cres__lsf_vtable_name, cres__hpc_resolve, NULL, cres__hpc_accelerators, cres__hpc_destroy,
     cres__hpc_devices, NULL};
 
 /* jsrun's ranks: JSM_NAMESPACE_RANK of _SIZE, the local rank and size checked against the
@@ -12390,8 +12441,9 @@ CRES__LEFT_OUT(cres_lsf_resolver_create, cres_lsf_options, "lsf", "CLUSTER_RESOL
 #endif /* CLUSTER_RESOLVER_NO_LSF */
 
 #ifndef CLUSTER_RESOLVER_NO_SGE
+static const char cres__sge_vtable_name[] = "sge";
 static const cres_resolver_vtable cres__sge_vtable = {
-    "sge", cres__hpc_resolve,  NULL, cres__hpc_accelerators, cres__hpc_destroy,
+    cres__sge_vtable_name, cres__hpc_resolve, NULL, cres__hpc_accelerators, cres__hpc_destroy,
     cres__hpc_devices, NULL};
 
 CRES__PRIVATE cres_result cres__sge_gpus(const cres_resolver *r, cres__gpu_word *said,
@@ -12432,8 +12484,9 @@ CRES__LEFT_OUT(cres_sge_resolver_create, cres_sge_options, "sge", "CLUSTER_RESOL
 #endif /* CLUSTER_RESOLVER_NO_SGE */
 
 #ifndef CLUSTER_RESOLVER_NO_FLUX
+static const char cres__flux_vtable_name[] = "flux";
 static const cres_resolver_vtable cres__flux_vtable = {
-    "flux", cres__hpc_resolve,  NULL, cres__hpc_accelerators, cres__hpc_destroy,
+    cres__flux_vtable_name, cres__hpc_resolve, NULL, cres__hpc_accelerators, cres__hpc_destroy,
     cres__hpc_devices, NULL};
 
 /* The Flux shell's gpu-affinity option sets CUDA_VISIBLE_DEVICES to the node's GPUs ("on",
@@ -12486,8 +12539,9 @@ CRES__PRIVATE cres_result cres__flux_task(const cres_resolver *r, cres__layout *
 CRES__PRIVATE cres_result cres__flux_layout(const cres_resolver *r, const cres_flux_options *o,
                                             cres__layout *l, cres_error *err) {
     static const char *const need[] = {"FLUX_TASK_RANK", "FLUX_JOB_SIZE", NULL};
-    static const char *const outside[] = {"FLUX_JOB_ID", "FLUX_ENCLOSING_ID", NULL};
-    const char *job = cres__env_set(r, "FLUX_TASK_RANK") ? NULL : cres__env_any(r, outside);
+    const char *job = cres__env_set(r, "FLUX_TASK_RANK")
+                          ? NULL
+                          : cres__env_any(r, "FLUX_JOB_ID\0FLUX_ENCLOSING_ID\0");
     int nnodes = -1, size = 0;
     char *text;
     cres_result res = job ? CRES_OK : cres__env_require(r, need, err);
@@ -13121,8 +13175,10 @@ CRES__PRIVATE cres_result cres__sm_master(cres_resolver *r, const char *task_typ
     return cres__master_of_task(r, task_type, task_id, rpc_layer, "", buf, cap, out_len, err);
 }
 
+static const char cres__sagemaker_vtable_name[] = "sagemaker";
 static const cres_resolver_vtable cres__sagemaker_vtable = {
-    "sagemaker", cres__hpc_resolve, cres__sm_master, NULL, cres__hpc_destroy, NULL, NULL};
+    cres__sagemaker_vtable_name, cres__hpc_resolve, cres__sm_master, NULL, cres__hpc_destroy,
+    NULL, NULL};
 
 CRES_API cres_result cres_sagemaker_resolver_create(const cres_sagemaker_options *o,
                                                     cres_resolver **out, cres_error *err) {
@@ -13326,9 +13382,10 @@ CRES__PRIVATE cres_result cres__vertex_launch(cres_resolver *r, cres_launch_info
     return res;
 }
 
+static const char cres__vertex_vtable_name[] = "vertex";
 static const cres_resolver_vtable cres__vertex_vtable = {
-    "vertex", cres__simple_resolve, cres__tfconfig_master, NULL, cres__simple_destroy, NULL,
-    cres__vertex_launch};
+    cres__vertex_vtable_name, cres__simple_resolve, cres__tfconfig_master, NULL,
+    cres__simple_destroy, NULL, cres__vertex_launch};
 
 /* Vertex AI's CLUSTER_SPEC is TF_CONFIG's shape with worker pools for jobs
    (workerpool0..3) and a "job" member we do not need; outside TensorFlow it is the only
@@ -13368,9 +13425,10 @@ CRES__LEFT_OUT(cres_vertex_resolver_create, cres_vertex_options, "vertex",
 #endif /* CLUSTER_RESOLVER_NO_VERTEX */
 
 #ifndef CLUSTER_RESOLVER_NO_SKYPILOT
+static const char cres__skypilot_vtable_name[] = "skypilot";
 static const cres_resolver_vtable cres__skypilot_vtable = {
-    "skypilot", cres__hosts_resolve, NULL, cres__hosts_accelerators, cres__hosts_destroy, NULL,
-    NULL};
+    cres__skypilot_vtable_name, cres__hosts_resolve, NULL, cres__hosts_accelerators,
+    cres__hosts_destroy, NULL, NULL};
 
 /* SKYPILOT_NODE_IPS: one address per line, the head node first; a trailing newline and
    carriage returns are tolerated, an empty line between two is not. */
@@ -13439,8 +13497,9 @@ CRES__LEFT_OUT(cres_skypilot_resolver_create, cres_skypilot_options, "skypilot",
 #endif /* CLUSTER_RESOLVER_NO_SKYPILOT */
 
 #ifndef CLUSTER_RESOLVER_NO_LWS
+static const char cres__lws_vtable_name[] = "lws";
 static const cres_resolver_vtable cres__lws_vtable = {
-    "lws", cres__hosts_resolve, NULL, NULL, cres__hosts_destroy, NULL, NULL};
+    cres__lws_vtable_name, cres__hosts_resolve, NULL, NULL, cres__hosts_destroy, NULL, NULL};
 
 /* A DNS name: dot-separated labels of letters, digits and '-', none empty or longer than
    63 bytes, not starting or ending with '-'. */
@@ -13555,9 +13614,10 @@ CRES_API cres_result cres_lws_resolver_create(const cres_lws_options *o, cres_re
         res = cres__lws_group(h, job, cres_resolver_getenv(&h->base, "LWS_LEADER_ADDRESS"), size,
                               o->port ? o->port : CRES__DEFAULT_PORT, err);
     if (res == CRES_OK)
-        res = cres__lws_check_host(
-            h, job, own, o->hostname ? o->hostname : cres_resolver_getenv(&h->base, "HOSTNAME"),
-            err);
+        res = cres__lws_check_host(h, job, own,
+                                   o->hostname ? o->hostname
+                                               : cres_resolver_getenv(&h->base, cres__hostname_var),
+                                   err);
     if (res == CRES_OK) res = cres__lws_check_tpu(h, size, own, err);
     return cres__hosts_finish(h, res, job, own, o->task_type, o->task_id, o->rpc_layer, out, err);
 }
@@ -13566,8 +13626,9 @@ CRES__LEFT_OUT(cres_lws_resolver_create, cres_lws_options, "lws", "CLUSTER_RESOL
 #endif /* CLUSTER_RESOLVER_NO_LWS */
 
 #ifndef CLUSTER_RESOLVER_NO_VOLCANO
+static const char cres__volcano_vtable_name[] = "volcano";
 static const cres_resolver_vtable cres__volcano_vtable = {
-    "volcano", cres__hosts_resolve, NULL, NULL, cres__hosts_destroy, NULL, NULL};
+    cres__volcano_vtable_name, cres__hosts_resolve, NULL, NULL, cres__hosts_destroy, NULL, NULL};
 
 /* One task's hosts: VC_<TASK>_HOSTS, a comma list of "<job>-<task>-<i>.<job>", whose count
    VC_<TASK>_NUM repeats. The job is the task's name in lower case ('_' stays: Volcano
@@ -13669,7 +13730,7 @@ CRES_API cres_result cres_volcano_resolver_create(const cres_volcano_options *o,
     *out = NULL;
     if ((res = cres__hosts_new(&cres__volcano_vtable, o->config, o->port, &h, err)) != CRES_OK)
         return res;
-    hostname = o->hostname ? o->hostname : cres_resolver_getenv(&h->base, "HOSTNAME");
+    hostname = o->hostname ? o->hostname : cres_resolver_getenv(&h->base, cres__hostname_var);
     if (!cres_resolver_getenv(&h->base, index_var)) index_var = "VK_TASK_INDEX"; /* older */
     res = cres__volcano_tasks(h, o->port ? o->port : CRES__DEFAULT_PORT, err);
     if (res == CRES_OK) res = cres__hosts_unique(h, "VC_<TASK>_HOSTS", err);
@@ -13906,7 +13967,8 @@ CRES__PRIVATE cres_result cres__coord_finish(cres__coord *c, cres_result res,
 
 #ifndef CLUSTER_RESOLVER_NO_TPU
 static const cres_resolver_vtable cres__tpu_slices_vtable = {
-    "tpu", cres__coord_resolve, cres__coord_master, NULL, NULL, NULL, cres__coord_launch};
+    cres__tpu_vtable_name, cres__coord_resolve, cres__coord_master, NULL, NULL, NULL,
+    cres__coord_launch};
 
 /* GKE TPU multislice: the environment names this slice's workers only. A rank is slice id x
    workers per slice + worker id; the coordinator is MEGASCALE_COORDINATOR_ADDRESS's host at
@@ -14163,8 +14225,10 @@ CRES__PRIVATE cres_result cres__torch_not_pai(const cres__coord *c, cres_error *
                       cres__quote(q, sizeof q, v, strlen(v)), c->info.world_size, c->info.rank);
 }
 
+static const char cres__torch_vtable_name[] = "torch";
 static const cres_resolver_vtable cres__torch_vtable = {
-    "torch", cres__coord_resolve, cres__coord_master, NULL, NULL, NULL, cres__coord_launch};
+    cres__torch_vtable_name, cres__coord_resolve, cres__coord_master, NULL, NULL, NULL,
+    cres__coord_launch};
 
 CRES_API cres_result cres_torch_resolver_create(const cres_torch_options *o, cres_resolver **out,
                                                 cres_error *err) {
@@ -14172,9 +14236,6 @@ CRES_API cres_result cres_torch_resolver_create(const cres_torch_options *o, cre
                             "LOCAL_WORLD_SIZE", "GROUP_RANK", "GROUP_WORLD_SIZE"};
     static const char *const pet_names[6] = {"PET_NNODES", "PET_NODE_RANK", "LOCAL_RANK",
                                              "LOCAL_WORLD_SIZE", "PET_NODE_RANK", "PET_NNODES"};
-    static const char *const plain[] = {"MASTER_ADDR", "MASTER_PORT", "RANK", "WORLD_SIZE", NULL};
-    static const char *const pets[] = {"PET_NNODES", "PET_NODE_RANK", "PET_MASTER_ADDR",
-                                       "PET_MASTER_PORT", "PET_NPROC_PER_NODE", NULL};
     cres_torch_options none;
     cres__coord *c;
     const cres_resolver *r;
@@ -14193,11 +14254,14 @@ CRES_API cres_result cres_torch_resolver_create(const cres_torch_options *o, cre
     if (cres__env_set(r, "TORCHELASTIC_RUN_ID")) {
         c->source = "TORCHELASTIC_RUN_ID (torchrun)";
         res = cres__torch_workers(c, 1, err);
-    } else if (cres__env_any(r, plain)) {
+    } else if (cres__env_any(r, "MASTER_ADDR\0MASTER_PORT\0RANK\0WORLD_SIZE\0")) {
         c->source = "MASTER_ADDR, MASTER_PORT, RANK and WORLD_SIZE";
         res = cres__torch_workers(c, 0, err);
         if (res == CRES_OK) res = cres__torch_not_pai(c, err);
-        if (res == CRES_OK && cres__env_any(r, pets)) res = cres__torch_agree(c, err);
+        if (res == CRES_OK &&
+            cres__env_any(r, "PET_NNODES\0PET_NODE_RANK\0PET_MASTER_ADDR\0PET_MASTER_PORT\0"
+                             "PET_NPROC_PER_NODE\0"))
+            res = cres__torch_agree(c, err);
     } else if (cres_resolver_getenv(r, "PET_NNODES") || cres_resolver_getenv(r, "PET_NODE_RANK") ||
                cres_resolver_getenv(r, "PET_MASTER_ADDR")) {
         c->source = "PET_* (one torchrun per node)";
@@ -14252,8 +14316,10 @@ CRES__PRIVATE cres_result cres__jax_coordinator(cres__coord *c, cres_error *err)
     return res;
 }
 
+static const char cres__jax_vtable_name[] = "jax";
 static const cres_resolver_vtable cres__jax_vtable = {
-    "jax", cres__coord_resolve, cres__coord_master, NULL, NULL, NULL, cres__coord_launch};
+    cres__jax_vtable_name, cres__coord_resolve, cres__coord_master, NULL, NULL, NULL,
+    cres__coord_launch};
 
 CRES_API cres_result cres_jax_resolver_create(const cres_jax_options *o, cres_resolver **out,
                                               cres_error *err) {
@@ -14289,7 +14355,7 @@ CRES__LEFT_OUT(cres_jax_resolver_create, cres_jax_options, "jax", "CLUSTER_RESOL
 CRES__PRIVATE int cres__is_ipv4(const char *s) {
     int parts = 0;
     while (parts < 4) {
-        size_t n = strspn(s, "0123456789");
+        size_t n = strspn(s, cres__decimal_digits);
         long long v;
         if (n == 0 || n > 3 || cres__parse_decimal(s, n, &v) != 1 || v > 255) return 0;
         s += n;
@@ -14299,8 +14365,10 @@ CRES__PRIVATE int cres__is_ipv4(const char *s) {
     return *s == '\0';
 }
 
+static const char cres__awsbatch_vtable_name[] = "awsbatch";
 static const cres_resolver_vtable cres__awsbatch_vtable = {
-    "awsbatch", cres__coord_resolve, cres__coord_master, NULL, NULL, NULL, cres__coord_launch};
+    cres__awsbatch_vtable_name, cres__coord_resolve, cres__coord_master, NULL, NULL, NULL,
+    cres__coord_launch};
 
 /* One process per node; the main node is rank 0, the others follow in node order. */
 CRES_API cres_result cres_awsbatch_resolver_create(const cres_awsbatch_options *o,
@@ -14373,7 +14441,7 @@ CRES__LEFT_OUT(cres_awsbatch_resolver_create, cres_awsbatch_options, "awsbatch",
 /* An Indexed Job's pod is named for its Job: hostname "<job>-<index>" gives the selector. */
 CRES__PRIVATE int cres__auto_indexed_job(const cres_resolver *probe, char *selector, size_t cap) {
     const char *index = cres_resolver_getenv(probe, "JOB_COMPLETION_INDEX");
-    const char *host = cres_resolver_getenv(probe, "HOSTNAME");
+    const char *host = cres_resolver_getenv(probe, cres__hostname_var);
     size_t h, i;
     if (!cres__env_set(probe, "KUBERNETES_SERVICE_HOST") || !index || !host) return 0;
     h = strlen(host);
@@ -14410,42 +14478,36 @@ CRES__PRIVATE const char *cres__auto_torch_plain(const cres_resolver *probe) {
     return NULL;
 }
 
+/* Adds the step of `backend` to steps[0..n) when `why` says it applies; the new count. */
+CRES__PRIVATE size_t cres__auto_step(cres__auto_pick *steps, size_t n, const char *backend,
+                                     const char *why) {
+    if (why && n < CRES__AUTO_STEPS) steps[n].backend = backend, steps[n++].why = why;
+    return n;
+}
+
 /* Every step of the documented order that applies, in that order (innermost launcher
    first); *count of them. The first wins; auto's log line names the others. */
 CRES__PRIVATE size_t cres__auto_steps(const cres_resolver *probe, char *selector, size_t cap,
                                       cres__auto_pick *steps) {
-    static const char *const mpi[] = {"OMPI_COMM_WORLD_SIZE", "MV2_COMM_WORLD_SIZE", "PMI_SIZE",
-                                      "PMIX_RANK", NULL};
-    static const char *const sagemaker[] = {"SM_HOSTS", "SM_CURRENT_HOST", NULL};
-    static const char *const volcano[] = {"VC_TASK_INDEX", "VK_TASK_INDEX", NULL};
-    static const char *const pbs_rank[] = {"PALS_RANKID", "PBS_VNODENUM", NULL};
-    static const char *const pbs[] = {"PBS_NODEFILE", "PBS_JOBID", NULL};
-    static const char *const lsf[] = {"LSB_DJOB_RANKFILE", "LSB_MCPU_HOSTS", "LSB_JOBID", NULL};
-    static const char *const flux[] = {"FLUX_JOB_ID", "FLUX_ENCLOSING_ID", NULL};
-    static const char *const slurm_job[] = {"SLURM_JOB_ID", "SLURM_JOBID", NULL};
-    static const char *const lws[] = {"LWS_LEADER_ADDRESS", "LWS_WORKER_INDEX", "LWS_GROUP_SIZE",
-                                      NULL};
-    static const char *const skypilot[] = {"SKYPILOT_NODE_IPS", "SKYPILOT_NODE_RANK", NULL};
-    static const char *const awsbatch[] = {"AWS_BATCH_JOB_NODE_INDEX", "AWS_BATCH_JOB_NUM_NODES",
-                                           NULL};
-    static const char *const jax[] = {"JAX_COORDINATOR_ADDRESS", "JAX_NUM_PROCESSES",
-                                      "JAX_PROCESS_ID", NULL};
-    static const char *const pet[] = {"PET_NNODES", "PET_NODE_RANK", "PET_MASTER_ADDR", NULL};
-    static const char *const tpu[] = {"TPU_PROCESS_ADDRESSES",
-                                      "TPU_WORKER_HOSTNAMES",
-                                      "TPU_WORKER_ID",
-                                      "TPU_NAME",
-                                      "KUBE_GOOGLE_CLOUD_TPU_ENDPOINTS",
-                                      "TPU_CONFIG",
-                                      NULL};
+    static const char mpi[] = "OMPI_COMM_WORLD_SIZE\0MV2_COMM_WORLD_SIZE\0PMI_SIZE\0PMIX_RANK\0";
+    static const char sagemaker[] = "SM_HOSTS\0SM_CURRENT_HOST\0";
+    static const char volcano[] = "VC_TASK_INDEX\0VK_TASK_INDEX\0";
+    static const char pbs_rank[] = "PALS_RANKID\0PBS_VNODENUM\0";
+    static const char pbs[] = "PBS_NODEFILE\0PBS_JOBID\0";
+    static const char lsf[] = "LSB_DJOB_RANKFILE\0LSB_MCPU_HOSTS\0LSB_JOBID\0";
+    static const char flux[] = "FLUX_JOB_ID\0FLUX_ENCLOSING_ID\0";
+    static const char slurm_job[] = "SLURM_JOB_ID\0SLURM_JOBID\0";
+    static const char lws[] = "LWS_LEADER_ADDRESS\0LWS_WORKER_INDEX\0LWS_GROUP_SIZE\0";
+    static const char skypilot[] = "SKYPILOT_NODE_IPS\0SKYPILOT_NODE_RANK\0";
+    static const char awsbatch[] = "AWS_BATCH_JOB_NODE_INDEX\0AWS_BATCH_JOB_NUM_NODES\0";
+    static const char jax[] = "JAX_COORDINATOR_ADDRESS\0JAX_NUM_PROCESSES\0JAX_PROCESS_ID\0";
+    static const char pet[] = "PET_NNODES\0PET_NODE_RANK\0PET_MASTER_ADDR\0";
+    static const char tpu[] = "TPU_PROCESS_ADDRESSES\0TPU_WORKER_HOSTNAMES\0TPU_WORKER_ID\0"
+                              "TPU_NAME\0KUBE_GOOGLE_CLOUD_TPU_ENDPOINTS\0TPU_CONFIG\0";
     size_t n = 0;
     const char *why;
     FILE *f;
-#define CRES__STEP(name, reason)                                                               \
-    do {                                                                                       \
-        if ((why = (reason)) != NULL && n < CRES__AUTO_STEPS)                                  \
-            steps[n].backend = name, steps[n++].why = why;                                     \
-    } while (0)
+#define CRES__STEP(name, reason) n = cres__auto_step(steps, n, name, reason)
     CRES__STEP("tfconfig", cres__env_set(probe, "TF_CONFIG") ? "TF_CONFIG" : NULL);
     CRES__STEP("torch", cres__env_set(probe, "TORCHELASTIC_RUN_ID") ? "TORCHELASTIC_RUN_ID" : NULL);
     /* Flux's own PMI and Cray PALS's mpiexec set PMI_RANK and PMI_SIZE for every task: flux
@@ -14667,80 +14729,84 @@ CRES__PRIVATE const char *cres__auto_detect(const cres_resolver *probe, char *se
     return steps[0].backend;
 }
 
-/* The backends auto knows that this build left out, with the switch that did. */
-static const char *const cres__left_out_table[][2] = {
+/* The backends auto knows that this build left out, each with the switch that did
+   (CLUSTER_RESOLVER_NO_ and the second name): a name list of pairs (see "Footprint" in
+   >>impl). */
+static const char cres__left_out_table[] =
 #ifdef CLUSTER_RESOLVER_NO_TFCONFIG
-    {"tfconfig", "CLUSTER_RESOLVER_NO_TFCONFIG"},
+    "tfconfig\0TFCONFIG\0"
 #endif
 #ifdef CLUSTER_RESOLVER_NO_MPI
-    {"mpi", "CLUSTER_RESOLVER_NO_MPI"},
+    "mpi\0MPI\0"
 #endif
 #ifdef CLUSTER_RESOLVER_NO_SLURM
-    {"slurm", "CLUSTER_RESOLVER_NO_SLURM"},
+    "slurm\0SLURM\0"
 #endif
 #ifdef CLUSTER_RESOLVER_NO_SAGEMAKER
-    {"sagemaker", "CLUSTER_RESOLVER_NO_SAGEMAKER"},
+    "sagemaker\0SAGEMAKER\0"
 #endif
 #ifdef CLUSTER_RESOLVER_NO_TPU
-    {"tpu", "CLUSTER_RESOLVER_NO_TPU"},
+    "tpu\0TPU\0"
 #endif
 #ifdef CLUSTER_RESOLVER_NO_K8S
-    {"kubernetes", "CLUSTER_RESOLVER_NO_K8S"},
+    "kubernetes\0K8S\0"
 #endif
 #ifdef CLUSTER_RESOLVER_NO_PBS
-    {"pbs", "CLUSTER_RESOLVER_NO_PBS"},
+    "pbs\0PBS\0"
 #endif
 #ifdef CLUSTER_RESOLVER_NO_LSF
-    {"lsf", "CLUSTER_RESOLVER_NO_LSF"},
+    "lsf\0LSF\0"
 #endif
 #ifdef CLUSTER_RESOLVER_NO_SGE
-    {"sge", "CLUSTER_RESOLVER_NO_SGE"},
+    "sge\0SGE\0"
 #endif
 #ifdef CLUSTER_RESOLVER_NO_FLUX
-    {"flux", "CLUSTER_RESOLVER_NO_FLUX"},
+    "flux\0FLUX\0"
 #endif
 #ifdef CLUSTER_RESOLVER_NO_VERTEX
-    {"vertex", "CLUSTER_RESOLVER_NO_VERTEX"},
+    "vertex\0VERTEX\0"
 #endif
 #ifdef CLUSTER_RESOLVER_NO_SKYPILOT
-    {"skypilot", "CLUSTER_RESOLVER_NO_SKYPILOT"},
+    "skypilot\0SKYPILOT\0"
 #endif
 #ifdef CLUSTER_RESOLVER_NO_VOLCANO
-    {"volcano", "CLUSTER_RESOLVER_NO_VOLCANO"},
+    "volcano\0VOLCANO\0"
 #endif
 #ifdef CLUSTER_RESOLVER_NO_LWS
-    {"lws", "CLUSTER_RESOLVER_NO_LWS"},
+    "lws\0LWS\0"
 #endif
 #ifdef CLUSTER_RESOLVER_NO_TORCH
-    {"torch", "CLUSTER_RESOLVER_NO_TORCH"},
+    "torch\0TORCH\0"
 #endif
 #ifdef CLUSTER_RESOLVER_NO_JAX
-    {"jax", "CLUSTER_RESOLVER_NO_JAX"},
+    "jax\0JAX\0"
 #endif
 #ifdef CLUSTER_RESOLVER_NO_AWSBATCH
-    {"awsbatch", "CLUSTER_RESOLVER_NO_AWSBATCH"},
+    "awsbatch\0AWSBATCH\0"
 #endif
 #ifdef CLUSTER_RESOLVER_NO_LOCAL
-    {"local", "CLUSTER_RESOLVER_NO_LOCAL"},
+    "local\0LOCAL\0"
 #endif
-    {"", NULL}};
+    "";
 
-/* The switch that left a backend out of this build, or NULL. */
+/* The switch that left a backend out of this build (what follows CLUSTER_RESOLVER_NO_), or
+   NULL. */
 CRES__PRIVATE const char *cres__left_out(const char *backend) {
-    size_t i;
+    const char *p;
     if (strcmp(backend, "k8s") == 0) backend = "kubernetes";
-    for (i = 0; cres__left_out_table[i][1]; i++)
-        if (strcmp(backend, cres__left_out_table[i][0]) == 0) return cres__left_out_table[i][1];
+    for (p = cres__left_out_table; *p; p = cres__next_name(cres__next_name(p)))
+        if (strcmp(backend, p) == 0) return cres__next_name(p);
     return NULL;
 }
 
 /* "; left out of this build: slurm kubernetes", or "" when nothing is. */
 CRES__PRIVATE const char *cres__left_out_list(char *buf, size_t cap) {
-    size_t i, n = 0;
+    const char *p;
+    size_t n = 0;
     buf[0] = '\0';
-    for (i = 0; cres__left_out_table[i][1] && n < cap; i++)
-        n += (size_t)snprintf(buf + n, cap - n, "%s %s", i ? "" : "; left out of this build:",
-                              cres__left_out_table[i][0]);
+    for (p = cres__left_out_table; *p && n < cap; p = cres__next_name(cres__next_name(p)))
+        n += (size_t)snprintf(buf + n, cap - n, "%s %s",
+                              p == cres__left_out_table ? "; left out of this build:" : "", p);
     return buf;
 }
 
@@ -14787,8 +14853,7 @@ CRES__PRIVATE cres_result cres__auto_create(const char *backend, const cres_auto
 #endif
 #ifndef CLUSTER_RESOLVER_NO_TPU
     if (strcmp(backend, "tpu") == 0) {
-        static const char *const named[] = {"TPU_NAME", "KUBE_GOOGLE_CLOUD_TPU_ENDPOINTS",
-                                            "TPU_CONFIG", NULL};
+        static const char named[] = "TPU_NAME\0KUBE_GOOGLE_CLOUD_TPU_ENDPOINTS\0TPU_CONFIG\0";
         CRES__AUTO_OPTIONS(tpu, t);
         if (!t.tpu && !cres__env_any(probe, named)) t.tpu = "local"; /* the TPU VM we are on */
         return cres_tpu_resolver_create(&t, r, err);
@@ -14880,17 +14945,19 @@ CRES_API cres_result cres_auto_resolver_create(const cres_auto_options *o, cres_
     /* An environment whose backend is left out must not pass for a one-task local job. */
     if ((switch_name = cres__left_out(backend)) != NULL)
         return cres__fail(err, CRES_ERR_UNSUPPORTED,
-                          "auto: the %s backend (%s) is left out of this build by %s", backend, why,
-                          switch_name);
+                          "auto: the %s backend (%s) is left out of this build by "
+                          "CLUSTER_RESOLVER_NO_%s",
+                          backend, why, switch_name);
     if (strcmp(backend, "local") == 0 && strcmp(why, "no launcher or cluster variables") == 0 &&
         (res = cres__auto_not_alone(&probe, err)) != CRES_OK)
         return res;
+#ifndef CLUSTER_RESOLVER_NO_K8S /* else left out above */
     if (strcmp(backend, "kubernetes") == 0 && *selector) { /* what auto made of the pod */
         size_t used = strlen(why); /* a long selector is cut short: why is only for the log */
         const char *members = "named from the Job, else listed";
-#ifdef CLUSTER_RESOLVER_NO_K8S_JOB
+#  ifdef CLUSTER_RESOLVER_NO_K8S_JOB
         members = "listed (CLUSTER_RESOLVER_NO_K8S_JOB)";
-#endif
+#  endif
         if (o->k8s_members == CRES_K8S_MEMBERS_LIST) members = "listed";
         if (snprintf(why + used, sizeof why - used,
                      "; job \"worker\" = %s, or the whole JobSet when the own pod is in one; "
@@ -14898,6 +14965,7 @@ CRES_API cres_result cres_auto_resolver_create(const cres_auto_options *o, cres_
                      selector, members) < 0)
             why[used] = '\0';
     }
+#endif
     res = cres__auto_create(backend, o, selector, why, &probe, &r, err);
     if (res == CRES_OK) res = cres__apply_options(r, o->task_type, o->task_id, o->rpc_layer, err);
     if (res != CRES_OK) {
@@ -15107,7 +15175,7 @@ CRES__PRIVATE cres_result cres__write_hosts(const cres_cluster_spec *s, const ch
         cres__put(&w, hosts[i].host, hosts[i].len);
         cres__puts(&w, separator);
         cres__put_int(&w, (long long)hosts[i].slots);
-        cres__puts(&w, "\n");
+        cres__put_char(&w, '\n');
     }
     cres__free(&s->alloc, hosts);
     return cres__finish(&w, out_len, err);

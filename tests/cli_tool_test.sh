@@ -105,15 +105,19 @@ same "the manual page's BACKENDS against --list-backends" "$backends" "$(tags BA
 same "the manual page's FORMATS against --list-formats" "$formats" "$(tags FORMATS)"
 missing "the manual page's OPTIONS lack" "$options" "$(tags OPTIONS | grep -- '^--')"
 same "the manual page's EXIT STATUS against --help's exit codes" "$exits" "$(tags 'EXIT STATUS')"
-# Every variable name the header quotes, but its compile switches: in the manual page.
-vars=$( { grep -oE '"[A-Z][A-Za-z0-9]*_[A-Za-z0-9_]*"' "$header" | tr -d '"' | grep -v '^CLUSTER_RESOLVER_NO_\|^CRES_'
+# Every variable name the header quotes, but its compile switches: in the manual page. Names
+# are quoted alone, in name lists ("A\0B\0") or as the value of a cres__*_var array.
+vars=$( { grep -oE '"[A-Z][A-Za-z0-9]*_[A-Za-z0-9_]*"' "$header" | tr -d '"'
+          grep -oE '"[^"]*\\0[^"]*"' "$header" | sed 's/\\0/\n/g' | tr -d '"' |
+              grep -xE '[A-Z][A-Za-z0-9]*_[A-Za-z0-9_]*'
           grep -oE '(getenv|cres__env_[a-z]+)\([^,()]*, *"[A-Z][A-Za-z0-9_]*"' "$header" | grep -oE '"[^"]*"' | tr -d '"'
-        } | words)
+          grep -oE 'cres__[a-z_]*_var\[\] = "[A-Z][A-Za-z0-9_]*"' "$header" | grep -oE '"[^"]*"' | tr -d '"'
+        } | grep -v '^CLUSTER_RESOLVER_NO_\|^CRES_' | words)
 [ "$(wc -l <<<"$vars")" -ge 100 ] || fail "only $(wc -l <<<"$vars") variable names found in $header"
 gone=$(while read -r v; do grep -qF -- "$v" "$tmp/page.txt" || echo "$v"; done <<<"$vars" | paste -sd' ')
 [ -z "$gone" ] || fail "variables the header reads, not in the manual page: $gone"
 echo "manual page: $(words <<<"$backends" | wc -l) backends, $(words <<<"$formats" | wc -l) formats," \
-     "$(words <<<"$options" | wc -l) options, exit codes $(paste -sd' ' <<<"$exits") 126 127," \
+     "$(words <<<"$options" | wc -l) options, exit codes $(paste -sd' ' <<<"$exits")," \
      "$(wc -l <<<"$vars") environment variables"
 
 step "bash completion $completion"

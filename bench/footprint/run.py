@@ -19,9 +19,11 @@ to compile, and the heap each backend uses to resolve 8, 1,000 and 10,000 member
             allocations, and the in-process time (see heap.c)
 
 Prints a Markdown report and writes it to build/bench/footprint.md (--out); --json FILE also
-writes the numbers. usage: python3 bench/footprint/run.py [--sizes 8,1000,10000]
-[--compiles 5] [--cc gcc] [--out FILE] [--json FILE]. Standard library only; needs gcc,
-binutils (size, strip), libjsmn-dev, and libcurl4-openssl-dev for the curl rows.
+writes the numbers; --programs measures the small programs alone (about 4 minutes).
+usage: python3 bench/footprint/run.py [--sizes 8,1000,10000] [--compiles 5] [--cc gcc]
+[--out FILE] [--json FILE] [--programs]. Standard library only; needs gcc, binutils (size,
+strip), libjsmn-dev, and libcurl4-openssl-dev for the curl rows. tests/footprint_test.py
+builds two of the programs as this file does and checks them against recorded limits.
 """
 import argparse
 import json
@@ -84,10 +86,16 @@ def object_size(obj):
             "stripped": os.path.getsize(stripped)}
 
 
-def measure_objects(args, tmp):
+def impl_source(tmp):
+    """A .c file holding the implementation and nothing else."""
     src = os.path.join(tmp, "impl.c")
     with open(src, "w") as f:
         f.write("#define CLUSTER_RESOLVER_IMPLEMENTATION\n#include \"cluster_resolver.h\"\n")
+    return src
+
+
+def measure_objects(args, tmp):
+    src = impl_source(tmp)
     rows = []
     for opt in ("-Os", "-O2"):
         for curl in (False, True):
@@ -146,6 +154,12 @@ SMALL = ["-Os", "-ffunction-sections", "-fdata-sections", "-Wl,--gc-sections", "
 NO_UNWIND = "-fno-asynchronous-unwind-tables"
 
 
+def program_command(cc, src, exe, switches, extra=()):
+    """The command that builds a small program: SMALL, then CLUSTER_RESOLVER_NO_<switch>."""
+    return [cc, "-std=c99"] + SMALL + list(extra) + ["-DCLUSTER_RESOLVER_NO_" + s for s in switches] + \
+        ["-I" + ROOT, src, "-o", exe]
+
+
 def text_data(path):
     out = subprocess.run(["size", path], capture_output=True, text=True, check=True).stdout
     text, data = (int(x) for x in out.splitlines()[1].split()[:2])
@@ -165,8 +179,7 @@ def measure_programs(args, tmp):
         sizes = []
         for extra in ([], [NO_UNWIND]):
             exe = os.path.join(tmp, "prog")
-            cmd = [args.cc, "-std=c99"] + SMALL + extra + ["-DCLUSTER_RESOLVER_NO_" + s for s in switches] + \
-                ["-I" + ROOT, src, "-o", exe]
+            cmd = program_command(args.cc, src, exe, switches, extra)
             p = subprocess.run(cmd, capture_output=True, text=True)
             if p.returncode:
                 fail("%s failed:\n%s" % (" ".join(cmd), p.stderr[-2000:]))
@@ -174,7 +187,7 @@ def measure_programs(args, tmp):
         rows.append({"program": name, "switches": switches, "text_data": sizes[0], "no_unwind": sizes[1],
                      "backend": backend[0] if backend else None})
         print("    %s: %d bytes, %d without unwind tables" % (name, sizes[0], sizes[1]), file=sys.stderr, flush=True)
-    src = os.path.join(tmp, "impl.c")
+    src = impl_source(tmp)
     obj = os.path.join(tmp, "impl-no-unwind.o")
     compile_impl(args.cc, src, obj, "-Os", False, [NO_UNWIND])
     rows.append({"program": "the implementation object (`-c`)", "switches": [], "no_unwind": text_data(obj)})
@@ -203,6 +216,10 @@ def kib(n):
     return "%.1f KiB" % (n / KiB) if n < 1024 * KiB else "%.2f MiB" % (n / KiB / KiB)
 
 
+def signed_kib(n):
+    return ("+" if n >= 0 else "-") + kib(abs(n))
+
+
 def nbytes(n):
     return "%s B" % format(n, ",") if n < 10 * 1024 else kib(n)
 
@@ -218,13 +235,25 @@ def dur(us):
 
 
 def report(objects, programs, heap, args, elapsed):
+    """The whole report; with objects and heap None, the small programs' tables alone."""
     cc = first_line([args.cc, "--version"])
-    lines = ["# Footprint: compiled size, compile time, heap per resolve", "",
+    lines = ["# Footprint: compiled size, compile time, heap per resolve" if heap is not None
+             else "# Footprint: small programs", "",
              "- %s; %s %s, %s; header: %d lines, %s" % (
                  cc, platform.system(), platform.machine(), cpu_name(),
                  sum(1 for _ in open(HEADER, "rb")), nbytes(os.path.getsize(HEADER))),
-             "",
-             "Compiled implementation (a .c with `#define CLUSTER_RESOLVER_IMPLEMENTATION` and "
+             ""]
+    if objects is not None:
+        lines += objects_report(objects, args)
+    lines += programs_report(programs, args)
+    if heap is not None:
+        lines += heap_report(heap, args)
+    lines += ["", "- Whole run: %.0f s." % elapsed]
+    return "\n".join(lines) + "\n"
+
+
+def objects_report(objects, args):
+    lines = ["Compiled implementation (a .c with `#define CLUSTER_RESOLVER_IMPLEMENTATION` and "
              "the include; `%s -std=c99 OPT -c`; `size`; the object's bytes as compiled and after "
              "`strip --strip-unneeded`; compile wall time: median of %d runs, without curl):" % (
                  args.cc, args.compiles), "",
@@ -237,7 +266,11 @@ def report(objects, programs, heap, args, elapsed):
             kib(r["stripped"]),
             "%.2f s (%.2f-%.2f)" % (r["compile_s"], r["compile_min_s"], r["compile_max_s"])
             if "compile_s" in r else "-"))
-    lines += ["", "Small programs: a `main` that creates one resolver, resolves and prints the "
+    return lines + [""]
+
+
+def programs_report(programs, args):
+    lines = ["Small programs: a `main` that creates one resolver, resolves and prints the "
               "spec, built `%s -std=c99 %s` (stripped, unused sections dropped), `size`'s text + "
               "data; then with `%s` too (no unwind tables: C code needs them only for "
               "backtraces). Left out with `CLUSTER_RESOLVER_NO_<BACKEND>` where the row says so:"
@@ -257,14 +290,18 @@ def report(objects, programs, heap, args, elapsed):
     for r in (r for r in programs if r.get("backend")):
         lines.append("| %s | %s | %s | %s | %s |" % (
             r["backend"], kib(r["text_data"]),
-            "-" if r is core else "+" + kib(r["text_data"] - core["text_data"]),
+            "-" if r is core else signed_kib(r["text_data"] - core["text_data"]),
             kib(r["no_unwind"]),
-            "-" if r is core else "+" + kib(r["no_unwind"] - core["no_unwind"])))
+            "-" if r is core else signed_kib(r["no_unwind"] - core["no_unwind"])))
+    return lines
+
+
+def heap_report(heap, args):
     sizes = args.sizes
     by = {(h["backend"], h["n"]): h for h in heap}
     backends = list(dict.fromkeys(h["backend"] for h in heap))
     big = max(sizes)
-    lines += ["", "Heap to resolve N members: the most bytes live at once from "
+    lines = ["", "Heap to resolve N members: the most bytes live at once from "
               "`cres_*_resolver_create()` to the end of `cres_resolve()`, counted by a "
               "`cres_allocator` (requested sizes; HTTP bodies included, as a transport "
               "allocates them with the library's allocator; no network). Allocations and the "
@@ -296,9 +333,8 @@ def report(objects, programs, heap, args, elapsed):
               "through `options.json` or the getenv hook would see.",
               "- With a cres_allocator the library grows arrays by allocate-copy-free (it has no "
               "realloc); with the default CRES_MALLOC/CRES_REALLOC the peak can be a little "
-              "lower.",
-              "- Whole run: %.0f s." % elapsed]
-    return "\n".join(lines) + "\n"
+              "lower."]
+    return lines
 
 
 def cpu_name():
@@ -316,16 +352,20 @@ def main(argv=None):
     ap.add_argument("--cc", default="gcc")
     ap.add_argument("--out", default=os.path.join(ROOT, "build", "bench", "footprint.md"))
     ap.add_argument("--json", metavar="FILE", help="also write the numbers and the report as JSON")
+    ap.add_argument("--programs", action="store_true",
+                    help="measure the small programs only (no object sizes, compile times, heap)")
     args = ap.parse_args(argv)
     args.sizes = parse_sizes(ap, args.sizes, "8,1000")
     if args.compiles < 1:
         ap.error("--compiles must be positive")
     started = time.perf_counter()
+    heap = objects = None
     with tempfile.TemporaryDirectory(prefix="cres-bench-footprint-") as tmp:
-        print("... heap per backend", file=sys.stderr, flush=True)
-        heap = measure_heap(args, tmp)
-        print("... compiled size and compile time", file=sys.stderr, flush=True)
-        objects = measure_objects(args, tmp)
+        if not args.programs:
+            print("... heap per backend", file=sys.stderr, flush=True)
+            heap = measure_heap(args, tmp)
+            print("... compiled size and compile time", file=sys.stderr, flush=True)
+            objects = measure_objects(args, tmp)
         print("... small programs (gc-sections, compile switches)", file=sys.stderr, flush=True)
         programs = measure_programs(args, tmp)
     text = report(objects, programs, heap, args, time.perf_counter() - started)
