@@ -14558,116 +14558,118 @@ CRES__PRIVATE size_t cres__auto_steps(const cres_resolver *probe, char *selector
 }
 
 /* Rule 1: a launcher's variable that says this process is one of several rules out the
-   one-task answer. {variable, launcher, what says so}: "" its being set; ">1" a count (the
+   one-task answer. Rows of variable, launcher, what says so (one literal, not pointers: a
+   table of pointers costs a relocation each): "" its being set; ">1" a count (the
    value's first word) other than 1; ">0" an index other than 0; ",", ";" or "\n" a list of
    more than one entry so separated. A value that is no number says so too. Left out:
    torchx's TORCHX_RANK0_HOST and Determined's DET_CHIEF_IP (set for a single process too),
    Google Cloud Batch's BATCH_HOSTS_FILE (a file; BATCH_TASK_COUNT says as much). */
-static const char *const cres__several[][3] = {
+#define CRES__SEVERAL(variable, launcher, how) variable "\0" launcher "\0" how "\0"
+static const char cres__several[] =
     /* torchrun's workers (torch/distributed/elastic/agent/server/local_elastic_agent.py);
        LOCAL_RANK and NODE_RANK also Ray Train, AzureML, DeepSpeed's launch.py and Lightning's
        subprocess launcher (src/lightning/fabric/strategies/launchers/subprocess_script.py) */
-    {"LOCAL_RANK", "torch.distributed", ""},
-    {"NODE_RANK", "torch.distributed", ""},
-    {"GROUP_RANK", "torchrun", ""},
-    {"GROUP_WORLD_SIZE", "torchrun", ""},
-    {"LOCAL_WORLD_SIZE", "torchrun", ""},
-    {"ROLE_RANK", "torchrun", ""},
+    CRES__SEVERAL("LOCAL_RANK", "torch.distributed", "")
+    CRES__SEVERAL("NODE_RANK", "torch.distributed", "")
+    CRES__SEVERAL("GROUP_RANK", "torchrun", "")
+    CRES__SEVERAL("GROUP_WORLD_SIZE", "torchrun", "")
+    CRES__SEVERAL("LOCAL_WORLD_SIZE", "torchrun", "")
+    CRES__SEVERAL("ROLE_RANK", "torchrun", "")
     /* Kubeflow's PET_* (training-operator pkg/controller.v1/pytorch/envvar.go at 2856aa0) */
-    {"PET_NPROC_PER_NODE", "Kubeflow", ""},
-    {"PET_MASTER_PORT", "Kubeflow", ""},
+    CRES__SEVERAL("PET_NPROC_PER_NODE", "Kubeflow", "")
+    CRES__SEVERAL("PET_MASTER_PORT", "Kubeflow", "")
     /* MPI: Open MPI 4.1 and MPICH's Hydra as run here (mpirun -np 4 env, mpiexec.hydra -n 3
        env); MVAPICH's MV2_COMM_WORLD_*; Cray PALS (PALS_RANKID, PMI_LOCAL_RANK); the host
        files kubeflow/mpi-operator gives its launchers (pkg/controller/mpi_job_controller.go
        at cbe4f8a: ompiEnvVars, intelEnvVars, mpichEnvVars) */
-    {"PMI_RANK", "MPI (PMI)", ""},
-    {"PMI_LOCAL_RANK", "Cray PALS", ""},
-    {"PALS_RANKID", "Cray PALS", ""},
-    {"MPI_LOCALRANKID", "MPICH Hydra", ""},
-    {"MPI_LOCALNRANKS", "MPICH Hydra", ">1"},
-    {"OMPI_COMM_WORLD_RANK", "Open MPI", ""},
-    {"OMPI_COMM_WORLD_LOCAL_RANK", "Open MPI", ""},
-    {"OMPI_COMM_WORLD_NODE_RANK", "Open MPI", ""},
-    {"OMPI_COMM_WORLD_LOCAL_SIZE", "Open MPI", ">1"},
-    {"MV2_COMM_WORLD_RANK", "MVAPICH", ""},
-    {"MV2_COMM_WORLD_LOCAL_RANK", "MVAPICH", ""},
-    {"MV2_COMM_WORLD_LOCAL_SIZE", "MVAPICH", ">1"},
-    {"OMPI_MCA_orte_default_hostfile", "Open MPI", ""},
-    {"I_MPI_HYDRA_HOST_FILE", "Intel MPI", ""},
-    {"HYDRA_HOST_FILE", "MPICH Hydra", ""},
+    CRES__SEVERAL("PMI_RANK", "MPI (PMI)", "")
+    CRES__SEVERAL("PMI_LOCAL_RANK", "Cray PALS", "")
+    CRES__SEVERAL("PALS_RANKID", "Cray PALS", "")
+    CRES__SEVERAL("MPI_LOCALRANKID", "MPICH Hydra", "")
+    CRES__SEVERAL("MPI_LOCALNRANKS", "MPICH Hydra", ">1")
+    CRES__SEVERAL("OMPI_COMM_WORLD_RANK", "Open MPI", "")
+    CRES__SEVERAL("OMPI_COMM_WORLD_LOCAL_RANK", "Open MPI", "")
+    CRES__SEVERAL("OMPI_COMM_WORLD_NODE_RANK", "Open MPI", "")
+    CRES__SEVERAL("OMPI_COMM_WORLD_LOCAL_SIZE", "Open MPI", ">1")
+    CRES__SEVERAL("MV2_COMM_WORLD_RANK", "MVAPICH", "")
+    CRES__SEVERAL("MV2_COMM_WORLD_LOCAL_RANK", "MVAPICH", "")
+    CRES__SEVERAL("MV2_COMM_WORLD_LOCAL_SIZE", "MVAPICH", ">1")
+    CRES__SEVERAL("OMPI_MCA_orte_default_hostfile", "Open MPI", "")
+    CRES__SEVERAL("I_MPI_HYDRA_HOST_FILE", "Intel MPI", "")
+    CRES__SEVERAL("HYDRA_HOST_FILE", "MPICH Hydra", "")
     /* schedulers: jsrun, pbsdsh (pbsdsh(1)), Slurm (a step's SLURM_PROCID; salloc(1) at
        000729e: SLURM_JOB_NUM_NODES, and SLURM_NTASKS with -n, in the allocation's shell) */
-    {"JSM_NAMESPACE_RANK", "jsrun", ""},
-    {"PBS_VNODENUM", "pbsdsh", ""},
-    {"SLURM_PROCID", "Slurm", ""},
-    {"SLURM_NTASKS", "Slurm", ">1"},
-    {"SLURM_JOB_NUM_NODES", "Slurm", ">1"},
+    CRES__SEVERAL("JSM_NAMESPACE_RANK", "jsrun", "")
+    CRES__SEVERAL("PBS_VNODENUM", "pbsdsh", "")
+    CRES__SEVERAL("SLURM_PROCID", "Slurm", "")
+    CRES__SEVERAL("SLURM_NTASKS", "Slurm", ">1")
+    CRES__SEVERAL("SLURM_JOB_NUM_NODES", "Slurm", ">1")
     /* platforms: AWS Batch (mnp-env-vars.html), GKE TPU multislice, Kubernetes Indexed Jobs */
-    {"AWS_BATCH_JOB_MAIN_NODE_INDEX", "AWS Batch", ""},
-    {"MEGASCALE_SLICE_ID", "TPU multislice", ""},
-    {"JOB_COMPLETION_INDEX", "Kubernetes Indexed Job", ""},
+    CRES__SEVERAL("AWS_BATCH_JOB_MAIN_NODE_INDEX", "AWS Batch", "")
+    CRES__SEVERAL("MEGASCALE_SLICE_ID", "TPU multislice", "")
+    CRES__SEVERAL("JOB_COMPLETION_INDEX", "Kubernetes Indexed Job", "")
     /* horovodrun --gloo (horovod/runner/gloo_run.py at 0ad076e, create_slot_env_vars) */
-    {"HOROVOD_RANK", "Horovod", ">0"},
-    {"HOROVOD_SIZE", "Horovod", ">1"},
+    CRES__SEVERAL("HOROVOD_RANK", "Horovod", ">0")
+    CRES__SEVERAL("HOROVOD_SIZE", "Horovod", ">1")
     /* paddle.distributed.launch (python/paddle/distributed/launch/controllers/collective.py
        at 009da4d); PADDLE_NNODES also Kubeflow's PaddleJob (training-operator
        pkg/controller.v1/paddlepaddle/envvar.go at 2856aa0) */
-    {"PADDLE_TRAINER_ID", "PaddlePaddle", ">0"},
-    {"PADDLE_TRAINERS_NUM", "PaddlePaddle", ">1"},
-    {"PADDLE_TRAINER_ENDPOINTS", "PaddlePaddle", ","},
-    {"PADDLE_GLOBAL_RANK", "PaddlePaddle", ">0"},
-    {"PADDLE_GLOBAL_SIZE", "PaddlePaddle", ">1"},
-    {"PADDLE_NNODES", "PaddlePaddle", ">1"},
+    CRES__SEVERAL("PADDLE_TRAINER_ID", "PaddlePaddle", ">0")
+    CRES__SEVERAL("PADDLE_TRAINERS_NUM", "PaddlePaddle", ">1")
+    CRES__SEVERAL("PADDLE_TRAINER_ENDPOINTS", "PaddlePaddle", ",")
+    CRES__SEVERAL("PADDLE_GLOBAL_RANK", "PaddlePaddle", ">0")
+    CRES__SEVERAL("PADDLE_GLOBAL_SIZE", "PaddlePaddle", ">1")
+    CRES__SEVERAL("PADDLE_NNODES", "PaddlePaddle", ">1")
     /* DeepSpeed's launch.py (deepspeed/launcher/launch.py at edaa722) */
-    {"CROSS_RANK", "DeepSpeed", ">0"},
-    {"CROSS_SIZE", "DeepSpeed", ">1"},
-    {"LOCAL_SIZE", "DeepSpeed", ">1"},
+    CRES__SEVERAL("CROSS_RANK", "DeepSpeed", ">0")
+    CRES__SEVERAL("CROSS_SIZE", "DeepSpeed", ">1")
+    CRES__SEVERAL("LOCAL_SIZE", "DeepSpeed", ">1")
     /* Alibaba PAI-DLC (alibabacloud.com/help/en/pai/general-environment-variables, Apr 2026) */
-    {"NPROC_PER_NODE", "PAI-DLC", ">1"},
+    CRES__SEVERAL("NPROC_PER_NODE", "PAI-DLC", ">1")
     /* Google Cloud Batch (GoogleCloudPlatform/nodejs-docs-samples
        batch/create/create_with_container_no_mounting.js at 092e051; batch-samples
        mpi-container/README.md at d9e5208) */
-    {"BATCH_TASK_INDEX", "Google Cloud Batch", ">0"},
-    {"BATCH_TASK_COUNT", "Google Cloud Batch", ">1"},
-    {"BATCH_NODE_INDEX", "Google Cloud Batch", ">0"},
+    CRES__SEVERAL("BATCH_TASK_INDEX", "Google Cloud Batch", ">0")
+    CRES__SEVERAL("BATCH_TASK_COUNT", "Google Cloud Batch", ">1")
+    CRES__SEVERAL("BATCH_NODE_INDEX", "Google Cloud Batch", ">0")
     /* Azure Batch multi-instance tasks (learn.microsoft.com/azure/batch/
        batch-compute-node-environment-variables: "multi-instance primary and subtasks"), and
        AzureML's MPI jobs (DeepSpeed deepspeed/comm/comm.py, in_aml) */
-    {"AZ_BATCH_HOST_LIST", "Azure Batch", ","},
-    {"AZ_BATCH_NODE_LIST", "Azure Batch", ";"},
-    {"AZ_BATCH_MASTER_NODE", "Azure Batch", ""},
-    {"AZ_BATCH_IS_CURRENT_NODE_MASTER", "Azure Batch", ""},
-    {"CCP_NODES", "Azure Batch", ">1"},
-    {"AZ_BATCHAI_MPI_MASTER_NODE", "AzureML", ""},
+    CRES__SEVERAL("AZ_BATCH_HOST_LIST", "Azure Batch", ",")
+    CRES__SEVERAL("AZ_BATCH_NODE_LIST", "Azure Batch", ";")
+    CRES__SEVERAL("AZ_BATCH_MASTER_NODE", "Azure Batch", "")
+    CRES__SEVERAL("AZ_BATCH_IS_CURRENT_NODE_MASTER", "Azure Batch", "")
+    CRES__SEVERAL("CCP_NODES", "Azure Batch", ">1")
+    CRES__SEVERAL("AZ_BATCHAI_MPI_MASTER_NODE", "AzureML", "")
     /* HTCondor's parallel universe (src/condor_starter.V6.1/parallel_proc.cpp at 0d7da9f) */
-    {"_CONDOR_PROCNO", "HTCondor", ">0"},
-    {"_CONDOR_NPROCS", "HTCondor", ">1"},
+    CRES__SEVERAL("_CONDOR_PROCNO", "HTCondor", ">0")
+    CRES__SEVERAL("_CONDOR_NPROCS", "HTCondor", ">1")
     /* SkyPilot's setup stage (docs/source/running-jobs/environment-variables.rst at 25df97f) */
-    {"SKYPILOT_SETUP_NODE_RANK", "SkyPilot setup", ">0"},
-    {"SKYPILOT_SETUP_NODE_IPS", "SkyPilot setup", "\n"},
-    {"SKYPILOT_NUM_NODES", "SkyPilot", ">1"},
+    CRES__SEVERAL("SKYPILOT_SETUP_NODE_RANK", "SkyPilot setup", ">0")
+    CRES__SEVERAL("SKYPILOT_SETUP_NODE_IPS", "SkyPilot setup", "\n")
+    CRES__SEVERAL("SKYPILOT_NUM_NODES", "SkyPilot", ">1")
     /* Kubeflow Trainer's XGBoost runtime (pkg/runtime/framework/plugins/xgboost/xgboost.go
        at 8e9e5e6) */
-    {"DMLC_TASK_ID", "Kubeflow XGBoost", ">0"},
-    {"DMLC_NUM_WORKER", "Kubeflow XGBoost", ">1"},
+    CRES__SEVERAL("DMLC_TASK_ID", "Kubeflow XGBoost", ">0")
+    CRES__SEVERAL("DMLC_NUM_WORKER", "Kubeflow XGBoost", ">1")
     /* torchx's schedulers (torchx/schedulers/aws_batch_scheduler.py at b72ba03;
        gcp_batch_scheduler.py at 1f79761) */
-    {"TORCHX_ROLE_IDX", "torchx", ">0"},
-    {"TORCHX_REPLICA_IDX", "torchx", ">0"},
+    CRES__SEVERAL("TORCHX_ROLE_IDX", "torchx", ">0")
+    CRES__SEVERAL("TORCHX_REPLICA_IDX", "torchx", ">0")
     /* Determined on Kubernetes (master/internal/rm/kubernetesrm/spec.go at c1e9c6d) */
-    {"DET_KUBERNETES_JOB_PARALLELISM", "Determined", ">1"},
+    CRES__SEVERAL("DET_KUBERNETES_JOB_PARALLELISM", "Determined", ">1")
     /* Nomad (developer.hashicorp.com/nomad/docs/runtime/environment): no count is given */
-    {"NOMAD_ALLOC_INDEX", "Nomad", ">0"},
+    CRES__SEVERAL("NOMAD_ALLOC_INDEX", "Nomad", ">0")
     /* Metaflow's @parallel (Netflix/metaflow metaflow/plugins/parallel_decorator.py and
        current.py; on Kubernetes MF_WORLD_SIZE) */
-    {"MF_PARALLEL_NUM_NODES", "Metaflow", ">1"},
-    {"MF_PARALLEL_NODE_INDEX", "Metaflow", ">0"},
-    {"MF_WORLD_SIZE", "Metaflow", ">1"},
+    CRES__SEVERAL("MF_PARALLEL_NUM_NODES", "Metaflow", ">1")
+    CRES__SEVERAL("MF_PARALLEL_NODE_INDEX", "Metaflow", ">0")
+    CRES__SEVERAL("MF_WORLD_SIZE", "Metaflow", ">1")
     /* NVIDIA Base Command Platform's multi-node jobs (docs.nvidia.com/base-command-platform,
        "Multinode jobs": NGC_ARRAY_SIZE nodes, NGC_ARRAY_INDEX this one's) */
-    {"NGC_ARRAY_SIZE", "NVIDIA Base Command", ">1"},
-    {"NGC_ARRAY_INDEX", "NVIDIA Base Command", ">0"},
-};
+    CRES__SEVERAL("NGC_ARRAY_SIZE", "NVIDIA Base Command", ">1")
+    CRES__SEVERAL("NGC_ARRAY_INDEX", "NVIDIA Base Command", ">0");
+#undef CRES__SEVERAL
 
 /* Whether value v of a cres__several entry says one of several (`how` as there). */
 CRES__PRIVATE int cres__says_several(const char *v, const char *how) {
@@ -14688,18 +14690,18 @@ CRES__PRIVATE int cres__says_several(const char *v, const char *how) {
 }
 
 CRES__PRIVATE cres_result cres__auto_not_alone(const cres_resolver *probe, cres_error *err) {
-    const char *v;
-    size_t i;
+    const char *name, *launcher, *how, *v;
     char q[CRES__QUOTE_SIZE];
-    for (i = 0; i < sizeof cres__several / sizeof *cres__several; i++) {
-        v = cres_resolver_getenv(probe, cres__several[i][0]);
-        if (!v || cres__is_blank(v) || !cres__says_several(v, cres__several[i][2])) continue;
+    for (name = cres__several; *name; name = cres__next_name(how)) {
+        launcher = cres__next_name(name);
+        how = cres__next_name(launcher);
+        v = cres_resolver_getenv(probe, name);
+        if (!v || cres__is_blank(v) || !cres__says_several(v, how)) continue;
         return cres__fail(err, CRES_ERR_ENVIRONMENT,
                           "auto: %s=%s (%s) is set: this process may be one of several, but no "
                           "launcher's variables are complete; set CLUSTER_RESOLVER_BACKEND=local "
                           "to run alone",
-                          cres__several[i][0], cres__quote(q, sizeof q, v, strlen(v)),
-                          cres__several[i][1]);
+                          name, cres__quote(q, sizeof q, v, strlen(v)), launcher);
     }
     return CRES_OK;
 }
