@@ -12213,7 +12213,8 @@ CRES__PRIVATE cres_result cres__mpi_layout(const cres_resolver *r, const cres_mp
 CRES__PRIVATE cres_result cres__mpi_gpus(const cres_resolver *r, cres__gpu_word *said,
                                          cres_error *err) {
     if (cres__env_set(r, "JSM_NAMESPACE_RANK")) return cres__jsrun_gpus(r, said, err);
-    if (cres__env_any(r, "SLURM_STEP_NODELIST\0SLURM_JOB_ID\0SLURM_JOBID\0")) return cres__slurm_gpus(r, said, err);
+    if (cres__env_any(r, "SLURM_STEP_NODELIST\0SLURM_JOB_ID\0SLURM_JOBID\0"))
+        return cres__slurm_gpus(r, said, err);
     said->unsaid = "mpirun and mpiexec do not say";
     return CRES_OK;
 }
