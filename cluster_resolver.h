@@ -13775,7 +13775,9 @@ CRES__PRIVATE cres_result cres__coord_resolve(cres_resolver *r, cres_cluster_spe
                       r->vtable->name, c->source, c->info.master_address, n);
 }
 
-/* The own task, or task 0 (the coordinator) when asked: the only address the source names. */
+/* The own task, or task 0 (the coordinator) when asked: the only address the source names,
+   or the one the environment names beside it (MASTER_ADDR beside AWS Batch's), as launch()
+   answers. */
 CRES__PRIVATE cres_result cres__coord_master(cres_resolver *r, const char *task_type, int task_id,
                                              const char *rpc_layer, char *buf, size_t cap,
                                              size_t *out_len, cres_error *err) {
@@ -13784,12 +13786,16 @@ CRES__PRIVATE cres_result cres__coord_master(cres_resolver *r, const char *task_
     const char *type = task_type ? task_type : r->task_type;
     int id = task_id >= 0 ? task_id : r->task_id;
     char q[CRES__QUOTE_SIZE];
+    cres_launch_info info = c->info;
+    cres_result res;
     if ((task_type || task_id >= 0) && !(type && strcmp(type, "worker") == 0 && id == 0))
         return cres__fail(err, CRES_ERR_INCOMPLETE,
                           "%s: %s names only the coordinator (task \"worker\" 0), not task %s %d",
                           r->vtable->name, c->source,
                           cres__quote(q, sizeof q, type ? type : "", type ? strlen(type) : 0), id);
-    return cres__write_master(c->info.master_address, rpc, buf, cap, out_len, err);
+    res = cres_launch_apply_env(r, &info, err);
+    if (res != CRES_OK) return res;
+    return cres__write_master(info.master_address, rpc, buf, cap, out_len, err);
 }
 
 CRES__PRIVATE cres_result cres__coord_launch(cres_resolver *r, cres_launch_info *out,
@@ -13883,10 +13889,6 @@ CRES__PRIVATE cres_result cres__coord_within(const cres__coord *c, int a, const 
                       a_name, a, b_name, b);
 }
 
-/* Launchers give each node a block of consecutive ranks (torchrun: the agents' in group
-   order), every node at least one: so the ranks before this node's block (RANK less
-   LOCAL_RANK) number at least the nodes before it, none when it is node 0, and the block
-   leaves at least one rank for each node after it. */
 /* torchrun --virtual-local-rank gives every worker LOCAL_RANK 0 and one GPU of its own
    (CUDA_VISIBLE_DEVICES a single id): that local rank says nothing of the rank's place. */
 CRES__PRIVATE int cres__virtual_local_rank(const cres__coord *c) {
@@ -13895,6 +13897,10 @@ CRES__PRIVATE int cres__virtual_local_rank(const cres__coord *c) {
            cres__env_set(&c->base, "TORCHELASTIC_RUN_ID");
 }
 
+/* Launchers give each node a block of consecutive ranks (torchrun: the agents' in group
+   order), every node at least one: so the ranks before this node's block (RANK less
+   LOCAL_RANK) number at least the nodes before it, none when it is node 0, and the block
+   leaves at least one rank for each node after it. */
 CRES__PRIVATE cres_result cres__coord_blocks(const cres__coord *c, const char *const names[6],
                                              cres_error *err) {
     const cres_launch_info *i = &c->info;

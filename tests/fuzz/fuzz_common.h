@@ -450,6 +450,12 @@ FUZZ_HELPER size_t fuzz_spec_tasks(const cres_cluster_spec *s) {
     return n;
 }
 
+/* The tasks that take a rank: all but TF's "evaluator", which runs outside the cluster. */
+FUZZ_HELPER size_t fuzz_spec_ranked_tasks(const cres_cluster_spec *s) {
+    const cres_job *evaluator = cres_spec_job(s, "evaluator");
+    return fuzz_spec_tasks(s) - (evaluator ? evaluator->tasks_count : 0);
+}
+
 /* The spec's JSON, written after a length query, reads back to an equal spec. */
 FUZZ_HELPER void fuzz_check_round_trip(const cres_cluster_spec *spec) {
     cres_cluster_spec *again = NULL;

@@ -116,7 +116,7 @@ static const char *const torch_names[] = {
     "TORCHELASTIC_RUN_ID", "MASTER_ADDR",      "MASTER_PORT", "RANK",          "WORLD_SIZE",
     "LOCAL_RANK",          "LOCAL_WORLD_SIZE", "GROUP_RANK",  "NODE_RANK",     "GROUP_WORLD_SIZE",
     "PET_NNODES",          "PET_NODE_RANK",    "PET_MASTER_ADDR", "PET_MASTER_PORT",
-    "PET_NPROC_PER_NODE",  "NPROC_PER_NODE",   NULL};
+    "PET_NPROC_PER_NODE",  "NPROC_PER_NODE",   "CUDA_VISIBLE_DEVICES", NULL};
 static const char *const jax_names[] = {"JAX_COORDINATOR_ADDRESS", "JAX_COORDINATOR_PORT",
                                         "JAX_NUM_PROCESSES", "JAX_PROCESS_ID", NULL};
 static const char *const awsbatch_names[] = {
@@ -138,7 +138,10 @@ static int listed(const char *const *names, const char *name) {
 static const char *fuzz_getenv(void *user, const char *name) {
     const env *e = (const env *)user;
     CHECK(name != NULL);
-    if (e->allowed) CHECK(listed(e->allowed, name)); /* a direct create reads only its own */
+    if (e->allowed && !listed(e->allowed, name)) { /* a direct create reads only its own */
+        fprintf(stderr, "the create read %s\n", name);
+        CHECK(listed(e->allowed, name));
+    }
     return fuzz_env_get(&e->vars, name);
 }
 
@@ -222,8 +225,32 @@ static long long must_decimal(const fuzz_env *e, const char *name) {
     return v;
 }
 
-static void coord_model_of(const char *backend, const fuzz_env *e, int port_option,
-                           const char *main_host, coord_model *m) {
+/* The coordinator the environment names is kept (cres_launch_apply_env): MASTER_ADDR and
+   MASTER_PORT, else JAX_COORDINATOR_ADDRESS for a backend other than jax. */
+static void explicit_coordinator(const char *backend, const fuzz_env *e, coord_model *m) {
+    const char *addr = fuzz_env_get(e, "MASTER_ADDR"), *jax = fuzz_env_get(e, "JAX_COORDINATOR_ADDRESS");
+    int named = 0;
+    if (fuzz_env_set(e, "MASTER_ADDR")) {
+        strip_brackets(addr, m->host, sizeof m->host);
+        named = 1;
+    }
+    if (fuzz_env_set(e, "MASTER_PORT")) {
+        m->port = must_decimal(e, "MASTER_PORT");
+        named = 1;
+    }
+    if (!named && strcmp(backend, "jax") != 0 && fuzz_env_set(e, "JAX_COORDINATOR_ADDRESS")) {
+        const char *host;
+        size_t len;
+        int port;
+        CHECK(cres__split_address(jax, &host, &len, &port) && len < sizeof m->host);
+        memcpy(m->host, host, len);
+        m->host[len] = '\0';
+        if (port >= 0) m->port = port;
+    }
+}
+
+static void coord_model_base(const char *backend, const fuzz_env *e, int port_option,
+                             const char *main_host, coord_model *m) {
     memset(m, 0, sizeof *m);
     if (strcmp(backend, "torch") == 0) {
         static const char *const plain[] = {"MASTER_ADDR", "MASTER_PORT", "RANK", "WORLD_SIZE", NULL};
@@ -262,6 +289,43 @@ static void coord_model_of(const char *backend, const fuzz_env *e, int port_opti
         m->port = port_option ? port_option : 29500;
         snprintf(m->host, sizeof m->host, "%s", ip && *ip ? ip : main_host ? main_host : "localhost");
     }
+}
+
+static void coord_model_of(const char *backend, const fuzz_env *e, int port_option,
+                           const char *main_host, coord_model *m) {
+    coord_model_base(backend, e, port_option, main_host, m);
+    if (strcmp(backend, "torch") != 0) explicit_coordinator(backend, e, m);
+}
+
+/* cres_launch_apply_env's refusals (not for torch): a size or rank variable that is no
+   number or contradicts the backend's answer (the world and rank checked against the
+   model), a coordinator variable that is not one or two that disagree. */
+static const char *const explicit_names[] = {"WORLD_SIZE", "RANK", "LOCAL_RANK", "LOCAL_WORLD_SIZE",
+                                             "GROUP_RANK", "NODE_RANK", "GROUP_WORLD_SIZE",
+                                             "JAX_NUM_PROCESSES", "JAX_PROCESS_ID", NULL};
+
+static int env_refusal(const char *backend, const fuzz_env *e, const cres_error *err, int port_option,
+                       const char *main_host) {
+    size_t n = strlen(backend), k;
+    const char *var = err->message + n + 2;
+    coord_model m;
+    if (strcmp(backend, "torch") == 0 || strncmp(err->message, backend, n) != 0 ||
+        strncmp(err->message + n, ": ", 2) != 0)
+        return 0;
+    for (k = 0; explicit_names[k]; k++) {
+        size_t len = strlen(explicit_names[k]);
+        if (strncmp(var, explicit_names[k], len) != 0 || var[len] != '=') continue;
+        if (strstr(var, "is not a count or rank")) return 1;
+        if (!strstr(var, "is set, but the")) return 0;
+        coord_model_base(backend, e, port_option, main_host, &m);
+        if (strcmp(explicit_names[k], "WORLD_SIZE") == 0 || strcmp(explicit_names[k], "JAX_NUM_PROCESSES") == 0)
+            CHECK(must_decimal(e, explicit_names[k]) != m.world_size);
+        if (strcmp(explicit_names[k], "RANK") == 0 || strcmp(explicit_names[k], "JAX_PROCESS_ID") == 0)
+            CHECK(must_decimal(e, explicit_names[k]) != m.rank);
+        return 1;
+    }
+    return strstr(var, "MASTER_ADDR=") == var || strstr(var, "MASTER_PORT=") == var ||
+           strstr(var, "JAX_COORDINATOR_ADDRESS=") == var;
 }
 
 /* torch's node launch (no rank): the nodes from PET_NNODES and PET_NODE_RANK, the world
@@ -431,10 +495,12 @@ static void run(const options *o, env *e) {
         int id = cres_task_id(res);
         int in_job = type && strcmp(type, "worker") == 0 && id >= 0;
         coord_model m;
-        /* the own task is in the job unless an option named another */
-        if (!o->task_type) CHECK(launched == CRES_OK);
-        if (launched != CRES_OK) {
-            CHECK(launched == CRES_ERR_NOT_FOUND);
+        /* the own task is in the job unless an option named another or the environment's
+           sizes, ranks or coordinator contradict the answer */
+        if (launched == CRES_ERR_ENVIRONMENT) {
+            CHECK(env_refusal(name, &e->vars, &err, o->port, o->backend == B_AUTO ? NULL : o->main_host));
+        } else if (launched != CRES_OK) {
+            CHECK(launched == CRES_ERR_NOT_FOUND && o->task_type);
         } else if (info.rank == CRES_UNKNOWN) { /* a node's torchrun: no own task */
             CHECK(strcmp(name, "torch") == 0 && !type && id < 0 && !o->task_type);
             check_node_launch(&e->vars, &info);

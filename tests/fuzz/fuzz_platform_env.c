@@ -127,7 +127,8 @@ static int may_read(int backend, const char *name) {
     static const char *const vertex[] = {"CLUSTER_SPEC", NULL};
     static const char *const skypilot[] = {"SKYPILOT_NODE_IPS", "SKYPILOT_NODE_RANK", "SKYPILOT_NUM_NODES",
                                            "SKYPILOT_NUM_GPUS_PER_NODE", NULL};
-    static const char *const lws[] = {"LWS_LEADER_ADDRESS", "LWS_GROUP_SIZE", "LWS_WORKER_INDEX", "HOSTNAME", NULL};
+    static const char *const lws[] = {"LWS_LEADER_ADDRESS", "LWS_GROUP_SIZE", "LWS_WORKER_INDEX", "HOSTNAME",
+                                      "TPU_WORKER_HOSTNAMES", "TPU_WORKER_ID", NULL}; /* TPUs: the group's */
     static const char *const volcano[] = {"HOSTNAME", "VC_TASK_INDEX", "VK_TASK_INDEX", NULL};
     const char *const *names = backend == B_VERTEX     ? vertex
                                : backend == B_SKYPILOT ? skypilot
@@ -175,6 +176,19 @@ static void check_launch_info(const cres_launch_info *i, size_t tasks) {
     CHECK(memchr(i->master_address, '\0', sizeof i->master_address) != NULL);
     CHECK(i->master_address[0] != '\0');
     fuzz_check_master_reads_back(i);
+}
+
+/* cres_launch_apply_env's refusals: a launcher's size, rank or coordinator variable beside the
+   platform's that is no number or contradicts its answer ("volcano: WORLD_SIZE="3" is set,
+   but the volcano backend's answer is 4: ..."). */
+static int apply_env_refusal(const char *backend, const cres_error *err) {
+    static const char *const forms[] = {"is set, but the", "is not a count or rank", "is not a host",
+                                        "is not a port", "is not host:port", "name two coordinators", NULL};
+    size_t n = strlen(backend), k;
+    if (strncmp(err->message, backend, n) != 0 || strncmp(err->message + n, ": ", 2) != 0) return 0;
+    for (k = 0; forms[k]; k++)
+        if (strstr(err->message, forms[k])) return 1;
+    return 0;
 }
 
 /* ---------------------------------------------------------------------------------------
@@ -355,6 +369,51 @@ typedef struct outcome {
     char environment[300];
 } outcome;
 
+/* The coordinator the environment names is kept (cres_launch_apply_env): MASTER_ADDR and
+   MASTER_PORT, else JAX_COORDINATOR_ADDRESS. */
+static void explicit_coordinator(const fuzz_env *e, cres_launch_info *want) {
+    const char *addr = fuzz_env_get(e, "MASTER_ADDR"), *jax = fuzz_env_get(e, "JAX_COORDINATOR_ADDRESS");
+    const char *host = NULL;
+    size_t len = 0;
+    int port = -1, ok;
+    if (fuzz_env_set(e, "MASTER_ADDR")) {
+        host = addr, len = strlen(addr);
+        if (len > 1 && addr[0] == '[' && addr[len - 1] == ']') host++, len -= 2;
+    }
+    if (fuzz_env_set(e, "MASTER_PORT")) port = (int)fuzz_decimal(fuzz_env_get(e, "MASTER_PORT"), &ok);
+    if (!host && port < 0 && fuzz_env_set(e, "JAX_COORDINATOR_ADDRESS"))
+        CHECK(cres__split_address(jax, &host, &len, &port));
+    if (!host && port < 0) return;
+    if (host) {
+        CHECK(len < sizeof want->master_host);
+        memcpy(want->master_host, host, len);
+        want->master_host[len] = '\0';
+    }
+    if (port >= 0) want->master_port = port;
+    snprintf(want->master_address, sizeof want->master_address, strchr(want->master_host, ':') ? "[%s]:%d" : "%s:%d",
+             want->master_host, want->master_port);
+}
+
+static size_t job_tasks(const cres_cluster_spec *spec, const char *job) {
+    const cres_job *j = cres_spec_job(spec, job);
+    return j ? j->tasks_count : 0;
+}
+
+/* Vertex AI's launch ranks pools 0 and 1 (the primary and the workers): pools 2 and 3 have
+   no rank. */
+static void check_vertex_launch(const outcome *out) {
+    int ranked = out->has_type && (strcmp(out->task_type, "workerpool0") == 0 ||
+                                   strcmp(out->task_type, "workerpool1") == 0);
+    size_t world = job_tasks(out->spec, "workerpool0") + job_tasks(out->spec, "workerpool1");
+    if (!ranked || out->task_id < 0 || !cres_spec_task_address(out->spec, out->task_type, out->task_id)) {
+        CHECK(out->launched != CRES_OK);
+        return;
+    }
+    if (out->launched != CRES_OK) return; /* an address that does not read as host:port */
+    CHECK((size_t)out->info.world_size == world);
+    CHECK(out->info.rank >= 0 && out->info.rank < out->info.world_size);
+}
+
 static void config_for(cres_config *config, fuzz_counter *count, env *e) {
     fuzz_offline_config(config, count);
     config->getenv.fn = fuzz_getenv;
@@ -422,7 +481,9 @@ static void run_backend(int backend, const options *o, env *e, int with_options,
     } else {
         CHECK(out->spec == NULL);
     }
-    if (backend_of(name) >= 0) {
+    if (backend_of(name) >= 0 && res == CRES_ERR_NOT_FOUND && (o->task_type || o->task_id >= 0)) {
+        CHECK(strstr(err.message, "the task given") != NULL); /* an option's task, not in it */
+    } else if (backend_of(name) >= 0) {
         size_t i;
         CHECK(res == CRES_OK); /* complete sources: the spec made at create */
         CHECK(fuzz_spec_tasks(out->spec) >= 1);
@@ -435,21 +496,24 @@ static void run_backend(int backend, const options *o, env *e, int with_options,
     memset(&out->info, 0x5a, sizeof out->info);
     out->launched = cres_launch(r, &out->info, &err);
     fuzz_check_known_error(out->launched, &err);
-    if (out->spec && backend_of(name) >= 0) {
+    if (out->launched == CRES_ERR_ENVIRONMENT && backend_of(name) >= 0) {
+        if (!apply_env_refusal(name, &err)) fprintf(stderr, "launch: %s\n", err.message);
+        CHECK(apply_env_refusal(name, &err)); /* the environment's sizes contradict the answer */
+    } else if (out->spec && strcmp(name, "vertex") == 0) {
+        check_vertex_launch(out);
+    } else if (out->spec && backend_of(name) >= 0) {
         int in_spec = out->has_type && out->task_id >= 0 &&
                       cres_spec_task_address(out->spec, out->task_type, out->task_id) != NULL;
         if (!in_spec) CHECK(out->launched != CRES_OK);
         if (in_spec) {
-            /* as the spec says; the hosts backends' addresses are always readable, a
-               CLUSTER_SPEC's need not be ("h:22d") */
+            /* as the spec says (the hosts backends' addresses are always readable), but for
+               the coordinator the environment names */
             cres_launch_info want;
             cres_result r2 = cres_spec_launch_info(out->spec, out->task_type, out->task_id, &want, &err);
-            CHECK(r2 == out->launched);
-            if (strcmp(name, "vertex") != 0) CHECK(r2 == CRES_OK);
-            if (r2 == CRES_OK) {
-                CHECK(same_info(&out->info, &want));
-                check_launch_info(&out->info, fuzz_spec_tasks(out->spec));
-            }
+            CHECK(r2 == out->launched && r2 == CRES_OK);
+            explicit_coordinator(&e->vars, &want);
+            CHECK(same_info(&out->info, &want));
+            check_launch_info(&out->info, fuzz_spec_ranked_tasks(out->spec));
         }
     }
 
@@ -497,6 +561,7 @@ static void check_model(const options *o, env *e, const outcome *got) {
     int port = o->port ? o->port : 8470, unsure = 0, ok;
     cres_cluster_spec *want = NULL;
     const char *hostname = e->hostname ? e->hostname : fuzz_env_get(&e->vars, "HOSTNAME");
+    if (got->created == CRES_OK && !got->spec) return; /* an option's task not in it: refused */
     switch (o->backend) {
     case B_SKYPILOT: {
         const char *ips = fuzz_env_get(&e->vars, "SKYPILOT_NODE_IPS");
@@ -607,7 +672,9 @@ static void check_vertex_against_tfconfig(const options *o, env *e, const outcom
         CHECK(count.live == 0);
         return;
     }
-    if (got->created == CRES_OK) {
+    if (got->created == CRES_OK && !got->spec) { /* the options' task is not in it: both refuse */
+        CHECK(cres_resolve(r, &spec, &err) == CRES_ERR_NOT_FOUND);
+    } else if (got->created == CRES_OK) {
         CHECK(cres_resolve(r, &spec, &err) == CRES_OK);
         CHECK(cres_spec_equal(spec, got->spec));
         CHECK((cres_task_type(r) != NULL) == got->has_type);

@@ -289,7 +289,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     char *text;
     int source, ranks, csm, count_set, count_off, use_jobs, gpus, port_base, has_rank, local_vars, jsrun,
         launch_node;
-    long long total = 0, world, rank, max_tasks = 0;
+    long long total = 0, file_slots = 0, world, rank, max_tasks = 0;
     long long *tasks;
     size_t i, used_hosts = 0, node = 0, own_local = 0;
     int expect_ok, unsure, may_reject, build;
@@ -322,6 +322,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     }
     if (m.verdict == 1 && !m.n) m.verdict = 0;
     if ((source == SRC_LSF_MCPU || source == SRC_MPI_MCPU) && !*text) m.verdict = source == SRC_LSF_MCPU ? 0 : -1;
+    /* the limit is on the slots the file lists, the launch node's too */
+    for (i = 0; i < m.n; i++) file_slots += m.slots[i];
     /* CSM's launch node */
     launch_node = m.verdict == 1 && m.n >= 2 && m.slots[0] == 1;
     if (launch_node && csm && (source == SRC_LSF_RANKFILE || source == SRC_LSF_MCPU || source == SRC_MPI_MCPU))
@@ -456,7 +458,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     if (m.verdict == 1 && ranks == 0 && source <= SRC_SGE && total > FUZZ_MAX_SLOTS &&
         ALLOW_BIG_ALLOCATION)
         unsure = 1;
-    if (expect_ok && total > FUZZ_MAX_SLOTS && !unsure && source != SRC_FLUX) /* CRES_ERR_LIMIT */
+    if (expect_ok && file_slots > FUZZ_MAX_SLOTS && !unsure && source != SRC_FLUX) /* CRES_ERR_LIMIT */
         expect_ok = 0; /* (flux reads its hostfile itself, and its counts may replace the slots) */
     /* Building a spec of many tasks takes too long per run; past INT_MAX it must fail at once
        (the sum of the slots is where the library overflowed). */

@@ -136,6 +136,7 @@ static void check_success(cres_resolver *res, const char *job, int port, int ite
     CHECK(cres_rpc_layer(res) == NULL);
     r = cres_master(res, master, sizeof master, &len, &err);
     fuzz_check_error(r, &err);
+    if (items == 1) strcpy(want, ""); /* TF's master() of a single host: "" */
     CHECK(r == CRES_OK && strcmp(master, want) == 0 && len == strlen(want));
     r = cres_visible_devices(res, NULL, 0, &len, &err);
     CHECK(r == CRES_OK && len == 0);
@@ -257,6 +258,7 @@ static void check_groups_success(cres_resolver *res, int port, const char *group
     CHECK(strcmp(cres_spec_task_address(spec, cres_task_type(res), cres_task_id(res)), want) == 0);
     r = cres_master(res, master, sizeof master, &len, &err);
     fuzz_check_error(r, &err);
+    if (total == 1 && cres_spec_jobs_count(spec) == 1) strcpy(want, ""); /* TF's: one host */
     CHECK(r == CRES_OK && strcmp(master, want) == 0 && len == strlen(want));
     cres_spec_free(spec);
 }

@@ -24,12 +24,12 @@ static void check_text(cres_result r, const char *buf, size_t cap, size_t len) {
 
 /* Rank 0 of section 8: the first task of "chief", else of the first job by name. */
 static const char *rank0_address(const cres_cluster_spec *s) {
-    const cres_job *chief = cres_spec_job(s, "chief");
+    const cres_job *chief = cres_spec_job(s, "chief"), *evaluator = cres_spec_job(s, "evaluator");
     size_t i;
     if (chief && chief->tasks_count) return chief->tasks[0].address;
     for (i = 0; i < cres_spec_jobs_count(s); i++) {
         const cres_job *j = cres_spec_job_at(s, i);
-        if (j != chief && j->tasks_count) return j->tasks[0].address;
+        if (j != chief && j != evaluator && j->tasks_count) return j->tasks[0].address;
     }
     return NULL;
 }
@@ -141,8 +141,9 @@ static void check_launch_info(const cres_resolver *res, const cres_cluster_spec 
     r = cres_spec_launch_info(s, cres_task_type(res), cres_task_id(res), &info, &err);
     fuzz_check_error(r, &err);
     CHECK(r == CRES_OK || r == CRES_ERR_NOT_FOUND || r == CRES_ERR_INVALID_ARGUMENT || r == CRES_ERR_LIMIT);
+    if (strcmp(cres_task_type(res), "evaluator") == 0) CHECK(r == CRES_ERR_NOT_FOUND); /* no rank */
     if (r != CRES_OK) return;
-    CHECK((size_t)info.world_size == fuzz_spec_tasks(s));
+    CHECK((size_t)info.world_size == fuzz_spec_ranked_tasks(s));
     CHECK(info.rank >= 0 && info.rank < info.world_size);
     CHECK(info.local_rank >= 0 && info.local_rank < info.local_world_size);
     CHECK(info.local_world_size <= info.world_size);
@@ -152,7 +153,7 @@ static void check_launch_info(const cres_resolver *res, const cres_cluster_spec 
     CHECK(strlen(info.master_host) < sizeof info.master_host);
 }
 
-/* "host slots=N" lines whose slots add up to the number of tasks. */
+/* "host slots=N" lines whose slots add up to the number of ranked tasks. */
 static void check_hostfile(const cres_cluster_spec *s) {
     size_t len = 0, slots = 0, lines = 0;
     cres_error err;
@@ -174,8 +175,8 @@ static void check_hostfile(const cres_cluster_spec *s) {
         slots += (size_t)strtoul(sep + 7, NULL, 10);
         line = end + 1;
     }
-    CHECK(slots == fuzz_spec_tasks(s));
-    CHECK(lines <= fuzz_spec_tasks(s));
+    CHECK(slots == fuzz_spec_ranked_tasks(s));
+    CHECK(lines <= fuzz_spec_ranked_tasks(s));
     free(text);
 }
 

@@ -177,7 +177,7 @@ static void check_master(cres_resolver *r, const cres_cluster_spec *spec, const 
     cres_error err;
     cres_result res = cres_master(r, master, sizeof master, NULL, &err);
     CHECK(cres_task_type(r) != NULL && strcmp(cres_task_type(r), "worker") == 0);
-    if (cres_spec_jobs_count(spec) == 0) {
+    if (cres_spec_jobs_count(spec) == 0 || cres_task_id(r) < 0) { /* local, or no own task */
         CHECK(res == CRES_OK && master[0] == '\0');
         return;
     }
