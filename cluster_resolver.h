@@ -413,15 +413,22 @@
                   and -_:./; unset, empty, "NoDevFiles" or "-1" = none) is split among the
                   node's tasks only when it is the node's list: the caller says so
                   (gpus_per_node: the node's GPUs, 0 = the list's length; gpus_per_task: each
-                  task's, 0 = gpus_per_node / most tasks on a node; at most 4096), or the
-                  launcher does (slurm: SLURM_GPUS_ON_NODE, the step's GPUs on the node,
-                  equals the list's length and nothing binds GPUs to tasks). Task k of a node
-                  then gets devices k*g .. k*g+g-1: ids from the list when it holds at least
-                  gpus_per_node ("4,5,6,7": "4,5" and "6,7"), else numbered from 0;
-                  cres_visible_devices() gives them and cres_num_accelerators() ("GPU")
-                  counts g. A list the launcher bound to this task is passed on unchanged:
-                  cres_visible_devices() gives "" (assigns none: the task keeps what it has)
-                  and cres_num_accelerators() its length. Slurm binds for srun
+                  task's, one count for all, at most the GPUs over the most tasks on a node;
+                  at most 4096), or the launcher does (slurm: SLURM_GPUS_ON_NODE, the step's
+                  GPUs on the node, equals the list's length and nothing binds GPUs to
+                  tasks). Without gpus_per_task each node's GPUs are shared among that node's
+                  tasks, g = GPUs / its tasks (srun -N2 -n3: node01's two tasks 2 each, the
+                  lone task on node02 all 4; a node of more tasks than GPUs: none assigned,
+                  its tasks keep the list). Task k of a node then gets devices k*g ..
+                  k*g+g-1: ids from the list ("4,5,6,7": "4,5" and "6,7"; of a list longer
+                  than gpus_per_node its first ids), numbered from 0 without a list; a list
+                  shorter than gpus_per_node, or not one of ids, is CRES_ERR_ENVIRONMENT
+                  naming both: it cannot be the node's. cres_visible_devices() gives them and
+                  cres_num_accelerators() ("GPU") counts g (a task's: with no own task,
+                  CRES_ERR_NOT_FOUND as for its devices); config.log says the own node's
+                  share at CRES_LOG_INFO. A list the launcher bound to this task is passed on
+                  unchanged: cres_visible_devices() gives "" (assigns none: the task keeps
+                  what it has) and cres_num_accelerators() its length. Slurm binds for srun
                   --gpus-per-task, --ntasks-per-gpu and any --gpu-bind / --tres-bind gres/gpu
                   but none; its tasks see that as a list shorter than SLURM_GPUS_ON_NODE, or
                   SLURM_GPUS_PER_TASK, SLURM_NTASKS_PER_GPU, SLURM_NTASKS_PER_TRES,
@@ -436,11 +443,13 @@
                   bound one; config.log says why at CRES_LOG_INFO. CRES_NO_GPUS = none.
         Own task: the job and index of SLURM_PROCID.
         Errors:   CRES_ERR_ENVIRONMENT naming the variable (missing, inconsistent counts, a
-                  placement that disagrees); arbitrary and other distributions
-                  CRES_ERR_UNSUPPORTED; more GPUs per task than a node has, gpus_per_node
-                  with a list bound to the task (it cannot be split as the node's), a
-                  gpus_per_task other than a bound list's length, a gpus_per_node other than
-                  SLURM_GPUS_ON_NODE: CRES_ERR_ENVIRONMENT naming both.
+                  placement that disagrees) or the option (jobs not adding up to the tasks,
+                  a node's tasks needing ports past 65535 from port_base); arbitrary and
+                  other distributions CRES_ERR_UNSUPPORTED; more GPUs per task than a node
+                  has, gpus_per_node with a list bound to the task (it cannot be split as
+                  the node's) or above the list's length, a gpus_per_task other than a bound
+                  list's length, a gpus_per_node other than SLURM_GPUS_ON_NODE:
+                  CRES_ERR_ENVIRONMENT naming both.
       mpi (cres_mpi_options)
         Reads:    rank and size from the first family set: Open MPI OMPI_COMM_WORLD_{RANK,
                   SIZE,LOCAL_RANK,LOCAL_SIZE}; MVAPICH MV2_COMM_WORLD_*; MPICH / Intel MPI
@@ -10835,7 +10844,9 @@ typedef struct cres__hpc {
     size_t jobs_count;
     int *local;          /* per rank */
     int ntasks;
-    int gpus_per_task;
+    int gpus_per_task;   /* every task's: the caller's, or a list's kept as it is */
+    int node_gpus;       /* a node's GPUs, when they are split among its tasks */
+    int *gpus;           /* per rank, when split: gpus_per_task, else its node's share */
     char *devices;       /* the node's ids, comma-separated ("" = 0..n-1); NULL = kept as is */
 } cres__hpc;
 
@@ -10872,7 +10883,7 @@ CRES__PRIVATE cres_result cres__hpc_jobs(cres__hpc *h, const cres__hpc_want *w, 
     }
     if (sum != ntasks) /* before the ranks are counted out, so that they cannot overflow */
         return cres__fail(err, CRES_ERR_ENVIRONMENT,
-                          "%s: the jobs ask for %lld tasks but the launcher started %d", who, sum,
+                          "%s: options.jobs ask for %lld tasks but the launcher started %d", who, sum,
                           ntasks);
     qsort(h->jobs, n, sizeof *h->jobs, cres__cmp_job_split);
     for (i = 0; i < n; i++) {
@@ -10943,17 +10954,21 @@ CRES__PRIVATE void cres__gpu_lists_bound(const cres_resolver *r, int cuda_listed
     }
 }
 
-/* The node's GPUs split among its tasks: g each (0 = per_node / max_tasks), ids from `cuda`
-   (NULL: numbered from 0). */
-CRES__PRIVATE cres_result cres__hpc_split(cres__hpc *h, int g, int per_node, const char *cuda,
-                                          int max_tasks, cres_error *err) {
+/* The node's GPUs (per_node; ids from `cuda`, NULL: numbered from 0) split among its tasks:
+   the caller's gpus_per_task each, checked against the node of the most tasks, else each
+   node's share (cres__hpc_shares, once the ranks are placed). */
+CRES__PRIVATE cres_result cres__hpc_split(cres__hpc *h, const cres__hpc_want *w, int per_node,
+                                          const char *cuda, int max_tasks, cres_error *err) {
     const char *who = h->base.vtable->name;
-    h->gpus_per_task = g ? g : (max_tasks ? per_node / max_tasks : 0);
-    if ((long long)h->gpus_per_task * max_tasks > per_node)
-        return cres__fail(
-            err, CRES_ERR_ENVIRONMENT,
-            "%s: %d tasks on a node with %d GPUs each need %lld GPUs, the node has %d", who,
-            max_tasks, h->gpus_per_task, (long long)h->gpus_per_task * max_tasks, per_node);
+    int g = w->gpus_per_task;
+    if ((long long)g * max_tasks > per_node)
+        return cres__fail(err, CRES_ERR_ENVIRONMENT,
+                          "%s: options.gpus_per_task %d for the %d tasks of a node is %lld GPUs, "
+                          "more than the %d of %s",
+                          who, g, max_tasks, (long long)g * max_tasks, per_node,
+                          w->gpus_per_node ? "options.gpus_per_node" : "CUDA_VISIBLE_DEVICES");
+    h->gpus_per_task = g;
+    h->node_gpus = per_node;
     if (!(h->devices = cres__strdup(&h->base.config.allocator, cuda ? cuda : "")))
         return cres__oom(err, who);
     return CRES_OK;
@@ -10990,7 +11005,7 @@ CRES__PRIVATE cres_result cres__hpc_bound(cres__hpc *h, const cres__hpc_want *w,
 CRES__PRIVATE cres_result cres__hpc_gpus(cres__hpc *h, const cres__hpc_want *w, int max_tasks,
                                          cres_error *err) {
     const char *who = h->base.vtable->name, *cuda = NULL;
-    int per_node = w->gpus_per_node, listed = 0, told = per_node > 0 || w->gpus_per_task > 0;
+    int per_node = w->gpus_per_node, listed = 0;
     cres__gpu_word said;
     char q[CRES__QUOTE_SIZE];
     cres_result res;
@@ -11000,12 +11015,8 @@ CRES__PRIVATE cres_result cres__hpc_gpus(cres__hpc *h, const cres__hpc_want *w, 
                           "%s: gpus_per_node %d / gpus_per_task %d: not 0 to 4096", who, per_node,
                           w->gpus_per_task);
     if (per_node == CRES_NO_GPUS)
-        return cres__hpc_split(h, w->gpus_per_task, 0, NULL, max_tasks, err);
-    if ((res = cres__cuda_devices(&h->base, &cuda, &listed, told ? NULL : err)) != CRES_OK) {
-        if (!told) return res;
-        cuda = NULL; /* an explicit count numbers from 0 whatever the variable holds */
-        listed = 0;
-    }
+        return w->gpus_per_task ? cres__hpc_split(h, w, 0, NULL, max_tasks, err) : CRES_OK;
+    if ((res = cres__cuda_devices(&h->base, &cuda, &listed, err)) != CRES_OK) return res;
     memset(&said, 0, sizeof said);
     said.on_node = -1;
     if (w->gpu_reader && (res = w->gpu_reader(&h->base, &said, err)) != CRES_OK) return res;
@@ -11015,11 +11026,13 @@ CRES__PRIVATE cres_result cres__hpc_gpus(cres__hpc *h, const cres__hpc_want *w, 
         return cres__fail(err, CRES_ERR_ENVIRONMENT,
                           "%s: options.gpus_per_node (--gpus-per-node) %d, but %s=%d", who,
                           per_node, said.on_node_var, said.on_node);
-    if (told)
-        return cres__hpc_split(h, w->gpus_per_task, per_node ? per_node : listed,
-                               per_node > listed ? NULL : cuda, max_tasks, err);
-    if (said.on_node >= 0 && said.on_node == listed)
-        return cres__hpc_split(h, 0, listed, cuda, max_tasks, err);
+    if (listed && listed < per_node) /* longer: its first per_node ids are the node's */
+        return cres__fail(err, CRES_ERR_ENVIRONMENT,
+                          "%s: options.gpus_per_node %d, but CUDA_VISIBLE_DEVICES=%s lists %d",
+                          who, per_node, cres__quote(q, sizeof q, cuda, strlen(cuda)), listed);
+    if (per_node > 0 || w->gpus_per_task > 0 || (listed && said.on_node == listed))
+        return cres__hpc_split(h, w, per_node ? per_node : listed, listed ? cuda : NULL,
+                               max_tasks, err);
     if (listed && said.on_node >= 0)
         cres__log(&h->base, CRES_LOG_INFO,
                   "%s: CUDA_VISIBLE_DEVICES=%s left as it is: it lists %d devices, %s=%d", who,
@@ -11033,6 +11046,26 @@ CRES__PRIVATE cres_result cres__hpc_gpus(cres__hpc *h, const cres__hpc_want *w, 
                   who, cres__quote(q, sizeof q, cuda, strlen(cuda)),
                   said.unsaid ? said.unsaid : "the launcher does not say");
     h->gpus_per_task = listed;
+    return CRES_OK;
+}
+
+/* Each rank's GPUs, once placed: the caller's count, else its node's share (a node of more
+   tasks than GPUs gives none: its tasks keep the list). config.log says the own task's. */
+CRES__PRIVATE cres_result cres__hpc_shares(cres__hpc *h, const cres__layout *l, const int *node,
+                                           cres_error *err) {
+    int r, g;
+    if (!h->devices) return CRES_OK;
+    h->gpus = (int *)cres__alloc(&h->base.config.allocator, (size_t)(l->ntasks ? l->ntasks : 1) *
+                                                               sizeof *h->gpus);
+    if (!h->gpus) return cres__oom(err, h->base.vtable->name);
+    for (r = 0; r < l->ntasks; r++)
+        h->gpus[r] = h->gpus_per_task ? h->gpus_per_task : h->node_gpus / l->tasks[node[r]];
+    if (l->rank < 0) return CRES_OK;
+    g = h->gpus[l->rank];
+    cres__log(&h->base, CRES_LOG_INFO, "%s: %s's %d GPUs (%s), %d per task%s",
+              h->base.vtable->name, l->hosts[node[l->rank]], h->node_gpus,
+              *h->devices ? "CUDA_VISIBLE_DEVICES" : "numbered from 0", g,
+              g ? "" : ": fewer than its tasks, each keeps the list");
     return CRES_OK;
 }
 
@@ -11051,8 +11084,8 @@ CRES__PRIVATE cres_result cres__hpc_build(cres__hpc *h, const cres__layout *l,
         if (l->tasks[i] > max_tasks) max_tasks = l->tasks[i];
     if (port_base + max_tasks - 1 > 65535)
         return cres__fail(err, CRES_ERR_ENVIRONMENT,
-                          "%s: %d tasks on one node need ports past 65535 from %d", who, max_tasks,
-                          port_base);
+                          "%s: options.port_base %d: %d tasks on one node need ports past 65535",
+                          who, port_base, max_tasks);
     if ((res = cres__hpc_jobs(h, w, l->ntasks, err)) != CRES_OK) return res;
     if ((res = cres__hpc_gpus(h, w, max_tasks, err)) != CRES_OK) return res;
     h->ntasks = l->ntasks;
@@ -11062,6 +11095,7 @@ CRES__PRIVATE cres_result cres__hpc_build(cres__hpc *h, const cres__layout *l,
     if (res == CRES_OK) res = cres__layout_deal(a, l, node, h->local, who, err);
     if (res == CRES_OK) res = cres__layout_check(l, node, h->local, who, err);
     if (res == CRES_OK) res = cres__layout_node_ranks(l, node, who, err);
+    if (res == CRES_OK) res = cres__hpc_shares(h, l, node, err);
     if (res == CRES_OK) res = cres_spec_create(a, &h->spec, err);
     for (i = 0; i < h->jobs_count && res == CRES_OK; i++) {
         const cres__job_split *j = &h->jobs[i];
@@ -11119,14 +11153,17 @@ CRES__PRIVATE cres_result cres__hpc_accelerators(cres_resolver *r, const char *t
                                                  int task_id, cres_accelerators *out,
                                                  cres_error *err) {
     cres__hpc *h = (cres__hpc *)r;
-    int rank;
-    cres_result res = task_type ? cres__hpc_rank(h, task_type, task_id, &rank, err) : CRES_OK;
-    if (res == CRES_OK && h->gpus_per_task > 0) { /* every task of the job gets the same number */
+    int rank = 0, g;
+    cres_result res =
+        task_type || h->gpus ? cres__hpc_rank(h, task_type, task_id, &rank, err) : CRES_OK;
+    if (res != CRES_OK) return res;
+    g = h->gpus ? h->gpus[rank] : h->gpus_per_task; /* kept: as many as the own list holds */
+    if (g > 0) {
         strcpy(out->items[0].type, "GPU");
-        out->items[0].count = h->gpus_per_task;
+        out->items[0].count = g;
         out->count = 1;
     }
-    return res;
+    return CRES_OK;
 }
 
 /* Task k of a node sees devices k*g .. k*g+g-1 of the node's list ("" when each task keeps
@@ -11137,13 +11174,14 @@ CRES__PRIVATE cres_result cres__hpc_devices(cres_resolver *r, const char *task_t
     cres__hpc *h = (cres__hpc *)r;
     cres__writer w;
     cres_result res = cres__start(&w, buf, cap, err);
-    int rank = 0, first, k;
+    int rank = 0, first, k, g;
     if (res != CRES_OK) return res;
-    if (h->gpus_per_task > 0) {
+    if (h->gpus_per_task > 0 || h->gpus) {
         if ((res = cres__hpc_rank(h, task_type, task_id, &rank, err)) != CRES_OK) return res;
         if (!h->devices) return cres__finish(&w, out_len, err);
-        first = h->local[rank] * h->gpus_per_task;
-        for (k = first; k < first + h->gpus_per_task; k++) {
+        g = h->gpus[rank];
+        first = h->local[rank] * g;
+        for (k = first; k < first + g; k++) {
             if (k > first) cres__puts(&w, ",");
             if (!*h->devices) {
                 cres__put_int(&w, k);
@@ -11163,6 +11201,7 @@ CRES__PRIVATE void cres__hpc_destroy(cres_resolver *r) {
     cres_spec_free(h->spec);
     cres__free(&r->config.allocator, h->jobs);
     cres__free(&r->config.allocator, h->local);
+    cres__free(&r->config.allocator, h->gpus);
     cres__free(&r->config.allocator, h->devices);
 }
 

@@ -112,6 +112,14 @@ static void expect_no_own_task(cres_resolver *r) {
 /* The log holds `sub`. */
 #define LOGGED(sub) HAS(log_text, sub)
 
+/* The GPU count of a task (cres_num_accelerators_of): 0 when it reports no accelerator. */
+static int gpus_of_task(cres_resolver *r, const char *type, int id) {
+    cres_accelerators acc;
+    cres_error err;
+    OK(cres_num_accelerators_of(r, type, id, &acc, &err));
+    return acc.count ? acc.items[0].count : 0;
+}
+
 /* ---------------------------------------------------------------------------------------
    The backends' options and resolvers */
 
@@ -585,11 +593,14 @@ static void pbs_gpus(void **state) {
     o.gpus_per_node = 4;
     r = PBS(o);
     expect_no_own_task(r);
-    assert_int_equal(gpus_of(r), 2);
+    assert_int_equal(gpus_of_task(r, "worker", 3), 2);
     assert_string_equal(devices_of(r, "worker", 3), "6,7");
     {
         char buf[64];
         cres_error err;
+        cres_accelerators acc;
+        EXPECT(cres_num_accelerators(r, &acc, &err), CRES_ERR_NOT_FOUND); /* a node's share, of no node */
+        HAS(err.message, "pbs: no task given and the own task is unknown");
         EXPECT(cres_visible_devices(r, buf, sizeof buf, NULL, &err), CRES_ERR_NOT_FOUND);
         HAS(err.message, "pbs: no task given and the own task is unknown");
         EXPECT(cres_visible_devices_of(r, "worker", CRES_OWN_TASK, buf, sizeof buf, NULL, &err), CRES_ERR_NOT_FOUND);
@@ -1194,9 +1205,10 @@ static void sge_jobs_split_and_gpus(void **state) {
                         dq("{'ps': ['node01.cluster:8888', 'node01.cluster:8889'], 'worker': ['node01.cluster:8890', "
                            "'node01.cluster:8891', 'node02.cluster:8888', 'node02.cluster:8889']}"));
     expect_task(r, "worker", 1);
-    assert_int_equal(gpus_of(r), 2); /* 8 GPUs, at most 4 tasks on a node */
+    assert_int_equal(gpus_of(r), 2); /* 8 GPUs for node01's 4 tasks, node02's 2 */
     assert_string_equal(devices_of(r, NULL, -1), "6,7");
-    assert_string_equal(devices_of(r, "worker", 2), "0,1");
+    assert_string_equal(devices_of(r, "worker", 2), "0,1,2,3");
+    assert_int_equal(gpus_of_task(r, "worker", 3), 4);
     EXPECT_LAUNCH(r, 6, 3, 3, 4, 0, 2, "node01.cluster", 8888);
     cres_resolver_free(r);
 }

@@ -402,6 +402,15 @@ sc("srun-gpus-8-for-4-tasks-rank5", "slurm-gpu", SRC_GPU_NEW, step_2x4(5, extra=
 sc("srun-gpus-per-task-option-from-node-list", "slurm-gpu", SRC_GPU_NEW,
    step_2x4(5, extra=NODE_GPUS8), ["slurm", "--gpus-per-task=2", "--format", "torchrun"],
    ok_exports(dict(torch_vars("node01", 8888, 8, 5, 1, 4, 1, 2), CUDA_VISIBLE_DEVICES="2,3")))
+# srun -N2 -n3 --gpus-per-node=4: block puts 2 and 1 tasks on the nodes and each task sees its
+# node's four; each node's GPUs are shared among that node's tasks, so the lone task on node02
+# gets all four and node01's two get two each.
+sc("srun-gpus-lone-task-on-node-gets-all", "slurm-gpu", SRC_GPU_NEW + " (srun -N2 -n3: '2,1')",
+   slurm_step(N2, [2, 1], 2, "node[01-02]", "2,1", extra=NODE_GPUS), ["--format", "torchrun"],
+   ok_exports(dict(torch_vars("node01", 8888, 3, 2, 0, 1, 1, 2), CUDA_VISIBLE_DEVICES="0,1,2,3")))
+sc("srun-gpus-two-tasks-on-node-get-half", "slurm-gpu", SRC_GPU_NEW + " (srun -N2 -n3: '2,1')",
+   slurm_step(N2, [2, 1], 1, "node[01-02]", "2,1", extra=NODE_GPUS), ["--format", "torchrun"],
+   ok_exports(dict(torch_vars("node01", 8888, 3, 1, 1, 2, 0, 2), CUDA_VISIBLE_DEVICES="2,3")))
 sc("srun-gpus-per-node-option-no-cuda-env", "slurm-gpu",
    SRC_SRUN + "; a cluster without GPU gres: Slurm sets no CUDA_VISIBLE_DEVICES",
    step_2x4(5), ["slurm", "--gpus-per-node", "4", "--format", "torchrun"],
@@ -835,6 +844,20 @@ sc("mpirun-one-host-user-gpus-per-node-jax", "openmpi",
    MPI_GPUS, ["--gpus-per-node", "4", "--format", "jax"],
    ok_exports({"JAX_COORDINATOR_ADDRESS": "gpu-box:8888", "JAX_NUM_PROCESSES": "4",
                "JAX_PROCESS_ID": "2", "CUDA_VISIBLE_DEVICES": "2", "JAX_LOCAL_DEVICE_IDS": "0"}))
+# --gpus-per-node says the list is each node's: shared among that node's ranks (rank 3 is alone
+# on node02 of a 3+1 hostfile), and a list shorter than it (GPUs 4 and 5 of a shared box) is no
+# node's list: refused, never devices outside it.
+sc("mpirun-gpus-per-node-lone-rank-gets-all", "openmpi",
+   SRC_OMPI + "; CUDA_VISIBLE_DEVICES=0,1,2,3 exported by the user and passed with mpirun -x",
+   ompi_rank(N2, [3, 1], 3, extra={"CUDA_VISIBLE_DEVICES": "0,1,2,3"}),
+   ["--hostfile", "{tmp}/hosts", "--gpus-per-node", "4", "--format", "torchrun"],
+   ok_exports(dict(torch_vars("node01", 8888, 4, 3, 0, 1, 1, 2), CUDA_VISIBLE_DEVICES="0,1,2,3")),
+   files={"hosts": "node01 slots=3\nnode02 slots=1\n"})
+sc("mpirun-gpus-per-node-more-than-the-list", "openmpi",
+   SRC_OMPI + "; CUDA_VISIBLE_DEVICES=4,5 exported by the user and passed with mpirun -x",
+   ompi_rank(N2, [4, 4], 7, extra={"CUDA_VISIBLE_DEVICES": "4,5"}),
+   ["--hostfile", "{tmp}/hosts", "--gpus-per-node", "4", "--format", "torchrun"],
+   fail(3, "CUDA_VISIBLE_DEVICES", "--gpus-per-node"), files=HOSTS_2x4)
 sc("mpirun-hostfile-mpi-torchrun", "openmpi", SRC_OMPI, ompi_rank(N2, [4, 4], 5),
    ["mpi", "--hostfile", "{tmp}/hosts", "--format", "torchrun"],
    ok_exports(torch_vars("node01", 8888, 8, 5, 1, 4, 1, 2)), files=HOSTS_2x4)
