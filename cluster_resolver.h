@@ -386,9 +386,10 @@
       slurm (cres_slurm_options)
         Reads:    once, the job step: SLURM_PROCID, SLURM_STEP_NUM_TASKS,
                   SLURM_STEP_NODELIST (a hostlist, section 8), SLURM_STEP_TASKS_PER_NODE
-                  ("2(x3),1"); SLURM_DISTRIBUTION block (default), cyclic, plane
-                  (SLURM_DIST_PLANESIZE per node per round); SLURM_NODEID and SLURM_LOCALID
-                  must agree with that placement, SLURM_GTIDS (the own node's ranks,
+                  ("2(x3),1"); SLURM_DISTRIBUTION block (default; so are "pack" and
+                  "nopack" alone: how many tasks a node takes, which the counts say),
+                  cyclic, plane (SLURM_DIST_PLANESIZE per node per round); SLURM_NODEID and
+                  SLURM_LOCALID must agree with that placement, SLURM_GTIDS (the own node's ranks,
                   ascending) too, and SLURMD_NODENAME with SLURM_NODEID's node; srun's
                   second names of the step's counts, SLURM_NTASKS, SLURM_NPROCS,
                   SLURM_NNODES and SLURM_STEP_NUM_NODES, must agree when set (each
@@ -11268,14 +11269,19 @@ CRES__PRIVATE cres_result cres__hpc_finish(cres_resolver *r, cres_result res, cr
 
 #if !defined(CLUSTER_RESOLVER_NO_SLURM) || \
     !defined(CLUSTER_RESOLVER_NO_MPI) /* MPI reads srun's steps too */
-/* SLURM_DISTRIBUTION's first part says how ranks go to nodes ("cyclic:block" is cyclic). */
+/* SLURM_DISTRIBUTION's first part says how ranks go to nodes ("cyclic:block" is cyclic).
+   srun -m pack or nopack alone names only how many tasks a node takes (which
+   SLURM_STEP_TASKS_PER_NODE says) and Slurm's default layout, block (src/common/proc_args.c
+   set_distribution writes "pack"; slurm_step_layout.c lays the tasks out in blocks). */
 CRES__PRIVATE cres_result cres__slurm_deal(const cres_resolver *r, cres__layout *l,
                                            cres_error *err) {
     const char *d = cres_resolver_getenv(r, "SLURM_DISTRIBUTION");
     size_t n = d ? strcspn(d, ":,") : 0;
     char q[CRES__QUOTE_SIZE];
     l->deal = CRES__DEAL_BLOCK;
-    if (!d || (n == 5 && memcmp(d, "block", 5) == 0)) return CRES_OK;
+    if (!d || (n == 5 && memcmp(d, "block", 5) == 0) || strcmp(d, "pack") == 0 ||
+        strcmp(d, "nopack") == 0)
+        return CRES_OK;
     if (n == 6 && memcmp(d, "cyclic", 6) == 0) {
         l->deal = CRES__DEAL_CYCLIC;
         return CRES_OK;

@@ -443,6 +443,24 @@ static void srun_block_named_explicitly(void **state) {
     cres_resolver_free(r);
 }
 
+/* srun -m pack (or nopack) alone: the tasks per node follow it, the layout is Slurm's default,
+   block, and srun writes just "pack" (SchedMD/slurm src/common/proc_args.c set_distribution;
+   src/common/slurm_step_layout.c _task_layout_block). */
+static void srun_pack_alone_is_block(void **state) {
+    static const char *const alone[] = {"pack", "nopack", "block,pack", "block:cyclic,nopack"};
+    size_t i;
+    (void)state;
+    env_lines(srun_n4_n8_rank5);
+    for (i = 0; i < sizeof alone / sizeof alone[0]; i++) {
+        cres_resolver *r;
+        env_set("SLURM_DISTRIBUTION", alone[i]);
+        r = slurm();
+        assert_string_equal(resolved_json(r), dq(N4N8_BLOCK));
+        expect_task(r, "worker", 5);
+        cres_resolver_free(r);
+    }
+}
+
 /* srun -N4 -n8 -m cyclic: 0->node1 1->node2 2->node3 3->node4 4->node1 5->node2 6,7->node1,
    each rank with the SLURM_NODEID and SLURM_LOCALID Slurm gives it. */
 static void srun_cyclic_every_rank(void **state) {
@@ -523,7 +541,7 @@ static void plane_without_plane_size_is_an_error(void **state) {
 /* srun -m arbitrary, and names that are not Slurm's spelling (upper case, of a known
    name's length): refused, named, never read as another distribution. */
 static void unknown_distribution_is_unsupported(void **state) {
-    static const char *const unknown[] = {"arbitrary", "CYCLIC", "Plane:block"};
+    static const char *const unknown[] = {"arbitrary", "CYCLIC", "Plane:block", "Pack", "pack:block"};
     cres_slurm_options o = slurm_options();
     size_t i;
     (void)state;
@@ -3440,6 +3458,7 @@ int main(void) {
         cmocka_unit_test_setup(hosts_in_slurm_order_not_string_order, reset),
         cmocka_unit_test_setup(srun_block_real_capture, reset),
         cmocka_unit_test_setup(srun_block_named_explicitly, reset),
+        cmocka_unit_test_setup(srun_pack_alone_is_block, reset),
         cmocka_unit_test_setup(srun_cyclic_every_rank, reset),
         cmocka_unit_test_setup(srun_cyclic_block_is_cyclic, reset),
         cmocka_unit_test_setup(srun_plane, reset),

@@ -222,7 +222,8 @@ static void model_deal(model *m, const env *e) {
         step = fuzz_decimal(e->v[F_PLANE], &ok);
         CHECK(ok && step >= 1);
     } else {
-        CHECK(!d || (n == 5 && memcmp(d, "block", 5) == 0)); /* others are unsupported */
+        /* block, or pack / nopack alone (block too); others are unsupported */
+        CHECK(!d || (n == 5 && memcmp(d, "block", 5) == 0) || strcmp(d, "pack") == 0 || strcmp(d, "nopack") == 0);
     }
     rounds = (m->max_tasks + step - 1) / step;
     if (rounds * (long long)m->nodes > MAX_MODEL_WORK) return;

@@ -158,6 +158,8 @@ def distribution(x):
         return ("plane", plane) if plane else None
     if kind in ("block", "cyclic"):
         return kind, 1
+    if d in ("pack", "nopack"):  # srun -m pack alone: how many a node takes; laid out in blocks
+        return "block", 1
     x.must_fail("SLURM_DISTRIBUTION")
     return None
 

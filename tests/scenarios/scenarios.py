@@ -210,6 +210,13 @@ sc("srun-cyclic-spec-rank5", "slurm", SRC_SRUN, CYC, ["--format", "spec"],
 sc("srun-cyclic-master-rank5", "slurm", SRC_SRUN, CYC, ["--format", "master"],
    ok_lines(["grpc://node02:8890"]))
 
+# srun -N2 -n6 -m pack on nodes of 4 CPUs: pack fills node01 first (4,2), laid out in blocks;
+# srun writes SLURM_DISTRIBUTION=pack (SchedMD/slurm@284c3b95 src/common/proc_args.c
+# set_distribution, src/common/slurm_step_layout.c _task_layout_block).
+sc("srun-distribution-pack-torchrun-rank5", "slurm", SRC_SRUN,
+   slurm_step(N2, [4, 2], 5, "node[01-02]", "4,2", extra={"SLURM_DISTRIBUTION": "pack"}),
+   ["--format", "torchrun"], ok_exports(torch_vars("node01", 8888, 6, 5, 1, 2, 1, 2)))
+
 # srun -N2 -n8 -m plane=2: ranks 0-1 node01, 2-3 node02, 4-5 node01, 6-7 node02.
 PLANE = slurm_step(N2, [4, 4], 5, "node[01-02]", "4(x2)", dist="plane", plane=2)
 sc("srun-plane2-torchrun-rank5", "slurm", SRC_SRUN, PLANE, ["--format", "torchrun"],
