@@ -405,7 +405,11 @@
                   tasks). SLURM_NTASKS (else SLURM_NPROCS) and SLURM_JOB_NUM_NODES (else
                   SLURM_NNODES) must agree when set. There is no own task (as pbs, lsf, sge
                   in a job script): formats that need one refuse. A SLURM_PROCID above 0
-                  without a step is an error: a task whose step variables are missing.
+                  without a step is an error: a task whose step variables are missing. A
+                  heterogeneous job's script (SLURM_HET_SIZE, before Slurm 20.02
+                  SLURM_PACK_SIZE, above 1), whose SLURM_JOB_NODELIST is its first component
+                  alone, is CRES_ERR_UNSUPPORTED naming it; a step names its nodes whole,
+                  whichever components it runs on, and is read as any other.
         Options:  jobs: 1..1024 {job, count >= 0}, distinct names, taking the ranks in order,
                   "chief" first, then by name ({worker 6, ps 2}: ps ranks 0-1, worker 2-7),
                   counts adding up to the step's tasks (default one "worker" job of all);
@@ -11391,19 +11395,31 @@ CRES__PRIVATE cres_result cres__slurm_nodes(const cres_resolver *r, cres__layout
    SLURM_JOB_NODELIST with SLURM_TASKS_PER_NODE slots each (the job's tasks per node: what an
    srun without -n starts, and the slots Open MPI's ras/slurm and PRRTE give each node).
    SLURM_JOB_CPUS_PER_NODE counts CPUs, not tasks. A SLURM_PROCID above 0 is a task whose step
-   variables are missing (the batch script is task 0): an error, never a guess. */
+   variables are missing (the batch script is task 0): an error, never a guess. A
+   heterogeneous job's script sees its first component in those variables and each in
+   SLURM_*_HET_GROUP_<n> (src/slurmctld/job_scheduler.c _set_het_job_env): which of them, or
+   what union, the caller means is not said, so it is refused. (A step names its own nodes
+   whole, several components' too: src/common/env.c env_array_for_step.) */
 CRES__PRIVATE cres_result cres__slurm_allocation(const cres_resolver *r, cres__layout *l,
                                                  cres_error *err) {
     const char *who = r->vtable->name, *nodes = "SLURM_JOB_NODELIST";
     const char *ntasks = cres_resolver_getenv(r, "SLURM_NTASKS") ? "SLURM_NTASKS" : "SLURM_NPROCS";
     const char *nnodes =
         cres_resolver_getenv(r, "SLURM_JOB_NUM_NODES") ? "SLURM_JOB_NUM_NODES" : "SLURM_NNODES";
-    int rank = 0;
+    const char *het = cres_resolver_getenv(r, "SLURM_HET_SIZE") ? "SLURM_HET_SIZE"
+                                                                 : "SLURM_PACK_SIZE"; /* before 20.02 */
+    int rank = 0, components = 1;
     cres_result res;
     if (!cres_resolver_getenv(r, "SLURM_JOB_ID") && !cres_resolver_getenv(r, "SLURM_JOBID"))
         return cres__fail(
             err, CRES_ERR_ENVIRONMENT,
             "%s: not in a Slurm job: SLURM_STEP_NODELIST and SLURM_JOB_ID are not set", who);
+    if ((res = cres__env_int(r, het, 0, 1, INT_MAX, &components, err)) != CRES_OK) return res;
+    if (components > 1)
+        return cres__fail(err, CRES_ERR_UNSUPPORTED,
+                          "%s: %s=%d: a heterogeneous job's script, whose SLURM_JOB_NODELIST is "
+                          "its first component alone; start the tasks with srun",
+                          who, het, components);
     if ((res = cres__env_int(r, "SLURM_PROCID", 0, 0, INT_MAX, &rank, err)) != CRES_OK) return res;
     if (rank > 0)
         return cres__fail(err, CRES_ERR_ENVIRONMENT,

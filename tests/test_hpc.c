@@ -842,6 +842,57 @@ static void salloc_shell_is_the_allocation_without_a_task(void **state) {
     cres_resolver_free(r);
 }
 
+/* The script of `sbatch -N1 : -N2 --ntasks-per-node=4`, a heterogeneous job: the plain
+   variables are its first component's, each component's in SLURM_*_HET_GROUP_<n>, and
+   SLURM_HET_SIZE (SLURM_PACK_SIZE before Slurm 20.02) counts them (SchedMD/slurm@284c3b95
+   src/slurmctld/job_scheduler.c _set_het_job_env; doc/html/heterogeneous_jobs.shtml). */
+static const char het_script[] = "SLURM_JOB_ID=11751\n"
+                                 "SLURM_JOBID=11751\n"
+                                 "SLURM_JOB_NODELIST=nid00001\n"
+                                 "SLURM_JOB_NUM_NODES=1\n"
+                                 "SLURM_TASKS_PER_NODE=1\n"
+                                 "SLURM_NTASKS=1\n"
+                                 "SLURM_PROCID=0\n"
+                                 "SLURM_NODEID=0\n"
+                                 "SLURMD_NODENAME=nid00001\n"
+                                 "SLURM_HET_SIZE=2\n"
+                                 "SLURM_PACK_SIZE=2\n"
+                                 "SLURM_JOB_ID_HET_GROUP_0=11751\n"
+                                 "SLURM_JOB_ID_HET_GROUP_1=11752\n"
+                                 "SLURM_JOB_NODELIST_HET_GROUP_0=nid00001\n"
+                                 "SLURM_JOB_NODELIST_HET_GROUP_1=nid[00011-00012]\n"
+                                 "SLURM_TASKS_PER_NODE_HET_GROUP_0=1\n"
+                                 "SLURM_TASKS_PER_NODE_HET_GROUP_1=4(x2)\n";
+
+/* Its SLURM_JOB_NODELIST is one component of several: the allocation is refused, naming
+   SLURM_HET_SIZE, never listed as the first component alone. `srun --het-group=1` starts a
+   step of the second component, whose variables name that step whole: answered. */
+static void het_job_script_is_refused(void **state) {
+    cres_slurm_options o = slurm_options();
+    cres_resolver *r;
+    (void)state;
+    env_lines(het_script);
+    SLURM_FAILS(o, CRES_ERR_UNSUPPORTED, "slurm: SLURM_HET_SIZE=2: a heterogeneous job's script",
+                "start the tasks with srun");
+    env_unset("SLURM_HET_SIZE");
+    SLURM_FAILS(o, CRES_ERR_UNSUPPORTED, "SLURM_PACK_SIZE=2", NULL);
+    env_set("SLURM_PACK_SIZE", "two");
+    SLURM_FAILS(o, CRES_ERR_ENVIRONMENT, "SLURM_PACK_SIZE=\"two\"", NULL);
+    env_set("SLURM_PACK_SIZE", "1");
+    r = slurm();
+    assert_string_equal(resolved_json(r), dq("{'worker': ['nid00001:8888']}"));
+    cres_resolver_free(r);
+    env_set("SLURM_HET_SIZE", "2");
+    step("nid[00011-00012]", "4(x2)", 8, 6);
+    env_set("SLURM_NODEID", "1");
+    env_set("SLURMD_NODENAME", "nid00012");
+    env_set("SLURM_NTASKS", "8");
+    r = slurm();
+    expect_task(r, "worker", 6);
+    assert_string_equal(master_of(r, NULL, -1, NULL), "grpc://nid00012:8890");
+    cres_resolver_free(r);
+}
+
 static void batch_script_jobs_split_the_allocation(void **state) {
     cres_slurm_options o = slurm_options();
     static const cres_job_count jobs[] = {{"worker", 2}, {"chief", 1}};
@@ -3477,6 +3528,7 @@ int main(void) {
         cmocka_unit_test_setup(node_listed_twice_is_an_error, reset),
         cmocka_unit_test_setup(batch_script_is_the_allocation_without_a_task, reset),
         cmocka_unit_test_setup(salloc_shell_is_the_allocation_without_a_task, reset),
+        cmocka_unit_test_setup(het_job_script_is_refused, reset),
         cmocka_unit_test_setup(batch_script_jobs_split_the_allocation, reset),
         cmocka_unit_test_setup(batch_script_variables_must_agree, reset),
         cmocka_unit_test_setup(rank_above_0_without_a_step_is_an_error, reset),

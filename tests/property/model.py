@@ -231,6 +231,9 @@ def slurm_batch_script(x):
     env = x.env
     if env.get("SLURM_JOB_ID") is None and env.get("SLURM_JOBID") is None:
         x.must_fail("SLURM_JOB_ID")
+    het = "SLURM_HET_SIZE" if env.get("SLURM_HET_SIZE") is not None else "SLURM_PACK_SIZE"
+    if (x.number(het, None, 1) or 1) > 1:  # a heterogeneous job: one component's nodes
+        x.must_fail(het)
     x.number("SLURM_PROCID", None, 0, 0)
     x.must_fail("SLURM_STEP_NODELIST")  # no own task
 

@@ -482,6 +482,21 @@ sc("sbatch-script-torchrun-refused", "sbatch", SRC_SBATCH, SBATCH_2x4, ["--forma
    fail(3, "srun"))
 sc("sbatch-script-launch-refused", "sbatch", SRC_SBATCH, SBATCH_2x4, ["--format", "launch"],
    fail(3, "srun"))
+# sbatch -N1 : -N2 (a heterogeneous job): the script's plain variables are the first
+# component's, the others in SLURM_*_HET_GROUP_<n>: refused naming SLURM_HET_SIZE, never a
+# hostfile of the first component alone.
+SBATCH_HET = dict(SBATCH_2x4, SLURM_JOB_NODELIST="node01", SLURM_NODELIST="node01",
+                  SLURM_JOB_NUM_NODES="1", SLURM_NNODES="1", SLURM_TASKS_PER_NODE="4",
+                  SLURM_JOB_CPUS_PER_NODE="4", SLURM_NTASKS="4", SLURM_NPROCS="4",
+                  SLURM_HET_SIZE="2", SLURM_PACK_SIZE="2", SLURM_JOB_ID_HET_GROUP_0="4242",
+                  SLURM_JOB_ID_HET_GROUP_1="4243", SLURM_JOB_NODELIST_HET_GROUP_0="node01",
+                  SLURM_JOB_NODELIST_HET_GROUP_1="node[02-03]",
+                  SLURM_JOB_NUM_NODES_HET_GROUP_0="1", SLURM_JOB_NUM_NODES_HET_GROUP_1="2",
+                  SLURM_TASKS_PER_NODE_HET_GROUP_0="4", SLURM_TASKS_PER_NODE_HET_GROUP_1="4(x2)")
+sc("sbatch-het-job-script-hostfile-refused", "sbatch",
+   SRC_SBATCH + "; SchedMD/slurm@284c3b95 src/slurmctld/job_scheduler.c _set_het_job_env() and "
+   "doc/html/heterogeneous_jobs.shtml (SLURM_HET_SIZE, SLURM_*_HET_GROUP_<n>)",
+   SBATCH_HET, ["--format", "hostfile"], fail(3, "SLURM_HET_SIZE"))
 sc("sbatch-script-n5-over-2-nodes-hostfile", "sbatch", SRC_SBATCH,
    dict(SBATCH_2x4, SLURM_NTASKS="5", SLURM_NPROCS="5", SLURM_TASKS_PER_NODE="3,2",
         SLURM_JOB_CPUS_PER_NODE="3,2", SLURM_CPUS_ON_NODE="3", SLURM_NTASKS_PER_NODE=None),
