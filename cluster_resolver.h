@@ -490,7 +490,10 @@
       pbs, lsf, sge, flux (cres_pbs_options, ...: slurm's jobs, port_base and GPUs)
         Reads:    once, the scheduler's allocation, hosts in its order, a slot per task,
                   ranks filling each host's slots in turn:
-                  pbs  PBS_NODEFILE, a line per slot.
+                  pbs  PBS_NODEFILE, a line per slot; under Cray PALS a line per node
+                       (Polaris, Aurora) holds mpiexec --ppn's ranks each: PALS_LOCAL_SIZE
+                       of a full node, and a last node fewer (-n 6 --ppn 4: 4 and 2, which
+                       its ranks' PALS_RANKID, PALS_NODEID and PALS_LOCAL_RANKID show).
                   lsf  LSB_DJOB_RANKFILE (a line per slot), else LSB_MCPU_HOSTS ("hA 4 hB 4");
                        a first host of one slot is the launch node and left out when
                        CSM_ALLOCATION_ID is set (IBM CSM: Summit, Sierra), or under jsrun
@@ -12314,27 +12317,32 @@ CRES__PRIVATE cres_result cres__pbs_grouped(const cres_resolver *r, const cres__
 }
 
 /* Cray PALS's mpiexec: PALS_RANKID of PMI_SIZE (PMI_RANK, which PALS sets too, compared),
-   its node and local rank and size checked against the placement. */
+   its node and local rank and size checked against the placement. A nodefile of a line per
+   node (Polaris, Aurora) says no ranks per node: mpiexec --ppn's count, PALS_LOCAL_SIZE on
+   a full node; on a last one that holds fewer (-n 6 --ppn 4 on two), the ranks before the
+   own node over the nodes before it. */
 CRES__PRIVATE cres_result cres__pbs_pals(const cres_resolver *r, cres__layout *l,
                                          cres_error *err) {
-    int ppn = -1;
+    int rank = 0, ppn;
     size_t i;
     cres_result res =
-        cres__env_int(r, "PALS_LOCAL_SIZE", 0, 1, CRES_MAX_HOSTLIST_HOSTS, &ppn, err);
+        cres__env_int(r, "PALS_NODEID", 0, 0, (long long)l->nodes - 1, &l->own_node, err);
+    if (res == CRES_OK)
+        res = cres__env_int(r, "PALS_LOCAL_RANKID", 0, 0, INT_MAX, &l->own_local, err);
+    if (res == CRES_OK)
+        res = cres__env_int(r, "PALS_LOCAL_SIZE", 0, 1, INT_MAX, &l->own_local_size, err);
+    if (res == CRES_OK) res = cres__env_int(r, "PALS_RANKID", 1, 0, INT_MAX, &rank, err);
+    ppn = l->own_local_size;
+    if (l->own_node > 0 && l->own_local >= 0 && rank - l->own_local > 0 &&
+        (rank - l->own_local) % l->own_node == 0)
+        ppn = (rank - l->own_local) / l->own_node;
     if (res == CRES_OK && ppn > 0 && (size_t)l->ntasks == l->nodes &&
         (long long)ppn * (long long)l->nodes <= CRES_MAX_HOSTLIST_HOSTS) {
-        /* a line per node (Polaris, Aurora) and mpiexec --ppn: PALS_LOCAL_SIZE each */
         for (i = 0; i < l->nodes; i++) l->tasks[i] = ppn;
         l->ntasks = (int)l->nodes * ppn;
     }
     l->said_by[0] = "PALS_NODEID, PALS_LOCAL_RANKID, PALS_LOCAL_SIZE";
     if (res == CRES_OK) res = cres__sched_rank(r, l, "PALS_RANKID", "PMI_SIZE", err);
-    if (res == CRES_OK)
-        res = cres__env_int(r, "PALS_NODEID", 0, 0, (long long)l->nodes - 1, &l->own_node, err);
-    if (res == CRES_OK)
-        res = cres__env_int(r, "PALS_LOCAL_RANKID", 0, 0, INT_MAX, &l->own_local, err);
-    if (res == CRES_OK)
-        res = cres__env_int(r, "PALS_LOCAL_SIZE", 0, 1, INT_MAX, &l->own_local_size, err);
     if (res == CRES_OK) res = cres__env_agrees(r, "PMI_RANK", l->rank, "PALS_RANKID", err);
     return res;
 }

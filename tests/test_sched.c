@@ -273,16 +273,17 @@ static const char pbs_job[] = "PBS_JOBID=2028763.polaris-pbs-01.hsn.cm.polaris.a
 
 /* Rank r of `mpiexec -n size --ppn ppn`, as PALS tells it. */
 static void pals_rank(int r, int size, int ppn) {
+    int local_size = size - r / ppn * ppn < ppn ? size - r / ppn * ppn : ppn; /* a last node's rest */
     env_setf("PALS_RANKID", "%d", r);
     env_setf("PALS_NODEID", "%d", r / ppn);
     env_setf("PALS_LOCAL_RANKID", "%d", r % ppn);
-    env_setf("PALS_LOCAL_SIZE", "%d", size - r / ppn * ppn < ppn ? size - r / ppn * ppn : ppn);
+    env_setf("PALS_LOCAL_SIZE", "%d", local_size);
     env_set("PALS_APID", "ce3c1f04-8ec1-4b1c-a0a4-2d1f6e5c4b02");
     env_set("PALS_DEPTH", "1");
     env_setf("PMI_RANK", "%d", r);
     env_setf("PMI_SIZE", "%d", size);
     env_setf("PMI_LOCAL_RANK", "%d", r % ppn);
-    env_setf("PMI_LOCAL_SIZE", "%d", ppn);
+    env_setf("PMI_LOCAL_SIZE", "%d", local_size);
 }
 
 static void pbs_pals_every_rank(void **state) {
@@ -349,6 +350,40 @@ static void pbs_pals_line_per_node(void **state) {
               "says task 0 of 1000000 on node 1 (PALS_NODEID, PALS_LOCAL_RANKID, PALS_LOCAL_SIZE)");
 }
 
+/* `mpiexec -n 6 --ppn 4` on two nodes of a line each: the second node holds the last 2 ranks,
+   and its ranks say so (PALS_LOCAL_SIZE=2): every rank answers the same placement, 4 and 2
+   (ALCF Polaris "Running jobs": mpiexec -n NTOTRANKS --ppn NRANKS_PER_NODE; HPE Cray PALS
+   mpiexec(1)). Three nodes of which the job uses two give the same. */
+static void pbs_pals_last_node_holds_fewer(void **state) {
+    static const char *const nodefiles[] = {POLARIS0 "\n" POLARIS1 "\n", POLARIS0 "\n" POLARIS1 "\nx3005c0s25b0n0\n"};
+    cres_pbs_options o = pbs_options();
+    size_t f;
+    int rank;
+    (void)state;
+    for (f = 0; f < 2; f++) {
+        for (rank = 0; rank < 6; rank++) {
+            cres_resolver *r;
+            env_reset();
+            env_lines(pbs_job);
+            env_set("PBS_NODEFILE", temp_file(nodefiles[f]));
+            pals_rank(rank, 6, 4);
+            r = PBS(o);
+            assert_string_equal(resolved_json(r), dq("{'worker': ['" POLARIS0 ":8888', '" POLARIS0 ":8889', '" POLARIS0
+                                                     ":8890', '" POLARIS0 ":8891', '" POLARIS1 ":8888', '" POLARIS1
+                                                     ":8889']}"));
+            EXPECT_LAUNCH(r, 6, rank, rank % 4, rank < 4 ? 4 : 2, rank / 4, 2, POLARIS0, 8888);
+            cres_resolver_free(r);
+        }
+    }
+    /* -n 10 --ppn 4 on three: 4, 4, 2, read alike on the middle node and the last */
+    env_set("PBS_NODEFILE", temp_file(nodefiles[1]));
+    pals_rank(9, 10, 4);
+    cres_resolver *r = PBS(o);
+    EXPECT_LAUNCH(r, 10, 9, 1, 2, 2, 3, POLARIS0, 8888);
+    assert_string_equal(hosts_of(r, 0), POLARIS0 " slots=4\n" POLARIS1 " slots=4\nx3005c0s25b0n0 slots=2\n");
+    cres_resolver_free(r);
+}
+
 /* What PALS says of the own rank must be where the nodefile's slots put it. */
 static void pbs_pals_disagreement_is_an_error(void **state) {
     cres_pbs_options o = pbs_options();
@@ -369,7 +404,8 @@ static void pbs_pals_disagreement_is_an_error(void **state) {
     /* `mpiexec --ppn 2` on nodes of 4 slots: rank 2 runs on the second node, where the
        slots put no rank at all */
     pals_rank(2, 4, 2);
-    PBS_FAILS(o, CRES_ERR_ENVIRONMENT, "PALS_NODEID", "\"1\"");
+    PBS_FAILS(o, CRES_ERR_ENVIRONMENT, "rank 2 should be task 2 of 4 on node 0",
+              "says task 0 of 2 on node 1 (PALS_NODEID");
     /* `mpiexec -n 6 --ppn 3`: rank 3 is the second node's first, not the first node's fourth */
     pals_rank(3, 6, 3);
     PBS_FAILS(o, CRES_ERR_ENVIRONMENT, "rank 3", "task 0 of 3 on node 1");
@@ -2016,6 +2052,7 @@ int main(void) {
         cmocka_unit_test_setup(pbs_pals_every_rank, reset),
         cmocka_unit_test_setup(pbs_pals_fewer_ranks_than_slots, reset),
         cmocka_unit_test_setup(pbs_pals_line_per_node, reset),
+        cmocka_unit_test_setup(pbs_pals_last_node_holds_fewer, reset),
         cmocka_unit_test_setup(pbs_pals_disagreement_is_an_error, reset),
         cmocka_unit_test_setup(pbs_pals_bad_rank_variables, reset),
         cmocka_unit_test_setup(pbs_pbsdsh_every_task, reset),

@@ -420,13 +420,17 @@ def expect_pbs(x):
         return
     if env.set("PALS_RANKID"):
         local_size = x.number("PALS_LOCAL_SIZE", "local_world_size", 1)
-        if local_size and sum(n for _, n in slots) == len(slots):  # a line per node, --ppn
-            slots = [(h, local_size) for h, _ in slots]
         size = x.number("PMI_SIZE", "world_size", 1, MAX_TASKS, required=True)
         rank = x.number("PALS_RANKID", "rank", 0, required=True)
-        x.number("PALS_NODEID", "node_rank", 0, len(slots) - 1)
-        x.number("PALS_LOCAL_RANKID", "local_rank", 0)
+        node = x.number("PALS_NODEID", "node_rank", 0, len(slots) - 1)
+        local = x.number("PALS_LOCAL_RANKID", "local_rank", 0)
         x.number("PMI_RANK", "rank", 0)
+        ppn = local_size  # mpiexec --ppn: a full node's count; a last node holds fewer
+        if node and local is not None and rank is not None and rank - local > 0 \
+                and (rank - local) % node == 0:
+            ppn = (rank - local) // node
+        if ppn and sum(n for _, n in slots) == len(slots) and ppn * len(slots) <= MAX_TASKS:
+            slots = [(h, ppn) for h, _ in slots]  # a line per node
         return place_slots(x, slots, size, rank, "PBS_NODEFILE")
     if env.set("PBS_VNODENUM"):
         if not pbs_lines_grouped(env.file_text(env.get("PBS_NODEFILE"))):

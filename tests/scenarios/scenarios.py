@@ -1067,6 +1067,15 @@ sc("pals-polaris-nodefile-per-node-torchrun", "cray-pals", SRC_PALS, pals(5),
 sc("pals-polaris-nodefile-per-node-hostfile", "cray-pals", SRC_PALS, pals(0),
    ["--format", "hostfile"], ok_lines([POLARIS[0] + " slots=4", POLARIS[1] + " slots=4"]),
    files={"aux/123456": POLARIS[0] + "\n" + POLARIS[1] + "\n"})
+# mpiexec -n 6 --ppn 4 on the two nodes: node 0 holds ranks 0-3, node 1 the last two, whose
+# PALS_LOCAL_SIZE is 2; every rank answers the same 4 + 2 placement.
+PALS_6 = {"PMI_SIZE": "6", "PMI_UNIVERSE_SIZE": "6"}
+for rank, local_size in [(2, 4), (5, 2)]:
+    sc("pals-n6-ppn4-rank%d-torchrun" % rank, "cray-pals", SRC_PALS + " (-n 6 --ppn 4)",
+       pals(rank, dict(PALS_6, PALS_LOCAL_SIZE=str(local_size), PMI_LOCAL_SIZE=str(local_size))),
+       ["--format", "torchrun"],
+       ok_exports(torch_vars(POLARIS[0], 8888, 6, rank, rank % 4, local_size, rank // 4, 2)),
+       files={"aux/123456": POLARIS[0] + "\n" + POLARIS[1] + "\n"})
 sc("pals-mpiprocs4-nodefile-torchrun", "cray-pals", SRC_PALS + " (select=2:mpiprocs=4)", pals(6),
    ["--format", "torchrun"], ok_exports(torch_vars(POLARIS[0], 8888, 8, 6, 2, 4, 1, 2)),
    files={"aux/123456": (POLARIS[0] + "\n") * 4 + (POLARIS[1] + "\n") * 4})
