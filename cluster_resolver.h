@@ -508,8 +508,10 @@
                   sge  PE_HOSTFILE ("host slots queue processors"); NSLOTS and NHOSTS
                        must agree.
                   flux only options.hostfile (one host per line, or "host slots=N" /
-                       "host:N"; `flux hostlist`): Flux tells a task no hosts, so without
-                       it CRES_ERR_ENVIRONMENT names the option. FLUX_JOB_NNODES must be its
+                       "host:N"; or what `flux hostlist` prints, one line of a hostlist,
+                       "fluke[0-3]" or blank-separated hosts, read as section 8's, a slot a
+                       host, a host named twice an error): Flux tells a task no hosts, so
+                       without it CRES_ERR_ENVIRONMENT names the option. FLUX_JOB_NNODES must be its
                        host count, and a FLUX_JOB_SIZE it divides gives each that many;
                        any other size fills the slots, which must use every node (Flux
                        runs a task on each, so FLUX_JOB_NNODES above the size is an error).
@@ -12513,9 +12515,29 @@ CRES__PRIVATE cres_result cres__flux_task(const cres_resolver *r, cres__layout *
     return res;
 }
 
+/* The hosts of a Flux hostfile (text becomes the layout's): a hostfile's lines, or what `flux
+   hostlist` prints, one line of an RFC 29 hostlist ("fluke[0-3]"; with -e the hosts
+   blank-separated), Slurm's grammar: a file of one line without '=', ':' or '#' is one, a
+   slot a host. */
+CRES__PRIVATE cres_result cres__flux_hosts(const cres_allocator *a, char *text, cres__layout *l,
+                                           cres_error *err) {
+    size_t n = strlen(text), i;
+    cres_result res;
+    l->from = "the hostfile";
+    while (n && strchr(" \t\r\n", text[n - 1])) n--;
+    if (!n || memchr(text, '\n', n) || strpbrk(text, "=:#"))
+        return cres__hostfile_parse(a, text, l, "flux", err);
+    text[n] = '\0';
+    res = cres__layout_hostlist(a, l, text, "flux", err);
+    cres__free(a, text);
+    if (res != CRES_OK) return cres__wrap(err, res, CRES_ERR_ENVIRONMENT, "flux: ");
+    for (i = 0; i < l->nodes; i++) l->tasks[i] = 1;
+    return cres__layout_unique(a, l, "flux", err);
+}
+
 /* Flux names no hosts to its tasks (FLUX_TASK_RANK, FLUX_JOB_SIZE, FLUX_TASK_LOCAL_ID,
-   FLUX_JOB_NNODES): they come from options.hostfile (`flux hostlist`'s hosts, one per line,
-   or "host slots=N" / "host:N"), never guessed. Without FLUX_TASK_RANK, in a job (FLUX_JOB_ID)
+   FLUX_JOB_NNODES): they come from options.hostfile (`flux hostlist`'s line, hosts one per
+   line, or "host slots=N" / "host:N"), never guessed. Without FLUX_TASK_RANK, in a job (FLUX_JOB_ID)
    or an allocation (FLUX_ENCLOSING_ID, which a `flux batch` script and a `flux alloc` shell
    get in place of the job's variables: flux-core src/broker/runat.c), the hostfile is the
    allocation and no task is this process's. */
@@ -12539,18 +12561,17 @@ CRES__PRIVATE cres_result cres__flux_layout(const cres_resolver *r, const cres_f
     if (res == CRES_OK && size && nnodes > size) /* flux run -N3 -n1 is refused: one a node */
         res = cres__fail(err, CRES_ERR_ENVIRONMENT,
                          "flux: FLUX_JOB_NNODES=%d nodes for FLUX_JOB_SIZE=%d tasks", nnodes, size);
-    if (res == CRES_OK)
-        res = cres__read_small_file(r, o->hostfile, CRES_MAX_DOCUMENT_BYTES, &text, err);
-    if (res == CRES_OK) {
-        res = cres__hostfile_parse(&r->config.allocator, text, l, "flux", err);
-        l->from = "the hostfile";
+    if (res == CRES_OK &&
+        (res = cres__read_small_file(r, o->hostfile, CRES_MAX_DOCUMENT_BYTES, &text, err)) ==
+            CRES_OK) {
+        res = cres__flux_hosts(&r->config.allocator, text, l, err);
+        if (res == CRES_OK && nnodes >= 0 && (size_t)nnodes != l->nodes)
+            res = cres__fail(err, CRES_ERR_ENVIRONMENT,
+                             "flux: FLUX_JOB_NNODES=%d but the hostfile names %zu hosts", nnodes,
+                             l->nodes);
         if (res != CRES_OK && res != CRES_ERR_OUT_OF_MEMORY && err)
             cres__name_source(err, "flux", "hostfile", o->hostfile);
     }
-    if (res == CRES_OK && nnodes >= 0 && (size_t)nnodes != l->nodes)
-        res = cres__fail(err, CRES_ERR_ENVIRONMENT,
-                         "flux: FLUX_JOB_NNODES=%d but the hostfile names %zu hosts", nnodes,
-                         l->nodes);
     if (res == CRES_OK && !size) /* an allocation without its job's size: the file's slots */
         res = cres__layout_total(l, "flux", err);
     else if (res == CRES_OK)

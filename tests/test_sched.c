@@ -1396,6 +1396,45 @@ static void flux_every_rank(void **state) {
     }
 }
 
+/* What `flux hostlist` prints is one line: an RFC 29 hostlist ("corona[171-172]", the
+   default), or with -e the hosts blank-separated (flux-core doc/man1/flux-hostlist.rst). A
+   file of one such line is read as Slurm's hostlists are, a slot a host; a host named twice,
+   or a malformed list, is an error naming the file. */
+static void flux_hostlist_line(void **state) {
+    static const char *const lines[] = {"corona[171-172]\n", "corona171 corona172\n", "corona[171,172]",
+                                        " corona171,corona172 \r\n"};
+    static const char *const hosts[] = {"corona171", "corona172"};
+    cres_flux_options o = flux_options();
+    cres_resolver *r;
+    size_t i;
+    (void)state;
+    env_lines(flux_job);
+    flux_rank(3, 1);
+    for (i = 0; i < sizeof lines / sizeof lines[0]; i++) {
+        o.hostfile = temp_file(lines[i]);
+        r = FLUX(o);
+        assert_string_equal(resolved_json(r), block_spec(hosts, 2, 2));
+        EXPECT_LAUNCH(r, 4, 3, 1, 2, 1, 2, "corona171", 8888);
+        cres_resolver_free(r);
+    }
+    env_set("FLUX_JOB_SIZE", "3");
+    env_set("PMI_SIZE", "3");
+    env_set("FLUX_JOB_NNODES", "3");
+    env_set("FLUX_TASK_RANK", "2");
+    env_set("PMI_RANK", "2");
+    env_set("FLUX_TASK_LOCAL_ID", "0");
+    o.hostfile = temp_file("corona[171-172],corona175\n");
+    r = FLUX(o);
+    assert_string_equal(hosts_of(r, 0), "corona171 slots=1\ncorona172 slots=1\ncorona175 slots=1\n");
+    cres_resolver_free(r);
+    o.hostfile = temp_file("corona[171-172],corona171\n");
+    FLUX_FAILS(o, CRES_ERR_ENVIRONMENT, o.hostfile, "lists node \"corona171\" twice");
+    o.hostfile = temp_file("corona[171-\n");
+    FLUX_FAILS(o, CRES_ERR_ENVIRONMENT, o.hostfile, "flux: hostfile");
+    o.hostfile = temp_file("corona[171-172]\n");
+    FLUX_FAILS(o, CRES_ERR_ENVIRONMENT, "flux: hostfile", "FLUX_JOB_NNODES=3 but the hostfile names 2 hosts");
+}
+
 /* Without FLUX_JOB_NNODES, or when it does not divide the size, the file's slots say. */
 static void flux_slots_from_the_hostfile(void **state) {
     cres_flux_options o = flux_options();
@@ -2095,6 +2134,7 @@ int main(void) {
         cmocka_unit_test_setup(sge_bad_rank_variables, reset),
         /* Flux */
         cmocka_unit_test_setup(flux_every_rank, reset),
+        cmocka_unit_test_setup(flux_hostlist_line, reset),
         cmocka_unit_test_setup(flux_slots_from_the_hostfile, reset),
         cmocka_unit_test_setup(flux_jobs_ports_and_gpus, reset),
         cmocka_unit_test_setup(flux_needs_a_hostfile, reset),

@@ -1,6 +1,7 @@
 /* libFuzzer target: the schedulers' allocation files and variables, through the public create
    functions: PBS_NODEFILE (pbs), LSB_DJOB_RANKFILE and LSB_MCPU_HOSTS (lsf), PE_HOSTFILE
-   (sge), a Flux hostfile (flux, options.hostfile), and the MPI backend's hosts from
+   (sge), a Flux hostfile (flux, options.hostfile: a hostfile, or `flux hostlist`'s one line of
+   a Slurm hostlist), and the MPI backend's hosts from
    PE_HOSTFILE, Open MPI's default hostfile (Kubeflow MPIJob) and LSB_MCPU_HOSTS. A file is
    written for each run in fuzz_common.h's FUZZ_DIR and removed after the create (the
    backends read it at create only); the variables come through the getenv hook.
@@ -113,6 +114,35 @@ static void model_hostfile(const char *text, model *m) {
         if (kind > 0) model_add(m, host, strlen(host), slots);
         free(copy);
     }
+}
+
+/* A Flux file of one line without '=', ':' or '#' is what `flux hostlist` prints: a Slurm
+   hostlist (cres_hostlist_expand, which fuzz_hostlist checks, is the oracle), a slot a host, a
+   host named twice an error. Past 2000 hosts the quadratic merge here would be too slow: the
+   library's call. */
+static void model_hostlist(const char *text, model *m) {
+    size_t len = 0, count = 0;
+    cres_error err;
+    char *names, *p;
+    if (cres_hostlist_expand(text, NULL, 0, &len, &count, &err) != CRES_OK) {
+        m->verdict = 0;
+        return;
+    }
+    if (count > 2000) {
+        m->verdict = -1;
+        return;
+    }
+    names = (char *)malloc(len + 1);
+    CHECK(names != NULL);
+    CHECK(cres_hostlist_expand(text, names, len + 1, NULL, NULL, &err) == CRES_OK);
+    for (p = names; *p && m->verdict == 1;) {
+        char *nl = strchr(p, '\n');
+        size_t before = m->n;
+        model_add(m, p, (size_t)(nl - p), 1);
+        if (m->n == before) m->verdict = 0; /* named twice */
+        p = nl + 1;
+    }
+    free(names);
 }
 
 /* PE_HOSTFILE: "host slots [queue [processors]]" per line. */
@@ -318,6 +348,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     if (m.verdict == 1) {
         if (source == SRC_SGE || source == SRC_MPI_PE) model_pe_hostfile(text, &m);
         else if (source == SRC_LSF_MCPU || source == SRC_MPI_MCPU) model_mcpu(text, &m);
+        else if (source == SRC_FLUX && *text && !strchr(text, '\n') && !strpbrk(text, "=:#"))
+            model_hostlist(text, &m);
         else model_hostfile(text, &m);
     }
     if (m.verdict == 1 && !m.n) m.verdict = 0;

@@ -514,6 +514,19 @@ def expect_sge(x):
         x.must_fail("OMPI_COMM_WORLD_RANK")  # the job script
 
 
+def flux_hosts(text):
+    """A Flux hostfile's [(host, slots)]: `flux hostlist`'s one line (a Slurm hostlist, a slot a
+    host; none named twice) when the file is one line without '=', ':' or '#', else a hostfile's
+    lines; None when malformed."""
+    line = text.rstrip(" \t\r\n")
+    if not line or "\n" in line or any(c in line for c in "=:#"):
+        return parse_hostfile(text)
+    hosts = expand_hostlist(line)
+    if hosts is None or hosts == UNKNOWN:
+        return hosts
+    return [(h, 1) for h in hosts] if hosts and len(set(hosts)) == len(hosts) else None
+
+
 def expect_flux(x):
     env = x.env
     size = x.number("FLUX_JOB_SIZE", "world_size", 1, MAX_TASKS, required=True)
@@ -523,7 +536,9 @@ def expect_flux(x):
     x.number("PMI_RANK", "rank", 0)
     nodes = x.number("FLUX_JOB_NNODES", "num_nodes", 1)
     hostfile = env.option("--hostfile")
-    slots = parse_hostfile(env.file_text(hostfile) or "") if hostfile else None
+    slots = flux_hosts(env.file_text(hostfile) or "") if hostfile else None
+    if slots == UNKNOWN:
+        return
     if slots is None:
         x.must_fail("--hostfile")
         return

@@ -1170,6 +1170,13 @@ sc("flux-run-auto-hostfile-equals-launch", "flux", SRC_FLUX, flux_task(2),
    ok_json(launch(8, 2, 2, 4, 0, 2, "tioga11", 8888)), files=FLUX_FILES)
 sc("flux-run-without-hostfile", "flux", SRC_FLUX, flux_task(5), ["--format", "torchrun"],
    fail(3, "--hostfile"))
+# `flux hostlist > hosts` writes one line, an RFC 29 hostlist (the default output), or with -e
+# the hosts blank-separated (flux-core doc/man1/flux-hostlist.rst): read as a host a line is
+for name, line in [("compact", "tioga[11-12]\n"), ("expanded", "tioga11 tioga12\n")]:
+    sc("flux-run-hostlist-%s-torchrun" % name, "flux",
+       SRC_FLUX + "; flux-core doc/man1/flux-hostlist.rst (`flux hostlist` prints one hostlist line)",
+       flux_task(5), ["flux", "--hostfile", "{tmp}/hosts", "--format", "torchrun"],
+       ok_exports(torch_vars("tioga11", 8888, 8, 5, 1, 4, 1, 2)), files={"hosts": line})
 
 # --------------------------------------------------------------------------------------------
 # Kubernetes-native: Volcano, LeaderWorkerSet
