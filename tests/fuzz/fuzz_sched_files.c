@@ -32,7 +32,8 @@
    processors]" (fewer than two fields, or slots not 1..1000000: an error); LSB_MCPU_HOSTS "host
    N host N" (an odd or zero word count, a count not 1..1000000: an error); on CSM the first
    host of one slot is left out, and under jsrun too when the other slots are its size (under
-   jsrun any other size than the slots is an error); ranks fill the slots in order;
+   jsrun any other size than the slots is an error, but for JSM_NAMESPACE_LOCAL_SIZE ranks on
+   every host when the size is the hosts times it); ranks fill the slots in order;
    "<host>:<port_base + index on the host>"; the launch info and the hostfile of the spec
    follow. A failure is CRES_ERR_ENVIRONMENT or CRES_ERR_LIMIT with a message, and no
    resolver. Where the library is known to differ from that model (reported; see ALLOW below)
@@ -318,7 +319,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     cres_result got;
     char *text;
     int source, ranks, csm, count_set, count_off, use_jobs, gpus, port_base, has_rank, local_vars, jsrun,
-        launch_node;
+        launch_node, sets;
     long long total = 0, world, rank, max_tasks = 0;
     long long *tasks;
     size_t i, used_hosts = 0, node = 0, own_local = 0;
@@ -396,6 +397,18 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
             r0 += tasks[i];
         }
     }
+    /* jsrun's resource sets (jsrun -r): JSM_NAMESPACE_LOCAL_SIZE, the own host's count, on
+       every host, when the size is the hosts times it and each host has the slots */
+    sets = jsrun && world != total && rank >= 0 && tasks[node] * (long long)m.n == world;
+    for (i = 0; sets && i < m.n; i++) sets = m.slots[i] >= tasks[node];
+    if (sets) {
+        long long per = tasks[node];
+        for (i = 0; i < m.n; i++) tasks[i] = per;
+        node = (size_t)(rank / per);
+        own_local = (size_t)(rank % per);
+        used_hosts = m.n;
+        max_tasks = per;
+    }
     switch (source) {
     case SRC_PBS:
         e.big_name = "PBS_NODEFILE";
@@ -467,7 +480,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     may_reject = m.may_reject;
     expect_ok = m.verdict == 1;
     if (expect_ok && world > total) expect_ok = 0;                      /* more ranks than slots */
-    if (expect_ok && jsrun && world != total) expect_ok = 0;            /* jsrun's other sizes */
+    if (expect_ok && jsrun && world != total && !sets) expect_ok = 0;   /* jsrun's other sizes */
     if (expect_ok && has_rank && world > FUZZ_MAX_SLOTS) expect_ok = 0; /* a size past the limit */
     if (expect_ok && (port_base ? port_base : 8888) + max_tasks - 1 > 65535) expect_ok = 0;
     if (expect_ok && ranks == 3) expect_ok = 0; /* every source of local ranks is checked */
