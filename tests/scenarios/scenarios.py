@@ -1076,6 +1076,13 @@ for rank, local_size in [(2, 4), (5, 2)]:
        ["--format", "torchrun"],
        ok_exports(torch_vars(POLARIS[0], 8888, 6, rank, rank % 4, local_size, rank // 4, 2)),
        files={"aux/123456": POLARIS[0] + "\n" + POLARIS[1] + "\n"})
+# ALCF's set_affinity_gpu_polaris.sh has bound local rank 2 to GPU 1: that list of one is no
+# node's four, so --gpus-per-node 4 is refused, never another rank's GPU handed out.
+sc("pals-wrapper-bound-list-gpus-per-node-refused", "cray-pals",
+   SRC_PALS + "; ALCF set_affinity_gpu_polaris.sh sets CUDA_VISIBLE_DEVICES per local rank",
+   pals(6, {"CUDA_VISIBLE_DEVICES": "1"}), ["--gpus-per-node", "4", "--format", "torchrun"],
+   fail(3, "CUDA_VISIBLE_DEVICES", "--gpus-per-node"),
+   files={"aux/123456": POLARIS[0] + "\n" + POLARIS[1] + "\n"})
 sc("pals-mpiprocs4-nodefile-torchrun", "cray-pals", SRC_PALS + " (select=2:mpiprocs=4)", pals(6),
    ["--format", "torchrun"], ok_exports(torch_vars(POLARIS[0], 8888, 8, 6, 2, 4, 1, 2)),
    files={"aux/123456": (POLARIS[0] + "\n") * 4 + (POLARIS[1] + "\n") * 4})
