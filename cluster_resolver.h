@@ -440,12 +440,13 @@
                   SLURM_GPU_BIND, SLURM_TRES_BIND (gres/gpu:TYPE) or SLURM_TRES_PER_TASK
                   (gres/gpu) set. --gpu-bind=none (SLURM_GPU_BIND or SLURM_TRES_BIND "none")
                   asks that every task see all the step's GPUs: that list is left whole
-                  too, not shared out. ROCR_VISIBLE_DEVICES, HIP_VISIBLE_DEVICES, ZE_AFFINITY_MASK or
-                  GPU_DEVICE_ORDINAL listing fewer devices than SLURM_GPUS_ON_NODE or than
-                  CUDA's list show a binding too (Slurm writes one list into each gres.conf
-                  names; wrapper scripts narrow them). A list nobody speaks for (no
-                  SLURM_GPUS_ON_NODE, or a list longer than it) is left as it is, as a
-                  bound one; config.log says why at CRES_LOG_INFO. CRES_NO_GPUS = none.
+                  too, not shared out. ROCR_VISIBLE_DEVICES, HIP_VISIBLE_DEVICES,
+                  ZE_AFFINITY_MASK or GPU_DEVICE_ORDINAL listing fewer devices than
+                  SLURM_GPUS_ON_NODE or than CUDA's list show a binding too (Slurm writes
+                  one list into each gres.conf names; wrapper scripts narrow them). A list
+                  nobody speaks for (no SLURM_GPUS_ON_NODE, or a list longer than it) is
+                  left as it is, as a bound one; config.log says why at CRES_LOG_INFO.
+                  CRES_NO_GPUS = none.
         Own task: the job and index of SLURM_PROCID.
         Errors:   CRES_ERR_ENVIRONMENT naming the variable (missing, inconsistent counts, a
                   placement that disagrees) or the option (jobs not adding up to the tasks,
@@ -10854,10 +10855,10 @@ typedef struct cres__hpc {
     size_t jobs_count;
     int *local;          /* per rank */
     int ntasks;
-    int gpus_per_task;   /* every task's: the caller's, or a list's kept as it is */
-    int node_gpus;       /* a node's GPUs, when they are split among its tasks */
-    int *gpus;           /* per rank, when split: gpus_per_task, else its node's share */
-    char *devices;       /* the node's ids, comma-separated ("" = 0..n-1); NULL = kept as is */
+    int gpus_per_task; /* every task's: the caller's, or a list's kept as it is */
+    int node_gpus;     /* a node's GPUs, when they are split among its tasks */
+    int *gpus;         /* per rank, when split: gpus_per_task, else its node's share */
+    char *devices;     /* the node's ids, comma-separated ("" = 0..n-1); NULL = kept as is */
 } cres__hpc;
 
 typedef struct cres__hpc_want {
@@ -10893,8 +10894,8 @@ CRES__PRIVATE cres_result cres__hpc_jobs(cres__hpc *h, const cres__hpc_want *w, 
     }
     if (sum != ntasks) /* before the ranks are counted out, so that they cannot overflow */
         return cres__fail(err, CRES_ERR_ENVIRONMENT,
-                          "%s: options.jobs ask for %lld tasks but the launcher started %d", who, sum,
-                          ntasks);
+                          "%s: options.jobs ask for %lld tasks but the launcher started %d", who,
+                          sum, ntasks);
     qsort(h->jobs, n, sizeof *h->jobs, cres__cmp_job_split);
     for (i = 0; i < n; i++) {
         char q[CRES__QUOTE_SIZE];
@@ -11038,11 +11039,11 @@ CRES__PRIVATE cres_result cres__hpc_gpus(cres__hpc *h, const cres__hpc_want *w, 
                           per_node, said.on_node_var, said.on_node);
     if (listed && listed < per_node) /* longer: its first per_node ids are the node's */
         return cres__fail(err, CRES_ERR_ENVIRONMENT,
-                          "%s: options.gpus_per_node %d, but CUDA_VISIBLE_DEVICES=%s lists %d",
-                          who, per_node, cres__quote(q, sizeof q, cuda, strlen(cuda)), listed);
+                          "%s: options.gpus_per_node %d, but CUDA_VISIBLE_DEVICES=%s lists %d", who,
+                          per_node, cres__quote(q, sizeof q, cuda, strlen(cuda)), listed);
     if (per_node > 0 || w->gpus_per_task > 0 || (listed && said.on_node == listed))
-        return cres__hpc_split(h, w, per_node ? per_node : listed, listed ? cuda : NULL,
-                               max_tasks, err);
+        return cres__hpc_split(h, w, per_node ? per_node : listed, listed ? cuda : NULL, max_tasks,
+                               err);
     if (listed && said.on_node >= 0)
         cres__log(&h->base, CRES_LOG_INFO,
                   "%s: CUDA_VISIBLE_DEVICES=%s left as it is: it lists %d devices, %s=%d", who,
@@ -11065,15 +11066,15 @@ CRES__PRIVATE cres_result cres__hpc_shares(cres__hpc *h, const cres__layout *l, 
                                            cres_error *err) {
     int r, g;
     if (!h->devices) return CRES_OK;
-    h->gpus = (int *)cres__alloc(&h->base.config.allocator, (size_t)(l->ntasks ? l->ntasks : 1) *
-                                                               sizeof *h->gpus);
+    h->gpus = (int *)cres__alloc(&h->base.config.allocator,
+                                 (size_t)(l->ntasks ? l->ntasks : 1) * sizeof *h->gpus);
     if (!h->gpus) return cres__oom(err, h->base.vtable->name);
     for (r = 0; r < l->ntasks; r++)
         h->gpus[r] = h->gpus_per_task ? h->gpus_per_task : h->node_gpus / l->tasks[node[r]];
     if (l->rank < 0) return CRES_OK;
     g = h->gpus[l->rank];
-    cres__log(&h->base, CRES_LOG_INFO, "%s: %s's %d GPUs (%s), %d per task%s",
-              h->base.vtable->name, l->hosts[node[l->rank]], h->node_gpus,
+    cres__log(&h->base, CRES_LOG_INFO, "%s: %s's %d GPUs (%s), %d per task%s", h->base.vtable->name,
+              l->hosts[node[l->rank]], h->node_gpus,
               *h->devices ? "CUDA_VISIBLE_DEVICES" : "numbered from 0", g,
               g ? "" : ": fewer than its tasks, each keeps the list");
     return CRES_OK;
@@ -11411,8 +11412,8 @@ CRES__PRIVATE cres_result cres__slurm_allocation(const cres_resolver *r, cres__l
     const char *ntasks = cres_resolver_getenv(r, "SLURM_NTASKS") ? "SLURM_NTASKS" : "SLURM_NPROCS";
     const char *nnodes =
         cres_resolver_getenv(r, "SLURM_JOB_NUM_NODES") ? "SLURM_JOB_NUM_NODES" : "SLURM_NNODES";
-    const char *het = cres_resolver_getenv(r, "SLURM_HET_SIZE") ? "SLURM_HET_SIZE"
-                                                                 : "SLURM_PACK_SIZE"; /* before 20.02 */
+    const char *het = /* SLURM_PACK_SIZE before Slurm 20.02 */
+        cres_resolver_getenv(r, "SLURM_HET_SIZE") ? "SLURM_HET_SIZE" : "SLURM_PACK_SIZE";
     int rank = 0, components = 1;
     cres_result res;
     if (!cres_resolver_getenv(r, "SLURM_JOB_ID") && !cres_resolver_getenv(r, "SLURM_JOBID"))
@@ -12323,8 +12324,7 @@ CRES__PRIVATE cres_result cres__pbs_grouped(const cres_resolver *r, const cres__
    node (Polaris, Aurora) says no ranks per node: mpiexec --ppn's count, PALS_LOCAL_SIZE on
    a full node; on a last one that holds fewer (-n 6 --ppn 4 on two), the ranks before the
    own node over the nodes before it. */
-CRES__PRIVATE cres_result cres__pbs_pals(const cres_resolver *r, cres__layout *l,
-                                         cres_error *err) {
+CRES__PRIVATE cres_result cres__pbs_pals(const cres_resolver *r, cres__layout *l, cres_error *err) {
     int rank = 0, ppn;
     size_t i;
     cres_result res =
@@ -12537,10 +12537,10 @@ CRES__PRIVATE cres_result cres__flux_hosts(const cres_allocator *a, char *text, 
 
 /* Flux names no hosts to its tasks (FLUX_TASK_RANK, FLUX_JOB_SIZE, FLUX_TASK_LOCAL_ID,
    FLUX_JOB_NNODES): they come from options.hostfile (`flux hostlist`'s line, hosts one per
-   line, or "host slots=N" / "host:N"), never guessed. Without FLUX_TASK_RANK, in a job (FLUX_JOB_ID)
-   or an allocation (FLUX_ENCLOSING_ID, which a `flux batch` script and a `flux alloc` shell
-   get in place of the job's variables: flux-core src/broker/runat.c), the hostfile is the
-   allocation and no task is this process's. */
+   line, or "host slots=N" / "host:N"), never guessed. Without FLUX_TASK_RANK, in a job
+   (FLUX_JOB_ID) or an allocation (FLUX_ENCLOSING_ID, which a `flux batch` script and a `flux
+   alloc` shell get in place of the job's variables: flux-core src/broker/runat.c), the
+   hostfile is the allocation and no task is this process's. */
 CRES__PRIVATE cres_result cres__flux_layout(const cres_resolver *r, const cres_flux_options *o,
                                             cres__layout *l, cres_error *err) {
     static const char *const need[] = {"FLUX_TASK_RANK", "FLUX_JOB_SIZE", NULL};
@@ -12561,9 +12561,8 @@ CRES__PRIVATE cres_result cres__flux_layout(const cres_resolver *r, const cres_f
     if (res == CRES_OK && size && nnodes > size) /* flux run -N3 -n1 is refused: one a node */
         res = cres__fail(err, CRES_ERR_ENVIRONMENT,
                          "flux: FLUX_JOB_NNODES=%d nodes for FLUX_JOB_SIZE=%d tasks", nnodes, size);
-    if (res == CRES_OK &&
-        (res = cres__read_small_file(r, o->hostfile, CRES_MAX_DOCUMENT_BYTES, &text, err)) ==
-            CRES_OK) {
+    if (res == CRES_OK && (res = cres__read_small_file(r, o->hostfile, CRES_MAX_DOCUMENT_BYTES,
+                                                       &text, err)) == CRES_OK) {
         res = cres__flux_hosts(&r->config.allocator, text, l, err);
         if (res == CRES_OK && nnodes >= 0 && (size_t)nnodes != l->nodes)
             res = cres__fail(err, CRES_ERR_ENVIRONMENT,
