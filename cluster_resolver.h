@@ -394,9 +394,10 @@
       slurm (cres_slurm_options)
         Reads:    once, the job step: SLURM_PROCID, SLURM_STEP_NUM_TASKS,
                   SLURM_STEP_NODELIST (a hostlist, section 8), SLURM_STEP_TASKS_PER_NODE
-                  ("2(x3),1"); SLURM_DISTRIBUTION block (default), cyclic, plane
-                  (SLURM_DIST_PLANESIZE per node per round); SLURM_NODEID and SLURM_LOCALID
-                  must agree with that placement, SLURM_GTIDS (the own node's ranks,
+                  ("2(x3),1"); SLURM_DISTRIBUTION block (default; so are "pack" and
+                  "nopack" alone: how many tasks a node takes, which the counts say),
+                  cyclic, plane (SLURM_DIST_PLANESIZE per node per round); SLURM_NODEID and
+                  SLURM_LOCALID must agree with that placement, SLURM_GTIDS (the own node's ranks,
                   ascending) too, and SLURMD_NODENAME with SLURM_NODEID's node; srun's
                   second names of the step's counts, SLURM_NTASKS, SLURM_NPROCS,
                   SLURM_NNODES and SLURM_STEP_NUM_NODES, must agree when set (each
@@ -412,7 +413,11 @@
                   tasks). SLURM_NTASKS (else SLURM_NPROCS) and SLURM_JOB_NUM_NODES (else
                   SLURM_NNODES) must agree when set. There is no own task (as pbs, lsf, sge
                   in a job script): formats that need one refuse. A SLURM_PROCID above 0
-                  without a step is an error: a task whose step variables are missing.
+                  without a step is an error: a task whose step variables are missing. A
+                  heterogeneous job's script (SLURM_HET_SIZE, before Slurm 20.02
+                  SLURM_PACK_SIZE, above 1), whose SLURM_JOB_NODELIST is its first component
+                  alone, is CRES_ERR_UNSUPPORTED naming it; a step names its nodes whole,
+                  whichever components it runs on, and is read as any other.
         Options:  jobs: 1..1024 {job, count >= 0}, distinct names, taking the ranks in order,
                   "chief" first, then by name ({worker 6, ps 2}: ps ranks 0-1, worker 2-7),
                   counts adding up to the step's tasks (default one "worker" job of all);
@@ -421,15 +426,22 @@
                   and -_:./; unset, empty, "NoDevFiles" or "-1" = none) is split among the
                   node's tasks only when it is the node's list: the caller says so
                   (gpus_per_node: the node's GPUs, 0 = the list's length; gpus_per_task: each
-                  task's, 0 = gpus_per_node / most tasks on a node; at most 4096), or the
-                  launcher does (slurm: SLURM_GPUS_ON_NODE, the step's GPUs on the node,
-                  equals the list's length and nothing binds GPUs to tasks). Task k of a node
-                  then gets devices k*g .. k*g+g-1: ids from the list when it holds at least
-                  gpus_per_node ("4,5,6,7": "4,5" and "6,7"), else numbered from 0;
-                  cres_visible_devices() gives them and cres_num_accelerators() ("GPU")
-                  counts g. A list the launcher bound to this task is passed on unchanged:
-                  cres_visible_devices() gives "" (assigns none: the task keeps what it has)
-                  and cres_num_accelerators() its length. Slurm binds for srun
+                  task's, one count for all, at most the GPUs over the most tasks on a node;
+                  at most 4096), or the launcher does (slurm: SLURM_GPUS_ON_NODE, the step's
+                  GPUs on the node, equals the list's length and nothing binds GPUs to
+                  tasks). Without gpus_per_task each node's GPUs are shared among that node's
+                  tasks, g = GPUs / its tasks (srun -N2 -n3: node01's two tasks 2 each, the
+                  lone task on node02 all 4; a node of more tasks than GPUs: none assigned,
+                  its tasks keep the list). Task k of a node then gets devices k*g ..
+                  k*g+g-1: ids from the list ("4,5,6,7": "4,5" and "6,7"; of a list longer
+                  than gpus_per_node its first ids), numbered from 0 without a list; a list
+                  shorter than gpus_per_node, or not one of ids, is CRES_ERR_ENVIRONMENT
+                  naming both: it cannot be the node's. cres_visible_devices() gives them and
+                  cres_num_accelerators() ("GPU") counts g (a task's: with no own task,
+                  CRES_ERR_NOT_FOUND as for its devices); config.log says the own node's
+                  share at CRES_LOG_INFO. A list the launcher bound to this task is passed on
+                  unchanged: cres_visible_devices() gives "" (assigns none: the task keeps
+                  what it has) and cres_num_accelerators() its length. Slurm binds for srun
                   --gpus-per-task, --ntasks-per-gpu and any --gpu-bind / --tres-bind gres/gpu
                   but none; its tasks see that as a list shorter than SLURM_GPUS_ON_NODE, or
                   SLURM_GPUS_PER_TASK, SLURM_NTASKS_PER_GPU, SLURM_NTASKS_PER_TRES,
@@ -438,18 +450,20 @@
                   asks that every task see all the step's GPUs: that list is left whole
                   too, not shared out. ROCR_VISIBLE_DEVICES, HIP_VISIBLE_DEVICES,
                   ZE_AFFINITY_MASK or GPU_DEVICE_ORDINAL listing fewer devices than
-                  SLURM_GPUS_ON_NODE or than
-                  CUDA's list show a binding too (Slurm writes one list into each gres.conf
-                  names; wrapper scripts narrow them). A list nobody speaks for (no
-                  SLURM_GPUS_ON_NODE, or a list longer than it) is left as it is, as a
-                  bound one; config.log says why at CRES_LOG_INFO. CRES_NO_GPUS = none.
+                  SLURM_GPUS_ON_NODE or than CUDA's list show a binding too (Slurm writes
+                  one list into each gres.conf names; wrapper scripts narrow them). A list
+                  nobody speaks for (no SLURM_GPUS_ON_NODE, or a list longer than it) is
+                  left as it is, as a bound one; config.log says why at CRES_LOG_INFO.
+                  CRES_NO_GPUS = none.
         Own task: the job and index of SLURM_PROCID.
         Errors:   CRES_ERR_ENVIRONMENT naming the variable (missing, inconsistent counts, a
-                  placement that disagrees); arbitrary and other distributions
-                  CRES_ERR_UNSUPPORTED; more GPUs per task than a node has, gpus_per_node
-                  with a list bound to the task (it cannot be split as the node's), a
-                  gpus_per_task other than a bound list's length, a gpus_per_node other than
-                  SLURM_GPUS_ON_NODE: CRES_ERR_ENVIRONMENT naming both.
+                  placement that disagrees) or the option (jobs not adding up to the tasks,
+                  a node's tasks needing ports past 65535 from port_base); arbitrary and
+                  other distributions CRES_ERR_UNSUPPORTED; more GPUs per task than a node
+                  has, gpus_per_node with a list bound to the task (it cannot be split as
+                  the node's) or above the list's length, a gpus_per_task other than a bound
+                  list's length, a gpus_per_node other than SLURM_GPUS_ON_NODE:
+                  CRES_ERR_ENVIRONMENT naming both.
       mpi (cres_mpi_options)
         Reads:    rank and size from the first family set: Open MPI OMPI_COMM_WORLD_{RANK,
                   SIZE,LOCAL_RANK,LOCAL_SIZE}; MVAPICH MV2_COMM_WORLD_*; MPICH / Intel MPI
@@ -485,7 +499,10 @@
       pbs, lsf, sge, flux (cres_pbs_options, ...: slurm's jobs, port_base and GPUs)
         Reads:    once, the scheduler's allocation, hosts in its order, a slot per task,
                   ranks filling each host's slots in turn:
-                  pbs  PBS_NODEFILE, a line per slot.
+                  pbs  PBS_NODEFILE, a line per slot; under Cray PALS a line per node
+                       (Polaris, Aurora) holds mpiexec --ppn's ranks each: PALS_LOCAL_SIZE
+                       of a full node, and a last node fewer (-n 6 --ppn 4: 4 and 2, which
+                       its ranks' PALS_RANKID, PALS_NODEID and PALS_LOCAL_RANKID show).
                   lsf  LSB_DJOB_RANKFILE (a line per slot), else LSB_MCPU_HOSTS ("hA 4 hB 4");
                        a first host of one slot is the launch node and left out when
                        CSM_ALLOCATION_ID is set (IBM CSM: Summit, Sierra), or under jsrun
@@ -500,8 +517,10 @@
                   sge  PE_HOSTFILE ("host slots queue processors"); NSLOTS and NHOSTS
                        must agree.
                   flux only options.hostfile (one host per line, or "host slots=N" /
-                       "host:N"; `flux hostlist`): Flux tells a task no hosts, so without
-                       it CRES_ERR_ENVIRONMENT names the option. FLUX_JOB_NNODES must be its
+                       "host:N"; or what `flux hostlist` prints, one line of a hostlist,
+                       "fluke[0-3]" or blank-separated hosts, read as section 8's, a slot a
+                       host, a host named twice an error): Flux tells a task no hosts, so
+                       without it CRES_ERR_ENVIRONMENT names the option. FLUX_JOB_NNODES must be its
                        host count, and a FLUX_JOB_SIZE it divides gives each that many;
                        any other size fills the slots, which must use every node (Flux
                        runs a task on each, so FLUX_JOB_NNODES above the size is an error).
@@ -10914,8 +10933,10 @@ typedef struct cres__hpc {
     size_t jobs_count;
     int *local;          /* per rank */
     int ntasks;
-    int gpus_per_task;
-    char *devices;       /* the node's ids, comma-separated ("" = 0..n-1); NULL = kept as is */
+    int gpus_per_task; /* every task's: the caller's, or a list's kept as it is */
+    int node_gpus;     /* a node's GPUs, when they are split among its tasks */
+    int *gpus;         /* per rank, when split: gpus_per_task, else its node's share */
+    char *devices;     /* the node's ids, comma-separated ("" = 0..n-1); NULL = kept as is */
 } cres__hpc;
 
 typedef struct cres__hpc_want {
@@ -10951,8 +10972,8 @@ CRES__PRIVATE cres_result cres__hpc_jobs(cres__hpc *h, const cres__hpc_want *w, 
     }
     if (sum != ntasks) /* before the ranks are counted out, so that they cannot overflow */
         return cres__fail(err, CRES_ERR_ENVIRONMENT,
-                          "%s: the jobs ask for %lld tasks but the launcher started %d", who, sum,
-                          ntasks);
+                          "%s: options.jobs ask for %lld tasks but the launcher started %d", who,
+                          sum, ntasks);
     qsort(h->jobs, n, sizeof *h->jobs, cres__cmp_job_split);
     for (i = 0; i < n; i++) {
         char q[CRES__QUOTE_SIZE];
@@ -11022,17 +11043,21 @@ CRES__PRIVATE void cres__gpu_lists_bound(const cres_resolver *r, int cuda_listed
     }
 }
 
-/* The node's GPUs split among its tasks: g each (0 = per_node / max_tasks), ids from `cuda`
-   (NULL: numbered from 0). */
-CRES__PRIVATE cres_result cres__hpc_split(cres__hpc *h, int g, int per_node, const char *cuda,
-                                          int max_tasks, cres_error *err) {
+/* The node's GPUs (per_node; ids from `cuda`, NULL: numbered from 0) split among its tasks:
+   the caller's gpus_per_task each, checked against the node of the most tasks, else each
+   node's share (cres__hpc_shares, once the ranks are placed). */
+CRES__PRIVATE cres_result cres__hpc_split(cres__hpc *h, const cres__hpc_want *w, int per_node,
+                                          const char *cuda, int max_tasks, cres_error *err) {
     const char *who = h->base.vtable->name;
-    h->gpus_per_task = g ? g : (max_tasks ? per_node / max_tasks : 0);
-    if ((long long)h->gpus_per_task * max_tasks > per_node)
-        return cres__fail(
-            err, CRES_ERR_ENVIRONMENT,
-            "%s: %d tasks on a node with %d GPUs each need %lld GPUs, the node has %d", who,
-            max_tasks, h->gpus_per_task, (long long)h->gpus_per_task * max_tasks, per_node);
+    int g = w->gpus_per_task;
+    if ((long long)g * max_tasks > per_node)
+        return cres__fail(err, CRES_ERR_ENVIRONMENT,
+                          "%s: options.gpus_per_task %d for the %d tasks of a node is %lld GPUs, "
+                          "more than the %d of %s",
+                          who, g, max_tasks, (long long)g * max_tasks, per_node,
+                          w->gpus_per_node ? "options.gpus_per_node" : "CUDA_VISIBLE_DEVICES");
+    h->gpus_per_task = g;
+    h->node_gpus = per_node;
     if (!(h->devices = cres__strdup(&h->base.config.allocator, cuda ? cuda : "")))
         return cres__oom(err, who);
     return CRES_OK;
@@ -11069,7 +11094,7 @@ CRES__PRIVATE cres_result cres__hpc_bound(cres__hpc *h, const cres__hpc_want *w,
 CRES__PRIVATE cres_result cres__hpc_gpus(cres__hpc *h, const cres__hpc_want *w, int max_tasks,
                                          cres_error *err) {
     const char *who = h->base.vtable->name, *cuda = NULL;
-    int per_node = w->gpus_per_node, listed = 0, told = per_node > 0 || w->gpus_per_task > 0;
+    int per_node = w->gpus_per_node, listed = 0;
     cres__gpu_word said;
     char q[CRES__QUOTE_SIZE];
     cres_result res;
@@ -11079,12 +11104,8 @@ CRES__PRIVATE cres_result cres__hpc_gpus(cres__hpc *h, const cres__hpc_want *w, 
                           "%s: gpus_per_node %d / gpus_per_task %d: not 0 to 4096", who, per_node,
                           w->gpus_per_task);
     if (per_node == CRES_NO_GPUS)
-        return cres__hpc_split(h, w->gpus_per_task, 0, NULL, max_tasks, err);
-    if ((res = cres__cuda_devices(&h->base, &cuda, &listed, told ? NULL : err)) != CRES_OK) {
-        if (!told) return res;
-        cuda = NULL; /* an explicit count numbers from 0 whatever the variable holds */
-        listed = 0;
-    }
+        return w->gpus_per_task ? cres__hpc_split(h, w, 0, NULL, max_tasks, err) : CRES_OK;
+    if ((res = cres__cuda_devices(&h->base, &cuda, &listed, err)) != CRES_OK) return res;
     memset(&said, 0, sizeof said);
     said.on_node = -1;
     if (w->gpu_reader && (res = w->gpu_reader(&h->base, &said, err)) != CRES_OK) return res;
@@ -11094,11 +11115,13 @@ CRES__PRIVATE cres_result cres__hpc_gpus(cres__hpc *h, const cres__hpc_want *w, 
         return cres__fail(err, CRES_ERR_ENVIRONMENT,
                           "%s: options.gpus_per_node (--gpus-per-node) %d, but %s=%d", who,
                           per_node, said.on_node_var, said.on_node);
-    if (told)
-        return cres__hpc_split(h, w->gpus_per_task, per_node ? per_node : listed,
-                               per_node > listed ? NULL : cuda, max_tasks, err);
-    if (said.on_node >= 0 && said.on_node == listed)
-        return cres__hpc_split(h, 0, listed, cuda, max_tasks, err);
+    if (listed && listed < per_node) /* longer: its first per_node ids are the node's */
+        return cres__fail(err, CRES_ERR_ENVIRONMENT,
+                          "%s: options.gpus_per_node %d, but CUDA_VISIBLE_DEVICES=%s lists %d", who,
+                          per_node, cres__quote(q, sizeof q, cuda, strlen(cuda)), listed);
+    if (per_node > 0 || w->gpus_per_task > 0 || (listed && said.on_node == listed))
+        return cres__hpc_split(h, w, per_node ? per_node : listed, listed ? cuda : NULL, max_tasks,
+                               err);
     if (listed && said.on_node >= 0)
         cres__log(&h->base, CRES_LOG_INFO,
                   "%s: CUDA_VISIBLE_DEVICES=%s left as it is: it lists %d devices, %s=%d", who,
@@ -11112,6 +11135,26 @@ CRES__PRIVATE cres_result cres__hpc_gpus(cres__hpc *h, const cres__hpc_want *w, 
                   who, cres__quote(q, sizeof q, cuda, strlen(cuda)),
                   said.unsaid ? said.unsaid : "the launcher does not say");
     h->gpus_per_task = listed;
+    return CRES_OK;
+}
+
+/* Each rank's GPUs, once placed: the caller's count, else its node's share (a node of more
+   tasks than GPUs gives none: its tasks keep the list). config.log says the own task's. */
+CRES__PRIVATE cres_result cres__hpc_shares(cres__hpc *h, const cres__layout *l, const int *node,
+                                           cres_error *err) {
+    int r, g;
+    if (!h->devices) return CRES_OK;
+    h->gpus = (int *)cres__alloc(&h->base.config.allocator,
+                                 (size_t)(l->ntasks ? l->ntasks : 1) * sizeof *h->gpus);
+    if (!h->gpus) return cres__oom(err, h->base.vtable->name);
+    for (r = 0; r < l->ntasks; r++)
+        h->gpus[r] = h->gpus_per_task ? h->gpus_per_task : h->node_gpus / l->tasks[node[r]];
+    if (l->rank < 0) return CRES_OK;
+    g = h->gpus[l->rank];
+    cres__log(&h->base, CRES_LOG_INFO, "%s: %s's %d GPUs (%s), %d per task%s", h->base.vtable->name,
+              l->hosts[node[l->rank]], h->node_gpus,
+              *h->devices ? "CUDA_VISIBLE_DEVICES" : "numbered from 0", g,
+              g ? "" : ": fewer than its tasks, each keeps the list");
     return CRES_OK;
 }
 
@@ -11130,8 +11173,8 @@ CRES__PRIVATE cres_result cres__hpc_build(cres__hpc *h, const cres__layout *l,
         if (l->tasks[i] > max_tasks) max_tasks = l->tasks[i];
     if (port_base + max_tasks - 1 > 65535)
         return cres__fail(err, CRES_ERR_ENVIRONMENT,
-                          "%s: %d tasks on one node need ports past 65535 from %d", who, max_tasks,
-                          port_base);
+                          "%s: options.port_base %d: %d tasks on one node need ports past 65535",
+                          who, port_base, max_tasks);
     if ((res = cres__hpc_jobs(h, w, l->ntasks, err)) != CRES_OK) return res;
     if ((res = cres__hpc_gpus(h, w, max_tasks, err)) != CRES_OK) return res;
     h->ntasks = l->ntasks;
@@ -11141,6 +11184,7 @@ CRES__PRIVATE cres_result cres__hpc_build(cres__hpc *h, const cres__layout *l,
     if (res == CRES_OK) res = cres__layout_deal(a, l, node, h->local, who, err);
     if (res == CRES_OK) res = cres__layout_check(l, node, h->local, who, err);
     if (res == CRES_OK) res = cres__layout_node_ranks(l, node, who, err);
+    if (res == CRES_OK) res = cres__hpc_shares(h, l, node, err);
     if (res == CRES_OK) res = cres_spec_create(a, &h->spec, err);
     for (i = 0; i < h->jobs_count && res == CRES_OK; i++) {
         const cres__job_split *j = &h->jobs[i];
@@ -11198,14 +11242,17 @@ CRES__PRIVATE cres_result cres__hpc_accelerators(cres_resolver *r, const char *t
                                                  int task_id, cres_accelerators *out,
                                                  cres_error *err) {
     cres__hpc *h = (cres__hpc *)r;
-    int rank;
-    cres_result res = task_type ? cres__hpc_rank(h, task_type, task_id, &rank, err) : CRES_OK;
-    if (res == CRES_OK && h->gpus_per_task > 0) { /* every task of the job gets the same number */
+    int rank = 0, g;
+    cres_result res =
+        task_type || h->gpus ? cres__hpc_rank(h, task_type, task_id, &rank, err) : CRES_OK;
+    if (res != CRES_OK) return res;
+    g = h->gpus ? h->gpus[rank] : h->gpus_per_task; /* kept: as many as the own list holds */
+    if (g > 0) {
         strcpy(out->items[0].type, "GPU");
-        out->items[0].count = h->gpus_per_task;
+        out->items[0].count = g;
         out->count = 1;
     }
-    return res;
+    return CRES_OK;
 }
 
 /* Task k of a node sees devices k*g .. k*g+g-1 of the node's list ("" when each task keeps
@@ -11216,13 +11263,14 @@ CRES__PRIVATE cres_result cres__hpc_devices(cres_resolver *r, const char *task_t
     cres__hpc *h = (cres__hpc *)r;
     cres__writer w;
     cres_result res = cres__start(&w, buf, cap, err);
-    int rank = 0, first, k;
+    int rank = 0, first, k, g;
     if (res != CRES_OK) return res;
-    if (h->gpus_per_task > 0) {
+    if (h->gpus_per_task > 0 || h->gpus) {
         if ((res = cres__hpc_rank(h, task_type, task_id, &rank, err)) != CRES_OK) return res;
         if (!h->devices) return cres__finish(&w, out_len, err);
-        first = h->local[rank] * h->gpus_per_task;
-        for (k = first; k < first + h->gpus_per_task; k++) {
+        g = h->gpus[rank];
+        first = h->local[rank] * g;
+        for (k = first; k < first + g; k++) {
             if (k > first) cres__puts(&w, ",");
             if (!*h->devices) {
                 cres__put_int(&w, k);
@@ -11242,6 +11290,7 @@ CRES__PRIVATE void cres__hpc_destroy(cres_resolver *r) {
     cres_spec_free(h->spec);
     cres__free(&r->config.allocator, h->jobs);
     cres__free(&r->config.allocator, h->local);
+    cres__free(&r->config.allocator, h->gpus);
     cres__free(&r->config.allocator, h->devices);
 }
 
@@ -11308,14 +11357,19 @@ CRES__PRIVATE cres_result cres__hpc_finish(cres_resolver *r, cres_result res, cr
 
 #if !defined(CLUSTER_RESOLVER_NO_SLURM) || \
     !defined(CLUSTER_RESOLVER_NO_MPI) /* MPI reads srun's steps too */
-/* SLURM_DISTRIBUTION's first part says how ranks go to nodes ("cyclic:block" is cyclic). */
+/* SLURM_DISTRIBUTION's first part says how ranks go to nodes ("cyclic:block" is cyclic).
+   srun -m pack or nopack alone names only how many tasks a node takes (which
+   SLURM_STEP_TASKS_PER_NODE says) and Slurm's default layout, block (src/common/proc_args.c
+   set_distribution writes "pack"; slurm_step_layout.c lays the tasks out in blocks). */
 CRES__PRIVATE cres_result cres__slurm_deal(const cres_resolver *r, cres__layout *l,
                                            cres_error *err) {
     const char *d = cres_resolver_getenv(r, "SLURM_DISTRIBUTION");
     size_t n = d ? strcspn(d, ":,") : 0;
     char q[CRES__QUOTE_SIZE];
     l->deal = CRES__DEAL_BLOCK;
-    if (!d || (n == 5 && memcmp(d, "block", 5) == 0)) return CRES_OK;
+    if (!d || (n == 5 && memcmp(d, "block", 5) == 0) || strcmp(d, "pack") == 0 ||
+        strcmp(d, "nopack") == 0)
+        return CRES_OK;
     if (n == 6 && memcmp(d, "cyclic", 6) == 0) {
         l->deal = CRES__DEAL_CYCLIC;
         return CRES_OK;
@@ -11425,19 +11479,31 @@ CRES__PRIVATE cres_result cres__slurm_nodes(const cres_resolver *r, cres__layout
    SLURM_JOB_NODELIST with SLURM_TASKS_PER_NODE slots each (the job's tasks per node: what an
    srun without -n starts, and the slots Open MPI's ras/slurm and PRRTE give each node).
    SLURM_JOB_CPUS_PER_NODE counts CPUs, not tasks. A SLURM_PROCID above 0 is a task whose step
-   variables are missing (the batch script is task 0): an error, never a guess. */
+   variables are missing (the batch script is task 0): an error, never a guess. A
+   heterogeneous job's script sees its first component in those variables and each in
+   SLURM_*_HET_GROUP_<n> (src/slurmctld/job_scheduler.c _set_het_job_env): which of them, or
+   what union, the caller means is not said, so it is refused. (A step names its own nodes
+   whole, several components' too: src/common/env.c env_array_for_step.) */
 CRES__PRIVATE cres_result cres__slurm_allocation(const cres_resolver *r, cres__layout *l,
                                                  cres_error *err) {
     const char *who = r->vtable->name, *nodes = "SLURM_JOB_NODELIST";
     const char *ntasks = cres_resolver_getenv(r, "SLURM_NTASKS") ? "SLURM_NTASKS" : "SLURM_NPROCS";
     const char *nnodes =
         cres_resolver_getenv(r, "SLURM_JOB_NUM_NODES") ? "SLURM_JOB_NUM_NODES" : "SLURM_NNODES";
-    int rank = 0;
+    const char *het = /* SLURM_PACK_SIZE before Slurm 20.02 */
+        cres_resolver_getenv(r, "SLURM_HET_SIZE") ? "SLURM_HET_SIZE" : "SLURM_PACK_SIZE";
+    int rank = 0, components = 1;
     cres_result res;
     if (!cres_resolver_getenv(r, "SLURM_JOB_ID") && !cres_resolver_getenv(r, "SLURM_JOBID"))
         return cres__fail(
             err, CRES_ERR_ENVIRONMENT,
             "%s: not in a Slurm job: SLURM_STEP_NODELIST and SLURM_JOB_ID are not set", who);
+    if ((res = cres__env_int(r, het, 0, 1, INT_MAX, &components, err)) != CRES_OK) return res;
+    if (components > 1)
+        return cres__fail(err, CRES_ERR_UNSUPPORTED,
+                          "%s: %s=%d: a heterogeneous job's script, whose SLURM_JOB_NODELIST is "
+                          "its first component alone; start the tasks with srun",
+                          who, het, components);
     if ((res = cres__env_int(r, "SLURM_PROCID", 0, 0, INT_MAX, &rank, err)) != CRES_OK) return res;
     if (rank > 0)
         return cres__fail(err, CRES_ERR_ENVIRONMENT,
@@ -12337,27 +12403,31 @@ CRES__PRIVATE cres_result cres__pbs_grouped(const cres_resolver *r, const cres__
 }
 
 /* Cray PALS's mpiexec: PALS_RANKID of PMI_SIZE (PMI_RANK, which PALS sets too, compared),
-   its node and local rank and size checked against the placement. */
-CRES__PRIVATE cres_result cres__pbs_pals(const cres_resolver *r, cres__layout *l,
-                                         cres_error *err) {
-    int ppn = -1;
+   its node and local rank and size checked against the placement. A nodefile of a line per
+   node (Polaris, Aurora) says no ranks per node: mpiexec --ppn's count, PALS_LOCAL_SIZE on
+   a full node; on a last one that holds fewer (-n 6 --ppn 4 on two), the ranks before the
+   own node over the nodes before it. */
+CRES__PRIVATE cres_result cres__pbs_pals(const cres_resolver *r, cres__layout *l, cres_error *err) {
+    int rank = 0, ppn;
     size_t i;
     cres_result res =
-        cres__env_int(r, "PALS_LOCAL_SIZE", 0, 1, CRES_MAX_HOSTLIST_HOSTS, &ppn, err);
+        cres__env_int(r, "PALS_NODEID", 0, 0, (long long)l->nodes - 1, &l->own_node, err);
+    if (res == CRES_OK)
+        res = cres__env_int(r, "PALS_LOCAL_RANKID", 0, 0, INT_MAX, &l->own_local, err);
+    if (res == CRES_OK)
+        res = cres__env_int(r, "PALS_LOCAL_SIZE", 0, 1, INT_MAX, &l->own_local_size, err);
+    if (res == CRES_OK) res = cres__env_int(r, "PALS_RANKID", 1, 0, INT_MAX, &rank, err);
+    ppn = l->own_local_size;
+    if (l->own_node > 0 && l->own_local >= 0 && rank - l->own_local > 0 &&
+        (rank - l->own_local) % l->own_node == 0)
+        ppn = (rank - l->own_local) / l->own_node;
     if (res == CRES_OK && ppn > 0 && (size_t)l->ntasks == l->nodes &&
         (long long)ppn * (long long)l->nodes <= CRES_MAX_HOSTLIST_HOSTS) {
-        /* a line per node (Polaris, Aurora) and mpiexec --ppn: PALS_LOCAL_SIZE each */
         for (i = 0; i < l->nodes; i++) l->tasks[i] = ppn;
         l->ntasks = (int)l->nodes * ppn;
     }
     l->said_by[0] = "PALS_NODEID, PALS_LOCAL_RANKID, PALS_LOCAL_SIZE";
     if (res == CRES_OK) res = cres__sched_rank(r, l, "PALS_RANKID", "PMI_SIZE", err);
-    if (res == CRES_OK)
-        res = cres__env_int(r, "PALS_NODEID", 0, 0, (long long)l->nodes - 1, &l->own_node, err);
-    if (res == CRES_OK)
-        res = cres__env_int(r, "PALS_LOCAL_RANKID", 0, 0, INT_MAX, &l->own_local, err);
-    if (res == CRES_OK)
-        res = cres__env_int(r, "PALS_LOCAL_SIZE", 0, 1, INT_MAX, &l->own_local_size, err);
     if (res == CRES_OK) res = cres__env_agrees(r, "PMI_RANK", l->rank, "PALS_RANKID", err);
     return res;
 }
@@ -12531,12 +12601,32 @@ CRES__PRIVATE cres_result cres__flux_task(const cres_resolver *r, cres__layout *
     return res;
 }
 
+/* The hosts of a Flux hostfile (text becomes the layout's): a hostfile's lines, or what `flux
+   hostlist` prints, one line of an RFC 29 hostlist ("fluke[0-3]"; with -e the hosts
+   blank-separated), Slurm's grammar: a file of one line without '=', ':' or '#' is one, a
+   slot a host. */
+CRES__PRIVATE cres_result cres__flux_hosts(const cres_allocator *a, char *text, cres__layout *l,
+                                           cres_error *err) {
+    size_t n = strlen(text), i;
+    cres_result res;
+    l->from = "the hostfile";
+    while (n && strchr(" \t\r\n", text[n - 1])) n--;
+    if (!n || memchr(text, '\n', n) || strpbrk(text, "=:#"))
+        return cres__hostfile_parse(a, text, l, "flux", err);
+    text[n] = '\0';
+    res = cres__layout_hostlist(a, l, text, "flux", err);
+    cres__free(a, text);
+    if (res != CRES_OK) return cres__wrap(err, res, CRES_ERR_ENVIRONMENT, "flux: ");
+    for (i = 0; i < l->nodes; i++) l->tasks[i] = 1;
+    return cres__layout_unique(a, l, "flux", err);
+}
+
 /* Flux names no hosts to its tasks (FLUX_TASK_RANK, FLUX_JOB_SIZE, FLUX_TASK_LOCAL_ID,
-   FLUX_JOB_NNODES): they come from options.hostfile (`flux hostlist`'s hosts, one per line,
-   or "host slots=N" / "host:N"), never guessed. Without FLUX_TASK_RANK, in a job (FLUX_JOB_ID)
-   or an allocation (FLUX_ENCLOSING_ID, which a `flux batch` script and a `flux alloc` shell
-   get in place of the job's variables: flux-core src/broker/runat.c), the hostfile is the
-   allocation and no task is this process's. */
+   FLUX_JOB_NNODES): they come from options.hostfile (`flux hostlist`'s line, hosts one per
+   line, or "host slots=N" / "host:N"), never guessed. Without FLUX_TASK_RANK, in a job
+   (FLUX_JOB_ID) or an allocation (FLUX_ENCLOSING_ID, which a `flux batch` script and a `flux
+   alloc` shell get in place of the job's variables: flux-core src/broker/runat.c), the
+   hostfile is the allocation and no task is this process's. */
 CRES__PRIVATE cres_result cres__flux_layout(const cres_resolver *r, const cres_flux_options *o,
                                             cres__layout *l, cres_error *err) {
     static const char *const need[] = {"FLUX_TASK_RANK", "FLUX_JOB_SIZE", NULL};
@@ -12558,18 +12648,16 @@ CRES__PRIVATE cres_result cres__flux_layout(const cres_resolver *r, const cres_f
     if (res == CRES_OK && size && nnodes > size) /* flux run -N3 -n1 is refused: one a node */
         res = cres__fail(err, CRES_ERR_ENVIRONMENT,
                          "flux: FLUX_JOB_NNODES=%d nodes for FLUX_JOB_SIZE=%d tasks", nnodes, size);
-    if (res == CRES_OK)
-        res = cres__read_small_file(r, o->hostfile, CRES_MAX_DOCUMENT_BYTES, &text, err);
-    if (res == CRES_OK) {
-        res = cres__hostfile_parse(&r->config.allocator, text, l, "flux", err);
-        l->from = "the hostfile";
+    if (res == CRES_OK && (res = cres__read_small_file(r, o->hostfile, CRES_MAX_DOCUMENT_BYTES,
+                                                       &text, err)) == CRES_OK) {
+        res = cres__flux_hosts(&r->config.allocator, text, l, err);
+        if (res == CRES_OK && nnodes >= 0 && (size_t)nnodes != l->nodes)
+            res = cres__fail(err, CRES_ERR_ENVIRONMENT,
+                             "flux: FLUX_JOB_NNODES=%d but the hostfile names %zu hosts", nnodes,
+                             l->nodes);
         if (res != CRES_OK && res != CRES_ERR_OUT_OF_MEMORY && err)
             cres__name_source(err, "flux", "hostfile", o->hostfile);
     }
-    if (res == CRES_OK && nnodes >= 0 && (size_t)nnodes != l->nodes)
-        res = cres__fail(err, CRES_ERR_ENVIRONMENT,
-                         "flux: FLUX_JOB_NNODES=%d but the hostfile names %zu hosts", nnodes,
-                         l->nodes);
     if (res == CRES_OK && !size) /* an allocation without its job's size: the file's slots */
         res = cres__layout_total(l, "flux", err);
     else if (res == CRES_OK)

@@ -175,7 +175,7 @@ static void slurm_block(void **state) {
         "slurm block", SLURM, env, NULL, 0, NULL, NULL, NULL, 0, CRES_OK, "slurm",
         "{\"worker\": [\"node1:8888\", \"node1:8889\", \"node1:8890\", \"node1:8891\", \"node2:8888\", \"node2:8889\", "
         "\"node3:8888\", \"node4:8888\"]}",
-        "worker 5", "grpc://node2:8889", "1", 1, NULL};
+        "worker 5", "grpc://node2:8889", "2,3", 2, NULL}; /* node2's 4 GPUs for its 2 tasks */
     (void)state;
     walk(&sc);
 }

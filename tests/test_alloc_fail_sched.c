@@ -50,12 +50,14 @@ static const char pe_hostfile_text[] = "node01.cluster 4 all.q@node01.cluster UN
 static const char pe_bad_text[] = "node01.cluster 4 all.q@node01.cluster UNDEFINED\nnode02.cluster\n";
 /* `flux hostlist -e -d '\n'`. */
 static const char flux_hosts_text[] = "corona171\ncorona172\n";
+/* `flux hostlist`'s default: one line, a hostlist. */
+static const char flux_hostlist_text[] = "corona[171-172]\n";
 /* Kubeflow MPIJob's /etc/mpi/hostfile. */
 static const char mpijob_text[] = "pi-worker-0.pi.default.svc slots=2\npi-worker-1.pi.default.svc slots=2\n";
 
 static char temp_dir[WALK_PATH_SIZE], nodefile[WALK_PATH_SIZE], nodefile_mixed[WALK_PATH_SIZE],
     rankfile[WALK_PATH_SIZE], pe_hostfile[WALK_PATH_SIZE], pe_bad[WALK_PATH_SIZE],
-    flux_hosts[WALK_PATH_SIZE], mpijob_hostfile[WALK_PATH_SIZE];
+    flux_hosts[WALK_PATH_SIZE], flux_hostlist[WALK_PATH_SIZE], mpijob_hostfile[WALK_PATH_SIZE];
 
 static const walk_file files[] = {
     {nodefile, "4711.pbs-server", nodefile_text},
@@ -64,6 +66,7 @@ static const walk_file files[] = {
     {pe_hostfile, "pe_hostfile", pe_hostfile_text},
     {pe_bad, "pe_bad", pe_bad_text},
     {flux_hosts, "flux_hosts", flux_hosts_text},
+    {flux_hostlist, "flux_hostlist", flux_hostlist_text},
     {mpijob_hostfile, "hostfile", mpijob_text},
 };
 
@@ -311,6 +314,16 @@ static void flux_hostfile(void **state) {
     walk(&sc);
 }
 
+static void flux_hostlist_line(void **state) {
+    static const char *const env[] = {FLUX_ENV, "FLUX_TASK_RANK", "2", "FLUX_TASK_LOCAL_ID", "0", "PMI_RANK", "2", NULL};
+    static const scenario sc = {
+        "flux hostlist line", FLUX, env, NULL, 0, flux_hostlist, NULL, CRES_OK, "flux",
+        "{\"worker\": [\"corona171:8888\", \"corona171:8889\", \"corona172:8888\", \"corona172:8889\"]}", "worker 2",
+        "grpc://corona172:8888", "4 2 0/2 1/2 corona171:8888", "corona171 slots=2\ncorona172 slots=2\n", "", 0, NULL};
+    (void)state;
+    walk(&sc);
+}
+
 /* A `flux batch` script: FLUX_ENCLOSING_ID instead of the job's variables; the hostfile is
    the allocation and no task is the script's. */
 static void flux_job_script(void **state) {
@@ -486,6 +499,7 @@ int main(void) {
         cmocka_unit_test(sge_short_line),
         cmocka_unit_test(sge_nslots_mismatch),
         cmocka_unit_test(flux_hostfile),
+        cmocka_unit_test(flux_hostlist_line),
         cmocka_unit_test(flux_job_script),
         cmocka_unit_test(flux_without_hostfile),
         cmocka_unit_test(flux_nnodes_mismatch),

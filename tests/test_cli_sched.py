@@ -234,7 +234,21 @@ def test_sge_every_rank():
                      dict(sge_ompi(5), CUDA_VISIBLE_DEVICES="0,1,2,3,4,5,6,7")))
     assert out == {"MASTER_ADDR": "node01.cluster", "MASTER_PORT": "8888", "WORLD_SIZE": "6", "RANK": "5",
                    "LOCAL_RANK": "1", "LOCAL_WORLD_SIZE": "2", "GROUP_RANK": "1", "GROUP_WORLD_SIZE": "2",
-                   "CUDA_VISIBLE_DEVICES": "2,3"}, out
+                   "CUDA_VISIBLE_DEVICES": "4,5,6,7"}, out  # node02's 8 GPUs for its 2 ranks
+
+
+def test_option_refusals_name_the_option():
+    # the library names options.port_base, options.gpus_per_task, options.jobs: the CLI says its flags
+    env = dict(sge_ompi(5), CUDA_VISIBLE_DEVICES="0,1,2,3,4,5,6,7")
+    expect_fail(["sge", "--port", "65534", "--format", "torchrun"], 3,
+                ["--port 65534: 4 tasks on one node need ports past 65535"], env)
+    expect_fail(["sge", "--gpus-per-task", "3", "--format", "torchrun"], 3,
+                ["--gpus-per-task 3 for the 4 tasks of a node is 12 GPUs, more than the 8 of CUDA_VISIBLE_DEVICES"],
+                env)
+    expect_fail(["sge", "--gpus-per-task", "2", "--gpus-per-node", "4", "--format", "torchrun"], 3,
+                ["--gpus-per-task 2", "more than the 4 of --gpus-per-node"], env)
+    expect_fail(["sge", "--jobs", "worker=3", "--format", "torchrun"], 3,
+                ["--jobs ask for 3 tasks but the launcher started 6"], env)
 
 
 def test_flux_every_rank():

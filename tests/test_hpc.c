@@ -443,6 +443,24 @@ static void srun_block_named_explicitly(void **state) {
     cres_resolver_free(r);
 }
 
+/* srun -m pack (or nopack) alone: the tasks per node follow it, the layout is Slurm's default,
+   block, and srun writes just "pack" (SchedMD/slurm src/common/proc_args.c set_distribution;
+   src/common/slurm_step_layout.c _task_layout_block). */
+static void srun_pack_alone_is_block(void **state) {
+    static const char *const alone[] = {"pack", "nopack", "block,pack", "block:cyclic,nopack"};
+    size_t i;
+    (void)state;
+    env_lines(srun_n4_n8_rank5);
+    for (i = 0; i < sizeof alone / sizeof alone[0]; i++) {
+        cres_resolver *r;
+        env_set("SLURM_DISTRIBUTION", alone[i]);
+        r = slurm();
+        assert_string_equal(resolved_json(r), dq(N4N8_BLOCK));
+        expect_task(r, "worker", 5);
+        cres_resolver_free(r);
+    }
+}
+
 /* srun -N4 -n8 -m cyclic: 0->node1 1->node2 2->node3 3->node4 4->node1 5->node2 6,7->node1,
    each rank with the SLURM_NODEID and SLURM_LOCALID Slurm gives it. */
 static void srun_cyclic_every_rank(void **state) {
@@ -523,7 +541,7 @@ static void plane_without_plane_size_is_an_error(void **state) {
 /* srun -m arbitrary, and names that are not Slurm's spelling (upper case, of a known
    name's length): refused, named, never read as another distribution. */
 static void unknown_distribution_is_unsupported(void **state) {
-    static const char *const unknown[] = {"arbitrary", "CYCLIC", "Plane:block"};
+    static const char *const unknown[] = {"arbitrary", "CYCLIC", "Plane:block", "Pack", "pack:block"};
     cres_slurm_options o = slurm_options();
     size_t i;
     (void)state;
@@ -705,9 +723,9 @@ static void jobs_not_adding_up_name_both_counts(void **state) {
     step("n[1-4]", "1(x4)", 4, 0);
     o.jobs = fewer;
     o.jobs_count = 2;
-    SLURM_FAILS(o, CRES_ERR_ENVIRONMENT, "3 tasks", "started 4");
+    SLURM_FAILS(o, CRES_ERR_ENVIRONMENT, "slurm: options.jobs ask for 3 tasks but the launcher started 4", NULL);
     o.jobs = more;
-    SLURM_FAILS(o, CRES_ERR_ENVIRONMENT, "6 tasks", "started 4");
+    SLURM_FAILS(o, CRES_ERR_ENVIRONMENT, "options.jobs ask for 6 tasks", "started 4");
 }
 
 static void bad_jobs_options(void **state) {
@@ -821,6 +839,57 @@ static void salloc_shell_is_the_allocation_without_a_task(void **state) {
     env_set("SLURM_JOB_CPUS_PER_NODE", "1(x2)");
     r = slurm();
     assert_string_equal(resolved_json(r), dq("{'worker': ['node1:8888', 'node2:8888']}"));
+    cres_resolver_free(r);
+}
+
+/* The script of `sbatch -N1 : -N2 --ntasks-per-node=4`, a heterogeneous job: the plain
+   variables are its first component's, each component's in SLURM_*_HET_GROUP_<n>, and
+   SLURM_HET_SIZE (SLURM_PACK_SIZE before Slurm 20.02) counts them (SchedMD/slurm@284c3b95
+   src/slurmctld/job_scheduler.c _set_het_job_env; doc/html/heterogeneous_jobs.shtml). */
+static const char het_script[] = "SLURM_JOB_ID=11751\n"
+                                 "SLURM_JOBID=11751\n"
+                                 "SLURM_JOB_NODELIST=nid00001\n"
+                                 "SLURM_JOB_NUM_NODES=1\n"
+                                 "SLURM_TASKS_PER_NODE=1\n"
+                                 "SLURM_NTASKS=1\n"
+                                 "SLURM_PROCID=0\n"
+                                 "SLURM_NODEID=0\n"
+                                 "SLURMD_NODENAME=nid00001\n"
+                                 "SLURM_HET_SIZE=2\n"
+                                 "SLURM_PACK_SIZE=2\n"
+                                 "SLURM_JOB_ID_HET_GROUP_0=11751\n"
+                                 "SLURM_JOB_ID_HET_GROUP_1=11752\n"
+                                 "SLURM_JOB_NODELIST_HET_GROUP_0=nid00001\n"
+                                 "SLURM_JOB_NODELIST_HET_GROUP_1=nid[00011-00012]\n"
+                                 "SLURM_TASKS_PER_NODE_HET_GROUP_0=1\n"
+                                 "SLURM_TASKS_PER_NODE_HET_GROUP_1=4(x2)\n";
+
+/* Its SLURM_JOB_NODELIST is one component of several: the allocation is refused, naming
+   SLURM_HET_SIZE, never listed as the first component alone. `srun --het-group=1` starts a
+   step of the second component, whose variables name that step whole: answered. */
+static void het_job_script_is_refused(void **state) {
+    cres_slurm_options o = slurm_options();
+    cres_resolver *r;
+    (void)state;
+    env_lines(het_script);
+    SLURM_FAILS(o, CRES_ERR_UNSUPPORTED, "slurm: SLURM_HET_SIZE=2: a heterogeneous job's script",
+                "start the tasks with srun");
+    env_unset("SLURM_HET_SIZE");
+    SLURM_FAILS(o, CRES_ERR_UNSUPPORTED, "SLURM_PACK_SIZE=2", NULL);
+    env_set("SLURM_PACK_SIZE", "two");
+    SLURM_FAILS(o, CRES_ERR_ENVIRONMENT, "SLURM_PACK_SIZE=\"two\"", NULL);
+    env_set("SLURM_PACK_SIZE", "1");
+    r = slurm();
+    assert_string_equal(resolved_json(r), dq("{'worker': ['nid00001:8888']}"));
+    cres_resolver_free(r);
+    env_set("SLURM_HET_SIZE", "2");
+    step("nid[00011-00012]", "4(x2)", 8, 6);
+    env_set("SLURM_NODEID", "1");
+    env_set("SLURMD_NODENAME", "nid00012");
+    env_set("SLURM_NTASKS", "8");
+    r = slurm();
+    expect_task(r, "worker", 6);
+    assert_string_equal(master_of(r, NULL, -1, NULL), "grpc://nid00012:8890");
     cres_resolver_free(r);
 }
 
@@ -1038,16 +1107,88 @@ static void cuda_visible_devices_ids_are_taken_from_the_list(void **state) {
     cres_resolver_free(r);
 }
 
-static void gpus_on_nodes_with_fewer_tasks(void **state) {
+/* The GPU count of a task (cres_num_accelerators_of): 0 when it reports no accelerator. */
+static int gpus_of_task(cres_resolver *r, const char *type, int id) {
+    cres_accelerators acc;
+    cres_error err;
+    OK(cres_num_accelerators_of(r, type, id, &acc, &err));
+    return acc.count ? acc.items[0].count : 0;
+}
+
+/* `srun -N2 -n3 --gpus-per-node=4`: block gives 2 and 1 tasks, and every task sees its
+   node's four GPUs (SLURM_GPUS_ON_NODE=4). Each node's GPUs are shared among that node's
+   tasks: node01's two get "0,1" and "2,3", node02's lone task all four. With 3 and 1 tasks
+   node01's get one each (the fourth stays unused) and node02's still four. */
+static void gpus_are_shared_per_node(void **state) {
     cres_resolver *r;
     (void)state;
-    step("n[1-2]", "2,1", 3, 2);
-    step_gpus("0,1");
+    log_config();
+    step("node[01-02]", "2,1", 3, 2);
+    env_set("SLURM_NODEID", "1");
+    step_gpus("0,1,2,3");
+    r = slurm();
+    assert_int_equal(gpus_of(r), 4);
+    assert_string_equal(devices_of(r, NULL, -1), "0,1,2,3");
+    assert_string_equal(devices_of(r, "worker", 0), "0,1");
+    assert_string_equal(devices_of(r, "worker", 1), "2,3");
+    assert_int_equal(gpus_of_task(r, "worker", 0), 2);
+    assert_int_equal(gpus_of_task(r, "worker", 2), 4);
+    HAS(logs.text, "INFO slurm: node02's 4 GPUs (CUDA_VISIBLE_DEVICES), 4 per task\n");
+    cres_resolver_free(r);
+    step("node[01-02]", "3,1", 4, 1);
+    env_set("SLURM_NODEID", "0");
     r = slurm();
     assert_int_equal(gpus_of(r), 1);
-    assert_string_equal(devices_of(r, "worker", 0), "0");
+    assert_string_equal(devices_of(r, NULL, -1), "1");
+    assert_string_equal(devices_of(r, "worker", 2), "2");
+    assert_string_equal(devices_of(r, "worker", 3), "0,1,2,3");
+    assert_int_equal(gpus_of_task(r, "worker", 3), 4);
+    cres_resolver_free(r);
+    /* a node of more tasks than GPUs: its tasks keep the list; the other node's share */
+    step("node[01-02]", "5,1", 6, 4);
+    r = slurm();
+    assert_int_equal(gpus_of(r), 0);
+    assert_string_equal(devices_of(r, NULL, -1), "");
+    assert_string_equal(devices_of(r, "worker", 5), "0,1,2,3");
+    HAS(logs.text, "INFO slurm: node01's 4 GPUs (CUDA_VISIBLE_DEVICES), 0 per task: fewer than its tasks, "
+                   "each keeps the list\n");
+    cres_resolver_free(r);
+    /* the caller's count is one for every task, checked against the node of the most tasks */
+    cres_slurm_options o = slurm_options();
+    step("node[01-02]", "2,1", 3, 2);
+    env_set("SLURM_NODEID", "1");
+    o.gpus_per_task = 2;
+    r = slurm_with(o);
+    assert_int_equal(gpus_of(r), 2);
+    assert_string_equal(devices_of(r, NULL, -1), "0,1");
+    assert_string_equal(devices_of(r, "worker", 1), "2,3");
+    cres_resolver_free(r);
+    o.gpus_per_task = 3;
+    SLURM_FAILS(o, CRES_ERR_ENVIRONMENT, "options.gpus_per_task 3 for the 2 tasks of a node is 6 GPUs, more than "
+                "the 4 of CUDA_VISIBLE_DEVICES", NULL);
+}
+
+/* The same under mpirun, which says nothing of GPUs: --gpus-per-node says the list is the
+   node's, and each node's is shared among its ranks (rank 3 is alone on node02). */
+static void mpi_gpus_per_node_are_shared_per_node(void **state) {
+    cres_mpi_options o;
+    cres_resolver *r;
+    cres_error err;
+    (void)state;
+    memset(&o, 0, sizeof o);
+    o.config = &cfg;
+    o.hostfile = temp_file("node01 slots=3\nnode02 slots=1\n");
+    o.gpus_per_node = 4;
+    env_set("OMPI_COMM_WORLD_RANK", "3");
+    env_set("OMPI_COMM_WORLD_SIZE", "4");
+    env_set("OMPI_COMM_WORLD_LOCAL_RANK", "0");
+    env_set("OMPI_COMM_WORLD_LOCAL_SIZE", "1");
+    env_set("CUDA_VISIBLE_DEVICES", "0,1,2,3");
+    OK(cres_mpi_resolver_create(&o, &r, &err));
+    assert_int_equal(gpus_of(r), 4);
+    assert_string_equal(devices_of(r, NULL, -1), "0,1,2,3");
     assert_string_equal(devices_of(r, "worker", 1), "1");
-    assert_string_equal(devices_of(r, NULL, -1), "0"); /* n2's only task */
+    assert_int_equal(gpus_of_task(r, "worker", 2), 1);
     cres_resolver_free(r);
 }
 
@@ -1066,26 +1207,40 @@ static void gpus_per_node_no_gpus_forces_none(void **state) {
     SLURM_FAILS(o, CRES_ERR_ENVIRONMENT, "GPU", NULL);
 }
 
-static void gpus_per_node_option_wins_over_cuda(void **state) {
+/* gpus_per_node says CUDA_VISIBLE_DEVICES is the node's list: a list shorter than it (a
+   user confined to GPUs 4 and 5 of a shared box, a wrapper's one-GPU binding) cannot be, and
+   neither can one that is not a list of ids; both are errors naming the option and the
+   variable, never devices from outside the list. Without a list the GPUs are numbered from
+   0; of a longer list the first gpus_per_node ids are the node's. */
+static void gpus_per_node_against_the_list(void **state) {
     cres_slurm_options o = slurm_options();
     cres_resolver *r;
     (void)state;
     step("n[1-2]", "2(x2)", 4, 1);
-    env_set("CUDA_VISIBLE_DEVICES", "0");
     o.gpus_per_node = 8;
     r = slurm_with(o);
     assert_int_equal(gpus_of(r), 4);
     assert_string_equal(devices_of(r, NULL, -1), "4,5,6,7");
     cres_resolver_free(r);
-    /* with a count given, a CUDA_VISIBLE_DEVICES that is not a list of ids is no error: the
-       GPUs are numbered from 0 */
-    env_set("CUDA_VISIBLE_DEVICES", "0,,1");
+    env_set("CUDA_VISIBLE_DEVICES", "0");
+    SLURM_FAILS(o, CRES_ERR_ENVIRONMENT, "options.gpus_per_node 8, but CUDA_VISIBLE_DEVICES=\"0\" lists 1", NULL);
     o.gpus_per_node = 4;
+    env_set("CUDA_VISIBLE_DEVICES", "4,5");
+    SLURM_FAILS(o, CRES_ERR_ENVIRONMENT, "options.gpus_per_node 4, but CUDA_VISIBLE_DEVICES=\"4,5\" lists 2", NULL);
+    env_set("CUDA_VISIBLE_DEVICES", "0,,1");
+    SLURM_FAILS(o, CRES_ERR_ENVIRONMENT, "CUDA_VISIBLE_DEVICES=\"0,,1\" is not a list of ids", NULL);
+    env_set("CUDA_VISIBLE_DEVICES", "0,1,2,3,4,5,6,7");
     r = slurm_with(o);
     assert_int_equal(gpus_of(r), 2);
     assert_string_equal(devices_of(r, NULL, -1), "2,3");
     assert_string_equal(devices_of(r, "worker", 0), "0,1");
     cres_resolver_free(r);
+    /* gpus_per_task more than a list nobody bound holds for the node's tasks */
+    o.gpus_per_node = 0;
+    o.gpus_per_task = 2;
+    env_set("CUDA_VISIBLE_DEVICES", "0,1");
+    SLURM_FAILS(o, CRES_ERR_ENVIRONMENT, "options.gpus_per_task 2 for the 2 tasks of a node is 4 GPUs, more than "
+                "the 2 of CUDA_VISIBLE_DEVICES", NULL);
 }
 
 /* `srun -N1 -n2 --gpus-per-task=2` on a node of four GPUs: slurmstepd gives each task its
@@ -1308,10 +1463,11 @@ static void too_many_gpus_per_task_is_an_error(void **state) {
     step("n[1-2]", "2(x2)", 4, 1);
     env_set("CUDA_VISIBLE_DEVICES", "0,1,2,3");
     o.gpus_per_task = 3;
-    SLURM_FAILS(o, CRES_ERR_ENVIRONMENT, "6 GPUs", "has 4");
+    SLURM_FAILS(o, CRES_ERR_ENVIRONMENT, "options.gpus_per_task 3", "6 GPUs, more than the 4 of CUDA_VISIBLE_DEVICES");
     o.gpus_per_node = 1;
     o.gpus_per_task = 1;
-    SLURM_FAILS(o, CRES_ERR_ENVIRONMENT, "2 GPUs", "has 1");
+    env_unset("CUDA_VISIBLE_DEVICES");
+    SLURM_FAILS(o, CRES_ERR_ENVIRONMENT, "options.gpus_per_task 1", "2 GPUs, more than the 1 of options.gpus_per_node");
 }
 
 static void bad_gpu_settings(void **state) {
@@ -1426,7 +1582,8 @@ static void port_base_option(void **state) {
     assert_string_equal(resolved_json(r), dq("{'worker': ['n1:65534', 'n1:65535', 'n2:65534']}"));
     cres_resolver_free(r);
     o.port_base = 65535; /* the step has more tasks on a node than ports are left */
-    SLURM_FAILS(o, CRES_ERR_ENVIRONMENT, "65535", NULL);
+    SLURM_FAILS(o, CRES_ERR_ENVIRONMENT, "slurm: options.port_base 65535: 2 tasks on one node need ports past 65535",
+                NULL);
     o.port_base = -1;
     SLURM_FAILS(o, CRES_ERR_INVALID_ARGUMENT, "port_base", NULL);
     o.port_base = 70000;
@@ -2011,7 +2168,7 @@ static void mpi_jobs_gpus_and_ports(void **state) {
     cres_resolver_free(r);
     o.gpus_per_node = 0;
     o.jobs_count = 1; /* worker 3 of 4 ranks */
-    MPI_FAILS(o, CRES_ERR_ENVIRONMENT, "3 tasks", "started 4");
+    MPI_FAILS(o, CRES_ERR_ENVIRONMENT, "mpi: options.jobs ask for 3 tasks", "started 4");
 }
 
 /* ---------------------------------------------------------------------------------------
@@ -3352,6 +3509,7 @@ int main(void) {
         cmocka_unit_test_setup(hosts_in_slurm_order_not_string_order, reset),
         cmocka_unit_test_setup(srun_block_real_capture, reset),
         cmocka_unit_test_setup(srun_block_named_explicitly, reset),
+        cmocka_unit_test_setup(srun_pack_alone_is_block, reset),
         cmocka_unit_test_setup(srun_cyclic_every_rank, reset),
         cmocka_unit_test_setup(srun_cyclic_block_is_cyclic, reset),
         cmocka_unit_test_setup(srun_plane, reset),
@@ -3370,6 +3528,7 @@ int main(void) {
         cmocka_unit_test_setup(node_listed_twice_is_an_error, reset),
         cmocka_unit_test_setup(batch_script_is_the_allocation_without_a_task, reset),
         cmocka_unit_test_setup(salloc_shell_is_the_allocation_without_a_task, reset),
+        cmocka_unit_test_setup(het_job_script_is_refused, reset),
         cmocka_unit_test_setup(batch_script_jobs_split_the_allocation, reset),
         cmocka_unit_test_setup(batch_script_variables_must_agree, reset),
         cmocka_unit_test_setup(rank_above_0_without_a_step_is_an_error, reset),
@@ -3381,9 +3540,10 @@ int main(void) {
         cmocka_unit_test_setup(cuda_visible_devices_empty_means_no_gpus, reset),
         cmocka_unit_test_setup(cuda_visible_devices_unset_means_no_gpus, reset),
         cmocka_unit_test_setup(cuda_visible_devices_ids_are_taken_from_the_list, reset),
-        cmocka_unit_test_setup(gpus_on_nodes_with_fewer_tasks, reset),
+        cmocka_unit_test_setup(gpus_are_shared_per_node, reset),
+        cmocka_unit_test_setup(mpi_gpus_per_node_are_shared_per_node, reset),
         cmocka_unit_test_setup(gpus_per_node_no_gpus_forces_none, reset),
-        cmocka_unit_test_setup(gpus_per_node_option_wins_over_cuda, reset),
+        cmocka_unit_test_setup(gpus_per_node_against_the_list, reset),
         cmocka_unit_test_setup(gpus_per_task_binding_is_passed_on, reset),
         cmocka_unit_test_setup(each_slurm_binding_variable_keeps_the_list, reset),
         cmocka_unit_test_setup(other_device_lists_show_a_binding, reset),

@@ -112,6 +112,14 @@ static void expect_no_own_task(cres_resolver *r) {
 /* The log holds `sub`. */
 #define LOGGED(sub) HAS(log_text, sub)
 
+/* The GPU count of a task (cres_num_accelerators_of): 0 when it reports no accelerator. */
+static int gpus_of_task(cres_resolver *r, const char *type, int id) {
+    cres_accelerators acc;
+    cres_error err;
+    OK(cres_num_accelerators_of(r, type, id, &acc, &err));
+    return acc.count ? acc.items[0].count : 0;
+}
+
 /* ---------------------------------------------------------------------------------------
    The backends' options and resolvers */
 
@@ -265,16 +273,17 @@ static const char pbs_job[] = "PBS_JOBID=2028763.polaris-pbs-01.hsn.cm.polaris.a
 
 /* Rank r of `mpiexec -n size --ppn ppn`, as PALS tells it. */
 static void pals_rank(int r, int size, int ppn) {
+    int local_size = size - r / ppn * ppn < ppn ? size - r / ppn * ppn : ppn; /* a last node's rest */
     env_setf("PALS_RANKID", "%d", r);
     env_setf("PALS_NODEID", "%d", r / ppn);
     env_setf("PALS_LOCAL_RANKID", "%d", r % ppn);
-    env_setf("PALS_LOCAL_SIZE", "%d", size - r / ppn * ppn < ppn ? size - r / ppn * ppn : ppn);
+    env_setf("PALS_LOCAL_SIZE", "%d", local_size);
     env_set("PALS_APID", "ce3c1f04-8ec1-4b1c-a0a4-2d1f6e5c4b02");
     env_set("PALS_DEPTH", "1");
     env_setf("PMI_RANK", "%d", r);
     env_setf("PMI_SIZE", "%d", size);
     env_setf("PMI_LOCAL_RANK", "%d", r % ppn);
-    env_setf("PMI_LOCAL_SIZE", "%d", ppn);
+    env_setf("PMI_LOCAL_SIZE", "%d", local_size);
 }
 
 static void pbs_pals_every_rank(void **state) {
@@ -341,6 +350,40 @@ static void pbs_pals_line_per_node(void **state) {
               "says task 0 of 1000000 on node 1 (PALS_NODEID, PALS_LOCAL_RANKID, PALS_LOCAL_SIZE)");
 }
 
+/* `mpiexec -n 6 --ppn 4` on two nodes of a line each: the second node holds the last 2 ranks,
+   and its ranks say so (PALS_LOCAL_SIZE=2): every rank answers the same placement, 4 and 2
+   (ALCF Polaris "Running jobs": mpiexec -n NTOTRANKS --ppn NRANKS_PER_NODE; HPE Cray PALS
+   mpiexec(1)). Three nodes of which the job uses two give the same. */
+static void pbs_pals_last_node_holds_fewer(void **state) {
+    static const char *const nodefiles[] = {POLARIS0 "\n" POLARIS1 "\n", POLARIS0 "\n" POLARIS1 "\nx3005c0s25b0n0\n"};
+    cres_pbs_options o = pbs_options();
+    size_t f;
+    int rank;
+    (void)state;
+    for (f = 0; f < 2; f++) {
+        for (rank = 0; rank < 6; rank++) {
+            cres_resolver *r;
+            env_reset();
+            env_lines(pbs_job);
+            env_set("PBS_NODEFILE", temp_file(nodefiles[f]));
+            pals_rank(rank, 6, 4);
+            r = PBS(o);
+            assert_string_equal(resolved_json(r), dq("{'worker': ['" POLARIS0 ":8888', '" POLARIS0 ":8889', '" POLARIS0
+                                                     ":8890', '" POLARIS0 ":8891', '" POLARIS1 ":8888', '" POLARIS1
+                                                     ":8889']}"));
+            EXPECT_LAUNCH(r, 6, rank, rank % 4, rank < 4 ? 4 : 2, rank / 4, 2, POLARIS0, 8888);
+            cres_resolver_free(r);
+        }
+    }
+    /* -n 10 --ppn 4 on three: 4, 4, 2, read alike on the middle node and the last */
+    env_set("PBS_NODEFILE", temp_file(nodefiles[1]));
+    pals_rank(9, 10, 4);
+    cres_resolver *r = PBS(o);
+    EXPECT_LAUNCH(r, 10, 9, 1, 2, 2, 3, POLARIS0, 8888);
+    assert_string_equal(hosts_of(r, 0), POLARIS0 " slots=4\n" POLARIS1 " slots=4\nx3005c0s25b0n0 slots=2\n");
+    cres_resolver_free(r);
+}
+
 /* What PALS says of the own rank must be where the nodefile's slots put it. */
 static void pbs_pals_disagreement_is_an_error(void **state) {
     cres_pbs_options o = pbs_options();
@@ -361,7 +404,8 @@ static void pbs_pals_disagreement_is_an_error(void **state) {
     /* `mpiexec --ppn 2` on nodes of 4 slots: rank 2 runs on the second node, where the
        slots put no rank at all */
     pals_rank(2, 4, 2);
-    PBS_FAILS(o, CRES_ERR_ENVIRONMENT, "PALS_NODEID", "\"1\"");
+    PBS_FAILS(o, CRES_ERR_ENVIRONMENT, "rank 2 should be task 2 of 4 on node 0",
+              "says task 0 of 2 on node 1 (PALS_NODEID");
     /* `mpiexec -n 6 --ppn 3`: rank 3 is the second node's first, not the first node's fourth */
     pals_rank(3, 6, 3);
     PBS_FAILS(o, CRES_ERR_ENVIRONMENT, "rank 3", "task 0 of 3 on node 1");
@@ -585,11 +629,14 @@ static void pbs_gpus(void **state) {
     o.gpus_per_node = 4;
     r = PBS(o);
     expect_no_own_task(r);
-    assert_int_equal(gpus_of(r), 2);
+    assert_int_equal(gpus_of_task(r, "worker", 3), 2);
     assert_string_equal(devices_of(r, "worker", 3), "6,7");
     {
         char buf[64];
         cres_error err;
+        cres_accelerators acc;
+        EXPECT(cres_num_accelerators(r, &acc, &err), CRES_ERR_NOT_FOUND); /* a node's share, of no node */
+        HAS(err.message, "pbs: no task given and the own task is unknown");
         EXPECT(cres_visible_devices(r, buf, sizeof buf, NULL, &err), CRES_ERR_NOT_FOUND);
         HAS(err.message, "pbs: no task given and the own task is unknown");
         EXPECT(cres_visible_devices_of(r, "worker", CRES_OWN_TASK, buf, sizeof buf, NULL, &err), CRES_ERR_NOT_FOUND);
@@ -1194,9 +1241,10 @@ static void sge_jobs_split_and_gpus(void **state) {
                         dq("{'ps': ['node01.cluster:8888', 'node01.cluster:8889'], 'worker': ['node01.cluster:8890', "
                            "'node01.cluster:8891', 'node02.cluster:8888', 'node02.cluster:8889']}"));
     expect_task(r, "worker", 1);
-    assert_int_equal(gpus_of(r), 2); /* 8 GPUs, at most 4 tasks on a node */
+    assert_int_equal(gpus_of(r), 2); /* 8 GPUs for node01's 4 tasks, node02's 2 */
     assert_string_equal(devices_of(r, NULL, -1), "6,7");
-    assert_string_equal(devices_of(r, "worker", 2), "0,1");
+    assert_string_equal(devices_of(r, "worker", 2), "0,1,2,3");
+    assert_int_equal(gpus_of_task(r, "worker", 3), 4);
     EXPECT_LAUNCH(r, 6, 3, 3, 4, 0, 2, "node01.cluster", 8888);
     cres_resolver_free(r);
 }
@@ -1346,6 +1394,45 @@ static void flux_every_rank(void **state) {
         assert_string_equal(hosts_of(r, 1), "corona171:2\ncorona172:2\n");
         cres_resolver_free(r);
     }
+}
+
+/* What `flux hostlist` prints is one line: an RFC 29 hostlist ("corona[171-172]", the
+   default), or with -e the hosts blank-separated (flux-core doc/man1/flux-hostlist.rst). A
+   file of one such line is read as Slurm's hostlists are, a slot a host; a host named twice,
+   or a malformed list, is an error naming the file. */
+static void flux_hostlist_line(void **state) {
+    static const char *const lines[] = {"corona[171-172]\n", "corona171 corona172\n", "corona[171,172]",
+                                        " corona171,corona172 \r\n"};
+    static const char *const hosts[] = {"corona171", "corona172"};
+    cres_flux_options o = flux_options();
+    cres_resolver *r;
+    size_t i;
+    (void)state;
+    env_lines(flux_job);
+    flux_rank(3, 1);
+    for (i = 0; i < sizeof lines / sizeof lines[0]; i++) {
+        o.hostfile = temp_file(lines[i]);
+        r = FLUX(o);
+        assert_string_equal(resolved_json(r), block_spec(hosts, 2, 2));
+        EXPECT_LAUNCH(r, 4, 3, 1, 2, 1, 2, "corona171", 8888);
+        cres_resolver_free(r);
+    }
+    env_set("FLUX_JOB_SIZE", "3");
+    env_set("PMI_SIZE", "3");
+    env_set("FLUX_JOB_NNODES", "3");
+    env_set("FLUX_TASK_RANK", "2");
+    env_set("PMI_RANK", "2");
+    env_set("FLUX_TASK_LOCAL_ID", "0");
+    o.hostfile = temp_file("corona[171-172],corona175\n");
+    r = FLUX(o);
+    assert_string_equal(hosts_of(r, 0), "corona171 slots=1\ncorona172 slots=1\ncorona175 slots=1\n");
+    cres_resolver_free(r);
+    o.hostfile = temp_file("corona[171-172],corona171\n");
+    FLUX_FAILS(o, CRES_ERR_ENVIRONMENT, o.hostfile, "lists node \"corona171\" twice");
+    o.hostfile = temp_file("corona[171-\n");
+    FLUX_FAILS(o, CRES_ERR_ENVIRONMENT, o.hostfile, "flux: hostfile");
+    o.hostfile = temp_file("corona[171-172]\n");
+    FLUX_FAILS(o, CRES_ERR_ENVIRONMENT, "flux: hostfile", "FLUX_JOB_NNODES=3 but the hostfile names 2 hosts");
 }
 
 /* Without FLUX_JOB_NNODES, or when it does not divide the size, the file's slots say. */
@@ -2009,6 +2096,7 @@ int main(void) {
         cmocka_unit_test_setup(pbs_pals_every_rank, reset),
         cmocka_unit_test_setup(pbs_pals_fewer_ranks_than_slots, reset),
         cmocka_unit_test_setup(pbs_pals_line_per_node, reset),
+        cmocka_unit_test_setup(pbs_pals_last_node_holds_fewer, reset),
         cmocka_unit_test_setup(pbs_pals_disagreement_is_an_error, reset),
         cmocka_unit_test_setup(pbs_pals_bad_rank_variables, reset),
         cmocka_unit_test_setup(pbs_pbsdsh_every_task, reset),
@@ -2051,6 +2139,7 @@ int main(void) {
         cmocka_unit_test_setup(sge_bad_rank_variables, reset),
         /* Flux */
         cmocka_unit_test_setup(flux_every_rank, reset),
+        cmocka_unit_test_setup(flux_hostlist_line, reset),
         cmocka_unit_test_setup(flux_slots_from_the_hostfile, reset),
         cmocka_unit_test_setup(flux_jobs_ports_and_gpus, reset),
         cmocka_unit_test_setup(flux_needs_a_hostfile, reset),

@@ -1,6 +1,7 @@
 /* libFuzzer target: the schedulers' allocation files and variables, through the public create
    functions: PBS_NODEFILE (pbs), LSB_DJOB_RANKFILE and LSB_MCPU_HOSTS (lsf), PE_HOSTFILE
-   (sge), a Flux hostfile (flux, options.hostfile), and the MPI backend's hosts from
+   (sge), a Flux hostfile (flux, options.hostfile: a hostfile, or `flux hostlist`'s one line of
+   a Slurm hostlist), and the MPI backend's hosts from
    PE_HOSTFILE, Open MPI's default hostfile (Kubeflow MPIJob) and LSB_MCPU_HOSTS. A file is
    written for each run in fuzz_common.h's FUZZ_DIR and removed after the create (the
    backends read it at create only); the variables come through the getenv hook.
@@ -31,7 +32,8 @@
    processors]" (fewer than two fields, or slots not 1..1000000: an error); LSB_MCPU_HOSTS "host
    N host N" (an odd or zero word count, a count not 1..1000000: an error); on CSM the first
    host of one slot is left out, and under jsrun too when the other slots are its size (under
-   jsrun any other size than the slots is an error); ranks fill the slots in order;
+   jsrun any other size than the slots is an error, but for JSM_NAMESPACE_LOCAL_SIZE ranks on
+   every host when the size is the hosts times it); ranks fill the slots in order;
    "<host>:<port_base + index on the host>"; the launch info and the hostfile of the spec
    follow. A failure is CRES_ERR_ENVIRONMENT or CRES_ERR_LIMIT with a message, and no
    resolver. Where the library is known to differ from that model (reported; see ALLOW below)
@@ -113,6 +115,35 @@ static void model_hostfile(const char *text, model *m) {
         if (kind > 0) model_add(m, host, strlen(host), slots);
         free(copy);
     }
+}
+
+/* A Flux file of one line without '=', ':' or '#' is what `flux hostlist` prints: a Slurm
+   hostlist (cres_hostlist_expand, which fuzz_hostlist checks, is the oracle), a slot a host, a
+   host named twice an error. Past 2000 hosts the quadratic merge here would be too slow: the
+   library's call. */
+static void model_hostlist(const char *text, model *m) {
+    size_t len = 0, count = 0;
+    cres_error err;
+    char *names, *p;
+    if (cres_hostlist_expand(text, NULL, 0, &len, &count, &err) != CRES_OK) {
+        m->verdict = 0;
+        return;
+    }
+    if (count > 2000) {
+        m->verdict = -1;
+        return;
+    }
+    names = (char *)malloc(len + 1);
+    CHECK(names != NULL);
+    CHECK(cres_hostlist_expand(text, names, len + 1, NULL, NULL, &err) == CRES_OK);
+    for (p = names; *p && m->verdict == 1;) {
+        char *nl = strchr(p, '\n');
+        size_t before = m->n;
+        model_add(m, p, (size_t)(nl - p), 1);
+        if (m->n == before) m->verdict = 0; /* named twice */
+        p = nl + 1;
+    }
+    free(names);
 }
 
 /* PE_HOSTFILE: "host slots [queue [processors]]" per line. */
@@ -288,7 +319,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     cres_result got;
     char *text;
     int source, ranks, csm, count_set, count_off, use_jobs, gpus, port_base, has_rank, local_vars, jsrun,
-        launch_node;
+        launch_node, sets;
     long long total = 0, file_slots = 0, world, rank, max_tasks = 0;
     long long *tasks;
     size_t i, used_hosts = 0, node = 0, own_local = 0;
@@ -318,6 +349,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     if (m.verdict == 1) {
         if (source == SRC_SGE || source == SRC_MPI_PE) model_pe_hostfile(text, &m);
         else if (source == SRC_LSF_MCPU || source == SRC_MPI_MCPU) model_mcpu(text, &m);
+        else if (source == SRC_FLUX && *text && !strchr(text, '\n') && !strpbrk(text, "=:#"))
+            model_hostlist(text, &m);
         else model_hostfile(text, &m);
     }
     if (m.verdict == 1 && !m.n) m.verdict = 0;
@@ -365,6 +398,18 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
             }
             r0 += tasks[i];
         }
+    }
+    /* jsrun's resource sets (jsrun -r): JSM_NAMESPACE_LOCAL_SIZE, the own host's count, on
+       every host, when the size is the hosts times it and each host has the slots */
+    sets = jsrun && world != total && rank >= 0 && tasks[node] * (long long)m.n == world;
+    for (i = 0; sets && i < m.n; i++) sets = m.slots[i] >= tasks[node];
+    if (sets) {
+        long long per = tasks[node];
+        for (i = 0; i < m.n; i++) tasks[i] = per;
+        node = (size_t)(rank / per);
+        own_local = (size_t)(rank % per);
+        used_hosts = m.n;
+        max_tasks = per;
     }
     switch (source) {
     case SRC_PBS:
@@ -437,7 +482,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     may_reject = m.may_reject;
     expect_ok = m.verdict == 1;
     if (expect_ok && world > total) expect_ok = 0;                      /* more ranks than slots */
-    if (expect_ok && jsrun && world != total) expect_ok = 0;            /* jsrun's other sizes */
+    if (expect_ok && jsrun && world != total && !sets) expect_ok = 0;   /* jsrun's other sizes */
     if (expect_ok && has_rank && world > FUZZ_MAX_SLOTS) expect_ok = 0; /* a size past the limit */
     if (expect_ok && (port_base ? port_base : 8888) + max_tasks - 1 > 65535) expect_ok = 0;
     if (expect_ok && ranks == 3) expect_ok = 0; /* every source of local ranks is checked */

@@ -22,8 +22,9 @@
    cres_spec_launch_info gives it rank SLURM_PROCID; SLURM_NODEID / SLURM_LOCALID, when set,
    agree with the deal; cres_master, cres_visible_devices (length query, real buffer, short
    buffer) and cres_num_accelerators agree with the model's GPU assignment: a list split
-   among the node's tasks only when the options or SLURM_GPUS_ON_NODE say it is the node's,
-   else passed on as it is (visible devices ""). Without a step the cluster is the job's
+   among each node's tasks (the caller's count each, else the node's share) only when the
+   options or SLURM_GPUS_ON_NODE say it is the node's, else passed on as it is (visible
+   devices ""). Without a step the cluster is the job's
    allocation (SLURM_JOB_NODELIST, SLURM_TASKS_PER_NODE) and there is no own task.
 
    Host names follow tests/fuzz/host_model.h (IPv6 literals bracketed, names with ':' refused);
@@ -122,7 +123,9 @@ typedef struct model {
     int *node, *local;  /* per rank; NULL when the deal was too much work to model */
     int max_tasks;
     int port_base;
-    int gpus_per_task;
+    int gpus_per_task;   /* the caller's when split, else the kept list's length */
+    int split;           /* the node's GPUs are split among its tasks */
+    int node_gpus;       /* then: a node's GPUs */
     const char *devices; /* CUDA_VISIBLE_DEVICES when it is the source, else NULL */
     int kept;            /* the list is passed on as it is: visible devices "" */
 } model;
@@ -219,7 +222,8 @@ static void model_deal(model *m, const env *e) {
         step = fuzz_decimal(e->v[F_PLANE], &ok);
         CHECK(ok && step >= 1);
     } else {
-        CHECK(!d || (n == 5 && memcmp(d, "block", 5) == 0)); /* others are unsupported */
+        /* block, or pack / nopack alone (block too); others are unsupported */
+        CHECK(!d || (n == 5 && memcmp(d, "block", 5) == 0) || strcmp(d, "pack") == 0 || strcmp(d, "nopack") == 0);
     }
     rounds = (m->max_tasks + step - 1) / step;
     if (rounds * (long long)m->nodes > MAX_MODEL_WORK) return;
@@ -254,15 +258,16 @@ static int cuda_ids(const char *cuda) {
 }
 
 /* The GPUs per task and their source, as the manual says. A list is the node's when the
-   options say so (gpus_per_node or gpus_per_task: an explicit count takes the list when it
-   lists at least that many, else numbers from 0) or when SLURM_GPUS_ON_NODE is its length;
-   one shorter than SLURM_GPUS_ON_NODE is this task's (any option but a gpus_per_task of its
-   length is refused), and any other is left as it is. */
+   options say so (gpus_per_node or gpus_per_task: a count takes the list's first ids, a list
+   shorter than gpus_per_node is refused, no list numbers from 0) or when SLURM_GPUS_ON_NODE
+   is its length; one shorter than SLURM_GPUS_ON_NODE is this task's (any option but a
+   gpus_per_task of its length is refused), and any other is left as it is. A list that is
+   not one of ids is refused unless no GPU is wanted. */
 static void model_gpus(model *m, const env *e, const cres_slurm_options *o) {
     int per_node = o->gpus_per_node, listed = cuda_ids(e->v[F_CUDA]), on_node = -1, ok;
     int told = per_node > 0 || o->gpus_per_task > 0;
     m->devices = NULL;
-    m->kept = 0;
+    m->kept = m->split = 0;
     if (per_node == CRES_NO_GPUS) {
         m->gpus_per_task = o->gpus_per_task;
         CHECK(m->gpus_per_task == 0); /* else the create failed: no GPUs to give */
@@ -272,10 +277,7 @@ static void model_gpus(model *m, const env *e, const cres_slurm_options *o) {
         on_node = (int)fuzz_decimal(e->v[F_GPUS_ON_NODE], &ok);
         CHECK(ok && on_node >= 0 && on_node <= MAX_GPUS); /* else the create failed */
     }
-    if (listed < 0) {
-        CHECK(told); /* else the create failed */
-        listed = 0;
-    }
+    CHECK(listed >= 0); /* else the create failed */
     if (listed > 0 && on_node > listed) { /* bound to this task */
         CHECK(per_node == 0 && (o->gpus_per_task == 0 || o->gpus_per_task == listed));
         m->gpus_per_task = listed;
@@ -283,24 +285,32 @@ static void model_gpus(model *m, const env *e, const cres_slurm_options *o) {
         return;
     }
     CHECK(per_node == 0 || on_node < 0 || on_node == per_node);
-    if (!told && !(on_node >= 0 && on_node == listed)) { /* nobody says: left as it is */
+    CHECK(listed == 0 || listed >= per_node);
+    if (!told && !(listed > 0 && on_node == listed)) { /* nobody says: left as it is */
         m->gpus_per_task = listed;
         m->kept = 1;
         return;
     }
-    if (per_node == 0) per_node = listed;
-    if (listed >= per_node && listed > 0) m->devices = e->v[F_CUDA];
-    m->gpus_per_task = o->gpus_per_task ? o->gpus_per_task : per_node / m->max_tasks; /* max_tasks >= 1 */
-    CHECK((long long)m->gpus_per_task * m->max_tasks <= per_node);
+    m->split = 1;
+    m->node_gpus = per_node ? per_node : listed;
+    if (listed > 0) m->devices = e->v[F_CUDA];
+    m->gpus_per_task = o->gpus_per_task;
+    CHECK((long long)m->gpus_per_task * m->max_tasks <= m->node_gpus);
 }
 
-/* The device list of local index k: ids k*g .. k*g+g-1 of the node's list. */
-static void model_devices(const model *m, int local, char *out, size_t cap) {
-    int i;
+/* Rank r's GPU count: the caller's, else its node's share; -1 when the deal was not modelled. */
+static int model_task_gpus(const model *m, int r) {
+    if (!m->split || m->gpus_per_task) return m->gpus_per_task;
+    return m->node ? m->node_gpus / m->tasks[m->node[r]] : -1;
+}
+
+/* Rank r's device list: ids k*g .. k*g+g-1 of its node's list, k its index there. */
+static void model_devices(const model *m, int r, char *out, size_t cap) {
+    int i, g = model_task_gpus(m, r), local = m->local[r];
     size_t o = 0;
     out[0] = '\0';
     if (m->kept) return;
-    for (i = local * m->gpus_per_task; i < (local + 1) * m->gpus_per_task; i++) {
+    for (i = local * g; i < (local + 1) * g; i++) {
         char number[32];
         const char *item = number;
         size_t n;
@@ -317,7 +327,7 @@ static void model_devices(const model *m, int local, char *out, size_t cap) {
             n = (size_t)snprintf(number, sizeof number, "%d", i);
         }
         CHECK(o + n + 2 <= cap);
-        if (i > local * m->gpus_per_task) out[o++] = ',';
+        if (i > local * g) out[o++] = ',';
         memcpy(out + o, item, n);
         o += n;
         out[o] = '\0';
@@ -379,7 +389,7 @@ static void check_success(cres_resolver *res, const env *e, const cres_slurm_opt
     cres_job_count order[MAX_JOBS], one = {"worker", 0};
     size_t jobs_n, i, total = 0;
     const char *own_type = cres_task_type(res), *own_address;
-    int own_id = cres_task_id(res), first = 0;
+    int own_id = cres_task_id(res), first = 0, gpus;
     char master[2048], want[2048], *devices;
     size_t devices_cap;
     size_t len = 0;
@@ -392,7 +402,7 @@ static void check_success(cres_resolver *res, const env *e, const cres_slurm_opt
     model_deal(&m, e);
     model_gpus(&m, e, o);
     /* at most MAX_GPUS ids per task, each at most 4096 bytes (the CUDA_VISIBLE_DEVICES cap) */
-    devices_cap = m.devices ? strlen(m.devices) + 2 : (size_t)m.gpus_per_task * 12 + 2;
+    devices_cap = m.devices ? strlen(m.devices) + 2 : (size_t)(m.split ? m.node_gpus : m.gpus_per_task) * 12 + 2;
     devices = (char *)malloc(devices_cap);
     CHECK(devices != NULL);
 
@@ -442,7 +452,7 @@ static void check_success(cres_resolver *res, const env *e, const cres_slurm_opt
         CHECK(r == CRES_OK && master[0] == '\0' && len == 0);
         r = cres_visible_devices(res, NULL, 0, &len, &err);
         fuzz_check_error(r, &err);
-        CHECK(r == (m.gpus_per_task > 0 ? CRES_ERR_NOT_FOUND : CRES_OK));
+        CHECK(r == (m.gpus_per_task > 0 || m.split ? CRES_ERR_NOT_FOUND : CRES_OK));
         cres_spec_free(spec);
         free(devices);
         model_free(&m);
@@ -488,10 +498,11 @@ static void check_success(cres_resolver *res, const env *e, const cres_slurm_opt
 
     /* GPUs: the own task's, and the first task of every job */
     CHECK(cres_num_accelerators(res, &acc, &err) == CRES_OK);
-    if (m.gpus_per_task > 0) CHECK(acc.count == 1 && strcmp(acc.items[0].type, "GPU") == 0 && acc.items[0].count == m.gpus_per_task);
-    else CHECK(acc.count == 0);
+    gpus = model_task_gpus(&m, m.rank);
+    if (gpus > 0) CHECK(acc.count == 1 && strcmp(acc.items[0].type, "GPU") == 0 && acc.items[0].count == gpus);
+    else if (gpus == 0) CHECK(acc.count == 0);
     if (m.node) {
-        model_devices(&m, m.local[m.rank], devices, devices_cap);
+        model_devices(&m, m.rank, devices, devices_cap);
         check_devices(res, NULL, -1, devices);
     } else {
         check_devices(res, NULL, -1, NULL);
@@ -499,7 +510,7 @@ static void check_success(cres_resolver *res, const env *e, const cres_slurm_opt
     for (i = 0, first = 0; i < jobs_n; first += order[i].count, i++) {
         if (!order[i].count) continue;
         if (m.node) {
-            model_devices(&m, m.local[first], devices, devices_cap);
+            model_devices(&m, first, devices, devices_cap);
             check_devices(res, order[i].job, 0, devices);
         } else {
             check_devices(res, order[i].job, 0, NULL);
@@ -507,7 +518,7 @@ static void check_success(cres_resolver *res, const env *e, const cres_slurm_opt
         /* past the job's last task */
         r = cres_visible_devices_of(res, order[i].job, order[i].count, NULL, 0, &len, &err);
         fuzz_check_error(r, &err);
-        CHECK(r == (m.gpus_per_task > 0 ? CRES_ERR_NOT_FOUND : CRES_OK));
+        CHECK(r == (m.gpus_per_task > 0 || m.split ? CRES_ERR_NOT_FOUND : CRES_OK));
     }
 
     cres_spec_free(spec);

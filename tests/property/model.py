@@ -158,6 +158,8 @@ def distribution(x):
         return ("plane", plane) if plane else None
     if kind in ("block", "cyclic"):
         return kind, 1
+    if d in ("pack", "nopack"):  # srun -m pack alone: how many a node takes; laid out in blocks
+        return "block", 1
     x.must_fail("SLURM_DISTRIBUTION")
     return None
 
@@ -229,6 +231,9 @@ def slurm_batch_script(x):
     env = x.env
     if env.get("SLURM_JOB_ID") is None and env.get("SLURM_JOBID") is None:
         x.must_fail("SLURM_JOB_ID")
+    het = "SLURM_HET_SIZE" if env.get("SLURM_HET_SIZE") is not None else "SLURM_PACK_SIZE"
+    if (x.number(het, None, 1) or 1) > 1:  # a heterogeneous job: one component's nodes
+        x.must_fail(het)
     x.number("SLURM_PROCID", None, 0, 0)
     x.must_fail("SLURM_STEP_NODELIST")  # no own task
 
@@ -415,13 +420,17 @@ def expect_pbs(x):
         return
     if env.set("PALS_RANKID"):
         local_size = x.number("PALS_LOCAL_SIZE", "local_world_size", 1)
-        if local_size and sum(n for _, n in slots) == len(slots):  # a line per node, --ppn
-            slots = [(h, local_size) for h, _ in slots]
         size = x.number("PMI_SIZE", "world_size", 1, MAX_TASKS, required=True)
         rank = x.number("PALS_RANKID", "rank", 0, required=True)
-        x.number("PALS_NODEID", "node_rank", 0, len(slots) - 1)
-        x.number("PALS_LOCAL_RANKID", "local_rank", 0)
+        node = x.number("PALS_NODEID", "node_rank", 0, len(slots) - 1)
+        local = x.number("PALS_LOCAL_RANKID", "local_rank", 0)
         x.number("PMI_RANK", "rank", 0)
+        ppn = local_size  # mpiexec --ppn: a full node's count; a last node holds fewer
+        if node and local is not None and rank is not None and rank - local > 0 \
+                and (rank - local) % node == 0:
+            ppn = (rank - local) // node
+        if ppn and sum(n for _, n in slots) == len(slots) and ppn * len(slots) <= MAX_TASKS:
+            slots = [(h, ppn) for h, _ in slots]  # a line per node
         return place_slots(x, slots, size, rank, "PBS_NODEFILE")
     if env.set("PBS_VNODENUM"):
         if not pbs_lines_grouped(env.file_text(env.get("PBS_NODEFILE"))):
@@ -505,6 +514,19 @@ def expect_sge(x):
         x.must_fail("OMPI_COMM_WORLD_RANK")  # the job script
 
 
+def flux_hosts(text):
+    """A Flux hostfile's [(host, slots)]: `flux hostlist`'s one line (a Slurm hostlist, a slot a
+    host; none named twice) when the file is one line without '=', ':' or '#', else a hostfile's
+    lines; None when malformed."""
+    line = text.rstrip(" \t\r\n")
+    if not line or "\n" in line or any(c in line for c in "=:#"):
+        return parse_hostfile(text)
+    hosts = expand_hostlist(line)
+    if hosts is None or hosts == UNKNOWN:
+        return hosts
+    return [(h, 1) for h in hosts] if hosts and len(set(hosts)) == len(hosts) else None
+
+
 def expect_flux(x):
     env = x.env
     size = x.number("FLUX_JOB_SIZE", "world_size", 1, MAX_TASKS, required=True)
@@ -514,7 +536,9 @@ def expect_flux(x):
     x.number("PMI_RANK", "rank", 0)
     nodes = x.number("FLUX_JOB_NNODES", "num_nodes", 1)
     hostfile = env.option("--hostfile")
-    slots = parse_hostfile(env.file_text(hostfile) or "") if hostfile else None
+    slots = flux_hosts(env.file_text(hostfile) or "") if hostfile else None
+    if slots == UNKNOWN:
+        return
     if slots is None:
         x.must_fail("--hostfile")
         return

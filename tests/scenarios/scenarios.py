@@ -210,6 +210,13 @@ sc("srun-cyclic-spec-rank5", "slurm", SRC_SRUN, CYC, ["--format", "spec"],
 sc("srun-cyclic-master-rank5", "slurm", SRC_SRUN, CYC, ["--format", "master"],
    ok_lines(["grpc://node02:8890"]))
 
+# srun -N2 -n6 -m pack on nodes of 4 CPUs: pack fills node01 first (4,2), laid out in blocks;
+# srun writes SLURM_DISTRIBUTION=pack (SchedMD/slurm@284c3b95 src/common/proc_args.c
+# set_distribution, src/common/slurm_step_layout.c _task_layout_block).
+sc("srun-distribution-pack-torchrun-rank5", "slurm", SRC_SRUN,
+   slurm_step(N2, [4, 2], 5, "node[01-02]", "4,2", extra={"SLURM_DISTRIBUTION": "pack"}),
+   ["--format", "torchrun"], ok_exports(torch_vars("node01", 8888, 6, 5, 1, 2, 1, 2)))
+
 # srun -N2 -n8 -m plane=2: ranks 0-1 node01, 2-3 node02, 4-5 node01, 6-7 node02.
 PLANE = slurm_step(N2, [4, 4], 5, "node[01-02]", "4(x2)", dist="plane", plane=2)
 sc("srun-plane2-torchrun-rank5", "slurm", SRC_SRUN, PLANE, ["--format", "torchrun"],
@@ -402,6 +409,15 @@ sc("srun-gpus-8-for-4-tasks-rank5", "slurm-gpu", SRC_GPU_NEW, step_2x4(5, extra=
 sc("srun-gpus-per-task-option-from-node-list", "slurm-gpu", SRC_GPU_NEW,
    step_2x4(5, extra=NODE_GPUS8), ["slurm", "--gpus-per-task=2", "--format", "torchrun"],
    ok_exports(dict(torch_vars("node01", 8888, 8, 5, 1, 4, 1, 2), CUDA_VISIBLE_DEVICES="2,3")))
+# srun -N2 -n3 --gpus-per-node=4: block puts 2 and 1 tasks on the nodes and each task sees its
+# node's four; each node's GPUs are shared among that node's tasks, so the lone task on node02
+# gets all four and node01's two get two each.
+sc("srun-gpus-lone-task-on-node-gets-all", "slurm-gpu", SRC_GPU_NEW + " (srun -N2 -n3: '2,1')",
+   slurm_step(N2, [2, 1], 2, "node[01-02]", "2,1", extra=NODE_GPUS), ["--format", "torchrun"],
+   ok_exports(dict(torch_vars("node01", 8888, 3, 2, 0, 1, 1, 2), CUDA_VISIBLE_DEVICES="0,1,2,3")))
+sc("srun-gpus-two-tasks-on-node-get-half", "slurm-gpu", SRC_GPU_NEW + " (srun -N2 -n3: '2,1')",
+   slurm_step(N2, [2, 1], 1, "node[01-02]", "2,1", extra=NODE_GPUS), ["--format", "torchrun"],
+   ok_exports(dict(torch_vars("node01", 8888, 3, 1, 1, 2, 0, 2), CUDA_VISIBLE_DEVICES="2,3")))
 sc("srun-gpus-per-node-option-no-cuda-env", "slurm-gpu",
    SRC_SRUN + "; a cluster without GPU gres: Slurm sets no CUDA_VISIBLE_DEVICES",
    step_2x4(5), ["slurm", "--gpus-per-node", "4", "--format", "torchrun"],
@@ -466,6 +482,21 @@ sc("sbatch-script-torchrun-refused", "sbatch", SRC_SBATCH, SBATCH_2x4, ["--forma
    fail(3, "srun"))
 sc("sbatch-script-launch-refused", "sbatch", SRC_SBATCH, SBATCH_2x4, ["--format", "launch"],
    fail(3, "srun"))
+# sbatch -N1 : -N2 (a heterogeneous job): the script's plain variables are the first
+# component's, the others in SLURM_*_HET_GROUP_<n>: refused naming SLURM_HET_SIZE, never a
+# hostfile of the first component alone.
+SBATCH_HET = dict(SBATCH_2x4, SLURM_JOB_NODELIST="node01", SLURM_NODELIST="node01",
+                  SLURM_JOB_NUM_NODES="1", SLURM_NNODES="1", SLURM_TASKS_PER_NODE="4",
+                  SLURM_JOB_CPUS_PER_NODE="4", SLURM_NTASKS="4", SLURM_NPROCS="4",
+                  SLURM_HET_SIZE="2", SLURM_PACK_SIZE="2", SLURM_JOB_ID_HET_GROUP_0="4242",
+                  SLURM_JOB_ID_HET_GROUP_1="4243", SLURM_JOB_NODELIST_HET_GROUP_0="node01",
+                  SLURM_JOB_NODELIST_HET_GROUP_1="node[02-03]",
+                  SLURM_JOB_NUM_NODES_HET_GROUP_0="1", SLURM_JOB_NUM_NODES_HET_GROUP_1="2",
+                  SLURM_TASKS_PER_NODE_HET_GROUP_0="4", SLURM_TASKS_PER_NODE_HET_GROUP_1="4(x2)")
+sc("sbatch-het-job-script-hostfile-refused", "sbatch",
+   SRC_SBATCH + "; SchedMD/slurm@284c3b95 src/slurmctld/job_scheduler.c _set_het_job_env() and "
+   "doc/html/heterogeneous_jobs.shtml (SLURM_HET_SIZE, SLURM_*_HET_GROUP_<n>)",
+   SBATCH_HET, ["--format", "hostfile"], fail(3, "SLURM_HET_SIZE"))
 sc("sbatch-script-n5-over-2-nodes-hostfile", "sbatch", SRC_SBATCH,
    dict(SBATCH_2x4, SLURM_NTASKS="5", SLURM_NPROCS="5", SLURM_TASKS_PER_NODE="3,2",
         SLURM_JOB_CPUS_PER_NODE="3,2", SLURM_CPUS_ON_NODE="3", SLURM_NTASKS_PER_NODE=None),
@@ -835,6 +866,20 @@ sc("mpirun-one-host-user-gpus-per-node-jax", "openmpi",
    MPI_GPUS, ["--gpus-per-node", "4", "--format", "jax"],
    ok_exports({"JAX_COORDINATOR_ADDRESS": "gpu-box:8888", "JAX_NUM_PROCESSES": "4",
                "JAX_PROCESS_ID": "2", "CUDA_VISIBLE_DEVICES": "2", "JAX_LOCAL_DEVICE_IDS": "0"}))
+# --gpus-per-node says the list is each node's: shared among that node's ranks (rank 3 is alone
+# on node02 of a 3+1 hostfile), and a list shorter than it (GPUs 4 and 5 of a shared box) is no
+# node's list: refused, never devices outside it.
+sc("mpirun-gpus-per-node-lone-rank-gets-all", "openmpi",
+   SRC_OMPI + "; CUDA_VISIBLE_DEVICES=0,1,2,3 exported by the user and passed with mpirun -x",
+   ompi_rank(N2, [3, 1], 3, extra={"CUDA_VISIBLE_DEVICES": "0,1,2,3"}),
+   ["--hostfile", "{tmp}/hosts", "--gpus-per-node", "4", "--format", "torchrun"],
+   ok_exports(dict(torch_vars("node01", 8888, 4, 3, 0, 1, 1, 2), CUDA_VISIBLE_DEVICES="0,1,2,3")),
+   files={"hosts": "node01 slots=3\nnode02 slots=1\n"})
+sc("mpirun-gpus-per-node-more-than-the-list", "openmpi",
+   SRC_OMPI + "; CUDA_VISIBLE_DEVICES=4,5 exported by the user and passed with mpirun -x",
+   ompi_rank(N2, [4, 4], 7, extra={"CUDA_VISIBLE_DEVICES": "4,5"}),
+   ["--hostfile", "{tmp}/hosts", "--gpus-per-node", "4", "--format", "torchrun"],
+   fail(3, "CUDA_VISIBLE_DEVICES", "--gpus-per-node"), files=HOSTS_2x4)
 sc("mpirun-hostfile-mpi-torchrun", "openmpi", SRC_OMPI, ompi_rank(N2, [4, 4], 5),
    ["mpi", "--hostfile", "{tmp}/hosts", "--format", "torchrun"],
    ok_exports(torch_vars("node01", 8888, 8, 5, 1, 4, 1, 2)), files=HOSTS_2x4)
@@ -1022,6 +1067,22 @@ sc("pals-polaris-nodefile-per-node-torchrun", "cray-pals", SRC_PALS, pals(5),
 sc("pals-polaris-nodefile-per-node-hostfile", "cray-pals", SRC_PALS, pals(0),
    ["--format", "hostfile"], ok_lines([POLARIS[0] + " slots=4", POLARIS[1] + " slots=4"]),
    files={"aux/123456": POLARIS[0] + "\n" + POLARIS[1] + "\n"})
+# mpiexec -n 6 --ppn 4 on the two nodes: node 0 holds ranks 0-3, node 1 the last two, whose
+# PALS_LOCAL_SIZE is 2; every rank answers the same 4 + 2 placement.
+PALS_6 = {"PMI_SIZE": "6", "PMI_UNIVERSE_SIZE": "6"}
+for rank, local_size in [(2, 4), (5, 2)]:
+    sc("pals-n6-ppn4-rank%d-torchrun" % rank, "cray-pals", SRC_PALS + " (-n 6 --ppn 4)",
+       pals(rank, dict(PALS_6, PALS_LOCAL_SIZE=str(local_size), PMI_LOCAL_SIZE=str(local_size))),
+       ["--format", "torchrun"],
+       ok_exports(torch_vars(POLARIS[0], 8888, 6, rank, rank % 4, local_size, rank // 4, 2)),
+       files={"aux/123456": POLARIS[0] + "\n" + POLARIS[1] + "\n"})
+# ALCF's set_affinity_gpu_polaris.sh has bound local rank 2 to GPU 1: that list of one is no
+# node's four, so --gpus-per-node 4 is refused, never another rank's GPU handed out.
+sc("pals-wrapper-bound-list-gpus-per-node-refused", "cray-pals",
+   SRC_PALS + "; ALCF set_affinity_gpu_polaris.sh sets CUDA_VISIBLE_DEVICES per local rank",
+   pals(6, {"CUDA_VISIBLE_DEVICES": "1"}), ["--gpus-per-node", "4", "--format", "torchrun"],
+   fail(3, "CUDA_VISIBLE_DEVICES", "--gpus-per-node"),
+   files={"aux/123456": POLARIS[0] + "\n" + POLARIS[1] + "\n"})
 sc("pals-mpiprocs4-nodefile-torchrun", "cray-pals", SRC_PALS + " (select=2:mpiprocs=4)", pals(6),
    ["--format", "torchrun"], ok_exports(torch_vars(POLARIS[0], 8888, 8, 6, 2, 4, 1, 2)),
    files={"aux/123456": (POLARIS[0] + "\n") * 4 + (POLARIS[1] + "\n") * 4})
@@ -1116,6 +1177,13 @@ sc("flux-run-auto-hostfile-equals-launch", "flux", SRC_FLUX, flux_task(2),
    ok_json(launch(8, 2, 2, 4, 0, 2, "tioga11", 8888)), files=FLUX_FILES)
 sc("flux-run-without-hostfile", "flux", SRC_FLUX, flux_task(5), ["--format", "torchrun"],
    fail(3, "--hostfile"))
+# `flux hostlist > hosts` writes one line, an RFC 29 hostlist (the default output), or with -e
+# the hosts blank-separated (flux-core doc/man1/flux-hostlist.rst): read as a host a line is
+for name, line in [("compact", "tioga[11-12]\n"), ("expanded", "tioga11 tioga12\n")]:
+    sc("flux-run-hostlist-%s-torchrun" % name, "flux",
+       SRC_FLUX + "; flux-core doc/man1/flux-hostlist.rst (`flux hostlist` prints one hostlist line)",
+       flux_task(5), ["flux", "--hostfile", "{tmp}/hosts", "--format", "torchrun"],
+       ok_exports(torch_vars("tioga11", 8888, 8, 5, 1, 4, 1, 2)), files={"hosts": line})
 
 # --------------------------------------------------------------------------------------------
 # Kubernetes-native: Volcano, LeaderWorkerSet

@@ -132,6 +132,14 @@ def test_uneven_block_n6():
     scenario(["-N4", "-n6"], 6)   # 2(x2),1(x2)
 
 
+def test_distribution_pack_alone():
+    """srun -m pack (or nopack) alone: SLURM_DISTRIBUTION names only that, the layout is
+    Slurm's default, block."""
+    for how in ("pack", "nopack"):
+        reps = scenario(["-N2", "-n3", "-m", how], 3)
+        assert reps[0]["env"].get("SLURM_DISTRIBUTION") == how, slurm_layout(reps)
+
+
 def test_node_subset():
     reps = scenario(["-w", "node[1,3-4]", "-n5"], 5)
     assert reps[0]["env"]["SLURM_STEP_NODELIST"] == "node[1,3-4]", reps[0]["env"]
@@ -268,6 +276,21 @@ def test_gpus_of_the_node_are_split():
         assert lab.exports(t["out"])["CUDA_VISIBLE_DEVICES"] == ",".join(gpu_list(rep)[2 * k:2 * k + 2]), (e, t)
 
 
+def test_gpus_shared_per_node_uneven():
+    """srun -N2 -n3 --gres=gpu:4: 2 tasks and 1, each seeing its node's four; each node's are
+    shared among its own tasks: the lone task gets all four, the pair two each."""
+    reps = srun(["-N2", "-n3", "--gres=gpu:4"], [CLI, "--format", "torchrun", "--verbose"])
+    per_node = Counter(node(r) for r in reps)
+    assert sorted(per_node.values()) == [1, 2], per_node
+    for rep in reps:
+        e, t = rep["env"], rep["runs"][0]
+        assert e.get("SLURM_GPUS_ON_NODE") == "4" and len(gpu_list(rep)) == 4, e
+        assert t["rc"] == 0, t
+        g, k = 4 // per_node[node(rep)], localid(rep)
+        assert lab.exports(t["out"])["CUDA_VISIBLE_DEVICES"] == ",".join(gpu_list(rep)[g * k:g * k + g]), (e, t)
+        assert f"slurm: {node(rep)}'s 4 GPUs (CUDA_VISIBLE_DEVICES), {g} per task" in t["err"], t
+
+
 def test_gpus_bound_per_task_are_passed_on():
     """srun --gpus-per-task=2 (and --gpu-bind=map_gpu) gives each task its own GPUs: the
     formats export no CUDA_VISIBLE_DEVICES, so the task keeps Slurm's, and --verbose says why;
@@ -293,7 +316,7 @@ def test_gpus_bound_per_task_are_passed_on():
             assert (f"slurm: CUDA_VISIBLE_DEVICES=\"{','.join(ids)}\" is this task's own "
                     f"(SLURM_GPUS_ON_NODE=4 but CUDA_VISIBLE_DEVICES lists {per_task}): passed on unchanged") \
                 in t["err"], (args, t)
-            lab.fails(rep["runs"][2], 3, r"--gpus-per-node\) 4", r"SLURM_GPUS_ON_NODE=4")
+            lab.fails(rep["runs"][2], 3, r"--gpus-per-node 4", r"SLURM_GPUS_ON_NODE=4")
             assert rep["runs"][3]["rc"] == 0 and rep["runs"][3]["out"] == t["out"], (args, rep["runs"][3])
 
 
