@@ -85,6 +85,37 @@
       *config` (NULL = all defaults); task_type (NULL = what the backend finds), task_id
       (read only with task_type) and rpc_layer (NULL = the backend's) are in every one but
       local's (use cres_set_task()).
+      The contract across backends. A call, an option and a code mean one thing whichever
+      backend answers (cluster-resolve(1), CONTRACT, says the same of the CLI's formats):
+      - cres_resolve() gives the whole spec or fails: CRES_ERR_INCOMPLETE for the
+        coordinator-only sources (torch, jax, awsbatch, a TPU across slices), which still
+        answer cres_launch() and cres_master(); a task given (options, cres_set_task) that is
+        not in the spec is CRES_ERR_NOT_FOUND (TF's "evaluator", run outside the cluster,
+        excepted).
+      - cres_master() is TensorFlow's master() of the matching TF resolver: "" for a cluster
+        of one task where TF says so (tfconfig, vertex, sagemaker) and without an own task;
+        the own task's address otherwise; the coordinator of a coordinator-only source.
+      - cres_launch(): ranks "chief" first, then the jobs by name, each by task index; TF's
+        "evaluator" and Vertex's pools 2 and 3 take none; rank 0 is the coordinator. Then
+        cres_launch_apply_env() (section 8): the environment's MASTER_ADDR / MASTER_PORT are
+        kept, its sizes and ranks must equal the answer (CRES_ERR_ENVIRONMENT naming both).
+        A node's launcher (one torchrun per node) answers ranks CRES_UNKNOWN.
+      - cres_visible_devices() splits a device list only when its source says it is the
+        node's (Slurm's SLURM_GPUS_ON_NODE, options.gpus_per_node), per node; a list bound to
+        the task is passed on whole.
+      - Options of one name mean one thing: port the port of addresses built from host names
+        (local, k8s, gce, sagemaker, awsbatch, skypilot, volcano, lws); port_base the first
+        port of slurm, mpi, pbs, lsf, sge and flux (task k of a host at port_base + k); jobs,
+        gpus_per_node and gpus_per_task those six's; hostfile mpi's and flux's; job_name the
+        job of the single-job sources. cres_auto_options has auto's own (port, k8s_members)
+        and a pointer to each backend's options struct, used when auto picks that backend.
+      - Auto answers one local task only when no launcher's variable says this process may
+        be one of several (section 7, auto): CRES_ERR_ENVIRONMENT naming it otherwise.
+      - The CLI's exit codes are these results': 2 its command line (and
+        CRES_ERR_INVALID_ARGUMENT of options it passed); 3 CRES_ERR_ENVIRONMENT,
+        _INVALID_JSON, _NOT_FOUND, _CONFLICT, _LIMIT, _UNSUPPORTED, _NO_TRANSPORT,
+        _INCOMPLETE; 4 CRES_ERR_TRANSPORT, _TIMEOUT, _HTTP_STATUS, _UNEXPECTED_RESPONSE; 5
+        CRES_ERR_NOT_READY; 1 the rest (CRES_ERR_OUT_OF_MEMORY).
 
    3. MACROS AND COMPILE SWITCHES -------------------------------------------------------
       Define before including, in every file (E) or only in the implementation's (I):

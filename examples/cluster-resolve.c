@@ -267,8 +267,8 @@ static const option_def options[O_COUNT] = {
      "the launcher bound to the task, N must be its length."},
     {"--hostfile", NULL, TEXT("F"), NULL, BIT(B_MPI) | BIT(B_FLUX), "options.hostfile",
      "Open MPI or MPICH hostfile (required for flux)",
-     "Open MPI \"host slots=N\" or MPICH \"host:N\" lines (flux: also a host per line); "
-     "required for flux."},
+     "Open MPI \"host slots=N\" or MPICH \"host:N\" lines (flux: also a host per line, or "
+     "the one hostlist line flux hostlist prints, \"fluke[0-3]\"); required for flux."},
     {"--resource-config", NULL, TEXT("F"), NULL, BIT(B_SAGEMAKER), "options.resource_config",
      "SageMaker's resource config, read and checked against SM_HOSTS",
      "SageMaker's resource config (default /opt/ml/input/config/resourceconfig.json, read "
