@@ -328,7 +328,9 @@
                                plugin alone)
                   12 lws       LWS_LEADER_ADDRESS or LWS_WORKER_INDEX
                   13 awsbatch  AWS_BATCH_JOB_NODE_INDEX or AWS_BATCH_JOB_NUM_NODES
-                  14 torch     RANK, or WORLD_SIZE other than 1 (torch.distributed's names)
+                  14 torch     RANK, or WORLD_SIZE other than 1 (torch.distributed's names;
+                               WORLD_SIZE without RANK in a scheduler's job script is the
+                               user's export for the launch to come, not a process's)
                   15 jax       JAX_COORDINATOR_ADDRESS, JAX_NUM_PROCESSES or JAX_PROCESS_ID
                   16 torch     PET_NNODES, PET_NODE_RANK or PET_MASTER_ADDR (Kubeflow)
                   17 a scheduler's allocation where this process has no rank of its own (a
@@ -14596,10 +14598,15 @@ CRES__PRIVATE const char *cres__auto_vc_hosts(const cres_resolver *probe) {
     return NULL;
 }
 
-/* torch.distributed's names outside torchrun: RANK, or a WORLD_SIZE above one. */
+/* torch.distributed's names outside torchrun: RANK, or a WORLD_SIZE above one. In a
+   scheduler's job script or allocation shell WORLD_SIZE alone is the user's export for the
+   launch to come (`export WORLD_SIZE=32` before `srun torchrun`): a process has a RANK. */
 CRES__PRIVATE const char *cres__auto_torch_plain(const cres_resolver *probe) {
     const char *size = cres_resolver_getenv(probe, "WORLD_SIZE");
     if (cres__env_set(probe, "RANK")) return "RANK is set";
+    if (cres__env_any(probe, "SLURM_JOB_ID\0SLURM_JOBID\0PBS_JOBID\0PBS_NODEFILE\0LSB_JOBID\0"
+                             "PE_HOSTFILE\0FLUX_JOB_ID\0FLUX_ENCLOSING_ID\0"))
+        return NULL;
     if (size && !cres__is_blank(size) && strcmp(size, "1") != 0) return "WORLD_SIZE is set";
     return NULL;
 }

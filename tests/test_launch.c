@@ -2216,6 +2216,14 @@ static void auto_order_innermost_launcher_first(void **state) {
     assert_string_equal(resolved_json(r), dq("{'worker': ['node3:8888', 'node4:8888']}"));
     assert_int_equal(cres_task_id(r), CRES_NO_TASK);
     cres_resolver_free(r);
+    /* but the script's own exports for the srun to come (WORLD_SIZE, no RANK) are no
+       process's: the allocation still answers */
+    env_set("WORLD_SIZE", "32");
+    env_set("MASTER_ADDR", "node3");
+    env_set("MASTER_PORT", "29500");
+    r = auto_with(auto_options(), "slurm");
+    assert_string_equal(resolved_json(r), dq("{'worker': ['node3:8888', 'node4:8888']}"));
+    cres_resolver_free(r);
     env_lines(ray_train_rank3);
     r = auto_with(auto_options(), "torch");
     HAS(logs.text, "auto: using the torch backend: RANK is set; passed over slurm (SLURM_JOB_ID");

@@ -1111,7 +1111,9 @@ def auto_steps(env):
             len(k) > 9 and k.startswith("VC_") and k.endswith("_HOSTS") for k in env.vars)),
         ("lws", any_set("LWS_LEADER_ADDRESS", "LWS_WORKER_INDEX", "LWS_GROUP_SIZE")),
         ("awsbatch", any_set("AWS_BATCH_JOB_NODE_INDEX", "AWS_BATCH_JOB_NUM_NODES")),
-        ("torch", s("RANK") or (size is not None and not is_blank(size) and size != "1")),
+        ("torch", s("RANK") or (size is not None and not is_blank(size) and size != "1" and not any_set(
+            "SLURM_JOB_ID", "SLURM_JOBID", "PBS_JOBID", "PBS_NODEFILE", "LSB_JOBID", "PE_HOSTFILE",
+            "FLUX_JOB_ID", "FLUX_ENCLOSING_ID"))),
         ("jax", any_set("JAX_COORDINATOR_ADDRESS", "JAX_NUM_PROCESSES", "JAX_PROCESS_ID")),
         ("torch", any_set("PET_NNODES", "PET_NODE_RANK", "PET_MASTER_ADDR")),
         # a scheduler's allocation, outermost: the launchers above may run inside it

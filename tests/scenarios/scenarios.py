@@ -482,6 +482,12 @@ sc("sbatch-script-torchrun-refused", "sbatch", SRC_SBATCH, SBATCH_2x4, ["--forma
    fail(3, "srun"))
 sc("sbatch-script-launch-refused", "sbatch", SRC_SBATCH, SBATCH_2x4, ["--format", "launch"],
    fail(3, "srun"))
+# the script exports what the srun to come will need (Lightning's and torchrun's recipes): no
+# process has a RANK yet, so the allocation still answers, and nothing checks those sizes
+sc("sbatch-script-own-exports-hostfile", "sbatch",
+   SRC_SBATCH + "; `export MASTER_ADDR=node01 MASTER_PORT=29500 WORLD_SIZE=32` in the script",
+   dict(SBATCH_2x4, MASTER_ADDR="node01", MASTER_PORT="29500", WORLD_SIZE="32"),
+   ["--format", "hostfile"], ok_lines(["node01 slots=4", "node02 slots=4"]))
 # sbatch -N1 : -N2 (a heterogeneous job): the script's plain variables are the first
 # component's, the others in SLURM_*_HET_GROUP_<n>: refused naming SLURM_HET_SIZE, never a
 # hostfile of the first component alone.
