@@ -8449,19 +8449,20 @@ CRES__PRIVATE cres_result cres__k8s_members_check(const cres__k8s *k, const cres
 #endif
     if (o->all_namespaces || o->address == CRES_K8S_HOST_IP)
         return cres__fail(err, CRES_ERR_INVALID_ARGUMENT,
-                          "kubernetes: members JOB names pods of the own namespace by DNS name; "
-                          "all_namespaces and address HOST_IP need members LIST");
+                          "kubernetes: options.members JOB names pods of the own namespace by "
+                          "DNS name; options.all_namespaces and options.address HOST_IP need "
+                          "options.members LIST");
     if (k->jobs_count < 2) return CRES_OK;
     for (i = 1; i < k->jobs_count; i++)
         if (strcmp(k->jobs[i].job, k->jobs[0].job) != 0)
             return cres__fail(err, CRES_ERR_INVALID_ARGUMENT,
-                              "kubernetes: members JOB gives one job, the own Job's; jobs names "
-                              "\"%.40s\" and \"%.40s\"",
+                              "kubernetes: options.members JOB gives one job, the own Job's; "
+                              "options.jobs names \"%.40s\" and \"%.40s\"",
                               k->jobs[0].job, k->jobs[i].job);
     /* one job of several selectors: the others would be ignored, or be another Job's */
     return cres__fail(err, CRES_ERR_INVALID_ARGUMENT,
-                      "kubernetes: members JOB gives the own Job's members; job \"%.40s\" has "
-                      "%zu selectors (members LIST merges them)",
+                      "kubernetes: options.members JOB gives the own Job's members; job \"%.40s\" "
+                      "has %zu selectors (options.members LIST merges them)",
                       k->jobs[0].job, k->jobs_count);
 }
 

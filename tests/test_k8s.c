@@ -3501,7 +3501,7 @@ static void job_mode_refuses_what_needs_the_list(void **state) {
     (void)state;
     o.all_namespaces = 1;
     EXPECT(cres_k8s_resolver_create(&o, &r, &err), CRES_ERR_INVALID_ARGUMENT);
-    HAS(err.message, "all_namespaces and address HOST_IP need members LIST");
+    HAS(err.message, "options.all_namespaces and options.address HOST_IP need options.members LIST");
     o.all_namespaces = 0;
     o.address = CRES_K8S_HOST_IP;
     EXPECT(cres_k8s_resolver_create(&o, &r, &err), CRES_ERR_INVALID_ARGUMENT);
@@ -3509,12 +3509,12 @@ static void job_mode_refuses_what_needs_the_list(void **state) {
     o.jobs = two_jobs;
     o.jobs_count = 2;
     EXPECT(cres_k8s_resolver_create(&o, &r, &err), CRES_ERR_INVALID_ARGUMENT);
-    assert_string_equal(err.message, "kubernetes: members JOB gives one job, the own Job's; jobs names \"worker\" "
-                                     "and \"ps\"");
+    assert_string_equal(err.message, "kubernetes: options.members JOB gives one job, the own Job's; options.jobs "
+                                     "names \"worker\" and \"ps\"");
     o.jobs = two_selectors;
     EXPECT(cres_k8s_resolver_create(&o, &r, &err), CRES_ERR_INVALID_ARGUMENT);
-    assert_string_equal(err.message, "kubernetes: members JOB gives the own Job's members; job \"worker\" has 2 "
-                                     "selectors (members LIST merges them)");
+    assert_string_equal(err.message, "kubernetes: options.members JOB gives the own Job's members; job \"worker\" "
+                                     "has 2 selectors (options.members LIST merges them)");
     o.jobs = NULL; /* two jobs, but no array: the NULL is what is wrong */
     EXPECT(cres_k8s_resolver_create(&o, &r, &err), CRES_ERR_INVALID_ARGUMENT);
     assert_string_equal(err.message, "kubernetes: options.jobs is NULL");

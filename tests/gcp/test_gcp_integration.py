@@ -281,9 +281,13 @@ def gce_g8_union_members_of_three_groups_in_one_zone():
 
 @test
 def gce_g9_task_type_may_differ_from_job():
+    # TF's G9 gives a task type that is not the job's; its master() of that task then fails.
+    # Here a task given must be in the cluster: exit 3 naming it, and the job's own task works.
     f = compute_fake([("test-instance-group", tf_instances(THREE), Z, None)])
-    doc = tfconfig(gce(f) + ["--job-name", "testworker", "--task-type", "foobar", "--task-id", "0"])
-    assert doc["task"] == {"type": "foobar", "index": 0} and list(doc["cluster"]) == ["testworker"]
+    fails(gce(f) + ["--job-name", "testworker", "--task-type", "foobar", "--task-id", "0"], 3,
+          ['the task given, "foobar" 0, is not in the cluster'])
+    doc = tfconfig(gce(f) + ["--job-name", "testworker", "--task-type", "testworker", "--task-id", "0"])
+    assert doc["task"] == {"type": "testworker", "index": 0} and list(doc["cluster"]) == ["testworker"]
     f.stop()
 
 
@@ -833,7 +837,7 @@ def tpu_local_vm_from_env():
     assert master(args + ["--rpc-layer", "grpc+verbs"], env) == "grpc+verbs://t1v-n-7f3c2a1b-w-2:8470"
     assert json.loads(ok(args + ["--format", "launch"], env)) == {
         "world_size": 4, "rank": 2, "local_rank": 0, "local_world_size": 1, "node_rank": 2,
-        "num_nodes": 4, "master_addr": hosts[0], "master_port": 8470}
+        "num_nodes": 4, "master_addr": hosts[0], "master_port": 8482}  # JAX's coordinator port
     # GKE multislice: this slice is slice 1 of 3, so worker 2 is rank 1 x 4 + 2 = 6 of 12, and
     # the spec formats have no answer (shape: GKE's TPU multislice docs, JAX cloud_tpu_cluster.py)
     ms = dict(env, MEGASCALE_NUM_SLICES="3", MEGASCALE_SLICE_ID="1",
