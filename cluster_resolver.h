@@ -318,7 +318,8 @@
                                with FLUX_TASK_RANK (Flux's PMI) or with PALS_RANKID and
                                PBS_NODEFILE (Cray PALS's mpiexec: pbs reads its names)
                   4 slurm      SLURM_STEP_NODELIST (a job step)
-                  5 pbs        PALS_RANKID or PBS_VNODENUM, with PBS_NODEFILE or PBS_JOBID
+                  5 pbs        PALS_RANKID or PBS_VNODENUM, with PBS_NODEFILE or PBS_JOBID (not
+                               Torque's job script: PBS_VNODENUM 0 beside PBS_TASKNUM 1)
                   6 lsf        JSM_NAMESPACE_RANK (jsrun), with an LSB_* below
                   7 flux       FLUX_TASK_RANK
                   8 vertex     CLUSTER_SPEC (Vertex AI sets TF_CONFIG too for TensorFlow)
@@ -570,7 +571,8 @@
                   tells a task which. A list not said to be the node's is left as it is.
         Own task: the rank: pbs PALS_RANKID of PMI_SIZE (Cray PALS; PALS_NODEID,
                   PALS_LOCAL_RANKID, PALS_LOCAL_SIZE checked), else PBS_VNODENUM (pbsdsh:
-                  the slot's line); lsf jsrun's JSM_NAMESPACE_RANK of _SIZE (_LOCAL_RANK,
+                  the slot's line; Torque's job script has it 0 beside PBS_TASKNUM 1, the
+                  script being the job's task 1: no task there); lsf jsrun's JSM_NAMESPACE_RANK of _SIZE (_LOCAL_RANK,
                   _LOCAL_SIZE checked); then, in pbs, lsf and sge, an MPI launcher's rank
                   (Open MPI, MVAPICH, MPICH; as the mpi backend reads and places them:
                   local rank and size checked, Open MPI's mapping followed; PMIx's rank
@@ -3785,6 +3787,16 @@ CRES__PRIVATE cres_result cres__env_agrees(const cres_resolver *r, const char *n
 CRES__PRIVATE int cres__env_set(const cres_resolver *probe, const char *name) {
     const char *v = cres_resolver_getenv(probe, name);
     return v && !cres__is_blank(v);
+}
+
+/* A pbsdsh task: PBS_VNODENUM, its line of PBS_NODEFILE. Torque sets PBS_VNODENUM=0 in the
+   job script too, whose PBS_TASKNUM is 1: the mother superior numbers the job's tasks from 1,
+   the script first (torque src/resmom/start_exec.c and mom_comm.c at 34ff845). */
+CRES__PRIVATE int cres__pbsdsh_task(const cres_resolver *r) {
+    const char *vnode = cres_resolver_getenv(r, "PBS_VNODENUM");
+    const char *task = cres_resolver_getenv(r, "PBS_TASKNUM");
+    return cres__env_set(r, "PBS_VNODENUM") &&
+           !(strcmp(vnode, "0") == 0 && task && strcmp(task, "1") == 0);
 }
 
 /* The first variable of a name list ("A\0B\0", see "Footprint" in >>impl) that is set, or
@@ -12478,7 +12490,7 @@ CRES__PRIVATE cres_result cres__pbs_layout(const cres_resolver *r, const cres_pb
                           cres__env_set(r, "PBS_JOBID") ? " (PBS_JOBID is)" : "");
     if (res != CRES_OK) return res;
     if (cres__env_set(r, "PALS_RANKID")) return cres__pbs_pals(r, l, err);
-    if (cres__env_set(r, "PBS_VNODENUM")) {
+    if (cres__pbsdsh_task(r)) {
         if ((res = cres__pbs_grouped(r, l, err)) != CRES_OK) return res;
         return cres__sched_rank(r, l, "PBS_VNODENUM", NULL, err);
     }
@@ -14626,7 +14638,6 @@ CRES__PRIVATE size_t cres__auto_steps(const cres_resolver *probe, char *selector
     static const char mpi[] = "OMPI_COMM_WORLD_SIZE\0MV2_COMM_WORLD_SIZE\0PMI_SIZE\0PMIX_RANK\0";
     static const char sagemaker[] = "SM_HOSTS\0SM_CURRENT_HOST\0";
     static const char volcano[] = "VC_TASK_INDEX\0VK_TASK_INDEX\0";
-    static const char pbs_rank[] = "PALS_RANKID\0PBS_VNODENUM\0";
     static const char pbs[] = "PBS_NODEFILE\0PBS_JOBID\0";
     static const char lsf[] = "LSB_DJOB_RANKFILE\0LSB_MCPU_HOSTS\0LSB_JOBID\0";
     static const char flux[] = "FLUX_JOB_ID\0FLUX_ENCLOSING_ID\0";
@@ -14654,7 +14665,10 @@ CRES__PRIVATE size_t cres__auto_steps(const cres_resolver *probe, char *selector
                           : why);
     /* a scheduler's job step, or a rank on its allocation: the launcher of this process */
     CRES__STEP("slurm", cres__env_set(probe, "SLURM_STEP_NODELIST") ? "SLURM_STEP_NODELIST" : NULL);
-    CRES__STEP("pbs", cres__env_any(probe, pbs) ? cres__env_any(probe, pbs_rank) : NULL);
+    CRES__STEP("pbs", !cres__env_any(probe, pbs)               ? NULL
+                      : cres__env_set(probe, "PALS_RANKID") ? "PALS_RANKID"
+                      : cres__pbsdsh_task(probe)            ? "PBS_VNODENUM"
+                                                            : NULL);
     CRES__STEP("lsf", cres__env_any(probe, lsf) && cres__env_set(probe, "JSM_NAMESPACE_RANK")
                           ? "JSM_NAMESPACE_RANK"
                           : NULL);

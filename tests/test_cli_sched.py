@@ -69,8 +69,9 @@ def pals(rank, size=4, ppn=2):
 
 
 def pbsdsh(vnode):
-    """Task `vnode` of Torque's pbsdsh (pbsdsh(1): PBS_VNODENUM, PBS_NODENUM, PBS_TASKNUM)."""
-    return dict(PBS_JOB, PBS_VNODENUM=str(vnode), PBS_NODENUM=str(vnode // 2), PBS_TASKNUM=str(vnode + 1))
+    """Task `vnode` of Torque's pbsdsh (pbsdsh(1): PBS_VNODENUM, PBS_NODENUM, PBS_TASKNUM; the mother
+    superior numbers tasks from 1, the job script's: torque src/resmom/mom_comm.c at 34ff845)."""
+    return dict(PBS_JOB, PBS_VNODENUM=str(vnode), PBS_NODENUM=str(vnode // 2), PBS_TASKNUM=str(vnode + 2))
 
 
 # LSF on a CSM system (Summit): the launch node first with one slot; jsrun's JSM_NAMESPACE_* and Spectrum

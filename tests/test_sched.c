@@ -437,7 +437,9 @@ static void pbs_pals_bad_rank_variables(void **state) {
     PBS_FAILS(o, CRES_ERR_ENVIRONMENT, "8 slots", "9 ranks");
 }
 
-/* Torque `qsub -l nodes=2:ppn=2`, then `pbsdsh`: a task per slot, PBS_VNODENUM its line. */
+/* Torque `qsub -l nodes=2:ppn=2`, then `pbsdsh`: a task per slot, PBS_VNODENUM its line; the
+   mother superior numbers the tasks (PBS_TASKNUM) from 1, the job script's, so pbsdsh's come
+   after it (torque src/resmom/mom_comm.c at 34ff845: pbs_task_create, ji_taskid). */
 static void pbs_pbsdsh_every_task(void **state) {
     static const char *const hosts[] = {"node01", "node02"};
     const char *nodefile = temp_file("node01\nnode01\nnode02\nnode02\n");
@@ -450,13 +452,38 @@ static void pbs_pbsdsh_every_task(void **state) {
         env_set("PBS_NODEFILE", nodefile);
         env_setf("PBS_VNODENUM", "%d", vnode);
         env_setf("PBS_NODENUM", "%d", vnode / 2);
-        env_setf("PBS_TASKNUM", "%d", vnode + 1);
+        env_setf("PBS_TASKNUM", "%d", vnode + 2);
         r = PBS(pbs_options());
         assert_string_equal(resolved_json(r), block_spec(hosts, 2, 2));
         expect_task(r, "worker", vnode);
         EXPECT_LAUNCH(r, 4, vnode, vnode % 2, 2, vnode / 2, 2, "node01", 8888);
         cres_resolver_free(r);
     }
+}
+
+/* Torque's job script has PBS_VNODENUM=0 too, beside PBS_TASKNUM=1 (torque
+   src/resmom/start_exec.c at 34ff845 sets it for the job's shell; a capture: Torque 6.0.2,
+   gravity-doc.github.io/Basic/Job.html): the allocation, no own task. */
+static void pbs_torque_job_script_is_no_task(void **state) {
+    static const char *const hosts[] = {"node01", "node02"};
+    const char *nodefile = temp_file("node01\nnode01\nnode02\nnode02\n");
+    cres_resolver *r;
+    (void)state;
+    env_reset();
+    env_set("PBS_JOBID", "4711.torque-server");
+    env_set("PBS_NODEFILE", nodefile);
+    env_set("PBS_ENVIRONMENT", "PBS_BATCH");
+    env_set("PBS_VNODENUM", "0");
+    env_set("PBS_NODENUM", "0");
+    env_set("PBS_TASKNUM", "1");
+    env_set("PBS_NP", "4");
+    r = PBS(pbs_options());
+    assert_string_equal(resolved_json(r), block_spec(hosts, 2, 2));
+    assert_int_equal(cres_task_id(r), CRES_NO_TASK);
+    cres_resolver_free(r);
+    r = AUTO(auto_options(), "pbs");
+    assert_int_equal(cres_task_id(r), CRES_NO_TASK);
+    cres_resolver_free(r);
 }
 
 /* pbsdsh runs task v on line v's host: a nodefile whose lines of one host are apart
@@ -2100,6 +2127,7 @@ int main(void) {
         cmocka_unit_test_setup(pbs_pals_disagreement_is_an_error, reset),
         cmocka_unit_test_setup(pbs_pals_bad_rank_variables, reset),
         cmocka_unit_test_setup(pbs_pbsdsh_every_task, reset),
+        cmocka_unit_test_setup(pbs_torque_job_script_is_no_task, reset),
         cmocka_unit_test_setup(pbs_pbsdsh_task_runs_on_its_line, reset),
         cmocka_unit_test_setup(pbs_pbsdsh_counts_blanks_and_names, reset),
         cmocka_unit_test_setup(pbs_pbsdsh_bad_vnode, reset),

@@ -157,7 +157,7 @@ def pbs(rng, job, case):
         if rng.random() < 0.5:
             env["PMI_RANK"] = str(job.rank)
     elif how == "pbsdsh":  # one task per slot: the slot's line
-        env.update(PBS_VNODENUM=str(job.rank), PBS_TASKNUM=str(job.rank + 1),
+        env.update(PBS_VNODENUM=str(job.rank), PBS_TASKNUM=str(job.rank + 2),  # task 1: the script
                    PBS_NODENUM=str(job.node))
     return env
 

@@ -395,6 +395,11 @@ def mpi_in_allocation(x, rank, size, local_size):
 
 # ---- the schedulers: pbs, lsf, sge, flux ----------------------------------------------------
 
+def pbsdsh_task(env):
+    """PBS_VNODENUM is a pbsdsh task's, but for Torque's job script: PBS_VNODENUM 0, PBS_TASKNUM 1."""
+    return env.set("PBS_VNODENUM") and not (env.get("PBS_VNODENUM") == "0" and env.get("PBS_TASKNUM") == "1")
+
+
 def pbs_lines_grouped(text):
     """PBS_VNODENUM counts PBS_NODEFILE's lines: each host's lines must be together."""
     seen, last = set(), None
@@ -432,7 +437,7 @@ def expect_pbs(x):
         if ppn and sum(n for _, n in slots) == len(slots) and ppn * len(slots) <= MAX_TASKS:
             slots = [(h, ppn) for h, _ in slots]  # a line per node
         return place_slots(x, slots, size, rank, "PBS_NODEFILE")
-    if env.set("PBS_VNODENUM"):
+    if pbsdsh_task(env):
         if not pbs_lines_grouped(env.file_text(env.get("PBS_NODEFILE"))):
             x.must_fail("PBS_NODEFILE")
         rank = x.number("PBS_VNODENUM", "rank", 0, required=True)
@@ -1100,7 +1105,7 @@ def auto_steps(env):
          and not pmi_not_mpi),
         # a scheduler's job step or a rank on its allocation: the launcher of this process
         ("slurm", s("SLURM_STEP_NODELIST")),
-        ("pbs", any_set("PBS_NODEFILE", "PBS_JOBID") and any_set("PALS_RANKID", "PBS_VNODENUM")),
+        ("pbs", any_set("PBS_NODEFILE", "PBS_JOBID") and (s("PALS_RANKID") or pbsdsh_task(env))),
         ("lsf", any_set("LSB_DJOB_RANKFILE", "LSB_MCPU_HOSTS", "LSB_JOBID")
          and s("JSM_NAMESPACE_RANK")),
         ("flux", s("FLUX_TASK_RANK")),

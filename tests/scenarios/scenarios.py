@@ -1043,8 +1043,21 @@ sc("pbs-script-machinefile-named", "pbs", SRC_PBS, pbs_job(), ["pbs", "--format"
    ok_lines(["node01:4", "node02:4"]), files=PBS_FILES)
 sc("pbs-script-torchrun-refused", "pbs", SRC_PBS, pbs_job(), ["--format", "torchrun"],
    fail(3, ("rank", "PBS_VNODENUM", "own task")), files=PBS_FILES)
+# Torque sets PBS_VNODENUM=0 in the job script too (its shell is task 1): no own task there
+SRC_TORQUE = ("adaptivecomputing/torque@34ff845 src/resmom/start_exec.c (PBS_VNODENUM=0 for the job's "
+              "shell) and mom_comm.c (the mother superior numbers tasks from 1: PBS_TASKNUM); a capture: "
+              "Torque 6.0.2, gravity-doc.github.io/Basic/Job.html")
+TORQUE_SCRIPT = pbs_job({"PBS_VNODENUM": "0", "PBS_NUM_NODES": "2", "PBS_NUM_PPN": "4", "PBS_NP": "8"})
+sc("torque-script-torchrun-refused", "pbs", SRC_TORQUE, TORQUE_SCRIPT, ["--format", "torchrun"],
+   fail(3, ("own task",)), files=PBS_FILES)
+sc("torque-script-hostfile", "pbs", SRC_TORQUE, TORQUE_SCRIPT, ["--format", "hostfile"],
+   ok_lines(["node01 slots=4", "node02 slots=4"]), files=PBS_FILES)
+sc("torque-pbsdsh-vnode-0-launch", "pbs", SRC_TORQUE + "; " + SRC_PBSDSH,
+   pbs_job({"PBS_VNODENUM": "0", "PBS_TASKNUM": "2"}), ["--format", "launch"],
+   ok_json({"world_size": 8, "rank": 0, "local_rank": 0, "local_world_size": 4, "node_rank": 0,
+            "num_nodes": 2, "master_addr": "node01", "master_port": 8888}), files=PBS_FILES)
 sc("pbs-pbsdsh-torchrun", "pbs", SRC_PBS + "; " + SRC_PBSDSH,
-   pbs_job({"PBS_VNODENUM": "5", "PBS_NODENUM": "1", "PBS_TASKNUM": "6"}), ["--format", "torchrun"],
+   pbs_job({"PBS_VNODENUM": "5", "PBS_NODENUM": "1", "PBS_TASKNUM": "7"}), ["--format", "torchrun"],
    ok_exports(torch_vars("node01", 8888, 8, 5, 1, 4, 1, 2)), files=PBS_FILES)
 sc("pbs-mpirun-torchrun", "pbs", SRC_PBS + "; " + SRC_OMPI,
    dict(pbs_job(), **ompi_rank(N2, [4, 4], 6)), ["--format", "torchrun"],
