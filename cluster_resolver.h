@@ -573,7 +573,8 @@
                   PALS_LOCAL_RANKID, PALS_LOCAL_SIZE checked), else PBS_VNODENUM (pbsdsh:
                   the slot's line; Torque's job script has it 0 beside PBS_TASKNUM 1, the
                   script being the job's task 1: no task there); lsf jsrun's
-                  JSM_NAMESPACE_RANK of _SIZE (_LOCAL_RANK, _LOCAL_SIZE checked); then, in pbs, lsf and sge, an MPI launcher's rank
+                  JSM_NAMESPACE_RANK of _SIZE (_LOCAL_RANK, _LOCAL_SIZE checked); then, in
+                  pbs, lsf and sge, an MPI launcher's rank
                   (Open MPI, MVAPICH, MPICH; as the mpi backend reads and places them:
                   local rank and size checked, Open MPI's mapping followed; PMIx's rank
                   without a world size is CRES_ERR_ENVIRONMENT); flux FLUX_TASK_RANK of
