@@ -175,7 +175,8 @@ def in_the_lab():
 
 def test_torchrun_formats():
     """torchrun --nnodes=1 --nproc_per_node=2: auto picks torch and every coordinator format
-    says exactly what torchrun said; tfconfig needs every address and says so (exit 3)."""
+    says exactly what torchrun said; tfconfig needs every address and torchrun-node one task
+    per node, and each says so (exit 3)."""
     port = quiet_port()
     reps = torchrun_reports([], port,
                             [CLI, "--format", "launch"],
@@ -205,10 +206,9 @@ def test_torchrun_formats():
             f"want {e['MASTER_ADDR']}:{e['MASTER_PORT']}")
         got = exports_of(runs[4], who)
         assert got == want_torchrun(e), f"{who}: --format torchrun\n  got  {got}\n  want {want_torchrun(e)}"
-        got = exports_of(runs[5], who)
-        want_node = {"PET_NNODES": "1", "PET_NODE_RANK": "0", "PET_MASTER_ADDR": e["MASTER_ADDR"],
-                     "PET_MASTER_PORT": e["MASTER_PORT"]}
-        assert got == want_node, f"{who}: --format torchrun-node\n  got  {got}\n  want {want_node}"
+        # a worker of two on its node: a torchrun per node would start one per worker
+        lab.fails(runs[5], 3, "this node runs 2 tasks", "one task per node")
+        assert runs[5]["out"] == "", f"{who}: --format torchrun-node printed {runs[5]['out']!r} and failed"
         lab.fails(runs[6], 3, "needs every address", r"\blaunch\b")
         assert runs[6]["out"] == "", f"{who}: --format tfconfig printed {runs[6]['out']!r} and failed"
 
@@ -293,7 +293,8 @@ def test_kubeflow_pytorchjob_pod_starts_its_torchrun():
 
 def test_torchrun_inside_srun():
     """srun -N1 -n1 torchrun --nproc_per_node=2: the workers see Slurm's one-task step and
-    torchrun's two ranks; auto must pick torch (the innermost launcher): world 2, not 1."""
+    torchrun's two ranks; auto must pick torch (the innermost launcher): world 2, not 1; the
+    slurm backend, forced, refuses torchrun's WORLD_SIZE."""
     in_the_lab()
     port = quiet_port()
     reps = torchrun_reports(SRUN + ["-N1", "-n1"], port,
@@ -313,9 +314,10 @@ def test_torchrun_inside_srun():
         assert "auto: using the torch backend" in rep["runs"][0]["err"], rep["runs"][0]["err"]
         got = exports_of(rep["runs"][1], who)
         assert got == want_torchrun(e), f"{who}: --format torchrun\n  got  {got}\n  want {want_torchrun(e)}"
-        # The scenario tells the two apart: Slurm alone would say one process.
-        slurm = launch_info(rep["runs"][2], f"{who}, slurm backend")
-        assert (slurm["world_size"], slurm["rank"]) == (1, 0), f"{who}: the slurm backend says {slurm}"
+        # The scenario tells the two apart: Slurm alone says one process, which torchrun's
+        # WORLD_SIZE contradicts: forcing slurm is exit 3 naming both and the way out
+        lab.fails(rep["runs"][2], 3, 'WORLD_SIZE="2" is set, but the slurm backend\'s answer is 1',
+                  "CLUSTER_RESOLVER_BACKEND=torch")
 
 
 if __name__ == "__main__":
