@@ -2046,10 +2046,13 @@ CRES__PRIVATE void cres__clear(cres_error *err) {
     err->message[0] = '\0';
 }
 
-/* Every failure inside the library is set the way a custom backend sets its own. */
+/* Every failure inside the library is set the way a custom backend sets its own; its code
+   is then the caller's value, not a returned call: gcc -Os makes `return f(...)` a jump
+   after a copy of the caller's epilogue and its unwind notes, at every failure (1 KiB of a
+   small program; see "Footprint" in >>impl). */
 CRES_API cres_result cres_error_set(cres_error *err, cres_result result, const char *format, ...)
     CRES__PRINTF(3, 4);
-#define cres__fail cres_error_set
+#define cres__fail(err, result, ...) (cres_error_set(err, result, __VA_ARGS__), (result))
 
 CRES_API cres_result cres_error_set(cres_error *err, cres_result result, const char *format, ...) {
     va_list ap;
@@ -2061,9 +2064,11 @@ CRES_API cres_result cres_error_set(cres_error *err, cres_result result, const c
     return result;
 }
 
-CRES__PRIVATE cres_result cres__oom(cres_error *err, const char *what) {
-    return cres__fail(err, CRES_ERR_OUT_OF_MEMORY, "%s: out of memory", what);
+/* An allocation failed: set, and its code the caller's value, as cres__fail does. */
+CRES__PRIVATE void cres__set_oom(cres_error *err, const char *what) {
+    cres_error_set(err, CRES_ERR_OUT_OF_MEMORY, "%s: out of memory", what);
 }
+#define cres__oom(err, what) (cres__set_oom(err, what), CRES_ERR_OUT_OF_MEMORY)
 
 /* Puts `prefix` before the message of a failure from a lower layer, and turns its code into
    `code` unless it is one that must stay (out of memory, limits). */
@@ -3659,14 +3664,15 @@ CRES__PRIVATE cres_result cres__launch_from_spec(cres_resolver *r, cres_launch_i
     cres_spec_free(spec);
     if (res == CRES_ERR_NOT_FOUND) {
         char q[CRES__QUOTE_SIZE];
-        cres__fail(err, res,
-                   "%s: this process's task %s %d, from %s, is not in the cluster, so "
-                   "it has no rank%s",
-                   r->vtable->name, cres__quote(q, sizeof q, r->task_type, strlen(r->task_type)),
-                   r->task_id, cres__task_source(r),
-                   strcmp(r->task_type, "evaluator") == 0
-                       ? " (TensorFlow runs its evaluator outside the cluster)"
-                       : "");
+        cres_error_set(err, res,
+                       "%s: this process's task %s %d, from %s, is not in the cluster, so "
+                       "it has no rank%s",
+                       r->vtable->name,
+                       cres__quote(q, sizeof q, r->task_type, strlen(r->task_type)), r->task_id,
+                       cres__task_source(r),
+                       strcmp(r->task_type, "evaluator") == 0
+                           ? " (TensorFlow runs its evaluator outside the cluster)"
+                           : "");
     }
     return res;
 }
@@ -7341,19 +7347,19 @@ CRES__PRIVATE cres_result cres__k8s_status_error(cres__k8s *k, const cres_http_r
     char message[128];
     cres__error_message(&k->base, resp, NULL, 110, message, sizeof message); /* the Status's */
     if (resp->status == 401)
-        cres__fail(err, CRES_ERR_HTTP_STATUS,
-                   "kubernetes: 401 Unauthorized%s; the bearer token was refused (check the "
-                   "service account token)",
-                   message);
+        cres_error_set(err, CRES_ERR_HTTP_STATUS,
+                       "kubernetes: 401 Unauthorized%s; the bearer token was refused (check the "
+                       "service account token)",
+                       message);
     else if (resp->status == 403)
-        cres__fail(
+        cres_error_set(
             err, CRES_ERR_HTTP_STATUS,
             "kubernetes: 403 Forbidden%s; the service account needs verbs [\"list\"] on resources "
             "[\"pods\"] (a Role, or a ClusterRole for all namespaces)",
             message);
     else
-        cres__fail(err, CRES_ERR_HTTP_STATUS, "kubernetes: HTTP %d %s%s%s", resp->status, doing,
-                   cres__redirect_note(resp->status), message);
+        cres_error_set(err, CRES_ERR_HTTP_STATUS, "kubernetes: HTTP %d %s%s%s", resp->status, doing,
+                       cres__redirect_note(resp->status), message);
     if (err) err->http_status = resp->status;
     return CRES_ERR_HTTP_STATUS;
 }
@@ -8519,17 +8525,17 @@ CRES__PRIVATE cres_result cres__google_status_error(const cres_resolver *r,
     const char *name = r->vtable->name;
     cres__error_message(r, resp, "error", 120, message, sizeof message); /* Google's error body */
     if (resp->status == 401)
-        cres__fail(err, CRES_ERR_HTTP_STATUS,
-                   "%s: 401 Unauthorized%s; the access token was refused", name, message);
+        cres_error_set(err, CRES_ERR_HTTP_STATUS,
+                       "%s: 401 Unauthorized%s; the access token was refused", name, message);
     else if (resp->status == 403)
-        cres__fail(err, CRES_ERR_HTTP_STATUS,
-                   "%s: 403 Forbidden%s; the account needs %s and the cloud-platform scope", name,
-                   message, permission);
+        cres_error_set(err, CRES_ERR_HTTP_STATUS,
+                       "%s: 403 Forbidden%s; the account needs %s and the cloud-platform scope",
+                       name, message, permission);
     else if (resp->status == 404)
-        cres__fail(err, CRES_ERR_HTTP_STATUS, "%s: 404 Not Found%s", name, message);
+        cres_error_set(err, CRES_ERR_HTTP_STATUS, "%s: 404 Not Found%s", name, message);
     else
-        cres__fail(err, CRES_ERR_HTTP_STATUS, "%s: HTTP %d%s%s", name, resp->status,
-                   cres__redirect_note(resp->status), message);
+        cres_error_set(err, CRES_ERR_HTTP_STATUS, "%s: HTTP %d%s%s", name, resp->status,
+                       cres__redirect_note(resp->status), message);
     if (err) err->http_status = resp->status;
     return CRES_ERR_HTTP_STATUS;
 }
@@ -8571,8 +8577,8 @@ CRES__PRIVATE cres_result cres__metadata_get(cres__http *h, const char *base, co
         return CRES_OK;
     }
     if (resp.status != 200) { /* its error bodies are HTML pages: the status says it all */
-        cres__fail(err, CRES_ERR_HTTP_STATUS, "%s: metadata %s: HTTP %d%s", r->vtable->name, path,
-                   resp.status, cres__redirect_note(resp.status));
+        cres_error_set(err, CRES_ERR_HTTP_STATUS, "%s: metadata %s: HTTP %d%s", r->vtable->name,
+                       path, resp.status, cres__redirect_note(resp.status));
         if (err) err->http_status = resp.status;
         cres__response_free(r, &resp);
         return CRES_ERR_HTTP_STATUS;
@@ -9090,8 +9096,8 @@ CRES__PRIVATE cres_result cres__gcp_token_answer(const cres_resolver *r, const c
                            CRES_ERR_UNEXPECTED_RESPONSE, err);
     if (res != CRES_OK && (ok || res == CRES_ERR_OUT_OF_MEMORY)) return res;
     if (res != CRES_OK) { /* an error status without OAuth's JSON: a proxy's page, a 5xx */
-        cres__fail(err, CRES_ERR_HTTP_STATUS, "%s: token endpoint: HTTP %d%s", name, resp->status,
-                   cres__redirect_note(resp->status));
+        cres_error_set(err, CRES_ERR_HTTP_STATUS, "%s: token endpoint: HTTP %d%s", name,
+                       resp->status, cres__redirect_note(resp->status));
         if (err) err->http_status = resp->status;
         return CRES_ERR_HTTP_STATUS;
     }
