@@ -10924,6 +10924,7 @@ typedef struct cres__hpc {
     char *devices;       /* the node's ids, comma-separated ("" = 0..n-1); NULL = kept as is */
 } cres__hpc;
 
+/* The options every HPC backend has, and its launcher's word on GPUs. */
 typedef struct cres__hpc_want {
     const cres_job_count *jobs;
     size_t jobs_count;
@@ -10931,6 +10932,9 @@ typedef struct cres__hpc_want {
     int gpus_per_node;
     int gpus_per_task;
     cres__gpu_reader gpu_reader;
+    const char *task_type;
+    int task_id;
+    const char *rpc_layer;
 } cres__hpc_want;
 
 /* Checks the requested jobs and orders them; NULL jobs = one "worker" job of every task. */
@@ -11251,61 +11255,56 @@ CRES__PRIVATE void cres__hpc_destroy(cres_resolver *r) {
     cres__free(&r->config.allocator, h->devices);
 }
 
-/* The start and the end both backends share; in between each reads its layout. */
-CRES__PRIVATE cres_result cres__hpc_new(const cres_resolver_vtable *vtable,
-                                        const cres_config *config, cres_resolver **r,
-                                        cres__layout *l, cres_error *err) {
-    memset(l, 0, sizeof *l);
-    l->own_node = l->own_local = l->own_local_size = -1;
-    return cres_resolver_new(sizeof(cres__hpc), vtable, config, r, err);
-}
+/* A backend's reader of where its ranks run; `options` is its own options struct. */
+typedef cres_result (*cres__layout_reader)(const cres_resolver *r, const void *options,
+                                           cres__layout *l, cres_error *err);
 
-CRES__PRIVATE void cres__hpc_want_set(cres__hpc_want *w, const cres_job_count *jobs,
-                                      size_t jobs_count, int port_base, int gpus_per_node,
-                                      int gpus_per_task, cres__gpu_reader gpu_reader) {
-    w->jobs = jobs;
-    w->jobs_count = jobs_count;
-    w->port_base = port_base;
-    w->gpus_per_node = gpus_per_node;
-    w->gpus_per_task = gpus_per_task;
-    w->gpu_reader = gpu_reader;
-}
-
-CRES__PRIVATE cres_result cres__hpc_finish(cres_resolver *r, cres_result res, cres__layout *l,
-                                           const cres__hpc_want *w, const char *task_type,
-                                           int task_id, const char *rpc_layer, cres_error *err) {
+/* The create function every HPC backend shares: `layout` places the ranks, the rest is the
+   same for all (one function, not one copy per backend). */
+CRES__PRIVATE cres_result cres__hpc_create(const cres_resolver_vtable *vtable,
+                                           const cres_config *config, const cres__hpc_want *w,
+                                           cres__layout_reader layout, const void *options,
+                                           cres_resolver **out, cres_error *err) {
+    cres__layout l;
+    cres_resolver *r;
+    cres_result res;
+    cres__clear(err);
+    if (!out) return cres__fail(err, CRES_ERR_INVALID_ARGUMENT, "out is NULL");
+    *out = NULL;
+    memset(&l, 0, sizeof l);
+    l.own_node = l.own_local = l.own_local_size = -1;
+    if ((res = cres_resolver_new(sizeof(cres__hpc), vtable, config, &r, err)) != CRES_OK)
+        return res;
+    res = layout(r, options, &l, err);
     if (res == CRES_OK) res = cres_set_rpc_layer(r, "grpc", err);
-    if (res == CRES_OK) res = cres__hpc_build((cres__hpc *)r, l, w, err);
-    if (res == CRES_OK) res = cres__apply_options(r, task_type, task_id, rpc_layer, err);
-    r->no_task_why = l->no_task;
-    cres__layout_free(&r->config.allocator, l);
-    return res;
+    if (res == CRES_OK) res = cres__hpc_build((cres__hpc *)r, &l, w, err);
+    if (res == CRES_OK) res = cres__apply_options(r, w->task_type, w->task_id, w->rpc_layer, err);
+    r->no_task_why = l.no_task;
+    cres__layout_free(&r->config.allocator, &l);
+    return cres__created(r, res, out);
 }
 
 /* The create function of an HPC backend (Slurm, MPI, the schedulers): the options they all
-   share, then layout(r, o, &l, err) places the ranks; gpu_reader says what the launcher says
-   of the GPU lists (NULL: nothing). */
-#define CRES__HPC_CREATE(fn, vtable, options_type, layout, gpu_reader)                        \
-    CRES_API cres_result fn(const options_type *o, cres_resolver **out, cres_error *err) {    \
-        options_type none;                                                                    \
-        cres__hpc_want w;                                                                     \
-        cres__layout l;                                                                       \
-        cres_resolver *r;                                                                     \
-        cres_result res;                                                                      \
-        if (!o) {                                                                             \
-            memset(&none, 0, sizeof none);                                                    \
-            o = &none;                                                                        \
-        }                                                                                     \
-        cres__clear(err);                                                                     \
-        if (!out) return cres__fail(err, CRES_ERR_INVALID_ARGUMENT, "out is NULL");           \
-        *out = NULL;                                                                          \
-        if ((res = cres__hpc_new(&vtable, o->config, &r, &l, err)) != CRES_OK) return res;    \
-        cres__hpc_want_set(&w, o->jobs, o->jobs_count, o->port_base, o->gpus_per_node,        \
-                           o->gpus_per_task, gpu_reader);                                     \
-        res = layout(r, o, &l, err);                                                          \
-        return cres__created(                                                                 \
-            r, cres__hpc_finish(r, res, &l, &w, o->task_type, o->task_id, o->rpc_layer, err), \
-            out);                                                                             \
+   share, then cres__hpc_create with layout, which reads the rest; reader says what the
+   launcher says of the GPU lists (NULL: nothing). */
+#define CRES__HPC_CREATE(fn, vtable, options_type, layout, reader)                         \
+    CRES_API cres_result fn(const options_type *o, cres_resolver **out, cres_error *err) { \
+        options_type none;                                                                 \
+        cres__hpc_want w;                                                                  \
+        if (!o) {                                                                          \
+            memset(&none, 0, sizeof none);                                                 \
+            o = &none;                                                                     \
+        }                                                                                  \
+        w.jobs = o->jobs;                                                                  \
+        w.jobs_count = o->jobs_count;                                                      \
+        w.port_base = o->port_base;                                                        \
+        w.gpus_per_node = o->gpus_per_node;                                                \
+        w.gpus_per_task = o->gpus_per_task;                                                \
+        w.gpu_reader = reader;                                                             \
+        w.task_type = o->task_type;                                                        \
+        w.task_id = o->task_id;                                                            \
+        w.rpc_layer = o->rpc_layer;                                                        \
+        return cres__hpc_create(&vtable, o->config, &w, layout, o, out, err);              \
     }
 #endif /* CRES__HPC */
 
@@ -11539,10 +11538,9 @@ static const cres_resolver_vtable cres__slurm_vtable = {
     cres__hpc_devices, NULL};
 
 /* The step's layout takes no options. */
-CRES__PRIVATE cres_result cres__slurm_own_layout(const cres_resolver *r,
-                                                 const cres_slurm_options *o, cres__layout *l,
-                                                 cres_error *err) {
-    (void)o;
+CRES__PRIVATE cres_result cres__slurm_own_layout(const cres_resolver *r, const void *options,
+                                                 cres__layout *l, cres_error *err) {
+    (void)options;
     return cres__slurm_layout(r, l, err);
 }
 
@@ -12174,8 +12172,9 @@ CRES__PRIVATE cres_result cres__mpi_direct(const cres_resolver *r, const cres__m
 }
 
 /* Where the ranks run, from the first source that knows (manual section 7). */
-CRES__PRIVATE cres_result cres__mpi_layout(const cres_resolver *r, const cres_mpi_options *o,
+CRES__PRIVATE cres_result cres__mpi_layout(const cres_resolver *r, const void *options,
                                            cres__layout *l, cres_error *err) {
+    const cres_mpi_options *o = (const cres_mpi_options *)options;
     cres__mpi_identity id;
     int slurm_rank = -1, slurm_size = -1;
     cres_result res = cres__mpi_identify(r, &id, err);
@@ -12370,10 +12369,10 @@ CRES__PRIVATE cres_result cres__pbs_pals(const cres_resolver *r, cres__layout *l
 /* PBS_NODEFILE has a line per slot. Ranks: Cray PALS's mpiexec (PALS_RANKID of PMI_SIZE,
    checked against PALS_NODEID and PALS_LOCAL_RANKID), else pbsdsh's PBS_VNODENUM (the
    slot's line: one task per slot), else the job script. */
-CRES__PRIVATE cres_result cres__pbs_layout(const cres_resolver *r, const cres_pbs_options *o,
+CRES__PRIVATE cres_result cres__pbs_layout(const cres_resolver *r, const void *options,
                                            cres__layout *l, cres_error *err) {
     cres_result res = cres__sched_read(r, "PBS_NODEFILE", l, err);
-    (void)o;
+    (void)options;
     if (res == CRES_ERR_NOT_FOUND)
         return cres__fail(err, CRES_ERR_ENVIRONMENT, "pbs: PBS_NODEFILE is not set%s",
                           cres__env_set(r, "PBS_JOBID") ? " (PBS_JOBID is)" : "");
@@ -12421,11 +12420,11 @@ CRES__PRIVATE cres_result cres__lsf_jsrun(const cres_resolver *r, cres__layout *
 
 /* LSB_DJOB_RANKFILE (a line per slot), else LSB_MCPU_HOSTS; ranks from jsrun's
    JSM_NAMESPACE_* (local rank and size checked), else the MPI launcher's, else the script. */
-CRES__PRIVATE cres_result cres__lsf_layout(const cres_resolver *r, const cres_lsf_options *o,
+CRES__PRIVATE cres_result cres__lsf_layout(const cres_resolver *r, const void *options,
                                            cres__layout *l, cres_error *err) {
     const char *var = "LSB_DJOB_RANKFILE";
     cres_result res = cres__sched_read(r, var, l, err);
-    (void)o;
+    (void)options;
     if (res == CRES_ERR_NOT_FOUND) res = cres__sched_read(r, var = "LSB_MCPU_HOSTS", l, err);
     if (res == CRES_ERR_NOT_FOUND)
         return cres__fail(err, CRES_ERR_ENVIRONMENT,
@@ -12461,11 +12460,11 @@ CRES__PRIVATE cres_result cres__sge_gpus(const cres_resolver *r, cres__gpu_word 
 
 /* PE_HOSTFILE (NSLOTS, when set, must be its slots); ranks from the MPI launcher the job
    started (Open MPI reads PE_HOSTFILE itself), else the job script. */
-CRES__PRIVATE cres_result cres__sge_layout(const cres_resolver *r, const cres_sge_options *o,
+CRES__PRIVATE cres_result cres__sge_layout(const cres_resolver *r, const void *options,
                                            cres__layout *l, cres_error *err) {
     int nslots = -1;
     cres_result res = cres__sched_read(r, "PE_HOSTFILE", l, err);
-    (void)o;
+    (void)options;
     if (res == CRES_ERR_NOT_FOUND)
         return cres__fail(err, CRES_ERR_ENVIRONMENT,
                           "sge: PE_HOSTFILE is not set%s (submit with qsub -pe)",
@@ -12542,8 +12541,9 @@ CRES__PRIVATE cres_result cres__flux_task(const cres_resolver *r, cres__layout *
    or an allocation (FLUX_ENCLOSING_ID, which a `flux batch` script and a `flux alloc` shell
    get in place of the job's variables: flux-core src/broker/runat.c), the hostfile is the
    allocation and no task is this process's. */
-CRES__PRIVATE cres_result cres__flux_layout(const cres_resolver *r, const cres_flux_options *o,
+CRES__PRIVATE cres_result cres__flux_layout(const cres_resolver *r, const void *options,
                                             cres__layout *l, cres_error *err) {
+    const cres_flux_options *o = (const cres_flux_options *)options;
     static const char *const need[] = {"FLUX_TASK_RANK", "FLUX_JOB_SIZE", NULL};
     const char *job = cres__env_set(r, "FLUX_TASK_RANK")
                           ? NULL
