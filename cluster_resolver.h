@@ -11001,10 +11001,11 @@ CRES__PRIVATE cres_result cres__cuda_devices(const cres_resolver *r, const char 
 }
 
 /* The device lists a launcher may narrow to a task: CUDA's, then AMD ROCm's and HIP's, Intel
-   Level Zero's and OpenCL's (Slurm writes one list into each that gres.conf's flags name). */
-static const char *const cres__device_vars[] = {
-    "CUDA_VISIBLE_DEVICES", "ROCR_VISIBLE_DEVICES", "HIP_VISIBLE_DEVICES", "ZE_AFFINITY_MASK",
-    "GPU_DEVICE_ORDINAL",   NULL};
+   Level Zero's and OpenCL's (Slurm writes one list into each that gres.conf's flags name); a
+   name list (see "Footprint" in >>impl). */
+static const char cres__device_vars[] = "CUDA_VISIBLE_DEVICES\0ROCR_VISIBLE_DEVICES\0"
+                                        "HIP_VISIBLE_DEVICES\0ZE_AFFINITY_MASK\0"
+                                        "GPU_DEVICE_ORDINAL\0";
 
 /* The entries of a comma-separated list; 0 when unset or blank. */
 CRES__PRIVATE int cres__list_count(const char *v) {
@@ -11018,10 +11019,10 @@ CRES__PRIVATE int cres__list_count(const char *v) {
    shorter than CUDA's, was narrowed to this task: then CUDA's is not the node's either. */
 CRES__PRIVATE void cres__gpu_lists_bound(const cres_resolver *r, int cuda_listed,
                                          cres__gpu_word *said) {
-    size_t i;
-    for (i = 0; cres__device_vars[i] && !said->bound[0]; i++) {
-        const char *var = cres__device_vars[i];
-        int n = i ? cres__list_count(cres_resolver_getenv(r, var)) : cuda_listed;
+    const char *var;
+    for (var = cres__device_vars; *var && !said->bound[0]; var = cres__next_name(var)) {
+        int n =
+            var != cres__device_vars ? cres__list_count(cres_resolver_getenv(r, var)) : cuda_listed;
         if (!n) continue;
         if (said->on_node > n)
             snprintf(said->bound, sizeof said->bound, "%s=%d but %s lists %d", said->on_node_var,
@@ -12218,7 +12219,8 @@ CRES__PRIVATE cres_result cres__mpi_layout(const cres_resolver *r, const void *o
 CRES__PRIVATE cres_result cres__mpi_gpus(const cres_resolver *r, cres__gpu_word *said,
                                          cres_error *err) {
     if (cres__env_set(r, "JSM_NAMESPACE_RANK")) return cres__jsrun_gpus(r, said, err);
-    if (cres__env_any(r, "SLURM_STEP_NODELIST\0SLURM_JOB_ID\0SLURM_JOBID\0")) return cres__slurm_gpus(r, said, err);
+    if (cres__env_any(r, "SLURM_STEP_NODELIST\0SLURM_JOB_ID\0SLURM_JOBID\0"))
+        return cres__slurm_gpus(r, said, err);
     said->unsaid = "mpirun and mpiexec do not say";
     return CRES_OK;
 }
