@@ -11932,42 +11932,59 @@ typedef struct cres__mpi_identity {
     const char *local_names;     /* the local rank's and size's names, for messages */
 } cres__mpi_identity;
 
-/* An MPI launcher family's names ("" for none), arrays rather than pointers (see
-   "Footprint" in >>impl). */
+/* An MPI launcher family's names ("" for none). */
 typedef struct cres__mpi_family {
-    char rank[24], size[24], local_rank[28], local_size[28];
-    char source[12];      /* "Open MPI" */
-    char local_names[56]; /* the local rank's and size's, for messages */
+    const char *rank, *size, *local_rank, *local_size;
+    const char *source;      /* "Open MPI" */
+    const char *local_names; /* the local rank's and size's, for messages */
 } cres__mpi_family;
 
-/* The first family whose rank is set is read; the last row (jsrun, which IBM Spectrum MPI's
+/* The families, a row of their six names each, in one literal (see "Footprint" in >>impl).
+   The first family whose rank is set is read; the last row (jsrun, which IBM Spectrum MPI's
    ranks see beside Open MPI's names) is only compared. */
-static const cres__mpi_family cres__mpi_names[] = {
-    {"OMPI_COMM_WORLD_RANK", "OMPI_COMM_WORLD_SIZE", "OMPI_COMM_WORLD_LOCAL_RANK",
-     "OMPI_COMM_WORLD_LOCAL_SIZE", "Open MPI",
-     "OMPI_COMM_WORLD_LOCAL_RANK, OMPI_COMM_WORLD_LOCAL_SIZE"},
-    {"MV2_COMM_WORLD_RANK", "MV2_COMM_WORLD_SIZE", "MV2_COMM_WORLD_LOCAL_RANK",
-     "MV2_COMM_WORLD_LOCAL_SIZE", "MVAPICH",
-     "MV2_COMM_WORLD_LOCAL_RANK, MV2_COMM_WORLD_LOCAL_SIZE"},
-    {"PMI_RANK", "PMI_SIZE", "MPI_LOCALRANKID", "MPI_LOCALNRANKS", "MPICH",
-     "MPI_LOCALRANKID, MPI_LOCALNRANKS"},
-    {"PMIX_RANK", "", "", "", "PMIx", ""},
-    {"JSM_NAMESPACE_RANK", "JSM_NAMESPACE_SIZE", "", "", "jsrun", ""},
-};
-#define CRES__MPI_FAMILIES 4
+#define CRES__MPI_FAMILY(rank, size, local_rank, local_size, source, local_names) \
+    rank "\0" size "\0" local_rank "\0" local_size "\0" source "\0" local_names "\0"
+static const char cres__mpi_names[] =
+    CRES__MPI_FAMILY("OMPI_COMM_WORLD_RANK", "OMPI_COMM_WORLD_SIZE", "OMPI_COMM_WORLD_LOCAL_RANK",
+                     "OMPI_COMM_WORLD_LOCAL_SIZE", "Open MPI",
+                     "OMPI_COMM_WORLD_LOCAL_RANK, OMPI_COMM_WORLD_LOCAL_SIZE")
+        CRES__MPI_FAMILY("MV2_COMM_WORLD_RANK", "MV2_COMM_WORLD_SIZE", "MV2_COMM_WORLD_LOCAL_RANK",
+                         "MV2_COMM_WORLD_LOCAL_SIZE", "MVAPICH",
+                         "MV2_COMM_WORLD_LOCAL_RANK, MV2_COMM_WORLD_LOCAL_SIZE")
+            CRES__MPI_FAMILY("PMI_RANK", "PMI_SIZE", "MPI_LOCALRANKID", "MPI_LOCALNRANKS", "MPICH",
+                             "MPI_LOCALRANKID, MPI_LOCALNRANKS")
+                CRES__MPI_FAMILY("PMIX_RANK", "", "", "", "PMIx", "") CRES__MPI_FAMILY(
+                    "JSM_NAMESPACE_RANK", "JSM_NAMESPACE_SIZE", "", "", "jsrun", "");
+#undef CRES__MPI_FAMILY
+#define CRES__MPI_FAMILIES 4 /* read; then jsrun's row */
+
+/* Row i of cres__mpi_names. */
+CRES__PRIVATE cres__mpi_family cres__mpi_family_at(size_t i) {
+    const char *p = cres__mpi_names;
+    cres__mpi_family f;
+    for (i *= 6; i; i--) p = cres__next_name(p);
+    f.rank = p;
+    f.size = p = cres__next_name(p);
+    f.local_rank = p = cres__next_name(p);
+    f.local_size = p = cres__next_name(p);
+    f.source = p = cres__next_name(p);
+    f.local_names = cres__next_name(p);
+    return f;
+}
 
 /* Launchers set several families' names (Open MPI PMIx's too, Cray PALS PMI's, jsrun its
    own beside Open MPI's): each other rank and size that is set must be the one read. */
 CRES__PRIVATE cres_result cres__mpi_names_agree(const cres_resolver *r, size_t read,
                                                 const cres__mpi_identity *id, cres_error *err) {
+    const cres__mpi_family said = cres__mpi_family_at(read);
     size_t i;
     cres_result res = CRES_OK;
-    for (i = 0; i < sizeof cres__mpi_names / sizeof cres__mpi_names[0] && res == CRES_OK; i++) {
-        const cres__mpi_family *n = &cres__mpi_names[i];
+    for (i = 0; i <= CRES__MPI_FAMILIES && res == CRES_OK; i++) {
+        const cres__mpi_family n = cres__mpi_family_at(i);
         if (i == read) continue;
-        res = cres__env_agrees(r, n->rank, id->rank, cres__mpi_names[read].rank, err);
-        if (res == CRES_OK && *n->size && id->size >= 0)
-            res = cres__env_agrees(r, n->size, id->size, cres__mpi_names[read].size, err);
+        res = cres__env_agrees(r, n.rank, id->rank, said.rank, err);
+        if (res == CRES_OK && *n.size && id->size >= 0)
+            res = cres__env_agrees(r, n.size, id->size, said.size, err);
     }
     return res;
 }
@@ -11981,20 +11998,20 @@ CRES__PRIVATE cres_result cres__mpi_identify(const cres_resolver *r, cres__mpi_i
     const int max = CRES_MAX_HOSTLIST_HOSTS;
     id->size = id->local_rank = id->local_size = -1;
     for (i = 0; i < CRES__MPI_FAMILIES; i++) {
-        const cres__mpi_family *n = &cres__mpi_names[i];
-        const char *local = n->local_rank, *local_size = n->local_size;
-        if (!cres_resolver_getenv(r, n->rank)) continue;
-        id->source = n->source;
-        id->size_var = *n->size ? n->size : NULL;
-        id->local_names = *n->local_names ? n->local_names : NULL;
+        const cres__mpi_family n = cres__mpi_family_at(i);
+        const char *local = n.local_rank, *local_size = n.local_size;
+        if (!cres_resolver_getenv(r, n.rank)) continue;
+        id->source = n.source;
+        id->size_var = *n.size ? n.size : NULL;
+        id->local_names = *n.local_names ? n.local_names : NULL;
         if (i == 2 && !cres_resolver_getenv(r, local_size) && !cres_resolver_getenv(r, local)) {
             local = "PMI_LOCAL_RANK";
             local_size = "PMI_LOCAL_SIZE";
             id->local_names = "PMI_LOCAL_RANK, PMI_LOCAL_SIZE";
         }
         if (id->size_var) {
-            res = cres__env_int(r, n->size, 1, 1, max, &id->size, err);
-            if (res == CRES_OK) res = cres__env_int(r, n->rank, 1, 0, id->size - 1, &id->rank, err);
+            res = cres__env_int(r, n.size, 1, 1, max, &id->size, err);
+            if (res == CRES_OK) res = cres__env_int(r, n.rank, 1, 0, id->size - 1, &id->rank, err);
             if (res == CRES_OK)
                 res = cres__env_int(r, local_size, 0, 1, id->size, &id->local_size, err);
             if (res == CRES_OK) /* below the local size, or at least the world's */
@@ -12002,7 +12019,7 @@ CRES__PRIVATE cres_result cres__mpi_identify(const cres_resolver *r, cres__mpi_i
                                     (id->local_size > 0 ? id->local_size : id->size) - 1,
                                     &id->local_rank, err);
         } else {
-            res = cres__env_int(r, n->rank, 1, 0, max - 1, &id->rank, err);
+            res = cres__env_int(r, n.rank, 1, 0, max - 1, &id->rank, err);
         }
         return res == CRES_OK ? cres__mpi_names_agree(r, i, id, err) : res;
     }
