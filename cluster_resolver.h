@@ -14583,117 +14583,113 @@ CRES__PRIVATE size_t cres__auto_steps(const cres_resolver *probe, char *selector
 }
 
 /* Rule 1: a launcher's variable that says this process is one of several rules out the
-   one-task answer. Rows of variable, launcher, what says so (one literal, not pointers: a
-   table of pointers costs a relocation each): "" its being set; ">1" a count (the
-   value's first word) other than 1; ">0" an index other than 0; ",", ";" or "\n" a list of
-   more than one entry so separated. A value that is no number says so too. Left out:
-   torchx's TORCHX_RANK0_HOST and Determined's DET_CHIEF_IP (set for a single process too),
-   Google Cloud Batch's BATCH_HOSTS_FILE (a file; BATCH_TASK_COUNT says as much). */
-#define CRES__SEVERAL(variable, launcher, how) variable "\0" launcher "\0" how "\0"
+   one-task answer. Per launcher, its variables, each with what says so: "" its being set;
+   ">1" a count (the value's first word) other than 1; ">0" an index other than 0; ",", ";"
+   or "\n" a list of more than one entry so separated. A value that is no number says so
+   too. One literal, not pointers (a table of pointers costs a relocation each): a launcher,
+   then its variable and mark pairs, up to an empty variable; an empty launcher ends it.
+   Left out: torchx's TORCHX_RANK0_HOST and Determined's DET_CHIEF_IP (set for a single
+   process too), Google Cloud Batch's BATCH_HOSTS_FILE (a file; BATCH_TASK_COUNT says as
+   much). */
+#define CRES__SEVERAL(launcher, variables) launcher "\0" variables "\0"
+#define CRES__SAYS(variable, how) variable "\0" how "\0"
 static const char cres__several[] =
     /* torchrun's workers (torch/distributed/elastic/agent/server/local_elastic_agent.py);
        LOCAL_RANK and NODE_RANK also Ray Train, AzureML, DeepSpeed's launch.py and Lightning's
        subprocess launcher (src/lightning/fabric/strategies/launchers/subprocess_script.py) */
-    CRES__SEVERAL("LOCAL_RANK", "torch.distributed", "")
-    CRES__SEVERAL("NODE_RANK", "torch.distributed", "")
-    CRES__SEVERAL("GROUP_RANK", "torchrun", "")
-    CRES__SEVERAL("GROUP_WORLD_SIZE", "torchrun", "")
-    CRES__SEVERAL("LOCAL_WORLD_SIZE", "torchrun", "")
-    CRES__SEVERAL("ROLE_RANK", "torchrun", "")
+    CRES__SEVERAL("torch.distributed", CRES__SAYS("LOCAL_RANK", "") CRES__SAYS("NODE_RANK", ""))
+    CRES__SEVERAL("torchrun", CRES__SAYS("GROUP_RANK", "") CRES__SAYS("GROUP_WORLD_SIZE", "")
+                              CRES__SAYS("LOCAL_WORLD_SIZE", "") CRES__SAYS("ROLE_RANK", ""))
     /* Kubeflow's PET_* (training-operator pkg/controller.v1/pytorch/envvar.go at 2856aa0) */
-    CRES__SEVERAL("PET_NPROC_PER_NODE", "Kubeflow", "")
-    CRES__SEVERAL("PET_MASTER_PORT", "Kubeflow", "")
+    CRES__SEVERAL("Kubeflow", CRES__SAYS("PET_NPROC_PER_NODE", "")
+                              CRES__SAYS("PET_MASTER_PORT", ""))
     /* MPI: Open MPI 4.1 and MPICH's Hydra as run here (mpirun -np 4 env, mpiexec.hydra -n 3
        env); MVAPICH's MV2_COMM_WORLD_*; Cray PALS (PALS_RANKID, PMI_LOCAL_RANK); the host
        files kubeflow/mpi-operator gives its launchers (pkg/controller/mpi_job_controller.go
        at cbe4f8a: ompiEnvVars, intelEnvVars, mpichEnvVars) */
-    CRES__SEVERAL("PMI_RANK", "MPI (PMI)", "")
-    CRES__SEVERAL("PMI_LOCAL_RANK", "Cray PALS", "")
-    CRES__SEVERAL("PALS_RANKID", "Cray PALS", "")
-    CRES__SEVERAL("MPI_LOCALRANKID", "MPICH Hydra", "")
-    CRES__SEVERAL("MPI_LOCALNRANKS", "MPICH Hydra", ">1")
-    CRES__SEVERAL("OMPI_COMM_WORLD_RANK", "Open MPI", "")
-    CRES__SEVERAL("OMPI_COMM_WORLD_LOCAL_RANK", "Open MPI", "")
-    CRES__SEVERAL("OMPI_COMM_WORLD_NODE_RANK", "Open MPI", "")
-    CRES__SEVERAL("OMPI_COMM_WORLD_LOCAL_SIZE", "Open MPI", ">1")
-    CRES__SEVERAL("MV2_COMM_WORLD_RANK", "MVAPICH", "")
-    CRES__SEVERAL("MV2_COMM_WORLD_LOCAL_RANK", "MVAPICH", "")
-    CRES__SEVERAL("MV2_COMM_WORLD_LOCAL_SIZE", "MVAPICH", ">1")
-    CRES__SEVERAL("OMPI_MCA_orte_default_hostfile", "Open MPI", "")
-    CRES__SEVERAL("I_MPI_HYDRA_HOST_FILE", "Intel MPI", "")
-    CRES__SEVERAL("HYDRA_HOST_FILE", "MPICH Hydra", "")
+    CRES__SEVERAL("MPI (PMI)", CRES__SAYS("PMI_RANK", ""))
+    CRES__SEVERAL("Cray PALS", CRES__SAYS("PMI_LOCAL_RANK", "") CRES__SAYS("PALS_RANKID", ""))
+    CRES__SEVERAL("MPICH Hydra", CRES__SAYS("MPI_LOCALRANKID", "")
+                                 CRES__SAYS("MPI_LOCALNRANKS", ">1"))
+    CRES__SEVERAL("Open MPI", CRES__SAYS("OMPI_COMM_WORLD_RANK", "")
+                              CRES__SAYS("OMPI_COMM_WORLD_LOCAL_RANK", "")
+                              CRES__SAYS("OMPI_COMM_WORLD_NODE_RANK", "")
+                              CRES__SAYS("OMPI_COMM_WORLD_LOCAL_SIZE", ">1"))
+    CRES__SEVERAL("MVAPICH", CRES__SAYS("MV2_COMM_WORLD_RANK", "")
+                             CRES__SAYS("MV2_COMM_WORLD_LOCAL_RANK", "")
+                             CRES__SAYS("MV2_COMM_WORLD_LOCAL_SIZE", ">1"))
+    CRES__SEVERAL("Open MPI", CRES__SAYS("OMPI_MCA_orte_default_hostfile", ""))
+    CRES__SEVERAL("Intel MPI", CRES__SAYS("I_MPI_HYDRA_HOST_FILE", ""))
+    CRES__SEVERAL("MPICH Hydra", CRES__SAYS("HYDRA_HOST_FILE", ""))
     /* schedulers: jsrun, pbsdsh (pbsdsh(1)), Slurm (a step's SLURM_PROCID; salloc(1) at
        000729e: SLURM_JOB_NUM_NODES, and SLURM_NTASKS with -n, in the allocation's shell) */
-    CRES__SEVERAL("JSM_NAMESPACE_RANK", "jsrun", "")
-    CRES__SEVERAL("PBS_VNODENUM", "pbsdsh", "")
-    CRES__SEVERAL("SLURM_PROCID", "Slurm", "")
-    CRES__SEVERAL("SLURM_NTASKS", "Slurm", ">1")
-    CRES__SEVERAL("SLURM_JOB_NUM_NODES", "Slurm", ">1")
+    CRES__SEVERAL("jsrun", CRES__SAYS("JSM_NAMESPACE_RANK", ""))
+    CRES__SEVERAL("pbsdsh", CRES__SAYS("PBS_VNODENUM", ""))
+    CRES__SEVERAL("Slurm", CRES__SAYS("SLURM_PROCID", "") CRES__SAYS("SLURM_NTASKS", ">1")
+                           CRES__SAYS("SLURM_JOB_NUM_NODES", ">1"))
     /* platforms: AWS Batch (mnp-env-vars.html), GKE TPU multislice, Kubernetes Indexed Jobs */
-    CRES__SEVERAL("AWS_BATCH_JOB_MAIN_NODE_INDEX", "AWS Batch", "")
-    CRES__SEVERAL("MEGASCALE_SLICE_ID", "TPU multislice", "")
-    CRES__SEVERAL("JOB_COMPLETION_INDEX", "Kubernetes Indexed Job", "")
+    CRES__SEVERAL("AWS Batch", CRES__SAYS("AWS_BATCH_JOB_MAIN_NODE_INDEX", ""))
+    CRES__SEVERAL("TPU multislice", CRES__SAYS("MEGASCALE_SLICE_ID", ""))
+    CRES__SEVERAL("Kubernetes Indexed Job", CRES__SAYS("JOB_COMPLETION_INDEX", ""))
     /* horovodrun --gloo (horovod/runner/gloo_run.py at 0ad076e, create_slot_env_vars) */
-    CRES__SEVERAL("HOROVOD_RANK", "Horovod", ">0")
-    CRES__SEVERAL("HOROVOD_SIZE", "Horovod", ">1")
+    CRES__SEVERAL("Horovod", CRES__SAYS("HOROVOD_RANK", ">0") CRES__SAYS("HOROVOD_SIZE", ">1"))
     /* paddle.distributed.launch (python/paddle/distributed/launch/controllers/collective.py
        at 009da4d); PADDLE_NNODES also Kubeflow's PaddleJob (training-operator
        pkg/controller.v1/paddlepaddle/envvar.go at 2856aa0) */
-    CRES__SEVERAL("PADDLE_TRAINER_ID", "PaddlePaddle", ">0")
-    CRES__SEVERAL("PADDLE_TRAINERS_NUM", "PaddlePaddle", ">1")
-    CRES__SEVERAL("PADDLE_TRAINER_ENDPOINTS", "PaddlePaddle", ",")
-    CRES__SEVERAL("PADDLE_GLOBAL_RANK", "PaddlePaddle", ">0")
-    CRES__SEVERAL("PADDLE_GLOBAL_SIZE", "PaddlePaddle", ">1")
-    CRES__SEVERAL("PADDLE_NNODES", "PaddlePaddle", ">1")
+    CRES__SEVERAL("PaddlePaddle", CRES__SAYS("PADDLE_TRAINER_ID", ">0")
+                                  CRES__SAYS("PADDLE_TRAINERS_NUM", ">1")
+                                  CRES__SAYS("PADDLE_TRAINER_ENDPOINTS", ",")
+                                  CRES__SAYS("PADDLE_GLOBAL_RANK", ">0")
+                                  CRES__SAYS("PADDLE_GLOBAL_SIZE", ">1")
+                                  CRES__SAYS("PADDLE_NNODES", ">1"))
     /* DeepSpeed's launch.py (deepspeed/launcher/launch.py at edaa722) */
-    CRES__SEVERAL("CROSS_RANK", "DeepSpeed", ">0")
-    CRES__SEVERAL("CROSS_SIZE", "DeepSpeed", ">1")
-    CRES__SEVERAL("LOCAL_SIZE", "DeepSpeed", ">1")
+    CRES__SEVERAL("DeepSpeed", CRES__SAYS("CROSS_RANK", ">0") CRES__SAYS("CROSS_SIZE", ">1")
+                               CRES__SAYS("LOCAL_SIZE", ">1"))
     /* Alibaba PAI-DLC (alibabacloud.com/help/en/pai/general-environment-variables, Apr 2026) */
-    CRES__SEVERAL("NPROC_PER_NODE", "PAI-DLC", ">1")
+    CRES__SEVERAL("PAI-DLC", CRES__SAYS("NPROC_PER_NODE", ">1"))
     /* Google Cloud Batch (GoogleCloudPlatform/nodejs-docs-samples
        batch/create/create_with_container_no_mounting.js at 092e051; batch-samples
        mpi-container/README.md at d9e5208) */
-    CRES__SEVERAL("BATCH_TASK_INDEX", "Google Cloud Batch", ">0")
-    CRES__SEVERAL("BATCH_TASK_COUNT", "Google Cloud Batch", ">1")
-    CRES__SEVERAL("BATCH_NODE_INDEX", "Google Cloud Batch", ">0")
+    CRES__SEVERAL("Google Cloud Batch", CRES__SAYS("BATCH_TASK_INDEX", ">0")
+                                        CRES__SAYS("BATCH_TASK_COUNT", ">1")
+                                        CRES__SAYS("BATCH_NODE_INDEX", ">0"))
     /* Azure Batch multi-instance tasks (learn.microsoft.com/azure/batch/
        batch-compute-node-environment-variables: "multi-instance primary and subtasks"), and
        AzureML's MPI jobs (DeepSpeed deepspeed/comm/comm.py, in_aml) */
-    CRES__SEVERAL("AZ_BATCH_HOST_LIST", "Azure Batch", ",")
-    CRES__SEVERAL("AZ_BATCH_NODE_LIST", "Azure Batch", ";")
-    CRES__SEVERAL("AZ_BATCH_MASTER_NODE", "Azure Batch", "")
-    CRES__SEVERAL("AZ_BATCH_IS_CURRENT_NODE_MASTER", "Azure Batch", "")
-    CRES__SEVERAL("CCP_NODES", "Azure Batch", ">1")
-    CRES__SEVERAL("AZ_BATCHAI_MPI_MASTER_NODE", "AzureML", "")
+    CRES__SEVERAL("Azure Batch", CRES__SAYS("AZ_BATCH_HOST_LIST", ",")
+                                 CRES__SAYS("AZ_BATCH_NODE_LIST", ";")
+                                 CRES__SAYS("AZ_BATCH_MASTER_NODE", "")
+                                 CRES__SAYS("AZ_BATCH_IS_CURRENT_NODE_MASTER", "")
+                                 CRES__SAYS("CCP_NODES", ">1"))
+    CRES__SEVERAL("AzureML", CRES__SAYS("AZ_BATCHAI_MPI_MASTER_NODE", ""))
     /* HTCondor's parallel universe (src/condor_starter.V6.1/parallel_proc.cpp at 0d7da9f) */
-    CRES__SEVERAL("_CONDOR_PROCNO", "HTCondor", ">0")
-    CRES__SEVERAL("_CONDOR_NPROCS", "HTCondor", ">1")
+    CRES__SEVERAL("HTCondor", CRES__SAYS("_CONDOR_PROCNO", ">0") CRES__SAYS("_CONDOR_NPROCS", ">1"))
     /* SkyPilot's setup stage (docs/source/running-jobs/environment-variables.rst at 25df97f) */
-    CRES__SEVERAL("SKYPILOT_SETUP_NODE_RANK", "SkyPilot setup", ">0")
-    CRES__SEVERAL("SKYPILOT_SETUP_NODE_IPS", "SkyPilot setup", "\n")
-    CRES__SEVERAL("SKYPILOT_NUM_NODES", "SkyPilot", ">1")
+    CRES__SEVERAL("SkyPilot setup", CRES__SAYS("SKYPILOT_SETUP_NODE_RANK", ">0")
+                                    CRES__SAYS("SKYPILOT_SETUP_NODE_IPS", "\n"))
+    CRES__SEVERAL("SkyPilot", CRES__SAYS("SKYPILOT_NUM_NODES", ">1"))
     /* Kubeflow Trainer's XGBoost runtime (pkg/runtime/framework/plugins/xgboost/xgboost.go
        at 8e9e5e6) */
-    CRES__SEVERAL("DMLC_TASK_ID", "Kubeflow XGBoost", ">0")
-    CRES__SEVERAL("DMLC_NUM_WORKER", "Kubeflow XGBoost", ">1")
+    CRES__SEVERAL("Kubeflow XGBoost", CRES__SAYS("DMLC_TASK_ID", ">0")
+                                      CRES__SAYS("DMLC_NUM_WORKER", ">1"))
     /* torchx's schedulers (torchx/schedulers/aws_batch_scheduler.py at b72ba03;
        gcp_batch_scheduler.py at 1f79761) */
-    CRES__SEVERAL("TORCHX_ROLE_IDX", "torchx", ">0")
-    CRES__SEVERAL("TORCHX_REPLICA_IDX", "torchx", ">0")
+    CRES__SEVERAL("torchx", CRES__SAYS("TORCHX_ROLE_IDX", ">0")
+                            CRES__SAYS("TORCHX_REPLICA_IDX", ">0"))
     /* Determined on Kubernetes (master/internal/rm/kubernetesrm/spec.go at c1e9c6d) */
-    CRES__SEVERAL("DET_KUBERNETES_JOB_PARALLELISM", "Determined", ">1")
+    CRES__SEVERAL("Determined", CRES__SAYS("DET_KUBERNETES_JOB_PARALLELISM", ">1"))
     /* Nomad (developer.hashicorp.com/nomad/docs/runtime/environment): no count is given */
-    CRES__SEVERAL("NOMAD_ALLOC_INDEX", "Nomad", ">0")
+    CRES__SEVERAL("Nomad", CRES__SAYS("NOMAD_ALLOC_INDEX", ">0"))
     /* Metaflow's @parallel (Netflix/metaflow metaflow/plugins/parallel_decorator.py and
        current.py; on Kubernetes MF_WORLD_SIZE) */
-    CRES__SEVERAL("MF_PARALLEL_NUM_NODES", "Metaflow", ">1")
-    CRES__SEVERAL("MF_PARALLEL_NODE_INDEX", "Metaflow", ">0")
-    CRES__SEVERAL("MF_WORLD_SIZE", "Metaflow", ">1")
+    CRES__SEVERAL("Metaflow", CRES__SAYS("MF_PARALLEL_NUM_NODES", ">1")
+                              CRES__SAYS("MF_PARALLEL_NODE_INDEX", ">0")
+                              CRES__SAYS("MF_WORLD_SIZE", ">1"))
     /* NVIDIA Base Command Platform's multi-node jobs (docs.nvidia.com/base-command-platform,
        "Multinode jobs": NGC_ARRAY_SIZE nodes, NGC_ARRAY_INDEX this one's) */
-    CRES__SEVERAL("NGC_ARRAY_SIZE", "NVIDIA Base Command", ">1")
-    CRES__SEVERAL("NGC_ARRAY_INDEX", "NVIDIA Base Command", ">0");
+    CRES__SEVERAL("NVIDIA Base Command", CRES__SAYS("NGC_ARRAY_SIZE", ">1")
+                                         CRES__SAYS("NGC_ARRAY_INDEX", ">0"));
+#undef CRES__SAYS
 #undef CRES__SEVERAL
 
 /* Whether value v of a cres__several entry says one of several (`how` as there). */
@@ -14715,18 +14711,19 @@ CRES__PRIVATE int cres__says_several(const char *v, const char *how) {
 }
 
 CRES__PRIVATE cres_result cres__auto_not_alone(const cres_resolver *probe, cres_error *err) {
-    const char *name, *launcher, *how, *v;
+    const char *launcher, *name, *how, *v;
     char q[CRES__QUOTE_SIZE];
-    for (name = cres__several; *name; name = cres__next_name(how)) {
-        launcher = cres__next_name(name);
-        how = cres__next_name(launcher);
-        v = cres_resolver_getenv(probe, name);
-        if (!v || cres__is_blank(v) || !cres__says_several(v, how)) continue;
-        return cres__fail(err, CRES_ERR_ENVIRONMENT,
-                          "auto: %s=%s (%s) is set: this process may be one of several, but no "
-                          "launcher's variables are complete; set CLUSTER_RESOLVER_BACKEND=local "
-                          "to run alone",
-                          name, cres__quote(q, sizeof q, v, strlen(v)), launcher);
+    for (launcher = cres__several; *launcher; launcher = name + 1) {
+        for (name = cres__next_name(launcher); *name; name = cres__next_name(how)) {
+            how = cres__next_name(name);
+            v = cres_resolver_getenv(probe, name);
+            if (!v || cres__is_blank(v) || !cres__says_several(v, how)) continue;
+            return cres__fail(err, CRES_ERR_ENVIRONMENT,
+                              "auto: %s=%s (%s) is set: this process may be one of several, but "
+                              "no launcher's variables are complete; set "
+                              "CLUSTER_RESOLVER_BACKEND=local to run alone",
+                              name, cres__quote(q, sizeof q, v, strlen(v)), launcher);
+        }
     }
     return CRES_OK;
 }
