@@ -14475,13 +14475,17 @@ CRES__PRIVATE int cres__auto_indexed_job(const cres_resolver *probe, char *selec
     return snprintf(selector, cap, "job-name=%.*s", (int)(h - i - 1), host) < (int)cap;
 }
 
-/* One step of auto's order: the backend, and why it applies (NULL when it does not). */
+/* One step of auto's order: the backend, and why it applies. */
 typedef struct cres__auto_pick {
     const char *backend;
     const char *why;
 } cres__auto_pick;
 
-#define CRES__AUTO_STEPS 32 /* more than cres__auto_steps() has */
+/* The steps of the documented order that apply, in that order. */
+typedef struct cres__auto_picks {
+    size_t n;
+    cres__auto_pick step[32]; /* more than cres__auto_steps() has */
+} cres__auto_picks;
 
 /* Volcano's svc plugin alone (no env plugin, so no VC_TASK_INDEX): a VC_<TASK>_HOSTS. */
 CRES__PRIVATE const char *cres__auto_vc_hosts(const cres_resolver *probe) {
@@ -14503,83 +14507,74 @@ CRES__PRIVATE const char *cres__auto_torch_plain(const cres_resolver *probe) {
     return NULL;
 }
 
-/* Adds the step of `backend` to steps[0..n) when `why` says it applies; the new count. */
-CRES__PRIVATE size_t cres__auto_step(cres__auto_pick *steps, size_t n, const char *backend,
-                                     const char *why) {
-    if (why && n < CRES__AUTO_STEPS) steps[n].backend = backend, steps[n++].why = why;
-    return n;
+/* Adds the step of `backend` when `why` says it applies (not NULL). */
+CRES__PRIVATE void cres__auto_step(cres__auto_picks *s, const char *backend, const char *why) {
+    if (why && s->n < sizeof s->step / sizeof s->step[0]) {
+        s->step[s->n].backend = backend;
+        s->step[s->n++].why = why;
+    }
+}
+
+/* The step of `backend` when one of `names` (a name list) is set: the first set is why. */
+CRES__PRIVATE void cres__auto_set(const cres_resolver *probe, cres__auto_picks *s,
+                                  const char *backend, const char *names) {
+    cres__auto_step(s, backend, cres__env_any(probe, names));
 }
 
 /* Every step of the documented order that applies, in that order (innermost launcher
-   first); *count of them. The first wins; auto's log line names the others. */
-CRES__PRIVATE size_t cres__auto_steps(const cres_resolver *probe, char *selector, size_t cap,
-                                      cres__auto_pick *steps) {
-    static const char mpi[] = "OMPI_COMM_WORLD_SIZE\0MV2_COMM_WORLD_SIZE\0PMI_SIZE\0PMIX_RANK\0";
-    static const char sagemaker[] = "SM_HOSTS\0SM_CURRENT_HOST\0";
-    static const char volcano[] = "VC_TASK_INDEX\0VK_TASK_INDEX\0";
-    static const char pbs_rank[] = "PALS_RANKID\0PBS_VNODENUM\0";
+   first). The first wins; auto's log line names the others. */
+CRES__PRIVATE void cres__auto_steps(const cres_resolver *probe, char *selector, size_t cap,
+                                    cres__auto_picks *s) {
     static const char pbs[] = "PBS_NODEFILE\0PBS_JOBID\0";
     static const char lsf[] = "LSB_DJOB_RANKFILE\0LSB_MCPU_HOSTS\0LSB_JOBID\0";
-    static const char flux[] = "FLUX_JOB_ID\0FLUX_ENCLOSING_ID\0";
-    static const char slurm_job[] = "SLURM_JOB_ID\0SLURM_JOBID\0";
-    static const char lws[] = "LWS_LEADER_ADDRESS\0LWS_WORKER_INDEX\0LWS_GROUP_SIZE\0";
-    static const char skypilot[] = "SKYPILOT_NODE_IPS\0SKYPILOT_NODE_RANK\0";
-    static const char awsbatch[] = "AWS_BATCH_JOB_NODE_INDEX\0AWS_BATCH_JOB_NUM_NODES\0";
-    static const char jax[] = "JAX_COORDINATOR_ADDRESS\0JAX_NUM_PROCESSES\0JAX_PROCESS_ID\0";
-    static const char pet[] = "PET_NNODES\0PET_NODE_RANK\0PET_MASTER_ADDR\0";
-    static const char tpu[] = "TPU_PROCESS_ADDRESSES\0TPU_WORKER_HOSTNAMES\0TPU_WORKER_ID\0"
-                              "TPU_NAME\0KUBE_GOOGLE_CLOUD_TPU_ENDPOINTS\0TPU_CONFIG\0";
-    size_t n = 0;
     const char *why;
     FILE *f;
-#define CRES__STEP(name, reason) n = cres__auto_step(steps, n, name, reason)
-    CRES__STEP("tfconfig", cres__env_set(probe, "TF_CONFIG") ? "TF_CONFIG" : NULL);
-    CRES__STEP("torch", cres__env_set(probe, "TORCHELASTIC_RUN_ID") ? "TORCHELASTIC_RUN_ID" : NULL);
+    s->n = 0;
+    cres__auto_set(probe, s, "tfconfig", "TF_CONFIG\0");
+    cres__auto_set(probe, s, "torch", "TORCHELASTIC_RUN_ID\0");
     /* Flux's own PMI and Cray PALS's mpiexec set PMI_RANK and PMI_SIZE for every task: flux
        and pbs read those jobs (PALS's nodes and local ranks are not MPICH's names) */
-    CRES__STEP("mpi", (why = cres__env_any(probe, mpi)) != NULL && strcmp(why, "PMI_SIZE") == 0 &&
-                              (cres__env_set(probe, "FLUX_TASK_RANK") ||
-                               (cres__env_set(probe, "PALS_RANKID") &&
-                                cres__env_set(probe, "PBS_NODEFILE")))
-                          ? NULL
-                          : why);
+    why = cres__env_any(probe, "OMPI_COMM_WORLD_SIZE\0MV2_COMM_WORLD_SIZE\0PMI_SIZE\0PMIX_RANK\0");
+    if (why && strcmp(why, "PMI_SIZE") == 0 &&
+        (cres__env_set(probe, "FLUX_TASK_RANK") ||
+         (cres__env_set(probe, "PALS_RANKID") && cres__env_set(probe, "PBS_NODEFILE"))))
+        why = NULL;
+    cres__auto_step(s, "mpi", why);
     /* a scheduler's job step, or a rank on its allocation: the launcher of this process */
-    CRES__STEP("slurm", cres__env_set(probe, "SLURM_STEP_NODELIST") ? "SLURM_STEP_NODELIST" : NULL);
-    CRES__STEP("pbs", cres__env_any(probe, pbs) ? cres__env_any(probe, pbs_rank) : NULL);
-    CRES__STEP("lsf", cres__env_any(probe, lsf) && cres__env_set(probe, "JSM_NAMESPACE_RANK")
-                          ? "JSM_NAMESPACE_RANK"
-                          : NULL);
-    CRES__STEP("flux", cres__env_set(probe, "FLUX_TASK_RANK") ? "FLUX_TASK_RANK" : NULL);
-    CRES__STEP("vertex", cres__env_set(probe, "CLUSTER_SPEC") ? "CLUSTER_SPEC" : NULL);
-    CRES__STEP("sagemaker", cres__env_any(probe, sagemaker));
+    cres__auto_set(probe, s, "slurm", "SLURM_STEP_NODELIST\0");
+    if (cres__env_any(probe, pbs)) cres__auto_set(probe, s, "pbs", "PALS_RANKID\0PBS_VNODENUM\0");
+    if (cres__env_any(probe, lsf)) cres__auto_set(probe, s, "lsf", "JSM_NAMESPACE_RANK\0");
+    cres__auto_set(probe, s, "flux", "FLUX_TASK_RANK\0");
+    cres__auto_set(probe, s, "vertex", "CLUSTER_SPEC\0");
+    cres__auto_set(probe, s, "sagemaker", "SM_HOSTS\0SM_CURRENT_HOST\0");
     if ((f = fopen(CRES__SM_RESOURCE_CONFIG, "rb")) != NULL) {
         fclose(f);
-        CRES__STEP("sagemaker", CRES__SM_RESOURCE_CONFIG);
+        cres__auto_step(s, "sagemaker", CRES__SM_RESOURCE_CONFIG);
     }
-    CRES__STEP("skypilot", cres__env_any(probe, skypilot));
-    CRES__STEP("volcano", cres__env_any(probe, volcano) ? cres__env_any(probe, volcano)
-                                                         : cres__auto_vc_hosts(probe));
-    CRES__STEP("lws", cres__env_any(probe, lws));
-    CRES__STEP("awsbatch", cres__env_any(probe, awsbatch));
-    CRES__STEP("torch", cres__auto_torch_plain(probe));
-    CRES__STEP("jax", cres__env_any(probe, jax));
-    CRES__STEP("torch", cres__env_any(probe, pet));
+    cres__auto_set(probe, s, "skypilot", "SKYPILOT_NODE_IPS\0SKYPILOT_NODE_RANK\0");
+    why = cres__env_any(probe, "VC_TASK_INDEX\0VK_TASK_INDEX\0");
+    cres__auto_step(s, "volcano", why ? why : cres__auto_vc_hosts(probe));
+    cres__auto_set(probe, s, "lws", "LWS_LEADER_ADDRESS\0LWS_WORKER_INDEX\0LWS_GROUP_SIZE\0");
+    cres__auto_set(probe, s, "awsbatch", "AWS_BATCH_JOB_NODE_INDEX\0AWS_BATCH_JOB_NUM_NODES\0");
+    cres__auto_step(s, "torch", cres__auto_torch_plain(probe));
+    cres__auto_set(probe, s, "jax", "JAX_COORDINATOR_ADDRESS\0JAX_NUM_PROCESSES\0JAX_PROCESS_ID\0");
+    cres__auto_set(probe, s, "torch", "PET_NNODES\0PET_NODE_RANK\0PET_MASTER_ADDR\0");
     /* a scheduler's allocation with no rank of this process's (a job script, an allocation
        shell): the launchers above may run inside it, as DeepSpeed's does in an sbatch script */
-    CRES__STEP("slurm", cres__env_any(probe, slurm_job) ? "SLURM_JOB_ID (an sbatch script or an "
-                                                          "salloc shell: the job's allocation)"
-                                                        : NULL);
-    CRES__STEP("pbs", cres__env_any(probe, pbs));
-    CRES__STEP("lsf", cres__env_any(probe, lsf));
-    CRES__STEP("sge", cres__env_set(probe, "PE_HOSTFILE") ? "PE_HOSTFILE" : NULL);
-    CRES__STEP("flux", cres__env_any(probe, flux));
-    CRES__STEP("tpu", cres__env_any(probe, tpu));
-    CRES__STEP("kubernetes", cres__auto_indexed_job(probe, selector, cap)
-                                 ? "KUBERNETES_SERVICE_HOST and JOB_COMPLETION_INDEX (an "
-                                   "Indexed Job)"
-                                 : NULL);
-#undef CRES__STEP
-    return n;
+    if (cres__env_any(probe, "SLURM_JOB_ID\0SLURM_JOBID\0"))
+        cres__auto_step(s, "slurm",
+                        "SLURM_JOB_ID (an sbatch script or an salloc shell: the "
+                        "job's allocation)");
+    cres__auto_set(probe, s, "pbs", pbs);
+    cres__auto_set(probe, s, "lsf", lsf);
+    cres__auto_set(probe, s, "sge", "PE_HOSTFILE\0");
+    cres__auto_set(probe, s, "flux", "FLUX_JOB_ID\0FLUX_ENCLOSING_ID\0");
+    cres__auto_set(probe, s, "tpu",
+                   "TPU_PROCESS_ADDRESSES\0TPU_WORKER_HOSTNAMES\0TPU_WORKER_ID\0"
+                   "TPU_NAME\0KUBE_GOOGLE_CLOUD_TPU_ENDPOINTS\0TPU_CONFIG\0");
+    if (cres__auto_indexed_job(probe, selector, cap))
+        cres__auto_step(s, "kubernetes",
+                        "KUBERNETES_SERVICE_HOST and JOB_COMPLETION_INDEX (an Indexed Job)");
 }
 
 /* Rule 1: a launcher's variable that says this process is one of several rules out the
@@ -14738,14 +14733,16 @@ CRES__PRIVATE int cres__auto_seen(const cres__auto_pick *steps, size_t i, const 
 /* Picks a backend in the documented order; *why says what decided and what it passed over. */
 CRES__PRIVATE const char *cres__auto_detect(const cres_resolver *probe, char *selector, size_t cap,
                                             char *why, size_t why_cap) {
-    cres__auto_pick steps[CRES__AUTO_STEPS];
-    size_t n = cres__auto_steps(probe, selector, cap, steps), i, len;
-    if (!n) {
+    cres__auto_picks s;
+    const cres__auto_pick *steps = s.step;
+    size_t i, len;
+    cres__auto_steps(probe, selector, cap, &s);
+    if (!s.n) {
         snprintf(why, why_cap, "no launcher or cluster variables");
         return "local";
     }
     len = (size_t)snprintf(why, why_cap, "%s", steps[0].why);
-    for (i = 1; i < n && len < why_cap; i++)
+    for (i = 1; i < s.n && len < why_cap; i++)
         if (!cres__auto_seen(steps, i, steps[i].backend))
             len += (size_t)snprintf(why + len, why_cap - len, "%s%s (%s)",
                                     len && strstr(why, "; passed over ") ? ", " : "; passed over ",
