@@ -1881,6 +1881,7 @@ JSMN_PARENT_LINKS and JSMN_STRICT before including it"
 
 #if defined(__GNUC__) || defined(__clang__)
 #  define CRES__PRIVATE static __attribute__((unused))
+#  define CRES__BYTE_ALIGNED __attribute__((aligned(1))) /* see "Footprint" below */
 #  if defined(__MINGW32__) && defined(__MINGW_PRINTF_FORMAT) /* what mingw's vsnprintf implements */
 #    define CRES__PRINTF(f, a) __attribute__((format(__MINGW_PRINTF_FORMAT, f, a)))
 #  else
@@ -1888,6 +1889,7 @@ JSMN_PARENT_LINKS and JSMN_STRICT before including it"
 #  endif
 #else
 #  define CRES__PRIVATE static
+#  define CRES__BYTE_ALIGNED
 #  define CRES__PRINTF(f, a)
 #endif
 
@@ -1927,6 +1929,10 @@ JSMN_PARENT_LINKS and JSMN_STRICT before including it"
      position-independent program. So lists of names are one literal, "A\0B\0", ending at
      an empty name (cres__next_name steps through it); other tables hold arrays, and
      cres_result_string is a switch.
+   A literal holding "\0" cannot be merged with others: gcc puts it in the .rodata that every
+   program using one such literal keeps whole. So name lists are named arrays, each in a
+   section of its own, CRES__BYTE_ALIGNED: gcc would align an array of 8 bytes or more to 8,
+   and one of 32 or more to 32, padding the program (text needs no alignment).
    bench/footprint/run.py measures such programs; `make footprint-test` checks two against
    tests/footprint_limits.txt. */
 
@@ -2581,7 +2587,8 @@ CRES__PRIVATE int cres__scan_number(cres__scan *c) {
 }
 
 CRES__PRIVATE int cres__scan_literal(cres__scan *c) {
-    static const char words[][6] = {"true", "false", "null"}; /* see "Footprint" in >>impl */
+    /* see "Footprint" in >>impl */
+    CRES__BYTE_ALIGNED static const char words[][6] = {"true", "false", "null"};
     size_t i;
     for (i = 0; i < 3; i++) {
         size_t k = strlen(words[i]);
@@ -4162,7 +4169,7 @@ CRES__PRIVATE cres_result cres__http_request(cres__http *h, const char *method, 
 
 /* Appends s to w with every byte outside RFC 3986's unreserved set percent-encoded. */
 CRES__PRIVATE void cres__put_url_encoded(cres__writer *w, const char *s) {
-    static const char hex[] = "0123456789ABCDEF";
+    CRES__BYTE_ALIGNED static const char hex[] = "0123456789ABCDEF";
     for (; *s; s++) {
         unsigned char c = (unsigned char)*s;
         if ((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
@@ -4201,7 +4208,8 @@ CRES__PRIVATE void cres__error_message(const cres_resolver *r, const cres_http_r
 
 #include <time.h> /* time(): credentials expire by the wall clock */
 
-static const char cres__b64[] = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
+CRES__BYTE_ALIGNED static const char cres__b64[] =
+    "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
 
 /* Decodes standard base64 (padding required, CR and LF skipped, as Go's StdEncoding) into a
    new NUL-terminated string. 1 = ok, 0 = out of memory, -1 = not base64 or holds a NUL. */
@@ -4315,9 +4323,10 @@ CRES__PRIVATE int cres__parse_rfc3339(const char *s, long long *out) {
 /* Names and values several backends send, as arrays rather than literals: gcc would put a
    shared literal in one backend's string section, which every program using it then keeps
    whole (see "Footprint" in >>impl). */
-static const char cres__accept[] = "Accept", cres__authorization[] = "Authorization",
-                  cres__content_type[] = "Content-Type",
-                  cres__json_media[] = "application/json", cres__post[] = "POST";
+CRES__BYTE_ALIGNED static const char cres__accept[] = "Accept",
+                                     cres__authorization[] = "Authorization",
+                                     cres__content_type[] = "Content-Type",
+                                     cres__json_media[] = "application/json", cres__post[] = "POST";
 
 /* "Bearer <token>" in a new string, or NULL when out of memory. */
 CRES__PRIVATE char *cres__bearer_value(const cres_allocator *a, const char *token) {
@@ -4380,7 +4389,7 @@ static size_t cres__curl_write(char *ptr, size_t size, size_t nmemb, void *user)
 static size_t cres__curl_header(char *line, size_t size, size_t nmemb, void *user) {
     cres__curl_sink *s = (cres__curl_sink *)user;
     size_t n = size * nmemb;
-    static const char name[] = "retry-after:";
+    CRES__BYTE_ALIGNED static const char name[] = "retry-after:";
     size_t k = sizeof name - 1, i;
     long long secs;
     if (n > k) {
@@ -4690,7 +4699,7 @@ CRES__PRIVATE void cres__simple_destroy(cres_resolver *r) {
 #endif
 
 #ifndef CLUSTER_RESOLVER_NO_SIMPLE
-static const char cres__simple_vtable_name[] = "simple";
+CRES__BYTE_ALIGNED static const char cres__simple_vtable_name[] = "simple";
 static const cres_resolver_vtable cres__simple_vtable = {
     cres__simple_vtable_name, cres__simple_resolve, cres__simple_master, cres__simple_accelerators,
     cres__simple_destroy, NULL, NULL};
@@ -4796,7 +4805,7 @@ CRES__PRIVATE void cres__union_destroy(cres_resolver *r) {
     cres__free(&r->config.allocator, u->children);
 }
 
-static const char cres__union_vtable_name[] = "union";
+CRES__BYTE_ALIGNED static const char cres__union_vtable_name[] = "union";
 static const cres_resolver_vtable cres__union_vtable = {
     cres__union_vtable_name, cres__union_resolve, cres__union_master, cres__union_accelerators,
     cres__union_destroy, cres__union_devices, NULL};
@@ -4860,7 +4869,7 @@ CRES__PRIVATE cres_result cres__tfconfig_master(cres_resolver *r, const char *ta
     return cres__master_of_task(r, task_type, task_id, rpc_layer, NULL, buf, cap, out_len, err);
 }
 
-static const char cres__tfconfig_vtable_name[] = "tfconfig";
+CRES__BYTE_ALIGNED static const char cres__tfconfig_vtable_name[] = "tfconfig";
 static const cres_resolver_vtable cres__tfconfig_vtable = {
     cres__tfconfig_vtable_name, cres__simple_resolve, cres__tfconfig_master, NULL,
     cres__simple_destroy, NULL, NULL};
@@ -5101,7 +5110,7 @@ CRES__PRIVATE void cres__local_destroy(cres_resolver *r) {
     cres__free(&r->config.allocator, l->address);
 }
 
-static const char cres__local_vtable_name[] = "local";
+CRES__BYTE_ALIGNED static const char cres__local_vtable_name[] = "local";
 static const cres_resolver_vtable cres__local_vtable = {
     cres__local_vtable_name, cres__local_resolve, NULL, NULL, cres__local_destroy, NULL, NULL};
 
@@ -5242,8 +5251,8 @@ typedef struct cres__k8s {
 
 /* Arrays, not the literals TF_CONFIG's reader and the Google credentials share (see
    "Footprint" in >>impl). */
-static const char cres__kcluster[] = "cluster", cres__khome_var[] = "HOME",
-                  cres__kblanks[] = " \t\r\n";
+CRES__BYTE_ALIGNED static const char cres__kcluster[] = "cluster", cres__khome_var[] = "HOME",
+                                     cres__kblanks[] = " \t\r\n";
 #define CRES__EXEC_V1BETA1 "client.authentication.k8s.io/v1beta1"
 
 /* ---- YAML as JSON text ------------------------------------------------------------------ */
@@ -6257,7 +6266,7 @@ CRES__PRIVATE void cres__put_basic_auth(cres__writer *w, const void *x) {
 /* A named constant, not a literal in cres__kube_user: GCC may put the literals of a function
    in one section with strings that code of every backend uses, which the linker then keeps
    in programs without Kubernetes; a named constant has a section of its own. */
-static const char cres__kube_no_as[] =
+CRES__BYTE_ALIGNED static const char cres__kube_no_as[] =
     "is set without \"as\": groups, uid and user-extra need a user to impersonate";
 
 /* The user: its credentials, checked as client-go checks them; *kind says which. */
@@ -7630,7 +7639,8 @@ CRES__PRIVATE cres_result cres__k8s_add_job(cres__k8s *k, cres_cluster_spec *spe
 /* A label value the API server would store: 1..63 of [A-Za-z0-9-_.], a letter or digit at
    both ends. A JobSet name from a pod goes into a selector, where ',' or '!' would change it. */
 CRES__PRIVATE int cres__k8s_label_value(const char *v) {
-    static const char alnum[] = "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789";
+    CRES__BYTE_ALIGNED static const char alnum[] =
+        "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789";
     size_t n = strlen(v), i;
     if (n < 1 || n > 63 || !strchr(alnum, v[0]) || !strchr(alnum, v[n - 1])) return 0;
     for (i = 0; i < n; i++)
@@ -8291,7 +8301,7 @@ CRES__PRIVATE void cres__k8s_destroy(cres_resolver *r) {
 #endif
 }
 
-static const char cres__k8s_vtable_name[] = "kubernetes";
+CRES__BYTE_ALIGNED static const char cres__k8s_vtable_name[] = "kubernetes";
 static const cres_resolver_vtable cres__k8s_vtable = {
     cres__k8s_vtable_name, cres__k8s_resolve, NULL, NULL, cres__k8s_destroy, NULL, NULL};
 
@@ -8685,7 +8695,8 @@ CRES__PRIVATE int cres__gcp_token_ok(const char *t) {
    test's fake): the authority (no user info) is localhost, 127.x.y.z or [::1], with a port or
    not; never a host that could read the refresh token off the wire. */
 CRES__PRIVATE int cres__gcp_endpoint_ok(const char *url) {
-    static const char https[] = "https://", localhost[] = "localhost", ip6[] = "[::1]";
+    CRES__BYTE_ALIGNED static const char https[] = "https://", localhost[] = "localhost",
+                                         ip6[] = "[::1]";
     const char *host = url + 7;
     size_t n, h, i, dots = 0;
     if (cres__bad_text(url, 1)) return 0;
@@ -8733,7 +8744,8 @@ CRES__PRIVATE cres_result cres__gcred_strings(const cres_resolver *r, const cres
 CRES__PRIVATE cres_result cres__gcred_kind(const cres__json *d, int obj, int source,
                                            cres__gkind *kind, const char *what, cres_error *err) {
     char q[CRES__QUOTE_SIZE];
-    static const char type[] = "type"; /* an array, not a literal tfconfig shares (above) */
+    /* an array, not a literal tfconfig shares (above) */
+    CRES__BYTE_ALIGNED static const char type[] = "type";
     int v;
     cres_result res = cres__json_member(d, obj, type, &v, what, CRES_ERR_ENVIRONMENT, err);
     if (res != CRES_OK) return res;
@@ -9814,7 +9826,7 @@ CRES__PRIVATE void cres__gce_destroy(cres_resolver *r) {
     cres__free(a, g->instance_name);
 }
 
-static const char cres__gce_vtable_name[] = "gce";
+CRES__BYTE_ALIGNED static const char cres__gce_vtable_name[] = "gce";
 static const cres_resolver_vtable cres__gce_vtable = {
     cres__gce_vtable_name, cres__gce_resolve, NULL, NULL, cres__gce_destroy, NULL, NULL};
 
@@ -10236,7 +10248,7 @@ CRES__PRIVATE cres_result cres__tpu_launch(cres_resolver *r, cres_launch_info *o
     return cres__finish(&w, NULL, err);
 }
 
-static const char cres__tpu_vtable_name[] = "tpu";
+CRES__BYTE_ALIGNED static const char cres__tpu_vtable_name[] = "tpu";
 static const cres_resolver_vtable cres__tpu_vtable = {
     cres__tpu_vtable_name, cres__tpu_resolve, cres__tpu_master, cres__tpu_accelerators,
     cres__tpu_destroy, NULL, cres__tpu_launch};
@@ -11003,9 +11015,10 @@ CRES__PRIVATE cres_result cres__cuda_devices(const cres_resolver *r, const char 
 /* The device lists a launcher may narrow to a task: CUDA's, then AMD ROCm's and HIP's, Intel
    Level Zero's and OpenCL's (Slurm writes one list into each that gres.conf's flags name); a
    name list (see "Footprint" in >>impl). */
-static const char cres__device_vars[] = "CUDA_VISIBLE_DEVICES\0ROCR_VISIBLE_DEVICES\0"
-                                        "HIP_VISIBLE_DEVICES\0ZE_AFFINITY_MASK\0"
-                                        "GPU_DEVICE_ORDINAL\0";
+CRES__BYTE_ALIGNED static const char cres__device_vars[] =
+    "CUDA_VISIBLE_DEVICES\0ROCR_VISIBLE_DEVICES\0"
+    "HIP_VISIBLE_DEVICES\0ZE_AFFINITY_MASK\0"
+    "GPU_DEVICE_ORDINAL\0";
 
 /* The entries of a comma-separated list; 0 when unset or blank. */
 CRES__PRIVATE int cres__list_count(const char *v) {
@@ -11369,8 +11382,8 @@ CRES__PRIVATE size_t cres__slurm_bind_type(const char *v, int tres, const char *
    SLURM_JOB_GPUS is the batch node's: neither tells. */
 CRES__PRIVATE cres_result cres__slurm_gpus(const cres_resolver *r, cres__gpu_word *said,
                                            cres_error *err) {
-    static const char implicit[] = "SLURM_GPUS_PER_TASK\0SLURM_NTASKS_PER_GPU\0"
-                                   "SLURM_NTASKS_PER_TRES\0";
+    CRES__BYTE_ALIGNED static const char implicit[] = "SLURM_GPUS_PER_TASK\0SLURM_NTASKS_PER_GPU\0"
+                                                      "SLURM_NTASKS_PER_TRES\0";
     const char *bind_var = "SLURM_TRES_BIND", *bind = cres_resolver_getenv(r, bind_var);
     const char *type, *per_task = cres_resolver_getenv(r, "SLURM_TRES_PER_TASK"), *hint;
     size_t n = cres__slurm_bind_type(bind, 1, &type);
@@ -11533,7 +11546,7 @@ CRES__PRIVATE cres_result cres__slurm_layout(const cres_resolver *r, cres__layou
 #endif
 
 #ifndef CLUSTER_RESOLVER_NO_SLURM
-static const char cres__slurm_vtable_name[] = "slurm";
+CRES__BYTE_ALIGNED static const char cres__slurm_vtable_name[] = "slurm";
 static const cres_resolver_vtable cres__slurm_vtable = {
     cres__slurm_vtable_name, cres__hpc_resolve, NULL, cres__hpc_accelerators, cres__hpc_destroy,
     cres__hpc_devices, NULL};
@@ -11944,7 +11957,7 @@ typedef struct cres__mpi_family {
    ranks see beside Open MPI's names) is only compared. */
 #define CRES__MPI_FAMILY(rank, size, local_rank, local_size, source, local_names) \
     rank "\0" size "\0" local_rank "\0" local_size "\0" source "\0" local_names "\0"
-static const char cres__mpi_names[] =
+CRES__BYTE_ALIGNED static const char cres__mpi_names[] =
     CRES__MPI_FAMILY("OMPI_COMM_WORLD_RANK", "OMPI_COMM_WORLD_SIZE", "OMPI_COMM_WORLD_LOCAL_RANK",
                      "OMPI_COMM_WORLD_LOCAL_SIZE", "Open MPI",
                      "OMPI_COMM_WORLD_LOCAL_RANK, OMPI_COMM_WORLD_LOCAL_SIZE")
@@ -12034,8 +12047,9 @@ CRES__PRIVATE cres_result cres__mpi_identify(const cres_resolver *r, cres__mpi_i
    blocks; "node" deals round-robin; others (ppr, seq, rankfile) we cannot follow. */
 CRES__PRIVATE cres_result cres__mpi_policy(const cres_resolver *r, const char *name,
                                            const char *unset, const char **out, cres_error *err) {
-    static const char known[] = "node\0slot\0core\0hwthread\0socket\0package\0numa\0board\0"
-                                "l1cache\0l2cache\0l3cache\0";
+    CRES__BYTE_ALIGNED static const char known[] =
+        "node\0slot\0core\0hwthread\0socket\0package\0numa\0board\0"
+        "l1cache\0l2cache\0l3cache\0";
     const char *v = cres_resolver_getenv(r, name), *k;
     size_t n;
     char q[CRES__QUOTE_SIZE];
@@ -12098,8 +12112,9 @@ CRES__PRIVATE cres_result cres__mpi_from_hostfile(const cres_resolver *r, const 
 CRES__PRIVATE cres_result cres__mpi_from_scheduler(const cres_resolver *r,
                                                    const cres__mpi_identity *id, cres__layout *l,
                                                    cres_error *err) {
-    static const char sources[] = "PE_HOSTFILE\0PBS_NODEFILE\0LSB_DJOB_RANKFILE\0LSB_MCPU_HOSTS\0"
-                                  "OMPI_MCA_orte_default_hostfile\0";
+    CRES__BYTE_ALIGNED static const char sources[] =
+        "PE_HOSTFILE\0PBS_NODEFILE\0LSB_DJOB_RANKFILE\0LSB_MCPU_HOSTS\0"
+        "OMPI_MCA_orte_default_hostfile\0";
     const char *source;
     int by_node = 0;
     cres_result res = CRES_ERR_NOT_FOUND;
@@ -12235,14 +12250,15 @@ CRES__PRIVATE cres_result cres__mpi_layout(const cres_resolver *r, const void *o
    daemons, whose ranks share their node's list). */
 CRES__PRIVATE cres_result cres__mpi_gpus(const cres_resolver *r, cres__gpu_word *said,
                                          cres_error *err) {
+    CRES__BYTE_ALIGNED static const char slurm[] = "SLURM_STEP_NODELIST\0SLURM_JOB_ID\0"
+                                                   "SLURM_JOBID\0";
     if (cres__env_set(r, "JSM_NAMESPACE_RANK")) return cres__jsrun_gpus(r, said, err);
-    if (cres__env_any(r, "SLURM_STEP_NODELIST\0SLURM_JOB_ID\0SLURM_JOBID\0"))
-        return cres__slurm_gpus(r, said, err);
+    if (cres__env_any(r, slurm)) return cres__slurm_gpus(r, said, err);
     said->unsaid = "mpirun and mpiexec do not say";
     return CRES_OK;
 }
 
-static const char cres__mpi_vtable_name[] = "mpi";
+CRES__BYTE_ALIGNED static const char cres__mpi_vtable_name[] = "mpi";
 static const cres_resolver_vtable cres__mpi_vtable = {
     cres__mpi_vtable_name, cres__hpc_resolve, NULL, cres__hpc_accelerators, cres__hpc_destroy,
     cres__hpc_devices, NULL};
@@ -12311,7 +12327,7 @@ CRES__PRIVATE cres_result cres__sched_script(const cres_resolver *r, cres__layou
 #endif
 
 #ifndef CLUSTER_RESOLVER_NO_PBS
-static const char cres__pbs_vtable_name[] = "pbs";
+CRES__BYTE_ALIGNED static const char cres__pbs_vtable_name[] = "pbs";
 static const cres_resolver_vtable cres__pbs_vtable = {
     cres__pbs_vtable_name, cres__hpc_resolve, NULL, cres__hpc_accelerators, cres__hpc_destroy,
     cres__hpc_devices, NULL};
@@ -12414,7 +12430,7 @@ CRES__LEFT_OUT(cres_pbs_resolver_create, cres_pbs_options, "pbs", "CLUSTER_RESOL
 #endif /* CLUSTER_RESOLVER_NO_PBS */
 
 #ifndef CLUSTER_RESOLVER_NO_LSF
-static const char cres__lsf_vtable_name[] = "lsf";
+CRES__BYTE_ALIGNED static const char cres__lsf_vtable_name[] = "lsf";
 static const cres_resolver_vtable cres__lsf_vtable = {
     cres__lsf_vtable_name, cres__hpc_resolve, NULL, cres__hpc_accelerators, cres__hpc_destroy,
     cres__hpc_devices, NULL};
@@ -12465,7 +12481,7 @@ CRES__LEFT_OUT(cres_lsf_resolver_create, cres_lsf_options, "lsf", "CLUSTER_RESOL
 #endif /* CLUSTER_RESOLVER_NO_LSF */
 
 #ifndef CLUSTER_RESOLVER_NO_SGE
-static const char cres__sge_vtable_name[] = "sge";
+CRES__BYTE_ALIGNED static const char cres__sge_vtable_name[] = "sge";
 static const cres_resolver_vtable cres__sge_vtable = {
     cres__sge_vtable_name, cres__hpc_resolve, NULL, cres__hpc_accelerators, cres__hpc_destroy,
     cres__hpc_devices, NULL};
@@ -12508,7 +12524,7 @@ CRES__LEFT_OUT(cres_sge_resolver_create, cres_sge_options, "sge", "CLUSTER_RESOL
 #endif /* CLUSTER_RESOLVER_NO_SGE */
 
 #ifndef CLUSTER_RESOLVER_NO_FLUX
-static const char cres__flux_vtable_name[] = "flux";
+CRES__BYTE_ALIGNED static const char cres__flux_vtable_name[] = "flux";
 static const cres_resolver_vtable cres__flux_vtable = {
     cres__flux_vtable_name, cres__hpc_resolve, NULL, cres__hpc_accelerators, cres__hpc_destroy,
     cres__hpc_devices, NULL};
@@ -13200,7 +13216,7 @@ CRES__PRIVATE cres_result cres__sm_master(cres_resolver *r, const char *task_typ
     return cres__master_of_task(r, task_type, task_id, rpc_layer, "", buf, cap, out_len, err);
 }
 
-static const char cres__sagemaker_vtable_name[] = "sagemaker";
+CRES__BYTE_ALIGNED static const char cres__sagemaker_vtable_name[] = "sagemaker";
 static const cres_resolver_vtable cres__sagemaker_vtable = {
     cres__sagemaker_vtable_name, cres__hpc_resolve, cres__sm_master, NULL, cres__hpc_destroy,
     NULL, NULL};
@@ -13407,7 +13423,7 @@ CRES__PRIVATE cres_result cres__vertex_launch(cres_resolver *r, cres_launch_info
     return res;
 }
 
-static const char cres__vertex_vtable_name[] = "vertex";
+CRES__BYTE_ALIGNED static const char cres__vertex_vtable_name[] = "vertex";
 static const cres_resolver_vtable cres__vertex_vtable = {
     cres__vertex_vtable_name, cres__simple_resolve, cres__tfconfig_master, NULL,
     cres__simple_destroy, NULL, cres__vertex_launch};
@@ -13450,7 +13466,7 @@ CRES__LEFT_OUT(cres_vertex_resolver_create, cres_vertex_options, "vertex",
 #endif /* CLUSTER_RESOLVER_NO_VERTEX */
 
 #ifndef CLUSTER_RESOLVER_NO_SKYPILOT
-static const char cres__skypilot_vtable_name[] = "skypilot";
+CRES__BYTE_ALIGNED static const char cres__skypilot_vtable_name[] = "skypilot";
 static const cres_resolver_vtable cres__skypilot_vtable = {
     cres__skypilot_vtable_name, cres__hosts_resolve, NULL, cres__hosts_accelerators,
     cres__hosts_destroy, NULL, NULL};
@@ -13522,7 +13538,7 @@ CRES__LEFT_OUT(cres_skypilot_resolver_create, cres_skypilot_options, "skypilot",
 #endif /* CLUSTER_RESOLVER_NO_SKYPILOT */
 
 #ifndef CLUSTER_RESOLVER_NO_LWS
-static const char cres__lws_vtable_name[] = "lws";
+CRES__BYTE_ALIGNED static const char cres__lws_vtable_name[] = "lws";
 static const cres_resolver_vtable cres__lws_vtable = {
     cres__lws_vtable_name, cres__hosts_resolve, NULL, NULL, cres__hosts_destroy, NULL, NULL};
 
@@ -13651,7 +13667,7 @@ CRES__LEFT_OUT(cres_lws_resolver_create, cres_lws_options, "lws", "CLUSTER_RESOL
 #endif /* CLUSTER_RESOLVER_NO_LWS */
 
 #ifndef CLUSTER_RESOLVER_NO_VOLCANO
-static const char cres__volcano_vtable_name[] = "volcano";
+CRES__BYTE_ALIGNED static const char cres__volcano_vtable_name[] = "volcano";
 static const cres_resolver_vtable cres__volcano_vtable = {
     cres__volcano_vtable_name, cres__hosts_resolve, NULL, NULL, cres__hosts_destroy, NULL, NULL};
 
@@ -14250,7 +14266,7 @@ CRES__PRIVATE cres_result cres__torch_not_pai(const cres__coord *c, cres_error *
                       cres__quote(q, sizeof q, v, strlen(v)), c->info.world_size, c->info.rank);
 }
 
-static const char cres__torch_vtable_name[] = "torch";
+CRES__BYTE_ALIGNED static const char cres__torch_vtable_name[] = "torch";
 static const cres_resolver_vtable cres__torch_vtable = {
     cres__torch_vtable_name, cres__coord_resolve, cres__coord_master, NULL, NULL, NULL,
     cres__coord_launch};
@@ -14341,7 +14357,7 @@ CRES__PRIVATE cres_result cres__jax_coordinator(cres__coord *c, cres_error *err)
     return res;
 }
 
-static const char cres__jax_vtable_name[] = "jax";
+CRES__BYTE_ALIGNED static const char cres__jax_vtable_name[] = "jax";
 static const cres_resolver_vtable cres__jax_vtable = {
     cres__jax_vtable_name, cres__coord_resolve, cres__coord_master, NULL, NULL, NULL,
     cres__coord_launch};
@@ -14390,7 +14406,7 @@ CRES__PRIVATE int cres__is_ipv4(const char *s) {
     return *s == '\0';
 }
 
-static const char cres__awsbatch_vtable_name[] = "awsbatch";
+CRES__BYTE_ALIGNED static const char cres__awsbatch_vtable_name[] = "awsbatch";
 static const cres_resolver_vtable cres__awsbatch_vtable = {
     cres__awsbatch_vtable_name, cres__coord_resolve, cres__coord_master, NULL, NULL, NULL,
     cres__coord_launch};
@@ -14525,53 +14541,69 @@ CRES__PRIVATE void cres__auto_set(const cres_resolver *probe, cres__auto_picks *
    first). The first wins; auto's log line names the others. */
 CRES__PRIVATE void cres__auto_steps(const cres_resolver *probe, char *selector, size_t cap,
                                     cres__auto_picks *s) {
-    static const char pbs[] = "PBS_NODEFILE\0PBS_JOBID\0";
-    static const char lsf[] = "LSB_DJOB_RANKFILE\0LSB_MCPU_HOSTS\0LSB_JOBID\0";
+    /* name lists as arrays of their own: a literal holding "\0" would go to the .rodata
+       every program keeps (see "Footprint" in >>impl) */
+    CRES__BYTE_ALIGNED static const char
+        tfconfig[] = "TF_CONFIG\0",
+        torchrun[] = "TORCHELASTIC_RUN_ID\0",
+        mpi[] = "OMPI_COMM_WORLD_SIZE\0MV2_COMM_WORLD_SIZE\0PMI_SIZE\0PMIX_RANK\0",
+        step[] = "SLURM_STEP_NODELIST\0", pbs_rank[] = "PALS_RANKID\0PBS_VNODENUM\0",
+        jsrun[] = "JSM_NAMESPACE_RANK\0", flux_rank[] = "FLUX_TASK_RANK\0",
+        vertex[] = "CLUSTER_SPEC\0", sagemaker[] = "SM_HOSTS\0SM_CURRENT_HOST\0",
+        skypilot[] = "SKYPILOT_NODE_IPS\0SKYPILOT_NODE_RANK\0",
+        volcano[] = "VC_TASK_INDEX\0VK_TASK_INDEX\0",
+        lws[] = "LWS_LEADER_ADDRESS\0LWS_WORKER_INDEX\0LWS_GROUP_SIZE\0",
+        awsbatch[] = "AWS_BATCH_JOB_NODE_INDEX\0AWS_BATCH_JOB_NUM_NODES\0",
+        jax[] = "JAX_COORDINATOR_ADDRESS\0JAX_NUM_PROCESSES\0JAX_PROCESS_ID\0",
+        pet[] = "PET_NNODES\0PET_NODE_RANK\0PET_MASTER_ADDR\0",
+        slurm_job[] = "SLURM_JOB_ID\0SLURM_JOBID\0", pbs[] = "PBS_NODEFILE\0PBS_JOBID\0",
+        lsf[] = "LSB_DJOB_RANKFILE\0LSB_MCPU_HOSTS\0LSB_JOBID\0", sge[] = "PE_HOSTFILE\0",
+        flux[] = "FLUX_JOB_ID\0FLUX_ENCLOSING_ID\0",
+        tpu[] = "TPU_PROCESS_ADDRESSES\0TPU_WORKER_HOSTNAMES\0TPU_WORKER_ID\0"
+                "TPU_NAME\0KUBE_GOOGLE_CLOUD_TPU_ENDPOINTS\0TPU_CONFIG\0";
     const char *why;
     FILE *f;
     s->n = 0;
-    cres__auto_set(probe, s, "tfconfig", "TF_CONFIG\0");
-    cres__auto_set(probe, s, "torch", "TORCHELASTIC_RUN_ID\0");
+    cres__auto_set(probe, s, "tfconfig", tfconfig);
+    cres__auto_set(probe, s, "torch", torchrun);
     /* Flux's own PMI and Cray PALS's mpiexec set PMI_RANK and PMI_SIZE for every task: flux
        and pbs read those jobs (PALS's nodes and local ranks are not MPICH's names) */
-    why = cres__env_any(probe, "OMPI_COMM_WORLD_SIZE\0MV2_COMM_WORLD_SIZE\0PMI_SIZE\0PMIX_RANK\0");
+    why = cres__env_any(probe, mpi);
     if (why && strcmp(why, "PMI_SIZE") == 0 &&
         (cres__env_set(probe, "FLUX_TASK_RANK") ||
          (cres__env_set(probe, "PALS_RANKID") && cres__env_set(probe, "PBS_NODEFILE"))))
         why = NULL;
     cres__auto_step(s, "mpi", why);
     /* a scheduler's job step, or a rank on its allocation: the launcher of this process */
-    cres__auto_set(probe, s, "slurm", "SLURM_STEP_NODELIST\0");
-    if (cres__env_any(probe, pbs)) cres__auto_set(probe, s, "pbs", "PALS_RANKID\0PBS_VNODENUM\0");
-    if (cres__env_any(probe, lsf)) cres__auto_set(probe, s, "lsf", "JSM_NAMESPACE_RANK\0");
-    cres__auto_set(probe, s, "flux", "FLUX_TASK_RANK\0");
-    cres__auto_set(probe, s, "vertex", "CLUSTER_SPEC\0");
-    cres__auto_set(probe, s, "sagemaker", "SM_HOSTS\0SM_CURRENT_HOST\0");
+    cres__auto_set(probe, s, "slurm", step);
+    if (cres__env_any(probe, pbs)) cres__auto_set(probe, s, "pbs", pbs_rank);
+    if (cres__env_any(probe, lsf)) cres__auto_set(probe, s, "lsf", jsrun);
+    cres__auto_set(probe, s, "flux", flux_rank);
+    cres__auto_set(probe, s, "vertex", vertex);
+    cres__auto_set(probe, s, "sagemaker", sagemaker);
     if ((f = fopen(CRES__SM_RESOURCE_CONFIG, "rb")) != NULL) {
         fclose(f);
         cres__auto_step(s, "sagemaker", CRES__SM_RESOURCE_CONFIG);
     }
-    cres__auto_set(probe, s, "skypilot", "SKYPILOT_NODE_IPS\0SKYPILOT_NODE_RANK\0");
-    why = cres__env_any(probe, "VC_TASK_INDEX\0VK_TASK_INDEX\0");
+    cres__auto_set(probe, s, "skypilot", skypilot);
+    why = cres__env_any(probe, volcano);
     cres__auto_step(s, "volcano", why ? why : cres__auto_vc_hosts(probe));
-    cres__auto_set(probe, s, "lws", "LWS_LEADER_ADDRESS\0LWS_WORKER_INDEX\0LWS_GROUP_SIZE\0");
-    cres__auto_set(probe, s, "awsbatch", "AWS_BATCH_JOB_NODE_INDEX\0AWS_BATCH_JOB_NUM_NODES\0");
+    cres__auto_set(probe, s, "lws", lws);
+    cres__auto_set(probe, s, "awsbatch", awsbatch);
     cres__auto_step(s, "torch", cres__auto_torch_plain(probe));
-    cres__auto_set(probe, s, "jax", "JAX_COORDINATOR_ADDRESS\0JAX_NUM_PROCESSES\0JAX_PROCESS_ID\0");
-    cres__auto_set(probe, s, "torch", "PET_NNODES\0PET_NODE_RANK\0PET_MASTER_ADDR\0");
+    cres__auto_set(probe, s, "jax", jax);
+    cres__auto_set(probe, s, "torch", pet);
     /* a scheduler's allocation with no rank of this process's (a job script, an allocation
        shell): the launchers above may run inside it, as DeepSpeed's does in an sbatch script */
-    if (cres__env_any(probe, "SLURM_JOB_ID\0SLURM_JOBID\0"))
+    if (cres__env_any(probe, slurm_job))
         cres__auto_step(s, "slurm",
-                        "SLURM_JOB_ID (an sbatch script or an salloc shell: the "
-                        "job's allocation)");
+                        "SLURM_JOB_ID (an sbatch script or an salloc shell: the job's "
+                        "allocation)");
     cres__auto_set(probe, s, "pbs", pbs);
     cres__auto_set(probe, s, "lsf", lsf);
-    cres__auto_set(probe, s, "sge", "PE_HOSTFILE\0");
-    cres__auto_set(probe, s, "flux", "FLUX_JOB_ID\0FLUX_ENCLOSING_ID\0");
-    cres__auto_set(probe, s, "tpu",
-                   "TPU_PROCESS_ADDRESSES\0TPU_WORKER_HOSTNAMES\0TPU_WORKER_ID\0"
-                   "TPU_NAME\0KUBE_GOOGLE_CLOUD_TPU_ENDPOINTS\0TPU_CONFIG\0");
+    cres__auto_set(probe, s, "sge", sge);
+    cres__auto_set(probe, s, "flux", flux);
+    cres__auto_set(probe, s, "tpu", tpu);
     if (cres__auto_indexed_job(probe, selector, cap))
         cres__auto_step(s, "kubernetes",
                         "KUBERNETES_SERVICE_HOST and JOB_COMPLETION_INDEX (an Indexed Job)");
@@ -14588,102 +14620,102 @@ CRES__PRIVATE void cres__auto_steps(const cres_resolver *probe, char *selector, 
    much). */
 #define CRES__SEVERAL(launcher, variables) launcher "\0" variables "\0"
 #define CRES__SAYS(variable, how) variable "\0" how "\0"
-static const char cres__several[] =
+CRES__BYTE_ALIGNED static const char cres__several[] =
     /* torchrun's workers (torch/distributed/elastic/agent/server/local_elastic_agent.py);
        LOCAL_RANK and NODE_RANK also Ray Train, AzureML, DeepSpeed's launch.py and Lightning's
        subprocess launcher (src/lightning/fabric/strategies/launchers/subprocess_script.py) */
     CRES__SEVERAL("torch.distributed", CRES__SAYS("LOCAL_RANK", "") CRES__SAYS("NODE_RANK", ""))
-    CRES__SEVERAL("torchrun", CRES__SAYS("GROUP_RANK", "") CRES__SAYS("GROUP_WORLD_SIZE", "")
-                              CRES__SAYS("LOCAL_WORLD_SIZE", "") CRES__SAYS("ROLE_RANK", ""))
+        CRES__SEVERAL("torchrun",
+                      CRES__SAYS("GROUP_RANK", "") CRES__SAYS("GROUP_WORLD_SIZE", "")
+                          CRES__SAYS("LOCAL_WORLD_SIZE", "") CRES__SAYS("ROLE_RANK", ""))
     /* Kubeflow's PET_* (training-operator pkg/controller.v1/pytorch/envvar.go at 2856aa0) */
-    CRES__SEVERAL("Kubeflow", CRES__SAYS("PET_NPROC_PER_NODE", "")
-                              CRES__SAYS("PET_MASTER_PORT", ""))
+    CRES__SEVERAL("Kubeflow",
+                  CRES__SAYS("PET_NPROC_PER_NODE", "") CRES__SAYS("PET_MASTER_PORT", ""))
     /* MPI: Open MPI 4.1 and MPICH's Hydra as run here (mpirun -np 4 env, mpiexec.hydra -n 3
        env); MVAPICH's MV2_COMM_WORLD_*; Cray PALS (PALS_RANKID, PMI_LOCAL_RANK); the host
        files kubeflow/mpi-operator gives its launchers (pkg/controller/mpi_job_controller.go
        at cbe4f8a: ompiEnvVars, intelEnvVars, mpichEnvVars) */
     CRES__SEVERAL("MPI (PMI)", CRES__SAYS("PMI_RANK", ""))
-    CRES__SEVERAL("Cray PALS", CRES__SAYS("PMI_LOCAL_RANK", "") CRES__SAYS("PALS_RANKID", ""))
-    CRES__SEVERAL("MPICH Hydra", CRES__SAYS("MPI_LOCALRANKID", "")
-                                 CRES__SAYS("MPI_LOCALNRANKS", ">1"))
-    CRES__SEVERAL("Open MPI", CRES__SAYS("OMPI_COMM_WORLD_RANK", "")
-                              CRES__SAYS("OMPI_COMM_WORLD_LOCAL_RANK", "")
-                              CRES__SAYS("OMPI_COMM_WORLD_NODE_RANK", "")
-                              CRES__SAYS("OMPI_COMM_WORLD_LOCAL_SIZE", ">1"))
-    CRES__SEVERAL("MVAPICH", CRES__SAYS("MV2_COMM_WORLD_RANK", "")
-                             CRES__SAYS("MV2_COMM_WORLD_LOCAL_RANK", "")
-                             CRES__SAYS("MV2_COMM_WORLD_LOCAL_SIZE", ">1"))
-    CRES__SEVERAL("Open MPI", CRES__SAYS("OMPI_MCA_orte_default_hostfile", ""))
-    CRES__SEVERAL("Intel MPI", CRES__SAYS("I_MPI_HYDRA_HOST_FILE", ""))
-    CRES__SEVERAL("MPICH Hydra", CRES__SAYS("HYDRA_HOST_FILE", ""))
+        CRES__SEVERAL("Cray PALS", CRES__SAYS("PMI_LOCAL_RANK", "") CRES__SAYS("PALS_RANKID", ""))
+            CRES__SEVERAL("MPICH Hydra",
+                          CRES__SAYS("MPI_LOCALRANKID", "") CRES__SAYS("MPI_LOCALNRANKS", ">1"))
+                CRES__SEVERAL("Open MPI",
+                              CRES__SAYS("OMPI_COMM_WORLD_RANK", "")
+                                  CRES__SAYS("OMPI_COMM_WORLD_LOCAL_RANK", "")
+                                      CRES__SAYS("OMPI_COMM_WORLD_NODE_RANK", "")
+                                          CRES__SAYS("OMPI_COMM_WORLD_LOCAL_SIZE", ">1"))
+                    CRES__SEVERAL("MVAPICH", CRES__SAYS("MV2_COMM_WORLD_RANK", "")
+                                                 CRES__SAYS("MV2_COMM_WORLD_LOCAL_RANK", "")
+                                                     CRES__SAYS("MV2_COMM_WORLD_LOCAL_SIZE", ">1"))
+                        CRES__SEVERAL("Open MPI", CRES__SAYS("OMPI_MCA_orte_default_hostfile", ""))
+                            CRES__SEVERAL("Intel MPI", CRES__SAYS("I_MPI_HYDRA_HOST_FILE", ""))
+                                CRES__SEVERAL("MPICH Hydra", CRES__SAYS("HYDRA_HOST_FILE", ""))
     /* schedulers: jsrun, pbsdsh (pbsdsh(1)), Slurm (a step's SLURM_PROCID; salloc(1) at
        000729e: SLURM_JOB_NUM_NODES, and SLURM_NTASKS with -n, in the allocation's shell) */
     CRES__SEVERAL("jsrun", CRES__SAYS("JSM_NAMESPACE_RANK", ""))
-    CRES__SEVERAL("pbsdsh", CRES__SAYS("PBS_VNODENUM", ""))
-    CRES__SEVERAL("Slurm", CRES__SAYS("SLURM_PROCID", "") CRES__SAYS("SLURM_NTASKS", ">1")
-                           CRES__SAYS("SLURM_JOB_NUM_NODES", ">1"))
+        CRES__SEVERAL("pbsdsh", CRES__SAYS("PBS_VNODENUM", ""))
+            CRES__SEVERAL("Slurm", CRES__SAYS("SLURM_PROCID", "") CRES__SAYS("SLURM_NTASKS", ">1")
+                                       CRES__SAYS("SLURM_JOB_NUM_NODES", ">1"))
     /* platforms: AWS Batch (mnp-env-vars.html), GKE TPU multislice, Kubernetes Indexed Jobs */
     CRES__SEVERAL("AWS Batch", CRES__SAYS("AWS_BATCH_JOB_MAIN_NODE_INDEX", ""))
-    CRES__SEVERAL("TPU multislice", CRES__SAYS("MEGASCALE_SLICE_ID", ""))
-    CRES__SEVERAL("Kubernetes Indexed Job", CRES__SAYS("JOB_COMPLETION_INDEX", ""))
+        CRES__SEVERAL("TPU multislice", CRES__SAYS("MEGASCALE_SLICE_ID", ""))
+            CRES__SEVERAL("Kubernetes Indexed Job", CRES__SAYS("JOB_COMPLETION_INDEX", ""))
     /* horovodrun --gloo (horovod/runner/gloo_run.py at 0ad076e, create_slot_env_vars) */
     CRES__SEVERAL("Horovod", CRES__SAYS("HOROVOD_RANK", ">0") CRES__SAYS("HOROVOD_SIZE", ">1"))
     /* paddle.distributed.launch (python/paddle/distributed/launch/controllers/collective.py
        at 009da4d); PADDLE_NNODES also Kubeflow's PaddleJob (training-operator
        pkg/controller.v1/paddlepaddle/envvar.go at 2856aa0) */
-    CRES__SEVERAL("PaddlePaddle", CRES__SAYS("PADDLE_TRAINER_ID", ">0")
-                                  CRES__SAYS("PADDLE_TRAINERS_NUM", ">1")
-                                  CRES__SAYS("PADDLE_TRAINER_ENDPOINTS", ",")
-                                  CRES__SAYS("PADDLE_GLOBAL_RANK", ">0")
-                                  CRES__SAYS("PADDLE_GLOBAL_SIZE", ">1")
-                                  CRES__SAYS("PADDLE_NNODES", ">1"))
+    CRES__SEVERAL(
+        "PaddlePaddle",
+        CRES__SAYS("PADDLE_TRAINER_ID", ">0") CRES__SAYS("PADDLE_TRAINERS_NUM", ">1")
+            CRES__SAYS("PADDLE_TRAINER_ENDPOINTS", ",") CRES__SAYS("PADDLE_GLOBAL_RANK", ">0")
+                CRES__SAYS("PADDLE_GLOBAL_SIZE", ">1") CRES__SAYS("PADDLE_NNODES", ">1"))
     /* DeepSpeed's launch.py (deepspeed/launcher/launch.py at edaa722) */
     CRES__SEVERAL("DeepSpeed", CRES__SAYS("CROSS_RANK", ">0") CRES__SAYS("CROSS_SIZE", ">1")
-                               CRES__SAYS("LOCAL_SIZE", ">1"))
+                                   CRES__SAYS("LOCAL_SIZE", ">1"))
     /* Alibaba PAI-DLC (alibabacloud.com/help/en/pai/general-environment-variables, Apr 2026) */
     CRES__SEVERAL("PAI-DLC", CRES__SAYS("NPROC_PER_NODE", ">1"))
     /* Google Cloud Batch (GoogleCloudPlatform/nodejs-docs-samples
        batch/create/create_with_container_no_mounting.js at 092e051; batch-samples
        mpi-container/README.md at d9e5208) */
-    CRES__SEVERAL("Google Cloud Batch", CRES__SAYS("BATCH_TASK_INDEX", ">0")
-                                        CRES__SAYS("BATCH_TASK_COUNT", ">1")
-                                        CRES__SAYS("BATCH_NODE_INDEX", ">0"))
+    CRES__SEVERAL("Google Cloud Batch",
+                  CRES__SAYS("BATCH_TASK_INDEX", ">0") CRES__SAYS("BATCH_TASK_COUNT", ">1")
+                      CRES__SAYS("BATCH_NODE_INDEX", ">0"))
     /* Azure Batch multi-instance tasks (learn.microsoft.com/azure/batch/
        batch-compute-node-environment-variables: "multi-instance primary and subtasks"), and
        AzureML's MPI jobs (DeepSpeed deepspeed/comm/comm.py, in_aml) */
-    CRES__SEVERAL("Azure Batch", CRES__SAYS("AZ_BATCH_HOST_LIST", ",")
-                                 CRES__SAYS("AZ_BATCH_NODE_LIST", ";")
-                                 CRES__SAYS("AZ_BATCH_MASTER_NODE", "")
-                                 CRES__SAYS("AZ_BATCH_IS_CURRENT_NODE_MASTER", "")
-                                 CRES__SAYS("CCP_NODES", ">1"))
-    CRES__SEVERAL("AzureML", CRES__SAYS("AZ_BATCHAI_MPI_MASTER_NODE", ""))
+    CRES__SEVERAL("Azure Batch",
+                  CRES__SAYS("AZ_BATCH_HOST_LIST", ",") CRES__SAYS("AZ_BATCH_NODE_LIST", ";")
+                      CRES__SAYS("AZ_BATCH_MASTER_NODE", "")
+                          CRES__SAYS("AZ_BATCH_IS_CURRENT_NODE_MASTER", "")
+                              CRES__SAYS("CCP_NODES", ">1"))
+        CRES__SEVERAL("AzureML", CRES__SAYS("AZ_BATCHAI_MPI_MASTER_NODE", ""))
     /* HTCondor's parallel universe (src/condor_starter.V6.1/parallel_proc.cpp at 0d7da9f) */
     CRES__SEVERAL("HTCondor", CRES__SAYS("_CONDOR_PROCNO", ">0") CRES__SAYS("_CONDOR_NPROCS", ">1"))
     /* SkyPilot's setup stage (docs/source/running-jobs/environment-variables.rst at 25df97f) */
     CRES__SEVERAL("SkyPilot setup", CRES__SAYS("SKYPILOT_SETUP_NODE_RANK", ">0")
-                                    CRES__SAYS("SKYPILOT_SETUP_NODE_IPS", "\n"))
-    CRES__SEVERAL("SkyPilot", CRES__SAYS("SKYPILOT_NUM_NODES", ">1"))
+                                        CRES__SAYS("SKYPILOT_SETUP_NODE_IPS", "\n"))
+        CRES__SEVERAL("SkyPilot", CRES__SAYS("SKYPILOT_NUM_NODES", ">1"))
     /* Kubeflow Trainer's XGBoost runtime (pkg/runtime/framework/plugins/xgboost/xgboost.go
        at 8e9e5e6) */
-    CRES__SEVERAL("Kubeflow XGBoost", CRES__SAYS("DMLC_TASK_ID", ">0")
-                                      CRES__SAYS("DMLC_NUM_WORKER", ">1"))
+    CRES__SEVERAL("Kubeflow XGBoost",
+                  CRES__SAYS("DMLC_TASK_ID", ">0") CRES__SAYS("DMLC_NUM_WORKER", ">1"))
     /* torchx's schedulers (torchx/schedulers/aws_batch_scheduler.py at b72ba03;
        gcp_batch_scheduler.py at 1f79761) */
-    CRES__SEVERAL("torchx", CRES__SAYS("TORCHX_ROLE_IDX", ">0")
-                            CRES__SAYS("TORCHX_REPLICA_IDX", ">0"))
+    CRES__SEVERAL("torchx",
+                  CRES__SAYS("TORCHX_ROLE_IDX", ">0") CRES__SAYS("TORCHX_REPLICA_IDX", ">0"))
     /* Determined on Kubernetes (master/internal/rm/kubernetesrm/spec.go at c1e9c6d) */
     CRES__SEVERAL("Determined", CRES__SAYS("DET_KUBERNETES_JOB_PARALLELISM", ">1"))
     /* Nomad (developer.hashicorp.com/nomad/docs/runtime/environment): no count is given */
     CRES__SEVERAL("Nomad", CRES__SAYS("NOMAD_ALLOC_INDEX", ">0"))
     /* Metaflow's @parallel (Netflix/metaflow metaflow/plugins/parallel_decorator.py and
        current.py; on Kubernetes MF_WORLD_SIZE) */
-    CRES__SEVERAL("Metaflow", CRES__SAYS("MF_PARALLEL_NUM_NODES", ">1")
-                              CRES__SAYS("MF_PARALLEL_NODE_INDEX", ">0")
-                              CRES__SAYS("MF_WORLD_SIZE", ">1"))
+    CRES__SEVERAL("Metaflow", CRES__SAYS("MF_PARALLEL_NUM_NODES", ">1") CRES__SAYS(
+                                  "MF_PARALLEL_NODE_INDEX", ">0") CRES__SAYS("MF_WORLD_SIZE", ">1"))
     /* NVIDIA Base Command Platform's multi-node jobs (docs.nvidia.com/base-command-platform,
        "Multinode jobs": NGC_ARRAY_SIZE nodes, NGC_ARRAY_INDEX this one's) */
-    CRES__SEVERAL("NVIDIA Base Command", CRES__SAYS("NGC_ARRAY_SIZE", ">1")
-                                         CRES__SAYS("NGC_ARRAY_INDEX", ">0"));
+    CRES__SEVERAL("NVIDIA Base Command",
+                  CRES__SAYS("NGC_ARRAY_SIZE", ">1") CRES__SAYS("NGC_ARRAY_INDEX", ">0"));
 #undef CRES__SAYS
 #undef CRES__SEVERAL
 
@@ -14753,7 +14785,7 @@ CRES__PRIVATE const char *cres__auto_detect(const cres_resolver *probe, char *se
 /* The backends auto knows that this build left out, each with the switch that did
    (CLUSTER_RESOLVER_NO_ and the second name): a name list of pairs (see "Footprint" in
    >>impl). */
-static const char cres__left_out_table[] =
+CRES__BYTE_ALIGNED static const char cres__left_out_table[] =
 #ifdef CLUSTER_RESOLVER_NO_TFCONFIG
     "tfconfig\0TFCONFIG\0"
 #endif
@@ -14874,7 +14906,8 @@ CRES__PRIVATE cres_result cres__auto_create(const char *backend, const cres_auto
 #endif
 #ifndef CLUSTER_RESOLVER_NO_TPU
     if (strcmp(backend, "tpu") == 0) {
-        static const char named[] = "TPU_NAME\0KUBE_GOOGLE_CLOUD_TPU_ENDPOINTS\0TPU_CONFIG\0";
+        CRES__BYTE_ALIGNED static const char named[] =
+            "TPU_NAME\0KUBE_GOOGLE_CLOUD_TPU_ENDPOINTS\0TPU_CONFIG\0";
         CRES__AUTO_OPTIONS(tpu, t);
         if (!t.tpu && !cres__env_any(probe, named)) t.tpu = "local"; /* the TPU VM we are on */
         return cres_tpu_resolver_create(&t, r, err);
