@@ -2127,6 +2127,11 @@ CRES__PRIVATE const char *cres__quote(char *dst, size_t cap, const char *s, size
 #define CRES__QUOTE_SIZE 80
 #define CRES__PATH_QUOTE_SIZE 160
 
+/* cres__quote of a whole string. */
+CRES__PRIVATE const char *cres__quote_str(char *dst, size_t cap, const char *s) {
+    return cres__quote(dst, cap, s, strlen(s));
+}
+
 /* ////////////////////////////////////////////////////////////////////////////////////////
    Text output into the caller's buffer                                            >>writer */
 
@@ -2287,7 +2292,7 @@ CRES__PRIVATE cres_result cres__check_address(const char *job, int index, const 
                                              cres_error *err) {
     char qj[CRES__QUOTE_SIZE], qa[CRES__QUOTE_SIZE];
     size_t n;
-    cres__quote(qj, sizeof qj, job, strlen(job));
+    cres__quote_str(qj, sizeof qj, job);
     if (!address)
         return cres__fail(err, CRES_ERR_INVALID_ARGUMENT, "job %s task %d: address is NULL", qj,
                           index);
@@ -2389,7 +2394,7 @@ CRES__PRIVATE cres_result cres__read_file(const cres_resolver *r, const char *pa
     size_t limit = max;
     int failed;
     *out = NULL;
-    cres__quote(q, sizeof q, path, strlen(path)); /* for messages */
+    cres__quote_str(q, sizeof q, path); /* for messages */
     f = fopen(path, "rb");
     if (!f) return cres__fail(err, CRES_ERR_ENVIRONMENT, "%s: cannot open %s", r->vtable->name, q);
     if (fseek(f, 0, SEEK_END) == 0 && (size = ftell(f)) >= 0 && fseek(f, 0, SEEK_SET) != 0)
@@ -3119,7 +3124,7 @@ CRES__PRIVATE cres_result cres__job_add(cres_cluster_spec *s, cres__job *j, int 
     if (found) {
         char q[CRES__QUOTE_SIZE];
         return cres__fail(err, CRES_ERR_CONFLICT, "job %s has task %d twice",
-                          cres__quote(q, sizeof q, j->pub.name, strlen(j->pub.name)), index);
+                          cres__quote_str(q, sizeof q, j->pub.name), index);
     }
     tasks = cres__tasks(j);
     if (!cres__grow(&s->alloc, (void **)&tasks, &j->cap, sizeof *tasks, j->pub.tasks_count + 1))
@@ -3145,7 +3150,7 @@ CRES_API cres_result cres_spec_add_task(cres_cluster_spec *s, const char *job, i
     if (index < 0) {
         char q[CRES__QUOTE_SIZE];
         return cres__fail(err, CRES_ERR_INVALID_ARGUMENT, "job %s: task index %d is negative",
-                          cres__quote(q, sizeof q, job, strlen(job)), index);
+                          cres__quote_str(q, sizeof q, job), index);
     }
     if ((r = cres__check_address(job, index, address, err)) != CRES_OK) return r;
     if ((r = cres__spec_job_created(s, job, &j, &created, err)) != CRES_OK) return r;
@@ -3174,7 +3179,7 @@ CRES_API cres_result cres_spec_add_job(cres_cluster_spec *s, const char *job,
     if (have && count && have->tasks_count && have->tasks[0].index < (int)count) {
         char q[CRES__QUOTE_SIZE];
         return cres__fail(err, CRES_ERR_CONFLICT, "job %s has task %d twice",
-                          cres__quote(q, sizeof q, job, strlen(job)), have->tasks[0].index);
+                          cres__quote_str(q, sizeof q, job), have->tasks[0].index);
     }
     if ((r = cres__spec_job_created(s, job, &j, &created, err)) != CRES_OK) return r;
     for (i = 0; i < count && r == CRES_OK; i++) r = cres__job_add(s, j, (int)i, addresses[i], err);
@@ -3364,7 +3369,7 @@ CRES__PRIVATE cres_result cres__spec_read_json(cres_cluster_spec *spec, const cr
         if (ok < 0)
             return cres__fail(err, bad,
                               "%s: a job name contains a NUL character or a lone surrogate", what);
-        cres__quote(q, sizeof q, name, strlen(name));
+        cres__quote_str(q, sizeof q, name);
         snprintf(prefix, sizeof prefix, "%s: ", what);
         r = cres__check_job_name(name, err);
         if (r == CRES_OK && cres_spec_job(spec, name))
@@ -3629,9 +3634,8 @@ CRES_API cres_result cres_resolve(cres_resolver *r, cres_cluster_spec **out, cre
         return cres__fail(err, CRES_ERR_NOT_FOUND,
                           "%s: the task given, %s %d, is not in the cluster (that job has %zu "
                           "tasks)",
-                          r->vtable->name,
-                          cres__quote(q, sizeof q, r->task_type, strlen(r->task_type)),
-                          r->task_id, n);
+                          r->vtable->name, cres__quote_str(q, sizeof q, r->task_type), r->task_id,
+                          n);
     }
     return res;
 }
@@ -3674,8 +3678,7 @@ CRES__PRIVATE cres_result cres__launch_from_spec(cres_resolver *r, cres_launch_i
         cres_error_set(err, res,
                        "%s: this process's task %s %d, from %s, is not in the cluster, so "
                        "it has no rank%s",
-                       r->vtable->name,
-                       cres__quote(q, sizeof q, r->task_type, strlen(r->task_type)), r->task_id,
+                       r->vtable->name, cres__quote_str(q, sizeof q, r->task_type), r->task_id,
                        cres__task_source(r),
                        strcmp(r->task_type, "evaluator") == 0
                            ? " (TensorFlow runs its evaluator outside the cluster)"
@@ -3727,7 +3730,7 @@ CRES__PRIVATE cres_result cres__env_int(const cres_resolver *r, const char *name
     if (cres__parse_decimal(v, strlen(v), &n) != 1 || n < lo || n > hi)
         return cres__fail(err, CRES_ERR_ENVIRONMENT,
                           "%s: %s=%s is not an integer from %lld to %lld", r->vtable->name, name,
-                          cres__quote(q, sizeof q, v, strlen(v)), lo, hi);
+                          cres__quote_str(q, sizeof q, v), lo, hi);
     *out = (int)n;
     return CRES_OK;
 }
@@ -3774,7 +3777,7 @@ CRES__PRIVATE cres_result cres__env_require(const cres_resolver *r, const char *
         }
         if (n < sizeof set)
             n += (size_t)snprintf(set + n, sizeof set - n, "%s%s=%s", count ? " and " : "",
-                                  names[i], cres__quote(q, sizeof q, v, strlen(v)));
+                                  names[i], cres__quote_str(q, sizeof q, v));
         count++;
     }
     if (!missing) return CRES_OK;
@@ -3806,7 +3809,7 @@ CRES__PRIVATE cres_result cres__master_in_spec(cres_resolver *r, const cres_clus
                                     r->vtable->name);
     if ((address = cres_spec_task_address(spec, type, id)) != NULL)
         return cres__write_master(address, rpc, buf, cap, out_len, err);
-    cres__quote(q, sizeof q, type, strlen(type));
+    cres__quote_str(q, sizeof q, type);
     return cres_spec_job(spec, type)
                ? cres__fail(err, CRES_ERR_NOT_FOUND, "%s: job %s has no task %d", r->vtable->name,
                             q, id)
@@ -4956,7 +4959,7 @@ CRES__PRIVATE cres_result cres__tf_check_task(const cres_cluster_spec *spec,
     char q[CRES__QUOTE_SIZE];
     if (!f->task_type || spec->count == 0 || (!f->dense && strcmp(f->task_type, "evaluator") == 0))
         return CRES_OK; /* TF runs its evaluator outside the cluster; Vertex lists it */
-    cres__quote(q, sizeof q, f->task_type, strlen(f->task_type));
+    cres__quote_str(q, sizeof q, f->task_type);
     job = cres_spec_job(spec, f->task_type);
     if (!job) {
         char jobs[2 + 96] = ""; /* ", a, b": the message skips the first ", " */
@@ -5571,9 +5574,8 @@ CRES__PRIVATE void cres__kube_free(cres__k8s *k) {
 
 CRES__PRIVATE const char *cres__kwhere(const cres__kstanza *st, char *buf, size_t cap) {
     char q1[CRES__PATH_QUOTE_SIZE], q2[CRES__QUOTE_SIZE];
-    snprintf(buf, cap, "kubeconfig %s: %s %s",
-             cres__quote(q1, sizeof q1, st->f->path, strlen(st->f->path)), st->kind,
-             cres__quote(q2, sizeof q2, st->name, strlen(st->name)));
+    snprintf(buf, cap, "kubeconfig %s: %s %s", cres__quote_str(q1, sizeof q1, st->f->path),
+             st->kind, cres__quote_str(q2, sizeof q2, st->name));
     return buf;
 }
 
@@ -5644,8 +5646,7 @@ CRES__PRIVATE cres_result cres__kunreadable(const cres__kstanza *st, const char 
     char why[200], q[CRES__PATH_QUOTE_SIZE];
     if (res == CRES_ERR_OUT_OF_MEMORY) return res;
     snprintf(why, sizeof why, "names %s, which cannot be read%s",
-             cres__quote(q, sizeof q, path, strlen(path)),
-             res == CRES_ERR_LIMIT ? " (too large)" : "");
+             cres__quote_str(q, sizeof q, path), res == CRES_ERR_LIMIT ? " (too large)" : "");
     return cres__kfail(st, field, why, err);
 }
 
@@ -5829,7 +5830,7 @@ CRES__PRIVATE cres_result cres__kpem(const cres__kstanza *st, const char *field,
     if (ok == 0) return CRES_OK;
     snprintf(why, sizeof why, "%s %s PEM %s block%s%s", data ? "holds" : "names a file with",
              ok == 1 ? "no" : "a malformed", what == CRES__PEM_KEY ? "PRIVATE KEY" : "CERTIFICATE",
-             data ? "" : ": ", data ? "" : cres__quote(q, sizeof q, path, strlen(path)));
+             data ? "" : ": ", data ? "" : cres__quote_str(q, sizeof q, path));
     return cres__kfail(st, data ? data_field : field, why, err);
 }
 
@@ -5846,8 +5847,7 @@ CRES__PRIVATE cres_result cres__kube_read(cres__kload *L, const char *path, size
         if (strlen(L->files[i].path) == n && memcmp(L->files[i].path, path, n) == 0) return CRES_OK;
     memset(f, 0, sizeof *f);
     if (!(f->path = cres__strndup(a, path, n))) return cres__oom(err, "kubernetes");
-    snprintf(what, sizeof what, "kubernetes: kubeconfig %s",
-             cres__quote(q, sizeof q, f->path, strlen(f->path)));
+    snprintf(what, sizeof what, "kubernetes: kubeconfig %s", cres__quote_str(q, sizeof q, f->path));
     res = cres__read_small_file(&L->k->base, f->path, CRES_MAX_DOCUMENT_BYTES, &f->text, err);
     if (res == CRES_ERR_ENVIRONMENT && !must_exist) {
         FILE *probe = fopen(f->path, "rb"); /* missing: skipped; there but unreadable: not */
@@ -5948,7 +5948,7 @@ CRES__PRIVATE cres_result cres__kube_check_list(const cres__kfile *f, const char
     cres__kname *names;
     int i, item, name, n;
     cres_result res = CRES_OK;
-    cres__quote(q, sizeof q, f->path, strlen(f->path));
+    cres__quote_str(q, sizeof q, f->path);
     if (at < 0 || cres__json_is_null(d, at)) return CRES_OK;
     if (d->t[at].type != JSMN_ARRAY)
         return cres__fail(err, CRES_ERR_ENVIRONMENT,
@@ -6037,7 +6037,7 @@ CRES__PRIVATE cres_result cres__kube_current(cres__kload *L, char **out, size_t 
             if (res == CRES_ERR_OUT_OF_MEMORY) return res;
             return cres__fail(err, CRES_ERR_ENVIRONMENT,
                               "kubernetes: kubeconfig %s: \"current-context\" must be a string",
-                              cres__quote(q, sizeof q, st.f->path, strlen(st.f->path)));
+                              cres__quote_str(q, sizeof q, st.f->path));
         }
         if (*out) {
             *file = f;
@@ -6421,7 +6421,7 @@ CRES__PRIVATE cres_result cres__kube_context(cres__kload *L, const char *option,
     return cres__fail(err, CRES_ERR_ENVIRONMENT,
                       "kubernetes: kubeconfig %s%s (%s) sets no current-context: pass "
                       "options.context (--context NAME) or run kubectl config use-context",
-                      cres__quote(q, sizeof q, L->files[0].path, strlen(L->files[0].path)),
+                      cres__quote_str(q, sizeof q, L->files[0].path),
                       L->count > 1 ? " and the others" : "", L->origin);
 }
 
@@ -6452,7 +6452,7 @@ CRES__PRIVATE cres_result cres__kube_undefined(const cres__kstanza *ctx, const c
                                                const char *name, cres_error *err) {
     char why[160], q[CRES__QUOTE_SIZE];
     snprintf(why, sizeof why, "names %s, which no kubeconfig file defines%s",
-             cres__quote(q, sizeof q, name, strlen(name)),
+             cres__quote_str(q, sizeof q, name),
              field[0] == 'c' ? " (kubectl would try http://localhost:8080)" : "");
     return cres__kfail(ctx, field, why, err);
 }
@@ -6479,8 +6479,8 @@ CRES__PRIVATE cres_result cres__kube_load(cres__k8s *k, const cres_k8s_options *
             res = cres__fail(err, CRES_ERR_ENVIRONMENT,
                              "kubernetes: %s %s is defined in no kubeconfig file (%s%s, of %s)",
                              o->context ? "context" : "current-context",
-                             cres__quote(q, sizeof q, context, strlen(context)),
-                             cres__quote(p, sizeof p, L.files[0].path, strlen(L.files[0].path)),
+                             cres__quote_str(q, sizeof q, context),
+                             cres__quote_str(p, sizeof p, L.files[0].path),
                              L.count > 1 ? " and the others" : "", L.origin);
         }
     }
@@ -6691,7 +6691,7 @@ CRES__PRIVATE cres_result cres__spawn_run(void *user, const cres_exec_request *r
     memset(&s, 0, sizeof s);
     memset(out, 0, sizeof *out);
     s.a = a, s.out = out, s.max = req->max_output_bytes;
-    cres__quote(q, sizeof q, name, strlen(name));
+    cres__quote_str(q, sizeof q, name);
     if (!(out->err = (char *)cres__alloc(a, CRES_EXEC_STDERR_KEEP + 1)))
         return cres__oom(err, "exec");
     out->err[0] = '\0';
@@ -6832,7 +6832,7 @@ CRES__PRIVATE cres_result cres__k8s_exec_read(cres__k8s *k, const char *text, si
             res = cres__fail(err, CRES_ERR_ENVIRONMENT,
                              "%s: status.expirationTimestamp %s is not "
                              "an RFC 3339 time",
-                             what, cres__quote(q, sizeof q, expiry, strlen(expiry)));
+                             what, cres__quote_str(q, sizeof q, expiry));
     }
     cres__free(a, expiry);
     cres__json_free(&d);
@@ -6864,7 +6864,7 @@ CRES__PRIVATE cres_result cres__k8s_exec(cres__k8s *k, const cres__http *h, cres
     req.timeout_ms = left <= 0 ? 1 : left > INT_MAX ? INT_MAX : (int)left;
     req.max_output_bytes = CRES__EXEC_MAX_OUTPUT;
     cres__log(&k->base, CRES_LOG_DEBUG, "kubernetes: running exec plugin %s",
-              cres__quote(q, sizeof q, kube->exec_argv[0], strlen(kube->exec_argv[0])));
+              cres__quote_str(q, sizeof q, kube->exec_argv[0]));
     memset(&out, 0, sizeof out);
     res = (k->base.config.exec.fn ? k->base.config.exec.fn
                                   : cres__spawn_run)(k->base.config.exec.user, &req, &out, a, err);
@@ -7080,8 +7080,7 @@ CRES__PRIVATE cres_result cres__k8s_pod_indices(const cres__json *d, const int *
     }
     if (p->index != -2 && p->global != -2) return CRES_OK;
     return cres__fail(err, CRES_ERR_UNEXPECTED_RESPONSE, "kubernetes: pod %s: %s %s",
-                      cres__quote(q, sizeof q, CRES__POD(p, name), strlen(CRES__POD(p, name))), key,
-                      why);
+                      cres__quote_str(q, sizeof q, CRES__POD(p, name)), key, why);
 }
 
 /* The strings a pod's address needs, with those every pod needs (each field is checked all
@@ -7447,8 +7446,7 @@ CRES__PRIVATE cres_result cres__k8s_list(cres__k8s *k, cres__http *h, cres__k8s_
                              "kubernetes: the server sent the same continue token twice");
         if (res == CRES_OK && next && ++pages >= CRES_MAX_K8S_PAGES)
             res = cres__fail(err, CRES_ERR_LIMIT, "kubernetes: more than %d pages for selector %s",
-                             CRES_MAX_K8S_PAGES,
-                             cres__quote(q, sizeof q, selector, strlen(selector)));
+                             CRES_MAX_K8S_PAGES, cres__quote_str(q, sizeof q, selector));
         cres__free(a, token);
         token = next;
         if (res != CRES_OK || !token) break;
@@ -7525,7 +7523,7 @@ CRES__PRIVATE char *cres__k8s_address(cres__k8s *k, const cres__pod *p, cres_res
     if (!host || !*host) {
         *res =
             cres__fail(err, CRES_ERR_NOT_READY, "kubernetes: pod %s is Running but has no %s yet",
-                       cres__quote(q, sizeof q, CRES__POD(p, name), strlen(CRES__POD(p, name))),
+                       cres__quote_str(q, sizeof q, CRES__POD(p, name)),
                        k->address == CRES_K8S_HOST_IP ? "status.hostIP" : "status.podIP");
         return NULL;
     }
@@ -7540,9 +7538,8 @@ CRES__PRIVATE cres_result cres__k8s_duplicate(const cres__pod *o, const cres__po
     if (p->global >= 0) snprintf(of_job, sizeof of_job, " in job-global-index %d", p->global);
     return cres__fail(err, CRES_ERR_NOT_READY,
                       "kubernetes: pods %s and %s both have completion index %d%s",
-                      cres__quote(q1, sizeof q1, CRES__POD(o, name), strlen(CRES__POD(o, name))),
-                      cres__quote(q2, sizeof q2, CRES__POD(p, name), strlen(CRES__POD(p, name))),
-                      p->index, of_job);
+                      cres__quote_str(q1, sizeof q1, CRES__POD(o, name)),
+                      cres__quote_str(q2, sizeof q2, CRES__POD(p, name)), p->index, of_job);
 }
 
 /* In completion-index order, two pods of one namespace with one index mean the Job is
@@ -7573,7 +7570,7 @@ CRES__PRIVATE int cres__k8s_same_jobset(const cres__pod *p, const cres__pod *q) 
 CRES__PRIVATE const char *cres__k8s_jobset_note(const cres__pod *p, char *buf, size_t cap) {
     char q[CRES__QUOTE_SIZE];
     if (!CRES__POD(p, jobset)) return " (no JobSet)";
-    cres__quote(q, sizeof q, CRES__POD(p, jobset), strlen(CRES__POD(p, jobset)));
+    cres__quote_str(q, sizeof q, CRES__POD(p, jobset));
     snprintf(buf, cap, " (JobSet %s in %.40s)", q, CRES__POD(p, ns));
     return buf;
 }
@@ -7587,14 +7584,13 @@ CRES__PRIVATE cres_result cres__k8s_check_jobset(const char *job, const cres__po
     for (i = 1; i < pods->count; i++) {
         const cres__pod *p = pods->items[0], *q = pods->items[i];
         if (cres__k8s_same_jobset(p, q)) continue;
-        return cres__fail(
-            err, CRES_ERR_CONFLICT,
-            "kubernetes: job \"%.40s\" mixes pod %s%s with pod %s%s; select one "
-            "JobSet (" CRES__K8S_JOBSET_KEY "=NAME) or none",
-            job, cres__quote(q1, sizeof q1, CRES__POD(p, name), strlen(CRES__POD(p, name))),
-            cres__k8s_jobset_note(p, n1, sizeof n1),
-            cres__quote(q2, sizeof q2, CRES__POD(q, name), strlen(CRES__POD(q, name))),
-            cres__k8s_jobset_note(q, n2, sizeof n2));
+        return cres__fail(err, CRES_ERR_CONFLICT,
+                          "kubernetes: job \"%.40s\" mixes pod %s%s with pod %s%s; select one "
+                          "JobSet (" CRES__K8S_JOBSET_KEY "=NAME) or none",
+                          job, cres__quote_str(q1, sizeof q1, CRES__POD(p, name)),
+                          cres__k8s_jobset_note(p, n1, sizeof n1),
+                          cres__quote_str(q2, sizeof q2, CRES__POD(q, name)),
+                          cres__k8s_jobset_note(q, n2, sizeof n2));
     }
     return CRES_OK;
 }
@@ -7617,10 +7613,10 @@ CRES__PRIVATE cres_result cres__k8s_add_job(cres__k8s *k, cres_cluster_spec *spe
         const cres__pod *p = pods->items[i];
         char *address;
         if (!p->running)
-            return cres__fail(
-                err, CRES_ERR_NOT_READY, "kubernetes: pod %s (namespace %s) is %s, not Running",
-                cres__quote(q, sizeof q, CRES__POD(p, name), strlen(CRES__POD(p, name))),
-                CRES__POD(p, ns), CRES__POD(p, phase) ? CRES__POD(p, phase) : "without a phase");
+            return cres__fail(err, CRES_ERR_NOT_READY,
+                              "kubernetes: pod %s (namespace %s) is %s, not Running",
+                              cres__quote_str(q, sizeof q, CRES__POD(p, name)), CRES__POD(p, ns),
+                              CRES__POD(p, phase) ? CRES__POD(p, phase) : "without a phase");
         if (!(address = cres__k8s_address(k, p, &res, err))) return res;
         res = cres_spec_add_task(spec, job, (int)i, address, err);
         cres__free(&k->base.config.allocator, address);
@@ -7667,8 +7663,7 @@ CRES__PRIVATE const cres__pod *cres__k8s_own_pod(cres__k8s *k, const char *job,
     cres__log(&k->base, CRES_LOG_INFO,
               "kubernetes: job \"%s\": the own pod (%s) is not among its pods; resolving its "
               "selectors alone, not following a JobSet",
-              job, k->hostname ? cres__quote(q, sizeof q, k->hostname, strlen(k->hostname))
-                               : "no hostname");
+              job, k->hostname ? cres__quote_str(q, sizeof q, k->hostname) : "no hostname");
     return NULL;
 }
 
@@ -7686,17 +7681,16 @@ CRES__PRIVATE cres_result cres__k8s_follow_jobset(cres__k8s *k, cres__http *h, c
     size_t n;
     cres_result res;
     if (!own) return CRES_OK;
-    cres__quote(q, sizeof q, CRES__POD(own, name), strlen(CRES__POD(own, name)));
+    cres__quote_str(q, sizeof q, CRES__POD(own, name));
     if (!CRES__POD(own, jobset)) {
         cres__log(&k->base, CRES_LOG_INFO,
                   "kubernetes: job \"%s\": the own pod %s belongs to no JobSet", job, q);
         return CRES_OK;
     }
     if (!cres__k8s_label_value(CRES__POD(own, jobset)))
-        return cres__fail(
-            err, CRES_ERR_UNEXPECTED_RESPONSE,
-            "kubernetes: pod %s: " CRES__K8S_JOBSET_KEY " %s is not a label value", q,
-            cres__quote(q2, sizeof q2, CRES__POD(own, jobset), strlen(CRES__POD(own, jobset))));
+        return cres__fail(err, CRES_ERR_UNEXPECTED_RESPONSE,
+                          "kubernetes: pod %s: " CRES__K8S_JOBSET_KEY " %s is not a label value", q,
+                          cres__quote_str(q2, sizeof q2, CRES__POD(own, jobset)));
     n = sizeof CRES__K8S_JOBSET_KEY + strlen(CRES__POD(own, jobset)) + 1;
     if (!(selector = (char *)cres__alloc(a, n)) ||
         (k->all_namespaces && *CRES__POD(own, ns) && !(ns = cres__strdup(a, CRES__POD(own, ns))))) {
@@ -7706,13 +7700,10 @@ CRES__PRIVATE cres_result cres__k8s_follow_jobset(cres__k8s *k, cres__http *h, c
     snprintf(selector, n, CRES__K8S_JOBSET_KEY "=%s", CRES__POD(own, jobset));
     res = CRES_OK;
     if (!cres__k8s_listed_by(k, j, selector)) { /* else the list in hand is the JobSet's */
-        cres__log(
-            &k->base, CRES_LOG_INFO,
-            "kubernetes: job \"%s\": the own pod %s belongs to JobSet %s; resolving the "
-            "whole JobSet (%s)",
-            job, q,
-            cres__quote(q2, sizeof q2, CRES__POD(own, jobset), strlen(CRES__POD(own, jobset))),
-            selector);
+        cres__log(&k->base, CRES_LOG_INFO,
+                  "kubernetes: job \"%s\": the own pod %s belongs to JobSet %s; resolving the "
+                  "whole JobSet (%s)",
+                  job, q, cres__quote_str(q2, sizeof q2, CRES__POD(own, jobset)), selector);
         cres__pods_truncate(a, pods, 0); /* own points into it: not used after this */
         res = cres__k8s_list(k, h, au, k->all_namespaces ? ns : k->ns, selector, pods, err);
         if (res == CRES_OK) cres__k8s_order(a, pods);
@@ -7871,7 +7862,7 @@ CRES__PRIVATE int cres__k8s_selector_agrees(const cres__k8s *k, cres__k8s_named 
     nm->want_jobset = cres__k8s_selects(sel, CRES__K8S_JOBSET_KEY);
     if (!v || strcmp(v, nm->job) == 0) return 1;
     snprintf(nm->why, sizeof nm->why, "the selector names Job %s, this pod's Job is \"%s\"",
-             cres__quote(q, sizeof q, v, strlen(v)), nm->job);
+             cres__quote_str(q, sizeof q, v), nm->job);
     return 0;
 }
 
@@ -7907,7 +7898,7 @@ CRES__PRIVATE cres_result cres__k8s_get_object(cres__k8s *k, cres__http *h, cres
     if (!url) return cres__oom(err, "kubernetes");
     res = cres__k8s_get(k, h, au, url, resp, err);
     cres__free(a, url);
-    cres__quote(q, sizeof q, o->name, strlen(o->name));
+    cres__quote_str(q, sizeof q, o->name);
     snprintf(what, sizeof what, "getting %s %s", o->resource, q);
     if (res != CRES_OK) return res;
     if (resp->status == 403 || resp->status == 404) {
@@ -8002,7 +7993,7 @@ CRES__PRIVATE cres_result cres__k8s_read_own_job(const cres__json *d, cres__k8s_
     }
     if (!*nm->why && nm->want_jobset && strcmp(nm->want_jobset, nm->jobset) != 0)
         snprintf(nm->why, sizeof nm->why, "%s is not of JobSet %s (the selector's)", what,
-                 cres__quote(q, sizeof q, nm->want_jobset, strlen(nm->want_jobset)));
+                 cres__quote_str(q, sizeof q, nm->want_jobset));
     return CRES_OK;
 }
 
@@ -8910,7 +8901,7 @@ CRES__PRIVATE void cres__gcred_log(const cres_resolver *r, const cres__gcred *c)
                                               : NULL;
     size_t n = target ? strcspn(target + 16, ":") : 0;
     cres__log(r, CRES_LOG_INFO, "%s: credentials from %s %s: %s %s%s%.*s", r->vtable->name,
-              c->origin, cres__quote(q, sizeof q, c->path, strlen(c->path)),
+              c->origin, cres__quote_str(q, sizeof q, c->path),
               c->kind == CRES__GUSER ? "authorized_user (client_id)" : "service_account",
               c->kind == CRES__GUSER ? c->client_id : c->client_email,
               c->impersonation_url ? ", impersonating " : "", (int)n, target ? target + 16 : "");
@@ -9310,7 +9301,7 @@ CRES__PRIVATE cres_result cres__gcp_project(const cres_resolver *r, cres__gcp *g
     if (!p) return CRES_OK;
     if (!cres__resource_name_ok(p))
         return cres__fail(err, CRES_ERR_ENVIRONMENT, "%s: %s=%s is not a project id",
-                          r->vtable->name, from, cres__quote(q, sizeof q, p, strlen(p)));
+                          r->vtable->name, from, cres__quote_str(q, sizeof q, p));
     if (!(g->project = cres__strdup(&r->config.allocator, p)))
         return cres__oom(err, r->vtable->name);
     g->project_found = 1;
@@ -9628,7 +9619,7 @@ CRES__PRIVATE cres_result cres__gce_read_members(cres__gce *g, const cres__json 
             char q[CRES__QUOTE_SIZE];
             cres_result res = cres__fail(err, CRES_ERR_UNEXPECTED_RESPONSE,
                                          "gce: cannot read the instance URL %s",
-                                         cres__quote(q, sizeof q, url, strlen(url)));
+                                         cres__quote_str(q, sizeof q, url));
             cres__free(a, url);
             return res;
         }
@@ -9693,13 +9684,13 @@ CRES__PRIVATE cres_result cres__gce_read_addresses(cres__gce *g, const cres__jso
         if (ip < 0 || d->t[ip].type != JSMN_STRING || d->t[ip].end == d->t[ip].start)
             return cres__fail(err, CRES_ERR_UNEXPECTED_RESPONSE,
                               "gce: instance %s has no networkInterfaces[0].networkIP",
-                              cres__quote(q, sizeof q, name, strlen(name)));
+                              cres__quote_str(q, sizeof q, name));
         cres__free(&g->base.config.allocator, m->ip);
         if (cres__json_strdup(d, ip, &m->ip) == 0) return cres__oom(err, "gce");
         if (strlen(m->ip) > 64 || cres__bad_text(m->ip, 1))
             return cres__fail(err, CRES_ERR_UNEXPECTED_RESPONSE,
                               "gce: instance %s has a malformed networkIP",
-                              cres__quote(q, sizeof q, name, strlen(name)));
+                              cres__quote_str(q, sizeof q, name));
     }
     return CRES_OK;
 }
@@ -9777,7 +9768,7 @@ CRES__PRIVATE cres_result cres__gce_spec(cres__gce *g, const char *own, cres_clu
         if (!m->ip)
             return cres__fail(err, CRES_ERR_NOT_READY,
                               "gce: instance %s is in the group but not RUNNING in zone %s",
-                              cres__quote(q, sizeof q, m->name, strlen(m->name)), m->zone);
+                              cres__quote_str(q, sizeof q, m->name), m->zone);
         if (!(address = cres__join_host_port(a, m->ip, g->port))) return cres__oom(err, "gce");
         if ((res = cres_spec_add_task(*out, g->job, (int)i, address, err)) != CRES_OK)
             res = cres__wrap(err, res, CRES_ERR_UNEXPECTED_RESPONSE, "gce: ");
@@ -10021,7 +10012,7 @@ CRES__PRIVATE cres_result cres__tpu_local(cres__tpu *t, cres__http *h, cres_clus
         res = cres__fail(err, CRES_ERR_ENVIRONMENT,
                          "tpu: TPU_WORKER_ID=%s is set, but neither TPU_PROCESS_ADDRESSES, "
                          "TPU_WORKER_HOSTNAMES nor the metadata server names the workers",
-                         cres__quote(q, sizeof q, id, strlen(id)));
+                         cres__quote_str(q, sizeof q, id));
     } /* else: TF's local TPU, an empty cluster */
     if (res == CRES_OK && own >= 0) {
         if (own >= (long long)cres_spec_tasks_count(spec, t->job))
@@ -10057,7 +10048,7 @@ CRES__PRIVATE cres_result cres__tpu_node(cres__tpu *t, const cres__json *d, cres
     if (v[1] >= 0 && d->t[v[1]].type == JSMN_STRING)
         snprintf(health, sizeof health, "%.*s", d->t[v[1]].end - d->t[v[1]].start,
                  d->s + d->t[v[1]].start);
-    cres__quote(q, sizeof q, t->name, strlen(t->name));
+    cres__quote_str(q, sizeof q, t->name);
     if (strcmp(state, "PREEMPTED") == 0 || strcmp(state, "TERMINATED") == 0)
         return cres__fail(err, CRES_ERR_NOT_READY,
                           "tpu: TPU %s is %s and will not recover: recreate it", q, state);
@@ -10198,7 +10189,7 @@ CRES__PRIVATE cres_result cres__tpu_accelerators(cres_resolver *r, const char *t
             err, CRES_ERR_UNSUPPORTED,
             "tpu: TPU cores per host unknown for accelerator type %s (resolve first, or set "
             "options.accelerators_per_host)",
-            cres__quote(q, sizeof q, type, strlen(type)));
+            cres__quote_str(q, sizeof q, type));
     }
     strcpy(out->items[0].type, "TPU");
     out->items[0].count = n;
@@ -10595,7 +10586,7 @@ CRES_API cres_result cres_hostlist_expand(const char *hostlist, char *buf, size_
     if (out_count) *out_count = 0;
     if (!hostlist) return cres__fail(err, CRES_ERR_INVALID_ARGUMENT, "hostlist is NULL");
     if ((res = cres__start(&w, buf, cap, err)) != CRES_OK) return res;
-    cres__quote(q, sizeof q, hostlist, strlen(hostlist));
+    cres__quote_str(q, sizeof q, hostlist);
     for (pass = 0; pass < 2; pass++) { /* check and count everything, then write */
         for (p = hostlist; cres__host_pattern_next(&p, &hp, &why);) {
             unsigned long long n = 1;
@@ -10634,7 +10625,7 @@ CRES_API cres_result cres_tasks_per_node_expand(const char *text, int *counts, s
     end = text + strlen(text);
     if (!counts && cap)
         return cres__fail(err, CRES_ERR_INVALID_ARGUMENT, "counts is NULL but cap is %zu", cap);
-    cres__quote(q, sizeof q, text, strlen(text));
+    cres__quote_str(q, sizeof q, text);
     while (*p) {
         long long count, times = 1;
         int width;
@@ -10773,7 +10764,7 @@ CRES__PRIVATE cres_result cres__layout_unique(const cres_allocator *a, const cre
         if (strcmp(v[i - 1].name, v[i].name) == 0) {
             char q[CRES__QUOTE_SIZE];
             res = cres__fail(err, CRES_ERR_ENVIRONMENT, "%s: %s lists node %s twice", who, l->from,
-                             cres__quote(q, sizeof q, v[i].name, strlen(v[i].name)));
+                             cres__quote_str(q, sizeof q, v[i].name));
         }
     }
     cres__free(a, v);
@@ -10875,14 +10866,12 @@ CRES__PRIVATE cres_result cres__layout_node_ranks(const cres__layout *l, const i
         if (cres__parse_decimal(p, n, &x) != 1 || x <= last || x >= l->ntasks)
             return cres__fail(err, CRES_ERR_ENVIRONMENT,
                               "%s: SLURM_GTIDS=%s is not ascending task ids below %d", who,
-                              cres__quote(q, sizeof q, l->node_ranks, strlen(l->node_ranks)),
-                              l->ntasks);
+                              cres__quote_str(q, sizeof q, l->node_ranks), l->ntasks);
         if (node[x] != own)
             return cres__fail(err, CRES_ERR_ENVIRONMENT,
                               "%s: SLURM_GTIDS=%s lists rank %lld, which the placement puts on "
                               "node %d, not on this node %d",
-                              who, cres__quote(q, sizeof q, l->node_ranks, strlen(l->node_ranks)),
-                              x, node[x], own);
+                              who, cres__quote_str(q, sizeof q, l->node_ranks), x, node[x], own);
         last = x;
         count++;
         if (!p[n]) break;
@@ -10891,8 +10880,7 @@ CRES__PRIVATE cres_result cres__layout_node_ranks(const cres__layout *l, const i
     if (count == l->tasks[own]) return CRES_OK;
     return cres__fail(err, CRES_ERR_ENVIRONMENT,
                       "%s: SLURM_GTIDS=%s lists %d ranks on this node, the placement %d", who,
-                      cres__quote(q, sizeof q, l->node_ranks, strlen(l->node_ranks)), count,
-                      l->tasks[own]);
+                      cres__quote_str(q, sizeof q, l->node_ranks), count, l->tasks[own]);
 }
 
 /* The jobs that split the ranks, in rank order: "chief" first, then by name. */
@@ -10980,7 +10968,7 @@ CRES__PRIVATE cres_result cres__hpc_jobs(cres__hpc *h, const cres__hpc_want *w, 
         char q[CRES__QUOTE_SIZE];
         if (i && strcmp(h->jobs[i - 1].job, h->jobs[i].job) == 0)
             return cres__fail(err, CRES_ERR_INVALID_ARGUMENT, "%s: job %s is given twice", who,
-                              cres__quote(q, sizeof q, h->jobs[i].job, strlen(h->jobs[i].job)));
+                              cres__quote_str(q, sizeof q, h->jobs[i].job));
         h->jobs[i].first = first;
         first += h->jobs[i].count;
     }
@@ -11082,7 +11070,7 @@ CRES__PRIVATE cres_result cres__hpc_bound(cres__hpc *h, const cres__hpc_want *w,
     if (listed)
         cres__log(&h->base, CRES_LOG_INFO,
                   "%s: CUDA_VISIBLE_DEVICES=%s is this task's own (%s): passed on unchanged", who,
-                  cres__quote(q, sizeof q, cuda, strlen(cuda)), why);
+                  cres__quote_str(q, sizeof q, cuda), why);
     h->gpus_per_task = listed;
     return CRES_OK;
 }
@@ -11126,14 +11114,13 @@ CRES__PRIVATE cres_result cres__hpc_gpus(cres__hpc *h, const cres__hpc_want *w, 
     if (listed && said.on_node >= 0)
         cres__log(&h->base, CRES_LOG_INFO,
                   "%s: CUDA_VISIBLE_DEVICES=%s left as it is: it lists %d devices, %s=%d", who,
-                  cres__quote(q, sizeof q, cuda, strlen(cuda)), listed, said.on_node_var,
-                  said.on_node);
+                  cres__quote_str(q, sizeof q, cuda), listed, said.on_node_var, said.on_node);
     else if (listed)
         cres__log(&h->base, CRES_LOG_INFO,
                   "%s: CUDA_VISIBLE_DEVICES=%s left as it is: %s whether it lists the node's "
                   "GPUs or this task's own (options.gpus_per_node or gpus_per_task, "
                   "--gpus-per-node or --gpus-per-task, would split it as the node's)",
-                  who, cres__quote(q, sizeof q, cuda, strlen(cuda)),
+                  who, cres__quote_str(q, sizeof q, cuda),
                   said.unsaid ? said.unsaid : "the launcher does not say");
     h->gpus_per_task = listed;
     return CRES_OK;
@@ -11178,10 +11165,9 @@ CRES__PRIVATE cres_result cres__hpc_build(cres__hpc *h, const cres__layout *l,
             cres__start(&aw, address, sizeof address, NULL);
             if (!cres__put_host_port(&aw, host, port_base + h->local[r]) ||
                 cres__finish(&aw, NULL, NULL) != CRES_OK)
-                res = cres__fail(err, CRES_ERR_ENVIRONMENT,
-                                 "%s: %s is not a host name or IPv6 address (%s)", who,
-                                 cres__quote(q, sizeof q, host, strlen(host)),
-                                 l->from ? l->from : "the hostfile");
+                res = cres__fail(
+                    err, CRES_ERR_ENVIRONMENT, "%s: %s is not a host name or IPv6 address (%s)",
+                    who, cres__quote_str(q, sizeof q, host), l->from ? l->from : "the hostfile");
             else res = cres_spec_add_task(h->spec, j->job, k, address, err);
         }
         if (res == CRES_OK && l->rank >= j->first && l->rank < j->first + j->count)
@@ -11215,7 +11201,7 @@ CRES__PRIVATE cres_result cres__hpc_rank(cres__hpc *h, const char *task_type, in
         }
     }
     return cres__fail(err, CRES_ERR_NOT_FOUND, "%s: no task %s %d", h->base.vtable->name,
-                      cres__quote(q, sizeof q, type, strlen(type)), id);
+                      cres__quote_str(q, sizeof q, type), id);
 }
 
 CRES__PRIVATE cres_result cres__hpc_accelerators(cres_resolver *r, const char *task_type,
@@ -11346,7 +11332,7 @@ CRES__PRIVATE cres_result cres__slurm_deal(const cres_resolver *r, cres__layout 
     }
     return cres__fail(err, CRES_ERR_UNSUPPORTED,
                       "%s: SLURM_DISTRIBUTION=%s is not supported (block, cyclic, plane)",
-                      r->vtable->name, cres__quote(q, sizeof q, d, strlen(d)));
+                      r->vtable->name, cres__quote_str(q, sizeof q, d));
 }
 
 /* The GPU binding type of a --gpu-bind value ("verbose,closest" is closest), or of the
@@ -11399,16 +11385,15 @@ CRES__PRIVATE cres_result cres__slurm_gpus(const cres_resolver *r, cres__gpu_wor
                                   &type);
     if (n) { /* none too: every task sees the step's GPUs, as the user asked, not a share */
         snprintf(said->bound, sizeof said->bound, "%s=%s", bind_var,
-                 cres__quote(q, sizeof q, bind, strlen(bind)));
+                 cres__quote_str(q, sizeof q, bind));
         return CRES_OK;
     }
     if ((hint = cres__env_any(r, implicit)) != NULL) {
         const char *v = cres_resolver_getenv(r, hint);
-        snprintf(said->bound, sizeof said->bound, "%s=%s", hint,
-                 cres__quote(q, sizeof q, v, strlen(v)));
+        snprintf(said->bound, sizeof said->bound, "%s=%s", hint, cres__quote_str(q, sizeof q, v));
     } else if (per_task && strstr(per_task, "gres/gpu")) {
         snprintf(said->bound, sizeof said->bound, "SLURM_TRES_PER_TASK=%s",
-                 cres__quote(q, sizeof q, per_task, strlen(per_task)));
+                 cres__quote_str(q, sizeof q, per_task));
     }
     return CRES_OK;
 }
@@ -11433,7 +11418,7 @@ CRES__PRIVATE cres_result cres__slurm_nodes(const cres_resolver *r, cres__layout
     if (res == CRES_ERR_BUFFER_TOO_SMALL || (res == CRES_OK && counts != l->nodes))
         return cres__fail(err, CRES_ERR_ENVIRONMENT,
                           "%s: %s=%s gives %zu counts for the %zu nodes of %s", who, tpn_var,
-                          cres__quote(q, sizeof q, tpn, strlen(tpn)), counts, l->nodes, nodes_var);
+                          cres__quote_str(q, sizeof q, tpn), counts, l->nodes, nodes_var);
     snprintf(prefix, sizeof prefix, "%s: %s: ", who, tpn_var);
     if (res != CRES_OK) return cres__wrap(err, res, CRES_ERR_ENVIRONMENT, prefix);
     return cres__layout_total(l, who, err);
@@ -11494,11 +11479,11 @@ CRES__PRIVATE cres_result cres__slurm_node_agrees(const cres_resolver *r, const 
     const char *name = cres_resolver_getenv(r, "SLURMD_NODENAME");
     char q[CRES__QUOTE_SIZE], qh[CRES__QUOTE_SIZE];
     if (!name || l->own_node < 0 || strcmp(name, l->hosts[l->own_node]) == 0) return CRES_OK;
-    return cres__fail(err, CRES_ERR_ENVIRONMENT,
-                      "%s: SLURMD_NODENAME=%s but SLURM_NODEID=%d is %s in SLURM_STEP_NODELIST",
-                      r->vtable->name, cres__quote(q, sizeof q, name, strlen(name)), l->own_node,
-                      cres__quote(qh, sizeof qh, l->hosts[l->own_node],
-                                  strlen(l->hosts[l->own_node])));
+    return cres__fail(
+        err, CRES_ERR_ENVIRONMENT,
+        "%s: SLURMD_NODENAME=%s but SLURM_NODEID=%d is %s in SLURM_STEP_NODELIST", r->vtable->name,
+        cres__quote_str(q, sizeof q, name), l->own_node,
+        cres__quote(qh, sizeof qh, l->hosts[l->own_node], strlen(l->hosts[l->own_node])));
 }
 
 CRES__PRIVATE cres_result cres__slurm_layout(const cres_resolver *r, cres__layout *l,
@@ -11605,13 +11590,12 @@ CRES__PRIVATE cres_result cres__hostfile_line(char *line, size_t number, char **
             *slots > CRES_MAX_HOSTLIST_HOSTS)
             return cres__fail(err, CRES_ERR_ENVIRONMENT,
                               "%s: hostfile line %zu: %s is not host:N with N from 1 to %d", who,
-                              number, cres__quote(q, sizeof q, *host, strlen(*host)),
-                              CRES_MAX_HOSTLIST_HOSTS);
+                              number, cres__quote_str(q, sizeof q, *host), CRES_MAX_HOSTLIST_HOSTS);
         *colon = '\0';
     }
     if (!**host || strlen(*host) > CRES_MAX_NAME_LENGTH || cres__bad_text(*host, 1))
         return cres__fail(err, CRES_ERR_ENVIRONMENT, "%s: hostfile line %zu: %s is not a host name",
-                          who, number, cres__quote(q, sizeof q, *host, strlen(*host)));
+                          who, number, cres__quote_str(q, sizeof q, *host));
     while ((word = cres__next_word(&line)) != NULL) {
         if (cres__hostfile_count(word, "slots", slots)) continue;
         if (cres__hostfile_count(word, "max_slots", &ignored) ||
@@ -11619,7 +11603,7 @@ CRES__PRIVATE cres_result cres__hostfile_line(char *line, size_t number, char **
             continue;
         return cres__fail(err, CRES_ERR_ENVIRONMENT,
                           "%s: hostfile line %zu: %s is not slots=N or max_slots=N", who, number,
-                          cres__quote(q, sizeof q, word, strlen(word)));
+                          cres__quote_str(q, sizeof q, word));
     }
     return CRES_OK;
 }
@@ -11814,7 +11798,7 @@ CRES__PRIVATE void cres__name_source(cres_error *err, const char *who, const cha
     if (strncmp(err->message, who, n) != 0 || strncmp(err->message + n, ": ", 2) != 0) return;
     memcpy(old, err->message, sizeof old);
     snprintf(err->message, sizeof err->message, "%s: %s (%s): %s", who, var,
-             cres__quote(q, sizeof q, value, strlen(value)), old + n + 2);
+             cres__quote_str(q, sizeof q, value), old + n + 2);
 }
 
 /* The allocation a scheduler gave: a file of hosts (`var` names it) or LSB_MCPU_HOSTS.
@@ -12065,7 +12049,7 @@ CRES__PRIVATE cres_result cres__mpi_policy(const cres_resolver *r, const char *n
     return cres__fail(err, CRES_ERR_UNSUPPORTED,
                       "%s: %s=%s is not supported (by slot, core, socket... or node); pass "
                       "--map-by slot or node",
-                      r->vtable->name, name, cres__quote(q, sizeof q, v, strlen(v)));
+                      r->vtable->name, name, cres__quote_str(q, sizeof q, v));
 }
 
 /* Sets l's deal from the ranking policy; *by_node = mapping by node. */
@@ -12367,7 +12351,7 @@ CRES__PRIVATE cres_result cres__pbs_grouped(const cres_resolver *r, const cres__
                              "pbs: PBS_NODEFILE line %zu is %s while %s has lines after it; "
                              "PBS_VNODENUM counts lines, so each host's lines must be together",
                              number, cres__quote(q, sizeof q, host, n),
-                             cres__quote(qh, sizeof qh, l->hosts[node], strlen(l->hosts[node])));
+                             cres__quote_str(qh, sizeof qh, l->hosts[node]));
         }
         left--;
     }
@@ -12684,12 +12668,12 @@ CRES__PRIVATE cres_result cres__sm_file(const cres_resolver *r, const char *path
     if (res != CRES_OK && !missing) /* named by the caller, so read whatever else is set */
         return cres__fail(err, CRES_ERR_ENVIRONMENT,
                           "sagemaker: options.resource_config %s cannot be read",
-                          cres__quote(q, sizeof q, path, strlen(path)));
+                          cres__quote_str(q, sizeof q, path));
     if (res != CRES_OK)
         return cres__fail(err, CRES_ERR_ENVIRONMENT,
                           "sagemaker: %s is not set and %s cannot be read: not a SageMaker "
                           "training job",
-                          missing, cres__quote(q, sizeof q, path, strlen(path)));
+                          missing, cres__quote_str(q, sizeof q, path));
     if ((res = cres__json_parse(&src->file, *file, strlen(*file), &r->config.allocator, path,
                                 CRES_ERR_ENVIRONMENT, err)) != CRES_OK)
         return res;
@@ -12719,7 +12703,7 @@ CRES__PRIVATE cres_result cres__sm_file_string(const cres__sm_source *src, int k
     int ok;
     if (!cres__json_is(&src->file, src->pick[k], JSMN_STRING))
         return cres__fail(err, CRES_ERR_ENVIRONMENT, "sagemaker: %s has no \"%s\" string",
-                          cres__quote(q, sizeof q, path, strlen(path)), key);
+                          cres__quote_str(q, sizeof q, path), key);
     if ((ok = cres__json_strdup(&src->file, src->pick[k], out)) == 0)
         return cres__oom(err, "sagemaker");
     if (ok < 0)
@@ -12873,7 +12857,7 @@ CRES__PRIVATE cres_result cres__sm_names(const cres_allocator *a, const cres__js
     for (i = 1; i < n; i++)
         if (strcmp(names[i - 1], names[i]) == 0)
             return cres__fail(err, CRES_ERR_ENVIRONMENT, "sagemaker: %s names %s twice", what,
-                              cres__quote(q, sizeof q, names[i], strlen(names[i])));
+                              cres__quote_str(q, sizeof q, names[i]));
     return CRES_OK;
 }
 
@@ -12890,7 +12874,7 @@ CRES__PRIVATE cres_result cres__sm_add_job(cres_cluster_spec *spec, const char *
         if (!cres__put_host_port(&aw, names[i], port) || cres__finish(&aw, NULL, NULL) != CRES_OK)
             res = cres__fail(err, CRES_ERR_ENVIRONMENT,
                              "sagemaker: %s: %s is not a host name or IPv6 address", what,
-                             cres__quote(q, sizeof q, names[i], strlen(names[i])));
+                             cres__quote_str(q, sizeof q, names[i]));
         else
             res = cres_spec_add_task(spec, job, (int)i, address, err);
     }
@@ -12916,8 +12900,7 @@ CRES__PRIVATE cres_result cres__sm_file_agrees(const cres_allocator *a, const cr
             res = cres__fail(err, CRES_ERR_ENVIRONMENT,
                              "sagemaker: %s names %zu hosts and %s %zu, not the same%s%s",
                              src->hosts_what, n, what, m, i < n && i < m ? ": " : "",
-                             i < n && i < m ? cres__quote(q, sizeof q, names[i], strlen(names[i]))
-                                            : "");
+                             i < n && i < m ? cres__quote_str(q, sizeof q, names[i]) : "");
         cres__sm_names_free(a, file, m);
     }
     if (res == CRES_OK && strcmp(src->current_what, "resource config \"current_host\"") != 0 &&
@@ -12925,8 +12908,7 @@ CRES__PRIVATE cres_result cres__sm_file_agrees(const cres_allocator *a, const cr
         !cres__json_eq(&src->file, current, src->current))
         res = cres__fail(err, CRES_ERR_ENVIRONMENT,
                          "sagemaker: %s=%s but resource config \"current_host\" is %s",
-                         src->current_what,
-                         cres__quote(q, sizeof q, src->current, strlen(src->current)),
+                         src->current_what, cres__quote_str(q, sizeof q, src->current),
                          cres__json_quote(&src->file, current, qf, sizeof qf));
     return res;
 }
@@ -12949,8 +12931,7 @@ CRES__PRIVATE cres_result cres__sm_build(cres__hpc *h, const cres__sm_source *sr
     if (res == CRES_OK && own == n)
         return cres__fail(err, CRES_ERR_ENVIRONMENT,
                           "sagemaker: %s %s is not one of the %zu hosts of %s", src->current_what,
-                          cres__quote(q, sizeof q, src->current, strlen(src->current)), n,
-                          src->hosts_what);
+                          cres__quote_str(q, sizeof q, src->current), n, src->hosts_what);
     if (res == CRES_OK) res = cres_set_detected_task(&h->base, job, (int)own, err);
     return res;
 }
@@ -12985,8 +12966,7 @@ CRES__PRIVATE cres_result cres__sm_group_name(const char *name, const char *wher
         return cres__fail(err, CRES_ERR_ENVIRONMENT,
                           "sagemaker: %s: instance_group_name %s cannot name a job (more than "
                           "%d bytes, a control character or invalid UTF-8)",
-                          where, cres__quote(q, sizeof q, name, strlen(name)),
-                          CRES_MAX_NAME_LENGTH);
+                          where, cres__quote_str(q, sizeof q, name), CRES_MAX_NAME_LENGTH);
     return CRES_OK;
 }
 
@@ -13050,7 +13030,7 @@ CRES__PRIVATE cres_result cres__sm_group_read(const cres_allocator *a, const cre
     cres_result res = cres__sm_group_head(src, key, value, item, g, &hosts, err);
     if (res != CRES_OK) return res;
     snprintf(where, sizeof where, "%s: group %s: \"hosts\"", src->groups_what,
-             cres__quote(q, sizeof q, g->name, strlen(g->name)));
+             cres__quote_str(q, sizeof q, g->name));
     if (!cres__json_is(d, hosts, JSMN_ARRAY))
         return cres__fail(err, CRES_ERR_ENVIRONMENT,
                           "sagemaker: %s must be a JSON list of host names", where);
@@ -13092,7 +13072,7 @@ CRES__PRIVATE cres_result cres__sm_groups_read(const cres_allocator *a, const cr
         if (strcmp((*out)[i - 1].name, (*out)[i].name) == 0)
             return cres__fail(err, CRES_ERR_ENVIRONMENT,
                               "sagemaker: %s names instance group %s twice", src->groups_what,
-                              cres__quote(q, sizeof q, (*out)[i].name, strlen((*out)[i].name)));
+                              cres__quote_str(q, sizeof q, (*out)[i].name));
     return CRES_OK;
 }
 
@@ -13112,16 +13092,14 @@ CRES__PRIVATE cres_result cres__sm_groups_flat(const cres__sm_source *src, const
     while (i < total || j < flat_n) {
         int c = i == total ? 1 : j == flat_n ? -1 : cres__natural_cmp(all[i].name, flat[j]);
         if (c < 0)
-            return cres__fail(
-                err, CRES_ERR_ENVIRONMENT,
-                "sagemaker: %s: group %s has host %s, which %s does not list", src->groups_what,
-                cres__quote(qg, sizeof qg, g[all[i].at].name, strlen(g[all[i].at].name)),
-                cres__quote(q, sizeof q, all[i].name, strlen(all[i].name)), src->hosts_what);
-        if (c > 0)
             return cres__fail(err, CRES_ERR_ENVIRONMENT,
-                              "sagemaker: %s lists host %s, which no group of %s has",
-                              src->hosts_what, cres__quote(q, sizeof q, flat[j], strlen(flat[j])),
-                              src->groups_what);
+                              "sagemaker: %s: group %s has host %s, which %s does not list",
+                              src->groups_what, cres__quote_str(qg, sizeof qg, g[all[i].at].name),
+                              cres__quote_str(q, sizeof q, all[i].name), src->hosts_what);
+        if (c > 0)
+            return cres__fail(
+                err, CRES_ERR_ENVIRONMENT, "sagemaker: %s lists host %s, which no group of %s has",
+                src->hosts_what, cres__quote_str(q, sizeof q, flat[j]), src->groups_what);
         i++;
         j++;
     }
@@ -13149,10 +13127,10 @@ CRES__PRIVATE cres_result cres__sm_groups_union(const cres_allocator *a, const c
     for (i = 1; i < total && res == CRES_OK; i++) { /* no repeats within a group: read so */
         const char *x = g[all[i - 1].at].name, *y = g[all[i].at].name;
         if (strcmp(all[i - 1].name, all[i].name) == 0)
-            res = cres__fail(
-                err, CRES_ERR_ENVIRONMENT, "sagemaker: %s puts host %s in two groups, %s and %s",
-                src->groups_what, cres__quote(q, sizeof q, all[i].name, strlen(all[i].name)),
-                cres__quote(q1, sizeof q1, x, strlen(x)), cres__quote(q2, sizeof q2, y, strlen(y)));
+            res = cres__fail(err, CRES_ERR_ENVIRONMENT,
+                             "sagemaker: %s puts host %s in two groups, %s and %s",
+                             src->groups_what, cres__quote_str(q, sizeof q, all[i].name),
+                             cres__quote_str(q1, sizeof q1, x), cres__quote_str(q2, sizeof q2, y));
     }
     if (res == CRES_OK && flat) res = cres__sm_groups_flat(src, g, all, total, flat, flat_n, err);
     cres__free(a, all);
@@ -13170,18 +13148,17 @@ CRES__PRIVATE cres_result cres__sm_groups_own(const cres__sm_source *src, const 
         if (k < g[i].count) break;
     }
     if (i == n)
-        return cres__fail(
-            err, CRES_ERR_ENVIRONMENT, "sagemaker: %s %s is in no group of %s", src->current_what,
-            cres__quote(q, sizeof q, src->current, strlen(src->current)), src->groups_what);
+        return cres__fail(err, CRES_ERR_ENVIRONMENT, "sagemaker: %s %s is in no group of %s",
+                          src->current_what, cres__quote_str(q, sizeof q, src->current),
+                          src->groups_what);
     *own = i;
     *own_index = k;
     if (!src->group || strcmp(src->group, g[i].name) == 0) return CRES_OK;
     return cres__fail(err, CRES_ERR_ENVIRONMENT,
                       "sagemaker: %s is %s, but %s puts %s %s in group %s", src->group_what,
-                      cres__quote(qt, sizeof qt, src->group, strlen(src->group)), src->groups_what,
-                      src->current_what,
-                      cres__quote(q, sizeof q, src->current, strlen(src->current)),
-                      cres__quote(qg, sizeof qg, g[i].name, strlen(g[i].name)));
+                      cres__quote_str(qt, sizeof qt, src->group), src->groups_what,
+                      src->current_what, cres__quote_str(q, sizeof q, src->current),
+                      cres__quote_str(qg, sizeof qg, g[i].name));
 }
 
 /* Builds the spec with a job per instance group and finds the own task. */
@@ -13594,10 +13571,9 @@ CRES__PRIVATE cres_result cres__lws_check_host(const cres__hosts *h, const char 
     if (!hostname || !*hostname ||
         (strlen(hostname) == first && memcmp(hostname, address, first) == 0))
         return CRES_OK;
-    return cres__fail(err, CRES_ERR_ENVIRONMENT,
-                      "lws: LWS_WORKER_INDEX=%d is %s, but this pod's host name is %s", own,
-                      cres__quote(qa, sizeof qa, address, first),
-                      cres__quote(q, sizeof q, hostname, strlen(hostname)));
+    return cres__fail(
+        err, CRES_ERR_ENVIRONMENT, "lws: LWS_WORKER_INDEX=%d is %s, but this pod's host name is %s",
+        own, cres__quote(qa, sizeof qa, address, first), cres__quote_str(q, sizeof q, hostname));
 }
 
 /* LWS's TPU injection (lws pkg/utils/accelerators/tpu.go) names the group's TPU hosts in
@@ -13616,7 +13592,7 @@ CRES__PRIVATE cres_result cres__lws_check_tpu(cres__hosts *h, int size, int own,
         return cres__fail(err, CRES_ERR_ENVIRONMENT,
                           "lws: TPU_WORKER_ID=%s is not LWS_WORKER_INDEX=%d: the TPU slice is not "
                           "the group (a leader without TPUs?); name the tpu backend for its view",
-                          cres__quote(q, sizeof q, id, strlen(id)), own);
+                          cres__quote_str(q, sizeof q, id), own);
     if ((long long)n != size)
         return cres__fail(err, CRES_ERR_ENVIRONMENT,
                           "lws: TPU_WORKER_HOSTNAMES names %zu hosts, LWS_GROUP_SIZE=%d: the TPU "
@@ -13893,7 +13869,7 @@ CRES__PRIVATE cres_result cres__coord_set_master(cres__coord *c, const char *hos
         }
     }
     return cres__fail(err, CRES_ERR_ENVIRONMENT, "%s: %s=%s is not a host name or IP address%s",
-                      c->base.vtable->name, var, cres__quote(q, sizeof q, value, strlen(value)),
+                      c->base.vtable->name, var, cres__quote_str(q, sizeof q, value),
                       memchr(host, ':', host_len) ? " (a port goes in its own variable)" : "");
 }
 
@@ -14037,7 +14013,7 @@ CRES__PRIVATE cres_result cres__tpu_multislice(const cres_tpu_options *o, int sl
     for (p = list; res == CRES_OK && *p; p++) {
         if (*p == ',' && (p == list || p[1] == '\0' || p[1] == ','))
             res = cres__fail(err, CRES_ERR_ENVIRONMENT, "tpu: %s=%s has an empty entry", from,
-                             cres__quote(q, sizeof q, list, strlen(list)));
+                             cres__quote_str(q, sizeof q, list));
         if (*p == ',' && per_slice++ > INT_MAX / slices - 1)
             res = cres__fail(err, CRES_ERR_LIMIT, "tpu: %s: too many workers", from);
     }
@@ -14051,7 +14027,7 @@ CRES__PRIVATE cres_result cres__tpu_multislice(const cres_tpu_options *o, int sl
         if (!cres__split_address(v, &host, &len, &port))
             res = cres__fail(err, CRES_ERR_ENVIRONMENT,
                              "tpu: MEGASCALE_COORDINATOR_ADDRESS=%s is not a host or host:port",
-                             cres__quote(q, sizeof q, v, strlen(v)));
+                             cres__quote_str(q, sizeof q, v));
         else
             res = cres__coord_set_master(c, host, len, 8482, "MEGASCALE_COORDINATOR_ADDRESS", v,
                                          err);
@@ -14144,7 +14120,7 @@ CRES__PRIVATE cres_result cres__torch_nodes(cres__coord *c, cres_error *err) {
         return cres__fail(err, CRES_ERR_UNSUPPORTED,
                           "torch: PET_NNODES=%s is an elastic range: the node count is known "
                           "only after torchrun's rendezvous",
-                          cres__quote(q, sizeof q, nnodes, strlen(nnodes)));
+                          cres__quote_str(q, sizeof q, nnodes));
     res = cres__env_require(r, pet, err);
     if (res == CRES_OK) res = cres__coord_host_port(c, "PET_MASTER_ADDR", "PET_MASTER_PORT", err);
     if (res == CRES_OK) res = cres__env_int(r, "PET_NNODES", 1, 1, INT_MAX, &nodes, err);
@@ -14175,8 +14151,8 @@ CRES__PRIVATE cres_result cres__torch_twins(const cres_resolver *r, size_t first
             return cres__fail(err, CRES_ERR_ENVIRONMENT,
                               "torch: %s=%s but %s=%s: outside torchrun both describe this "
                               "process; run it under torchrun, or unset one",
-                              pairs[k][0], cres__quote(qa, sizeof qa, a, strlen(a)), pairs[k][1],
-                              cres__quote(qb, sizeof qb, b, strlen(b)));
+                              pairs[k][0], cres__quote_str(qa, sizeof qa, a), pairs[k][1],
+                              cres__quote_str(qb, sizeof qb, b));
     }
     return CRES_OK;
 }
@@ -14263,7 +14239,7 @@ CRES__PRIVATE cres_result cres__torch_not_pai(const cres__coord *c, cres_error *
                       "torch: NPROC_PER_NODE=%s is set, so WORLD_SIZE=%d may count nodes, not "
                       "processes, and RANK=%d be a node's (Alibaba PAI-DLC's variables, which "
                       "no backend reads yet); unset NPROC_PER_NODE if they count processes",
-                      cres__quote(q, sizeof q, v, strlen(v)), c->info.world_size, c->info.rank);
+                      cres__quote_str(q, sizeof q, v), c->info.world_size, c->info.rank);
 }
 
 CRES__BYTE_ALIGNED static const char cres__torch_vtable_name[] = "torch";
@@ -14331,7 +14307,7 @@ CRES__PRIVATE cres_result cres__jax_coordinator(cres__coord *c, cres_error *err)
     char q[CRES__QUOTE_SIZE];
     cres_result res;
     colon = strchr(v, ':');
-    cres__quote(q, sizeof q, v, strlen(v));
+    cres__quote_str(q, sizeof q, v);
     if (v[0] != '[' && colon && strchr(colon + 1, ':'))
         return cres__fail(err, CRES_ERR_ENVIRONMENT,
                           "jax: JAX_COORDINATOR_ADDRESS=%s: an IPv6 address needs brackets "
@@ -14452,7 +14428,7 @@ CRES_API cres_result cres_awsbatch_resolver_create(const cres_awsbatch_options *
         host = ip && *ip ? ip : o->main_host ? o->main_host : "localhost";
         if (ip && *ip && !cres__is_ipv4(ip))
             res = cres__fail(err, CRES_ERR_ENVIRONMENT, "awsbatch: %s=%s is not an IPv4 address",
-                             ip_var, cres__quote(q, sizeof q, ip, strlen(ip)));
+                             ip_var, cres__quote_str(q, sizeof q, ip));
         else if ((!ip || !*ip) && node != main_node) /* only the main node goes without it */
             res = cres__fail(err, CRES_ERR_ENVIRONMENT,
                              "awsbatch: AWS_BATCH_JOB_NODE_INDEX=%d is not the main node (%d), "
@@ -14749,7 +14725,7 @@ CRES__PRIVATE cres_result cres__auto_not_alone(const cres_resolver *probe, cres_
                               "auto: %s=%s (%s) is set: this process may be one of several, but "
                               "no launcher's variables are complete; set "
                               "CLUSTER_RESOLVER_BACKEND=local to run alone",
-                              name, cres__quote(q, sizeof q, v, strlen(v)), launcher);
+                              name, cres__quote_str(q, sizeof q, v), launcher);
         }
     }
     return CRES_OK;
@@ -14969,7 +14945,7 @@ CRES__PRIVATE cres_result cres__auto_create(const char *backend, const cres_auto
                       "auto: unknown backend %s, %s (known: tfconfig, torch, mpi, slurm, pbs, lsf, "
                       "sge, flux, vertex, sagemaker, skypilot, volcano, lws, awsbatch, jax, tpu, "
                       "kubernetes, local)",
-                      cres__quote(q, sizeof q, backend, strlen(backend)), why);
+                      cres__quote_str(q, sizeof q, backend), why);
 }
 
 CRES_API cres_result cres_auto_resolver_create(const cres_auto_options *o, cres_resolver **out,
@@ -15103,7 +15079,7 @@ CRES__PRIVATE cres_result cres__spec_hosts(const cres_cluster_spec *s, const cha
             if (!cres__split_address(a, &hosts[n].host, &hosts[n].len, &port)) {
                 cres__free(&s->alloc, hosts);
                 return cres__fail(err, CRES_ERR_INVALID_ARGUMENT, "%s: cannot read address %s",
-                                  what, cres__quote(q, sizeof q, a, strlen(a)));
+                                  what, cres__quote_str(q, sizeof q, a));
             }
         }
     }
@@ -15158,10 +15134,10 @@ CRES_API cres_result cres_spec_launch_info(const cres_cluster_spec *s, const cha
         if (!own)
             return cres__fail(err, CRES_ERR_NOT_FOUND,
                               "launch info: task %s %d is not in the cluster",
-                              cres__quote(q, sizeof q, task_type, strlen(task_type)), task_id);
+                              cres__quote_str(q, sizeof q, task_type), task_id);
         if (!cres__split_address(own, &own_host, &own_len, &port))
             return cres__fail(err, CRES_ERR_INVALID_ARGUMENT, "launch info: cannot read address %s",
-                              cres__quote(q, sizeof q, own, strlen(own)));
+                              cres__quote_str(q, sizeof q, own));
         if (strcmp(task_type, "evaluator") == 0)
             return cres__fail(err, CRES_ERR_NOT_FOUND,
                               "launch info: task \"evaluator\" %d has no rank: TensorFlow runs "
@@ -15182,7 +15158,7 @@ CRES_API cres_result cres_spec_launch_info(const cres_cluster_spec *s, const cha
             if (!cres__split_address(t->address, &host, &host_len, &port))
                 return cres__fail(err, CRES_ERR_INVALID_ARGUMENT,
                                   "launch info: cannot read address %s",
-                                  cres__quote(q, sizeof q, t->address, strlen(t->address)));
+                                  cres__quote_str(q, sizeof q, t->address));
             if (host_len == own_len && memcmp(host, own_host, host_len) == 0) {
                 if (out->rank < 0) out->local_rank++;
                 out->local_world_size++;
@@ -15195,7 +15171,7 @@ CRES_API cres_result cres_spec_launch_info(const cres_cluster_spec *s, const cha
             host_len >= sizeof out->master_host || strlen(master) >= sizeof out->master_address)
             return cres__fail(err, CRES_ERR_INVALID_ARGUMENT,
                               "launch info: cannot read the master's address %s",
-                              cres__quote(q, sizeof q, master, strlen(master)));
+                              cres__quote_str(q, sizeof q, master));
         memcpy(out->master_host, host, host_len);
         out->master_host[host_len] = '\0';
         strcpy(out->master_address, master);
@@ -15311,7 +15287,7 @@ CRES__PRIVATE cres_result cres__launch_env_master(const cres_resolver *r, int ja
         if (len > 1 && addr[0] == '[' && addr[len - 1] == ']') host++, len -= 2;
         if (len >= sizeof info->master_host || memchr(host, ' ', len))
             return cres__fail(err, CRES_ERR_ENVIRONMENT, "%s: MASTER_ADDR=%s is not a host",
-                              r->vtable->name, cres__quote(q, sizeof q, addr, strlen(addr)));
+                              r->vtable->name, cres__quote_str(q, sizeof q, addr));
         memcpy(info->master_host, host, len);
         info->master_host[len] = '\0';
         torch = 1;
@@ -15319,7 +15295,7 @@ CRES__PRIVATE cres_result cres__launch_env_master(const cres_resolver *r, int ja
     if (port && !cres__is_blank(port)) {
         if (cres__parse_decimal(port, strlen(port), &p) != 1 || p < 1 || p > 65535)
             return cres__fail(err, CRES_ERR_ENVIRONMENT, "%s: MASTER_PORT=%s is not a port",
-                              r->vtable->name, cres__quote(q, sizeof q, port, strlen(port)));
+                              r->vtable->name, cres__quote_str(q, sizeof q, port));
         info->master_port = (int)p;
         torch = 1;
     }
@@ -15328,17 +15304,17 @@ CRES__PRIVATE cres_result cres__launch_env_master(const cres_resolver *r, int ja
             len >= sizeof info->master_host)
             return cres__fail(err, CRES_ERR_ENVIRONMENT,
                               "%s: JAX_COORDINATOR_ADDRESS=%s is not host:port", r->vtable->name,
-                              cres__quote(q, sizeof q, coord, strlen(coord)));
+                              cres__quote_str(q, sizeof q, coord));
         if (torch && (strlen(info->master_host) != len ||
                       memcmp(info->master_host, host, len) != 0 ||
                       (coord_port >= 0 && coord_port != info->master_port)))
-            return cres__fail(err, CRES_ERR_ENVIRONMENT,
-                              "%s: JAX_COORDINATOR_ADDRESS=%s and MASTER_ADDR/MASTER_PORT (%s:%d) "
-                              "name two coordinators",
-                              r->vtable->name, cres__quote(q, sizeof q, coord, strlen(coord)),
-                              cres__quote(q2, sizeof q2, info->master_host,
-                                          strlen(info->master_host)),
-                              info->master_port);
+            return cres__fail(
+                err, CRES_ERR_ENVIRONMENT,
+                "%s: JAX_COORDINATOR_ADDRESS=%s and MASTER_ADDR/MASTER_PORT (%s:%d) "
+                "name two coordinators",
+                r->vtable->name, cres__quote_str(q, sizeof q, coord),
+                cres__quote(q2, sizeof q2, info->master_host, strlen(info->master_host)),
+                info->master_port);
         memcpy(info->master_host, host, len);
         info->master_host[len] = '\0';
         if (coord_port >= 0) info->master_port = coord_port;
@@ -15350,7 +15326,7 @@ CRES__PRIVATE cres_result cres__launch_env_master(const cres_resolver *r, int ja
     else if (!cres__put_host_port(&w, info->master_host, info->master_port))
         return cres__fail(err, CRES_ERR_ENVIRONMENT, "%s: %s=%s is not a host name or IP address",
                           r->vtable->name, torch ? "MASTER_ADDR" : "JAX_COORDINATOR_ADDRESS",
-                          cres__quote(q, sizeof q, info->master_host, strlen(info->master_host)));
+                          cres__quote_str(q, sizeof q, info->master_host));
     cres__finish(&w, NULL, NULL);
     cres__log(r, CRES_LOG_INFO, "%s: the coordinator %s is the environment's (%s), kept",
               r->vtable->name, info->master_address,
@@ -15378,16 +15354,14 @@ CRES_API cres_result cres_launch_apply_env(const cres_resolver *r, cres_launch_i
         if (!text || cres__is_blank(text) || (jax && v->jax)) continue;
         if (cres__parse_decimal(text, strlen(text), &n) != 1 || n < 0 || n > INT_MAX)
             return cres__fail(err, CRES_ERR_ENVIRONMENT, "%s: %s=%s is not a count or rank",
-                              r->vtable->name, v->name,
-                              cres__quote(q, sizeof q, text, strlen(text)));
+                              r->vtable->name, v->name, cres__quote_str(q, sizeof q, text));
         if (*field != CRES_UNKNOWN && n != *field)
             return cres__fail(err, CRES_ERR_ENVIRONMENT,
                               "%s: %s=%s is set, but the %s backend's answer is %d: they "
                               "describe two launches (unset it, or set "
                               "CLUSTER_RESOLVER_BACKEND=%s if a launcher inside set it)",
-                              r->vtable->name, v->name,
-                              cres__quote(q, sizeof q, text, strlen(text)), r->vtable->name,
-                              *field, v->jax ? "jax" : "torch");
+                              r->vtable->name, v->name, cres__quote_str(q, sizeof q, text),
+                              r->vtable->name, *field, v->jax ? "jax" : "torch");
     }
     return cres__launch_env_master(r, jax, info, err);
 }
