@@ -2230,7 +2230,8 @@ CRES__PRIVATE char *cres__render(const cres_allocator *a, cres__render_fn fn, co
 
 /* Texts of several parts, as arrays: a shared literal would sit in one part's string section,
    which every program using it keeps whole (see "Footprint" in >>impl). */
-CRES__PRIVATE const char cres__decimal_digits[] = "0123456789", cres__hostname_var[] = "HOSTNAME";
+CRES__BYTE_ALIGNED CRES__PRIVATE const char cres__decimal_digits[] = "0123456789",
+                                            cres__hostname_var[] = "HOSTNAME";
 
 /* The name after p in a name list, "A\0B\0", which ends at an empty name (see "Footprint"
    in >>impl). */
@@ -14839,14 +14840,24 @@ CRES__PRIVATE const char *cres__left_out_list(char *buf, size_t cap) {
     return buf;
 }
 
+/* The caller's options for a backend (`given`; NULL: zero) into opt, with auto's config
+   where they give none: every options struct starts with its config. */
+CRES__PRIVATE void cres__auto_options(void *opt, const void *given, size_t size,
+                                      const cres_config *config) {
+    const cres_config **own = (const cres_config **)opt;
+    if (given)
+        memcpy(opt, given, size);
+    else
+        memset(opt, 0, size);
+    if (!*own) *own = config;
+}
+
 /* A backend by name: the caller's options for it (else zero), auto's config where they give
    none, and auto's port in `field` (port or port_base; `config` for a backend without one)
    where they give none. */
-#define CRES__AUTO_OPTIONS(name, opt)                                                          \
-    cres_##name##_options opt;                                                                 \
-    if (o->name) opt = *o->name;                                                               \
-    else memset(&opt, 0, sizeof opt);                                                          \
-    if (!opt.config) opt.config = o->config
+#define CRES__AUTO_OPTIONS(name, opt) \
+    cres_##name##_options opt;        \
+    cres__auto_options(&opt, o->name, sizeof opt, o->config)
 #define CRES__AUTO_CREATE(name, field)                                                         \
     if (strcmp(backend, #name) == 0) {                                                         \
         CRES__AUTO_OPTIONS(name, opt);                                                         \
@@ -14953,8 +14964,10 @@ CRES_API cres_result cres_auto_resolver_create(const cres_auto_options *o, cres_
     cres_auto_options none;
     cres_resolver probe, *r = NULL; /* probe only reads the environment through the config */
     const char *backend, *switch_name;
-    char selector[320] = "", left_out[160], why[320] = "forced by options.backend";
+    char selector[320], left_out[160], why[320];
     cres_result res;
+    selector[0] = '\0'; /* an initializer would clear all 320 bytes, in code */
+    strcpy(why, "forced by options.backend");
     if (!o) {
         memset(&none, 0, sizeof none);
         o = &none;
@@ -14967,7 +14980,7 @@ CRES_API cres_result cres_auto_resolver_create(const cres_auto_options *o, cres_
     backend = o->backend && strcmp(o->backend, "off") == 0 ? "local" : o->backend;
     if (!backend || strcmp(backend, "auto") == 0) {
         backend = cres_resolver_getenv(&probe, "CLUSTER_RESOLVER_BACKEND");
-        snprintf(why, sizeof why, "forced by CLUSTER_RESOLVER_BACKEND");
+        strcpy(why, "forced by CLUSTER_RESOLVER_BACKEND");
         if (backend && strcmp(backend, "off") == 0) backend = "local";
         if (!backend || !*backend || strcmp(backend, "auto") == 0)
             backend = cres__auto_detect(&probe, selector, sizeof selector, why, sizeof why);
