@@ -3718,16 +3718,14 @@ CRES__PRIVATE int cres__put_host_port(cres__writer *w, const char *host, int por
     return 1;
 }
 
-/* An environment variable that must hold an integer in [lo, hi]. */
-CRES__PRIVATE cres_result cres__env_int(const cres_resolver *r, const char *name, int required,
-                                        long long lo, long long hi, int *out, cres_error *err) {
+/* An environment variable that, when set, must hold an integer in [lo, hi] (unset: *out is
+   left as it is). Six arguments: a seventh would go on the stack at every call. */
+CRES__PRIVATE cres_result cres__env_int(const cres_resolver *r, const char *name, long long lo,
+                                        long long hi, int *out, cres_error *err) {
     const char *v = cres_resolver_getenv(r, name);
     long long n;
     char q[CRES__QUOTE_SIZE];
-    if (!v) {
-        if (!required) return CRES_OK;
-        return cres__fail(err, CRES_ERR_ENVIRONMENT, "%s: %s is not set", r->vtable->name, name);
-    }
+    if (!v) return CRES_OK;
     if (cres__parse_decimal(v, strlen(v), &n) != 1 || n < lo || n > hi)
         return cres__fail(err, CRES_ERR_ENVIRONMENT,
                           "%s: %s=%s is not an integer from %lld to %lld", r->vtable->name, name,
@@ -3736,11 +3734,19 @@ CRES__PRIVATE cres_result cres__env_int(const cres_resolver *r, const char *name
     return CRES_OK;
 }
 
+/* cres__env_int of a variable that must be set. */
+CRES__PRIVATE cres_result cres__env_need(const cres_resolver *r, const char *name, long long lo,
+                                         long long hi, int *out, cres_error *err) {
+    if (!cres_resolver_getenv(r, name))
+        return cres__fail(err, CRES_ERR_ENVIRONMENT, "%s: %s is not set", r->vtable->name, name);
+    return cres__env_int(r, name, lo, hi, out, err);
+}
+
 /* A second source of a count: when `name` is set it must be `want`, which `source` gives. */
 CRES__PRIVATE cres_result cres__env_agrees(const cres_resolver *r, const char *name, int want,
                                            const char *source, cres_error *err) {
     int n = want;
-    cres_result res = cres__env_int(r, name, 0, 0, INT_MAX, &n, err);
+    cres_result res = cres__env_int(r, name, 0, INT_MAX, &n, err);
     if (res != CRES_OK || n == want) return res;
     return cres__fail(err, CRES_ERR_ENVIRONMENT, "%s: %s=%d but %s gives %d", r->vtable->name,
                       name, n, source, want);
@@ -10308,7 +10314,7 @@ CRES__PRIVATE cres_result cres__tpu_slices(const cres_resolver *r, int *slices, 
     int id = -1;
     cres_result res;
     *slices = -1;
-    res = cres__env_int(r, "MEGASCALE_NUM_SLICES", 0, 1, INT_MAX, slices, err);
+    res = cres__env_int(r, "MEGASCALE_NUM_SLICES", 1, INT_MAX, slices, err);
     if (res == CRES_OK && *slices < 0 && set)
         return cres__fail(err, CRES_ERR_ENVIRONMENT,
                           "tpu: %s is set but MEGASCALE_NUM_SLICES is not: a multislice job's "
@@ -10316,7 +10322,7 @@ CRES__PRIVATE cres_result cres__tpu_slices(const cres_resolver *r, int *slices, 
                           set);
     if (*slices < 0) *slices = 1;
     if (res == CRES_OK && *slices == 1)
-        res = cres__env_int(r, "MEGASCALE_SLICE_ID", 0, 0, 0, &id, err);
+        res = cres__env_int(r, "MEGASCALE_SLICE_ID", 0, 0, &id, err);
     return res;
 }
 
@@ -11328,8 +11334,8 @@ CRES__PRIVATE cres_result cres__slurm_deal(const cres_resolver *r, cres__layout 
     }
     if (n == 5 && memcmp(d, "plane", 5) == 0) {
         l->deal = CRES__DEAL_PLANE;
-        return cres__env_int(r, "SLURM_DIST_PLANESIZE", 1, 1, CRES_MAX_HOSTLIST_HOSTS, &l->plane,
-                             err);
+        return cres__env_need(r, "SLURM_DIST_PLANESIZE", 1, CRES_MAX_HOSTLIST_HOSTS, &l->plane,
+                              err);
     }
     return cres__fail(err, CRES_ERR_UNSUPPORTED,
                       "%s: SLURM_DISTRIBUTION=%s is not supported (block, cyclic, plane)",
@@ -11375,7 +11381,7 @@ CRES__PRIVATE cres_result cres__slurm_gpus(const cres_resolver *r, cres__gpu_wor
     const char *type, *per_task = cres_resolver_getenv(r, "SLURM_TRES_PER_TASK"), *hint;
     size_t n = cres__slurm_bind_type(bind, 1, &type);
     char q[CRES__QUOTE_SIZE];
-    cres_result res = cres__env_int(r, "SLURM_GPUS_ON_NODE", 0, 0, 4096, &said->on_node, err);
+    cres_result res = cres__env_int(r, "SLURM_GPUS_ON_NODE", 0, 4096, &said->on_node, err);
     if (res != CRES_OK) return res;
     said->on_node_var = "SLURM_GPUS_ON_NODE";
     if (said->on_node < 0)
@@ -11443,7 +11449,7 @@ CRES__PRIVATE cres_result cres__slurm_allocation(const cres_resolver *r, cres__l
         return cres__fail(
             err, CRES_ERR_ENVIRONMENT,
             "%s: not in a Slurm job: SLURM_STEP_NODELIST and SLURM_JOB_ID are not set", who);
-    if ((res = cres__env_int(r, "SLURM_PROCID", 0, 0, INT_MAX, &rank, err)) != CRES_OK) return res;
+    if ((res = cres__env_int(r, "SLURM_PROCID", 0, INT_MAX, &rank, err)) != CRES_OK) return res;
     if (rank > 0)
         return cres__fail(err, CRES_ERR_ENVIRONMENT,
                           "%s: SLURM_PROCID=%d is set but SLURM_STEP_NODELIST is not: the step's "
@@ -11493,10 +11499,10 @@ CRES__PRIVATE cres_result cres__slurm_layout(const cres_resolver *r, cres__layou
     int ntasks = 0;
     cres_result res;
     if (!cres_resolver_getenv(r, "SLURM_STEP_NODELIST")) return cres__slurm_allocation(r, l, err);
-    if ((res = cres__env_int(r, "SLURM_PROCID", 1, 0, CRES_MAX_HOSTLIST_HOSTS, &l->rank, err)) !=
+    if ((res = cres__env_need(r, "SLURM_PROCID", 0, CRES_MAX_HOSTLIST_HOSTS, &l->rank, err)) !=
             CRES_OK ||
-        (res = cres__env_int(r, "SLURM_STEP_NUM_TASKS", 1, 1, CRES_MAX_HOSTLIST_HOSTS, &ntasks,
-                             err)) != CRES_OK ||
+        (res = cres__env_need(r, "SLURM_STEP_NUM_TASKS", 1, CRES_MAX_HOSTLIST_HOSTS, &ntasks,
+                              err)) != CRES_OK ||
         (res = cres__slurm_nodes(r, l, "SLURM_STEP_NODELIST", "SLURM_STEP_TASKS_PER_NODE", err)) !=
             CRES_OK)
         return res;
@@ -11521,10 +11527,10 @@ CRES__PRIVATE cres_result cres__slurm_layout(const cres_resolver *r, cres__layou
         return res;
     l->said_by[0] = "SLURM_NODEID, SLURM_LOCALID";
     l->node_ranks = cres_resolver_getenv(r, "SLURM_GTIDS");
-    if ((res = cres__env_int(r, "SLURM_NODEID", 0, 0, (long long)l->nodes - 1, &l->own_node,
-                             err)) != CRES_OK ||
-        (res = cres__env_int(r, "SLURM_LOCALID", 0, 0, CRES_MAX_HOSTLIST_HOSTS, &l->own_local,
-                             err)) != CRES_OK ||
+    if ((res = cres__env_int(r, "SLURM_NODEID", 0, (long long)l->nodes - 1, &l->own_node, err)) !=
+            CRES_OK ||
+        (res = cres__env_int(r, "SLURM_LOCALID", 0, CRES_MAX_HOSTLIST_HOSTS, &l->own_local, err)) !=
+            CRES_OK ||
         (res = cres__slurm_node_agrees(r, l, err)) != CRES_OK)
         return res;
     return cres__slurm_deal(r, l, err);
@@ -11866,7 +11872,7 @@ CRES__PRIVATE cres_result cres__lsf_resource_sets(const cres_resolver *r, int si
                                                   cres_error *err) {
     int per_host = -1;
     size_t i;
-    cres_result res = cres__env_int(r, "JSM_NAMESPACE_LOCAL_SIZE", 0, 1, INT_MAX, &per_host, err);
+    cres_result res = cres__env_int(r, "JSM_NAMESPACE_LOCAL_SIZE", 1, INT_MAX, &per_host, err);
     if (res != CRES_OK) return res;
     if (per_host < 1 || (long long)per_host * (long long)l->nodes != size)
         return CRES_ERR_NOT_FOUND;
@@ -11891,8 +11897,8 @@ CRES__PRIVATE cres_result cres__lsf_resource_sets(const cres_resolver *r, int si
 CRES__PRIVATE cres_result cres__lsf_slots(const cres_resolver *r, const char *var,
                                           cres__layout *l, cres_error *err) {
     int size = -1, launch_node = l->nodes >= 2 && l->tasks[0] == 1;
-    cres_result res = cres__env_int(r, "JSM_NAMESPACE_SIZE", 0, 1, CRES_MAX_HOSTLIST_HOSTS,
-                                    &size, err);
+    cres_result res =
+        cres__env_int(r, "JSM_NAMESPACE_SIZE", 1, CRES_MAX_HOSTLIST_HOSTS, &size, err);
     if (res != CRES_OK) return res;
     if (launch_node && cres__env_set(r, "CSM_ALLOCATION_ID"))
         cres__lsf_drop_launch_node(r, l, "CSM_ALLOCATION_ID is set");
@@ -12008,16 +12014,16 @@ CRES__PRIVATE cres_result cres__mpi_identify(const cres_resolver *r, cres__mpi_i
             id->local_names = "PMI_LOCAL_RANK, PMI_LOCAL_SIZE";
         }
         if (id->size_var) {
-            res = cres__env_int(r, n.size, 1, 1, max, &id->size, err);
-            if (res == CRES_OK) res = cres__env_int(r, n.rank, 1, 0, id->size - 1, &id->rank, err);
+            res = cres__env_need(r, n.size, 1, max, &id->size, err);
+            if (res == CRES_OK) res = cres__env_need(r, n.rank, 0, id->size - 1, &id->rank, err);
             if (res == CRES_OK)
-                res = cres__env_int(r, local_size, 0, 1, id->size, &id->local_size, err);
+                res = cres__env_int(r, local_size, 1, id->size, &id->local_size, err);
             if (res == CRES_OK) /* below the local size, or at least the world's */
-                res = cres__env_int(r, local, 0, 0,
-                                    (id->local_size > 0 ? id->local_size : id->size) - 1,
-                                    &id->local_rank, err);
+                res =
+                    cres__env_int(r, local, 0, (id->local_size > 0 ? id->local_size : id->size) - 1,
+                                  &id->local_rank, err);
         } else {
-            res = cres__env_int(r, n.rank, 1, 0, max - 1, &id->rank, err);
+            res = cres__env_need(r, n.rank, 0, max - 1, &id->rank, err);
         }
         return res == CRES_OK ? cres__mpi_names_agree(r, i, id, err) : res;
     }
@@ -12153,7 +12159,7 @@ CRES__PRIVATE cres_result cres__mpi_in_allocation(const cres_resolver *r,
     l->ntasks = id->size;
     /* equal counts: mapping is moot */
     if ((res = cres__mpi_policies(r, l, &by_node, err)) != CRES_OK) return res;
-    res = cres__env_int(r, "SLURM_NODEID", 1, 0, (long long)l->nodes - 1, &l->own_node, err);
+    res = cres__env_need(r, "SLURM_NODEID", 0, (long long)l->nodes - 1, &l->own_node, err);
     l->said_by[0] = "SLURM_NODEID";
     l->said_by[1] = id->local_names;
     return res == CRES_OK ? cres__slurm_node_agrees(r, l, err) : res;
@@ -12205,10 +12211,10 @@ CRES__PRIVATE cres_result cres__mpi_layout(const cres_resolver *r, const void *o
     l->said_by[0] = id.local_names;
     if (o->hostfile) return cres__mpi_from_hostfile(r, o->hostfile, &id, l, err);
     if (cres_resolver_getenv(r, "SLURM_STEP_NODELIST") &&
-        cres__env_int(r, "SLURM_PROCID", 0, 0, CRES_MAX_HOSTLIST_HOSTS, &slurm_rank, NULL) ==
+        cres__env_int(r, "SLURM_PROCID", 0, CRES_MAX_HOSTLIST_HOSTS, &slurm_rank, NULL) ==
             CRES_OK &&
-        cres__env_int(r, "SLURM_STEP_NUM_TASKS", 0, 1, CRES_MAX_HOSTLIST_HOSTS, &slurm_size,
-                      NULL) == CRES_OK &&
+        cres__env_int(r, "SLURM_STEP_NUM_TASKS", 1, CRES_MAX_HOSTLIST_HOSTS, &slurm_size, NULL) ==
+            CRES_OK &&
         slurm_rank == id.rank && (id.size < 0 || slurm_size == id.size)) {
         if ((res = cres__mpi_direct(r, &id, l, err)) != CRES_ERR_NOT_FOUND) return res;
         l->own_local = id.local_rank; /* not srun's ranks after all: what MPI says stands */
@@ -12266,8 +12272,8 @@ CRES__PRIVATE cres_result cres__sched_rank(const cres_resolver *r, cres__layout 
                                            cres_error *err) {
     int size = l->ntasks;
     cres_result res = CRES_OK;
-    if (size_var) res = cres__env_int(r, size_var, 1, 1, CRES_MAX_HOSTLIST_HOSTS, &size, err);
-    if (res == CRES_OK) res = cres__env_int(r, rank_var, 1, 0, size - 1, &l->rank, err);
+    if (size_var) res = cres__env_need(r, size_var, 1, CRES_MAX_HOSTLIST_HOSTS, &size, err);
+    if (res == CRES_OK) res = cres__env_need(r, rank_var, 0, size - 1, &l->rank, err);
     if (res == CRES_OK && size_var)
         res = cres__mpi_fill(l, size, size_var, 0, r->vtable->name, err);
     return res;
@@ -12366,8 +12372,7 @@ CRES__PRIVATE cres_result cres__pbs_pals(const cres_resolver *r, cres__layout *l
                                          cres_error *err) {
     int ppn = -1;
     size_t i;
-    cres_result res =
-        cres__env_int(r, "PALS_LOCAL_SIZE", 0, 1, CRES_MAX_HOSTLIST_HOSTS, &ppn, err);
+    cres_result res = cres__env_int(r, "PALS_LOCAL_SIZE", 1, CRES_MAX_HOSTLIST_HOSTS, &ppn, err);
     if (res == CRES_OK && ppn > 0 && (size_t)l->ntasks == l->nodes &&
         (long long)ppn * (long long)l->nodes <= CRES_MAX_HOSTLIST_HOSTS) {
         /* a line per node (Polaris, Aurora) and mpiexec --ppn: PALS_LOCAL_SIZE each */
@@ -12377,11 +12382,10 @@ CRES__PRIVATE cres_result cres__pbs_pals(const cres_resolver *r, cres__layout *l
     l->said_by[0] = "PALS_NODEID, PALS_LOCAL_RANKID, PALS_LOCAL_SIZE";
     if (res == CRES_OK) res = cres__sched_rank(r, l, "PALS_RANKID", "PMI_SIZE", err);
     if (res == CRES_OK)
-        res = cres__env_int(r, "PALS_NODEID", 0, 0, (long long)l->nodes - 1, &l->own_node, err);
+        res = cres__env_int(r, "PALS_NODEID", 0, (long long)l->nodes - 1, &l->own_node, err);
+    if (res == CRES_OK) res = cres__env_int(r, "PALS_LOCAL_RANKID", 0, INT_MAX, &l->own_local, err);
     if (res == CRES_OK)
-        res = cres__env_int(r, "PALS_LOCAL_RANKID", 0, 0, INT_MAX, &l->own_local, err);
-    if (res == CRES_OK)
-        res = cres__env_int(r, "PALS_LOCAL_SIZE", 0, 1, INT_MAX, &l->own_local_size, err);
+        res = cres__env_int(r, "PALS_LOCAL_SIZE", 1, INT_MAX, &l->own_local_size, err);
     if (res == CRES_OK) res = cres__env_agrees(r, "PMI_RANK", l->rank, "PALS_RANKID", err);
     return res;
 }
@@ -12432,9 +12436,9 @@ CRES__PRIVATE cres_result cres__lsf_jsrun(const cres_resolver *r, cres__layout *
     l->said_by[0] = "JSM_NAMESPACE_LOCAL_RANK, JSM_NAMESPACE_LOCAL_SIZE";
     if (res == CRES_OK) res = cres__mpi_names_agree(r, CRES__MPI_FAMILIES, &jsrun, err);
     if (res == CRES_OK)
-        res = cres__env_int(r, "JSM_NAMESPACE_LOCAL_RANK", 0, 0, INT_MAX, &l->own_local, err);
+        res = cres__env_int(r, "JSM_NAMESPACE_LOCAL_RANK", 0, INT_MAX, &l->own_local, err);
     if (res == CRES_OK)
-        res = cres__env_int(r, "JSM_NAMESPACE_LOCAL_SIZE", 0, 1, INT_MAX, &l->own_local_size, err);
+        res = cres__env_int(r, "JSM_NAMESPACE_LOCAL_SIZE", 1, INT_MAX, &l->own_local_size, err);
     return res;
 }
 
@@ -12489,7 +12493,7 @@ CRES__PRIVATE cres_result cres__sge_layout(const cres_resolver *r, const void *o
         return cres__fail(err, CRES_ERR_ENVIRONMENT,
                           "sge: PE_HOSTFILE is not set%s (submit with qsub -pe)",
                           cres__env_set(r, "JOB_ID") ? ", though JOB_ID is" : "");
-    if (res == CRES_OK) res = cres__env_int(r, "NSLOTS", 0, 1, INT_MAX, &nslots, err);
+    if (res == CRES_OK) res = cres__env_int(r, "NSLOTS", 1, INT_MAX, &nslots, err);
     if (res == CRES_OK && nslots >= 0 && nslots != l->ntasks)
         res = cres__fail(err, CRES_ERR_ENVIRONMENT, "sge: NSLOTS=%d but PE_HOSTFILE has %d slots",
                          nslots, l->ntasks);
@@ -12546,11 +12550,11 @@ CRES__PRIVATE cres_result cres__flux_fill(cres__layout *l, int size, int nnodes,
    too), FLUX_TASK_LOCAL_ID checked against the placement. */
 CRES__PRIVATE cres_result cres__flux_task(const cres_resolver *r, cres__layout *l, int size,
                                           cres_error *err) {
-    cres_result res = cres__env_int(r, "FLUX_TASK_RANK", 1, 0, size - 1, &l->rank, err);
+    cres_result res = cres__env_need(r, "FLUX_TASK_RANK", 0, size - 1, &l->rank, err);
     if (res == CRES_OK) res = cres__env_agrees(r, "PMI_SIZE", size, "FLUX_JOB_SIZE", err);
     if (res == CRES_OK) res = cres__env_agrees(r, "PMI_RANK", l->rank, "FLUX_TASK_RANK", err);
     if (res == CRES_OK)
-        res = cres__env_int(r, "FLUX_TASK_LOCAL_ID", 0, 0, INT_MAX, &l->own_local, err);
+        res = cres__env_int(r, "FLUX_TASK_LOCAL_ID", 0, INT_MAX, &l->own_local, err);
     l->said_by[0] = "FLUX_TASK_LOCAL_ID";
     return res;
 }
@@ -12577,9 +12581,10 @@ CRES__PRIVATE cres_result cres__flux_layout(const cres_resolver *r, const void *
                          "options.hostfile (--hostfile; `flux hostlist -e -d '\\n'`)",
                          job ? "a job script or an allocation's shell" : "a task");
     if (res == CRES_OK)
-        res = cres__env_int(r, "FLUX_JOB_SIZE", !job, 1, CRES_MAX_HOSTLIST_HOSTS, &size, err);
+        res = job ? cres__env_int(r, "FLUX_JOB_SIZE", 1, CRES_MAX_HOSTLIST_HOSTS, &size, err)
+                  : cres__env_need(r, "FLUX_JOB_SIZE", 1, CRES_MAX_HOSTLIST_HOSTS, &size, err);
     if (res == CRES_OK && !job) res = cres__flux_task(r, l, size, err);
-    if (res == CRES_OK) res = cres__env_int(r, "FLUX_JOB_NNODES", 0, 1, INT_MAX, &nnodes, err);
+    if (res == CRES_OK) res = cres__env_int(r, "FLUX_JOB_NNODES", 1, INT_MAX, &nnodes, err);
     if (res == CRES_OK && size && nnodes > size) /* flux run -N3 -n1 is refused: one a node */
         res = cres__fail(err, CRES_ERR_ENVIRONMENT,
                          "flux: FLUX_JOB_NNODES=%d nodes for FLUX_JOB_SIZE=%d tasks", nnodes, size);
@@ -13499,15 +13504,15 @@ CRES_API cres_result cres_skypilot_resolver_create(const cres_skypilot_options *
                                    o->port ? o->port : CRES__DEFAULT_PORT, &count, err);
     if (res == CRES_OK) res = cres__hosts_unique(h, "SKYPILOT_NODE_IPS", err);
     if (res == CRES_OK)
-        res = cres__env_int(&h->base, "SKYPILOT_NODE_RANK", 1, 0, count - 1, &rank, err);
+        res = cres__env_need(&h->base, "SKYPILOT_NODE_RANK", 0, count - 1, &rank, err);
     if (res == CRES_OK)
-        res = cres__env_int(&h->base, "SKYPILOT_NUM_NODES", 0, 1, INT_MAX, &nodes, err);
+        res = cres__env_int(&h->base, "SKYPILOT_NUM_NODES", 1, INT_MAX, &nodes, err);
     if (res == CRES_OK && nodes >= 0 && nodes != count)
         res = cres__fail(err, CRES_ERR_ENVIRONMENT,
                          "skypilot: SKYPILOT_NUM_NODES=%d but SKYPILOT_NODE_IPS names %d nodes",
                          nodes, count);
     if (res == CRES_OK)
-        res = cres__env_int(&h->base, "SKYPILOT_NUM_GPUS_PER_NODE", 0, 0, 4096, &h->gpus, err);
+        res = cres__env_int(&h->base, "SKYPILOT_NUM_GPUS_PER_NODE", 0, 4096, &h->gpus, err);
     return cres__hosts_finish(h, res, job, rank, o->task_type, o->task_id, o->rpc_layer, out, err);
 }
 #else
@@ -13625,9 +13630,8 @@ CRES_API cres_result cres_lws_resolver_create(const cres_lws_options *o, cres_re
         return res;
     res = cres__env_require(&h->base, need, err);
     if (res == CRES_OK)
-        res = cres__env_int(&h->base, "LWS_GROUP_SIZE", 1, 1, CRES_MAX_HOSTLIST_HOSTS, &size, err);
-    if (res == CRES_OK)
-        res = cres__env_int(&h->base, "LWS_WORKER_INDEX", 1, 0, size - 1, &own, err);
+        res = cres__env_need(&h->base, "LWS_GROUP_SIZE", 1, CRES_MAX_HOSTLIST_HOSTS, &size, err);
+    if (res == CRES_OK) res = cres__env_need(&h->base, "LWS_WORKER_INDEX", 0, size - 1, &own, err);
     if (res == CRES_OK)
         res = cres__lws_group(h, job, cres_resolver_getenv(&h->base, "LWS_LEADER_ADDRESS"), size,
                               o->port ? o->port : CRES__DEFAULT_PORT, err);
@@ -13683,7 +13687,7 @@ CRES__PRIVATE cres_result cres__volcano_task(cres__hosts *h, const char *var, si
                                               "volcano: %s ends with a comma", q)
                                  : res;
     }
-    if (res == CRES_OK) res = cres__env_int(&h->base, num_var, 0, 0, INT_MAX, &num, err);
+    if (res == CRES_OK) res = cres__env_int(&h->base, num_var, 0, INT_MAX, &num, err);
     if (res == CRES_OK && num >= 0 && num != count)
         res = cres__fail(err, CRES_ERR_ENVIRONMENT, "volcano: %s=%d but %s names %d hosts",
                          num_var, num, q, count);
@@ -13753,7 +13757,7 @@ CRES_API cres_result cres_volcano_resolver_create(const cres_volcano_options *o,
     res = cres__volcano_tasks(h, o->port ? o->port : CRES__DEFAULT_PORT, err);
     if (res == CRES_OK) res = cres__hosts_unique(h, "VC_<TASK>_HOSTS", err);
     if (res == CRES_OK) res = cres__volcano_own(h, hostname, &job, &own, err);
-    if (res == CRES_OK) res = cres__env_int(&h->base, index_var, 0, 0, INT_MAX, &index, err);
+    if (res == CRES_OK) res = cres__env_int(&h->base, index_var, 0, INT_MAX, &index, err);
     if (res == CRES_OK && index >= 0 && index_var[1] == 'C') /* the env plugin sets both */
         res = cres__env_agrees(&h->base, "VK_TASK_INDEX", index, index_var, err);
     if (res == CRES_OK && index >= 0 && own >= 0 && index != own)
@@ -13879,7 +13883,7 @@ CRES__PRIVATE cres_result cres__coord_host_port(cres__coord *c, const char *var,
                                                 const char *port_var, cres_error *err) {
     const char *host = cres_resolver_getenv(&c->base, var);
     int port = 0;
-    cres_result res = cres__env_int(&c->base, port_var, 1, 1, 65535, &port, err);
+    cres_result res = cres__env_need(&c->base, port_var, 1, 65535, &port, err);
     if (res != CRES_OK) return res;
     return cres__coord_set_master(c, host, strlen(host), port, var, host, err);
 }
@@ -14020,9 +14024,9 @@ CRES__PRIVATE cres_result cres__tpu_multislice(const cres_tpu_options *o, int sl
     }
     if (res == CRES_OK) res = cres__env_require(&c->base, need, err);
     if (res == CRES_OK)
-        res = cres__env_int(&c->base, "MEGASCALE_SLICE_ID", 1, 0, slices - 1, &slice, err);
+        res = cres__env_need(&c->base, "MEGASCALE_SLICE_ID", 0, slices - 1, &slice, err);
     if (res == CRES_OK)
-        res = cres__env_int(&c->base, "TPU_WORKER_ID", 1, 0, per_slice - 1, &worker, err);
+        res = cres__env_need(&c->base, "TPU_WORKER_ID", 0, per_slice - 1, &worker, err);
     if (res == CRES_OK) {
         v = cres_resolver_getenv(&c->base, "MEGASCALE_COORDINATOR_ADDRESS");
         if (!cres__split_address(v, &host, &len, &port))
@@ -14062,14 +14066,13 @@ CRES__PRIVATE cres_result cres__torch_workers(cres__coord *c, int torchrun, cres
     const char *node = cres_resolver_getenv(r, "GROUP_RANK") ? "GROUP_RANK" : "NODE_RANK";
     cres_result res = cres__env_require(r, torchrun ? all : base, err);
     if (res == CRES_OK) res = cres__coord_host_port(c, "MASTER_ADDR", "MASTER_PORT", err);
-    if (res == CRES_OK) res = cres__env_int(r, "WORLD_SIZE", 1, 1, INT_MAX, &i->world_size, err);
-    if (res == CRES_OK) res = cres__env_int(r, "RANK", 1, 0, INT_MAX, &i->rank, err);
-    if (res == CRES_OK) res = cres__env_int(r, "LOCAL_RANK", 0, 0, INT_MAX, &i->local_rank, err);
+    if (res == CRES_OK) res = cres__env_need(r, "WORLD_SIZE", 1, INT_MAX, &i->world_size, err);
+    if (res == CRES_OK) res = cres__env_need(r, "RANK", 0, INT_MAX, &i->rank, err);
+    if (res == CRES_OK) res = cres__env_int(r, "LOCAL_RANK", 0, INT_MAX, &i->local_rank, err);
     if (res == CRES_OK)
-        res = cres__env_int(r, "LOCAL_WORLD_SIZE", 0, 1, INT_MAX, &i->local_world_size, err);
-    if (res == CRES_OK) res = cres__env_int(r, node, 0, 0, INT_MAX, &i->node_rank, err);
-    if (res == CRES_OK)
-        res = cres__env_int(r, "GROUP_WORLD_SIZE", 0, 1, INT_MAX, &i->num_nodes, err);
+        res = cres__env_int(r, "LOCAL_WORLD_SIZE", 1, INT_MAX, &i->local_world_size, err);
+    if (res == CRES_OK) res = cres__env_int(r, node, 0, INT_MAX, &i->node_rank, err);
+    if (res == CRES_OK) res = cres__env_int(r, "GROUP_WORLD_SIZE", 1, INT_MAX, &i->num_nodes, err);
     return res;
 }
 
@@ -14084,7 +14087,7 @@ CRES__PRIVATE cres_result cres__torch_nproc(const cres_resolver *r, int *nproc, 
         *nproc = 0;
         return CRES_OK;
     }
-    return cres__env_int(r, "PET_NPROC_PER_NODE", 1, 1, INT_MAX, nproc, err);
+    return cres__env_need(r, "PET_NPROC_PER_NODE", 1, INT_MAX, nproc, err);
 }
 
 /* A node's launch: its node numbers, `nproc` processes on it (0: not known yet), and the
@@ -14124,8 +14127,8 @@ CRES__PRIVATE cres_result cres__torch_nodes(cres__coord *c, cres_error *err) {
                           cres__quote_str(q, sizeof q, nnodes));
     res = cres__env_require(r, pet, err);
     if (res == CRES_OK) res = cres__coord_host_port(c, "PET_MASTER_ADDR", "PET_MASTER_PORT", err);
-    if (res == CRES_OK) res = cres__env_int(r, "PET_NNODES", 1, 1, INT_MAX, &nodes, err);
-    if (res == CRES_OK) res = cres__env_int(r, "PET_NODE_RANK", 1, 0, INT_MAX, &node, err);
+    if (res == CRES_OK) res = cres__env_need(r, "PET_NNODES", 1, INT_MAX, &nodes, err);
+    if (res == CRES_OK) res = cres__env_need(r, "PET_NODE_RANK", 0, INT_MAX, &node, err);
     if (res == CRES_OK) res = cres__torch_nproc(r, &nproc, err);
     if (res != CRES_OK) return res;
     if (nproc != 1) return cres__torch_node_launch(c, nodes, node, nproc, err);
@@ -14169,8 +14172,8 @@ CRES__PRIVATE cres_result cres__torch_pod(cres__coord *c, int nproc, cres_error 
     const char *group = cres__env_set(r, "GROUP_RANK") ? "GROUP_RANK" : "NODE_RANK";
     int nodes = 0, node = 0;
     cres_result res = cres__torch_twins(r, 1, err);
-    if (res == CRES_OK) res = cres__env_int(r, "PET_NNODES", 1, 1, INT_MAX, &nodes, err);
-    if (res == CRES_OK) res = cres__env_int(r, "PET_NODE_RANK", 1, 0, INT_MAX, &node, err);
+    if (res == CRES_OK) res = cres__env_need(r, "PET_NNODES", 1, INT_MAX, &nodes, err);
+    if (res == CRES_OK) res = cres__env_need(r, "PET_NODE_RANK", 0, INT_MAX, &node, err);
     if (res != CRES_OK) return res;
     if ((long long)nodes * nproc != i->world_size)
         return cres__fail(err, CRES_ERR_ENVIRONMENT,
@@ -14319,7 +14322,7 @@ CRES__PRIVATE cres_result cres__jax_coordinator(cres__coord *c, cres_error *err)
                           "jax: JAX_COORDINATOR_ADDRESS=%s is not host:port", q);
     if (port == 0)
         return cres__fail(err, CRES_ERR_ENVIRONMENT, "jax: JAX_COORDINATOR_ADDRESS=%s: port 0", q);
-    res = cres__env_int(&c->base, "JAX_COORDINATOR_PORT", 0, 1, 65535, &other, err);
+    res = cres__env_int(&c->base, "JAX_COORDINATOR_PORT", 1, 65535, &other, err);
     if (res == CRES_OK && port < 0 && other < 0)
         res = cres__fail(err, CRES_ERR_ENVIRONMENT,
                          "jax: JAX_COORDINATOR_ADDRESS=%s has no port and JAX_COORDINATOR_PORT "
@@ -14359,9 +14362,9 @@ CRES_API cres_result cres_jax_resolver_create(const cres_jax_options *o, cres_re
     res = cres__env_require(&c->base, need, err);
     if (res == CRES_OK) res = cres__jax_coordinator(c, err);
     if (res == CRES_OK)
-        res = cres__env_int(&c->base, "JAX_NUM_PROCESSES", 1, 1, INT_MAX, &c->info.world_size, err);
+        res = cres__env_need(&c->base, "JAX_NUM_PROCESSES", 1, INT_MAX, &c->info.world_size, err);
     if (res == CRES_OK)
-        res = cres__env_int(&c->base, "JAX_PROCESS_ID", 1, 0, INT_MAX, &c->info.rank, err);
+        res = cres__env_need(&c->base, "JAX_PROCESS_ID", 0, INT_MAX, &c->info.rank, err);
     return cres__coord_finish(c, res, names, o->task_type, o->task_id, o->rpc_layer, out, err);
 }
 #else
@@ -14418,12 +14421,12 @@ CRES_API cres_result cres_awsbatch_resolver_create(const cres_awsbatch_options *
     c->source = "AWS_BATCH_JOB_NODE_INDEX";
     res = cres__env_require(&c->base, need, err);
     if (res == CRES_OK)
-        res = cres__env_int(&c->base, "AWS_BATCH_JOB_NUM_NODES", 1, 1, INT_MAX, &nodes, err);
+        res = cres__env_need(&c->base, "AWS_BATCH_JOB_NUM_NODES", 1, INT_MAX, &nodes, err);
     if (res == CRES_OK)
-        res = cres__env_int(&c->base, "AWS_BATCH_JOB_NODE_INDEX", 1, 0, INT_MAX, &node, err);
+        res = cres__env_need(&c->base, "AWS_BATCH_JOB_NODE_INDEX", 0, INT_MAX, &node, err);
     if (res == CRES_OK)
-        res = cres__env_int(&c->base, "AWS_BATCH_JOB_MAIN_NODE_INDEX", 1, 0, nodes - 1, &main_node,
-                            err);
+        res = cres__env_need(&c->base, "AWS_BATCH_JOB_MAIN_NODE_INDEX", 0, nodes - 1, &main_node,
+                             err);
     if (res == CRES_OK && node < nodes) {
         ip = cres_resolver_getenv(&c->base, ip_var);
         host = ip && *ip ? ip : o->main_host ? o->main_host : "localhost";
