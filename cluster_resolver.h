@@ -2497,13 +2497,13 @@ CRES__PRIVATE size_t cres__utf8_len(const unsigned char *p, size_t avail) {
     return n;
 }
 
-/* The code unit of the \uXXXX escape at c->pos, or -1 when it is not one. */
-CRES__PRIVATE long cres__escape_unit(const cres__scan *c, size_t at) {
+/* The code unit of the \uXXXX escape at s[at] (s of n bytes), or -1 when it is not one. */
+CRES__PRIVATE long cres__escape_unit(const char *s, size_t n, size_t at) {
     long v = 0;
     size_t i;
-    if (at + 6 > c->n || c->s[at] != '\\' || c->s[at + 1] != 'u') return -1;
+    if (at + 6 > n || s[at] != '\\' || s[at + 1] != 'u') return -1;
     for (i = 2; i < 6; i++) {
-        int h = cres__hex(c->s[at + i]);
+        int h = cres__hex(s[at + i]);
         if (h < 0) return -1;
         v = v * 16 + h;
     }
@@ -2513,7 +2513,7 @@ CRES__PRIVATE long cres__escape_unit(const cres__scan *c, size_t at) {
 /* A \uXXXX escape, or a surrogate pair of two. NUL and unpaired surrogates are refused:
    a C string cannot carry them faithfully. */
 CRES__PRIVATE int cres__scan_unicode_escape(cres__scan *c) {
-    long unit = cres__escape_unit(c, c->pos), low;
+    long unit = cres__escape_unit(c->s, c->n, c->pos), low;
     c->why = "bad \\u escape";
     if (unit < 0) return 0;
     if (unit == 0) {
@@ -2524,7 +2524,7 @@ CRES__PRIVATE int cres__scan_unicode_escape(cres__scan *c) {
     if (unit < 0xd800 || unit > 0xdfff) return 1;
     c->why = "unpaired UTF-16 surrogate in a \\u escape";
     if (unit > 0xdbff) return 0;
-    low = cres__escape_unit(c, c->pos);
+    low = cres__escape_unit(c->s, c->n, c->pos);
     if (low < 0xdc00 || low > 0xdfff) return 0;
     c->pos += 6;
     return 1;
@@ -2803,50 +2803,41 @@ CRES__PRIVATE int cres__json_is_null(const cres__json *d, int i) {
 /* Decodes a checked JSON string body into dst (the length never grows). Returns the length,
    or -1 for \u0000 or a lone surrogate, which a C string cannot carry faithfully. */
 CRES__PRIVATE long cres__json_unescape(const char *s, size_t n, char *dst) {
+    /* an escape's letter, then the character it stands for (see "Footprint" in >>impl) */
+    CRES__BYTE_ALIGNED static const char named[] = "b\bf\fn\nr\rt\t";
     size_t i = 0, o = 0;
     while (i < n) {
-        unsigned long cp;
+        const char *e;
+        long cp, lo;
+        int more;
         if (s[i] != '\\') {
             dst[o++] = s[i++];
             continue;
         }
-        switch (s[i + 1]) {
-        case 'b': dst[o++] = '\b'; i += 2; continue;
-        case 'f': dst[o++] = '\f'; i += 2; continue;
-        case 'n': dst[o++] = '\n'; i += 2; continue;
-        case 'r': dst[o++] = '\r'; i += 2; continue;
-        case 't': dst[o++] = '\t'; i += 2; continue;
-        case 'u': break;
-        default: dst[o++] = s[i + 1]; i += 2; continue;
+        if (s[i + 1] != 'u') { /* \" \\ \/ stand for themselves */
+            for (e = named; *e && *e != s[i + 1]; e += 2) {
+            }
+            dst[o++] = *e ? e[1] : s[i + 1];
+            i += 2;
+            continue;
         }
-        cp = (unsigned long)((cres__hex(s[i + 2]) << 12) | (cres__hex(s[i + 3]) << 8) |
-                             (cres__hex(s[i + 4]) << 4) | cres__hex(s[i + 5]));
+        cp = cres__escape_unit(s, n, i);
         i += 6;
-        if (cp == 0 || (cp >= 0xdc00 && cp <= 0xdfff)) return -1;
+        if (cp <= 0 || (cp >= 0xdc00 && cp <= 0xdfff)) return -1;
         if (cp >= 0xd800 && cp <= 0xdbff) {
-            unsigned long lo;
-            if (i + 6 > n || s[i] != '\\' || s[i + 1] != 'u') return -1;
-            lo = (unsigned long)((cres__hex(s[i + 2]) << 12) | (cres__hex(s[i + 3]) << 8) |
-                                 (cres__hex(s[i + 4]) << 4) | cres__hex(s[i + 5]));
+            lo = cres__escape_unit(s, n, i);
             if (lo < 0xdc00 || lo > 0xdfff) return -1;
             cp = 0x10000 + ((cp - 0xd800) << 10) + (lo - 0xdc00);
             i += 6;
         }
         if (cp < 0x80) {
             dst[o++] = (char)cp;
-        } else if (cp < 0x800) {
-            dst[o++] = (char)(0xc0 | (cp >> 6));
-            dst[o++] = (char)(0x80 | (cp & 0x3f));
-        } else if (cp < 0x10000) {
-            dst[o++] = (char)(0xe0 | (cp >> 12));
-            dst[o++] = (char)(0x80 | ((cp >> 6) & 0x3f));
-            dst[o++] = (char)(0x80 | (cp & 0x3f));
-        } else {
-            dst[o++] = (char)(0xf0 | (cp >> 18));
-            dst[o++] = (char)(0x80 | ((cp >> 12) & 0x3f));
-            dst[o++] = (char)(0x80 | ((cp >> 6) & 0x3f));
-            dst[o++] = (char)(0x80 | (cp & 0x3f));
+            continue;
         }
+        /* UTF-8: a lead byte saying how many 6-bit continuation bytes follow, then those */
+        more = cp < 0x800 ? 1 : cp < 0x10000 ? 2 : 3;
+        dst[o++] = (char)((0xff00 >> (more + 1)) | (cp >> (6 * more)));
+        while (more--) dst[o++] = (char)(0x80 | ((cp >> (6 * more)) & 0x3f));
     }
     return (long)o;
 }
