@@ -10614,7 +10614,7 @@ CRES_API cres_result cres_hostlist_expand(const char *hostlist, char *buf, size_
 
 CRES_API cres_result cres_tasks_per_node_expand(const char *text, int *counts, size_t cap,
                                                 size_t *out_count, cres_error *err) {
-    const char *p = text, *end;
+    const char *p = text, *end, *why = NULL;
     char q[CRES__QUOTE_SIZE];
     size_t n = 0;
     cres__clear(err);
@@ -10624,28 +10624,32 @@ CRES_API cres_result cres_tasks_per_node_expand(const char *text, int *counts, s
     if (!counts && cap)
         return cres__fail(err, CRES_ERR_INVALID_ARGUMENT, "counts is NULL but cap is %zu", cap);
     cres__quote_str(q, sizeof q, text);
-    while (*p) {
+    while (*p) { /* a problem breaks out, `why` saying what it is */
         long long count, times = 1;
         int width;
         while (*p == ' ' || *p == '\t') p++;
-        if (!cres__host_number(&p, end, &count, &width) || count > 1000000)
-            return cres__fail(err, CRES_ERR_INVALID_ARGUMENT,
-                              "tasks-per-node %s: expected a count of 0 to 1000000", q);
+        if (!cres__host_number(&p, end, &count, &width) || count > 1000000) {
+            why = "expected a count of 0 to 1000000";
+            break;
+        }
         if (strncmp(p, "(x", 2) == 0) {
             p += 2;
             if (!cres__host_number(&p, end, &times, &width) || *p != ')' || times < 1 ||
-                times > 1000000)
-                return cres__fail(err, CRES_ERR_INVALID_ARGUMENT,
-                                  "tasks-per-node %s: expected N(xM) with M from 1 to 1000000", q);
+                times > 1000000) {
+                why = "expected N(xM) with M from 1 to 1000000";
+                break;
+            }
             p++;
         }
         while (*p == ' ' || *p == '\t') p++;
-        if (*p && *p != ',')
-            return cres__fail(err, CRES_ERR_INVALID_ARGUMENT,
-                              "tasks-per-node %s: expected ',' between counts", q);
-        if (*p == ',' && !*++p)
-            return cres__fail(err, CRES_ERR_INVALID_ARGUMENT, "tasks-per-node %s: ends with ','",
-                              q);
+        if (*p && *p != ',') {
+            why = "expected ',' between counts";
+            break;
+        }
+        if (*p == ',' && !*++p) {
+            why = "ends with ','";
+            break;
+        }
         if ((unsigned long long)n + (unsigned long long)times >
             (unsigned long long)CRES_MAX_HOSTLIST_HOSTS)
             return cres__fail(err, CRES_ERR_LIMIT, "tasks-per-node %s: more than %d nodes", q,
@@ -10653,8 +10657,8 @@ CRES_API cres_result cres_tasks_per_node_expand(const char *text, int *counts, s
         for (; times > 0; times--, n++)
             if (n < cap) counts[n] = (int)count;
     }
-    if (n == 0)
-        return cres__fail(err, CRES_ERR_INVALID_ARGUMENT, "tasks-per-node %s: no counts", q);
+    if (!why && n == 0) why = "no counts";
+    if (why) return cres__fail(err, CRES_ERR_INVALID_ARGUMENT, "tasks-per-node %s: %s", q, why);
     if (out_count) *out_count = n;
     if (counts && n > cap)
         return cres__fail(err, CRES_ERR_BUFFER_TOO_SMALL,
