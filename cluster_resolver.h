@@ -2867,9 +2867,8 @@ CRES__PRIVATE int cres__json_eq(const cres__json *d, int i, const char *lit) {
     size_t n = (size_t)(t->end - t->start), k = strlen(lit);
     char tmp[64];
     long m;
-    if (t->type != JSMN_STRING) return 0;
-    if (!memchr(s, '\\', n)) return n == k && memcmp(s, lit, n) == 0;
-    if (n >= sizeof tmp) return 0; /* our keys are short */
+    /* decoding only shortens; our keys are short */
+    if (t->type != JSMN_STRING || n < k || n >= sizeof tmp) return 0;
     m = cres__json_unescape(s, n, tmp);
     return m == (long)k && memcmp(tmp, lit, k) == 0;
 }
@@ -3700,7 +3699,8 @@ CRES__PRIVATE int cres__put_host_port(cres__writer *w, const char *host, int por
     size_t n = strlen(host);
     const char *colon = strchr(host, ':');
     int v6 = colon != NULL;
-    if (!n || n > CRES_MAX_NAME_LENGTH || strpbrk(host, "[]") || cres__bad_text(host, 1)) return 0;
+    if (!n || n > CRES_MAX_NAME_LENGTH || host[strcspn(host, "[]")] || cres__bad_text(host, 1))
+        return 0;
     if (v6 && (strspn(host, "0123456789abcdefABCDEF:.") != n || !strchr(colon + 1, ':'))) return 0;
     if (v6) cres__puts(w, "[");
     cres__puts(w, host);
