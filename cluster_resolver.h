@@ -2767,7 +2767,7 @@ CRES__PRIVATE cres_result cres__json_parse_document(cres__json *d, const char *s
 }
 
 CRES__PRIVATE void cres__json_free(cres__json *d) {
-    if (d->t) cres__free(d->a, d->t);
+    cres__free(d->a, d->t);
     d->t = NULL;
 }
 
@@ -5014,9 +5014,10 @@ CRES__PRIVATE cres_result cres__tf_parse(cres__tfconfig *t, const char *text, cr
     if (res == CRES_OK && f->dense && (cluster < 0 || cres__json_is_null(&d, cluster)))
         res = cres__fail(err, CRES_ERR_ENVIRONMENT, "%s: \"cluster\" is missing", f->src);
     if (res == CRES_OK && f->dense) res = cres__tf_dense(&d, cluster, f->src, err);
-    snprintf(what, sizeof what, "%s: \"cluster\"", f->src);
-    if (res == CRES_OK && cluster >= 0 && !cres__json_is_null(&d, cluster))
+    if (res == CRES_OK && cluster >= 0 && !cres__json_is_null(&d, cluster)) {
+        snprintf(what, sizeof what, "%s: \"cluster\"", f->src);
         res = cres__spec_read_json(t->spec, &d, cluster, what, CRES_ERR_ENVIRONMENT, err);
+    }
     if (res == CRES_OK)
         res = cres__json_member(&d, 0, "task", &task, f->src, CRES_ERR_ENVIRONMENT, err);
     if (res == CRES_OK && task >= 0 && !cres__json_is_null(&d, task))
@@ -10835,8 +10836,9 @@ CRES__PRIVATE cres_result cres__layout_check(const cres__layout *l, const int *n
     if ((l->own_node < 0 || l->own_node == n) && (l->own_local < 0 || l->own_local == local[r]) &&
         (l->own_local_size < 0 || l->own_local_size == l->tasks[n]))
         return CRES_OK;
-    char said[256] = "";
+    char said[256];
     size_t k = 0;
+    said[0] = '\0';
     if (l->own_local >= 0)
         k += (size_t)snprintf(said + k, sizeof said - k, " task %d", l->own_local);
     if (l->own_local_size >= 0)
@@ -14742,6 +14744,7 @@ CRES__PRIVATE const char *cres__auto_detect(const cres_resolver *probe, char *se
                                             char *why, size_t why_cap) {
     cres__auto_picks s;
     const cres__auto_pick *steps = s.step;
+    const char *sep = "; passed over ";
     size_t i, len;
     cres__auto_steps(probe, selector, cap, &s);
     if (!s.n) {
@@ -14749,11 +14752,12 @@ CRES__PRIVATE const char *cres__auto_detect(const cres_resolver *probe, char *se
         return "local";
     }
     len = (size_t)snprintf(why, why_cap, "%s", steps[0].why);
-    for (i = 1; i < s.n && len < why_cap; i++)
-        if (!cres__auto_seen(steps, i, steps[i].backend))
-            len += (size_t)snprintf(why + len, why_cap - len, "%s%s (%s)",
-                                    len && strstr(why, "; passed over ") ? ", " : "; passed over ",
-                                    steps[i].backend, steps[i].why);
+    for (i = 1; i < s.n && len < why_cap; i++) {
+        if (cres__auto_seen(steps, i, steps[i].backend)) continue;
+        len += (size_t)snprintf(why + len, why_cap - len, "%s%s (%s)", sep, steps[i].backend,
+                                steps[i].why);
+        sep = ", ";
+    }
     return steps[0].backend;
 }
 
