@@ -11339,23 +11339,26 @@ CRES__PRIVATE cres_result cres__slurm_deal(const cres_resolver *r, cres__layout 
                       r->vtable->name, cres__quote_str(q, sizeof q, d));
 }
 
-/* The GPU binding type of a --gpu-bind value ("verbose,closest" is closest), or of the
-   gres/gpu part of a --tres-bind one ("gres/gpu:per_task:2+gres/nic:closest"); "" = none
-   given. */
-CRES__PRIVATE size_t cres__slurm_bind_type(const char *v, int tres, const char **type) {
-    const char *gpu = v ? strstr(v, "gres/gpu:") : NULL;
+/* Whether a --gpu-bind value gives a GPU binding type ("verbose,closest" does, "verbose"
+   alone does not), or with `tres` the gres/gpu part of a --tres-bind one
+   ("gres/gpu:per_task:2+gres/nic:closest"). */
+CRES__PRIVATE int cres__slurm_binds(const char *v, int tres) {
+    const char *gpu = v && tres ? strstr(v, "gres/gpu:") : NULL;
     size_t n;
-    *type = "";
-    if (!v || (tres && !gpu)) return 0;
-    if (tres) v = gpu + 9;
+    if (tres) v = gpu ? gpu + 9 : NULL;
+    if (!v) return 0;
     n = strcspn(v, "+");
     if (n >= 7 && strncmp(v, "verbose", 7) == 0) {
-        v += 7;
         n -= 7;
-        if (n && *v == ',') v++, n--;
+        if (n && v[7] == ',') n--;
     }
-    *type = v;
-    return n;
+    return n > 0;
+}
+
+/* The task's lists are its own, as variable `var` (value v) says. */
+CRES__PRIVATE void cres__gpus_bound_by(cres__gpu_word *said, const char *var, const char *v) {
+    char q[CRES__QUOTE_SIZE];
+    snprintf(said->bound, sizeof said->bound, "%s=%s", var, cres__quote_str(q, sizeof q, v));
 }
 
 /* Slurm's word on the GPU lists a task sees. slurmstepd (src/plugins/gres/common/
@@ -11375,30 +11378,22 @@ CRES__PRIVATE cres_result cres__slurm_gpus(const cres_resolver *r, cres__gpu_wor
     CRES__BYTE_ALIGNED static const char implicit[] = "SLURM_GPUS_PER_TASK\0SLURM_NTASKS_PER_GPU\0"
                                                       "SLURM_NTASKS_PER_TRES\0";
     const char *bind_var = "SLURM_TRES_BIND", *bind = cres_resolver_getenv(r, bind_var);
-    const char *type, *per_task = cres_resolver_getenv(r, "SLURM_TRES_PER_TASK"), *hint;
-    size_t n = cres__slurm_bind_type(bind, 1, &type);
-    char q[CRES__QUOTE_SIZE];
+    const char *per_task = cres_resolver_getenv(r, "SLURM_TRES_PER_TASK"), *hint;
+    int binds = cres__slurm_binds(bind, 1);
     cres_result res = cres__env_int(r, "SLURM_GPUS_ON_NODE", 0, 4096, &said->on_node, err);
     if (res != CRES_OK) return res;
     said->on_node_var = "SLURM_GPUS_ON_NODE";
     if (said->on_node < 0)
         said->unsaid = "SLURM_GPUS_ON_NODE (the step's GPUs on the node) is not set, so "
                        "nothing says";
-    if (!n)
-        n = cres__slurm_bind_type(bind = cres_resolver_getenv(r, bind_var = "SLURM_GPU_BIND"), 0,
-                                  &type);
-    if (n) { /* none too: every task sees the step's GPUs, as the user asked, not a share */
-        snprintf(said->bound, sizeof said->bound, "%s=%s", bind_var,
-                 cres__quote_str(q, sizeof q, bind));
-        return CRES_OK;
-    }
-    if ((hint = cres__env_any(r, implicit)) != NULL) {
-        const char *v = cres_resolver_getenv(r, hint);
-        snprintf(said->bound, sizeof said->bound, "%s=%s", hint, cres__quote_str(q, sizeof q, v));
-    } else if (per_task && strstr(per_task, "gres/gpu")) {
-        snprintf(said->bound, sizeof said->bound, "SLURM_TRES_PER_TASK=%s",
-                 cres__quote_str(q, sizeof q, per_task));
-    }
+    if (!binds)
+        binds = cres__slurm_binds(bind = cres_resolver_getenv(r, bind_var = "SLURM_GPU_BIND"), 0);
+    if (binds) /* none too: every task sees the step's GPUs, as the user asked, not a share */
+        cres__gpus_bound_by(said, bind_var, bind);
+    else if ((hint = cres__env_any(r, implicit)) != NULL)
+        cres__gpus_bound_by(said, hint, cres_resolver_getenv(r, hint));
+    else if (per_task && strstr(per_task, "gres/gpu"))
+        cres__gpus_bound_by(said, "SLURM_TRES_PER_TASK", per_task);
     return CRES_OK;
 }
 
