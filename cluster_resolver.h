@@ -1936,6 +1936,7 @@ JSMN_PARENT_LINKS and JSMN_STRICT before including it"
 
 #if defined(__GNUC__) || defined(__clang__)
 #  define CRES__PRIVATE static __attribute__((unused))
+#  define CRES__BYTE_ALIGNED __attribute__((aligned(1))) /* see "Footprint" below */
 #  if defined(__MINGW32__) && defined(__MINGW_PRINTF_FORMAT) /* what mingw's vsnprintf implements */
 #    define CRES__PRINTF(f, a) __attribute__((format(__MINGW_PRINTF_FORMAT, f, a)))
 #  else
@@ -1943,6 +1944,7 @@ JSMN_PARENT_LINKS and JSMN_STRICT before including it"
 #  endif
 #else
 #  define CRES__PRIVATE static
+#  define CRES__BYTE_ALIGNED
 #  define CRES__PRINTF(f, a)
 #endif
 
@@ -1982,6 +1984,10 @@ JSMN_PARENT_LINKS and JSMN_STRICT before including it"
      position-independent program. So lists of names are one literal, "A\0B\0", ending at
      an empty name (cres__next_name steps through it); other tables hold arrays, and
      cres_result_string is a switch.
+   A literal holding "\0" cannot be merged with others: gcc puts it in the .rodata that every
+   program using one such literal keeps whole. So name lists are named arrays, each in a
+   section of its own, CRES__BYTE_ALIGNED: gcc would align an array of 8 bytes or more to 8,
+   and one of 32 or more to 32, padding the program (text needs no alignment).
    bench/footprint/run.py measures such programs; `make footprint-test` checks two against
    tests/footprint_limits.txt. */
 
@@ -2101,10 +2107,13 @@ CRES__PRIVATE void cres__clear(cres_error *err) {
     err->message[0] = '\0';
 }
 
-/* Every failure inside the library is set the way a custom backend sets its own. */
+/* Every failure inside the library is set the way a custom backend sets its own; its code
+   is then the caller's value, not a returned call: gcc -Os makes `return f(...)` a jump
+   after a copy of the caller's epilogue and its unwind notes, at every failure (1 KiB of a
+   small program; see "Footprint" in >>impl). */
 CRES_API cres_result cres_error_set(cres_error *err, cres_result result, const char *format, ...)
     CRES__PRINTF(3, 4);
-#define cres__fail cres_error_set
+#define cres__fail(err, result, ...) (cres_error_set(err, result, __VA_ARGS__), (result))
 
 CRES_API cres_result cres_error_set(cres_error *err, cres_result result, const char *format, ...) {
     va_list ap;
@@ -2116,9 +2125,11 @@ CRES_API cres_result cres_error_set(cres_error *err, cres_result result, const c
     return result;
 }
 
-CRES__PRIVATE cres_result cres__oom(cres_error *err, const char *what) {
-    return cres__fail(err, CRES_ERR_OUT_OF_MEMORY, "%s: out of memory", what);
+/* An allocation failed: set, and its code the caller's value, as cres__fail does. */
+CRES__PRIVATE void cres__set_oom(cres_error *err, const char *what) {
+    cres_error_set(err, CRES_ERR_OUT_OF_MEMORY, "%s: out of memory", what);
 }
+#define cres__oom(err, what) (cres__set_oom(err, what), CRES_ERR_OUT_OF_MEMORY)
 
 /* Puts `prefix` before the message of a failure from a lower layer, and turns its code into
    `code` unless it is one that must stay (out of memory, limits). */
@@ -2170,6 +2181,11 @@ CRES__PRIVATE const char *cres__quote(char *dst, size_t cap, const char *s, size
 }
 #define CRES__QUOTE_SIZE 80
 #define CRES__PATH_QUOTE_SIZE 160
+
+/* cres__quote of a whole string. */
+CRES__PRIVATE const char *cres__quote_str(char *dst, size_t cap, const char *s) {
+    return cres__quote(dst, cap, s, strlen(s));
+}
 
 /* ////////////////////////////////////////////////////////////////////////////////////////
    Text output into the caller's buffer                                            >>writer */
@@ -2269,7 +2285,8 @@ CRES__PRIVATE char *cres__render(const cres_allocator *a, cres__render_fn fn, co
 
 /* Texts of several parts, as arrays: a shared literal would sit in one part's string section,
    which every program using it keeps whole (see "Footprint" in >>impl). */
-CRES__PRIVATE const char cres__decimal_digits[] = "0123456789", cres__hostname_var[] = "HOSTNAME";
+CRES__BYTE_ALIGNED CRES__PRIVATE const char cres__decimal_digits[] = "0123456789",
+                                            cres__hostname_var[] = "HOSTNAME";
 
 /* The name after p in a name list, "A\0B\0", which ends at an empty name (see "Footprint"
    in >>impl). */
@@ -2331,7 +2348,7 @@ CRES__PRIVATE cres_result cres__check_address(const char *job, int index, const 
                                              cres_error *err) {
     char qj[CRES__QUOTE_SIZE], qa[CRES__QUOTE_SIZE];
     size_t n;
-    cres__quote(qj, sizeof qj, job, strlen(job));
+    cres__quote_str(qj, sizeof qj, job);
     if (!address)
         return cres__fail(err, CRES_ERR_INVALID_ARGUMENT, "job %s task %d: address is NULL", qj,
                           index);
@@ -2433,7 +2450,7 @@ CRES__PRIVATE cres_result cres__read_file(const cres_resolver *r, const char *pa
     size_t limit = max;
     int failed;
     *out = NULL;
-    cres__quote(q, sizeof q, path, strlen(path)); /* for messages */
+    cres__quote_str(q, sizeof q, path); /* for messages */
     f = fopen(path, "rb");
     if (!f) return cres__fail(err, CRES_ERR_ENVIRONMENT, "%s: cannot open %s", r->vtable->name, q);
     if (fseek(f, 0, SEEK_END) == 0 && (size = ftell(f)) >= 0 && fseek(f, 0, SEEK_SET) != 0)
@@ -2535,13 +2552,13 @@ CRES__PRIVATE size_t cres__utf8_len(const unsigned char *p, size_t avail) {
     return n;
 }
 
-/* The code unit of the \uXXXX escape at c->pos, or -1 when it is not one. */
-CRES__PRIVATE long cres__escape_unit(const cres__scan *c, size_t at) {
+/* The code unit of the \uXXXX escape at s[at] (s of n bytes), or -1 when it is not one. */
+CRES__PRIVATE long cres__escape_unit(const char *s, size_t n, size_t at) {
     long v = 0;
     size_t i;
-    if (at + 6 > c->n || c->s[at] != '\\' || c->s[at + 1] != 'u') return -1;
+    if (at + 6 > n || s[at] != '\\' || s[at + 1] != 'u') return -1;
     for (i = 2; i < 6; i++) {
-        int h = cres__hex(c->s[at + i]);
+        int h = cres__hex(s[at + i]);
         if (h < 0) return -1;
         v = v * 16 + h;
     }
@@ -2551,7 +2568,7 @@ CRES__PRIVATE long cres__escape_unit(const cres__scan *c, size_t at) {
 /* A \uXXXX escape, or a surrogate pair of two. NUL and unpaired surrogates are refused:
    a C string cannot carry them faithfully. */
 CRES__PRIVATE int cres__scan_unicode_escape(cres__scan *c) {
-    long unit = cres__escape_unit(c, c->pos), low;
+    long unit = cres__escape_unit(c->s, c->n, c->pos), low;
     c->why = "bad \\u escape";
     if (unit < 0) return 0;
     if (unit == 0) {
@@ -2562,7 +2579,7 @@ CRES__PRIVATE int cres__scan_unicode_escape(cres__scan *c) {
     if (unit < 0xd800 || unit > 0xdfff) return 1;
     c->why = "unpaired UTF-16 surrogate in a \\u escape";
     if (unit > 0xdbff) return 0;
-    low = cres__escape_unit(c, c->pos);
+    low = cres__escape_unit(c->s, c->n, c->pos);
     if (low < 0xdc00 || low > 0xdfff) return 0;
     c->pos += 6;
     return 1;
@@ -2631,7 +2648,8 @@ CRES__PRIVATE int cres__scan_number(cres__scan *c) {
 }
 
 CRES__PRIVATE int cres__scan_literal(cres__scan *c) {
-    static const char words[][6] = {"true", "false", "null"}; /* see "Footprint" in >>impl */
+    /* see "Footprint" in >>impl */
+    CRES__BYTE_ALIGNED static const char words[][6] = {"true", "false", "null"};
     size_t i;
     for (i = 0; i < 3; i++) {
         size_t k = strlen(words[i]);
@@ -2804,7 +2822,7 @@ CRES__PRIVATE cres_result cres__json_parse_document(cres__json *d, const char *s
 }
 
 CRES__PRIVATE void cres__json_free(cres__json *d) {
-    if (d->t) cres__free(d->a, d->t);
+    cres__free(d->a, d->t);
     d->t = NULL;
 }
 
@@ -2840,50 +2858,41 @@ CRES__PRIVATE int cres__json_is_null(const cres__json *d, int i) {
 /* Decodes a checked JSON string body into dst (the length never grows). Returns the length,
    or -1 for \u0000 or a lone surrogate, which a C string cannot carry faithfully. */
 CRES__PRIVATE long cres__json_unescape(const char *s, size_t n, char *dst) {
+    /* an escape's letter, then the character it stands for (see "Footprint" in >>impl) */
+    CRES__BYTE_ALIGNED static const char named[] = "b\bf\fn\nr\rt\t";
     size_t i = 0, o = 0;
     while (i < n) {
-        unsigned long cp;
+        const char *e;
+        long cp, lo;
+        int more;
         if (s[i] != '\\') {
             dst[o++] = s[i++];
             continue;
         }
-        switch (s[i + 1]) {
-        case 'b': dst[o++] = '\b'; i += 2; continue;
-        case 'f': dst[o++] = '\f'; i += 2; continue;
-        case 'n': dst[o++] = '\n'; i += 2; continue;
-        case 'r': dst[o++] = '\r'; i += 2; continue;
-        case 't': dst[o++] = '\t'; i += 2; continue;
-        case 'u': break;
-        default: dst[o++] = s[i + 1]; i += 2; continue;
+        if (s[i + 1] != 'u') { /* \" \\ \/ stand for themselves */
+            for (e = named; *e && *e != s[i + 1]; e += 2) {
+            }
+            dst[o++] = *e ? e[1] : s[i + 1];
+            i += 2;
+            continue;
         }
-        cp = (unsigned long)((cres__hex(s[i + 2]) << 12) | (cres__hex(s[i + 3]) << 8) |
-                             (cres__hex(s[i + 4]) << 4) | cres__hex(s[i + 5]));
+        cp = cres__escape_unit(s, n, i);
         i += 6;
-        if (cp == 0 || (cp >= 0xdc00 && cp <= 0xdfff)) return -1;
+        if (cp <= 0 || (cp >= 0xdc00 && cp <= 0xdfff)) return -1;
         if (cp >= 0xd800 && cp <= 0xdbff) {
-            unsigned long lo;
-            if (i + 6 > n || s[i] != '\\' || s[i + 1] != 'u') return -1;
-            lo = (unsigned long)((cres__hex(s[i + 2]) << 12) | (cres__hex(s[i + 3]) << 8) |
-                                 (cres__hex(s[i + 4]) << 4) | cres__hex(s[i + 5]));
+            lo = cres__escape_unit(s, n, i);
             if (lo < 0xdc00 || lo > 0xdfff) return -1;
             cp = 0x10000 + ((cp - 0xd800) << 10) + (lo - 0xdc00);
             i += 6;
         }
         if (cp < 0x80) {
             dst[o++] = (char)cp;
-        } else if (cp < 0x800) {
-            dst[o++] = (char)(0xc0 | (cp >> 6));
-            dst[o++] = (char)(0x80 | (cp & 0x3f));
-        } else if (cp < 0x10000) {
-            dst[o++] = (char)(0xe0 | (cp >> 12));
-            dst[o++] = (char)(0x80 | ((cp >> 6) & 0x3f));
-            dst[o++] = (char)(0x80 | (cp & 0x3f));
-        } else {
-            dst[o++] = (char)(0xf0 | (cp >> 18));
-            dst[o++] = (char)(0x80 | ((cp >> 12) & 0x3f));
-            dst[o++] = (char)(0x80 | ((cp >> 6) & 0x3f));
-            dst[o++] = (char)(0x80 | (cp & 0x3f));
+            continue;
         }
+        /* UTF-8: a lead byte saying how many 6-bit continuation bytes follow, then those */
+        more = cp < 0x800 ? 1 : cp < 0x10000 ? 2 : 3;
+        dst[o++] = (char)((0xff00 >> (more + 1)) | (cp >> (6 * more)));
+        while (more--) dst[o++] = (char)(0x80 | ((cp >> (6 * more)) & 0x3f));
     }
     return (long)o;
 }
@@ -2913,9 +2922,8 @@ CRES__PRIVATE int cres__json_eq(const cres__json *d, int i, const char *lit) {
     size_t n = (size_t)(t->end - t->start), k = strlen(lit);
     char tmp[64];
     long m;
-    if (t->type != JSMN_STRING) return 0;
-    if (!memchr(s, '\\', n)) return n == k && memcmp(s, lit, n) == 0;
-    if (n >= sizeof tmp) return 0; /* our keys are short */
+    /* decoding only shortens; our keys are short */
+    if (t->type != JSMN_STRING || n < k || n >= sizeof tmp) return 0;
     m = cres__json_unescape(s, n, tmp);
     return m == (long)k && memcmp(tmp, lit, k) == 0;
 }
@@ -3162,7 +3170,7 @@ CRES__PRIVATE cres_result cres__job_add(cres_cluster_spec *s, cres__job *j, int 
     if (found) {
         char q[CRES__QUOTE_SIZE];
         return cres__fail(err, CRES_ERR_CONFLICT, "job %s has task %d twice",
-                          cres__quote(q, sizeof q, j->pub.name, strlen(j->pub.name)), index);
+                          cres__quote_str(q, sizeof q, j->pub.name), index);
     }
     tasks = cres__tasks(j);
     if (!cres__grow(&s->alloc, (void **)&tasks, &j->cap, sizeof *tasks, j->pub.tasks_count + 1))
@@ -3188,7 +3196,7 @@ CRES_API cres_result cres_spec_add_task(cres_cluster_spec *s, const char *job, i
     if (index < 0) {
         char q[CRES__QUOTE_SIZE];
         return cres__fail(err, CRES_ERR_INVALID_ARGUMENT, "job %s: task index %d is negative",
-                          cres__quote(q, sizeof q, job, strlen(job)), index);
+                          cres__quote_str(q, sizeof q, job), index);
     }
     if ((r = cres__check_address(job, index, address, err)) != CRES_OK) return r;
     if ((r = cres__spec_job_created(s, job, &j, &created, err)) != CRES_OK) return r;
@@ -3217,7 +3225,7 @@ CRES_API cres_result cres_spec_add_job(cres_cluster_spec *s, const char *job,
     if (have && count && have->tasks_count && have->tasks[0].index < (int)count) {
         char q[CRES__QUOTE_SIZE];
         return cres__fail(err, CRES_ERR_CONFLICT, "job %s has task %d twice",
-                          cres__quote(q, sizeof q, job, strlen(job)), have->tasks[0].index);
+                          cres__quote_str(q, sizeof q, job), have->tasks[0].index);
     }
     if ((r = cres__spec_job_created(s, job, &j, &created, err)) != CRES_OK) return r;
     for (i = 0; i < count && r == CRES_OK; i++) r = cres__job_add(s, j, (int)i, addresses[i], err);
@@ -3407,7 +3415,7 @@ CRES__PRIVATE cres_result cres__spec_read_json(cres_cluster_spec *spec, const cr
         if (ok < 0)
             return cres__fail(err, bad,
                               "%s: a job name contains a NUL character or a lone surrogate", what);
-        cres__quote(q, sizeof q, name, strlen(name));
+        cres__quote_str(q, sizeof q, name);
         snprintf(prefix, sizeof prefix, "%s: ", what);
         r = cres__check_job_name(name, err);
         if (r == CRES_OK && cres_spec_job(spec, name))
@@ -3672,9 +3680,8 @@ CRES_API cres_result cres_resolve(cres_resolver *r, cres_cluster_spec **out, cre
         return cres__fail(err, CRES_ERR_NOT_FOUND,
                           "%s: the task given, %s %d, is not in the cluster (that job has %zu "
                           "tasks)",
-                          r->vtable->name,
-                          cres__quote(q, sizeof q, r->task_type, strlen(r->task_type)),
-                          r->task_id, n);
+                          r->vtable->name, cres__quote_str(q, sizeof q, r->task_type), r->task_id,
+                          n);
     }
     return res;
 }
@@ -3714,14 +3721,14 @@ CRES__PRIVATE cres_result cres__launch_from_spec(cres_resolver *r, cres_launch_i
     cres_spec_free(spec);
     if (res == CRES_ERR_NOT_FOUND) {
         char q[CRES__QUOTE_SIZE];
-        cres__fail(err, res,
-                   "%s: this process's task %s %d, from %s, is not in the cluster, so "
-                   "it has no rank%s",
-                   r->vtable->name, cres__quote(q, sizeof q, r->task_type, strlen(r->task_type)),
-                   r->task_id, cres__task_source(r),
-                   strcmp(r->task_type, "evaluator") == 0
-                       ? " (TensorFlow runs its evaluator outside the cluster)"
-                       : "");
+        cres_error_set(err, res,
+                       "%s: this process's task %s %d, from %s, is not in the cluster, so "
+                       "it has no rank%s",
+                       r->vtable->name, cres__quote_str(q, sizeof q, r->task_type), r->task_id,
+                       cres__task_source(r),
+                       strcmp(r->task_type, "evaluator") == 0
+                           ? " (TensorFlow runs its evaluator outside the cluster)"
+                           : "");
     }
     return res;
 }
@@ -3747,7 +3754,8 @@ CRES__PRIVATE int cres__put_host_port(cres__writer *w, const char *host, int por
     size_t n = strlen(host);
     const char *colon = strchr(host, ':');
     int v6 = colon != NULL;
-    if (!n || n > CRES_MAX_NAME_LENGTH || strpbrk(host, "[]") || cres__bad_text(host, 1)) return 0;
+    if (!n || n > CRES_MAX_NAME_LENGTH || host[strcspn(host, "[]")] || cres__bad_text(host, 1))
+        return 0;
     if (v6 && (strspn(host, "0123456789abcdefABCDEF:.") != n || !strchr(colon + 1, ':'))) return 0;
     if (v6) cres__puts(w, "[");
     cres__puts(w, host);
@@ -3756,29 +3764,35 @@ CRES__PRIVATE int cres__put_host_port(cres__writer *w, const char *host, int por
     return 1;
 }
 
-/* An environment variable that must hold an integer in [lo, hi]. */
-CRES__PRIVATE cres_result cres__env_int(const cres_resolver *r, const char *name, int required,
-                                        long long lo, long long hi, int *out, cres_error *err) {
+/* An environment variable that, when set, must hold an integer in [lo, hi] (unset: *out is
+   left as it is). Six arguments: a seventh would go on the stack at every call. */
+CRES__PRIVATE cres_result cres__env_int(const cres_resolver *r, const char *name, long long lo,
+                                        long long hi, int *out, cres_error *err) {
     const char *v = cres_resolver_getenv(r, name);
     long long n;
     char q[CRES__QUOTE_SIZE];
-    if (!v) {
-        if (!required) return CRES_OK;
-        return cres__fail(err, CRES_ERR_ENVIRONMENT, "%s: %s is not set", r->vtable->name, name);
-    }
+    if (!v) return CRES_OK;
     if (cres__parse_decimal(v, strlen(v), &n) != 1 || n < lo || n > hi)
         return cres__fail(err, CRES_ERR_ENVIRONMENT,
                           "%s: %s=%s is not an integer from %lld to %lld", r->vtable->name, name,
-                          cres__quote(q, sizeof q, v, strlen(v)), lo, hi);
+                          cres__quote_str(q, sizeof q, v), lo, hi);
     *out = (int)n;
     return CRES_OK;
+}
+
+/* cres__env_int of a variable that must be set. */
+CRES__PRIVATE cres_result cres__env_need(const cres_resolver *r, const char *name, long long lo,
+                                         long long hi, int *out, cres_error *err) {
+    if (!cres_resolver_getenv(r, name))
+        return cres__fail(err, CRES_ERR_ENVIRONMENT, "%s: %s is not set", r->vtable->name, name);
+    return cres__env_int(r, name, lo, hi, out, err);
 }
 
 /* A second source of a count: when `name` is set it must be `want`, which `source` gives. */
 CRES__PRIVATE cres_result cres__env_agrees(const cres_resolver *r, const char *name, int want,
                                            const char *source, cres_error *err) {
     int n = want;
-    cres_result res = cres__env_int(r, name, 0, 0, INT_MAX, &n, err);
+    cres_result res = cres__env_int(r, name, 0, INT_MAX, &n, err);
     if (res != CRES_OK || n == want) return res;
     return cres__fail(err, CRES_ERR_ENVIRONMENT, "%s: %s=%d but %s gives %d", r->vtable->name,
                       name, n, source, want);
@@ -3826,7 +3840,7 @@ CRES__PRIVATE cres_result cres__env_require(const cres_resolver *r, const char *
         }
         if (n < sizeof set)
             n += (size_t)snprintf(set + n, sizeof set - n, "%s%s=%s", count ? " and " : "",
-                                  names[i], cres__quote(q, sizeof q, v, strlen(v)));
+                                  names[i], cres__quote_str(q, sizeof q, v));
         count++;
     }
     if (!missing) return CRES_OK;
@@ -3858,7 +3872,7 @@ CRES__PRIVATE cres_result cres__master_in_spec(cres_resolver *r, const cres_clus
                                     r->vtable->name);
     if ((address = cres_spec_task_address(spec, type, id)) != NULL)
         return cres__write_master(address, rpc, buf, cap, out_len, err);
-    cres__quote(q, sizeof q, type, strlen(type));
+    cres__quote_str(q, sizeof q, type);
     return cres_spec_job(spec, type)
                ? cres__fail(err, CRES_ERR_NOT_FOUND, "%s: job %s has no task %d", r->vtable->name,
                             q, id)
@@ -4221,7 +4235,7 @@ CRES__PRIVATE cres_result cres__http_request(cres__http *h, const char *method, 
 
 /* Appends s to w with every byte outside RFC 3986's unreserved set percent-encoded. */
 CRES__PRIVATE void cres__put_url_encoded(cres__writer *w, const char *s) {
-    static const char hex[] = "0123456789ABCDEF";
+    CRES__BYTE_ALIGNED static const char hex[] = "0123456789ABCDEF";
     for (; *s; s++) {
         unsigned char c = (unsigned char)*s;
         if ((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
@@ -4260,7 +4274,8 @@ CRES__PRIVATE void cres__error_message(const cres_resolver *r, const cres_http_r
 
 #include <time.h> /* time(): credentials expire by the wall clock */
 
-static const char cres__b64[] = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
+CRES__BYTE_ALIGNED static const char cres__b64[] =
+    "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
 
 /* Decodes standard base64 (padding required, CR and LF skipped, as Go's StdEncoding) into a
    new NUL-terminated string. 1 = ok, 0 = out of memory, -1 = not base64 or holds a NUL. */
@@ -4374,9 +4389,10 @@ CRES__PRIVATE int cres__parse_rfc3339(const char *s, long long *out) {
 /* Names and values several backends send, as arrays rather than literals: gcc would put a
    shared literal in one backend's string section, which every program using it then keeps
    whole (see "Footprint" in >>impl). */
-static const char cres__accept[] = "Accept", cres__authorization[] = "Authorization",
-                  cres__content_type[] = "Content-Type",
-                  cres__json_media[] = "application/json", cres__post[] = "POST";
+CRES__BYTE_ALIGNED static const char cres__accept[] = "Accept",
+                                     cres__authorization[] = "Authorization",
+                                     cres__content_type[] = "Content-Type",
+                                     cres__json_media[] = "application/json", cres__post[] = "POST";
 
 /* "Bearer <token>" in a new string, or NULL when out of memory. */
 CRES__PRIVATE char *cres__bearer_value(const cres_allocator *a, const char *token) {
@@ -4439,7 +4455,7 @@ static size_t cres__curl_write(char *ptr, size_t size, size_t nmemb, void *user)
 static size_t cres__curl_header(char *line, size_t size, size_t nmemb, void *user) {
     cres__curl_sink *s = (cres__curl_sink *)user;
     size_t n = size * nmemb;
-    static const char name[] = "retry-after:";
+    CRES__BYTE_ALIGNED static const char name[] = "retry-after:";
     size_t k = sizeof name - 1, i;
     long long secs;
     if (n > k) {
@@ -4749,7 +4765,7 @@ CRES__PRIVATE void cres__simple_destroy(cres_resolver *r) {
 #endif
 
 #ifndef CLUSTER_RESOLVER_NO_SIMPLE
-static const char cres__simple_vtable_name[] = "simple";
+CRES__BYTE_ALIGNED static const char cres__simple_vtable_name[] = "simple";
 static const cres_resolver_vtable cres__simple_vtable = {
     cres__simple_vtable_name, cres__simple_resolve, cres__simple_master, cres__simple_accelerators,
     cres__simple_destroy, NULL, NULL};
@@ -4855,7 +4871,7 @@ CRES__PRIVATE void cres__union_destroy(cres_resolver *r) {
     cres__free(&r->config.allocator, u->children);
 }
 
-static const char cres__union_vtable_name[] = "union";
+CRES__BYTE_ALIGNED static const char cres__union_vtable_name[] = "union";
 static const cres_resolver_vtable cres__union_vtable = {
     cres__union_vtable_name, cres__union_resolve, cres__union_master, cres__union_accelerators,
     cres__union_destroy, cres__union_devices, NULL};
@@ -4919,7 +4935,7 @@ CRES__PRIVATE cres_result cres__tfconfig_master(cres_resolver *r, const char *ta
     return cres__master_of_task(r, task_type, task_id, rpc_layer, NULL, buf, cap, out_len, err);
 }
 
-static const char cres__tfconfig_vtable_name[] = "tfconfig";
+CRES__BYTE_ALIGNED static const char cres__tfconfig_vtable_name[] = "tfconfig";
 static const cres_resolver_vtable cres__tfconfig_vtable = {
     cres__tfconfig_vtable_name, cres__simple_resolve, cres__tfconfig_master, NULL,
     cres__simple_destroy, NULL, NULL};
@@ -5006,7 +5022,7 @@ CRES__PRIVATE cres_result cres__tf_check_task(const cres_cluster_spec *spec,
     char q[CRES__QUOTE_SIZE];
     if (!f->task_type || spec->count == 0 || (!f->dense && strcmp(f->task_type, "evaluator") == 0))
         return CRES_OK; /* TF runs its evaluator outside the cluster; Vertex lists it */
-    cres__quote(q, sizeof q, f->task_type, strlen(f->task_type));
+    cres__quote_str(q, sizeof q, f->task_type);
     job = cres_spec_job(spec, f->task_type);
     if (!job) {
         char jobs[2 + 96] = ""; /* ", a, b": the message skips the first ", " */
@@ -5063,9 +5079,10 @@ CRES__PRIVATE cres_result cres__tf_parse(cres__tfconfig *t, const char *text, cr
     if (res == CRES_OK && f->dense && (cluster < 0 || cres__json_is_null(&d, cluster)))
         res = cres__fail(err, CRES_ERR_ENVIRONMENT, "%s: \"cluster\" is missing", f->src);
     if (res == CRES_OK && f->dense) res = cres__tf_dense(&d, cluster, f->src, err);
-    snprintf(what, sizeof what, "%s: \"cluster\"", f->src);
-    if (res == CRES_OK && cluster >= 0 && !cres__json_is_null(&d, cluster))
+    if (res == CRES_OK && cluster >= 0 && !cres__json_is_null(&d, cluster)) {
+        snprintf(what, sizeof what, "%s: \"cluster\"", f->src);
         res = cres__spec_read_json(t->spec, &d, cluster, what, CRES_ERR_ENVIRONMENT, err);
+    }
     if (res == CRES_OK)
         res = cres__json_member(&d, 0, "task", &task, f->src, CRES_ERR_ENVIRONMENT, err);
     if (res == CRES_OK && task >= 0 && !cres__json_is_null(&d, task))
@@ -5160,7 +5177,7 @@ CRES__PRIVATE void cres__local_destroy(cres_resolver *r) {
     cres__free(&r->config.allocator, l->address);
 }
 
-static const char cres__local_vtable_name[] = "local";
+CRES__BYTE_ALIGNED static const char cres__local_vtable_name[] = "local";
 static const cres_resolver_vtable cres__local_vtable = {
     cres__local_vtable_name, cres__local_resolve, NULL, NULL, cres__local_destroy, NULL, NULL};
 
@@ -5301,8 +5318,8 @@ typedef struct cres__k8s {
 
 /* Arrays, not the literals TF_CONFIG's reader and the Google credentials share (see
    "Footprint" in >>impl). */
-static const char cres__kcluster[] = "cluster", cres__khome_var[] = "HOME",
-                  cres__kblanks[] = " \t\r\n";
+CRES__BYTE_ALIGNED static const char cres__kcluster[] = "cluster", cres__khome_var[] = "HOME",
+                                     cres__kblanks[] = " \t\r\n";
 #define CRES__EXEC_V1BETA1 "client.authentication.k8s.io/v1beta1"
 
 /* ---- YAML as JSON text ------------------------------------------------------------------ */
@@ -5621,9 +5638,8 @@ CRES__PRIVATE void cres__kube_free(cres__k8s *k) {
 
 CRES__PRIVATE const char *cres__kwhere(const cres__kstanza *st, char *buf, size_t cap) {
     char q1[CRES__PATH_QUOTE_SIZE], q2[CRES__QUOTE_SIZE];
-    snprintf(buf, cap, "kubeconfig %s: %s %s",
-             cres__quote(q1, sizeof q1, st->f->path, strlen(st->f->path)), st->kind,
-             cres__quote(q2, sizeof q2, st->name, strlen(st->name)));
+    snprintf(buf, cap, "kubeconfig %s: %s %s", cres__quote_str(q1, sizeof q1, st->f->path),
+             st->kind, cres__quote_str(q2, sizeof q2, st->name));
     return buf;
 }
 
@@ -5694,8 +5710,7 @@ CRES__PRIVATE cres_result cres__kunreadable(const cres__kstanza *st, const char 
     char why[200], q[CRES__PATH_QUOTE_SIZE];
     if (res == CRES_ERR_OUT_OF_MEMORY) return res;
     snprintf(why, sizeof why, "names %s, which cannot be read%s",
-             cres__quote(q, sizeof q, path, strlen(path)),
-             res == CRES_ERR_LIMIT ? " (too large)" : "");
+             cres__quote_str(q, sizeof q, path), res == CRES_ERR_LIMIT ? " (too large)" : "");
     return cres__kfail(st, field, why, err);
 }
 
@@ -5879,7 +5894,7 @@ CRES__PRIVATE cres_result cres__kpem(const cres__kstanza *st, const char *field,
     if (ok == 0) return CRES_OK;
     snprintf(why, sizeof why, "%s %s PEM %s block%s%s", data ? "holds" : "names a file with",
              ok == 1 ? "no" : "a malformed", what == CRES__PEM_KEY ? "PRIVATE KEY" : "CERTIFICATE",
-             data ? "" : ": ", data ? "" : cres__quote(q, sizeof q, path, strlen(path)));
+             data ? "" : ": ", data ? "" : cres__quote_str(q, sizeof q, path));
     return cres__kfail(st, data ? data_field : field, why, err);
 }
 
@@ -5896,8 +5911,7 @@ CRES__PRIVATE cres_result cres__kube_read(cres__kload *L, const char *path, size
         if (strlen(L->files[i].path) == n && memcmp(L->files[i].path, path, n) == 0) return CRES_OK;
     memset(f, 0, sizeof *f);
     if (!(f->path = cres__strndup(a, path, n))) return cres__oom(err, "kubernetes");
-    snprintf(what, sizeof what, "kubernetes: kubeconfig %s",
-             cres__quote(q, sizeof q, f->path, strlen(f->path)));
+    snprintf(what, sizeof what, "kubernetes: kubeconfig %s", cres__quote_str(q, sizeof q, f->path));
     res = cres__read_small_file(&L->k->base, f->path, CRES_MAX_DOCUMENT_BYTES, &f->text, err);
     if (res == CRES_ERR_ENVIRONMENT && !must_exist) {
         FILE *probe = fopen(f->path, "rb"); /* missing: skipped; there but unreadable: not */
@@ -5998,7 +6012,7 @@ CRES__PRIVATE cres_result cres__kube_check_list(const cres__kfile *f, const char
     cres__kname *names;
     int i, item, name, n;
     cres_result res = CRES_OK;
-    cres__quote(q, sizeof q, f->path, strlen(f->path));
+    cres__quote_str(q, sizeof q, f->path);
     if (at < 0 || cres__json_is_null(d, at)) return CRES_OK;
     if (d->t[at].type != JSMN_ARRAY)
         return cres__fail(err, CRES_ERR_ENVIRONMENT,
@@ -6087,7 +6101,7 @@ CRES__PRIVATE cres_result cres__kube_current(cres__kload *L, char **out, size_t 
             if (res == CRES_ERR_OUT_OF_MEMORY) return res;
             return cres__fail(err, CRES_ERR_ENVIRONMENT,
                               "kubernetes: kubeconfig %s: \"current-context\" must be a string",
-                              cres__quote(q, sizeof q, st.f->path, strlen(st.f->path)));
+                              cres__quote_str(q, sizeof q, st.f->path));
         }
         if (*out) {
             *file = f;
@@ -6316,7 +6330,7 @@ CRES__PRIVATE void cres__put_basic_auth(cres__writer *w, const void *x) {
 /* A named constant, not a literal in cres__kube_user: GCC may put the literals of a function
    in one section with strings that code of every backend uses, which the linker then keeps
    in programs without Kubernetes; a named constant has a section of its own. */
-static const char cres__kube_no_as[] =
+CRES__BYTE_ALIGNED static const char cres__kube_no_as[] =
     "is set without \"as\": groups, uid and user-extra need a user to impersonate";
 
 /* The user: its credentials, checked as client-go checks them; *kind says which. */
@@ -6471,7 +6485,7 @@ CRES__PRIVATE cres_result cres__kube_context(cres__kload *L, const char *option,
     return cres__fail(err, CRES_ERR_ENVIRONMENT,
                       "kubernetes: kubeconfig %s%s (%s) sets no current-context: pass "
                       "options.context (--context NAME) or run kubectl config use-context",
-                      cres__quote(q, sizeof q, L->files[0].path, strlen(L->files[0].path)),
+                      cres__quote_str(q, sizeof q, L->files[0].path),
                       L->count > 1 ? " and the others" : "", L->origin);
 }
 
@@ -6502,7 +6516,7 @@ CRES__PRIVATE cres_result cres__kube_undefined(const cres__kstanza *ctx, const c
                                                const char *name, cres_error *err) {
     char why[160], q[CRES__QUOTE_SIZE];
     snprintf(why, sizeof why, "names %s, which no kubeconfig file defines%s",
-             cres__quote(q, sizeof q, name, strlen(name)),
+             cres__quote_str(q, sizeof q, name),
              field[0] == 'c' ? " (kubectl would try http://localhost:8080)" : "");
     return cres__kfail(ctx, field, why, err);
 }
@@ -6529,8 +6543,8 @@ CRES__PRIVATE cres_result cres__kube_load(cres__k8s *k, const cres_k8s_options *
             res = cres__fail(err, CRES_ERR_ENVIRONMENT,
                              "kubernetes: %s %s is defined in no kubeconfig file (%s%s, of %s)",
                              o->context ? "context" : "current-context",
-                             cres__quote(q, sizeof q, context, strlen(context)),
-                             cres__quote(p, sizeof p, L.files[0].path, strlen(L.files[0].path)),
+                             cres__quote_str(q, sizeof q, context),
+                             cres__quote_str(p, sizeof p, L.files[0].path),
                              L.count > 1 ? " and the others" : "", L.origin);
         }
     }
@@ -6741,7 +6755,7 @@ CRES__PRIVATE cres_result cres__spawn_run(void *user, const cres_exec_request *r
     memset(&s, 0, sizeof s);
     memset(out, 0, sizeof *out);
     s.a = a, s.out = out, s.max = req->max_output_bytes;
-    cres__quote(q, sizeof q, name, strlen(name));
+    cres__quote_str(q, sizeof q, name);
     if (!(out->err = (char *)cres__alloc(a, CRES_EXEC_STDERR_KEEP + 1)))
         return cres__oom(err, "exec");
     out->err[0] = '\0';
@@ -6882,7 +6896,7 @@ CRES__PRIVATE cres_result cres__k8s_exec_read(cres__k8s *k, const char *text, si
             res = cres__fail(err, CRES_ERR_ENVIRONMENT,
                              "%s: status.expirationTimestamp %s is not "
                              "an RFC 3339 time",
-                             what, cres__quote(q, sizeof q, expiry, strlen(expiry)));
+                             what, cres__quote_str(q, sizeof q, expiry));
     }
     cres__free(a, expiry);
     cres__json_free(&d);
@@ -6914,7 +6928,7 @@ CRES__PRIVATE cres_result cres__k8s_exec(cres__k8s *k, const cres__http *h, cres
     req.timeout_ms = left <= 0 ? 1 : left > INT_MAX ? INT_MAX : (int)left;
     req.max_output_bytes = CRES__EXEC_MAX_OUTPUT;
     cres__log(&k->base, CRES_LOG_DEBUG, "kubernetes: running exec plugin %s",
-              cres__quote(q, sizeof q, kube->exec_argv[0], strlen(kube->exec_argv[0])));
+              cres__quote_str(q, sizeof q, kube->exec_argv[0]));
     memset(&out, 0, sizeof out);
     res = (k->base.config.exec.fn ? k->base.config.exec.fn
                                   : cres__spawn_run)(k->base.config.exec.user, &req, &out, a, err);
@@ -7130,8 +7144,7 @@ CRES__PRIVATE cres_result cres__k8s_pod_indices(const cres__json *d, const int *
     }
     if (p->index != -2 && p->global != -2) return CRES_OK;
     return cres__fail(err, CRES_ERR_UNEXPECTED_RESPONSE, "kubernetes: pod %s: %s %s",
-                      cres__quote(q, sizeof q, CRES__POD(p, name), strlen(CRES__POD(p, name))), key,
-                      why);
+                      cres__quote_str(q, sizeof q, CRES__POD(p, name)), key, why);
 }
 
 /* The strings a pod's address needs, with those every pod needs (each field is checked all
@@ -7406,19 +7419,19 @@ CRES__PRIVATE cres_result cres__k8s_status_error(cres__k8s *k, const cres_http_r
     char message[128];
     cres__error_message(&k->base, resp, NULL, 110, message, sizeof message); /* the Status's */
     if (resp->status == 401)
-        cres__fail(err, CRES_ERR_HTTP_STATUS,
-                   "kubernetes: 401 Unauthorized%s; the bearer token was refused (check the "
-                   "service account token)",
-                   message);
+        cres_error_set(err, CRES_ERR_HTTP_STATUS,
+                       "kubernetes: 401 Unauthorized%s; the bearer token was refused (check the "
+                       "service account token)",
+                       message);
     else if (resp->status == 403)
-        cres__fail(
+        cres_error_set(
             err, CRES_ERR_HTTP_STATUS,
             "kubernetes: 403 Forbidden%s; the service account needs verbs [\"list\"] on resources "
             "[\"pods\"] (a Role, or a ClusterRole for all namespaces)",
             message);
     else
-        cres__fail(err, CRES_ERR_HTTP_STATUS, "kubernetes: HTTP %d %s%s%s", resp->status, doing,
-                   cres__redirect_note(resp->status), message);
+        cres_error_set(err, CRES_ERR_HTTP_STATUS, "kubernetes: HTTP %d %s%s%s", resp->status, doing,
+                       cres__redirect_note(resp->status), message);
     if (err) err->http_status = resp->status;
     return CRES_ERR_HTTP_STATUS;
 }
@@ -7497,8 +7510,7 @@ CRES__PRIVATE cres_result cres__k8s_list(cres__k8s *k, cres__http *h, cres__k8s_
                              "kubernetes: the server sent the same continue token twice");
         if (res == CRES_OK && next && ++pages >= CRES_MAX_K8S_PAGES)
             res = cres__fail(err, CRES_ERR_LIMIT, "kubernetes: more than %d pages for selector %s",
-                             CRES_MAX_K8S_PAGES,
-                             cres__quote(q, sizeof q, selector, strlen(selector)));
+                             CRES_MAX_K8S_PAGES, cres__quote_str(q, sizeof q, selector));
         cres__free(a, token);
         token = next;
         if (res != CRES_OK || !token) break;
@@ -7575,7 +7587,7 @@ CRES__PRIVATE char *cres__k8s_address(cres__k8s *k, const cres__pod *p, cres_res
     if (!host || !*host) {
         *res =
             cres__fail(err, CRES_ERR_NOT_READY, "kubernetes: pod %s is Running but has no %s yet",
-                       cres__quote(q, sizeof q, CRES__POD(p, name), strlen(CRES__POD(p, name))),
+                       cres__quote_str(q, sizeof q, CRES__POD(p, name)),
                        k->address == CRES_K8S_HOST_IP ? "status.hostIP" : "status.podIP");
         return NULL;
     }
@@ -7590,9 +7602,8 @@ CRES__PRIVATE cres_result cres__k8s_duplicate(const cres__pod *o, const cres__po
     if (p->global >= 0) snprintf(of_job, sizeof of_job, " in job-global-index %d", p->global);
     return cres__fail(err, CRES_ERR_NOT_READY,
                       "kubernetes: pods %s and %s both have completion index %d%s",
-                      cres__quote(q1, sizeof q1, CRES__POD(o, name), strlen(CRES__POD(o, name))),
-                      cres__quote(q2, sizeof q2, CRES__POD(p, name), strlen(CRES__POD(p, name))),
-                      p->index, of_job);
+                      cres__quote_str(q1, sizeof q1, CRES__POD(o, name)),
+                      cres__quote_str(q2, sizeof q2, CRES__POD(p, name)), p->index, of_job);
 }
 
 /* In completion-index order, two pods of one namespace with one index mean the Job is
@@ -7623,7 +7634,7 @@ CRES__PRIVATE int cres__k8s_same_jobset(const cres__pod *p, const cres__pod *q) 
 CRES__PRIVATE const char *cres__k8s_jobset_note(const cres__pod *p, char *buf, size_t cap) {
     char q[CRES__QUOTE_SIZE];
     if (!CRES__POD(p, jobset)) return " (no JobSet)";
-    cres__quote(q, sizeof q, CRES__POD(p, jobset), strlen(CRES__POD(p, jobset)));
+    cres__quote_str(q, sizeof q, CRES__POD(p, jobset));
     snprintf(buf, cap, " (JobSet %s in %.40s)", q, CRES__POD(p, ns));
     return buf;
 }
@@ -7637,14 +7648,13 @@ CRES__PRIVATE cres_result cres__k8s_check_jobset(const char *job, const cres__po
     for (i = 1; i < pods->count; i++) {
         const cres__pod *p = pods->items[0], *q = pods->items[i];
         if (cres__k8s_same_jobset(p, q)) continue;
-        return cres__fail(
-            err, CRES_ERR_CONFLICT,
-            "kubernetes: job \"%.40s\" mixes pod %s%s with pod %s%s; select one "
-            "JobSet (" CRES__K8S_JOBSET_KEY "=NAME) or none",
-            job, cres__quote(q1, sizeof q1, CRES__POD(p, name), strlen(CRES__POD(p, name))),
-            cres__k8s_jobset_note(p, n1, sizeof n1),
-            cres__quote(q2, sizeof q2, CRES__POD(q, name), strlen(CRES__POD(q, name))),
-            cres__k8s_jobset_note(q, n2, sizeof n2));
+        return cres__fail(err, CRES_ERR_CONFLICT,
+                          "kubernetes: job \"%.40s\" mixes pod %s%s with pod %s%s; select one "
+                          "JobSet (" CRES__K8S_JOBSET_KEY "=NAME) or none",
+                          job, cres__quote_str(q1, sizeof q1, CRES__POD(p, name)),
+                          cres__k8s_jobset_note(p, n1, sizeof n1),
+                          cres__quote_str(q2, sizeof q2, CRES__POD(q, name)),
+                          cres__k8s_jobset_note(q, n2, sizeof n2));
     }
     return CRES_OK;
 }
@@ -7667,10 +7677,10 @@ CRES__PRIVATE cres_result cres__k8s_add_job(cres__k8s *k, cres_cluster_spec *spe
         const cres__pod *p = pods->items[i];
         char *address;
         if (!p->running)
-            return cres__fail(
-                err, CRES_ERR_NOT_READY, "kubernetes: pod %s (namespace %s) is %s, not Running",
-                cres__quote(q, sizeof q, CRES__POD(p, name), strlen(CRES__POD(p, name))),
-                CRES__POD(p, ns), CRES__POD(p, phase) ? CRES__POD(p, phase) : "without a phase");
+            return cres__fail(err, CRES_ERR_NOT_READY,
+                              "kubernetes: pod %s (namespace %s) is %s, not Running",
+                              cres__quote_str(q, sizeof q, CRES__POD(p, name)), CRES__POD(p, ns),
+                              CRES__POD(p, phase) ? CRES__POD(p, phase) : "without a phase");
         if (!(address = cres__k8s_address(k, p, &res, err))) return res;
         res = cres_spec_add_task(spec, job, (int)i, address, err);
         cres__free(&k->base.config.allocator, address);
@@ -7689,7 +7699,8 @@ CRES__PRIVATE cres_result cres__k8s_add_job(cres__k8s *k, cres_cluster_spec *spe
 /* A label value the API server would store: 1..63 of [A-Za-z0-9-_.], a letter or digit at
    both ends. A JobSet name from a pod goes into a selector, where ',' or '!' would change it. */
 CRES__PRIVATE int cres__k8s_label_value(const char *v) {
-    static const char alnum[] = "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789";
+    CRES__BYTE_ALIGNED static const char alnum[] =
+        "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789";
     size_t n = strlen(v), i;
     if (n < 1 || n > 63 || !strchr(alnum, v[0]) || !strchr(alnum, v[n - 1])) return 0;
     for (i = 0; i < n; i++)
@@ -7716,8 +7727,7 @@ CRES__PRIVATE const cres__pod *cres__k8s_own_pod(cres__k8s *k, const char *job,
     cres__log(&k->base, CRES_LOG_INFO,
               "kubernetes: job \"%s\": the own pod (%s) is not among its pods; resolving its "
               "selectors alone, not following a JobSet",
-              job, k->hostname ? cres__quote(q, sizeof q, k->hostname, strlen(k->hostname))
-                               : "no hostname");
+              job, k->hostname ? cres__quote_str(q, sizeof q, k->hostname) : "no hostname");
     return NULL;
 }
 
@@ -7735,17 +7745,16 @@ CRES__PRIVATE cres_result cres__k8s_follow_jobset(cres__k8s *k, cres__http *h, c
     size_t n;
     cres_result res;
     if (!own) return CRES_OK;
-    cres__quote(q, sizeof q, CRES__POD(own, name), strlen(CRES__POD(own, name)));
+    cres__quote_str(q, sizeof q, CRES__POD(own, name));
     if (!CRES__POD(own, jobset)) {
         cres__log(&k->base, CRES_LOG_INFO,
                   "kubernetes: job \"%s\": the own pod %s belongs to no JobSet", job, q);
         return CRES_OK;
     }
     if (!cres__k8s_label_value(CRES__POD(own, jobset)))
-        return cres__fail(
-            err, CRES_ERR_UNEXPECTED_RESPONSE,
-            "kubernetes: pod %s: " CRES__K8S_JOBSET_KEY " %s is not a label value", q,
-            cres__quote(q2, sizeof q2, CRES__POD(own, jobset), strlen(CRES__POD(own, jobset))));
+        return cres__fail(err, CRES_ERR_UNEXPECTED_RESPONSE,
+                          "kubernetes: pod %s: " CRES__K8S_JOBSET_KEY " %s is not a label value", q,
+                          cres__quote_str(q2, sizeof q2, CRES__POD(own, jobset)));
     n = sizeof CRES__K8S_JOBSET_KEY + strlen(CRES__POD(own, jobset)) + 1;
     if (!(selector = (char *)cres__alloc(a, n)) ||
         (k->all_namespaces && *CRES__POD(own, ns) && !(ns = cres__strdup(a, CRES__POD(own, ns))))) {
@@ -7755,13 +7764,10 @@ CRES__PRIVATE cres_result cres__k8s_follow_jobset(cres__k8s *k, cres__http *h, c
     snprintf(selector, n, CRES__K8S_JOBSET_KEY "=%s", CRES__POD(own, jobset));
     res = CRES_OK;
     if (!cres__k8s_listed_by(k, j, selector)) { /* else the list in hand is the JobSet's */
-        cres__log(
-            &k->base, CRES_LOG_INFO,
-            "kubernetes: job \"%s\": the own pod %s belongs to JobSet %s; resolving the "
-            "whole JobSet (%s)",
-            job, q,
-            cres__quote(q2, sizeof q2, CRES__POD(own, jobset), strlen(CRES__POD(own, jobset))),
-            selector);
+        cres__log(&k->base, CRES_LOG_INFO,
+                  "kubernetes: job \"%s\": the own pod %s belongs to JobSet %s; resolving the "
+                  "whole JobSet (%s)",
+                  job, q, cres__quote_str(q2, sizeof q2, CRES__POD(own, jobset)), selector);
         cres__pods_truncate(a, pods, 0); /* own points into it: not used after this */
         res = cres__k8s_list(k, h, au, k->all_namespaces ? ns : k->ns, selector, pods, err);
         if (res == CRES_OK) cres__k8s_order(a, pods);
@@ -7920,7 +7926,7 @@ CRES__PRIVATE int cres__k8s_selector_agrees(const cres__k8s *k, cres__k8s_named 
     nm->want_jobset = cres__k8s_selects(sel, CRES__K8S_JOBSET_KEY);
     if (!v || strcmp(v, nm->job) == 0) return 1;
     snprintf(nm->why, sizeof nm->why, "the selector names Job %s, this pod's Job is \"%s\"",
-             cres__quote(q, sizeof q, v, strlen(v)), nm->job);
+             cres__quote_str(q, sizeof q, v), nm->job);
     return 0;
 }
 
@@ -7956,7 +7962,7 @@ CRES__PRIVATE cres_result cres__k8s_get_object(cres__k8s *k, cres__http *h, cres
     if (!url) return cres__oom(err, "kubernetes");
     res = cres__k8s_get(k, h, au, url, resp, err);
     cres__free(a, url);
-    cres__quote(q, sizeof q, o->name, strlen(o->name));
+    cres__quote_str(q, sizeof q, o->name);
     snprintf(what, sizeof what, "getting %s %s", o->resource, q);
     if (res != CRES_OK) return res;
     if (resp->status == 403 || resp->status == 404) {
@@ -8051,7 +8057,7 @@ CRES__PRIVATE cres_result cres__k8s_read_own_job(const cres__json *d, cres__k8s_
     }
     if (!*nm->why && nm->want_jobset && strcmp(nm->want_jobset, nm->jobset) != 0)
         snprintf(nm->why, sizeof nm->why, "%s is not of JobSet %s (the selector's)", what,
-                 cres__quote(q, sizeof q, nm->want_jobset, strlen(nm->want_jobset)));
+                 cres__quote_str(q, sizeof q, nm->want_jobset));
     return CRES_OK;
 }
 
@@ -8350,7 +8356,7 @@ CRES__PRIVATE void cres__k8s_destroy(cres_resolver *r) {
 #endif
 }
 
-static const char cres__k8s_vtable_name[] = "kubernetes";
+CRES__BYTE_ALIGNED static const char cres__k8s_vtable_name[] = "kubernetes";
 static const cres_resolver_vtable cres__k8s_vtable = {
     cres__k8s_vtable_name, cres__k8s_resolve, NULL, NULL, cres__k8s_destroy, NULL, NULL};
 
@@ -8585,17 +8591,17 @@ CRES__PRIVATE cres_result cres__google_status_error(const cres_resolver *r,
     const char *name = r->vtable->name;
     cres__error_message(r, resp, "error", 120, message, sizeof message); /* Google's error body */
     if (resp->status == 401)
-        cres__fail(err, CRES_ERR_HTTP_STATUS,
-                   "%s: 401 Unauthorized%s; the access token was refused", name, message);
+        cres_error_set(err, CRES_ERR_HTTP_STATUS,
+                       "%s: 401 Unauthorized%s; the access token was refused", name, message);
     else if (resp->status == 403)
-        cres__fail(err, CRES_ERR_HTTP_STATUS,
-                   "%s: 403 Forbidden%s; the account needs %s and the cloud-platform scope", name,
-                   message, permission);
+        cres_error_set(err, CRES_ERR_HTTP_STATUS,
+                       "%s: 403 Forbidden%s; the account needs %s and the cloud-platform scope",
+                       name, message, permission);
     else if (resp->status == 404)
-        cres__fail(err, CRES_ERR_HTTP_STATUS, "%s: 404 Not Found%s", name, message);
+        cres_error_set(err, CRES_ERR_HTTP_STATUS, "%s: 404 Not Found%s", name, message);
     else
-        cres__fail(err, CRES_ERR_HTTP_STATUS, "%s: HTTP %d%s%s", name, resp->status,
-                   cres__redirect_note(resp->status), message);
+        cres_error_set(err, CRES_ERR_HTTP_STATUS, "%s: HTTP %d%s%s", name, resp->status,
+                       cres__redirect_note(resp->status), message);
     if (err) err->http_status = resp->status;
     return CRES_ERR_HTTP_STATUS;
 }
@@ -8637,8 +8643,8 @@ CRES__PRIVATE cres_result cres__metadata_get(cres__http *h, const char *base, co
         return CRES_OK;
     }
     if (resp.status != 200) { /* its error bodies are HTML pages: the status says it all */
-        cres__fail(err, CRES_ERR_HTTP_STATUS, "%s: metadata %s: HTTP %d%s", r->vtable->name, path,
-                   resp.status, cres__redirect_note(resp.status));
+        cres_error_set(err, CRES_ERR_HTTP_STATUS, "%s: metadata %s: HTTP %d%s", r->vtable->name,
+                       path, resp.status, cres__redirect_note(resp.status));
         if (err) err->http_status = resp.status;
         cres__response_free(r, &resp);
         return CRES_ERR_HTTP_STATUS;
@@ -8745,7 +8751,8 @@ CRES__PRIVATE int cres__gcp_token_ok(const char *t) {
    test's fake): the authority (no user info) is localhost, 127.x.y.z or [::1], with a port or
    not; never a host that could read the refresh token off the wire. */
 CRES__PRIVATE int cres__gcp_endpoint_ok(const char *url) {
-    static const char https[] = "https://", localhost[] = "localhost", ip6[] = "[::1]";
+    CRES__BYTE_ALIGNED static const char https[] = "https://", localhost[] = "localhost",
+                                         ip6[] = "[::1]";
     const char *host = url + 7;
     size_t n, h, i, dots = 0;
     if (cres__bad_text(url, 1)) return 0;
@@ -8793,7 +8800,8 @@ CRES__PRIVATE cres_result cres__gcred_strings(const cres_resolver *r, const cres
 CRES__PRIVATE cres_result cres__gcred_kind(const cres__json *d, int obj, int source,
                                            cres__gkind *kind, const char *what, cres_error *err) {
     char q[CRES__QUOTE_SIZE];
-    static const char type[] = "type"; /* an array, not a literal tfconfig shares (above) */
+    /* an array, not a literal tfconfig shares (above) */
+    CRES__BYTE_ALIGNED static const char type[] = "type";
     int v;
     cres_result res = cres__json_member(d, obj, type, &v, what, CRES_ERR_ENVIRONMENT, err);
     if (res != CRES_OK) return res;
@@ -8958,7 +8966,7 @@ CRES__PRIVATE void cres__gcred_log(const cres_resolver *r, const cres__gcred *c)
                                               : NULL;
     size_t n = target ? strcspn(target + 16, ":") : 0;
     cres__log(r, CRES_LOG_INFO, "%s: credentials from %s %s: %s %s%s%.*s", r->vtable->name,
-              c->origin, cres__quote(q, sizeof q, c->path, strlen(c->path)),
+              c->origin, cres__quote_str(q, sizeof q, c->path),
               c->kind == CRES__GUSER ? "authorized_user (client_id)" : "service_account",
               c->kind == CRES__GUSER ? c->client_id : c->client_email,
               c->impersonation_url ? ", impersonating " : "", (int)n, target ? target + 16 : "");
@@ -9156,8 +9164,8 @@ CRES__PRIVATE cres_result cres__gcp_token_answer(const cres_resolver *r, const c
                            CRES_ERR_UNEXPECTED_RESPONSE, err);
     if (res != CRES_OK && (ok || res == CRES_ERR_OUT_OF_MEMORY)) return res;
     if (res != CRES_OK) { /* an error status without OAuth's JSON: a proxy's page, a 5xx */
-        cres__fail(err, CRES_ERR_HTTP_STATUS, "%s: token endpoint: HTTP %d%s", name, resp->status,
-                   cres__redirect_note(resp->status));
+        cres_error_set(err, CRES_ERR_HTTP_STATUS, "%s: token endpoint: HTTP %d%s", name,
+                       resp->status, cres__redirect_note(resp->status));
         if (err) err->http_status = resp->status;
         return CRES_ERR_HTTP_STATUS;
     }
@@ -9358,7 +9366,7 @@ CRES__PRIVATE cres_result cres__gcp_project(const cres_resolver *r, cres__gcp *g
     if (!p) return CRES_OK;
     if (!cres__resource_name_ok(p))
         return cres__fail(err, CRES_ERR_ENVIRONMENT, "%s: %s=%s is not a project id",
-                          r->vtable->name, from, cres__quote(q, sizeof q, p, strlen(p)));
+                          r->vtable->name, from, cres__quote_str(q, sizeof q, p));
     if (!(g->project = cres__strdup(&r->config.allocator, p)))
         return cres__oom(err, r->vtable->name);
     g->project_found = 1;
@@ -9676,7 +9684,7 @@ CRES__PRIVATE cres_result cres__gce_read_members(cres__gce *g, const cres__json 
             char q[CRES__QUOTE_SIZE];
             cres_result res = cres__fail(err, CRES_ERR_UNEXPECTED_RESPONSE,
                                          "gce: cannot read the instance URL %s",
-                                         cres__quote(q, sizeof q, url, strlen(url)));
+                                         cres__quote_str(q, sizeof q, url));
             cres__free(a, url);
             return res;
         }
@@ -9741,13 +9749,13 @@ CRES__PRIVATE cres_result cres__gce_read_addresses(cres__gce *g, const cres__jso
         if (ip < 0 || d->t[ip].type != JSMN_STRING || d->t[ip].end == d->t[ip].start)
             return cres__fail(err, CRES_ERR_UNEXPECTED_RESPONSE,
                               "gce: instance %s has no networkInterfaces[0].networkIP",
-                              cres__quote(q, sizeof q, name, strlen(name)));
+                              cres__quote_str(q, sizeof q, name));
         cres__free(&g->base.config.allocator, m->ip);
         if (cres__json_strdup(d, ip, &m->ip) == 0) return cres__oom(err, "gce");
         if (strlen(m->ip) > 64 || cres__bad_text(m->ip, 1))
             return cres__fail(err, CRES_ERR_UNEXPECTED_RESPONSE,
                               "gce: instance %s has a malformed networkIP",
-                              cres__quote(q, sizeof q, name, strlen(name)));
+                              cres__quote_str(q, sizeof q, name));
     }
     return CRES_OK;
 }
@@ -9825,7 +9833,7 @@ CRES__PRIVATE cres_result cres__gce_spec(cres__gce *g, const char *own, cres_clu
         if (!m->ip)
             return cres__fail(err, CRES_ERR_NOT_READY,
                               "gce: instance %s is in the group but not RUNNING in zone %s",
-                              cres__quote(q, sizeof q, m->name, strlen(m->name)), m->zone);
+                              cres__quote_str(q, sizeof q, m->name), m->zone);
         if (!(address = cres__join_host_port(a, m->ip, g->port))) return cres__oom(err, "gce");
         if ((res = cres_spec_add_task(*out, g->job, (int)i, address, err)) != CRES_OK)
             res = cres__wrap(err, res, CRES_ERR_UNEXPECTED_RESPONSE, "gce: ");
@@ -9874,7 +9882,7 @@ CRES__PRIVATE void cres__gce_destroy(cres_resolver *r) {
     cres__free(a, g->instance_name);
 }
 
-static const char cres__gce_vtable_name[] = "gce";
+CRES__BYTE_ALIGNED static const char cres__gce_vtable_name[] = "gce";
 static const cres_resolver_vtable cres__gce_vtable = {
     cres__gce_vtable_name, cres__gce_resolve, NULL, NULL, cres__gce_destroy, NULL, NULL};
 
@@ -10069,7 +10077,7 @@ CRES__PRIVATE cres_result cres__tpu_local(cres__tpu *t, cres__http *h, cres_clus
         res = cres__fail(err, CRES_ERR_ENVIRONMENT,
                          "tpu: TPU_WORKER_ID=%s is set, but neither TPU_PROCESS_ADDRESSES, "
                          "TPU_WORKER_HOSTNAMES nor the metadata server names the workers",
-                         cres__quote(q, sizeof q, id, strlen(id)));
+                         cres__quote_str(q, sizeof q, id));
     } /* else: TF's local TPU, an empty cluster */
     if (res == CRES_OK && own >= 0) {
         if (own >= (long long)cres_spec_tasks_count(spec, t->job))
@@ -10105,7 +10113,7 @@ CRES__PRIVATE cres_result cres__tpu_node(cres__tpu *t, const cres__json *d, cres
     if (v[1] >= 0 && d->t[v[1]].type == JSMN_STRING)
         snprintf(health, sizeof health, "%.*s", d->t[v[1]].end - d->t[v[1]].start,
                  d->s + d->t[v[1]].start);
-    cres__quote(q, sizeof q, t->name, strlen(t->name));
+    cres__quote_str(q, sizeof q, t->name);
     if (strcmp(state, "PREEMPTED") == 0 || strcmp(state, "TERMINATED") == 0)
         return cres__fail(err, CRES_ERR_NOT_READY,
                           "tpu: TPU %s is %s and will not recover: recreate it", q, state);
@@ -10246,7 +10254,7 @@ CRES__PRIVATE cres_result cres__tpu_accelerators(cres_resolver *r, const char *t
             err, CRES_ERR_UNSUPPORTED,
             "tpu: TPU cores per host unknown for accelerator type %s (resolve first, or set "
             "options.accelerators_per_host)",
-            cres__quote(q, sizeof q, type, strlen(type)));
+            cres__quote_str(q, sizeof q, type));
     }
     strcpy(out->items[0].type, "TPU");
     out->items[0].count = n;
@@ -10296,7 +10304,7 @@ CRES__PRIVATE cres_result cres__tpu_launch(cres_resolver *r, cres_launch_info *o
     return cres__finish(&w, NULL, err);
 }
 
-static const char cres__tpu_vtable_name[] = "tpu";
+CRES__BYTE_ALIGNED static const char cres__tpu_vtable_name[] = "tpu";
 static const cres_resolver_vtable cres__tpu_vtable = {
     cres__tpu_vtable_name, cres__tpu_resolve, cres__tpu_master, cres__tpu_accelerators,
     cres__tpu_destroy, NULL, cres__tpu_launch};
@@ -10364,7 +10372,7 @@ CRES__PRIVATE cres_result cres__tpu_slices(const cres_resolver *r, int *slices, 
     int id = -1;
     cres_result res;
     *slices = -1;
-    res = cres__env_int(r, "MEGASCALE_NUM_SLICES", 0, 1, INT_MAX, slices, err);
+    res = cres__env_int(r, "MEGASCALE_NUM_SLICES", 1, INT_MAX, slices, err);
     if (res == CRES_OK && *slices < 0 && set)
         return cres__fail(err, CRES_ERR_ENVIRONMENT,
                           "tpu: %s is set but MEGASCALE_NUM_SLICES is not: a multislice job's "
@@ -10372,7 +10380,7 @@ CRES__PRIVATE cres_result cres__tpu_slices(const cres_resolver *r, int *slices, 
                           set);
     if (*slices < 0) *slices = 1;
     if (res == CRES_OK && *slices == 1)
-        res = cres__env_int(r, "MEGASCALE_SLICE_ID", 0, 0, 0, &id, err);
+        res = cres__env_int(r, "MEGASCALE_SLICE_ID", 0, 0, &id, err);
     return res;
 }
 
@@ -10643,7 +10651,7 @@ CRES_API cres_result cres_hostlist_expand(const char *hostlist, char *buf, size_
     if (out_count) *out_count = 0;
     if (!hostlist) return cres__fail(err, CRES_ERR_INVALID_ARGUMENT, "hostlist is NULL");
     if ((res = cres__start(&w, buf, cap, err)) != CRES_OK) return res;
-    cres__quote(q, sizeof q, hostlist, strlen(hostlist));
+    cres__quote_str(q, sizeof q, hostlist);
     for (pass = 0; pass < 2; pass++) { /* check and count everything, then write */
         for (p = hostlist; cres__host_pattern_next(&p, &hp, &why);) {
             unsigned long long n = 1;
@@ -10673,7 +10681,7 @@ CRES_API cres_result cres_hostlist_expand(const char *hostlist, char *buf, size_
 
 CRES_API cres_result cres_tasks_per_node_expand(const char *text, int *counts, size_t cap,
                                                 size_t *out_count, cres_error *err) {
-    const char *p = text, *end;
+    const char *p = text, *end, *why = NULL;
     char q[CRES__QUOTE_SIZE];
     size_t n = 0;
     cres__clear(err);
@@ -10682,29 +10690,33 @@ CRES_API cres_result cres_tasks_per_node_expand(const char *text, int *counts, s
     end = text + strlen(text);
     if (!counts && cap)
         return cres__fail(err, CRES_ERR_INVALID_ARGUMENT, "counts is NULL but cap is %zu", cap);
-    cres__quote(q, sizeof q, text, strlen(text));
-    while (*p) {
+    cres__quote_str(q, sizeof q, text);
+    while (*p) { /* a problem breaks out, `why` saying what it is */
         long long count, times = 1;
         int width;
         while (*p == ' ' || *p == '\t') p++;
-        if (!cres__host_number(&p, end, &count, &width) || count > 1000000)
-            return cres__fail(err, CRES_ERR_INVALID_ARGUMENT,
-                              "tasks-per-node %s: expected a count of 0 to 1000000", q);
+        if (!cres__host_number(&p, end, &count, &width) || count > 1000000) {
+            why = "expected a count of 0 to 1000000";
+            break;
+        }
         if (strncmp(p, "(x", 2) == 0) {
             p += 2;
             if (!cres__host_number(&p, end, &times, &width) || *p != ')' || times < 1 ||
-                times > 1000000)
-                return cres__fail(err, CRES_ERR_INVALID_ARGUMENT,
-                                  "tasks-per-node %s: expected N(xM) with M from 1 to 1000000", q);
+                times > 1000000) {
+                why = "expected N(xM) with M from 1 to 1000000";
+                break;
+            }
             p++;
         }
         while (*p == ' ' || *p == '\t') p++;
-        if (*p && *p != ',')
-            return cres__fail(err, CRES_ERR_INVALID_ARGUMENT,
-                              "tasks-per-node %s: expected ',' between counts", q);
-        if (*p == ',' && !*++p)
-            return cres__fail(err, CRES_ERR_INVALID_ARGUMENT, "tasks-per-node %s: ends with ','",
-                              q);
+        if (*p && *p != ',') {
+            why = "expected ',' between counts";
+            break;
+        }
+        if (*p == ',' && !*++p) {
+            why = "ends with ','";
+            break;
+        }
         if ((unsigned long long)n + (unsigned long long)times >
             (unsigned long long)CRES_MAX_HOSTLIST_HOSTS)
             return cres__fail(err, CRES_ERR_LIMIT, "tasks-per-node %s: more than %d nodes", q,
@@ -10712,8 +10724,8 @@ CRES_API cres_result cres_tasks_per_node_expand(const char *text, int *counts, s
         for (; times > 0; times--, n++)
             if (n < cap) counts[n] = (int)count;
     }
-    if (n == 0)
-        return cres__fail(err, CRES_ERR_INVALID_ARGUMENT, "tasks-per-node %s: no counts", q);
+    if (!why && n == 0) why = "no counts";
+    if (why) return cres__fail(err, CRES_ERR_INVALID_ARGUMENT, "tasks-per-node %s: %s", q, why);
     if (out_count) *out_count = n;
     if (counts && n > cap)
         return cres__fail(err, CRES_ERR_BUFFER_TOO_SMALL,
@@ -10821,7 +10833,7 @@ CRES__PRIVATE cres_result cres__layout_unique(const cres_allocator *a, const cre
         if (strcmp(v[i - 1].name, v[i].name) == 0) {
             char q[CRES__QUOTE_SIZE];
             res = cres__fail(err, CRES_ERR_ENVIRONMENT, "%s: %s lists node %s twice", who, l->from,
-                             cres__quote(q, sizeof q, v[i].name, strlen(v[i].name)));
+                             cres__quote_str(q, sizeof q, v[i].name));
         }
     }
     cres__free(a, v);
@@ -10890,8 +10902,9 @@ CRES__PRIVATE cres_result cres__layout_check(const cres__layout *l, const int *n
     if ((l->own_node < 0 || l->own_node == n) && (l->own_local < 0 || l->own_local == local[r]) &&
         (l->own_local_size < 0 || l->own_local_size == l->tasks[n]))
         return CRES_OK;
-    char said[256] = "";
+    char said[256];
     size_t k = 0;
+    said[0] = '\0';
     if (l->own_local >= 0)
         k += (size_t)snprintf(said + k, sizeof said - k, " task %d", l->own_local);
     if (l->own_local_size >= 0)
@@ -10923,14 +10936,12 @@ CRES__PRIVATE cres_result cres__layout_node_ranks(const cres__layout *l, const i
         if (cres__parse_decimal(p, n, &x) != 1 || x <= last || x >= l->ntasks)
             return cres__fail(err, CRES_ERR_ENVIRONMENT,
                               "%s: SLURM_GTIDS=%s is not ascending task ids below %d", who,
-                              cres__quote(q, sizeof q, l->node_ranks, strlen(l->node_ranks)),
-                              l->ntasks);
+                              cres__quote_str(q, sizeof q, l->node_ranks), l->ntasks);
         if (node[x] != own)
             return cres__fail(err, CRES_ERR_ENVIRONMENT,
                               "%s: SLURM_GTIDS=%s lists rank %lld, which the placement puts on "
                               "node %d, not on this node %d",
-                              who, cres__quote(q, sizeof q, l->node_ranks, strlen(l->node_ranks)),
-                              x, node[x], own);
+                              who, cres__quote_str(q, sizeof q, l->node_ranks), x, node[x], own);
         last = x;
         count++;
         if (!p[n]) break;
@@ -10939,8 +10950,7 @@ CRES__PRIVATE cres_result cres__layout_node_ranks(const cres__layout *l, const i
     if (count == l->tasks[own]) return CRES_OK;
     return cres__fail(err, CRES_ERR_ENVIRONMENT,
                       "%s: SLURM_GTIDS=%s lists %d ranks on this node, the placement %d", who,
-                      cres__quote(q, sizeof q, l->node_ranks, strlen(l->node_ranks)), count,
-                      l->tasks[own]);
+                      cres__quote_str(q, sizeof q, l->node_ranks), count, l->tasks[own]);
 }
 
 /* The jobs that split the ranks, in rank order: "chief" first, then by name. */
@@ -10986,6 +10996,7 @@ typedef struct cres__hpc {
     char *devices;     /* the node's ids, comma-separated ("" = 0..n-1); NULL = kept as is */
 } cres__hpc;
 
+/* The options every HPC backend has, and its launcher's word on GPUs. */
 typedef struct cres__hpc_want {
     const cres_job_count *jobs;
     size_t jobs_count;
@@ -10993,6 +11004,9 @@ typedef struct cres__hpc_want {
     int gpus_per_node;
     int gpus_per_task;
     cres__gpu_reader gpu_reader;
+    const char *task_type;
+    int task_id;
+    const char *rpc_layer;
 } cres__hpc_want;
 
 /* Checks the requested jobs and orders them; NULL jobs = one "worker" job of every task. */
@@ -11026,7 +11040,7 @@ CRES__PRIVATE cres_result cres__hpc_jobs(cres__hpc *h, const cres__hpc_want *w, 
         char q[CRES__QUOTE_SIZE];
         if (i && strcmp(h->jobs[i - 1].job, h->jobs[i].job) == 0)
             return cres__fail(err, CRES_ERR_INVALID_ARGUMENT, "%s: job %s is given twice", who,
-                              cres__quote(q, sizeof q, h->jobs[i].job, strlen(h->jobs[i].job)));
+                              cres__quote_str(q, sizeof q, h->jobs[i].job));
         h->jobs[i].first = first;
         first += h->jobs[i].count;
     }
@@ -11059,10 +11073,12 @@ CRES__PRIVATE cres_result cres__cuda_devices(const cres_resolver *r, const char 
 }
 
 /* The device lists a launcher may narrow to a task: CUDA's, then AMD ROCm's and HIP's, Intel
-   Level Zero's and OpenCL's (Slurm writes one list into each that gres.conf's flags name). */
-static const char *const cres__device_vars[] = {
-    "CUDA_VISIBLE_DEVICES", "ROCR_VISIBLE_DEVICES", "HIP_VISIBLE_DEVICES", "ZE_AFFINITY_MASK",
-    "GPU_DEVICE_ORDINAL",   NULL};
+   Level Zero's and OpenCL's (Slurm writes one list into each that gres.conf's flags name); a
+   name list (see "Footprint" in >>impl). */
+CRES__BYTE_ALIGNED static const char cres__device_vars[] =
+    "CUDA_VISIBLE_DEVICES\0ROCR_VISIBLE_DEVICES\0"
+    "HIP_VISIBLE_DEVICES\0ZE_AFFINITY_MASK\0"
+    "GPU_DEVICE_ORDINAL\0";
 
 /* The entries of a comma-separated list; 0 when unset or blank. */
 CRES__PRIVATE int cres__list_count(const char *v) {
@@ -11076,10 +11092,10 @@ CRES__PRIVATE int cres__list_count(const char *v) {
    shorter than CUDA's, was narrowed to this task: then CUDA's is not the node's either. */
 CRES__PRIVATE void cres__gpu_lists_bound(const cres_resolver *r, int cuda_listed,
                                          cres__gpu_word *said) {
-    size_t i;
-    for (i = 0; cres__device_vars[i] && !said->bound[0]; i++) {
-        const char *var = cres__device_vars[i];
-        int n = i ? cres__list_count(cres_resolver_getenv(r, var)) : cuda_listed;
+    const char *var;
+    for (var = cres__device_vars; *var && !said->bound[0]; var = cres__next_name(var)) {
+        int n =
+            var != cres__device_vars ? cres__list_count(cres_resolver_getenv(r, var)) : cuda_listed;
         if (!n) continue;
         if (said->on_node > n)
             snprintf(said->bound, sizeof said->bound, "%s=%d but %s lists %d", said->on_node_var,
@@ -11130,7 +11146,7 @@ CRES__PRIVATE cres_result cres__hpc_bound(cres__hpc *h, const cres__hpc_want *w,
     if (listed)
         cres__log(&h->base, CRES_LOG_INFO,
                   "%s: CUDA_VISIBLE_DEVICES=%s is this task's own (%s): passed on unchanged", who,
-                  cres__quote(q, sizeof q, cuda, strlen(cuda)), why);
+                  cres__quote_str(q, sizeof q, cuda), why);
     h->gpus_per_task = listed;
     return CRES_OK;
 }
@@ -11172,14 +11188,13 @@ CRES__PRIVATE cres_result cres__hpc_gpus(cres__hpc *h, const cres__hpc_want *w, 
     if (listed && said.on_node >= 0)
         cres__log(&h->base, CRES_LOG_INFO,
                   "%s: CUDA_VISIBLE_DEVICES=%s left as it is: it lists %d devices, %s=%d", who,
-                  cres__quote(q, sizeof q, cuda, strlen(cuda)), listed, said.on_node_var,
-                  said.on_node);
+                  cres__quote_str(q, sizeof q, cuda), listed, said.on_node_var, said.on_node);
     else if (listed)
         cres__log(&h->base, CRES_LOG_INFO,
                   "%s: CUDA_VISIBLE_DEVICES=%s left as it is: %s whether it lists the node's "
                   "GPUs or this task's own (options.gpus_per_node or gpus_per_task, "
                   "--gpus-per-node or --gpus-per-task, would split it as the node's)",
-                  who, cres__quote(q, sizeof q, cuda, strlen(cuda)),
+                  who, cres__quote_str(q, sizeof q, cuda),
                   said.unsaid ? said.unsaid : "the launcher does not say");
     h->gpus_per_task = listed;
     return CRES_OK;
@@ -11245,10 +11260,9 @@ CRES__PRIVATE cres_result cres__hpc_build(cres__hpc *h, const cres__layout *l,
             cres__start(&aw, address, sizeof address, NULL);
             if (!cres__put_host_port(&aw, host, port_base + h->local[r]) ||
                 cres__finish(&aw, NULL, NULL) != CRES_OK)
-                res = cres__fail(err, CRES_ERR_ENVIRONMENT,
-                                 "%s: %s is not a host name or IPv6 address (%s)", who,
-                                 cres__quote(q, sizeof q, host, strlen(host)),
-                                 l->from ? l->from : "the hostfile");
+                res = cres__fail(
+                    err, CRES_ERR_ENVIRONMENT, "%s: %s is not a host name or IPv6 address (%s)",
+                    who, cres__quote_str(q, sizeof q, host), l->from ? l->from : "the hostfile");
             else res = cres_spec_add_task(h->spec, j->job, k, address, err);
         }
         if (res == CRES_OK && l->rank >= j->first && l->rank < j->first + j->count)
@@ -11282,7 +11296,7 @@ CRES__PRIVATE cres_result cres__hpc_rank(cres__hpc *h, const char *task_type, in
         }
     }
     return cres__fail(err, CRES_ERR_NOT_FOUND, "%s: no task %s %d", h->base.vtable->name,
-                      cres__quote(q, sizeof q, type, strlen(type)), id);
+                      cres__quote_str(q, sizeof q, type), id);
 }
 
 CRES__PRIVATE cres_result cres__hpc_accelerators(cres_resolver *r, const char *task_type,
@@ -11341,61 +11355,56 @@ CRES__PRIVATE void cres__hpc_destroy(cres_resolver *r) {
     cres__free(&r->config.allocator, h->devices);
 }
 
-/* The start and the end both backends share; in between each reads its layout. */
-CRES__PRIVATE cres_result cres__hpc_new(const cres_resolver_vtable *vtable,
-                                        const cres_config *config, cres_resolver **r,
-                                        cres__layout *l, cres_error *err) {
-    memset(l, 0, sizeof *l);
-    l->own_node = l->own_local = l->own_local_size = -1;
-    return cres_resolver_new(sizeof(cres__hpc), vtable, config, r, err);
-}
+/* A backend's reader of where its ranks run; `options` is its own options struct. */
+typedef cres_result (*cres__layout_reader)(const cres_resolver *r, const void *options,
+                                           cres__layout *l, cres_error *err);
 
-CRES__PRIVATE void cres__hpc_want_set(cres__hpc_want *w, const cres_job_count *jobs,
-                                      size_t jobs_count, int port_base, int gpus_per_node,
-                                      int gpus_per_task, cres__gpu_reader gpu_reader) {
-    w->jobs = jobs;
-    w->jobs_count = jobs_count;
-    w->port_base = port_base;
-    w->gpus_per_node = gpus_per_node;
-    w->gpus_per_task = gpus_per_task;
-    w->gpu_reader = gpu_reader;
-}
-
-CRES__PRIVATE cres_result cres__hpc_finish(cres_resolver *r, cres_result res, cres__layout *l,
-                                           const cres__hpc_want *w, const char *task_type,
-                                           int task_id, const char *rpc_layer, cres_error *err) {
+/* The create function every HPC backend shares: `layout` places the ranks, the rest is the
+   same for all (one function, not one copy per backend). */
+CRES__PRIVATE cres_result cres__hpc_create(const cres_resolver_vtable *vtable,
+                                           const cres_config *config, const cres__hpc_want *w,
+                                           cres__layout_reader layout, const void *options,
+                                           cres_resolver **out, cres_error *err) {
+    cres__layout l;
+    cres_resolver *r;
+    cres_result res;
+    cres__clear(err);
+    if (!out) return cres__fail(err, CRES_ERR_INVALID_ARGUMENT, "out is NULL");
+    *out = NULL;
+    memset(&l, 0, sizeof l);
+    l.own_node = l.own_local = l.own_local_size = -1;
+    if ((res = cres_resolver_new(sizeof(cres__hpc), vtable, config, &r, err)) != CRES_OK)
+        return res;
+    res = layout(r, options, &l, err);
     if (res == CRES_OK) res = cres_set_rpc_layer(r, "grpc", err);
-    if (res == CRES_OK) res = cres__hpc_build((cres__hpc *)r, l, w, err);
-    if (res == CRES_OK) res = cres__apply_options(r, task_type, task_id, rpc_layer, err);
-    r->no_task_why = l->no_task;
-    cres__layout_free(&r->config.allocator, l);
-    return res;
+    if (res == CRES_OK) res = cres__hpc_build((cres__hpc *)r, &l, w, err);
+    if (res == CRES_OK) res = cres__apply_options(r, w->task_type, w->task_id, w->rpc_layer, err);
+    r->no_task_why = l.no_task;
+    cres__layout_free(&r->config.allocator, &l);
+    return cres__created(r, res, out);
 }
 
 /* The create function of an HPC backend (Slurm, MPI, the schedulers): the options they all
-   share, then layout(r, o, &l, err) places the ranks; gpu_reader says what the launcher says
-   of the GPU lists (NULL: nothing). */
-#define CRES__HPC_CREATE(fn, vtable, options_type, layout, gpu_reader)                        \
-    CRES_API cres_result fn(const options_type *o, cres_resolver **out, cres_error *err) {    \
-        options_type none;                                                                    \
-        cres__hpc_want w;                                                                     \
-        cres__layout l;                                                                       \
-        cres_resolver *r;                                                                     \
-        cres_result res;                                                                      \
-        if (!o) {                                                                             \
-            memset(&none, 0, sizeof none);                                                    \
-            o = &none;                                                                        \
-        }                                                                                     \
-        cres__clear(err);                                                                     \
-        if (!out) return cres__fail(err, CRES_ERR_INVALID_ARGUMENT, "out is NULL");           \
-        *out = NULL;                                                                          \
-        if ((res = cres__hpc_new(&vtable, o->config, &r, &l, err)) != CRES_OK) return res;    \
-        cres__hpc_want_set(&w, o->jobs, o->jobs_count, o->port_base, o->gpus_per_node,        \
-                           o->gpus_per_task, gpu_reader);                                     \
-        res = layout(r, o, &l, err);                                                          \
-        return cres__created(                                                                 \
-            r, cres__hpc_finish(r, res, &l, &w, o->task_type, o->task_id, o->rpc_layer, err), \
-            out);                                                                             \
+   share, then cres__hpc_create with layout, which reads the rest; reader says what the
+   launcher says of the GPU lists (NULL: nothing). */
+#define CRES__HPC_CREATE(fn, vtable, options_type, layout, reader)                         \
+    CRES_API cres_result fn(const options_type *o, cres_resolver **out, cres_error *err) { \
+        options_type none;                                                                 \
+        cres__hpc_want w;                                                                  \
+        if (!o) {                                                                          \
+            memset(&none, 0, sizeof none);                                                 \
+            o = &none;                                                                     \
+        }                                                                                  \
+        w.jobs = o->jobs;                                                                  \
+        w.jobs_count = o->jobs_count;                                                      \
+        w.port_base = o->port_base;                                                        \
+        w.gpus_per_node = o->gpus_per_node;                                                \
+        w.gpus_per_task = o->gpus_per_task;                                                \
+        w.gpu_reader = reader;                                                             \
+        w.task_type = o->task_type;                                                        \
+        w.task_id = o->task_id;                                                            \
+        w.rpc_layer = o->rpc_layer;                                                        \
+        return cres__hpc_create(&vtable, o->config, &w, layout, o, out, err);              \
     }
 #endif /* CRES__HPC */
 
@@ -11423,31 +11432,34 @@ CRES__PRIVATE cres_result cres__slurm_deal(const cres_resolver *r, cres__layout 
     }
     if (n == 5 && memcmp(d, "plane", 5) == 0) {
         l->deal = CRES__DEAL_PLANE;
-        return cres__env_int(r, "SLURM_DIST_PLANESIZE", 1, 1, CRES_MAX_HOSTLIST_HOSTS, &l->plane,
-                             err);
+        return cres__env_need(r, "SLURM_DIST_PLANESIZE", 1, CRES_MAX_HOSTLIST_HOSTS, &l->plane,
+                              err);
     }
     return cres__fail(err, CRES_ERR_UNSUPPORTED,
                       "%s: SLURM_DISTRIBUTION=%s is not supported (block, cyclic, plane)",
-                      r->vtable->name, cres__quote(q, sizeof q, d, strlen(d)));
+                      r->vtable->name, cres__quote_str(q, sizeof q, d));
 }
 
-/* The GPU binding type of a --gpu-bind value ("verbose,closest" is closest), or of the
-   gres/gpu part of a --tres-bind one ("gres/gpu:per_task:2+gres/nic:closest"); "" = none
-   given. */
-CRES__PRIVATE size_t cres__slurm_bind_type(const char *v, int tres, const char **type) {
-    const char *gpu = v ? strstr(v, "gres/gpu:") : NULL;
+/* Whether a --gpu-bind value gives a GPU binding type ("verbose,closest" does, "verbose"
+   alone does not), or with `tres` the gres/gpu part of a --tres-bind one
+   ("gres/gpu:per_task:2+gres/nic:closest"). */
+CRES__PRIVATE int cres__slurm_binds(const char *v, int tres) {
+    const char *gpu = v && tres ? strstr(v, "gres/gpu:") : NULL;
     size_t n;
-    *type = "";
-    if (!v || (tres && !gpu)) return 0;
-    if (tres) v = gpu + 9;
+    if (tres) v = gpu ? gpu + 9 : NULL;
+    if (!v) return 0;
     n = strcspn(v, "+");
     if (n >= 7 && strncmp(v, "verbose", 7) == 0) {
-        v += 7;
         n -= 7;
-        if (n && *v == ',') v++, n--;
+        if (n && v[7] == ',') n--;
     }
-    *type = v;
-    return n;
+    return n > 0;
+}
+
+/* The task's lists are its own, as variable `var` (value v) says. */
+CRES__PRIVATE void cres__gpus_bound_by(cres__gpu_word *said, const char *var, const char *v) {
+    char q[CRES__QUOTE_SIZE];
+    snprintf(said->bound, sizeof said->bound, "%s=%s", var, cres__quote_str(q, sizeof q, v));
 }
 
 /* Slurm's word on the GPU lists a task sees. slurmstepd (src/plugins/gres/common/
@@ -11464,34 +11476,25 @@ CRES__PRIVATE size_t cres__slurm_bind_type(const char *v, int tres, const char *
    SLURM_JOB_GPUS is the batch node's: neither tells. */
 CRES__PRIVATE cres_result cres__slurm_gpus(const cres_resolver *r, cres__gpu_word *said,
                                            cres_error *err) {
-    static const char implicit[] = "SLURM_GPUS_PER_TASK\0SLURM_NTASKS_PER_GPU\0"
-                                   "SLURM_NTASKS_PER_TRES\0";
+    CRES__BYTE_ALIGNED static const char implicit[] = "SLURM_GPUS_PER_TASK\0SLURM_NTASKS_PER_GPU\0"
+                                                      "SLURM_NTASKS_PER_TRES\0";
     const char *bind_var = "SLURM_TRES_BIND", *bind = cres_resolver_getenv(r, bind_var);
-    const char *type, *per_task = cres_resolver_getenv(r, "SLURM_TRES_PER_TASK"), *hint;
-    size_t n = cres__slurm_bind_type(bind, 1, &type);
-    char q[CRES__QUOTE_SIZE];
-    cres_result res = cres__env_int(r, "SLURM_GPUS_ON_NODE", 0, 0, 4096, &said->on_node, err);
+    const char *per_task = cres_resolver_getenv(r, "SLURM_TRES_PER_TASK"), *hint;
+    int binds = cres__slurm_binds(bind, 1);
+    cres_result res = cres__env_int(r, "SLURM_GPUS_ON_NODE", 0, 4096, &said->on_node, err);
     if (res != CRES_OK) return res;
     said->on_node_var = "SLURM_GPUS_ON_NODE";
     if (said->on_node < 0)
         said->unsaid = "SLURM_GPUS_ON_NODE (the step's GPUs on the node) is not set, so "
                        "nothing says";
-    if (!n)
-        n = cres__slurm_bind_type(bind = cres_resolver_getenv(r, bind_var = "SLURM_GPU_BIND"), 0,
-                                  &type);
-    if (n) { /* none too: every task sees the step's GPUs, as the user asked, not a share */
-        snprintf(said->bound, sizeof said->bound, "%s=%s", bind_var,
-                 cres__quote(q, sizeof q, bind, strlen(bind)));
-        return CRES_OK;
-    }
-    if ((hint = cres__env_any(r, implicit)) != NULL) {
-        const char *v = cres_resolver_getenv(r, hint);
-        snprintf(said->bound, sizeof said->bound, "%s=%s", hint,
-                 cres__quote(q, sizeof q, v, strlen(v)));
-    } else if (per_task && strstr(per_task, "gres/gpu")) {
-        snprintf(said->bound, sizeof said->bound, "SLURM_TRES_PER_TASK=%s",
-                 cres__quote(q, sizeof q, per_task, strlen(per_task)));
-    }
+    if (!binds)
+        binds = cres__slurm_binds(bind = cres_resolver_getenv(r, bind_var = "SLURM_GPU_BIND"), 0);
+    if (binds) /* none too: every task sees the step's GPUs, as the user asked, not a share */
+        cres__gpus_bound_by(said, bind_var, bind);
+    else if ((hint = cres__env_any(r, implicit)) != NULL)
+        cres__gpus_bound_by(said, hint, cres_resolver_getenv(r, hint));
+    else if (per_task && strstr(per_task, "gres/gpu"))
+        cres__gpus_bound_by(said, "SLURM_TRES_PER_TASK", per_task);
     return CRES_OK;
 }
 
@@ -11515,7 +11518,7 @@ CRES__PRIVATE cres_result cres__slurm_nodes(const cres_resolver *r, cres__layout
     if (res == CRES_ERR_BUFFER_TOO_SMALL || (res == CRES_OK && counts != l->nodes))
         return cres__fail(err, CRES_ERR_ENVIRONMENT,
                           "%s: %s=%s gives %zu counts for the %zu nodes of %s", who, tpn_var,
-                          cres__quote(q, sizeof q, tpn, strlen(tpn)), counts, l->nodes, nodes_var);
+                          cres__quote_str(q, sizeof q, tpn), counts, l->nodes, nodes_var);
     snprintf(prefix, sizeof prefix, "%s: %s: ", who, tpn_var);
     if (res != CRES_OK) return cres__wrap(err, res, CRES_ERR_ENVIRONMENT, prefix);
     return cres__layout_total(l, who, err);
@@ -11545,13 +11548,13 @@ CRES__PRIVATE cres_result cres__slurm_allocation(const cres_resolver *r, cres__l
         return cres__fail(
             err, CRES_ERR_ENVIRONMENT,
             "%s: not in a Slurm job: SLURM_STEP_NODELIST and SLURM_JOB_ID are not set", who);
-    if ((res = cres__env_int(r, het, 0, 1, INT_MAX, &components, err)) != CRES_OK) return res;
+    if ((res = cres__env_int(r, het, 1, INT_MAX, &components, err)) != CRES_OK) return res;
     if (components > 1)
         return cres__fail(err, CRES_ERR_UNSUPPORTED,
                           "%s: %s=%d: a heterogeneous job's script, whose SLURM_JOB_NODELIST is "
                           "its first component alone; start the tasks with srun",
                           who, het, components);
-    if ((res = cres__env_int(r, "SLURM_PROCID", 0, 0, INT_MAX, &rank, err)) != CRES_OK) return res;
+    if ((res = cres__env_int(r, "SLURM_PROCID", 0, INT_MAX, &rank, err)) != CRES_OK) return res;
     if (rank > 0)
         return cres__fail(err, CRES_ERR_ENVIRONMENT,
                           "%s: SLURM_PROCID=%d is set but SLURM_STEP_NODELIST is not: the step's "
@@ -11588,11 +11591,11 @@ CRES__PRIVATE cres_result cres__slurm_node_agrees(const cres_resolver *r, const 
     const char *name = cres_resolver_getenv(r, "SLURMD_NODENAME");
     char q[CRES__QUOTE_SIZE], qh[CRES__QUOTE_SIZE];
     if (!name || l->own_node < 0 || strcmp(name, l->hosts[l->own_node]) == 0) return CRES_OK;
-    return cres__fail(err, CRES_ERR_ENVIRONMENT,
-                      "%s: SLURMD_NODENAME=%s but SLURM_NODEID=%d is %s in SLURM_STEP_NODELIST",
-                      r->vtable->name, cres__quote(q, sizeof q, name, strlen(name)), l->own_node,
-                      cres__quote(qh, sizeof qh, l->hosts[l->own_node],
-                                  strlen(l->hosts[l->own_node])));
+    return cres__fail(
+        err, CRES_ERR_ENVIRONMENT,
+        "%s: SLURMD_NODENAME=%s but SLURM_NODEID=%d is %s in SLURM_STEP_NODELIST", r->vtable->name,
+        cres__quote_str(q, sizeof q, name), l->own_node,
+        cres__quote(qh, sizeof qh, l->hosts[l->own_node], strlen(l->hosts[l->own_node])));
 }
 
 CRES__PRIVATE cres_result cres__slurm_layout(const cres_resolver *r, cres__layout *l,
@@ -11601,10 +11604,10 @@ CRES__PRIVATE cres_result cres__slurm_layout(const cres_resolver *r, cres__layou
     int ntasks = 0;
     cres_result res;
     if (!cres_resolver_getenv(r, "SLURM_STEP_NODELIST")) return cres__slurm_allocation(r, l, err);
-    if ((res = cres__env_int(r, "SLURM_PROCID", 1, 0, CRES_MAX_HOSTLIST_HOSTS, &l->rank, err)) !=
+    if ((res = cres__env_need(r, "SLURM_PROCID", 0, CRES_MAX_HOSTLIST_HOSTS, &l->rank, err)) !=
             CRES_OK ||
-        (res = cres__env_int(r, "SLURM_STEP_NUM_TASKS", 1, 1, CRES_MAX_HOSTLIST_HOSTS, &ntasks,
-                             err)) != CRES_OK ||
+        (res = cres__env_need(r, "SLURM_STEP_NUM_TASKS", 1, CRES_MAX_HOSTLIST_HOSTS, &ntasks,
+                              err)) != CRES_OK ||
         (res = cres__slurm_nodes(r, l, "SLURM_STEP_NODELIST", "SLURM_STEP_TASKS_PER_NODE", err)) !=
             CRES_OK)
         return res;
@@ -11629,10 +11632,10 @@ CRES__PRIVATE cres_result cres__slurm_layout(const cres_resolver *r, cres__layou
         return res;
     l->said_by[0] = "SLURM_NODEID, SLURM_LOCALID";
     l->node_ranks = cres_resolver_getenv(r, "SLURM_GTIDS");
-    if ((res = cres__env_int(r, "SLURM_NODEID", 0, 0, (long long)l->nodes - 1, &l->own_node,
-                             err)) != CRES_OK ||
-        (res = cres__env_int(r, "SLURM_LOCALID", 0, 0, CRES_MAX_HOSTLIST_HOSTS, &l->own_local,
-                             err)) != CRES_OK ||
+    if ((res = cres__env_int(r, "SLURM_NODEID", 0, (long long)l->nodes - 1, &l->own_node, err)) !=
+            CRES_OK ||
+        (res = cres__env_int(r, "SLURM_LOCALID", 0, CRES_MAX_HOSTLIST_HOSTS, &l->own_local, err)) !=
+            CRES_OK ||
         (res = cres__slurm_node_agrees(r, l, err)) != CRES_OK)
         return res;
     return cres__slurm_deal(r, l, err);
@@ -11640,16 +11643,15 @@ CRES__PRIVATE cres_result cres__slurm_layout(const cres_resolver *r, cres__layou
 #endif
 
 #ifndef CLUSTER_RESOLVER_NO_SLURM
-static const char cres__slurm_vtable_name[] = "slurm";
+CRES__BYTE_ALIGNED static const char cres__slurm_vtable_name[] = "slurm";
 static const cres_resolver_vtable cres__slurm_vtable = {
     cres__slurm_vtable_name, cres__hpc_resolve, NULL, cres__hpc_accelerators, cres__hpc_destroy,
     cres__hpc_devices, NULL};
 
 /* The step's layout takes no options. */
-CRES__PRIVATE cres_result cres__slurm_own_layout(const cres_resolver *r,
-                                                 const cres_slurm_options *o, cres__layout *l,
-                                                 cres_error *err) {
-    (void)o;
+CRES__PRIVATE cres_result cres__slurm_own_layout(const cres_resolver *r, const void *options,
+                                                 cres__layout *l, cres_error *err) {
+    (void)options;
     return cres__slurm_layout(r, l, err);
 }
 
@@ -11700,13 +11702,12 @@ CRES__PRIVATE cres_result cres__hostfile_line(char *line, size_t number, char **
             *slots > CRES_MAX_HOSTLIST_HOSTS)
             return cres__fail(err, CRES_ERR_ENVIRONMENT,
                               "%s: hostfile line %zu: %s is not host:N with N from 1 to %d", who,
-                              number, cres__quote(q, sizeof q, *host, strlen(*host)),
-                              CRES_MAX_HOSTLIST_HOSTS);
+                              number, cres__quote_str(q, sizeof q, *host), CRES_MAX_HOSTLIST_HOSTS);
         *colon = '\0';
     }
     if (!**host || strlen(*host) > CRES_MAX_NAME_LENGTH || cres__bad_text(*host, 1))
         return cres__fail(err, CRES_ERR_ENVIRONMENT, "%s: hostfile line %zu: %s is not a host name",
-                          who, number, cres__quote(q, sizeof q, *host, strlen(*host)));
+                          who, number, cres__quote_str(q, sizeof q, *host));
     while ((word = cres__next_word(&line)) != NULL) {
         if (cres__hostfile_count(word, "slots", slots)) continue;
         if (cres__hostfile_count(word, "max_slots", &ignored) ||
@@ -11714,7 +11715,7 @@ CRES__PRIVATE cres_result cres__hostfile_line(char *line, size_t number, char **
             continue;
         return cres__fail(err, CRES_ERR_ENVIRONMENT,
                           "%s: hostfile line %zu: %s is not slots=N or max_slots=N", who, number,
-                          cres__quote(q, sizeof q, word, strlen(word)));
+                          cres__quote_str(q, sizeof q, word));
     }
     return CRES_OK;
 }
@@ -11909,7 +11910,7 @@ CRES__PRIVATE void cres__name_source(cres_error *err, const char *who, const cha
     if (strncmp(err->message, who, n) != 0 || strncmp(err->message + n, ": ", 2) != 0) return;
     memcpy(old, err->message, sizeof old);
     snprintf(err->message, sizeof err->message, "%s: %s (%s): %s", who, var,
-             cres__quote(q, sizeof q, value, strlen(value)), old + n + 2);
+             cres__quote_str(q, sizeof q, value), old + n + 2);
 }
 
 /* The allocation a scheduler gave: a file of hosts (`var` names it) or LSB_MCPU_HOSTS.
@@ -11976,7 +11977,7 @@ CRES__PRIVATE cres_result cres__lsf_resource_sets(const cres_resolver *r, int si
                                                   cres_error *err) {
     int per_host = -1;
     size_t i;
-    cres_result res = cres__env_int(r, "JSM_NAMESPACE_LOCAL_SIZE", 0, 1, INT_MAX, &per_host, err);
+    cres_result res = cres__env_int(r, "JSM_NAMESPACE_LOCAL_SIZE", 1, INT_MAX, &per_host, err);
     if (res != CRES_OK) return res;
     if (per_host < 1 || (long long)per_host * (long long)l->nodes != size)
         return CRES_ERR_NOT_FOUND;
@@ -12001,8 +12002,8 @@ CRES__PRIVATE cres_result cres__lsf_resource_sets(const cres_resolver *r, int si
 CRES__PRIVATE cres_result cres__lsf_slots(const cres_resolver *r, const char *var,
                                           cres__layout *l, cres_error *err) {
     int size = -1, launch_node = l->nodes >= 2 && l->tasks[0] == 1;
-    cres_result res = cres__env_int(r, "JSM_NAMESPACE_SIZE", 0, 1, CRES_MAX_HOSTLIST_HOSTS,
-                                    &size, err);
+    cres_result res =
+        cres__env_int(r, "JSM_NAMESPACE_SIZE", 1, CRES_MAX_HOSTLIST_HOSTS, &size, err);
     if (res != CRES_OK) return res;
     if (launch_node && cres__env_set(r, "CSM_ALLOCATION_ID"))
         cres__lsf_drop_launch_node(r, l, "CSM_ALLOCATION_ID is set");
@@ -12040,42 +12041,59 @@ typedef struct cres__mpi_identity {
     const char *local_names;     /* the local rank's and size's names, for messages */
 } cres__mpi_identity;
 
-/* An MPI launcher family's names ("" for none), arrays rather than pointers (see
-   "Footprint" in >>impl). */
+/* An MPI launcher family's names ("" for none). */
 typedef struct cres__mpi_family {
-    char rank[24], size[24], local_rank[28], local_size[28];
-    char source[12];      /* "Open MPI" */
-    char local_names[56]; /* the local rank's and size's, for messages */
+    const char *rank, *size, *local_rank, *local_size;
+    const char *source;      /* "Open MPI" */
+    const char *local_names; /* the local rank's and size's, for messages */
 } cres__mpi_family;
 
-/* The first family whose rank is set is read; the last row (jsrun, which IBM Spectrum MPI's
+/* The families, a row of their six names each, in one literal (see "Footprint" in >>impl).
+   The first family whose rank is set is read; the last row (jsrun, which IBM Spectrum MPI's
    ranks see beside Open MPI's names) is only compared. */
-static const cres__mpi_family cres__mpi_names[] = {
-    {"OMPI_COMM_WORLD_RANK", "OMPI_COMM_WORLD_SIZE", "OMPI_COMM_WORLD_LOCAL_RANK",
-     "OMPI_COMM_WORLD_LOCAL_SIZE", "Open MPI",
-     "OMPI_COMM_WORLD_LOCAL_RANK, OMPI_COMM_WORLD_LOCAL_SIZE"},
-    {"MV2_COMM_WORLD_RANK", "MV2_COMM_WORLD_SIZE", "MV2_COMM_WORLD_LOCAL_RANK",
-     "MV2_COMM_WORLD_LOCAL_SIZE", "MVAPICH",
-     "MV2_COMM_WORLD_LOCAL_RANK, MV2_COMM_WORLD_LOCAL_SIZE"},
-    {"PMI_RANK", "PMI_SIZE", "MPI_LOCALRANKID", "MPI_LOCALNRANKS", "MPICH",
-     "MPI_LOCALRANKID, MPI_LOCALNRANKS"},
-    {"PMIX_RANK", "", "", "", "PMIx", ""},
-    {"JSM_NAMESPACE_RANK", "JSM_NAMESPACE_SIZE", "", "", "jsrun", ""},
-};
-#define CRES__MPI_FAMILIES 4
+#define CRES__MPI_FAMILY(rank, size, local_rank, local_size, source, local_names) \
+    rank "\0" size "\0" local_rank "\0" local_size "\0" source "\0" local_names "\0"
+CRES__BYTE_ALIGNED static const char cres__mpi_names[] =
+    CRES__MPI_FAMILY("OMPI_COMM_WORLD_RANK", "OMPI_COMM_WORLD_SIZE", "OMPI_COMM_WORLD_LOCAL_RANK",
+                     "OMPI_COMM_WORLD_LOCAL_SIZE", "Open MPI",
+                     "OMPI_COMM_WORLD_LOCAL_RANK, OMPI_COMM_WORLD_LOCAL_SIZE")
+        CRES__MPI_FAMILY("MV2_COMM_WORLD_RANK", "MV2_COMM_WORLD_SIZE", "MV2_COMM_WORLD_LOCAL_RANK",
+                         "MV2_COMM_WORLD_LOCAL_SIZE", "MVAPICH",
+                         "MV2_COMM_WORLD_LOCAL_RANK, MV2_COMM_WORLD_LOCAL_SIZE")
+            CRES__MPI_FAMILY("PMI_RANK", "PMI_SIZE", "MPI_LOCALRANKID", "MPI_LOCALNRANKS", "MPICH",
+                             "MPI_LOCALRANKID, MPI_LOCALNRANKS")
+                CRES__MPI_FAMILY("PMIX_RANK", "", "", "", "PMIx", "") CRES__MPI_FAMILY(
+                    "JSM_NAMESPACE_RANK", "JSM_NAMESPACE_SIZE", "", "", "jsrun", "");
+#undef CRES__MPI_FAMILY
+#define CRES__MPI_FAMILIES 4 /* read; then jsrun's row */
+
+/* Row i of cres__mpi_names. */
+CRES__PRIVATE cres__mpi_family cres__mpi_family_at(size_t i) {
+    const char *p = cres__mpi_names;
+    cres__mpi_family f;
+    for (i *= 6; i; i--) p = cres__next_name(p);
+    f.rank = p;
+    f.size = p = cres__next_name(p);
+    f.local_rank = p = cres__next_name(p);
+    f.local_size = p = cres__next_name(p);
+    f.source = p = cres__next_name(p);
+    f.local_names = cres__next_name(p);
+    return f;
+}
 
 /* Launchers set several families' names (Open MPI PMIx's too, Cray PALS PMI's, jsrun its
    own beside Open MPI's): each other rank and size that is set must be the one read. */
 CRES__PRIVATE cres_result cres__mpi_names_agree(const cres_resolver *r, size_t read,
                                                 const cres__mpi_identity *id, cres_error *err) {
+    const cres__mpi_family said = cres__mpi_family_at(read);
     size_t i;
     cres_result res = CRES_OK;
-    for (i = 0; i < sizeof cres__mpi_names / sizeof cres__mpi_names[0] && res == CRES_OK; i++) {
-        const cres__mpi_family *n = &cres__mpi_names[i];
+    for (i = 0; i <= CRES__MPI_FAMILIES && res == CRES_OK; i++) {
+        const cres__mpi_family n = cres__mpi_family_at(i);
         if (i == read) continue;
-        res = cres__env_agrees(r, n->rank, id->rank, cres__mpi_names[read].rank, err);
-        if (res == CRES_OK && *n->size && id->size >= 0)
-            res = cres__env_agrees(r, n->size, id->size, cres__mpi_names[read].size, err);
+        res = cres__env_agrees(r, n.rank, id->rank, said.rank, err);
+        if (res == CRES_OK && *n.size && id->size >= 0)
+            res = cres__env_agrees(r, n.size, id->size, said.size, err);
     }
     return res;
 }
@@ -12089,28 +12107,28 @@ CRES__PRIVATE cres_result cres__mpi_identify(const cres_resolver *r, cres__mpi_i
     const int max = CRES_MAX_HOSTLIST_HOSTS;
     id->size = id->local_rank = id->local_size = -1;
     for (i = 0; i < CRES__MPI_FAMILIES; i++) {
-        const cres__mpi_family *n = &cres__mpi_names[i];
-        const char *local = n->local_rank, *local_size = n->local_size;
-        if (!cres_resolver_getenv(r, n->rank)) continue;
-        id->source = n->source;
-        id->size_var = *n->size ? n->size : NULL;
-        id->local_names = *n->local_names ? n->local_names : NULL;
+        const cres__mpi_family n = cres__mpi_family_at(i);
+        const char *local = n.local_rank, *local_size = n.local_size;
+        if (!cres_resolver_getenv(r, n.rank)) continue;
+        id->source = n.source;
+        id->size_var = *n.size ? n.size : NULL;
+        id->local_names = *n.local_names ? n.local_names : NULL;
         if (i == 2 && !cres_resolver_getenv(r, local_size) && !cres_resolver_getenv(r, local)) {
             local = "PMI_LOCAL_RANK";
             local_size = "PMI_LOCAL_SIZE";
             id->local_names = "PMI_LOCAL_RANK, PMI_LOCAL_SIZE";
         }
         if (id->size_var) {
-            res = cres__env_int(r, n->size, 1, 1, max, &id->size, err);
-            if (res == CRES_OK) res = cres__env_int(r, n->rank, 1, 0, id->size - 1, &id->rank, err);
+            res = cres__env_need(r, n.size, 1, max, &id->size, err);
+            if (res == CRES_OK) res = cres__env_need(r, n.rank, 0, id->size - 1, &id->rank, err);
             if (res == CRES_OK)
-                res = cres__env_int(r, local_size, 0, 1, id->size, &id->local_size, err);
+                res = cres__env_int(r, local_size, 1, id->size, &id->local_size, err);
             if (res == CRES_OK) /* below the local size, or at least the world's */
-                res = cres__env_int(r, local, 0, 0,
-                                    (id->local_size > 0 ? id->local_size : id->size) - 1,
-                                    &id->local_rank, err);
+                res =
+                    cres__env_int(r, local, 0, (id->local_size > 0 ? id->local_size : id->size) - 1,
+                                  &id->local_rank, err);
         } else {
-            res = cres__env_int(r, n->rank, 1, 0, max - 1, &id->rank, err);
+            res = cres__env_need(r, n.rank, 0, max - 1, &id->rank, err);
         }
         return res == CRES_OK ? cres__mpi_names_agree(r, i, id, err) : res;
     }
@@ -12125,8 +12143,9 @@ CRES__PRIVATE cres_result cres__mpi_identify(const cres_resolver *r, cres__mpi_i
    blocks; "node" deals round-robin; others (ppr, seq, rankfile) we cannot follow. */
 CRES__PRIVATE cres_result cres__mpi_policy(const cres_resolver *r, const char *name,
                                            const char *unset, const char **out, cres_error *err) {
-    static const char known[] = "node\0slot\0core\0hwthread\0socket\0package\0numa\0board\0"
-                                "l1cache\0l2cache\0l3cache\0";
+    CRES__BYTE_ALIGNED static const char known[] =
+        "node\0slot\0core\0hwthread\0socket\0package\0numa\0board\0"
+        "l1cache\0l2cache\0l3cache\0";
     const char *v = cres_resolver_getenv(r, name), *k;
     size_t n;
     char q[CRES__QUOTE_SIZE];
@@ -12142,7 +12161,7 @@ CRES__PRIVATE cres_result cres__mpi_policy(const cres_resolver *r, const char *n
     return cres__fail(err, CRES_ERR_UNSUPPORTED,
                       "%s: %s=%s is not supported (by slot, core, socket... or node); pass "
                       "--map-by slot or node",
-                      r->vtable->name, name, cres__quote(q, sizeof q, v, strlen(v)));
+                      r->vtable->name, name, cres__quote_str(q, sizeof q, v));
 }
 
 /* Sets l's deal from the ranking policy; *by_node = mapping by node. */
@@ -12189,8 +12208,9 @@ CRES__PRIVATE cres_result cres__mpi_from_hostfile(const cres_resolver *r, const 
 CRES__PRIVATE cres_result cres__mpi_from_scheduler(const cres_resolver *r,
                                                    const cres__mpi_identity *id, cres__layout *l,
                                                    cres_error *err) {
-    static const char sources[] = "PE_HOSTFILE\0PBS_NODEFILE\0LSB_DJOB_RANKFILE\0LSB_MCPU_HOSTS\0"
-                                  "OMPI_MCA_orte_default_hostfile\0";
+    CRES__BYTE_ALIGNED static const char sources[] =
+        "PE_HOSTFILE\0PBS_NODEFILE\0LSB_DJOB_RANKFILE\0LSB_MCPU_HOSTS\0"
+        "OMPI_MCA_orte_default_hostfile\0";
     const char *source;
     int by_node = 0;
     cres_result res = CRES_ERR_NOT_FOUND;
@@ -12244,7 +12264,7 @@ CRES__PRIVATE cres_result cres__mpi_in_allocation(const cres_resolver *r,
     l->ntasks = id->size;
     /* equal counts: mapping is moot */
     if ((res = cres__mpi_policies(r, l, &by_node, err)) != CRES_OK) return res;
-    res = cres__env_int(r, "SLURM_NODEID", 1, 0, (long long)l->nodes - 1, &l->own_node, err);
+    res = cres__env_need(r, "SLURM_NODEID", 0, (long long)l->nodes - 1, &l->own_node, err);
     l->said_by[0] = "SLURM_NODEID";
     l->said_by[1] = id->local_names;
     return res == CRES_OK ? cres__slurm_node_agrees(r, l, err) : res;
@@ -12281,8 +12301,9 @@ CRES__PRIVATE cres_result cres__mpi_direct(const cres_resolver *r, const cres__m
 }
 
 /* Where the ranks run, from the first source that knows (manual section 7). */
-CRES__PRIVATE cres_result cres__mpi_layout(const cres_resolver *r, const cres_mpi_options *o,
+CRES__PRIVATE cres_result cres__mpi_layout(const cres_resolver *r, const void *options,
                                            cres__layout *l, cres_error *err) {
+    const cres_mpi_options *o = (const cres_mpi_options *)options;
     cres__mpi_identity id;
     int slurm_rank = -1, slurm_size = -1;
     cres_result res = cres__mpi_identify(r, &id, err);
@@ -12295,10 +12316,10 @@ CRES__PRIVATE cres_result cres__mpi_layout(const cres_resolver *r, const cres_mp
     l->said_by[0] = id.local_names;
     if (o->hostfile) return cres__mpi_from_hostfile(r, o->hostfile, &id, l, err);
     if (cres_resolver_getenv(r, "SLURM_STEP_NODELIST") &&
-        cres__env_int(r, "SLURM_PROCID", 0, 0, CRES_MAX_HOSTLIST_HOSTS, &slurm_rank, NULL) ==
+        cres__env_int(r, "SLURM_PROCID", 0, CRES_MAX_HOSTLIST_HOSTS, &slurm_rank, NULL) ==
             CRES_OK &&
-        cres__env_int(r, "SLURM_STEP_NUM_TASKS", 0, 1, CRES_MAX_HOSTLIST_HOSTS, &slurm_size,
-                      NULL) == CRES_OK &&
+        cres__env_int(r, "SLURM_STEP_NUM_TASKS", 1, CRES_MAX_HOSTLIST_HOSTS, &slurm_size, NULL) ==
+            CRES_OK &&
         slurm_rank == id.rank && (id.size < 0 || slurm_size == id.size)) {
         if ((res = cres__mpi_direct(r, &id, l, err)) != CRES_ERR_NOT_FOUND) return res;
         l->own_local = id.local_rank; /* not srun's ranks after all: what MPI says stands */
@@ -12325,14 +12346,15 @@ CRES__PRIVATE cres_result cres__mpi_layout(const cres_resolver *r, const cres_mp
    daemons, whose ranks share their node's list). */
 CRES__PRIVATE cres_result cres__mpi_gpus(const cres_resolver *r, cres__gpu_word *said,
                                          cres_error *err) {
+    CRES__BYTE_ALIGNED static const char slurm[] = "SLURM_STEP_NODELIST\0SLURM_JOB_ID\0"
+                                                   "SLURM_JOBID\0";
     if (cres__env_set(r, "JSM_NAMESPACE_RANK")) return cres__jsrun_gpus(r, said, err);
-    if (cres__env_any(r, "SLURM_STEP_NODELIST\0SLURM_JOB_ID\0SLURM_JOBID\0"))
-        return cres__slurm_gpus(r, said, err);
+    if (cres__env_any(r, slurm)) return cres__slurm_gpus(r, said, err);
     said->unsaid = "mpirun and mpiexec do not say";
     return CRES_OK;
 }
 
-static const char cres__mpi_vtable_name[] = "mpi";
+CRES__BYTE_ALIGNED static const char cres__mpi_vtable_name[] = "mpi";
 static const cres_resolver_vtable cres__mpi_vtable = {
     cres__mpi_vtable_name, cres__hpc_resolve, NULL, cres__hpc_accelerators, cres__hpc_destroy,
     cres__hpc_devices, NULL};
@@ -12355,8 +12377,8 @@ CRES__PRIVATE cres_result cres__sched_rank(const cres_resolver *r, cres__layout 
                                            cres_error *err) {
     int size = l->ntasks;
     cres_result res = CRES_OK;
-    if (size_var) res = cres__env_int(r, size_var, 1, 1, CRES_MAX_HOSTLIST_HOSTS, &size, err);
-    if (res == CRES_OK) res = cres__env_int(r, rank_var, 1, 0, size - 1, &l->rank, err);
+    if (size_var) res = cres__env_need(r, size_var, 1, CRES_MAX_HOSTLIST_HOSTS, &size, err);
+    if (res == CRES_OK) res = cres__env_need(r, rank_var, 0, size - 1, &l->rank, err);
     if (res == CRES_OK && size_var)
         res = cres__mpi_fill(l, size, size_var, 0, r->vtable->name, err);
     return res;
@@ -12401,7 +12423,7 @@ CRES__PRIVATE cres_result cres__sched_script(const cres_resolver *r, cres__layou
 #endif
 
 #ifndef CLUSTER_RESOLVER_NO_PBS
-static const char cres__pbs_vtable_name[] = "pbs";
+CRES__BYTE_ALIGNED static const char cres__pbs_vtable_name[] = "pbs";
 static const cres_resolver_vtable cres__pbs_vtable = {
     cres__pbs_vtable_name, cres__hpc_resolve, NULL, cres__hpc_accelerators, cres__hpc_destroy,
     cres__hpc_devices, NULL};
@@ -12441,7 +12463,7 @@ CRES__PRIVATE cres_result cres__pbs_grouped(const cres_resolver *r, const cres__
                              "pbs: PBS_NODEFILE line %zu is %s while %s has lines after it; "
                              "PBS_VNODENUM counts lines, so each host's lines must be together",
                              number, cres__quote(q, sizeof q, host, n),
-                             cres__quote(qh, sizeof qh, l->hosts[node], strlen(l->hosts[node])));
+                             cres__quote_str(qh, sizeof qh, l->hosts[node]));
         }
         left--;
     }
@@ -12458,12 +12480,12 @@ CRES__PRIVATE cres_result cres__pbs_pals(const cres_resolver *r, cres__layout *l
     int rank = 0, ppn;
     size_t i;
     cres_result res =
-        cres__env_int(r, "PALS_NODEID", 0, 0, (long long)l->nodes - 1, &l->own_node, err);
+        cres__env_int(r, "PALS_NODEID", 0, (long long)l->nodes - 1, &l->own_node, err);
     if (res == CRES_OK)
-        res = cres__env_int(r, "PALS_LOCAL_RANKID", 0, 0, INT_MAX, &l->own_local, err);
+        res = cres__env_int(r, "PALS_LOCAL_RANKID", 0, INT_MAX, &l->own_local, err);
     if (res == CRES_OK)
-        res = cres__env_int(r, "PALS_LOCAL_SIZE", 0, 1, INT_MAX, &l->own_local_size, err);
-    if (res == CRES_OK) res = cres__env_int(r, "PALS_RANKID", 1, 0, INT_MAX, &rank, err);
+        res = cres__env_int(r, "PALS_LOCAL_SIZE", 1, INT_MAX, &l->own_local_size, err);
+    if (res == CRES_OK) res = cres__env_need(r, "PALS_RANKID", 0, INT_MAX, &rank, err);
     ppn = l->own_local_size;
     if (l->own_node > 0 && l->own_local >= 0 && rank - l->own_local > 0 &&
         (rank - l->own_local) % l->own_node == 0)
@@ -12482,10 +12504,10 @@ CRES__PRIVATE cres_result cres__pbs_pals(const cres_resolver *r, cres__layout *l
 /* PBS_NODEFILE has a line per slot. Ranks: Cray PALS's mpiexec (PALS_RANKID of PMI_SIZE,
    checked against PALS_NODEID and PALS_LOCAL_RANKID), else pbsdsh's PBS_VNODENUM (the
    slot's line: one task per slot), else the job script. */
-CRES__PRIVATE cres_result cres__pbs_layout(const cres_resolver *r, const cres_pbs_options *o,
+CRES__PRIVATE cres_result cres__pbs_layout(const cres_resolver *r, const void *options,
                                            cres__layout *l, cres_error *err) {
     cres_result res = cres__sched_read(r, "PBS_NODEFILE", l, err);
-    (void)o;
+    (void)options;
     if (res == CRES_ERR_NOT_FOUND)
         return cres__fail(err, CRES_ERR_ENVIRONMENT, "pbs: PBS_NODEFILE is not set%s",
                           cres__env_set(r, "PBS_JOBID") ? " (PBS_JOBID is)" : "");
@@ -12508,7 +12530,7 @@ CRES__LEFT_OUT(cres_pbs_resolver_create, cres_pbs_options, "pbs", "CLUSTER_RESOL
 #endif /* CLUSTER_RESOLVER_NO_PBS */
 
 #ifndef CLUSTER_RESOLVER_NO_LSF
-static const char cres__lsf_vtable_name[] = "lsf";
+CRES__BYTE_ALIGNED static const char cres__lsf_vtable_name[] = "lsf";
 static const cres_resolver_vtable cres__lsf_vtable = {
     cres__lsf_vtable_name, cres__hpc_resolve, NULL, cres__hpc_accelerators, cres__hpc_destroy,
     cres__hpc_devices, NULL};
@@ -12525,19 +12547,19 @@ CRES__PRIVATE cres_result cres__lsf_jsrun(const cres_resolver *r, cres__layout *
     l->said_by[0] = "JSM_NAMESPACE_LOCAL_RANK, JSM_NAMESPACE_LOCAL_SIZE";
     if (res == CRES_OK) res = cres__mpi_names_agree(r, CRES__MPI_FAMILIES, &jsrun, err);
     if (res == CRES_OK)
-        res = cres__env_int(r, "JSM_NAMESPACE_LOCAL_RANK", 0, 0, INT_MAX, &l->own_local, err);
+        res = cres__env_int(r, "JSM_NAMESPACE_LOCAL_RANK", 0, INT_MAX, &l->own_local, err);
     if (res == CRES_OK)
-        res = cres__env_int(r, "JSM_NAMESPACE_LOCAL_SIZE", 0, 1, INT_MAX, &l->own_local_size, err);
+        res = cres__env_int(r, "JSM_NAMESPACE_LOCAL_SIZE", 1, INT_MAX, &l->own_local_size, err);
     return res;
 }
 
 /* LSB_DJOB_RANKFILE (a line per slot), else LSB_MCPU_HOSTS; ranks from jsrun's
    JSM_NAMESPACE_* (local rank and size checked), else the MPI launcher's, else the script. */
-CRES__PRIVATE cres_result cres__lsf_layout(const cres_resolver *r, const cres_lsf_options *o,
+CRES__PRIVATE cres_result cres__lsf_layout(const cres_resolver *r, const void *options,
                                            cres__layout *l, cres_error *err) {
     const char *var = "LSB_DJOB_RANKFILE";
     cres_result res = cres__sched_read(r, var, l, err);
-    (void)o;
+    (void)options;
     if (res == CRES_ERR_NOT_FOUND) res = cres__sched_read(r, var = "LSB_MCPU_HOSTS", l, err);
     if (res == CRES_ERR_NOT_FOUND)
         return cres__fail(err, CRES_ERR_ENVIRONMENT,
@@ -12559,7 +12581,7 @@ CRES__LEFT_OUT(cres_lsf_resolver_create, cres_lsf_options, "lsf", "CLUSTER_RESOL
 #endif /* CLUSTER_RESOLVER_NO_LSF */
 
 #ifndef CLUSTER_RESOLVER_NO_SGE
-static const char cres__sge_vtable_name[] = "sge";
+CRES__BYTE_ALIGNED static const char cres__sge_vtable_name[] = "sge";
 static const cres_resolver_vtable cres__sge_vtable = {
     cres__sge_vtable_name, cres__hpc_resolve, NULL, cres__hpc_accelerators, cres__hpc_destroy,
     cres__hpc_devices, NULL};
@@ -12573,16 +12595,16 @@ CRES__PRIVATE cres_result cres__sge_gpus(const cres_resolver *r, cres__gpu_word 
 
 /* PE_HOSTFILE (NSLOTS, when set, must be its slots); ranks from the MPI launcher the job
    started (Open MPI reads PE_HOSTFILE itself), else the job script. */
-CRES__PRIVATE cres_result cres__sge_layout(const cres_resolver *r, const cres_sge_options *o,
+CRES__PRIVATE cres_result cres__sge_layout(const cres_resolver *r, const void *options,
                                            cres__layout *l, cres_error *err) {
     int nslots = -1;
     cres_result res = cres__sched_read(r, "PE_HOSTFILE", l, err);
-    (void)o;
+    (void)options;
     if (res == CRES_ERR_NOT_FOUND)
         return cres__fail(err, CRES_ERR_ENVIRONMENT,
                           "sge: PE_HOSTFILE is not set%s (submit with qsub -pe)",
                           cres__env_set(r, "JOB_ID") ? ", though JOB_ID is" : "");
-    if (res == CRES_OK) res = cres__env_int(r, "NSLOTS", 0, 1, INT_MAX, &nslots, err);
+    if (res == CRES_OK) res = cres__env_int(r, "NSLOTS", 1, INT_MAX, &nslots, err);
     if (res == CRES_OK && nslots >= 0 && nslots != l->ntasks)
         res = cres__fail(err, CRES_ERR_ENVIRONMENT, "sge: NSLOTS=%d but PE_HOSTFILE has %d slots",
                          nslots, l->ntasks);
@@ -12602,7 +12624,7 @@ CRES__LEFT_OUT(cres_sge_resolver_create, cres_sge_options, "sge", "CLUSTER_RESOL
 #endif /* CLUSTER_RESOLVER_NO_SGE */
 
 #ifndef CLUSTER_RESOLVER_NO_FLUX
-static const char cres__flux_vtable_name[] = "flux";
+CRES__BYTE_ALIGNED static const char cres__flux_vtable_name[] = "flux";
 static const cres_resolver_vtable cres__flux_vtable = {
     cres__flux_vtable_name, cres__hpc_resolve, NULL, cres__hpc_accelerators, cres__hpc_destroy,
     cres__hpc_devices, NULL};
@@ -12639,11 +12661,11 @@ CRES__PRIVATE cres_result cres__flux_fill(cres__layout *l, int size, int nnodes,
    too), FLUX_TASK_LOCAL_ID checked against the placement. */
 CRES__PRIVATE cres_result cres__flux_task(const cres_resolver *r, cres__layout *l, int size,
                                           cres_error *err) {
-    cres_result res = cres__env_int(r, "FLUX_TASK_RANK", 1, 0, size - 1, &l->rank, err);
+    cres_result res = cres__env_need(r, "FLUX_TASK_RANK", 0, size - 1, &l->rank, err);
     if (res == CRES_OK) res = cres__env_agrees(r, "PMI_SIZE", size, "FLUX_JOB_SIZE", err);
     if (res == CRES_OK) res = cres__env_agrees(r, "PMI_RANK", l->rank, "FLUX_TASK_RANK", err);
     if (res == CRES_OK)
-        res = cres__env_int(r, "FLUX_TASK_LOCAL_ID", 0, 0, INT_MAX, &l->own_local, err);
+        res = cres__env_int(r, "FLUX_TASK_LOCAL_ID", 0, INT_MAX, &l->own_local, err);
     l->said_by[0] = "FLUX_TASK_LOCAL_ID";
     return res;
 }
@@ -12674,8 +12696,9 @@ CRES__PRIVATE cres_result cres__flux_hosts(const cres_allocator *a, char *text, 
    (FLUX_JOB_ID) or an allocation (FLUX_ENCLOSING_ID, which a `flux batch` script and a `flux
    alloc` shell get in place of the job's variables: flux-core src/broker/runat.c), the
    hostfile is the allocation and no task is this process's. */
-CRES__PRIVATE cres_result cres__flux_layout(const cres_resolver *r, const cres_flux_options *o,
+CRES__PRIVATE cres_result cres__flux_layout(const cres_resolver *r, const void *options,
                                             cres__layout *l, cres_error *err) {
+    const cres_flux_options *o = (const cres_flux_options *)options;
     static const char *const need[] = {"FLUX_TASK_RANK", "FLUX_JOB_SIZE", NULL};
     const char *job = cres__env_set(r, "FLUX_TASK_RANK")
                           ? NULL
@@ -12689,9 +12712,10 @@ CRES__PRIVATE cres_result cres__flux_layout(const cres_resolver *r, const cres_f
                          "options.hostfile (--hostfile; `flux hostlist -e -d '\\n'`)",
                          job ? "a job script or an allocation's shell" : "a task");
     if (res == CRES_OK)
-        res = cres__env_int(r, "FLUX_JOB_SIZE", !job, 1, CRES_MAX_HOSTLIST_HOSTS, &size, err);
+        res = job ? cres__env_int(r, "FLUX_JOB_SIZE", 1, CRES_MAX_HOSTLIST_HOSTS, &size, err)
+                  : cres__env_need(r, "FLUX_JOB_SIZE", 1, CRES_MAX_HOSTLIST_HOSTS, &size, err);
     if (res == CRES_OK && !job) res = cres__flux_task(r, l, size, err);
-    if (res == CRES_OK) res = cres__env_int(r, "FLUX_JOB_NNODES", 0, 1, INT_MAX, &nnodes, err);
+    if (res == CRES_OK) res = cres__env_int(r, "FLUX_JOB_NNODES", 1, INT_MAX, &nnodes, err);
     if (res == CRES_OK && size && nnodes > size) /* flux run -N3 -n1 is refused: one a node */
         res = cres__fail(err, CRES_ERR_ENVIRONMENT,
                          "flux: FLUX_JOB_NNODES=%d nodes for FLUX_JOB_SIZE=%d tasks", nnodes, size);
@@ -12779,12 +12803,12 @@ CRES__PRIVATE cres_result cres__sm_file(const cres_resolver *r, const char *path
     if (res != CRES_OK && !missing) /* named by the caller, so read whatever else is set */
         return cres__fail(err, CRES_ERR_ENVIRONMENT,
                           "sagemaker: options.resource_config %s cannot be read",
-                          cres__quote(q, sizeof q, path, strlen(path)));
+                          cres__quote_str(q, sizeof q, path));
     if (res != CRES_OK)
         return cres__fail(err, CRES_ERR_ENVIRONMENT,
                           "sagemaker: %s is not set and %s cannot be read: not a SageMaker "
                           "training job",
-                          missing, cres__quote(q, sizeof q, path, strlen(path)));
+                          missing, cres__quote_str(q, sizeof q, path));
     if ((res = cres__json_parse(&src->file, *file, strlen(*file), &r->config.allocator, path,
                                 CRES_ERR_ENVIRONMENT, err)) != CRES_OK)
         return res;
@@ -12814,7 +12838,7 @@ CRES__PRIVATE cres_result cres__sm_file_string(const cres__sm_source *src, int k
     int ok;
     if (!cres__json_is(&src->file, src->pick[k], JSMN_STRING))
         return cres__fail(err, CRES_ERR_ENVIRONMENT, "sagemaker: %s has no \"%s\" string",
-                          cres__quote(q, sizeof q, path, strlen(path)), key);
+                          cres__quote_str(q, sizeof q, path), key);
     if ((ok = cres__json_strdup(&src->file, src->pick[k], out)) == 0)
         return cres__oom(err, "sagemaker");
     if (ok < 0)
@@ -12968,7 +12992,7 @@ CRES__PRIVATE cres_result cres__sm_names(const cres_allocator *a, const cres__js
     for (i = 1; i < n; i++)
         if (strcmp(names[i - 1], names[i]) == 0)
             return cres__fail(err, CRES_ERR_ENVIRONMENT, "sagemaker: %s names %s twice", what,
-                              cres__quote(q, sizeof q, names[i], strlen(names[i])));
+                              cres__quote_str(q, sizeof q, names[i]));
     return CRES_OK;
 }
 
@@ -12985,7 +13009,7 @@ CRES__PRIVATE cres_result cres__sm_add_job(cres_cluster_spec *spec, const char *
         if (!cres__put_host_port(&aw, names[i], port) || cres__finish(&aw, NULL, NULL) != CRES_OK)
             res = cres__fail(err, CRES_ERR_ENVIRONMENT,
                              "sagemaker: %s: %s is not a host name or IPv6 address", what,
-                             cres__quote(q, sizeof q, names[i], strlen(names[i])));
+                             cres__quote_str(q, sizeof q, names[i]));
         else
             res = cres_spec_add_task(spec, job, (int)i, address, err);
     }
@@ -13011,8 +13035,7 @@ CRES__PRIVATE cres_result cres__sm_file_agrees(const cres_allocator *a, const cr
             res = cres__fail(err, CRES_ERR_ENVIRONMENT,
                              "sagemaker: %s names %zu hosts and %s %zu, not the same%s%s",
                              src->hosts_what, n, what, m, i < n && i < m ? ": " : "",
-                             i < n && i < m ? cres__quote(q, sizeof q, names[i], strlen(names[i]))
-                                            : "");
+                             i < n && i < m ? cres__quote_str(q, sizeof q, names[i]) : "");
         cres__sm_names_free(a, file, m);
     }
     if (res == CRES_OK && strcmp(src->current_what, "resource config \"current_host\"") != 0 &&
@@ -13020,8 +13043,7 @@ CRES__PRIVATE cres_result cres__sm_file_agrees(const cres_allocator *a, const cr
         !cres__json_eq(&src->file, current, src->current))
         res = cres__fail(err, CRES_ERR_ENVIRONMENT,
                          "sagemaker: %s=%s but resource config \"current_host\" is %s",
-                         src->current_what,
-                         cres__quote(q, sizeof q, src->current, strlen(src->current)),
+                         src->current_what, cres__quote_str(q, sizeof q, src->current),
                          cres__json_quote(&src->file, current, qf, sizeof qf));
     return res;
 }
@@ -13044,8 +13066,7 @@ CRES__PRIVATE cres_result cres__sm_build(cres__hpc *h, const cres__sm_source *sr
     if (res == CRES_OK && own == n)
         return cres__fail(err, CRES_ERR_ENVIRONMENT,
                           "sagemaker: %s %s is not one of the %zu hosts of %s", src->current_what,
-                          cres__quote(q, sizeof q, src->current, strlen(src->current)), n,
-                          src->hosts_what);
+                          cres__quote_str(q, sizeof q, src->current), n, src->hosts_what);
     if (res == CRES_OK) res = cres_set_detected_task(&h->base, job, (int)own, err);
     return res;
 }
@@ -13080,8 +13101,7 @@ CRES__PRIVATE cres_result cres__sm_group_name(const char *name, const char *wher
         return cres__fail(err, CRES_ERR_ENVIRONMENT,
                           "sagemaker: %s: instance_group_name %s cannot name a job (more than "
                           "%d bytes, a control character or invalid UTF-8)",
-                          where, cres__quote(q, sizeof q, name, strlen(name)),
-                          CRES_MAX_NAME_LENGTH);
+                          where, cres__quote_str(q, sizeof q, name), CRES_MAX_NAME_LENGTH);
     return CRES_OK;
 }
 
@@ -13145,7 +13165,7 @@ CRES__PRIVATE cres_result cres__sm_group_read(const cres_allocator *a, const cre
     cres_result res = cres__sm_group_head(src, key, value, item, g, &hosts, err);
     if (res != CRES_OK) return res;
     snprintf(where, sizeof where, "%s: group %s: \"hosts\"", src->groups_what,
-             cres__quote(q, sizeof q, g->name, strlen(g->name)));
+             cres__quote_str(q, sizeof q, g->name));
     if (!cres__json_is(d, hosts, JSMN_ARRAY))
         return cres__fail(err, CRES_ERR_ENVIRONMENT,
                           "sagemaker: %s must be a JSON list of host names", where);
@@ -13187,7 +13207,7 @@ CRES__PRIVATE cres_result cres__sm_groups_read(const cres_allocator *a, const cr
         if (strcmp((*out)[i - 1].name, (*out)[i].name) == 0)
             return cres__fail(err, CRES_ERR_ENVIRONMENT,
                               "sagemaker: %s names instance group %s twice", src->groups_what,
-                              cres__quote(q, sizeof q, (*out)[i].name, strlen((*out)[i].name)));
+                              cres__quote_str(q, sizeof q, (*out)[i].name));
     return CRES_OK;
 }
 
@@ -13207,16 +13227,14 @@ CRES__PRIVATE cres_result cres__sm_groups_flat(const cres__sm_source *src, const
     while (i < total || j < flat_n) {
         int c = i == total ? 1 : j == flat_n ? -1 : cres__natural_cmp(all[i].name, flat[j]);
         if (c < 0)
-            return cres__fail(
-                err, CRES_ERR_ENVIRONMENT,
-                "sagemaker: %s: group %s has host %s, which %s does not list", src->groups_what,
-                cres__quote(qg, sizeof qg, g[all[i].at].name, strlen(g[all[i].at].name)),
-                cres__quote(q, sizeof q, all[i].name, strlen(all[i].name)), src->hosts_what);
-        if (c > 0)
             return cres__fail(err, CRES_ERR_ENVIRONMENT,
-                              "sagemaker: %s lists host %s, which no group of %s has",
-                              src->hosts_what, cres__quote(q, sizeof q, flat[j], strlen(flat[j])),
-                              src->groups_what);
+                              "sagemaker: %s: group %s has host %s, which %s does not list",
+                              src->groups_what, cres__quote_str(qg, sizeof qg, g[all[i].at].name),
+                              cres__quote_str(q, sizeof q, all[i].name), src->hosts_what);
+        if (c > 0)
+            return cres__fail(
+                err, CRES_ERR_ENVIRONMENT, "sagemaker: %s lists host %s, which no group of %s has",
+                src->hosts_what, cres__quote_str(q, sizeof q, flat[j]), src->groups_what);
         i++;
         j++;
     }
@@ -13244,10 +13262,10 @@ CRES__PRIVATE cres_result cres__sm_groups_union(const cres_allocator *a, const c
     for (i = 1; i < total && res == CRES_OK; i++) { /* no repeats within a group: read so */
         const char *x = g[all[i - 1].at].name, *y = g[all[i].at].name;
         if (strcmp(all[i - 1].name, all[i].name) == 0)
-            res = cres__fail(
-                err, CRES_ERR_ENVIRONMENT, "sagemaker: %s puts host %s in two groups, %s and %s",
-                src->groups_what, cres__quote(q, sizeof q, all[i].name, strlen(all[i].name)),
-                cres__quote(q1, sizeof q1, x, strlen(x)), cres__quote(q2, sizeof q2, y, strlen(y)));
+            res = cres__fail(err, CRES_ERR_ENVIRONMENT,
+                             "sagemaker: %s puts host %s in two groups, %s and %s",
+                             src->groups_what, cres__quote_str(q, sizeof q, all[i].name),
+                             cres__quote_str(q1, sizeof q1, x), cres__quote_str(q2, sizeof q2, y));
     }
     if (res == CRES_OK && flat) res = cres__sm_groups_flat(src, g, all, total, flat, flat_n, err);
     cres__free(a, all);
@@ -13265,18 +13283,17 @@ CRES__PRIVATE cres_result cres__sm_groups_own(const cres__sm_source *src, const 
         if (k < g[i].count) break;
     }
     if (i == n)
-        return cres__fail(
-            err, CRES_ERR_ENVIRONMENT, "sagemaker: %s %s is in no group of %s", src->current_what,
-            cres__quote(q, sizeof q, src->current, strlen(src->current)), src->groups_what);
+        return cres__fail(err, CRES_ERR_ENVIRONMENT, "sagemaker: %s %s is in no group of %s",
+                          src->current_what, cres__quote_str(q, sizeof q, src->current),
+                          src->groups_what);
     *own = i;
     *own_index = k;
     if (!src->group || strcmp(src->group, g[i].name) == 0) return CRES_OK;
     return cres__fail(err, CRES_ERR_ENVIRONMENT,
                       "sagemaker: %s is %s, but %s puts %s %s in group %s", src->group_what,
-                      cres__quote(qt, sizeof qt, src->group, strlen(src->group)), src->groups_what,
-                      src->current_what,
-                      cres__quote(q, sizeof q, src->current, strlen(src->current)),
-                      cres__quote(qg, sizeof qg, g[i].name, strlen(g[i].name)));
+                      cres__quote_str(qt, sizeof qt, src->group), src->groups_what,
+                      src->current_what, cres__quote_str(q, sizeof q, src->current),
+                      cres__quote_str(qg, sizeof qg, g[i].name));
 }
 
 /* Builds the spec with a job per instance group and finds the own task. */
@@ -13311,7 +13328,7 @@ CRES__PRIVATE cres_result cres__sm_master(cres_resolver *r, const char *task_typ
     return cres__master_of_task(r, task_type, task_id, rpc_layer, "", buf, cap, out_len, err);
 }
 
-static const char cres__sagemaker_vtable_name[] = "sagemaker";
+CRES__BYTE_ALIGNED static const char cres__sagemaker_vtable_name[] = "sagemaker";
 static const cres_resolver_vtable cres__sagemaker_vtable = {
     cres__sagemaker_vtable_name, cres__hpc_resolve, cres__sm_master, NULL, cres__hpc_destroy,
     NULL, NULL};
@@ -13518,7 +13535,7 @@ CRES__PRIVATE cres_result cres__vertex_launch(cres_resolver *r, cres_launch_info
     return res;
 }
 
-static const char cres__vertex_vtable_name[] = "vertex";
+CRES__BYTE_ALIGNED static const char cres__vertex_vtable_name[] = "vertex";
 static const cres_resolver_vtable cres__vertex_vtable = {
     cres__vertex_vtable_name, cres__simple_resolve, cres__tfconfig_master, NULL,
     cres__simple_destroy, NULL, cres__vertex_launch};
@@ -13561,7 +13578,7 @@ CRES__LEFT_OUT(cres_vertex_resolver_create, cres_vertex_options, "vertex",
 #endif /* CLUSTER_RESOLVER_NO_VERTEX */
 
 #ifndef CLUSTER_RESOLVER_NO_SKYPILOT
-static const char cres__skypilot_vtable_name[] = "skypilot";
+CRES__BYTE_ALIGNED static const char cres__skypilot_vtable_name[] = "skypilot";
 static const cres_resolver_vtable cres__skypilot_vtable = {
     cres__skypilot_vtable_name, cres__hosts_resolve, NULL, cres__hosts_accelerators,
     cres__hosts_destroy, NULL, NULL};
@@ -13616,15 +13633,15 @@ CRES_API cres_result cres_skypilot_resolver_create(const cres_skypilot_options *
                                    o->port ? o->port : CRES__DEFAULT_PORT, &count, err);
     if (res == CRES_OK) res = cres__hosts_unique(h, "SKYPILOT_NODE_IPS", err);
     if (res == CRES_OK)
-        res = cres__env_int(&h->base, "SKYPILOT_NODE_RANK", 1, 0, count - 1, &rank, err);
+        res = cres__env_need(&h->base, "SKYPILOT_NODE_RANK", 0, count - 1, &rank, err);
     if (res == CRES_OK)
-        res = cres__env_int(&h->base, "SKYPILOT_NUM_NODES", 0, 1, INT_MAX, &nodes, err);
+        res = cres__env_int(&h->base, "SKYPILOT_NUM_NODES", 1, INT_MAX, &nodes, err);
     if (res == CRES_OK && nodes >= 0 && nodes != count)
         res = cres__fail(err, CRES_ERR_ENVIRONMENT,
                          "skypilot: SKYPILOT_NUM_NODES=%d but SKYPILOT_NODE_IPS names %d nodes",
                          nodes, count);
     if (res == CRES_OK)
-        res = cres__env_int(&h->base, "SKYPILOT_NUM_GPUS_PER_NODE", 0, 0, 4096, &h->gpus, err);
+        res = cres__env_int(&h->base, "SKYPILOT_NUM_GPUS_PER_NODE", 0, 4096, &h->gpus, err);
     return cres__hosts_finish(h, res, job, rank, o->task_type, o->task_id, o->rpc_layer, out, err);
 }
 #else
@@ -13633,7 +13650,7 @@ CRES__LEFT_OUT(cres_skypilot_resolver_create, cres_skypilot_options, "skypilot",
 #endif /* CLUSTER_RESOLVER_NO_SKYPILOT */
 
 #ifndef CLUSTER_RESOLVER_NO_LWS
-static const char cres__lws_vtable_name[] = "lws";
+CRES__BYTE_ALIGNED static const char cres__lws_vtable_name[] = "lws";
 static const cres_resolver_vtable cres__lws_vtable = {
     cres__lws_vtable_name, cres__hosts_resolve, NULL, NULL, cres__hosts_destroy, NULL, NULL};
 
@@ -13689,10 +13706,9 @@ CRES__PRIVATE cres_result cres__lws_check_host(const cres__hosts *h, const char 
     if (!hostname || !*hostname ||
         (strlen(hostname) == first && memcmp(hostname, address, first) == 0))
         return CRES_OK;
-    return cres__fail(err, CRES_ERR_ENVIRONMENT,
-                      "lws: LWS_WORKER_INDEX=%d is %s, but this pod's host name is %s", own,
-                      cres__quote(qa, sizeof qa, address, first),
-                      cres__quote(q, sizeof q, hostname, strlen(hostname)));
+    return cres__fail(
+        err, CRES_ERR_ENVIRONMENT, "lws: LWS_WORKER_INDEX=%d is %s, but this pod's host name is %s",
+        own, cres__quote(qa, sizeof qa, address, first), cres__quote_str(q, sizeof q, hostname));
 }
 
 /* LWS's TPU injection (lws pkg/utils/accelerators/tpu.go) names the group's TPU hosts in
@@ -13711,7 +13727,7 @@ CRES__PRIVATE cres_result cres__lws_check_tpu(cres__hosts *h, int size, int own,
         return cres__fail(err, CRES_ERR_ENVIRONMENT,
                           "lws: TPU_WORKER_ID=%s is not LWS_WORKER_INDEX=%d: the TPU slice is not "
                           "the group (a leader without TPUs?); name the tpu backend for its view",
-                          cres__quote(q, sizeof q, id, strlen(id)), own);
+                          cres__quote_str(q, sizeof q, id), own);
     if ((long long)n != size)
         return cres__fail(err, CRES_ERR_ENVIRONMENT,
                           "lws: TPU_WORKER_HOSTNAMES names %zu hosts, LWS_GROUP_SIZE=%d: the TPU "
@@ -13743,9 +13759,8 @@ CRES_API cres_result cres_lws_resolver_create(const cres_lws_options *o, cres_re
         return res;
     res = cres__env_require(&h->base, need, err);
     if (res == CRES_OK)
-        res = cres__env_int(&h->base, "LWS_GROUP_SIZE", 1, 1, CRES_MAX_HOSTLIST_HOSTS, &size, err);
-    if (res == CRES_OK)
-        res = cres__env_int(&h->base, "LWS_WORKER_INDEX", 1, 0, size - 1, &own, err);
+        res = cres__env_need(&h->base, "LWS_GROUP_SIZE", 1, CRES_MAX_HOSTLIST_HOSTS, &size, err);
+    if (res == CRES_OK) res = cres__env_need(&h->base, "LWS_WORKER_INDEX", 0, size - 1, &own, err);
     if (res == CRES_OK)
         res = cres__lws_group(h, job, cres_resolver_getenv(&h->base, "LWS_LEADER_ADDRESS"), size,
                               o->port ? o->port : CRES__DEFAULT_PORT, err);
@@ -13762,7 +13777,7 @@ CRES__LEFT_OUT(cres_lws_resolver_create, cres_lws_options, "lws", "CLUSTER_RESOL
 #endif /* CLUSTER_RESOLVER_NO_LWS */
 
 #ifndef CLUSTER_RESOLVER_NO_VOLCANO
-static const char cres__volcano_vtable_name[] = "volcano";
+CRES__BYTE_ALIGNED static const char cres__volcano_vtable_name[] = "volcano";
 static const cres_resolver_vtable cres__volcano_vtable = {
     cres__volcano_vtable_name, cres__hosts_resolve, NULL, NULL, cres__hosts_destroy, NULL, NULL};
 
@@ -13801,7 +13816,7 @@ CRES__PRIVATE cres_result cres__volcano_task(cres__hosts *h, const char *var, si
                                               "volcano: %s ends with a comma", q)
                                  : res;
     }
-    if (res == CRES_OK) res = cres__env_int(&h->base, num_var, 0, 0, INT_MAX, &num, err);
+    if (res == CRES_OK) res = cres__env_int(&h->base, num_var, 0, INT_MAX, &num, err);
     if (res == CRES_OK && num >= 0 && num != count)
         res = cres__fail(err, CRES_ERR_ENVIRONMENT, "volcano: %s=%d but %s names %d hosts",
                          num_var, num, q, count);
@@ -13871,7 +13886,7 @@ CRES_API cres_result cres_volcano_resolver_create(const cres_volcano_options *o,
     res = cres__volcano_tasks(h, o->port ? o->port : CRES__DEFAULT_PORT, err);
     if (res == CRES_OK) res = cres__hosts_unique(h, "VC_<TASK>_HOSTS", err);
     if (res == CRES_OK) res = cres__volcano_own(h, hostname, &job, &own, err);
-    if (res == CRES_OK) res = cres__env_int(&h->base, index_var, 0, 0, INT_MAX, &index, err);
+    if (res == CRES_OK) res = cres__env_int(&h->base, index_var, 0, INT_MAX, &index, err);
     if (res == CRES_OK && index >= 0 && index_var[1] == 'C') /* the env plugin sets both */
         res = cres__env_agrees(&h->base, "VK_TASK_INDEX", index, index_var, err);
     if (res == CRES_OK && index >= 0 && own >= 0 && index != own)
@@ -13994,7 +14009,7 @@ CRES__PRIVATE cres_result cres__coord_set_master(cres__coord *c, const char *hos
         }
     }
     return cres__fail(err, CRES_ERR_ENVIRONMENT, "%s: %s=%s is not a host name or IP address%s",
-                      c->base.vtable->name, var, cres__quote(q, sizeof q, value, strlen(value)),
+                      c->base.vtable->name, var, cres__quote_str(q, sizeof q, value),
                       memchr(host, ':', host_len) ? " (a port goes in its own variable)" : "");
 }
 
@@ -14003,7 +14018,7 @@ CRES__PRIVATE cres_result cres__coord_host_port(cres__coord *c, const char *var,
                                                 const char *port_var, cres_error *err) {
     const char *host = cres_resolver_getenv(&c->base, var);
     int port = 0;
-    cres_result res = cres__env_int(&c->base, port_var, 1, 1, 65535, &port, err);
+    cres_result res = cres__env_need(&c->base, port_var, 1, 65535, &port, err);
     if (res != CRES_OK) return res;
     return cres__coord_set_master(c, host, strlen(host), port, var, host, err);
 }
@@ -14138,21 +14153,21 @@ CRES__PRIVATE cres_result cres__tpu_multislice(const cres_tpu_options *o, int sl
     for (p = list; res == CRES_OK && *p; p++) {
         if (*p == ',' && (p == list || p[1] == '\0' || p[1] == ','))
             res = cres__fail(err, CRES_ERR_ENVIRONMENT, "tpu: %s=%s has an empty entry", from,
-                             cres__quote(q, sizeof q, list, strlen(list)));
+                             cres__quote_str(q, sizeof q, list));
         if (*p == ',' && per_slice++ > INT_MAX / slices - 1)
             res = cres__fail(err, CRES_ERR_LIMIT, "tpu: %s: too many workers", from);
     }
     if (res == CRES_OK) res = cres__env_require(&c->base, need, err);
     if (res == CRES_OK)
-        res = cres__env_int(&c->base, "MEGASCALE_SLICE_ID", 1, 0, slices - 1, &slice, err);
+        res = cres__env_need(&c->base, "MEGASCALE_SLICE_ID", 0, slices - 1, &slice, err);
     if (res == CRES_OK)
-        res = cres__env_int(&c->base, "TPU_WORKER_ID", 1, 0, per_slice - 1, &worker, err);
+        res = cres__env_need(&c->base, "TPU_WORKER_ID", 0, per_slice - 1, &worker, err);
     if (res == CRES_OK) {
         v = cres_resolver_getenv(&c->base, "MEGASCALE_COORDINATOR_ADDRESS");
         if (!cres__split_address(v, &host, &len, &port))
             res = cres__fail(err, CRES_ERR_ENVIRONMENT,
                              "tpu: MEGASCALE_COORDINATOR_ADDRESS=%s is not a host or host:port",
-                             cres__quote(q, sizeof q, v, strlen(v)));
+                             cres__quote_str(q, sizeof q, v));
         else
             res = cres__coord_set_master(c, host, len, 8482, "MEGASCALE_COORDINATOR_ADDRESS", v,
                                          err);
@@ -14186,14 +14201,13 @@ CRES__PRIVATE cres_result cres__torch_workers(cres__coord *c, int torchrun, cres
     const char *node = cres_resolver_getenv(r, "GROUP_RANK") ? "GROUP_RANK" : "NODE_RANK";
     cres_result res = cres__env_require(r, torchrun ? all : base, err);
     if (res == CRES_OK) res = cres__coord_host_port(c, "MASTER_ADDR", "MASTER_PORT", err);
-    if (res == CRES_OK) res = cres__env_int(r, "WORLD_SIZE", 1, 1, INT_MAX, &i->world_size, err);
-    if (res == CRES_OK) res = cres__env_int(r, "RANK", 1, 0, INT_MAX, &i->rank, err);
-    if (res == CRES_OK) res = cres__env_int(r, "LOCAL_RANK", 0, 0, INT_MAX, &i->local_rank, err);
+    if (res == CRES_OK) res = cres__env_need(r, "WORLD_SIZE", 1, INT_MAX, &i->world_size, err);
+    if (res == CRES_OK) res = cres__env_need(r, "RANK", 0, INT_MAX, &i->rank, err);
+    if (res == CRES_OK) res = cres__env_int(r, "LOCAL_RANK", 0, INT_MAX, &i->local_rank, err);
     if (res == CRES_OK)
-        res = cres__env_int(r, "LOCAL_WORLD_SIZE", 0, 1, INT_MAX, &i->local_world_size, err);
-    if (res == CRES_OK) res = cres__env_int(r, node, 0, 0, INT_MAX, &i->node_rank, err);
-    if (res == CRES_OK)
-        res = cres__env_int(r, "GROUP_WORLD_SIZE", 0, 1, INT_MAX, &i->num_nodes, err);
+        res = cres__env_int(r, "LOCAL_WORLD_SIZE", 1, INT_MAX, &i->local_world_size, err);
+    if (res == CRES_OK) res = cres__env_int(r, node, 0, INT_MAX, &i->node_rank, err);
+    if (res == CRES_OK) res = cres__env_int(r, "GROUP_WORLD_SIZE", 1, INT_MAX, &i->num_nodes, err);
     return res;
 }
 
@@ -14208,7 +14222,7 @@ CRES__PRIVATE cres_result cres__torch_nproc(const cres_resolver *r, int *nproc, 
         *nproc = 0;
         return CRES_OK;
     }
-    return cres__env_int(r, "PET_NPROC_PER_NODE", 1, 1, INT_MAX, nproc, err);
+    return cres__env_need(r, "PET_NPROC_PER_NODE", 1, INT_MAX, nproc, err);
 }
 
 /* A node's launch: its node numbers, `nproc` processes on it (0: not known yet), and the
@@ -14245,11 +14259,11 @@ CRES__PRIVATE cres_result cres__torch_nodes(cres__coord *c, cres_error *err) {
         return cres__fail(err, CRES_ERR_UNSUPPORTED,
                           "torch: PET_NNODES=%s is an elastic range: the node count is known "
                           "only after torchrun's rendezvous",
-                          cres__quote(q, sizeof q, nnodes, strlen(nnodes)));
+                          cres__quote_str(q, sizeof q, nnodes));
     res = cres__env_require(r, pet, err);
     if (res == CRES_OK) res = cres__coord_host_port(c, "PET_MASTER_ADDR", "PET_MASTER_PORT", err);
-    if (res == CRES_OK) res = cres__env_int(r, "PET_NNODES", 1, 1, INT_MAX, &nodes, err);
-    if (res == CRES_OK) res = cres__env_int(r, "PET_NODE_RANK", 1, 0, INT_MAX, &node, err);
+    if (res == CRES_OK) res = cres__env_need(r, "PET_NNODES", 1, INT_MAX, &nodes, err);
+    if (res == CRES_OK) res = cres__env_need(r, "PET_NODE_RANK", 0, INT_MAX, &node, err);
     if (res == CRES_OK) res = cres__torch_nproc(r, &nproc, err);
     if (res != CRES_OK) return res;
     if (nproc != 1) return cres__torch_node_launch(c, nodes, node, nproc, err);
@@ -14276,8 +14290,8 @@ CRES__PRIVATE cres_result cres__torch_twins(const cres_resolver *r, size_t first
             return cres__fail(err, CRES_ERR_ENVIRONMENT,
                               "torch: %s=%s but %s=%s: outside torchrun both describe this "
                               "process; run it under torchrun, or unset one",
-                              pairs[k][0], cres__quote(qa, sizeof qa, a, strlen(a)), pairs[k][1],
-                              cres__quote(qb, sizeof qb, b, strlen(b)));
+                              pairs[k][0], cres__quote_str(qa, sizeof qa, a), pairs[k][1],
+                              cres__quote_str(qb, sizeof qb, b));
     }
     return CRES_OK;
 }
@@ -14293,8 +14307,8 @@ CRES__PRIVATE cres_result cres__torch_pod(cres__coord *c, int nproc, cres_error 
     const char *group = cres__env_set(r, "GROUP_RANK") ? "GROUP_RANK" : "NODE_RANK";
     int nodes = 0, node = 0;
     cres_result res = cres__torch_twins(r, 1, err);
-    if (res == CRES_OK) res = cres__env_int(r, "PET_NNODES", 1, 1, INT_MAX, &nodes, err);
-    if (res == CRES_OK) res = cres__env_int(r, "PET_NODE_RANK", 1, 0, INT_MAX, &node, err);
+    if (res == CRES_OK) res = cres__env_need(r, "PET_NNODES", 1, INT_MAX, &nodes, err);
+    if (res == CRES_OK) res = cres__env_need(r, "PET_NODE_RANK", 0, INT_MAX, &node, err);
     if (res != CRES_OK) return res;
     if ((long long)nodes * nproc != i->world_size)
         return cres__fail(err, CRES_ERR_ENVIRONMENT,
@@ -14364,10 +14378,10 @@ CRES__PRIVATE cres_result cres__torch_not_pai(const cres__coord *c, cres_error *
                       "torch: NPROC_PER_NODE=%s is set, so WORLD_SIZE=%d may count nodes, not "
                       "processes, and RANK=%d be a node's (Alibaba PAI-DLC's variables, which "
                       "no backend reads yet); unset NPROC_PER_NODE if they count processes",
-                      cres__quote(q, sizeof q, v, strlen(v)), c->info.world_size, c->info.rank);
+                      cres__quote_str(q, sizeof q, v), c->info.world_size, c->info.rank);
 }
 
-static const char cres__torch_vtable_name[] = "torch";
+CRES__BYTE_ALIGNED static const char cres__torch_vtable_name[] = "torch";
 static const cres_resolver_vtable cres__torch_vtable = {
     cres__torch_vtable_name, cres__coord_resolve, cres__coord_master, NULL, NULL, NULL,
     cres__coord_launch};
@@ -14432,7 +14446,7 @@ CRES__PRIVATE cres_result cres__jax_coordinator(cres__coord *c, cres_error *err)
     char q[CRES__QUOTE_SIZE];
     cres_result res;
     colon = strchr(v, ':');
-    cres__quote(q, sizeof q, v, strlen(v));
+    cres__quote_str(q, sizeof q, v);
     if (v[0] != '[' && colon && strchr(colon + 1, ':'))
         return cres__fail(err, CRES_ERR_ENVIRONMENT,
                           "jax: JAX_COORDINATOR_ADDRESS=%s: an IPv6 address needs brackets "
@@ -14443,7 +14457,7 @@ CRES__PRIVATE cres_result cres__jax_coordinator(cres__coord *c, cres_error *err)
                           "jax: JAX_COORDINATOR_ADDRESS=%s is not host:port", q);
     if (port == 0)
         return cres__fail(err, CRES_ERR_ENVIRONMENT, "jax: JAX_COORDINATOR_ADDRESS=%s: port 0", q);
-    res = cres__env_int(&c->base, "JAX_COORDINATOR_PORT", 0, 1, 65535, &other, err);
+    res = cres__env_int(&c->base, "JAX_COORDINATOR_PORT", 1, 65535, &other, err);
     if (res == CRES_OK && port < 0 && other < 0)
         res = cres__fail(err, CRES_ERR_ENVIRONMENT,
                          "jax: JAX_COORDINATOR_ADDRESS=%s has no port and JAX_COORDINATOR_PORT "
@@ -14458,7 +14472,7 @@ CRES__PRIVATE cres_result cres__jax_coordinator(cres__coord *c, cres_error *err)
     return res;
 }
 
-static const char cres__jax_vtable_name[] = "jax";
+CRES__BYTE_ALIGNED static const char cres__jax_vtable_name[] = "jax";
 static const cres_resolver_vtable cres__jax_vtable = {
     cres__jax_vtable_name, cres__coord_resolve, cres__coord_master, NULL, NULL, NULL,
     cres__coord_launch};
@@ -14483,9 +14497,9 @@ CRES_API cres_result cres_jax_resolver_create(const cres_jax_options *o, cres_re
     res = cres__env_require(&c->base, need, err);
     if (res == CRES_OK) res = cres__jax_coordinator(c, err);
     if (res == CRES_OK)
-        res = cres__env_int(&c->base, "JAX_NUM_PROCESSES", 1, 1, INT_MAX, &c->info.world_size, err);
+        res = cres__env_need(&c->base, "JAX_NUM_PROCESSES", 1, INT_MAX, &c->info.world_size, err);
     if (res == CRES_OK)
-        res = cres__env_int(&c->base, "JAX_PROCESS_ID", 1, 0, INT_MAX, &c->info.rank, err);
+        res = cres__env_need(&c->base, "JAX_PROCESS_ID", 0, INT_MAX, &c->info.rank, err);
     return cres__coord_finish(c, res, names, o->task_type, o->task_id, o->rpc_layer, out, err);
 }
 #else
@@ -14507,7 +14521,7 @@ CRES__PRIVATE int cres__is_ipv4(const char *s) {
     return *s == '\0';
 }
 
-static const char cres__awsbatch_vtable_name[] = "awsbatch";
+CRES__BYTE_ALIGNED static const char cres__awsbatch_vtable_name[] = "awsbatch";
 static const cres_resolver_vtable cres__awsbatch_vtable = {
     cres__awsbatch_vtable_name, cres__coord_resolve, cres__coord_master, NULL, NULL, NULL,
     cres__coord_launch};
@@ -14542,18 +14556,18 @@ CRES_API cres_result cres_awsbatch_resolver_create(const cres_awsbatch_options *
     c->source = "AWS_BATCH_JOB_NODE_INDEX";
     res = cres__env_require(&c->base, need, err);
     if (res == CRES_OK)
-        res = cres__env_int(&c->base, "AWS_BATCH_JOB_NUM_NODES", 1, 1, INT_MAX, &nodes, err);
+        res = cres__env_need(&c->base, "AWS_BATCH_JOB_NUM_NODES", 1, INT_MAX, &nodes, err);
     if (res == CRES_OK)
-        res = cres__env_int(&c->base, "AWS_BATCH_JOB_NODE_INDEX", 1, 0, INT_MAX, &node, err);
+        res = cres__env_need(&c->base, "AWS_BATCH_JOB_NODE_INDEX", 0, INT_MAX, &node, err);
     if (res == CRES_OK)
-        res = cres__env_int(&c->base, "AWS_BATCH_JOB_MAIN_NODE_INDEX", 1, 0, nodes - 1, &main_node,
-                            err);
+        res = cres__env_need(&c->base, "AWS_BATCH_JOB_MAIN_NODE_INDEX", 0, nodes - 1, &main_node,
+                             err);
     if (res == CRES_OK && node < nodes) {
         ip = cres_resolver_getenv(&c->base, ip_var);
         host = ip && *ip ? ip : o->main_host ? o->main_host : "localhost";
         if (ip && *ip && !cres__is_ipv4(ip))
             res = cres__fail(err, CRES_ERR_ENVIRONMENT, "awsbatch: %s=%s is not an IPv4 address",
-                             ip_var, cres__quote(q, sizeof q, ip, strlen(ip)));
+                             ip_var, cres__quote_str(q, sizeof q, ip));
         else if ((!ip || !*ip) && node != main_node) /* only the main node goes without it */
             res = cres__fail(err, CRES_ERR_ENVIRONMENT,
                              "awsbatch: AWS_BATCH_JOB_NODE_INDEX=%d is not the main node (%d), "
@@ -14592,13 +14606,17 @@ CRES__PRIVATE int cres__auto_indexed_job(const cres_resolver *probe, char *selec
     return snprintf(selector, cap, "job-name=%.*s", (int)(h - i - 1), host) < (int)cap;
 }
 
-/* One step of auto's order: the backend, and why it applies (NULL when it does not). */
+/* One step of auto's order: the backend, and why it applies. */
 typedef struct cres__auto_pick {
     const char *backend;
     const char *why;
 } cres__auto_pick;
 
-#define CRES__AUTO_STEPS 32 /* more than cres__auto_steps() has */
+/* The steps of the documented order that apply, in that order. */
+typedef struct cres__auto_picks {
+    size_t n;
+    cres__auto_pick step[32]; /* more than cres__auto_steps() has */
+} cres__auto_picks;
 
 /* Volcano's svc plugin alone (no env plugin, so no VC_TASK_INDEX): a VC_<TASK>_HOSTS. */
 CRES__PRIVATE const char *cres__auto_vc_hosts(const cres_resolver *probe) {
@@ -14625,199 +14643,204 @@ CRES__PRIVATE const char *cres__auto_torch_plain(const cres_resolver *probe) {
     return NULL;
 }
 
-/* Adds the step of `backend` to steps[0..n) when `why` says it applies; the new count. */
-CRES__PRIVATE size_t cres__auto_step(cres__auto_pick *steps, size_t n, const char *backend,
-                                     const char *why) {
-    if (why && n < CRES__AUTO_STEPS) steps[n].backend = backend, steps[n++].why = why;
-    return n;
+/* Adds the step of `backend` when `why` says it applies (not NULL). */
+CRES__PRIVATE void cres__auto_step(cres__auto_picks *s, const char *backend, const char *why) {
+    if (why && s->n < sizeof s->step / sizeof s->step[0]) {
+        s->step[s->n].backend = backend;
+        s->step[s->n++].why = why;
+    }
+}
+
+/* The step of `backend` when one of `names` (a name list) is set: the first set is why. */
+CRES__PRIVATE void cres__auto_set(const cres_resolver *probe, cres__auto_picks *s,
+                                  const char *backend, const char *names) {
+    cres__auto_step(s, backend, cres__env_any(probe, names));
 }
 
 /* Every step of the documented order that applies, in that order (innermost launcher
-   first); *count of them. The first wins; auto's log line names the others. */
-CRES__PRIVATE size_t cres__auto_steps(const cres_resolver *probe, char *selector, size_t cap,
-                                      cres__auto_pick *steps) {
-    static const char mpi[] = "OMPI_COMM_WORLD_SIZE\0MV2_COMM_WORLD_SIZE\0PMI_SIZE\0PMIX_RANK\0";
-    static const char sagemaker[] = "SM_HOSTS\0SM_CURRENT_HOST\0";
-    static const char volcano[] = "VC_TASK_INDEX\0VK_TASK_INDEX\0";
-    static const char pbs[] = "PBS_NODEFILE\0PBS_JOBID\0";
-    static const char lsf[] = "LSB_DJOB_RANKFILE\0LSB_MCPU_HOSTS\0LSB_JOBID\0";
-    static const char flux[] = "FLUX_JOB_ID\0FLUX_ENCLOSING_ID\0";
-    static const char slurm_job[] = "SLURM_JOB_ID\0SLURM_JOBID\0";
-    static const char lws[] = "LWS_LEADER_ADDRESS\0LWS_WORKER_INDEX\0LWS_GROUP_SIZE\0";
-    static const char skypilot[] = "SKYPILOT_NODE_IPS\0SKYPILOT_NODE_RANK\0";
-    static const char awsbatch[] = "AWS_BATCH_JOB_NODE_INDEX\0AWS_BATCH_JOB_NUM_NODES\0";
-    static const char jax[] = "JAX_COORDINATOR_ADDRESS\0JAX_NUM_PROCESSES\0JAX_PROCESS_ID\0";
-    static const char pet[] = "PET_NNODES\0PET_NODE_RANK\0PET_MASTER_ADDR\0";
-    static const char tpu[] = "TPU_PROCESS_ADDRESSES\0TPU_WORKER_HOSTNAMES\0TPU_WORKER_ID\0"
-                              "TPU_NAME\0KUBE_GOOGLE_CLOUD_TPU_ENDPOINTS\0TPU_CONFIG\0";
-    size_t n = 0;
+   first). The first wins; auto's log line names the others. */
+CRES__PRIVATE void cres__auto_steps(const cres_resolver *probe, char *selector, size_t cap,
+                                    cres__auto_picks *s) {
+    /* name lists as arrays of their own: a literal holding "\0" would go to the .rodata
+       every program keeps (see "Footprint" in >>impl) */
+    CRES__BYTE_ALIGNED static const char
+        tfconfig[] = "TF_CONFIG\0",
+        torchrun[] = "TORCHELASTIC_RUN_ID\0",
+        mpi[] = "OMPI_COMM_WORLD_SIZE\0MV2_COMM_WORLD_SIZE\0PMI_SIZE\0PMIX_RANK\0",
+        step[] = "SLURM_STEP_NODELIST\0", pals[] = "PALS_RANKID\0",
+        jsrun[] = "JSM_NAMESPACE_RANK\0", flux_rank[] = "FLUX_TASK_RANK\0",
+        vertex[] = "CLUSTER_SPEC\0", sagemaker[] = "SM_HOSTS\0SM_CURRENT_HOST\0",
+        skypilot[] = "SKYPILOT_NODE_IPS\0SKYPILOT_NODE_RANK\0",
+        volcano[] = "VC_TASK_INDEX\0VK_TASK_INDEX\0",
+        lws[] = "LWS_LEADER_ADDRESS\0LWS_WORKER_INDEX\0LWS_GROUP_SIZE\0",
+        awsbatch[] = "AWS_BATCH_JOB_NODE_INDEX\0AWS_BATCH_JOB_NUM_NODES\0",
+        jax[] = "JAX_COORDINATOR_ADDRESS\0JAX_NUM_PROCESSES\0JAX_PROCESS_ID\0",
+        pet[] = "PET_NNODES\0PET_NODE_RANK\0PET_MASTER_ADDR\0",
+        slurm_job[] = "SLURM_JOB_ID\0SLURM_JOBID\0", pbs[] = "PBS_NODEFILE\0PBS_JOBID\0",
+        lsf[] = "LSB_DJOB_RANKFILE\0LSB_MCPU_HOSTS\0LSB_JOBID\0", sge[] = "PE_HOSTFILE\0",
+        flux[] = "FLUX_JOB_ID\0FLUX_ENCLOSING_ID\0",
+        tpu[] = "TPU_PROCESS_ADDRESSES\0TPU_WORKER_HOSTNAMES\0TPU_WORKER_ID\0"
+                "TPU_NAME\0KUBE_GOOGLE_CLOUD_TPU_ENDPOINTS\0TPU_CONFIG\0";
     const char *why;
     FILE *f;
-#define CRES__STEP(name, reason) n = cres__auto_step(steps, n, name, reason)
-    CRES__STEP("tfconfig", cres__env_set(probe, "TF_CONFIG") ? "TF_CONFIG" : NULL);
-    CRES__STEP("torch", cres__env_set(probe, "TORCHELASTIC_RUN_ID") ? "TORCHELASTIC_RUN_ID" : NULL);
+    s->n = 0;
+    cres__auto_set(probe, s, "tfconfig", tfconfig);
+    cres__auto_set(probe, s, "torch", torchrun);
     /* Flux's own PMI and Cray PALS's mpiexec set PMI_RANK and PMI_SIZE for every task: flux
        and pbs read those jobs (PALS's nodes and local ranks are not MPICH's names) */
-    CRES__STEP("mpi", (why = cres__env_any(probe, mpi)) != NULL && strcmp(why, "PMI_SIZE") == 0 &&
-                              (cres__env_set(probe, "FLUX_TASK_RANK") ||
-                               (cres__env_set(probe, "PALS_RANKID") &&
-                                cres__env_set(probe, "PBS_NODEFILE")))
-                          ? NULL
-                          : why);
+    why = cres__env_any(probe, mpi);
+    if (why && strcmp(why, "PMI_SIZE") == 0 &&
+        (cres__env_set(probe, "FLUX_TASK_RANK") ||
+         (cres__env_set(probe, "PALS_RANKID") && cres__env_set(probe, "PBS_NODEFILE"))))
+        why = NULL;
+    cres__auto_step(s, "mpi", why);
     /* a scheduler's job step, or a rank on its allocation: the launcher of this process */
-    CRES__STEP("slurm", cres__env_set(probe, "SLURM_STEP_NODELIST") ? "SLURM_STEP_NODELIST" : NULL);
-    CRES__STEP("pbs", !cres__env_any(probe, pbs)               ? NULL
-                      : cres__env_set(probe, "PALS_RANKID") ? "PALS_RANKID"
-                      : cres__pbsdsh_task(probe)            ? "PBS_VNODENUM"
-                                                            : NULL);
-    CRES__STEP("lsf", cres__env_any(probe, lsf) && cres__env_set(probe, "JSM_NAMESPACE_RANK")
-                          ? "JSM_NAMESPACE_RANK"
-                          : NULL);
-    CRES__STEP("flux", cres__env_set(probe, "FLUX_TASK_RANK") ? "FLUX_TASK_RANK" : NULL);
-    CRES__STEP("vertex", cres__env_set(probe, "CLUSTER_SPEC") ? "CLUSTER_SPEC" : NULL);
-    CRES__STEP("sagemaker", cres__env_any(probe, sagemaker));
+    cres__auto_set(probe, s, "slurm", step);
+    if (cres__env_any(probe, pbs))
+        cres__auto_step(s, "pbs",
+                        cres__env_any(probe, pals)   ? "PALS_RANKID"
+                        : cres__pbsdsh_task(probe) ? "PBS_VNODENUM"
+                                                   : NULL);
+    if (cres__env_any(probe, lsf)) cres__auto_set(probe, s, "lsf", jsrun);
+    cres__auto_set(probe, s, "flux", flux_rank);
+    cres__auto_set(probe, s, "vertex", vertex);
+    cres__auto_set(probe, s, "sagemaker", sagemaker);
     if ((f = fopen(CRES__SM_RESOURCE_CONFIG, "rb")) != NULL) {
         fclose(f);
-        CRES__STEP("sagemaker", CRES__SM_RESOURCE_CONFIG);
+        cres__auto_step(s, "sagemaker", CRES__SM_RESOURCE_CONFIG);
     }
-    CRES__STEP("skypilot", cres__env_any(probe, skypilot));
-    CRES__STEP("volcano", cres__env_any(probe, volcano) ? cres__env_any(probe, volcano)
-                                                         : cres__auto_vc_hosts(probe));
-    CRES__STEP("lws", cres__env_any(probe, lws));
-    CRES__STEP("awsbatch", cres__env_any(probe, awsbatch));
-    CRES__STEP("torch", cres__auto_torch_plain(probe));
-    CRES__STEP("jax", cres__env_any(probe, jax));
-    CRES__STEP("torch", cres__env_any(probe, pet));
+    cres__auto_set(probe, s, "skypilot", skypilot);
+    why = cres__env_any(probe, volcano);
+    cres__auto_step(s, "volcano", why ? why : cres__auto_vc_hosts(probe));
+    cres__auto_set(probe, s, "lws", lws);
+    cres__auto_set(probe, s, "awsbatch", awsbatch);
+    cres__auto_step(s, "torch", cres__auto_torch_plain(probe));
+    cres__auto_set(probe, s, "jax", jax);
+    cres__auto_set(probe, s, "torch", pet);
     /* a scheduler's allocation with no rank of this process's (a job script, an allocation
        shell): the launchers above may run inside it, as DeepSpeed's does in an sbatch script */
-    CRES__STEP("slurm", cres__env_any(probe, slurm_job) ? "SLURM_JOB_ID (an sbatch script or an "
-                                                          "salloc shell: the job's allocation)"
-                                                        : NULL);
-    CRES__STEP("pbs", cres__env_any(probe, pbs));
-    CRES__STEP("lsf", cres__env_any(probe, lsf));
-    CRES__STEP("sge", cres__env_set(probe, "PE_HOSTFILE") ? "PE_HOSTFILE" : NULL);
-    CRES__STEP("flux", cres__env_any(probe, flux));
-    CRES__STEP("tpu", cres__env_any(probe, tpu));
-    CRES__STEP("kubernetes", cres__auto_indexed_job(probe, selector, cap)
-                                 ? "KUBERNETES_SERVICE_HOST and JOB_COMPLETION_INDEX (an "
-                                   "Indexed Job)"
-                                 : NULL);
-#undef CRES__STEP
-    return n;
+    if (cres__env_any(probe, slurm_job))
+        cres__auto_step(s, "slurm",
+                        "SLURM_JOB_ID (an sbatch script or an salloc shell: the job's "
+                        "allocation)");
+    cres__auto_set(probe, s, "pbs", pbs);
+    cres__auto_set(probe, s, "lsf", lsf);
+    cres__auto_set(probe, s, "sge", sge);
+    cres__auto_set(probe, s, "flux", flux);
+    cres__auto_set(probe, s, "tpu", tpu);
+    if (cres__auto_indexed_job(probe, selector, cap))
+        cres__auto_step(s, "kubernetes",
+                        "KUBERNETES_SERVICE_HOST and JOB_COMPLETION_INDEX (an Indexed Job)");
 }
 
 /* Rule 1: a launcher's variable that says this process is one of several rules out the
-   one-task answer. Rows of variable, launcher, what says so (one literal, not pointers: a
-   table of pointers costs a relocation each): "" its being set; ">1" a count (the
-   value's first word) other than 1; ">0" an index other than 0; ",", ";" or "\n" a list of
-   more than one entry so separated. A value that is no number says so too. Left out:
-   torchx's TORCHX_RANK0_HOST and Determined's DET_CHIEF_IP (set for a single process too),
-   Google Cloud Batch's BATCH_HOSTS_FILE (a file; BATCH_TASK_COUNT says as much). */
-#define CRES__SEVERAL(variable, launcher, how) variable "\0" launcher "\0" how "\0"
-static const char cres__several[] =
+   one-task answer. Per launcher, its variables, each with what says so: "" its being set;
+   ">1" a count (the value's first word) other than 1; ">0" an index other than 0; ",", ";"
+   or "\n" a list of more than one entry so separated. A value that is no number says so
+   too. One literal, not pointers (a table of pointers costs a relocation each): a launcher,
+   then its variable and mark pairs, up to an empty variable; an empty launcher ends it.
+   Left out: torchx's TORCHX_RANK0_HOST and Determined's DET_CHIEF_IP (set for a single
+   process too), Google Cloud Batch's BATCH_HOSTS_FILE (a file; BATCH_TASK_COUNT says as
+   much). */
+#define CRES__SEVERAL(launcher, variables) launcher "\0" variables "\0"
+#define CRES__SAYS(variable, how) variable "\0" how "\0"
+CRES__BYTE_ALIGNED static const char cres__several[] =
     /* torchrun's workers (torch/distributed/elastic/agent/server/local_elastic_agent.py);
        LOCAL_RANK and NODE_RANK also Ray Train, AzureML, DeepSpeed's launch.py and Lightning's
        subprocess launcher (src/lightning/fabric/strategies/launchers/subprocess_script.py) */
-    CRES__SEVERAL("LOCAL_RANK", "torch.distributed", "")
-    CRES__SEVERAL("NODE_RANK", "torch.distributed", "")
-    CRES__SEVERAL("GROUP_RANK", "torchrun", "")
-    CRES__SEVERAL("GROUP_WORLD_SIZE", "torchrun", "")
-    CRES__SEVERAL("LOCAL_WORLD_SIZE", "torchrun", "")
-    CRES__SEVERAL("ROLE_RANK", "torchrun", "")
+    CRES__SEVERAL("torch.distributed", CRES__SAYS("LOCAL_RANK", "") CRES__SAYS("NODE_RANK", ""))
+        CRES__SEVERAL("torchrun",
+                      CRES__SAYS("GROUP_RANK", "") CRES__SAYS("GROUP_WORLD_SIZE", "")
+                          CRES__SAYS("LOCAL_WORLD_SIZE", "") CRES__SAYS("ROLE_RANK", ""))
     /* Kubeflow's PET_* (training-operator pkg/controller.v1/pytorch/envvar.go at 2856aa0) */
-    CRES__SEVERAL("PET_NPROC_PER_NODE", "Kubeflow", "")
-    CRES__SEVERAL("PET_MASTER_PORT", "Kubeflow", "")
+    CRES__SEVERAL("Kubeflow",
+                  CRES__SAYS("PET_NPROC_PER_NODE", "") CRES__SAYS("PET_MASTER_PORT", ""))
     /* MPI: Open MPI 4.1 and MPICH's Hydra as run here (mpirun -np 4 env, mpiexec.hydra -n 3
        env); MVAPICH's MV2_COMM_WORLD_*; Cray PALS (PALS_RANKID, PMI_LOCAL_RANK); the host
        files kubeflow/mpi-operator gives its launchers (pkg/controller/mpi_job_controller.go
        at cbe4f8a: ompiEnvVars, intelEnvVars, mpichEnvVars) */
-    CRES__SEVERAL("PMI_RANK", "MPI (PMI)", "")
-    CRES__SEVERAL("PMI_LOCAL_RANK", "Cray PALS", "")
-    CRES__SEVERAL("PALS_RANKID", "Cray PALS", "")
-    CRES__SEVERAL("MPI_LOCALRANKID", "MPICH Hydra", "")
-    CRES__SEVERAL("MPI_LOCALNRANKS", "MPICH Hydra", ">1")
-    CRES__SEVERAL("OMPI_COMM_WORLD_RANK", "Open MPI", "")
-    CRES__SEVERAL("OMPI_COMM_WORLD_LOCAL_RANK", "Open MPI", "")
-    CRES__SEVERAL("OMPI_COMM_WORLD_NODE_RANK", "Open MPI", "")
-    CRES__SEVERAL("OMPI_COMM_WORLD_LOCAL_SIZE", "Open MPI", ">1")
-    CRES__SEVERAL("MV2_COMM_WORLD_RANK", "MVAPICH", "")
-    CRES__SEVERAL("MV2_COMM_WORLD_LOCAL_RANK", "MVAPICH", "")
-    CRES__SEVERAL("MV2_COMM_WORLD_LOCAL_SIZE", "MVAPICH", ">1")
-    CRES__SEVERAL("OMPI_MCA_orte_default_hostfile", "Open MPI", "")
-    CRES__SEVERAL("I_MPI_HYDRA_HOST_FILE", "Intel MPI", "")
-    CRES__SEVERAL("HYDRA_HOST_FILE", "MPICH Hydra", "")
+    CRES__SEVERAL("MPI (PMI)", CRES__SAYS("PMI_RANK", ""))
+        CRES__SEVERAL("Cray PALS", CRES__SAYS("PMI_LOCAL_RANK", "") CRES__SAYS("PALS_RANKID", ""))
+            CRES__SEVERAL("MPICH Hydra",
+                          CRES__SAYS("MPI_LOCALRANKID", "") CRES__SAYS("MPI_LOCALNRANKS", ">1"))
+                CRES__SEVERAL("Open MPI",
+                              CRES__SAYS("OMPI_COMM_WORLD_RANK", "")
+                                  CRES__SAYS("OMPI_COMM_WORLD_LOCAL_RANK", "")
+                                      CRES__SAYS("OMPI_COMM_WORLD_NODE_RANK", "")
+                                          CRES__SAYS("OMPI_COMM_WORLD_LOCAL_SIZE", ">1"))
+                    CRES__SEVERAL("MVAPICH", CRES__SAYS("MV2_COMM_WORLD_RANK", "")
+                                                 CRES__SAYS("MV2_COMM_WORLD_LOCAL_RANK", "")
+                                                     CRES__SAYS("MV2_COMM_WORLD_LOCAL_SIZE", ">1"))
+                        CRES__SEVERAL("Open MPI", CRES__SAYS("OMPI_MCA_orte_default_hostfile", ""))
+                            CRES__SEVERAL("Intel MPI", CRES__SAYS("I_MPI_HYDRA_HOST_FILE", ""))
+                                CRES__SEVERAL("MPICH Hydra", CRES__SAYS("HYDRA_HOST_FILE", ""))
     /* schedulers: jsrun, pbsdsh (pbsdsh(1)), Slurm (a step's SLURM_PROCID; salloc(1) at
        000729e: SLURM_JOB_NUM_NODES, and SLURM_NTASKS with -n, in the allocation's shell) */
-    CRES__SEVERAL("JSM_NAMESPACE_RANK", "jsrun", "")
-    CRES__SEVERAL("PBS_VNODENUM", "pbsdsh", "")
-    CRES__SEVERAL("SLURM_PROCID", "Slurm", "")
-    CRES__SEVERAL("SLURM_NTASKS", "Slurm", ">1")
-    CRES__SEVERAL("SLURM_JOB_NUM_NODES", "Slurm", ">1")
+    CRES__SEVERAL("jsrun", CRES__SAYS("JSM_NAMESPACE_RANK", ""))
+        CRES__SEVERAL("pbsdsh", CRES__SAYS("PBS_VNODENUM", ""))
+            CRES__SEVERAL("Slurm", CRES__SAYS("SLURM_PROCID", "") CRES__SAYS("SLURM_NTASKS", ">1")
+                                       CRES__SAYS("SLURM_JOB_NUM_NODES", ">1"))
     /* platforms: AWS Batch (mnp-env-vars.html), GKE TPU multislice, Kubernetes Indexed Jobs */
-    CRES__SEVERAL("AWS_BATCH_JOB_MAIN_NODE_INDEX", "AWS Batch", "")
-    CRES__SEVERAL("MEGASCALE_SLICE_ID", "TPU multislice", "")
-    CRES__SEVERAL("JOB_COMPLETION_INDEX", "Kubernetes Indexed Job", "")
+    CRES__SEVERAL("AWS Batch", CRES__SAYS("AWS_BATCH_JOB_MAIN_NODE_INDEX", ""))
+        CRES__SEVERAL("TPU multislice", CRES__SAYS("MEGASCALE_SLICE_ID", ""))
+            CRES__SEVERAL("Kubernetes Indexed Job", CRES__SAYS("JOB_COMPLETION_INDEX", ""))
     /* horovodrun --gloo (horovod/runner/gloo_run.py at 0ad076e, create_slot_env_vars) */
-    CRES__SEVERAL("HOROVOD_RANK", "Horovod", ">0")
-    CRES__SEVERAL("HOROVOD_SIZE", "Horovod", ">1")
+    CRES__SEVERAL("Horovod", CRES__SAYS("HOROVOD_RANK", ">0") CRES__SAYS("HOROVOD_SIZE", ">1"))
     /* paddle.distributed.launch (python/paddle/distributed/launch/controllers/collective.py
        at 009da4d); PADDLE_NNODES also Kubeflow's PaddleJob (training-operator
        pkg/controller.v1/paddlepaddle/envvar.go at 2856aa0) */
-    CRES__SEVERAL("PADDLE_TRAINER_ID", "PaddlePaddle", ">0")
-    CRES__SEVERAL("PADDLE_TRAINERS_NUM", "PaddlePaddle", ">1")
-    CRES__SEVERAL("PADDLE_TRAINER_ENDPOINTS", "PaddlePaddle", ",")
-    CRES__SEVERAL("PADDLE_GLOBAL_RANK", "PaddlePaddle", ">0")
-    CRES__SEVERAL("PADDLE_GLOBAL_SIZE", "PaddlePaddle", ">1")
-    CRES__SEVERAL("PADDLE_NNODES", "PaddlePaddle", ">1")
+    CRES__SEVERAL(
+        "PaddlePaddle",
+        CRES__SAYS("PADDLE_TRAINER_ID", ">0") CRES__SAYS("PADDLE_TRAINERS_NUM", ">1")
+            CRES__SAYS("PADDLE_TRAINER_ENDPOINTS", ",") CRES__SAYS("PADDLE_GLOBAL_RANK", ">0")
+                CRES__SAYS("PADDLE_GLOBAL_SIZE", ">1") CRES__SAYS("PADDLE_NNODES", ">1"))
     /* DeepSpeed's launch.py (deepspeed/launcher/launch.py at edaa722) */
-    CRES__SEVERAL("CROSS_RANK", "DeepSpeed", ">0")
-    CRES__SEVERAL("CROSS_SIZE", "DeepSpeed", ">1")
-    CRES__SEVERAL("LOCAL_SIZE", "DeepSpeed", ">1")
+    CRES__SEVERAL("DeepSpeed", CRES__SAYS("CROSS_RANK", ">0") CRES__SAYS("CROSS_SIZE", ">1")
+                                   CRES__SAYS("LOCAL_SIZE", ">1"))
     /* Alibaba PAI-DLC (alibabacloud.com/help/en/pai/general-environment-variables, Apr 2026) */
-    CRES__SEVERAL("NPROC_PER_NODE", "PAI-DLC", ">1")
+    CRES__SEVERAL("PAI-DLC", CRES__SAYS("NPROC_PER_NODE", ">1"))
     /* Google Cloud Batch (GoogleCloudPlatform/nodejs-docs-samples
        batch/create/create_with_container_no_mounting.js at 092e051; batch-samples
        mpi-container/README.md at d9e5208) */
-    CRES__SEVERAL("BATCH_TASK_INDEX", "Google Cloud Batch", ">0")
-    CRES__SEVERAL("BATCH_TASK_COUNT", "Google Cloud Batch", ">1")
-    CRES__SEVERAL("BATCH_NODE_INDEX", "Google Cloud Batch", ">0")
+    CRES__SEVERAL("Google Cloud Batch",
+                  CRES__SAYS("BATCH_TASK_INDEX", ">0") CRES__SAYS("BATCH_TASK_COUNT", ">1")
+                      CRES__SAYS("BATCH_NODE_INDEX", ">0"))
     /* Azure Batch multi-instance tasks (learn.microsoft.com/azure/batch/
        batch-compute-node-environment-variables: "multi-instance primary and subtasks"), and
        AzureML's MPI jobs (DeepSpeed deepspeed/comm/comm.py, in_aml) */
-    CRES__SEVERAL("AZ_BATCH_HOST_LIST", "Azure Batch", ",")
-    CRES__SEVERAL("AZ_BATCH_NODE_LIST", "Azure Batch", ";")
-    CRES__SEVERAL("AZ_BATCH_MASTER_NODE", "Azure Batch", "")
-    CRES__SEVERAL("AZ_BATCH_IS_CURRENT_NODE_MASTER", "Azure Batch", "")
-    CRES__SEVERAL("CCP_NODES", "Azure Batch", ">1")
-    CRES__SEVERAL("AZ_BATCHAI_MPI_MASTER_NODE", "AzureML", "")
+    CRES__SEVERAL("Azure Batch",
+                  CRES__SAYS("AZ_BATCH_HOST_LIST", ",") CRES__SAYS("AZ_BATCH_NODE_LIST", ";")
+                      CRES__SAYS("AZ_BATCH_MASTER_NODE", "")
+                          CRES__SAYS("AZ_BATCH_IS_CURRENT_NODE_MASTER", "")
+                              CRES__SAYS("CCP_NODES", ">1"))
+        CRES__SEVERAL("AzureML", CRES__SAYS("AZ_BATCHAI_MPI_MASTER_NODE", ""))
     /* HTCondor's parallel universe (src/condor_starter.V6.1/parallel_proc.cpp at 0d7da9f) */
-    CRES__SEVERAL("_CONDOR_PROCNO", "HTCondor", ">0")
-    CRES__SEVERAL("_CONDOR_NPROCS", "HTCondor", ">1")
+    CRES__SEVERAL("HTCondor", CRES__SAYS("_CONDOR_PROCNO", ">0") CRES__SAYS("_CONDOR_NPROCS", ">1"))
     /* SkyPilot's setup stage (docs/source/running-jobs/environment-variables.rst at 25df97f) */
-    CRES__SEVERAL("SKYPILOT_SETUP_NODE_RANK", "SkyPilot setup", ">0")
-    CRES__SEVERAL("SKYPILOT_SETUP_NODE_IPS", "SkyPilot setup", "\n")
-    CRES__SEVERAL("SKYPILOT_NUM_NODES", "SkyPilot", ">1")
+    CRES__SEVERAL("SkyPilot setup", CRES__SAYS("SKYPILOT_SETUP_NODE_RANK", ">0")
+                                        CRES__SAYS("SKYPILOT_SETUP_NODE_IPS", "\n"))
+        CRES__SEVERAL("SkyPilot", CRES__SAYS("SKYPILOT_NUM_NODES", ">1"))
     /* Kubeflow Trainer's XGBoost runtime (pkg/runtime/framework/plugins/xgboost/xgboost.go
        at 8e9e5e6) */
-    CRES__SEVERAL("DMLC_TASK_ID", "Kubeflow XGBoost", ">0")
-    CRES__SEVERAL("DMLC_NUM_WORKER", "Kubeflow XGBoost", ">1")
+    CRES__SEVERAL("Kubeflow XGBoost",
+                  CRES__SAYS("DMLC_TASK_ID", ">0") CRES__SAYS("DMLC_NUM_WORKER", ">1"))
     /* torchx's schedulers (torchx/schedulers/aws_batch_scheduler.py at b72ba03;
        gcp_batch_scheduler.py at 1f79761) */
-    CRES__SEVERAL("TORCHX_ROLE_IDX", "torchx", ">0")
-    CRES__SEVERAL("TORCHX_REPLICA_IDX", "torchx", ">0")
+    CRES__SEVERAL("torchx",
+                  CRES__SAYS("TORCHX_ROLE_IDX", ">0") CRES__SAYS("TORCHX_REPLICA_IDX", ">0"))
     /* Determined on Kubernetes (master/internal/rm/kubernetesrm/spec.go at c1e9c6d) */
-    CRES__SEVERAL("DET_KUBERNETES_JOB_PARALLELISM", "Determined", ">1")
+    CRES__SEVERAL("Determined", CRES__SAYS("DET_KUBERNETES_JOB_PARALLELISM", ">1"))
     /* Nomad (developer.hashicorp.com/nomad/docs/runtime/environment): no count is given */
-    CRES__SEVERAL("NOMAD_ALLOC_INDEX", "Nomad", ">0")
+    CRES__SEVERAL("Nomad", CRES__SAYS("NOMAD_ALLOC_INDEX", ">0"))
     /* Metaflow's @parallel (Netflix/metaflow metaflow/plugins/parallel_decorator.py and
        current.py; on Kubernetes MF_WORLD_SIZE) */
-    CRES__SEVERAL("MF_PARALLEL_NUM_NODES", "Metaflow", ">1")
-    CRES__SEVERAL("MF_PARALLEL_NODE_INDEX", "Metaflow", ">0")
-    CRES__SEVERAL("MF_WORLD_SIZE", "Metaflow", ">1")
+    CRES__SEVERAL("Metaflow", CRES__SAYS("MF_PARALLEL_NUM_NODES", ">1") CRES__SAYS(
+                                  "MF_PARALLEL_NODE_INDEX", ">0") CRES__SAYS("MF_WORLD_SIZE", ">1"))
     /* NVIDIA Base Command Platform's multi-node jobs (docs.nvidia.com/base-command-platform,
        "Multinode jobs": NGC_ARRAY_SIZE nodes, NGC_ARRAY_INDEX this one's) */
-    CRES__SEVERAL("NGC_ARRAY_SIZE", "NVIDIA Base Command", ">1")
-    CRES__SEVERAL("NGC_ARRAY_INDEX", "NVIDIA Base Command", ">0");
+    CRES__SEVERAL("NVIDIA Base Command",
+                  CRES__SAYS("NGC_ARRAY_SIZE", ">1") CRES__SAYS("NGC_ARRAY_INDEX", ">0"));
+#undef CRES__SAYS
 #undef CRES__SEVERAL
 
 /* Whether value v of a cres__several entry says one of several (`how` as there). */
@@ -14839,18 +14862,19 @@ CRES__PRIVATE int cres__says_several(const char *v, const char *how) {
 }
 
 CRES__PRIVATE cres_result cres__auto_not_alone(const cres_resolver *probe, cres_error *err) {
-    const char *name, *launcher, *how, *v;
+    const char *launcher, *name, *how, *v;
     char q[CRES__QUOTE_SIZE];
-    for (name = cres__several; *name; name = cres__next_name(how)) {
-        launcher = cres__next_name(name);
-        how = cres__next_name(launcher);
-        v = cres_resolver_getenv(probe, name);
-        if (!v || cres__is_blank(v) || !cres__says_several(v, how)) continue;
-        return cres__fail(err, CRES_ERR_ENVIRONMENT,
-                          "auto: %s=%s (%s) is set: this process may be one of several, but no "
-                          "launcher's variables are complete; set CLUSTER_RESOLVER_BACKEND=local "
-                          "to run alone",
-                          name, cres__quote(q, sizeof q, v, strlen(v)), launcher);
+    for (launcher = cres__several; *launcher; launcher = name + 1) {
+        for (name = cres__next_name(launcher); *name; name = cres__next_name(how)) {
+            how = cres__next_name(name);
+            v = cres_resolver_getenv(probe, name);
+            if (!v || cres__is_blank(v) || !cres__says_several(v, how)) continue;
+            return cres__fail(err, CRES_ERR_ENVIRONMENT,
+                              "auto: %s=%s (%s) is set: this process may be one of several, but "
+                              "no launcher's variables are complete; set "
+                              "CLUSTER_RESOLVER_BACKEND=local to run alone",
+                              name, cres__quote_str(q, sizeof q, v), launcher);
+        }
     }
     return CRES_OK;
 }
@@ -14865,25 +14889,29 @@ CRES__PRIVATE int cres__auto_seen(const cres__auto_pick *steps, size_t i, const 
 /* Picks a backend in the documented order; *why says what decided and what it passed over. */
 CRES__PRIVATE const char *cres__auto_detect(const cres_resolver *probe, char *selector, size_t cap,
                                             char *why, size_t why_cap) {
-    cres__auto_pick steps[CRES__AUTO_STEPS];
-    size_t n = cres__auto_steps(probe, selector, cap, steps), i, len;
-    if (!n) {
+    cres__auto_picks s;
+    const cres__auto_pick *steps = s.step;
+    const char *sep = "; passed over ";
+    size_t i, len;
+    cres__auto_steps(probe, selector, cap, &s);
+    if (!s.n) {
         snprintf(why, why_cap, "no launcher or cluster variables");
         return "local";
     }
     len = (size_t)snprintf(why, why_cap, "%s", steps[0].why);
-    for (i = 1; i < n && len < why_cap; i++)
-        if (!cres__auto_seen(steps, i, steps[i].backend))
-            len += (size_t)snprintf(why + len, why_cap - len, "%s%s (%s)",
-                                    len && strstr(why, "; passed over ") ? ", " : "; passed over ",
-                                    steps[i].backend, steps[i].why);
+    for (i = 1; i < s.n && len < why_cap; i++) {
+        if (cres__auto_seen(steps, i, steps[i].backend)) continue;
+        len += (size_t)snprintf(why + len, why_cap - len, "%s%s (%s)", sep, steps[i].backend,
+                                steps[i].why);
+        sep = ", ";
+    }
     return steps[0].backend;
 }
 
 /* The backends auto knows that this build left out, each with the switch that did
    (CLUSTER_RESOLVER_NO_ and the second name): a name list of pairs (see "Footprint" in
    >>impl). */
-static const char cres__left_out_table[] =
+CRES__BYTE_ALIGNED static const char cres__left_out_table[] =
 #ifdef CLUSTER_RESOLVER_NO_TFCONFIG
     "tfconfig\0TFCONFIG\0"
 #endif
@@ -14961,14 +14989,24 @@ CRES__PRIVATE const char *cres__left_out_list(char *buf, size_t cap) {
     return buf;
 }
 
+/* The caller's options for a backend (`given`; NULL: zero) into opt, with auto's config
+   where they give none: every options struct starts with its config. */
+CRES__PRIVATE void cres__auto_options(void *opt, const void *given, size_t size,
+                                      const cres_config *config) {
+    const cres_config **own = (const cres_config **)opt;
+    if (given)
+        memcpy(opt, given, size);
+    else
+        memset(opt, 0, size);
+    if (!*own) *own = config;
+}
+
 /* A backend by name: the caller's options for it (else zero), auto's config where they give
    none, and auto's port in `field` (port or port_base; `config` for a backend without one)
    where they give none. */
-#define CRES__AUTO_OPTIONS(name, opt)                                                          \
-    cres_##name##_options opt;                                                                 \
-    if (o->name) opt = *o->name;                                                               \
-    else memset(&opt, 0, sizeof opt);                                                          \
-    if (!opt.config) opt.config = o->config
+#define CRES__AUTO_OPTIONS(name, opt) \
+    cres_##name##_options opt;        \
+    cres__auto_options(&opt, o->name, sizeof opt, o->config)
 #define CRES__AUTO_CREATE(name, field)                                                         \
     if (strcmp(backend, #name) == 0) {                                                         \
         CRES__AUTO_OPTIONS(name, opt);                                                         \
@@ -15004,7 +15042,8 @@ CRES__PRIVATE cres_result cres__auto_create(const char *backend, const cres_auto
 #endif
 #ifndef CLUSTER_RESOLVER_NO_TPU
     if (strcmp(backend, "tpu") == 0) {
-        static const char named[] = "TPU_NAME\0KUBE_GOOGLE_CLOUD_TPU_ENDPOINTS\0TPU_CONFIG\0";
+        CRES__BYTE_ALIGNED static const char named[] =
+            "TPU_NAME\0KUBE_GOOGLE_CLOUD_TPU_ENDPOINTS\0TPU_CONFIG\0";
         CRES__AUTO_OPTIONS(tpu, t);
         if (!t.tpu && !cres__env_any(probe, named)) t.tpu = "local"; /* the TPU VM we are on */
         return cres_tpu_resolver_create(&t, r, err);
@@ -15066,7 +15105,7 @@ CRES__PRIVATE cres_result cres__auto_create(const char *backend, const cres_auto
                       "auto: unknown backend %s, %s (known: tfconfig, torch, mpi, slurm, pbs, lsf, "
                       "sge, flux, vertex, sagemaker, skypilot, volcano, lws, awsbatch, jax, tpu, "
                       "kubernetes, local)",
-                      cres__quote(q, sizeof q, backend, strlen(backend)), why);
+                      cres__quote_str(q, sizeof q, backend), why);
 }
 
 CRES_API cres_result cres_auto_resolver_create(const cres_auto_options *o, cres_resolver **out,
@@ -15074,8 +15113,10 @@ CRES_API cres_result cres_auto_resolver_create(const cres_auto_options *o, cres_
     cres_auto_options none;
     cres_resolver probe, *r = NULL; /* probe only reads the environment through the config */
     const char *backend, *switch_name;
-    char selector[320] = "", left_out[160], why[320] = "forced by options.backend";
+    char selector[320], left_out[160], why[320];
     cres_result res;
+    selector[0] = '\0'; /* an initializer would clear all 320 bytes, in code */
+    strcpy(why, "forced by options.backend");
     if (!o) {
         memset(&none, 0, sizeof none);
         o = &none;
@@ -15088,7 +15129,7 @@ CRES_API cres_result cres_auto_resolver_create(const cres_auto_options *o, cres_
     backend = o->backend && strcmp(o->backend, "off") == 0 ? "local" : o->backend;
     if (!backend || strcmp(backend, "auto") == 0) {
         backend = cres_resolver_getenv(&probe, "CLUSTER_RESOLVER_BACKEND");
-        snprintf(why, sizeof why, "forced by CLUSTER_RESOLVER_BACKEND");
+        strcpy(why, "forced by CLUSTER_RESOLVER_BACKEND");
         if (backend && strcmp(backend, "off") == 0) backend = "local";
         if (!backend || !*backend || strcmp(backend, "auto") == 0)
             backend = cres__auto_detect(&probe, selector, sizeof selector, why, sizeof why);
@@ -15200,7 +15241,7 @@ CRES__PRIVATE cres_result cres__spec_hosts(const cres_cluster_spec *s, const cha
             if (!cres__split_address(a, &hosts[n].host, &hosts[n].len, &port)) {
                 cres__free(&s->alloc, hosts);
                 return cres__fail(err, CRES_ERR_INVALID_ARGUMENT, "%s: cannot read address %s",
-                                  what, cres__quote(q, sizeof q, a, strlen(a)));
+                                  what, cres__quote_str(q, sizeof q, a));
             }
         }
     }
@@ -15255,10 +15296,10 @@ CRES_API cres_result cres_spec_launch_info(const cres_cluster_spec *s, const cha
         if (!own)
             return cres__fail(err, CRES_ERR_NOT_FOUND,
                               "launch info: task %s %d is not in the cluster",
-                              cres__quote(q, sizeof q, task_type, strlen(task_type)), task_id);
+                              cres__quote_str(q, sizeof q, task_type), task_id);
         if (!cres__split_address(own, &own_host, &own_len, &port))
             return cres__fail(err, CRES_ERR_INVALID_ARGUMENT, "launch info: cannot read address %s",
-                              cres__quote(q, sizeof q, own, strlen(own)));
+                              cres__quote_str(q, sizeof q, own));
         if (strcmp(task_type, "evaluator") == 0)
             return cres__fail(err, CRES_ERR_NOT_FOUND,
                               "launch info: task \"evaluator\" %d has no rank: TensorFlow runs "
@@ -15279,7 +15320,7 @@ CRES_API cres_result cres_spec_launch_info(const cres_cluster_spec *s, const cha
             if (!cres__split_address(t->address, &host, &host_len, &port))
                 return cres__fail(err, CRES_ERR_INVALID_ARGUMENT,
                                   "launch info: cannot read address %s",
-                                  cres__quote(q, sizeof q, t->address, strlen(t->address)));
+                                  cres__quote_str(q, sizeof q, t->address));
             if (host_len == own_len && memcmp(host, own_host, host_len) == 0) {
                 if (out->rank < 0) out->local_rank++;
                 out->local_world_size++;
@@ -15292,7 +15333,7 @@ CRES_API cres_result cres_spec_launch_info(const cres_cluster_spec *s, const cha
             host_len >= sizeof out->master_host || strlen(master) >= sizeof out->master_address)
             return cres__fail(err, CRES_ERR_INVALID_ARGUMENT,
                               "launch info: cannot read the master's address %s",
-                              cres__quote(q, sizeof q, master, strlen(master)));
+                              cres__quote_str(q, sizeof q, master));
         memcpy(out->master_host, host, host_len);
         out->master_host[host_len] = '\0';
         strcpy(out->master_address, master);
@@ -15408,7 +15449,7 @@ CRES__PRIVATE cres_result cres__launch_env_master(const cres_resolver *r, int ja
         if (len > 1 && addr[0] == '[' && addr[len - 1] == ']') host++, len -= 2;
         if (len >= sizeof info->master_host || memchr(host, ' ', len))
             return cres__fail(err, CRES_ERR_ENVIRONMENT, "%s: MASTER_ADDR=%s is not a host",
-                              r->vtable->name, cres__quote(q, sizeof q, addr, strlen(addr)));
+                              r->vtable->name, cres__quote_str(q, sizeof q, addr));
         memcpy(info->master_host, host, len);
         info->master_host[len] = '\0';
         torch = 1;
@@ -15416,7 +15457,7 @@ CRES__PRIVATE cres_result cres__launch_env_master(const cres_resolver *r, int ja
     if (port && !cres__is_blank(port)) {
         if (cres__parse_decimal(port, strlen(port), &p) != 1 || p < 1 || p > 65535)
             return cres__fail(err, CRES_ERR_ENVIRONMENT, "%s: MASTER_PORT=%s is not a port",
-                              r->vtable->name, cres__quote(q, sizeof q, port, strlen(port)));
+                              r->vtable->name, cres__quote_str(q, sizeof q, port));
         info->master_port = (int)p;
         torch = 1;
     }
@@ -15425,17 +15466,17 @@ CRES__PRIVATE cres_result cres__launch_env_master(const cres_resolver *r, int ja
             len >= sizeof info->master_host)
             return cres__fail(err, CRES_ERR_ENVIRONMENT,
                               "%s: JAX_COORDINATOR_ADDRESS=%s is not host:port", r->vtable->name,
-                              cres__quote(q, sizeof q, coord, strlen(coord)));
+                              cres__quote_str(q, sizeof q, coord));
         if (torch && (strlen(info->master_host) != len ||
                       memcmp(info->master_host, host, len) != 0 ||
                       (coord_port >= 0 && coord_port != info->master_port)))
-            return cres__fail(err, CRES_ERR_ENVIRONMENT,
-                              "%s: JAX_COORDINATOR_ADDRESS=%s and MASTER_ADDR/MASTER_PORT (%s:%d) "
-                              "name two coordinators",
-                              r->vtable->name, cres__quote(q, sizeof q, coord, strlen(coord)),
-                              cres__quote(q2, sizeof q2, info->master_host,
-                                          strlen(info->master_host)),
-                              info->master_port);
+            return cres__fail(
+                err, CRES_ERR_ENVIRONMENT,
+                "%s: JAX_COORDINATOR_ADDRESS=%s and MASTER_ADDR/MASTER_PORT (%s:%d) "
+                "name two coordinators",
+                r->vtable->name, cres__quote_str(q, sizeof q, coord),
+                cres__quote(q2, sizeof q2, info->master_host, strlen(info->master_host)),
+                info->master_port);
         memcpy(info->master_host, host, len);
         info->master_host[len] = '\0';
         if (coord_port >= 0) info->master_port = coord_port;
@@ -15447,7 +15488,7 @@ CRES__PRIVATE cres_result cres__launch_env_master(const cres_resolver *r, int ja
     else if (!cres__put_host_port(&w, info->master_host, info->master_port))
         return cres__fail(err, CRES_ERR_ENVIRONMENT, "%s: %s=%s is not a host name or IP address",
                           r->vtable->name, torch ? "MASTER_ADDR" : "JAX_COORDINATOR_ADDRESS",
-                          cres__quote(q, sizeof q, info->master_host, strlen(info->master_host)));
+                          cres__quote_str(q, sizeof q, info->master_host));
     cres__finish(&w, NULL, NULL);
     cres__log(r, CRES_LOG_INFO, "%s: the coordinator %s is the environment's (%s), kept",
               r->vtable->name, info->master_address,
@@ -15475,16 +15516,14 @@ CRES_API cres_result cres_launch_apply_env(const cres_resolver *r, cres_launch_i
         if (!text || cres__is_blank(text) || (jax && v->jax)) continue;
         if (cres__parse_decimal(text, strlen(text), &n) != 1 || n < 0 || n > INT_MAX)
             return cres__fail(err, CRES_ERR_ENVIRONMENT, "%s: %s=%s is not a count or rank",
-                              r->vtable->name, v->name,
-                              cres__quote(q, sizeof q, text, strlen(text)));
+                              r->vtable->name, v->name, cres__quote_str(q, sizeof q, text));
         if (*field != CRES_UNKNOWN && n != *field)
             return cres__fail(err, CRES_ERR_ENVIRONMENT,
                               "%s: %s=%s is set, but the %s backend's answer is %d: they "
                               "describe two launches (unset it, or set "
                               "CLUSTER_RESOLVER_BACKEND=%s if a launcher inside set it)",
-                              r->vtable->name, v->name,
-                              cres__quote(q, sizeof q, text, strlen(text)), r->vtable->name,
-                              *field, v->jax ? "jax" : "torch");
+                              r->vtable->name, v->name, cres__quote_str(q, sizeof q, text),
+                              r->vtable->name, *field, v->jax ? "jax" : "torch");
     }
     return cres__launch_env_master(r, jax, info, err);
 }

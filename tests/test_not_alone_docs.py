@@ -23,16 +23,16 @@ def fail(what):
 
 def table(header):
     """{variable: mark} of the static table in the header's source."""
-    m = re.search(r"static const char cres__several\[\] =\n(.*?)\);\n#undef CRES__SEVERAL", header, re.S)
+    m = re.search(r"static const char cres__several\[\] =\n(.*?);\n#undef CRES__SAYS", header, re.S)
     if not m:
         fail("no cres__several table in cluster_resolver.h")
     body = re.sub(r"/\*.*?\*/", "", m.group(1), flags=re.S)
-    rows = re.findall(r'CRES__SEVERAL\("([^"]+)", "([^"]+)", "([^"]*)"\)', body + ")")
-    if len(rows) != body.count("CRES__SEVERAL("):
+    rows = re.findall(r'CRES__SAYS\(\s*"([^"]+)",\s*"([^"]*)"\)', body)
+    if len(rows) != body.count("CRES__SAYS(") or not body.count("CRES__SEVERAL("):
         fail("cres__several has rows this test cannot read")
     marks = {"": "", ">0": ">0", ">1": ">1", ",": ">1", ";": ">1", "\\n": ">1"}
     out = {}
-    for name, _, how in rows:
+    for name, how in rows:
         if name in out or how not in marks:
             fail("cres__several: %s listed twice or marked %r" % (name, how))
         out[name] = marks[how]
