@@ -88,7 +88,7 @@ cli-test: $(BUILD)/san/cluster-resolve $(BUILD)/san/custom_backend $(BUILD)/san/
 	python3 tests/test_cli.py $(BUILD)/san
 	python3 tests/test_cli_sched.py $(BUILD)/san
 
-# 283 everyday scenarios (tests/scenarios/): the variables a real launcher sets for one process,
+# 308 everyday scenarios (tests/scenarios/): the variables a real launcher sets for one process,
 # the command its user types, the answer written by hand from the launcher's documentation.
 scenario-test: $(BUILD)/san/cluster-resolve
 	python3 tests/scenarios/run_scenarios.py $(BUILD)/san/cluster-resolve
