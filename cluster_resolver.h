@@ -11687,37 +11687,33 @@ CRES__PRIVATE int cres__hostfile_count(const char *word, const char *key, long l
 }
 
 /* Reads one hostfile line: "host", "host slots=N [max_slots=M]" (Open MPI) or "host:N"
-   (MPICH); 0 slots = a blank or comment line. */
-CRES__PRIVATE cres_result cres__hostfile_line(char *line, size_t number, char **host,
-                                              long long *slots, const char *who, cres_error *err) {
-    char *word, *colon, q[CRES__QUOTE_SIZE];
+   (MPICH); 0 slots = a blank or comment line. NULL, or what the word *bad is not (the
+   caller's one refusal names both). */
+CRES__PRIVATE const char *cres__hostfile_line(char *line, char **host, long long *slots,
+                                              char **bad) {
+    CRES__BYTE_ALIGNED static const char keys[] = "slots\0max_slots\0max-slots\0";
+    char *colon;
+    const char *key;
     long long ignored;
     *slots = 0;
     if (strchr(line, '#')) *strchr(line, '#') = '\0';
-    if (!(*host = cres__next_word(&line))) return CRES_OK;
+    if (!(*host = *bad = cres__next_word(&line))) return NULL;
     *slots = 1;
     colon = strchr(*host, ':');
     if (colon && !strchr(colon + 1, ':')) { /* an IPv6 literal has several ':' */
         if (cres__parse_decimal(colon + 1, strlen(colon + 1), slots) != 1 || *slots < 1 ||
             *slots > CRES_MAX_HOSTLIST_HOSTS)
-            return cres__fail(err, CRES_ERR_ENVIRONMENT,
-                              "%s: hostfile line %zu: %s is not host:N with N from 1 to %d", who,
-                              number, cres__quote_str(q, sizeof q, *host), CRES_MAX_HOSTLIST_HOSTS);
+            return "host:N with N from 1 to " CRES__STR(CRES_MAX_HOSTLIST_HOSTS);
         *colon = '\0';
     }
     if (!**host || strlen(*host) > CRES_MAX_NAME_LENGTH || cres__bad_text(*host, 1))
-        return cres__fail(err, CRES_ERR_ENVIRONMENT, "%s: hostfile line %zu: %s is not a host name",
-                          who, number, cres__quote_str(q, sizeof q, *host));
-    while ((word = cres__next_word(&line)) != NULL) {
-        if (cres__hostfile_count(word, "slots", slots)) continue;
-        if (cres__hostfile_count(word, "max_slots", &ignored) ||
-            cres__hostfile_count(word, "max-slots", &ignored))
-            continue;
-        return cres__fail(err, CRES_ERR_ENVIRONMENT,
-                          "%s: hostfile line %zu: %s is not slots=N or max_slots=N", who, number,
-                          cres__quote_str(q, sizeof q, word));
+        return "a host name";
+    while ((*bad = cres__next_word(&line)) != NULL) {
+        for (key = keys; *key; key = cres__next_name(key))
+            if (cres__hostfile_count(*bad, key, key == keys ? slots : &ignored)) break;
+        if (!*key) return "slots=N or max_slots=N";
     }
-    return CRES_OK;
+    return NULL;
 }
 
 /* Reads a hostfile into l (text becomes l->names): hosts in order of first mention, a
@@ -11735,11 +11731,13 @@ CRES__PRIVATE cres_result cres__hostfile_parse(const cres_allocator *a, char *te
                           CRES_MAX_HOSTLIST_HOSTS);
     if ((res = cres__layout_reserve(a, l, lines, who, err)) != CRES_OK) return res;
     for (p = text, number = 1; p; number++) {
-        char *eol = strchr(p, '\n'), *host;
+        char *eol = strchr(p, '\n'), *host, *bad, q[CRES__QUOTE_SIZE];
+        const char *not_a;
         long long slots;
         if (eol) *eol = '\0';
-        res = cres__hostfile_line(p, number, &host, &slots, who, err);
-        if (res != CRES_OK) return res;
+        if ((not_a = cres__hostfile_line(p, &host, &slots, &bad)) != NULL)
+            return cres__fail(err, CRES_ERR_ENVIRONMENT, "%s: hostfile line %zu: %s is not %s",
+                              who, number, cres__quote_str(q, sizeof q, bad), not_a);
         p = eol ? eol + 1 : NULL;
         if (!slots) continue;
         l->hosts[n] = host;
@@ -11825,80 +11823,54 @@ CRES__PRIVATE cres_result cres__mpi_fill(cres__layout *l, int size, const char *
     return CRES_OK;
 }
 
-/* Grid Engine's PE_HOSTFILE: "host slots queue processors" per line, as the "host slots=N"
-   lines the hostfile reader takes (a new text; the queue and processors are not needed). */
-CRES__PRIVATE cres_result cres__pe_hostfile(const cres_allocator *a, const char *in, char **out,
-                                            const char *who, cres_error *err) {
-    size_t lines = 1, number = 1;
-    const char *p;
+/* Grid Engine's PE_HOSTFILE ("host slots queue processors" a line) or, with pairs set, LSF's
+   LSB_MCPU_HOSTS ("hostA 4 hostB 4": words in pairs) as the "host slots=N" lines the
+   hostfile reader takes: a new text in *out, which the caller frees, on failure too. */
+CRES__PRIVATE cres_result cres__slot_lines(const cres_allocator *a, const char *in, int pairs,
+                                           char **out, const char *who, cres_error *err) {
+    const char *blank = pairs ? " \t" : " \t\r", *word_end = pairs ? " \t" : " \t\r\n", *p;
+    size_t n = strlen(in), lines = 1, number = 1, words = 0;
     char *o, q[CRES__QUOTE_SIZE];
+    *out = NULL;
+    if (n > CRES_MAX_DOCUMENT_BYTES) /* the caller names the variable */
+        return cres__fail(err, CRES_ERR_LIMIT, "%s: more than %u bytes", who,
+                          (unsigned)CRES_MAX_DOCUMENT_BYTES);
     for (p = in; *p; p++) lines += *p == '\n';
-    if (!(*out = (char *)cres__alloc(a, strlen(in) + 8 * lines + 16))) return cres__oom(err, who);
-    o = *out;
-    for (p = in; *p || number == 1; number++) {
-        size_t len = strcspn(p, "\n"), hn, sn;
-        const char *host = p + strspn(p, " \t\r"), *slots;
-        hn = strcspn(host, " \t\r\n");
-        slots = host + hn + strspn(host + hn, " \t\r");
-        sn = strcspn(slots, " \t\r\n");
-        if (hn && !sn) {
-            cres__free(a, *out);
-            *out = NULL;
-            return cres__fail(err, CRES_ERR_ENVIRONMENT,
-                              "%s: line %zu: %s has fewer than two fields (host slots queue "
-                              "processors)",
-                              who, number, cres__quote(q, sizeof q, p, len));
-        }
-        if (hn) o += sprintf(o, "%.*s slots=%.*s\n", (int)hn, host, (int)sn, slots);
-        p += len;
-        if (*p) p++;
-        else break;
+    /* a line of k bytes becomes at most k + 8; a pair of k at most 2k */
+    if (!(o = *out = (char *)cres__alloc(a, (pairs ? 2 * n : n + 8 * lines) + 16)))
+        return cres__oom(err, who);
+    for (p = in;; number++) { /* PE_HOSTFILE's lines; LSB_MCPU_HOSTS is one */
+        size_t len = pairs ? n : strcspn(p, "\n"), hn, sn;
+        long long count;
+        do {
+            const char *host = p + strspn(p, blank), *slots;
+            hn = strcspn(host, word_end);
+            slots = host + hn + strspn(host + hn, blank);
+            sn = strcspn(slots, word_end);
+            if (!hn) break;
+            words += sn ? 2 : 1;
+            if (!sn && !pairs)
+                return cres__fail(err, CRES_ERR_ENVIRONMENT,
+                                  "%s: line %zu: %s has fewer than two fields (host slots queue "
+                                  "processors)",
+                                  who, number, cres__quote(q, sizeof q, p, len));
+            if (!sn) break;
+            if (pairs && (cres__parse_decimal(slots, sn, &count) != 1 || count < 1 ||
+                          count > CRES_MAX_HOSTLIST_HOSTS))
+                return cres__fail(err, CRES_ERR_ENVIRONMENT,
+                                  "%s: LSB_MCPU_HOSTS: %s is not a slot count (\"host N host N\")",
+                                  who, cres__quote(q, sizeof q, slots, sn));
+            o += sprintf(o, "%.*s slots=%.*s\n", (int)hn, host, (int)sn, slots);
+            p = slots + sn;
+        } while (pairs);
+        p = pairs ? in + n : p + strcspn(p, "\n");
+        if (!*p++) break;
     }
     *o = '\0';
-    return CRES_OK;
-}
-
-/* LSB_MCPU_HOSTS "hostA 4 hostB 4" as "hostA slots=4\nhostB slots=4". */
-CRES__PRIVATE cres_result cres__mcpu_hosts(const cres_allocator *a, const char *v, char **out,
-                                           const char *who, cres_error *err) {
-    size_t n = strlen(v), words = 0, i;
-    char *text, *o, q[CRES__QUOTE_SIZE];
-    const char *p = v;
-    *out = NULL;
-    if (n > CRES_MAX_DOCUMENT_BYTES)
-        return cres__fail(err, CRES_ERR_LIMIT, "%s: more than %u bytes", who, /* the caller */
-                          (unsigned)CRES_MAX_DOCUMENT_BYTES); /* names the variable */
-    if (!(text = (char *)cres__alloc(a, n * 2 + 16))) return cres__oom(err, who);
-    o = text;
-    while (*p) {
-        size_t w;
-        long long count;
-        p += strspn(p, " \t");
-        if (!*p) break;
-        w = strcspn(p, " \t");
-        if (words++ % 2 == 0) {
-            memcpy(o, p, w);
-            o += w;
-        } else if (cres__parse_decimal(p, w, &count) != 1 || count < 1 ||
-                   count > CRES_MAX_HOSTLIST_HOSTS) {
-            cres__free(a, text);
-            return cres__fail(err, CRES_ERR_ENVIRONMENT,
-                              "%s: LSB_MCPU_HOSTS: %s is not a slot count (\"host N host N\")",
-                              who, cres__quote(q, sizeof q, p, w));
-        } else {
-            o += sprintf(o, " slots=%lld\n", count);
-        }
-        p += w;
-    }
-    if (words % 2 || !words) {
-        cres__free(a, text);
+    if (pairs && (words % 2 || !words))
         return cres__fail(err, CRES_ERR_ENVIRONMENT,
                           "%s: LSB_MCPU_HOSTS=%s has %zu words, not host and count pairs", who,
-                          cres__quote(q, sizeof q, v, n), words);
-    }
-    *o = '\0';
-    for (i = 0; text[i]; i++) {} /* NUL-terminated */
-    *out = text;
+                          cres__quote(q, sizeof q, in, n), words);
     return CRES_OK;
 }
 
@@ -11917,27 +11889,24 @@ CRES__PRIVATE void cres__name_source(cres_error *err, const char *who, const cha
    CRES_ERR_NOT_FOUND when var is not set. */
 CRES__PRIVATE cres_result cres__sched_read(const cres_resolver *r, const char *var,
                                            cres__layout *l, cres_error *err) {
+    const cres_allocator *a = &r->config.allocator;
     const char *who = r->vtable->name, *v = cres_resolver_getenv(r, var);
-    char *text = NULL;
-    cres_result res;
+    char *text = NULL, *lines;
+    int pairs = strcmp(var, "LSB_MCPU_HOSTS") == 0;
+    cres_result res = CRES_OK;
     if (!v || !*v) return CRES_ERR_NOT_FOUND;
-    if (strcmp(var, "LSB_MCPU_HOSTS") == 0)
-        res = cres__mcpu_hosts(&r->config.allocator, v, &text, who, err);
-    else
-        res = cres__read_small_file(r, v, CRES_MAX_DOCUMENT_BYTES, &text, err);
-    if (res == CRES_OK && strcmp(var, "PE_HOSTFILE") == 0) {
-        char *lines = NULL;
-        res = cres__pe_hostfile(&r->config.allocator, text, &lines, who, err);
-        cres__free(&r->config.allocator, text);
+    if (!pairs) res = cres__read_small_file(r, v, CRES_MAX_DOCUMENT_BYTES, &text, err);
+    if (res == CRES_OK && (pairs || strcmp(var, "PE_HOSTFILE") == 0)) {
+        res = cres__slot_lines(a, pairs ? v : text, pairs, &lines, who, err);
+        cres__free(a, text);
         text = lines;
     }
-    if (res != CRES_OK) {
-        cres__free(&r->config.allocator, text);
-        if (res != CRES_ERR_OUT_OF_MEMORY && err) cres__name_source(err, who, var, v);
-        return res;
+    if (res == CRES_OK) {
+        res = cres__hostfile_parse(a, text, l, who, err); /* l owns text */
+        l->from = var;
+    } else {
+        cres__free(a, text);
     }
-    res = cres__hostfile_parse(&r->config.allocator, text, l, who, err);
-    l->from = var;
     if (res == CRES_OK) {
         size_t i;
         long long slots = 0;
