@@ -12109,40 +12109,34 @@ CRES__PRIVATE cres_result cres__mpi_identify(const cres_resolver *r, cres__mpi_i
 
 /* Open MPI tells its ranks how mpirun mapped (which node gets how many ranks) and ranked
    (which of those ranks) them. Policies within a node (slot, core, socket...) place by
-   blocks; "node" deals round-robin; others (ppr, seq, rankfile) we cannot follow. */
-CRES__PRIVATE cres_result cres__mpi_policy(const cres_resolver *r, const char *name,
-                                           const char *unset, const char **out, cres_error *err) {
+   blocks; "node" deals round-robin; others (ppr, seq, rankfile) we cannot follow. Sets l's
+   deal from the ranking policy (by default the mapping's); *by_node = mapping by node. */
+CRES__PRIVATE cres_result cres__mpi_policies(const cres_resolver *r, cres__layout *l, int *by_node,
+                                             cres_error *err) {
     CRES__BYTE_ALIGNED static const char known[] =
         "node\0slot\0core\0hwthread\0socket\0package\0numa\0board\0"
         "l1cache\0l2cache\0l3cache\0";
-    const char *v = cres_resolver_getenv(r, name), *k;
-    size_t n;
+    CRES__BYTE_ALIGNED static const char vars[] =
+        "OMPI_MCA_rmaps_base_mapping_policy\0OMPI_MCA_rmaps_base_ranking_policy\0";
+    const char *policy[2], *var = vars, *k; /* policy: pointers into known */
     char q[CRES__QUOTE_SIZE];
-    *out = unset;
-    if (!v || !*v) return CRES_OK;
-    n = strcspn(v, ":");
-    for (k = known; *k; k = cres__next_name(k)) {
-        if (strlen(k) == n && strncmp(v, k, n) == 0) {
-            *out = k;
-            return CRES_OK;
-        }
+    int i;
+    for (i = 0; i < 2; i++, var = cres__next_name(var)) {
+        const char *v = cres_resolver_getenv(r, var);
+        size_t n;
+        policy[i] = i ? policy[0] : cres__next_name(known); /* unset: by slot, ranked as mapped */
+        if (!v || !*v) continue;
+        n = strcspn(v, ":");
+        for (k = known; *k && (strlen(k) != n || strncmp(v, k, n) != 0); k = cres__next_name(k)) {}
+        if (!*k)
+            return cres__fail(err, CRES_ERR_UNSUPPORTED,
+                              "%s: %s=%s is not supported (by slot, core, socket... or node); pass "
+                              "--map-by slot or node",
+                              r->vtable->name, var, cres__quote_str(q, sizeof q, v));
+        policy[i] = k;
     }
-    return cres__fail(err, CRES_ERR_UNSUPPORTED,
-                      "%s: %s=%s is not supported (by slot, core, socket... or node); pass "
-                      "--map-by slot or node",
-                      r->vtable->name, name, cres__quote_str(q, sizeof q, v));
-}
-
-/* Sets l's deal from the ranking policy; *by_node = mapping by node. */
-CRES__PRIVATE cres_result cres__mpi_policies(const cres_resolver *r, cres__layout *l, int *by_node,
-                                             cres_error *err) {
-    const char *map, *rank;
-    cres_result res = cres__mpi_policy(r, "OMPI_MCA_rmaps_base_mapping_policy", "slot", &map, err);
-    if (res == CRES_OK)
-        res = cres__mpi_policy(r, "OMPI_MCA_rmaps_base_ranking_policy", map, &rank, err);
-    if (res != CRES_OK) return res;
-    *by_node = strcmp(map, "node") == 0;
-    l->deal = strcmp(rank, "node") == 0 ? CRES__DEAL_CYCLIC : CRES__DEAL_BLOCK;
+    *by_node = policy[0] == known;
+    l->deal = policy[1] == known ? CRES__DEAL_CYCLIC : CRES__DEAL_BLOCK;
     return CRES_OK;
 }
 #endif
