@@ -12012,39 +12012,36 @@ typedef struct cres__mpi_identity {
 
 /* An MPI launcher family's names ("" for none). */
 typedef struct cres__mpi_family {
-    const char *rank, *size, *local_rank, *local_size;
+    const char *rank, *size;
     const char *source;      /* "Open MPI" */
-    const char *local_names; /* the local rank's and size's, for messages */
+    const char *local_names; /* "LOCAL_RANK, LOCAL_SIZE": the names read, and for messages */
 } cres__mpi_family;
 
-/* The families, a row of their six names each, in one literal (see "Footprint" in >>impl).
+/* The families, a row of their four names each, in one literal (see "Footprint" in >>impl).
    The first family whose rank is set is read; the last row (jsrun, which IBM Spectrum MPI's
-   ranks see beside Open MPI's names) is only compared. */
-#define CRES__MPI_FAMILY(rank, size, local_rank, local_size, source, local_names) \
-    rank "\0" size "\0" local_rank "\0" local_size "\0" source "\0" local_names "\0"
+   ranks see beside Open MPI's names) is only compared. MPICH's local rank and size have two
+   rows: Hydra's names, then Cray PALS's, read when Hydra's are not set. */
+#define CRES__MPI_FAMILY(rank, size, source, local_names) \
+    rank "\0" size "\0" source "\0" local_names "\0"
 CRES__BYTE_ALIGNED static const char cres__mpi_names[] =
-    CRES__MPI_FAMILY("OMPI_COMM_WORLD_RANK", "OMPI_COMM_WORLD_SIZE", "OMPI_COMM_WORLD_LOCAL_RANK",
-                     "OMPI_COMM_WORLD_LOCAL_SIZE", "Open MPI",
+    CRES__MPI_FAMILY("OMPI_COMM_WORLD_RANK", "OMPI_COMM_WORLD_SIZE", "Open MPI",
                      "OMPI_COMM_WORLD_LOCAL_RANK, OMPI_COMM_WORLD_LOCAL_SIZE")
-        CRES__MPI_FAMILY("MV2_COMM_WORLD_RANK", "MV2_COMM_WORLD_SIZE", "MV2_COMM_WORLD_LOCAL_RANK",
-                         "MV2_COMM_WORLD_LOCAL_SIZE", "MVAPICH",
-                         "MV2_COMM_WORLD_LOCAL_RANK, MV2_COMM_WORLD_LOCAL_SIZE")
-            CRES__MPI_FAMILY("PMI_RANK", "PMI_SIZE", "MPI_LOCALRANKID", "MPI_LOCALNRANKS", "MPICH",
-                             "MPI_LOCALRANKID, MPI_LOCALNRANKS")
-                CRES__MPI_FAMILY("PMIX_RANK", "", "", "", "PMIx", "") CRES__MPI_FAMILY(
-                    "JSM_NAMESPACE_RANK", "JSM_NAMESPACE_SIZE", "", "", "jsrun", "");
+    CRES__MPI_FAMILY("MV2_COMM_WORLD_RANK", "MV2_COMM_WORLD_SIZE", "MVAPICH",
+                     "MV2_COMM_WORLD_LOCAL_RANK, MV2_COMM_WORLD_LOCAL_SIZE")
+    CRES__MPI_FAMILY("PMI_RANK", "PMI_SIZE", "MPICH", "MPI_LOCALRANKID, MPI_LOCALNRANKS")
+    CRES__MPI_FAMILY("PMI_RANK", "PMI_SIZE", "MPICH", "PMI_LOCAL_RANK, PMI_LOCAL_SIZE")
+    CRES__MPI_FAMILY("PMIX_RANK", "", "PMIx", "")
+    CRES__MPI_FAMILY("JSM_NAMESPACE_RANK", "JSM_NAMESPACE_SIZE", "jsrun", "");
 #undef CRES__MPI_FAMILY
-#define CRES__MPI_FAMILIES 4 /* read; then jsrun's row */
+#define CRES__MPI_FAMILIES 5 /* read; then jsrun's row */
 
 /* Row i of cres__mpi_names. */
 CRES__PRIVATE cres__mpi_family cres__mpi_family_at(size_t i) {
     const char *p = cres__mpi_names;
     cres__mpi_family f;
-    for (i *= 6; i; i--) p = cres__next_name(p);
+    for (i *= 4; i; i--) p = cres__next_name(p);
     f.rank = p;
     f.size = p = cres__next_name(p);
-    f.local_rank = p = cres__next_name(p);
-    f.local_size = p = cres__next_name(p);
     f.source = p = cres__next_name(p);
     f.local_names = cres__next_name(p);
     return f;
@@ -12067,8 +12064,9 @@ CRES__PRIVATE cres_result cres__mpi_names_agree(const cres_resolver *r, size_t r
     return res;
 }
 
-/* Rank and sizes from the first launcher family whose rank variable is set. Cray PALS names
-   MPICH's local rank and size PMI_LOCAL_RANK and PMI_LOCAL_SIZE. */
+/* Rank and sizes from the first launcher family whose rank variable is set (for MPICH, with
+   its local names set: Hydra's, else Cray PALS's). A duplicate PMI row in names_agree
+   compares PMI_RANK with itself, which always agrees. */
 CRES__PRIVATE cres_result cres__mpi_identify(const cres_resolver *r, cres__mpi_identity *id,
                                              cres_error *err) {
     size_t i;
@@ -12077,17 +12075,18 @@ CRES__PRIVATE cres_result cres__mpi_identify(const cres_resolver *r, cres__mpi_i
     id->size = id->local_rank = id->local_size = -1;
     for (i = 0; i < CRES__MPI_FAMILIES; i++) {
         const cres__mpi_family n = cres__mpi_family_at(i);
-        const char *local = n.local_rank, *local_size = n.local_size;
+        const char *local_size = strchr(n.local_names, ','); /* "LOCAL_RANK, LOCAL_SIZE" */
+        char local[32];                                       /* LOCAL_RANK, copied out */
         if (!cres_resolver_getenv(r, n.rank)) continue;
         id->source = n.source;
         id->size_var = *n.size ? n.size : NULL;
         id->local_names = *n.local_names ? n.local_names : NULL;
-        if (i == 2 && !cres_resolver_getenv(r, local_size) && !cres_resolver_getenv(r, local)) {
-            local = "PMI_LOCAL_RANK";
-            local_size = "PMI_LOCAL_SIZE";
-            id->local_names = "PMI_LOCAL_RANK, PMI_LOCAL_SIZE";
-        }
-        if (id->size_var) {
+        if (local_size) { /* the rows with a size have local names */
+            memcpy(local, n.local_names, (size_t)(local_size - n.local_names));
+            local[local_size - n.local_names] = '\0';
+            local_size += 2;
+            if (i == 2 && !cres_resolver_getenv(r, local_size) && !cres_resolver_getenv(r, local))
+                continue; /* Hydra's names not set: Cray PALS's row */
             res = cres__env_need(r, n.size, 1, max, &id->size, err);
             if (res == CRES_OK) res = cres__env_need(r, n.rank, 0, id->size - 1, &id->rank, err);
             if (res == CRES_OK)
