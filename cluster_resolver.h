@@ -12144,45 +12144,33 @@ CRES__PRIVATE cres_result cres__mpi_policies(const cres_resolver *r, cres__layou
    MPI: ranks started by mpirun, mpiexec or srun                                     >>mpi */
 
 #ifndef CLUSTER_RESOLVER_NO_MPI
+/* Hosts from the hostfile given (options.hostfile), else from the scheduler that allocated
+   the job, when it says (DESIGN's rule 6): Grid Engine, PBS, LSF, or the hostfile Open MPI
+   was given (Kubeflow's MPIJob). Ranks fill the slots as mpirun fills them.
+   CRES_ERR_NOT_FOUND: no hostfile given and no scheduler says. */
 CRES__PRIVATE cres_result cres__mpi_from_hostfile(const cres_resolver *r, const char *path,
                                                   const cres__mpi_identity *id, cres__layout *l,
                                                   cres_error *err) {
-    char *text;
-    int by_node = 0;
-    cres_result res;
-    if (id->size < 0)
-        return cres__fail(err, CRES_ERR_ENVIRONMENT,
-                          "%s: %s's PMIX_RANK gives no world size to place on the hostfile",
-                          r->vtable->name, id->source);
-    if ((res = cres__read_small_file(r, path, CRES_MAX_DOCUMENT_BYTES, &text, err)) != CRES_OK)
-        return res;
-    res = cres__hostfile_parse(&r->config.allocator, text, l, r->vtable->name, err);
-    l->from = "the hostfile";
-    if (res == CRES_OK) res = cres__mpi_policies(r, l, &by_node, err);
-    if (res == CRES_OK)
-        res = cres__mpi_fill(l, id->size, id->size_var, by_node, r->vtable->name, err);
-    return res;
-}
-
-/* Hosts from the scheduler that allocated the job, when it says (DESIGN's rule 6): Grid
-   Engine, PBS, LSF, or the hostfile Open MPI was given (Kubeflow's MPIJob). Ranks fill the
-   slots as mpirun fills them. CRES_ERR_NOT_FOUND: none says. */
-CRES__PRIVATE cres_result cres__mpi_from_scheduler(const cres_resolver *r,
-                                                   const cres__mpi_identity *id, cres__layout *l,
-                                                   cres_error *err) {
     CRES__BYTE_ALIGNED static const char sources[] =
         "PE_HOSTFILE\0PBS_NODEFILE\0LSB_DJOB_RANKFILE\0LSB_MCPU_HOSTS\0"
         "OMPI_MCA_orte_default_hostfile\0";
     const char *source;
+    char *text;
     int by_node = 0;
     cres_result res = CRES_ERR_NOT_FOUND;
-    for (source = sources; *source; source = cres__next_name(source))
+    if (path && (res = cres__read_small_file(r, path, CRES_MAX_DOCUMENT_BYTES, &text, err)) ==
+                    CRES_OK) {
+        res = cres__hostfile_parse(&r->config.allocator, text, l, r->vtable->name, err);
+        l->from = "the hostfile";
+    }
+    for (source = sources; !path && *source; source = cres__next_name(source))
         if ((res = cres__sched_read(r, source, l, err)) != CRES_ERR_NOT_FOUND) break;
-    if (res != CRES_OK) return res;
-    if (strncmp(source, "LSB_", 4) == 0 && (res = cres__lsf_slots(r, source, l, err)) != CRES_OK)
-        return res;
-    if ((res = cres__mpi_policies(r, l, &by_node, err)) != CRES_OK) return res;
-    return cres__mpi_fill(l, id->size, id->size_var, by_node, r->vtable->name, err);
+    if (res == CRES_OK && !path && strncmp(source, "LSB_", 4) == 0)
+        res = cres__lsf_slots(r, source, l, err);
+    if (res == CRES_OK) res = cres__mpi_policies(r, l, &by_node, err);
+    if (res == CRES_OK)
+        res = cres__mpi_fill(l, id->size, id->size_var, by_node, r->vtable->name, err);
+    return res;
 }
 
 /* Every rank on this host: one node. */
@@ -12276,8 +12264,7 @@ CRES__PRIVATE cres_result cres__mpi_layout(const cres_resolver *r, const void *o
     l->own_local = id.local_rank;
     l->own_local_size = id.local_size;
     l->said_by[0] = id.local_names;
-    if (o->hostfile) return cres__mpi_from_hostfile(r, o->hostfile, &id, l, err);
-    if (cres_resolver_getenv(r, "SLURM_STEP_NODELIST") &&
+    if (!o->hostfile && cres_resolver_getenv(r, "SLURM_STEP_NODELIST") &&
         cres__env_int(r, "SLURM_PROCID", 0, CRES_MAX_HOSTLIST_HOSTS, &slurm_rank, NULL) ==
             CRES_OK &&
         cres__env_int(r, "SLURM_STEP_NUM_TASKS", 1, CRES_MAX_HOSTLIST_HOSTS, &slurm_size, NULL) ==
@@ -12289,10 +12276,13 @@ CRES__PRIVATE cres_result cres__mpi_layout(const cres_resolver *r, const void *o
     }
     if (id.size < 0)
         return cres__fail(err, CRES_ERR_ENVIRONMENT,
-                          "%s: %s's PMIX_RANK gives no world size; pass a hostfile "
-                          "(options.hostfile)",
+                          o->hostfile ? "%s: %s's PMIX_RANK gives no world size to place on the "
+                                        "hostfile"
+                                      : "%s: %s's PMIX_RANK gives no world size; pass a hostfile "
+                                        "(options.hostfile)",
                           r->vtable->name, id.source);
-    if ((res = cres__mpi_from_scheduler(r, &id, l, err)) != CRES_ERR_NOT_FOUND) return res;
+    res = cres__mpi_from_hostfile(r, o->hostfile, &id, l, err);
+    if (res != CRES_ERR_NOT_FOUND) return res; /* a hostfile given never gives NOT_FOUND */
     if (id.size == 1 || id.local_size == id.size)
         return cres__mpi_one_host(r, o->hostname, &id, l, err);
     if (id.local_size > 0 && cres_resolver_getenv(r, "SLURM_STEP_NODELIST"))
