@@ -11678,12 +11678,17 @@ CRES__PRIVATE char *cres__next_word(char **p) {
     return w;
 }
 
-/* "slots=N" and the like: 1 = it is `key`=N with N in 1..CRES_MAX_HOSTLIST_HOSTS. */
+/* 1 = the n bytes at s are a slot count, an integer from 1 to CRES_MAX_HOSTLIST_HOSTS. */
+CRES__PRIVATE int cres__slot_count(const char *s, size_t n, long long *count) {
+    return cres__parse_decimal(s, n, count) == 1 && *count >= 1 &&
+           *count <= CRES_MAX_HOSTLIST_HOSTS;
+}
+
+/* "slots=N" and the like: 1 = it is `key`=N with N a slot count. */
 CRES__PRIVATE int cres__hostfile_count(const char *word, const char *key, long long *n) {
     size_t k = strlen(key);
     if (strncmp(word, key, k) != 0 || (word[k] != '=' && word[k] != ':')) return 0;
-    return cres__parse_decimal(word + k + 1, strlen(word + k + 1), n) == 1 && *n >= 1 &&
-           *n <= CRES_MAX_HOSTLIST_HOSTS;
+    return cres__slot_count(word + k + 1, strlen(word + k + 1), n);
 }
 
 /* Reads one hostfile line: "host", "host slots=N [max_slots=M]" (Open MPI) or "host:N"
@@ -11701,8 +11706,7 @@ CRES__PRIVATE const char *cres__hostfile_line(char *line, char **host, long long
     *slots = 1;
     colon = strchr(*host, ':');
     if (colon && !strchr(colon + 1, ':')) { /* an IPv6 literal has several ':' */
-        if (cres__parse_decimal(colon + 1, strlen(colon + 1), slots) != 1 || *slots < 1 ||
-            *slots > CRES_MAX_HOSTLIST_HOSTS)
+        if (!cres__slot_count(colon + 1, strlen(colon + 1), slots))
             return "host:N with N from 1 to " CRES__STR(CRES_MAX_HOSTLIST_HOSTS);
         *colon = '\0';
     }
@@ -11855,8 +11859,7 @@ CRES__PRIVATE cres_result cres__slot_lines(const cres_allocator *a, const char *
                                   "processors)",
                                   who, number, cres__quote(q, sizeof q, p, len));
             if (!sn) break;
-            if (pairs && (cres__parse_decimal(slots, sn, &count) != 1 || count < 1 ||
-                          count > CRES_MAX_HOSTLIST_HOSTS))
+            if (pairs && !cres__slot_count(slots, sn, &count))
                 return cres__fail(err, CRES_ERR_ENVIRONMENT,
                                   "%s: LSB_MCPU_HOSTS: %s is not a slot count (\"host N host N\")",
                                   who, cres__quote(q, sizeof q, slots, sn));
@@ -11908,9 +11911,8 @@ CRES__PRIVATE cres_result cres__sched_read(const cres_resolver *r, const char *v
         cres__free(a, text);
     }
     if (res == CRES_OK) {
-        size_t i;
-        long long slots = 0;
-        for (i = 0; i < l->nodes; i++) slots += l->tasks[i]; /* each <= 1e6 + 1 */
+        /* every node's slots: the reader caps each at CRES_MAX_HOSTLIST_HOSTS + 1 */
+        long long slots = cres__placed_below(l, CRES_MAX_HOSTLIST_HOSTS + 1);
         if (slots > CRES_MAX_HOSTLIST_HOSTS)
             res = cres__fail(err, CRES_ERR_LIMIT, "%s: %lld slots, more than %d", who, slots,
                              CRES_MAX_HOSTLIST_HOSTS);
