@@ -12012,14 +12012,9 @@ typedef struct cres__mpi_identity {
     const char *local_names;     /* the local rank's and size's names, for messages */
 } cres__mpi_identity;
 
-/* An MPI launcher family's names ("" for none). */
-typedef struct cres__mpi_family {
-    const char *rank, *size;
-    const char *source;      /* "Open MPI" */
-    const char *local_names; /* "LOCAL_RANK, LOCAL_SIZE": the names read, and for messages */
-} cres__mpi_family;
-
-/* The families, a row of their four names each, in one literal (see "Footprint" in >>impl).
+/* The MPI launcher families, a row of their four names each ("" for none): rank, size,
+   source ("Open MPI"), and "LOCAL_RANK, LOCAL_SIZE" (the names read, and for messages), in
+   one literal (see "Footprint" in >>impl).
    The first family whose rank is set is read; the last row (jsrun, which IBM Spectrum MPI's
    ranks see beside Open MPI's names) is only compared. MPICH's local rank and size have two
    rows: Hydra's names, then Cray PALS's, read when Hydra's are not set. */
@@ -12037,31 +12032,26 @@ CRES__BYTE_ALIGNED static const char cres__mpi_names[] =
 #undef CRES__MPI_FAMILY
 #define CRES__MPI_FAMILIES 5 /* read; then jsrun's row */
 
-/* Row i of cres__mpi_names. */
-CRES__PRIVATE cres__mpi_family cres__mpi_family_at(size_t i) {
+/* Row i of cres__mpi_names: its rank's name, the others following (cres__next_name). */
+CRES__PRIVATE const char *cres__mpi_row(size_t i) {
     const char *p = cres__mpi_names;
-    cres__mpi_family f;
     for (i *= 4; i; i--) p = cres__next_name(p);
-    f.rank = p;
-    f.size = p = cres__next_name(p);
-    f.source = p = cres__next_name(p);
-    f.local_names = cres__next_name(p);
-    return f;
+    return p;
 }
 
 /* Launchers set several families' names (Open MPI PMIx's too, Cray PALS PMI's, jsrun its
    own beside Open MPI's): each other rank and size that is set must be the one read. */
 CRES__PRIVATE cres_result cres__mpi_names_agree(const cres_resolver *r, size_t read,
                                                 const cres__mpi_identity *id, cres_error *err) {
-    const cres__mpi_family said = cres__mpi_family_at(read);
+    const char *said = cres__mpi_row(read), *rank = cres__mpi_names;
     size_t i;
     cres_result res = CRES_OK;
-    for (i = 0; i <= CRES__MPI_FAMILIES && res == CRES_OK; i++) {
-        const cres__mpi_family n = cres__mpi_family_at(i);
+    for (i = 0; i <= CRES__MPI_FAMILIES && res == CRES_OK; i++, rank = cres__mpi_row(i)) {
+        const char *size = cres__next_name(rank);
         if (i == read) continue;
-        res = cres__env_agrees(r, n.rank, id->rank, said.rank, err);
-        if (res == CRES_OK && *n.size && id->size >= 0)
-            res = cres__env_agrees(r, n.size, id->size, said.size, err);
+        res = cres__env_agrees(r, rank, id->rank, said, err);
+        if (res == CRES_OK && *size && id->size >= 0)
+            res = cres__env_agrees(r, size, id->size, cres__next_name(said), err);
     }
     return res;
 }
@@ -12076,21 +12066,22 @@ CRES__PRIVATE cres_result cres__mpi_identify(const cres_resolver *r, cres__mpi_i
     const int max = CRES_MAX_HOSTLIST_HOSTS;
     id->size = id->local_rank = id->local_size = -1;
     for (i = 0; i < CRES__MPI_FAMILIES; i++) {
-        const cres__mpi_family n = cres__mpi_family_at(i);
-        const char *local_size = strchr(n.local_names, ','); /* "LOCAL_RANK, LOCAL_SIZE" */
-        char local[32];                                       /* LOCAL_RANK, copied out */
-        if (!cres_resolver_getenv(r, n.rank)) continue;
-        id->source = n.source;
-        id->size_var = *n.size ? n.size : NULL;
-        id->local_names = *n.local_names ? n.local_names : NULL;
+        const char *rank = cres__mpi_row(i), *size = cres__next_name(rank);
+        const char *source = cres__next_name(size), *names = cres__next_name(source);
+        const char *local_size = strchr(names, ','); /* names: "LOCAL_RANK, LOCAL_SIZE" */
+        char local[32];                              /* LOCAL_RANK, copied out */
+        if (!cres_resolver_getenv(r, rank)) continue;
+        id->source = source;
+        id->size_var = *size ? size : NULL;
+        id->local_names = *names ? names : NULL;
         if (local_size) { /* the rows with a size have local names */
-            memcpy(local, n.local_names, (size_t)(local_size - n.local_names));
-            local[local_size - n.local_names] = '\0';
+            memcpy(local, names, (size_t)(local_size - names));
+            local[local_size - names] = '\0';
             local_size += 2;
             if (i == 2 && !cres_resolver_getenv(r, local_size) && !cres_resolver_getenv(r, local))
                 continue; /* Hydra's names not set: Cray PALS's row */
-            res = cres__env_need(r, n.size, 1, max, &id->size, err);
-            if (res == CRES_OK) res = cres__env_need(r, n.rank, 0, id->size - 1, &id->rank, err);
+            res = cres__env_need(r, size, 1, max, &id->size, err);
+            if (res == CRES_OK) res = cres__env_need(r, rank, 0, id->size - 1, &id->rank, err);
             if (res == CRES_OK)
                 res = cres__env_int(r, local_size, 1, id->size, &id->local_size, err);
             if (res == CRES_OK) /* below the local size, or at least the world's */
@@ -12098,7 +12089,7 @@ CRES__PRIVATE cres_result cres__mpi_identify(const cres_resolver *r, cres__mpi_i
                     cres__env_int(r, local, 0, (id->local_size > 0 ? id->local_size : id->size) - 1,
                                   &id->local_rank, err);
         } else {
-            res = cres__env_need(r, n.rank, 0, max - 1, &id->rank, err);
+            res = cres__env_need(r, rank, 0, max - 1, &id->rank, err);
         }
         return res == CRES_OK ? cres__mpi_names_agree(r, i, id, err) : res;
     }
