@@ -11832,9 +11832,10 @@ CRES__PRIVATE cres_result cres__mpi_fill(cres__layout *l, int size, const char *
    hostfile reader takes: a new text in *out, which the caller frees, on failure too. */
 CRES__PRIVATE cres_result cres__slot_lines(const cres_allocator *a, const char *in, int pairs,
                                            char **out, const char *who, cres_error *err) {
-    const char *blank = pairs ? " \t" : " \t\r", *word_end = pairs ? " \t" : " \t\r\n", *p;
+    const char *blank = pairs ? " \t" : " \t\r", *word_end = pairs ? " \t" : " \t\r\n", *p, *line;
     size_t n = strlen(in), lines = 1, number = 1, words = 0;
     char *o, q[CRES__QUOTE_SIZE];
+    long long count;
     *out = NULL;
     if (n > CRES_MAX_DOCUMENT_BYTES) /* the caller names the variable */
         return cres__fail(err, CRES_ERR_LIMIT, "%s: more than %u bytes", who,
@@ -11843,12 +11844,10 @@ CRES__PRIVATE cres_result cres__slot_lines(const cres_allocator *a, const char *
     /* a line of k bytes becomes at most k + 8; a pair of k at most 2k */
     if (!(o = *out = (char *)cres__alloc(a, (pairs ? 2 * n : n + 8 * lines) + 16)))
         return cres__oom(err, who);
-    for (p = in;; number++) { /* PE_HOSTFILE's lines; LSB_MCPU_HOSTS is one */
-        size_t len = pairs ? n : strcspn(p, "\n"), hn, sn;
-        long long count;
+    for (p = line = in;; number++, line = ++p) { /* PE_HOSTFILE's lines; LSB_MCPU_HOSTS is one */
         do {
             const char *host = p + strspn(p, blank), *slots;
-            hn = strcspn(host, word_end);
+            size_t hn = strcspn(host, word_end), sn;
             slots = host + hn + strspn(host + hn, blank);
             sn = strcspn(slots, word_end);
             if (!hn) break;
@@ -11857,7 +11856,7 @@ CRES__PRIVATE cres_result cres__slot_lines(const cres_allocator *a, const char *
                 return cres__fail(err, CRES_ERR_ENVIRONMENT,
                                   "%s: line %zu: %s has fewer than two fields (host slots queue "
                                   "processors)",
-                                  who, number, cres__quote(q, sizeof q, p, len));
+                                  who, number, cres__quote(q, sizeof q, line, strcspn(line, "\n")));
             if (!sn) break;
             if (pairs && !cres__slot_count(slots, sn, &count))
                 return cres__fail(err, CRES_ERR_ENVIRONMENT,
@@ -11866,8 +11865,8 @@ CRES__PRIVATE cres_result cres__slot_lines(const cres_allocator *a, const char *
             o += sprintf(o, "%.*s slots=%.*s\n", (int)hn, host, (int)sn, slots);
             p = slots + sn;
         } while (pairs);
-        p = pairs ? in + n : p + strcspn(p, "\n");
-        if (!*p++) break;
+        p += strcspn(p, pairs ? "" : "\n"); /* the end of the line, or of LSB_MCPU_HOSTS */
+        if (!*p) break;
     }
     *o = '\0';
     if (pairs && (words % 2 || !words))
@@ -11904,11 +11903,10 @@ CRES__PRIVATE cres_result cres__sched_read(const cres_resolver *r, const char *v
         cres__free(a, text);
         text = lines;
     }
+    l->names = text; /* l owns it, on failure too */
     if (res == CRES_OK) {
-        res = cres__hostfile_parse(a, text, l, who, err); /* l owns text */
+        res = cres__hostfile_parse(a, text, l, who, err);
         l->from = var;
-    } else {
-        cres__free(a, text);
     }
     if (res == CRES_OK) {
         /* every node's slots: the reader caps each at CRES_MAX_HOSTLIST_HOSTS + 1 */
