@@ -11990,16 +11990,22 @@ CRES__PRIVATE cres_result cres__lsf_slots(const cres_resolver *r, const char *va
 }
 
 /* jsrun gives each resource set its own GPUs in CUDA_VISIBLE_DEVICES, shared by the set's
-   ranks (jsrun(1), --gpu_per_rs): never the node's list. Outside jsrun LSF does not say. */
-CRES__PRIVATE cres_result cres__jsrun_gpus(const cres_resolver *r, cres__gpu_word *said,
-                                           cres_error *err) {
-    (void)err;
+   ranks (jsrun(1), --gpu_per_rs): never the node's list. Outside jsrun: `unsaid`. */
+CRES__PRIVATE cres_result cres__jsrun_says(const cres_resolver *r, cres__gpu_word *said,
+                                           const char *unsaid) {
     if (cres__env_set(r, "JSM_NAMESPACE_RANK"))
         snprintf(said->bound, sizeof said->bound,
                  "JSM_NAMESPACE_RANK is set: jsrun binds GPUs to each resource set");
     else
-        said->unsaid = "LSF does not say";
+        said->unsaid = unsaid;
     return CRES_OK;
+}
+
+/* LSF's GPU word: jsrun's; outside jsrun LSF does not say. */
+CRES__PRIVATE cres_result cres__jsrun_gpus(const cres_resolver *r, cres__gpu_word *said,
+                                           cres_error *err) {
+    (void)err;
+    return cres__jsrun_says(r, said, "LSF does not say");
 }
 
 typedef struct cres__mpi_identity {
@@ -12266,12 +12272,10 @@ CRES__PRIVATE cres_result cres__mpi_layout(const cres_resolver *r, const void *o
         l->own_local_size = id.local_size;
     }
     if (id.size < 0)
-        return cres__fail(err, CRES_ERR_ENVIRONMENT,
-                          o->hostfile ? "%s: %s's PMIX_RANK gives no world size to place on the "
-                                        "hostfile"
-                                      : "%s: %s's PMIX_RANK gives no world size; pass a hostfile "
-                                        "(options.hostfile)",
-                          r->vtable->name, id.source);
+        return cres__fail(err, CRES_ERR_ENVIRONMENT, "%s: %s's PMIX_RANK gives no world size%s",
+                          r->vtable->name, id.source,
+                          o->hostfile ? " to place on the hostfile"
+                                      : "; pass a hostfile (options.hostfile)");
     res = cres__mpi_from_hostfile(r, o->hostfile, &id, l, err);
     if (res != CRES_ERR_NOT_FOUND) return res; /* a hostfile given never gives NOT_FOUND */
     if (id.size == 1 || id.local_size == id.size)
@@ -12291,10 +12295,9 @@ CRES__PRIVATE cres_result cres__mpi_gpus(const cres_resolver *r, cres__gpu_word 
                                          cres_error *err) {
     CRES__BYTE_ALIGNED static const char slurm[] = "SLURM_STEP_NODELIST\0SLURM_JOB_ID\0"
                                                    "SLURM_JOBID\0";
-    if (cres__env_set(r, "JSM_NAMESPACE_RANK")) return cres__jsrun_gpus(r, said, err);
-    if (cres__env_any(r, slurm)) return cres__slurm_gpus(r, said, err);
-    said->unsaid = "mpirun and mpiexec do not say";
-    return CRES_OK;
+    if (!cres__env_set(r, "JSM_NAMESPACE_RANK") && cres__env_any(r, slurm))
+        return cres__slurm_gpus(r, said, err);
+    return cres__jsrun_says(r, said, "mpirun and mpiexec do not say");
 }
 
 CRES__BYTE_ALIGNED static const char cres__mpi_vtable_name[] = "mpi";
