@@ -11701,7 +11701,7 @@ CRES__PRIVATE const char *cres__hostfile_line(char *line, char **host, long long
     const char *key;
     long long ignored;
     *slots = 0;
-    if (strchr(line, '#')) *strchr(line, '#') = '\0';
+    line[strcspn(line, "#")] = '\0';
     if (!(*host = *bad = cres__next_word(&line))) return NULL;
     *slots = 1;
     colon = strchr(*host, ':');
@@ -12123,7 +12123,7 @@ CRES__PRIVATE cres_result cres__mpi_policies(const cres_resolver *r, cres__layou
         policy[i] = i ? policy[0] : cres__next_name(known); /* unset: by slot, ranked as mapped */
         if (!v || !*v) continue;
         n = strcspn(v, ":");
-        for (k = known; *k && (strlen(k) != n || strncmp(v, k, n) != 0); k = cres__next_name(k)) {}
+        for (k = known; *k && (strncmp(v, k, n) != 0 || k[n]); k = cres__next_name(k)) {}
         if (!*k)
             return cres__fail(err, CRES_ERR_UNSUPPORTED,
                               "%s: %s=%s is not supported (by slot, core, socket... or node); pass "
@@ -12218,32 +12218,24 @@ CRES__PRIVATE cres_result cres__mpi_in_allocation(const cres_resolver *r,
 }
 
 /* srun started the ranks itself when its step matches MPI's rank, size and local size: then
-   Slurm's view is whole (distribution included). CRES_ERR_NOT_FOUND when it does not match:
-   mpirun's daemons can be a step of the same size by chance. */
+   Slurm's view is whole (distribution included). CRES_ERR_NOT_FOUND when it does not match,
+   l fresh again (as cres__hpc_create gives it): mpirun's daemons can be a step of the same
+   size by chance. */
 CRES__PRIVATE cres_result cres__mpi_direct(const cres_resolver *r, const cres__mpi_identity *id,
                                            cres__layout *l, cres_error *err) {
-    cres__layout step;
-    cres_result res;
-    memset(&step, 0, sizeof step);
-    step.own_node = step.own_local = step.own_local_size = -1;
-    res = cres__slurm_layout(r, &step, err);
-    if (res == CRES_OK &&
-        (step.own_node < 0 ||
-         (id->local_size >= 0 && step.tasks[step.own_node] != id->local_size) ||
-         (id->local_rank >= 0 && step.own_local >= 0 && step.own_local != id->local_rank))) {
-        cres__layout_free(&r->config.allocator, &step);
+    cres_result res = cres__slurm_layout(r, l, err);
+    if (res != CRES_OK) return res;
+    if (l->own_node < 0 || (id->local_size >= 0 && l->tasks[l->own_node] != id->local_size) ||
+        (id->local_rank >= 0 && l->own_local >= 0 && l->own_local != id->local_rank)) {
+        cres__layout_free(&r->config.allocator, l);
+        l->own_node = l->own_local = l->own_local_size = -1;
         return CRES_ERR_NOT_FOUND;
-    }
-    if (res != CRES_OK) {
-        cres__layout_free(&r->config.allocator, &step);
-        return res;
     }
     cres__log(r, CRES_LOG_DEBUG, "%s: srun started the ranks: using the Slurm step",
               r->vtable->name);
-    if (step.own_local < 0) step.own_local = id->local_rank;
-    step.own_local_size = id->local_size;
-    step.said_by[1] = id->local_names;
-    *l = step;
+    if (l->own_local < 0) l->own_local = id->local_rank;
+    l->own_local_size = id->local_size;
+    l->said_by[1] = id->local_names;
     return CRES_OK;
 }
 
@@ -12257,20 +12249,18 @@ CRES__PRIVATE cres_result cres__mpi_layout(const cres_resolver *r, const void *o
     if (res != CRES_OK) return res;
     cres__log(r, CRES_LOG_DEBUG, "%s: %s rank %d of %d", r->vtable->name, id.source, id.rank,
               id.size);
-    l->rank = id.rank;
-    l->own_local = id.local_rank;
-    l->own_local_size = id.local_size;
-    l->said_by[0] = id.local_names;
     if (!o->hostfile && cres_resolver_getenv(r, "SLURM_STEP_NODELIST") &&
         cres__env_int(r, "SLURM_PROCID", 0, CRES_MAX_HOSTLIST_HOSTS, &slurm_rank, NULL) ==
             CRES_OK &&
         cres__env_int(r, "SLURM_STEP_NUM_TASKS", 1, CRES_MAX_HOSTLIST_HOSTS, &slurm_size, NULL) ==
             CRES_OK &&
-        slurm_rank == id.rank && (id.size < 0 || slurm_size == id.size)) {
-        if ((res = cres__mpi_direct(r, &id, l, err)) != CRES_ERR_NOT_FOUND) return res;
-        l->own_local = id.local_rank; /* not srun's ranks after all: what MPI says stands */
-        l->own_local_size = id.local_size;
-    }
+        slurm_rank == id.rank && (id.size < 0 || slurm_size == id.size) &&
+        (res = cres__mpi_direct(r, &id, l, err)) != CRES_ERR_NOT_FOUND)
+        return res; /* else not srun's ranks after all: what MPI says stands */
+    l->rank = id.rank;
+    l->own_local = id.local_rank;
+    l->own_local_size = id.local_size;
+    l->said_by[0] = id.local_names;
     if (id.size < 0)
         return cres__fail(err, CRES_ERR_ENVIRONMENT, "%s: %s's PMIX_RANK gives no world size%s",
                           r->vtable->name, id.source,
