@@ -11833,16 +11833,16 @@ CRES__PRIVATE cres_result cres__mpi_fill(cres__layout *l, int size, const char *
 CRES__PRIVATE cres_result cres__slot_lines(const cres_allocator *a, const char *in, int pairs,
                                            char **out, const char *who, cres_error *err) {
     const char *blank = pairs ? " \t" : " \t\r", *word_end = pairs ? " \t" : " \t\r\n", *p, *line;
-    size_t n = strlen(in), lines = 1, number = 1, words = 0;
+    size_t n = strlen(in), number = 1, words = 0;
     char *o, q[CRES__QUOTE_SIZE];
     long long count;
     *out = NULL;
     if (n > CRES_MAX_DOCUMENT_BYTES) /* the caller names the variable */
         return cres__fail(err, CRES_ERR_LIMIT, "%s: more than %u bytes", who,
                           (unsigned)CRES_MAX_DOCUMENT_BYTES);
-    for (p = in; *p; p++) lines += *p == '\n';
-    /* a line of k bytes becomes at most k + 8; a pair of k at most 2k */
-    if (!(o = *out = (char *)cres__alloc(a, (pairs ? 2 * n : n + 8 * lines) + 16)))
+    /* each "host slots=N\n" is 7 bytes more than its words and their blank (3 bytes or more),
+       and the next starts a byte further on: at most 2.5n + 3 bytes with the NUL */
+    if (!(o = *out = (char *)cres__alloc(a, 3 * n + 16)))
         return cres__oom(err, who);
     for (p = line = in;; number++, line = ++p) { /* PE_HOSTFILE's lines; LSB_MCPU_HOSTS is one */
         do {
@@ -12280,12 +12280,13 @@ CRES__PRIVATE cres_result cres__mpi_layout(const cres_resolver *r, const void *o
 
 /* mpirun and mpiexec say nothing of GPUs: each rank has what its environment had. Under jsrun
    jsrun's word holds, and in a Slurm job Slurm's (srun's own ranks, or the step of mpirun's
-   daemons, whose ranks share their node's list). */
+   daemons, whose ranks share their node's list). The Slurm names are single literals, which
+   the Slurm backend's merge with (see "Footprint" in >>impl). */
 CRES__PRIVATE cres_result cres__mpi_gpus(const cres_resolver *r, cres__gpu_word *said,
                                          cres_error *err) {
-    CRES__BYTE_ALIGNED static const char slurm[] = "SLURM_STEP_NODELIST\0SLURM_JOB_ID\0"
-                                                   "SLURM_JOBID\0";
-    if (!cres__env_set(r, "JSM_NAMESPACE_RANK") && cres__env_any(r, slurm))
+    if (!cres__env_set(r, "JSM_NAMESPACE_RANK") &&
+        (cres__env_set(r, "SLURM_STEP_NODELIST") || cres__env_set(r, "SLURM_JOB_ID") ||
+         cres__env_set(r, "SLURM_JOBID")))
         return cres__slurm_gpus(r, said, err);
     return cres__jsrun_says(r, said, "mpirun and mpiexec do not say");
 }
