@@ -11893,13 +11893,15 @@ CRES__PRIVATE cres_result cres__sched_read(const cres_resolver *r, const char *v
                                            cres__layout *l, cres_error *err) {
     const cres_allocator *a = &r->config.allocator;
     const char *who = r->vtable->name, *v = cres_resolver_getenv(r, var);
-    char *text = NULL, *lines;
-    int pairs = strcmp(var, "LSB_MCPU_HOSTS") == 0;
-    cres_result res = CRES_OK;
+    char *text, *lines;
+    cres_result res;
     if (!v || !*v) return CRES_ERR_NOT_FOUND;
-    if (!pairs) res = cres__read_small_file(r, v, CRES_MAX_DOCUMENT_BYTES, &text, err);
-    if (res == CRES_OK && (pairs || strcmp(var, "PE_HOSTFILE") == 0)) {
-        res = cres__slot_lines(a, pairs ? v : text, pairs, &lines, who, err);
+    if (strcmp(var, "LSB_MCPU_HOSTS") == 0)
+        res = cres__slot_lines(a, v, 1, &text, who, err);
+    else
+        res = cres__read_small_file(r, v, CRES_MAX_DOCUMENT_BYTES, &text, err);
+    if (res == CRES_OK && strcmp(var, "PE_HOSTFILE") == 0) {
+        res = cres__slot_lines(a, text, 0, &lines, who, err);
         cres__free(a, text);
         text = lines;
     }
