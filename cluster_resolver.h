@@ -11926,18 +11926,54 @@ CRES__PRIVATE cres_result cres__sched_read(const cres_resolver *r, const char *v
     return res;
 }
 
+typedef struct cres__mpi_identity {
+    int rank, size;              /* size -1 = unknown */
+    int local_rank, local_size;  /* -1 = unknown */
+    const char *source;          /* "Open MPI" */
+    const char *size_var;        /* "OMPI_COMM_WORLD_SIZE"; NULL for PMIx */
+    const char *local_names;     /* the local rank's and size's names, for messages */
+} cres__mpi_identity;
+
+/* The MPI launcher families, a row of their four names each ("" for none): rank, size,
+   source ("Open MPI"), and "LOCAL_RANK, LOCAL_SIZE" (the names read, and for messages), in
+   one literal (see "Footprint" in >>impl).
+   The first family whose rank is set is read; the last row (jsrun, which IBM Spectrum MPI's
+   ranks see beside Open MPI's names) is only compared. MPICH's local rank and size have two
+   rows: Hydra's names, then Cray PALS's, read when Hydra's are not set. */
+#define CRES__MPI_FAMILY(rank, size, source, local_names) \
+    rank "\0" size "\0" source "\0" local_names "\0"
+CRES__BYTE_ALIGNED static const char cres__mpi_names[] =
+    CRES__MPI_FAMILY("OMPI_COMM_WORLD_RANK", "OMPI_COMM_WORLD_SIZE", "Open MPI",
+                     "OMPI_COMM_WORLD_LOCAL_RANK, OMPI_COMM_WORLD_LOCAL_SIZE")
+    CRES__MPI_FAMILY("MV2_COMM_WORLD_RANK", "MV2_COMM_WORLD_SIZE", "MVAPICH",
+                     "MV2_COMM_WORLD_LOCAL_RANK, MV2_COMM_WORLD_LOCAL_SIZE")
+    CRES__MPI_FAMILY("PMI_RANK", "PMI_SIZE", "MPICH", "MPI_LOCALRANKID, MPI_LOCALNRANKS")
+    CRES__MPI_FAMILY("PMI_RANK", "PMI_SIZE", "MPICH", "PMI_LOCAL_RANK, PMI_LOCAL_SIZE")
+    CRES__MPI_FAMILY("PMIX_RANK", "", "PMIx", "")
+    CRES__MPI_FAMILY("JSM_NAMESPACE_RANK", "JSM_NAMESPACE_SIZE", "jsrun", "");
+#undef CRES__MPI_FAMILY
+#define CRES__MPI_FAMILIES 5 /* read; then jsrun's row */
+
+/* Row i of cres__mpi_names: its rank's name, the others following (cres__next_name). */
+CRES__PRIVATE const char *cres__mpi_row(size_t i) {
+    const char *p = cres__mpi_names;
+    for (i *= 4; i; i--) p = cres__next_name(p);
+    return p;
+}
+
+/* jsrun's names, from its row: literals of their own would be second copies. */
+#define CRES__JSM_RANK cres__mpi_row(CRES__MPI_FAMILIES)
+#define CRES__JSM_SIZE cres__next_name(CRES__JSM_RANK)
+
 /* Leaves out the first host, LSF's launch node: no rank runs there. */
 CRES__PRIVATE void cres__lsf_drop_launch_node(const cres_resolver *r, cres__layout *l,
                                               const char *why) {
-    size_t i;
     cres__log(r, CRES_LOG_INFO, "%s: leaving out the launch node %s (%s)", r->vtable->name,
               l->hosts[0], why);
-    for (i = 1; i < l->nodes; i++) {
-        l->hosts[i - 1] = l->hosts[i];
-        l->tasks[i - 1] = l->tasks[i];
-    }
     l->nodes--;
     l->ntasks--;
+    memmove(l->hosts, l->hosts + 1, l->nodes * sizeof *l->hosts);
+    memmove(l->tasks, l->tasks + 1, l->nodes * sizeof *l->tasks);
 }
 
 /* jsrun's resource sets per host (jsrun -r): the same number of ranks, JSM_NAMESPACE_LOCAL_SIZE,
@@ -11974,7 +12010,7 @@ CRES__PRIVATE cres_result cres__lsf_slots(const cres_resolver *r, const char *va
                                           cres__layout *l, cres_error *err) {
     int size = -1, launch_node = l->nodes >= 2 && l->tasks[0] == 1;
     cres_result res =
-        cres__env_int(r, "JSM_NAMESPACE_SIZE", 1, CRES_MAX_HOSTLIST_HOSTS, &size, err);
+        cres__env_int(r, CRES__JSM_SIZE, 1, CRES_MAX_HOSTLIST_HOSTS, &size, err);
     if (res != CRES_OK) return res;
     if (launch_node && cres__env_set(r, "CSM_ALLOCATION_ID"))
         cres__lsf_drop_launch_node(r, l, "CSM_ALLOCATION_ID is set");
@@ -11995,7 +12031,7 @@ CRES__PRIVATE cres_result cres__lsf_slots(const cres_resolver *r, const char *va
    ranks (jsrun(1), --gpu_per_rs): never the node's list. Outside jsrun: `unsaid`. */
 CRES__PRIVATE cres_result cres__jsrun_says(const cres_resolver *r, cres__gpu_word *said,
                                            const char *unsaid) {
-    if (cres__env_set(r, "JSM_NAMESPACE_RANK"))
+    if (cres__env_set(r, CRES__JSM_RANK))
         snprintf(said->bound, sizeof said->bound,
                  "JSM_NAMESPACE_RANK is set: jsrun binds GPUs to each resource set");
     else
@@ -12008,41 +12044,6 @@ CRES__PRIVATE cres_result cres__jsrun_gpus(const cres_resolver *r, cres__gpu_wor
                                            cres_error *err) {
     (void)err;
     return cres__jsrun_says(r, said, "LSF does not say");
-}
-
-typedef struct cres__mpi_identity {
-    int rank, size;              /* size -1 = unknown */
-    int local_rank, local_size;  /* -1 = unknown */
-    const char *source;          /* "Open MPI" */
-    const char *size_var;        /* "OMPI_COMM_WORLD_SIZE"; NULL for PMIx */
-    const char *local_names;     /* the local rank's and size's names, for messages */
-} cres__mpi_identity;
-
-/* The MPI launcher families, a row of their four names each ("" for none): rank, size,
-   source ("Open MPI"), and "LOCAL_RANK, LOCAL_SIZE" (the names read, and for messages), in
-   one literal (see "Footprint" in >>impl).
-   The first family whose rank is set is read; the last row (jsrun, which IBM Spectrum MPI's
-   ranks see beside Open MPI's names) is only compared. MPICH's local rank and size have two
-   rows: Hydra's names, then Cray PALS's, read when Hydra's are not set. */
-#define CRES__MPI_FAMILY(rank, size, source, local_names) \
-    rank "\0" size "\0" source "\0" local_names "\0"
-CRES__BYTE_ALIGNED static const char cres__mpi_names[] =
-    CRES__MPI_FAMILY("OMPI_COMM_WORLD_RANK", "OMPI_COMM_WORLD_SIZE", "Open MPI",
-                     "OMPI_COMM_WORLD_LOCAL_RANK, OMPI_COMM_WORLD_LOCAL_SIZE")
-    CRES__MPI_FAMILY("MV2_COMM_WORLD_RANK", "MV2_COMM_WORLD_SIZE", "MVAPICH",
-                     "MV2_COMM_WORLD_LOCAL_RANK, MV2_COMM_WORLD_LOCAL_SIZE")
-    CRES__MPI_FAMILY("PMI_RANK", "PMI_SIZE", "MPICH", "MPI_LOCALRANKID, MPI_LOCALNRANKS")
-    CRES__MPI_FAMILY("PMI_RANK", "PMI_SIZE", "MPICH", "PMI_LOCAL_RANK, PMI_LOCAL_SIZE")
-    CRES__MPI_FAMILY("PMIX_RANK", "", "PMIx", "")
-    CRES__MPI_FAMILY("JSM_NAMESPACE_RANK", "JSM_NAMESPACE_SIZE", "jsrun", "");
-#undef CRES__MPI_FAMILY
-#define CRES__MPI_FAMILIES 5 /* read; then jsrun's row */
-
-/* Row i of cres__mpi_names: its rank's name, the others following (cres__next_name). */
-CRES__PRIVATE const char *cres__mpi_row(size_t i) {
-    const char *p = cres__mpi_names;
-    for (i *= 4; i; i--) p = cres__next_name(p);
-    return p;
 }
 
 /* Launchers set several families' names (Open MPI PMIx's too, Cray PALS PMI's, jsrun its
@@ -12164,7 +12165,7 @@ CRES__PRIVATE cres_result cres__mpi_from_hostfile(const cres_resolver *r, const 
     }
     for (source = sources; !path && *source; source = cres__next_name(source))
         if ((res = cres__sched_read(r, source, l, err)) != CRES_ERR_NOT_FOUND) break;
-    if (res == CRES_OK && !path && strncmp(source, "LSB_", 4) == 0)
+    if (res == CRES_OK && !path && *source == 'L') /* LSB_DJOB_RANKFILE, LSB_MCPU_HOSTS */
         res = cres__lsf_slots(r, source, l, err);
     if (res == CRES_OK) res = cres__mpi_policies(r, l, &by_node, err);
     if (res == CRES_OK)
@@ -12286,7 +12287,7 @@ CRES__PRIVATE cres_result cres__mpi_layout(const cres_resolver *r, const void *o
    the Slurm backend's merge with (see "Footprint" in >>impl). */
 CRES__PRIVATE cres_result cres__mpi_gpus(const cres_resolver *r, cres__gpu_word *said,
                                          cres_error *err) {
-    if (!cres__env_set(r, "JSM_NAMESPACE_RANK") &&
+    if (!cres__env_set(r, CRES__JSM_RANK) &&
         (cres__env_set(r, "SLURM_STEP_NODELIST") || cres__env_set(r, "SLURM_JOB_ID") ||
          cres__env_set(r, "SLURM_JOBID")))
         return cres__slurm_gpus(r, said, err);
