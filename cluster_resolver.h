@@ -11725,7 +11725,7 @@ CRES__PRIVATE const char *cres__hostfile_line(char *line, char **host, long long
 CRES__PRIVATE cres_result cres__hostfile_parse(const cres_allocator *a, char *text, cres__layout *l,
                                                const char *who, cres_error *err) {
     size_t lines = 1, number, i, n = 0;
-    cres__name_at *seen = NULL;
+    cres__name_at *seen;
     char *p;
     cres_result res;
     l->names = text;
@@ -11733,7 +11733,11 @@ CRES__PRIVATE cres_result cres__hostfile_parse(const cres_allocator *a, char *te
     if (lines > (size_t)CRES_MAX_HOSTLIST_HOSTS)
         return cres__fail(err, CRES_ERR_LIMIT, "%s: hostfile of more than %d lines", who,
                           CRES_MAX_HOSTLIST_HOSTS);
-    if ((res = cres__layout_reserve(a, l, lines, who, err)) != CRES_OK) return res;
+    /* room for the hosts, then for the merge's (name, line) pairs: no allocation of its own */
+    if ((res = cres__layout_reserve(a, l, lines * (1 + sizeof *seen / sizeof *l->hosts), who,
+                                    err)) != CRES_OK)
+        return res;
+    seen = (cres__name_at *)(void *)(l->hosts + lines);
     for (p = text, number = 1; p; number++) {
         char *eol = strchr(p, '\n'), *host, *bad, q[CRES__QUOTE_SIZE];
         const char *not_a;
@@ -11749,7 +11753,6 @@ CRES__PRIVATE cres_result cres__hostfile_parse(const cres_allocator *a, char *te
     }
     if (!n) return cres__fail(err, CRES_ERR_ENVIRONMENT, "%s: the hostfile names no host", who);
     /* Merge repeated hosts into their first line. */
-    if (!(seen = (cres__name_at *)cres__alloc(a, n * sizeof *seen))) return cres__oom(err, who);
     for (i = 0; i < n; i++) {
         seen[i].name = l->hosts[i];
         seen[i].at = i;
@@ -11764,7 +11767,6 @@ CRES__PRIVATE cres_result cres__hostfile_parse(const cres_allocator *a, char *te
         l->tasks[seen[i].at] = 0;
         seen[i].at = seen[i - 1].at;
     }
-    cres__free(a, seen);
     for (i = l->nodes = 0; i < n; i++) {
         if (!l->tasks[i]) continue;
         l->hosts[l->nodes] = l->hosts[i];
