@@ -12165,8 +12165,10 @@ CRES__PRIVATE cres_result cres__mpi_from_hostfile(const cres_resolver *r, const 
         res = cres__hostfile_parse(&r->config.allocator, text, l, r->vtable->name, err);
         l->from = "the hostfile";
     }
-    for (source = sources; !path && *source; source = cres__next_name(source))
-        if ((res = cres__sched_read(r, source, l, err)) != CRES_ERR_NOT_FOUND) break;
+    /* the first source set; source stays on it (this form, not a break, is the smaller) */
+    for (source = sources; !path && *source && res == CRES_ERR_NOT_FOUND;
+         source = res == CRES_ERR_NOT_FOUND ? cres__next_name(source) : source)
+        res = cres__sched_read(r, source, l, err);
     if (res == CRES_OK && !path && *source == 'L') /* LSB_DJOB_RANKFILE, LSB_MCPU_HOSTS */
         res = cres__lsf_slots(r, source, l, err);
     if (res == CRES_OK) res = cres__mpi_policies(r, l, &by_node, err);
