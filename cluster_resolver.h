@@ -12090,16 +12090,14 @@ CRES__PRIVATE cres_result cres__mpi_identify(const cres_resolver *r, cres__mpi_i
             if (i == 2 && !cres_resolver_getenv(r, local_size) && !cres_resolver_getenv(r, local))
                 continue; /* Hydra's names not set: Cray PALS's row */
             res = cres__env_need(r, size, 1, max, &id->size, err);
-            if (res == CRES_OK) res = cres__env_need(r, rank, 0, id->size - 1, &id->rank, err);
-            if (res == CRES_OK)
-                res = cres__env_int(r, local_size, 1, id->size, &id->local_size, err);
-            if (res == CRES_OK) /* below the local size, or at least the world's */
-                res =
-                    cres__env_int(r, local, 0, (id->local_size > 0 ? id->local_size : id->size) - 1,
-                                  &id->local_rank, err);
-        } else {
-            res = cres__env_need(r, rank, 0, max - 1, &id->rank, err);
         }
+        if (res == CRES_OK) /* below the size, if there is one */
+            res = cres__env_need(r, rank, 0, (id->size > 0 ? id->size : max) - 1, &id->rank, err);
+        if (res == CRES_OK && local_size)
+            res = cres__env_int(r, local_size, 1, id->size, &id->local_size, err);
+        if (res == CRES_OK && local_size) /* below the local size, or at least the world's */
+            res = cres__env_int(r, local, 0, (id->local_size > 0 ? id->local_size : id->size) - 1,
+                                &id->local_rank, err);
         return res == CRES_OK ? cres__mpi_names_agree(r, i, id, err) : res;
     }
     return cres__fail(err, CRES_ERR_ENVIRONMENT,
