@@ -11843,7 +11843,7 @@ CRES__PRIVATE cres_result cres__slot_lines(const cres_allocator *a, const char *
         return cres__fail(err, CRES_ERR_LIMIT, "%s: more than %u bytes", who,
                           (unsigned)CRES_MAX_DOCUMENT_BYTES);
     /* each "host slots=N\n" is 7 bytes more than its words and their blank (3 bytes or more),
-       and the next starts a byte further on: at most 2.5n + 3 bytes with the NUL */
+       and the next starts a byte further on: 2.5n + 4 bytes at most with the NUL */
     if (!(o = *out = (char *)cres__alloc(a, 3 * n + 16)))
         return cres__oom(err, who);
     for (p = line = in;; number++, line = ++p) { /* PE_HOSTFILE's lines; LSB_MCPU_HOSTS is one */
