@@ -12144,6 +12144,8 @@ CRES__PRIVATE cres_result cres__mpi_policies(const cres_resolver *r, cres__layou
    MPI: ranks started by mpirun, mpiexec or srun                                     >>mpi */
 
 #ifndef CLUSTER_RESOLVER_NO_MPI
+/* The functions here serve the mpi backend alone: a message of theirs names it in its
+   format ("mpi: ..."), an argument fewer than r->vtable->name. */
 /* Hosts from the hostfile given (options.hostfile), else from the scheduler that allocated
    the job, when it says (DESIGN's rule 6): Grid Engine, PBS, LSF, or the hostfile Open MPI
    was given (Kubeflow's MPIJob). Ranks fill the slots as mpirun fills them.
@@ -12198,20 +12200,19 @@ CRES__PRIVATE cres_result cres__mpi_in_allocation(const cres_resolver *r,
                                                   const cres__mpi_identity *id, cres__layout *l,
                                                   cres_error *err) {
     const char *who = r->vtable->name, *nodes = cres_resolver_getenv(r, "SLURM_STEP_NODELIST");
-    char prefix[64];
     size_t i;
     int by_node;
     cres_result res = cres__layout_hostlist(&r->config.allocator, l, nodes, who, err);
     l->from = "SLURM_STEP_NODELIST";
-    snprintf(prefix, sizeof prefix, "%s: SLURM_STEP_NODELIST: ", who);
-    if (res != CRES_OK) return cres__wrap(err, res, CRES_ERR_ENVIRONMENT, prefix);
+    if (res != CRES_OK)
+        return cres__wrap(err, res, CRES_ERR_ENVIRONMENT, "mpi: SLURM_STEP_NODELIST: ");
     if ((res = cres__layout_unique(&r->config.allocator, l, who, err)) != CRES_OK) return res;
     if ((long long)l->nodes * id->local_size != id->size)
         return cres__fail(
             err, CRES_ERR_ENVIRONMENT,
-            "%s: %d ranks do not fill the %zu nodes of SLURM_STEP_NODELIST with %d each; "
+            "mpi: %d ranks do not fill the %zu nodes of SLURM_STEP_NODELIST with %d each; "
             "pass a hostfile",
-            who, id->size, l->nodes, id->local_size);
+            id->size, l->nodes, id->local_size);
     for (i = 0; i < l->nodes; i++) l->tasks[i] = id->local_size;
     l->ntasks = id->size;
     /* equal counts: mapping is moot */
@@ -12236,8 +12237,7 @@ CRES__PRIVATE cres_result cres__mpi_direct(const cres_resolver *r, const cres__m
         l->own_node = l->own_local = l->own_local_size = -1;
         return CRES_ERR_NOT_FOUND;
     }
-    cres__log(r, CRES_LOG_DEBUG, "%s: srun started the ranks: using the Slurm step",
-              r->vtable->name);
+    cres__log(r, CRES_LOG_DEBUG, "mpi: srun started the ranks: using the Slurm step");
     if (l->own_local < 0) l->own_local = id->local_rank;
     l->own_local_size = id->local_size;
     l->said_by[1] = id->local_names;
@@ -12252,8 +12252,7 @@ CRES__PRIVATE cres_result cres__mpi_layout(const cres_resolver *r, const void *o
     int slurm_rank = -1, slurm_size = -1;
     cres_result res = cres__mpi_identify(r, &id, err);
     if (res != CRES_OK) return res;
-    cres__log(r, CRES_LOG_DEBUG, "%s: %s rank %d of %d", r->vtable->name, id.source, id.rank,
-              id.size);
+    cres__log(r, CRES_LOG_DEBUG, "mpi: %s rank %d of %d", id.source, id.rank, id.size);
     if (!o->hostfile && cres_resolver_getenv(r, "SLURM_STEP_NODELIST") &&
         cres__env_int(r, "SLURM_PROCID", 0, CRES_MAX_HOSTLIST_HOSTS, &slurm_rank, NULL) ==
             CRES_OK &&
@@ -12267,8 +12266,8 @@ CRES__PRIVATE cres_result cres__mpi_layout(const cres_resolver *r, const void *o
     l->own_local_size = id.local_size;
     l->said_by[0] = id.local_names;
     if (id.size < 0)
-        return cres__fail(err, CRES_ERR_ENVIRONMENT, "%s: %s's PMIX_RANK gives no world size%s",
-                          r->vtable->name, id.source,
+        return cres__fail(err, CRES_ERR_ENVIRONMENT, "mpi: %s's PMIX_RANK gives no world size%s",
+                          id.source,
                           o->hostfile ? " to place on the hostfile"
                                       : "; pass a hostfile (options.hostfile)");
     res = cres__mpi_from_hostfile(r, o->hostfile, &id, l, err);
@@ -12278,9 +12277,9 @@ CRES__PRIVATE cres_result cres__mpi_layout(const cres_resolver *r, const void *o
     if (id.local_size > 0 && cres_resolver_getenv(r, "SLURM_STEP_NODELIST"))
         return cres__mpi_in_allocation(r, &id, l, err);
     return cres__fail(err, CRES_ERR_ENVIRONMENT,
-                      "%s: the %s=%d ranks run on several hosts and the launcher does not say "
+                      "mpi: the %s=%d ranks run on several hosts and the launcher does not say "
                       "which; pass the hostfile given to mpirun (options.hostfile)",
-                      r->vtable->name, id.size_var, id.size);
+                      id.size_var, id.size);
 }
 
 /* mpirun and mpiexec say nothing of GPUs: each rank has what its environment had. Under jsrun
