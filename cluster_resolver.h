@@ -11678,46 +11678,46 @@ CRES__PRIVATE char *cres__next_word(char **p) {
     return w;
 }
 
-/* "slots=N" and the like: 1 = it is `key`=N with N in 1..CRES_MAX_HOSTLIST_HOSTS. */
+/* 1 = the n bytes at s are a slot count, an integer from 1 to CRES_MAX_HOSTLIST_HOSTS. */
+CRES__PRIVATE int cres__slot_count(const char *s, size_t n, long long *count) {
+    return cres__parse_decimal(s, n, count) == 1 && *count >= 1 &&
+           *count <= CRES_MAX_HOSTLIST_HOSTS;
+}
+
+/* "slots=N" and the like: 1 = it is `key`=N with N a slot count. */
 CRES__PRIVATE int cres__hostfile_count(const char *word, const char *key, long long *n) {
     size_t k = strlen(key);
     if (strncmp(word, key, k) != 0 || (word[k] != '=' && word[k] != ':')) return 0;
-    return cres__parse_decimal(word + k + 1, strlen(word + k + 1), n) == 1 && *n >= 1 &&
-           *n <= CRES_MAX_HOSTLIST_HOSTS;
+    return cres__slot_count(word + k + 1, strlen(word + k + 1), n);
 }
 
 /* Reads one hostfile line: "host", "host slots=N [max_slots=M]" (Open MPI) or "host:N"
-   (MPICH); 0 slots = a blank or comment line. */
-CRES__PRIVATE cres_result cres__hostfile_line(char *line, size_t number, char **host,
-                                              long long *slots, const char *who, cres_error *err) {
-    char *word, *colon, q[CRES__QUOTE_SIZE];
+   (MPICH); 0 slots = a blank or comment line. NULL, or what the word *bad is not (the
+   caller's one refusal names both). */
+CRES__PRIVATE const char *cres__hostfile_line(char *line, char **host, long long *slots,
+                                              char **bad) {
+    CRES__BYTE_ALIGNED static const char keys[] = "slots\0max_slots\0max-slots\0";
+    char *colon;
+    const char *key;
     long long ignored;
     *slots = 0;
-    if (strchr(line, '#')) *strchr(line, '#') = '\0';
-    if (!(*host = cres__next_word(&line))) return CRES_OK;
+    line[strcspn(line, "#")] = '\0';
+    if (!(*host = *bad = cres__next_word(&line))) return NULL;
     *slots = 1;
     colon = strchr(*host, ':');
     if (colon && !strchr(colon + 1, ':')) { /* an IPv6 literal has several ':' */
-        if (cres__parse_decimal(colon + 1, strlen(colon + 1), slots) != 1 || *slots < 1 ||
-            *slots > CRES_MAX_HOSTLIST_HOSTS)
-            return cres__fail(err, CRES_ERR_ENVIRONMENT,
-                              "%s: hostfile line %zu: %s is not host:N with N from 1 to %d", who,
-                              number, cres__quote_str(q, sizeof q, *host), CRES_MAX_HOSTLIST_HOSTS);
+        if (!cres__slot_count(colon + 1, strlen(colon + 1), slots))
+            return "host:N with N from 1 to " CRES__STR(CRES_MAX_HOSTLIST_HOSTS);
         *colon = '\0';
     }
     if (!**host || strlen(*host) > CRES_MAX_NAME_LENGTH || cres__bad_text(*host, 1))
-        return cres__fail(err, CRES_ERR_ENVIRONMENT, "%s: hostfile line %zu: %s is not a host name",
-                          who, number, cres__quote_str(q, sizeof q, *host));
-    while ((word = cres__next_word(&line)) != NULL) {
-        if (cres__hostfile_count(word, "slots", slots)) continue;
-        if (cres__hostfile_count(word, "max_slots", &ignored) ||
-            cres__hostfile_count(word, "max-slots", &ignored))
-            continue;
-        return cres__fail(err, CRES_ERR_ENVIRONMENT,
-                          "%s: hostfile line %zu: %s is not slots=N or max_slots=N", who, number,
-                          cres__quote_str(q, sizeof q, word));
+        return "a host name";
+    while ((*bad = cres__next_word(&line)) != NULL) {
+        for (key = keys; *key; key = cres__next_name(key))
+            if (cres__hostfile_count(*bad, key, key == keys ? slots : &ignored)) break;
+        if (!*key) return "slots=N or max_slots=N";
     }
-    return CRES_OK;
+    return NULL;
 }
 
 /* Reads a hostfile into l (text becomes l->names): hosts in order of first mention, a
@@ -11725,7 +11725,7 @@ CRES__PRIVATE cres_result cres__hostfile_line(char *line, size_t number, char **
 CRES__PRIVATE cres_result cres__hostfile_parse(const cres_allocator *a, char *text, cres__layout *l,
                                                const char *who, cres_error *err) {
     size_t lines = 1, number, i, n = 0;
-    cres__name_at *seen = NULL;
+    cres__name_at *seen;
     char *p;
     cres_result res;
     l->names = text;
@@ -11733,13 +11733,19 @@ CRES__PRIVATE cres_result cres__hostfile_parse(const cres_allocator *a, char *te
     if (lines > (size_t)CRES_MAX_HOSTLIST_HOSTS)
         return cres__fail(err, CRES_ERR_LIMIT, "%s: hostfile of more than %d lines", who,
                           CRES_MAX_HOSTLIST_HOSTS);
-    if ((res = cres__layout_reserve(a, l, lines, who, err)) != CRES_OK) return res;
+    /* room for the hosts, then for the merge's (name, line) pairs: no allocation of its own */
+    if ((res = cres__layout_reserve(a, l, lines * (1 + sizeof *seen / sizeof *l->hosts), who,
+                                    err)) != CRES_OK)
+        return res;
+    seen = (cres__name_at *)(void *)(l->hosts + lines);
     for (p = text, number = 1; p; number++) {
-        char *eol = strchr(p, '\n'), *host;
+        char *eol = strchr(p, '\n'), *host, *bad, q[CRES__QUOTE_SIZE];
+        const char *not_a;
         long long slots;
         if (eol) *eol = '\0';
-        res = cres__hostfile_line(p, number, &host, &slots, who, err);
-        if (res != CRES_OK) return res;
+        if ((not_a = cres__hostfile_line(p, &host, &slots, &bad)) != NULL)
+            return cres__fail(err, CRES_ERR_ENVIRONMENT, "%s: hostfile line %zu: %s is not %s",
+                              who, number, cres__quote_str(q, sizeof q, bad), not_a);
         p = eol ? eol + 1 : NULL;
         if (!slots) continue;
         l->hosts[n] = host;
@@ -11747,7 +11753,6 @@ CRES__PRIVATE cres_result cres__hostfile_parse(const cres_allocator *a, char *te
     }
     if (!n) return cres__fail(err, CRES_ERR_ENVIRONMENT, "%s: the hostfile names no host", who);
     /* Merge repeated hosts into their first line. */
-    if (!(seen = (cres__name_at *)cres__alloc(a, n * sizeof *seen))) return cres__oom(err, who);
     for (i = 0; i < n; i++) {
         seen[i].name = l->hosts[i];
         seen[i].at = i;
@@ -11762,7 +11767,6 @@ CRES__PRIVATE cres_result cres__hostfile_parse(const cres_allocator *a, char *te
         l->tasks[seen[i].at] = 0;
         seen[i].at = seen[i - 1].at;
     }
-    cres__free(a, seen);
     for (i = l->nodes = 0; i < n; i++) {
         if (!l->tasks[i]) continue;
         l->hosts[l->nodes] = l->hosts[i];
@@ -11825,80 +11829,52 @@ CRES__PRIVATE cres_result cres__mpi_fill(cres__layout *l, int size, const char *
     return CRES_OK;
 }
 
-/* Grid Engine's PE_HOSTFILE: "host slots queue processors" per line, as the "host slots=N"
-   lines the hostfile reader takes (a new text; the queue and processors are not needed). */
-CRES__PRIVATE cres_result cres__pe_hostfile(const cres_allocator *a, const char *in, char **out,
-                                            const char *who, cres_error *err) {
-    size_t lines = 1, number = 1;
-    const char *p;
+/* Grid Engine's PE_HOSTFILE ("host slots queue processors" a line) or, with pairs set, LSF's
+   LSB_MCPU_HOSTS ("hostA 4 hostB 4": words in pairs) as the "host slots=N" lines the
+   hostfile reader takes: a new text in *out, which the caller frees, on failure too. */
+CRES__PRIVATE cres_result cres__slot_lines(const cres_allocator *a, const char *in, int pairs,
+                                           char **out, const char *who, cres_error *err) {
+    const char *blank = pairs ? " \t" : " \t\r", *word_end = pairs ? " \t" : " \t\r\n", *p, *line;
+    size_t n = strlen(in), number = 1, words = 0;
     char *o, q[CRES__QUOTE_SIZE];
-    for (p = in; *p; p++) lines += *p == '\n';
-    if (!(*out = (char *)cres__alloc(a, strlen(in) + 8 * lines + 16))) return cres__oom(err, who);
-    o = *out;
-    for (p = in; *p || number == 1; number++) {
-        size_t len = strcspn(p, "\n"), hn, sn;
-        const char *host = p + strspn(p, " \t\r"), *slots;
-        hn = strcspn(host, " \t\r\n");
-        slots = host + hn + strspn(host + hn, " \t\r");
-        sn = strcspn(slots, " \t\r\n");
-        if (hn && !sn) {
-            cres__free(a, *out);
-            *out = NULL;
-            return cres__fail(err, CRES_ERR_ENVIRONMENT,
-                              "%s: line %zu: %s has fewer than two fields (host slots queue "
-                              "processors)",
-                              who, number, cres__quote(q, sizeof q, p, len));
-        }
-        if (hn) o += sprintf(o, "%.*s slots=%.*s\n", (int)hn, host, (int)sn, slots);
-        p += len;
-        if (*p) p++;
-        else break;
+    long long count;
+    *out = NULL;
+    if (n > CRES_MAX_DOCUMENT_BYTES) /* the caller names the variable */
+        return cres__fail(err, CRES_ERR_LIMIT, "%s: more than %u bytes", who,
+                          (unsigned)CRES_MAX_DOCUMENT_BYTES);
+    /* each "host slots=N\n" is 7 bytes more than its words and their blank (3 bytes or more),
+       and the next starts a byte further on: 2.5n + 4 bytes at most with the NUL */
+    if (!(o = *out = (char *)cres__alloc(a, 3 * n + 16)))
+        return cres__oom(err, who);
+    for (p = line = in;; number++, line = ++p) { /* PE_HOSTFILE's lines; LSB_MCPU_HOSTS is one */
+        do {
+            const char *host = p + strspn(p, blank), *slots;
+            size_t hn = strcspn(host, word_end), sn;
+            slots = host + hn + strspn(host + hn, blank);
+            sn = strcspn(slots, word_end);
+            if (!hn) break;
+            words += sn ? 2 : 1;
+            if (!sn && !pairs)
+                return cres__fail(err, CRES_ERR_ENVIRONMENT,
+                                  "%s: line %zu: %s has fewer than two fields (host slots queue "
+                                  "processors)",
+                                  who, number, cres__quote(q, sizeof q, line, strcspn(line, "\n")));
+            if (!sn) break;
+            if (pairs && !cres__slot_count(slots, sn, &count))
+                return cres__fail(err, CRES_ERR_ENVIRONMENT,
+                                  "%s: LSB_MCPU_HOSTS: %s is not a slot count (\"host N host N\")",
+                                  who, cres__quote(q, sizeof q, slots, sn));
+            o += sprintf(o, "%.*s slots=%.*s\n", (int)hn, host, (int)sn, slots);
+            p = slots + sn;
+        } while (pairs);
+        p += strcspn(p, pairs ? "" : "\n"); /* the end of the line, or of LSB_MCPU_HOSTS */
+        if (!*p) break;
     }
     *o = '\0';
-    return CRES_OK;
-}
-
-/* LSB_MCPU_HOSTS "hostA 4 hostB 4" as "hostA slots=4\nhostB slots=4". */
-CRES__PRIVATE cres_result cres__mcpu_hosts(const cres_allocator *a, const char *v, char **out,
-                                           const char *who, cres_error *err) {
-    size_t n = strlen(v), words = 0, i;
-    char *text, *o, q[CRES__QUOTE_SIZE];
-    const char *p = v;
-    *out = NULL;
-    if (n > CRES_MAX_DOCUMENT_BYTES)
-        return cres__fail(err, CRES_ERR_LIMIT, "%s: more than %u bytes", who, /* the caller */
-                          (unsigned)CRES_MAX_DOCUMENT_BYTES); /* names the variable */
-    if (!(text = (char *)cres__alloc(a, n * 2 + 16))) return cres__oom(err, who);
-    o = text;
-    while (*p) {
-        size_t w;
-        long long count;
-        p += strspn(p, " \t");
-        if (!*p) break;
-        w = strcspn(p, " \t");
-        if (words++ % 2 == 0) {
-            memcpy(o, p, w);
-            o += w;
-        } else if (cres__parse_decimal(p, w, &count) != 1 || count < 1 ||
-                   count > CRES_MAX_HOSTLIST_HOSTS) {
-            cres__free(a, text);
-            return cres__fail(err, CRES_ERR_ENVIRONMENT,
-                              "%s: LSB_MCPU_HOSTS: %s is not a slot count (\"host N host N\")",
-                              who, cres__quote(q, sizeof q, p, w));
-        } else {
-            o += sprintf(o, " slots=%lld\n", count);
-        }
-        p += w;
-    }
-    if (words % 2 || !words) {
-        cres__free(a, text);
+    if (pairs && (words % 2 || !words))
         return cres__fail(err, CRES_ERR_ENVIRONMENT,
                           "%s: LSB_MCPU_HOSTS=%s has %zu words, not host and count pairs", who,
-                          cres__quote(q, sizeof q, v, n), words);
-    }
-    *o = '\0';
-    for (i = 0; text[i]; i++) {} /* NUL-terminated */
-    *out = text;
+                          cres__quote(q, sizeof q, in, n), words);
     return CRES_OK;
 }
 
@@ -11917,31 +11893,28 @@ CRES__PRIVATE void cres__name_source(cres_error *err, const char *who, const cha
    CRES_ERR_NOT_FOUND when var is not set. */
 CRES__PRIVATE cres_result cres__sched_read(const cres_resolver *r, const char *var,
                                            cres__layout *l, cres_error *err) {
+    const cres_allocator *a = &r->config.allocator;
     const char *who = r->vtable->name, *v = cres_resolver_getenv(r, var);
-    char *text = NULL;
+    char *text, *lines;
     cres_result res;
     if (!v || !*v) return CRES_ERR_NOT_FOUND;
     if (strcmp(var, "LSB_MCPU_HOSTS") == 0)
-        res = cres__mcpu_hosts(&r->config.allocator, v, &text, who, err);
+        res = cres__slot_lines(a, v, 1, &text, who, err);
     else
         res = cres__read_small_file(r, v, CRES_MAX_DOCUMENT_BYTES, &text, err);
     if (res == CRES_OK && strcmp(var, "PE_HOSTFILE") == 0) {
-        char *lines = NULL;
-        res = cres__pe_hostfile(&r->config.allocator, text, &lines, who, err);
-        cres__free(&r->config.allocator, text);
+        res = cres__slot_lines(a, text, 0, &lines, who, err);
+        cres__free(a, text);
         text = lines;
     }
-    if (res != CRES_OK) {
-        cres__free(&r->config.allocator, text);
-        if (res != CRES_ERR_OUT_OF_MEMORY && err) cres__name_source(err, who, var, v);
-        return res;
-    }
-    res = cres__hostfile_parse(&r->config.allocator, text, l, who, err);
-    l->from = var;
+    l->names = text; /* l owns it, on failure too */
     if (res == CRES_OK) {
-        size_t i;
-        long long slots = 0;
-        for (i = 0; i < l->nodes; i++) slots += l->tasks[i]; /* each <= 1e6 + 1 */
+        res = cres__hostfile_parse(a, text, l, who, err);
+        l->from = var;
+    }
+    if (res == CRES_OK) {
+        /* every node's slots: the reader caps each at CRES_MAX_HOSTLIST_HOSTS + 1 */
+        long long slots = cres__placed_below(l, CRES_MAX_HOSTLIST_HOSTS + 1);
         if (slots > CRES_MAX_HOSTLIST_HOSTS)
             res = cres__fail(err, CRES_ERR_LIMIT, "%s: %lld slots, more than %d", who, slots,
                              CRES_MAX_HOSTLIST_HOSTS);
@@ -11955,18 +11928,54 @@ CRES__PRIVATE cres_result cres__sched_read(const cres_resolver *r, const char *v
     return res;
 }
 
+typedef struct cres__mpi_identity {
+    int rank, size;              /* size -1 = unknown */
+    int local_rank, local_size;  /* -1 = unknown */
+    const char *source;          /* "Open MPI" */
+    const char *size_var;        /* "OMPI_COMM_WORLD_SIZE"; NULL for PMIx */
+    const char *local_names;     /* the local rank's and size's names, for messages */
+} cres__mpi_identity;
+
+/* The MPI launcher families, a row of their four names each ("" for none): rank, size,
+   source ("Open MPI"), and "LOCAL_RANK, LOCAL_SIZE" (the names read, and for messages), in
+   one literal (see "Footprint" in >>impl).
+   The first family whose rank is set is read; the last row (jsrun, which IBM Spectrum MPI's
+   ranks see beside Open MPI's names) is only compared. MPICH's local rank and size have two
+   rows: Hydra's names, then Cray PALS's, read when Hydra's are not set. */
+#define CRES__MPI_FAMILY(rank, size, source, local_names) \
+    rank "\0" size "\0" source "\0" local_names "\0"
+CRES__BYTE_ALIGNED static const char cres__mpi_names[] =
+    CRES__MPI_FAMILY("OMPI_COMM_WORLD_RANK", "OMPI_COMM_WORLD_SIZE", "Open MPI",
+                     "OMPI_COMM_WORLD_LOCAL_RANK, OMPI_COMM_WORLD_LOCAL_SIZE")
+    CRES__MPI_FAMILY("MV2_COMM_WORLD_RANK", "MV2_COMM_WORLD_SIZE", "MVAPICH",
+                     "MV2_COMM_WORLD_LOCAL_RANK, MV2_COMM_WORLD_LOCAL_SIZE")
+    CRES__MPI_FAMILY("PMI_RANK", "PMI_SIZE", "MPICH", "MPI_LOCALRANKID, MPI_LOCALNRANKS")
+    CRES__MPI_FAMILY("PMI_RANK", "PMI_SIZE", "MPICH", "PMI_LOCAL_RANK, PMI_LOCAL_SIZE")
+    CRES__MPI_FAMILY("PMIX_RANK", "", "PMIx", "")
+    CRES__MPI_FAMILY("JSM_NAMESPACE_RANK", "JSM_NAMESPACE_SIZE", "jsrun", "");
+#undef CRES__MPI_FAMILY
+#define CRES__MPI_FAMILIES 5 /* read; then jsrun's row */
+
+/* Row i of cres__mpi_names: its rank's name, the others following (cres__next_name). */
+CRES__PRIVATE const char *cres__mpi_row(size_t i) {
+    const char *p = cres__mpi_names;
+    for (i *= 4; i; i--) p = cres__next_name(p);
+    return p;
+}
+
+/* jsrun's names, from its row: literals of their own would be second copies. */
+#define CRES__JSM_RANK cres__mpi_row(CRES__MPI_FAMILIES)
+#define CRES__JSM_SIZE cres__next_name(CRES__JSM_RANK)
+
 /* Leaves out the first host, LSF's launch node: no rank runs there. */
 CRES__PRIVATE void cres__lsf_drop_launch_node(const cres_resolver *r, cres__layout *l,
                                               const char *why) {
-    size_t i;
     cres__log(r, CRES_LOG_INFO, "%s: leaving out the launch node %s (%s)", r->vtable->name,
               l->hosts[0], why);
-    for (i = 1; i < l->nodes; i++) {
-        l->hosts[i - 1] = l->hosts[i];
-        l->tasks[i - 1] = l->tasks[i];
-    }
     l->nodes--;
     l->ntasks--;
+    memmove(l->hosts, l->hosts + 1, l->nodes * sizeof *l->hosts);
+    memmove(l->tasks, l->tasks + 1, l->nodes * sizeof *l->tasks);
 }
 
 /* jsrun's resource sets per host (jsrun -r): the same number of ranks, JSM_NAMESPACE_LOCAL_SIZE,
@@ -12003,7 +12012,7 @@ CRES__PRIVATE cres_result cres__lsf_slots(const cres_resolver *r, const char *va
                                           cres__layout *l, cres_error *err) {
     int size = -1, launch_node = l->nodes >= 2 && l->tasks[0] == 1;
     cres_result res =
-        cres__env_int(r, "JSM_NAMESPACE_SIZE", 1, CRES_MAX_HOSTLIST_HOSTS, &size, err);
+        cres__env_int(r, CRES__JSM_SIZE, 1, CRES_MAX_HOSTLIST_HOSTS, &size, err);
     if (res != CRES_OK) return res;
     if (launch_node && cres__env_set(r, "CSM_ALLOCATION_ID"))
         cres__lsf_drop_launch_node(r, l, "CSM_ALLOCATION_ID is set");
@@ -12021,85 +12030,44 @@ CRES__PRIVATE cres_result cres__lsf_slots(const cres_resolver *r, const char *va
 }
 
 /* jsrun gives each resource set its own GPUs in CUDA_VISIBLE_DEVICES, shared by the set's
-   ranks (jsrun(1), --gpu_per_rs): never the node's list. Outside jsrun LSF does not say. */
-CRES__PRIVATE cres_result cres__jsrun_gpus(const cres_resolver *r, cres__gpu_word *said,
-                                           cres_error *err) {
-    (void)err;
-    if (cres__env_set(r, "JSM_NAMESPACE_RANK"))
+   ranks (jsrun(1), --gpu_per_rs): never the node's list. Outside jsrun: `unsaid`. */
+CRES__PRIVATE cres_result cres__jsrun_says(const cres_resolver *r, cres__gpu_word *said,
+                                           const char *unsaid) {
+    if (cres__env_set(r, CRES__JSM_RANK))
         snprintf(said->bound, sizeof said->bound,
                  "JSM_NAMESPACE_RANK is set: jsrun binds GPUs to each resource set");
     else
-        said->unsaid = "LSF does not say";
+        said->unsaid = unsaid;
     return CRES_OK;
 }
 
-typedef struct cres__mpi_identity {
-    int rank, size;              /* size -1 = unknown */
-    int local_rank, local_size;  /* -1 = unknown */
-    const char *source;          /* "Open MPI" */
-    const char *size_var;        /* "OMPI_COMM_WORLD_SIZE"; NULL for PMIx */
-    const char *local_names;     /* the local rank's and size's names, for messages */
-} cres__mpi_identity;
-
-/* An MPI launcher family's names ("" for none). */
-typedef struct cres__mpi_family {
-    const char *rank, *size, *local_rank, *local_size;
-    const char *source;      /* "Open MPI" */
-    const char *local_names; /* the local rank's and size's, for messages */
-} cres__mpi_family;
-
-/* The families, a row of their six names each, in one literal (see "Footprint" in >>impl).
-   The first family whose rank is set is read; the last row (jsrun, which IBM Spectrum MPI's
-   ranks see beside Open MPI's names) is only compared. */
-#define CRES__MPI_FAMILY(rank, size, local_rank, local_size, source, local_names) \
-    rank "\0" size "\0" local_rank "\0" local_size "\0" source "\0" local_names "\0"
-CRES__BYTE_ALIGNED static const char cres__mpi_names[] =
-    CRES__MPI_FAMILY("OMPI_COMM_WORLD_RANK", "OMPI_COMM_WORLD_SIZE", "OMPI_COMM_WORLD_LOCAL_RANK",
-                     "OMPI_COMM_WORLD_LOCAL_SIZE", "Open MPI",
-                     "OMPI_COMM_WORLD_LOCAL_RANK, OMPI_COMM_WORLD_LOCAL_SIZE")
-        CRES__MPI_FAMILY("MV2_COMM_WORLD_RANK", "MV2_COMM_WORLD_SIZE", "MV2_COMM_WORLD_LOCAL_RANK",
-                         "MV2_COMM_WORLD_LOCAL_SIZE", "MVAPICH",
-                         "MV2_COMM_WORLD_LOCAL_RANK, MV2_COMM_WORLD_LOCAL_SIZE")
-            CRES__MPI_FAMILY("PMI_RANK", "PMI_SIZE", "MPI_LOCALRANKID", "MPI_LOCALNRANKS", "MPICH",
-                             "MPI_LOCALRANKID, MPI_LOCALNRANKS")
-                CRES__MPI_FAMILY("PMIX_RANK", "", "", "", "PMIx", "") CRES__MPI_FAMILY(
-                    "JSM_NAMESPACE_RANK", "JSM_NAMESPACE_SIZE", "", "", "jsrun", "");
-#undef CRES__MPI_FAMILY
-#define CRES__MPI_FAMILIES 4 /* read; then jsrun's row */
-
-/* Row i of cres__mpi_names. */
-CRES__PRIVATE cres__mpi_family cres__mpi_family_at(size_t i) {
-    const char *p = cres__mpi_names;
-    cres__mpi_family f;
-    for (i *= 6; i; i--) p = cres__next_name(p);
-    f.rank = p;
-    f.size = p = cres__next_name(p);
-    f.local_rank = p = cres__next_name(p);
-    f.local_size = p = cres__next_name(p);
-    f.source = p = cres__next_name(p);
-    f.local_names = cres__next_name(p);
-    return f;
+/* LSF's GPU word: jsrun's; outside jsrun LSF does not say. */
+CRES__PRIVATE cres_result cres__jsrun_gpus(const cres_resolver *r, cres__gpu_word *said,
+                                           cres_error *err) {
+    (void)err;
+    return cres__jsrun_says(r, said, "LSF does not say");
 }
 
 /* Launchers set several families' names (Open MPI PMIx's too, Cray PALS PMI's, jsrun its
    own beside Open MPI's): each other rank and size that is set must be the one read. */
 CRES__PRIVATE cres_result cres__mpi_names_agree(const cres_resolver *r, size_t read,
                                                 const cres__mpi_identity *id, cres_error *err) {
-    const cres__mpi_family said = cres__mpi_family_at(read);
+    const char *said = cres__mpi_row(read), *rank = cres__mpi_names;
     size_t i;
     cres_result res = CRES_OK;
-    for (i = 0; i <= CRES__MPI_FAMILIES && res == CRES_OK; i++) {
-        const cres__mpi_family n = cres__mpi_family_at(i);
+    for (i = 0; i <= CRES__MPI_FAMILIES && res == CRES_OK; i++, rank = cres__mpi_row(i)) {
+        const char *size = cres__next_name(rank);
         if (i == read) continue;
-        res = cres__env_agrees(r, n.rank, id->rank, said.rank, err);
-        if (res == CRES_OK && *n.size && id->size >= 0)
-            res = cres__env_agrees(r, n.size, id->size, said.size, err);
+        res = cres__env_agrees(r, rank, id->rank, said, err);
+        if (res == CRES_OK && *size && id->size >= 0)
+            res = cres__env_agrees(r, size, id->size, cres__next_name(said), err);
     }
     return res;
 }
 
-/* Rank and sizes from the first launcher family whose rank variable is set. Cray PALS names
-   MPICH's local rank and size PMI_LOCAL_RANK and PMI_LOCAL_SIZE. */
+/* Rank and sizes from the first launcher family whose rank variable is set (for MPICH, with
+   its local names set: Hydra's, else Cray PALS's). A duplicate PMI row in names_agree
+   compares PMI_RANK with itself, which always agrees. */
 CRES__PRIVATE cres_result cres__mpi_identify(const cres_resolver *r, cres__mpi_identity *id,
                                              cres_error *err) {
     size_t i;
@@ -12107,29 +12075,29 @@ CRES__PRIVATE cres_result cres__mpi_identify(const cres_resolver *r, cres__mpi_i
     const int max = CRES_MAX_HOSTLIST_HOSTS;
     id->size = id->local_rank = id->local_size = -1;
     for (i = 0; i < CRES__MPI_FAMILIES; i++) {
-        const cres__mpi_family n = cres__mpi_family_at(i);
-        const char *local = n.local_rank, *local_size = n.local_size;
-        if (!cres_resolver_getenv(r, n.rank)) continue;
-        id->source = n.source;
-        id->size_var = *n.size ? n.size : NULL;
-        id->local_names = *n.local_names ? n.local_names : NULL;
-        if (i == 2 && !cres_resolver_getenv(r, local_size) && !cres_resolver_getenv(r, local)) {
-            local = "PMI_LOCAL_RANK";
-            local_size = "PMI_LOCAL_SIZE";
-            id->local_names = "PMI_LOCAL_RANK, PMI_LOCAL_SIZE";
+        const char *rank = cres__mpi_row(i), *size = cres__next_name(rank);
+        const char *source = cres__next_name(size), *names = cres__next_name(source);
+        const char *local_size = strchr(names, ','); /* names: "LOCAL_RANK, LOCAL_SIZE" */
+        char local[32];                              /* LOCAL_RANK, copied out */
+        if (!cres_resolver_getenv(r, rank)) continue;
+        id->source = source;
+        id->size_var = *size ? size : NULL;
+        id->local_names = *names ? names : NULL;
+        if (local_size) { /* the rows with a size have local names */
+            memcpy(local, names, (size_t)(local_size - names));
+            local[local_size - names] = '\0';
+            local_size += 2;
+            if (i == 2 && !cres_resolver_getenv(r, local_size) && !cres_resolver_getenv(r, local))
+                continue; /* Hydra's names not set: Cray PALS's row */
+            res = cres__env_need(r, size, 1, max, &id->size, err);
         }
-        if (id->size_var) {
-            res = cres__env_need(r, n.size, 1, max, &id->size, err);
-            if (res == CRES_OK) res = cres__env_need(r, n.rank, 0, id->size - 1, &id->rank, err);
-            if (res == CRES_OK)
-                res = cres__env_int(r, local_size, 1, id->size, &id->local_size, err);
-            if (res == CRES_OK) /* below the local size, or at least the world's */
-                res =
-                    cres__env_int(r, local, 0, (id->local_size > 0 ? id->local_size : id->size) - 1,
-                                  &id->local_rank, err);
-        } else {
-            res = cres__env_need(r, n.rank, 0, max - 1, &id->rank, err);
-        }
+        if (res == CRES_OK) /* below the size, if there is one */
+            res = cres__env_need(r, rank, 0, (id->size > 0 ? id->size : max) - 1, &id->rank, err);
+        if (res == CRES_OK && local_size)
+            res = cres__env_int(r, local_size, 1, id->size, &id->local_size, err);
+        if (res == CRES_OK && local_size) /* below the local size, or at least the world's */
+            res = cres__env_int(r, local, 0, (id->local_size > 0 ? id->local_size : id->size) - 1,
+                                &id->local_rank, err);
         return res == CRES_OK ? cres__mpi_names_agree(r, i, id, err) : res;
     }
     return cres__fail(err, CRES_ERR_ENVIRONMENT,
@@ -12140,40 +12108,34 @@ CRES__PRIVATE cres_result cres__mpi_identify(const cres_resolver *r, cres__mpi_i
 
 /* Open MPI tells its ranks how mpirun mapped (which node gets how many ranks) and ranked
    (which of those ranks) them. Policies within a node (slot, core, socket...) place by
-   blocks; "node" deals round-robin; others (ppr, seq, rankfile) we cannot follow. */
-CRES__PRIVATE cres_result cres__mpi_policy(const cres_resolver *r, const char *name,
-                                           const char *unset, const char **out, cres_error *err) {
+   blocks; "node" deals round-robin; others (ppr, seq, rankfile) we cannot follow. Sets l's
+   deal from the ranking policy (by default the mapping's); *by_node = mapping by node. */
+CRES__PRIVATE cres_result cres__mpi_policies(const cres_resolver *r, cres__layout *l, int *by_node,
+                                             cres_error *err) {
     CRES__BYTE_ALIGNED static const char known[] =
         "node\0slot\0core\0hwthread\0socket\0package\0numa\0board\0"
         "l1cache\0l2cache\0l3cache\0";
-    const char *v = cres_resolver_getenv(r, name), *k;
-    size_t n;
+    CRES__BYTE_ALIGNED static const char vars[] =
+        "OMPI_MCA_rmaps_base_mapping_policy\0OMPI_MCA_rmaps_base_ranking_policy\0";
+    const char *policy[2], *var = vars, *k; /* policy: pointers into known */
     char q[CRES__QUOTE_SIZE];
-    *out = unset;
-    if (!v || !*v) return CRES_OK;
-    n = strcspn(v, ":");
-    for (k = known; *k; k = cres__next_name(k)) {
-        if (strlen(k) == n && strncmp(v, k, n) == 0) {
-            *out = k;
-            return CRES_OK;
-        }
+    int i;
+    for (i = 0; i < 2; i++, var = cres__next_name(var)) {
+        const char *v = cres_resolver_getenv(r, var);
+        size_t n;
+        policy[i] = i ? policy[0] : cres__next_name(known); /* unset: by slot, ranked as mapped */
+        if (!v || !*v) continue;
+        n = strcspn(v, ":");
+        for (k = known; *k && (strncmp(v, k, n) != 0 || k[n]); k = cres__next_name(k)) {}
+        if (!*k)
+            return cres__fail(err, CRES_ERR_UNSUPPORTED,
+                              "%s: %s=%s is not supported (by slot, core, socket... or node); pass "
+                              "--map-by slot or node",
+                              r->vtable->name, var, cres__quote_str(q, sizeof q, v));
+        policy[i] = k;
     }
-    return cres__fail(err, CRES_ERR_UNSUPPORTED,
-                      "%s: %s=%s is not supported (by slot, core, socket... or node); pass "
-                      "--map-by slot or node",
-                      r->vtable->name, name, cres__quote_str(q, sizeof q, v));
-}
-
-/* Sets l's deal from the ranking policy; *by_node = mapping by node. */
-CRES__PRIVATE cres_result cres__mpi_policies(const cres_resolver *r, cres__layout *l, int *by_node,
-                                             cres_error *err) {
-    const char *map, *rank;
-    cres_result res = cres__mpi_policy(r, "OMPI_MCA_rmaps_base_mapping_policy", "slot", &map, err);
-    if (res == CRES_OK)
-        res = cres__mpi_policy(r, "OMPI_MCA_rmaps_base_ranking_policy", map, &rank, err);
-    if (res != CRES_OK) return res;
-    *by_node = strcmp(map, "node") == 0;
-    l->deal = strcmp(rank, "node") == 0 ? CRES__DEAL_CYCLIC : CRES__DEAL_BLOCK;
+    *by_node = policy[0] == known;
+    l->deal = policy[1] == known ? CRES__DEAL_CYCLIC : CRES__DEAL_BLOCK;
     return CRES_OK;
 }
 #endif
@@ -12182,45 +12144,37 @@ CRES__PRIVATE cres_result cres__mpi_policies(const cres_resolver *r, cres__layou
    MPI: ranks started by mpirun, mpiexec or srun                                     >>mpi */
 
 #ifndef CLUSTER_RESOLVER_NO_MPI
+/* The functions here serve the mpi backend alone: a message of theirs names it in its
+   format ("mpi: ..."), an argument fewer than r->vtable->name. */
+/* Hosts from the hostfile given (options.hostfile), else from the scheduler that allocated
+   the job, when it says (DESIGN's rule 6): Grid Engine, PBS, LSF, or the hostfile Open MPI
+   was given (Kubeflow's MPIJob). Ranks fill the slots as mpirun fills them.
+   CRES_ERR_NOT_FOUND: no hostfile given and no scheduler says. */
 CRES__PRIVATE cres_result cres__mpi_from_hostfile(const cres_resolver *r, const char *path,
                                                   const cres__mpi_identity *id, cres__layout *l,
                                                   cres_error *err) {
-    char *text;
-    int by_node = 0;
-    cres_result res;
-    if (id->size < 0)
-        return cres__fail(err, CRES_ERR_ENVIRONMENT,
-                          "%s: %s's PMIX_RANK gives no world size to place on the hostfile",
-                          r->vtable->name, id->source);
-    if ((res = cres__read_small_file(r, path, CRES_MAX_DOCUMENT_BYTES, &text, err)) != CRES_OK)
-        return res;
-    res = cres__hostfile_parse(&r->config.allocator, text, l, r->vtable->name, err);
-    l->from = "the hostfile";
-    if (res == CRES_OK) res = cres__mpi_policies(r, l, &by_node, err);
-    if (res == CRES_OK)
-        res = cres__mpi_fill(l, id->size, id->size_var, by_node, r->vtable->name, err);
-    return res;
-}
-
-/* Hosts from the scheduler that allocated the job, when it says (DESIGN's rule 6): Grid
-   Engine, PBS, LSF, or the hostfile Open MPI was given (Kubeflow's MPIJob). Ranks fill the
-   slots as mpirun fills them. CRES_ERR_NOT_FOUND: none says. */
-CRES__PRIVATE cres_result cres__mpi_from_scheduler(const cres_resolver *r,
-                                                   const cres__mpi_identity *id, cres__layout *l,
-                                                   cres_error *err) {
     CRES__BYTE_ALIGNED static const char sources[] =
         "PE_HOSTFILE\0PBS_NODEFILE\0LSB_DJOB_RANKFILE\0LSB_MCPU_HOSTS\0"
         "OMPI_MCA_orte_default_hostfile\0";
     const char *source;
+    char *text;
     int by_node = 0;
     cres_result res = CRES_ERR_NOT_FOUND;
-    for (source = sources; *source; source = cres__next_name(source))
-        if ((res = cres__sched_read(r, source, l, err)) != CRES_ERR_NOT_FOUND) break;
-    if (res != CRES_OK) return res;
-    if (strncmp(source, "LSB_", 4) == 0 && (res = cres__lsf_slots(r, source, l, err)) != CRES_OK)
-        return res;
-    if ((res = cres__mpi_policies(r, l, &by_node, err)) != CRES_OK) return res;
-    return cres__mpi_fill(l, id->size, id->size_var, by_node, r->vtable->name, err);
+    if (path && (res = cres__read_small_file(r, path, CRES_MAX_DOCUMENT_BYTES, &text, err)) ==
+                    CRES_OK) {
+        res = cres__hostfile_parse(&r->config.allocator, text, l, r->vtable->name, err);
+        l->from = "the hostfile";
+    }
+    /* the first source set; source stays on it (this form, not a break, is the smaller) */
+    for (source = sources; !path && *source && res == CRES_ERR_NOT_FOUND;
+         source = res == CRES_ERR_NOT_FOUND ? cres__next_name(source) : source)
+        res = cres__sched_read(r, source, l, err);
+    if (res == CRES_OK && !path && *source == 'L') /* LSB_DJOB_RANKFILE, LSB_MCPU_HOSTS */
+        res = cres__lsf_slots(r, source, l, err);
+    if (res == CRES_OK) res = cres__mpi_policies(r, l, &by_node, err);
+    if (res == CRES_OK)
+        res = cres__mpi_fill(l, id->size, id->size_var, by_node, r->vtable->name, err);
+    return res;
 }
 
 /* Every rank on this host: one node. */
@@ -12246,20 +12200,19 @@ CRES__PRIVATE cres_result cres__mpi_in_allocation(const cres_resolver *r,
                                                   const cres__mpi_identity *id, cres__layout *l,
                                                   cres_error *err) {
     const char *who = r->vtable->name, *nodes = cres_resolver_getenv(r, "SLURM_STEP_NODELIST");
-    char prefix[64];
     size_t i;
     int by_node;
     cres_result res = cres__layout_hostlist(&r->config.allocator, l, nodes, who, err);
     l->from = "SLURM_STEP_NODELIST";
-    snprintf(prefix, sizeof prefix, "%s: SLURM_STEP_NODELIST: ", who);
-    if (res != CRES_OK) return cres__wrap(err, res, CRES_ERR_ENVIRONMENT, prefix);
+    if (res != CRES_OK)
+        return cres__wrap(err, res, CRES_ERR_ENVIRONMENT, "mpi: SLURM_STEP_NODELIST: ");
     if ((res = cres__layout_unique(&r->config.allocator, l, who, err)) != CRES_OK) return res;
     if ((long long)l->nodes * id->local_size != id->size)
         return cres__fail(
             err, CRES_ERR_ENVIRONMENT,
-            "%s: %d ranks do not fill the %zu nodes of SLURM_STEP_NODELIST with %d each; "
+            "mpi: %d ranks do not fill the %zu nodes of SLURM_STEP_NODELIST with %d each; "
             "pass a hostfile",
-            who, id->size, l->nodes, id->local_size);
+            id->size, l->nodes, id->local_size);
     for (i = 0; i < l->nodes; i++) l->tasks[i] = id->local_size;
     l->ntasks = id->size;
     /* equal counts: mapping is moot */
@@ -12271,32 +12224,23 @@ CRES__PRIVATE cres_result cres__mpi_in_allocation(const cres_resolver *r,
 }
 
 /* srun started the ranks itself when its step matches MPI's rank, size and local size: then
-   Slurm's view is whole (distribution included). CRES_ERR_NOT_FOUND when it does not match:
-   mpirun's daemons can be a step of the same size by chance. */
+   Slurm's view is whole (distribution included). CRES_ERR_NOT_FOUND when it does not match,
+   l fresh again (as cres__hpc_create gives it): mpirun's daemons can be a step of the same
+   size by chance. */
 CRES__PRIVATE cres_result cres__mpi_direct(const cres_resolver *r, const cres__mpi_identity *id,
                                            cres__layout *l, cres_error *err) {
-    cres__layout step;
-    cres_result res;
-    memset(&step, 0, sizeof step);
-    step.own_node = step.own_local = step.own_local_size = -1;
-    res = cres__slurm_layout(r, &step, err);
-    if (res == CRES_OK &&
-        (step.own_node < 0 ||
-         (id->local_size >= 0 && step.tasks[step.own_node] != id->local_size) ||
-         (id->local_rank >= 0 && step.own_local >= 0 && step.own_local != id->local_rank))) {
-        cres__layout_free(&r->config.allocator, &step);
+    cres_result res = cres__slurm_layout(r, l, err);
+    if (res != CRES_OK) return res;
+    if (l->own_node < 0 || (id->local_size >= 0 && l->tasks[l->own_node] != id->local_size) ||
+        (id->local_rank >= 0 && l->own_local >= 0 && l->own_local != id->local_rank)) {
+        cres__layout_free(&r->config.allocator, l);
+        l->own_node = l->own_local = l->own_local_size = -1;
         return CRES_ERR_NOT_FOUND;
     }
-    if (res != CRES_OK) {
-        cres__layout_free(&r->config.allocator, &step);
-        return res;
-    }
-    cres__log(r, CRES_LOG_DEBUG, "%s: srun started the ranks: using the Slurm step",
-              r->vtable->name);
-    if (step.own_local < 0) step.own_local = id->local_rank;
-    step.own_local_size = id->local_size;
-    step.said_by[1] = id->local_names;
-    *l = step;
+    cres__log(r, CRES_LOG_DEBUG, "mpi: srun started the ranks: using the Slurm step");
+    if (l->own_local < 0) l->own_local = id->local_rank;
+    l->own_local_size = id->local_size;
+    l->said_by[1] = id->local_names;
     return CRES_OK;
 }
 
@@ -12308,50 +12252,47 @@ CRES__PRIVATE cres_result cres__mpi_layout(const cres_resolver *r, const void *o
     int slurm_rank = -1, slurm_size = -1;
     cres_result res = cres__mpi_identify(r, &id, err);
     if (res != CRES_OK) return res;
-    cres__log(r, CRES_LOG_DEBUG, "%s: %s rank %d of %d", r->vtable->name, id.source, id.rank,
-              id.size);
-    l->rank = id.rank;
-    l->own_local = id.local_rank;
-    l->own_local_size = id.local_size;
-    l->said_by[0] = id.local_names;
-    if (o->hostfile) return cres__mpi_from_hostfile(r, o->hostfile, &id, l, err);
-    if (cres_resolver_getenv(r, "SLURM_STEP_NODELIST") &&
+    cres__log(r, CRES_LOG_DEBUG, "mpi: %s rank %d of %d", id.source, id.rank, id.size);
+    if (!o->hostfile && cres_resolver_getenv(r, "SLURM_STEP_NODELIST") &&
         cres__env_int(r, "SLURM_PROCID", 0, CRES_MAX_HOSTLIST_HOSTS, &slurm_rank, NULL) ==
             CRES_OK &&
         cres__env_int(r, "SLURM_STEP_NUM_TASKS", 1, CRES_MAX_HOSTLIST_HOSTS, &slurm_size, NULL) ==
             CRES_OK &&
-        slurm_rank == id.rank && (id.size < 0 || slurm_size == id.size)) {
-        if ((res = cres__mpi_direct(r, &id, l, err)) != CRES_ERR_NOT_FOUND) return res;
-        l->own_local = id.local_rank; /* not srun's ranks after all: what MPI says stands */
-        l->own_local_size = id.local_size;
-    }
+        slurm_rank == id.rank && (id.size < 0 || slurm_size == id.size) &&
+        (res = cres__mpi_direct(r, &id, l, err)) != CRES_ERR_NOT_FOUND)
+        return res; /* else not srun's ranks after all: what MPI says stands */
+    l->rank = id.rank;
+    l->own_local = id.local_rank;
+    l->own_local_size = id.local_size;
+    l->said_by[0] = id.local_names;
     if (id.size < 0)
-        return cres__fail(err, CRES_ERR_ENVIRONMENT,
-                          "%s: %s's PMIX_RANK gives no world size; pass a hostfile "
-                          "(options.hostfile)",
-                          r->vtable->name, id.source);
-    if ((res = cres__mpi_from_scheduler(r, &id, l, err)) != CRES_ERR_NOT_FOUND) return res;
+        return cres__fail(err, CRES_ERR_ENVIRONMENT, "mpi: %s's PMIX_RANK gives no world size%s",
+                          id.source,
+                          o->hostfile ? " to place on the hostfile"
+                                      : "; pass a hostfile (options.hostfile)");
+    res = cres__mpi_from_hostfile(r, o->hostfile, &id, l, err);
+    if (res != CRES_ERR_NOT_FOUND) return res; /* a hostfile given never gives NOT_FOUND */
     if (id.size == 1 || id.local_size == id.size)
         return cres__mpi_one_host(r, o->hostname, &id, l, err);
     if (id.local_size > 0 && cres_resolver_getenv(r, "SLURM_STEP_NODELIST"))
         return cres__mpi_in_allocation(r, &id, l, err);
     return cres__fail(err, CRES_ERR_ENVIRONMENT,
-                      "%s: the %s=%d ranks run on several hosts and the launcher does not say "
+                      "mpi: the %s=%d ranks run on several hosts and the launcher does not say "
                       "which; pass the hostfile given to mpirun (options.hostfile)",
-                      r->vtable->name, id.size_var, id.size);
+                      id.size_var, id.size);
 }
 
 /* mpirun and mpiexec say nothing of GPUs: each rank has what its environment had. Under jsrun
    jsrun's word holds, and in a Slurm job Slurm's (srun's own ranks, or the step of mpirun's
-   daemons, whose ranks share their node's list). */
+   daemons, whose ranks share their node's list). The Slurm names are single literals, which
+   the Slurm backend's merge with (see "Footprint" in >>impl). */
 CRES__PRIVATE cres_result cres__mpi_gpus(const cres_resolver *r, cres__gpu_word *said,
                                          cres_error *err) {
-    CRES__BYTE_ALIGNED static const char slurm[] = "SLURM_STEP_NODELIST\0SLURM_JOB_ID\0"
-                                                   "SLURM_JOBID\0";
-    if (cres__env_set(r, "JSM_NAMESPACE_RANK")) return cres__jsrun_gpus(r, said, err);
-    if (cres__env_any(r, slurm)) return cres__slurm_gpus(r, said, err);
-    said->unsaid = "mpirun and mpiexec do not say";
-    return CRES_OK;
+    if (!cres__env_set(r, CRES__JSM_RANK) &&
+        (cres__env_set(r, "SLURM_STEP_NODELIST") || cres__env_set(r, "SLURM_JOB_ID") ||
+         cres__env_set(r, "SLURM_JOBID")))
+        return cres__slurm_gpus(r, said, err);
+    return cres__jsrun_says(r, said, "mpirun and mpiexec do not say");
 }
 
 CRES__BYTE_ALIGNED static const char cres__mpi_vtable_name[] = "mpi";

@@ -1757,6 +1757,28 @@ static void mpi_hosts_from_lsb_mcpu_hosts(void **state) {
     cres_resolver_free(r);
 }
 
+/* The shortest pairs grow the most as hostfile lines ("a 1 " is 4 bytes, "a slots=1\n" 10):
+   a thousand of them fit the text they become (ASan sees any byte past it). */
+static void mpi_lsb_mcpu_hosts_of_short_pairs(void **state) {
+    char v[4 * 1000];
+    cres_resolver *r;
+    cres_cluster_spec *spec;
+    cres_error err;
+    int i;
+    (void)state;
+    for (i = 0; i < 1000; i++) memcpy(v + 4 * i, i % 2 ? "b 1 " : "a 1 ", 4);
+    v[sizeof v - 1] = '\0';
+    env_set("LSB_MCPU_HOSTS", v);
+    ompi_rank(999, 1000, 499, 500);
+    r = MPI(mpi_options());
+    LOGGED("mpi: hosts from LSB_MCPU_HOSTS (a 1 b 1 a 1 ");
+    OK(cres_resolve(r, &spec, &err));
+    assert_int_equal(cres_spec_tasks_count(spec, "worker"), 1000);
+    cres_spec_free(spec);
+    expect_task(r, "worker", 999);
+    cres_resolver_free(r);
+}
+
 /* Kubeflow's MPIJob: the launcher's mpirun reads /etc/mpi/hostfile through
    OMPI_MCA_orte_default_hostfile, and its ranks inherit that variable. */
 static void mpi_hosts_from_kubeflow_mpijob(void **state) {
@@ -2180,6 +2202,7 @@ int main(void) {
         cmocka_unit_test_setup(mpi_hosts_from_lsb_djob_rankfile, reset),
         cmocka_unit_test_setup(mpi_under_jsrun_agrees_with_it, reset),
         cmocka_unit_test_setup(mpi_hosts_from_lsb_mcpu_hosts, reset),
+        cmocka_unit_test_setup(mpi_lsb_mcpu_hosts_of_short_pairs, reset),
         cmocka_unit_test_setup(mpi_hosts_from_kubeflow_mpijob, reset),
         cmocka_unit_test_setup(mpi_scheduler_sources_in_order, reset),
         cmocka_unit_test_setup(mpi_scheduler_after_hostfile_and_srun, reset),
