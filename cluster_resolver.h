@@ -14643,94 +14643,101 @@ CRES__PRIVATE const char *cres__auto_torch_plain(const cres_resolver *probe) {
     return NULL;
 }
 
-/* Adds the step of `backend` when `why` says it applies (not NULL). */
-CRES__PRIVATE void cres__auto_step(cres__auto_picks *s, const char *backend, const char *why) {
-    if (why && s->n < sizeof s->step / sizeof s->step[0]) {
-        s->step[s->n].backend = backend;
-        s->step[s->n++].why = why;
-    }
-}
-
-/* The step of `backend` when one of `names` (a name list) is set: the first set is why. */
-CRES__PRIVATE void cres__auto_set(const cres_resolver *probe, cres__auto_picks *s,
-                                  const char *backend, const char *names) {
-    cres__auto_step(s, backend, cres__env_any(probe, names));
-}
-
-/* Every step of the documented order that applies, in that order (innermost launcher
-   first). The first wins; auto's log line names the others. */
-CRES__PRIVATE void cres__auto_steps(const cres_resolver *probe, char *selector, size_t cap,
-                                    cres__auto_picks *s) {
-    /* name lists as arrays of their own: a literal holding "\0" would go to the .rodata
-       every program keeps (see "Footprint" in >>impl) */
-    CRES__BYTE_ALIGNED static const char
-        tfconfig[] = "TF_CONFIG\0",
-        torchrun[] = "TORCHELASTIC_RUN_ID\0",
-        mpi[] = "OMPI_COMM_WORLD_SIZE\0MV2_COMM_WORLD_SIZE\0PMI_SIZE\0PMIX_RANK\0",
-        step[] = "SLURM_STEP_NODELIST\0", pals[] = "PALS_RANKID\0",
-        jsrun[] = "JSM_NAMESPACE_RANK\0", flux_rank[] = "FLUX_TASK_RANK\0",
-        vertex[] = "CLUSTER_SPEC\0", sagemaker[] = "SM_HOSTS\0SM_CURRENT_HOST\0",
-        skypilot[] = "SKYPILOT_NODE_IPS\0SKYPILOT_NODE_RANK\0",
-        volcano[] = "VC_TASK_INDEX\0VK_TASK_INDEX\0",
-        lws[] = "LWS_LEADER_ADDRESS\0LWS_WORKER_INDEX\0LWS_GROUP_SIZE\0",
-        awsbatch[] = "AWS_BATCH_JOB_NODE_INDEX\0AWS_BATCH_JOB_NUM_NODES\0",
-        jax[] = "JAX_COORDINATOR_ADDRESS\0JAX_NUM_PROCESSES\0JAX_PROCESS_ID\0",
-        pet[] = "PET_NNODES\0PET_NODE_RANK\0PET_MASTER_ADDR\0",
-        slurm_job[] = "SLURM_JOB_ID\0SLURM_JOBID\0", pbs[] = "PBS_NODEFILE\0PBS_JOBID\0",
-        lsf[] = "LSB_DJOB_RANKFILE\0LSB_MCPU_HOSTS\0LSB_JOBID\0", sge[] = "PE_HOSTFILE\0",
-        flux[] = "FLUX_JOB_ID\0FLUX_ENCLOSING_ID\0",
-        tpu[] = "TPU_PROCESS_ADDRESSES\0TPU_WORKER_HOSTNAMES\0TPU_WORKER_ID\0"
-                "TPU_NAME\0KUBE_GOOGLE_CLOUD_TPU_ENDPOINTS\0TPU_CONFIG\0";
-    const char *why;
-    FILE *f;
-    s->n = 0;
-    cres__auto_set(probe, s, "tfconfig", tfconfig);
-    cres__auto_set(probe, s, "torch", torchrun);
-    /* Flux's own PMI and Cray PALS's mpiexec set PMI_RANK and PMI_SIZE for every task: flux
-       and pbs read those jobs (PALS's nodes and local ranks are not MPICH's names) */
-    why = cres__env_any(probe, mpi);
-    if (why && strcmp(why, "PMI_SIZE") == 0 &&
-        (cres__env_set(probe, "FLUX_TASK_RANK") ||
-         (cres__env_set(probe, "PALS_RANKID") && cres__env_set(probe, "PBS_NODEFILE"))))
-        why = NULL;
-    cres__auto_step(s, "mpi", why);
+/* auto's documented order, innermost launcher first: per step its backend, then a name list
+   of variables, the first set one saying why the step applies. A step marked with a digit
+   (CRES__AUTO_CHECKED) is decided by cres__auto_check's case of that digit, from the
+   first set variable (NULL: none is) or, with no variables, from the environment alone.
+   One literal, not code per step (see "Footprint" in >>impl); an empty backend ends it. */
+#define CRES__AUTO_STEP(backend, variables) backend "\0" variables "\0"
+#define CRES__AUTO_CHECKED(digit, backend, variables) #digit backend "\0" variables "\0"
+CRES__BYTE_ALIGNED static const char cres__auto_order[] =
+    CRES__AUTO_STEP("tfconfig", "TF_CONFIG\0")
+    CRES__AUTO_STEP("torch", "TORCHELASTIC_RUN_ID\0")
+    CRES__AUTO_CHECKED(1, "mpi", "OMPI_COMM_WORLD_SIZE\0MV2_COMM_WORLD_SIZE\0PMI_SIZE\0PMIX_RANK\0")
     /* a scheduler's job step, or a rank on its allocation: the launcher of this process */
-    cres__auto_set(probe, s, "slurm", step);
-    if (cres__env_any(probe, pbs))
-        cres__auto_step(s, "pbs",
-                        cres__env_any(probe, pals)   ? "PALS_RANKID"
-                        : cres__pbsdsh_task(probe) ? "PBS_VNODENUM"
-                                                   : NULL);
-    if (cres__env_any(probe, lsf)) cres__auto_set(probe, s, "lsf", jsrun);
-    cres__auto_set(probe, s, "flux", flux_rank);
-    cres__auto_set(probe, s, "vertex", vertex);
-    cres__auto_set(probe, s, "sagemaker", sagemaker);
-    if ((f = fopen(CRES__SM_RESOURCE_CONFIG, "rb")) != NULL) {
-        fclose(f);
-        cres__auto_step(s, "sagemaker", CRES__SM_RESOURCE_CONFIG);
-    }
-    cres__auto_set(probe, s, "skypilot", skypilot);
-    why = cres__env_any(probe, volcano);
-    cres__auto_step(s, "volcano", why ? why : cres__auto_vc_hosts(probe));
-    cres__auto_set(probe, s, "lws", lws);
-    cres__auto_set(probe, s, "awsbatch", awsbatch);
-    cres__auto_step(s, "torch", cres__auto_torch_plain(probe));
-    cres__auto_set(probe, s, "jax", jax);
-    cres__auto_set(probe, s, "torch", pet);
+    CRES__AUTO_STEP("slurm", "SLURM_STEP_NODELIST\0")
+    CRES__AUTO_CHECKED(2, "pbs", "PBS_NODEFILE\0PBS_JOBID\0")
+    CRES__AUTO_CHECKED(3, "lsf", "LSB_DJOB_RANKFILE\0LSB_MCPU_HOSTS\0LSB_JOBID\0")
+    CRES__AUTO_STEP("flux", "FLUX_TASK_RANK\0")
+    CRES__AUTO_STEP("vertex", "CLUSTER_SPEC\0")
+    CRES__AUTO_STEP("sagemaker", "SM_HOSTS\0SM_CURRENT_HOST\0")
+    CRES__AUTO_CHECKED(4, "sagemaker", "")
+    CRES__AUTO_STEP("skypilot", "SKYPILOT_NODE_IPS\0SKYPILOT_NODE_RANK\0")
+    CRES__AUTO_CHECKED(5, "volcano", "VC_TASK_INDEX\0VK_TASK_INDEX\0")
+    CRES__AUTO_STEP("lws", "LWS_LEADER_ADDRESS\0LWS_WORKER_INDEX\0LWS_GROUP_SIZE\0")
+    CRES__AUTO_STEP("awsbatch", "AWS_BATCH_JOB_NODE_INDEX\0AWS_BATCH_JOB_NUM_NODES\0")
+    CRES__AUTO_CHECKED(6, "torch", "")
+    CRES__AUTO_STEP("jax", "JAX_COORDINATOR_ADDRESS\0JAX_NUM_PROCESSES\0JAX_PROCESS_ID\0")
+    CRES__AUTO_STEP("torch", "PET_NNODES\0PET_NODE_RANK\0PET_MASTER_ADDR\0")
     /* a scheduler's allocation with no rank of this process's (a job script, an allocation
        shell): the launchers above may run inside it, as DeepSpeed's does in an sbatch script */
-    if (cres__env_any(probe, slurm_job))
-        cres__auto_step(s, "slurm",
-                        "SLURM_JOB_ID (an sbatch script or an salloc shell: the job's "
-                        "allocation)");
-    cres__auto_set(probe, s, "pbs", pbs);
-    cres__auto_set(probe, s, "lsf", lsf);
-    cres__auto_set(probe, s, "sge", sge);
-    cres__auto_set(probe, s, "flux", flux);
-    cres__auto_set(probe, s, "tpu", tpu);
-    if (cres__auto_indexed_job(probe, selector, cap))
-        cres__auto_step(s, "kubernetes",
-                        "KUBERNETES_SERVICE_HOST and JOB_COMPLETION_INDEX (an Indexed Job)");
+    CRES__AUTO_CHECKED(7, "slurm", "SLURM_JOB_ID\0SLURM_JOBID\0")
+    CRES__AUTO_STEP("pbs", "PBS_NODEFILE\0PBS_JOBID\0")
+    CRES__AUTO_STEP("lsf", "LSB_DJOB_RANKFILE\0LSB_MCPU_HOSTS\0LSB_JOBID\0")
+    CRES__AUTO_STEP("sge", "PE_HOSTFILE\0")
+    CRES__AUTO_STEP("flux", "FLUX_JOB_ID\0FLUX_ENCLOSING_ID\0")
+    CRES__AUTO_STEP("tpu", "TPU_PROCESS_ADDRESSES\0TPU_WORKER_HOSTNAMES\0TPU_WORKER_ID\0"
+                           "TPU_NAME\0KUBE_GOOGLE_CLOUD_TPU_ENDPOINTS\0TPU_CONFIG\0")
+    CRES__AUTO_CHECKED(8, "kubernetes", "");
+#undef CRES__AUTO_CHECKED
+#undef CRES__AUTO_STEP
+
+/* Why a checked step of cres__auto_order applies (NULL: it does not); `set` is the first of
+   its variables that is set. */
+CRES__PRIVATE const char *cres__auto_check(const cres_resolver *probe, char digit,
+                                           const char *set, char *selector, size_t cap) {
+    FILE *f;
+    switch (digit) {
+    case '1': /* Flux's own PMI and Cray PALS's mpiexec set PMI_RANK and PMI_SIZE for every
+                 task: flux and pbs read those jobs (PALS's nodes and local ranks are not
+                 MPICH's names) */
+        if (set && strcmp(set, "PMI_SIZE") == 0 &&
+            (cres__env_set(probe, "FLUX_TASK_RANK") ||
+             (cres__env_set(probe, "PALS_RANKID") && cres__env_set(probe, "PBS_NODEFILE"))))
+            return NULL;
+        return set;
+    case '2': /* in a PBS job: PALS's ranks, or pbsdsh's tasks */
+        if (!set) return NULL;
+        return cres__env_set(probe, "PALS_RANKID") ? "PALS_RANKID"
+               : cres__pbsdsh_task(probe)          ? "PBS_VNODENUM"
+                                                   : NULL;
+    case '3': /* in an LSF job: jsrun's ranks */
+        return set && cres__env_set(probe, "JSM_NAMESPACE_RANK") ? "JSM_NAMESPACE_RANK" : NULL;
+    case '4':
+        if ((f = fopen(CRES__SM_RESOURCE_CONFIG, "rb")) == NULL) return NULL;
+        fclose(f);
+        return CRES__SM_RESOURCE_CONFIG;
+    case '5': return set ? set : cres__auto_vc_hosts(probe);
+    case '6': return cres__auto_torch_plain(probe);
+    case '7':
+        return set ? "SLURM_JOB_ID (an sbatch script or an salloc shell: the job's allocation)"
+                   : NULL;
+    default: /* '8' */
+        return cres__auto_indexed_job(probe, selector, cap)
+                   ? "KUBERNETES_SERVICE_HOST and JOB_COMPLETION_INDEX (an Indexed Job)"
+                   : NULL;
+    }
+}
+
+/* Every step of the documented order that applies, in that order. The first wins; auto's log
+   line names the others. */
+CRES__PRIVATE void cres__auto_steps(const cres_resolver *probe, char *selector, size_t cap,
+                                    cres__auto_picks *s) {
+    const char *p = cres__auto_order, *names, *why;
+    s->n = 0;
+    while (*p) {
+        char digit = *p >= '0' && *p <= '9' ? *p++ : '\0';
+        const char *backend = p;
+        names = cres__next_name(backend);
+        why = cres__env_any(probe, names);
+        if (digit) why = cres__auto_check(probe, digit, why, selector, cap);
+        if (why && s->n < sizeof s->step / sizeof s->step[0]) {
+            s->step[s->n].backend = backend;
+            s->step[s->n++].why = why;
+        }
+        for (p = names; *p; p = cres__next_name(p)) continue;
+        p++; /* past the list's empty name */
+    }
 }
 
 /* Rule 1: a launcher's variable that says this process is one of several rules out the
