@@ -10960,13 +10960,16 @@ typedef struct cres__job_split {
     int first; /* its first rank */
 } cres__job_split;
 
+/* A job's place in rank order: "chief" 0, "evaluator" 2 (last, as >>launch orders it), the
+   others 1. */
+CRES__PRIVATE int cres__job_place(const char *job) {
+    return strcmp(job, "chief") == 0 ? 0 : strcmp(job, "evaluator") == 0 ? 2 : 1;
+}
+
 CRES__PRIVATE int cres__cmp_job_split(const void *x, const void *y) {
     const cres__job_split *a = (const cres__job_split *)x, *b = (const cres__job_split *)y;
-    int ca = strcmp(a->job, "chief") == 0, cb = strcmp(b->job, "chief") == 0;
-    int ea = strcmp(a->job, "evaluator") == 0, eb = strcmp(b->job, "evaluator") == 0;
-    if (ca != cb) return ca ? -1 : 1;
-    if (ea != eb) return ea ? 1 : -1; /* last, as the ranks order it (>>launch) */
-    return strcmp(a->job, b->job);
+    int d = cres__job_place(a->job) - cres__job_place(b->job);
+    return d ? d : strcmp(a->job, b->job);
 }
 
 /* What a launcher says of the device lists its tasks see (section 7, slurm's GPUs). */
@@ -14745,12 +14748,13 @@ CRES__PRIVATE void cres__auto_steps(const cres_resolver *probe, char *selector, 
    ">1" a count (the value's first word) other than 1; ">0" an index other than 0; ",", ";"
    or "\n" a list of more than one entry so separated. A value that is no number says so
    too. One literal, not pointers (a table of pointers costs a relocation each): a launcher,
-   then its variable and mark pairs, up to an empty variable; an empty launcher ends it.
+   then its variables, each after its mark (a variable's name starts with a letter or "_"),
+   up to an empty variable; an empty launcher ends it.
    Left out: torchx's TORCHX_RANK0_HOST and Determined's DET_CHIEF_IP (set for a single
    process too), Google Cloud Batch's BATCH_HOSTS_FILE (a file; BATCH_TASK_COUNT says as
    much). */
 #define CRES__SEVERAL(launcher, variables) launcher "\0" variables "\0"
-#define CRES__SAYS(variable, how) variable "\0" how "\0"
+#define CRES__SAYS(variable, how) how variable "\0"
 CRES__BYTE_ALIGNED static const char cres__several[] =
     /* torchrun's workers (torch/distributed/elastic/agent/server/local_elastic_agent.py);
        LOCAL_RANK and NODE_RANK also Ray Train, AzureML, DeepSpeed's launch.py and Lightning's
@@ -14850,18 +14854,19 @@ CRES__BYTE_ALIGNED static const char cres__several[] =
 #undef CRES__SAYS
 #undef CRES__SEVERAL
 
-/* Whether value v of a cres__several entry says one of several (`how` as there). */
-CRES__PRIVATE int cres__says_several(const char *v, const char *how) {
+/* Whether value v of a cres__several entry says one of several (`how`, its mark, as there,
+   up to the variable's name). */
+CRES__PRIVATE int cres__says_several(const char *v, const char *how, const char *name) {
     size_t len, entries = 0;
     long long n;
-    if (!*how) return 1;
+    if (how == name) return 1;
     if (*how == '>') { /* a number other than the one a process alone has */
         v += strspn(v, " \t\r\n");
         len = strcspn(v, " \t\r\n");
         return cres__parse_decimal(v, len, &n) != 1 || n != how[1] - '0';
     }
     while (entries < 2 && *v) { /* entries not blank */
-        len = strcspn(v, how);
+        for (len = 0; v[len] && v[len] != *how; len++) continue;
         if (strspn(v, " \t\r\n") < len) entries++;
         v += len + (v[len] != '\0');
     }
@@ -14871,11 +14876,12 @@ CRES__PRIVATE int cres__says_several(const char *v, const char *how) {
 CRES__PRIVATE cres_result cres__auto_not_alone(const cres_resolver *probe, cres_error *err) {
     const char *launcher, *name, *how, *v;
     char q[CRES__QUOTE_SIZE];
-    for (launcher = cres__several; *launcher; launcher = name + 1) {
-        for (name = cres__next_name(launcher); *name; name = cres__next_name(how)) {
-            how = cres__next_name(name);
+    for (launcher = cres__several; *launcher; launcher = how + 1) {
+        for (how = cres__next_name(launcher); *how; how = cres__next_name(how)) {
+            name = how + strspn(how, ">01,;\n");
             v = cres_resolver_getenv(probe, name);
-            if (!v || cres__is_blank(v) || !cres__says_several(v, how)) continue;
+            if (!v || cres__is_blank(v) || !cres__says_several(v, how, name))
+                continue;
             return cres__fail(err, CRES_ERR_ENVIRONMENT,
                               "auto: %s=%s (%s) is set: this process may be one of several, but "
                               "no launcher's variables are complete; set "
