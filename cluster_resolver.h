@@ -4723,8 +4723,9 @@ CRES_API cres_transport cres_curl_transport(void) { return cres__curl_transport_
    Simple: a spec the caller gives                                                 >>simple */
 
 #if !defined(CLUSTER_RESOLVER_NO_SIMPLE) || !defined(CLUSTER_RESOLVER_NO_TFCONFIG) || \
-    !defined(CLUSTER_RESOLVER_NO_VERTEX)
-/* Also the TF_CONFIG resolver's state: a spec read once, and a master string. */
+    !defined(CLUSTER_RESOLVER_NO_VERTEX) || !defined(CLUSTER_RESOLVER_NO_LOCAL)
+/* Also the TF_CONFIG resolver's state: a spec read once, and a master string (and the local
+   resolver's: its spec of one task, made at create). */
 typedef struct cres__simple {
     cres_resolver base;
     cres_cluster_spec *spec;
@@ -5157,35 +5158,19 @@ CRES__LEFT_OUT(cres_tfconfig_resolver_create, cres_tfconfig_options, "tfconfig",
    Local: one task on this host                                                     >>local */
 
 #ifndef CLUSTER_RESOLVER_NO_LOCAL
-typedef struct cres__local {
-    cres_resolver base;
-    char *job;
-    char *address;
-} cres__local;
-
-CRES__PRIVATE cres_result cres__local_resolve(cres_resolver *r, cres_cluster_spec **out,
-                                             cres_error *err) {
-    cres__local *l = (cres__local *)r;
-    cres_result res = cres_spec_create(&r->config.allocator, out, err);
-    if (res == CRES_OK) res = cres_spec_add_task(*out, l->job, 0, l->address, err);
-    return res;
-}
-
-CRES__PRIVATE void cres__local_destroy(cres_resolver *r) {
-    cres__local *l = (cres__local *)r;
-    cres__free(&r->config.allocator, l->job);
-    cres__free(&r->config.allocator, l->address);
-}
-
+/* The state is a cres__simple's: the spec of the one task, made at create, without a master
+   string. */
 CRES__BYTE_ALIGNED static const char cres__local_vtable_name[] = "local";
 static const cres_resolver_vtable cres__local_vtable = {
-    cres__local_vtable_name, cres__local_resolve, NULL, NULL, cres__local_destroy, NULL, NULL};
+    cres__local_vtable_name, cres__simple_resolve, NULL, NULL, cres__simple_destroy, NULL, NULL};
 
 CRES_API cres_result cres_local_resolver_create(const cres_local_options *o, cres_resolver **out,
                                                 cres_error *err) {
     cres_local_options none;
     cres_resolver *r;
-    cres__local *l;
+    cres__simple *l;
+    const char *job;
+    char *address;
     cres_result res;
     if (!o) {
         memset(&none, 0, sizeof none);
@@ -5199,15 +5184,17 @@ CRES_API cres_result cres_local_resolver_create(const cres_local_options *o, cre
                           o->port);
     if ((res = cres_resolver_new(sizeof *l, &cres__local_vtable, o->config, &r, err)) != CRES_OK)
         return res;
-    l = (cres__local *)r;
-    l->job = cres__strdup(&r->config.allocator, o->job_name ? o->job_name : "worker");
-    l->address = cres__join_host_port(&r->config.allocator, o->host ? o->host : "localhost",
-                                      o->port ? o->port : CRES__DEFAULT_PORT);
-    res = l->job && l->address ? CRES_OK : cres__oom(err, cres__local_vtable_name);
-    if (res == CRES_OK) res = cres__check_job_name(l->job, err);
-    if (res == CRES_OK) res = cres__check_address(l->job, 0, l->address, err);
-    if (res == CRES_OK) res = cres_set_detected_task(r, l->job, 0, err);
+    l = (cres__simple *)r;
+    job = o->job_name ? o->job_name : "worker";
+    address = cres__join_host_port(&r->config.allocator, o->host ? o->host : "localhost",
+                                   o->port ? o->port : CRES__DEFAULT_PORT);
+    /* cres_spec_add_task checks the name, then the address, as the messages say */
+    res = address ? cres_spec_create(&r->config.allocator, &l->spec, err)
+                  : cres__oom(err, cres__local_vtable_name);
+    if (res == CRES_OK) res = cres_spec_add_task(l->spec, job, 0, address, err);
+    if (res == CRES_OK) res = cres_set_detected_task(r, job, 0, err);
     if (res == CRES_OK && o->rpc_layer) res = cres_set_rpc_layer(r, o->rpc_layer, err);
+    cres__free(&r->config.allocator, address);
     if (res != CRES_OK) {
         cres_resolver_free(r);
         return cres__wrap(err, res, CRES_OK, res == CRES_ERR_OUT_OF_MEMORY ? "" : "local: ");
