@@ -11446,12 +11446,6 @@ CRES__PRIVATE int cres__slurm_binds(const char *v, int tres) {
     return n > 0;
 }
 
-/* The task's lists are its own, as variable `var` (value v) says. */
-CRES__PRIVATE void cres__gpus_bound_by(cres__gpu_word *said, const char *var, const char *v) {
-    char q[CRES__QUOTE_SIZE];
-    snprintf(said->bound, sizeof said->bound, "%s=%s", var, cres__quote_str(q, sizeof q, v));
-}
-
 /* Slurm's word on the GPU lists a task sees. slurmstepd (src/plugins/gres/common/
    gres_common.c, gres_common_gpu_set_env) sets SLURM_GPUS_ON_NODE to the step's GPUs on the
    node and CUDA_VISIBLE_DEVICES (and ROCR_VISIBLE_DEVICES, ZE_AFFINITY_MASK,
@@ -11471,6 +11465,7 @@ CRES__PRIVATE cres_result cres__slurm_gpus(const cres_resolver *r, cres__gpu_wor
     const char *bind_var = "SLURM_TRES_BIND", *bind = cres_resolver_getenv(r, bind_var);
     const char *per_task = cres_resolver_getenv(r, "SLURM_TRES_PER_TASK"), *hint;
     int binds = cres__slurm_binds(bind, 1);
+    char q[CRES__QUOTE_SIZE];
     cres_result res = cres__env_int(r, "SLURM_GPUS_ON_NODE", 0, 4096, &said->on_node, err);
     if (res != CRES_OK) return res;
     said->on_node_var = "SLURM_GPUS_ON_NODE";
@@ -11479,12 +11474,20 @@ CRES__PRIVATE cres_result cres__slurm_gpus(const cres_resolver *r, cres__gpu_wor
                        "nothing says";
     if (!binds)
         binds = cres__slurm_binds(bind = cres_resolver_getenv(r, bind_var = "SLURM_GPU_BIND"), 0);
-    if (binds) /* none too: every task sees the step's GPUs, as the user asked, not a share */
-        cres__gpus_bound_by(said, bind_var, bind);
-    else if ((hint = cres__env_any(r, implicit)) != NULL)
-        cres__gpus_bound_by(said, hint, cres_resolver_getenv(r, hint));
-    else if (per_task && strstr(per_task, "gres/gpu"))
-        cres__gpus_bound_by(said, "SLURM_TRES_PER_TASK", per_task);
+    /* bind_var, its value bind: the variable that says the task's lists are its own */
+    if (binds) {
+        /* none too: every task sees the step's GPUs, as the user asked, not a share */
+    } else if ((hint = cres__env_any(r, implicit)) != NULL) {
+        bind_var = hint;
+        bind = cres_resolver_getenv(r, hint);
+    } else if (per_task && strstr(per_task, "gres/gpu")) {
+        bind_var = "SLURM_TRES_PER_TASK";
+        bind = per_task;
+    } else {
+        return CRES_OK;
+    }
+    snprintf(said->bound, sizeof said->bound, "%s=%s", bind_var,
+             cres__quote_str(q, sizeof q, bind));
     return CRES_OK;
 }
 
