@@ -11156,8 +11156,11 @@ CRES__PRIVATE cres_result cres__hpc_gpus(cres__hpc *h, const cres__hpc_want *w, 
         return cres__fail(err, CRES_ERR_INVALID_ARGUMENT,
                           "%s: gpus_per_node %d / gpus_per_task %d: not 0 to 4096", who, per_node,
                           w->gpus_per_task);
-    if (per_node == CRES_NO_GPUS)
-        return w->gpus_per_task ? cres__hpc_split(h, w, 0, NULL, max_tasks, err) : CRES_OK;
+    if (per_node == CRES_NO_GPUS) {
+        if (!w->gpus_per_task) return CRES_OK;
+        per_node = 0; /* no GPUs: the caller's gpus_per_task is checked against none */
+        goto split;
+    }
     if ((res = cres__cuda_devices(&h->base, &cuda, &listed, err)) != CRES_OK) return res;
     memset(&said, 0, sizeof said);
     said.on_node = -1;
@@ -11172,9 +11175,7 @@ CRES__PRIVATE cres_result cres__hpc_gpus(cres__hpc *h, const cres__hpc_want *w, 
         return cres__fail(err, CRES_ERR_ENVIRONMENT,
                           "%s: options.gpus_per_node %d, but CUDA_VISIBLE_DEVICES=%s lists %d", who,
                           per_node, cres__quote(q, sizeof q, cuda, strlen(cuda)), listed);
-    if (per_node > 0 || w->gpus_per_task > 0 || (listed && said.on_node == listed))
-        return cres__hpc_split(h, w, per_node ? per_node : listed, listed ? cuda : NULL, max_tasks,
-                               err);
+    if (per_node > 0 || w->gpus_per_task > 0 || (listed && said.on_node == listed)) goto split;
     if (listed && said.on_node >= 0)
         cres__log(&h->base, CRES_LOG_INFO,
                   "%s: CUDA_VISIBLE_DEVICES=%s left as it is: it lists %d devices, %s=%d", who,
@@ -11188,6 +11189,9 @@ CRES__PRIVATE cres_result cres__hpc_gpus(cres__hpc *h, const cres__hpc_want *w, 
                   said.unsaid ? said.unsaid : "the launcher does not say");
     h->gpus_per_task = listed;
     return CRES_OK;
+split:
+    return cres__hpc_split(h, w, per_node ? per_node : listed, listed ? cuda : NULL, max_tasks,
+                           err);
 }
 
 /* Each rank's GPUs, once placed: the caller's count, else its node's share (a node of more
