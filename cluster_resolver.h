@@ -11466,9 +11466,9 @@ CRES__PRIVATE cres_result cres__slurm_gpus(const cres_resolver *r, cres__gpu_wor
                                            cres_error *err) {
     CRES__BYTE_ALIGNED static const char implicit[] = "SLURM_GPUS_PER_TASK\0SLURM_NTASKS_PER_GPU\0"
                                                       "SLURM_NTASKS_PER_TRES\0";
-    const char *bind_var = "SLURM_TRES_BIND", *bind = cres_resolver_getenv(r, bind_var);
-    const char *per_task = cres_resolver_getenv(r, "SLURM_TRES_PER_TASK"), *hint;
-    int binds = cres__slurm_binds(bind, 1);
+    const char *bind_var, *bind, *hint;
+    const char *per_task = cres_resolver_getenv(r, "SLURM_TRES_PER_TASK");
+    int binds = 0, tres;
     char q[CRES__QUOTE_SIZE];
     cres_result res = cres__env_int(r, "SLURM_GPUS_ON_NODE", 0, 4096, &said->on_node, err);
     if (res != CRES_OK) return res;
@@ -11476,8 +11476,10 @@ CRES__PRIVATE cres_result cres__slurm_gpus(const cres_resolver *r, cres__gpu_wor
     if (said->on_node < 0)
         said->unsaid = "SLURM_GPUS_ON_NODE (the step's GPUs on the node) is not set, so "
                        "nothing says";
-    if (!binds)
-        binds = cres__slurm_binds(bind = cres_resolver_getenv(r, bind_var = "SLURM_GPU_BIND"), 0);
+    for (tres = 1; tres >= 0 && !binds; tres--) { /* --tres-bind's, else --gpu-bind's */
+        bind_var = tres ? "SLURM_TRES_BIND" : "SLURM_GPU_BIND";
+        binds = cres__slurm_binds(bind = cres_resolver_getenv(r, bind_var), tres);
+    }
     /* bind_var, its value bind: the variable that says the task's lists are its own */
     if (binds) {
         /* none too: every task sees the step's GPUs, as the user asked, not a share */
