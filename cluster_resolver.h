@@ -11532,13 +11532,11 @@ CRES__PRIVATE cres_result cres__slurm_nodes(const cres_resolver *r, cres__layout
    heterogeneous job's script sees its first component in those variables and each in
    SLURM_*_HET_GROUP_<n> (src/slurmctld/job_scheduler.c _set_het_job_env): which of them, or
    what union, the caller means is not said, so it is refused. (A step names its own nodes
-   whole, several components' too: src/common/env.c env_array_for_step.) */
-CRES__PRIVATE cres_result cres__slurm_allocation(const cres_resolver *r, cres__layout *l,
-                                                 cres_error *err) {
-    const char *who = r->vtable->name, *nodes = "SLURM_JOB_NODELIST";
-    const char *ntasks = cres_resolver_getenv(r, "SLURM_NTASKS") ? "SLURM_NTASKS" : "SLURM_NPROCS";
-    const char *nnodes =
-        cres_resolver_getenv(r, "SLURM_JOB_NUM_NODES") ? "SLURM_JOB_NUM_NODES" : "SLURM_NNODES";
+   whole, several components' too: src/common/env.c env_array_for_step.) This part says which
+   variable lists the nodes (*nodes); cres__slurm_allocation takes them once read. */
+CRES__PRIVATE cres_result cres__slurm_job_nodes(const cres_resolver *r, const char **nodes,
+                                                cres_error *err) {
+    const char *who = r->vtable->name;
     const char *het = /* SLURM_PACK_SIZE before Slurm 20.02 */
         cres_resolver_getenv(r, "SLURM_HET_SIZE") ? "SLURM_HET_SIZE" : "SLURM_PACK_SIZE";
     int rank = 0, components = 1;
@@ -11559,23 +11557,34 @@ CRES__PRIVATE cres_result cres__slurm_allocation(const cres_resolver *r, cres__l
                           "%s: SLURM_PROCID=%d is set but SLURM_STEP_NODELIST is not: the step's "
                           "variables are missing",
                           who, rank);
-    if (!cres_resolver_getenv(r, nodes) && cres_resolver_getenv(r, "SLURM_NODELIST"))
-        nodes = "SLURM_NODELIST"; /* the older name */
-    if (!cres_resolver_getenv(r, nodes))
+    *nodes = "SLURM_JOB_NODELIST";
+    if (!cres_resolver_getenv(r, *nodes) && cres_resolver_getenv(r, "SLURM_NODELIST"))
+        *nodes = "SLURM_NODELIST"; /* the older name */
+    if (!cres_resolver_getenv(r, *nodes))
         return cres__fail(err, CRES_ERR_ENVIRONMENT,
                           "%s: %s is set but neither SLURM_STEP_NODELIST (a step) nor "
                           "SLURM_JOB_NODELIST (the job's allocation) is",
                           who,
                           cres_resolver_getenv(r, "SLURM_JOB_ID") ? "SLURM_JOB_ID" : "SLURM_JOBID");
-    if ((res = cres__slurm_nodes(r, l, nodes, "SLURM_TASKS_PER_NODE", err)) != CRES_OK ||
-        (res = cres__env_agrees(r, ntasks, l->ntasks, "SLURM_TASKS_PER_NODE", err)) != CRES_OK ||
+    return CRES_OK;
+}
+
+/* The allocation's nodes (`nodes`, their list's variable) read into l: the job's counts must
+   agree, and no task is this process's. */
+CRES__PRIVATE cres_result cres__slurm_allocation(const cres_resolver *r, cres__layout *l,
+                                                 const char *nodes, cres_error *err) {
+    const char *ntasks = cres_resolver_getenv(r, "SLURM_NTASKS") ? "SLURM_NTASKS" : "SLURM_NPROCS";
+    const char *nnodes =
+        cres_resolver_getenv(r, "SLURM_JOB_NUM_NODES") ? "SLURM_JOB_NUM_NODES" : "SLURM_NNODES";
+    cres_result res;
+    if ((res = cres__env_agrees(r, ntasks, l->ntasks, "SLURM_TASKS_PER_NODE", err)) != CRES_OK ||
         (res = cres__env_agrees(r, nnodes, (int)l->nodes, nodes, err)) != CRES_OK)
         return res;
     cres__log(r, CRES_LOG_INFO,
               "%s: no job step (an sbatch script or an salloc shell): the cluster is the job's "
               "allocation, %zu nodes with %d task slots (%s, SLURM_TASKS_PER_NODE), and no task "
               "is this process's; srun starts the tasks",
-              who, l->nodes, l->ntasks, nodes);
+              r->vtable->name, l->nodes, l->ntasks, nodes);
     l->rank = -1;
     l->no_task = "no job step, SLURM_STEP_NODELIST is not set: an sbatch script or an salloc "
                  "shell; start the tasks with srun";
@@ -11599,17 +11608,19 @@ CRES__PRIVATE cres_result cres__slurm_node_agrees(const cres_resolver *r, const 
 
 CRES__PRIVATE cres_result cres__slurm_layout(const cres_resolver *r, cres__layout *l,
                                              cres_error *err) {
-    const char *who = r->vtable->name;
-    int ntasks = 0;
+    const char *who = r->vtable->name, *nodes = "SLURM_STEP_NODELIST";
+    int ntasks = 0, step = cres_resolver_getenv(r, nodes) != NULL;
     cres_result res;
-    if (!cres_resolver_getenv(r, "SLURM_STEP_NODELIST")) return cres__slurm_allocation(r, l, err);
-    if ((res = cres__env_need(r, "SLURM_PROCID", 0, CRES_MAX_HOSTLIST_HOSTS, &l->rank, err)) !=
-            CRES_OK ||
-        (res = cres__env_need(r, "SLURM_STEP_NUM_TASKS", 1, CRES_MAX_HOSTLIST_HOSTS, &ntasks,
-                              err)) != CRES_OK ||
-        (res = cres__slurm_nodes(r, l, "SLURM_STEP_NODELIST", "SLURM_STEP_TASKS_PER_NODE", err)) !=
-            CRES_OK)
-        return res;
+    if (!step) /* one call of cres__slurm_nodes for both: inlined, without unwind notes */
+        res = cres__slurm_job_nodes(r, &nodes, err);
+    else if ((res = cres__env_need(r, "SLURM_PROCID", 0, CRES_MAX_HOSTLIST_HOSTS, &l->rank, err)) ==
+             CRES_OK)
+        res = cres__env_need(r, "SLURM_STEP_NUM_TASKS", 1, CRES_MAX_HOSTLIST_HOSTS, &ntasks, err);
+    if (res == CRES_OK)
+        res = cres__slurm_nodes(r, l, nodes,
+                                step ? "SLURM_STEP_TASKS_PER_NODE" : "SLURM_TASKS_PER_NODE", err);
+    if (res != CRES_OK) return res;
+    if (!step) return cres__slurm_allocation(r, l, nodes, err);
     if (l->ntasks != ntasks)
         return cres__fail(
             err, CRES_ERR_ENVIRONMENT,
