@@ -10841,25 +10841,17 @@ CRES__PRIVATE cres_result cres__layout_total(cres__layout *l, const char *who, c
     return CRES_OK;
 }
 
-/* Deals the ranks: node[r] and local[r] (the rank's index among its node's tasks). Cyclic
-   and plane deal rounds over the nodes that still have tasks, so the work is linear. */
+/* Deals the ranks: node[r] and local[r] (the rank's index among its node's tasks). The deal
+   goes in rounds over the nodes that still have tasks, so the work is linear: step tasks of
+   each per round, a plane's size (plane), 1 (cyclic), or all of them in the first (block). */
 CRES__PRIVATE cres_result cres__layout_deal(const cres_allocator *a, const cres__layout *l,
                                             int *node, int *local, const char *who,
                                             cres_error *err) {
     size_t i, live, kept;
     size_t *open;
-    int r = 0, round = 0, step = l->deal == CRES__DEAL_PLANE ? l->plane : 1;
-    if (l->deal == CRES__DEAL_BLOCK) {
-        for (i = 0; i < l->nodes; i++) {
-            int k;
-            for (k = 0; k < l->tasks[i]; k++, r++) {
-                node[r] = (int)i;
-                local[r] = k;
-            }
-        }
-        return CRES_OK;
-    }
-    if (!(open = (size_t *)cres__alloc(a, (l->nodes ? l->nodes : 1) * sizeof *open)))
+    int r = 0, round = 0;
+    int step = l->deal == CRES__DEAL_PLANE ? l->plane : l->deal == CRES__DEAL_CYCLIC ? 1 : INT_MAX;
+    if (!(open = (size_t *)cres__alloc(a, l->nodes * sizeof *open))) /* 0: cres__alloc gives 1 */
         return cres__oom(err, who);
     for (i = live = 0; i < l->nodes; i++)
         if (l->tasks[i] > 0) open[live++] = i;
