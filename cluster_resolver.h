@@ -10910,17 +10910,18 @@ CRES__PRIVATE cres_result cres__layout_node_ranks(const cres__layout *l, const i
     char q[CRES__QUOTE_SIZE];
     if (!p || l->rank < 0) return CRES_OK;
     own = node[l->rank];
+    cres__quote_str(q, sizeof q, p); /* for the messages */
     for (;;) {
         size_t n = strcspn(p, ",");
         if (cres__parse_decimal(p, n, &x) != 1 || x <= last || x >= l->ntasks)
             return cres__fail(err, CRES_ERR_ENVIRONMENT,
-                              "%s: SLURM_GTIDS=%s is not ascending task ids below %d", who,
-                              cres__quote_str(q, sizeof q, l->node_ranks), l->ntasks);
+                              "%s: SLURM_GTIDS=%s is not ascending task ids below %d", who, q,
+                              l->ntasks);
         if (node[x] != own)
             return cres__fail(err, CRES_ERR_ENVIRONMENT,
                               "%s: SLURM_GTIDS=%s lists rank %lld, which the placement puts on "
                               "node %d, not on this node %d",
-                              who, cres__quote_str(q, sizeof q, l->node_ranks), x, node[x], own);
+                              who, q, x, node[x], own);
         last = x;
         count++;
         if (!p[n]) break;
@@ -10928,8 +10929,8 @@ CRES__PRIVATE cres_result cres__layout_node_ranks(const cres__layout *l, const i
     }
     if (count == l->tasks[own]) return CRES_OK;
     return cres__fail(err, CRES_ERR_ENVIRONMENT,
-                      "%s: SLURM_GTIDS=%s lists %d ranks on this node, the placement %d", who,
-                      cres__quote_str(q, sizeof q, l->node_ranks), count, l->tasks[own]);
+                      "%s: SLURM_GTIDS=%s lists %d ranks on this node, the placement %d", who, q,
+                      count, l->tasks[own]);
 }
 
 /* The jobs that split the ranks, in rank order: "chief" first, then by name. */
@@ -11110,11 +11111,10 @@ CRES__PRIVATE cres_result cres__hpc_split(cres__hpc *h, const cres__hpc_want *w,
 
 /* The launcher gave this task its own list already: passed on unchanged (visible devices ""),
    its length the task's count. The caller's own count must agree: gpus_per_node asks for a
-   split of the node's list, which this task cannot see. */
-CRES__PRIVATE cres_result cres__hpc_bound(cres__hpc *h, const cres__hpc_want *w, const char *cuda,
+   split of the node's list, which this task cannot see. q: the list, quoted. */
+CRES__PRIVATE cres_result cres__hpc_bound(cres__hpc *h, const cres__hpc_want *w, const char *q,
                                           int listed, const char *why, cres_error *err) {
     const char *who = h->base.vtable->name;
-    char q[CRES__QUOTE_SIZE];
     if (w->gpus_per_node > 0)
         return cres__fail(err, CRES_ERR_ENVIRONMENT,
                           "%s: options.gpus_per_node (--gpus-per-node) %d would split the node's "
@@ -11128,7 +11128,7 @@ CRES__PRIVATE cres_result cres__hpc_bound(cres__hpc *h, const cres__hpc_want *w,
     if (listed)
         cres__log(&h->base, CRES_LOG_INFO,
                   "%s: CUDA_VISIBLE_DEVICES=%s is this task's own (%s): passed on unchanged", who,
-                  cres__quote_str(q, sizeof q, cuda), why);
+                  q, why);
     h->gpus_per_task = listed;
     return CRES_OK;
 }
@@ -11154,11 +11154,12 @@ CRES__PRIVATE cres_result cres__hpc_gpus(cres__hpc *h, const cres__hpc_want *w, 
         goto split;
     }
     if ((res = cres__cuda_devices(&h->base, &cuda, &listed, err)) != CRES_OK) return res;
+    if (listed) cres__quote_str(q, sizeof q, cuda); /* for the messages that name it */
     memset(&said, 0, sizeof said);
     said.on_node = -1;
     if (w->gpu_reader && (res = w->gpu_reader(&h->base, &said, err)) != CRES_OK) return res;
     cres__gpu_lists_bound(&h->base, listed, &said);
-    if (said.bound[0]) return cres__hpc_bound(h, w, cuda, listed, said.bound, err);
+    if (said.bound[0]) return cres__hpc_bound(h, w, q, listed, said.bound, err);
     if (per_node > 0 && said.on_node >= 0 && said.on_node != per_node)
         return cres__fail(err, CRES_ERR_ENVIRONMENT,
                           "%s: options.gpus_per_node (--gpus-per-node) %d, but %s=%d", who,
@@ -11166,19 +11167,18 @@ CRES__PRIVATE cres_result cres__hpc_gpus(cres__hpc *h, const cres__hpc_want *w, 
     if (listed && listed < per_node) /* longer: its first per_node ids are the node's */
         return cres__fail(err, CRES_ERR_ENVIRONMENT,
                           "%s: options.gpus_per_node %d, but CUDA_VISIBLE_DEVICES=%s lists %d", who,
-                          per_node, cres__quote(q, sizeof q, cuda, strlen(cuda)), listed);
+                          per_node, q, listed);
     if (per_node > 0 || w->gpus_per_task > 0 || (listed && said.on_node == listed)) goto split;
     if (listed && said.on_node >= 0)
         cres__log(&h->base, CRES_LOG_INFO,
                   "%s: CUDA_VISIBLE_DEVICES=%s left as it is: it lists %d devices, %s=%d", who,
-                  cres__quote_str(q, sizeof q, cuda), listed, said.on_node_var, said.on_node);
+                  q, listed, said.on_node_var, said.on_node);
     else if (listed)
         cres__log(&h->base, CRES_LOG_INFO,
                   "%s: CUDA_VISIBLE_DEVICES=%s left as it is: %s whether it lists the node's "
                   "GPUs or this task's own (options.gpus_per_node or gpus_per_task, "
                   "--gpus-per-node or --gpus-per-task, would split it as the node's)",
-                  who, cres__quote_str(q, sizeof q, cuda),
-                  said.unsaid ? said.unsaid : "the launcher does not say");
+                  who, q, said.unsaid ? said.unsaid : "the launcher does not say");
     h->gpus_per_task = listed;
     return CRES_OK;
 split:
@@ -11595,7 +11595,7 @@ CRES__PRIVATE cres_result cres__slurm_node_agrees(const cres_resolver *r, const 
         err, CRES_ERR_ENVIRONMENT,
         "%s: SLURMD_NODENAME=%s but SLURM_NODEID=%d is %s in SLURM_STEP_NODELIST", r->vtable->name,
         cres__quote_str(q, sizeof q, name), l->own_node,
-        cres__quote(qh, sizeof qh, l->hosts[l->own_node], strlen(l->hosts[l->own_node])));
+        cres__quote_str(qh, sizeof qh, l->hosts[l->own_node]));
 }
 
 CRES__PRIVATE cres_result cres__slurm_layout(const cres_resolver *r, cres__layout *l,
