@@ -11043,8 +11043,10 @@ CRES__PRIVATE cres_result cres__cuda_devices(const cres_resolver *r, const char 
         return cres__fail(err, CRES_ERR_LIMIT, "%s: CUDA_VISIBLE_DEVICES is longer than 4096 bytes",
                           r->vtable->name);
     for (p = cuda; *p; p++) {
-        if (!strchr("0123456789abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ-_:./,", *p) ||
-            (p[0] == ',' && (p[1] == ',' || !p[1])) || (p == cuda && *p == ','))
+        char c = *p;
+        int id_char = (c >= '0' && c <= '9') || (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') ||
+                      strchr("-_:./,", c);
+        if (!id_char || (c == ',' && (p[1] == ',' || !p[1])) || (p == cuda && c == ','))
             return cres__fail(err, CRES_ERR_ENVIRONMENT,
                               "%s: CUDA_VISIBLE_DEVICES=\"%.64s\" is not a list of ids",
                               r->vtable->name, cuda);
@@ -11325,7 +11327,7 @@ CRES__PRIVATE cres_result cres__hpc_devices(cres_resolver *r, const char *task_t
                 const char *p = h->devices;
                 int skip = k;
                 while (skip-- > 0) p = strchr(p, ',') + 1;
-                cres__put(&w, p, strchr(p, ',') ? (size_t)(strchr(p, ',') - p) : strlen(p));
+                cres__put(&w, p, strcspn(p, ","));
             }
         }
     }
