@@ -11407,19 +11407,18 @@ CRES__PRIVATE cres_result cres__hpc_create(const cres_resolver_vtable *vtable,
    set_distribution writes "pack"; slurm_step_layout.c lays the tasks out in blocks). */
 CRES__PRIVATE cres_result cres__slurm_deal(const cres_resolver *r, cres__layout *l,
                                            cres_error *err) {
-    const char *d = cres_resolver_getenv(r, "SLURM_DISTRIBUTION");
+    /* the deals in cres__deal's order (a name list, see "Footprint" in >>impl) */
+    CRES__BYTE_ALIGNED static const char deals[] = "block\0cyclic\0plane\0";
+    const char *d = cres_resolver_getenv(r, "SLURM_DISTRIBUTION"), *name = deals;
     size_t n = d ? strcspn(d, ":,") : 0;
+    int i;
     char q[CRES__QUOTE_SIZE];
     l->deal = CRES__DEAL_BLOCK;
-    if (!d || (n == 5 && memcmp(d, "block", 5) == 0) || strcmp(d, "pack") == 0 ||
-        strcmp(d, "nopack") == 0)
-        return CRES_OK;
-    if (n == 6 && memcmp(d, "cyclic", 6) == 0) {
-        l->deal = CRES__DEAL_CYCLIC;
-        return CRES_OK;
-    }
-    if (n == 5 && memcmp(d, "plane", 5) == 0) {
-        l->deal = CRES__DEAL_PLANE;
+    if (!d || strcmp(d, "pack") == 0 || strcmp(d, "nopack") == 0) return CRES_OK;
+    for (i = 0; *name; name = cres__next_name(name), i++) {
+        if (strlen(name) != n || memcmp(d, name, n) != 0) continue;
+        l->deal = (cres__deal)i;
+        if (i != CRES__DEAL_PLANE) return CRES_OK;
         return cres__env_need(r, "SLURM_DIST_PLANESIZE", 1, CRES_MAX_HOSTLIST_HOSTS, &l->plane,
                               err);
     }
@@ -11496,24 +11495,26 @@ CRES__PRIVATE cres_result cres__slurm_nodes(const cres_resolver *r, cres__layout
                                             const char *nodes_var, const char *tpn_var,
                                             cres_error *err) {
     const char *who = r->vtable->name, *nodes = cres_resolver_getenv(r, nodes_var);
-    const char *tpn = cres_resolver_getenv(r, tpn_var);
+    const char *tpn = cres_resolver_getenv(r, tpn_var), *unread = nodes_var; /* if it fails */
     const cres_allocator *a = &r->config.allocator;
     char prefix[64], q[CRES__QUOTE_SIZE];
     size_t counts = 0;
     cres_result res;
     if (!tpn) return cres__fail(err, CRES_ERR_ENVIRONMENT, "%s: %s is not set", who, tpn_var);
-    snprintf(prefix, sizeof prefix, "%s: %s: ", who, nodes_var);
     l->from = nodes_var;
-    if ((res = cres__layout_hostlist(a, l, nodes, who, err)) != CRES_OK)
+    if ((res = cres__layout_hostlist(a, l, nodes, who, err)) == CRES_OK) {
+        if ((res = cres__layout_unique(a, l, who, err)) != CRES_OK) return res;
+        res = cres_tasks_per_node_expand(tpn, l->tasks, l->nodes, &counts, err);
+        if (res == CRES_ERR_BUFFER_TOO_SMALL || (res == CRES_OK && counts != l->nodes))
+            return cres__fail(err, CRES_ERR_ENVIRONMENT,
+                              "%s: %s=%s gives %zu counts for the %zu nodes of %s", who, tpn_var,
+                              cres__quote_str(q, sizeof q, tpn), counts, l->nodes, nodes_var);
+        unread = tpn_var;
+    }
+    if (res != CRES_OK) { /* the reader's message, after the variable's name */
+        snprintf(prefix, sizeof prefix, "%s: %s: ", who, unread);
         return cres__wrap(err, res, CRES_ERR_ENVIRONMENT, prefix);
-    if ((res = cres__layout_unique(a, l, who, err)) != CRES_OK) return res;
-    res = cres_tasks_per_node_expand(tpn, l->tasks, l->nodes, &counts, err);
-    if (res == CRES_ERR_BUFFER_TOO_SMALL || (res == CRES_OK && counts != l->nodes))
-        return cres__fail(err, CRES_ERR_ENVIRONMENT,
-                          "%s: %s=%s gives %zu counts for the %zu nodes of %s", who, tpn_var,
-                          cres__quote_str(q, sizeof q, tpn), counts, l->nodes, nodes_var);
-    snprintf(prefix, sizeof prefix, "%s: %s: ", who, tpn_var);
-    if (res != CRES_OK) return cres__wrap(err, res, CRES_ERR_ENVIRONMENT, prefix);
+    }
     return cres__layout_total(l, who, err);
 }
 
