@@ -10881,15 +10881,18 @@ CRES__PRIVATE cres_result cres__layout_check(const cres__layout *l, const int *n
     if ((l->own_node < 0 || l->own_node == n) && (l->own_local < 0 || l->own_local == local[r]) &&
         (l->own_local_size < 0 || l->own_local_size == l->tasks[n]))
         return CRES_OK;
+    /* what the launcher says, each with its word: " task 1 of 4 on node 2" */
+    CRES__BYTE_ALIGNED static const char words[] = "task\0of\0on node\0";
+    const char *word = words;
+    int says[3], i;
     char said[256];
     size_t k = 0;
     said[0] = '\0';
-    if (l->own_local >= 0)
-        k += (size_t)snprintf(said + k, sizeof said - k, " task %d", l->own_local);
-    if (l->own_local_size >= 0)
-        k += (size_t)snprintf(said + k, sizeof said - k, " of %d", l->own_local_size);
-    if (l->own_node >= 0)
-        k += (size_t)snprintf(said + k, sizeof said - k, " on node %d", l->own_node);
+    says[0] = l->own_local;
+    says[1] = l->own_local_size;
+    says[2] = l->own_node;
+    for (i = 0; i < 3; i++, word = cres__next_name(word))
+        if (says[i] >= 0) k += (size_t)snprintf(said + k, sizeof said - k, " %s %d", word, says[i]);
     if (l->said_by[0] || l->said_by[1])
         snprintf(said + k, sizeof said - k, " (%s%s%s)", l->said_by[0] ? l->said_by[0] : "",
                  l->said_by[0] && l->said_by[1] ? ", " : "", l->said_by[1] ? l->said_by[1] : "");
