@@ -15144,14 +15144,14 @@ CRES_API cres_result cres_auto_resolver_create(const cres_auto_options *o, cres_
     *out = NULL;
     memset(&probe, 0, sizeof probe);
     if (o->config) probe.config = *o->config;
-    backend = o->backend && strcmp(o->backend, "off") == 0 ? "local" : o->backend;
+    backend = o->backend;
     if (!backend || strcmp(backend, "auto") == 0) {
         backend = cres_resolver_getenv(&probe, "CLUSTER_RESOLVER_BACKEND");
         strcpy(why, "forced by CLUSTER_RESOLVER_BACKEND");
-        if (backend && strcmp(backend, "off") == 0) backend = "local";
         if (!backend || !*backend || strcmp(backend, "auto") == 0)
             backend = cres__auto_detect(&probe, selector, sizeof selector, why, sizeof why);
     }
+    if (strcmp(backend, "off") == 0) backend = "local"; /* forced by either */
     /* An environment whose backend is left out must not pass for a one-task local job. */
     if ((switch_name = cres__left_out(backend)) != NULL)
         return cres__fail(err, CRES_ERR_UNSUPPORTED,
