@@ -11606,8 +11606,10 @@ CRES__PRIVATE cres_result cres__slurm_node_agrees(const cres_resolver *r, const 
 
 CRES__PRIVATE cres_result cres__slurm_layout(const cres_resolver *r, cres__layout *l,
                                              cres_error *err) {
-    const char *who = r->vtable->name, *nodes = "SLURM_STEP_NODELIST";
-    int ntasks = 0, step = cres_resolver_getenv(r, nodes) != NULL;
+    CRES__BYTE_ALIGNED static const char job_counts[] =
+        "SLURM_NTASKS\0SLURM_NPROCS\0SLURM_STEP_NUM_NODES\0SLURM_NNODES\0";
+    const char *who = r->vtable->name, *nodes = "SLURM_STEP_NODELIST", *name;
+    int ntasks = 0, i, step = cres_resolver_getenv(r, nodes) != NULL;
     cres_result res;
     if (!step) /* one call of cres__slurm_nodes for both: inlined, without unwind notes */
         res = cres__slurm_job_nodes(r, &nodes, err);
@@ -11628,16 +11630,13 @@ CRES__PRIVATE cres_result cres__slurm_layout(const cres_resolver *r, cres__layou
         return cres__fail(err, CRES_ERR_ENVIRONMENT,
                           "%s: SLURM_PROCID %d is not below SLURM_STEP_NUM_TASKS %d", who, l->rank,
                           ntasks);
-    /* srun gives its tasks the step's counts under the job's names too */
-    if ((res = cres__env_agrees(r, "SLURM_NTASKS", ntasks, "SLURM_STEP_NUM_TASKS", err)) !=
-            CRES_OK ||
-        (res = cres__env_agrees(r, "SLURM_NPROCS", ntasks, "SLURM_STEP_NUM_TASKS", err)) !=
-            CRES_OK ||
-        (res = cres__env_agrees(r, "SLURM_STEP_NUM_NODES", (int)l->nodes, "SLURM_STEP_NODELIST",
-                                err)) != CRES_OK ||
-        (res = cres__env_agrees(r, "SLURM_NNODES", (int)l->nodes, "SLURM_STEP_NODELIST", err)) !=
-            CRES_OK)
-        return res;
+    /* srun gives its tasks the step's counts under the job's names too: the tasks' under the
+       first two names, the nodes' under the others */
+    for (i = 0, name = job_counts; *name; i++, name = cres__next_name(name))
+        if ((res = cres__env_agrees(r, name, i < 2 ? ntasks : (int)l->nodes,
+                                    i < 2 ? "SLURM_STEP_NUM_TASKS" : "SLURM_STEP_NODELIST",
+                                    err)) != CRES_OK)
+            return res;
     l->said_by[0] = "SLURM_NODEID, SLURM_LOCALID";
     l->node_ranks = cres_resolver_getenv(r, "SLURM_GTIDS");
     if ((res = cres__env_int(r, "SLURM_NODEID", 0, (long long)l->nodes - 1, &l->own_node, err)) !=
