@@ -11033,11 +11033,22 @@ CRES__PRIVATE cres_result cres__hpc_jobs(cres__hpc *h, const cres__hpc_want *w, 
     return CRES_OK;
 }
 
+/* The device lists a launcher may narrow to a task: CUDA's, then AMD ROCm's and HIP's, Intel
+   Level Zero's and OpenCL's (Slurm writes one list into each that gres.conf's flags name); a
+   name list (see "Footprint" in >>impl). */
+CRES__BYTE_ALIGNED static const char cres__device_vars[] =
+    "CUDA_VISIBLE_DEVICES\0ROCR_VISIBLE_DEVICES\0"
+    "HIP_VISIBLE_DEVICES\0ZE_AFFINITY_MASK\0"
+    "GPU_DEVICE_ORDINAL\0";
+
+/* "CUDA_VISIBLE_DEVICES", the list's first name: a literal would be a second copy. */
+#define CRES__CUDA_VAR cres__device_vars
+
 /* The ids in $CUDA_VISIBLE_DEVICES: *list NULL and *count 0 when it says no GPU (unset,
    blank, "NoDevFiles" as Slurm writes, "-1" as users do). */
 CRES__PRIVATE cres_result cres__cuda_devices(const cres_resolver *r, const char **list, int *count,
                                              cres_error *err) {
-    const char *cuda = cres_resolver_getenv(r, "CUDA_VISIBLE_DEVICES"), *p;
+    const char *cuda = cres_resolver_getenv(r, CRES__CUDA_VAR), *p;
     *list = NULL;
     *count = 0;
     if (!cuda || cres__is_blank(cuda) || strcmp(cuda, "NoDevFiles") == 0 || strcmp(cuda, "-1") == 0)
@@ -11059,14 +11070,6 @@ CRES__PRIVATE cres_result cres__cuda_devices(const cres_resolver *r, const char 
     ++*count;
     return CRES_OK;
 }
-
-/* The device lists a launcher may narrow to a task: CUDA's, then AMD ROCm's and HIP's, Intel
-   Level Zero's and OpenCL's (Slurm writes one list into each that gres.conf's flags name); a
-   name list (see "Footprint" in >>impl). */
-CRES__BYTE_ALIGNED static const char cres__device_vars[] =
-    "CUDA_VISIBLE_DEVICES\0ROCR_VISIBLE_DEVICES\0"
-    "HIP_VISIBLE_DEVICES\0ZE_AFFINITY_MASK\0"
-    "GPU_DEVICE_ORDINAL\0";
 
 /* The entries of a comma-separated list; 0 when unset or blank. */
 CRES__PRIVATE int cres__list_count(const char *v) {
@@ -11106,7 +11109,7 @@ CRES__PRIVATE cres_result cres__hpc_split(cres__hpc *h, const cres__hpc_want *w,
                           "%s: options.gpus_per_task %d for the %d tasks of a node is %lld GPUs, "
                           "more than the %d of %s",
                           who, g, max_tasks, (long long)g * max_tasks, per_node,
-                          w->gpus_per_node ? "options.gpus_per_node" : "CUDA_VISIBLE_DEVICES");
+                          w->gpus_per_node ? "options.gpus_per_node" : CRES__CUDA_VAR);
     h->gpus_per_task = g;
     h->node_gpus = per_node;
     if (!(h->devices = cres__strdup(&h->base.config.allocator, cuda ? cuda : "")))
@@ -11206,7 +11209,7 @@ CRES__PRIVATE cres_result cres__hpc_shares(cres__hpc *h, const cres__layout *l, 
     g = h->gpus[l->rank];
     cres__log(&h->base, CRES_LOG_INFO, "%s: %s's %d GPUs (%s), %d per task%s", h->base.vtable->name,
               l->hosts[node[l->rank]], h->node_gpus,
-              *h->devices ? "CUDA_VISIBLE_DEVICES" : "numbered from 0", g,
+              *h->devices ? CRES__CUDA_VAR : "numbered from 0", g,
               g ? "" : ": fewer than its tasks, each keeps the list");
     return CRES_OK;
 }
@@ -15018,14 +15021,14 @@ CRES__PRIVATE void cres__auto_options(void *opt, const void *given, size_t size,
     if (!*own) *own = config;
 }
 
-/* A backend by name: the caller's options for it (else zero), auto's config where they give
-   none, and auto's port in `field` (port or port_base; `config` for a backend without one)
-   where they give none. */
+/* A backend by name (its vtable's, not a literal of its own: see "Footprint" in >>impl): the
+   caller's options for it (else zero), auto's config where they give none, and auto's port in
+   `field` (port or port_base; `config` for a backend without one) where they give none. */
 #define CRES__AUTO_OPTIONS(name, opt) \
     cres_##name##_options opt;        \
     cres__auto_options(&opt, o->name, sizeof opt, o->config)
 #define CRES__AUTO_CREATE(name, field)                                                         \
-    if (strcmp(backend, #name) == 0) {                                                         \
+    if (strcmp(backend, cres__##name##_vtable_name) == 0) {                                    \
         CRES__AUTO_OPTIONS(name, opt);                                                         \
         CRES__AUTO_##field(opt);                                                               \
         return cres_##name##_resolver_create(&opt, r, err);                                    \
