@@ -1987,7 +1987,9 @@ JSMN_PARENT_LINKS and JSMN_STRICT before including it"
    A literal holding "\0" cannot be merged with others: gcc puts it in the .rodata that every
    program using one such literal keeps whole. So name lists are named arrays, each in a
    section of its own, CRES__BYTE_ALIGNED: gcc would align an array of 8 bytes or more to 8,
-   and one of 32 or more to 32, padding the program (text needs no alignment).
+   and one of 32 or more to 32, padding the program (text needs no alignment). The zero
+   options a create function uses for NULL are a static that nothing writes: in .bss, which
+   takes no room in the program file (a const one would go in .rodata, a memset in code).
    bench/footprint/run.py measures such programs; `make footprint-test` checks two against
    tests/footprint_limits.txt. */
 
@@ -5166,16 +5168,13 @@ static const cres_resolver_vtable cres__local_vtable = {
 
 CRES_API cres_result cres_local_resolver_create(const cres_local_options *o, cres_resolver **out,
                                                 cres_error *err) {
-    cres_local_options none;
+    static cres_local_options none; /* the defaults: see "Footprint" in >>impl */
     cres_resolver *r;
     cres__simple *l;
     const char *job;
     char *address;
     cres_result res;
-    if (!o) {
-        memset(&none, 0, sizeof none);
-        o = &none;
-    }
+    if (!o) o = &none;
     if (!out) return cres__fail(err, CRES_ERR_INVALID_ARGUMENT, "local: out is NULL");
     *out = NULL;
     cres__clear(err);
@@ -11383,12 +11382,9 @@ CRES__PRIVATE cres_result cres__hpc_create(const cres_resolver_vtable *vtable,
    launcher says of the GPU lists (NULL: nothing). */
 #define CRES__HPC_CREATE(fn, vtable, options_type, layout, reader)                         \
     CRES_API cres_result fn(const options_type *o, cres_resolver **out, cres_error *err) { \
-        options_type none;                                                                 \
+        static options_type none; /* the defaults: see "Footprint" in >>impl */           \
         cres__hpc_want w;                                                                  \
-        if (!o) {                                                                          \
-            memset(&none, 0, sizeof none);                                                 \
-            o = &none;                                                                     \
-        }                                                                                  \
+        if (!o) o = &none;                                                                 \
         w.jobs = o->jobs;                                                                  \
         w.jobs_count = o->jobs_count;                                                      \
         w.port_base = o->port_base;                                                        \
@@ -15130,17 +15126,14 @@ CRES__PRIVATE cres_result cres__auto_create(const char *backend, const cres_auto
 
 CRES_API cres_result cres_auto_resolver_create(const cres_auto_options *o, cres_resolver **out,
                                                cres_error *err) {
-    cres_auto_options none;
+    static cres_auto_options none; /* the defaults: see "Footprint" in >>impl */
     cres_resolver probe, *r = NULL; /* probe only reads the environment through the config */
     const char *backend, *switch_name;
     char selector[320], left_out[160], why[320];
     cres_result res;
     selector[0] = '\0'; /* an initializer would clear all 320 bytes, in code */
     strcpy(why, "forced by options.backend");
-    if (!o) {
-        memset(&none, 0, sizeof none);
-        o = &none;
-    }
+    if (!o) o = &none;
     cres__clear(err);
     if (!out) return cres__fail(err, CRES_ERR_INVALID_ARGUMENT, "auto: out is NULL");
     *out = NULL;
