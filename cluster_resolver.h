@@ -10940,18 +10940,12 @@ typedef struct cres__job_split {
     const char *job;
     int count;
     int first; /* its first rank */
+    int place; /* "chief" 0, "evaluator" 2 (last, as >>launch orders it), the others 1 */
 } cres__job_split;
-
-/* A job's place in rank order: "chief" 0, "evaluator" 2 (last, as >>launch orders it), the
-   others 1. */
-CRES__PRIVATE int cres__job_place(const char *job) {
-    return strcmp(job, "chief") == 0 ? 0 : strcmp(job, "evaluator") == 0 ? 2 : 1;
-}
 
 CRES__PRIVATE int cres__cmp_job_split(const void *x, const void *y) {
     const cres__job_split *a = (const cres__job_split *)x, *b = (const cres__job_split *)y;
-    int d = cres__job_place(a->job) - cres__job_place(b->job);
-    return d ? d : strcmp(a->job, b->job);
+    return a->place != b->place ? a->place - b->place : strcmp(a->job, b->job);
 }
 
 /* What a launcher says of the device lists its tasks see (section 7, slurm's GPUs). */
@@ -11014,6 +11008,9 @@ CRES__PRIVATE cres_result cres__hpc_jobs(cres__hpc *h, const cres__hpc_want *w, 
         if (!h->jobs[i].job || h->jobs[i].count < 0)
             return cres__fail(err, CRES_ERR_INVALID_ARGUMENT,
                               "%s: job %zu needs a name and a count of 0 or more", who, i);
+        h->jobs[i].place = strcmp(h->jobs[i].job, "chief") == 0       ? 0
+                           : strcmp(h->jobs[i].job, "evaluator") == 0 ? 2
+                                                                      : 1;
         sum += h->jobs[i].count;
     }
     if (sum != ntasks) /* before the ranks are counted out, so that they cannot overflow */
