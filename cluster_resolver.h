@@ -3806,6 +3806,18 @@ CRES__PRIVATE int cres__env_set(const cres_resolver *probe, const char *name) {
     return v && !cres__is_blank(v);
 }
 
+#if !defined(CLUSTER_RESOLVER_NO_AUTO) || !defined(CLUSTER_RESOLVER_NO_SLURM) || \
+    !defined(CLUSTER_RESOLVER_NO_MPI)
+/* A scheduler's job, which its job script and every process in it see: Slurm's two names
+   first (the Slurm backend reads them here: a literal would be a second copy), then PBS's,
+   LSF's, Grid Engine's and Flux's. A name list (see "Footprint" in >>impl). */
+CRES__BYTE_ALIGNED static const char cres__job_vars[] =
+    "SLURM_JOB_ID\0SLURM_JOBID\0PBS_JOBID\0PBS_NODEFILE\0LSB_JOBID\0PE_HOSTFILE\0FLUX_JOB_ID\0"
+    "FLUX_ENCLOSING_ID\0";
+#  define CRES__SLURM_JOB_ID cres__job_vars
+#  define CRES__SLURM_JOBID (cres__job_vars + sizeof "SLURM_JOB_ID")
+#endif
+
 /* A pbsdsh task: PBS_VNODENUM, its line of PBS_NODEFILE. Torque sets PBS_VNODENUM=0 in the
    job script too, whose PBS_TASKNUM is 1: the mother superior numbers the job's tasks from 1,
    the script first (torque src/resmom/start_exec.c and mom_comm.c at 34ff845). */
@@ -11535,7 +11547,7 @@ CRES__PRIVATE cres_result cres__slurm_job_nodes(const cres_resolver *r, const ch
         cres_resolver_getenv(r, "SLURM_HET_SIZE") ? "SLURM_HET_SIZE" : "SLURM_PACK_SIZE";
     int rank = 0, components = 1;
     cres_result res;
-    if (!cres_resolver_getenv(r, "SLURM_JOB_ID") && !cres_resolver_getenv(r, "SLURM_JOBID"))
+    if (!cres_resolver_getenv(r, CRES__SLURM_JOB_ID) && !cres_resolver_getenv(r, CRES__SLURM_JOBID))
         return cres__fail(
             err, CRES_ERR_ENVIRONMENT,
             "%s: not in a Slurm job: SLURM_STEP_NODELIST and SLURM_JOB_ID are not set", who);
@@ -11559,7 +11571,8 @@ CRES__PRIVATE cres_result cres__slurm_job_nodes(const cres_resolver *r, const ch
                           "%s: %s is set but neither SLURM_STEP_NODELIST (a step) nor "
                           "SLURM_JOB_NODELIST (the job's allocation) is",
                           who,
-                          cres_resolver_getenv(r, "SLURM_JOB_ID") ? "SLURM_JOB_ID" : "SLURM_JOBID");
+                          cres_resolver_getenv(r, CRES__SLURM_JOB_ID) ? CRES__SLURM_JOB_ID
+                                                                      : CRES__SLURM_JOBID);
     return CRES_OK;
 }
 
@@ -14639,9 +14652,7 @@ CRES__PRIVATE const char *cres__auto_vc_hosts(const cres_resolver *probe) {
 CRES__PRIVATE const char *cres__auto_torch_plain(const cres_resolver *probe) {
     const char *size = cres_resolver_getenv(probe, "WORLD_SIZE");
     if (cres__env_set(probe, "RANK")) return "RANK is set";
-    if (cres__env_any(probe, "SLURM_JOB_ID\0SLURM_JOBID\0PBS_JOBID\0PBS_NODEFILE\0LSB_JOBID\0"
-                             "PE_HOSTFILE\0FLUX_JOB_ID\0FLUX_ENCLOSING_ID\0"))
-        return NULL;
+    if (cres__env_any(probe, cres__job_vars)) return NULL;
     if (size && !cres__is_blank(size) && strcmp(size, "1") != 0) return "WORLD_SIZE is set";
     return NULL;
 }
