@@ -5203,9 +5203,9 @@ CRES_API cres_result cres_local_resolver_create(const cres_local_options *o, cre
     res = address ? cres_spec_create(&r->config.allocator, &l->spec, err)
                   : cres__oom(err, cres__local_vtable_name);
     if (res == CRES_OK) res = cres_spec_add_task(l->spec, job, 0, address, err);
+    cres__free(&r->config.allocator, address); /* the spec has its copy */
     if (res == CRES_OK) res = cres_set_detected_task(r, job, 0, err);
     if (res == CRES_OK && o->rpc_layer) res = cres_set_rpc_layer(r, o->rpc_layer, err);
-    cres__free(&r->config.allocator, address);
     if (res != CRES_OK) {
         cres_resolver_free(r);
         return cres__wrap(err, res, CRES_OK, res == CRES_ERR_OUT_OF_MEMORY ? "" : "local: ");
