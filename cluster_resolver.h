@@ -14910,7 +14910,8 @@ CRES__PRIVATE int cres__auto_seen(const cres__auto_pick *steps, size_t i, const 
     return 0;
 }
 
-/* Picks a backend in the documented order; *why says what decided and what it passed over. */
+/* Picks a backend in the documented order, NULL when no step applies; *why says what decided
+   and what it passed over. */
 CRES__PRIVATE const char *cres__auto_detect(const cres_resolver *probe, char *selector, size_t cap,
                                             char *why, size_t why_cap) {
     cres__auto_picks s;
@@ -14918,10 +14919,7 @@ CRES__PRIVATE const char *cres__auto_detect(const cres_resolver *probe, char *se
     const char *sep = "; passed over ";
     size_t i, len;
     cres__auto_steps(probe, selector, cap, &s);
-    if (!s.n) {
-        snprintf(why, why_cap, "no launcher or cluster variables");
-        return "local";
-    }
+    if (!s.n) return NULL;
     len = (size_t)snprintf(why, why_cap, "%s", steps[0].why);
     for (i = 1; i < s.n && len < why_cap; i++) {
         if (cres__auto_seen(steps, i, steps[i].backend)) continue;
@@ -15138,6 +15136,7 @@ CRES_API cres_result cres_auto_resolver_create(const cres_auto_options *o, cres_
     cres_resolver probe, *r = NULL; /* probe only reads the environment through the config */
     const char *backend, *switch_name;
     char selector[320], left_out[160], why[320];
+    int alone = 0; /* no step applies: cres__auto_not_alone has the last word */
     cres_result res;
     selector[0] = '\0'; /* an initializer would clear all 320 bytes, in code */
     strcpy(why, "forced by options.backend");
@@ -15153,6 +15152,11 @@ CRES_API cres_result cres_auto_resolver_create(const cres_auto_options *o, cres_
         strcpy(why, "forced by CLUSTER_RESOLVER_BACKEND");
         if (!backend || !*backend || strcmp(backend, "auto") == 0)
             backend = cres__auto_detect(&probe, selector, sizeof selector, why, sizeof why);
+        if (!backend) { /* one task here, unless a launcher's variable says otherwise */
+            backend = "local";
+            strcpy(why, "no launcher or cluster variables");
+            alone = 1;
+        }
     }
     if (strcmp(backend, "off") == 0) backend = "local"; /* forced by either */
     /* An environment whose backend is left out must not pass for a one-task local job. */
@@ -15161,9 +15165,7 @@ CRES_API cres_result cres_auto_resolver_create(const cres_auto_options *o, cres_
                           "auto: the %s backend (%s) is left out of this build by "
                           "CLUSTER_RESOLVER_NO_%s",
                           backend, why, switch_name);
-    if (strcmp(backend, "local") == 0 && strcmp(why, "no launcher or cluster variables") == 0 &&
-        (res = cres__auto_not_alone(&probe, err)) != CRES_OK)
-        return res;
+    if (alone && (res = cres__auto_not_alone(&probe, err)) != CRES_OK) return res;
 #ifndef CLUSTER_RESOLVER_NO_K8S /* else left out above */
     if (strcmp(backend, "kubernetes") == 0 && *selector) { /* what auto made of the pod */
         size_t used = strlen(why); /* a long selector is cut short: why is only for the log */
