@@ -4737,9 +4737,11 @@ CRES_API cres_transport cres_curl_transport(void) { return cres__curl_transport_
    Simple: a spec the caller gives                                                 >>simple */
 
 #if !defined(CLUSTER_RESOLVER_NO_SIMPLE) || !defined(CLUSTER_RESOLVER_NO_TFCONFIG) || \
-    !defined(CLUSTER_RESOLVER_NO_VERTEX) || !defined(CLUSTER_RESOLVER_NO_LOCAL)
+    !defined(CLUSTER_RESOLVER_NO_VERTEX) || !defined(CLUSTER_RESOLVER_NO_LOCAL) || \
+    defined(CRES__HPC)
 /* Also the TF_CONFIG resolver's state: a spec read once, and a master string (and the local
-   resolver's: its spec of one task, made at create). */
+   resolver's: its spec of one task, made at create). The HPC backends' state starts as this
+   one does (base, spec): cres__simple_resolve serves them too. */
 typedef struct cres__simple {
     cres_resolver base;
     cres_cluster_spec *spec;
@@ -10972,8 +10974,9 @@ typedef struct cres__gpu_word {
 typedef cres_result (*cres__gpu_reader)(const cres_resolver *r, cres__gpu_word *said,
                                         cres_error *err);
 
-/* The state both backends keep: the spec made at create, and per rank the local index (for
-   GPU assignment) and the device list the GPUs come from. */
+/* The state both backends keep: the spec made at create (base and spec first, as in
+   cres__simple), and per rank the local index (for GPU assignment) and the device list the
+   GPUs come from. */
 typedef struct cres__hpc {
     cres_resolver base;
     cres_cluster_spec *spec;
@@ -11276,10 +11279,8 @@ CRES__PRIVATE cres_result cres__hpc_build(cres__hpc *h, const cres__layout *l,
     return res;
 }
 
-CRES__PRIVATE cres_result cres__hpc_resolve(cres_resolver *r, cres_cluster_spec **out,
-                                            cres_error *err) {
-    return cres_spec_clone(((cres__hpc *)r)->spec, &r->config.allocator, out, err);
-}
+/* The spec made at create, copied: cres__simple's resolve, as the state starts as its does. */
+#define cres__hpc_resolve cres__simple_resolve
 
 /* The global rank of a task (NULL / -1 = own). */
 CRES__PRIVATE cres_result cres__hpc_rank(cres__hpc *h, const char *task_type, int task_id,
