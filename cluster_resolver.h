@@ -11614,13 +11614,16 @@ CRES__PRIVATE cres_result cres__slurm_node_agrees(const cres_resolver *r, const 
         cres__quote_str(qh, sizeof qh, l->hosts[l->own_node]));
 }
 
-CRES__PRIVATE cres_result cres__slurm_layout(const cres_resolver *r, cres__layout *l,
-                                             cres_error *err) {
+/* The step's or the allocation's layout, as a cres__layout_reader (the Slurm backend's
+   options say nothing of it). */
+CRES__PRIVATE cres_result cres__slurm_read_layout(const cres_resolver *r, const void *options,
+                                                  cres__layout *l, cres_error *err) {
     CRES__BYTE_ALIGNED static const char job_counts[] =
         "SLURM_NTASKS\0SLURM_NPROCS\0SLURM_STEP_NUM_NODES\0SLURM_NNODES\0";
     const char *who = r->vtable->name, *nodes = "SLURM_STEP_NODELIST", *name;
     int ntasks = 0, i, step = cres_resolver_getenv(r, nodes) != NULL;
     cres_result res;
+    (void)options;
     if (!step) /* one call of cres__slurm_nodes for both: inlined, without unwind notes */
         res = cres__slurm_job_nodes(r, &nodes, err);
     else if ((res = cres__env_need(r, "SLURM_PROCID", 0, CRES_MAX_HOSTLIST_HOSTS, &l->rank, err)) ==
@@ -11657,6 +11660,8 @@ CRES__PRIVATE cres_result cres__slurm_layout(const cres_resolver *r, cres__layou
         return res;
     return cres__slurm_deal(r, l, err);
 }
+/* srun's step for MPI, which has no Slurm options */
+#define cres__slurm_layout(r, l, err) cres__slurm_read_layout(r, NULL, l, err)
 #endif
 
 #ifndef CLUSTER_RESOLVER_NO_SLURM
@@ -11665,15 +11670,8 @@ static const cres_resolver_vtable cres__slurm_vtable = {
     cres__slurm_vtable_name, cres__hpc_resolve, NULL, cres__hpc_accelerators, cres__hpc_destroy,
     cres__hpc_devices, NULL};
 
-/* The step's layout takes no options. */
-CRES__PRIVATE cres_result cres__slurm_own_layout(const cres_resolver *r, const void *options,
-                                                 cres__layout *l, cres_error *err) {
-    (void)options;
-    return cres__slurm_layout(r, l, err);
-}
-
 CRES__HPC_CREATE(cres_slurm_resolver_create, cres__slurm_vtable, cres_slurm_options,
-                 cres__slurm_own_layout, cres__slurm_gpus)
+                 cres__slurm_read_layout, cres__slurm_gpus)
 #else
 CRES__LEFT_OUT(cres_slurm_resolver_create, cres_slurm_options, "slurm", "CLUSTER_RESOLVER_NO_SLURM")
 #endif /* CLUSTER_RESOLVER_NO_SLURM */
