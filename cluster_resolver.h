@@ -10990,6 +10990,10 @@ typedef struct cres__hpc {
     char *devices;     /* the node's ids, comma-separated ("" = 0..n-1); NULL = kept as is */
 } cres__hpc;
 
+/* A backend's reader of where its ranks run; `options` is its own options struct. */
+typedef cres_result (*cres__layout_reader)(const cres_resolver *r, const void *options,
+                                           cres__layout *l, cres_error *err);
+
 /* The options every HPC backend has, and its launcher's word on GPUs. */
 typedef struct cres__hpc_want {
     const cres_job_count *jobs;
@@ -10998,6 +11002,7 @@ typedef struct cres__hpc_want {
     int gpus_per_node;
     int gpus_per_task;
     cres__gpu_reader gpu_reader;
+    cres__layout_reader layout_reader; /* here: a 7th argument would go on the stack */
     const char *task_type;
     int task_id;
     const char *rpc_layer;
@@ -11358,16 +11363,12 @@ CRES__PRIVATE void cres__hpc_destroy(cres_resolver *r) {
     cres__free(&r->config.allocator, h->devices);
 }
 
-/* A backend's reader of where its ranks run; `options` is its own options struct. */
-typedef cres_result (*cres__layout_reader)(const cres_resolver *r, const void *options,
-                                           cres__layout *l, cres_error *err);
-
-/* The create function every HPC backend shares: `layout` places the ranks, the rest is the
-   same for all (one function, not one copy per backend). */
+/* The create function every HPC backend shares: w->layout_reader places the ranks, the rest is
+   the same for all (one function, not one copy per backend). */
 CRES__PRIVATE cres_result cres__hpc_create(const cres_resolver_vtable *vtable,
                                            const cres_config *config, const cres__hpc_want *w,
-                                           cres__layout_reader layout, const void *options,
-                                           cres_resolver **out, cres_error *err) {
+                                           const void *options, cres_resolver **out,
+                                           cres_error *err) {
     cres__layout l;
     cres_resolver *r;
     cres_result res;
@@ -11378,7 +11379,7 @@ CRES__PRIVATE cres_result cres__hpc_create(const cres_resolver_vtable *vtable,
     l.own_node = l.own_local = l.own_local_size = -1;
     if ((res = cres_resolver_new(sizeof(cres__hpc), vtable, config, &r, err)) != CRES_OK)
         return res;
-    res = layout(r, options, &l, err);
+    res = w->layout_reader(r, options, &l, err);
     if (res == CRES_OK) res = cres_set_rpc_layer(r, "grpc", err);
     if (res == CRES_OK) res = cres__hpc_build((cres__hpc *)r, &l, w, err);
     if (res == CRES_OK) res = cres__apply_options(r, w->task_type, w->task_id, w->rpc_layer, err);
@@ -11401,10 +11402,11 @@ CRES__PRIVATE cres_result cres__hpc_create(const cres_resolver_vtable *vtable,
         w.gpus_per_node = o->gpus_per_node;                                                \
         w.gpus_per_task = o->gpus_per_task;                                                \
         w.gpu_reader = reader;                                                             \
+        w.layout_reader = layout;                                                          \
         w.task_type = o->task_type;                                                        \
         w.task_id = o->task_id;                                                            \
         w.rpc_layer = o->rpc_layer;                                                        \
-        return cres__hpc_create(&vtable, o->config, &w, layout, o, out, err);              \
+        return cres__hpc_create(&vtable, o->config, &w, o, out, err);                      \
     }
 #endif /* CRES__HPC */
 
