@@ -1987,7 +1987,9 @@ JSMN_PARENT_LINKS and JSMN_STRICT before including it"
    A literal holding "\0" cannot be merged with others: gcc puts it in the .rodata that every
    program using one such literal keeps whole. So name lists are named arrays, each in a
    section of its own, CRES__BYTE_ALIGNED: gcc would align an array of 8 bytes or more to 8,
-   and one of 32 or more to 32, padding the program (text needs no alignment).
+   and one of 32 or more to 32, padding the program (text needs no alignment). The zero
+   options a create function uses for NULL are a static that nothing writes: in .bss, which
+   takes no room in the program file (a const one would go in .rodata, a memset in code).
    bench/footprint/run.py measures such programs; `make footprint-test` checks two against
    tests/footprint_limits.txt. */
 
@@ -3804,6 +3806,18 @@ CRES__PRIVATE int cres__env_set(const cres_resolver *probe, const char *name) {
     return v && !cres__is_blank(v);
 }
 
+#if !defined(CLUSTER_RESOLVER_NO_AUTO) || !defined(CLUSTER_RESOLVER_NO_SLURM) || \
+    !defined(CLUSTER_RESOLVER_NO_MPI)
+/* A scheduler's job, which its job script and every process in it see: Slurm's two names
+   first (the Slurm backend reads them here: a literal would be a second copy), then PBS's,
+   LSF's, Grid Engine's and Flux's. A name list (see "Footprint" in >>impl). */
+CRES__BYTE_ALIGNED static const char cres__job_vars[] =
+    "SLURM_JOB_ID\0SLURM_JOBID\0PBS_JOBID\0PBS_NODEFILE\0LSB_JOBID\0PE_HOSTFILE\0FLUX_JOB_ID\0"
+    "FLUX_ENCLOSING_ID\0";
+#  define CRES__SLURM_JOB_ID cres__job_vars
+#  define CRES__SLURM_JOBID (cres__job_vars + sizeof "SLURM_JOB_ID")
+#endif
+
 /* A pbsdsh task: PBS_VNODENUM, its line of PBS_NODEFILE. Torque sets PBS_VNODENUM=0 in the
    job script too, whose PBS_TASKNUM is 1: the mother superior numbers the job's tasks from 1,
    the script first (torque src/resmom/start_exec.c and mom_comm.c at 34ff845). */
@@ -4723,8 +4737,11 @@ CRES_API cres_transport cres_curl_transport(void) { return cres__curl_transport_
    Simple: a spec the caller gives                                                 >>simple */
 
 #if !defined(CLUSTER_RESOLVER_NO_SIMPLE) || !defined(CLUSTER_RESOLVER_NO_TFCONFIG) || \
-    !defined(CLUSTER_RESOLVER_NO_VERTEX)
-/* Also the TF_CONFIG resolver's state: a spec read once, and a master string. */
+    !defined(CLUSTER_RESOLVER_NO_VERTEX) || !defined(CLUSTER_RESOLVER_NO_LOCAL) || \
+    defined(CRES__HPC)
+/* Also the TF_CONFIG resolver's state: a spec read once, and a master string (and the local
+   resolver's: its spec of one task, made at create). The HPC backends' state starts as this
+   one does (base, spec): cres__simple_resolve serves them too. */
 typedef struct cres__simple {
     cres_resolver base;
     cres_cluster_spec *spec;
@@ -5157,40 +5174,21 @@ CRES__LEFT_OUT(cres_tfconfig_resolver_create, cres_tfconfig_options, "tfconfig",
    Local: one task on this host                                                     >>local */
 
 #ifndef CLUSTER_RESOLVER_NO_LOCAL
-typedef struct cres__local {
-    cres_resolver base;
-    char *job;
-    char *address;
-} cres__local;
-
-CRES__PRIVATE cres_result cres__local_resolve(cres_resolver *r, cres_cluster_spec **out,
-                                             cres_error *err) {
-    cres__local *l = (cres__local *)r;
-    cres_result res = cres_spec_create(&r->config.allocator, out, err);
-    if (res == CRES_OK) res = cres_spec_add_task(*out, l->job, 0, l->address, err);
-    return res;
-}
-
-CRES__PRIVATE void cres__local_destroy(cres_resolver *r) {
-    cres__local *l = (cres__local *)r;
-    cres__free(&r->config.allocator, l->job);
-    cres__free(&r->config.allocator, l->address);
-}
-
+/* The state is a cres__simple's: the spec of the one task, made at create, without a master
+   string. */
 CRES__BYTE_ALIGNED static const char cres__local_vtable_name[] = "local";
 static const cres_resolver_vtable cres__local_vtable = {
-    cres__local_vtable_name, cres__local_resolve, NULL, NULL, cres__local_destroy, NULL, NULL};
+    cres__local_vtable_name, cres__simple_resolve, NULL, NULL, cres__simple_destroy, NULL, NULL};
 
 CRES_API cres_result cres_local_resolver_create(const cres_local_options *o, cres_resolver **out,
                                                 cres_error *err) {
-    cres_local_options none;
+    static cres_local_options none; /* the defaults: see "Footprint" in >>impl */
     cres_resolver *r;
-    cres__local *l;
+    cres__simple *l;
+    const char *job;
+    char *address;
     cres_result res;
-    if (!o) {
-        memset(&none, 0, sizeof none);
-        o = &none;
-    }
+    if (!o) o = &none;
     if (!out) return cres__fail(err, CRES_ERR_INVALID_ARGUMENT, "local: out is NULL");
     *out = NULL;
     cres__clear(err);
@@ -5199,14 +5197,16 @@ CRES_API cres_result cres_local_resolver_create(const cres_local_options *o, cre
                           o->port);
     if ((res = cres_resolver_new(sizeof *l, &cres__local_vtable, o->config, &r, err)) != CRES_OK)
         return res;
-    l = (cres__local *)r;
-    l->job = cres__strdup(&r->config.allocator, o->job_name ? o->job_name : "worker");
-    l->address = cres__join_host_port(&r->config.allocator, o->host ? o->host : "localhost",
-                                      o->port ? o->port : CRES__DEFAULT_PORT);
-    res = l->job && l->address ? CRES_OK : cres__oom(err, cres__local_vtable_name);
-    if (res == CRES_OK) res = cres__check_job_name(l->job, err);
-    if (res == CRES_OK) res = cres__check_address(l->job, 0, l->address, err);
-    if (res == CRES_OK) res = cres_set_detected_task(r, l->job, 0, err);
+    l = (cres__simple *)r;
+    job = o->job_name ? o->job_name : "worker";
+    address = cres__join_host_port(&r->config.allocator, o->host ? o->host : "localhost",
+                                   o->port ? o->port : CRES__DEFAULT_PORT);
+    /* cres_spec_add_task checks the name, then the address, as the messages say */
+    res = address ? cres_spec_create(&r->config.allocator, &l->spec, err)
+                  : cres__oom(err, cres__local_vtable_name);
+    if (res == CRES_OK) res = cres_spec_add_task(l->spec, job, 0, address, err);
+    cres__free(&r->config.allocator, address); /* the spec has its copy */
+    if (res == CRES_OK) res = cres_set_detected_task(r, job, 0, err);
     if (res == CRES_OK && o->rpc_layer) res = cres_set_rpc_layer(r, o->rpc_layer, err);
     if (res != CRES_OK) {
         cres_resolver_free(r);
@@ -10854,25 +10854,17 @@ CRES__PRIVATE cres_result cres__layout_total(cres__layout *l, const char *who, c
     return CRES_OK;
 }
 
-/* Deals the ranks: node[r] and local[r] (the rank's index among its node's tasks). Cyclic
-   and plane deal rounds over the nodes that still have tasks, so the work is linear. */
+/* Deals the ranks: node[r] and local[r] (the rank's index among its node's tasks). The deal
+   goes in rounds over the nodes that still have tasks, so the work is linear: step tasks of
+   each per round, a plane's size (plane), 1 (cyclic), or all of them in the first (block). */
 CRES__PRIVATE cres_result cres__layout_deal(const cres_allocator *a, const cres__layout *l,
                                             int *node, int *local, const char *who,
                                             cres_error *err) {
     size_t i, live, kept;
     size_t *open;
-    int r = 0, round = 0, step = l->deal == CRES__DEAL_PLANE ? l->plane : 1;
-    if (l->deal == CRES__DEAL_BLOCK) {
-        for (i = 0; i < l->nodes; i++) {
-            int k;
-            for (k = 0; k < l->tasks[i]; k++, r++) {
-                node[r] = (int)i;
-                local[r] = k;
-            }
-        }
-        return CRES_OK;
-    }
-    if (!(open = (size_t *)cres__alloc(a, (l->nodes ? l->nodes : 1) * sizeof *open)))
+    int r = 0, round = 0;
+    int step = l->deal == CRES__DEAL_PLANE ? l->plane : l->deal == CRES__DEAL_CYCLIC ? 1 : INT_MAX;
+    if (!(open = (size_t *)cres__alloc(a, l->nodes * sizeof *open))) /* 0: cres__alloc gives 1 */
         return cres__oom(err, who);
     for (i = live = 0; i < l->nodes; i++)
         if (l->tasks[i] > 0) open[live++] = i;
@@ -10902,15 +10894,18 @@ CRES__PRIVATE cres_result cres__layout_check(const cres__layout *l, const int *n
     if ((l->own_node < 0 || l->own_node == n) && (l->own_local < 0 || l->own_local == local[r]) &&
         (l->own_local_size < 0 || l->own_local_size == l->tasks[n]))
         return CRES_OK;
+    /* what the launcher says, each with its word: " task 1 of 4 on node 2" */
+    CRES__BYTE_ALIGNED static const char words[] = "task\0of\0on node\0";
+    const char *word = words;
+    int says[3], i;
     char said[256];
     size_t k = 0;
     said[0] = '\0';
-    if (l->own_local >= 0)
-        k += (size_t)snprintf(said + k, sizeof said - k, " task %d", l->own_local);
-    if (l->own_local_size >= 0)
-        k += (size_t)snprintf(said + k, sizeof said - k, " of %d", l->own_local_size);
-    if (l->own_node >= 0)
-        k += (size_t)snprintf(said + k, sizeof said - k, " on node %d", l->own_node);
+    says[0] = l->own_local;
+    says[1] = l->own_local_size;
+    says[2] = l->own_node;
+    for (i = 0; i < 3; i++, word = cres__next_name(word))
+        if (says[i] >= 0) k += (size_t)snprintf(said + k, sizeof said - k, " %s %d", word, says[i]);
     if (l->said_by[0] || l->said_by[1])
         snprintf(said + k, sizeof said - k, " (%s%s%s)", l->said_by[0] ? l->said_by[0] : "",
                  l->said_by[0] && l->said_by[1] ? ", " : "", l->said_by[1] ? l->said_by[1] : "");
@@ -10931,17 +10926,18 @@ CRES__PRIVATE cres_result cres__layout_node_ranks(const cres__layout *l, const i
     char q[CRES__QUOTE_SIZE];
     if (!p || l->rank < 0) return CRES_OK;
     own = node[l->rank];
+    cres__quote_str(q, sizeof q, p); /* for the messages */
     for (;;) {
         size_t n = strcspn(p, ",");
         if (cres__parse_decimal(p, n, &x) != 1 || x <= last || x >= l->ntasks)
             return cres__fail(err, CRES_ERR_ENVIRONMENT,
-                              "%s: SLURM_GTIDS=%s is not ascending task ids below %d", who,
-                              cres__quote_str(q, sizeof q, l->node_ranks), l->ntasks);
+                              "%s: SLURM_GTIDS=%s is not ascending task ids below %d", who, q,
+                              l->ntasks);
         if (node[x] != own)
             return cres__fail(err, CRES_ERR_ENVIRONMENT,
                               "%s: SLURM_GTIDS=%s lists rank %lld, which the placement puts on "
                               "node %d, not on this node %d",
-                              who, cres__quote_str(q, sizeof q, l->node_ranks), x, node[x], own);
+                              who, q, x, node[x], own);
         last = x;
         count++;
         if (!p[n]) break;
@@ -10949,8 +10945,8 @@ CRES__PRIVATE cres_result cres__layout_node_ranks(const cres__layout *l, const i
     }
     if (count == l->tasks[own]) return CRES_OK;
     return cres__fail(err, CRES_ERR_ENVIRONMENT,
-                      "%s: SLURM_GTIDS=%s lists %d ranks on this node, the placement %d", who,
-                      cres__quote_str(q, sizeof q, l->node_ranks), count, l->tasks[own]);
+                      "%s: SLURM_GTIDS=%s lists %d ranks on this node, the placement %d", who, q,
+                      count, l->tasks[own]);
 }
 
 /* The jobs that split the ranks, in rank order: "chief" first, then by name. */
@@ -10958,15 +10954,12 @@ typedef struct cres__job_split {
     const char *job;
     int count;
     int first; /* its first rank */
+    int place; /* "chief" 0, "evaluator" 2 (last, as >>launch orders it), the others 1 */
 } cres__job_split;
 
 CRES__PRIVATE int cres__cmp_job_split(const void *x, const void *y) {
     const cres__job_split *a = (const cres__job_split *)x, *b = (const cres__job_split *)y;
-    int ca = strcmp(a->job, "chief") == 0, cb = strcmp(b->job, "chief") == 0;
-    int ea = strcmp(a->job, "evaluator") == 0, eb = strcmp(b->job, "evaluator") == 0;
-    if (ca != cb) return ca ? -1 : 1;
-    if (ea != eb) return ea ? 1 : -1; /* last, as the ranks order it (>>launch) */
-    return strcmp(a->job, b->job);
+    return a->place != b->place ? a->place - b->place : strcmp(a->job, b->job);
 }
 
 /* What a launcher says of the device lists its tasks see (section 7, slurm's GPUs). */
@@ -10981,8 +10974,9 @@ typedef struct cres__gpu_word {
 typedef cres_result (*cres__gpu_reader)(const cres_resolver *r, cres__gpu_word *said,
                                         cres_error *err);
 
-/* The state both backends keep: the spec made at create, and per rank the local index (for
-   GPU assignment) and the device list the GPUs come from. */
+/* The state both backends keep: the spec made at create (base and spec first, as in
+   cres__simple), and per rank the local index (for GPU assignment) and the device list the
+   GPUs come from. */
 typedef struct cres__hpc {
     cres_resolver base;
     cres_cluster_spec *spec;
@@ -10996,6 +10990,10 @@ typedef struct cres__hpc {
     char *devices;     /* the node's ids, comma-separated ("" = 0..n-1); NULL = kept as is */
 } cres__hpc;
 
+/* A backend's reader of where its ranks run; `options` is its own options struct. */
+typedef cres_result (*cres__layout_reader)(const cres_resolver *r, const void *options,
+                                           cres__layout *l, cres_error *err);
+
 /* The options every HPC backend has, and its launcher's word on GPUs. */
 typedef struct cres__hpc_want {
     const cres_job_count *jobs;
@@ -11004,6 +11002,7 @@ typedef struct cres__hpc_want {
     int gpus_per_node;
     int gpus_per_task;
     cres__gpu_reader gpu_reader;
+    cres__layout_reader layout_reader; /* here: a 7th argument would go on the stack */
     const char *task_type;
     int task_id;
     const char *rpc_layer;
@@ -11029,6 +11028,9 @@ CRES__PRIVATE cres_result cres__hpc_jobs(cres__hpc *h, const cres__hpc_want *w, 
         if (!h->jobs[i].job || h->jobs[i].count < 0)
             return cres__fail(err, CRES_ERR_INVALID_ARGUMENT,
                               "%s: job %zu needs a name and a count of 0 or more", who, i);
+        h->jobs[i].place = strcmp(h->jobs[i].job, "chief") == 0       ? 0
+                           : strcmp(h->jobs[i].job, "evaluator") == 0 ? 2
+                                                                      : 1;
         sum += h->jobs[i].count;
     }
     if (sum != ntasks) /* before the ranks are counted out, so that they cannot overflow */
@@ -11047,11 +11049,22 @@ CRES__PRIVATE cres_result cres__hpc_jobs(cres__hpc *h, const cres__hpc_want *w, 
     return CRES_OK;
 }
 
+/* The device lists a launcher may narrow to a task: CUDA's, then AMD ROCm's and HIP's, Intel
+   Level Zero's and OpenCL's (Slurm writes one list into each that gres.conf's flags name); a
+   name list (see "Footprint" in >>impl). */
+CRES__BYTE_ALIGNED static const char cres__device_vars[] =
+    "CUDA_VISIBLE_DEVICES\0ROCR_VISIBLE_DEVICES\0"
+    "HIP_VISIBLE_DEVICES\0ZE_AFFINITY_MASK\0"
+    "GPU_DEVICE_ORDINAL\0";
+
+/* "CUDA_VISIBLE_DEVICES", the list's first name: a literal would be a second copy. */
+#define CRES__CUDA_VAR cres__device_vars
+
 /* The ids in $CUDA_VISIBLE_DEVICES: *list NULL and *count 0 when it says no GPU (unset,
    blank, "NoDevFiles" as Slurm writes, "-1" as users do). */
 CRES__PRIVATE cres_result cres__cuda_devices(const cres_resolver *r, const char **list, int *count,
                                              cres_error *err) {
-    const char *cuda = cres_resolver_getenv(r, "CUDA_VISIBLE_DEVICES"), *p;
+    const char *cuda = cres_resolver_getenv(r, CRES__CUDA_VAR), *p;
     *list = NULL;
     *count = 0;
     if (!cuda || cres__is_blank(cuda) || strcmp(cuda, "NoDevFiles") == 0 || strcmp(cuda, "-1") == 0)
@@ -11060,8 +11073,10 @@ CRES__PRIVATE cres_result cres__cuda_devices(const cres_resolver *r, const char 
         return cres__fail(err, CRES_ERR_LIMIT, "%s: CUDA_VISIBLE_DEVICES is longer than 4096 bytes",
                           r->vtable->name);
     for (p = cuda; *p; p++) {
-        if (!strchr("0123456789abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ-_:./,", *p) ||
-            (p[0] == ',' && (p[1] == ',' || !p[1])) || (p == cuda && *p == ','))
+        char c = *p;
+        int id_char = (c >= '0' && c <= '9') || (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') ||
+                      strchr("-_:./,", c);
+        if (!id_char || (c == ',' && (p[1] == ',' || !p[1])) || (p == cuda && c == ','))
             return cres__fail(err, CRES_ERR_ENVIRONMENT,
                               "%s: CUDA_VISIBLE_DEVICES=\"%.64s\" is not a list of ids",
                               r->vtable->name, cuda);
@@ -11071,14 +11086,6 @@ CRES__PRIVATE cres_result cres__cuda_devices(const cres_resolver *r, const char 
     ++*count;
     return CRES_OK;
 }
-
-/* The device lists a launcher may narrow to a task: CUDA's, then AMD ROCm's and HIP's, Intel
-   Level Zero's and OpenCL's (Slurm writes one list into each that gres.conf's flags name); a
-   name list (see "Footprint" in >>impl). */
-CRES__BYTE_ALIGNED static const char cres__device_vars[] =
-    "CUDA_VISIBLE_DEVICES\0ROCR_VISIBLE_DEVICES\0"
-    "HIP_VISIBLE_DEVICES\0ZE_AFFINITY_MASK\0"
-    "GPU_DEVICE_ORDINAL\0";
 
 /* The entries of a comma-separated list; 0 when unset or blank. */
 CRES__PRIVATE int cres__list_count(const char *v) {
@@ -11118,7 +11125,7 @@ CRES__PRIVATE cres_result cres__hpc_split(cres__hpc *h, const cres__hpc_want *w,
                           "%s: options.gpus_per_task %d for the %d tasks of a node is %lld GPUs, "
                           "more than the %d of %s",
                           who, g, max_tasks, (long long)g * max_tasks, per_node,
-                          w->gpus_per_node ? "options.gpus_per_node" : "CUDA_VISIBLE_DEVICES");
+                          w->gpus_per_node ? "options.gpus_per_node" : CRES__CUDA_VAR);
     h->gpus_per_task = g;
     h->node_gpus = per_node;
     if (!(h->devices = cres__strdup(&h->base.config.allocator, cuda ? cuda : "")))
@@ -11128,11 +11135,10 @@ CRES__PRIVATE cres_result cres__hpc_split(cres__hpc *h, const cres__hpc_want *w,
 
 /* The launcher gave this task its own list already: passed on unchanged (visible devices ""),
    its length the task's count. The caller's own count must agree: gpus_per_node asks for a
-   split of the node's list, which this task cannot see. */
-CRES__PRIVATE cres_result cres__hpc_bound(cres__hpc *h, const cres__hpc_want *w, const char *cuda,
+   split of the node's list, which this task cannot see. q: the list, quoted. */
+CRES__PRIVATE cres_result cres__hpc_bound(cres__hpc *h, const cres__hpc_want *w, const char *q,
                                           int listed, const char *why, cres_error *err) {
     const char *who = h->base.vtable->name;
-    char q[CRES__QUOTE_SIZE];
     if (w->gpus_per_node > 0)
         return cres__fail(err, CRES_ERR_ENVIRONMENT,
                           "%s: options.gpus_per_node (--gpus-per-node) %d would split the node's "
@@ -11146,7 +11152,7 @@ CRES__PRIVATE cres_result cres__hpc_bound(cres__hpc *h, const cres__hpc_want *w,
     if (listed)
         cres__log(&h->base, CRES_LOG_INFO,
                   "%s: CUDA_VISIBLE_DEVICES=%s is this task's own (%s): passed on unchanged", who,
-                  cres__quote_str(q, sizeof q, cuda), why);
+                  q, why);
     h->gpus_per_task = listed;
     return CRES_OK;
 }
@@ -11166,14 +11172,18 @@ CRES__PRIVATE cres_result cres__hpc_gpus(cres__hpc *h, const cres__hpc_want *w, 
         return cres__fail(err, CRES_ERR_INVALID_ARGUMENT,
                           "%s: gpus_per_node %d / gpus_per_task %d: not 0 to 4096", who, per_node,
                           w->gpus_per_task);
-    if (per_node == CRES_NO_GPUS)
-        return w->gpus_per_task ? cres__hpc_split(h, w, 0, NULL, max_tasks, err) : CRES_OK;
+    if (per_node == CRES_NO_GPUS) {
+        if (!w->gpus_per_task) return CRES_OK;
+        per_node = 0; /* no GPUs: the caller's gpus_per_task is checked against none */
+        goto split;
+    }
     if ((res = cres__cuda_devices(&h->base, &cuda, &listed, err)) != CRES_OK) return res;
+    if (listed) cres__quote_str(q, sizeof q, cuda); /* for the messages that name it */
     memset(&said, 0, sizeof said);
     said.on_node = -1;
     if (w->gpu_reader && (res = w->gpu_reader(&h->base, &said, err)) != CRES_OK) return res;
     cres__gpu_lists_bound(&h->base, listed, &said);
-    if (said.bound[0]) return cres__hpc_bound(h, w, cuda, listed, said.bound, err);
+    if (said.bound[0]) return cres__hpc_bound(h, w, q, listed, said.bound, err);
     if (per_node > 0 && said.on_node >= 0 && said.on_node != per_node)
         return cres__fail(err, CRES_ERR_ENVIRONMENT,
                           "%s: options.gpus_per_node (--gpus-per-node) %d, but %s=%d", who,
@@ -11181,23 +11191,23 @@ CRES__PRIVATE cres_result cres__hpc_gpus(cres__hpc *h, const cres__hpc_want *w, 
     if (listed && listed < per_node) /* longer: its first per_node ids are the node's */
         return cres__fail(err, CRES_ERR_ENVIRONMENT,
                           "%s: options.gpus_per_node %d, but CUDA_VISIBLE_DEVICES=%s lists %d", who,
-                          per_node, cres__quote(q, sizeof q, cuda, strlen(cuda)), listed);
-    if (per_node > 0 || w->gpus_per_task > 0 || (listed && said.on_node == listed))
-        return cres__hpc_split(h, w, per_node ? per_node : listed, listed ? cuda : NULL, max_tasks,
-                               err);
+                          per_node, q, listed);
+    if (per_node > 0 || w->gpus_per_task > 0 || (listed && said.on_node == listed)) goto split;
     if (listed && said.on_node >= 0)
         cres__log(&h->base, CRES_LOG_INFO,
                   "%s: CUDA_VISIBLE_DEVICES=%s left as it is: it lists %d devices, %s=%d", who,
-                  cres__quote_str(q, sizeof q, cuda), listed, said.on_node_var, said.on_node);
+                  q, listed, said.on_node_var, said.on_node);
     else if (listed)
         cres__log(&h->base, CRES_LOG_INFO,
                   "%s: CUDA_VISIBLE_DEVICES=%s left as it is: %s whether it lists the node's "
                   "GPUs or this task's own (options.gpus_per_node or gpus_per_task, "
                   "--gpus-per-node or --gpus-per-task, would split it as the node's)",
-                  who, cres__quote_str(q, sizeof q, cuda),
-                  said.unsaid ? said.unsaid : "the launcher does not say");
+                  who, q, said.unsaid ? said.unsaid : "the launcher does not say");
     h->gpus_per_task = listed;
     return CRES_OK;
+split:
+    return cres__hpc_split(h, w, per_node ? per_node : listed, listed ? cuda : NULL, max_tasks,
+                           err);
 }
 
 /* Each rank's GPUs, once placed: the caller's count, else its node's share (a node of more
@@ -11215,7 +11225,7 @@ CRES__PRIVATE cres_result cres__hpc_shares(cres__hpc *h, const cres__layout *l, 
     g = h->gpus[l->rank];
     cres__log(&h->base, CRES_LOG_INFO, "%s: %s's %d GPUs (%s), %d per task%s", h->base.vtable->name,
               l->hosts[node[l->rank]], h->node_gpus,
-              *h->devices ? "CUDA_VISIBLE_DEVICES" : "numbered from 0", g,
+              *h->devices ? CRES__CUDA_VAR : "numbered from 0", g,
               g ? "" : ": fewer than its tasks, each keeps the list");
     return CRES_OK;
 }
@@ -11274,10 +11284,8 @@ CRES__PRIVATE cres_result cres__hpc_build(cres__hpc *h, const cres__layout *l,
     return res;
 }
 
-CRES__PRIVATE cres_result cres__hpc_resolve(cres_resolver *r, cres_cluster_spec **out,
-                                            cres_error *err) {
-    return cres_spec_clone(((cres__hpc *)r)->spec, &r->config.allocator, out, err);
-}
+/* The spec made at create, copied: cres__simple's resolve, as the state starts as its does. */
+#define cres__hpc_resolve cres__simple_resolve
 
 /* The global rank of a task (NULL / -1 = own). */
 CRES__PRIVATE cres_result cres__hpc_rank(cres__hpc *h, const char *task_type, int task_id,
@@ -11339,7 +11347,7 @@ CRES__PRIVATE cres_result cres__hpc_devices(cres_resolver *r, const char *task_t
                 const char *p = h->devices;
                 int skip = k;
                 while (skip-- > 0) p = strchr(p, ',') + 1;
-                cres__put(&w, p, strchr(p, ',') ? (size_t)(strchr(p, ',') - p) : strlen(p));
+                cres__put(&w, p, strcspn(p, ","));
             }
         }
     }
@@ -11355,16 +11363,12 @@ CRES__PRIVATE void cres__hpc_destroy(cres_resolver *r) {
     cres__free(&r->config.allocator, h->devices);
 }
 
-/* A backend's reader of where its ranks run; `options` is its own options struct. */
-typedef cres_result (*cres__layout_reader)(const cres_resolver *r, const void *options,
-                                           cres__layout *l, cres_error *err);
-
-/* The create function every HPC backend shares: `layout` places the ranks, the rest is the
-   same for all (one function, not one copy per backend). */
+/* The create function every HPC backend shares: w->layout_reader places the ranks, the rest is
+   the same for all (one function, not one copy per backend). */
 CRES__PRIVATE cres_result cres__hpc_create(const cres_resolver_vtable *vtable,
                                            const cres_config *config, const cres__hpc_want *w,
-                                           cres__layout_reader layout, const void *options,
-                                           cres_resolver **out, cres_error *err) {
+                                           const void *options, cres_resolver **out,
+                                           cres_error *err) {
     cres__layout l;
     cres_resolver *r;
     cres_result res;
@@ -11375,7 +11379,7 @@ CRES__PRIVATE cres_result cres__hpc_create(const cres_resolver_vtable *vtable,
     l.own_node = l.own_local = l.own_local_size = -1;
     if ((res = cres_resolver_new(sizeof(cres__hpc), vtable, config, &r, err)) != CRES_OK)
         return res;
-    res = layout(r, options, &l, err);
+    res = w->layout_reader(r, options, &l, err);
     if (res == CRES_OK) res = cres_set_rpc_layer(r, "grpc", err);
     if (res == CRES_OK) res = cres__hpc_build((cres__hpc *)r, &l, w, err);
     if (res == CRES_OK) res = cres__apply_options(r, w->task_type, w->task_id, w->rpc_layer, err);
@@ -11389,22 +11393,20 @@ CRES__PRIVATE cres_result cres__hpc_create(const cres_resolver_vtable *vtable,
    launcher says of the GPU lists (NULL: nothing). */
 #define CRES__HPC_CREATE(fn, vtable, options_type, layout, reader)                         \
     CRES_API cres_result fn(const options_type *o, cres_resolver **out, cres_error *err) { \
-        options_type none;                                                                 \
+        static options_type none; /* the defaults: see "Footprint" in >>impl */           \
         cres__hpc_want w;                                                                  \
-        if (!o) {                                                                          \
-            memset(&none, 0, sizeof none);                                                 \
-            o = &none;                                                                     \
-        }                                                                                  \
+        if (!o) o = &none;                                                                 \
         w.jobs = o->jobs;                                                                  \
         w.jobs_count = o->jobs_count;                                                      \
         w.port_base = o->port_base;                                                        \
         w.gpus_per_node = o->gpus_per_node;                                                \
         w.gpus_per_task = o->gpus_per_task;                                                \
         w.gpu_reader = reader;                                                             \
+        w.layout_reader = layout;                                                          \
         w.task_type = o->task_type;                                                        \
         w.task_id = o->task_id;                                                            \
         w.rpc_layer = o->rpc_layer;                                                        \
-        return cres__hpc_create(&vtable, o->config, &w, layout, o, out, err);              \
+        return cres__hpc_create(&vtable, o->config, &w, o, out, err);                      \
     }
 #endif /* CRES__HPC */
 
@@ -11419,19 +11421,18 @@ CRES__PRIVATE cres_result cres__hpc_create(const cres_resolver_vtable *vtable,
    set_distribution writes "pack"; slurm_step_layout.c lays the tasks out in blocks). */
 CRES__PRIVATE cres_result cres__slurm_deal(const cres_resolver *r, cres__layout *l,
                                            cres_error *err) {
-    const char *d = cres_resolver_getenv(r, "SLURM_DISTRIBUTION");
+    /* the deals in cres__deal's order (a name list, see "Footprint" in >>impl) */
+    CRES__BYTE_ALIGNED static const char deals[] = "block\0cyclic\0plane\0";
+    const char *d = cres_resolver_getenv(r, "SLURM_DISTRIBUTION"), *name = deals;
     size_t n = d ? strcspn(d, ":,") : 0;
+    int i;
     char q[CRES__QUOTE_SIZE];
     l->deal = CRES__DEAL_BLOCK;
-    if (!d || (n == 5 && memcmp(d, "block", 5) == 0) || strcmp(d, "pack") == 0 ||
-        strcmp(d, "nopack") == 0)
-        return CRES_OK;
-    if (n == 6 && memcmp(d, "cyclic", 6) == 0) {
-        l->deal = CRES__DEAL_CYCLIC;
-        return CRES_OK;
-    }
-    if (n == 5 && memcmp(d, "plane", 5) == 0) {
-        l->deal = CRES__DEAL_PLANE;
+    if (!d || strcmp(d, "pack") == 0 || strcmp(d, "nopack") == 0) return CRES_OK;
+    for (i = 0; *name; name = cres__next_name(name), i++) {
+        if (strlen(name) != n || memcmp(d, name, n) != 0) continue;
+        l->deal = (cres__deal)i;
+        if (i != CRES__DEAL_PLANE) return CRES_OK;
         return cres__env_need(r, "SLURM_DIST_PLANESIZE", 1, CRES_MAX_HOSTLIST_HOSTS, &l->plane,
                               err);
     }
@@ -11456,12 +11457,6 @@ CRES__PRIVATE int cres__slurm_binds(const char *v, int tres) {
     return n > 0;
 }
 
-/* The task's lists are its own, as variable `var` (value v) says. */
-CRES__PRIVATE void cres__gpus_bound_by(cres__gpu_word *said, const char *var, const char *v) {
-    char q[CRES__QUOTE_SIZE];
-    snprintf(said->bound, sizeof said->bound, "%s=%s", var, cres__quote_str(q, sizeof q, v));
-}
-
 /* Slurm's word on the GPU lists a task sees. slurmstepd (src/plugins/gres/common/
    gres_common.c, gres_common_gpu_set_env) sets SLURM_GPUS_ON_NODE to the step's GPUs on the
    node and CUDA_VISIBLE_DEVICES (and ROCR_VISIBLE_DEVICES, ZE_AFFINITY_MASK,
@@ -11478,23 +11473,34 @@ CRES__PRIVATE cres_result cres__slurm_gpus(const cres_resolver *r, cres__gpu_wor
                                            cres_error *err) {
     CRES__BYTE_ALIGNED static const char implicit[] = "SLURM_GPUS_PER_TASK\0SLURM_NTASKS_PER_GPU\0"
                                                       "SLURM_NTASKS_PER_TRES\0";
-    const char *bind_var = "SLURM_TRES_BIND", *bind = cres_resolver_getenv(r, bind_var);
-    const char *per_task = cres_resolver_getenv(r, "SLURM_TRES_PER_TASK"), *hint;
-    int binds = cres__slurm_binds(bind, 1);
+    const char *bind_var, *bind, *hint;
+    const char *per_task = cres_resolver_getenv(r, "SLURM_TRES_PER_TASK");
+    int binds = 0, tres;
+    char q[CRES__QUOTE_SIZE];
     cres_result res = cres__env_int(r, "SLURM_GPUS_ON_NODE", 0, 4096, &said->on_node, err);
     if (res != CRES_OK) return res;
     said->on_node_var = "SLURM_GPUS_ON_NODE";
     if (said->on_node < 0)
         said->unsaid = "SLURM_GPUS_ON_NODE (the step's GPUs on the node) is not set, so "
                        "nothing says";
-    if (!binds)
-        binds = cres__slurm_binds(bind = cres_resolver_getenv(r, bind_var = "SLURM_GPU_BIND"), 0);
-    if (binds) /* none too: every task sees the step's GPUs, as the user asked, not a share */
-        cres__gpus_bound_by(said, bind_var, bind);
-    else if ((hint = cres__env_any(r, implicit)) != NULL)
-        cres__gpus_bound_by(said, hint, cres_resolver_getenv(r, hint));
-    else if (per_task && strstr(per_task, "gres/gpu"))
-        cres__gpus_bound_by(said, "SLURM_TRES_PER_TASK", per_task);
+    for (tres = 1; tres >= 0 && !binds; tres--) { /* --tres-bind's, else --gpu-bind's */
+        bind_var = tres ? "SLURM_TRES_BIND" : "SLURM_GPU_BIND";
+        binds = cres__slurm_binds(bind = cres_resolver_getenv(r, bind_var), tres);
+    }
+    /* bind_var, its value bind: the variable that says the task's lists are its own */
+    if (binds) {
+        /* none too: every task sees the step's GPUs, as the user asked, not a share */
+    } else if ((hint = cres__env_any(r, implicit)) != NULL) {
+        bind_var = hint;
+        bind = cres_resolver_getenv(r, hint);
+    } else if (per_task && strstr(per_task, "gres/gpu")) {
+        bind_var = "SLURM_TRES_PER_TASK";
+        bind = per_task;
+    } else {
+        return CRES_OK;
+    }
+    snprintf(said->bound, sizeof said->bound, "%s=%s", bind_var,
+             cres__quote_str(q, sizeof q, bind));
     return CRES_OK;
 }
 
@@ -11503,24 +11509,26 @@ CRES__PRIVATE cres_result cres__slurm_nodes(const cres_resolver *r, cres__layout
                                             const char *nodes_var, const char *tpn_var,
                                             cres_error *err) {
     const char *who = r->vtable->name, *nodes = cres_resolver_getenv(r, nodes_var);
-    const char *tpn = cres_resolver_getenv(r, tpn_var);
+    const char *tpn = cres_resolver_getenv(r, tpn_var), *unread = nodes_var; /* if it fails */
     const cres_allocator *a = &r->config.allocator;
     char prefix[64], q[CRES__QUOTE_SIZE];
     size_t counts = 0;
     cres_result res;
     if (!tpn) return cres__fail(err, CRES_ERR_ENVIRONMENT, "%s: %s is not set", who, tpn_var);
-    snprintf(prefix, sizeof prefix, "%s: %s: ", who, nodes_var);
     l->from = nodes_var;
-    if ((res = cres__layout_hostlist(a, l, nodes, who, err)) != CRES_OK)
+    if ((res = cres__layout_hostlist(a, l, nodes, who, err)) == CRES_OK) {
+        if ((res = cres__layout_unique(a, l, who, err)) != CRES_OK) return res;
+        res = cres_tasks_per_node_expand(tpn, l->tasks, l->nodes, &counts, err);
+        if (res == CRES_ERR_BUFFER_TOO_SMALL || (res == CRES_OK && counts != l->nodes))
+            return cres__fail(err, CRES_ERR_ENVIRONMENT,
+                              "%s: %s=%s gives %zu counts for the %zu nodes of %s", who, tpn_var,
+                              cres__quote_str(q, sizeof q, tpn), counts, l->nodes, nodes_var);
+        unread = tpn_var;
+    }
+    if (res != CRES_OK) { /* the reader's message, after the variable's name */
+        snprintf(prefix, sizeof prefix, "%s: %s: ", who, unread);
         return cres__wrap(err, res, CRES_ERR_ENVIRONMENT, prefix);
-    if ((res = cres__layout_unique(a, l, who, err)) != CRES_OK) return res;
-    res = cres_tasks_per_node_expand(tpn, l->tasks, l->nodes, &counts, err);
-    if (res == CRES_ERR_BUFFER_TOO_SMALL || (res == CRES_OK && counts != l->nodes))
-        return cres__fail(err, CRES_ERR_ENVIRONMENT,
-                          "%s: %s=%s gives %zu counts for the %zu nodes of %s", who, tpn_var,
-                          cres__quote_str(q, sizeof q, tpn), counts, l->nodes, nodes_var);
-    snprintf(prefix, sizeof prefix, "%s: %s: ", who, tpn_var);
-    if (res != CRES_OK) return cres__wrap(err, res, CRES_ERR_ENVIRONMENT, prefix);
+    }
     return cres__layout_total(l, who, err);
 }
 
@@ -11533,18 +11541,16 @@ CRES__PRIVATE cres_result cres__slurm_nodes(const cres_resolver *r, cres__layout
    heterogeneous job's script sees its first component in those variables and each in
    SLURM_*_HET_GROUP_<n> (src/slurmctld/job_scheduler.c _set_het_job_env): which of them, or
    what union, the caller means is not said, so it is refused. (A step names its own nodes
-   whole, several components' too: src/common/env.c env_array_for_step.) */
-CRES__PRIVATE cres_result cres__slurm_allocation(const cres_resolver *r, cres__layout *l,
-                                                 cres_error *err) {
-    const char *who = r->vtable->name, *nodes = "SLURM_JOB_NODELIST";
-    const char *ntasks = cres_resolver_getenv(r, "SLURM_NTASKS") ? "SLURM_NTASKS" : "SLURM_NPROCS";
-    const char *nnodes =
-        cres_resolver_getenv(r, "SLURM_JOB_NUM_NODES") ? "SLURM_JOB_NUM_NODES" : "SLURM_NNODES";
+   whole, several components' too: src/common/env.c env_array_for_step.) This part says which
+   variable lists the nodes (*nodes); cres__slurm_allocation takes them once read. */
+CRES__PRIVATE cres_result cres__slurm_job_nodes(const cres_resolver *r, const char **nodes,
+                                                cres_error *err) {
+    const char *who = r->vtable->name;
     const char *het = /* SLURM_PACK_SIZE before Slurm 20.02 */
         cres_resolver_getenv(r, "SLURM_HET_SIZE") ? "SLURM_HET_SIZE" : "SLURM_PACK_SIZE";
     int rank = 0, components = 1;
     cres_result res;
-    if (!cres_resolver_getenv(r, "SLURM_JOB_ID") && !cres_resolver_getenv(r, "SLURM_JOBID"))
+    if (!cres_resolver_getenv(r, CRES__SLURM_JOB_ID) && !cres_resolver_getenv(r, CRES__SLURM_JOBID))
         return cres__fail(
             err, CRES_ERR_ENVIRONMENT,
             "%s: not in a Slurm job: SLURM_STEP_NODELIST and SLURM_JOB_ID are not set", who);
@@ -11560,23 +11566,35 @@ CRES__PRIVATE cres_result cres__slurm_allocation(const cres_resolver *r, cres__l
                           "%s: SLURM_PROCID=%d is set but SLURM_STEP_NODELIST is not: the step's "
                           "variables are missing",
                           who, rank);
-    if (!cres_resolver_getenv(r, nodes) && cres_resolver_getenv(r, "SLURM_NODELIST"))
-        nodes = "SLURM_NODELIST"; /* the older name */
-    if (!cres_resolver_getenv(r, nodes))
+    *nodes = "SLURM_JOB_NODELIST";
+    if (!cres_resolver_getenv(r, *nodes) && cres_resolver_getenv(r, "SLURM_NODELIST"))
+        *nodes = "SLURM_NODELIST"; /* the older name */
+    if (!cres_resolver_getenv(r, *nodes))
         return cres__fail(err, CRES_ERR_ENVIRONMENT,
                           "%s: %s is set but neither SLURM_STEP_NODELIST (a step) nor "
                           "SLURM_JOB_NODELIST (the job's allocation) is",
                           who,
-                          cres_resolver_getenv(r, "SLURM_JOB_ID") ? "SLURM_JOB_ID" : "SLURM_JOBID");
-    if ((res = cres__slurm_nodes(r, l, nodes, "SLURM_TASKS_PER_NODE", err)) != CRES_OK ||
-        (res = cres__env_agrees(r, ntasks, l->ntasks, "SLURM_TASKS_PER_NODE", err)) != CRES_OK ||
+                          cres_resolver_getenv(r, CRES__SLURM_JOB_ID) ? CRES__SLURM_JOB_ID
+                                                                      : CRES__SLURM_JOBID);
+    return CRES_OK;
+}
+
+/* The allocation's nodes (`nodes`, their list's variable) read into l: the job's counts must
+   agree, and no task is this process's. */
+CRES__PRIVATE cres_result cres__slurm_allocation(const cres_resolver *r, cres__layout *l,
+                                                 const char *nodes, cres_error *err) {
+    const char *ntasks = cres_resolver_getenv(r, "SLURM_NTASKS") ? "SLURM_NTASKS" : "SLURM_NPROCS";
+    const char *nnodes =
+        cres_resolver_getenv(r, "SLURM_JOB_NUM_NODES") ? "SLURM_JOB_NUM_NODES" : "SLURM_NNODES";
+    cres_result res;
+    if ((res = cres__env_agrees(r, ntasks, l->ntasks, "SLURM_TASKS_PER_NODE", err)) != CRES_OK ||
         (res = cres__env_agrees(r, nnodes, (int)l->nodes, nodes, err)) != CRES_OK)
         return res;
     cres__log(r, CRES_LOG_INFO,
               "%s: no job step (an sbatch script or an salloc shell): the cluster is the job's "
               "allocation, %zu nodes with %d task slots (%s, SLURM_TASKS_PER_NODE), and no task "
               "is this process's; srun starts the tasks",
-              who, l->nodes, l->ntasks, nodes);
+              r->vtable->name, l->nodes, l->ntasks, nodes);
     l->rank = -1;
     l->no_task = "no job step, SLURM_STEP_NODELIST is not set: an sbatch script or an salloc "
                  "shell; start the tasks with srun";
@@ -11595,22 +11613,29 @@ CRES__PRIVATE cres_result cres__slurm_node_agrees(const cres_resolver *r, const 
         err, CRES_ERR_ENVIRONMENT,
         "%s: SLURMD_NODENAME=%s but SLURM_NODEID=%d is %s in SLURM_STEP_NODELIST", r->vtable->name,
         cres__quote_str(q, sizeof q, name), l->own_node,
-        cres__quote(qh, sizeof qh, l->hosts[l->own_node], strlen(l->hosts[l->own_node])));
+        cres__quote_str(qh, sizeof qh, l->hosts[l->own_node]));
 }
 
-CRES__PRIVATE cres_result cres__slurm_layout(const cres_resolver *r, cres__layout *l,
-                                             cres_error *err) {
-    const char *who = r->vtable->name;
-    int ntasks = 0;
+/* The step's or the allocation's layout, as a cres__layout_reader (the Slurm backend's
+   options say nothing of it). */
+CRES__PRIVATE cres_result cres__slurm_read_layout(const cres_resolver *r, const void *options,
+                                                  cres__layout *l, cres_error *err) {
+    CRES__BYTE_ALIGNED static const char job_counts[] =
+        "SLURM_NTASKS\0SLURM_NPROCS\0SLURM_STEP_NUM_NODES\0SLURM_NNODES\0";
+    const char *who = r->vtable->name, *nodes = "SLURM_STEP_NODELIST", *name;
+    int ntasks = 0, i, step = cres_resolver_getenv(r, nodes) != NULL;
     cres_result res;
-    if (!cres_resolver_getenv(r, "SLURM_STEP_NODELIST")) return cres__slurm_allocation(r, l, err);
-    if ((res = cres__env_need(r, "SLURM_PROCID", 0, CRES_MAX_HOSTLIST_HOSTS, &l->rank, err)) !=
-            CRES_OK ||
-        (res = cres__env_need(r, "SLURM_STEP_NUM_TASKS", 1, CRES_MAX_HOSTLIST_HOSTS, &ntasks,
-                              err)) != CRES_OK ||
-        (res = cres__slurm_nodes(r, l, "SLURM_STEP_NODELIST", "SLURM_STEP_TASKS_PER_NODE", err)) !=
-            CRES_OK)
-        return res;
+    (void)options;
+    if (!step) /* one call of cres__slurm_nodes for both: inlined, without unwind notes */
+        res = cres__slurm_job_nodes(r, &nodes, err);
+    else if ((res = cres__env_need(r, "SLURM_PROCID", 0, CRES_MAX_HOSTLIST_HOSTS, &l->rank, err)) ==
+             CRES_OK)
+        res = cres__env_need(r, "SLURM_STEP_NUM_TASKS", 1, CRES_MAX_HOSTLIST_HOSTS, &ntasks, err);
+    if (res == CRES_OK)
+        res = cres__slurm_nodes(r, l, nodes,
+                                step ? "SLURM_STEP_TASKS_PER_NODE" : "SLURM_TASKS_PER_NODE", err);
+    if (res != CRES_OK) return res;
+    if (!step) return cres__slurm_allocation(r, l, nodes, err);
     if (l->ntasks != ntasks)
         return cres__fail(
             err, CRES_ERR_ENVIRONMENT,
@@ -11620,16 +11645,13 @@ CRES__PRIVATE cres_result cres__slurm_layout(const cres_resolver *r, cres__layou
         return cres__fail(err, CRES_ERR_ENVIRONMENT,
                           "%s: SLURM_PROCID %d is not below SLURM_STEP_NUM_TASKS %d", who, l->rank,
                           ntasks);
-    /* srun gives its tasks the step's counts under the job's names too */
-    if ((res = cres__env_agrees(r, "SLURM_NTASKS", ntasks, "SLURM_STEP_NUM_TASKS", err)) !=
-            CRES_OK ||
-        (res = cres__env_agrees(r, "SLURM_NPROCS", ntasks, "SLURM_STEP_NUM_TASKS", err)) !=
-            CRES_OK ||
-        (res = cres__env_agrees(r, "SLURM_STEP_NUM_NODES", (int)l->nodes, "SLURM_STEP_NODELIST",
-                                err)) != CRES_OK ||
-        (res = cres__env_agrees(r, "SLURM_NNODES", (int)l->nodes, "SLURM_STEP_NODELIST", err)) !=
-            CRES_OK)
-        return res;
+    /* srun gives its tasks the step's counts under the job's names too: the tasks' under the
+       first two names, the nodes' under the others */
+    for (i = 0, name = job_counts; *name; i++, name = cres__next_name(name))
+        if ((res = cres__env_agrees(r, name, i < 2 ? ntasks : (int)l->nodes,
+                                    i < 2 ? "SLURM_STEP_NUM_TASKS" : "SLURM_STEP_NODELIST",
+                                    err)) != CRES_OK)
+            return res;
     l->said_by[0] = "SLURM_NODEID, SLURM_LOCALID";
     l->node_ranks = cres_resolver_getenv(r, "SLURM_GTIDS");
     if ((res = cres__env_int(r, "SLURM_NODEID", 0, (long long)l->nodes - 1, &l->own_node, err)) !=
@@ -11640,6 +11662,8 @@ CRES__PRIVATE cres_result cres__slurm_layout(const cres_resolver *r, cres__layou
         return res;
     return cres__slurm_deal(r, l, err);
 }
+/* srun's step for MPI, which has no Slurm options */
+#define cres__slurm_layout(r, l, err) cres__slurm_read_layout(r, NULL, l, err)
 #endif
 
 #ifndef CLUSTER_RESOLVER_NO_SLURM
@@ -11648,15 +11672,8 @@ static const cres_resolver_vtable cres__slurm_vtable = {
     cres__slurm_vtable_name, cres__hpc_resolve, NULL, cres__hpc_accelerators, cres__hpc_destroy,
     cres__hpc_devices, NULL};
 
-/* The step's layout takes no options. */
-CRES__PRIVATE cres_result cres__slurm_own_layout(const cres_resolver *r, const void *options,
-                                                 cres__layout *l, cres_error *err) {
-    (void)options;
-    return cres__slurm_layout(r, l, err);
-}
-
 CRES__HPC_CREATE(cres_slurm_resolver_create, cres__slurm_vtable, cres_slurm_options,
-                 cres__slurm_own_layout, cres__slurm_gpus)
+                 cres__slurm_read_layout, cres__slurm_gpus)
 #else
 CRES__LEFT_OUT(cres_slurm_resolver_create, cres_slurm_options, "slurm", "CLUSTER_RESOLVER_NO_SLURM")
 #endif /* CLUSTER_RESOLVER_NO_SLURM */
@@ -14577,101 +14594,106 @@ CRES__PRIVATE const char *cres__auto_vc_hosts(const cres_resolver *probe) {
 CRES__PRIVATE const char *cres__auto_torch_plain(const cres_resolver *probe) {
     const char *size = cres_resolver_getenv(probe, "WORLD_SIZE");
     if (cres__env_set(probe, "RANK")) return "RANK is set";
-    if (cres__env_any(probe, "SLURM_JOB_ID\0SLURM_JOBID\0PBS_JOBID\0PBS_NODEFILE\0LSB_JOBID\0"
-                             "PE_HOSTFILE\0FLUX_JOB_ID\0FLUX_ENCLOSING_ID\0"))
-        return NULL;
+    if (cres__env_any(probe, cres__job_vars)) return NULL;
     if (size && !cres__is_blank(size) && strcmp(size, "1") != 0) return "WORLD_SIZE is set";
     return NULL;
 }
 
-/* Adds the step of `backend` when `why` says it applies (not NULL). */
-CRES__PRIVATE void cres__auto_step(cres__auto_picks *s, const char *backend, const char *why) {
-    if (why && s->n < sizeof s->step / sizeof s->step[0]) {
-        s->step[s->n].backend = backend;
-        s->step[s->n++].why = why;
-    }
-}
-
-/* The step of `backend` when one of `names` (a name list) is set: the first set is why. */
-CRES__PRIVATE void cres__auto_set(const cres_resolver *probe, cres__auto_picks *s,
-                                  const char *backend, const char *names) {
-    cres__auto_step(s, backend, cres__env_any(probe, names));
-}
-
-/* Every step of the documented order that applies, in that order (innermost launcher
-   first). The first wins; auto's log line names the others. */
-CRES__PRIVATE void cres__auto_steps(const cres_resolver *probe, char *selector, size_t cap,
-                                    cres__auto_picks *s) {
-    /* name lists as arrays of their own: a literal holding "\0" would go to the .rodata
-       every program keeps (see "Footprint" in >>impl) */
-    CRES__BYTE_ALIGNED static const char
-        tfconfig[] = "TF_CONFIG\0",
-        torchrun[] = "TORCHELASTIC_RUN_ID\0",
-        mpi[] = "OMPI_COMM_WORLD_SIZE\0MV2_COMM_WORLD_SIZE\0PMI_SIZE\0PMIX_RANK\0",
-        step[] = "SLURM_STEP_NODELIST\0", pals[] = "PALS_RANKID\0",
-        jsrun[] = "JSM_NAMESPACE_RANK\0", flux_rank[] = "FLUX_TASK_RANK\0",
-        vertex[] = "CLUSTER_SPEC\0", sagemaker[] = "SM_HOSTS\0SM_CURRENT_HOST\0",
-        skypilot[] = "SKYPILOT_NODE_IPS\0SKYPILOT_NODE_RANK\0",
-        volcano[] = "VC_TASK_INDEX\0VK_TASK_INDEX\0",
-        lws[] = "LWS_LEADER_ADDRESS\0LWS_WORKER_INDEX\0LWS_GROUP_SIZE\0",
-        awsbatch[] = "AWS_BATCH_JOB_NODE_INDEX\0AWS_BATCH_JOB_NUM_NODES\0",
-        jax[] = "JAX_COORDINATOR_ADDRESS\0JAX_NUM_PROCESSES\0JAX_PROCESS_ID\0",
-        pet[] = "PET_NNODES\0PET_NODE_RANK\0PET_MASTER_ADDR\0",
-        slurm_job[] = "SLURM_JOB_ID\0SLURM_JOBID\0", pbs[] = "PBS_NODEFILE\0PBS_JOBID\0",
-        lsf[] = "LSB_DJOB_RANKFILE\0LSB_MCPU_HOSTS\0LSB_JOBID\0", sge[] = "PE_HOSTFILE\0",
-        flux[] = "FLUX_JOB_ID\0FLUX_ENCLOSING_ID\0",
-        tpu[] = "TPU_PROCESS_ADDRESSES\0TPU_WORKER_HOSTNAMES\0TPU_WORKER_ID\0"
-                "TPU_NAME\0KUBE_GOOGLE_CLOUD_TPU_ENDPOINTS\0TPU_CONFIG\0";
-    const char *why;
-    FILE *f;
-    s->n = 0;
-    cres__auto_set(probe, s, "tfconfig", tfconfig);
-    cres__auto_set(probe, s, "torch", torchrun);
-    /* Flux's own PMI and Cray PALS's mpiexec set PMI_RANK and PMI_SIZE for every task: flux
-       and pbs read those jobs (PALS's nodes and local ranks are not MPICH's names) */
-    why = cres__env_any(probe, mpi);
-    if (why && strcmp(why, "PMI_SIZE") == 0 &&
-        (cres__env_set(probe, "FLUX_TASK_RANK") ||
-         (cres__env_set(probe, "PALS_RANKID") && cres__env_set(probe, "PBS_NODEFILE"))))
-        why = NULL;
-    cres__auto_step(s, "mpi", why);
+/* auto's documented order, innermost launcher first: per step its backend, then a name list
+   of variables, the first set one saying why the step applies. A step marked with a digit
+   (CRES__AUTO_CHECKED) is decided by cres__auto_check's case of that digit, from the
+   first set variable (NULL: none is) or, with no variables, from the environment alone.
+   One literal, not code per step (see "Footprint" in >>impl); an empty backend ends it. */
+#define CRES__AUTO_STEP(backend, variables) backend "\0" variables "\0"
+#define CRES__AUTO_CHECKED(digit, backend, variables) #digit backend "\0" variables "\0"
+CRES__BYTE_ALIGNED static const char cres__auto_order[] =
+    CRES__AUTO_STEP("tfconfig", "TF_CONFIG\0")
+    CRES__AUTO_STEP("torch", "TORCHELASTIC_RUN_ID\0")
+    CRES__AUTO_CHECKED(1, "mpi", "OMPI_COMM_WORLD_SIZE\0MV2_COMM_WORLD_SIZE\0PMI_SIZE\0PMIX_RANK\0")
     /* a scheduler's job step, or a rank on its allocation: the launcher of this process */
-    cres__auto_set(probe, s, "slurm", step);
-    if (cres__env_any(probe, pbs))
-        cres__auto_step(s, "pbs",
-                        cres__env_any(probe, pals)   ? "PALS_RANKID"
-                        : cres__pbsdsh_task(probe) ? "PBS_VNODENUM"
-                                                   : NULL);
-    if (cres__env_any(probe, lsf)) cres__auto_set(probe, s, "lsf", jsrun);
-    cres__auto_set(probe, s, "flux", flux_rank);
-    cres__auto_set(probe, s, "vertex", vertex);
-    cres__auto_set(probe, s, "sagemaker", sagemaker);
-    if ((f = fopen(CRES__SM_RESOURCE_CONFIG, "rb")) != NULL) {
-        fclose(f);
-        cres__auto_step(s, "sagemaker", CRES__SM_RESOURCE_CONFIG);
-    }
-    cres__auto_set(probe, s, "skypilot", skypilot);
-    why = cres__env_any(probe, volcano);
-    cres__auto_step(s, "volcano", why ? why : cres__auto_vc_hosts(probe));
-    cres__auto_set(probe, s, "lws", lws);
-    cres__auto_set(probe, s, "awsbatch", awsbatch);
-    cres__auto_step(s, "torch", cres__auto_torch_plain(probe));
-    cres__auto_set(probe, s, "jax", jax);
-    cres__auto_set(probe, s, "torch", pet);
+    CRES__AUTO_STEP("slurm", "SLURM_STEP_NODELIST\0")
+    CRES__AUTO_CHECKED(2, "pbs", "PBS_NODEFILE\0PBS_JOBID\0")
+    CRES__AUTO_CHECKED(3, "lsf", "LSB_DJOB_RANKFILE\0LSB_MCPU_HOSTS\0LSB_JOBID\0")
+    CRES__AUTO_STEP("flux", "FLUX_TASK_RANK\0")
+    CRES__AUTO_STEP("vertex", "CLUSTER_SPEC\0")
+    CRES__AUTO_STEP("sagemaker", "SM_HOSTS\0SM_CURRENT_HOST\0")
+    CRES__AUTO_CHECKED(4, "sagemaker", "")
+    CRES__AUTO_STEP("skypilot", "SKYPILOT_NODE_IPS\0SKYPILOT_NODE_RANK\0")
+    CRES__AUTO_CHECKED(5, "volcano", "VC_TASK_INDEX\0VK_TASK_INDEX\0")
+    CRES__AUTO_STEP("lws", "LWS_LEADER_ADDRESS\0LWS_WORKER_INDEX\0LWS_GROUP_SIZE\0")
+    CRES__AUTO_STEP("awsbatch", "AWS_BATCH_JOB_NODE_INDEX\0AWS_BATCH_JOB_NUM_NODES\0")
+    CRES__AUTO_CHECKED(6, "torch", "")
+    CRES__AUTO_STEP("jax", "JAX_COORDINATOR_ADDRESS\0JAX_NUM_PROCESSES\0JAX_PROCESS_ID\0")
+    CRES__AUTO_STEP("torch", "PET_NNODES\0PET_NODE_RANK\0PET_MASTER_ADDR\0")
     /* a scheduler's allocation with no rank of this process's (a job script, an allocation
        shell): the launchers above may run inside it, as DeepSpeed's does in an sbatch script */
-    if (cres__env_any(probe, slurm_job))
-        cres__auto_step(s, "slurm",
-                        "SLURM_JOB_ID (an sbatch script or an salloc shell: the job's "
-                        "allocation)");
-    cres__auto_set(probe, s, "pbs", pbs);
-    cres__auto_set(probe, s, "lsf", lsf);
-    cres__auto_set(probe, s, "sge", sge);
-    cres__auto_set(probe, s, "flux", flux);
-    cres__auto_set(probe, s, "tpu", tpu);
-    if (cres__auto_indexed_job(probe, selector, cap))
-        cres__auto_step(s, "kubernetes",
-                        "KUBERNETES_SERVICE_HOST and JOB_COMPLETION_INDEX (an Indexed Job)");
+    CRES__AUTO_CHECKED(7, "slurm", "SLURM_JOB_ID\0SLURM_JOBID\0")
+    CRES__AUTO_STEP("pbs", "PBS_NODEFILE\0PBS_JOBID\0")
+    CRES__AUTO_STEP("lsf", "LSB_DJOB_RANKFILE\0LSB_MCPU_HOSTS\0LSB_JOBID\0")
+    CRES__AUTO_STEP("sge", "PE_HOSTFILE\0")
+    CRES__AUTO_STEP("flux", "FLUX_JOB_ID\0FLUX_ENCLOSING_ID\0")
+    CRES__AUTO_STEP("tpu", "TPU_PROCESS_ADDRESSES\0TPU_WORKER_HOSTNAMES\0TPU_WORKER_ID\0"
+                           "TPU_NAME\0KUBE_GOOGLE_CLOUD_TPU_ENDPOINTS\0TPU_CONFIG\0")
+    CRES__AUTO_CHECKED(8, "kubernetes", "");
+#undef CRES__AUTO_CHECKED
+#undef CRES__AUTO_STEP
+
+/* Why a checked step of cres__auto_order applies (NULL: it does not); `set` is the first of
+   its variables that is set. */
+CRES__PRIVATE const char *cres__auto_check(const cres_resolver *probe, char digit,
+                                           const char *set, char *selector, size_t cap) {
+    FILE *f;
+    switch (digit) {
+    case '1': /* Flux's own PMI and Cray PALS's mpiexec set PMI_RANK and PMI_SIZE for every
+                 task: flux and pbs read those jobs (PALS's nodes and local ranks are not
+                 MPICH's names) */
+        if (set && strcmp(set, "PMI_SIZE") == 0 &&
+            (cres__env_set(probe, "FLUX_TASK_RANK") ||
+             (cres__env_set(probe, "PALS_RANKID") && cres__env_set(probe, "PBS_NODEFILE"))))
+            return NULL;
+        return set;
+    case '2': /* in a PBS job: PALS's ranks, or pbsdsh's tasks */
+        if (!set) return NULL;
+        return cres__env_set(probe, "PALS_RANKID") ? "PALS_RANKID"
+               : cres__pbsdsh_task(probe)          ? "PBS_VNODENUM"
+                                                   : NULL;
+    case '3': /* in an LSF job: jsrun's ranks */
+        return set && cres__env_set(probe, "JSM_NAMESPACE_RANK") ? "JSM_NAMESPACE_RANK" : NULL;
+    case '4':
+        if ((f = fopen(CRES__SM_RESOURCE_CONFIG, "rb")) == NULL) return NULL;
+        fclose(f);
+        return CRES__SM_RESOURCE_CONFIG;
+    case '5': return set ? set : cres__auto_vc_hosts(probe);
+    case '6': return cres__auto_torch_plain(probe);
+    case '7':
+        return set ? "SLURM_JOB_ID (an sbatch script or an salloc shell: the job's allocation)"
+                   : NULL;
+    default: /* '8' */
+        return cres__auto_indexed_job(probe, selector, cap)
+                   ? "KUBERNETES_SERVICE_HOST and JOB_COMPLETION_INDEX (an Indexed Job)"
+                   : NULL;
+    }
+}
+
+/* Every step of the documented order that applies, in that order. The first wins; auto's log
+   line names the others. */
+CRES__PRIVATE void cres__auto_steps(const cres_resolver *probe, char *selector, size_t cap,
+                                    cres__auto_picks *s) {
+    const char *p = cres__auto_order, *names, *why;
+    s->n = 0;
+    while (*p) {
+        char digit = *p >= '0' && *p <= '9' ? *p++ : '\0';
+        const char *backend = p;
+        names = cres__next_name(backend);
+        why = cres__env_any(probe, names);
+        if (digit) why = cres__auto_check(probe, digit, why, selector, cap);
+        if (why && s->n < sizeof s->step / sizeof s->step[0]) {
+            s->step[s->n].backend = backend;
+            s->step[s->n++].why = why;
+        }
+        for (p = names; *p; p = cres__next_name(p)) continue;
+        p++; /* past the list's empty name */
+    }
 }
 
 /* Rule 1: a launcher's variable that says this process is one of several rules out the
@@ -14679,12 +14701,13 @@ CRES__PRIVATE void cres__auto_steps(const cres_resolver *probe, char *selector, 
    ">1" a count (the value's first word) other than 1; ">0" an index other than 0; ",", ";"
    or "\n" a list of more than one entry so separated. A value that is no number says so
    too. One literal, not pointers (a table of pointers costs a relocation each): a launcher,
-   then its variable and mark pairs, up to an empty variable; an empty launcher ends it.
+   then its variables, each after its mark (a variable's name starts with a letter or "_"),
+   up to an empty variable; an empty launcher ends it.
    Left out: torchx's TORCHX_RANK0_HOST and Determined's DET_CHIEF_IP (set for a single
    process too), Google Cloud Batch's BATCH_HOSTS_FILE (a file; BATCH_TASK_COUNT says as
    much). */
 #define CRES__SEVERAL(launcher, variables) launcher "\0" variables "\0"
-#define CRES__SAYS(variable, how) variable "\0" how "\0"
+#define CRES__SAYS(variable, how) how variable "\0"
 CRES__BYTE_ALIGNED static const char cres__several[] =
     /* torchrun's workers (torch/distributed/elastic/agent/server/local_elastic_agent.py);
        LOCAL_RANK and NODE_RANK also Ray Train, AzureML, DeepSpeed's launch.py and Lightning's
@@ -14784,18 +14807,19 @@ CRES__BYTE_ALIGNED static const char cres__several[] =
 #undef CRES__SAYS
 #undef CRES__SEVERAL
 
-/* Whether value v of a cres__several entry says one of several (`how` as there). */
-CRES__PRIVATE int cres__says_several(const char *v, const char *how) {
+/* Whether value v of a cres__several entry says one of several (`how`, its mark, as there,
+   up to the variable's name). */
+CRES__PRIVATE int cres__says_several(const char *v, const char *how, const char *name) {
     size_t len, entries = 0;
     long long n;
-    if (!*how) return 1;
+    if (how == name) return 1;
     if (*how == '>') { /* a number other than the one a process alone has */
         v += strspn(v, " \t\r\n");
         len = strcspn(v, " \t\r\n");
         return cres__parse_decimal(v, len, &n) != 1 || n != how[1] - '0';
     }
     while (entries < 2 && *v) { /* entries not blank */
-        len = strcspn(v, how);
+        for (len = 0; v[len] && v[len] != *how; len++) continue;
         if (strspn(v, " \t\r\n") < len) entries++;
         v += len + (v[len] != '\0');
     }
@@ -14805,11 +14829,12 @@ CRES__PRIVATE int cres__says_several(const char *v, const char *how) {
 CRES__PRIVATE cres_result cres__auto_not_alone(const cres_resolver *probe, cres_error *err) {
     const char *launcher, *name, *how, *v;
     char q[CRES__QUOTE_SIZE];
-    for (launcher = cres__several; *launcher; launcher = name + 1) {
-        for (name = cres__next_name(launcher); *name; name = cres__next_name(how)) {
-            how = cres__next_name(name);
+    for (launcher = cres__several; *launcher; launcher = how + 1) {
+        for (how = cres__next_name(launcher); *how; how = cres__next_name(how)) {
+            name = how + strspn(how, ">01,;\n");
             v = cres_resolver_getenv(probe, name);
-            if (!v || cres__is_blank(v) || !cres__says_several(v, how)) continue;
+            if (!v || cres__is_blank(v) || !cres__says_several(v, how, name))
+                continue;
             return cres__fail(err, CRES_ERR_ENVIRONMENT,
                               "auto: %s=%s (%s) is set: this process may be one of several, but "
                               "no launcher's variables are complete; set "
@@ -14827,7 +14852,8 @@ CRES__PRIVATE int cres__auto_seen(const cres__auto_pick *steps, size_t i, const 
     return 0;
 }
 
-/* Picks a backend in the documented order; *why says what decided and what it passed over. */
+/* Picks a backend in the documented order, NULL when no step applies; *why says what decided
+   and what it passed over. */
 CRES__PRIVATE const char *cres__auto_detect(const cres_resolver *probe, char *selector, size_t cap,
                                             char *why, size_t why_cap) {
     cres__auto_picks s;
@@ -14835,10 +14861,7 @@ CRES__PRIVATE const char *cres__auto_detect(const cres_resolver *probe, char *se
     const char *sep = "; passed over ";
     size_t i, len;
     cres__auto_steps(probe, selector, cap, &s);
-    if (!s.n) {
-        snprintf(why, why_cap, "no launcher or cluster variables");
-        return "local";
-    }
+    if (!s.n) return NULL;
     len = (size_t)snprintf(why, why_cap, "%s", steps[0].why);
     for (i = 1; i < s.n && len < why_cap; i++) {
         if (cres__auto_seen(steps, i, steps[i].backend)) continue;
@@ -14942,14 +14965,14 @@ CRES__PRIVATE void cres__auto_options(void *opt, const void *given, size_t size,
     if (!*own) *own = config;
 }
 
-/* A backend by name: the caller's options for it (else zero), auto's config where they give
-   none, and auto's port in `field` (port or port_base; `config` for a backend without one)
-   where they give none. */
+/* A backend by name (its vtable's, not a literal of its own: see "Footprint" in >>impl): the
+   caller's options for it (else zero), auto's config where they give none, and auto's port in
+   `field` (port or port_base; `config` for a backend without one) where they give none. */
 #define CRES__AUTO_OPTIONS(name, opt) \
     cres_##name##_options opt;        \
     cres__auto_options(&opt, o->name, sizeof opt, o->config)
 #define CRES__AUTO_CREATE(name, field)                                                         \
-    if (strcmp(backend, #name) == 0) {                                                         \
+    if (strcmp(backend, cres__##name##_vtable_name) == 0) {                                    \
         CRES__AUTO_OPTIONS(name, opt);                                                         \
         CRES__AUTO_##field(opt);                                                               \
         return cres_##name##_resolver_create(&opt, r, err);                                    \
@@ -15051,39 +15074,40 @@ CRES__PRIVATE cres_result cres__auto_create(const char *backend, const cres_auto
 
 CRES_API cres_result cres_auto_resolver_create(const cres_auto_options *o, cres_resolver **out,
                                                cres_error *err) {
-    cres_auto_options none;
+    static cres_auto_options none; /* the defaults: see "Footprint" in >>impl */
     cres_resolver probe, *r = NULL; /* probe only reads the environment through the config */
     const char *backend, *switch_name;
     char selector[320], left_out[160], why[320];
+    int alone = 0; /* no step applies: cres__auto_not_alone has the last word */
     cres_result res;
     selector[0] = '\0'; /* an initializer would clear all 320 bytes, in code */
     strcpy(why, "forced by options.backend");
-    if (!o) {
-        memset(&none, 0, sizeof none);
-        o = &none;
-    }
+    if (!o) o = &none;
     cres__clear(err);
     if (!out) return cres__fail(err, CRES_ERR_INVALID_ARGUMENT, "auto: out is NULL");
     *out = NULL;
     memset(&probe, 0, sizeof probe);
     if (o->config) probe.config = *o->config;
-    backend = o->backend && strcmp(o->backend, "off") == 0 ? "local" : o->backend;
+    backend = o->backend;
     if (!backend || strcmp(backend, "auto") == 0) {
         backend = cres_resolver_getenv(&probe, "CLUSTER_RESOLVER_BACKEND");
         strcpy(why, "forced by CLUSTER_RESOLVER_BACKEND");
-        if (backend && strcmp(backend, "off") == 0) backend = "local";
         if (!backend || !*backend || strcmp(backend, "auto") == 0)
             backend = cres__auto_detect(&probe, selector, sizeof selector, why, sizeof why);
+        if (!backend) { /* one task here, unless a launcher's variable says otherwise */
+            backend = "local";
+            strcpy(why, "no launcher or cluster variables");
+            alone = 1;
+        }
     }
+    if (strcmp(backend, "off") == 0) backend = "local"; /* forced by either */
     /* An environment whose backend is left out must not pass for a one-task local job. */
     if ((switch_name = cres__left_out(backend)) != NULL)
         return cres__fail(err, CRES_ERR_UNSUPPORTED,
                           "auto: the %s backend (%s) is left out of this build by "
                           "CLUSTER_RESOLVER_NO_%s",
                           backend, why, switch_name);
-    if (strcmp(backend, "local") == 0 && strcmp(why, "no launcher or cluster variables") == 0 &&
-        (res = cres__auto_not_alone(&probe, err)) != CRES_OK)
-        return res;
+    if (alone && (res = cres__auto_not_alone(&probe, err)) != CRES_OK) return res;
 #ifndef CLUSTER_RESOLVER_NO_K8S /* else left out above */
     if (strcmp(backend, "kubernetes") == 0 && *selector) { /* what auto made of the pod */
         size_t used = strlen(why); /* a long selector is cut short: why is only for the log */
