@@ -11504,12 +11504,14 @@ CRES__PRIVATE cres_result cres__slurm_gpus(const cres_resolver *r, cres__gpu_wor
     return CRES_OK;
 }
 
-/* A Slurm node list (nodes_var) and its tasks per node (tpn_var) into l, one count per node. */
+/* A Slurm node list (nodes_var) and its tasks per node (tpn_var) into l, one count per node;
+   with no tpn_var, the nodes alone (their counts the caller's). */
 CRES__PRIVATE cres_result cres__slurm_nodes(const cres_resolver *r, cres__layout *l,
                                             const char *nodes_var, const char *tpn_var,
                                             cres_error *err) {
     const char *who = r->vtable->name, *nodes = cres_resolver_getenv(r, nodes_var);
-    const char *tpn = cres_resolver_getenv(r, tpn_var), *unread = nodes_var; /* if it fails */
+    const char *tpn = tpn_var ? cres_resolver_getenv(r, tpn_var) : "";
+    const char *unread = nodes_var; /* if it fails */
     const cres_allocator *a = &r->config.allocator;
     char prefix[64], q[CRES__QUOTE_SIZE];
     size_t counts = 0;
@@ -11517,7 +11519,7 @@ CRES__PRIVATE cres_result cres__slurm_nodes(const cres_resolver *r, cres__layout
     if (!tpn) return cres__fail(err, CRES_ERR_ENVIRONMENT, "%s: %s is not set", who, tpn_var);
     l->from = nodes_var;
     if ((res = cres__layout_hostlist(a, l, nodes, who, err)) == CRES_OK) {
-        if ((res = cres__layout_unique(a, l, who, err)) != CRES_OK) return res;
+        if ((res = cres__layout_unique(a, l, who, err)) != CRES_OK || !tpn_var) return res;
         res = cres_tasks_per_node_expand(tpn, l->tasks, l->nodes, &counts, err);
         if (res == CRES_ERR_BUFFER_TOO_SMALL || (res == CRES_OK && counts != l->nodes))
             return cres__fail(err, CRES_ERR_ENVIRONMENT,
@@ -12216,14 +12218,10 @@ CRES__PRIVATE cres_result cres__mpi_one_host(const cres_resolver *r, const char 
 CRES__PRIVATE cres_result cres__mpi_in_allocation(const cres_resolver *r,
                                                   const cres__mpi_identity *id, cres__layout *l,
                                                   cres_error *err) {
-    const char *who = r->vtable->name, *nodes = cres_resolver_getenv(r, "SLURM_STEP_NODELIST");
     size_t i;
     int by_node;
-    cres_result res = cres__layout_hostlist(&r->config.allocator, l, nodes, who, err);
-    l->from = "SLURM_STEP_NODELIST";
-    if (res != CRES_OK)
-        return cres__wrap(err, res, CRES_ERR_ENVIRONMENT, "mpi: SLURM_STEP_NODELIST: ");
-    if ((res = cres__layout_unique(&r->config.allocator, l, who, err)) != CRES_OK) return res;
+    cres_result res = cres__slurm_nodes(r, l, "SLURM_STEP_NODELIST", NULL, err);
+    if (res != CRES_OK) return res;
     if ((long long)l->nodes * id->local_size != id->size)
         return cres__fail(
             err, CRES_ERR_ENVIRONMENT,
