@@ -26,7 +26,24 @@ all: $(EXAMPLES)
 run: $(BUILD)/cluster-resolve
 	./$(BUILD)/cluster-resolve
 
-test: deps-test unit unit-san cli-test scenario-test property-test k8s-test kubeconfig-test gcp-test hostile-test netfault-test clients-test thread-test soak-test hostlist-oracle launcher-test readme-test install-test check footprint-test fuzz-smoke
+# The tests run one at a time and mostly wait (servers, daemons, launchers): about one core of
+# two. The compile matrix (check) and the fuzz targets' builds are compiles alone, so they run
+# beside them, their output kept in $(BUILD)/test-compiles.log and printed when they end; then
+# the footprint and the fuzz smoke (whose runs are counted, not timed).
+TESTS_IN_TURN := unit unit-san cli-test scenario-test property-test k8s-test kubeconfig-test \
+  gcp-test hostile-test netfault-test clients-test thread-test soak-test hostlist-oracle \
+  launcher-test readme-test install-test
+
+test: deps-test | $(BUILD)
+	@log=$(BUILD)/test-compiles.log; \
+	$(MAKE) --no-print-directory check $(FUZZ_BINS) >$$log 2>&1 & compiles=$$!; \
+	trap 'kill $$compiles 2>/dev/null' INT TERM; \
+	$(MAKE) --no-print-directory $(TESTS_IN_TURN); tests=$$?; \
+	wait $$compiles; built=$$?; \
+	echo "== check and the fuzz targets' builds ($$log)"; cat $$log; \
+	[ $$tests = 0 ] || { echo "make test: a test failed (above)"; exit 1; }; \
+	[ $$built = 0 ] || { echo "make test: check or a fuzz build failed ($$log)"; exit 1; }
+	@$(MAKE) --no-print-directory footprint-test fuzz-smoke
 	@echo "make test: every test passed"
 
 deps-build:
