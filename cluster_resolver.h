@@ -32,10 +32,13 @@
       cres_resolver *r; cres_cluster_spec *spec; cres_error err; char master[256];
       if (cres_auto_resolver_create(NULL, &r, &err) != CRES_OK) { puts(err.message); return 1; }
       if (cres_resolve(r, &spec, &err) == CRES_OK) {
-          printf("%zu jobs; I am %s/%d\n", cres_spec_jobs_count(spec),
-                 cres_task_type(r), cres_task_id(r));
+          const char *type = cres_task_type(r); // NULL when no source names the own task
+          printf("%zu jobs; I am %s/%d\n", cres_spec_jobs_count(spec), type ? type : "?",
+                 cres_task_id(r));
           if (cres_master(r, master, sizeof master, NULL, &err) == CRES_OK) puts(master);
           cres_spec_free(spec);
+      } else {
+          puts(err.message);
       }
       cres_resolver_free(r);
 
@@ -75,16 +78,30 @@
       {alloc(user, size), free(user, ptr), user}, the getenv, log and sleep hooks {fn, user},
       the transport {perform(user, ...), close_session(user, session), user}. They run on the
       thread that called into the library; the library borrows them (they must outlive it).
+      Unknown and none: one rule. A string the library does not know, or that is not there,
+      is NULL, never "": cres_task_type(), cres_rpc_layer(), cres_environment() and
+      cres_resolver_name(NULL) return NULL then (print them as `s ? s : "-"`). A number it
+      does not know is -1, CRES_UNKNOWN: cres_task_id() (CRES_NO_TASK is its other name) and
+      the numbers of cres_launch_info. As arguments the same values mean "the own one":
+      task_type NULL, task_id CRES_OWN_TASK (-1), rpc_layer NULL; rpc_layer "" means none.
       The own task. Short calls act for the own task: cres_master, cres_num_accelerators,
       cres_visible_devices, cres_launch, cres_tfconfig. Their *_of / cres_spec_* forms take
-      a task: task_type NULL, task_id CRES_OWN_TASK and rpc_layer NULL mean the own ones
-      (task_id below -1 is CRES_ERR_INVALID_ARGUMENT). cres_task_id() is CRES_NO_TASK and
-      launch info numbers CRES_UNKNOWN when unknown.
+      a task, as above (task_id below -1 is CRES_ERR_INVALID_ARGUMENT).
+      Walking a job. Task indices are int and may have gaps (a sparse job {0: a, 3: b}), so
+      walk a job's tasks, not 0..count-1:
+          const cres_job *job = cres_spec_job(spec, "worker");
+          for (size_t i = 0; job && i < job->tasks_count; i++)
+              printf("%d %s\n", job->tasks[i].index, job->tasks[i].address);
+      and pass job->tasks[i].index where a call takes a task_id.
       Options structs: all zero means defaults (NULL options too, except simple, union and
       gce, which need theirs); strings are copied; their first member is `const cres_config
       *config` (NULL = all defaults); task_type (NULL = what the backend finds), task_id
-      (read only with task_type) and rpc_layer (NULL = the backend's) are in every one but
-      local's (use cres_set_task()).
+      (read only with task_type: a task_id above 0 without one is CRES_ERR_INVALID_ARGUMENT
+      naming both) and rpc_layer (NULL = the backend's) are in every one but local's (use
+      cres_set_task()). Options that only mean something together are refused apart or
+      crossed, naming them: jobs without jobs_count or the reverse; kubernetes' token with
+      token_file, namespace_name with namespace_file, kubeconfig or context with server;
+      sagemaker's instance_groups_dict or current_instance_group without instance_groups.
       The contract across backends. A call, an option and a code mean one thing whichever
       backend answers (cluster-resolve(1), CONTRACT, says the same of the CLI's formats):
       - cres_resolve() gives the whole spec or fails: CRES_ERR_INCOMPLETE for the
@@ -163,6 +180,8 @@
       settled (no call changes it):
         allocator     zero = CRES_MALLOC / CRES_FREE; both functions or neither. alloc never
                       gets 0 bytes, free never NULL; there is no realloc (the library copies).
+                      Every allocator the library hands out (to perform(), to the exec hook,
+                      from cres_resolver_allocator()) has both filled in: call it as it is.
         getenv        NULL = getenv(). Every variable the library reads goes through it; it
                       never calls setenv(). The string must stay valid until the call that
                       asked returns. (libcurl reads http_proxy and friends itself; auto also
@@ -258,8 +277,8 @@
                   bound to it, or one nobody says is the node's). Never written to the
                   environment.
       cres_launch(r, &info, err), cres_tfconfig(r, buf, cap, &len, err): section 8.
-      Getters: cres_task_type, cres_task_id, cres_rpc_layer (NULL when none),
-      cres_environment ("" when unknown), cres_resolver_name (the backend's; auto: the one
+      Getters: cres_task_type, cres_task_id, cres_rpc_layer, cres_environment (NULL or
+      CRES_UNKNOWN when unknown, section 2), cres_resolver_name (the backend's; auto: the one
       it chose). cres_set_task(r, type, id, err): an override (NULL keeps the type,
       CRES_OWN_TASK the id) that always wins over what the backend finds later, "" and 0
       included. cres_set_rpc_layer(r, rpc, err): NULL or "" = none. cres_resolver_free(r).
@@ -285,8 +304,10 @@
                   layer. master(): options.master when set, else the default rule.
       union (cres_union_options)
         Reads:    its children's specs, each asked once per resolve, merged with
-                  cres_spec_merge(). At least one child, none NULL; borrowed, or freed with
-                  the union (also when its create fails) with owns_resolvers.
+                  cres_spec_merge(). At least one child, none NULL, none twice; borrowed, or
+                  freed with the union (also when its create fails) with owns_resolvers. A
+                  child has one owner: one another union owns is refused, and
+                  cres_resolver_free() of an owned child does nothing (its union frees it).
         Own task: the union's override, else the first child's (known after a resolve);
                   rpc layer and environment likewise (as at create). master() without a
                   task, accelerators and visible devices: the first child's.
@@ -301,8 +322,11 @@
                   task 0; else CRES_ERR_NOT_FOUND.
         Errors:   CRES_ERR_ENVIRONMENT naming the field: malformed JSON, wrong types, an
                   index negative, not an integer or past INT_MAX, a task type not a job of
-                  a non-empty cluster (except "evaluator", which runs outside it), an index
-                  missing from its job; over CRES_MAX_DOCUMENT_BYTES CRES_ERR_LIMIT.
+                  the cluster, a task beside a missing or empty cluster (both but for
+                  "evaluator", which runs outside it), an index without a type, an index
+                  missing from its job; over CRES_MAX_DOCUMENT_BYTES CRES_ERR_LIMIT. Keys
+                  TF_CONFIG does not have are ignored, as TF does, but named in a WARN log
+                  line and in those errors ("cluser" for "cluster").
       local (cres_local_options)
         Reads:    nothing: one task, its own, job "worker" (job_name) at "localhost:8470"
                   (host; port 1..65535, 0 = 8470; a host with ':' is bracketed). No rpc
@@ -1089,7 +1113,8 @@ CRES_API cres_result cres_error_set(cres_error *err, cres_result result, const c
 
 /* Callbacks: each sits in a struct beside its `user` pointer, and takes that pointer first. */
 
-/* All zero = CRES_MALLOC / CRES_FREE. Set both functions or neither. */
+/* All zero = CRES_MALLOC / CRES_FREE. Set both functions or neither. One the library hands
+   out always has both filled in. */
 typedef struct cres_allocator {
     void *(*alloc)(void *user, size_t size);  /* never asked for 0 bytes */
     void (*free)(void *user, void *ptr);      /* never given NULL */
@@ -1320,7 +1345,9 @@ CRES_API cres_result cres_spec_to_json(const cres_cluster_spec *spec, char *buf,
 /* ////////////////////////////////////////////////////////////////////////////////////////
    Resolvers                                                                     >>resolver */
 
-#define CRES_NO_TASK (-1)          /* cres_task_id() of a resolver that knows no own task */
+#define CRES_UNKNOWN (-1)          /* a number the library does not know: a task id, a launch
+                                      info number (manual section 2) */
+#define CRES_NO_TASK CRES_UNKNOWN  /* cres_task_id() of a resolver that knows no own task */
 #define CRES_OWN_TASK (-1)         /* task_id of the *_of() calls: the own task's */
 #define CRES_ACCELERATOR_TYPE_SIZE 16
 #define CRES_MAX_ACCELERATOR_KINDS 8
@@ -1370,11 +1397,12 @@ struct cres_resolver {
     int task_id;             /* CRES_NO_TASK = unknown */
     int task_overridden;     /* set by cres_set_task(): backends leave the task alone */
     char *rpc_layer;         /* NULL = none */
-    char *environment;       /* never NULL */
+    char *environment;       /* NULL = unknown */
     unsigned long long jitter; /* the library's: retry waits' random state, kept between
                                   resolves so that each draws anew */
     const char *no_task_why;   /* the library's: why the own task is unknown, naming the
                                   variables (a static string), for messages; NULL = unsaid */
+    const cres_resolver *owner; /* the library's: the union that frees it; NULL = the program */
 };
 
 CRES_API cres_result cres_resolve(cres_resolver *r, cres_cluster_spec **out_spec,
@@ -1799,7 +1827,6 @@ CRES_API cres_result cres_auto_resolver_create(const cres_auto_options *options,
 /* ////////////////////////////////////////////////////////////////////////////////////////
    Launcher output                                                                 >>launch */
 
-#define CRES_UNKNOWN (-1)          /* a launch info number the source does not give */
 #define CRES_HOST_SIZE 256         /* a host name and its NUL */
 #define CRES_ADDRESS_SIZE 1024     /* a "host:port" address and its NUL */
 
@@ -2003,16 +2030,32 @@ JSMN_PARENT_LINKS and JSMN_STRICT before including it"
 /* ////////////////////////////////////////////////////////////////////////////////////////
    Memory                                                                           >>alloc */
 
+/* The default allocator as functions: every allocator the library keeps or hands out (to a
+   transport, an exec hook, a backend of the program's) has both filled in and can be called. */
+CRES__PRIVATE void *cres__std_alloc(void *user, size_t size) {
+    (void)user;
+    return CRES_MALLOC(size);
+}
+
+CRES__PRIVATE void cres__std_free(void *user, void *p) {
+    (void)user;
+    CRES_FREE(p);
+}
+
+static const cres_allocator cres__default_allocator = {cres__std_alloc, cres__std_free, 0};
+
+/* a with the defaults filled in: NULL or zero is the default. */
+CRES__PRIVATE cres_allocator cres__settled_allocator(const cres_allocator *a) {
+    return a && a->alloc ? *a : cres__default_allocator;
+}
+
 CRES__PRIVATE void *cres__alloc(const cres_allocator *a, size_t size) {
-    if (size == 0) size = 1;
-    return a->alloc ? a->alloc(a->user, size) : CRES_MALLOC(size);
+    return a->alloc(a->user, size ? size : 1);
 }
 
 CRES__PRIVATE void cres__free(const cres_allocator *a, const void *p) {
     void *q = (void *)(size_t)p; /* we own it; the const is for the reader's API */
-    if (!q) return;
-    if (a->free) a->free(a->user, q);
-    else CRES_FREE(q);
+    if (q) a->free(a->user, q);
 }
 
 /* Makes room for `need` elements; the runtime allocator has no realloc, so it copies. */
@@ -2024,7 +2067,7 @@ CRES__PRIVATE int cres__grow(const cres_allocator *a, void **items, size_t *cap,
     new_cap = *cap ? *cap * 2 : 4;
     if (new_cap < need) new_cap = need;
     if (new_cap > (size_t)-1 / elem) return 0;
-    if (a->alloc) {
+    if (a->alloc != cres__std_alloc) {
         p = a->alloc(a->user, new_cap * elem);
         if (!p) return 0;
         if (*items) memcpy(p, *items, *cap * elem);
@@ -2059,12 +2102,6 @@ CRES__PRIVATE char *cres__concat(const cres_allocator *a, const char *x, const c
     memcpy(s, x, nx);
     memcpy(s + nx, y, ny + 1);
     return s;
-}
-
-static const cres_allocator cres__default_allocator = {0, 0, 0};
-
-CRES__PRIVATE const cres_allocator *cres__pick_allocator(const cres_allocator *a) {
-    return a ? a : &cres__default_allocator;
 }
 
 /* Copies an optional string option; 0 on out of memory. */
@@ -2144,6 +2181,8 @@ CRES__PRIVATE cres_result cres__wrap(cres_error *err, cres_result inner, cres_re
         size_t room = sizeof err->message - 1, p = strlen(prefix), o;
         memcpy(old, err->message, sizeof old);
         old[sizeof old - 1] = '\0';
+        if (!*old) /* a hook that failed without a word: the code's text, never a bare ": " */
+            snprintf(old, sizeof old, "%s (no message given)", cres_result_string(inner));
         if (p > room) p = room;
         o = strlen(old);
         if (o > room - p) o = room - p;
@@ -3052,16 +3091,17 @@ CRES__PRIVATE cres_result cres__check_allocator(const cres_allocator *a, cres_er
 CRES_API cres_result cres_spec_create(const cres_allocator *alloc, cres_cluster_spec **out,
                                       cres_error *err) {
     cres_cluster_spec *s;
+    cres_allocator settled;
     cres_result r;
     cres__clear(err);
     if (!out) return cres__fail(err, CRES_ERR_INVALID_ARGUMENT, "spec: out is NULL");
     *out = NULL;
     if ((r = cres__check_allocator(alloc, err)) != CRES_OK) return r;
-    alloc = cres__pick_allocator(alloc);
-    s = (cres_cluster_spec *)cres__alloc(alloc, sizeof *s);
+    settled = cres__settled_allocator(alloc);
+    s = (cres_cluster_spec *)cres__alloc(&settled, sizeof *s);
     if (!s) return cres__oom(err, "spec");
     memset(s, 0, sizeof *s);
-    s->alloc = *alloc;
+    s->alloc = settled;
     *out = s;
     return CRES_OK;
 }
@@ -3541,6 +3581,7 @@ CRES_API cres_result cres_resolver_new(size_t size, const cres_resolver_vtable *
     if (config) cfg = *config;
     else memset(&cfg, 0, sizeof cfg);
     if ((res = cres__check_allocator(&cfg.allocator, err)) != CRES_OK) return res;
+    cfg.allocator = cres__settled_allocator(&cfg.allocator);
     if (cfg.timeout_ms < 0 || cfg.max_retries < -1 || cfg.resolve_timeout_ms < -1)
         return cres__fail(err, CRES_ERR_INVALID_ARGUMENT,
                           "config: timeout_ms must not be negative, max_retries and "
@@ -3564,7 +3605,7 @@ CRES_API cres_result cres_resolver_new(size_t size, const cres_resolver_vtable *
 
 CRES_API void cres_resolver_free(cres_resolver *r) {
     cres_allocator a;
-    if (!r) return;
+    if (!r || r->owner) return; /* a union owns it and frees it */
     if (r->vtable->destroy) r->vtable->destroy(r);
     a = r->config.allocator;
     cres__free(&a, r->task_type);
@@ -3636,7 +3677,7 @@ CRES_API const char *cres_task_type(const cres_resolver *r) { return r ? r->task
 CRES_API int cres_task_id(const cres_resolver *r) { return r ? r->task_id : -1; }
 CRES_API const char *cres_rpc_layer(const cres_resolver *r) { return r ? r->rpc_layer : NULL; }
 CRES_API const char *cres_environment(const cres_resolver *r) {
-    return r && r->environment ? r->environment : "";
+    return r ? r->environment : NULL;
 }
 
 /* Hands a new resolver out, or frees it when its set-up failed. */
@@ -3649,11 +3690,16 @@ CRES__PRIVATE cres_result cres__created(cres_resolver *r, cres_result res, cres_
     return CRES_OK;
 }
 
-/* Applies the task and rpc fields every options struct has. */
+/* Applies the task and rpc fields every options struct has. task_id is read only with
+   task_type, so one without the other is a mistake, not a default (0 cannot be told apart). */
 CRES__PRIVATE cres_result cres__apply_options(cres_resolver *r, const char *task_type, int task_id,
                                              const char *rpc_layer, cres_error *err) {
     cres_result res = CRES_OK;
-    if (task_type) res = cres_set_task(r, task_type, task_id < 0 ? -1 : task_id, err);
+    if (task_id > 0 && !task_type)
+        return cres__fail(err, CRES_ERR_INVALID_ARGUMENT,
+                          "%s: options.task_id %d is set without options.task_type (set both, "
+                          "or neither)", r->vtable->name, task_id);
+    if (task_type) res = cres_set_task(r, task_type, task_id, err);
     if (res == CRES_OK && rpc_layer) res = cres_set_rpc_layer(r, rpc_layer, err);
     return res;
 }
@@ -4883,8 +4929,10 @@ CRES__PRIVATE cres_result cres__union_devices(cres_resolver *r, const char *task
 CRES__PRIVATE void cres__union_destroy(cres_resolver *r) {
     cres__union *u = (cres__union *)r;
     size_t i;
-    if (u->owns)
-        for (i = 0; i < u->count; i++) cres_resolver_free(u->children[i]);
+    for (i = 0; i < u->count && u->owns; i++) {
+        u->children[i]->owner = NULL; /* this union's to free, and now the program's call */
+        cres_resolver_free(u->children[i]);
+    }
     cres__free(&r->config.allocator, u->children);
 }
 
@@ -4893,12 +4941,33 @@ static const cres_resolver_vtable cres__union_vtable = {
     cres__union_vtable_name, cres__union_resolve, cres__union_master, cres__union_accelerators,
     cres__union_destroy, cres__union_devices, NULL};
 
+/* Whether resolvers[i] cannot join the union (NULL, given twice, owned by another union when
+   this one would own it too), and why in `why`. */
+CRES__PRIVATE int cres__union_unfit(const cres_union_options *o, size_t i, char *why, size_t cap) {
+    size_t k;
+    for (k = 0; k < i && o->resolvers[k] != o->resolvers[i]; k++) {}
+    if (!o->resolvers[i]) snprintf(why, cap, "is NULL");
+    else if (k < i) snprintf(why, cap, "is resolvers[%zu] again", k);
+    else if (o->owns_resolvers && o->resolvers[i]->owner) snprintf(why, cap, "has another owner");
+    else return 0;
+    return 1;
+}
+
+/* A failed create frees what it was given to own: each child once, none another owns. */
+CRES__PRIVATE void cres__union_drop(const cres_union_options *o) {
+    char why[48];
+    size_t i;
+    for (i = 0; i < o->resolvers_count && o->owns_resolvers; i++)
+        if (!cres__union_unfit(o, i, why, sizeof why)) cres_resolver_free(o->resolvers[i]);
+}
+
 CRES_API cres_result cres_union_resolver_create(const cres_union_options *o, cres_resolver **out,
                                                 cres_error *err) {
     cres_resolver *r = NULL;
-    cres__union *u;
+    cres__union *u = NULL;
     cres_result res = CRES_OK;
     size_t i;
+    char why[48];
     cres__clear(err);
     if (!out) return cres__fail(err, CRES_ERR_INVALID_ARGUMENT, "union: out is NULL");
     *out = NULL;
@@ -4906,27 +4975,25 @@ CRES_API cres_result cres_union_resolver_create(const cres_union_options *o, cre
         return cres__fail(err, CRES_ERR_INVALID_ARGUMENT,
                           "union: at least one resolver is required");
     for (i = 0; i < o->resolvers_count && res == CRES_OK; i++)
-        if (!o->resolvers[i])
-            res = cres__fail(err, CRES_ERR_INVALID_ARGUMENT, "union: resolvers[%zu] is NULL", i);
+        if (cres__union_unfit(o, i, why, sizeof why))
+            res = cres__fail(err, CRES_ERR_INVALID_ARGUMENT, "union: resolvers[%zu] %s", i, why);
     if (res == CRES_OK) res = cres_resolver_new(sizeof *u, &cres__union_vtable, o->config, &r, err);
-    if (res != CRES_OK) {
-        if (o->owns_resolvers)
-            for (i = 0; i < o->resolvers_count; i++) cres_resolver_free(o->resolvers[i]);
+    if (res == CRES_OK) {
+        u = (cres__union *)r;
+        u->children = (cres_resolver **)cres__alloc(&r->config.allocator,
+                                                    o->resolvers_count * sizeof *u->children);
+        if (!u->children) res = cres__oom(err, "union");
+    }
+    if (res != CRES_OK) { /* the union cannot free them without its array */
+        cres__union_drop(o);
+        cres_resolver_free(r);
         return res;
     }
-    u = (cres__union *)r;
+    memcpy(u->children, o->resolvers, o->resolvers_count * sizeof *u->children);
+    u->count = o->resolvers_count;
     u->owns = o->owns_resolvers;
-    u->children = (cres_resolver **)cres__alloc(&r->config.allocator,
-                                                o->resolvers_count * sizeof *u->children);
-    if (!u->children) {
-        res = cres__oom(err, "union");
-        if (o->owns_resolvers) /* the union cannot free them without the array */
-            for (i = 0; i < o->resolvers_count; i++) cres_resolver_free(o->resolvers[i]);
-    } else {
-        memcpy(u->children, o->resolvers, o->resolvers_count * sizeof *u->children);
-        u->count = o->resolvers_count;
-        res = cres__union_inherit(u, err);
-    }
+    for (i = 0; i < u->count && u->owns; i++) u->children[i]->owner = r;
+    res = cres__union_inherit(u, err);
     if (res == CRES_OK) res = cres__set_string(r, &r->rpc_layer, u->children[0]->rpc_layer, err);
     if (res == CRES_OK) res = cres_set_environment(r, cres_environment(u->children[0]), err);
     if (res == CRES_OK) res = cres__apply_options(r, o->task_type, o->task_id, o->rpc_layer, err);
@@ -5072,6 +5139,51 @@ CRES__PRIVATE cres_result cres__tf_dense(const cres__json *d, int cluster, const
     return CRES_OK;
 }
 
+/* Whether the n bytes at key are one of the space-separated words. */
+CRES__PRIVATE int cres__is_word_of(const char *words, const char *key, size_t n) {
+    while (*words) {
+        size_t len = strcspn(words, " ");
+        if (len == n && memcmp(words, key, n) == 0) return 1;
+        words += len + (words[len] == ' ');
+    }
+    return 0;
+}
+
+/* The keys of object obj that are not words of `known`, quoted into out ("\"cluser\", ..."),
+   "" when none: a typo TensorFlow would ignore must not pass unsaid. */
+CRES__PRIVATE const char *cres__unknown_keys(const cres__json *d, int obj, const char *known,
+                                             char *out, size_t cap) {
+    int k = obj + 1, m;
+    size_t n = 0;
+    char q[CRES__QUOTE_SIZE];
+    *out = '\0';
+    for (m = 0; m < d->t[obj].size && n + 8 < cap; m++, k = cres__json_next(d, k + 1))
+        if (!cres__is_word_of(known, d->s + d->t[k].start, (size_t)(d->t[k].end - d->t[k].start)))
+            n += (size_t)snprintf(out + n, cap - n, "%s%s", n ? ", " : "",
+                                  cres__json_quote(d, k, q, sizeof q));
+    return out;
+}
+
+/* A task TensorFlow would take with nothing to find it in: an index without a type, or a
+   task (TF's "evaluator" excepted) beside no cluster; a typo of "type" or "cluster" most
+   often, which the message names. */
+CRES__PRIVATE cres_result cres__tf_check_shape(const cres__json *d, int task, const char *top,
+                                               const cres_cluster_spec *spec,
+                                               const cres__tf_fields *f, cres_error *err) {
+    char keys[120];
+    const char *why = NULL;
+    if (!f->task_type && f->task_id >= 0) {
+        why = "\"task\" has an \"index\" but no \"type\"";
+        top = cres__unknown_keys(d, task, "type index trial", keys, sizeof keys);
+    } else if (f->task_type && spec->count == 0 &&
+               (f->dense || strcmp(f->task_type, "evaluator") != 0)) {
+        why = "\"task\" is given but \"cluster\" is missing or empty";
+    }
+    if (!why) return CRES_OK;
+    return cres__fail(err, CRES_ERR_ENVIRONMENT, "%s: %s%s%s%s", f->src, why,
+                      *top ? " (unknown keys: " : "", top, *top ? ")" : "");
+}
+
 /* Parses TF_CONFIG (or CLUSTER_SPEC) text into t->spec, t->master (session_master) and f. */
 CRES__PRIVATE cres_result cres__tf_parse(cres__tfconfig *t, const char *text, cres__tf_fields *f,
                                         cres_error *err) {
@@ -5080,7 +5192,7 @@ CRES__PRIVATE cres_result cres__tf_parse(cres__tfconfig *t, const char *text, cr
     cres__json d;
     int cluster = -1, task = -1;
     cres_result res;
-    char q[CRES__QUOTE_SIZE], what[48];
+    char q[CRES__QUOTE_SIZE], what[48], top[120];
     if (cres__is_blank(text)) return CRES_OK;
     if ((res = cres__json_parse_document(&d, text, len, a, f->src, CRES_ERR_ENVIRONMENT, err)) !=
         CRES_OK)
@@ -5109,6 +5221,16 @@ CRES__PRIVATE cres_result cres__tf_parse(cres__tfconfig *t, const char *text, cr
         res = cres__tf_string(&d, 0, "environment", f->src, &f->environment, err);
     if (res == CRES_OK && !f->dense)
         res = cres__tf_string(&d, 0, "session_master", f->src, &t->master, err);
+    if (res == CRES_OK) {
+        cres__unknown_keys(&d, 0, f->dense ? "cluster task environment job"
+                                           : "cluster sparseCluster task rpc_layer environment "
+                                             "session_master",
+                           top, sizeof top);
+        if (*top)
+            cres__log(&t->base, CRES_LOG_WARN, "%s: unknown keys %s (TensorFlow ignores them)",
+                      f->src, top);
+        res = cres__tf_check_shape(&d, task, top, t->spec, f, err);
+    }
     if (res == CRES_OK) res = cres__tf_check_task(t->spec, f, err);
     cres__json_free(&d);
     return res;
@@ -8367,8 +8489,9 @@ CRES__PRIVATE cres_result cres__k8s_copy_jobs(cres__k8s *k, const cres_k8s_optio
     size_t i, n = o->jobs_count ? o->jobs_count : 1;
     const cres_allocator *a = &k->base.config.allocator;
     cres_result res;
-    if (o->jobs_count && !o->jobs)
-        return cres__fail(err, CRES_ERR_INVALID_ARGUMENT, "kubernetes: options.jobs is NULL");
+    if (!o->jobs_count != !o->jobs)
+        return cres__fail(err, CRES_ERR_INVALID_ARGUMENT,
+                          "kubernetes: options.jobs and options.jobs_count: set both, or neither");
     k->jobs = (cres_k8s_job_selector *)cres__alloc(a, n * sizeof *k->jobs);
     if (!k->jobs) return cres__oom(err, "kubernetes");
     memset(k->jobs, 0, n * sizeof *k->jobs);
@@ -8500,9 +8623,14 @@ CRES_API cres_result cres_k8s_resolver_create(const cres_k8s_options *o, cres_re
     cres__clear(err);
     if (!out) return cres__fail(err, CRES_ERR_INVALID_ARGUMENT, "k8s: out is NULL");
     *out = NULL;
-    if (o->token && o->token_file)
+    if ((o->token && o->token_file) || (o->namespace_name && o->namespace_file))
+        return cres__fail(err, CRES_ERR_INVALID_ARGUMENT, "kubernetes: set %s, not both",
+                          o->token && o->token_file ? "token or token_file"
+                                                     : "namespace_name or namespace_file");
+    if (o->server && (o->kubeconfig || o->context))
         return cres__fail(err, CRES_ERR_INVALID_ARGUMENT,
-                          "kubernetes: set token or token_file, not both");
+                          "kubernetes: options.%s is not read with options.server",
+                          o->kubeconfig ? "kubeconfig" : "context");
     if (o->port < 0 || o->port > 65535 || o->page_size < 0 || o->wait_ms < 0 ||
         (unsigned)o->address > (unsigned)CRES_K8S_DNS)
         return cres__fail(err, CRES_ERR_INVALID_ARGUMENT,
@@ -11016,8 +11144,9 @@ CRES__PRIVATE cres_result cres__hpc_jobs(cres__hpc *h, const cres__hpc_want *w, 
     size_t i, n = w->jobs ? w->jobs_count : 1;
     long long sum = 0;
     int first = 0;
-    if (w->jobs && !w->jobs_count)
-        return cres__fail(err, CRES_ERR_INVALID_ARGUMENT, "%s: jobs is empty", who);
+    if (!w->jobs != !w->jobs_count)
+        return cres__fail(err, CRES_ERR_INVALID_ARGUMENT,
+                          "%s: options.jobs and options.jobs_count: set both, or neither", who);
     if (n > 1024) return cres__fail(err, CRES_ERR_LIMIT, "%s: more than 1024 jobs", who);
     if (!(h->jobs = (cres__job_split *)cres__alloc(a, n * sizeof *h->jobs)))
         return cres__oom(err, who);

@@ -45,7 +45,7 @@ static cres_result hosts_resolver_create(const char *path, cres_resolver **out, 
 }
 
 int main(int argc, char **argv) {
-    cres_resolver *r;
+    cres_resolver *r = NULL;
     cres_cluster_spec *spec;
     cres_error err;
     char json[4096], master[256];
@@ -56,6 +56,7 @@ int main(int argc, char **argv) {
     if (hosts_resolver_create(argv[1], &r, &err) != CRES_OK ||
         cres_set_rpc_layer(r, "grpc", &err) != CRES_OK) {
         fprintf(stderr, "%s\n", err.message);
+        cres_resolver_free(r); /* NULL when the create failed */
         return 1;
     }
     if (cres_resolve(r, &spec, &err) != CRES_OK ||

@@ -9,7 +9,6 @@
 #include "../cluster_resolver.h"
 
 #include <stdio.h>
-#include <stdlib.h>
 #include <string.h>
 
 static cres_result replay_perform(void *user, const cres_http_request *req,
@@ -37,9 +36,6 @@ static cres_result replay_perform(void *user, const cres_http_request *req,
     return CRES_OK;
 }
 
-static void *plain_alloc(void *user, size_t size) { (void)user; return malloc(size); }
-static void plain_free(void *user, void *ptr) { (void)user; free(ptr); }
-
 int main(int argc, char **argv) {
     cres_config config;
     cres_k8s_options options;
@@ -58,9 +54,7 @@ int main(int argc, char **argv) {
         job.job = store;
         job.selector = store + strlen(store) + 1;
     }
-    memset(&config, 0, sizeof config);
-    config.allocator.alloc = plain_alloc; /* the transport is handed this allocator */
-    config.allocator.free = plain_free;
+    memset(&config, 0, sizeof config); /* allocator zero: perform() gets CRES_MALLOC's */
     config.transport.perform = replay_perform;
     config.transport.user = argv[1];
     memset(&options, 0, sizeof options);

@@ -274,7 +274,9 @@ static cres_result check_own_task(const cres_resolver *res, const char *type, in
     if (!cres_task_type(res) || strcmp(cres_task_type(res), type) != 0) return mismatch("task type", "");
     if (cres_task_id(res) != id) return mismatch("task id", "");
     if (!cres_rpc_layer(res) || strcmp(cres_rpc_layer(res), rpc) != 0) return mismatch("rpc layer", "");
-    return expect_text(cres_environment(res), environment, "environment");
+    if (!environment) return cres_environment(res) ? mismatch("environment", "") : CRES_OK;
+    return cres_environment(res) ? expect_text(cres_environment(res), environment, "environment")
+                                 : mismatch("environment", "");
 }
 
 /* resolve() against a wanted spec, then master() of the own task against a wanted text. */
@@ -318,7 +320,7 @@ static cres_result scenario_tfconfig_master_resolves(test_alloc *t, const cres_a
     cres_resolver *res = NULL;
     cres_result r = tfconfig_run(a, plain_tf_config, &res);
     (void)t;
-    if (r == CRES_OK) r = check_own_task(res, "ps", 5, "grpc", "");
+    if (r == CRES_OK) r = check_own_task(res, "ps", 5, "grpc", NULL);
     if (r == CRES_OK) r = resolve_and_master(res, full_tf_config_spec, "grpc://ps5:2222");
     cres_resolver_free(res);
     return r;
@@ -502,7 +504,7 @@ static cres_result scenario_local(test_alloc *t, const cres_allocator *a) {
     o.rpc_layer = "grpc";
     r = checked(cres_local_resolver_create(&o, &res, &err), &err);
     if (r != CRES_OK && res) r = mismatch("create failed but returned a resolver", "");
-    if (r == CRES_OK) r = check_own_task(res, "trainer", 0, "grpc", "");
+    if (r == CRES_OK) r = check_own_task(res, "trainer", 0, "grpc", NULL);
     if (r == CRES_OK) r = resolve_and_master(res, "{\"trainer\": [\"[::1]:1234\"]}", "grpc://[::1]:1234");
     cres_resolver_free(res);
     return r;

@@ -245,7 +245,7 @@ static void s1_one_task_per_node_one_gpu(void **state) {
     assert_string_equal(devices_of(r, NULL, -1), "0");
     assert_string_equal(devices_of(r, "worker", 2), "0");
     expect_task(r, "worker", 0);
-    assert_string_equal(cres_environment(r), "");
+    assert_null(cres_environment(r));
     expect_cuda_unchanged(&before);
     cres_resolver_free(r);
 }
@@ -2451,7 +2451,7 @@ static void m1_cluster_spec(void **state) {
     assert_string_equal(resolved_json(r), dq("{'worker': ['algo-1:2223', 'algo-2:2223']}"));
     expect_task(r, "worker", 1);
     assert_null(cres_rpc_layer(r)); /* TF: none */
-    assert_string_equal(cres_environment(r), "");
+    assert_null(cres_environment(r));
     cres_resolver_free(r);
 }
 
@@ -2515,11 +2515,20 @@ static void m6_task_id(void **state) {
     cres_sagemaker_options o = sm_options();
     cres_resolver *r;
     (void)state;
-    sm_env(ALGO12, "algo-2");
+    cres_error err;
+    sm_env(ALGO12, "algo-1");
+    o.task_type = "worker";
     o.task_id = 1;
     r = sagemaker_with(o);
     assert_int_equal(cres_task_id(r), 1);
     cres_resolver_free(r);
+    /* TF takes task_id=1 alone; ours is read only with task_type, so alone it is refused */
+    o.task_type = NULL;
+    r = NULL;
+    EXPECT(cres_sagemaker_resolver_create(&o, &r, &err), CRES_ERR_INVALID_ARGUMENT);
+    assert_string_equal(err.message, "sagemaker: options.task_id 1 is set without "
+                                     "options.task_type (set both, or neither)");
+    assert_null(r);
 }
 
 /* TF M7 gives master() == "": for us an empty SM_HOSTS is an error. */

@@ -187,6 +187,7 @@ typedef struct reply {
     char *body;         /* owned; NULL = the transport sends no body */
     int retry_after_s;
     cres_result fail;   /* not CRES_OK: perform() fails with this, no answer */
+    int silent;         /* ... and sets no message */
 } reply;
 
 typedef struct request {
@@ -277,7 +278,7 @@ static cres_result fake_perform(void *user, const cres_http_request *req, cres_h
     }
     rp = &c->replies[c->next_reply++];
     if (rp->fail != CRES_OK) {
-        if (err) snprintf(err->message, sizeof err->message, "fake: connection refused");
+        if (err && !rp->silent) snprintf(err->message, sizeof err->message, "fake: connection refused");
         return rp->fail;
     }
     resp->status = rp->status;
@@ -790,7 +791,7 @@ static void jobs_option_is_checked(void **state) {
     (void)state;
     o.jobs_count = 1;
     EXPECT(cres_k8s_resolver_create(&o, &r, &err), CRES_ERR_INVALID_ARGUMENT);
-    assert_string_equal(err.message, "kubernetes: options.jobs is NULL");
+    assert_string_equal(err.message, "kubernetes: options.jobs and options.jobs_count: set both, or neither");
     o.jobs = bad_name;
     EXPECT(cres_k8s_resolver_create(&o, &r, &err), CRES_ERR_INVALID_ARGUMENT);
     assert_string_equal(err.message, "kubernetes: job name is empty");
@@ -995,12 +996,37 @@ static void namespace_default_with_server(void **state) {
 static void namespace_name_option(void **state) {
     cres_k8s_options o = options();
     (void)state;
+    cres_error err;
+    cres_resolver *r = NULL;
     o.namespace_name = "team-a";
-    o.namespace_file = temp_file("ns-ignored", "ignored\n"); /* the name wins over the file */
     script_page(three_workers, N(three_workers), NULL);
     create(&o);
     resolved();
     assert_string_equal(url(0), SERVER "/api/v1/namespaces/team-a/pods?labelSelector=job-name%3Dtensorflow&limit=500");
+    /* with a file too, one of them would be read for nothing */
+    o.namespace_file = temp_file("ns-ignored", "ignored\n");
+    EXPECT(cres_k8s_resolver_create(&o, &r, &err), CRES_ERR_INVALID_ARGUMENT);
+    assert_string_equal(err.message,
+                        "kubernetes: set namespace_name or namespace_file, not both");
+    /* a kubeconfig or context is not read beside an explicit server */
+    o.namespace_file = NULL;
+    o.context = "prod";
+    EXPECT(cres_k8s_resolver_create(&o, &r, &err), CRES_ERR_INVALID_ARGUMENT);
+    assert_string_equal(err.message, "kubernetes: options.context is not read with options.server");
+    o.context = NULL;
+    o.kubeconfig = "/nonexistent/config";
+    EXPECT(cres_k8s_resolver_create(&o, &r, &err), CRES_ERR_INVALID_ARGUMENT);
+    HAS(err.message, "options.kubeconfig");
+    o.kubeconfig = NULL;
+    /* selectors without their count */
+    {
+        cres_k8s_job_selector one = {"worker", "job-name=tensorflow"};
+        o.jobs = &one;
+        o.jobs_count = 0;
+        EXPECT(cres_k8s_resolver_create(&o, &r, &err), CRES_ERR_INVALID_ARGUMENT);
+        HAS(err.message, "options.jobs and options.jobs_count");
+    }
+    assert_null(r);
 }
 
 /* The namespace file, trimmed; one with nothing but a line break is namespace "default". */
@@ -2521,6 +2547,22 @@ static void timeout_is_not_retried(void **state) {
     no_sleeps();
 }
 
+/* A transport that fails without a message: the error says the code's text, not a bare ": ". */
+static void transport_failing_without_a_message(void **state) {
+    cres_k8s_options o = options();
+    cres_error err;
+    size_t n;
+    (void)state;
+    script_fail(CRES_ERR_TIMEOUT);
+    C.replies[0].silent = 1;
+    create(&o);
+    err = resolve_fails(CRES_ERR_TIMEOUT);
+    n = strlen(err.message);
+    assert_true(n > 2 && strcmp(err.message + n - 2, ": ") != 0);
+    HAS(err.message, "kubernetes: GET " NS_URL);
+    HAS(err.message, "timed out (no message given)");
+}
+
 static void request_carries_config_limits(void **state) {
     cres_k8s_options o = options();
     (void)state;
@@ -3517,7 +3559,7 @@ static void job_mode_refuses_what_needs_the_list(void **state) {
                                      "has 2 selectors (options.members LIST merges them)");
     o.jobs = NULL; /* two jobs, but no array: the NULL is what is wrong */
     EXPECT(cres_k8s_resolver_create(&o, &r, &err), CRES_ERR_INVALID_ARGUMENT);
-    assert_string_equal(err.message, "kubernetes: options.jobs is NULL");
+    assert_string_equal(err.message, "kubernetes: options.jobs and options.jobs_count: set both, or neither");
     o.jobs = unnamed; /* a job without a name: that is what is wrong, as with members LIST */
     EXPECT(cres_k8s_resolver_create(&o, &r, &err), CRES_ERR_INVALID_ARGUMENT);
     assert_string_equal(err.message, "kubernetes: job name is NULL");
@@ -3708,6 +3750,7 @@ int main(void) {
         T(transport_error_retried_then_succeeds),
         T(transport_error_exhausted),
         T(timeout_is_not_retried),
+        T(transport_failing_without_a_message),
         T(request_carries_config_limits),
         T(one_session_per_resolve),
         T(malformed_json_body),

@@ -233,6 +233,92 @@ static void test_failing_macros_leave_nothing(void **state) {
     assert_true(total > 10 && counts.reallocs > 0);
 }
 
+/* A transport written as the manual says, with the config's allocator left zero: perform()
+   must be handed an allocator it can call (the macros'), and so must a backend asking
+   cres_resolver_allocator(). The pod list's shape: Kubernetes' PodList (core/v1), trimmed. */
+static const char pod_list[] =
+    "{\"kind\": \"PodList\", \"apiVersion\": \"v1\", \"metadata\": {}, \"items\": ["
+    "{\"metadata\": {\"name\": \"w-0\", \"namespace\": \"default\"}, \"status\": "
+    "{\"phase\": \"Running\", \"podIP\": \"10.4.0.10\"}},"
+    "{\"metadata\": {\"name\": \"w-1\", \"namespace\": \"default\"}, \"status\": "
+    "{\"phase\": \"Running\", \"podIP\": \"10.4.0.11\"}}]}";
+
+static cres_result replay_perform(void *user, const cres_http_request *req,
+                                  cres_http_response *resp, const cres_allocator *alloc,
+                                  cres_error *err) {
+    size_t n = sizeof pod_list - 1;
+    (void)user;
+    (void)req;
+    resp->body = (char *)alloc->alloc(alloc->user, n + 1);
+    if (!resp->body) return cres_error_set(err, CRES_ERR_OUT_OF_MEMORY, "replay: out of memory");
+    memcpy(resp->body, pod_list, n + 1);
+    resp->body_len = n;
+    resp->status = 200;
+    return CRES_OK;
+}
+
+/* One resolve through the replaying transport with a zeroed config but for the transport. */
+static cres_result resolve_replayed(cres_cluster_spec **spec, cres_error *err) {
+    cres_config config;
+    cres_k8s_options o;
+    cres_resolver *r = NULL;
+    cres_result res;
+    memset(&config, 0, sizeof config);
+    config.transport.perform = replay_perform;
+    config.getenv.fn = no_env;
+    memset(&o, 0, sizeof o);
+    o.config = &config;
+    o.server = "http://replay.invalid";
+    res = cres_k8s_resolver_create(&o, &r, err);
+    if (res == CRES_OK) res = cres_resolve(r, spec, err);
+    cres_resolver_free(r);
+    return res;
+}
+
+static void test_zeroed_config_hands_out_callable_allocators(void **state) {
+    cres_cluster_spec *spec = NULL;
+    cres_resolver *r = NULL;
+    cres_error err;
+    const cres_allocator *a;
+    void *p;
+    (void)state;
+    assert_int_equal(resolve_replayed(&spec, &err), CRES_OK);
+    assert_string_equal(cres_spec_task_address(spec, "worker", 1), "10.4.0.11:8470");
+    cres_spec_free(spec);
+    assert_int_equal(cres_local_resolver_create(NULL, &r, &err), CRES_OK);
+    a = cres_resolver_allocator(r);
+    p = a->alloc(a->user, 16);
+    assert_non_null(p);
+    a->free(a->user, p);
+    cres_resolver_free(r);
+    assert_true(counts.mallocs > 3);
+    assert_int_equal(counts.live, 0);
+}
+
+/* ... and each CRES_MALLOC of it failing in turn, the transport's own among them. */
+static void test_zeroed_config_transport_walk(void **state) {
+    long n, total = 0;
+    (void)state;
+    for (n = 1;; n++) {
+        cres_cluster_spec *spec = NULL;
+        cres_error err;
+        cres_result r;
+        memset(&counts, 0, sizeof counts);
+        counts.fail_at = n;
+        r = resolve_replayed(&spec, &err);
+        cres_spec_free(spec);
+        assert_int_equal(counts.live, 0);
+        if (counts.calls < n) {
+            assert_int_equal(r, CRES_OK);
+            break;
+        }
+        assert_int_equal(r, CRES_ERR_OUT_OF_MEMORY);
+        assert_true(strlen(err.message) > 0);
+        total++;
+    }
+    assert_true(total > 10);
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test_setup(test_spec_building_uses_the_macros, reset_counts),
@@ -243,6 +329,8 @@ int main(void) {
         cmocka_unit_test_setup(test_runtime_allocator_bypasses_the_macros, reset_counts),
         cmocka_unit_test_setup(test_clone_into_default_allocator_uses_the_macros, reset_counts),
         cmocka_unit_test_setup(test_failing_macros_leave_nothing, reset_counts),
+        cmocka_unit_test_setup(test_zeroed_config_hands_out_callable_allocators, reset_counts),
+        cmocka_unit_test_setup(test_zeroed_config_transport_walk, reset_counts),
     };
     return cmocka_run_group_tests_name("CRES_MALLOC / CRES_REALLOC / CRES_FREE", tests, NULL, NULL);
 }

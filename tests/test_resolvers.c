@@ -364,21 +364,30 @@ static void simple_defaults(void **state) {
     assert_null(cres_task_type(r));
     assert_int_equal(cres_task_id(r), -1);
     assert_null(cres_rpc_layer(r));
-    assert_string_equal(cres_environment(r), "");
+    assert_null(cres_environment(r));
     assert_string_equal(master_of(r, NULL, -1, NULL), "");
     cres_resolver_free(r);
 }
 
 /* Header 6: task_id is used only when task_type is set. */
-static void simple_task_id_without_type_is_ignored(void **state) {
+/* options.task_id is read only with task_type: one alone is a mistake, refused naming both. */
+static void simple_task_id_without_type_is_refused(void **state) {
     cres_simple_options o = no_simple_options();
-    cres_resolver *r;
+    cres_cluster_spec *spec = parse(BASE);
+    cres_resolver *r = NULL;
+    cres_error err;
     (void)state;
+    o.spec = spec;
     o.task_id = 2;
-    r = make_simple(o, BASE);
-    assert_null(cres_task_type(r));
-    assert_int_equal(cres_task_id(r), -1);
-    cres_resolver_free(r);
+    EXPECT(cres_simple_resolver_create(&o, &r, &err), CRES_ERR_INVALID_ARGUMENT);
+    assert_string_equal(err.message, "simple: options.task_id 2 is set without "
+                                     "options.task_type (set both, or neither)");
+    assert_null(r);
+    o.task_type = "worker";
+    o.task_id = -2;
+    EXPECT(cres_simple_resolver_create(&o, &r, &err), CRES_ERR_INVALID_ARGUMENT);
+    HAS(err.message, "-2");
+    cres_spec_free(spec);
 }
 
 static void simple_uses_config_allocator(void **state) {
@@ -445,7 +454,7 @@ static void getters_accept_null(void **state) {
     assert_null(cres_task_type(NULL));
     assert_int_equal(cres_task_id(NULL), -1);
     assert_null(cres_rpc_layer(NULL));
-    assert_string_equal(cres_environment(NULL), "");
+    assert_null(cres_environment(NULL));
     assert_null(cres_resolver_getenv(NULL, "TF_CONFIG"));
     EXPECT(cres_num_accelerators(NULL, &acc, &err), CRES_ERR_INVALID_ARGUMENT);
     EXPECT(cres_set_task(NULL, "w", 0, &err), CRES_ERR_INVALID_ARGUMENT);
@@ -486,7 +495,7 @@ static void resolver_new_gives_zeroed_block(void **state) {
     assert_null(cres_task_type(&c->base));
     assert_int_equal(cres_task_id(&c->base), -1);
     assert_null(cres_rpc_layer(&c->base));
-    assert_string_equal(cres_environment(&c->base), "");
+    assert_null(cres_environment(&c->base));
     free_counting(c);
 }
 
@@ -1058,7 +1067,7 @@ static void union_environment_is_first_childs(void **state) {
     children[0] = make_simple(no_simple_options(), U8_PS); /* environment "" */
     children[1] = make_u7_second();                        /* environment "local" */
     u = make_union(children, 2);
-    assert_string_equal(cres_environment(u), "");
+    assert_null(cres_environment(u));
     assert_null(cres_task_type(u));
     assert_null(cres_rpc_layer(u));
     cres_resolver_free(u);
@@ -1121,6 +1130,56 @@ static void union_owns_resolvers_frees_them(void **state) {
     assert_int_equal(destroyed, 2);
     free((void *)(size_t)ja);
     free((void *)(size_t)jb);
+}
+
+/* A child given twice to an owning union, or owned by another union, is refused naming it;
+   a failed create frees each owned child once, and none another union owns. */
+static void union_owns_each_child_once(void **state) {
+    int destroyed = 0;
+    counting *a = make_counting(U8_PS, &destroyed), *b = make_counting(U8_WORKER, &destroyed);
+    const char *ja = a->json, *jb = b->json;
+    cres_resolver *twice[3], *one[1], *u = NULL, *v = NULL;
+    cres_union_options o;
+    cres_error err;
+    (void)state;
+    twice[0] = &a->base;
+    twice[1] = &b->base;
+    twice[2] = &a->base;
+    o = union_of(twice, 3);
+    o.owns_resolvers = 1;
+    EXPECT(cres_union_resolver_create(&o, &u, &err), CRES_ERR_INVALID_ARGUMENT);
+    assert_string_equal(err.message, "union: resolvers[2] is resolvers[0] again");
+    assert_null(u);
+    assert_int_equal(destroyed, 2); /* each once: no double free */
+    free((void *)(size_t)ja);
+    free((void *)(size_t)jb);
+    a = make_counting(U8_PS, &destroyed);
+    ja = a->json;
+    one[0] = &a->base;
+    o = union_of(one, 1);
+    o.owns_resolvers = 1;
+    OK(cres_union_resolver_create(&o, &u, &err));
+    EXPECT(cres_union_resolver_create(&o, &v, &err), CRES_ERR_INVALID_ARGUMENT);
+    assert_string_equal(err.message, "union: resolvers[0] has another owner");
+    assert_null(v);
+    assert_int_equal(destroyed, 2); /* still u's */
+    cres_resolver_free(&a->base);  /* u owns it: the program's free is no free */
+    assert_int_equal(destroyed, 2);
+    o.owns_resolvers = 0;          /* borrowing it beside u is fine */
+    OK(cres_union_resolver_create(&o, &v, &err));
+    assert_string_equal(resolved_json(v), "{\"ps\": [\"ps0:2222\", \"ps1:2222\"]}");
+    cres_resolver_free(v);
+    cres_resolver_free(u);
+    assert_int_equal(destroyed, 3);
+    free((void *)(size_t)ja);
+    /* borrowed twice: its dense jobs would concatenate with themselves, a doubled cluster */
+    b = make_counting(U8_WORKER, &destroyed);
+    twice[0] = twice[1] = &b->base;
+    o = union_of(twice, 2);
+    EXPECT(cres_union_resolver_create(&o, &u, &err), CRES_ERR_INVALID_ARGUMENT);
+    HAS(err.message, "resolvers[1] is resolvers[0] again");
+    assert_null(u);
+    free_counting(b);
 }
 
 static void union_borrows_resolvers_by_default(void **state) {
@@ -1600,7 +1659,12 @@ static void helpers_and_calls_with_bad_arguments(void **state) {
     assert_null(cres_resolver_env_at(r, n));
     assert_null(cres_resolver_env_at(NULL, 0));
     assert_non_null(cres_resolver_allocator(NULL));
-    assert_null(cres_resolver_allocator(NULL)->alloc); /* the default: CRES_MALLOC */
+    { /* the default, CRES_MALLOC / CRES_FREE, as functions a backend can call */
+        const cres_allocator *a = cres_resolver_allocator(NULL);
+        void *p = a->alloc(a->user, 8);
+        assert_non_null(p);
+        a->free(a->user, p);
+    }
     EXPECT(cres_set_detected_task(NULL, "worker", 0, &err), CRES_ERR_INVALID_ARGUMENT);
     EXPECT(cres_set_environment(NULL, "cloud", &err), CRES_ERR_INVALID_ARGUMENT);
     EXPECT(cres_visible_devices_of(NULL, NULL, -1, buf, sizeof buf, NULL, &err), CRES_ERR_INVALID_ARGUMENT);
@@ -1846,7 +1910,7 @@ int main(void) {
         cmocka_unit_test(simple_requires_spec),
         cmocka_unit_test(simple_rejects_too_many_accelerator_kinds),
         cmocka_unit_test(simple_defaults),
-        cmocka_unit_test(simple_task_id_without_type_is_ignored),
+        cmocka_unit_test(simple_task_id_without_type_is_refused),
         cmocka_unit_test(simple_uses_config_allocator),
         cmocka_unit_test(master_buffer_contract),
         cmocka_unit_test(master_rejects_bad_arguments),
@@ -1891,6 +1955,7 @@ int main(void) {
         cmocka_unit_test(union_num_accelerators_of_first_child),
         cmocka_unit_test(union_child_error_names_the_child),
         cmocka_unit_test(union_owns_resolvers_frees_them),
+        cmocka_unit_test(union_owns_each_child_once),
         cmocka_unit_test(union_borrows_resolvers_by_default),
         cmocka_unit_test(union_owns_resolvers_freed_when_create_fails),
         cmocka_unit_test(union_requires_a_resolver),

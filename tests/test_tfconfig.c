@@ -216,14 +216,20 @@ static void t9_string_task_index_is_an_integer(void **state) {
 
 #define T10 "{'cluster': {'worker': ['worker0:2222', 'worker1:2222']}, 'task': {'type': 'worker', 'index': '0'}}"
 
-/* TF T10: TF takes task_id=1 alone; our options.task_id is used only with task_type (so that
-   all-zero options mean "defaults"), and cres_set_task(r, NULL, 1) is the way to do it. */
+/* TF T10: TF takes task_id=1 alone; our options.task_id is read only with task_type (so that
+   all-zero options mean "defaults"), so one alone is refused, naming both, and
+   cres_set_task(r, NULL, 1) is the way to do it. */
 static void t10_task_id_override(void **state) {
     cres_tfconfig_options o = no_options();
     cres_resolver *r = NULL;
     cres_error err;
     (void)state;
     o.task_id = 1;
+    EXPECT(tf_create(dq(T10), o, &r, &err), CRES_ERR_INVALID_ARGUMENT);
+    assert_string_equal(err.message, "tfconfig: options.task_id 1 is set without "
+                                     "options.task_type (set both, or neither)");
+    assert_null(r);
+    o.task_id = 0;
     OK(tf_create(dq(T10), o, &r, &err));
     assert_int_equal(cres_task_id(r), 0);
     OK(cres_set_task(r, NULL, 1, &err));
@@ -351,7 +357,7 @@ static void environment_absent_is_empty(void **state) {
     cres_launch_info info;
     cres_error err;
     (void)state;
-    assert_string_equal(cres_environment(r), "");
+    assert_null(cres_environment(r));
     /* no task either: the launch answer names the variable that lacks it */
     EXPECT(cres_launch(r, &info, &err), CRES_ERR_NOT_FOUND);
     HAS(err.message, "tfconfig knows no own task (TF_CONFIG gives no task of a type and an index)");
@@ -370,7 +376,7 @@ static void environment_option_overrides(void **state) {
     cres_resolver_free(r);
     o.environment = "";
     OK(tf_create(json, o, &r, &err));
-    assert_string_equal(cres_environment(r), "");
+    assert_null(cres_environment(r));
     cres_resolver_free(r);
 }
 
@@ -425,17 +431,19 @@ static void task_without_index(void **state) {
     cres_resolver_free(r);
 }
 
+#define NO_CLUSTER "TF_CONFIG: \"task\" is given but \"cluster\" is missing or empty"
+
 /* "null is fine": a null member counts as absent. */
 static void null_members_are_absent(void **state) {
     cres_resolver *r = tf("{'cluster': null, 'task': null, 'rpc_layer': null, 'environment': null, "
                           "'session_master': null}");
     cres_resolver *t = tf("{'cluster': " C ", 'task': {'type': 'ps', 'index': null}}");
-    cres_resolver *u = tf("{'cluster': " C ", 'task': {'type': null, 'index': 1}}");
-    cres_resolver *v = tf("{'sparseCluster': null, 'task': {'type': 'worker', 'index': 2}}");
+    cres_resolver *u = tf("{'cluster': " C ", 'task': {'type': null}}");
     (void)state;
-    assert_string_equal(resolved_json(v), "{}"); /* a null sparseCluster too */
-    assert_string_equal(master_of(v, NULL, -1, NULL), "");
-    cres_resolver_free(v);
+    /* a null type with an index, and a task beside a null cluster: nothing to find it in */
+    BAD_ENV("{'cluster': " C ", 'task': {'type': null, 'index': 1}}",
+            "TF_CONFIG: \"task\" has an \"index\" but no \"type\"");
+    BAD_ENV("{'sparseCluster': null, 'task': {'type': 'worker', 'index': 2}}", NO_CLUSTER);
     assert_string_equal(resolved_json(r), "{}");
     assert_null(cres_task_type(r));
     assert_null(cres_rpc_layer(r));
@@ -443,19 +451,51 @@ static void null_members_are_absent(void **state) {
     assert_string_equal(cres_task_type(t), "ps");
     assert_int_equal(cres_task_id(t), -1);
     assert_null(cres_task_type(u));
-    assert_int_equal(cres_task_id(u), 1);
+    assert_int_equal(cres_task_id(u), -1);
     cres_resolver_free(r);
     cres_resolver_free(t);
     cres_resolver_free(u);
 }
 
-/* A task with an empty cluster cannot be checked, and the master is local. */
+/* A task beside no cluster (TF takes it and answers an empty cluster) has nothing to be found
+   in: an error naming the keys that are not TF_CONFIG's, a typo of "cluster" most often.
+   TF's evaluator runs outside the cluster, so it alone may come without one. */
 static void task_with_empty_cluster(void **state) {
-    cres_resolver *r = tf("{'task': {'type': 'worker', 'index': 3}}");
+    cres_resolver *r = tf("{'task': {'type': 'evaluator', 'index': 0}}");
     (void)state;
-    assert_string_equal(cres_task_type(r), "worker");
-    assert_int_equal(cres_task_id(r), 3);
+    assert_string_equal(cres_task_type(r), "evaluator");
     assert_string_equal(master_of(r, NULL, -1, NULL), "");
+    cres_resolver_free(r);
+    BAD_ENV("{'task': {'type': 'worker', 'index': 3}}", NO_CLUSTER);
+    BAD_ENV("{'cluster': {}, 'task': {'type': 'worker', 'index': 3}}", NO_CLUSTER);
+    BAD_ENV("{'cluser': {'worker': ['a:1', 'b:1']}, 'task': {'type': 'worker', 'index': 1}, "
+            "'rpc': 'grpc'}",
+            NO_CLUSTER " (unknown keys: \"cluser\", \"rpc\")");
+    BAD_ENV("{'cluster': {'worker': ['a:1', 'b:1']}, 'task': {'typ': 'worker', 'index': 1}}",
+            "TF_CONFIG: \"task\" has an \"index\" but no \"type\" (unknown keys: \"typ\")");
+}
+
+static void keep_log(void *user, cres_log_level level, const char *message) {
+    char *logs = (char *)user;
+    size_t n = strlen(logs);
+    snprintf(logs + n, 1024 - n, "%d %s\n", (int)level, message);
+}
+
+/* Keys TF_CONFIG does not have are ignored, as TF does, but named in a WARN line. */
+static void unknown_keys_are_named_in_a_warning(void **state) {
+    char logs[1024] = "";
+    cres_config cfg = env_config();
+    cres_tfconfig_options o = no_options();
+    cres_resolver *r = NULL;
+    cres_error err;
+    (void)state;
+    cfg.log.fn = keep_log;
+    cfg.log.user = logs;
+    o.config = &cfg;
+    OK(tf_create(dq("{'cluster': " C ", 'task': {'type': 'ps', 'index': 1, 'trial': '7'}, "
+                    "'rpc_layr': 'grpc'}"), o, &r, &err));
+    assert_null(cres_rpc_layer(r));
+    HAS(logs, "2 TF_CONFIG: unknown keys \"rpc_layr\" (TensorFlow ignores them)\n");
     cres_resolver_free(r);
 }
 
@@ -541,7 +581,7 @@ static void unset_empty_and_blank_are_empty_cluster(void **state) {
         assert_null(cres_task_type(r));
         assert_int_equal(cres_task_id(r), -1);
         assert_null(cres_rpc_layer(r));
-        assert_string_equal(cres_environment(r), "");
+        assert_null(cres_environment(r));
         cres_resolver_free(r);
     }
 }
@@ -949,6 +989,7 @@ int main(void) {
         cmocka_unit_test(null_members_are_absent),
         cmocka_unit_test(task_with_empty_cluster),
         cmocka_unit_test(evaluator_allowed_outside_cluster),
+        cmocka_unit_test(unknown_keys_are_named_in_a_warning),
         cmocka_unit_test(sparse_cluster_alias),
         cmocka_unit_test(cluster_wins_over_sparse_cluster),
         cmocka_unit_test(escaped_keys_are_recognised),
