@@ -5175,8 +5175,8 @@ CRES__PRIVATE cres_result cres__tf_check_shape(const cres__json *d, int task, co
     if (!f->task_type && f->task_id >= 0) {
         why = "\"task\" has an \"index\" but no \"type\"";
         top = cres__unknown_keys(d, task, "type index trial", keys, sizeof keys);
-    } else if (f->task_type && spec->count == 0 &&
-               (f->dense || strcmp(f->task_type, "evaluator") != 0)) {
+    } else if (f->task_type && spec->count == 0 && !f->dense && /* vertex says its own */
+               strcmp(f->task_type, "evaluator") != 0) {
         why = "\"task\" is given but \"cluster\" is missing or empty";
     }
     if (!why) return CRES_OK;

@@ -602,6 +602,7 @@ static void tf_g5_empty_job_name_refused(void **state) {
     o.job_name = "";
     gce_create_fails(&o, CRES_ERR_INVALID_ARGUMENT);
     o.job_name = NULL;
+    o.task_type = "worker"; /* TF passes task_id alone; ours is read with task_type */
     o.task_id = 1;
     serve_group(three_vms, 3);
     gce(&o);
