@@ -2182,7 +2182,7 @@ CRES__PRIVATE cres_result cres__wrap(cres_error *err, cres_result inner, cres_re
         memcpy(old, err->message, sizeof old);
         old[sizeof old - 1] = '\0';
         if (!*old) /* a hook that failed without a word: the code's text, never a bare ": " */
-            snprintf(old, sizeof old, "%s (no message given)", cres_result_string(inner));
+            snprintf(old, sizeof old, "failed without a message");
         if (p > room) p = room;
         o = strlen(old);
         if (o > room - p) o = room - p;
