@@ -20,9 +20,9 @@ MISUSE_ELSEWHERE(cres_resolver_new, "tests/test_resolvers.c")
 MISUSE_ELSEWHERE(cres_resolver_free, "tests/test_resolvers.c")
 MISUSE_ELSEWHERE(cres_resolver_allocator, "tests/test_resolvers.c")
 MISUSE_ELSEWHERE(cres_union_resolver_create, "tests/test_resolvers.c")
-/* cres_curl_transport takes no argument, and the unit tests link the implementation without
-   CLUSTER_RESOLVER_USE_CURL: the CLI's tests run it. */
-MISUSE_ELSEWHERE(cres_curl_transport, "examples/cluster-resolve.c")
+/* cres_curl_transport takes no argument to misuse, and the unit tests link the implementation
+   without CLUSTER_RESOLVER_USE_CURL; the thread test builds with it. */
+MISUSE_ELSEWHERE(cres_curl_transport, "tests/threads/test_threads.c")
 
 /* ---------------------------------------------------------------------------------------
    Helpers */
