@@ -61,7 +61,8 @@
       the coordinator, the size and the own rank but not every address: cres_launch() and
       cres_master() still work.
       cres_error_set(err, result, format, ...) sets result and message, as the library does:
-      use it in backends and transports of your own.
+      use it in backends and transports of your own (err->message may be an argument:
+      "mine: %s" wraps the message a lower call left).
       Memory. Every object records the allocator it was made with and frees with it;
       cres_spec_free() and cres_resolver_free() accept NULL. On failure nothing is returned
       and nothing is left allocated.
@@ -223,7 +224,8 @@
                (src's tasks after dst's); else indices are kept, and one in both is
                CRES_ERR_CONFLICT naming job and index. dst is unchanged on failure.
       cres_spec_from_json(json, len, alloc, &spec, err)  TF_CONFIG's "cluster" object,
-               {"worker": ["a:1", "b:2"], "ps": {"3": "c:3"}}, len bytes (no NUL needed):
+               {"worker": ["a:1", "b:2"], "ps": {"3": "c:3"}}, len bytes (no NUL needed; a NUL
+               among them, as when len counts the terminator, is named with its offset):
                CRES_ERR_INVALID_JSON (a job or index given twice too), CRES_ERR_LIMIT over
                CRES_MAX_DOCUMENT_BYTES. cres_spec_to_json(spec, buf, cap, &len, err) writes
                that form: dense jobs as lists, sparse ones as objects with string keys,
@@ -281,8 +283,9 @@
 
       simple (cres_simple_options)
         Reads:    options.spec (required, copied), master, environment, accelerators (at
-                  most CRES_MAX_ACCELERATOR_KINDS kinds, the same for every task). No rpc
-                  layer. master(): options.master when set, else the default rule.
+                  most CRES_MAX_ACCELERATOR_KINDS kinds, the same for every task; counts not
+                  negative, types NUL-terminated). No rpc layer. master(): options.master
+                  when set, else the default rule.
       union (cres_union_options)
         Reads:    its children's specs, each asked once per resolve, merged with
                   cres_spec_merge(). At least one child, none NULL; borrowed, or freed with
@@ -947,8 +950,9 @@
                whose own variables these are, nor local (the way to run alone), nor JAX_* for
                jax; config.log INFO names a coordinator kept. cres_spec_launch_info(spec,
                type, id, &info, err) from a spec you hold (type NULL: rank, local_rank,
-               local_world_size and node_rank CRES_UNKNOWN); a task not in the spec is
-               CRES_ERR_NOT_FOUND, an address it cannot split CRES_ERR_INVALID_ARGUMENT.
+               local_world_size and node_rank CRES_UNKNOWN; with a type, a negative id is
+               CRES_ERR_INVALID_ARGUMENT); a task not in the spec is CRES_ERR_NOT_FOUND, an
+               address it cannot split CRES_ERR_INVALID_ARGUMENT.
       cres_tfconfig(r, buf, cap, &len, err)  resolves; {"cluster": ..., "task": {"type": T,
                "index": N}, "rpc_layer": R, "environment": E} of the own task (task left out
                when unknown). cres_spec_to_tfconfig(spec, type, id, rpc, environment, ...)
@@ -987,8 +991,8 @@
       blanks, control characters) or longer than CRES_MAX_NAME_LENGTH are
       CRES_ERR_ENVIRONMENT; IPv6 literals (hex digits, '.' and two or more ':') are bracketed:
       "[fd00::1]:8888". JSON must be strict RFC 8259 in UTF-8 with no NUL (\u0000 included)
-      in strings. Time: timeout_ms per request, max_retries, resolve_timeout_ms a resolve
-      (Kubernetes wait_ms: each poll).
+      in strings; a raw NUL byte anywhere is named with its offset. Time: timeout_ms per
+      request, max_retries, resolve_timeout_ms a resolve (Kubernetes wait_ms: each poll).
       Threads: no global mutable state, no non-reentrant libc call; every function is
       reentrant. An object (a spec, a resolver; a union with its children counts as one)
       must not be used by two threads at once without a lock; different objects may be.
@@ -1080,7 +1084,8 @@ typedef struct cres_error {
 CRES_API const char *cres_result_string(cres_result result); /* never NULL */
 CRES_API const char *cres_version_string(void);              /* "0.3.1" */
 /* For backends and transports of your own: sets err's result and its message (printf-style,
-   cut to fit), leaves http_status as it is; err may be NULL. Returns result. */
+   cut to fit; err->message may be an argument), leaves http_status as it is; err may be NULL.
+   Returns result. */
 CRES_API cres_result cres_error_set(cres_error *err, cres_result result, const char *format, ...)
     CRES_PRINTF_LIKE(3, 4);
 

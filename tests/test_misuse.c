@@ -37,7 +37,8 @@ static void stale(cres_error *e) {
 static void check_at(cres_result got, const cres_error *e, cres_result want, const char *sub,
                      int line) {
     expect_error_at(got, e, want, sub, NULL, line);
-    if (e->http_status != 0) fail_msg("line %d: http_status %d was not cleared", line, e->http_status);
+    if (e->http_status != 0)
+        fail_msg("line %d: http_status %d was not cleared", line, e->http_status);
 }
 
 /* `call` (which passes &err) fails with `want`, its message naming `sub`. */
@@ -178,8 +179,10 @@ static void spec_add_job(void **state) {
     cres_error err;
     (void)state;
     MISUSE_CASE(cres_spec_add_job);
-    BAD(CRES_ERR_INVALID_ARGUMENT, "spec is NULL", cres_spec_add_job(NULL, "w", addresses, 1, &err));
-    BAD(CRES_ERR_INVALID_ARGUMENT, "job name is NULL", cres_spec_add_job(s, NULL, addresses, 1, &err));
+    BAD(CRES_ERR_INVALID_ARGUMENT, "spec is NULL",
+        cres_spec_add_job(NULL, "w", addresses, 1, &err));
+    BAD(CRES_ERR_INVALID_ARGUMENT, "job name is NULL",
+        cres_spec_add_job(s, NULL, addresses, 1, &err));
     BAD(CRES_ERR_INVALID_ARGUMENT, "addresses is NULL", cres_spec_add_job(s, "w", NULL, 2, &err));
     BAD(CRES_ERR_INVALID_ARGUMENT, "task 1: address is NULL",
         cres_spec_add_job(s, "w", addresses, 2, &err));
@@ -321,7 +324,8 @@ static void spec_to_json(void **state) {
     char buf[64];
     (void)state;
     MISUSE_CASE(cres_spec_to_json);
-    BAD(CRES_ERR_INVALID_ARGUMENT, "spec is NULL", cres_spec_to_json(NULL, buf, sizeof buf, NULL, &err));
+    BAD(CRES_ERR_INVALID_ARGUMENT, "spec is NULL",
+        cres_spec_to_json(NULL, buf, sizeof buf, NULL, &err));
     CHECK_TEXT_CONTRACT(spec_json_text, s);
     cres_spec_free(s);
 }
@@ -401,14 +405,16 @@ static void master(void **state) {
     (void)state;
     MISUSE_CASE(cres_master);
     MISUSE_CASE(cres_master_of);
-    BAD(CRES_ERR_INVALID_ARGUMENT, "resolver is NULL", cres_master(NULL, buf, sizeof buf, NULL, &err));
+    BAD(CRES_ERR_INVALID_ARGUMENT, "resolver is NULL",
+        cres_master(NULL, buf, sizeof buf, NULL, &err));
     BAD(CRES_ERR_INVALID_ARGUMENT, "resolver is NULL",
         cres_master_of(NULL, "worker", 0, NULL, buf, sizeof buf, NULL, &err));
     BAD(CRES_ERR_INVALID_ARGUMENT, "task id -2",
         cres_master_of(r, "worker", -2, NULL, buf, sizeof buf, NULL, &err));
     BAD(CRES_ERR_INVALID_ARGUMENT, "task id -2147483648",
         cres_master_of(s, NULL, INT_MIN, NULL, buf, sizeof buf, NULL, &err));
-    BAD(CRES_ERR_NOT_FOUND, "no task 7", cres_master_of(s, "worker", 7, NULL, buf, sizeof buf, NULL, &err));
+    BAD(CRES_ERR_NOT_FOUND, "no task 7",
+        cres_master_of(s, "worker", 7, NULL, buf, sizeof buf, NULL, &err));
     CHECK_TEXT_CONTRACT(master_text, r);
     CHECK_TEXT_CONTRACT(master_text, s);
     CHECK_TEXT_CONTRACT(master_of_text, r);
@@ -431,8 +437,10 @@ static void accelerators(void **state) {
     BAD(CRES_ERR_INVALID_ARGUMENT, "out is NULL", cres_num_accelerators(r, NULL, &err));
     BAD(CRES_ERR_INVALID_ARGUMENT, "resolver is NULL",
         cres_num_accelerators_of(NULL, "worker", 0, &acc, &err));
-    BAD(CRES_ERR_INVALID_ARGUMENT, "out is NULL", cres_num_accelerators_of(r, "worker", 0, NULL, &err));
-    BAD(CRES_ERR_INVALID_ARGUMENT, "task id -2", cres_num_accelerators_of(r, "worker", -2, &acc, &err));
+    BAD(CRES_ERR_INVALID_ARGUMENT, "out is NULL",
+        cres_num_accelerators_of(r, "worker", 0, NULL, &err));
+    BAD(CRES_ERR_INVALID_ARGUMENT, "task id -2",
+        cres_num_accelerators_of(r, "worker", -2, &acc, &err));
     assert_int_equal(cres_num_accelerators(NULL, NULL, NULL), CRES_ERR_INVALID_ARGUMENT);
     OK(cres_num_accelerators(r, &acc, &err));
     assert_int_equal(acc.count, 0);
@@ -442,7 +450,8 @@ static void accelerators(void **state) {
     o.spec = spec;
     o.accelerators = &many;
     many.count = CRES_MAX_ACCELERATOR_KINDS + 1;
-    FAILS_WITH(cres_simple_resolver_create, o, CRES_ERR_INVALID_ARGUMENT, "accelerator kinds", NULL);
+    FAILS_WITH(cres_simple_resolver_create, o, CRES_ERR_INVALID_ARGUMENT,
+               "accelerator kinds", NULL);
     many.count = 1;
     strcpy(many.items[0].type, "GPU");
     many.items[0].count = -4;
@@ -486,7 +495,8 @@ static void visible_devices(void **state) {
     memset(&o, 0, sizeof o);
     o.config = &cfg;
     OK(cres_slurm_resolver_create(&o, &r, &err));
-    BAD(CRES_ERR_INVALID_ARGUMENT, "resolver is NULL", cres_visible_devices(NULL, buf, sizeof buf, NULL, &err));
+    BAD(CRES_ERR_INVALID_ARGUMENT, "resolver is NULL",
+        cres_visible_devices(NULL, buf, sizeof buf, NULL, &err));
     BAD(CRES_ERR_INVALID_ARGUMENT, "resolver is NULL",
         cres_visible_devices_of(NULL, "worker", 0, buf, sizeof buf, NULL, &err));
     BAD(CRES_ERR_INVALID_ARGUMENT, "task id -2",
@@ -899,7 +909,8 @@ static void tfconfig(void **state) {
     char buf[256];
     (void)state;
     MISUSE_CASE(cres_tfconfig);
-    BAD(CRES_ERR_INVALID_ARGUMENT, "resolver is NULL", cres_tfconfig(NULL, buf, sizeof buf, NULL, &err));
+    BAD(CRES_ERR_INVALID_ARGUMENT, "resolver is NULL",
+        cres_tfconfig(NULL, buf, sizeof buf, NULL, &err));
     assert_int_equal(cres_tfconfig(NULL, buf, sizeof buf, NULL, NULL), CRES_ERR_INVALID_ARGUMENT);
     CHECK_TEXT_CONTRACT(tfconfig_text, r);
     cres_resolver_free(r);
@@ -913,8 +924,10 @@ static void spec_launch_info(void **state) {
     MISUSE_CASE(cres_spec_launch_info);
     BAD(CRES_ERR_INVALID_ARGUMENT, "spec", cres_spec_launch_info(NULL, "worker", 0, &info, &err));
     BAD(CRES_ERR_INVALID_ARGUMENT, "out", cres_spec_launch_info(s, "worker", 0, NULL, &err));
-    BAD(CRES_ERR_INVALID_ARGUMENT, "task id -2", cres_spec_launch_info(s, "worker", -2, &info, &err));
-    BAD(CRES_ERR_INVALID_ARGUMENT, "task id -1", cres_spec_launch_info(s, "worker", -1, &info, &err));
+    BAD(CRES_ERR_INVALID_ARGUMENT, "task id -2",
+        cres_spec_launch_info(s, "worker", -2, &info, &err));
+    BAD(CRES_ERR_INVALID_ARGUMENT, "task id -1",
+        cres_spec_launch_info(s, "worker", -1, &info, &err));
     BAD(CRES_ERR_NOT_FOUND, "\"worker\" 9", cres_spec_launch_info(s, "worker", 9, &info, &err));
     OK(cres_spec_launch_info(s, NULL, -7, &info, &err)); /* no task: the id is not read */
     assert_int_equal(info.world_size, 3);
@@ -945,7 +958,8 @@ static void spec_outputs(void **state) {
     MISUSE_CASE(cres_spec_to_hostfile);
     MISUSE_CASE(cres_spec_to_machinefile);
     MISUSE_CASE(cres_spec_to_tfconfig);
-    BAD(CRES_ERR_INVALID_ARGUMENT, "spec is NULL", cres_spec_to_hostfile(NULL, buf, sizeof buf, NULL, &err));
+    BAD(CRES_ERR_INVALID_ARGUMENT, "spec is NULL",
+        cres_spec_to_hostfile(NULL, buf, sizeof buf, NULL, &err));
     BAD(CRES_ERR_INVALID_ARGUMENT, "spec is NULL",
         cres_spec_to_machinefile(NULL, buf, sizeof buf, NULL, &err));
     BAD(CRES_ERR_INVALID_ARGUMENT, "spec is NULL",
@@ -980,7 +994,8 @@ static void hostlist_expand(void **state) {
     BAD(CRES_ERR_INVALID_ARGUMENT, "hostlist is NULL",
         cres_hostlist_expand(NULL, buf, sizeof buf, NULL, &count, &err));
     assert_int_equal(count, 0);
-    assert_int_equal(cres_hostlist_expand(NULL, NULL, 0, NULL, NULL, NULL), CRES_ERR_INVALID_ARGUMENT);
+    assert_int_equal(cres_hostlist_expand(NULL, NULL, 0, NULL, NULL, NULL),
+                     CRES_ERR_INVALID_ARGUMENT);
     BAD(CRES_ERR_INVALID_ARGUMENT, "hostlist \"n[-1]\"",
         cres_hostlist_expand("n[-1]", buf, sizeof buf, NULL, &count, &err));
     CHECK_TEXT_CONTRACT(hostlist_text, (void *)(size_t)"n[1-3]");
@@ -999,10 +1014,12 @@ static void tasks_per_node_expand(void **state) {
     assert_int_equal(count, 0);
     BAD(CRES_ERR_INVALID_ARGUMENT, "counts is NULL but cap is 4",
         cres_tasks_per_node_expand("2(x3)", NULL, 4, &count, &err));
-    BAD(CRES_ERR_INVALID_ARGUMENT, "\"-1\"", cres_tasks_per_node_expand("-1", counts, 4, &count, &err));
+    BAD(CRES_ERR_INVALID_ARGUMENT, "\"-1\"",
+        cres_tasks_per_node_expand("-1", counts, 4, &count, &err));
     BAD(CRES_ERR_INVALID_ARGUMENT, "\"2(x-3)\"",
         cres_tasks_per_node_expand("2(x-3)", counts, 4, &count, &err));
-    BAD(CRES_ERR_INVALID_ARGUMENT, "\"2(x0)\"", cres_tasks_per_node_expand("2(x0)", counts, 4, &count, &err));
+    BAD(CRES_ERR_INVALID_ARGUMENT, "\"2(x0)\"",
+        cres_tasks_per_node_expand("2(x0)", counts, 4, &count, &err));
     /* cap 0 with an array: nothing written, the count given */
     BAD(CRES_ERR_BUFFER_TOO_SMALL, "the array has 0",
         cres_tasks_per_node_expand("2(x3)", counts, 0, &count, &err));
@@ -1042,7 +1059,7 @@ static void zero_hooks_are_defaults(void **state) {
     (void)state;
     memset(&t, 0, sizeof t);
     t.config = &cfg; /* zero but for getenv */
-    t.json = "{\"cluster\": {\"worker\": [\"a:1\"]}, \"task\": {\"type\": \"worker\", \"index\": 0}}";
+    t.json = dq("{'cluster': {'worker': ['a:1']}, 'task': {'type': 'worker', 'index': 0}}");
     OK(cres_tfconfig_resolver_create(&t, &r, &err)); /* logs at DEBUG: to no one */
     OK(cres_resolve(r, &spec, &err));
     assert_string_equal(json_of(spec), dq("{'worker': ['a:1']}"));
