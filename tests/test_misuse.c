@@ -49,16 +49,6 @@ static void check_at(cres_result got, const cres_error *e, cres_result want, con
         check_at((call), &err, (want), (sub), __LINE__);                                    \
     } while (0)
 
-/* A create call with out NULL fails naming out, with options as given and err NULL too. */
-#define NULL_OUT(create_fn, opts)                                                           \
-    do {                                                                                    \
-        cres_error err;                                                                     \
-        stale(&err);                                                                        \
-        check_at(create_fn((opts), NULL, &err), &err, CRES_ERR_INVALID_ARGUMENT, "out",     \
-                 __LINE__);                                                                 \
-        assert_int_equal(create_fn((opts), NULL, NULL), CRES_ERR_INVALID_ARGUMENT);         \
-    } while (0)
-
 static cres_cluster_spec *two_workers(void) {
     return parse("{'worker': ['a:1', 'b:2'], 'ps': {'3': 'c:3'}}");
 }
