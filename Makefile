@@ -92,7 +92,9 @@ $(BUILD)/test_kubeconfig: tests/test_kubeconfig.c $(TEST_HEADERS) cluster_resolv
 $(BUILD)/san/test_kubeconfig: tests/test_kubeconfig.c $(TEST_HEADERS) cluster_resolver.h | $(BUILD)/san
 	clang -std=c99 $(SAN) $(WARN) $< -lcmocka -lyaml -o $@
 
+# First: every public function of the header has a case in tests/test_misuse.c.
 unit:
+	@python3 tests/misuse_coverage.py
 	@$(MAKE) --no-print-directory -j$(JOBS) $(UNIT_BINS) $(BUILD)/test_kubeconfig
 	@set -e; for t in $(UNIT_BINS) $(BUILD)/test_kubeconfig; do echo "== $$t"; ./$$t; done
 

@@ -64,7 +64,8 @@
       the coordinator, the size and the own rank but not every address: cres_launch() and
       cres_master() still work.
       cres_error_set(err, result, format, ...) sets result and message, as the library does:
-      use it in backends and transports of your own.
+      use it in backends and transports of your own (err->message may be an argument:
+      "mine: %s" wraps the message a lower call left).
       Memory. Every object records the allocator it was made with and frees with it;
       cres_spec_free() and cres_resolver_free() accept NULL. On failure nothing is returned
       and nothing is left allocated.
@@ -242,7 +243,8 @@
                (src's tasks after dst's); else indices are kept, and one in both is
                CRES_ERR_CONFLICT naming job and index. dst is unchanged on failure.
       cres_spec_from_json(json, len, alloc, &spec, err)  TF_CONFIG's "cluster" object,
-               {"worker": ["a:1", "b:2"], "ps": {"3": "c:3"}}, len bytes (no NUL needed):
+               {"worker": ["a:1", "b:2"], "ps": {"3": "c:3"}}, len bytes (no NUL needed; a NUL
+               among them, as when len counts the terminator, is named with its offset):
                CRES_ERR_INVALID_JSON (a job or index given twice too), CRES_ERR_LIMIT over
                CRES_MAX_DOCUMENT_BYTES. cres_spec_to_json(spec, buf, cap, &len, err) writes
                that form: dense jobs as lists, sparse ones as objects with string keys,
@@ -300,8 +302,9 @@
 
       simple (cres_simple_options)
         Reads:    options.spec (required, copied), master, environment, accelerators (at
-                  most CRES_MAX_ACCELERATOR_KINDS kinds, the same for every task). No rpc
-                  layer. master(): options.master when set, else the default rule.
+                  most CRES_MAX_ACCELERATOR_KINDS kinds, the same for every task; counts not
+                  negative, types NUL-terminated). No rpc layer. master(): options.master
+                  when set, else the default rule.
       union (cres_union_options)
         Reads:    its children's specs, each asked once per resolve, merged with
                   cres_spec_merge(). At least one child, none NULL, none twice; borrowed, or
@@ -971,8 +974,9 @@
                whose own variables these are, nor local (the way to run alone), nor JAX_* for
                jax; config.log INFO names a coordinator kept. cres_spec_launch_info(spec,
                type, id, &info, err) from a spec you hold (type NULL: rank, local_rank,
-               local_world_size and node_rank CRES_UNKNOWN); a task not in the spec is
-               CRES_ERR_NOT_FOUND, an address it cannot split CRES_ERR_INVALID_ARGUMENT.
+               local_world_size and node_rank CRES_UNKNOWN; with a type, a negative id is
+               CRES_ERR_INVALID_ARGUMENT); a task not in the spec is CRES_ERR_NOT_FOUND, an
+               address it cannot split CRES_ERR_INVALID_ARGUMENT.
       cres_tfconfig(r, buf, cap, &len, err)  resolves; {"cluster": ..., "task": {"type": T,
                "index": N}, "rpc_layer": R, "environment": E} of the own task (task left out
                when unknown). cres_spec_to_tfconfig(spec, type, id, rpc, environment, ...)
@@ -1011,8 +1015,8 @@
       blanks, control characters) or longer than CRES_MAX_NAME_LENGTH are
       CRES_ERR_ENVIRONMENT; IPv6 literals (hex digits, '.' and two or more ':') are bracketed:
       "[fd00::1]:8888". JSON must be strict RFC 8259 in UTF-8 with no NUL (\u0000 included)
-      in strings. Time: timeout_ms per request, max_retries, resolve_timeout_ms a resolve
-      (Kubernetes wait_ms: each poll).
+      in strings; a raw NUL byte anywhere is named with its offset. Time: timeout_ms per
+      request, max_retries, resolve_timeout_ms a resolve (Kubernetes wait_ms: each poll).
       Threads: no global mutable state, no non-reentrant libc call; every function is
       reentrant. An object (a spec, a resolver; a union with its children counts as one)
       must not be used by two threads at once without a lock; different objects may be.
@@ -1104,7 +1108,8 @@ typedef struct cres_error {
 CRES_API const char *cres_result_string(cres_result result); /* never NULL */
 CRES_API const char *cres_version_string(void);              /* "0.3.1" */
 /* For backends and transports of your own: sets err's result and its message (printf-style,
-   cut to fit), leaves http_status as it is; err may be NULL. Returns result. */
+   cut to fit; err->message may be an argument), leaves http_status as it is; err may be NULL.
+   Returns result. */
 CRES_API cres_result cres_error_set(cres_error *err, cres_result result, const char *format, ...)
     CRES_PRINTF_LIKE(3, 4);
 
@@ -2155,12 +2160,14 @@ CRES_API cres_result cres_error_set(cres_error *err, cres_result result, const c
 #define cres__fail(err, result, ...) (cres_error_set(err, result, __VA_ARGS__), (result))
 
 CRES_API cres_result cres_error_set(cres_error *err, cres_result result, const char *format, ...) {
+    char msg[CRES_ERROR_MESSAGE_SIZE]; /* an argument may be err->message: "mine: %s" */
     va_list ap;
     if (!err) return result;
     err->result = result;
     va_start(ap, format);
-    vsnprintf(err->message, sizeof err->message, format, ap);
+    vsnprintf(msg, sizeof msg, format, ap);
     va_end(ap);
+    memcpy(err->message, msg, sizeof msg);
     return result;
 }
 
@@ -2635,7 +2642,7 @@ CRES__PRIVATE int cres__scan_string(cres__scan *c) {
             return 1;
         }
         if (ch < 0x20) {
-            c->why = ch ? "control character in a string" : "NUL byte in a string";
+            c->why = "control character in a string"; /* a NUL is named by the caller */
             return 0;
         }
         if (ch == '\\') {
@@ -2797,7 +2804,9 @@ CRES__PRIVATE cres_result cres__json_syntax_error(const cres__scan *c, cres_resu
                                                   const char *what, cres_result bad,
                                                   cres_error *err) {
     if (r == CRES_ERR_LIMIT) return cres__fail(err, r, "%s: JSON has %s", what, c->why);
-    return cres__fail(err, bad, "%s: invalid JSON at offset %zu: %s", what, c->pos, c->why);
+    /* a NUL is named wherever it is: after the document, a length counting the terminator */
+    return cres__fail(err, bad, "%s: invalid JSON at offset %zu: %s", what, c->pos,
+                      c->pos < c->n && !c->s[c->pos] ? "a NUL byte" : c->why);
 }
 
 /* Runs jsmn over s[0..len), a value already checked to make `tokens` tokens, into *buf
@@ -3371,7 +3380,8 @@ CRES_API cres_result cres_spec_merge(cres_cluster_spec *dst, const cres_cluster_
     cres_result r = CRES_OK;
     size_t i;
     cres__clear(err);
-    if (!dst || !src) return cres__fail(err, CRES_ERR_INVALID_ARGUMENT, "merge: spec is NULL");
+    if (!dst || !src)
+        return cres__fail(err, CRES_ERR_INVALID_ARGUMENT, "merge: %s is NULL", dst ? "src" : "dst");
     /* Work on a copy so that dst is untouched when a conflict or allocation fails. */
     if ((r = cres_spec_clone(dst, &dst->alloc, &work, err)) != CRES_OK) return r;
     for (i = 0; i < src->count && r == CRES_OK; i++) {
@@ -4000,8 +4010,10 @@ CRES_API cres_result cres_num_accelerators_of(cres_resolver *r, const char *task
                                               cres_accelerators *out, cres_error *err) {
     cres__clear(err);
     if (!r || !out)
-        return cres__fail(err, CRES_ERR_INVALID_ARGUMENT,
-                          "num_accelerators: resolver or out is NULL");
+        return cres__fail(err, CRES_ERR_INVALID_ARGUMENT, "num_accelerators: %s is NULL",
+                          r ? "out" : "resolver");
+    if (task_id < -1)
+        return cres__fail(err, CRES_ERR_INVALID_ARGUMENT, "task id %d is negative", task_id);
     memset(out, 0, sizeof *out);
     if (!r->vtable->num_accelerators) return CRES_OK;
     return r->vtable->num_accelerators(r, task_type, task_id, out, err);
@@ -4833,6 +4845,21 @@ static const cres_resolver_vtable cres__simple_vtable = {
     cres__simple_vtable_name, cres__simple_resolve, cres__simple_master, cres__simple_accelerators,
     cres__simple_destroy, NULL, NULL};
 
+/* The accelerators a caller gives: a count of 0 or more of each kind, its type a string. */
+CRES__PRIVATE cres_result cres__check_accelerators(const cres_accelerators *acc, cres_error *err) {
+    size_t i;
+    if (acc->count > CRES_MAX_ACCELERATOR_KINDS)
+        return cres__fail(err, CRES_ERR_INVALID_ARGUMENT, "simple: more than 8 accelerator kinds");
+    for (i = 0; i < acc->count; i++)
+        if (acc->items[i].count < 0 ||
+            !memchr(acc->items[i].type, '\0', CRES_ACCELERATOR_TYPE_SIZE))
+            return cres__fail(err, CRES_ERR_INVALID_ARGUMENT,
+                              "simple: options.accelerators item %zu: count negative or type not "
+                              "NUL-terminated",
+                              i);
+    return CRES_OK;
+}
+
 CRES_API cres_result cres_simple_resolver_create(const cres_simple_options *o, cres_resolver **out,
                                                  cres_error *err) {
     cres_resolver *r;
@@ -4843,8 +4870,8 @@ CRES_API cres_result cres_simple_resolver_create(const cres_simple_options *o, c
     *out = NULL;
     if (!o || !o->spec)
         return cres__fail(err, CRES_ERR_INVALID_ARGUMENT, "simple: options.spec is required");
-    if (o->accelerators && o->accelerators->count > 8)
-        return cres__fail(err, CRES_ERR_INVALID_ARGUMENT, "simple: more than 8 accelerator kinds");
+    if (o->accelerators && (res = cres__check_accelerators(o->accelerators, err)) != CRES_OK)
+        return res;
     if ((res = cres_resolver_new(sizeof *s, &cres__simple_vtable, o->config, &r, err)) != CRES_OK)
         return res;
     s = (cres__simple *)r;
@@ -5275,6 +5302,7 @@ CRES_API cres_result cres_tfconfig_resolver_create(const cres_tfconfig_options *
         memset(&none, 0, sizeof none);
         o = &none;
     }
+    cres__clear(err);
     if (!out) return cres__fail(err, CRES_ERR_INVALID_ARGUMENT, "tfconfig: out is NULL");
     *out = NULL;
     memset(&f, 0, sizeof f);
@@ -5311,9 +5339,9 @@ CRES_API cres_result cres_local_resolver_create(const cres_local_options *o, cre
     char *address;
     cres_result res;
     if (!o) o = &none;
+    cres__clear(err);
     if (!out) return cres__fail(err, CRES_ERR_INVALID_ARGUMENT, "local: out is NULL");
     *out = NULL;
-    cres__clear(err);
     if (o->port < 0 || o->port > 65535)
         return cres__fail(err, CRES_ERR_INVALID_ARGUMENT, "local: port %d is not 1 to 65535",
                           o->port);
@@ -13430,6 +13458,7 @@ CRES_API cres_result cres_sagemaker_resolver_create(const cres_sagemaker_options
         memset(&none, 0, sizeof none);
         o = &none;
     }
+    cres__clear(err);
     if (!out) return cres__fail(err, CRES_ERR_INVALID_ARGUMENT, "sagemaker: out is NULL");
     *out = NULL;
     if ((res = cres_resolver_new(sizeof(cres__hpc), &cres__sagemaker_vtable, o->config, &r, err)) !=
@@ -13439,10 +13468,10 @@ CRES_API cres_result cres_sagemaker_resolver_create(const cres_sagemaker_options
     src.hosts = src.groups = -1;
     port = o->port ? o->port : 2223;
     res = cres__sm_check_options(o, err);
-    if (res == CRES_OK) res = cres__sm_read(r, o, &file, &src, err);
     if (res == CRES_OK && (port < 1 || port > 65535))
         res =
             cres__fail(err, CRES_ERR_INVALID_ARGUMENT, "sagemaker: port %d is not a port", o->port);
+    if (res == CRES_OK) res = cres__sm_read(r, o, &file, &src, err);
     if (res == CRES_OK)
         res = o->instance_groups ? cres__sm_build_groups((cres__hpc *)r, &src, port, err)
                                  : cres__sm_build((cres__hpc *)r, &src, o, port, err);
@@ -15380,6 +15409,9 @@ CRES_API cres_result cres_spec_launch_info(const cres_cluster_spec *s, const cha
     cres__clear(err);
     if (!s || !out)
         return cres__fail(err, CRES_ERR_INVALID_ARGUMENT, "launch info: spec or out is NULL");
+    if (task_type && task_id < 0) /* a spec has no own task */
+        return cres__fail(err, CRES_ERR_INVALID_ARGUMENT, "launch info: task id %d is negative",
+                          task_id);
     memset(out, 0, sizeof *out);
     out->rank = out->local_rank = out->local_world_size = out->node_rank = CRES_UNKNOWN;
     out->master_port = CRES_UNKNOWN;
@@ -15633,6 +15665,7 @@ CRES_API cres_result cres_tfconfig(cres_resolver *r, char *buf, size_t cap, size
                                    cres_error *err) {
     cres_cluster_spec *spec = NULL;
     cres_result res;
+    cres__clear(err);
     if (!r) return cres__fail(err, CRES_ERR_INVALID_ARGUMENT, "TF_CONFIG output: resolver is NULL");
     if ((res = cres_resolve(r, &spec, err)) == CRES_OK)
         res = cres_spec_to_tfconfig(spec, r->task_id >= 0 ? r->task_type : NULL, r->task_id,
