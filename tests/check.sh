@@ -94,9 +94,11 @@ jsmn_wrong() { # the wrong ways, in one compiler
 jsmn_all="-DJSMN_STATIC -DJSMN_PARENT_LINKS -DJSMN_STRICT"
 (jsmn_ok gcc gcc -std=c99 -- $jsmn_all && jsmn_ok g++ g++ -std=c++11 -x c++ -- $jsmn_all &&
     jsmn_wrong "gcc -std=c99") & gnu=$!
-jsmn_ok clang clang -std=c99 -- $jsmn_all && jsmn_ok clang++ clang++ -std=c++11 -x c++ -- $jsmn_all &&
+jsmn_ok clang clang -std=c99 -- $jsmn_all &&
+    jsmn_ok clang++ clang++ -std=c++11 -x c++ -- $jsmn_all &&
     jsmn_ok extern clang -std=c99 -- -DJSMN_PARENT_LINKS -DJSMN_STRICT &&
-    jsmn_ok after clang -std=c99 -- -DJSMN_AFTER && jsmn_wrong "clang++ -std=c++11 -x c++" || status=1
+    jsmn_ok after clang -std=c99 -- -DJSMN_AFTER &&
+    jsmn_wrong "clang++ -std=c++11 -x c++" || status=1
 wait "$gnu" || status=1
 [ "$status" = 0 ] || { echo "check: jsmn included before the implementation (above)" >&2; exit 1; }
 n=$((n + 18))
