@@ -197,8 +197,10 @@ $(BUILD)/san/expand_hostlist: tests/slurm/expand_hostlist.c cluster_resolver.h |
 hostlist-oracle: deps-test $(BUILD)/san/expand_hostlist
 	python3 tests/slurm/hostlist_oracle.py $(BUILD)/san/expand_hostlist
 
-readme-test: | $(BUILD)
-	bash tests/readme_example.sh
+# Every C example of README and of the header's manual, taken from the files as printed, built
+# with ASan+UBSan and under valgrind, its output checked against what its text says.
+readme-test: deps-test | $(BUILD)
+	python3 tests/doc_examples.py
 
 # make install into a temporary prefix, then pkg-config, find_package and add_subdirectory users;
 # the installed CLI, its manual page and bash completion (tests/cli_tool_test.sh).

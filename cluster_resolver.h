@@ -6,9 +6,14 @@
    before you include this file in *one* C or C++ file to create the implementation; other
    files include it without the define. C99 or C++ (tested: C99, C11, C++11, C++17, gcc and
    clang, 32-bit, mingw-w64). The declarations need <stddef.h>; the implementation needs the
-   jsmn tokenizer as a system header (<jsmn.h>, Debian libjsmn-dev: it defines JSMN_STATIC,
-   JSMN_PARENT_LINKS and JSMN_STRICT first, so a file that includes <jsmn.h> earlier must
-   define the last two itself), and <curl/curl.h> with CLUSTER_RESOLVER_USE_CURL.
+   jsmn tokenizer as a system header (<jsmn.h>, Debian libjsmn-dev) and <curl/curl.h> with
+   CLUSTER_RESOLVER_USE_CURL. jsmn is set up per file, by its first #include: the
+   implementation defines JSMN_STATIC, JSMN_PARENT_LINKS and JSMN_STRICT and includes it, so
+   jsmn in that file is static and strict (no bare keys, no top-level number) and jsmntok_t
+   has `parent`, for the program's own later #include <jsmn.h> too. An #include <jsmn.h>
+   before the implementation must define the three first (without JSMN_STATIC its functions
+   are extern, and the implementation uses them); without JSMN_PARENT_LINKS or JSMN_STRICT,
+   or with JSMN_HEADER (jsmn's code in another file), the build stops at an #error naming it.
 
    CONTENTS
       1. Quick start                     6. Resolvers: common calls, your own backend
@@ -1921,11 +1926,22 @@ extern char **environ;
 #  define CRES__ENVIRON environ
 #endif
 
-/* jsmn is included once per program file; ours must have parent links (linear closing of
-   brackets: without them a 40 MB pod list takes seconds) and strict primitives. */
-#if defined(JSMN_H) && (!defined(JSMN_PARENT_LINKS) || !defined(JSMN_STRICT))
-#  error "cluster_resolver.h: include <jsmn.h> after the implementation, or define \
-JSMN_PARENT_LINKS and JSMN_STRICT before including it"
+/* jsmn is set up once per file, by its first #include: ours needs parent links (linear closing
+   of brackets: without them a 40 MB pod list takes seconds), strict primitives and its code
+   in this file. A program's own earlier #include <jsmn.h> must have been the same. */
+#if defined(JSMN_H) && !defined(JSMN_PARENT_LINKS)
+#  error "cluster_resolver.h: <jsmn.h> included before the implementation without \
+JSMN_PARENT_LINKS: define it, JSMN_STRICT and JSMN_STATIC before that include, or include \
+<jsmn.h> after the implementation"
+#endif
+#if defined(JSMN_H) && !defined(JSMN_STRICT)
+#  error "cluster_resolver.h: <jsmn.h> included before the implementation without \
+JSMN_STRICT: define it, JSMN_PARENT_LINKS and JSMN_STATIC before that include, or include \
+<jsmn.h> after the implementation"
+#endif
+#ifdef JSMN_HEADER
+#  error "cluster_resolver.h: JSMN_HEADER is defined (jsmn's code in another file, built \
+with switches unknown here): the implementation's file needs jsmn's code; leave it undefined"
 #endif
 #ifndef JSMN_STATIC
 #  define JSMN_STATIC

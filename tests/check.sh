@@ -3,7 +3,8 @@
 # with -Wall -Wextra -Wpedantic -Werror at -O0 and -O2 (the implementation with gcc and g++
 # also at -O1, -O3, -Os and -Og); the single-header mechanics
 # (implementation in its own file, declarations only, CLUSTER_RESOLVER_STATIC, the header
-# included twice) and the examples. Each program built is also run. Then 32-bit (gcc -m32,
+# included twice, a program's own <jsmn.h> before it, right and wrong) and the examples. Each
+# program built is also run. Then 32-bit (gcc -m32,
 # built and run) and Windows (mingw-w64, built and run under Wine): see the end.
 set -eu
 cd "$(dirname "$0")/.."
@@ -56,6 +57,51 @@ clang -std=c99 -O0 $warn -D_GNU_SOURCE $optional -c tests/compile/impl_only.c -o
 wait $! || status=1
 [ "$status" = 0 ] || { echo "check: the implementation warns in GNU mode (above)" >&2; exit 1; }
 n=$((n + 2))
+
+# A program's own #include <jsmn.h> before the implementation (tests/compile/jsmn_first.c, the
+# manual's first paragraph): with JSMN_STATIC, JSMN_PARENT_LINKS and JSMN_STRICT (C and C++),
+# without JSMN_STATIC, or after the implementation, it builds and runs with one strict,
+# parent-linked jsmn; a missing JSMN_PARENT_LINKS or JSMN_STRICT, or JSMN_HEADER, stops it at
+# the #error naming that define (C with gcc, C++ with clang++).
+jsmn_ok() { # jsmn_ok TAG COMPILER... -- DEFINES...
+    local tag=$1 cc=() ; shift
+    while [ "$1" != -- ]; do cc+=("$1"); shift; done
+    shift
+    "${cc[@]}" -O0 $warn "$@" tests/compile/jsmn_first.c -o "$out/jsmn-$tag" && "$out/jsmn-$tag" ||
+        { echo "check: jsmn_first.c with $* ($tag) did not build or run" >&2; return 1; }
+}
+jsmn_refused() { # jsmn_refused COMPILER-AND-FLAGS WANT DEFINES...: fails with WANT in its message
+    local cc=$1 want=$2 log
+    shift 2
+    if log=$($cc -fsyntax-only $warn "$@" tests/compile/jsmn_first.c 2>&1); then
+        echo "check: jsmn_first.c with $* built; the implementation should refuse it" >&2
+        return 1
+    fi
+    grep -q "error: .*\"cluster_resolver\.h: .*$want" <<<"$log" || {
+        printf 'check: jsmn_first.c with %s failed without "%s":\n%s\n' "$*" "$want" "$log" >&2
+        return 1
+    }
+}
+jsmn_wrong() { # the wrong ways, in one compiler
+    local all="-DJSMN_STATIC -DJSMN_PARENT_LINKS -DJSMN_STRICT" links="without JSMN_PARENT_LINKS:"
+    jsmn_refused "$1" "$links" &&
+        jsmn_refused "$1" "$links" -DJSMN_STATIC &&
+        jsmn_refused "$1" "$links" -DJSMN_STATIC -DJSMN_STRICT &&
+        jsmn_refused "$1" "without JSMN_STRICT:" -DJSMN_STATIC -DJSMN_PARENT_LINKS &&
+        jsmn_refused "$1" "JSMN_HEADER is defined" -DJSMN_HEADER $all &&
+        jsmn_refused "$1" "JSMN_HEADER is defined" -DJSMN_HEADER -DJSMN_AFTER
+}
+jsmn_all="-DJSMN_STATIC -DJSMN_PARENT_LINKS -DJSMN_STRICT"
+(jsmn_ok gcc gcc -std=c99 -- $jsmn_all && jsmn_ok g++ g++ -std=c++11 -x c++ -- $jsmn_all &&
+    jsmn_wrong "gcc -std=c99") & gnu=$!
+jsmn_ok clang clang -std=c99 -- $jsmn_all &&
+    jsmn_ok clang++ clang++ -std=c++11 -x c++ -- $jsmn_all &&
+    jsmn_ok extern clang -std=c99 -- -DJSMN_PARENT_LINKS -DJSMN_STRICT &&
+    jsmn_ok after clang -std=c99 -- -DJSMN_AFTER &&
+    jsmn_wrong "clang++ -std=c++11 -x c++" || status=1
+wait "$gnu" || status=1
+[ "$status" = 0 ] || { echo "check: jsmn included before the implementation (above)" >&2; exit 1; }
+n=$((n + 18))
 # The layout rule (.clang-format): no line of the header or the examples past 100 columns.
 long=$(awk 'length > 100 { print FILENAME ":" FNR }' cluster_resolver.h examples/*.c)
 [ -z "$long" ] || { printf 'check: lines past 100 columns (clang-format --lines=N:N FILE fixes them):\n%s\n' "$long" >&2; exit 1; }

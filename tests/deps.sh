@@ -40,6 +40,7 @@ if [ "$mode" = test ] || [ "$mode" = coverage ]; then
     need wine64 test -x /usr/lib/wine/wine64               # make check: ... and run under Wine
     need openssl has openssl
     need strace has strace
+    need valgrind has valgrind  # make readme-test: the documentation's examples under valgrind
     need python3-kubernetes /usr/bin/python3 -c 'import kubernetes'
     # make gcp-test: the fake token endpoint verifies service-account JWTs; google-auth is an oracle
     need python3-cryptography /usr/bin/python3 -c 'import cryptography'

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # `make install` into a temporary prefix, then the ways a user picks the library up, each
 # building README.md's C example (and, with CMake, a program on the bundled curl transport)
-# and running it: pkg-config (tests/readme_example.sh pkg-config), find_package with
+# and running it: pkg-config (tests/doc_examples.py pkg-config), find_package with
 # CMAKE_PREFIX_PATH, add_subdirectory and FetchContent of the repository (tests/cmake_consumer/);
 # find_package's version and component checks and its clear failure without jsmn.h; the root
 # CMakeLists.txt builds nothing by default and examples/ on request; `make uninstall` leaves
@@ -74,11 +74,10 @@ else
 fi
 
 step "pkg-config"
-PKG_CONFIG_PATH=$prefix/share/pkgconfig bash "$root/tests/readme_example.sh" pkg-config
+PKG_CONFIG_PATH=$prefix/share/pkgconfig python3 "$root/tests/doc_examples.py" pkg-config
 
-awk '/<!-- readme-example -->/{on=1; next} on && /^```c/{grab=1; next} grab && /^```/{exit} grab' \
-    "$root/README.md" > "$tmp/example.c"
-[ -s "$tmp/example.c" ] || fail "no example found in README.md"
+python3 "$root/tests/doc_examples.py" extract readme > "$tmp/example.c" ||
+    fail "no example found in README.md"
 # The consumer is copied out of the repository, so only what its targets give can find the header.
 cp -r "$root/tests/cmake_consumer" "$tmp/consumer"
 # A copy of jsmn.h elsewhere, handed to the consumers as CLUSTER_RESOLVER_JSMN_INCLUDE_DIR: its
