@@ -38,8 +38,11 @@
       if (cres_auto_resolver_create(NULL, &r, &err) != CRES_OK) { puts(err.message); return 1; }
       if (cres_resolve(r, &spec, &err) == CRES_OK) {
           const char *type = cres_task_type(r); // NULL when no source names the own task
+          const cres_job *job = cres_spec_job(spec, type ? type : "worker");
           printf("%zu jobs; I am %s/%d\n", cres_spec_jobs_count(spec), type ? type : "?",
                  cres_task_id(r));
+          for (size_t i = 0; job && i < job->tasks_count; i++) // indices may have gaps
+              printf("  %s %d at %s\n", job->name, job->tasks[i].index, job->tasks[i].address);
           if (cres_master(r, master, sizeof master, NULL, &err) == CRES_OK) puts(master);
           cres_spec_free(spec);
       } else {
@@ -94,11 +97,8 @@
       cres_visible_devices, cres_launch, cres_tfconfig. Their *_of / cres_spec_* forms take
       a task, as above (task_id below -1 is CRES_ERR_INVALID_ARGUMENT).
       Walking a job. Task indices are int and may have gaps (a sparse job {0: a, 3: b}), so
-      walk a job's tasks, not 0..count-1:
-          const cres_job *job = cres_spec_job(spec, "worker");
-          for (size_t i = 0; job && i < job->tasks_count; i++)
-              printf("%d %s\n", job->tasks[i].index, job->tasks[i].address);
-      and pass job->tasks[i].index where a call takes a task_id.
+      walk a job's tasks (job->tasks[i], i < job->tasks_count, as the quick start does),
+      not 0..count-1, and pass job->tasks[i].index where a call takes a task_id.
       Options structs: all zero means defaults (NULL options too, except simple, union and
       gce, which need theirs); strings are copied; their first member is `const cres_config
       *config` (NULL = all defaults); task_type (NULL = what the backend finds), task_id
