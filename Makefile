@@ -188,8 +188,8 @@ soak-test: $(BUILD)/soak $(BUILD)/asan/soak
 launcher-test: deps-test $(BUILD)/cluster-resolve
 	bash tests/launchers/launcher-test.sh $(BUILD)/cluster-resolve
 
-$(BUILD)/san/expand_hostlist: tests/slurm/expand_hostlist.c cluster_resolver.h | $(BUILD)/san
-	clang -std=c99 $(SAN) $(WARN) -I. $< -o $@
+$(BUILD)/san/expand_hostlist: tests/slurm/expand_hostlist.c $(BUILD)/san/impl.o | $(BUILD)/san
+	clang -std=c99 $(SAN) $(WARN) -I. $^ -o $@
 
 # Our hostlist expansion against Slurm's own `scontrol show hostnames` (slurm-client, no daemon).
 hostlist-oracle: deps-test $(BUILD)/san/expand_hostlist
