@@ -3,10 +3,10 @@
    Used by tests/slurm/hostlist_oracle.py, which compares the output with
    `scontrol show hostnames`.
 
+   It uses the public API only, so it links with the unit tests' implementation object:
    gcc -std=c99 -O2 -Wall -Wextra -Wpedantic -Werror -I. tests/slurm/expand_hostlist.c \
-       -o build/expand_hostlist */
+       build/impl.o -o build/expand_hostlist */
 
-#define CLUSTER_RESOLVER_IMPLEMENTATION
 #include "../../cluster_resolver.h"
 
 #include <stdio.h>

@@ -1,9 +1,9 @@
 #!/usr/bin/env python3
 """make soak-test: long-running use (tests/soak/soak.c), built plain and with ASan.
 
-  - Kubernetes: one resolver resolves 4,000 times against the fake API server (HTTPS, bearer
+  - Kubernetes: one resolver resolves 1,500 times against the fake API server (HTTPS, bearer
     token, 200 real-shaped pods of the selected Job among 260, two pages per resolve);
-  - an environment backend: 100,000 create / resolve / master / launch info / free cycles of
+  - an environment backend: 40,000 create / resolve / master / launch info / free cycles of
     auto over a 64-task Slurm step.
 Each run fails when a resolve is wrong, when the library leaves an allocation behind, when the
 open descriptors after 100 resolves are not the same at the end, or when the resident set grew
@@ -67,7 +67,7 @@ def finish(procs, limit):
 
 def main():
     plain, asan = (os.path.abspath(b) for b in sys.argv[1:3])
-    k8s_n, env_n = (sys.argv[3:5] if len(sys.argv) > 4 else ("4000", "100000"))
+    k8s_n, env_n = (sys.argv[3:5] if len(sys.argv) > 4 else ("1500", "40000"))
     tmp = tempfile.mkdtemp(prefix="cres-soak-")
     subprocess.run(["bash", os.path.join(TESTS, "gen_certs.sh"), os.path.join(tmp, "certs")], check=True,
                    stdout=subprocess.DEVNULL)
