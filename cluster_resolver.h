@@ -89,7 +89,8 @@
       thread that called into the library; the library borrows them (they must outlive it).
       Unknown and none: one rule. A string the library does not know, or that is not there,
       is NULL, never "": cres_task_type(), cres_rpc_layer(), cres_environment() and
-      cres_resolver_name(NULL) return NULL then (print them as `s ? s : "-"`). A number it
+      cres_resolver_name(NULL) return NULL then (print them as `s ? s : "-"`); a task type
+      set to "" (an override TensorFlow allows) reads back as "". A number it
       does not know is -1, CRES_UNKNOWN: cres_task_id() (CRES_NO_TASK is its other name) and
       the numbers of cres_launch_info. As arguments the same values mean "the own one":
       task_type NULL, task_id CRES_OWN_TASK (-1), rpc_layer NULL; rpc_layer "" means none.
@@ -1472,7 +1473,7 @@ typedef struct cres_simple_options {
     const char *task_type;                    /* NULL = unknown */
     int task_id;                              /* used when task_type is set */
     const char *rpc_layer;                    /* NULL = none */
-    const char *environment;                  /* NULL = "" */
+    const char *environment;                  /* NULL (or "") = none */
     const cres_accelerators *accelerators;    /* NULL = none; copied */
 } cres_simple_options;
 
@@ -1493,7 +1494,7 @@ typedef struct cres_tfconfig_options {
     const char *task_type;                    /* NULL = TF_CONFIG's task.type */
     int task_id;                              /* used when task_type is set */
     const char *rpc_layer;                    /* NULL = TF_CONFIG's rpc_layer */
-    const char *environment;                  /* NULL = TF_CONFIG's environment, else "" */
+    const char *environment;                  /* NULL = TF_CONFIG's environment, else none */
 } cres_tfconfig_options;
 
 typedef struct cres_local_options {
@@ -2070,13 +2071,18 @@ CRES__PRIVATE cres_allocator cres__settled_allocator(const cres_allocator *a) {
     return a && a->alloc ? *a : cres__default_allocator;
 }
 
+/* A zero allocator is the default here too: one made outside the settled copies (a spec's,
+   a resolver's) may still reach these. */
 CRES__PRIVATE void *cres__alloc(const cres_allocator *a, size_t size) {
-    return a->alloc(a->user, size ? size : 1);
+    if (size == 0) size = 1;
+    return a->alloc ? a->alloc(a->user, size) : CRES_MALLOC(size);
 }
 
 CRES__PRIVATE void cres__free(const cres_allocator *a, const void *p) {
     void *q = (void *)(size_t)p; /* we own it; the const is for the reader's API */
-    if (q) a->free(a->user, q);
+    if (!q) return;
+    if (a->free) a->free(a->user, q);
+    else CRES_FREE(q);
 }
 
 /* Makes room for `need` elements; the runtime allocator has no realloc, so it copies. */
@@ -2088,7 +2094,7 @@ CRES__PRIVATE int cres__grow(const cres_allocator *a, void **items, size_t *cap,
     new_cap = *cap ? *cap * 2 : 4;
     if (new_cap < need) new_cap = need;
     if (new_cap > (size_t)-1 / elem) return 0;
-    if (a->alloc != cres__std_alloc) {
+    if (a->alloc && a->alloc != cres__std_alloc) {
         p = a->alloc(a->user, new_cap * elem);
         if (!p) return 0;
         if (*items) memcpy(p, *items, *cap * elem);
@@ -2173,7 +2179,7 @@ CRES__PRIVATE void cres__clear(cres_error *err) {
    small program; see "Footprint" in >>impl). */
 CRES_API cres_result cres_error_set(cres_error *err, cres_result result, const char *format, ...)
     CRES__PRINTF(3, 4);
-#define cres__fail(err, result, ...) (cres_error_set(err, result, __VA_ARGS__), (result))
+#define cres__fail(err, result, ...) (cres_error_set(err, result, __VA_ARGS__), (cres_result)(result))
 
 CRES_API cres_result cres_error_set(cres_error *err, cres_result result, const char *format, ...) {
     char msg[CRES_ERROR_MESSAGE_SIZE]; /* an argument may be err->message: "mine: %s" */
@@ -2191,7 +2197,7 @@ CRES_API cres_result cres_error_set(cres_error *err, cres_result result, const c
 CRES__PRIVATE void cres__set_oom(cres_error *err, const char *what) {
     cres_error_set(err, CRES_ERR_OUT_OF_MEMORY, "%s: out of memory", what);
 }
-#define cres__oom(err, what) (cres__set_oom(err, what), CRES_ERR_OUT_OF_MEMORY)
+#define cres__oom(err, what) (cres__set_oom(err, what), (cres_result)CRES_ERR_OUT_OF_MEMORY)
 
 /* Puts `prefix` before the message of a failure from a lower layer, and turns its code into
    `code` unless it is one that must stay (out of memory, limits). */
@@ -3609,9 +3615,14 @@ CRES_API cres_result cres_resolver_new(size_t size, const cres_resolver_vtable *
     if ((res = cres__check_allocator(&cfg.allocator, err)) != CRES_OK) return res;
     cfg.allocator = cres__settled_allocator(&cfg.allocator);
     if (cfg.timeout_ms < 0 || cfg.max_retries < -1 || cfg.resolve_timeout_ms < -1)
-        return cres__fail(err, CRES_ERR_INVALID_ARGUMENT,
-                          "config: timeout_ms must not be negative, max_retries and "
-                          "resolve_timeout_ms not below -1");
+        return cres__fail(err, CRES_ERR_INVALID_ARGUMENT, "config: %s %d is out of range (%s)",
+                          cfg.timeout_ms < 0    ? "timeout_ms"
+                          : cfg.max_retries < -1 ? "max_retries"
+                                                 : "resolve_timeout_ms",
+                          cfg.timeout_ms < 0    ? cfg.timeout_ms
+                          : cfg.max_retries < -1 ? cfg.max_retries
+                                                 : cfg.resolve_timeout_ms,
+                          cfg.timeout_ms < 0 ? "0 or more" : "-1 or more");
     /* What a zero means is settled here, once: calls read the resolver's copy as it is. */
     if (!cfg.timeout_ms) cfg.timeout_ms = CRES__DEFAULT_TIMEOUT_MS;
     cfg.max_retries = cfg.max_retries == 0  ? CRES__DEFAULT_RETRIES
@@ -3721,10 +3732,11 @@ CRES__PRIVATE cres_result cres__created(cres_resolver *r, cres_result res, cres_
 CRES__PRIVATE cres_result cres__apply_options(cres_resolver *r, const char *task_type, int task_id,
                                              const char *rpc_layer, cres_error *err) {
     cres_result res = CRES_OK;
-    if (task_id > 0 && !task_type)
-        return cres__fail(err, CRES_ERR_INVALID_ARGUMENT,
-                          "%s: options.task_id %d is set without options.task_type (set both, "
-                          "or neither)", r->vtable->name, task_id);
+    if (task_id < -1 || (task_id > 0 && !task_type))
+        return cres__fail(err, CRES_ERR_INVALID_ARGUMENT, "%s: options.task_id %d %s",
+                          r->vtable->name, task_id,
+                          task_id < -1 ? "is below -1"
+                                       : "is set without options.task_type (set both, or neither)");
     if (task_type) res = cres_set_task(r, task_type, task_id, err);
     if (res == CRES_OK && rpc_layer) res = cres_set_rpc_layer(r, rpc_layer, err);
     return res;
@@ -3741,21 +3753,25 @@ CRES_API cres_result cres_resolve(cres_resolver *r, cres_cluster_spec **out, cre
         cres_spec_free(*out); /* a backend that fails must not hand out a spec */
         *out = NULL;
     }
+    if (res != CRES_OK && err && !err->message[0]) /* a backend of the program's, silent */
+        cres_error_set(err, res, "%s: resolve failed without a message", r->vtable->name);
     if (res == CRES_OK && !*out)
         return cres__fail(err, CRES_ERR_UNEXPECTED_RESPONSE, "%s: resolve gave no spec",
                           r->vtable->name);
-    if (res == CRES_OK && r->task_overridden && r->task_type && r->task_id >= 0 &&
+    /* the own task, given or found, is one of the spec's; TensorFlow's evaluator runs outside
+       it, and an empty spec is TensorFlow's local session (a local TPU), which has no tasks */
+    if (res == CRES_OK && r->task_type && r->task_id >= 0 && (*out)->count &&
         !cres_spec_task_address(*out, r->task_type, r->task_id) &&
-        strcmp(r->task_type, "evaluator") != 0) { /* TensorFlow runs it outside the cluster */
-        char q[CRES__QUOTE_SIZE];
-        size_t n = cres_spec_tasks_count(*out, r->task_type);
+        strcmp(r->task_type, "evaluator") != 0) {
+        char q[CRES__QUOTE_SIZE], has[48] = "no such job";
+        if (cres_spec_job(*out, r->task_type))
+            snprintf(has, sizeof has, "that job has %zu tasks",
+                     cres_spec_tasks_count(*out, r->task_type));
         cres_spec_free(*out);
         *out = NULL;
-        return cres__fail(err, CRES_ERR_NOT_FOUND,
-                          "%s: the task given, %s %d, is not in the cluster (that job has %zu "
-                          "tasks)",
-                          r->vtable->name, cres__quote_str(q, sizeof q, r->task_type), r->task_id,
-                          n);
+        return cres__fail(err, CRES_ERR_NOT_FOUND, "%s: the %s, %s %d, is not in the cluster "
+                          "(%s)", r->vtable->name, r->task_overridden ? "task given" : "own task",
+                          cres__quote_str(q, sizeof q, r->task_type), r->task_id, has);
     }
     return res;
 }
@@ -3795,14 +3811,13 @@ CRES__PRIVATE cres_result cres__launch_from_spec(cres_resolver *r, cres_launch_i
     cres_spec_free(spec);
     if (res == CRES_ERR_NOT_FOUND) {
         char q[CRES__QUOTE_SIZE];
-        cres_error_set(err, res,
-                       "%s: this process's task %s %d, from %s, is not in the cluster, so "
-                       "it has no rank%s",
-                       r->vtable->name, cres__quote_str(q, sizeof q, r->task_type), r->task_id,
+        cres_error_set(err, res, "%s: this process's task %s %d, from %s, %s", r->vtable->name,
+                       cres__quote_str(q, sizeof q, r->task_type), r->task_id,
                        cres__task_source(r),
                        strcmp(r->task_type, "evaluator") == 0
-                           ? " (TensorFlow runs its evaluator outside the cluster)"
-                           : "");
+                           ? "has no rank: TensorFlow runs its evaluator beside the cluster's "
+                             "ranks, not among them"
+                           : "is not in the cluster, so it has no rank");
     }
     return res;
 }
@@ -3821,16 +3836,23 @@ CRES__PRIVATE cres_result cres__write_master(const char *address, const char *rp
     return cres__finish(&w, out_len, err);
 }
 
-/* A host the launcher names, as an address: "name:port", or "[v6]:port" for an IPv6 literal
-   (hex digits, ':' and '.' only, two ':' at least). 0 for a name an address reader could not split
-   back: one with ':' that is not IPv6, brackets, blanks or control characters. */
-CRES__PRIVATE int cres__put_host_port(cres__writer *w, const char *host, int port) {
+/* 2 for an IPv6 literal (hex digits, ':' and '.' only, two ':' at least), 1 for another host
+   an address reader can split back from its port, 0 for one it cannot: one with ':' that is
+   not IPv6 ("10.0.0.1:80"), brackets, blanks or control characters. */
+CRES__PRIVATE int cres__host_kind(const char *host) {
     size_t n = strlen(host);
     const char *colon = strchr(host, ':');
-    int v6 = colon != NULL;
     if (!n || n > CRES_MAX_NAME_LENGTH || host[strcspn(host, "[]")] || cres__bad_text(host, 1))
         return 0;
-    if (v6 && (strspn(host, "0123456789abcdefABCDEF:.") != n || !strchr(colon + 1, ':'))) return 0;
+    if (!colon) return 1;
+    return strspn(host, "0123456789abcdefABCDEF:.") == n && strchr(colon + 1, ':') ? 2 : 0;
+}
+
+/* A host the launcher names, as an address: "name:port", or "[v6]:port" for an IPv6 literal.
+   0 for a host cres__host_kind() refuses. */
+CRES__PRIVATE int cres__put_host_port(cres__writer *w, const char *host, int port) {
+    int kind = cres__host_kind(host), v6 = kind == 2;
+    if (!kind) return 0;
     if (v6) cres__puts(w, "[");
     cres__puts(w, host);
     cres__puts(w, v6 ? "]:" : ":");
@@ -5015,8 +5037,9 @@ CRES_API cres_result cres_union_resolver_create(const cres_union_options *o, cre
     if (!out) return cres__fail(err, CRES_ERR_INVALID_ARGUMENT, "union: out is NULL");
     *out = NULL;
     if (!o || !o->resolvers || o->resolvers_count == 0)
-        return cres__fail(err, CRES_ERR_INVALID_ARGUMENT,
-                          "union: at least one resolver is required");
+        return cres__fail(err, CRES_ERR_INVALID_ARGUMENT, "union: %s",
+                          o ? "at least one resolver is required"
+                            : "options is NULL (it holds the resolvers)");
     for (i = 0; i < o->resolvers_count && res == CRES_OK; i++)
         if (cres__union_unfit(o, i, why, sizeof why))
             res = cres__fail(err, CRES_ERR_INVALID_ARGUMENT, "union: resolvers[%zu] %s", i, why);
@@ -5207,24 +5230,24 @@ CRES__PRIVATE const char *cres__unknown_keys(const cres__json *d, int obj, const
     return out;
 }
 
-/* A task TensorFlow would take with nothing to find it in: an index without a type, or a
-   task (TF's "evaluator" excepted) beside no cluster; a typo of "type" or "cluster" most
-   often, which the message names. */
-CRES__PRIVATE cres_result cres__tf_check_shape(const cres__json *d, int task, const char *top,
+/* A task TensorFlow would take with nothing to find it in: an index without a type, a half
+   task beside keys TF_CONFIG does not have ("indx", "Type"), or a task (TF's "evaluator"
+   excepted) beside no cluster; a typo most often, which the message names. */
+CRES__PRIVATE cres_result cres__tf_check_shape(const char *top, const char *in_task,
                                                const cres_cluster_spec *spec,
                                                const cres__tf_fields *f, cres_error *err) {
-    char keys[120];
-    const char *why = NULL;
-    if (!f->task_type && f->task_id >= 0) {
-        why = "\"task\" has an \"index\" but no \"type\"";
-        top = cres__unknown_keys(d, task, "type index trial", keys, sizeof keys);
-    } else if (f->task_type && spec->count == 0 && !f->dense && /* vertex says its own */
-               strcmp(f->task_type, "evaluator") != 0) {
-        why = "\"task\" is given but \"cluster\" is missing or empty";
-    }
+    const char *why = NULL, *keys = in_task;
+    if (!f->task_type && (f->task_id >= 0 || *in_task))
+        why = f->task_id >= 0 ? "has an \"index\" but no \"type\""
+                              : "has no \"type\" and no \"index\"";
+    else if (f->task_type && f->task_id < 0 && *in_task)
+        why = "has a \"type\" but no \"index\"";
+    else if (f->task_type && spec->count == 0 && !f->dense && /* vertex says its own */
+             strcmp(f->task_type, "evaluator") != 0)
+        why = "is given but \"cluster\" is missing or empty", keys = top;
     if (!why) return CRES_OK;
-    return cres__fail(err, CRES_ERR_ENVIRONMENT, "%s: %s%s%s%s", f->src, why,
-                      *top ? " (unknown keys: " : "", top, *top ? ")" : "");
+    return cres__fail(err, CRES_ERR_ENVIRONMENT, "%s: \"task\" %s%s%s%s", f->src, why,
+                      *keys ? " (unknown keys: " : "", keys, *keys ? ")" : "");
 }
 
 /* Parses TF_CONFIG (or CLUSTER_SPEC) text into t->spec, t->master (session_master) and f. */
@@ -5235,7 +5258,7 @@ CRES__PRIVATE cres_result cres__tf_parse(cres__tfconfig *t, const char *text, cr
     cres__json d;
     int cluster = -1, task = -1;
     cres_result res;
-    char q[CRES__QUOTE_SIZE], what[48], top[120];
+    char q[CRES__QUOTE_SIZE], what[48], top[120], in_task[120];
     if (cres__is_blank(text)) return CRES_OK;
     if ((res = cres__json_parse_document(&d, text, len, a, f->src, CRES_ERR_ENVIRONMENT, err)) !=
         CRES_OK)
@@ -5269,10 +5292,14 @@ CRES__PRIVATE cres_result cres__tf_parse(cres__tfconfig *t, const char *text, cr
                                            : "cluster sparseCluster task rpc_layer environment "
                                              "session_master",
                            top, sizeof top);
-        if (*top)
-            cres__log(&t->base, CRES_LOG_WARN, "%s: unknown keys %s (TensorFlow ignores them)",
-                      f->src, top);
-        res = cres__tf_check_shape(&d, task, top, t->spec, f, err);
+        *in_task = '\0';
+        if (task >= 0 && cres__json_is(&d, task, JSMN_OBJECT))
+            cres__unknown_keys(&d, task, "type index trial", in_task, sizeof in_task);
+        if (*top || *in_task)
+            cres__log(&t->base, CRES_LOG_WARN, "%s: unknown keys %s%s%s%s (TensorFlow ignores "
+                      "them)", f->src, top, *top && *in_task ? ", " : "",
+                      *in_task ? "in \"task\" " : "", in_task);
+        res = cres__tf_check_shape(top, in_task, t->spec, f, err);
     }
     if (res == CRES_OK) res = cres__tf_check_task(t->spec, f, err);
     cres__json_free(&d);
@@ -7411,6 +7438,7 @@ typedef struct cres__page {
     cres__pods *pods;
     char *next;        /* metadata.continue */
     cres_error *err;
+    int has_items;     /* a list has "items" (null for none): a Status answered 200 has not */
 } cres__page;
 
 #define CRES__PAGE_WHAT "kubernetes: pod list"
@@ -7518,10 +7546,23 @@ CRES__PRIVATE cres_result cres__page_bad(cres__page *pg, const char *why) {
                                    CRES_ERR_UNEXPECTED_RESPONSE, pg->err);
 }
 
-/* One member of the list object: "items" and "metadata" are read, others checked and skipped. */
+/* "kind", when given, must be a pod list's: a 200 with another object is not an empty job. */
+CRES__PRIVATE cres_result cres__page_kind(cres__page *pg) {
+    cres__json d;
+    char q[CRES__QUOTE_SIZE];
+    cres_result res = cres__page_value(pg, &d);
+    if (res == CRES_OK && (d.count == 0 || !cres__json_eq(&d, 0, "PodList")))
+        res = cres__fail(pg->err, CRES_ERR_UNEXPECTED_RESPONSE,
+                         "kubernetes: the answer's \"kind\" is %s, not \"PodList\"",
+                         d.count ? cres__json_quote(&d, 0, q, sizeof q) : "not a string");
+    return res;
+}
+
+/* One member of the list object: "items", "kind" and "metadata" are read, others checked and
+   skipped. */
 CRES__PRIVATE cres_result cres__page_member(cres__page *pg) {
     size_t end, ignored;
-    int items, meta;
+    int items, meta, kind;
     cres_result res;
     if (pg->c.pos >= pg->c.n || pg->c.s[pg->c.pos] != '"')
         return cres__page_bad(pg, "expected a string key");
@@ -7530,11 +7571,14 @@ CRES__PRIVATE cres_result cres__page_member(cres__page *pg) {
         return cres__page_bad(pg, NULL);
     }
     meta = cres__page_key(pg, "metadata", &end);
+    kind = cres__page_key(pg, "kind", &end);
     pg->c.pos = end;
     if (!cres__page_expect(pg, ':', "expected ':' after a key")) return cres__page_bad(pg, NULL);
     if (pg->c.pos >= pg->c.n) return cres__page_bad(pg, "unexpected end of the document");
+    pg->has_items |= items;
     if (items) return cres__page_items(pg);
     if (meta) return cres__page_metadata(pg);
+    if (kind) return cres__page_kind(pg);
     res = cres__json_check_value(&pg->c, 0, &ignored);
     return res == CRES_OK ? CRES_OK
                           : cres__json_syntax_error(&pg->c, res, CRES__PAGE_WHAT,
@@ -7572,6 +7616,9 @@ CRES__PRIVATE cres_result cres__k8s_read_page(cres__k8s *k, const char *body, si
     }
     if (res == CRES_OK && pg.c.pos != len)
         res = cres__page_bad(&pg, "unexpected text after the document");
+    if (res == CRES_OK && !pg.has_items)
+        res = cres__fail(err, CRES_ERR_UNEXPECTED_RESPONSE,
+                         "kubernetes: the answer has no \"items\": not a pod list");
     cres__free(&k->base.config.allocator, pg.tokens);
     if (res == CRES_OK) *next = pg.next;
     else cres__free(&k->base.config.allocator, pg.next);
@@ -7737,7 +7784,7 @@ CRES__PRIVATE void cres__k8s_order(const cres_allocator *a, cres__pods *pods) {
 CRES__PRIVATE char *cres__k8s_address(cres__k8s *k, const cres__pod *p, cres_result *res,
                                       cres_error *err) {
     const cres_allocator *a = &k->base.config.allocator;
-    char q[CRES__QUOTE_SIZE];
+    char q[CRES__QUOTE_SIZE], q2[CRES__QUOTE_SIZE];
     const char *host = k->address == CRES_K8S_HOST_IP ? CRES__POD(p, host_ip) : CRES__POD(p, ip);
     char *s;
     if (k->address == CRES_K8S_DNS && CRES__POD(p, hostname) && CRES__POD(p, subdomain) &&
@@ -7755,6 +7802,14 @@ CRES__PRIVATE char *cres__k8s_address(cres__k8s *k, const cres__pod *p, cres_res
             cres__fail(err, CRES_ERR_NOT_READY, "kubernetes: pod %s is Running but has no %s yet",
                        cres__quote_str(q, sizeof q, CRES__POD(p, name)),
                        k->address == CRES_K8S_HOST_IP ? "status.hostIP" : "status.podIP");
+        return NULL;
+    }
+    if (!cres__host_kind(host)) {
+        *res = cres__fail(err, CRES_ERR_UNEXPECTED_RESPONSE,
+                          "kubernetes: pod %s has %s %s, not an IP address",
+                          cres__quote_str(q, sizeof q, CRES__POD(p, name)),
+                          k->address == CRES_K8S_HOST_IP ? "status.hostIP" : "status.podIP",
+                          cres__quote_str(q2, sizeof q2, host));
         return NULL;
     }
     if (!(s = cres__join_host_port(a, host, k->port))) *res = cres__oom(err, "kubernetes");
@@ -8677,8 +8732,15 @@ CRES_API cres_result cres_k8s_resolver_create(const cres_k8s_options *o, cres_re
                           o->kubeconfig ? "kubeconfig" : "context");
     if (o->port < 0 || o->port > 65535 || o->page_size < 0 || o->wait_ms < 0 ||
         (unsigned)o->address > (unsigned)CRES_K8S_DNS)
-        return cres__fail(err, CRES_ERR_INVALID_ARGUMENT,
-                          "kubernetes: port, page_size, wait_ms or address out of range");
+        return cres__fail(err, CRES_ERR_INVALID_ARGUMENT, "kubernetes: options.%s %d is out of range",
+                          o->port < 0 || o->port > 65535 ? "port"
+                          : o->page_size < 0             ? "page_size"
+                          : o->wait_ms < 0               ? "wait_ms"
+                                                         : "address",
+                          o->port < 0 || o->port > 65535 ? o->port
+                          : o->page_size < 0             ? o->page_size
+                          : o->wait_ms < 0               ? o->wait_ms
+                                                         : (int)o->address);
     if ((res = cres_resolver_new(sizeof *k, &cres__k8s_vtable, o->config, &r, err)) != CRES_OK)
         return res;
     k = (cres__k8s *)r;
@@ -15672,7 +15734,8 @@ CRES_API cres_result cres_launch(cres_resolver *r, cres_launch_info *out, cres_e
     cres_result res;
     cres__clear(err);
     if (!r || !out)
-        return cres__fail(err, CRES_ERR_INVALID_ARGUMENT, "launch: resolver or out is NULL");
+        return cres__fail(err, CRES_ERR_INVALID_ARGUMENT, "launch: %s is NULL",
+                          r ? "out" : "resolver");
     res = r->vtable->launch ? r->vtable->launch(r, out, err) : cres__launch_from_spec(r, out, err);
     return res == CRES_OK ? cres_launch_apply_env(r, out, err) : res;
 }

@@ -65,6 +65,13 @@ clang -std=c99 -O0 $warn -D_GNU_SOURCE $optional -c tests/compile/impl_only.c -o
 wait $! || status=1
 [ "$status" = 0 ] || { echo "check: the implementation warns in GNU mode (above)" >&2; exit 1; }
 n=$((n + 2))
+# What careful users add: -Wconversion (with gcc's -Wsign-conversion in C) and -Wshadow.
+strict="-Wconversion -Wsign-conversion -Wshadow"
+gcc -std=c99 -O0 $warn $strict $optional -fsyntax-only tests/compile/impl_only.c &
+clang++ -std=c++17 -O0 $warn $strict $optional -x c++ -fsyntax-only tests/compile/impl_only.c || status=1
+wait $! || status=1
+[ "$status" = 0 ] || { echo "check: the implementation warns with $strict (above)" >&2; exit 1; }
+n=$((n + 2))
 
 # A program's own #include <jsmn.h> before the implementation (tests/compile/jsmn_first.c, the
 # manual's first paragraph): with JSMN_STATIC, JSMN_PARENT_LINKS and JSMN_STRICT (C and C++),

@@ -752,6 +752,19 @@ static void ipv6_addresses_are_bracketed(void **state) {
     assert_string_equal(resolved(), dq("{'worker': ['[fd00:10:128::b]:8470']}"));
 }
 
+/* An IP that is not one (a port in it, a name with ':') would become "[10.4.0.10:80]:8470". */
+static void pod_ip_that_is_not_an_address_is_refused(void **state) {
+    static const pod pods[] = {{.name = "worker-0", .ip = "10.4.0.10:80", .host_ip = "x"}};
+    cres_k8s_options o = options();
+    cres_error err;
+    (void)state;
+    script_page(pods, N(pods), NULL);
+    create(&o);
+    err = resolve_fails(CRES_ERR_UNEXPECTED_RESPONSE);
+    assert_string_equal(err.message, "kubernetes: pod \"worker-0\" has status.podIP "
+                                     "\"10.4.0.10:80\", not an IP address");
+}
+
 static void address_option_out_of_range_is_invalid(void **state) {
     cres_k8s_options o = options();
     cres_resolver *r = NULL;
@@ -766,14 +779,16 @@ static void address_option_out_of_range_is_invalid(void **state) {
     o.port = 0;
     o.page_size = -1;
     EXPECT(cres_k8s_resolver_create(&o, &r, &err), CRES_ERR_INVALID_ARGUMENT);
+    assert_string_equal(err.message, "kubernetes: options.page_size -1 is out of range");
     assert_null(r);
     o.page_size = 0;
-    o.port = -1;
+    o.port = 70000;
     EXPECT(cres_k8s_resolver_create(&o, &r, &err), CRES_ERR_INVALID_ARGUMENT);
+    assert_string_equal(err.message, "kubernetes: options.port 70000 is out of range");
     o.port = 0;
     o.wait_ms = -1;
     EXPECT(cres_k8s_resolver_create(&o, &r, &err), CRES_ERR_INVALID_ARGUMENT);
-    HAS(err.message, "port, page_size, wait_ms or address out of range");
+    assert_string_equal(err.message, "kubernetes: options.wait_ms -1 is out of range");
     o.wait_ms = 0;
     o.members = (cres_k8s_members)7;
     EXPECT(cres_k8s_resolver_create(&o, &r, &err), CRES_ERR_INVALID_ARGUMENT);
@@ -2651,9 +2666,9 @@ static void pod_list_syntax_errors_are_named(void **state) {
     };
     /* keys are matched exactly: "ITEMS" and "Metadata" (of the lengths of the real ones) are
        other members, skipped; a continue token that is not a string ends the list */
-    static const char *const good[] = {"{}", "{\"metadata\": 5, \"items\": []}",
-                                       "{\"metadata\": {\"continue\": \"\"}, \"apiVersion\": \"v1\"}",
-                                       "{\"metadata\": {\"continue\": null}, \"items\": []}",
+    static const char *const good[] = {"{\"metadata\": 5, \"items\": []}",
+                                       "{\"metadata\": {\"continue\": \"\"}, \"apiVersion\": \"v1\", \"items\": null}",
+                                       "{\"metadata\": {\"continue\": null}, \"items\": [], \"kind\": \"PodList\"}",
                                        "{\"ITEMS\": [1], \"Metadata\": {\"continue\": \"t\"}, \"items\": []}"};
     cres_k8s_options o = options();
     size_t i;
@@ -2670,6 +2685,25 @@ static void pod_list_syntax_errors_are_named(void **state) {
         script(200, good[i]);
         create(&o);
         assert_string_equal(resolved(), "{\"worker\": []}");
+    }
+    /* well-formed, but not a pod list: a proxy's or API server's refusal sent with 200 is not
+       an empty job (the Status shape: k8s.io/apimachinery metav1.Status) */
+    {
+        static const struct { const char *body, *words; } other[] = {
+            {"{}", "has no \"items\""},
+            {"{\"metadata\": {\"continue\": \"\"}, \"apiVersion\": \"v1\"}", "has no \"items\""},
+            {"{\"kind\": \"Status\", \"apiVersion\": \"v1\", \"status\": \"Failure\", "
+             "\"message\": \"pods is forbidden\", \"code\": 403}", "\"kind\" is \"Status\""},
+            {"{\"kind\": \"NodeList\", \"items\": []}", "\"kind\" is \"NodeList\""},
+            {"{\"kind\": 7, \"items\": []}", "\"kind\" is not a string"},
+        };
+        for (i = 0; i < N(other); i++) {
+            cres_error err;
+            script(200, other[i].body);
+            create(&o);
+            err = resolve_fails(CRES_ERR_UNEXPECTED_RESPONSE);
+            if (!strstr(err.message, other[i].words)) fail_msg("case %zu: %s", i, err.message);
+        }
     }
 }
 
@@ -3650,6 +3684,7 @@ int main(void) {
         T(dns_address_uses_pod_namespace_and_cluster_domain),
         T(dns_address_without_subdomain_falls_back_to_pod_ip),
         T(ipv6_addresses_are_bracketed),
+        T(pod_ip_that_is_not_an_address_is_refused),
         T(address_option_out_of_range_is_invalid),
         T(jobs_option_is_checked),
         T(paging_three_pages_sends_each_continue_token),

@@ -1593,11 +1593,11 @@ static void custom_backend_launch_entry(void **state) {
     OK(cres_set_task(r, "worker", 1, &err));
     LAUNCH_IS(r, 3, 1, 0, 1, 1, 2, "a", 1, "a:1");
     cres_resolver_free(r);
-    /* the backend's own task outside its spec: the message says the backend named it */
+    /* the backend's own task outside its spec: the resolve refuses it, naming it */
     OK(cres_resolver_new(sizeof(cres_resolver), &without_launch, &cfg, &r, &err));
     OK(cres_set_detected_task(r, "worker", 7, &err));
     ERROR_IS(cres_launch(r, &info, &e_), CRES_ERR_NOT_FOUND,
-             "spec: this process's task \"worker\" 7, from the backend, is not in the cluster", "no rank");
+             "spec: the own task, \"worker\" 7, is not in the cluster (that job has 3 tasks)", NULL);
     cres_resolver_free(r);
     /* a type without an index is no own task */
     OK(cres_resolver_new(sizeof(cres_resolver), &without_launch, &cfg, &r, &err));

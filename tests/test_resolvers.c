@@ -386,8 +386,41 @@ static void simple_task_id_without_type_is_refused(void **state) {
     o.task_type = "worker";
     o.task_id = -2;
     EXPECT(cres_simple_resolver_create(&o, &r, &err), CRES_ERR_INVALID_ARGUMENT);
-    HAS(err.message, "-2");
+    assert_string_equal(err.message, "simple: options.task_id -2 is below -1");
+    o.task_type = NULL;
+    o.task_id = -7; /* never valid, with a type or without */
+    EXPECT(cres_simple_resolver_create(&o, &r, &err), CRES_ERR_INVALID_ARGUMENT);
+    assert_string_equal(err.message, "simple: options.task_id -7 is below -1");
+    assert_null(r);
     cres_spec_free(spec);
+}
+
+/* A backend of the program's that fails without a word still gets a message naming it. */
+static cres_result silent_resolve(cres_resolver *self, cres_cluster_spec **out, cres_error *err) {
+    (void)self;
+    (void)out;
+    (void)err;
+    return CRES_ERR_ENVIRONMENT;
+}
+
+static void silent_backend_failure_is_named(void **state) {
+    static const cres_resolver_vtable silent = {"mine", silent_resolve, NULL, NULL, NULL, NULL, NULL};
+    cres_resolver *r = NULL;
+    cres_cluster_spec *s = NULL;
+    cres_launch_info info;
+    cres_error err;
+    (void)state;
+    OK(cres_resolver_new(sizeof(cres_resolver), &silent, NULL, &r, &err));
+    EXPECT(cres_resolve(r, &s, &err), CRES_ERR_ENVIRONMENT);
+    assert_string_equal(err.message, "mine: resolve failed without a message");
+    EXPECT(cres_launch(r, NULL, &err), CRES_ERR_INVALID_ARGUMENT);
+    assert_string_equal(err.message, "launch: out is NULL");
+    EXPECT(cres_launch(NULL, &info, &err), CRES_ERR_INVALID_ARGUMENT);
+    assert_string_equal(err.message, "launch: resolver is NULL");
+    cres_resolver_free(r);
+    EXPECT(cres_union_resolver_create(NULL, &r, &err), CRES_ERR_INVALID_ARGUMENT);
+    assert_string_equal(err.message, "union: options is NULL (it holds the resolvers)");
+    assert_null(r);
 }
 
 static void simple_uses_config_allocator(void **state) {
@@ -1488,7 +1521,7 @@ static void resolve_refuses_a_given_task_outside_the_cluster(void **state) {
     HAS(err.message, "simple: the task given, \"worker\" 3, is not in the cluster (that job has 3 tasks)");
     OK(cres_set_task(r, "chief", 0, &err));
     EXPECT(cres_resolve(r, &s, &err), CRES_ERR_NOT_FOUND);
-    HAS(err.message, "\"chief\" 0, is not in the cluster (that job has 0 tasks)");
+    HAS(err.message, "\"chief\" 0, is not in the cluster (no such job)");
     OK(cres_set_task(r, "worker", 2, &err));
     OK(cres_resolve(r, &s, &err));
     cres_spec_free(s);
@@ -1681,7 +1714,7 @@ static void helpers_and_calls_with_bad_arguments(void **state) {
     lo.config = &c;
     c.resolve_timeout_ms = -2;
     EXPECT(cres_local_resolver_create(&lo, &r, &err), CRES_ERR_INVALID_ARGUMENT);
-    HAS(err.message, "resolve_timeout_ms not below -1");
+    HAS(err.message, "config: resolve_timeout_ms -2 is out of range (-1 or more)");
     c.resolve_timeout_ms = 0;
     c.max_retries = -2;
     EXPECT(cres_local_resolver_create(&lo, &r, &err), CRES_ERR_INVALID_ARGUMENT);
@@ -1956,6 +1989,7 @@ int main(void) {
         cmocka_unit_test(union_child_error_names_the_child),
         cmocka_unit_test(union_owns_resolvers_frees_them),
         cmocka_unit_test(union_owns_each_child_once),
+        cmocka_unit_test(silent_backend_failure_is_named),
         cmocka_unit_test(union_borrows_resolvers_by_default),
         cmocka_unit_test(union_owns_resolvers_freed_when_create_fails),
         cmocka_unit_test(union_requires_a_resolver),

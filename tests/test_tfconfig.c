@@ -473,6 +473,12 @@ static void task_with_empty_cluster(void **state) {
             NO_CLUSTER " (unknown keys: \"cluser\", \"rpc\")");
     BAD_ENV("{'cluster': {'worker': ['a:1', 'b:1']}, 'task': {'typ': 'worker', 'index': 1}}",
             "TF_CONFIG: \"task\" has an \"index\" but no \"type\" (unknown keys: \"typ\")");
+    /* half a task beside a key TF_CONFIG does not have: "indx", "Type" */
+    BAD_ENV("{'cluster': {'worker': ['a:1', 'b:1']}, 'task': {'type': 'worker', 'indx': 1}}",
+            "TF_CONFIG: \"task\" has a \"type\" but no \"index\" (unknown keys: \"indx\")");
+    BAD_ENV("{'cluster': {'chief': ['a:1']}, 'task': {'Type': 'chief', 'Index': 0}}",
+            "TF_CONFIG: \"task\" has no \"type\" and no \"index\" (unknown keys: \"Type\", "
+            "\"Index\")");
 }
 
 static void keep_log(void *user, cres_log_level level, const char *message) {
@@ -497,6 +503,11 @@ static void unknown_keys_are_named_in_a_warning(void **state) {
     assert_null(cres_rpc_layer(r));
     HAS(logs, "2 TF_CONFIG: unknown keys \"rpc_layr\" (TensorFlow ignores them)\n");
     cres_resolver_free(r);
+    logs[0] = '\0';
+    OK(tf_create(dq("{'cluster': " C ", 'task': {'type': 'ps', 'index': 1, 'tial': 7}}"), o, &r,
+                 &err));
+    HAS(logs, "2 TF_CONFIG: unknown keys in \"task\" \"tial\" (TensorFlow ignores them)\n");
+    cres_resolver_free(r);
 }
 
 /* "evaluator" runs outside the cluster, so it need not be a job of it. */
@@ -515,8 +526,9 @@ static void evaluator_allowed_outside_cluster(void **state) {
     {
         cres_launch_info info;
         EXPECT(cres_launch(r, &info, &err), CRES_ERR_NOT_FOUND);
-        HAS(err.message, "tfconfig: this process's task \"evaluator\" 0, from TF_CONFIG, is not in the "
-                         "cluster, so it has no rank (TensorFlow runs its evaluator outside the cluster)");
+        HAS(err.message, "tfconfig: this process's task \"evaluator\" 0, from TF_CONFIG, has no "
+                         "rank: TensorFlow runs its evaluator beside the cluster's ranks, not among "
+                         "them");
     }
     cres_resolver_free(r);
 }

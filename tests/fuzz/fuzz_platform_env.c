@@ -468,7 +468,8 @@ static void run_backend(int backend, const options *o, env *e, int with_options,
         snprintf(out->task_type, sizeof out->task_type, "%s", cres_task_type(r));
     }
     out->task_id = cres_task_id(r);
-    snprintf(out->environment, sizeof out->environment, "%s", cres_environment(r));
+    snprintf(out->environment, sizeof out->environment, "%s",
+             cres_environment(r) ? cres_environment(r) : "(none)"); /* NULL: none */
 
     /* resolve twice: fresh, equal specs */
     res = cres_resolve(r, &out->spec, &err);
@@ -680,7 +681,7 @@ static void check_vertex_against_tfconfig(const options *o, env *e, const outcom
         CHECK((cres_task_type(r) != NULL) == got->has_type);
         if (got->has_type) CHECK(strcmp(cres_task_type(r), got->task_type) == 0);
         CHECK(cres_task_id(r) == got->task_id);
-        CHECK(strcmp(cres_environment(r), got->environment) == 0);
+        CHECK(strcmp(cres_environment(r) ? cres_environment(r) : "(none)", got->environment) == 0);
         /* the task, when CLUSTER_SPEC names one fully, is in the cluster */
         if (!o->task_type && got->has_type && got->task_id >= 0)
             CHECK(cres_spec_task_address(got->spec, got->task_type, got->task_id) != NULL);
