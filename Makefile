@@ -5,7 +5,9 @@ SHELL := /bin/bash
 PREFIX ?= /usr/local
 BUILD := build
 WARN := -Wall -Wextra -Wpedantic -Werror
-SAN := -g -O1 -fsanitize=address,undefined -fno-sanitize-recover=undefined
+# -O0: clang builds the implementation with the sanitizers in 4 s of CPU, at -O1 in 22 s, and
+# the tests of the sanitized CLI run no slower (they wait on processes, not on its code).
+SAN := -g -O0 -fsanitize=address,undefined -fno-sanitize-recover=undefined
 FUZZ_SECONDS ?= 600
 FUZZ_SEED ?= 1
 # Builds and fuzzers go JOBS at a time (this machine has 2 cores); tests run one at a time.
@@ -167,7 +169,7 @@ clients-test: $(BUILD)/san/cluster-resolve
 # hook), and a union they share under a lock; then the control, the union shared without its
 # lock, which TSan must catch.
 $(BUILD)/tsan/test_threads: tests/threads/test_threads.c cluster_resolver.h | $(BUILD)/tsan
-	clang -std=c99 -g -O1 -fsanitize=thread $(WARN) $< -o $@ -lcurl -lpthread
+	clang -std=c99 -g -O0 -fsanitize=thread $(WARN) $< -o $@ -lcurl -lpthread
 
 thread-test: $(BUILD)/tsan/test_threads
 	python3 tests/threads/run_threads.py $<
