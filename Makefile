@@ -29,23 +29,25 @@ run: $(BUILD)/cluster-resolve
 	./$(BUILD)/cluster-resolve
 
 # The tests run one at a time and mostly wait (servers, daemons, launchers): about one core of
-# two. The compile matrix (check) and the fuzz targets' builds are compiles alone, so they run
+# two. The compile matrix (check), the fuzz targets' builds and then their smoke (whose runs
+# are counted, not timed, so the load does not change them) use no port or daemon, so they run
 # beside them, their output kept in $(BUILD)/test-compiles.log and printed when they end; then
-# the footprint and the fuzz smoke (whose runs are counted, not timed).
+# the footprint.
 TESTS_IN_TURN := unit unit-san cli-test scenario-test property-test k8s-test kubeconfig-test \
   gcp-test hostile-test netfault-test clients-test thread-test soak-test hostlist-oracle \
   launcher-test readme-test install-test
 
 test: deps-test | $(BUILD)
 	@log=$(BUILD)/test-compiles.log; \
-	$(MAKE) --no-print-directory check $(FUZZ_BINS) >$$log 2>&1 & compiles=$$!; \
+	{ $(MAKE) --no-print-directory check $(FUZZ_BINS) && \
+	  $(MAKE) --no-print-directory fuzz-smoke; } >$$log 2>&1 & compiles=$$!; \
 	trap 'kill $$compiles 2>/dev/null' INT TERM; \
 	$(MAKE) --no-print-directory $(TESTS_IN_TURN); tests=$$?; \
 	wait $$compiles; built=$$?; \
-	echo "== check and the fuzz targets' builds ($$log)"; cat $$log; \
+	echo "== check, the fuzz targets' builds and their smoke ($$log)"; cat $$log; \
 	[ $$tests = 0 ] || { echo "make test: a test failed (above)"; exit 1; }; \
-	[ $$built = 0 ] || { echo "make test: check or a fuzz build failed ($$log)"; exit 1; }
-	@$(MAKE) --no-print-directory footprint-test fuzz-smoke
+	[ $$built = 0 ] || { echo "make test: check or a fuzz target failed ($$log)"; exit 1; }
+	@$(MAKE) --no-print-directory footprint-test
 	@echo "make test: every test passed"
 
 deps-build:

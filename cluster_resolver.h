@@ -2179,7 +2179,8 @@ CRES__PRIVATE void cres__clear(cres_error *err) {
    small program; see "Footprint" in >>impl). */
 CRES_API cres_result cres_error_set(cres_error *err, cres_result result, const char *format, ...)
     CRES__PRINTF(3, 4);
-#define cres__fail(err, result, ...) (cres_error_set(err, result, __VA_ARGS__), (cres_result)(result))
+#define cres__fail(err, result, ...)                                                          \
+    (cres_error_set(err, result, __VA_ARGS__), (cres_result)(result))
 
 CRES_API cres_result cres_error_set(cres_error *err, cres_result result, const char *format, ...) {
     char msg[CRES_ERROR_MESSAGE_SIZE]; /* an argument may be err->message: "mine: %s" */
@@ -8732,7 +8733,8 @@ CRES_API cres_result cres_k8s_resolver_create(const cres_k8s_options *o, cres_re
                           o->kubeconfig ? "kubeconfig" : "context");
     if (o->port < 0 || o->port > 65535 || o->page_size < 0 || o->wait_ms < 0 ||
         (unsigned)o->address > (unsigned)CRES_K8S_DNS)
-        return cres__fail(err, CRES_ERR_INVALID_ARGUMENT, "kubernetes: options.%s %d is out of range",
+        return cres__fail(err, CRES_ERR_INVALID_ARGUMENT,
+                          "kubernetes: options.%s %d is out of range",
                           o->port < 0 || o->port > 65535 ? "port"
                           : o->page_size < 0             ? "page_size"
                           : o->wait_ms < 0               ? "wait_ms"
