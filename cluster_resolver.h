@@ -3976,9 +3976,9 @@ CRES__PRIVATE cres_result cres__master_in_spec(cres_resolver *r, const cres_clus
     if (!type || id < 0)
         return no_task ? cres__write_master(no_task, rpc, buf, cap, out_len, err)
                        : cres__fail(err, CRES_ERR_NOT_FOUND,
-                                    "%s: no task to give the master of: the backend found none; "
+                                    "%s: no task to give the master of: no task %s is known; "
                                     "pass task_type and task_id",
-                                    r->vtable->name);
+                                    r->vtable->name, type ? "index" : "type");
     if ((address = cres_spec_task_address(spec, type, id)) != NULL)
         return cres__write_master(address, rpc, buf, cap, out_len, err);
     cres__quote_str(q, sizeof q, type);
