@@ -31,16 +31,16 @@ run: $(BUILD)/cluster-resolve
 # The tests run one at a time and mostly wait (servers, daemons, launchers): about one core of
 # two. The compile matrix (check), the fuzz targets' builds and then their smoke (whose runs
 # are counted, not timed, so the load does not change them) use no port or daemon, so they run
-# beside them, their output kept in $(BUILD)/test-compiles.log and printed when they end; then
-# the footprint.
+# beside them at a lower priority (nice: the tests, on the longer path, come first), their
+# output kept in $(BUILD)/test-compiles.log and printed when they end; then the footprint.
 TESTS_IN_TURN := unit unit-san cli-test scenario-test property-test k8s-test kubeconfig-test \
   gcp-test hostile-test netfault-test clients-test thread-test soak-test hostlist-oracle \
   launcher-test readme-test install-test
 
 test: deps-test | $(BUILD)
 	@log=$(BUILD)/test-compiles.log; \
-	{ $(MAKE) --no-print-directory check $(FUZZ_BINS) && \
-	  $(MAKE) --no-print-directory fuzz-smoke; } >$$log 2>&1 & compiles=$$!; \
+	{ nice -n 10 $(MAKE) --no-print-directory check $(FUZZ_BINS) && \
+	  nice -n 10 $(MAKE) --no-print-directory fuzz-smoke; } >$$log 2>&1 & compiles=$$!; \
 	trap 'kill $$compiles 2>/dev/null' INT TERM; \
 	$(MAKE) --no-print-directory $(TESTS_IN_TURN); tests=$$?; \
 	wait $$compiles; built=$$?; \
