@@ -2211,7 +2211,7 @@ CRES__PRIVATE cres_result cres__wrap(cres_error *err, cres_result inner, cres_re
         size_t room = sizeof err->message - 1, p = strlen(prefix), o;
         memcpy(old, err->message, sizeof old);
         old[sizeof old - 1] = '\0';
-        if (!*old) /* a hook that failed without a word: the code's text, never a bare ": " */
+        if (!*old) /* a hook that failed without a word: never a bare ": " */
             snprintf(old, sizeof old, "failed without a message");
         if (p > room) p = room;
         o = strlen(old);
@@ -3615,15 +3615,16 @@ CRES_API cres_result cres_resolver_new(size_t size, const cres_resolver_vtable *
     else memset(&cfg, 0, sizeof cfg);
     if ((res = cres__check_allocator(&cfg.allocator, err)) != CRES_OK) return res;
     cfg.allocator = cres__settled_allocator(&cfg.allocator);
-    if (cfg.timeout_ms < 0 || cfg.max_retries < -1 || cfg.resolve_timeout_ms < -1)
-        return cres__fail(err, CRES_ERR_INVALID_ARGUMENT, "config: %s %d is out of range (%s)",
-                          cfg.timeout_ms < 0    ? "timeout_ms"
-                          : cfg.max_retries < -1 ? "max_retries"
-                                                 : "resolve_timeout_ms",
-                          cfg.timeout_ms < 0    ? cfg.timeout_ms
-                          : cfg.max_retries < -1 ? cfg.max_retries
-                                                 : cfg.resolve_timeout_ms,
-                          cfg.timeout_ms < 0 ? "0 or more" : "-1 or more");
+    if (cfg.timeout_ms < 0)
+        return cres__fail(err, CRES_ERR_INVALID_ARGUMENT,
+                          "config: timeout_ms %d is out of range (0 or more)", cfg.timeout_ms);
+    if (cfg.max_retries < -1 || cfg.resolve_timeout_ms < -1) {
+        int retries = cfg.max_retries < -1;
+        return cres__fail(err, CRES_ERR_INVALID_ARGUMENT,
+                          "config: %s %d is out of range (-1 or more)",
+                          retries ? "max_retries" : "resolve_timeout_ms",
+                          retries ? cfg.max_retries : cfg.resolve_timeout_ms);
+    }
     /* What a zero means is settled here, once: calls read the resolver's copy as it is. */
     if (!cfg.timeout_ms) cfg.timeout_ms = CRES__DEFAULT_TIMEOUT_MS;
     cfg.max_retries = cfg.max_retries == 0  ? CRES__DEFAULT_RETRIES
@@ -4996,7 +4997,7 @@ CRES__PRIVATE void cres__union_destroy(cres_resolver *r) {
     cres__union *u = (cres__union *)r;
     size_t i;
     for (i = 0; i < u->count && u->owns; i++) {
-        u->children[i]->owner = NULL; /* this union's to free, and now the program's call */
+        u->children[i]->owner = NULL; /* unmarked, so that cres_resolver_free() frees it */
         cres_resolver_free(u->children[i]);
     }
     cres__free(&r->config.allocator, u->children);
@@ -7786,7 +7787,9 @@ CRES__PRIVATE char *cres__k8s_address(cres__k8s *k, const cres__pod *p, cres_res
                                       cres_error *err) {
     const cres_allocator *a = &k->base.config.allocator;
     char q[CRES__QUOTE_SIZE], q2[CRES__QUOTE_SIZE];
-    const char *host = k->address == CRES_K8S_HOST_IP ? CRES__POD(p, host_ip) : CRES__POD(p, ip);
+    int by_node = k->address == CRES_K8S_HOST_IP;
+    const char *host = by_node ? CRES__POD(p, host_ip) : CRES__POD(p, ip);
+    const char *field = by_node ? "status.hostIP" : "status.podIP";
     char *s;
     if (k->address == CRES_K8S_DNS && CRES__POD(p, hostname) && CRES__POD(p, subdomain) &&
         *CRES__POD(p, hostname) && *CRES__POD(p, subdomain)) {
@@ -7801,15 +7804,13 @@ CRES__PRIVATE char *cres__k8s_address(cres__k8s *k, const cres__pod *p, cres_res
     if (!host || !*host) {
         *res =
             cres__fail(err, CRES_ERR_NOT_READY, "kubernetes: pod %s is Running but has no %s yet",
-                       cres__quote_str(q, sizeof q, CRES__POD(p, name)),
-                       k->address == CRES_K8S_HOST_IP ? "status.hostIP" : "status.podIP");
+                       cres__quote_str(q, sizeof q, CRES__POD(p, name)), field);
         return NULL;
     }
     if (!cres__host_kind(host)) {
         *res = cres__fail(err, CRES_ERR_UNEXPECTED_RESPONSE,
                           "kubernetes: pod %s has %s %s, not an IP address",
-                          cres__quote_str(q, sizeof q, CRES__POD(p, name)),
-                          k->address == CRES_K8S_HOST_IP ? "status.hostIP" : "status.podIP",
+                          cres__quote_str(q, sizeof q, CRES__POD(p, name)), field,
                           cres__quote_str(q2, sizeof q2, host));
         return NULL;
     }
@@ -8714,7 +8715,8 @@ CRES_API cres_result cres_k8s_resolver_create(const cres_k8s_options *o, cres_re
     cres_resolver *r;
     cres__k8s *k;
     const cres_allocator *a;
-    const char *host;
+    const char *host, *bad = NULL;
+    int value = 0;
     cres_result res;
     if (!o) {
         memset(&none, 0, sizeof none);
@@ -8731,18 +8733,14 @@ CRES_API cres_result cres_k8s_resolver_create(const cres_k8s_options *o, cres_re
         return cres__fail(err, CRES_ERR_INVALID_ARGUMENT,
                           "kubernetes: options.%s is not read with options.server",
                           o->kubeconfig ? "kubeconfig" : "context");
-    if (o->port < 0 || o->port > 65535 || o->page_size < 0 || o->wait_ms < 0 ||
-        (unsigned)o->address > (unsigned)CRES_K8S_DNS)
+    if (o->port < 0 || o->port > 65535) bad = "port", value = o->port;
+    else if (o->page_size < 0) bad = "page_size", value = o->page_size;
+    else if (o->wait_ms < 0) bad = "wait_ms", value = o->wait_ms;
+    else if ((unsigned)o->address > (unsigned)CRES_K8S_DNS)
+        bad = "address", value = (int)o->address;
+    if (bad)
         return cres__fail(err, CRES_ERR_INVALID_ARGUMENT,
-                          "kubernetes: options.%s %d is out of range",
-                          o->port < 0 || o->port > 65535 ? "port"
-                          : o->page_size < 0             ? "page_size"
-                          : o->wait_ms < 0               ? "wait_ms"
-                                                         : "address",
-                          o->port < 0 || o->port > 65535 ? o->port
-                          : o->page_size < 0             ? o->page_size
-                          : o->wait_ms < 0               ? o->wait_ms
-                                                         : (int)o->address);
+                          "kubernetes: options.%s %d is out of range", bad, value);
     if ((res = cres_resolver_new(sizeof *k, &cres__k8s_vtable, o->config, &r, err)) != CRES_OK)
         return res;
     k = (cres__k8s *)r;
